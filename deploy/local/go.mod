@@ -1,0 +1,3 @@
+module github.com/ledgerlane/platform/deploy/local
+
+go 1.26.7

@@ -1,0 +1,109 @@
+// Package principal carries the authenticated caller from the gateway to the
+// backend services as gRPC metadata. The gateway is the only public listener,
+// so backends trust these headers; they never come from a client.
+package principal
+
+import (
+	"context"
+	"strings"
+
+	"google.golang.org/grpc/metadata"
+)
+
+// Surfaces a credential can belong to.
+const (
+	SurfaceConversion = "conversion"
+	SurfaceFinance    = "finance"
+)
+
+// Principal is the caller of one request.
+type Principal struct {
+	AccountID     string
+	CredentialID  string
+	Kind          string // "ak" or "at"
+	Surface       string // SurfaceConversion or SurfaceFinance
+	Mode          string // "live" or "test"
+	Scopes        []string
+	FinanceUserID string
+	GrantID       string
+	RequestID     string
+}
+
+// HasScope reports whether p carries scope s.
+func (p Principal) HasScope(s string) bool {
+	for _, have := range p.Scopes {
+		if have == s {
+			return true
+		}
+	}
+	return false
+}
+
+const (
+	mdAccount    = "x-ll-account-id"
+	mdCredential = "x-ll-credential-id"
+	mdKind       = "x-ll-credential-kind"
+	mdSurface    = "x-ll-surface"
+	mdMode       = "x-ll-mode"
+	mdScopes     = "x-ll-scopes"
+	mdUser       = "x-ll-finance-user-id"
+	mdGrant      = "x-ll-grant-id"
+	mdRequest    = "x-request-id"
+)
+
+// Pairs returns p as metadata key/value pairs for an outgoing call.
+func (p Principal) Pairs() []string {
+	return []string{
+		mdAccount, p.AccountID,
+		mdCredential, p.CredentialID,
+		mdKind, p.Kind,
+		mdSurface, p.Surface,
+		mdMode, p.Mode,
+		mdScopes, strings.Join(p.Scopes, " "),
+		mdUser, p.FinanceUserID,
+		mdGrant, p.GrantID,
+		mdRequest, p.RequestID,
+	}
+}
+
+// Outgoing attaches p to ctx for a gRPC call.
+func Outgoing(ctx context.Context, p Principal) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, p.Pairs()...)
+}
+
+// FromIncoming reads the principal a backend was called with. ok is false when
+// no account is present (an unauthenticated or internal call).
+func FromIncoming(ctx context.Context) (Principal, bool) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	get := func(k string) string {
+		if v := md.Get(k); len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	p := Principal{
+		AccountID:     get(mdAccount),
+		CredentialID:  get(mdCredential),
+		Kind:          get(mdKind),
+		Surface:       get(mdSurface),
+		Mode:          get(mdMode),
+		Scopes:        strings.Fields(get(mdScopes)),
+		FinanceUserID: get(mdUser),
+		GrantID:       get(mdGrant),
+		RequestID:     get(mdRequest),
+	}
+	return p, p.AccountID != ""
+}
+
+type ctxKey struct{}
+
+// With stores p in ctx for code in the same process (the gateway).
+func With(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, ctxKey{}, p)
+}
+
+// From returns the principal stored by With.
+func From(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(ctxKey{}).(Principal)
+	return p, ok
+}

@@ -1,0 +1,3 @@
+module github.com/ledgerlane/platform/services/finance
+
+go 1.26.7
