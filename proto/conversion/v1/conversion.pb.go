@@ -378,7 +378,7 @@ type ConvertMeta struct {
 	// May be empty.
 	DetectedVersion string `protobuf:"bytes,2,opt,name=detected_version,json=detectedVersion,proto3" json:"detected_version,omitempty"`
 	TargetType      string `protobuf:"bytes,3,opt,name=target_type,json=targetType,proto3" json:"target_type,omitempty"`
-	DurationMs      int64  `protobuf:"varint,4,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	DurationMs      int32  `protobuf:"varint,4,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
 	Pages           int32  `protobuf:"varint,5,opt,name=pages,proto3" json:"pages,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -435,7 +435,7 @@ func (x *ConvertMeta) GetTargetType() string {
 	return ""
 }
 
-func (x *ConvertMeta) GetDurationMs() int64 {
+func (x *ConvertMeta) GetDurationMs() int32 {
 	if x != nil {
 		return x.DurationMs
 	}
@@ -1320,7 +1320,7 @@ const file_conversion_v1_conversion_proto_rawDesc = "" +
 	"\x10detected_version\x18\x02 \x01(\tR\x0fdetectedVersion\x12\x1f\n" +
 	"\vtarget_type\x18\x03 \x01(\tR\n" +
 	"targetType\x12\x1f\n" +
-	"\vduration_ms\x18\x04 \x01(\x03R\n" +
+	"\vduration_ms\x18\x04 \x01(\x05R\n" +
 	"durationMs\x12\x14\n" +
 	"\x05pages\x18\x05 \x01(\x05R\x05pages\"\x14\n" +
 	"\x12ListFormatsRequest\"F\n" +

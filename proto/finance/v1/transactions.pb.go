@@ -62,7 +62,7 @@ type Transaction struct {
 	ProviderDescription     *string `protobuf:"bytes,23,opt,name=provider_description,json=providerDescription,proto3,oneof" json:"provider_description,omitempty"`
 	ProviderMemo            *string `protobuf:"bytes,24,opt,name=provider_memo,json=providerMemo,proto3,oneof" json:"provider_memo,omitempty"`
 	// Optimistic-concurrency counter; send it back as expected_version.
-	Version       *int64                 `protobuf:"varint,25,opt,name=version,proto3,oneof" json:"version,omitempty"`
+	Version       *int32                 `protobuf:"varint,25,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,26,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,27,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -267,7 +267,7 @@ func (x *Transaction) GetProviderMemo() string {
 	return ""
 }
 
-func (x *Transaction) GetVersion() int64 {
+func (x *Transaction) GetVersion() int32 {
 	if x != nil && x.Version != nil {
 		return *x.Version
 	}
@@ -730,7 +730,7 @@ type UpdateTransactionRequest struct {
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Required by the service (not by proto): must equal the row's current
 	// version, otherwise 409.
-	ExpectedVersion int64   `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	ExpectedVersion int32   `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
 	Merchant        *string `protobuf:"bytes,3,opt,name=merchant,proto3,oneof" json:"merchant,omitempty"`
 	Description     *string `protobuf:"bytes,4,opt,name=description,proto3,oneof" json:"description,omitempty"`
 	// YYYY-MM-DD.
@@ -796,7 +796,7 @@ func (x *UpdateTransactionRequest) GetId() string {
 	return ""
 }
 
-func (x *UpdateTransactionRequest) GetExpectedVersion() int64 {
+func (x *UpdateTransactionRequest) GetExpectedVersion() int32 {
 	if x != nil {
 		return x.ExpectedVersion
 	}
@@ -940,7 +940,7 @@ type BulkCategorizeItem struct {
 	TransactionId string                 `protobuf:"bytes,1,opt,name=transaction_id,json=transactionId,proto3" json:"transaction_id,omitempty"`
 	CategoryId    string                 `protobuf:"bytes,2,opt,name=category_id,json=categoryId,proto3" json:"category_id,omitempty"`
 	// Per-row optimistic check; a mismatch reports version_conflict.
-	ExpectedVersion int64 `protobuf:"varint,3,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	ExpectedVersion int32 `protobuf:"varint,3,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
@@ -989,7 +989,7 @@ func (x *BulkCategorizeItem) GetCategoryId() string {
 	return ""
 }
 
-func (x *BulkCategorizeItem) GetExpectedVersion() int64 {
+func (x *BulkCategorizeItem) GetExpectedVersion() int32 {
 	if x != nil {
 		return x.ExpectedVersion
 	}
@@ -1244,7 +1244,7 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\x19provider_transaction_date\x18\x16 \x01(\tH\x0fR\x17providerTransactionDate\x88\x01\x01\x126\n" +
 	"\x14provider_description\x18\x17 \x01(\tH\x10R\x13providerDescription\x88\x01\x01\x12(\n" +
 	"\rprovider_memo\x18\x18 \x01(\tH\x11R\fproviderMemo\x88\x01\x01\x12\x1d\n" +
-	"\aversion\x18\x19 \x01(\x03H\x12R\aversion\x88\x01\x01\x129\n" +
+	"\aversion\x18\x19 \x01(\x05H\x12R\aversion\x88\x01\x01\x129\n" +
 	"\n" +
 	"created_at\x18\x1a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
@@ -1314,7 +1314,7 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"\xf7\x03\n" +
 	"\x18UpdateTransactionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
-	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12\x1f\n" +
+	"\x10expected_version\x18\x02 \x01(\x05R\x0fexpectedVersion\x12\x1f\n" +
 	"\bmerchant\x18\x03 \x01(\tH\x00R\bmerchant\x88\x01\x01\x12%\n" +
 	"\vdescription\x18\x04 \x01(\tH\x01R\vdescription\x88\x01\x01\x12\x17\n" +
 	"\x04date\x18\x05 \x01(\tH\x02R\x04date\x88\x01\x01\x12\x1b\n" +
@@ -1341,7 +1341,7 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\x0etransaction_id\x18\x01 \x01(\tR\rtransactionId\x12\x1f\n" +
 	"\vcategory_id\x18\x02 \x01(\tR\n" +
 	"categoryId\x12)\n" +
-	"\x10expected_version\x18\x03 \x01(\x03R\x0fexpectedVersion\"Y\n" +
+	"\x10expected_version\x18\x03 \x01(\x05R\x0fexpectedVersion\"Y\n" +
 	"!BulkCategorizeTransactionsRequest\x124\n" +
 	"\x05items\x18\x01 \x03(\v2\x1e.finance.v1.BulkCategorizeItemR\x05items\"X\n" +
 	"\x17BulkCategorizeRowResult\x12%\n" +

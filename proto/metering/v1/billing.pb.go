@@ -29,7 +29,7 @@ type SetBillingLimitsRequest struct {
 	// used.
 	HardStop *bool `protobuf:"varint,1,opt,name=hard_stop,json=hardStop,proto3,oneof" json:"hard_stop,omitempty"`
 	// Overage spend cap, pre-tax, in cents of the billing currency; must be > 0.
-	OverageCapCents *int64 `protobuf:"varint,2,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
+	OverageCapCents *int32 `protobuf:"varint,2,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
 	// Removes the spend cap. Setting it together with overage_cap_cents
 	// answers invalid-input.
 	ClearOverageCap bool `protobuf:"varint,3,opt,name=clear_overage_cap,json=clearOverageCap,proto3" json:"clear_overage_cap,omitempty"`
@@ -74,7 +74,7 @@ func (x *SetBillingLimitsRequest) GetHardStop() bool {
 	return false
 }
 
-func (x *SetBillingLimitsRequest) GetOverageCapCents() int64 {
+func (x *SetBillingLimitsRequest) GetOverageCapCents() int32 {
 	if x != nil && x.OverageCapCents != nil {
 		return *x.OverageCapCents
 	}
@@ -93,7 +93,7 @@ type BillingLimits struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	HardStop bool                   `protobuf:"varint,1,opt,name=hard_stop,json=hardStop,proto3" json:"hard_stop,omitempty"`
 	// Unset (JSON null) when no cap is set.
-	OverageCapCents *int64 `protobuf:"varint,2,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
+	OverageCapCents *int32 `protobuf:"varint,2,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
 	// Billing currency of the cap, lowercase.
 	Currency      string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -137,7 +137,7 @@ func (x *BillingLimits) GetHardStop() bool {
 	return false
 }
 
-func (x *BillingLimits) GetOverageCapCents() int64 {
+func (x *BillingLimits) GetOverageCapCents() int32 {
 	if x != nil && x.OverageCapCents != nil {
 		return *x.OverageCapCents
 	}
@@ -212,14 +212,14 @@ const file_metering_v1_billing_proto_rawDesc = "" +
 	"\x19metering/v1/billing.proto\x12\vmetering.v1\x1a\x17metering/v1/usage.proto\"\xbc\x01\n" +
 	"\x17SetBillingLimitsRequest\x12 \n" +
 	"\thard_stop\x18\x01 \x01(\bH\x00R\bhardStop\x88\x01\x01\x12/\n" +
-	"\x11overage_cap_cents\x18\x02 \x01(\x03H\x01R\x0foverageCapCents\x88\x01\x01\x12*\n" +
+	"\x11overage_cap_cents\x18\x02 \x01(\x05H\x01R\x0foverageCapCents\x88\x01\x01\x12*\n" +
 	"\x11clear_overage_cap\x18\x03 \x01(\bR\x0fclearOverageCapB\f\n" +
 	"\n" +
 	"_hard_stopB\x14\n" +
 	"\x12_overage_cap_cents\"\x8f\x01\n" +
 	"\rBillingLimits\x12\x1b\n" +
 	"\thard_stop\x18\x01 \x01(\bR\bhardStop\x12/\n" +
-	"\x11overage_cap_cents\x18\x02 \x01(\x03H\x00R\x0foverageCapCents\x88\x01\x01\x12\x1a\n" +
+	"\x11overage_cap_cents\x18\x02 \x01(\x05H\x00R\x0foverageCapCents\x88\x01\x01\x12\x1a\n" +
 	"\bcurrency\x18\x03 \x01(\tR\bcurrencyB\x14\n" +
 	"\x12_overage_cap_cents\"\x83\x01\n" +
 	"\x18SetBillingLimitsResponse\x122\n" +

@@ -64,15 +64,15 @@ type GetUsageResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Plan  string                 `protobuf:"bytes,1,opt,name=plan,proto3" json:"plan,omitempty"`
 	// Included live conversions for the window.
-	MonthlyQuota int64 `protobuf:"varint,2,opt,name=monthly_quota,json=monthlyQuota,proto3" json:"monthly_quota,omitempty"`
-	Used         int64 `protobuf:"varint,3,opt,name=used,proto3" json:"used,omitempty"`
+	MonthlyQuota int32 `protobuf:"varint,2,opt,name=monthly_quota,json=monthlyQuota,proto3" json:"monthly_quota,omitempty"`
+	Used         int32 `protobuf:"varint,3,opt,name=used,proto3" json:"used,omitempty"`
 	// Clamped at zero.
-	Remaining      int64 `protobuf:"varint,4,opt,name=remaining,proto3" json:"remaining,omitempty"`
+	Remaining      int32 `protobuf:"varint,4,opt,name=remaining,proto3" json:"remaining,omitempty"`
 	OverageAllowed bool  `protobuf:"varint,5,opt,name=overage_allowed,json=overageAllowed,proto3" json:"overage_allowed,omitempty"`
 	OverageBlocked bool  `protobuf:"varint,6,opt,name=overage_blocked,json=overageBlocked,proto3" json:"overage_blocked,omitempty"`
 	// Pre-tax overage spend cap in cents of currency; unset (JSON null) when no
 	// cap is set.
-	OverageCapCents *int64 `protobuf:"varint,7,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
+	OverageCapCents *int32 `protobuf:"varint,7,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
 	// Billing currency, lowercase (e.g. "usd").
 	Currency string `protobuf:"bytes,8,opt,name=currency,proto3" json:"currency,omitempty"`
 	// Paid plans: the billing-anniversary window; Free: the UTC calendar month.
@@ -81,9 +81,9 @@ type GetUsageResponse struct {
 	// Equal to period_end.
 	ResetsAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=resets_at,json=resetsAt,proto3" json:"resets_at,omitempty"`
 	// The one-time test pool (250, lifetime, shared by all test credentials).
-	TestQuota     int64 `protobuf:"varint,12,opt,name=test_quota,json=testQuota,proto3" json:"test_quota,omitempty"`
-	TestUsed      int64 `protobuf:"varint,13,opt,name=test_used,json=testUsed,proto3" json:"test_used,omitempty"`
-	TestRemaining int64 `protobuf:"varint,14,opt,name=test_remaining,json=testRemaining,proto3" json:"test_remaining,omitempty"`
+	TestQuota     int32 `protobuf:"varint,12,opt,name=test_quota,json=testQuota,proto3" json:"test_quota,omitempty"`
+	TestUsed      int32 `protobuf:"varint,13,opt,name=test_used,json=testUsed,proto3" json:"test_used,omitempty"`
+	TestRemaining int32 `protobuf:"varint,14,opt,name=test_remaining,json=testRemaining,proto3" json:"test_remaining,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -125,21 +125,21 @@ func (x *GetUsageResponse) GetPlan() string {
 	return ""
 }
 
-func (x *GetUsageResponse) GetMonthlyQuota() int64 {
+func (x *GetUsageResponse) GetMonthlyQuota() int32 {
 	if x != nil {
 		return x.MonthlyQuota
 	}
 	return 0
 }
 
-func (x *GetUsageResponse) GetUsed() int64 {
+func (x *GetUsageResponse) GetUsed() int32 {
 	if x != nil {
 		return x.Used
 	}
 	return 0
 }
 
-func (x *GetUsageResponse) GetRemaining() int64 {
+func (x *GetUsageResponse) GetRemaining() int32 {
 	if x != nil {
 		return x.Remaining
 	}
@@ -160,7 +160,7 @@ func (x *GetUsageResponse) GetOverageBlocked() bool {
 	return false
 }
 
-func (x *GetUsageResponse) GetOverageCapCents() int64 {
+func (x *GetUsageResponse) GetOverageCapCents() int32 {
 	if x != nil && x.OverageCapCents != nil {
 		return *x.OverageCapCents
 	}
@@ -195,21 +195,21 @@ func (x *GetUsageResponse) GetResetsAt() *timestamppb.Timestamp {
 	return nil
 }
 
-func (x *GetUsageResponse) GetTestQuota() int64 {
+func (x *GetUsageResponse) GetTestQuota() int32 {
 	if x != nil {
 		return x.TestQuota
 	}
 	return 0
 }
 
-func (x *GetUsageResponse) GetTestUsed() int64 {
+func (x *GetUsageResponse) GetTestUsed() int32 {
 	if x != nil {
 		return x.TestUsed
 	}
 	return 0
 }
 
-func (x *GetUsageResponse) GetTestRemaining() int64 {
+func (x *GetUsageResponse) GetTestRemaining() int32 {
 	if x != nil {
 		return x.TestRemaining
 	}
@@ -224,12 +224,12 @@ const file_metering_v1_usage_proto_rawDesc = "" +
 	"\x0fGetUsageRequest\"\xc8\x04\n" +
 	"\x10GetUsageResponse\x12\x12\n" +
 	"\x04plan\x18\x01 \x01(\tR\x04plan\x12#\n" +
-	"\rmonthly_quota\x18\x02 \x01(\x03R\fmonthlyQuota\x12\x12\n" +
-	"\x04used\x18\x03 \x01(\x03R\x04used\x12\x1c\n" +
-	"\tremaining\x18\x04 \x01(\x03R\tremaining\x12'\n" +
+	"\rmonthly_quota\x18\x02 \x01(\x05R\fmonthlyQuota\x12\x12\n" +
+	"\x04used\x18\x03 \x01(\x05R\x04used\x12\x1c\n" +
+	"\tremaining\x18\x04 \x01(\x05R\tremaining\x12'\n" +
 	"\x0foverage_allowed\x18\x05 \x01(\bR\x0eoverageAllowed\x12'\n" +
 	"\x0foverage_blocked\x18\x06 \x01(\bR\x0eoverageBlocked\x12/\n" +
-	"\x11overage_cap_cents\x18\a \x01(\x03H\x00R\x0foverageCapCents\x88\x01\x01\x12\x1a\n" +
+	"\x11overage_cap_cents\x18\a \x01(\x05H\x00R\x0foverageCapCents\x88\x01\x01\x12\x1a\n" +
 	"\bcurrency\x18\b \x01(\tR\bcurrency\x12=\n" +
 	"\fperiod_start\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vperiodStart\x129\n" +
 	"\n" +
@@ -237,9 +237,9 @@ const file_metering_v1_usage_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tperiodEnd\x127\n" +
 	"\tresets_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\bresetsAt\x12\x1d\n" +
 	"\n" +
-	"test_quota\x18\f \x01(\x03R\ttestQuota\x12\x1b\n" +
-	"\ttest_used\x18\r \x01(\x03R\btestUsed\x12%\n" +
-	"\x0etest_remaining\x18\x0e \x01(\x03R\rtestRemainingB\x14\n" +
+	"test_quota\x18\f \x01(\x05R\ttestQuota\x12\x1b\n" +
+	"\ttest_used\x18\r \x01(\x05R\btestUsed\x12%\n" +
+	"\x0etest_remaining\x18\x0e \x01(\x05R\rtestRemainingB\x14\n" +
 	"\x12_overage_cap_cents2W\n" +
 	"\fUsageService\x12G\n" +
 	"\bGetUsage\x12\x1c.metering.v1.GetUsageRequest\x1a\x1d.metering.v1.GetUsageResponseB\xa7\x01\n" +
