@@ -3,8 +3,19 @@ module github.com/ledgerlane/platform/gateway
 go 1.26.7
 
 require (
+	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0
 	github.com/ledgerlane/platform/pkg v0.0.0
 	github.com/ledgerlane/platform/proto v0.0.0
+	google.golang.org/grpc v1.85.0
+	google.golang.org/protobuf v1.36.12
+)
+
+require (
+	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20261019180522-ce908d29299b // indirect
 )
 
 replace (

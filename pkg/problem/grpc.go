@@ -21,6 +21,7 @@ var codeOf = map[Type]codes.Code{
 	DataExcluded:        codes.PermissionDenied,
 	NotFound:            codes.NotFound,
 	MethodNotAllowed:    codes.Unimplemented,
+	NotAcceptable:       codes.InvalidArgument,
 	VersionConflict:     codes.Aborted,
 	SplitTransaction:    codes.FailedPrecondition,
 	NoProviderValue:     codes.FailedPrecondition,

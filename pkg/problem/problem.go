@@ -23,6 +23,7 @@ const (
 	DataExcluded        Type = "data-excluded"
 	NotFound            Type = "not-found"
 	MethodNotAllowed    Type = "method-not-allowed"
+	NotAcceptable       Type = "not-acceptable"
 	VersionConflict     Type = "version-conflict"
 	SplitTransaction    Type = "split-transaction"
 	NoProviderValue     Type = "no-provider-value"
@@ -57,6 +58,7 @@ var registry = map[Type]meta{
 	DataExcluded:        {http.StatusForbidden, "Data excluded by connection privacy settings"},
 	NotFound:            {http.StatusNotFound, "Not found"},
 	MethodNotAllowed:    {http.StatusMethodNotAllowed, "Method not allowed"},
+	NotAcceptable:       {http.StatusNotAcceptable, "Not acceptable"},
 	VersionConflict:     {http.StatusConflict, "Version conflict"},
 	SplitTransaction:    {http.StatusConflict, "Split transaction"},
 	NoProviderValue:     {http.StatusConflict, "No bank-recorded value"},

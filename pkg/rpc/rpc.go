@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
@@ -22,18 +22,44 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
+// Check is one dependency probe of a service (its database, say). The gRPC
+// health service answers NOT_SERVING while any check fails, which the gateway's
+// /v1/ready reports by name.
+type Check struct {
+	Name  string
+	Probe func(context.Context) error
+}
+
 // NewServer returns a gRPC server that recovers panics as internal problems,
-// logs each call, and serves grpc.health.v1 as SERVING.
-func NewServer(log *slog.Logger, opts ...grpc.ServerOption) *grpc.Server {
+// logs each call, and serves grpc.health.v1 backed by checks.
+func NewServer(log *slog.Logger, checks []Check, opts ...grpc.ServerOption) *grpc.Server {
 	opts = append(opts,
 		grpc.ChainUnaryInterceptor(recoverUnary(log), logUnary(log)),
 		grpc.MaxRecvMsgSize(32<<20), // batch requests are up to 16 MiB of JSON
 		grpc.MaxSendMsgSize(64<<20),
 	)
 	s := grpc.NewServer(opts...)
-	hs := health.NewServer()
-	healthpb.RegisterHealthServer(s, hs)
+	healthpb.RegisterHealthServer(s, &healthServer{checks: checks})
 	return s
+}
+
+type healthServer struct {
+	healthpb.UnimplementedHealthServer
+	checks []Check
+}
+
+// Check runs every probe with a short deadline; the first failure makes the
+// answer NOT_SERVING and its name travels in the status message.
+func (h *healthServer) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for _, c := range h.checks {
+		if err := c.Probe(ctx); err != nil {
+			return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_NOT_SERVING},
+				status.Error(codes.Unavailable, c.Name+" unreachable")
+		}
+	}
+	return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
 }
 
 func recoverUnary(log *slog.Logger) grpc.UnaryServerInterceptor {

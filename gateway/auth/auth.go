@@ -1,0 +1,125 @@
+// Package auth finds the credential on a request and resolves it to a
+// principal through the metering service, caching answers briefly so that a
+// hot key costs one lookup every few seconds while revocation still takes
+// effect within the cache TTL.
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/ledgerlane/platform/pkg/principal"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+)
+
+// ErrUnknown means the credential is missing, malformed, unknown or revoked;
+// callers answer 401 without saying which.
+var ErrUnknown = errors.New("unknown credential")
+
+// ErrUnavailable means the metering service could not be asked.
+var ErrUnavailable = errors.New("credential store unavailable")
+
+// maxSecretLen bounds what we hash and send on: real secrets are ~60 chars.
+const maxSecretLen = 256
+
+// FromRequest returns the presented secret: a Bearer token in Authorization,
+// else the X-API-Key header. Both carry the same kinds of credential (ak_ API
+// keys, at_ access tokens).
+func FromRequest(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(tok)
+		}
+		return ""
+	}
+	return strings.TrimSpace(r.Header.Get("X-API-Key"))
+}
+
+// Wellformed is a cheap check before any lookup.
+func Wellformed(secret string) bool {
+	return len(secret) > 3 && len(secret) <= maxSecretLen &&
+		(strings.HasPrefix(secret, "ak_") || strings.HasPrefix(secret, "at_"))
+}
+
+// Resolver resolves secrets through the metering service with a cache.
+type Resolver struct {
+	client      meteringv1.CredentialServiceClient
+	ttl         time.Duration // positive answers
+	negativeTTL time.Duration // unknown secrets; short so a new key works at once
+	now         func() time.Time
+	maxEntries  int
+
+	mu    sync.Mutex
+	cache map[[32]byte]entry
+}
+
+type entry struct {
+	p       principal.Principal
+	known   bool
+	expires time.Time
+}
+
+// NewResolver caches positive answers for ttl (revocation lag) and negative
+// ones for one second.
+func NewResolver(client meteringv1.CredentialServiceClient, ttl time.Duration, now func() time.Time) *Resolver {
+	if now == nil {
+		now = time.Now
+	}
+	return &Resolver{client: client, ttl: ttl, negativeTTL: time.Second, now: now, maxEntries: 50_000, cache: map[[32]byte]entry{}}
+}
+
+// Resolve returns the principal for secret, ErrUnknown, or ErrUnavailable.
+func (r *Resolver) Resolve(ctx context.Context, secret string) (principal.Principal, error) {
+	if !Wellformed(secret) {
+		return principal.Principal{}, ErrUnknown
+	}
+	// Keyed by hash so the cache never holds a secret.
+	k := sha256.Sum256([]byte(secret))
+	now := r.now()
+	r.mu.Lock()
+	e, ok := r.cache[k]
+	r.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		if !e.known {
+			return principal.Principal{}, ErrUnknown
+		}
+		return e.p, nil
+	}
+	resp, err := r.client.ResolveCredential(ctx, &meteringv1.ResolveCredentialRequest{Secret: secret})
+	switch status.Code(err) {
+	case codes.OK:
+		pp := resp.GetPrincipal()
+		p := principal.Principal{
+			AccountID: pp.GetAccountId(), CredentialID: pp.GetCredentialId(), Kind: pp.GetKind(),
+			Surface: pp.GetSurface(), Mode: pp.GetMode(), Scopes: pp.GetScopes(),
+			FinanceUserID: pp.GetFinanceUserId(), GrantID: pp.GetGrantId(),
+		}
+		r.store(k, entry{p: p, known: true, expires: now.Add(r.ttl)})
+		return p, nil
+	case codes.NotFound, codes.Unauthenticated, codes.InvalidArgument:
+		r.store(k, entry{expires: now.Add(r.negativeTTL)})
+		return principal.Principal{}, ErrUnknown
+	default:
+		return principal.Principal{}, ErrUnavailable
+	}
+}
+
+func (r *Resolver) store(k [32]byte, e entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.cache) >= r.maxEntries {
+		// Dropping everything is crude but bounded; a full cache means a flood
+		// of distinct secrets, and those would miss anyway.
+		clear(r.cache)
+	}
+	r.cache[k] = e
+}

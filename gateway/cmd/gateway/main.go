@@ -1,0 +1,104 @@
+// Command gateway runs the public HTTP edge alone, as it runs on Kubernetes:
+// it dials the four services by address and serves /v1.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/ledgerlane/platform/gateway"
+	"github.com/ledgerlane/platform/pkg/config"
+	"github.com/ledgerlane/platform/pkg/logging"
+	"github.com/ledgerlane/platform/pkg/natsconn"
+	"github.com/ledgerlane/platform/pkg/redisconn"
+	"github.com/ledgerlane/platform/pkg/rpc"
+)
+
+// Set with -ldflags "-X main.version=… -X main.commit=… -X main.buildTime=…".
+var (
+	version   = "dev"
+	commit    = "unknown"
+	buildTime = ""
+)
+
+func main() {
+	log := logging.New("gateway", config.String("LOG_LEVEL", "info"))
+	if err := run(log); err != nil {
+		log.Error("exit", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	ttl, err := config.Duration("CREDENTIAL_TTL", 5*time.Second)
+	if err != nil {
+		return err
+	}
+	grace, err := config.Duration("SHUTDOWN_GRACE", 20*time.Second)
+	if err != nil {
+		return err
+	}
+	// grpc.NewClient connects lazily, so the edge starts before its backends
+	// and /v1/ready reports which of them answer.
+	var b gateway.Backends
+	for _, d := range []struct {
+		env, def string
+		dst      *grpc.ClientConnInterface
+	}{
+		{"FINANCE_ADDR", "finance:9001", &b.Finance},
+		{"CONVERTER_ADDR", "converter:9002", &b.Converter},
+		{"METERING_ADDR", "metering:9003", &b.Metering},
+		{"JOBS_ADDR", "jobs:9004", &b.Jobs},
+	} {
+		conn, err := rpc.Dial(config.String(d.env, d.def))
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.env, err)
+		}
+		defer conn.Close()
+		*d.dst = conn
+	}
+
+	var checks []gateway.Check
+	if url := config.String("REDIS_URL", ""); url != "" {
+		rc, err := redisconn.Connect(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		checks = append(checks, gateway.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
+	}
+	if url := config.String("NATS_URL", ""); url != "" {
+		nc, _, err := natsconn.Connect(url, "gateway")
+		if err != nil {
+			return err
+		}
+		defer nc.Close()
+		checks = append(checks, gateway.Check{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }})
+	}
+
+	bt, _ := time.Parse(time.RFC3339, buildTime)
+	g, err := gateway.New(gateway.Config{
+		Backends: b, Checks: checks, Version: version, Commit: commit, BuildTime: bt,
+		CredentialTTL: ttl, DocsURL: config.String("DOCS_URL", ""), Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", config.String("HTTP_ADDR", ":8080"))
+	if err != nil {
+		return err
+	}
+	log.Info("listening", "addr", lis.Addr().String(), "version", version)
+	return gateway.Serve(ctx, lis, g.Handler(), grace)
+}

@@ -1,0 +1,301 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+)
+
+const convertSelector = "conversion.v1.ConversionService.Convert"
+
+// convertEnvelope is the JSON request of POST /v1/convert. Option names are
+// camelCase on the wire (the spec's), unlike the rest of the API.
+type convertEnvelope struct {
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	Message *string         `json:"message"`
+	Options *convertOptions `json:"options"`
+}
+
+type convertOptions struct {
+	TranslitProfile string      `json:"translitProfile"`
+	Field86Profile  string      `json:"field86Profile"`
+	Strict          *bool       `json:"strict"`
+	TargetVersion   string      `json:"targetVersion"`
+	DateFormat      string      `json:"dateFormat"`
+	OfxVersion      stringOrNum `json:"ofxVersion"`
+	IntuBid         stringOrNum `json:"intuBid"`
+}
+
+// stringOrNum accepts "220" and 220 alike: clients send both for versions and
+// bank ids.
+type stringOrNum string
+
+func (s *stringOrNum) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = stringOrNum(v)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	*s = stringOrNum(n.String())
+	return nil
+}
+
+func (o *convertOptions) proto() *conversionv1.Options {
+	if o == nil {
+		return nil
+	}
+	return &conversionv1.Options{
+		TranslitProfile: o.TranslitProfile, Field86Profile: o.Field86Profile, Strict: o.Strict,
+		TargetVersion: o.TargetVersion, DateFormat: o.DateFormat,
+		OfxVersion: string(o.OfxVersion), IntuBid: string(o.IntuBid),
+	}
+}
+
+var rawContentTypes = map[string]bool{
+	"text/plain":             true,
+	"application/x-swift-mt": true,
+	"application/xml":        true,
+}
+
+// convert serves POST /v1/convert: a JSON envelope or a raw MT/MX body, with
+// the answer negotiated by Accept (the envelope, or the bare document).
+func (g *Gateway) convert(w http.ResponseWriter, r *http.Request) {
+	reqID := requestID(r.Context())
+	fail := func(p *problem.Problem) { problem.Write(w, p, reqID) }
+
+	req, p := parseConvertRequest(r)
+	if p != nil {
+		fail(p)
+		return
+	}
+	bare, p := negotiateConvert(r.Header.Get("Accept"), req.GetTo())
+	if p != nil {
+		fail(p)
+		return
+	}
+	resp, err := g.converter.Convert(outgoing(r), req)
+	if err != nil {
+		g.grpcError(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	warnings := resp.GetWarnings()
+	if bare != "" {
+		h := w.Header()
+		h.Set("Content-Type", bare)
+		h.Set("X-Service-Warnings", strconv.Itoa(len(warnings)))
+		h.Set("X-Service-Warnings-Link", strings.TrimRight(g.cfg.DocsURL, "/")+"/warnings")
+		if n := len(resp.GetResult()); n > 1 {
+			h.Set("X-Service-Pages", strconv.Itoa(n))
+		}
+		w.WriteHeader(http.StatusOK)
+		for _, page := range resp.GetResult() {
+			_, _ = io.WriteString(w, page)
+		}
+		return
+	}
+	out := map[string]any{}
+	if res := resp.GetResult(); len(res) == 1 {
+		out["result"] = res[0]
+	} else {
+		out["result"] = res
+	}
+	ws := make([]map[string]string, 0, len(warnings))
+	for _, wn := range warnings {
+		e := map[string]string{"code": wn.GetCode(), "severity": wn.GetSeverity()}
+		if wn.GetMessage() != "" {
+			e["message"] = wn.GetMessage()
+		}
+		if wn.GetPath() != "" {
+			e["path"] = wn.GetPath()
+		}
+		ws = append(ws, e)
+	}
+	out["warnings"] = ws
+	m := resp.GetMeta()
+	out["meta"] = map[string]any{
+		"detectedType": m.GetDetectedType(), "detectedVersion": m.GetDetectedVersion(),
+		"targetType": m.GetTargetType(), "durationMs": m.GetDurationMs(), "pages": m.GetPages(),
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+// parseConvertRequest resolves from/to/options in the spec's precedence: the
+// JSON envelope, then query parameters, then X-Service-* headers.
+func parseConvertRequest(r *http.Request) (*conversionv1.ConvertRequest, *problem.Problem) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, problem.New(problem.InvalidInput, "Content-Type must be application/json, text/plain, application/x-swift-mt or application/xml").WithField("Content-Type")
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, problem.New(problem.InvalidInput, "the request body could not be read")
+	}
+	req := &conversionv1.ConvertRequest{}
+	switch {
+	case mt == "application/json":
+		var env convertEnvelope
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&env); err != nil {
+			return nil, jsonProblem(err)
+		}
+		if env.Message == nil || *env.Message == "" {
+			return nil, problem.New(problem.InvalidInput, "message is required").WithField("message")
+		}
+		req.From, req.To, req.Message, req.Options = env.From, env.To, *env.Message, env.Options.proto()
+	case rawContentTypes[mt]:
+		if len(body) == 0 {
+			return nil, problem.New(problem.InvalidInput, "the request body is empty").WithField("body")
+		}
+		q := r.URL.Query()
+		req.Raw, req.ContentType = body, mt
+		req.From = firstOf(q.Get("from"), r.Header.Get("X-Service-From"))
+		req.To = firstOf(q.Get("to"), r.Header.Get("X-Service-To"))
+		opts, p := optionsFromQuery(q.Get)
+		if p != nil {
+			return nil, p
+		}
+		req.Options = opts
+	default:
+		return nil, problem.New(problem.InvalidInput, fmt.Sprintf("unsupported Content-Type %q: use application/json, text/plain, application/x-swift-mt or application/xml", mt)).WithField("Content-Type")
+	}
+	// toVersion and its header pin the target version when no option does.
+	if v := firstOf(r.URL.Query().Get("toVersion"), r.Header.Get("X-Service-To-Version")); v != "" {
+		if req.Options == nil {
+			req.Options = &conversionv1.Options{}
+		}
+		if req.Options.TargetVersion == "" {
+			req.Options.TargetVersion = v
+		}
+	}
+	if req.To == "" {
+		return nil, problem.New(problem.InvalidInput, "to is required (envelope field, query parameter or X-Service-To header)").WithField("to")
+	}
+	return req, nil
+}
+
+func optionsFromQuery(get func(string) string) (*conversionv1.Options, *problem.Problem) {
+	o := &conversionv1.Options{
+		TranslitProfile: get("translitProfile"), Field86Profile: get("field86Profile"),
+		TargetVersion: get("targetVersion"), DateFormat: get("dateFormat"),
+		OfxVersion: get("ofxVersion"), IntuBid: get("intuBid"),
+	}
+	if s := get("strict"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, problem.New(problem.InvalidInput, "strict must be true or false").WithField("strict")
+		}
+		o.Strict = &b
+	}
+	return o, nil
+}
+
+func jsonProblem(err error) *problem.Problem {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typ):
+		f := typ.Field
+		if f == "" {
+			f = "body"
+		}
+		return problem.New(problem.InvalidInput, "invalid value for field "+f).WithField(f)
+	case errors.As(err, &syn), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return problem.New(problem.InvalidInput, "the request body is not valid JSON").WithField("body")
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		f = strings.Trim(f, `"`)
+		return problem.New(problem.InvalidInput, "unknown field "+f).WithField(f)
+	}
+	return problem.New(problem.InvalidInput, "the request body is not valid JSON").WithField("body")
+}
+
+func firstOf(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// targetMediaType is the media type of a bare converted document.
+func targetMediaType(to string) string {
+	t := strings.ToLower(to)
+	switch {
+	case strings.HasPrefix(t, "mt"):
+		return "text/plain"
+	case t == "csv":
+		return "text/csv"
+	case t == "ofx":
+		return "application/x-ofx"
+	case t == "qbo":
+		return "application/vnd.intu.qbo"
+	default: // ISO 20022 identifiers: camt.053, pacs.008, …
+		return "application/xml"
+	}
+}
+
+// negotiateConvert picks the response form from Accept: "" for the JSON
+// envelope (the default, also for */*), or the bare document's media type.
+// Asking for a bare type that is not the target's answers 406.
+func negotiateConvert(accept, to string) (string, *problem.Problem) {
+	if strings.TrimSpace(accept) == "" {
+		return "", nil
+	}
+	bare := targetMediaType(to)
+	bestQ, best := -1.0, ""
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		if q <= 0 {
+			continue
+		}
+		var cand string
+		switch mt {
+		case "application/json", "*/*", "application/*":
+			cand = "json"
+		case bare:
+			cand = bare
+		default:
+			continue
+		}
+		if q > bestQ {
+			bestQ, best = q, cand
+		}
+	}
+	switch best {
+	case "json":
+		return "", nil
+	case "":
+		return "", problem.New(problem.NotAcceptable, fmt.Sprintf("Accept must allow application/json or %s for target %s", bare, to)).WithField("Accept")
+	default:
+		return best, nil
+	}
+}

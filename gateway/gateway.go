@@ -1,0 +1,250 @@
+// Package gateway is the platform's only public HTTP listener. It matches each
+// request against the route table, authenticates it through the metering
+// service, checks the route's scope and body limit, and hands it to
+// grpc-gateway's runtime mux for the credential's surface (or to the
+// hand-written /v1/convert handler). Every error leaves as an RFC 9457
+// problem document.
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/ledgerlane/platform/gateway/auth"
+	"github.com/ledgerlane/platform/gateway/route"
+	"github.com/ledgerlane/platform/pkg/principal"
+	"github.com/ledgerlane/platform/pkg/problem"
+	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+	edgev1 "github.com/ledgerlane/platform/proto/edge/v1"
+	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
+	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+)
+
+// Backends are the client connections to the four services.
+type Backends struct {
+	Finance   grpc.ClientConnInterface
+	Converter grpc.ClientConnInterface
+	Jobs      grpc.ClientConnInterface
+	Metering  grpc.ClientConnInterface
+}
+
+// Check probes a dependency the gateway itself uses (Redis, NATS), for /v1/ready.
+type Check struct {
+	Name  string
+	Probe func(context.Context) error
+}
+
+// Config is everything New needs. Zero values take the documented defaults.
+type Config struct {
+	Backends Backends
+	Checks   []Check
+	// Build identity, answered by /v1/version.
+	Version   string
+	Commit    string
+	BuildTime time.Time
+	// CredentialTTL bounds how long a resolved key is trusted without asking
+	// metering again, which is the revocation lag (default 5s).
+	CredentialTTL time.Duration
+	// DocsURL is the public documentation root, used in links such as
+	// X-Service-Warnings-Link.
+	DocsURL string
+	Log     *slog.Logger
+	Now     func() time.Time
+}
+
+// Gateway is the edge's HTTP handler.
+type Gateway struct {
+	cfg       Config
+	log       *slog.Logger
+	now       func() time.Time
+	resolver  *auth.Resolver
+	converter conversionv1.ConversionServiceClient
+	public    *runtime.ServeMux
+	surfaces  map[route.Surface]*runtime.ServeMux
+}
+
+// New wires the muxes. It dials nothing itself: the caller owns the connections.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.Backends.Finance == nil || cfg.Backends.Converter == nil || cfg.Backends.Jobs == nil || cfg.Backends.Metering == nil {
+		return nil, errors.New("gateway: all four backends are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.CredentialTTL <= 0 {
+		cfg.CredentialTTL = 5 * time.Second
+	}
+	if cfg.DocsURL == "" {
+		cfg.DocsURL = "https://docs.ledgerlane.dev"
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	g := &Gateway{
+		cfg:       cfg,
+		log:       cfg.Log,
+		now:       cfg.Now,
+		resolver:  auth.NewResolver(meteringv1.NewCredentialServiceClient(cfg.Backends.Metering), cfg.CredentialTTL, cfg.Now),
+		converter: conversionv1.NewConversionServiceClient(cfg.Backends.Converter),
+		surfaces:  map[route.Surface]*runtime.ServeMux{},
+	}
+	ctx := context.Background()
+	g.public = g.newMux()
+	if err := edgev1.RegisterEdgeServiceHandlerServer(ctx, g.public, &edgeServer{g: g}); err != nil {
+		return nil, fmt.Errorf("gateway: edge: %w", err)
+	}
+
+	conv := g.newMux()
+	fin := g.newMux()
+	b := cfg.Backends
+	regs := []struct {
+		mux  *runtime.ServeMux
+		conn grpc.ClientConnInterface
+		reg  func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
+	}{
+		{conv, b.Converter, wrap(conversionv1.RegisterConversionServiceHandlerClient, conversionv1.NewConversionServiceClient)},
+		{conv, b.Converter, wrap(conversionv1.RegisterAccountingConnectionServiceHandlerClient, conversionv1.NewAccountingConnectionServiceClient)},
+		{conv, b.Jobs, wrap(jobsv1.RegisterJobServiceHandlerClient, jobsv1.NewJobServiceClient)},
+		{conv, b.Jobs, wrap(jobsv1.RegisterWebhookServiceHandlerClient, jobsv1.NewWebhookServiceClient)},
+		{conv, b.Metering, wrap(meteringv1.RegisterUsageServiceHandlerClient, meteringv1.NewUsageServiceClient)},
+		{conv, b.Metering, wrap(meteringv1.RegisterBillingServiceHandlerClient, meteringv1.NewBillingServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterTransactionServiceHandlerClient, financev1.NewTransactionServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterCategoryServiceHandlerClient, financev1.NewCategoryServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterAccountServiceHandlerClient, financev1.NewAccountServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterBudgetServiceHandlerClient, financev1.NewBudgetServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterGoalServiceHandlerClient, financev1.NewGoalServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterHoldingServiceHandlerClient, financev1.NewHoldingServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterDebtServiceHandlerClient, financev1.NewDebtServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterInsightServiceHandlerClient, financev1.NewInsightServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterNetWorthServiceHandlerClient, financev1.NewNetWorthServiceClient)},
+	}
+	for _, r := range regs {
+		if err := r.reg(ctx, r.mux, r.conn); err != nil {
+			return nil, fmt.Errorf("gateway: register: %w", err)
+		}
+	}
+	g.surfaces[route.Conversion] = conv
+	g.surfaces[route.Finance] = fin
+	return g, nil
+}
+
+// wrap adapts a generated Register…HandlerClient to take a connection.
+func wrap[C any](reg func(context.Context, *runtime.ServeMux, C) error, newClient func(grpc.ClientConnInterface) C) func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error {
+	return func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		return reg(ctx, mux, newClient(conn))
+	}
+}
+
+// marshaler writes proto field names (the spec's snake_case) and always emits
+// envelope members such as filtered=false and has_more=false; resource fields
+// that may be absent are proto3 optional and so stay absent when unset.
+var marshaler = &runtime.JSONPb{
+	MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues: true},
+	UnmarshalOptions: protojson.UnmarshalOptions{},
+}
+
+func (g *Gateway) newMux() *runtime.ServeMux {
+	return runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
+		runtime.WithErrorHandler(g.grpcError),
+		runtime.WithRoutingErrorHandler(g.routingError),
+		// Nothing a client sends becomes gRPC metadata: the principal is the
+		// only identity a backend sees, and secrets never leave the edge.
+		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMetadata(func(ctx context.Context, _ *http.Request) metadata.MD {
+			p, _ := principal.From(ctx)
+			return metadata.Pairs(p.Pairs()...)
+		}),
+	)
+}
+
+// Handler is the full edge: middleware, routing and dispatch.
+func (g *Gateway) Handler() http.Handler {
+	return g.withRequestID(g.withRecover(g.withAccessLog(http.HandlerFunc(g.serve))))
+}
+
+func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
+	reqID := requestID(r.Context())
+	m := route.Lookup(r.Method, r.URL.Path)
+	if len(m.Routes) == 0 {
+		if len(m.Allowed) > 0 {
+			w.Header().Set("Allow", joinMethods(m.Allowed))
+			problem.Write(w, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path), reqID)
+			return
+		}
+		problem.Write(w, problem.New(problem.NotFound, "no route "+r.URL.Path), reqID)
+		return
+	}
+	if _, ok := m.For(route.Public); ok {
+		g.public.ServeHTTP(w, r)
+		return
+	}
+
+	p, err := g.resolver.Resolve(r.Context(), auth.FromRequest(r))
+	switch {
+	case errors.Is(err, auth.ErrUnavailable):
+		g.log.Warn("credential lookup failed", "request_id", reqID)
+		problem.Write(w, problem.New(problem.Unavailable, "credentials cannot be checked right now; retry shortly"), reqID)
+		return
+	case err != nil:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="ledgerlane"`)
+		problem.Write(w, problem.New(problem.Unauthorized, "a valid API key or access token is required"), reqID)
+		return
+	}
+	p.RequestID = reqID
+	setAccount(r.Context(), p.AccountID)
+
+	rt, ok := m.For(route.Surface(p.Surface))
+	if !ok {
+		// The route exists, on the other surface: this credential can never
+		// carry its scope.
+		problem.Write(w, problem.New(problem.ForbiddenScope,
+			fmt.Sprintf("%s %s needs scope %s, which %s credentials cannot carry", r.Method, m.Routes[0].Pattern, m.Routes[0].Scope, p.Surface)), reqID)
+		return
+	}
+	if !p.HasScope(rt.Scope) {
+		problem.Write(w, problem.New(problem.ForbiddenScope, fmt.Sprintf("%s %s needs scope %s", r.Method, rt.Pattern, rt.Scope)), reqID)
+		return
+	}
+	if !g.limitBody(w, r, rt.Limit) {
+		return
+	}
+	r = r.WithContext(principal.With(r.Context(), p))
+	if rt.Selector == convertSelector {
+		g.convert(w, r)
+		return
+	}
+	g.surfaces[rt.Surface].ServeHTTP(w, r)
+}
+
+func joinMethods(ms []string) string {
+	out := ""
+	for i, m := range ms {
+		if i > 0 {
+			out += ", "
+		}
+		out += m
+	}
+	return out
+}
+
+// outgoing is the context for a hand-written backend call: it carries the
+// principal the way grpc-gateway's WithMetadata does for generated handlers.
+func outgoing(r *http.Request) context.Context {
+	p, _ := principal.From(r.Context())
+	return principal.Outgoing(r.Context(), p)
+}

@@ -1,0 +1,155 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+type ctxKey int
+
+const (
+	reqIDKey ctxKey = iota
+	logInfoKey
+)
+
+// A client may send its own X-Request-Id to correlate logs; anything odd is
+// replaced so logs and problem documents never carry arbitrary client bytes.
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(reqIDKey).(string)
+	return id
+}
+
+func (g *Gateway) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID.MatchString(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), reqIDKey, id)))
+	})
+}
+
+// statusWriter remembers the status for the access log and whether anything
+// was written, so a panic after the header went out is not answered twice.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += int64(n)
+	return n, err
+}
+
+func (s *statusWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// logInfo is filled in by later stages for the access log line.
+type logInfo struct{ accountID string }
+
+func setAccount(ctx context.Context, id string) {
+	if li, ok := ctx.Value(logInfoKey).(*logInfo); ok {
+		li.accountID = id
+	}
+}
+
+func (g *Gateway) withAccessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw, ok := w.(*statusWriter)
+		if !ok {
+			sw = &statusWriter{ResponseWriter: w}
+		}
+		li := &logInfo{}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), logInfoKey, li)))
+		// Path only: query strings can hold search terms, and bodies are
+		// message content; neither is logged.
+		g.log.Info("request", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path,
+			"status", sw.status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds(), "account_id", li.accountID)
+	})
+}
+
+func (g *Gateway) withRecover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			g.log.Error("panic serving request", "request_id", requestID(r.Context()), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if sw.status == 0 {
+				problem.Write(sw, problem.New(problem.Internal, "an unexpected error occurred; quote the request id when reporting it"), requestID(r.Context()))
+			}
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// limitBody reads the body into memory, bounded by limit, so that every
+// handler behind it (generated or not) sees either a whole body or nothing:
+// a body over the limit is answered 413 here, before any backend is called.
+func (g *Gateway) limitBody(w http.ResponseWriter, r *http.Request, limit int64) bool {
+	tooLarge := func() bool {
+		problem.Write(w, problem.New(problem.MessageTooLarge, fmt.Sprintf("the request body exceeds %d bytes", limit)), requestID(r.Context()))
+		return false
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
+	}
+	if r.ContentLength > limit {
+		return tooLarge()
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return tooLarge()
+		}
+		problem.Write(w, problem.New(problem.InvalidInput, "the request body could not be read"), requestID(r.Context()))
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return true
+}
