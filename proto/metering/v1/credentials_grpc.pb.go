@@ -30,8 +30,9 @@ const (
 // credential through it. It has no HTTP binding and is never public.
 type CredentialServiceClient interface {
 	// ResolveCredential looks a presented secret up by its hash. An unknown,
-	// malformed or revoked secret answers NOT_FOUND, nothing more specific, so
-	// the edge cannot leak whether a key exists.
+	// malformed or revoked secret answers UNAUTHENTICATED, nothing more
+	// specific, so the edge cannot leak whether a key exists; UNAVAILABLE means
+	// the credential store could not be asked.
 	ResolveCredential(ctx context.Context, in *ResolveCredentialRequest, opts ...grpc.CallOption) (*ResolveCredentialResponse, error)
 }
 
@@ -61,8 +62,9 @@ func (c *credentialServiceClient) ResolveCredential(ctx context.Context, in *Res
 // credential through it. It has no HTTP binding and is never public.
 type CredentialServiceServer interface {
 	// ResolveCredential looks a presented secret up by its hash. An unknown,
-	// malformed or revoked secret answers NOT_FOUND, nothing more specific, so
-	// the edge cannot leak whether a key exists.
+	// malformed or revoked secret answers UNAUTHENTICATED, nothing more
+	// specific, so the edge cannot leak whether a key exists; UNAVAILABLE means
+	// the credential store could not be asked.
 	ResolveCredential(context.Context, *ResolveCredentialRequest) (*ResolveCredentialResponse, error)
 	mustEmbedUnimplementedCredentialServiceServer()
 }

@@ -1,0 +1,249 @@
+// Command meteringctl is the operators' admin tool for accounts and
+// credentials. It works on the database directly (DATABASE_URL, schema
+// "metering"), so it is the one place an operator can grant usage:read.
+//
+//	meteringctl account create --name N --plan P --currency usd
+//	meteringctl key issue --account ID --name N --surface conversion --mode live \
+//	    [--kind ak] [--scopes convert,...] [--operator] [--finance-user U --grant G]
+//	meteringctl key revoke --id ID
+//	meteringctl key list --account ID
+//
+// A secret is printed once, by key issue, and never again.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"google.golang.org/grpc/status"
+
+	"github.com/ledgerlane/platform/pkg/config"
+	"github.com/ledgerlane/platform/pkg/logging"
+	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/postgres"
+)
+
+const usage = `usage:
+  meteringctl account create --name N --plan free|starter|growth|scale --currency usd|eur|gbp
+  meteringctl key issue --account ID --name N --surface conversion|finance --mode live|test
+      [--kind ak|at] [--scopes s1,s2] [--operator] [--finance-user U --grant G]
+  meteringctl key revoke --id ID
+  meteringctl key list --account ID
+`
+
+// errUsage marks a mistake on the command line (exit status 2).
+var errUsage = errors.New("usage")
+
+// opener connects to the service's store. run calls it only once the command
+// line is valid, so mistakes never need a database.
+type opener func(ctx context.Context) (svc *metering.Service, closeFn func(), err error)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, openPostgres)
+	stop()
+	switch {
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "meteringctl:", describe(err))
+		os.Exit(1)
+	}
+}
+
+func openPostgres(ctx context.Context) (*metering.Service, func(), error) {
+	log := logging.New("meteringctl", config.String("LOG_LEVEL", "warn"))
+	url := config.String("DATABASE_URL", "")
+	if url == "" {
+		return nil, nil, errors.New("DATABASE_URL is required")
+	}
+	pool, err := pg.Open(ctx, url, "metering", postgres.Migrations, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return metering.NewService(postgres.New(pool), time.Now, log), pool.Close, nil
+}
+
+// describe turns a problem carried as a gRPC status into a readable line.
+func describe(err error) string {
+	if _, ok := status.FromError(err); !ok {
+		return err.Error()
+	}
+	p := problem.FromError(err)
+	if p.Field != "" {
+		return fmt.Sprintf("%s (%s): %s", p.Type, p.Field, p.Detail)
+	}
+	return fmt.Sprintf("%s: %s", p.Type, p.Detail)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	var cmd func(context.Context, []string, io.Writer, io.Writer, opener) error
+	switch args[0] + " " + args[1] {
+	case "account create":
+		cmd = accountCreate
+	case "key issue":
+		cmd = keyIssue
+	case "key revoke":
+		cmd = keyRevoke
+	case "key list":
+		cmd = keyList
+	default:
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	return cmd(ctx, args[2:], stdout, stderr, open)
+}
+
+// parse parses args into fs and checks that every flag in required is set.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer, required ...string) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	for _, name := range required {
+		if fs.Lookup(name).Value.String() == "" {
+			fmt.Fprintf(stderr, "--%s is required\n", name)
+			fs.Usage()
+			return errUsage
+		}
+	}
+	return nil
+}
+
+func accountCreate(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
+	fs := flag.NewFlagSet("account create", flag.ContinueOnError)
+	name := fs.String("name", "", "account name")
+	plan := fs.String("plan", "", "plan: free, starter, growth or scale")
+	currency := fs.String("currency", "", "billing currency: usd, eur or gbp")
+	if err := parse(fs, args, stderr, "name", "plan", "currency"); err != nil {
+		return err
+	}
+	svc, closeFn, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	a, err := svc.CreateAccount(ctx, *name, *plan, metering.Currency(*currency))
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "account\t%s\n", a.ID)
+	fmt.Fprintf(tw, "name\t%s\n", a.Name)
+	fmt.Fprintf(tw, "plan\t%s\n", a.PlanID)
+	fmt.Fprintf(tw, "currency\t%s\n", a.BillingCurrency)
+	fmt.Fprintf(tw, "billing anchor\t%s\n", a.BillingAnchor.Format(time.RFC3339))
+	return tw.Flush()
+}
+
+func keyIssue(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
+	fs := flag.NewFlagSet("key issue", flag.ContinueOnError)
+	var p metering.IssueParams
+	fs.StringVar(&p.AccountID, "account", "", "account ID")
+	fs.StringVar(&p.Name, "name", "", "credential name")
+	fs.StringVar(&p.Kind, "kind", metering.KindAPIKey, "ak (API key) or at (access token)")
+	fs.StringVar(&p.Surface, "surface", "", "conversion or finance")
+	fs.StringVar(&p.Mode, "mode", "", "live or test")
+	scopes := fs.String("scopes", "", "comma-separated scopes (default: the surface's defaults)")
+	fs.BoolVar(&p.Operator, "operator", false, "allow the reserved usage:read scope")
+	fs.StringVar(&p.FinanceUserID, "finance-user", "", "finance user ID (finance only)")
+	fs.StringVar(&p.GrantID, "grant", "", "connection grant ID (finance only)")
+	if err := parse(fs, args, stderr, "account", "name", "surface", "mode"); err != nil {
+		return err
+	}
+	for s := range strings.SplitSeq(*scopes, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			p.Scopes = append(p.Scopes, s)
+		}
+	}
+	svc, closeFn, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	secret, c, err := svc.IssueCredential(ctx, p)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "credential\t%s\n", c.ID)
+	fmt.Fprintf(tw, "account\t%s\n", c.AccountID)
+	fmt.Fprintf(tw, "surface\t%s\n", c.Surface)
+	fmt.Fprintf(tw, "mode\t%s\n", c.Mode)
+	fmt.Fprintf(tw, "scopes\t%s\n", strings.Join(c.Scopes, ","))
+	fmt.Fprintf(tw, "secret\t%s\n", secret)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "The secret is shown only this once: store it now.")
+	return nil
+}
+
+func keyRevoke(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
+	fs := flag.NewFlagSet("key revoke", flag.ContinueOnError)
+	id := fs.String("id", "", "credential ID")
+	if err := parse(fs, args, stderr, "id"); err != nil {
+		return err
+	}
+	svc, closeFn, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	if err := svc.Revoke(ctx, *id); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked %s\n", *id)
+	return nil
+}
+
+func keyList(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
+	fs := flag.NewFlagSet("key list", flag.ContinueOnError)
+	account := fs.String("account", "", "account ID")
+	if err := parse(fs, args, stderr, "account"); err != nil {
+		return err
+	}
+	svc, closeFn, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	if _, err := svc.Account(ctx, *account); err != nil {
+		return fmt.Errorf("account %q: %w", *account, err)
+	}
+	creds, err := svc.ListCredentials(ctx, *account)
+	if err != nil {
+		return err
+	}
+	// Only the display prefix identifies a key: the secret is not stored.
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSURFACE\tMODE\tSCOPES\tCREATED\tREVOKED")
+	for _, c := range creds {
+		revoked := "-"
+		if c.RevokedAt != nil {
+			revoked = c.RevokedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, c.Prefix, c.Surface, c.Mode,
+			strings.Join(c.Scopes, ","), c.CreatedAt.Format(time.RFC3339), revoked)
+	}
+	return tw.Flush()
+}

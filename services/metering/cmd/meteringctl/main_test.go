@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/memory"
+)
+
+// ctl runs meteringctl commands against one in-memory store.
+type ctl struct {
+	t      *testing.T
+	svc    *metering.Service
+	opened int
+}
+
+func newCtl(t *testing.T) *ctl {
+	return &ctl{t: t, svc: metering.NewService(memory.New(), nil, nil)}
+}
+
+func (c *ctl) open(context.Context) (*metering.Service, func(), error) {
+	c.opened++
+	return c.svc, func() {}, nil
+}
+
+func (c *ctl) run(args ...string) (stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	err = run(c.t.Context(), args, &out, &errOut, c.open)
+	return out.String(), errOut.String(), err
+}
+
+// field returns the value of a "key  value" line of out.
+func field(t *testing.T, out, key string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + `\s+(\S+)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no %q line in:\n%s", key, out)
+	}
+	return m[1]
+}
+
+func TestLifecycle(t *testing.T) {
+	c := newCtl(t)
+	out, _, err := c.run("account", "create", "--name", "Acme", "--plan", "growth", "--currency", "gbp")
+	if err != nil {
+		t.Fatalf("account create: %v", err)
+	}
+	account := field(t, out, "account")
+	if field(t, out, "plan") != "growth" || field(t, out, "currency") != "gbp" {
+		t.Errorf("account create printed:\n%s", out)
+	}
+
+	out, stderr, err := c.run("key", "issue", "--account", account, "--name", "ops", "--surface", "conversion",
+		"--mode", "live", "--scopes", "convert, usage:read", "--operator")
+	if err != nil {
+		t.Fatalf("key issue: %v", err)
+	}
+	secret := field(t, out, "secret")
+	id := field(t, out, "credential")
+	if !strings.HasPrefix(secret, "ak_live_") || field(t, out, "scopes") != "convert,usage:read" {
+		t.Errorf("key issue printed:\n%s", out)
+	}
+	if !strings.Contains(stderr, "only this once") {
+		t.Errorf("no warning that the secret is shown once: %q", stderr)
+	}
+	if _, err := c.svc.Resolve(t.Context(), secret); err != nil {
+		t.Errorf("printed secret does not resolve: %v", err)
+	}
+
+	out, _, err = c.run("key", "issue", "--account", account, "--name", "app", "--kind", "at", "--surface", "finance",
+		"--mode", "test", "--finance-user", "u1", "--grant", "g1")
+	if err != nil {
+		t.Fatalf("key issue finance: %v", err)
+	}
+	if !strings.HasPrefix(field(t, out, "secret"), "at_test_") {
+		t.Errorf("finance issue printed:\n%s", out)
+	}
+
+	if out, _, err = c.run("key", "revoke", "--id", id); err != nil || out != "revoked "+id+"\n" {
+		t.Fatalf("key revoke = %q, %v", out, err)
+	}
+	if _, err := c.svc.Resolve(t.Context(), secret); !errors.Is(err, metering.ErrNotFound) {
+		t.Errorf("revoked secret resolves: %v", err)
+	}
+
+	out, _, err = c.run("key", "list", "--account", account)
+	if err != nil {
+		t.Fatalf("key list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") {
+		t.Fatalf("key list printed:\n%s", out)
+	}
+	if !strings.Contains(lines[1], id) || !strings.Contains(lines[1], secret[:12]) || strings.HasSuffix(lines[1], " -") {
+		t.Errorf("revoked key line: %q", lines[1])
+	}
+	if !strings.HasSuffix(lines[2], " -") {
+		t.Errorf("active key line: %q", lines[2])
+	}
+	if strings.Contains(out, secret[12:]) {
+		t.Error("key list printed a secret")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantUsage  bool   // a command-line mistake: no database is opened
+		wantErr    string // substring of the described error
+		wantStderr string
+	}{
+		{name: "no command", args: nil, wantUsage: true, wantStderr: "usage:"},
+		{name: "unknown command", args: []string{"key", "rotate"}, wantUsage: true, wantStderr: "usage:"},
+		{name: "missing flag", args: []string{"key", "revoke"}, wantUsage: true, wantStderr: "--id is required"},
+		{name: "unknown flag", args: []string{"key", "list", "--acount", "x"}, wantUsage: true, wantStderr: "flag provided but not defined"},
+		{name: "stray argument", args: []string{"key", "list", "--account", "x", "y"}, wantUsage: true, wantStderr: `unexpected argument "y"`},
+		{name: "unknown plan", args: []string{"account", "create", "--name", "A", "--plan", "gold", "--currency", "usd"},
+			wantErr: `invalid-input (plan): unknown plan "gold"`},
+		{name: "reserved scope", args: []string{"key", "issue", "--account", "x", "--name", "n", "--surface", "conversion",
+			"--mode", "live", "--scopes", "keys:manage"}, wantErr: "invalid-input (scopes)"},
+		{name: "unknown account", args: []string{"key", "issue", "--account", "x", "--name", "n", "--surface", "conversion",
+			"--mode", "live"}, wantErr: "not found"},
+		{name: "unknown credential", args: []string{"key", "revoke", "--id", "x"}, wantErr: "not found"},
+		{name: "list of unknown account", args: []string{"key", "list", "--account", "x"}, wantErr: "not found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCtl(t)
+			_, stderr, err := c.run(tc.args...)
+			if tc.wantUsage {
+				if !errors.Is(err, errUsage) || c.opened != 0 {
+					t.Errorf("err = %v, opened = %d; want a usage error before opening", err, c.opened)
+				}
+			} else if err == nil || !strings.Contains(describe(err), tc.wantErr) {
+				t.Errorf("err = %v, want %q", err, tc.wantErr)
+			}
+			if !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("stderr = %q, want %q", stderr, tc.wantStderr)
+			}
+		})
+	}
+}

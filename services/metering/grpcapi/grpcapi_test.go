@@ -1,0 +1,173 @@
+package grpcapi_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/ledgerlane/platform/pkg/logging"
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/grpcapi"
+	"github.com/ledgerlane/platform/services/metering/memory"
+)
+
+// brokenStore fails every lookup, as a database outage would.
+type brokenStore struct{ *memory.Store }
+
+func (brokenStore) CredentialByHash(context.Context, string) (metering.Credential, error) {
+	return metering.Credential{}, errors.New("connection refused")
+}
+
+// dial serves svc over an in-memory listener with the production server
+// plumbing and returns a client connection to it.
+func dial(t *testing.T, svc *metering.Service) *grpc.ClientConn {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	srv := rpc.NewServer(logging.NewTo(t.Output(), "metering", "error"), nil)
+	grpcapi.Register(srv, svc)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rpc.Serve(ctx, srv, lis, time.Second) }()
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() {
+		conn.Close()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return conn
+}
+
+func TestResolveCredential(t *testing.T) {
+	ctx := t.Context()
+	svc := metering.NewService(memory.New(), nil, nil)
+	acct, err := svc.CreateAccount(ctx, "Acme", metering.PlanStarter, metering.USD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	convSecret, conv, err := svc.IssueCredential(ctx, metering.IssueParams{
+		AccountID: acct.ID, Name: "ci", Kind: metering.KindAPIKey, Surface: metering.SurfaceConversion,
+		Mode: metering.ModeTest, Scopes: []string{"convert", "webhooks:manage"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finSecret, fin, err := svc.IssueCredential(ctx, metering.IssueParams{
+		AccountID: acct.ID, Name: "app", Kind: metering.KindAccessToken, Surface: metering.SurfaceFinance,
+		Mode: metering.ModeLive, FinanceUserID: "user-9", GrantID: "grant-3",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	revokedSecret, revoked, err := svc.IssueCredential(ctx, metering.IssueParams{
+		AccountID: acct.ID, Name: "old", Kind: metering.KindAPIKey, Surface: metering.SurfaceConversion, Mode: metering.ModeLive,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Revoke(ctx, revoked.ID); err != nil {
+		t.Fatal(err)
+	}
+	client := meteringv1.NewCredentialServiceClient(dial(t, svc))
+
+	tests := []struct {
+		name     string
+		secret   string
+		want     *meteringv1.Principal
+		wantType problem.Type
+	}{
+		{
+			name:   "conversion key",
+			secret: convSecret,
+			want: &meteringv1.Principal{AccountId: acct.ID, CredentialId: conv.ID, Kind: "ak",
+				Surface: "conversion", Mode: "test", Scopes: []string{"convert", "webhooks:manage"}},
+		},
+		{
+			name:   "finance token",
+			secret: finSecret,
+			want: &meteringv1.Principal{AccountId: acct.ID, CredentialId: fin.ID, Kind: "at",
+				Surface: "finance", Mode: "live", Scopes: metering.FinanceReadScopes(),
+				FinanceUserId: "user-9", GrantId: "grant-3"},
+		},
+		{name: "revoked", secret: revokedSecret, wantType: problem.Unauthorized},
+		{name: "unknown", secret: "ak_live_" + convSecret[8:], wantType: problem.Unauthorized},
+		{name: "malformed", secret: "Bearer nonsense", wantType: problem.Unauthorized},
+		{name: "empty", secret: "", wantType: problem.Unauthorized},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := client.ResolveCredential(ctx, &meteringv1.ResolveCredentialRequest{Secret: tc.secret})
+			if tc.wantType != "" {
+				if status.Code(err) != codes.Unauthenticated {
+					t.Fatalf("code = %v, want Unauthenticated (err %v)", status.Code(err), err)
+				}
+				p := problem.FromError(err)
+				if p.Type != tc.wantType || p.Detail != "invalid credential" {
+					t.Errorf("problem = %+v, want %s / invalid credential", p, tc.wantType)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ResolveCredential: %v", err)
+			}
+			if d := cmp.Diff(tc.want, resp.GetPrincipal(), protocmp.Transform()); d != "" {
+				t.Errorf("principal (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestResolveCredentialStoreDown(t *testing.T) {
+	store := brokenStore{memory.New()}
+	svc := metering.NewService(store, nil, nil)
+	client := meteringv1.NewCredentialServiceClient(dial(t, svc))
+	_, err := client.ResolveCredential(t.Context(), &meteringv1.ResolveCredentialRequest{
+		Secret: "ak_live_" + "abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrst",
+	})
+	if p := problem.FromError(err); p.Type != problem.Unavailable {
+		t.Fatalf("problem = %+v, want unavailable", p)
+	}
+}
+
+func TestUnbuiltServicesAnswerUnimplemented(t *testing.T) {
+	conn := dial(t, metering.NewService(memory.New(), nil, nil))
+	tests := []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"GetUsage", func(ctx context.Context) error {
+			_, err := meteringv1.NewUsageServiceClient(conn).GetUsage(ctx, &meteringv1.GetUsageRequest{})
+			return err
+		}},
+		{"SetBillingLimits", func(ctx context.Context) error {
+			_, err := meteringv1.NewBillingServiceClient(conn).SetBillingLimits(ctx, &meteringv1.SetBillingLimitsRequest{})
+			return err
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if code := status.Code(tc.call(t.Context())); code != codes.Unimplemented {
+				t.Errorf("code = %v, want Unimplemented", code)
+			}
+		})
+	}
+}

@@ -1,0 +1,118 @@
+// Package memory is an in-process metering.Store for tests and local runs.
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ledgerlane/platform/services/metering"
+)
+
+// Store keeps everything in maps behind one mutex.
+type Store struct {
+	mu          sync.RWMutex
+	accounts    map[string]metering.Account
+	credentials map[string]metering.Credential
+	byHash      map[string]string // secret hash -> credential ID
+}
+
+var _ metering.Store = (*Store)(nil)
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{
+		accounts:    map[string]metering.Account{},
+		credentials: map[string]metering.Credential{},
+		byHash:      map[string]string{},
+	}
+}
+
+func (s *Store) CreateAccount(_ context.Context, a metering.Account) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[a.ID]; ok {
+		return metering.ErrConflict
+	}
+	s.accounts[a.ID] = a
+	return nil
+}
+
+func (s *Store) GetAccount(_ context.Context, id string) (metering.Account, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	a, ok := s.accounts[id]
+	if !ok {
+		return metering.Account{}, metering.ErrNotFound
+	}
+	return a, nil
+}
+
+func (s *Store) CreateCredential(_ context.Context, c metering.Credential) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[c.AccountID]; !ok {
+		return metering.ErrNotFound
+	}
+	if _, ok := s.credentials[c.ID]; ok {
+		return metering.ErrConflict
+	}
+	if _, ok := s.byHash[c.SecretHash]; ok {
+		return metering.ErrConflict
+	}
+	s.credentials[c.ID] = clone(c)
+	s.byHash[c.SecretHash] = c.ID
+	return nil
+}
+
+func (s *Store) CredentialByHash(_ context.Context, hash string) (metering.Credential, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	id, ok := s.byHash[hash]
+	if !ok {
+		return metering.Credential{}, metering.ErrNotFound
+	}
+	return clone(s.credentials[id]), nil
+}
+
+func (s *Store) ListCredentials(_ context.Context, accountID string) ([]metering.Credential, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []metering.Credential{}
+	for _, c := range s.credentials {
+		if c.AccountID == accountID {
+			out = append(out, clone(c))
+		}
+	}
+	slices.SortFunc(out, func(a, b metering.Credential) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (s *Store) RevokeCredential(_ context.Context, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.credentials[id]
+	if !ok {
+		return metering.ErrNotFound
+	}
+	if c.RevokedAt == nil {
+		c.RevokedAt = &at
+		s.credentials[id] = c
+	}
+	return nil
+}
+
+// clone copies the parts of c that share memory, so callers can never change
+// stored state through a value they passed in or got back.
+func clone(c metering.Credential) metering.Credential {
+	c.Scopes = slices.Clone(c.Scopes)
+	if c.RevokedAt != nil {
+		t := *c.RevokedAt
+		c.RevokedAt = &t
+	}
+	return c
+}

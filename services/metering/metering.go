@@ -1,0 +1,112 @@
+// Package metering holds the domain of the metering service: accounts, their
+// plan, and the credentials (API keys and access tokens) that act for them.
+// Storage and transport live in subpackages (memory, postgres, grpcapi); this
+// package only defines the types, the Store contract and the Service rules.
+package metering
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ledgerlane/platform/pkg/principal"
+)
+
+// Clock returns the current time. Services take one so tests can pin time.
+type Clock func() time.Time
+
+// Currency is a billing currency, lowercase as the public API shows it.
+type Currency string
+
+const (
+	USD Currency = "usd"
+	EUR Currency = "eur"
+	GBP Currency = "gbp"
+)
+
+// Valid reports whether c is a supported billing currency.
+func (c Currency) Valid() bool { return c == USD || c == EUR || c == GBP }
+
+// Credential kinds, as the secret's first segment shows them.
+const (
+	KindAPIKey      = "ak"
+	KindAccessToken = "at"
+)
+
+// Credential surfaces: which public API a credential may call.
+const (
+	SurfaceConversion = principal.SurfaceConversion
+	SurfaceFinance    = principal.SurfaceFinance
+)
+
+// Credential modes. Live usage counts against the plan; test usage against the
+// one-time test pool.
+const (
+	ModeLive = "live"
+	ModeTest = "test"
+)
+
+// Account is a customer of the platform: the unit that is billed and metered.
+type Account struct {
+	ID              string // UUID
+	Name            string
+	PlanID          string
+	BillingCurrency Currency
+	// BillingAnchor is the billing anniversary: paid plans' periods start on
+	// its day of month. Free ignores it and uses the UTC calendar month.
+	BillingAnchor time.Time
+	CreatedAt     time.Time
+}
+
+// Credential is an API key or access token. The secret itself is never kept:
+// only its SHA-256 and a short display prefix.
+type Credential struct {
+	ID        string // UUID
+	AccountID string
+	Name      string
+	Kind      string // KindAPIKey or KindAccessToken
+	Surface   string // SurfaceConversion or SurfaceFinance
+	Mode      string // ModeLive or ModeTest
+	Scopes    []string
+	// SecretHash is the lowercase hex SHA-256 of the secret.
+	SecretHash string
+	// Prefix is the secret's first 12 characters, e.g. "ak_live_x7fq", so a
+	// person can tell keys apart in a listing.
+	Prefix string
+	// Finance credentials only: the user and connection grant they act under.
+	FinanceUserID string
+	GrantID       string
+	CreatedAt     time.Time
+	RevokedAt     *time.Time
+}
+
+// Revoked reports whether the credential has been revoked.
+func (c Credential) Revoked() bool { return c.RevokedAt != nil }
+
+// Store errors. Implementations return them (possibly wrapped) so callers can
+// use errors.Is regardless of the backend.
+var (
+	ErrNotFound = errors.New("metering: not found")
+	ErrConflict = errors.New("metering: conflict")
+)
+
+// Store persists accounts and credentials. IDs are UUID strings; a malformed
+// ID is simply not found. memory and postgres implement it, and the conformance
+// package holds the tests both must pass.
+type Store interface {
+	// CreateAccount fails with ErrConflict when the ID exists.
+	CreateAccount(ctx context.Context, a Account) error
+	GetAccount(ctx context.Context, id string) (Account, error)
+	// CreateCredential fails with ErrConflict when the ID or SecretHash exists
+	// and with ErrNotFound when the account does not.
+	CreateCredential(ctx context.Context, c Credential) error
+	// CredentialByHash returns revoked credentials too: deciding what a
+	// revoked credential means is the Service's job, not the Store's.
+	CredentialByHash(ctx context.Context, hash string) (Credential, error)
+	// ListCredentials returns the account's credentials oldest first; an
+	// unknown account has none.
+	ListCredentials(ctx context.Context, accountID string) ([]Credential, error)
+	// RevokeCredential records the revocation time. Revoking twice keeps the
+	// first time, so the audit trail shows when access really ended.
+	RevokeCredential(ctx context.Context, id string, at time.Time) error
+}

@@ -1,0 +1,209 @@
+package metering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// maxNameLen bounds account and credential names, which are shown in listings.
+const maxNameLen = 200
+
+// Service applies the rules for accounts and credentials on top of a Store.
+type Service struct {
+	store Store
+	now   Clock
+	log   *slog.Logger
+}
+
+// NewService returns a Service. A nil clock means time.Now; a nil logger
+// discards.
+func NewService(store Store, clock Clock, log *slog.Logger) *Service {
+	if clock == nil {
+		clock = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: store, now: clock, log: log}
+}
+
+// timestamp is the current time in UTC at PostgreSQL's microsecond precision,
+// so a value reads back from any Store exactly as it was written.
+func (s *Service) timestamp() time.Time {
+	return s.now().UTC().Truncate(time.Microsecond)
+}
+
+// CreateAccount creates an account on planID billed in currency. Its billing
+// anniversary is the creation time.
+func (s *Service) CreateAccount(ctx context.Context, name, planID string, currency Currency) (Account, error) {
+	name = strings.TrimSpace(name)
+	if err := checkName(name); err != nil {
+		return Account{}, err
+	}
+	if _, ok := PlanByID(planID); !ok {
+		return Account{}, problem.Error(problem.InvalidInput, fmt.Sprintf("unknown plan %q", planID), problem.Field("plan"))
+	}
+	if !currency.Valid() {
+		return Account{}, problem.Error(problem.InvalidInput, `currency must be one of "usd", "eur", "gbp"`, problem.Field("currency"))
+	}
+	now := s.timestamp()
+	a := Account{
+		ID:              uuid.NewString(),
+		Name:            name,
+		PlanID:          planID,
+		BillingCurrency: currency,
+		BillingAnchor:   now,
+		CreatedAt:       now,
+	}
+	if err := s.store.CreateAccount(ctx, a); err != nil {
+		return Account{}, fmt.Errorf("create account: %w", err)
+	}
+	s.log.InfoContext(ctx, "account created", "account_id", a.ID, "plan", a.PlanID, "currency", string(a.BillingCurrency))
+	return a, nil
+}
+
+// Account returns the account with id, or ErrNotFound.
+func (s *Service) Account(ctx context.Context, id string) (Account, error) {
+	return s.store.GetAccount(ctx, id)
+}
+
+// IssueParams describe a credential to issue.
+type IssueParams struct {
+	AccountID string
+	Name      string
+	Kind      string // KindAPIKey or KindAccessToken
+	Surface   string // SurfaceConversion or SurfaceFinance
+	Mode      string // ModeLive or ModeTest
+	// Scopes asked for; empty means the surface's defaults.
+	Scopes []string
+	// Operator is set only by the admin command: it may grant usage:read.
+	Operator bool
+	// Finance credentials only, and required there.
+	FinanceUserID string
+	GrantID       string
+}
+
+// IssueCredential creates a credential and returns its secret. The secret is
+// returned this once and never stored; the account ID, if unknown, answers
+// ErrNotFound. Invalid parameters answer invalid-input problems.
+func (s *Service) IssueCredential(ctx context.Context, p IssueParams) (string, Credential, error) {
+	p.Name = strings.TrimSpace(p.Name)
+	if err := checkName(p.Name); err != nil {
+		return "", Credential{}, err
+	}
+	if p.Kind != KindAPIKey && p.Kind != KindAccessToken {
+		return "", Credential{}, problem.Error(problem.InvalidInput, `kind must be "ak" or "at"`, problem.Field("kind"))
+	}
+	if p.Mode != ModeLive && p.Mode != ModeTest {
+		return "", Credential{}, problem.Error(problem.InvalidInput, `mode must be "live" or "test"`, problem.Field("mode"))
+	}
+	switch p.Surface {
+	case SurfaceFinance:
+		// A finance credential always speaks for one user under one grant.
+		if p.FinanceUserID == "" {
+			return "", Credential{}, problem.Error(problem.InvalidInput, "a finance credential needs a finance user", problem.Field("finance_user_id"))
+		}
+		if p.GrantID == "" {
+			return "", Credential{}, problem.Error(problem.InvalidInput, "a finance credential needs a grant", problem.Field("grant_id"))
+		}
+	case SurfaceConversion:
+		if p.FinanceUserID != "" {
+			return "", Credential{}, problem.Error(problem.InvalidInput, "only finance credentials have a finance user", problem.Field("finance_user_id"))
+		}
+		if p.GrantID != "" {
+			return "", Credential{}, problem.Error(problem.InvalidInput, "only finance credentials have a grant", problem.Field("grant_id"))
+		}
+	default:
+		return "", Credential{}, problem.Error(problem.InvalidInput, `surface must be "conversion" or "finance"`, problem.Field("surface"))
+	}
+	scopes := p.Scopes
+	if len(scopes) == 0 {
+		scopes = DefaultScopes(p.Surface)
+	}
+	scopes, err := ValidateScopes(p.Surface, scopes, p.Operator)
+	if err != nil {
+		return "", Credential{}, err
+	}
+	if _, err := s.store.GetAccount(ctx, p.AccountID); err != nil {
+		return "", Credential{}, fmt.Errorf("account %q: %w", p.AccountID, err)
+	}
+
+	secret := newSecret(p.Kind, p.Mode)
+	c := Credential{
+		ID:            uuid.NewString(),
+		AccountID:     p.AccountID,
+		Name:          p.Name,
+		Kind:          p.Kind,
+		Surface:       p.Surface,
+		Mode:          p.Mode,
+		Scopes:        scopes,
+		SecretHash:    HashSecret(secret),
+		Prefix:        secret[:displayPrefix],
+		FinanceUserID: p.FinanceUserID,
+		GrantID:       p.GrantID,
+		CreatedAt:     s.timestamp(),
+	}
+	if err := s.store.CreateCredential(ctx, c); err != nil {
+		return "", Credential{}, fmt.Errorf("create credential: %w", err)
+	}
+	s.log.InfoContext(ctx, "credential issued", "credential_id", c.ID, "account_id", c.AccountID,
+		"kind", c.Kind, "surface", c.Surface, "mode", c.Mode, "scopes", c.Scopes, "operator", p.Operator)
+	return secret, c, nil
+}
+
+// Resolve returns the live credential for a presented secret. Unknown,
+// malformed and revoked secrets all answer ErrNotFound, so a caller cannot
+// learn whether a key ever existed. Other errors mean the store failed.
+func (s *Service) Resolve(ctx context.Context, secret string) (Credential, error) {
+	if _, _, ok := ParseSecret(secret); !ok {
+		return Credential{}, ErrNotFound
+	}
+	// The lookup is by hash, so timing reveals at most something about the
+	// hash, never about the secret.
+	c, err := s.store.CredentialByHash(ctx, HashSecret(secret))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return Credential{}, ErrNotFound
+	case err != nil:
+		s.log.ErrorContext(ctx, "resolve credential", "err", err)
+		return Credential{}, fmt.Errorf("resolve credential: %w", err)
+	case c.Revoked():
+		return Credential{}, ErrNotFound
+	}
+	return c, nil
+}
+
+// Revoke ends a credential's access from now on. Revoking a revoked credential
+// is a no-op; an unknown ID answers ErrNotFound.
+func (s *Service) Revoke(ctx context.Context, credentialID string) error {
+	if err := s.store.RevokeCredential(ctx, credentialID, s.timestamp()); err != nil {
+		return fmt.Errorf("revoke credential %q: %w", credentialID, err)
+	}
+	s.log.InfoContext(ctx, "credential revoked", "credential_id", credentialID)
+	return nil
+}
+
+// ListCredentials returns the account's credentials, revoked ones included,
+// oldest first.
+func (s *Service) ListCredentials(ctx context.Context, accountID string) ([]Credential, error) {
+	return s.store.ListCredentials(ctx, accountID)
+}
+
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return problem.Error(problem.InvalidInput, "name is required", problem.Field("name"))
+	case utf8.RuneCountInString(name) > maxNameLen:
+		return problem.Error(problem.InvalidInput, fmt.Sprintf("name is longer than %d characters", maxNameLen), problem.Field("name"))
+	}
+	return nil
+}
