@@ -4,10 +4,64 @@ go 1.26.7
 
 require (
 	github.com/ledgerlane/platform/pkg v0.0.0
-	github.com/ledgerlane/platform/proto v0.0.0
+	github.com/ledgerlane/platform/proto v0.0.0 // indirect
 )
 
 replace (
 	github.com/ledgerlane/platform/pkg => ../../pkg
 	github.com/ledgerlane/platform/proto => ../../proto
+)
+
+require (
+	github.com/jackc/pgx/v5 v5.12.0
+	github.com/ledgerlane/platform/gateway v0.0.0
+	github.com/ledgerlane/platform/services/converter v0.0.0
+	github.com/ledgerlane/platform/services/finance v0.0.0
+	github.com/ledgerlane/platform/services/jobs v0.0.0
+	github.com/ledgerlane/platform/services/metering v0.0.0
+	google.golang.org/grpc v1.85.0
+)
+
+require (
+	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
+	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/google/go-tpm v0.9.8 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/mfridman/interpolate v0.0.2 // indirect
+	github.com/minio/highwayhash v1.0.4 // indirect
+	github.com/nats-io/jwt/v2 v2.8.2 // indirect
+	github.com/nats-io/nats-server/v2 v2.15.2 // indirect
+	github.com/nats-io/nats.go v1.55.0 // indirect
+	github.com/nats-io/nkeys v0.4.16 // indirect
+	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/pressly/goose/v3 v3.29.0 // indirect
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
+	github.com/sethvargo/go-retry v0.5.0 // indirect
+	github.com/shopspring/decimal v1.6.0 // indirect
+	github.com/yuin/gopher-lua v1.1.1 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20261019180522-ce908d29299b // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
+
+replace (
+	github.com/ledgerlane/platform/gateway => ../../gateway
+	github.com/ledgerlane/platform/services/converter => ../../services/converter
+	github.com/ledgerlane/platform/services/finance => ../../services/finance
+	github.com/ledgerlane/platform/services/jobs => ../../services/jobs
+	github.com/ledgerlane/platform/services/metering => ../../services/metering
 )

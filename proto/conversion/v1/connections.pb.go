@@ -226,8 +226,8 @@ type ListConnectionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Opaque cursor from a previous next_cursor; empty for the first page.
 	Cursor string `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	// Page size; 0 means the server default (decision: 50, max 200).
-	PageSize      int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// Page size: absent means the server default (decision: 50); 1 to 200.
+	PageSize      *int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -270,8 +270,8 @@ func (x *ListConnectionsRequest) GetCursor() string {
 }
 
 func (x *ListConnectionsRequest) GetPageSize() int32 {
-	if x != nil {
-		return x.PageSize
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
 	}
 	return 0
 }
@@ -434,10 +434,12 @@ const file_conversion_v1_connections_proto_rawDesc = "" +
 	"\x18CreateConnectionResponse\x129\n" +
 	"\n" +
 	"connection\x18\x01 \x01(\v2\x19.conversion.v1.ConnectionR\n" +
-	"connection\"M\n" +
+	"connection\"`\n" +
 	"\x16ListConnectionsRequest\x12\x16\n" +
-	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12\x1b\n" +
-	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\"w\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
+	"\n" +
+	"_page_size\"w\n" +
 	"\x17ListConnectionsResponse\x12;\n" +
 	"\vconnections\x18\x01 \x03(\v2\x19.conversion.v1.ConnectionR\vconnections\x12\x1f\n" +
 	"\vnext_cursor\x18\x02 \x01(\tR\n" +
@@ -498,6 +500,7 @@ func file_conversion_v1_connections_proto_init() {
 	if File_conversion_v1_connections_proto != nil {
 		return
 	}
+	file_conversion_v1_connections_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -548,7 +548,7 @@ func (x *SyncStatus) GetOldestSyncedAt() *timestamppb.Timestamp {
 type ListConnectionsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Cursor        string                 `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	PageSize      int32                  `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageSize      *int32                 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -591,8 +591,8 @@ func (x *ListConnectionsRequest) GetCursor() string {
 }
 
 func (x *ListConnectionsRequest) GetPageSize() int32 {
-	if x != nil {
-		return x.PageSize
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
 	}
 	return 0
 }
@@ -955,10 +955,12 @@ const file_finance_v1_accounts_proto_rawDesc = "" +
 	"\vall_healthy\x18\x02 \x01(\bH\x00R\n" +
 	"allHealthy\x88\x01\x01\x12D\n" +
 	"\x10oldest_synced_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0eoldestSyncedAtB\x0e\n" +
-	"\f_all_healthy\"M\n" +
+	"\f_all_healthy\"`\n" +
 	"\x16ListConnectionsRequest\x12\x16\n" +
-	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12\x1b\n" +
-	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\"\xc6\x01\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
+	"\n" +
+	"_page_size\"\xc6\x01\n" +
 	"\x17ListConnectionsResponse\x12.\n" +
 	"\x04data\x18\x01 \x03(\v2\x1a.finance.v1.BankConnectionR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
@@ -1056,6 +1058,7 @@ func file_finance_v1_accounts_proto_init() {
 	file_finance_v1_accounts_proto_msgTypes[2].OneofWrappers = []any{}
 	file_finance_v1_accounts_proto_msgTypes[3].OneofWrappers = []any{}
 	file_finance_v1_accounts_proto_msgTypes[4].OneofWrappers = []any{}
+	file_finance_v1_accounts_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -459,7 +459,7 @@ func (x *Goal) GetCompletedAt() *timestamppb.Timestamp {
 type ListGoalsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Cursor        string                 `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	PageSize      int32                  `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageSize      *int32                 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -502,8 +502,8 @@ func (x *ListGoalsRequest) GetCursor() string {
 }
 
 func (x *ListGoalsRequest) GetPageSize() int32 {
-	if x != nil {
-		return x.PageSize
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
 	}
 	return 0
 }
@@ -763,10 +763,12 @@ const file_finance_v1_goals_proto_rawDesc = "" +
 	"\x14_funding_source_typeB\x10\n" +
 	"\x0e_tracking_modeB\r\n" +
 	"\v_sort_orderB\x11\n" +
-	"\x0f_show_in_digest\"G\n" +
+	"\x0f_show_in_digest\"Z\n" +
 	"\x10ListGoalsRequest\x12\x16\n" +
-	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12\x1b\n" +
-	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\"\xb6\x01\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
+	"\n" +
+	"_page_size\"\xb6\x01\n" +
 	"\x11ListGoalsResponse\x12$\n" +
 	"\x04data\x18\x01 \x03(\v2\x10.finance.v1.GoalR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
@@ -845,6 +847,7 @@ func file_finance_v1_goals_proto_init() {
 	file_finance_v1_goals_proto_msgTypes[1].OneofWrappers = []any{}
 	file_finance_v1_goals_proto_msgTypes[2].OneofWrappers = []any{}
 	file_finance_v1_goals_proto_msgTypes[3].OneofWrappers = []any{}
+	file_finance_v1_goals_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

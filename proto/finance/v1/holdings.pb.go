@@ -218,7 +218,7 @@ func (x *Holding) GetUpdatedAt() *timestamppb.Timestamp {
 type ListHoldingsRequest struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Cursor   string                 `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	PageSize int32                  `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageSize *int32                 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
 	// Empty: holdings of every account.
 	AccountId     string `protobuf:"bytes,3,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -263,8 +263,8 @@ func (x *ListHoldingsRequest) GetCursor() string {
 }
 
 func (x *ListHoldingsRequest) GetPageSize() int32 {
-	if x != nil {
-		return x.PageSize
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
 	}
 	return 0
 }
@@ -392,12 +392,14 @@ const file_finance_v1_holdings_proto_rawDesc = "" +
 	"\f_data_sourceB\x15\n" +
 	"\x13_retirement_subtypeB\b\n" +
 	"\x06_notesB\r\n" +
-	"\v_account_id\"i\n" +
+	"\v_account_id\"|\n" +
 	"\x13ListHoldingsRequest\x12\x16\n" +
-	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12\x1b\n" +
-	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01\x12\x1d\n" +
 	"\n" +
-	"account_id\x18\x03 \x01(\tR\taccountId\"\xbc\x01\n" +
+	"account_id\x18\x03 \x01(\tR\taccountIdB\f\n" +
+	"\n" +
+	"_page_size\"\xbc\x01\n" +
 	"\x14ListHoldingsResponse\x12'\n" +
 	"\x04data\x18\x01 \x03(\v2\x13.finance.v1.HoldingR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
@@ -455,6 +457,7 @@ func file_finance_v1_holdings_proto_init() {
 	}
 	file_finance_v1_envelope_proto_init()
 	file_finance_v1_holdings_proto_msgTypes[0].OneofWrappers = []any{}
+	file_finance_v1_holdings_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -292,8 +292,8 @@ type ListTransactionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Opaque cursor from pagination.next_cursor.
 	Cursor string `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	// Minimum 1; 0 means the server default (maximum not shown in the spec).
-	PageSize   int32  `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// 1 to 200 (the maximum is ours; not shown in the spec); absent means 50.
+	PageSize   *int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
 	AccountId  string `protobuf:"bytes,3,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	CategoryId string `protobuf:"bytes,4,opt,name=category_id,json=categoryId,proto3" json:"category_id,omitempty"`
 	// YYYY-MM-DD, inclusive.
@@ -348,8 +348,8 @@ func (x *ListTransactionsRequest) GetCursor() string {
 }
 
 func (x *ListTransactionsRequest) GetPageSize() int32 {
-	if x != nil {
-		return x.PageSize
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
 	}
 	return 0
 }
@@ -476,7 +476,7 @@ type SearchTransactionsRequest struct {
 	// Full-text search query; required.
 	Q        string `protobuf:"bytes,1,opt,name=q,proto3" json:"q,omitempty"`
 	Cursor   string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	PageSize int32  `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageSize *int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
 	// YYYY-MM-DD, inclusive.
 	StartDate string `protobuf:"bytes,4,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
 	// YYYY-MM-DD, inclusive.
@@ -530,8 +530,8 @@ func (x *SearchTransactionsRequest) GetCursor() string {
 }
 
 func (x *SearchTransactionsRequest) GetPageSize() int32 {
-	if x != nil {
-		return x.PageSize
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
 	}
 	return 0
 }
@@ -1268,10 +1268,10 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\x15_provider_descriptionB\x10\n" +
 	"\x0e_provider_memoB\n" +
 	"\n" +
-	"\b_version\"\xc8\x02\n" +
+	"\b_version\"\xdb\x02\n" +
 	"\x17ListTransactionsRequest\x12\x16\n" +
-	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12\x1b\n" +
-	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x03 \x01(\tR\taccountId\x12\x1f\n" +
 	"\vcategory_id\x18\x04 \x01(\tR\n" +
@@ -1279,9 +1279,11 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\n" +
 	"start_date\x18\x05 \x01(\tR\tstartDate\x12\x19\n" +
 	"\bend_date\x18\x06 \x01(\tR\aendDate\x12\x1d\n" +
-	"\apending\x18\a \x01(\bH\x00R\apending\x88\x01\x01\x12\x16\n" +
+	"\apending\x18\a \x01(\bH\x01R\apending\x88\x01\x01\x12\x16\n" +
 	"\x06source\x18\b \x01(\tR\x06source\x12)\n" +
-	"\runcategorized\x18\t \x01(\bH\x01R\runcategorized\x88\x01\x01B\n" +
+	"\runcategorized\x18\t \x01(\bH\x02R\runcategorized\x88\x01\x01B\f\n" +
+	"\n" +
+	"_page_sizeB\n" +
 	"\n" +
 	"\b_pendingB\x10\n" +
 	"\x0e_uncategorized\"\xc4\x01\n" +
@@ -1291,14 +1293,16 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\bfiltered\x18\x03 \x01(\bR\bfiltered\x126\n" +
 	"\n" +
 	"pagination\x18\x04 \x01(\v2\x16.finance.v1.PaginationR\n" +
-	"pagination\"\x98\x01\n" +
+	"pagination\"\xab\x01\n" +
 	"\x19SearchTransactionsRequest\x12\f\n" +
 	"\x01q\x18\x01 \x01(\tR\x01q\x12\x16\n" +
-	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12\x1b\n" +
-	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x03 \x01(\x05H\x00R\bpageSize\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"start_date\x18\x04 \x01(\tR\tstartDate\x12\x19\n" +
-	"\bend_date\x18\x05 \x01(\tR\aendDate\"\xc6\x01\n" +
+	"\bend_date\x18\x05 \x01(\tR\aendDateB\f\n" +
+	"\n" +
+	"_page_size\"\xc6\x01\n" +
 	"\x1aSearchTransactionsResponse\x12+\n" +
 	"\x04data\x18\x01 \x03(\v2\x17.finance.v1.TransactionR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
@@ -1439,6 +1443,7 @@ func file_finance_v1_transactions_proto_init() {
 	file_finance_v1_envelope_proto_init()
 	file_finance_v1_transactions_proto_msgTypes[0].OneofWrappers = []any{}
 	file_finance_v1_transactions_proto_msgTypes[1].OneofWrappers = []any{}
+	file_finance_v1_transactions_proto_msgTypes[3].OneofWrappers = []any{}
 	file_finance_v1_transactions_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -1,0 +1,264 @@
+// Package local runs the whole platform in one process: the gateway, the four
+// services on loopback gRPC ports, NATS (embedded nats-server with JetStream)
+// and Redis (embedded miniredis) unless real servers are named, in-memory
+// stores unless DATABASE_URL is set, and a seeded demo account with keys.
+// It is what `make run` starts and what the end-to-end test drives.
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/grpc"
+
+	"github.com/ledgerlane/platform/gateway"
+	"github.com/ledgerlane/platform/pkg/cursor"
+	"github.com/ledgerlane/platform/pkg/natsconn"
+	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/pkg/redisconn"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	convertergrpc "github.com/ledgerlane/platform/services/converter/grpcapi"
+	"github.com/ledgerlane/platform/services/finance"
+	financegrpc "github.com/ledgerlane/platform/services/finance/grpcapi"
+	financemem "github.com/ledgerlane/platform/services/finance/memory"
+	financepg "github.com/ledgerlane/platform/services/finance/postgres"
+	financeseed "github.com/ledgerlane/platform/services/finance/seed"
+	jobsgrpc "github.com/ledgerlane/platform/services/jobs/grpcapi"
+	"github.com/ledgerlane/platform/services/metering"
+	meteringgrpc "github.com/ledgerlane/platform/services/metering/grpcapi"
+	meteringmem "github.com/ledgerlane/platform/services/metering/memory"
+	meteringpg "github.com/ledgerlane/platform/services/metering/postgres"
+)
+
+// Config selects real servers where set; everything else is embedded.
+type Config struct {
+	HTTPAddr    string // default 127.0.0.1:8080; "127.0.0.1:0" picks a free port
+	DatabaseURL string
+	RedisURL    string
+	NATSURL     string
+	// CursorSecret signs pagination cursors; random per start when empty.
+	CursorSecret []byte
+	// Schemas name the PostgreSQL schemas of finance and metering (default
+	// "finance" and "metering"); tests use throwaway ones.
+	FinanceSchema  string
+	MeteringSchema string
+	Version        string
+	Commit         string
+	Log            *slog.Logger
+	Now            func() time.Time
+}
+
+// Stack is a running platform.
+type Stack struct {
+	// URL is the gateway's base address, e.g. http://127.0.0.1:8080.
+	URL  string
+	Keys []Key
+	Demo financeseed.DemoData
+
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	errMu   sync.Mutex
+	err     error
+	closers []func()
+}
+
+// Start brings the whole stack up and seeds the demo account. Close stops it.
+func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.FinanceSchema == "" {
+		cfg.FinanceSchema = "finance"
+	}
+	if cfg.MeteringSchema == "" {
+		cfg.MeteringSchema = "metering"
+	}
+	if cfg.HTTPAddr == "" {
+		cfg.HTTPAddr = "127.0.0.1:8080"
+	}
+	if len(cfg.CursorSecret) == 0 {
+		cfg.CursorSecret = make([]byte, 32)
+		_, _ = rand.Read(cfg.CursorSecret)
+	}
+	log := cfg.Log
+	runCtx, cancel := context.WithCancel(context.Background())
+	s := &Stack{cancel: cancel}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+
+	// Redis and NATS: real when named, embedded otherwise (on free loopback
+	// ports, so `make run` works beside real servers on their standard ports).
+	redisURL := cfg.RedisURL
+	if redisURL == "" {
+		e, err := redisconn.StartEmbedded()
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, e.Close)
+		redisURL = e.URL()
+		log.Info("embedded redis started", "url", redisURL)
+	}
+	rc, err := redisconn.Connect(ctx, redisURL)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { _ = rc.Close() })
+
+	natsURL := cfg.NATSURL
+	if natsURL == "" {
+		e, err := natsconn.StartEmbedded("")
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, e.Close)
+		natsURL = e.URL()
+		log.Info("embedded nats started", "url", natsURL)
+	}
+	nc, _, err := natsconn.Connect(natsURL, "local")
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, nc.Close)
+
+	// Stores.
+	var (
+		meteringStore metering.Store
+		financeStore  finance.Store
+		financeChecks []rpc.Check
+		meteringCheck []rpc.Check
+	)
+	if cfg.DatabaseURL != "" {
+		mp, err := pg.Open(ctx, cfg.DatabaseURL, cfg.MeteringSchema, meteringpg.Migrations, log)
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, mp.Close)
+		fp, err := pg.Open(ctx, cfg.DatabaseURL, cfg.FinanceSchema, financepg.Migrations, log)
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, fp.Close)
+		meteringStore, financeStore = meteringpg.New(mp), financepg.New(fp)
+		meteringCheck = []rpc.Check{poolCheck(mp)}
+		financeChecks = []rpc.Check{poolCheck(fp)}
+	} else {
+		meteringStore, financeStore = meteringmem.New(), financemem.New()
+	}
+	meteringSvc := metering.NewService(meteringStore, metering.Clock(cfg.Now), log.With("service", "metering"))
+	financeSvc := finance.NewService(financeStore, cursor.New(cfg.CursorSecret), finance.Clock(cfg.Now), log.With("service", "finance"))
+
+	// Services, each on its own loopback gRPC port as on Kubernetes.
+	addrs := map[string]string{}
+	for _, svc := range []struct {
+		name     string
+		checks   []rpc.Check
+		register func(*grpc.Server)
+	}{
+		{"finance", financeChecks, func(g *grpc.Server) { financegrpc.Register(g, financeSvc) }},
+		{"converter", nil, func(g *grpc.Server) { convertergrpc.Register(g) }},
+		{"jobs", []rpc.Check{{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }}}, func(g *grpc.Server) { jobsgrpc.Register(g) }},
+		{"metering", meteringCheck, func(g *grpc.Server) { meteringgrpc.Register(g, meteringSvc) }},
+	} {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		srv := rpc.NewServer(log.With("service", svc.name), svc.checks)
+		svc.register(srv)
+		addrs[svc.name] = lis.Addr().String()
+		s.run(func() error { return rpc.Serve(runCtx, srv, lis, 10*time.Second) })
+	}
+
+	var b gateway.Backends
+	for name, dst := range map[string]*grpc.ClientConnInterface{
+		"finance": &b.Finance, "converter": &b.Converter, "jobs": &b.Jobs, "metering": &b.Metering,
+	} {
+		conn, err := rpc.Dial(addrs[name])
+		if err != nil {
+			return nil, err
+		}
+		s.closers = append(s.closers, func() { _ = conn.Close() })
+		*dst = conn
+	}
+	g, err := gateway.New(gateway.Config{
+		Backends: b,
+		Checks: []gateway.Check{
+			{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }},
+			{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }},
+		},
+		Version: cfg.Version, Commit: cfg.Commit,
+		Log: log.With("service", "gateway"), Now: cfg.Now,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	demo, keys, err := seed(ctx, financeStore, meteringSvc, cfg.Now())
+	if err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	s.Demo, s.Keys = demo, keys
+
+	lis, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return nil, err
+	}
+	s.URL = "http://" + lis.Addr().String()
+	handler := g.Handler()
+	s.run(func() error { return gateway.Serve(runCtx, lis, handler, 10*time.Second) })
+	return s, nil
+}
+
+func poolCheck(p *pgxpool.Pool) rpc.Check {
+	return rpc.Check{Name: "postgresql", Probe: p.Ping}
+}
+
+func (s *Stack) run(f func() error) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := f(); err != nil {
+			s.errMu.Lock()
+			s.err = errors.Join(s.err, err)
+			s.errMu.Unlock()
+		}
+	}()
+}
+
+// Close stops the gateway first (finishing in-flight requests), then the
+// services, then the embedded servers.
+func (s *Stack) Close() error {
+	s.cancel()
+	s.wg.Wait()
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// WriteKeysFile writes keys as the JSON array [{name, key, scopes}] with
+// owner-only permissions, since it holds live secrets.
+func WriteKeysFile(path string, keys []Key) error {
+	b, err := json.MarshalIndent(keys, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}

@@ -1,0 +1,259 @@
+package local_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ledgerlane/platform/deploy/local"
+)
+
+// stack boots the whole platform in process on a free port. It uses the real
+// Redis and NATS named by TEST_REDIS_URL / TEST_NATS_URL when set, and the
+// embedded servers otherwise; withDB also puts both stores on TEST_DATABASE_URL.
+func stack(t *testing.T, withDB bool) *local.Stack {
+	t.Helper()
+	cfg := local.Config{
+		HTTPAddr: "127.0.0.1:0",
+		RedisURL: os.Getenv("TEST_REDIS_URL"),
+		NATSURL:  os.Getenv("TEST_NATS_URL"),
+		Log:      slog.New(slog.DiscardHandler),
+	}
+	if withDB {
+		url := os.Getenv("TEST_DATABASE_URL")
+		if url == "" {
+			t.Skip("TEST_DATABASE_URL is not set: skipping the PostgreSQL run of the end-to-end test")
+		}
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		suffix := hex.EncodeToString(b[:])
+		cfg.DatabaseURL, cfg.FinanceSchema, cfg.MeteringSchema = url, "e2e_finance_"+suffix, "e2e_metering_"+suffix
+		t.Cleanup(func() {
+			conn, err := pgx.Connect(context.Background(), url)
+			if err != nil {
+				return
+			}
+			defer conn.Close(context.Background())
+			for _, s := range []string{cfg.FinanceSchema, cfg.MeteringSchema} {
+				_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+s+" CASCADE")
+			}
+		})
+	}
+	st, err := local.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return st
+}
+
+type client struct {
+	t    *testing.T
+	base string
+	keys map[string]string
+}
+
+type resp struct {
+	status int
+	header http.Header
+	body   []byte
+	json   map[string]any
+}
+
+func (c client) call(method, path, key string, body string, hdr ...string) resp {
+	c.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.keys[key])
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	out := resp{status: r.StatusCode, header: r.Header, body: b}
+	_ = json.Unmarshal(b, &out.json)
+	return out
+}
+
+func (r resp) wantProblem(t *testing.T, status int, typ string) {
+	t.Helper()
+	if r.status != status || r.header.Get("Content-Type") != "application/problem+json" || r.json["type"] != typ {
+		t.Fatalf("want %d %s problem, got %d %q %s", status, typ, r.status, r.header.Get("Content-Type"), r.body)
+	}
+	if r.json["instance"] != r.header.Get("X-Request-Id") || r.json["instance"] == "" {
+		t.Fatalf("instance must be the request id: %s", r.body)
+	}
+}
+
+func TestEndToEnd(t *testing.T) {
+	for _, withDB := range []bool{false, true} {
+		name := "memory"
+		if withDB {
+			name = "postgres"
+		}
+		t.Run(name, func(t *testing.T) { endToEnd(t, stack(t, withDB)) })
+	}
+}
+
+func endToEnd(t *testing.T, st *local.Stack) {
+	keys := map[string]string{}
+	for _, k := range st.Keys {
+		keys[k.Name] = k.Key
+	}
+	for _, want := range []string{"conversion-live", "conversion-test", "conversion-all", "conversion-usage", "finance-read", "finance-write", "finance-redacted"} {
+		if keys[want] == "" {
+			t.Fatalf("demo key %s missing", want)
+		}
+	}
+	c := client{t: t, base: st.URL, keys: keys}
+
+	t.Run("edge routes", func(t *testing.T) {
+		if r := c.call("GET", "/v1/health", "", ""); r.status != 200 || r.json["status"] != "ok" {
+			t.Fatalf("health: %d %s", r.status, r.body)
+		}
+		if r := c.call("GET", "/v1/ready", "", ""); r.status != 200 || r.json["status"] != "ok" {
+			t.Fatalf("ready: %d %s", r.status, r.body)
+		}
+		if r := c.call("GET", "/v1/version", "", ""); r.status != 200 || r.json["api_version"] != "v1" {
+			t.Fatalf("version: %d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("problems", func(t *testing.T) {
+		c.call("GET", "/v1/formats", "", "").wantProblem(t, 401, "unauthorized")
+		c.call("GET", "/v1/formats", "", "", "X-API-Key", "ak_live_doesnotexist").wantProblem(t, 401, "unauthorized")
+		c.call("GET", "/v1/usage", "conversion-live", "").wantProblem(t, 403, "forbidden-scope")
+		c.call("GET", "/v1/transactions", "conversion-all", "").wantProblem(t, 403, "forbidden-scope")
+		c.call("GET", "/v1/nope", "", "").wantProblem(t, 404, "not-found")
+		r := c.call("DELETE", "/v1/health", "", "")
+		r.wantProblem(t, 405, "method-not-allowed")
+		if r.header.Get("Allow") != "GET" {
+			t.Fatalf("Allow = %q", r.header.Get("Allow"))
+		}
+		c.call("POST", "/v1/convert?to=camt.053", "conversion-live", strings.Repeat("A", 2<<20+10), "Content-Type", "text/plain").
+			wantProblem(t, 413, "message-too-large")
+		c.call("POST", "/v1/categories", "finance-write", `{"name": `, "Content-Type", "application/json").
+			wantProblem(t, 400, "invalid-input")
+		c.call("GET", "/v1/budgets/00000000-0000-0000-0000-000000000001", "finance-read", "").wantProblem(t, 501, "not-implemented")
+	})
+
+	t.Run("finance read and cursor", func(t *testing.T) {
+		r := c.call("GET", "/v1/transactions?page_size=5", "finance-read", "")
+		if r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		data, _ := r.json["data"].([]any)
+		pg, _ := r.json["pagination"].(map[string]any)
+		if len(data) != 5 || pg["has_more"] != true || pg["next_cursor"] == "" || r.json["filtered"] != false {
+			t.Fatalf("first page: %s", r.body)
+		}
+		next := pg["next_cursor"].(string)
+		r2 := c.call("GET", "/v1/transactions?page_size=5&cursor="+next, "finance-read", "")
+		if r2.status != 200 {
+			t.Fatalf("page 2: %d %s", r2.status, r2.body)
+		}
+		first := data[0].(map[string]any)["id"]
+		for _, tx := range r2.json["data"].([]any) {
+			if tx.(map[string]any)["id"] == first {
+				t.Fatal("page 2 repeats page 1")
+			}
+		}
+		forged := strings.Replace(next, next[:1], "Z", 1)
+		if forged == next {
+			forged = "A" + next[1:]
+		}
+		c.call("GET", "/v1/transactions?page_size=5&cursor="+forged, "finance-read", "").wantProblem(t, 400, "invalid-input")
+		// A cursor from another query (other filter) is foreign.
+		c.call("GET", "/v1/transactions?page_size=5&pending=true&cursor="+next, "finance-read", "").wantProblem(t, 400, "invalid-input")
+		c.call("GET", "/v1/transactions?page_size=0", "finance-read", "").wantProblem(t, 400, "invalid-input")
+
+		id := first.(string)
+		if r := c.call("GET", "/v1/transactions/"+id, "finance-read", ""); r.status != 200 || r.json["data"].(map[string]any)["id"] != id {
+			t.Fatalf("get: %d %s", r.status, r.body)
+		}
+		if r := c.call("GET", "/v1/categories", "finance-read", ""); r.status != 200 || len(r.json["data"].([]any)) == 0 {
+			t.Fatalf("categories: %d %s", r.status, r.body)
+		}
+		if r := c.call("GET", "/v1/sync-status", "finance-read", ""); r.status != 200 {
+			t.Fatalf("sync-status: %d %s", r.status, r.body)
+		}
+	})
+
+	t.Run("connections routed by surface", func(t *testing.T) {
+		r := c.call("GET", "/v1/connections", "finance-read", "")
+		if r.status != 200 || len(r.json["data"].([]any)) == 0 {
+			t.Fatalf("finance connections: %d %s", r.status, r.body)
+		}
+		// The conversion surface's accounting connections are not built yet.
+		c.call("GET", "/v1/connections", "conversion-all", "").wantProblem(t, 501, "not-implemented")
+		c.call("GET", "/v1/connections", "conversion-live", "").wantProblem(t, 403, "forbidden-scope")
+	})
+
+	t.Run("privacy scoping", func(t *testing.T) {
+		r := c.call("GET", "/v1/transactions?page_size=200", "finance-redacted", "")
+		if r.status != 200 || r.json["filtered"] != true {
+			t.Fatalf("redacted grant must filter: %d %s", r.status, r.body)
+		}
+		if !strings.Contains(string(r.body), "transaction.location") {
+			t.Fatalf("redacted_fields must name transaction.location: %s", r.body)
+		}
+		for _, tx := range r.json["data"].([]any) {
+			if _, ok := tx.(map[string]any)["location"]; ok {
+				t.Fatal("location leaked through a redacting grant")
+			}
+		}
+		r = c.call("GET", "/v1/connections", "finance-redacted", "")
+		for _, conn := range r.json["data"].([]any) {
+			if _, ok := conn.(map[string]any)["institution"]; ok {
+				t.Fatalf("institution leaked: %s", r.body)
+			}
+		}
+	})
+}
+
+func TestKeysFileShape(t *testing.T) {
+	st := stack(t, false)
+	path := filepath.Join(t.TempDir(), "keys.json")
+	if err := local.WriteKeysFile(path, st.Keys); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("keys file must be owner-only: %v %v", fi.Mode(), err)
+	}
+	var got []map[string]any
+	raw, _ := os.ReadFile(path)
+	if err := json.Unmarshal(raw, &got); err != nil || len(got) != 7 {
+		t.Fatalf("keys file: %v %s", err, raw)
+	}
+	for _, k := range got {
+		if k["name"] == "" || !strings.HasPrefix(k["key"].(string), "a") || len(k["scopes"].([]any)) == 0 {
+			t.Fatalf("bad key entry %v", k)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package local
+
+import (
+	"context"
+	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
+	financeseed "github.com/ledgerlane/platform/services/finance/seed"
+	"github.com/ledgerlane/platform/services/metering"
+)
+
+// Key is one demo credential, as printed at start and written to
+// LOCAL_KEYS_FILE.
+type Key struct {
+	Name   string   `json:"name"`
+	Key    string   `json:"key"`
+	Scopes []string `json:"scopes"`
+}
+
+// seed creates the demo finance user with about two years of data, one
+// metering account on the starter plan, and the seven demo credentials.
+func seed(ctx context.Context, fs finance.Store, ms *metering.Service, now time.Time) (financeseed.DemoData, []Key, error) {
+	demo, err := financeseed.Demo(ctx, fs, now)
+	if err != nil {
+		return demo, nil, err
+	}
+	acct, err := ms.CreateAccount(ctx, "Demo Company", "starter", metering.USD)
+	if err != nil {
+		return demo, nil, err
+	}
+	conv := metering.DefaultConversionScopes()
+	financeRead := metering.FinanceReadScopes()
+	financeWrite := append(metering.FinanceReadScopes(), metering.FinanceWriteScopes()...)
+	specs := []struct {
+		name     string
+		kind     string
+		surface  string
+		mode     string
+		scopes   []string
+		operator bool
+		grant    string
+	}{
+		{"conversion-live", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, conv, false, ""},
+		{"conversion-test", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeTest, conv, false, ""},
+		{"conversion-all", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, append(append([]string{}, conv...), "webhooks:manage", "connections:manage"), false, ""},
+		{"conversion-usage", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, append(append([]string{}, conv...), "usage:read"), true, ""},
+		{"finance-read", metering.KindAccessToken, metering.SurfaceFinance, metering.ModeLive, financeRead, false, demo.GrantReadID},
+		{"finance-write", metering.KindAccessToken, metering.SurfaceFinance, metering.ModeLive, financeWrite, false, demo.GrantWriteID},
+		{"finance-redacted", metering.KindAccessToken, metering.SurfaceFinance, metering.ModeLive, financeWrite, false, demo.GrantRedactedID},
+	}
+	keys := make([]Key, 0, len(specs))
+	for _, sp := range specs {
+		p := metering.IssueParams{
+			AccountID: acct.ID, Name: sp.name, Kind: sp.kind, Surface: sp.surface, Mode: sp.mode,
+			Scopes: sp.scopes, Operator: sp.operator,
+		}
+		if sp.surface == metering.SurfaceFinance {
+			p.FinanceUserID, p.GrantID = demo.UserID, sp.grant
+		}
+		secret, cred, err := ms.IssueCredential(ctx, p)
+		if err != nil {
+			return demo, nil, err
+		}
+		keys = append(keys, Key{Name: sp.name, Key: secret, Scopes: cred.Scopes})
+	}
+	return demo, keys, nil
+}

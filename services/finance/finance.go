@@ -1,0 +1,330 @@
+// Package finance is the domain of the personal-finance data surface: users,
+// the grants through which they share data, bank connections, accounts,
+// categories, recurring rules and transactions, the Store that keeps them, and
+// the Service that answers reads with the caller's privacy scope applied.
+//
+// Adapters live in subpackages: memory and postgres implement Store, grpcapi
+// serves the Service over gRPC, seed writes demo data.
+package finance
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Store errors. Implementations return them unwrapped or wrapped; callers test
+// with errors.Is.
+var (
+	ErrNotFound      = errors.New("finance: not found")
+	ErrAlreadyExists = errors.New("finance: already exists")
+)
+
+// DateLayout is the wire form of a calendar date.
+const DateLayout = "2006-01-02"
+
+// Day returns the calendar date of t as midnight UTC, the one form dates take
+// in this package. The date is read in t's own location, so a local evening
+// does not roll over to the next UTC day.
+func Day(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// ParseDate parses a YYYY-MM-DD date.
+func ParseDate(s string) (time.Time, error) {
+	return time.ParseInLocation(DateLayout, s, time.UTC)
+}
+
+// Money is an exact amount in one currency. Amount is never a float: rounding
+// money through binary floating point loses cents.
+type Money struct {
+	Amount   decimal.Decimal
+	Currency string // ISO 4217
+}
+
+// minorUnits holds the currencies whose minor unit is not cents.
+var minorUnits = map[string]int32{
+	"BHD": 3, "CLP": 0, "IQD": 3, "ISK": 0, "JOD": 3, "JPY": 0,
+	"KRW": 0, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3, "VND": 0,
+}
+
+// AmountString formats the amount with at least the currency's minor-unit
+// digits ("-12.50", not "-12.5"), keeping any extra precision it carries.
+func (m Money) AmountString() string {
+	places, ok := minorUnits[m.Currency]
+	if !ok {
+		places = 2
+	}
+	if exp := -m.Amount.Exponent(); exp > places {
+		places = exp
+	}
+	return m.Amount.StringFixed(places)
+}
+
+// User is a person whose financial data the service holds.
+type User struct {
+	ID        string
+	Name      string
+	CreatedAt time.Time
+}
+
+// Field ids a grant can redact. They name a unit of the payload, not a single
+// proto field: transaction.location strips the whole Location,
+// connection.institution strips institution and institution_logo_url.
+const (
+	FieldTransactionLocation   = "transaction.location"
+	FieldConnectionInstitution = "connection.institution"
+)
+
+// Grant is one user's consent to share data with one client: the privacy
+// scope every read is filtered through, and whether writes are allowed.
+type Grant struct {
+	ID                  string
+	UserID              string
+	RedactedFields      []string
+	ExcludedAccountIDs  []string
+	ExcludedCategoryIDs []string
+	WritesEnabled       bool
+	CreatedAt           time.Time
+}
+
+// Redacts reports whether the grant strips field id f.
+func (g Grant) Redacts(f string) bool { return slices.Contains(g.RedactedFields, f) }
+
+// Filtered reports whether the grant hides any rows at all. Transaction
+// responses report it as filtered; other responses report only the
+// exclusions that can change them.
+func (g Grant) Filtered() bool {
+	return len(g.ExcludedAccountIDs) > 0 || len(g.ExcludedCategoryIDs) > 0
+}
+
+// Provider rails a connection runs on. The spec leaves the values open; these
+// are ours:
+//   - "plaid": a third-party aggregator that is itself the aggregator, so
+//     SourceAggregator is empty;
+//   - "quiltt": a third-party rail that fronts other aggregators, so
+//     SourceAggregator names the one behind it (e.g. "mx", "finicity");
+//   - "manual": accounts the user keeps by hand; nothing syncs.
+const (
+	ProviderPlaid  = "plaid"
+	ProviderQuiltt = "quiltt"
+	ProviderManual = "manual"
+)
+
+// Connection statuses. Only active connections count as healthy.
+const (
+	ConnectionActive        = "active"
+	ConnectionLoginRequired = "login_required"
+	ConnectionError         = "error"
+	ConnectionDisconnected  = "disconnected"
+)
+
+// Connection is a link to one institution through a provider rail.
+type Connection struct {
+	ID                 string
+	UserID             string
+	Provider           string
+	SourceAggregator   string // empty when Provider is itself the aggregator
+	Institution        string
+	InstitutionLogoURL string
+	Status             string
+	LastSyncedAt       *time.Time // nil for manual connections and before the first sync
+	ErrorCode          string
+	ErrorMessage       string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// ConnectionPosition is the keyset position of ListConnections, which orders
+// by creation time, then id.
+type ConnectionPosition struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// Account types. Balances of credit and loan accounts are what is owed, as a
+// positive amount.
+const (
+	AccountDepository = "depository"
+	AccountCredit     = "credit"
+	AccountLoan       = "loan"
+	AccountInvestment = "investment"
+)
+
+// Account is one bank, card, loan or investment account under a connection.
+type Account struct {
+	ID               string
+	UserID           string
+	ConnectionID     string
+	Name             string
+	Nickname         string
+	Type             string
+	Subtype          string
+	Mask             string
+	Currency         string
+	Balance          Money
+	AvailableBalance *Money
+	BalanceAsOf      *time.Time
+	IsHidden         bool
+	Provider         string
+	// Set only when the account's bank differs from its connection's
+	// institution (a co-branded card, a serviced loan); empty means the
+	// connection's institution applies.
+	InstitutionName    string
+	InstitutionLogoURL string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// Category type tags.
+const (
+	CategoryIncome   = "income"
+	CategoryExpense  = "expense"
+	CategoryTransfer = "transfer"
+)
+
+// Category groups transactions. System categories have an empty UserID and are
+// visible to everyone; custom ones belong to one user. They nest one level:
+// ParentID, when set, names a top-level category.
+type Category struct {
+	ID        string
+	UserID    string
+	ParentID  string
+	Name      string
+	Icon      string // Material icon name, or "emoji:" and one emoji
+	Color     string // #RRGGBB
+	TypeTag   string
+	SortOrder int32
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// IsSystem reports whether c is a built-in category.
+func (c Category) IsSystem() bool { return c.UserID == "" }
+
+// Recurrence frequencies and stream types.
+const (
+	FrequencyWeekly      = "weekly"
+	FrequencyBiweekly    = "biweekly"
+	FrequencySemiMonthly = "semi_monthly"
+	FrequencyMonthly     = "monthly"
+	FrequencyAnnually    = "annually"
+
+	StreamInflow  = "inflow"
+	StreamOutflow = "outflow"
+)
+
+// RecurringRule describes a stream of transactions expected at a frequency
+// (salary, rent, subscriptions), used for bills and forecasts.
+type RecurringRule struct {
+	ID               string
+	UserID           string
+	AccountID        string
+	CategoryID       string
+	Merchant         string
+	DisplayName      string
+	ExpectedAmount   Money
+	Frequency        string
+	StreamType       string
+	NextExpectedDate time.Time // a date
+	LastSeenDate     *time.Time
+	LogoURL          string
+	IsActive         bool
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// Transaction sources.
+const (
+	SourceBankSync = "bank_sync"
+	SourceManual   = "manual"
+	SourceImport   = "import"
+)
+
+// ValidSource reports whether s is a transaction source.
+func ValidSource(s string) bool {
+	return s == SourceBankSync || s == SourceManual || s == SourceImport
+}
+
+// Location is where a card transaction happened. It is redacted, and
+// replaced on edit, as one unit.
+type Location struct {
+	Street     string
+	City       string
+	State      string
+	PostalCode string
+	Country    string
+}
+
+// IsZero reports whether no component is set; stores keep such a location as
+// no location at all.
+func (l Location) IsZero() bool { return l == Location{} }
+
+// Transaction is one money movement. Amounts are signed from the account
+// holder's side: negative leaves the account, positive enters it.
+//
+// The Provider* fields hold the bank-recorded value of a field once a user
+// edit has taken that field away from the provider; nil means nothing was
+// captured. OwnedByUser names the fields a user edit owns.
+type Transaction struct {
+	ID              string
+	UserID          string
+	AccountID       string
+	CategoryID      string // empty: uncategorized
+	Amount          Money
+	Merchant        string
+	DisplayName     string
+	Description     string
+	Date            time.Time // a date
+	PostedAt        *time.Time
+	IsPending       bool
+	Source          string
+	PaymentChannel  string
+	TransferPairID  string
+	RecurringRuleID string
+	ExternalRef     string
+	Tags            []string
+	CheckNumber     string
+	Memo            string
+	Location        *Location
+
+	ProviderAmount          *Money
+	ProviderMerchantName    *string
+	ProviderTransactionDate *time.Time
+	ProviderDescription     *string
+	ProviderMemo            *string
+
+	Version       int64
+	SplitParentID string
+	OwnedByUser   []string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// TransactionFilter narrows ListTransactions. Zero values mean no filter; all
+// set conditions must hold.
+type TransactionFilter struct {
+	// Privacy scope: rows on these accounts or in these categories are left
+	// out (uncategorized rows are never left out by ExcludeCategoryIDs).
+	ExcludeAccountIDs  []string
+	ExcludeCategoryIDs []string
+
+	AccountID     string
+	CategoryID    string
+	StartDate     time.Time // inclusive date; zero: unbounded
+	EndDate       time.Time // inclusive date; zero: unbounded
+	Pending       *bool
+	Source        string
+	Uncategorized bool // only rows without a category
+}
+
+// TxPosition is the keyset position of ListTransactions, which orders by date
+// descending, then id descending. Being a position rather than an offset, it
+// stays correct while rows are inserted between pages.
+type TxPosition struct {
+	Date time.Time
+	ID   string
+}

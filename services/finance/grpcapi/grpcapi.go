@@ -1,0 +1,302 @@
+// Package grpcapi serves the finance Service as the finance.v1 gRPC services.
+// It only translates: the caller comes from the principal metadata the
+// gateway attaches, domain values become proto messages, and service problems
+// become typed gRPC errors the gateway turns back into problem documents.
+// Methods not built yet stay on the generated Unimplemented servers, which the
+// gateway answers with 501.
+package grpcapi
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/ledgerlane/platform/pkg/principal"
+	"github.com/ledgerlane/platform/pkg/problem"
+	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+// Register registers every finance.v1 service on s.
+func Register(s grpc.ServiceRegistrar, svc *finance.Service) {
+	financev1.RegisterTransactionServiceServer(s, &transactionServer{svc: svc})
+	financev1.RegisterCategoryServiceServer(s, &categoryServer{svc: svc})
+	financev1.RegisterAccountServiceServer(s, &accountServer{svc: svc})
+	financev1.RegisterBudgetServiceServer(s, financev1.UnimplementedBudgetServiceServer{})
+	financev1.RegisterGoalServiceServer(s, financev1.UnimplementedGoalServiceServer{})
+	financev1.RegisterHoldingServiceServer(s, financev1.UnimplementedHoldingServiceServer{})
+	financev1.RegisterDebtServiceServer(s, financev1.UnimplementedDebtServiceServer{})
+	financev1.RegisterInsightServiceServer(s, financev1.UnimplementedInsightServiceServer{})
+	financev1.RegisterNetWorthServiceServer(s, financev1.UnimplementedNetWorthServiceServer{})
+	financev1.RegisterSyncServiceServer(s, financev1.UnimplementedSyncServiceServer{})
+}
+
+type transactionServer struct {
+	financev1.UnimplementedTransactionServiceServer
+	svc *finance.Service
+}
+
+func (s *transactionServer) ListTransactions(ctx context.Context, req *financev1.ListTransactionsRequest) (*financev1.ListTransactionsResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.svc.ListTransactions(ctx, c, finance.TransactionQuery{
+		PageQuery:     finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize},
+		AccountID:     req.GetAccountId(),
+		CategoryID:    req.GetCategoryId(),
+		StartDate:     req.GetStartDate(),
+		EndDate:       req.GetEndDate(),
+		Pending:       req.Pending,
+		Source:        req.GetSource(),
+		Uncategorized: req.GetUncategorized(),
+	})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &financev1.ListTransactionsResponse{
+		Data:           make([]*financev1.Transaction, 0, len(page.Data)),
+		RedactedFields: page.RedactedFields,
+		Filtered:       page.Filtered,
+		Pagination:     pagination(page.NextCursor, page.HasMore),
+	}
+	for _, t := range page.Data {
+		resp.Data = append(resp.Data, transactionProto(t))
+	}
+	return resp, nil
+}
+
+func (s *transactionServer) GetTransaction(ctx context.Context, req *financev1.GetTransactionRequest) (*financev1.GetTransactionResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.svc.GetTransaction(ctx, c, req.GetId())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &financev1.GetTransactionResponse{Data: transactionProto(res.Data),
+		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+}
+
+type categoryServer struct {
+	financev1.UnimplementedCategoryServiceServer
+	svc *finance.Service
+}
+
+func (s *categoryServer) ListCategories(ctx context.Context, _ *financev1.ListCategoriesRequest) (*financev1.ListCategoriesResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.svc.ListCategories(ctx, c)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &financev1.ListCategoriesResponse{
+		Data:           make([]*financev1.Category, 0, len(page.Data)),
+		RedactedFields: page.RedactedFields,
+		Filtered:       page.Filtered,
+		Pagination:     pagination(page.NextCursor, page.HasMore),
+	}
+	for _, cat := range page.Data {
+		resp.Data = append(resp.Data, &financev1.Category{
+			Id:        cat.ID,
+			ParentId:  optional(cat.ParentID),
+			Name:      optional(cat.Name),
+			Icon:      optional(cat.Icon),
+			Color:     optional(cat.Color),
+			TypeTag:   optional(cat.TypeTag),
+			IsSystem:  proto.Bool(cat.IsSystem()),
+			SortOrder: proto.Int32(cat.SortOrder),
+		})
+	}
+	return resp, nil
+}
+
+type accountServer struct {
+	financev1.UnimplementedAccountServiceServer
+	svc *finance.Service
+}
+
+func (s *accountServer) ListConnections(ctx context.Context, req *financev1.ListConnectionsRequest) (*financev1.ListConnectionsResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.svc.ListConnections(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &financev1.ListConnectionsResponse{
+		Data:           make([]*financev1.BankConnection, 0, len(page.Data)),
+		RedactedFields: page.RedactedFields,
+		Filtered:       page.Filtered,
+		Pagination:     pagination(page.NextCursor, page.HasMore),
+	}
+	for _, conn := range page.Data {
+		resp.Data = append(resp.Data, &financev1.BankConnection{
+			Id:                 conn.ID,
+			Provider:           optional(conn.Provider),
+			SourceAggregator:   optional(conn.SourceAggregator),
+			Institution:        optional(conn.Institution),
+			InstitutionLogoUrl: optional(conn.InstitutionLogoURL),
+			Status:             optional(conn.Status),
+			LastSyncedAt:       timestamp(conn.LastSyncedAt),
+			ErrorCode:          optional(conn.ErrorCode),
+			ErrorMessage:       optional(conn.ErrorMessage),
+			AccountCount:       proto.Int32(int32(conn.AccountCount)),
+			CreatedAt:          timestamp(&conn.CreatedAt),
+			UpdatedAt:          timestamp(&conn.UpdatedAt),
+		})
+	}
+	return resp, nil
+}
+
+func (s *accountServer) GetAccountBalances(ctx context.Context, req *financev1.GetAccountBalancesRequest) (*financev1.GetAccountBalancesResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.svc.GetAccountBalances(ctx, c, req.GetId())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	b := res.Data
+	return &financev1.GetAccountBalancesResponse{
+		Data: &financev1.AccountBalance{
+			AccountId:        b.AccountID,
+			Name:             optional(b.Name),
+			Balance:          money(&b.Balance),
+			AvailableBalance: money(b.AvailableBalance),
+			AsOf:             timestamp(b.AsOf),
+		},
+		RedactedFields: res.RedactedFields,
+		Filtered:       res.Filtered,
+	}, nil
+}
+
+func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncStatusRequest) (*financev1.GetSyncStatusResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.svc.GetSyncStatus(ctx, c)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	st := &financev1.SyncStatus{
+		Connections:    make([]*financev1.ConnectionSyncStatus, 0, len(res.Data.Connections)),
+		AllHealthy:     proto.Bool(res.Data.AllHealthy),
+		OldestSyncedAt: timestamp(res.Data.OldestSyncedAt),
+	}
+	for _, line := range res.Data.Connections {
+		st.Connections = append(st.Connections, &financev1.ConnectionSyncStatus{
+			ConnectionId: line.ConnectionID,
+			Institution:  optional(line.Institution),
+			Status:       optional(line.Status),
+			LastSyncedAt: timestamp(line.LastSyncedAt),
+			Healthy:      proto.Bool(line.Healthy),
+		})
+	}
+	return &financev1.GetSyncStatusResponse{Data: st, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+}
+
+// caller reads the finance user and grant the gateway authenticated. A call
+// without them, or from a credential of another surface, is unauthorized.
+func caller(ctx context.Context) (finance.Caller, error) {
+	p, ok := principal.FromIncoming(ctx)
+	if !ok || p.Surface != principal.SurfaceFinance || p.FinanceUserID == "" || p.GrantID == "" {
+		return finance.Caller{}, problem.Error(problem.Unauthorized, "a finance credential is required")
+	}
+	return finance.Caller{UserID: p.FinanceUserID, GrantID: p.GrantID}, nil
+}
+
+// toStatus turns a service problem into the typed gRPC error. Anything else
+// is internal and carries no detail; the service has logged it.
+func toStatus(err error) error {
+	var p *problem.Problem
+	if !errors.As(err, &p) {
+		return problem.Error(problem.Internal, "")
+	}
+	var opts []problem.Option
+	if p.Field != "" {
+		opts = append(opts, problem.Field(p.Field))
+	}
+	return problem.Error(p.Type, p.Detail, opts...)
+}
+
+func transactionProto(t finance.Transaction) *financev1.Transaction {
+	out := &financev1.Transaction{
+		Id:                   t.ID,
+		AccountId:            optional(t.AccountID),
+		CategoryId:           optional(t.CategoryID),
+		Amount:               money(&t.Amount),
+		Merchant:             optional(t.Merchant),
+		DisplayName:          optional(t.DisplayName),
+		Description:          optional(t.Description),
+		Date:                 proto.String(t.Date.Format(finance.DateLayout)),
+		PostedAt:             timestamp(t.PostedAt),
+		IsPending:            proto.Bool(t.IsPending),
+		Source:               optional(t.Source),
+		PaymentChannel:       optional(t.PaymentChannel),
+		TransferPairId:       optional(t.TransferPairID),
+		RecurringRuleId:      optional(t.RecurringRuleID),
+		ExternalRef:          optional(t.ExternalRef),
+		Tags:                 t.Tags,
+		CheckNumber:          optional(t.CheckNumber),
+		Memo:                 optional(t.Memo),
+		ProviderAmount:       money(t.ProviderAmount),
+		ProviderMerchantName: t.ProviderMerchantName,
+		ProviderDescription:  t.ProviderDescription,
+		ProviderMemo:         t.ProviderMemo,
+		// The wire version is int32 (a JSON number); a row edited 2^31 times
+		// does not happen.
+		Version:   proto.Int32(int32(t.Version)),
+		CreatedAt: timestamp(&t.CreatedAt),
+		UpdatedAt: timestamp(&t.UpdatedAt),
+	}
+	if t.ProviderTransactionDate != nil {
+		out.ProviderTransactionDate = proto.String(t.ProviderTransactionDate.Format(finance.DateLayout))
+	}
+	if l := t.Location; l != nil {
+		out.Location = &financev1.Location{
+			Street:     optional(l.Street),
+			City:       optional(l.City),
+			State:      optional(l.State),
+			PostalCode: optional(l.PostalCode),
+			Country:    optional(l.Country),
+		}
+	}
+	return out
+}
+
+func pagination(next string, more bool) *financev1.Pagination {
+	return &financev1.Pagination{NextCursor: next, HasMore: more}
+}
+
+// optional leaves empty strings absent: the domain keeps "no value" as "".
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func money(m *finance.Money) *financev1.Money {
+	if m == nil {
+		return nil
+	}
+	return &financev1.Money{Amount: m.AmountString(), Currency: m.Currency}
+}
+
+func timestamp(t *time.Time) *timestamppb.Timestamp {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return timestamppb.New(*t)
+}

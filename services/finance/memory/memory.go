@@ -1,0 +1,357 @@
+// Package memory is an in-process finance.Store for tests and local runs. It
+// mirrors what PostgreSQL does to values on the way through (dates lose their
+// time of day, timestamps keep microseconds, empty lists and locations read
+// back as nil) so the conformance suite holds for both.
+package memory
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+// Store is a finance.Store held in maps behind one lock.
+type Store struct {
+	mu           sync.RWMutex
+	users        map[string]finance.User
+	grants       map[string]finance.Grant
+	connections  map[string]finance.Connection
+	accounts     map[string]finance.Account
+	categories   map[string]finance.Category
+	rules        map[string]finance.RecurringRule
+	transactions map[string]finance.Transaction
+}
+
+var _ finance.Store = (*Store)(nil)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{
+		users:        map[string]finance.User{},
+		grants:       map[string]finance.Grant{},
+		connections:  map[string]finance.Connection{},
+		accounts:     map[string]finance.Account{},
+		categories:   map[string]finance.Category{},
+		rules:        map[string]finance.RecurringRule{},
+		transactions: map[string]finance.Transaction{},
+	}
+}
+
+// CreateUser implements finance.Store.
+func (s *Store) CreateUser(_ context.Context, u finance.User) error {
+	u.CreatedAt = ts(u.CreatedAt)
+	return put(s, s.users, u.ID, u)
+}
+
+// CreateGrant implements finance.Store.
+func (s *Store) CreateGrant(_ context.Context, g finance.Grant) error {
+	g.CreatedAt = ts(g.CreatedAt)
+	return put(s, s.grants, g.ID, cloneGrant(g))
+}
+
+// GetGrant implements finance.Store.
+func (s *Store) GetGrant(_ context.Context, id string) (finance.Grant, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, ok := s.grants[id]
+	if !ok {
+		return finance.Grant{}, fmt.Errorf("grant %s: %w", id, finance.ErrNotFound)
+	}
+	return cloneGrant(g), nil
+}
+
+// CreateConnection implements finance.Store.
+func (s *Store) CreateConnection(_ context.Context, c finance.Connection) error {
+	c.LastSyncedAt = tsPtr(c.LastSyncedAt)
+	c.CreatedAt, c.UpdatedAt = ts(c.CreatedAt), ts(c.UpdatedAt)
+	return put(s, s.connections, c.ID, c)
+}
+
+// ListConnections implements finance.Store.
+func (s *Store) ListConnections(_ context.Context, userID string, after *finance.ConnectionPosition, limit int) ([]finance.Connection, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Connection
+	for _, c := range s.connections {
+		if c.UserID != userID {
+			continue
+		}
+		if after != nil && compareCreated(c.CreatedAt, c.ID, after.CreatedAt, after.ID) <= 0 {
+			continue
+		}
+		c.LastSyncedAt = copyPtr(c.LastSyncedAt)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b finance.Connection) int {
+		return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID)
+	})
+	return truncate(out, limit), nil
+}
+
+// CreateAccount implements finance.Store.
+func (s *Store) CreateAccount(_ context.Context, a finance.Account) error {
+	a.BalanceAsOf = tsPtr(a.BalanceAsOf)
+	a.CreatedAt, a.UpdatedAt = ts(a.CreatedAt), ts(a.UpdatedAt)
+	return put(s, s.accounts, a.ID, cloneAccount(a))
+}
+
+// GetAccount implements finance.Store.
+func (s *Store) GetAccount(_ context.Context, userID, id string) (finance.Account, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	a, ok := s.accounts[id]
+	if !ok || a.UserID != userID {
+		return finance.Account{}, fmt.Errorf("account %s: %w", id, finance.ErrNotFound)
+	}
+	return cloneAccount(a), nil
+}
+
+// ListAccounts implements finance.Store.
+func (s *Store) ListAccounts(_ context.Context, userID string) ([]finance.Account, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Account
+	for _, a := range s.accounts {
+		if a.UserID == userID {
+			out = append(out, cloneAccount(a))
+		}
+	}
+	slices.SortFunc(out, func(a, b finance.Account) int {
+		return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID)
+	})
+	return out, nil
+}
+
+// CreateCategory implements finance.Store.
+func (s *Store) CreateCategory(_ context.Context, c finance.Category) error {
+	c.CreatedAt, c.UpdatedAt = ts(c.CreatedAt), ts(c.UpdatedAt)
+	return put(s, s.categories, c.ID, c)
+}
+
+// ListCategories implements finance.Store.
+func (s *Store) ListCategories(_ context.Context, userID string) ([]finance.Category, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Category
+	for _, c := range s.categories {
+		if c.UserID == "" || c.UserID == userID {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b finance.Category) int {
+		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// CreateRecurringRule implements finance.Store.
+func (s *Store) CreateRecurringRule(_ context.Context, r finance.RecurringRule) error {
+	r.NextExpectedDate = finance.Day(r.NextExpectedDate)
+	if r.LastSeenDate != nil {
+		d := finance.Day(*r.LastSeenDate)
+		r.LastSeenDate = &d
+	}
+	r.CreatedAt, r.UpdatedAt = ts(r.CreatedAt), ts(r.UpdatedAt)
+	return put(s, s.rules, r.ID, r)
+}
+
+// ListRecurringRules implements finance.Store.
+func (s *Store) ListRecurringRules(_ context.Context, userID string) ([]finance.RecurringRule, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.RecurringRule
+	for _, r := range s.rules {
+		if r.UserID == userID {
+			r.LastSeenDate = copyPtr(r.LastSeenDate)
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b finance.RecurringRule) int {
+		return cmp.Or(a.NextExpectedDate.Compare(b.NextExpectedDate), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+// InsertTransactions implements finance.Store.
+func (s *Store) InsertTransactions(_ context.Context, txs []finance.Transaction) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := make(map[string]bool, len(txs))
+	for _, t := range txs {
+		if _, err := uuid.Parse(t.ID); err != nil {
+			return fmt.Errorf("memory: id %q is not a uuid", t.ID)
+		}
+		if _, ok := s.transactions[t.ID]; ok || seen[t.ID] {
+			return fmt.Errorf("transaction %s: %w", t.ID, finance.ErrAlreadyExists)
+		}
+		seen[t.ID] = true
+	}
+	for _, t := range txs {
+		s.transactions[t.ID] = normalizeTx(t)
+	}
+	return nil
+}
+
+// GetTransaction implements finance.Store.
+func (s *Store) GetTransaction(_ context.Context, userID, id string) (finance.Transaction, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t, ok := s.transactions[id]
+	if !ok || t.UserID != userID {
+		return finance.Transaction{}, fmt.Errorf("transaction %s: %w", id, finance.ErrNotFound)
+	}
+	return cloneTx(t), nil
+}
+
+// ListTransactions implements finance.Store.
+func (s *Store) ListTransactions(_ context.Context, userID string, f finance.TransactionFilter, after *finance.TxPosition, limit int) ([]finance.Transaction, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Transaction
+	for _, t := range s.transactions {
+		if t.UserID != userID || !matches(t, f) {
+			continue
+		}
+		if after != nil && compareTxDesc(t.Date, t.ID, after.Date, after.ID) <= 0 {
+			continue
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b finance.Transaction) int {
+		return compareTxDesc(a.Date, a.ID, b.Date, b.ID)
+	})
+	out = truncate(out, limit)
+	for i := range out {
+		out[i] = cloneTx(out[i])
+	}
+	return out, nil
+}
+
+func matches(t finance.Transaction, f finance.TransactionFilter) bool {
+	switch {
+	case slices.Contains(f.ExcludeAccountIDs, t.AccountID):
+		return false
+	case t.CategoryID != "" && slices.Contains(f.ExcludeCategoryIDs, t.CategoryID):
+		return false
+	case f.AccountID != "" && t.AccountID != f.AccountID:
+		return false
+	case f.CategoryID != "" && t.CategoryID != f.CategoryID:
+		return false
+	case !f.StartDate.IsZero() && t.Date.Before(finance.Day(f.StartDate)):
+		return false
+	case !f.EndDate.IsZero() && t.Date.After(finance.Day(f.EndDate)):
+		return false
+	case f.Pending != nil && t.IsPending != *f.Pending:
+		return false
+	case f.Source != "" && t.Source != f.Source:
+		return false
+	case f.Uncategorized && t.CategoryID != "":
+		return false
+	}
+	return true
+}
+
+// compareTxDesc orders by date descending, then id descending. Canonical UUID
+// strings sort like PostgreSQL's uuid type, so both stores agree.
+func compareTxDesc(aDate time.Time, aID string, bDate time.Time, bID string) int {
+	return cmp.Or(bDate.Compare(aDate), cmp.Compare(bID, aID))
+}
+
+func compareCreated(aAt time.Time, aID string, bAt time.Time, bID string) int {
+	return cmp.Or(aAt.Compare(bAt), cmp.Compare(aID, bID))
+}
+
+// put inserts v under id unless the id is taken. Ids must be UUIDs, as the
+// PostgreSQL columns require.
+func put[T any](s *Store, m map[string]T, id string, v T) error {
+	if _, err := uuid.Parse(id); err != nil {
+		return fmt.Errorf("memory: id %q is not a uuid", id)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := m[id]; ok {
+		return fmt.Errorf("%s: %w", id, finance.ErrAlreadyExists)
+	}
+	m[id] = v
+	return nil
+}
+
+func truncate[T any](s []T, limit int) []T {
+	if limit > 0 && len(s) > limit {
+		return s[:limit]
+	}
+	return s
+}
+
+// ts keeps microseconds, as a PostgreSQL timestamptz does.
+func ts(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
+
+func tsPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := ts(*t)
+	return &v
+}
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func cloneStrings(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
+}
+
+func cloneGrant(g finance.Grant) finance.Grant {
+	g.RedactedFields = cloneStrings(g.RedactedFields)
+	g.ExcludedAccountIDs = cloneStrings(g.ExcludedAccountIDs)
+	g.ExcludedCategoryIDs = cloneStrings(g.ExcludedCategoryIDs)
+	return g
+}
+
+func cloneAccount(a finance.Account) finance.Account {
+	a.AvailableBalance = copyPtr(a.AvailableBalance)
+	a.BalanceAsOf = copyPtr(a.BalanceAsOf)
+	return a
+}
+
+func normalizeTx(t finance.Transaction) finance.Transaction {
+	t.Date = finance.Day(t.Date)
+	t.PostedAt = tsPtr(t.PostedAt)
+	t.CreatedAt, t.UpdatedAt = ts(t.CreatedAt), ts(t.UpdatedAt)
+	if t.Location != nil && t.Location.IsZero() {
+		t.Location = nil
+	}
+	if t.ProviderTransactionDate != nil {
+		d := finance.Day(*t.ProviderTransactionDate)
+		t.ProviderTransactionDate = &d
+	}
+	return cloneTx(t)
+}
+
+func cloneTx(t finance.Transaction) finance.Transaction {
+	t.PostedAt = copyPtr(t.PostedAt)
+	t.Tags = cloneStrings(t.Tags)
+	t.OwnedByUser = cloneStrings(t.OwnedByUser)
+	t.Location = copyPtr(t.Location)
+	t.ProviderAmount = copyPtr(t.ProviderAmount)
+	t.ProviderMerchantName = copyPtr(t.ProviderMerchantName)
+	t.ProviderTransactionDate = copyPtr(t.ProviderTransactionDate)
+	t.ProviderDescription = copyPtr(t.ProviderDescription)
+	t.ProviderMemo = copyPtr(t.ProviderMemo)
+	return t
+}

@@ -1,0 +1,13 @@
+package memory_test
+
+import (
+	"testing"
+
+	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/conformance"
+	"github.com/ledgerlane/platform/services/finance/memory"
+)
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, func(*testing.T) finance.Store { return memory.New() })
+}

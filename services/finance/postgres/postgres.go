@@ -1,0 +1,520 @@
+// Package postgres is the PostgreSQL finance.Store. Money is NUMERIC and
+// crosses the driver as text, so no amount ever passes through a float.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations holds the goose SQL migrations at its root, for pg.Open.
+var Migrations fs.FS = mustSub(migrationFiles, "migrations")
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}
+
+// Store is a finance.Store on a pool whose search_path is the finance schema.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ finance.Store = (*Store)(nil)
+
+// New returns a Store on pool; the schema must be migrated (pg.Open does it).
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// CreateUser implements finance.Store.
+func (s *Store) CreateUser(ctx context.Context, u finance.User) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO users (id, name, created_at) VALUES ($1, $2, $3)`,
+		u.ID, nullStr(u.Name), u.CreatedAt)
+	return wrap(err, "create user")
+}
+
+// CreateGrant implements finance.Store.
+func (s *Store) CreateGrant(ctx context.Context, g finance.Grant) error {
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO grants (id, user_id, redacted_fields, excluded_account_ids, excluded_category_ids, writes_enabled, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		g.ID, g.UserID, list(g.RedactedFields), list(g.ExcludedAccountIDs), list(g.ExcludedCategoryIDs), g.WritesEnabled, g.CreatedAt)
+	return wrap(err, "create grant")
+}
+
+// GetGrant implements finance.Store.
+func (s *Store) GetGrant(ctx context.Context, id string) (finance.Grant, error) {
+	if !isUUID(id) {
+		return finance.Grant{}, fmt.Errorf("grant %q: %w", id, finance.ErrNotFound)
+	}
+	var g finance.Grant
+	err := s.pool.QueryRow(ctx, `
+		SELECT id::text, user_id::text, redacted_fields, excluded_account_ids::text[], excluded_category_ids::text[], writes_enabled, created_at
+		FROM grants WHERE id = $1`, id).
+		Scan(&g.ID, &g.UserID, &g.RedactedFields, &g.ExcludedAccountIDs, &g.ExcludedCategoryIDs, &g.WritesEnabled, &g.CreatedAt)
+	if err != nil {
+		return finance.Grant{}, wrap(err, "get grant")
+	}
+	g.RedactedFields = nilIfEmpty(g.RedactedFields)
+	g.ExcludedAccountIDs = nilIfEmpty(g.ExcludedAccountIDs)
+	g.ExcludedCategoryIDs = nilIfEmpty(g.ExcludedCategoryIDs)
+	return g, nil
+}
+
+// CreateConnection implements finance.Store.
+func (s *Store) CreateConnection(ctx context.Context, c finance.Connection) error {
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO connections (id, user_id, provider, source_aggregator, institution, institution_logo_url,
+			status, last_synced_at, error_code, error_message, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		c.ID, c.UserID, c.Provider, nullStr(c.SourceAggregator), nullStr(c.Institution), nullStr(c.InstitutionLogoURL),
+		c.Status, c.LastSyncedAt, nullStr(c.ErrorCode), nullStr(c.ErrorMessage), c.CreatedAt, c.UpdatedAt)
+	return wrap(err, "create connection")
+}
+
+// ListConnections implements finance.Store.
+func (s *Store) ListConnections(ctx context.Context, userID string, after *finance.ConnectionPosition, limit int) ([]finance.Connection, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	q := query{args: []any{userID}}
+	q.sql.WriteString(`
+		SELECT id::text, user_id::text, provider, COALESCE(source_aggregator, ''), COALESCE(institution, ''),
+			COALESCE(institution_logo_url, ''), status, last_synced_at, COALESCE(error_code, ''),
+			COALESCE(error_message, ''), created_at, updated_at
+		FROM connections WHERE user_id = $1`)
+	if after != nil {
+		q.where("(created_at, id) > (%s, %s)", after.CreatedAt, uuidOrZero(after.ID))
+	}
+	q.sql.WriteString(" ORDER BY created_at, id")
+	q.limit(limit)
+	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
+	if err != nil {
+		return nil, wrap(err, "list connections")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Connection, error) {
+		var c finance.Connection
+		err := r.Scan(&c.ID, &c.UserID, &c.Provider, &c.SourceAggregator, &c.Institution, &c.InstitutionLogoURL,
+			&c.Status, &c.LastSyncedAt, &c.ErrorCode, &c.ErrorMessage, &c.CreatedAt, &c.UpdatedAt)
+		return c, err
+	})
+	return out, wrap(err, "list connections")
+}
+
+// CreateAccount implements finance.Store.
+func (s *Store) CreateAccount(ctx context.Context, a finance.Account) error {
+	availAmount, availCurrency := moneyArgs(a.AvailableBalance)
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO accounts (id, user_id, connection_id, name, nickname, type, subtype, mask, currency,
+			balance, balance_currency, available_balance, available_balance_currency, balance_as_of,
+			is_hidden, provider, institution_name, institution_logo_url, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+		a.ID, a.UserID, a.ConnectionID, nullStr(a.Name), nullStr(a.Nickname), nullStr(a.Type), nullStr(a.Subtype),
+		nullStr(a.Mask), a.Currency, numeric(a.Balance.Amount), a.Balance.Currency, availAmount, availCurrency,
+		a.BalanceAsOf, a.IsHidden, nullStr(a.Provider), nullStr(a.InstitutionName), nullStr(a.InstitutionLogoURL),
+		a.CreatedAt, a.UpdatedAt)
+	return wrap(err, "create account")
+}
+
+const accountColumns = `id::text, user_id::text, connection_id::text, COALESCE(name, ''), COALESCE(nickname, ''),
+	COALESCE(type, ''), COALESCE(subtype, ''), COALESCE(mask, ''), currency, balance::text, balance_currency,
+	available_balance::text, available_balance_currency, balance_as_of, is_hidden, COALESCE(provider, ''),
+	COALESCE(institution_name, ''), COALESCE(institution_logo_url, ''), created_at, updated_at`
+
+func scanAccount(r pgx.Row) (finance.Account, error) {
+	var (
+		a                          finance.Account
+		balance                    string
+		availAmount, availCurrency *string
+	)
+	err := r.Scan(&a.ID, &a.UserID, &a.ConnectionID, &a.Name, &a.Nickname, &a.Type, &a.Subtype, &a.Mask,
+		&a.Currency, &balance, &a.Balance.Currency, &availAmount, &availCurrency, &a.BalanceAsOf, &a.IsHidden,
+		&a.Provider, &a.InstitutionName, &a.InstitutionLogoURL, &a.CreatedAt, &a.UpdatedAt)
+	if err != nil {
+		return a, err
+	}
+	if a.Balance.Amount, err = decimal.NewFromString(balance); err != nil {
+		return a, err
+	}
+	a.AvailableBalance, err = moneyFrom(availAmount, availCurrency)
+	return a, err
+}
+
+// GetAccount implements finance.Store.
+func (s *Store) GetAccount(ctx context.Context, userID, id string) (finance.Account, error) {
+	if !isUUID(id) || !isUUID(userID) {
+		return finance.Account{}, fmt.Errorf("account %q: %w", id, finance.ErrNotFound)
+	}
+	a, err := scanAccount(s.pool.QueryRow(ctx,
+		`SELECT `+accountColumns+` FROM accounts WHERE id = $1 AND user_id = $2`, id, userID))
+	return a, wrap(err, "get account")
+}
+
+// ListAccounts implements finance.Store.
+func (s *Store) ListAccounts(ctx context.Context, userID string) ([]finance.Account, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx,
+		`SELECT `+accountColumns+` FROM accounts WHERE user_id = $1 ORDER BY created_at, id`, userID)
+	if err != nil {
+		return nil, wrap(err, "list accounts")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Account, error) { return scanAccount(r) })
+	return out, wrap(err, "list accounts")
+}
+
+// CreateCategory implements finance.Store.
+func (s *Store) CreateCategory(ctx context.Context, c finance.Category) error {
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO categories (id, user_id, parent_id, name, icon, color, type_tag, sort_order, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		c.ID, nullStr(c.UserID), nullStr(c.ParentID), c.Name, nullStr(c.Icon), nullStr(c.Color), nullStr(c.TypeTag),
+		c.SortOrder, c.CreatedAt, c.UpdatedAt)
+	return wrap(err, "create category")
+}
+
+// ListCategories implements finance.Store.
+func (s *Store) ListCategories(ctx context.Context, userID string) ([]finance.Category, error) {
+	if !isUUID(userID) {
+		userID = uuid.Nil.String() // still answers the system categories
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT id::text, COALESCE(user_id::text, ''), COALESCE(parent_id::text, ''), name, COALESCE(icon, ''),
+			COALESCE(color, ''), COALESCE(type_tag, ''), sort_order, created_at, updated_at
+		FROM categories WHERE user_id IS NULL OR user_id = $1
+		ORDER BY sort_order, name COLLATE "C", id`, userID)
+	if err != nil {
+		return nil, wrap(err, "list categories")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Category, error) {
+		var c finance.Category
+		err := r.Scan(&c.ID, &c.UserID, &c.ParentID, &c.Name, &c.Icon, &c.Color, &c.TypeTag, &c.SortOrder,
+			&c.CreatedAt, &c.UpdatedAt)
+		return c, err
+	})
+	return out, wrap(err, "list categories")
+}
+
+// CreateRecurringRule implements finance.Store.
+func (s *Store) CreateRecurringRule(ctx context.Context, r finance.RecurringRule) error {
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO recurring_rules (id, user_id, account_id, category_id, merchant, display_name, expected_amount,
+			expected_currency, frequency, stream_type, next_expected_date, last_seen_date, logo_url, is_active,
+			created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		r.ID, r.UserID, nullStr(r.AccountID), nullStr(r.CategoryID), nullStr(r.Merchant), nullStr(r.DisplayName),
+		numeric(r.ExpectedAmount.Amount), r.ExpectedAmount.Currency, r.Frequency, r.StreamType,
+		finance.Day(r.NextExpectedDate), dayPtr(r.LastSeenDate), nullStr(r.LogoURL), r.IsActive, r.CreatedAt, r.UpdatedAt)
+	return wrap(err, "create recurring rule")
+}
+
+// ListRecurringRules implements finance.Store.
+func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]finance.RecurringRule, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT id::text, user_id::text, COALESCE(account_id::text, ''), COALESCE(category_id::text, ''),
+			COALESCE(merchant, ''), COALESCE(display_name, ''), expected_amount::text, expected_currency, frequency,
+			stream_type, next_expected_date, last_seen_date, COALESCE(logo_url, ''), is_active, created_at, updated_at
+		FROM recurring_rules WHERE user_id = $1 ORDER BY next_expected_date, id`, userID)
+	if err != nil {
+		return nil, wrap(err, "list recurring rules")
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (finance.RecurringRule, error) {
+		var (
+			r      finance.RecurringRule
+			amount string
+		)
+		err := row.Scan(&r.ID, &r.UserID, &r.AccountID, &r.CategoryID, &r.Merchant, &r.DisplayName, &amount,
+			&r.ExpectedAmount.Currency, &r.Frequency, &r.StreamType, &r.NextExpectedDate, &r.LastSeenDate,
+			&r.LogoURL, &r.IsActive, &r.CreatedAt, &r.UpdatedAt)
+		if err != nil {
+			return r, err
+		}
+		r.ExpectedAmount.Amount, err = decimal.NewFromString(amount)
+		return r, err
+	})
+	return out, wrap(err, "list recurring rules")
+}
+
+const insertTransaction = `
+	INSERT INTO transactions (id, user_id, account_id, category_id, amount, currency, merchant, display_name,
+		description, date, posted_at, is_pending, source, payment_channel, transfer_pair_id, recurring_rule_id,
+		external_ref, tags, check_number, memo, location_street, location_city, location_state,
+		location_postal_code, location_country, provider_amount, provider_currency, provider_merchant_name,
+		provider_transaction_date, provider_description, provider_memo, owned_by_user, version, split_parent_id,
+		created_at, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36)`
+
+// InsertTransactions implements finance.Store. The rows go in one database
+// transaction, sent as one batch.
+func (s *Store) InsertTransactions(ctx context.Context, txs []finance.Transaction) error {
+	if len(txs) == 0 {
+		return nil
+	}
+	return wrap(pgx.BeginFunc(ctx, s.pool, func(dbtx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for _, t := range txs {
+			var loc finance.Location
+			if t.Location != nil {
+				loc = *t.Location
+			}
+			provAmount, provCurrency := moneyArgs(t.ProviderAmount)
+			b.Queue(insertTransaction,
+				t.ID, t.UserID, t.AccountID, nullStr(t.CategoryID), numeric(t.Amount.Amount), t.Amount.Currency,
+				nullStr(t.Merchant), nullStr(t.DisplayName), nullStr(t.Description), finance.Day(t.Date), t.PostedAt,
+				t.IsPending, t.Source, nullStr(t.PaymentChannel), nullStr(t.TransferPairID),
+				nullStr(t.RecurringRuleID), nullStr(t.ExternalRef), list(t.Tags), nullStr(t.CheckNumber),
+				nullStr(t.Memo), nullStr(loc.Street), nullStr(loc.City), nullStr(loc.State),
+				nullStr(loc.PostalCode), nullStr(loc.Country), provAmount, provCurrency, t.ProviderMerchantName,
+				dayPtr(t.ProviderTransactionDate), t.ProviderDescription, t.ProviderMemo, list(t.OwnedByUser),
+				t.Version, nullStr(t.SplitParentID), t.CreatedAt, t.UpdatedAt)
+		}
+		return dbtx.SendBatch(ctx, b).Close()
+	}), "insert transactions")
+}
+
+const transactionColumns = `id::text, user_id::text, account_id::text, COALESCE(category_id::text, ''),
+	amount::text, currency, COALESCE(merchant, ''), COALESCE(display_name, ''), COALESCE(description, ''), date,
+	posted_at, is_pending, source, COALESCE(payment_channel, ''), COALESCE(transfer_pair_id::text, ''),
+	COALESCE(recurring_rule_id::text, ''), COALESCE(external_ref, ''), tags, COALESCE(check_number, ''),
+	COALESCE(memo, ''), COALESCE(location_street, ''), COALESCE(location_city, ''), COALESCE(location_state, ''),
+	COALESCE(location_postal_code, ''), COALESCE(location_country, ''), provider_amount::text, provider_currency,
+	provider_merchant_name, provider_transaction_date, provider_description, provider_memo, owned_by_user,
+	version, COALESCE(split_parent_id::text, ''), created_at, updated_at`
+
+func scanTransaction(r pgx.Row) (finance.Transaction, error) {
+	var (
+		t                      finance.Transaction
+		amount                 string
+		loc                    finance.Location
+		provAmount, provCurrcy *string
+	)
+	err := r.Scan(&t.ID, &t.UserID, &t.AccountID, &t.CategoryID, &amount, &t.Amount.Currency, &t.Merchant,
+		&t.DisplayName, &t.Description, &t.Date, &t.PostedAt, &t.IsPending, &t.Source, &t.PaymentChannel,
+		&t.TransferPairID, &t.RecurringRuleID, &t.ExternalRef, &t.Tags, &t.CheckNumber, &t.Memo,
+		&loc.Street, &loc.City, &loc.State, &loc.PostalCode, &loc.Country, &provAmount, &provCurrcy,
+		&t.ProviderMerchantName, &t.ProviderTransactionDate, &t.ProviderDescription, &t.ProviderMemo,
+		&t.OwnedByUser, &t.Version, &t.SplitParentID, &t.CreatedAt, &t.UpdatedAt)
+	if err != nil {
+		return t, err
+	}
+	if t.Amount.Amount, err = decimal.NewFromString(amount); err != nil {
+		return t, err
+	}
+	if t.ProviderAmount, err = moneyFrom(provAmount, provCurrcy); err != nil {
+		return t, err
+	}
+	if !loc.IsZero() {
+		t.Location = &loc
+	}
+	t.Tags = nilIfEmpty(t.Tags)
+	t.OwnedByUser = nilIfEmpty(t.OwnedByUser)
+	return t, nil
+}
+
+// GetTransaction implements finance.Store.
+func (s *Store) GetTransaction(ctx context.Context, userID, id string) (finance.Transaction, error) {
+	if !isUUID(id) || !isUUID(userID) {
+		return finance.Transaction{}, fmt.Errorf("transaction %q: %w", id, finance.ErrNotFound)
+	}
+	t, err := scanTransaction(s.pool.QueryRow(ctx,
+		`SELECT `+transactionColumns+` FROM transactions WHERE id = $1 AND user_id = $2`, id, userID))
+	return t, wrap(err, "get transaction")
+}
+
+// ListTransactions implements finance.Store.
+func (s *Store) ListTransactions(ctx context.Context, userID string, f finance.TransactionFilter, after *finance.TxPosition, limit int) ([]finance.Transaction, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	// A filter on an id that is not a UUID cannot match any row.
+	if (f.AccountID != "" && !isUUID(f.AccountID)) || (f.CategoryID != "" && !isUUID(f.CategoryID)) {
+		return nil, nil
+	}
+	q := query{args: []any{userID}}
+	q.sql.WriteString(`SELECT ` + transactionColumns + ` FROM transactions WHERE user_id = $1`)
+	if ids := uuids(f.ExcludeAccountIDs); len(ids) > 0 {
+		q.where("account_id <> ALL(%s::uuid[])", ids)
+	}
+	if ids := uuids(f.ExcludeCategoryIDs); len(ids) > 0 {
+		q.where("(category_id IS NULL OR category_id <> ALL(%s::uuid[]))", ids)
+	}
+	if f.AccountID != "" {
+		q.where("account_id = %s", f.AccountID)
+	}
+	if f.CategoryID != "" {
+		q.where("category_id = %s", f.CategoryID)
+	}
+	if !f.StartDate.IsZero() {
+		q.where("date >= %s", finance.Day(f.StartDate))
+	}
+	if !f.EndDate.IsZero() {
+		q.where("date <= %s", finance.Day(f.EndDate))
+	}
+	if f.Pending != nil {
+		q.where("is_pending = %s", *f.Pending)
+	}
+	if f.Source != "" {
+		q.where("source = %s", f.Source)
+	}
+	if f.Uncategorized {
+		q.sql.WriteString(" AND category_id IS NULL")
+	}
+	if after != nil {
+		q.where("(date, id) < (%s, %s)", finance.Day(after.Date), uuidOrZero(after.ID))
+	}
+	q.sql.WriteString(" ORDER BY date DESC, id DESC")
+	q.limit(limit)
+	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
+	if err != nil {
+		return nil, wrap(err, "list transactions")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Transaction, error) { return scanTransaction(r) })
+	return out, wrap(err, "list transactions")
+}
+
+// query builds a statement whose conditions are added with numbered
+// placeholders; values never enter the SQL text.
+type query struct {
+	sql  strings.Builder
+	args []any
+}
+
+// where appends " AND cond", each %s in cond taking the next argument.
+func (q *query) where(cond string, args ...any) {
+	ph := make([]any, len(args))
+	for i, a := range args {
+		q.args = append(q.args, a)
+		ph[i] = "$" + strconv.Itoa(len(q.args))
+	}
+	q.sql.WriteString(" AND " + fmt.Sprintf(cond, ph...))
+}
+
+func (q *query) limit(n int) {
+	if n > 0 {
+		q.args = append(q.args, n)
+		q.sql.WriteString(" LIMIT $" + strconv.Itoa(len(q.args)))
+	}
+}
+
+func wrap(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("postgres: %s: %w", op, finance.ErrNotFound)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
+		return fmt.Errorf("postgres: %s: %w", op, finance.ErrAlreadyExists)
+	}
+	return fmt.Errorf("postgres: %s: %w", op, err)
+}
+
+func isUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil
+}
+
+// uuidOrZero keeps a malformed keyset id from failing the query; the service
+// only hands over positions it signed.
+func uuidOrZero(s string) string {
+	if isUUID(s) {
+		return s
+	}
+	return uuid.Nil.String()
+}
+
+// uuids drops entries that are not UUIDs: they cannot name a row.
+func uuids(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if isUUID(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// list keeps NOT NULL array columns from receiving a NULL for a nil slice.
+func list(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func dayPtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return finance.Day(*t)
+}
+
+func moneyArgs(m *finance.Money) (amount, currency any) {
+	if m == nil {
+		return nil, nil
+	}
+	return numeric(m.Amount), m.Currency
+}
+
+// numeric writes d with its own scale, so "10.50" reads back as "10.50"
+// (decimal's String would trim it to "10.5").
+func numeric(d decimal.Decimal) string {
+	if exp := d.Exponent(); exp < 0 {
+		return d.StringFixed(-exp)
+	}
+	return d.String()
+}
+
+func moneyFrom(amount, currency *string) (*finance.Money, error) {
+	if amount == nil {
+		return nil, nil
+	}
+	d, err := decimal.NewFromString(*amount)
+	if err != nil {
+		return nil, err
+	}
+	m := &finance.Money{Amount: d}
+	if currency != nil {
+		m.Currency = *currency
+	}
+	return m, nil
+}

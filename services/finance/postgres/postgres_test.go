@@ -1,0 +1,16 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/ledgerlane/platform/pkg/pgtest"
+	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/conformance"
+	"github.com/ledgerlane/platform/services/finance/postgres"
+)
+
+func TestConformance(t *testing.T) {
+	conformance.Run(t, func(t *testing.T) finance.Store {
+		return postgres.New(pgtest.Pool(t, "finance", postgres.Migrations))
+	})
+}
