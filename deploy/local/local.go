@@ -53,6 +53,7 @@ type Config struct {
 	MeteringSchema string
 	Version        string
 	Commit         string
+	BuildTime      time.Time
 	Log            *slog.Logger
 	Now            func() time.Time
 }
@@ -201,7 +202,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 			{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }},
 			{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }},
 		},
-		Version: cfg.Version, Commit: cfg.Commit,
+		Version: cfg.Version, Commit: cfg.Commit, BuildTime: cfg.BuildTime,
 		Log: log.With("service", "gateway"), Now: cfg.Now,
 	})
 	if err != nil {

@@ -12,15 +12,18 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ledgerlane/platform/deploy/local"
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/logging"
 )
 
+// Set by `make run` through -ldflags.
 var (
-	version = "dev"
-	commit  = "unknown"
+	version   = "dev"
+	commit    = "unknown"
+	buildTime = ""
 )
 
 func main() {
@@ -42,6 +45,7 @@ func run() error {
 		CursorSecret: []byte(config.String("CURSOR_SECRET", "")),
 		Version:      version,
 		Commit:       commit,
+		BuildTime:    parseTime(buildTime),
 		Log:          log,
 	})
 	if err != nil {
@@ -77,4 +81,9 @@ func keyNamed(st *local.Stack, name string) string {
 		}
 	}
 	return ""
+}
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
 }

@@ -1,0 +1,106 @@
+package auth
+
+import (
+	"context"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+)
+
+func TestFromRequest(t *testing.T) {
+	tests := []struct {
+		name          string
+		authz, apiKey string
+		want          string
+	}{
+		{"bearer", "Bearer ak_live_x", "", "ak_live_x"},
+		{"bearer any case", "bearer at_test_y", "", "at_test_y"},
+		{"x-api-key", "", "ak_live_z", "ak_live_z"},
+		{"authorization wins", "Bearer ak_live_a", "ak_live_b", "ak_live_a"},
+		{"basic is not accepted", "Basic abc", "ak_live_b", ""},
+		{"none", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			if tt.authz != "" {
+				r.Header.Set("Authorization", tt.authz)
+			}
+			if tt.apiKey != "" {
+				r.Header.Set("X-API-Key", tt.apiKey)
+			}
+			if got := FromRequest(r); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+type countingClient struct {
+	calls atomic.Int32
+	code  codes.Code
+}
+
+func (c *countingClient) ResolveCredential(context.Context, *meteringv1.ResolveCredentialRequest, ...grpc.CallOption) (*meteringv1.ResolveCredentialResponse, error) {
+	c.calls.Add(1)
+	if c.code != codes.OK {
+		return nil, status.Error(c.code, "x")
+	}
+	return &meteringv1.ResolveCredentialResponse{Principal: &meteringv1.Principal{AccountId: "a", Surface: "conversion"}}, nil
+}
+
+func TestResolverCaching(t *testing.T) {
+	now := time.Unix(0, 0)
+	clock := func() time.Time { return now }
+	c := &countingClient{}
+	r := NewResolver(c, 5*time.Second, clock)
+	ctx := context.Background()
+
+	for range 3 {
+		if _, err := r.Resolve(ctx, "ak_live_k"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.calls.Load() != 1 {
+		t.Fatalf("want one lookup within the TTL, got %d", c.calls.Load())
+	}
+	now = now.Add(6 * time.Second)
+	_, _ = r.Resolve(ctx, "ak_live_k")
+	if c.calls.Load() != 2 {
+		t.Fatalf("want a fresh lookup after the TTL, got %d", c.calls.Load())
+	}
+
+	if _, err := r.Resolve(ctx, "not-a-key"); err != ErrUnknown {
+		t.Fatalf("malformed secret: %v", err)
+	}
+	if c.calls.Load() != 2 {
+		t.Fatal("a malformed secret must not reach metering")
+	}
+
+	c.code = codes.Unauthenticated
+	if _, err := r.Resolve(ctx, "ak_live_unknown"); err != ErrUnknown {
+		t.Fatalf("unknown: %v", err)
+	}
+	c.code = codes.Unavailable
+	if _, err := r.Resolve(ctx, "ak_live_other"); err != ErrUnavailable {
+		t.Fatalf("metering down: %v", err)
+	}
+}
+
+func TestResolverCacheIsBounded(t *testing.T) {
+	r := NewResolver(&countingClient{}, time.Minute, nil)
+	r.maxEntries = 10
+	for i := range 25 {
+		_, _ = r.Resolve(context.Background(), "ak_live_"+string(rune('a'+i)))
+	}
+	if len(r.cache) > 10 {
+		t.Fatalf("cache grew to %d entries", len(r.cache))
+	}
+}

@@ -1,0 +1,65 @@
+package gateway_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/ledgerlane/platform/gateway"
+)
+
+// TestServeFinishesInFlightRequests: once shutdown starts, a request already
+// being handled still gets its full answer, and new connections are refused.
+func TestServeFinishesInFlightRequests(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		close(entered)
+		<-release
+		_, _ = io.WriteString(w, "finished")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- gateway.Serve(ctx, lis, h, 5*time.Second) }()
+
+	url := "http://" + lis.Addr().String()
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Get(url)
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	<-entered
+	cancel() // SIGTERM arrives while the request is in flight
+	// Wait until the listener is closed before letting the handler finish.
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", lis.Addr().String(), 100*time.Millisecond)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("listener still accepting after shutdown began")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	if body := <-got; body != "finished" {
+		t.Fatalf("in-flight request got %q", body)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+}
