@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -182,7 +183,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	m := route.Lookup(r.Method, r.URL.Path)
 	if len(m.Routes) == 0 {
 		if len(m.Allowed) > 0 {
-			w.Header().Set("Allow", joinMethods(m.Allowed))
+			w.Header().Set("Allow", strings.Join(m.Allowed, ", "))
 			problem.Write(w, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path), reqID)
 			return
 		}
@@ -229,17 +230,6 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.surfaces[rt.Surface].ServeHTTP(w, r)
-}
-
-func joinMethods(ms []string) string {
-	out := ""
-	for i, m := range ms {
-		if i > 0 {
-			out += ", "
-		}
-		out += m
-	}
-	return out
 }
 
 // outgoing is the context for a hand-written backend call: it carries the

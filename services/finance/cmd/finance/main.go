@@ -60,7 +60,7 @@ func run(log *slog.Logger) error {
 	defer pool.Close()
 
 	svc := finance.NewService(postgres.New(pool), cursor.New([]byte(secret)), time.Now, log)
-	srv := rpc.NewServer(log, []rpc.Check{{Name: "postgres", Probe: pool.Ping}})
+	srv := rpc.NewServer(log, []rpc.Check{{Name: "postgresql", Probe: pool.Ping}})
 	grpcapi.Register(srv, svc)
 
 	lis, err := net.Listen("tcp", addr)

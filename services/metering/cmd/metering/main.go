@@ -54,7 +54,7 @@ func run(log *slog.Logger) error {
 	defer pool.Close()
 
 	svc := metering.NewService(postgres.New(pool), time.Now, log)
-	srv := rpc.NewServer(log, []rpc.Check{{Name: "database", Probe: pool.Ping}})
+	srv := rpc.NewServer(log, []rpc.Check{{Name: "postgresql", Probe: pool.Ping}})
 	grpcapi.Register(srv, svc)
 
 	lis, err := net.Listen("tcp", config.String("GRPC_ADDR", ":9003"))
