@@ -13,17 +13,13 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/ledgerlane/platform/pkg/config"
+	"google.golang.org/grpc"
+
 	"github.com/ledgerlane/platform/pkg/cursor"
-	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/finance"
@@ -32,45 +28,24 @@ import (
 )
 
 func main() {
-	log := logging.New("finance", config.String("LOG_LEVEL", "info"))
-	if err := run(log); err != nil {
-		log.Error("finance stopped", "err", err)
-		os.Exit(1)
-	}
+	rpc.Main("finance", ":9001", setup)
 }
 
-func run(log *slog.Logger) error {
-	addr := config.String("GRPC_ADDR", ":9001")
+func setup(ctx context.Context, log *slog.Logger) (*grpc.Server, func(), error) {
 	dbURL := os.Getenv("DATABASE_URL")
 	secret := os.Getenv("CURSOR_SECRET")
 	if dbURL == "" {
-		return errors.New("DATABASE_URL is required")
+		return nil, nil, errors.New("DATABASE_URL is required")
 	}
 	if secret == "" {
-		return errors.New("CURSOR_SECRET is required")
+		return nil, nil, errors.New("CURSOR_SECRET is required")
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-
 	pool, err := pg.Open(ctx, dbURL, "finance", postgres.Migrations, log)
 	if err != nil {
-		return err // pgx keeps the password out of its connection errors
+		return nil, nil, err // pgx keeps the password out of its connection errors
 	}
-	defer pool.Close()
-
 	svc := finance.NewService(postgres.New(pool), cursor.New([]byte(secret)), time.Now, log)
 	srv := rpc.NewServer(log, []rpc.Check{{Name: "postgresql", Probe: pool.Ping}})
 	grpcapi.Register(srv, svc)
-
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", addr, err)
-	}
-	log.Info("finance listening", "addr", lis.Addr().String())
-	if err := rpc.Serve(ctx, srv, lis, 20*time.Second); err != nil {
-		return err
-	}
-	log.Info("finance stopped")
-	return nil
+	return srv, pool.Close, nil
 }

@@ -1,39 +1,22 @@
 // Command jobs runs the jobs service alone, as it runs on Kubernetes.
+//
+// Environment: GRPC_ADDR (default :9004), LOG_LEVEL (default info).
 package main
 
 import (
 	"context"
 	"log/slog"
-	"net"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
-	"github.com/ledgerlane/platform/pkg/config"
-	"github.com/ledgerlane/platform/pkg/logging"
+	"google.golang.org/grpc"
+
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/jobs/grpcapi"
 )
 
 func main() {
-	log := logging.New("jobs", config.String("LOG_LEVEL", "info"))
-	if err := run(log); err != nil {
-		log.Error("exit", "err", err)
-		os.Exit(1)
-	}
-}
-
-func run(log *slog.Logger) error {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	addr := config.String("GRPC_ADDR", ":9004")
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	srv := rpc.NewServer(log, nil)
-	grpcapi.Register(srv)
-	log.Info("listening", "addr", lis.Addr().String())
-	return rpc.Serve(ctx, srv, lis, 20*time.Second)
+	rpc.Main("jobs", ":9004", func(_ context.Context, log *slog.Logger) (*grpc.Server, func(), error) {
+		srv := rpc.NewServer(log, nil)
+		grpcapi.Register(srv)
+		return srv, nil, nil
+	})
 }
