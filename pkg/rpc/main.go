@@ -29,13 +29,13 @@ type Setup func(ctx context.Context, log *slog.Logger) (srv *grpc.Server, cleanu
 // GRPC_ADDR (defaultAddr when unset), and a graceful drain. It exits 1 on error.
 func Main(name, defaultAddr string, setup Setup) {
 	log := logging.New(name, config.String("LOG_LEVEL", "info"))
-	if err := run(log, name, defaultAddr, setup); err != nil {
+	if err := run(log, defaultAddr, setup); err != nil {
 		log.Error("exit", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, name, defaultAddr string, setup Setup) error {
+func run(log *slog.Logger, defaultAddr string, setup Setup) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	srv, cleanup, err := setup(ctx, log)
@@ -50,10 +50,10 @@ func run(log *slog.Logger, name, defaultAddr string, setup Setup) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
-	log.Info("listening", "service", name, "addr", lis.Addr().String())
+	log.Info("listening", "addr", lis.Addr().String())
 	if err := Serve(ctx, srv, lis, Grace); err != nil {
 		return err
 	}
-	log.Info("stopped", "service", name)
+	log.Info("stopped")
 	return nil
 }
