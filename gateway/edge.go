@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -57,10 +58,7 @@ func (e *edgeServer) Ready(ctx context.Context, _ *edgev1.ReadyRequest) (*edgev1
 			defer wg.Done()
 			out := &edgev1.Check{Name: c.Name, Status: "ok"}
 			if err := c.Probe(ctx); err != nil {
-				msg := "unreachable"
-				if st, ok := status.FromError(err); ok && st.Message() != "" {
-					msg = st.Message()
-				}
+				msg := readyReason(err)
 				out.Status, out.Error = "unavailable", &msg
 			}
 			checks[i] = out
@@ -75,6 +73,7 @@ func (e *edgeServer) Ready(ctx context.Context, _ *edgev1.ReadyRequest) (*edgev1
 	}
 	if len(failed) > 0 {
 		sort.Strings(failed)
+		e.g.log.Warn("not ready", "failed", failed)
 		return nil, problem.Error(problem.Unavailable, "not ready: "+strings.Join(failed, ", "))
 	}
 	return &edgev1.ReadyResponse{Status: "ok", Checks: checks}, nil
@@ -92,4 +91,17 @@ func backendCheck(name string, conn grpc.ClientConnInterface) Check {
 		}
 		return nil
 	}}
+}
+
+// A service's health server names the dependency it lost ("postgresql
+// unreachable"); that is all /v1/ready repeats. Other errors (dial failures,
+// driver messages) can carry internal addresses, so the public route only says
+// "unreachable" and the detail stays in the logs.
+var healthReason = regexp.MustCompile(`^[a-z0-9_-]{1,32} unreachable$`)
+
+func readyReason(err error) string {
+	if st, ok := status.FromError(err); ok && healthReason.MatchString(st.Message()) {
+		return st.Message()
+	}
+	return "unreachable"
 }

@@ -7,6 +7,7 @@ package pg
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"log/slog"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 )
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
@@ -34,7 +36,7 @@ func Open(ctx context.Context, url, schema string, migrations fs.FS, log *slog.L
 	if err != nil {
 		return nil, fmt.Errorf("pg: connect: %w", err)
 	}
-	_, err = boot.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize())
+	err = createSchema(ctx, boot, schema)
 	boot.Close(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pg: create schema %s: %w", schema, err)
@@ -55,7 +57,14 @@ func Open(ctx context.Context, url, schema string, migrations fs.FS, log *slog.L
 func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slog.Logger) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	opts := []goose.ProviderOption{}
+	// Replicas starting together must not migrate concurrently: a PostgreSQL
+	// advisory lock, one per schema, serialises them.
+	schema := pool.Config().ConnConfig.RuntimeParams["search_path"]
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(lockID(schema)))
+	if err != nil {
+		return fmt.Errorf("pg: migration lock: %w", err)
+	}
+	opts := []goose.ProviderOption{goose.WithSessionLocker(locker)}
 	if log != nil {
 		opts = append(opts, goose.WithSlog(log))
 	}
@@ -67,4 +76,29 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS, log *slo
 		return fmt.Errorf("pg: migrate: %w", err)
 	}
 	return nil
+}
+
+// createSchema holds the schema's advisory lock while creating it: two
+// CREATE SCHEMA IF NOT EXISTS racing each other fail on PostgreSQL's catalog.
+func createSchema(ctx context.Context, conn *pgx.Conn, schema string) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockID(schema)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// lockID derives an advisory lock id from a schema name, so services sharing
+// a database do not wait for each other's migrations.
+func lockID(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("ledgerlane-migrate:" + schema))
+	return int64(h.Sum64() & 0x7fffffffffffffff)
 }

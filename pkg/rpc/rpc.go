@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	"github.com/ledgerlane/platform/pkg/principal"
@@ -37,6 +39,9 @@ func NewServer(log *slog.Logger, checks []Check, opts ...grpc.ServerOption) *grp
 		grpc.ChainUnaryInterceptor(recoverUnary(log), logUnary(log)),
 		grpc.MaxRecvMsgSize(32<<20), // batch requests are up to 16 MiB of JSON
 		grpc.MaxSendMsgSize(64<<20),
+		// Clients reconnect at least every few minutes and so re-resolve the
+		// service's pods: new replicas get traffic without a mesh.
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionAge: 2 * time.Minute, MaxConnectionAgeGrace: 30 * time.Second}),
 	)
 	s := grpc.NewServer(opts...)
 	healthpb.RegisterHealthServer(s, &healthServer{checks: checks})
@@ -48,9 +53,17 @@ type healthServer struct {
 	checks []Check
 }
 
+// LivenessService is the health service name that answers SERVING whenever the
+// process serves gRPC, without probing dependencies: a liveness probe must not
+// restart a pod because its database is down.
+const LivenessService = "liveness"
+
 // Check runs every probe with a short deadline; the first failure makes the
 // answer NOT_SERVING and its name travels in the status message.
-func (h *healthServer) Check(ctx context.Context, _ *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+func (h *healthServer) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	if req.GetService() == LivenessService {
+		return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	for _, c := range h.checks {
@@ -115,10 +128,16 @@ func Serve(ctx context.Context, s *grpc.Server, lis net.Listener, grace time.Dur
 	return nil
 }
 
-// Dial opens a client connection to an in-cluster service address.
+// Dial opens a client connection to an in-cluster service address. A bare
+// host:port resolves through DNS and balances round robin over every address,
+// which spreads calls over all pods behind a headless Kubernetes Service.
 func Dial(addr string) (*grpc.ClientConn, error) {
+	if !strings.Contains(addr, "://") && !strings.HasPrefix(addr, "dns:") && !strings.HasPrefix(addr, "unix:") {
+		addr = "dns:///" + addr
+	}
 	return grpc.NewClient(addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20), grpc.MaxCallSendMsgSize(32<<20)),
 	)
 }
