@@ -5,6 +5,7 @@ go 1.26.7
 require (
 	github.com/ledgerlane/platform/pkg v0.0.0
 	github.com/ledgerlane/platform/proto v0.0.0
+	github.com/shopspring/decimal v1.6.0
 	google.golang.org/grpc v1.85.0
 )
 

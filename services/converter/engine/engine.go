@@ -1,0 +1,262 @@
+// Package engine is the conversion engine: a registry of parsers (source
+// formats) and renderers (target formats) over the statement model, format
+// detection, and Convert. It has no gRPC or HTTP imports; grpcapi and the
+// command-line converter both call it.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// Parser reads one source format.
+type Parser struct {
+	// Type is the format name clients send as `from` ("MT940", "camt.053").
+	Type string
+	// Versions this parser reads ("camt.053.001.02", …); empty for MT.
+	Versions []string
+	// Parse reads every statement in input. version is the detected version
+	// (may be empty). Fatal faults are *statement.ParseError.
+	Parse func(input []byte, version string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error)
+}
+
+// Renderer writes one target format.
+type Renderer struct {
+	// Type is the format name clients send as `to` ("MT940", "camt.053", "csv").
+	Type string
+	// Versions the renderer can pin with targetVersion; DefaultVersion when
+	// none is asked for. Empty for formats without versions.
+	Versions       []string
+	DefaultVersion string
+	// Options lists the option names (wire spelling) that affect this target.
+	Options []string
+	// Accepts lists the source types this target can be made from.
+	Accepts []string
+	// Render returns one or more pages (MT paging) for the statements.
+	Render func(stmts []*statement.Statement, version string, opts statement.Options) ([]string, []statement.Warning, error)
+}
+
+// Detector recognises a source format from the input's first bytes.
+// It returns the type and version, or ok=false.
+type Detector func(input []byte) (typ, version string, ok bool)
+
+var (
+	mu        sync.RWMutex
+	parsers   = map[string]Parser{}
+	renderers = map[string]Renderer{}
+	detectors []Detector
+)
+
+// RegisterParser adds a source format; format packages call it from init.
+func RegisterParser(p Parser) {
+	mu.Lock()
+	defer mu.Unlock()
+	parsers[strings.ToLower(p.Type)] = p
+}
+
+// RegisterRenderer adds a target format.
+func RegisterRenderer(r Renderer) {
+	mu.Lock()
+	defer mu.Unlock()
+	renderers[strings.ToLower(r.Type)] = r
+}
+
+// RegisterDetector adds a format detector.
+func RegisterDetector(d Detector) {
+	mu.Lock()
+	defer mu.Unlock()
+	detectors = append(detectors, d)
+}
+
+// Format is one supported pair, as GET /v1/formats lists it.
+type Format struct {
+	From     string
+	To       string
+	Versions []string
+	Options  []string
+}
+
+// Formats is the live registry: every (from, to) pair a registered renderer
+// accepts from a registered parser. Nothing here is kept by hand.
+func Formats() []Format {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []Format
+	for _, r := range renderers {
+		for _, from := range r.Accepts {
+			if _, ok := parsers[strings.ToLower(from)]; !ok {
+				continue
+			}
+			out = append(out, Format{From: parsers[strings.ToLower(from)].Type, To: r.Type, Versions: append([]string(nil), r.Versions...), Options: append([]string(nil), r.Options...)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].From != out[j].From {
+			return out[i].From < out[j].From
+		}
+		return out[i].To < out[j].To
+	})
+	return out
+}
+
+// Request is one conversion.
+type Request struct {
+	Input   []byte
+	From    string // empty: detect
+	To      string
+	Options statement.Options
+}
+
+// Result is a conversion's outcome.
+type Result struct {
+	Pages           []string
+	Warnings        []statement.Warning
+	DetectedType    string
+	DetectedVersion string
+	TargetType      string
+	TargetVersion   string
+	Duration        time.Duration
+}
+
+// Errors callers map to problem types.
+var (
+	// ErrUnsupported: unknown from/to, or a pair the registry does not have.
+	ErrUnsupported = errors.New("unsupported conversion")
+	// ErrUndetectable: from omitted and the input matches no detector.
+	ErrUndetectable = errors.New("source format could not be detected")
+)
+
+// StrictError is returned when strict=true and a lossy step happened.
+type StrictError struct{ Warnings []statement.Warning }
+
+func (e *StrictError) Error() string {
+	codes := make([]string, 0, len(e.Warnings))
+	for _, w := range e.Warnings {
+		codes = append(codes, w.Code)
+	}
+	return "strict: lossy conversion (" + strings.Join(codes, ", ") + ")"
+}
+
+// Convert parses req.Input and renders it as req.To.
+func Convert(req Request) (*Result, error) {
+	start := time.Now()
+	mu.RLock()
+	r, ok := renderers[strings.ToLower(req.To)]
+	dets := detectors
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown target %q", ErrUnsupported, req.To)
+	}
+	from, version := req.From, ""
+	for _, d := range dets {
+		if t, v, ok := d(req.Input); ok {
+			// A named source still gets its version from the input.
+			if from == "" || strings.EqualFold(from, t) {
+				from, version = t, v
+			}
+			break
+		}
+	}
+	if from == "" {
+		return nil, ErrUndetectable
+	}
+	mu.RLock()
+	p, ok := parsers[strings.ToLower(from)]
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown source %q", ErrUnsupported, from)
+	}
+	if !accepts(r, p.Type) {
+		return nil, fmt.Errorf("%w: %s to %s", ErrUnsupported, p.Type, r.Type)
+	}
+	target := req.Options.TargetVersion
+	if target == "" {
+		target = r.DefaultVersion
+	} else if len(r.Versions) > 0 && !contains(r.Versions, target) {
+		return nil, fmt.Errorf("%w: target version %q (supported: %s)", ErrUnsupported, target, strings.Join(r.Versions, ", "))
+	}
+	stmts, warns, err := p.Parse(req.Input, version, req.Options)
+	if err != nil {
+		return nil, err
+	}
+	pages, rw, err := r.Render(stmts, target, req.Options)
+	if err != nil {
+		return nil, err
+	}
+	warns = append(warns, rw...)
+	if req.Options.Strict {
+		var lossy []statement.Warning
+		for _, w := range warns {
+			if w.Lossy {
+				lossy = append(lossy, w)
+			}
+		}
+		if len(lossy) > 0 {
+			return nil, &StrictError{Warnings: lossy}
+		}
+	}
+	return &Result{
+		Pages: pages, Warnings: warns,
+		DetectedType: p.Type, DetectedVersion: version,
+		TargetType: r.Type, TargetVersion: target,
+		Duration: time.Since(start),
+	}, nil
+}
+
+func accepts(r Renderer, from string) bool {
+	for _, a := range r.Accepts {
+		if strings.EqualFold(a, from) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// FieldError is an invalid option or parameter, named for the client.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Reason }
+
+// ValidateOptions checks option values against what the engine knows.
+func ValidateOptions(o statement.Options) error {
+	check := func(field, v string, allowed ...string) error {
+		if v == "" || contains(allowed, v) {
+			return nil
+		}
+		return &FieldError{Field: field, Reason: fmt.Sprintf("must be one of %s", strings.Join(allowed, ", "))}
+	}
+	if err := check("translitProfile", o.TranslitProfile, "base", "german"); err != nil {
+		return err
+	}
+	if err := check("field86Profile", o.Field86Profile, "plain", "german"); err != nil {
+		return err
+	}
+	if err := check("dateFormat", o.DateFormat, "dmy", "mdy", "ymd"); err != nil {
+		return err
+	}
+	if err := check("ofxVersion", o.OFXVersion, "102", "220"); err != nil {
+		return err
+	}
+	if o.IntuBid != "" && strings.Trim(o.IntuBid, "0123456789") != "" || len(o.IntuBid) > 10 {
+		return &FieldError{Field: "intuBid", Reason: "must be 1 to 10 digits"}
+	}
+	return nil
+}
