@@ -56,6 +56,12 @@ type Account struct {
 	// its day of month. Free ignores it and uses the UTC calendar month.
 	BillingAnchor time.Time
 	CreatedAt     time.Time
+	// Billing settings the account owner changes with
+	// POST /v1/portal/billing/limits. HardStop refuses overage on a paid plan;
+	// OverageCapCents (nil: no cap) bounds accrued overage, pre-tax, in the
+	// billing currency's minor units.
+	HardStop        bool
+	OverageCapCents *int64
 }
 
 // Credential is an API key or access token. The secret itself is never kept:
@@ -106,6 +112,9 @@ type Store interface {
 	// ListCredentials returns the account's credentials oldest first; an
 	// unknown account has none.
 	ListCredentials(ctx context.Context, accountID string) ([]Credential, error)
+	// SetBillingLimits stores the account's hard stop and overage cap
+	// (nil clears it); ErrNotFound for an unknown account.
+	SetBillingLimits(ctx context.Context, accountID string, hardStop bool, capCents *int64) error
 	// RevokeCredential records the revocation time. Revoking twice keeps the
 	// first time, so the audit trail shows when access really ended.
 	RevokeCredential(ctx context.Context, id string, at time.Time) error

@@ -9,6 +9,7 @@ package meteringv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -67,8 +68,12 @@ func (x *ResolveCredentialRequest) GetSecret() string {
 }
 
 type ResolveCredentialResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Principal     *Principal             `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Principal *Principal             `protobuf:"bytes,1,opt,name=principal,proto3" json:"principal,omitempty"`
+	// The account's limits as of now: the edge enforces them (rate limit,
+	// quota, spend cap) in Redis without another call, and re-reads them when
+	// its credential cache expires, so limit changes apply within seconds.
+	Limits        *AccountLimits `protobuf:"bytes,2,opt,name=limits,proto3" json:"limits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -110,6 +115,147 @@ func (x *ResolveCredentialResponse) GetPrincipal() *Principal {
 	return nil
 }
 
+func (x *ResolveCredentialResponse) GetLimits() *AccountLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// AccountLimits is a snapshot of what the account's plan and billing settings
+// allow. Money is in integer minor units of the billing currency.
+type AccountLimits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Plan  string                 `protobuf:"bytes,1,opt,name=plan,proto3" json:"plan,omitempty"`
+	// Token bucket: sustained requests per second and burst size.
+	RatePerSecond int32 `protobuf:"varint,2,opt,name=rate_per_second,json=ratePerSecond,proto3" json:"rate_per_second,omitempty"`
+	Burst         int32 `protobuf:"varint,3,opt,name=burst,proto3" json:"burst,omitempty"`
+	// Live conversions included in the current window.
+	MonthlyQuota int32 `protobuf:"varint,4,opt,name=monthly_quota,json=monthlyQuota,proto3" json:"monthly_quota,omitempty"`
+	// True when the plan or a billing setting forbids overage.
+	HardStop bool `protobuf:"varint,5,opt,name=hard_stop,json=hardStop,proto3" json:"hard_stop,omitempty"`
+	// Overage price per 1,000 conversions (0 on plans without overage).
+	OveragePricePer_1000 int32 `protobuf:"varint,6,opt,name=overage_price_per_1000,json=overagePricePer1000,proto3" json:"overage_price_per_1000,omitempty"`
+	// Overage spend cap; absent when none is set.
+	OverageCapCents *int32 `protobuf:"varint,7,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
+	// Billing currency, lowercase (usd, eur, gbp).
+	Currency string `protobuf:"bytes,8,opt,name=currency,proto3" json:"currency,omitempty"`
+	// The current quota window [period_start, period_end).
+	PeriodStart *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=period_start,json=periodStart,proto3" json:"period_start,omitempty"`
+	PeriodEnd   *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=period_end,json=periodEnd,proto3" json:"period_end,omitempty"`
+	// The one-time test pool shared by the account's test credentials.
+	TestQuota     int32 `protobuf:"varint,11,opt,name=test_quota,json=testQuota,proto3" json:"test_quota,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AccountLimits) Reset() {
+	*x = AccountLimits{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AccountLimits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AccountLimits) ProtoMessage() {}
+
+func (x *AccountLimits) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AccountLimits.ProtoReflect.Descriptor instead.
+func (*AccountLimits) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *AccountLimits) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+func (x *AccountLimits) GetRatePerSecond() int32 {
+	if x != nil {
+		return x.RatePerSecond
+	}
+	return 0
+}
+
+func (x *AccountLimits) GetBurst() int32 {
+	if x != nil {
+		return x.Burst
+	}
+	return 0
+}
+
+func (x *AccountLimits) GetMonthlyQuota() int32 {
+	if x != nil {
+		return x.MonthlyQuota
+	}
+	return 0
+}
+
+func (x *AccountLimits) GetHardStop() bool {
+	if x != nil {
+		return x.HardStop
+	}
+	return false
+}
+
+func (x *AccountLimits) GetOveragePricePer_1000() int32 {
+	if x != nil {
+		return x.OveragePricePer_1000
+	}
+	return 0
+}
+
+func (x *AccountLimits) GetOverageCapCents() int32 {
+	if x != nil && x.OverageCapCents != nil {
+		return *x.OverageCapCents
+	}
+	return 0
+}
+
+func (x *AccountLimits) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *AccountLimits) GetPeriodStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PeriodStart
+	}
+	return nil
+}
+
+func (x *AccountLimits) GetPeriodEnd() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PeriodEnd
+	}
+	return nil
+}
+
+func (x *AccountLimits) GetTestQuota() int32 {
+	if x != nil {
+		return x.TestQuota
+	}
+	return 0
+}
+
 // Principal is who a credential speaks for. The gateway forwards it to the
 // backend services as gRPC metadata.
 type Principal struct {
@@ -132,7 +278,7 @@ type Principal struct {
 
 func (x *Principal) Reset() {
 	*x = Principal{}
-	mi := &file_metering_v1_credentials_proto_msgTypes[2]
+	mi := &file_metering_v1_credentials_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -144,7 +290,7 @@ func (x *Principal) String() string {
 func (*Principal) ProtoMessage() {}
 
 func (x *Principal) ProtoReflect() protoreflect.Message {
-	mi := &file_metering_v1_credentials_proto_msgTypes[2]
+	mi := &file_metering_v1_credentials_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -157,7 +303,7 @@ func (x *Principal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Principal.ProtoReflect.Descriptor instead.
 func (*Principal) Descriptor() ([]byte, []int) {
-	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{2}
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Principal) GetAccountId() string {
@@ -220,11 +366,28 @@ var File_metering_v1_credentials_proto protoreflect.FileDescriptor
 
 const file_metering_v1_credentials_proto_rawDesc = "" +
 	"\n" +
-	"\x1dmetering/v1/credentials.proto\x12\vmetering.v1\"2\n" +
+	"\x1dmetering/v1/credentials.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"2\n" +
 	"\x18ResolveCredentialRequest\x12\x16\n" +
-	"\x06secret\x18\x01 \x01(\tR\x06secret\"Q\n" +
+	"\x06secret\x18\x01 \x01(\tR\x06secret\"\x85\x01\n" +
 	"\x19ResolveCredentialResponse\x124\n" +
-	"\tprincipal\x18\x01 \x01(\v2\x16.metering.v1.PrincipalR\tprincipal\"\xec\x01\n" +
+	"\tprincipal\x18\x01 \x01(\v2\x16.metering.v1.PrincipalR\tprincipal\x122\n" +
+	"\x06limits\x18\x02 \x01(\v2\x1a.metering.v1.AccountLimitsR\x06limits\"\xd4\x03\n" +
+	"\rAccountLimits\x12\x12\n" +
+	"\x04plan\x18\x01 \x01(\tR\x04plan\x12&\n" +
+	"\x0frate_per_second\x18\x02 \x01(\x05R\rratePerSecond\x12\x14\n" +
+	"\x05burst\x18\x03 \x01(\x05R\x05burst\x12#\n" +
+	"\rmonthly_quota\x18\x04 \x01(\x05R\fmonthlyQuota\x12\x1b\n" +
+	"\thard_stop\x18\x05 \x01(\bR\bhardStop\x123\n" +
+	"\x16overage_price_per_1000\x18\x06 \x01(\x05R\x13overagePricePer1000\x12/\n" +
+	"\x11overage_cap_cents\x18\a \x01(\x05H\x00R\x0foverageCapCents\x88\x01\x01\x12\x1a\n" +
+	"\bcurrency\x18\b \x01(\tR\bcurrency\x12=\n" +
+	"\fperiod_start\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vperiodStart\x129\n" +
+	"\n" +
+	"period_end\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\tperiodEnd\x12\x1d\n" +
+	"\n" +
+	"test_quota\x18\v \x01(\x05R\ttestQuotaB\x14\n" +
+	"\x12_overage_cap_cents\"\xec\x01\n" +
 	"\tPrincipal\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12#\n" +
@@ -251,21 +414,26 @@ func file_metering_v1_credentials_proto_rawDescGZIP() []byte {
 	return file_metering_v1_credentials_proto_rawDescData
 }
 
-var file_metering_v1_credentials_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_metering_v1_credentials_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_metering_v1_credentials_proto_goTypes = []any{
 	(*ResolveCredentialRequest)(nil),  // 0: metering.v1.ResolveCredentialRequest
 	(*ResolveCredentialResponse)(nil), // 1: metering.v1.ResolveCredentialResponse
-	(*Principal)(nil),                 // 2: metering.v1.Principal
+	(*AccountLimits)(nil),             // 2: metering.v1.AccountLimits
+	(*Principal)(nil),                 // 3: metering.v1.Principal
+	(*timestamppb.Timestamp)(nil),     // 4: google.protobuf.Timestamp
 }
 var file_metering_v1_credentials_proto_depIdxs = []int32{
-	2, // 0: metering.v1.ResolveCredentialResponse.principal:type_name -> metering.v1.Principal
-	0, // 1: metering.v1.CredentialService.ResolveCredential:input_type -> metering.v1.ResolveCredentialRequest
-	1, // 2: metering.v1.CredentialService.ResolveCredential:output_type -> metering.v1.ResolveCredentialResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	3, // 0: metering.v1.ResolveCredentialResponse.principal:type_name -> metering.v1.Principal
+	2, // 1: metering.v1.ResolveCredentialResponse.limits:type_name -> metering.v1.AccountLimits
+	4, // 2: metering.v1.AccountLimits.period_start:type_name -> google.protobuf.Timestamp
+	4, // 3: metering.v1.AccountLimits.period_end:type_name -> google.protobuf.Timestamp
+	0, // 4: metering.v1.CredentialService.ResolveCredential:input_type -> metering.v1.ResolveCredentialRequest
+	1, // 5: metering.v1.CredentialService.ResolveCredential:output_type -> metering.v1.ResolveCredentialResponse
+	5, // [5:6] is the sub-list for method output_type
+	4, // [4:5] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_credentials_proto_init() }
@@ -273,13 +441,14 @@ func file_metering_v1_credentials_proto_init() {
 	if File_metering_v1_credentials_proto != nil {
 		return
 	}
+	file_metering_v1_credentials_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_metering_v1_credentials_proto_rawDesc), len(file_metering_v1_credentials_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

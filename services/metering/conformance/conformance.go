@@ -27,6 +27,7 @@ func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	t.Run("CredentialByHash", func(t *testing.T) { testCredentialByHash(t, newStore) })
 	t.Run("ListCredentials", func(t *testing.T) { testListCredentials(t, newStore) })
 	t.Run("RevokeCredential", func(t *testing.T) { testRevokeCredential(t, newStore) })
+	t.Run("SetBillingLimits", func(t *testing.T) { testSetBillingLimits(t, newStore) })
 	t.Run("ValuesAreCopies", func(t *testing.T) { testValuesAreCopies(t, newStore) })
 }
 
@@ -448,4 +449,40 @@ func testValuesAreCopies(t *testing.T, newStore func(t *testing.T) metering.Stor
 			}
 		})
 	}
+}
+
+func testSetBillingLimits(t *testing.T, newStore func(t *testing.T) metering.Store) {
+	ctx := t.Context()
+	s := newStore(t)
+	a := newAccount("limits")
+	mustCreateAccount(t, s, a)
+
+	got, err := s.GetAccount(ctx, a.ID)
+	if err != nil || got.HardStop || got.OverageCapCents != nil {
+		t.Fatalf("new account: %+v %v", got, err)
+	}
+	steps := []struct {
+		hardStop bool
+		cap      *int64
+	}{
+		{true, nil},
+		{false, ptr(int64(5_000))},
+		{true, ptr(int64(1))},
+		{false, nil},
+	}
+	for _, st := range steps {
+		if err := s.SetBillingLimits(ctx, a.ID, st.hardStop, st.cap); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GetAccount(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.HardStop != st.hardStop || (got.OverageCapCents == nil) != (st.cap == nil) ||
+			(st.cap != nil && *got.OverageCapCents != *st.cap) {
+			t.Fatalf("after SetBillingLimits(%v, %v): %+v", st.hardStop, st.cap, got)
+		}
+	}
+	wantErr(t, s.SetBillingLimits(ctx, "00000000-0000-0000-0000-000000000000", true, nil), metering.ErrNotFound)
+	wantErr(t, s.SetBillingLimits(ctx, "not-a-uuid", true, nil), metering.ErrNotFound)
 }

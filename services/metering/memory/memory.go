@@ -36,6 +36,10 @@ func (s *Store) CreateAccount(_ context.Context, a metering.Account) error {
 	if _, ok := s.accounts[a.ID]; ok {
 		return metering.ErrConflict
 	}
+	if a.OverageCapCents != nil {
+		v := *a.OverageCapCents
+		a.OverageCapCents = &v
+	}
 	s.accounts[a.ID] = a
 	return nil
 }
@@ -47,7 +51,28 @@ func (s *Store) GetAccount(_ context.Context, id string) (metering.Account, erro
 	if !ok {
 		return metering.Account{}, metering.ErrNotFound
 	}
+	if a.OverageCapCents != nil {
+		v := *a.OverageCapCents
+		a.OverageCapCents = &v
+	}
 	return a, nil
+}
+
+func (s *Store) SetBillingLimits(_ context.Context, id string, hardStop bool, capCents *int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[id]
+	if !ok {
+		return metering.ErrNotFound
+	}
+	a.HardStop = hardStop
+	a.OverageCapCents = nil
+	if capCents != nil {
+		v := *capCents
+		a.OverageCapCents = &v
+	}
+	s.accounts[id] = a
+	return nil
 }
 
 func (s *Store) CreateCredential(_ context.Context, c metering.Credential) error {

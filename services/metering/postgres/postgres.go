@@ -72,9 +72,9 @@ func isUUID(id string) bool { return uuid.Validate(id) == nil }
 
 func (s *Store) CreateAccount(ctx context.Context, a metering.Account) error {
 	_, err := s.pool.Exec(ctx, `
-		INSERT INTO accounts (id, name, plan_id, billing_currency, billing_anchor, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`,
-		a.ID, a.Name, a.PlanID, string(a.BillingCurrency), a.BillingAnchor, a.CreatedAt)
+		INSERT INTO accounts (id, name, plan_id, billing_currency, billing_anchor, created_at, hard_stop, overage_cap_cents)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		a.ID, a.Name, a.PlanID, string(a.BillingCurrency), a.BillingAnchor, a.CreatedAt, a.HardStop, a.OverageCapCents)
 	if err != nil {
 		return storeErr("create account", err)
 	}
@@ -88,9 +88,9 @@ func (s *Store) GetAccount(ctx context.Context, id string) (metering.Account, er
 	var a metering.Account
 	var currency string
 	err := s.pool.QueryRow(ctx, `
-		SELECT id::text, name, plan_id, billing_currency, billing_anchor, created_at
+		SELECT id::text, name, plan_id, billing_currency, billing_anchor, created_at, hard_stop, overage_cap_cents
 		FROM accounts WHERE id = $1`, id).
-		Scan(&a.ID, &a.Name, &a.PlanID, &currency, &a.BillingAnchor, &a.CreatedAt)
+		Scan(&a.ID, &a.Name, &a.PlanID, &currency, &a.BillingAnchor, &a.CreatedAt, &a.HardStop, &a.OverageCapCents)
 	if err != nil {
 		return metering.Account{}, storeErr("get account", err)
 	}
@@ -98,6 +98,20 @@ func (s *Store) GetAccount(ctx context.Context, id string) (metering.Account, er
 	a.BillingAnchor = a.BillingAnchor.UTC()
 	a.CreatedAt = a.CreatedAt.UTC()
 	return a, nil
+}
+
+func (s *Store) SetBillingLimits(ctx context.Context, id string, hardStop bool, capCents *int64) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE accounts SET hard_stop = $2, overage_cap_cents = $3 WHERE id = $1`, id, hardStop, capCents)
+	if err != nil {
+		return storeErr("set billing limits", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return metering.ErrNotFound
+	}
+	return nil
 }
 
 func (s *Store) CreateCredential(ctx context.Context, c metering.Credential) error {

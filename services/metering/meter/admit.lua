@@ -1,0 +1,83 @@
+-- Admit one request: token bucket, idempotency, quota, reservation.
+-- KEYS[1] bucket hash {t = tokens, ts = ms}
+-- KEYS[2] quota hash {used, over}   (live window or test pool)
+-- KEYS[3] idempotency hash {st, fp, code, hdr, body}
+-- ARGV: 1 now_ms, 2 rate/s, 3 burst, 4 metered, 5 limit, 6 allow_overage,
+--       7 price (milli-minor units per request), 8 cap (milli-minor, -1 none),
+--       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms
+-- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage, code, hdr, body}
+-- outcome: 0 admitted, 1 rate limited, 2 quota exceeded, 3 cap reached,
+--          4 idempotency conflict, 5 in flight, 6 replay
+local now = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+
+local b = redis.call('HMGET', KEYS[1], 't', 'ts')
+local tokens = tonumber(b[1])
+local ts = tonumber(b[2])
+if tokens == nil or ts == nil then
+  tokens = burst
+  ts = now
+end
+if now > ts then
+  tokens = math.min(burst, tokens + (now - ts) * rate / 1000)
+end
+local function save_bucket()
+  redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', tostring(now))
+  redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
+end
+local function full_ms()
+  return math.ceil((burst - tokens) * 1000 / rate)
+end
+if tokens < 1 then
+  save_bucket()
+  return {1, 0, full_ms(), math.ceil((1 - tokens) * 1000 / rate), 0, 0}
+end
+tokens = tokens - 1
+save_bucket()
+
+if ARGV[10] == '1' then
+  local rec = redis.call('HMGET', KEYS[3], 'st', 'fp', 'code', 'hdr', 'body')
+  if rec[1] then
+    if rec[2] ~= ARGV[11] then
+      return {4, math.floor(tokens), full_ms(), 0, 0, 0}
+    end
+    if rec[1] == 'run' then
+      return {5, math.floor(tokens), full_ms(), 0, 0, 0}
+    end
+    return {6, math.floor(tokens), full_ms(), 0, 0, 0, rec[3], rec[4], rec[5]}
+  end
+end
+
+local used = 0
+local overage = 0
+if ARGV[4] == '1' then
+  local q = redis.call('HMGET', KEYS[2], 'used', 'over')
+  used = tonumber(q[1]) or 0
+  local over = tonumber(q[2]) or 0
+  local limit = tonumber(ARGV[5])
+  if used >= limit then
+    if ARGV[6] ~= '1' then
+      return {2, math.floor(tokens), full_ms(), 0, used, 0}
+    end
+    local price = tonumber(ARGV[7])
+    local cap = tonumber(ARGV[8])
+    -- The request that would reach the cap is the first refused.
+    if cap >= 0 and over + price >= cap then
+      return {3, math.floor(tokens), full_ms(), 0, used, 0}
+    end
+    redis.call('HINCRBY', KEYS[2], 'over', price)
+    overage = 1
+  end
+  redis.call('HINCRBY', KEYS[2], 'used', 1)
+  local ttl = tonumber(ARGV[9])
+  if ttl > 0 then
+    redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+end
+
+if ARGV[10] == '1' then
+  redis.call('HSET', KEYS[3], 'st', 'run', 'fp', ARGV[11])
+  redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[12]))
+end
+return {0, math.floor(tokens), full_ms(), 0, used, overage}

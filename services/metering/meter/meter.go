@@ -1,0 +1,308 @@
+package meter
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed admit.lua
+var admitLua string
+
+//go:embed reconcile.lua
+var reconcileLua string
+
+var (
+	admitScript     = redis.NewScript(admitLua)
+	reconcileScript = redis.NewScript(reconcileLua)
+)
+
+// Retention of idempotency records: 24 hours after the first request, as the
+// spec fixes. InFlightTTL bounds a reservation whose request never finished
+// (the gateway died mid-request), after which the key can run again.
+const (
+	IdempotencyTTL = 24 * time.Hour
+	InFlightTTL    = 2 * time.Minute
+)
+
+// Limits is what one account may do, as of the credential lookup.
+type Limits struct {
+	Plan          string
+	RatePerSecond int
+	Burst         int
+	// MonthlyQuota is the live volume included in [PeriodStart, PeriodEnd).
+	MonthlyQuota int64
+	// HardStop refuses live overage (Free, or a paid plan's billing setting).
+	HardStop bool
+	// OveragePer1000 is in minor units of Currency; OverageCapCents nil: no cap.
+	OveragePer1000  int64
+	OverageCapCents *int64
+	Currency        string
+	PeriodStart     time.Time
+	PeriodEnd       time.Time
+	TestQuota       int64
+}
+
+// Request describes one request to admit.
+type Request struct {
+	AccountID string
+	Test      bool // a test credential: draws on the test pool
+	Metered   bool // one of the four metered routes
+	Limits    Limits
+	// IdempotencyKey, when set, reserves the key for Fingerprint.
+	IdempotencyKey string
+	Fingerprint    string
+}
+
+// Outcome of an admission.
+type Outcome int
+
+const (
+	Admitted Outcome = iota
+	RateLimited
+	QuotaExceeded
+	CapReached
+	IdempotencyConflict
+	InFlight
+	Replay
+)
+
+// Decision is the admission's answer.
+type Decision struct {
+	Outcome Outcome
+	// Token bucket state for the RateLimit-* headers.
+	Limit     int
+	Remaining int
+	// Reset is how long until the bucket is full again.
+	Reset time.Duration
+	// RetryAfter is how long until one token is available (RateLimited).
+	RetryAfter time.Duration
+	// QuotaLimit and UsedBefore: X-Quota-Limit and X-Quota-Remaining come
+	// from these (metered requests only).
+	QuotaLimit int64
+	UsedBefore int64
+	// Overage is true when this request was admitted into paid overage.
+	Overage bool
+	// Stored is the response to replay (Replay only).
+	Stored *Response
+}
+
+// QuotaRemaining is the count before this request, clamped at zero.
+func (d Decision) QuotaRemaining() int64 { return max(0, d.QuotaLimit-d.UsedBefore) }
+
+// Response is what an idempotent request answered, kept for replays.
+type Response struct {
+	Status int         `json:"-"`
+	Header http.Header `json:"-"`
+	Body   []byte      `json:"-"`
+}
+
+// Meter runs the admission script against Redis.
+type Meter struct {
+	rdb redis.UniversalClient
+	now func() time.Time
+}
+
+// New returns a Meter on rdb with clock now (time.Now when nil).
+func New(rdb redis.UniversalClient, now func() time.Time) *Meter {
+	if now == nil {
+		now = time.Now
+	}
+	return &Meter{rdb: rdb, now: now}
+}
+
+// Keys. The {account} hash tag keeps an account's keys in one Redis Cluster
+// slot, which the multi-key script needs.
+func bucketKey(acct string) string { return "ll:{" + acct + "}:bucket" }
+
+// LiveKey is the live usage counter of the window starting at start.
+func LiveKey(acct string, start time.Time) string {
+	return "ll:{" + acct + "}:live:" + start.UTC().Format("20060102")
+}
+
+// TestKey is the lifetime test-pool counter.
+func TestKey(acct string) string { return "ll:{" + acct + "}:test" }
+
+func idemKey(acct, key string) string { return "ll:{" + acct + "}:idem:" + key }
+
+// quotaKey picks the counter a request draws on and its expiry: a live window
+// is kept 35 days past its end for usage reports and reconciliation; the
+// test pool never expires.
+func (m *Meter) quotaKey(r Request, now time.Time) (key string, limit int64, ttl time.Duration) {
+	if r.Test {
+		return TestKey(r.AccountID), r.Limits.TestQuota, 0
+	}
+	return LiveKey(r.AccountID, r.Limits.PeriodStart), r.Limits.MonthlyQuota, r.Limits.PeriodEnd.Sub(now) + 35*24*time.Hour
+}
+
+// Admit decides r in one Redis round trip. A Redis error is returned as is:
+// the caller fails open.
+func (m *Meter) Admit(ctx context.Context, r Request) (Decision, error) {
+	now := m.now()
+	l := r.Limits
+	if l.RatePerSecond <= 0 || l.Burst <= 0 {
+		return Decision{}, errors.New("meter: limits without a rate")
+	}
+	qkey, limit, ttl := m.quotaKey(r, now)
+	allowOverage := !r.Test && !l.HardStop && l.OveragePer1000 > 0
+	capMilli := int64(-1)
+	if l.OverageCapCents != nil {
+		capMilli = *l.OverageCapCents * 1000
+	}
+	ikey := idemKey(r.AccountID, "-")
+	if r.IdempotencyKey != "" {
+		ikey = idemKey(r.AccountID, r.IdempotencyKey)
+	}
+	res, err := admitScript.Run(ctx, m.rdb,
+		[]string{bucketKey(r.AccountID), qkey, ikey},
+		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
+		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
+	).Slice()
+	if err != nil {
+		return Decision{}, fmt.Errorf("meter: admit: %w", err)
+	}
+	if len(res) < 6 {
+		return Decision{}, fmt.Errorf("meter: admit: short reply")
+	}
+	d := Decision{
+		Outcome:    Outcome(toInt(res[0])),
+		Limit:      l.Burst,
+		Remaining:  int(toInt(res[1])),
+		Reset:      time.Duration(toInt(res[2])) * time.Millisecond,
+		RetryAfter: time.Duration(toInt(res[3])) * time.Millisecond,
+		QuotaLimit: limit,
+		UsedBefore: toInt(res[4]),
+		Overage:    toInt(res[5]) == 1,
+	}
+	if d.Outcome == Replay && len(res) >= 9 {
+		resp := &Response{Status: int(toInt(res[6])), Header: http.Header{}}
+		if s, ok := res[7].(string); ok {
+			_ = json.Unmarshal([]byte(s), &resp.Header)
+		}
+		if s, ok := res[8].(string); ok {
+			resp.Body = []byte(s)
+		}
+		d.Stored = resp
+	}
+	return d, nil
+}
+
+// Finish settles an admitted request once its response is known: a response
+// that does not count (see Counted) gives its quota unit (and overage) back,
+// and an idempotency reservation either keeps the response for 24 hours or,
+// for responses a retry should re-run, is released. It is one round trip, or
+// none when there is nothing to settle.
+func (m *Meter) Finish(ctx context.Context, r Request, d Decision, resp Response, counted, keep bool) error {
+	refund := r.Metered && !counted
+	if !refund && r.IdempotencyKey == "" {
+		return nil
+	}
+	_, err := m.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if refund {
+			qkey, _, _ := m.quotaKey(r, m.now())
+			p.HIncrBy(ctx, qkey, "used", -1)
+			if d.Overage {
+				p.HIncrBy(ctx, qkey, "over", -r.Limits.OveragePer1000)
+			}
+		}
+		if r.IdempotencyKey != "" {
+			k := idemKey(r.AccountID, r.IdempotencyKey)
+			if keep {
+				hdr, _ := json.Marshal(resp.Header)
+				p.HSet(ctx, k, "st", "done", "code", resp.Status, "hdr", string(hdr), "body", resp.Body)
+				p.PExpire(ctx, k, IdempotencyTTL)
+			} else {
+				p.Del(ctx, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("meter: finish: %w", err)
+	}
+	return nil
+}
+
+// Counted reports whether a metered response counts against quota: 2xx and
+// content-level 400/422 do; authentication failures, 429s and 5xx do not.
+func Counted(status int, contentLevel bool) bool {
+	switch {
+	case status >= 200 && status < 300:
+		return true
+	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
+		return contentLevel
+	}
+	return false
+}
+
+// Keep reports whether an idempotent response is stored for replay. 5xx and
+// 429 are not: the request did not run to completion, and a retry with the
+// same key should run it.
+func Keep(status int) bool {
+	return status < 500 && status != http.StatusTooManyRequests
+}
+
+// Usage is what the counters say for one account.
+type Usage struct {
+	Used         int64
+	OverageMilli int64 // accrued overage in thousandths of a minor unit
+	TestUsed     int64
+}
+
+// Usage reads the live window starting at periodStart and the test pool.
+func (m *Meter) Usage(ctx context.Context, acct string, periodStart time.Time) (Usage, error) {
+	live, err := m.rdb.HMGet(ctx, LiveKey(acct, periodStart), "used", "over").Result()
+	if err != nil {
+		return Usage{}, fmt.Errorf("meter: usage: %w", err)
+	}
+	test, err := m.rdb.HGet(ctx, TestKey(acct), "used").Int64()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return Usage{}, fmt.Errorf("meter: usage: %w", err)
+	}
+	return Usage{Used: anyInt(live[0]), OverageMilli: anyInt(live[1]), TestUsed: test}, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func toInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case string:
+		var n int64
+		_, _ = fmt.Sscan(x, &n)
+		return n
+	}
+	return 0
+}
+
+func anyInt(v any) int64 {
+	if v == nil {
+		return 0
+	}
+	return toInt(v)
+}
+
+// Reconcile adds n requests, counted while Redis was unreachable, to the
+// counter they would have drawn on, accruing overage for those past the
+// included volume (spend caps could not be applied during the outage).
+func (m *Meter) Reconcile(ctx context.Context, r Request, n int64) error {
+	qkey, limit, ttl := m.quotaKey(r, m.now())
+	allowOverage := !r.Test && !r.Limits.HardStop && r.Limits.OveragePer1000 > 0
+	err := reconcileScript.Run(ctx, m.rdb, []string{qkey}, n, limit, b2i(allowOverage), r.Limits.OveragePer1000, ttl.Milliseconds()).Err()
+	if err != nil {
+		return fmt.Errorf("meter: reconcile: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,269 @@
+package meter_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/redisconn"
+	"github.com/ledgerlane/platform/services/metering/meter"
+)
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func setup(t *testing.T) (*meter.Meter, *clock) {
+	t.Helper()
+	c := &clock{t: time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)}
+	return meter.New(redisconn.ForTest(t), c.now), c
+}
+
+func limits(c *clock) meter.Limits {
+	start, end := meter.Period(true, time.Time{}, c.now())
+	return meter.Limits{Plan: "starter", RatePerSecond: 1000, Burst: 1000, MonthlyQuota: 5, OveragePer1000: 150,
+		Currency: "usd", PeriodStart: start, PeriodEnd: end, TestQuota: meter.TestPool}
+}
+
+func admit(t *testing.T, m *meter.Meter, r meter.Request) meter.Decision {
+	t.Helper()
+	d, err := m.Admit(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestTokenBucket(t *testing.T) {
+	m, c := setup(t)
+	l := limits(c)
+	l.RatePerSecond, l.Burst = 2, 3
+	r := meter.Request{AccountID: uuid.NewString(), Limits: l}
+	for i := range 3 {
+		d := admit(t, m, r)
+		if d.Outcome != meter.Admitted || d.Remaining != 2-i || d.Limit != 3 {
+			t.Fatalf("request %d: %+v", i, d)
+		}
+	}
+	d := admit(t, m, r)
+	if d.Outcome != meter.RateLimited || d.RetryAfter != 500*time.Millisecond || d.Remaining != 0 {
+		t.Fatalf("empty bucket: %+v", d)
+	}
+	c.add(500 * time.Millisecond) // one token back at 2/s
+	if d := admit(t, m, r); d.Outcome != meter.Admitted {
+		t.Fatalf("after refill: %+v", d)
+	}
+	c.add(10 * time.Second) // never more than the burst
+	if d := admit(t, m, r); d.Remaining != 2 || d.Reset != 500*time.Millisecond {
+		t.Fatalf("bucket over-filled: %+v", d)
+	}
+	// The bucket is per account, not per key: another account is untouched.
+	other := r
+	other.AccountID = uuid.NewString()
+	if d := admit(t, m, other); d.Remaining != 2 {
+		t.Fatalf("buckets shared across accounts: %+v", d)
+	}
+}
+
+func TestQuotaHardStopAndTestPool(t *testing.T) {
+	m, c := setup(t)
+	acct := uuid.NewString()
+	l := limits(c)
+	l.HardStop = true
+	live := meter.Request{AccountID: acct, Metered: true, Limits: l}
+	for i := range 5 {
+		d := admit(t, m, live)
+		if d.Outcome != meter.Admitted || d.UsedBefore != int64(i) || d.QuotaRemaining() != int64(5-i) {
+			t.Fatalf("live %d: %+v", i, d)
+		}
+	}
+	if d := admit(t, m, live); d.Outcome != meter.QuotaExceeded || d.QuotaRemaining() != 0 {
+		t.Fatalf("hard stop: %+v", d)
+	}
+	// The test pool is separate, 250 for the account's whole life.
+	test := meter.Request{AccountID: acct, Metered: true, Test: true, Limits: l}
+	for i := range meter.TestPool {
+		if d := admit(t, m, test); d.Outcome != meter.Admitted || d.QuotaLimit != 250 {
+			t.Fatalf("test %d: %+v", i, d)
+		}
+	}
+	if d := admit(t, m, test); d.Outcome != meter.QuotaExceeded {
+		t.Fatalf("test pool spent: %+v", d)
+	}
+	// A new window resets live usage, never the test pool.
+	c.add(31 * 24 * time.Hour)
+	live.Limits = limits(c)
+	live.Limits.HardStop = true
+	test.Limits = live.Limits
+	if d := admit(t, m, live); d.Outcome != meter.Admitted || d.UsedBefore != 0 {
+		t.Fatalf("next window: %+v", d)
+	}
+	if d := admit(t, m, test); d.Outcome != meter.QuotaExceeded {
+		t.Fatalf("test pool must never reset: %+v", d)
+	}
+	// Unmetered routes never touch quota.
+	if d := admit(t, m, meter.Request{AccountID: acct, Test: true, Limits: l}); d.Outcome != meter.Admitted {
+		t.Fatalf("unmetered: %+v", d)
+	}
+}
+
+func TestOverageAndCap(t *testing.T) {
+	m, c := setup(t)
+	acct := uuid.NewString()
+	l := limits(c)
+	capCents := int64(1) // 1 cent = 1000 milli-cents; each overage request costs 150
+	l.OverageCapCents = &capCents
+	r := meter.Request{AccountID: acct, Metered: true, Limits: l}
+	for range 5 {
+		admit(t, m, r)
+	}
+	// 6 overage requests accrue 900; the 7th would reach 1050 ≥ 1000: refused.
+	for i := range 6 {
+		if d := admit(t, m, r); d.Outcome != meter.Admitted || !d.Overage || d.QuotaRemaining() != 0 {
+			t.Fatalf("overage %d: %+v", i, d)
+		}
+	}
+	if d := admit(t, m, r); d.Outcome != meter.CapReached {
+		t.Fatalf("the request that would reach the cap must be refused: %+v", d)
+	}
+	u, err := m.Usage(context.Background(), acct, l.PeriodStart)
+	if err != nil || u.Used != 11 || u.OverageMilli != 900 {
+		t.Fatalf("usage %+v %v", u, err)
+	}
+	// Clearing the cap lets overage flow again.
+	r.Limits.OverageCapCents = nil
+	if d := admit(t, m, r); d.Outcome != meter.Admitted {
+		t.Fatalf("cap cleared: %+v", d)
+	}
+}
+
+func TestFinishRefundsUncountedResponses(t *testing.T) {
+	m, c := setup(t)
+	acct := uuid.NewString()
+	r := meter.Request{AccountID: acct, Metered: true, Limits: limits(c)}
+	for range 6 { // the sixth is overage
+		admit(t, m, r)
+	}
+	d := admit(t, m, r)
+	if err := m.Finish(context.Background(), r, d, meter.Response{Status: 502}, meter.Counted(502, true), false); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := m.Usage(context.Background(), acct, r.Limits.PeriodStart)
+	if u.Used != 6 || u.OverageMilli != 150 {
+		t.Fatalf("a 5xx must give back its unit and its overage: %+v", u)
+	}
+	tests := []struct {
+		status       int
+		contentLevel bool
+		want         bool
+	}{
+		{200, false, true}, {400, true, true}, {422, true, true}, {400, false, false},
+		{401, true, false}, {429, true, false}, {500, true, false}, {503, true, false},
+	}
+	for _, tt := range tests {
+		if got := meter.Counted(tt.status, tt.contentLevel); got != tt.want {
+			t.Errorf("Counted(%d, %v) = %v", tt.status, tt.contentLevel, got)
+		}
+	}
+}
+
+func TestIdempotency(t *testing.T) {
+	m, c := setup(t)
+	acct := uuid.NewString()
+	r := meter.Request{AccountID: acct, Metered: true, Limits: limits(c), IdempotencyKey: "k1", Fingerprint: "fp-a"}
+	d := admit(t, m, r)
+	if d.Outcome != meter.Admitted {
+		t.Fatalf("first: %+v", d)
+	}
+	if d2 := admit(t, m, r); d2.Outcome != meter.InFlight {
+		t.Fatalf("duplicate while running: %+v", d2)
+	}
+	other := r
+	other.Fingerprint = "fp-b"
+	if d2 := admit(t, m, other); d2.Outcome != meter.IdempotencyConflict {
+		t.Fatalf("another body: %+v", d2)
+	}
+	resp := meter.Response{Status: 201, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"id":"x"}`)}
+	if err := m.Finish(context.Background(), r, d, resp, true, true); err != nil {
+		t.Fatal(err)
+	}
+	rep := admit(t, m, r)
+	if rep.Outcome != meter.Replay || rep.Stored.Status != 201 || string(rep.Stored.Body) != `{"id":"x"}` ||
+		rep.Stored.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("replay: %+v %+v", rep, rep.Stored)
+	}
+	if d2 := admit(t, m, other); d2.Outcome != meter.IdempotencyConflict {
+		t.Fatalf("another body after completion: %+v", d2)
+	}
+	u, _ := m.Usage(context.Background(), acct, r.Limits.PeriodStart)
+	if u.Used != 1 {
+		t.Fatalf("replays and refusals must not count: used %d", u.Used)
+	}
+	// A released key (5xx) runs again; a key past 24 hours is forgotten.
+	r2 := r
+	r2.IdempotencyKey = "k2"
+	d = admit(t, m, r2)
+	_ = m.Finish(context.Background(), r2, d, meter.Response{Status: 500}, false, meter.Keep(500))
+	if d := admit(t, m, r2); d.Outcome != meter.Admitted {
+		t.Fatalf("released key: %+v", d)
+	}
+}
+
+func TestIdempotencyExactlyOnceUnderConcurrency(t *testing.T) {
+	m, c := setup(t)
+	r := meter.Request{AccountID: uuid.NewString(), Limits: limits(c), IdempotencyKey: "same", Fingerprint: "fp"}
+	var admitted, inflight atomic.Int32
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := m.Admit(context.Background(), r)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			switch d.Outcome {
+			case meter.Admitted:
+				admitted.Add(1)
+			case meter.InFlight:
+				inflight.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if admitted.Load() != 1 || inflight.Load() != 49 {
+		t.Fatalf("admitted %d, in flight %d; want exactly one execution", admitted.Load(), inflight.Load())
+	}
+}
+
+func TestReconcile(t *testing.T) {
+	m, c := setup(t)
+	acct := uuid.NewString()
+	r := meter.Request{AccountID: acct, Metered: true, Limits: limits(c)}
+	for range 3 {
+		admit(t, m, r)
+	}
+	// Four requests went through while Redis was down: two fill the included
+	// volume, two are overage.
+	if err := m.Reconcile(context.Background(), r, 4); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := m.Usage(context.Background(), acct, r.Limits.PeriodStart)
+	if u.Used != 7 || u.OverageMilli != 300 {
+		t.Fatalf("reconciled usage %+v", u)
+	}
+}
