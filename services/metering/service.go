@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ledgerlane/platform/services/metering/meter"
 	"log/slog"
 	"strings"
 	"time"
@@ -22,7 +23,11 @@ type Service struct {
 	store Store
 	now   Clock
 	log   *slog.Logger
+	meter *meter.Meter // nil: usage cannot be read (no Redis configured)
 }
+
+// UseMeter lets the service read usage counters (GET /v1/usage).
+func (s *Service) UseMeter(m *meter.Meter) { s.meter = m }
 
 // NewService returns a Service. A nil clock means time.Now; a nil logger
 // discards.

@@ -9,6 +9,7 @@ package meteringv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -92,8 +93,8 @@ func (x *SetBillingLimitsRequest) GetClearOverageCap() bool {
 type BillingLimits struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	HardStop bool                   `protobuf:"varint,1,opt,name=hard_stop,json=hardStop,proto3" json:"hard_stop,omitempty"`
-	// Unset (JSON null) when no cap is set.
-	OverageCapCents *int32 `protobuf:"varint,2,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
+	// A number, or null when no cap is set.
+	OverageCapCents *structpb.Value `protobuf:"bytes,2,opt,name=overage_cap_cents,json=overageCapCents,proto3" json:"overage_cap_cents,omitempty"`
 	// Billing currency of the cap, lowercase.
 	Currency      string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -137,11 +138,11 @@ func (x *BillingLimits) GetHardStop() bool {
 	return false
 }
 
-func (x *BillingLimits) GetOverageCapCents() int32 {
-	if x != nil && x.OverageCapCents != nil {
-		return *x.OverageCapCents
+func (x *BillingLimits) GetOverageCapCents() *structpb.Value {
+	if x != nil {
+		return x.OverageCapCents
 	}
-	return 0
+	return nil
 }
 
 func (x *BillingLimits) GetCurrency() string {
@@ -209,19 +210,18 @@ var File_metering_v1_billing_proto protoreflect.FileDescriptor
 
 const file_metering_v1_billing_proto_rawDesc = "" +
 	"\n" +
-	"\x19metering/v1/billing.proto\x12\vmetering.v1\x1a\x17metering/v1/usage.proto\"\xbc\x01\n" +
+	"\x19metering/v1/billing.proto\x12\vmetering.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17metering/v1/usage.proto\"\xbc\x01\n" +
 	"\x17SetBillingLimitsRequest\x12 \n" +
 	"\thard_stop\x18\x01 \x01(\bH\x00R\bhardStop\x88\x01\x01\x12/\n" +
 	"\x11overage_cap_cents\x18\x02 \x01(\x05H\x01R\x0foverageCapCents\x88\x01\x01\x12*\n" +
 	"\x11clear_overage_cap\x18\x03 \x01(\bR\x0fclearOverageCapB\f\n" +
 	"\n" +
 	"_hard_stopB\x14\n" +
-	"\x12_overage_cap_cents\"\x8f\x01\n" +
+	"\x12_overage_cap_cents\"\x8c\x01\n" +
 	"\rBillingLimits\x12\x1b\n" +
-	"\thard_stop\x18\x01 \x01(\bR\bhardStop\x12/\n" +
-	"\x11overage_cap_cents\x18\x02 \x01(\x05H\x00R\x0foverageCapCents\x88\x01\x01\x12\x1a\n" +
-	"\bcurrency\x18\x03 \x01(\tR\bcurrencyB\x14\n" +
-	"\x12_overage_cap_cents\"\x83\x01\n" +
+	"\thard_stop\x18\x01 \x01(\bR\bhardStop\x12B\n" +
+	"\x11overage_cap_cents\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x0foverageCapCents\x12\x1a\n" +
+	"\bcurrency\x18\x03 \x01(\tR\bcurrency\"\x83\x01\n" +
 	"\x18SetBillingLimitsResponse\x122\n" +
 	"\x06limits\x18\x01 \x01(\v2\x1a.metering.v1.BillingLimitsR\x06limits\x123\n" +
 	"\x05usage\x18\x02 \x01(\v2\x1d.metering.v1.GetUsageResponseR\x05usage2q\n" +
@@ -246,18 +246,20 @@ var file_metering_v1_billing_proto_goTypes = []any{
 	(*SetBillingLimitsRequest)(nil),  // 0: metering.v1.SetBillingLimitsRequest
 	(*BillingLimits)(nil),            // 1: metering.v1.BillingLimits
 	(*SetBillingLimitsResponse)(nil), // 2: metering.v1.SetBillingLimitsResponse
-	(*GetUsageResponse)(nil),         // 3: metering.v1.GetUsageResponse
+	(*structpb.Value)(nil),           // 3: google.protobuf.Value
+	(*GetUsageResponse)(nil),         // 4: metering.v1.GetUsageResponse
 }
 var file_metering_v1_billing_proto_depIdxs = []int32{
-	1, // 0: metering.v1.SetBillingLimitsResponse.limits:type_name -> metering.v1.BillingLimits
-	3, // 1: metering.v1.SetBillingLimitsResponse.usage:type_name -> metering.v1.GetUsageResponse
-	0, // 2: metering.v1.BillingService.SetBillingLimits:input_type -> metering.v1.SetBillingLimitsRequest
-	2, // 3: metering.v1.BillingService.SetBillingLimits:output_type -> metering.v1.SetBillingLimitsResponse
-	3, // [3:4] is the sub-list for method output_type
-	2, // [2:3] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	3, // 0: metering.v1.BillingLimits.overage_cap_cents:type_name -> google.protobuf.Value
+	1, // 1: metering.v1.SetBillingLimitsResponse.limits:type_name -> metering.v1.BillingLimits
+	4, // 2: metering.v1.SetBillingLimitsResponse.usage:type_name -> metering.v1.GetUsageResponse
+	0, // 3: metering.v1.BillingService.SetBillingLimits:input_type -> metering.v1.SetBillingLimitsRequest
+	2, // 4: metering.v1.BillingService.SetBillingLimits:output_type -> metering.v1.SetBillingLimitsResponse
+	4, // [4:5] is the sub-list for method output_type
+	3, // [3:4] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_billing_proto_init() }
@@ -267,7 +269,6 @@ func file_metering_v1_billing_proto_init() {
 	}
 	file_metering_v1_usage_proto_init()
 	file_metering_v1_billing_proto_msgTypes[0].OneofWrappers = []any{}
-	file_metering_v1_billing_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

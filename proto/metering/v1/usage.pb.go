@@ -9,6 +9,7 @@ package meteringv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -70,9 +71,9 @@ type GetUsageResponse struct {
 	Remaining      int32 `protobuf:"varint,4,opt,name=remaining,proto3" json:"remaining,omitempty"`
 	OverageAllowed bool  `protobuf:"varint,5,opt,name=overage_allowed,json=overageAllowed,proto3" json:"overage_allowed,omitempty"`
 	OverageBlocked bool  `protobuf:"varint,6,opt,name=overage_blocked,json=overageBlocked,proto3" json:"overage_blocked,omitempty"`
-	// Pre-tax overage spend cap in cents of currency; unset (JSON null) when no
-	// cap is set.
-	OverageCapCents *int32 `protobuf:"varint,7,opt,name=overage_cap_cents,json=overageCapCents,proto3,oneof" json:"overage_cap_cents,omitempty"`
+	// A number, or JSON null when no cap is set (the spec shows null, which
+	// only google.protobuf.Value can carry through protojson).
+	OverageCapCents *structpb.Value `protobuf:"bytes,7,opt,name=overage_cap_cents,json=overageCapCents,proto3" json:"overage_cap_cents,omitempty"`
 	// Billing currency, lowercase (e.g. "usd").
 	Currency string `protobuf:"bytes,8,opt,name=currency,proto3" json:"currency,omitempty"`
 	// Paid plans: the billing-anniversary window; Free: the UTC calendar month.
@@ -160,11 +161,11 @@ func (x *GetUsageResponse) GetOverageBlocked() bool {
 	return false
 }
 
-func (x *GetUsageResponse) GetOverageCapCents() int32 {
-	if x != nil && x.OverageCapCents != nil {
-		return *x.OverageCapCents
+func (x *GetUsageResponse) GetOverageCapCents() *structpb.Value {
+	if x != nil {
+		return x.OverageCapCents
 	}
-	return 0
+	return nil
 }
 
 func (x *GetUsageResponse) GetCurrency() string {
@@ -220,16 +221,16 @@ var File_metering_v1_usage_proto protoreflect.FileDescriptor
 
 const file_metering_v1_usage_proto_rawDesc = "" +
 	"\n" +
-	"\x17metering/v1/usage.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x11\n" +
-	"\x0fGetUsageRequest\"\xc8\x04\n" +
+	"\x17metering/v1/usage.proto\x12\vmetering.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x11\n" +
+	"\x0fGetUsageRequest\"\xc5\x04\n" +
 	"\x10GetUsageResponse\x12\x12\n" +
 	"\x04plan\x18\x01 \x01(\tR\x04plan\x12#\n" +
 	"\rmonthly_quota\x18\x02 \x01(\x05R\fmonthlyQuota\x12\x12\n" +
 	"\x04used\x18\x03 \x01(\x05R\x04used\x12\x1c\n" +
 	"\tremaining\x18\x04 \x01(\x05R\tremaining\x12'\n" +
 	"\x0foverage_allowed\x18\x05 \x01(\bR\x0eoverageAllowed\x12'\n" +
-	"\x0foverage_blocked\x18\x06 \x01(\bR\x0eoverageBlocked\x12/\n" +
-	"\x11overage_cap_cents\x18\a \x01(\x05H\x00R\x0foverageCapCents\x88\x01\x01\x12\x1a\n" +
+	"\x0foverage_blocked\x18\x06 \x01(\bR\x0eoverageBlocked\x12B\n" +
+	"\x11overage_cap_cents\x18\a \x01(\v2\x16.google.protobuf.ValueR\x0foverageCapCents\x12\x1a\n" +
 	"\bcurrency\x18\b \x01(\tR\bcurrency\x12=\n" +
 	"\fperiod_start\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vperiodStart\x129\n" +
 	"\n" +
@@ -239,8 +240,7 @@ const file_metering_v1_usage_proto_rawDesc = "" +
 	"\n" +
 	"test_quota\x18\f \x01(\x05R\ttestQuota\x12\x1b\n" +
 	"\ttest_used\x18\r \x01(\x05R\btestUsed\x12%\n" +
-	"\x0etest_remaining\x18\x0e \x01(\x05R\rtestRemainingB\x14\n" +
-	"\x12_overage_cap_cents2W\n" +
+	"\x0etest_remaining\x18\x0e \x01(\x05R\rtestRemaining2W\n" +
 	"\fUsageService\x12G\n" +
 	"\bGetUsage\x12\x1c.metering.v1.GetUsageRequest\x1a\x1d.metering.v1.GetUsageResponseB\xa7\x01\n" +
 	"\x0fcom.metering.v1B\n" +
@@ -262,19 +262,21 @@ var file_metering_v1_usage_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_metering_v1_usage_proto_goTypes = []any{
 	(*GetUsageRequest)(nil),       // 0: metering.v1.GetUsageRequest
 	(*GetUsageResponse)(nil),      // 1: metering.v1.GetUsageResponse
-	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 2: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil), // 3: google.protobuf.Timestamp
 }
 var file_metering_v1_usage_proto_depIdxs = []int32{
-	2, // 0: metering.v1.GetUsageResponse.period_start:type_name -> google.protobuf.Timestamp
-	2, // 1: metering.v1.GetUsageResponse.period_end:type_name -> google.protobuf.Timestamp
-	2, // 2: metering.v1.GetUsageResponse.resets_at:type_name -> google.protobuf.Timestamp
-	0, // 3: metering.v1.UsageService.GetUsage:input_type -> metering.v1.GetUsageRequest
-	1, // 4: metering.v1.UsageService.GetUsage:output_type -> metering.v1.GetUsageResponse
-	4, // [4:5] is the sub-list for method output_type
-	3, // [3:4] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	2, // 0: metering.v1.GetUsageResponse.overage_cap_cents:type_name -> google.protobuf.Value
+	3, // 1: metering.v1.GetUsageResponse.period_start:type_name -> google.protobuf.Timestamp
+	3, // 2: metering.v1.GetUsageResponse.period_end:type_name -> google.protobuf.Timestamp
+	3, // 3: metering.v1.GetUsageResponse.resets_at:type_name -> google.protobuf.Timestamp
+	0, // 4: metering.v1.UsageService.GetUsage:input_type -> metering.v1.GetUsageRequest
+	1, // 5: metering.v1.UsageService.GetUsage:output_type -> metering.v1.GetUsageResponse
+	5, // [5:6] is the sub-list for method output_type
+	4, // [4:5] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_usage_proto_init() }
@@ -282,7 +284,6 @@ func file_metering_v1_usage_proto_init() {
 	if File_metering_v1_usage_proto != nil {
 		return
 	}
-	file_metering_v1_usage_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

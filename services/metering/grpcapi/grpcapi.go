@@ -8,17 +8,21 @@ import (
 
 	"google.golang.org/grpc"
 
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/meter"
 )
 
 // Register adds CredentialService, UsageService and BillingService to s.
-// Usage and billing answer Unimplemented until they are built.
 func Register(s grpc.ServiceRegistrar, svc *metering.Service) {
 	meteringv1.RegisterCredentialServiceServer(s, &credentialServer{svc: svc})
-	meteringv1.RegisterUsageServiceServer(s, usageServer{})
-	meteringv1.RegisterBillingServiceServer(s, billingServer{})
+	meteringv1.RegisterUsageServiceServer(s, &usageServer{svc: svc})
+	meteringv1.RegisterBillingServiceServer(s, &billingServer{svc: svc})
 }
 
 type credentialServer struct {
@@ -38,7 +42,11 @@ func (s *credentialServer) ResolveCredential(ctx context.Context, req *meteringv
 		// has logged the cause.
 		return nil, problem.Error(problem.Unavailable, "credential store unavailable")
 	}
-	return &meteringv1.ResolveCredentialResponse{Principal: &meteringv1.Principal{
+	l, err := s.svc.Limits(ctx, c.AccountID)
+	if err != nil {
+		return nil, problem.Error(problem.Unavailable, "credential store unavailable")
+	}
+	return &meteringv1.ResolveCredentialResponse{Limits: limitsProto(l), Principal: &meteringv1.Principal{
 		AccountId:     c.AccountID,
 		CredentialId:  c.ID,
 		Kind:          c.Kind,
@@ -50,12 +58,94 @@ func (s *credentialServer) ResolveCredential(ctx context.Context, req *meteringv
 	}}, nil
 }
 
-// usageServer and billingServer hold the place of the public usage and billing
-// RPCs until a later issue builds them.
+func limitsProto(l meter.Limits) *meteringv1.AccountLimits {
+	out := &meteringv1.AccountLimits{
+		Plan: l.Plan, RatePerSecond: int32(l.RatePerSecond), Burst: int32(l.Burst),
+		MonthlyQuota: int32(l.MonthlyQuota), HardStop: l.HardStop, OveragePricePer_1000: int32(l.OveragePer1000),
+		Currency: l.Currency, PeriodStart: timestamppb.New(l.PeriodStart), PeriodEnd: timestamppb.New(l.PeriodEnd),
+		TestQuota: int32(l.TestQuota),
+	}
+	if l.OverageCapCents != nil {
+		v := int32(*l.OverageCapCents)
+		out.OverageCapCents = &v
+	}
+	return out
+}
+
+// LimitsFromProto is the edge's view of the limits a credential lookup returned.
+func LimitsFromProto(p *meteringv1.AccountLimits) meter.Limits {
+	l := meter.Limits{
+		Plan: p.GetPlan(), RatePerSecond: int(p.GetRatePerSecond()), Burst: int(p.GetBurst()),
+		MonthlyQuota: int64(p.GetMonthlyQuota()), HardStop: p.GetHardStop(), OveragePer1000: int64(p.GetOveragePricePer_1000()),
+		Currency: p.GetCurrency(), PeriodStart: p.GetPeriodStart().AsTime(), PeriodEnd: p.GetPeriodEnd().AsTime(),
+		TestQuota: int64(p.GetTestQuota()),
+	}
+	if p.OverageCapCents != nil {
+		v := int64(p.GetOverageCapCents())
+		l.OverageCapCents = &v
+	}
+	return l
+}
+
 type usageServer struct {
 	meteringv1.UnimplementedUsageServiceServer
+	svc *metering.Service
+}
+
+func (s *usageServer) GetUsage(ctx context.Context, _ *meteringv1.GetUsageRequest) (*meteringv1.GetUsageResponse, error) {
+	p, ok := principal.FromIncoming(ctx)
+	if !ok {
+		return nil, problem.Error(problem.Unauthorized, "no caller")
+	}
+	u, err := s.svc.Usage(ctx, p.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	return usageProto(u), nil
+}
+
+func usageProto(u metering.UsageSummary) *meteringv1.GetUsageResponse {
+	return &meteringv1.GetUsageResponse{
+		Plan: u.Plan, MonthlyQuota: int32(u.MonthlyQuota), Used: int32(u.Used), Remaining: int32(u.Remaining),
+		OverageAllowed: u.OverageAllowed, OverageBlocked: u.OverageBlocked, OverageCapCents: capValue(u.OverageCapCents),
+		Currency: u.Currency, PeriodStart: timestamppb.New(u.PeriodStart), PeriodEnd: timestamppb.New(u.PeriodEnd),
+		ResetsAt: timestamppb.New(u.PeriodEnd), TestQuota: int32(u.TestQuota), TestUsed: int32(u.TestUsed),
+		TestRemaining: int32(u.TestRemaining),
+	}
+}
+
+// capValue is the cap as a JSON number, or JSON null when none is set.
+func capValue(c *int64) *structpb.Value {
+	if c == nil {
+		return structpb.NewNullValue()
+	}
+	return structpb.NewNumberValue(float64(*c)) // cents fit a float64 exactly below 2^53
 }
 
 type billingServer struct {
 	meteringv1.UnimplementedBillingServiceServer
+	svc *metering.Service
+}
+
+func (s *billingServer) SetBillingLimits(ctx context.Context, req *meteringv1.SetBillingLimitsRequest) (*meteringv1.SetBillingLimitsResponse, error) {
+	p, ok := principal.FromIncoming(ctx)
+	if !ok {
+		return nil, problem.Error(problem.Unauthorized, "no caller")
+	}
+	change := metering.BillingChange{HardStop: req.HardStop, ClearCap: req.GetClearOverageCap()}
+	if req.OverageCapCents != nil {
+		v := int64(req.GetOverageCapCents())
+		change.OverageCapCents = &v
+	}
+	a, err := s.svc.SetBillingLimits(ctx, p.AccountID, change)
+	if err != nil {
+		return nil, err
+	}
+	out := &meteringv1.SetBillingLimitsResponse{Limits: &meteringv1.BillingLimits{
+		HardStop: a.HardStop, OverageCapCents: capValue(a.OverageCapCents), Currency: string(a.BillingCurrency),
+	}}
+	if u, err := s.svc.Usage(ctx, p.AccountID); err == nil {
+		out.Usage = usageProto(u)
+	}
+	return out, nil
 }

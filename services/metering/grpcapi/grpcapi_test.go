@@ -15,13 +15,18 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	"github.com/ledgerlane/platform/pkg/logging"
+	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/grpcapi"
 	"github.com/ledgerlane/platform/services/metering/memory"
+	"github.com/ledgerlane/platform/services/metering/meter"
 )
 
 // brokenStore fails every lookup, as a database outage would.
@@ -148,26 +153,79 @@ func TestResolveCredentialStoreDown(t *testing.T) {
 	}
 }
 
-func TestUnbuiltServicesAnswerUnimplemented(t *testing.T) {
-	conn := dial(t, metering.NewService(memory.New(), nil, nil))
-	tests := []struct {
-		name string
-		call func(ctx context.Context) error
-	}{
-		{"GetUsage", func(ctx context.Context) error {
-			_, err := meteringv1.NewUsageServiceClient(conn).GetUsage(ctx, &meteringv1.GetUsageRequest{})
-			return err
-		}},
-		{"SetBillingLimits", func(ctx context.Context) error {
-			_, err := meteringv1.NewBillingServiceClient(conn).SetBillingLimits(ctx, &meteringv1.SetBillingLimitsRequest{})
-			return err
-		}},
+func TestUsageAndBillingLimits(t *testing.T) {
+	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	svc := metering.NewService(memory.New(), clock, nil)
+	rdb := redisconn.ForTest(t)
+	m := meter.New(rdb, clock)
+	svc.UseMeter(m)
+	conn := dial(t, svc)
+	ctx := t.Context()
+	acct, err := svc.CreateAccount(ctx, "Acme", metering.PlanStarter, metering.EUR)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if code := status.Code(tc.call(t.Context())); code != codes.Unimplemented {
-				t.Errorf("code = %v, want Unimplemented", code)
-			}
-		})
+	caller := principal.Outgoing(ctx, principal.Principal{AccountID: acct.ID, Surface: "conversion"})
+	limits, err := svc.Limits(ctx, acct.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := m.Admit(ctx, meter.Request{AccountID: acct.ID, Metered: true, Limits: limits}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Admit(ctx, meter.Request{AccountID: acct.ID, Metered: true, Test: true, Limits: limits}); err != nil {
+		t.Fatal(err)
+	}
+
+	usage := meteringv1.NewUsageServiceClient(conn)
+	u, err := usage.GetUsage(caller, &meteringv1.GetUsageRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.GetPlan() != "starter" || u.GetUsed() != 3 || u.GetRemaining() != 24_997 || u.GetCurrency() != "eur" ||
+		u.GetTestUsed() != 1 || u.GetTestRemaining() != 249 || u.GetTestQuota() != 250 || !u.GetOverageAllowed() ||
+		u.GetOverageBlocked() || !u.GetResetsAt().AsTime().Equal(u.GetPeriodEnd().AsTime()) {
+		t.Fatalf("usage: %v", u)
+	}
+	if _, isNull := u.GetOverageCapCents().GetKind().(*structpb.Value_NullValue); !isNull {
+		t.Fatalf("overage_cap_cents must be null without a cap: %v", u.GetOverageCapCents())
+	}
+
+	billing := meteringv1.NewBillingServiceClient(conn)
+	capCents := int32(2_500)
+	res, err := billing.SetBillingLimits(caller, &meteringv1.SetBillingLimitsRequest{OverageCapCents: &capCents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GetLimits().GetOverageCapCents().GetNumberValue() != 2500 || res.GetUsage().GetOverageCapCents().GetNumberValue() != 2500 {
+		t.Fatalf("cap not applied: %v", res)
+	}
+	if l, _ := svc.Limits(ctx, acct.ID); l.OverageCapCents == nil || *l.OverageCapCents != 2500 {
+		t.Fatalf("limits do not carry the cap: %+v", l)
+	}
+	yes := true
+	res, err = billing.SetBillingLimits(caller, &meteringv1.SetBillingLimitsRequest{HardStop: &yes, ClearOverageCap: true})
+	if err != nil || !res.GetLimits().GetHardStop() || res.GetUsage().GetOverageAllowed() {
+		t.Fatalf("hard stop: %v %v", res, err)
+	}
+	bad := []struct {
+		name  string
+		req   *meteringv1.SetBillingLimitsRequest
+		field string
+	}{
+		{"zero cap", &meteringv1.SetBillingLimitsRequest{OverageCapCents: new(int32)}, "overage_cap_cents"},
+		{"cap and clear", &meteringv1.SetBillingLimitsRequest{OverageCapCents: &capCents, ClearOverageCap: true}, "clear_overage_cap"},
+	}
+	for _, tc := range bad {
+		_, err := billing.SetBillingLimits(caller, tc.req)
+		if p := problem.FromError(err); p.Type != problem.InvalidInput || p.Field != tc.field {
+			t.Errorf("%s: %+v", tc.name, p)
+		}
+	}
+	if _, err := usage.GetUsage(ctx, &meteringv1.GetUsageRequest{}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("no caller: %v", err)
 	}
 }

@@ -1,0 +1,134 @@
+package metering
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering/meter"
+)
+
+// Limits is what the account may do now: its plan's bucket and included
+// volume, its billing settings, and the current window. The gateway enforces
+// it; it changes when the plan or a billing setting changes.
+func (s *Service) Limits(ctx context.Context, accountID string) (meter.Limits, error) {
+	a, err := s.store.GetAccount(ctx, accountID)
+	if err != nil {
+		return meter.Limits{}, fmt.Errorf("limits: %w", err)
+	}
+	return limitsOf(a, s.timestamp())
+}
+
+func limitsOf(a Account, now time.Time) (meter.Limits, error) {
+	p, ok := PlanByID(a.PlanID)
+	if !ok {
+		return meter.Limits{}, fmt.Errorf("limits: account %s has unknown plan %q", a.ID, a.PlanID)
+	}
+	price, _ := p.OveragePer1000.In(a.BillingCurrency)
+	start, end := meter.Period(p.CalendarMonth, a.BillingAnchor, now)
+	return meter.Limits{
+		Plan: p.ID, RatePerSecond: p.RatePerSecond, Burst: p.Burst,
+		MonthlyQuota: p.IncludedConversions, HardStop: p.HardStop || a.HardStop,
+		OveragePer1000: price, OverageCapCents: a.OverageCapCents, Currency: string(a.BillingCurrency),
+		PeriodStart: start, PeriodEnd: end, TestQuota: meter.TestPool,
+	}, nil
+}
+
+// UsageSummary is GET /v1/usage.
+type UsageSummary struct {
+	Plan            string
+	MonthlyQuota    int64
+	Used            int64
+	Remaining       int64 // clamped at zero
+	OverageAllowed  bool  // the plan and billing settings allow overage
+	OverageBlocked  bool  // the included volume is spent and no more overage may flow
+	OverageCapCents *int64
+	Currency        string
+	PeriodStart     time.Time
+	PeriodEnd       time.Time // also resets_at
+	TestQuota       int64
+	TestUsed        int64
+	TestRemaining   int64
+}
+
+// Usage reads the account's counters for the current window.
+func (s *Service) Usage(ctx context.Context, accountID string) (UsageSummary, error) {
+	if s.meter == nil {
+		return UsageSummary{}, problem.Error(problem.Unavailable, "usage counters are not configured")
+	}
+	l, err := s.Limits(ctx, accountID)
+	if err != nil {
+		return UsageSummary{}, err
+	}
+	u, err := s.meter.Usage(ctx, accountID, l.PeriodStart)
+	if err != nil {
+		s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
+		return UsageSummary{}, problem.Error(problem.Unavailable, "usage counters are unreachable; retry shortly")
+	}
+	return summarize(l, u), nil
+}
+
+func summarize(l meter.Limits, u meter.Usage) UsageSummary {
+	allowed := !l.HardStop && l.OveragePer1000 > 0
+	capReached := l.OverageCapCents != nil && u.OverageMilli+l.OveragePer1000 >= *l.OverageCapCents*1000
+	return UsageSummary{
+		Plan: l.Plan, MonthlyQuota: l.MonthlyQuota, Used: u.Used,
+		Remaining:       max(0, l.MonthlyQuota-u.Used),
+		OverageAllowed:  allowed,
+		OverageBlocked:  u.Used >= l.MonthlyQuota && (!allowed || capReached),
+		OverageCapCents: l.OverageCapCents, Currency: l.Currency,
+		PeriodStart: l.PeriodStart, PeriodEnd: l.PeriodEnd,
+		TestQuota: l.TestQuota, TestUsed: u.TestUsed, TestRemaining: max(0, l.TestQuota-u.TestUsed),
+	}
+}
+
+// BillingChange is a partial update of POST /v1/portal/billing/limits: nil
+// fields stay as they are.
+type BillingChange struct {
+	HardStop        *bool
+	OverageCapCents *int64
+	ClearCap        bool
+}
+
+// maxCapCents keeps caps in the int32 range of the wire contract.
+const maxCapCents = 1<<31 - 1
+
+// SetBillingLimits applies a change and returns the account as it is now.
+// The gateway picks the new limits up with its next credential lookup, within
+// its cache TTL (seconds).
+func (s *Service) SetBillingLimits(ctx context.Context, accountID string, c BillingChange) (Account, error) {
+	a, err := s.store.GetAccount(ctx, accountID)
+	if err != nil {
+		return Account{}, err
+	}
+	p, ok := PlanByID(a.PlanID)
+	if !ok {
+		return Account{}, fmt.Errorf("billing limits: unknown plan %q", a.PlanID)
+	}
+	switch {
+	case c.ClearCap && c.OverageCapCents != nil:
+		return Account{}, problem.Error(problem.InvalidInput, "send overage_cap_cents or clear_overage_cap, not both", problem.Field("clear_overage_cap"))
+	case c.OverageCapCents != nil && (*c.OverageCapCents <= 0 || *c.OverageCapCents > maxCapCents):
+		return Account{}, problem.Error(problem.InvalidInput, "overage_cap_cents must be a positive whole number of cents", problem.Field("overage_cap_cents"))
+	case c.OverageCapCents != nil && p.HardStop:
+		return Account{}, problem.Error(problem.InvalidInput, "the "+p.ID+" plan has no overage to cap; spend caps apply to paid plans", problem.Field("overage_cap_cents"))
+	}
+	hardStop, capCents := a.HardStop, a.OverageCapCents
+	if c.HardStop != nil {
+		hardStop = *c.HardStop
+	}
+	if c.ClearCap {
+		capCents = nil
+	}
+	if c.OverageCapCents != nil {
+		v := *c.OverageCapCents
+		capCents = &v
+	}
+	if err := s.store.SetBillingLimits(ctx, accountID, hardStop, capCents); err != nil {
+		return Account{}, err
+	}
+	a.HardStop, a.OverageCapCents = hardStop, capCents
+	s.log.InfoContext(ctx, "billing limits changed", "account_id", accountID, "hard_stop", hardStop, "cap_set", capCents != nil)
+	return a, nil
+}
