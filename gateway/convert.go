@@ -78,7 +78,10 @@ var rawContentTypes = map[string]bool{
 // the answer negotiated by Accept (the envelope, or the bare document).
 func (g *Gateway) convert(w http.ResponseWriter, r *http.Request) {
 	reqID := requestID(r.Context())
-	fail := func(p *problem.Problem) { problem.Write(w, p, reqID) }
+	fail := func(p *problem.Problem) {
+		markEdgeRejected(r.Context())
+		problem.Write(w, p, reqID)
+	}
 
 	req, p := parseConvertRequest(r)
 	if p != nil {

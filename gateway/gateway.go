@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -29,6 +30,7 @@ import (
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+	"github.com/ledgerlane/platform/services/metering/meter"
 )
 
 // Backends are the client connections to the four services.
@@ -61,6 +63,9 @@ type Config struct {
 	DocsURL string
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Redis holds rate buckets, usage counters and idempotency records. Nil
+	// turns limiting, quota and idempotency off; every real deployment sets it.
+	Redis redis.UniversalClient
 }
 
 // Gateway is the edge's HTTP handler.
@@ -72,6 +77,8 @@ type Gateway struct {
 	converter conversionv1.ConversionServiceClient
 	public    *runtime.ServeMux
 	surfaces  map[route.Surface]*runtime.ServeMux
+	adm       *admission
+	metrics   *metrics
 }
 
 // New wires the muxes. It dials nothing itself: the caller owns the connections.
@@ -101,6 +108,18 @@ func New(cfg Config) (*Gateway, error) {
 		resolver:  auth.NewResolver(meteringv1.NewCredentialServiceClient(cfg.Backends.Metering), cfg.CredentialTTL, cfg.Now),
 		converter: conversionv1.NewConversionServiceClient(cfg.Backends.Converter),
 		surfaces:  map[route.Surface]*runtime.ServeMux{},
+	}
+	if cfg.Redis != nil {
+		g.adm = &admission{meter: meter.New(cfg.Redis, cfg.Now), journal: newJournal()}
+	}
+	g.metrics = newMetrics(func() float64 {
+		if g.adm == nil {
+			return 0
+		}
+		return float64(g.adm.journal.size())
+	})
+	if g.adm != nil {
+		g.adm.metrics = g.metrics
 	}
 	ctx := context.Background()
 	g.public = g.newMux()
@@ -195,7 +214,8 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	p, err := g.resolver.Resolve(r.Context(), auth.FromRequest(r))
+	res, err := g.resolver.ResolveWithLimits(r.Context(), auth.FromRequest(r))
+	p := res.Principal
 	switch {
 	case errors.Is(err, auth.ErrUnavailable):
 		g.log.Warn("credential lookup failed", "request_id", reqID)
@@ -209,27 +229,28 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	p.RequestID = reqID
 	setAccount(r.Context(), p.AccountID)
 
+	var reject *problem.Problem
 	rt, ok := m.For(route.Surface(p.Surface))
-	if !ok {
+	switch {
+	case !ok:
 		// The route exists, on the other surface: this credential can never
 		// carry its scope.
-		problem.Write(w, problem.New(problem.ForbiddenScope,
-			fmt.Sprintf("%s %s needs scope %s, which %s credentials cannot carry", r.Method, m.Routes[0].Pattern, m.Routes[0].Scope, p.Surface)), reqID)
-		return
+		rt = m.Routes[0]
+		reject = problem.New(problem.ForbiddenScope,
+			fmt.Sprintf("%s %s needs scope %s, which %s credentials cannot carry", r.Method, rt.Pattern, rt.Scope, p.Surface))
+	case !p.HasScope(rt.Scope):
+		reject = problem.New(problem.ForbiddenScope, fmt.Sprintf("%s %s needs scope %s", r.Method, rt.Pattern, rt.Scope))
 	}
-	if !p.HasScope(rt.Scope) {
-		problem.Write(w, problem.New(problem.ForbiddenScope, fmt.Sprintf("%s %s needs scope %s", r.Method, rt.Pattern, rt.Scope)), reqID)
-		return
-	}
-	if !g.limitBody(w, r, rt.Limit) {
-		return
+	var body []byte
+	if reject == nil {
+		body, reject = readBody(w, r, rt.Limit)
 	}
 	r = r.WithContext(principal.With(r.Context(), p))
+	var next http.Handler = g.surfaces[rt.Surface]
 	if rt.Selector == convertSelector {
-		g.convert(w, r)
-		return
+		next = http.HandlerFunc(g.convert)
 	}
-	g.surfaces[rt.Surface].ServeHTTP(w, r)
+	g.serveAdmitted(w, r, p, res.Limits, rt, body, reject, next)
 }
 
 // outgoing is the context for a hand-written backend call: it carries the

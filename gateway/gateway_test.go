@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/ledgerlane/platform/gateway"
 	"github.com/ledgerlane/platform/pkg/principal"
@@ -29,9 +32,10 @@ import (
 // fakeMetering resolves a fixed set of secrets; revoke removes one.
 type fakeMetering struct {
 	meteringv1.UnimplementedCredentialServiceServer
-	mu    sync.Mutex
-	keys  map[string]*meteringv1.Principal
-	calls int
+	mu     sync.Mutex
+	keys   map[string]*meteringv1.Principal
+	calls  int
+	limits *meteringv1.AccountLimits
 }
 
 func (f *fakeMetering) ResolveCredential(_ context.Context, r *meteringv1.ResolveCredentialRequest) (*meteringv1.ResolveCredentialResponse, error) {
@@ -42,7 +46,7 @@ func (f *fakeMetering) ResolveCredential(_ context.Context, r *meteringv1.Resolv
 	if !ok {
 		return nil, problem.Error(problem.Unauthorized, "invalid credential")
 	}
-	return &meteringv1.ResolveCredentialResponse{Principal: p}, nil
+	return &meteringv1.ResolveCredentialResponse{Principal: p, Limits: f.limits}, nil
 }
 
 func (f *fakeMetering) revoke(secret string) {
@@ -55,9 +59,19 @@ func (f *fakeMetering) revoke(secret string) {
 type fakeFinance struct {
 	financev1.UnimplementedTransactionServiceServer
 	financev1.UnimplementedAccountServiceServer
+	updates atomic.Int32
+	delay   time.Duration
 }
 
-func (fakeFinance) ListTransactions(ctx context.Context, r *financev1.ListTransactionsRequest) (*financev1.ListTransactionsResponse, error) {
+// UpdateTransaction counts executions so idempotency tests can see them.
+func (f *fakeFinance) UpdateTransaction(_ context.Context, r *financev1.UpdateTransactionRequest) (*financev1.UpdateTransactionResponse, error) {
+	n := f.updates.Add(1)
+	time.Sleep(f.delay)
+	v := n
+	return &financev1.UpdateTransactionResponse{Data: &financev1.Transaction{Id: r.GetId(), Memo: r.Memo, Version: &v}}, nil
+}
+
+func (*fakeFinance) ListTransactions(ctx context.Context, r *financev1.ListTransactionsRequest) (*financev1.ListTransactionsResponse, error) {
 	p, _ := principal.FromIncoming(ctx)
 	if r.GetPageSize() == 13 {
 		panic("backend bug")
@@ -69,7 +83,7 @@ func (fakeFinance) ListTransactions(ctx context.Context, r *financev1.ListTransa
 	}, nil
 }
 
-func (fakeFinance) ListConnections(context.Context, *financev1.ListConnectionsRequest) (*financev1.ListConnectionsResponse, error) {
+func (*fakeFinance) ListConnections(context.Context, *financev1.ListConnectionsRequest) (*financev1.ListConnectionsResponse, error) {
 	inst := "Bank connection"
 	return &financev1.ListConnectionsResponse{Data: []*financev1.BankConnection{{Id: "bank-conn", Institution: &inst}}}, nil
 }
@@ -85,6 +99,12 @@ func (f *fakeConverter) Convert(_ context.Context, r *conversionv1.ConvertReques
 	f.mu.Lock()
 	f.last = r
 	f.mu.Unlock()
+	switch r.GetTo() {
+	case "boom":
+		return nil, status.Error(codes.Internal, "converter crashed")
+	case "bad":
+		return nil, problem.Error(problem.InvalidInput, "message 1, line 3, field :61: bad amount", problem.Field("message"))
+	}
 	pages := []string{"page1"}
 	if strings.HasPrefix(strings.ToLower(r.GetTo()), "mt") {
 		pages = []string{":20:A\n", ":20:B\n"}
@@ -101,6 +121,8 @@ func (f *fakeConverter) ListConnections(context.Context, *conversionv1.ListConne
 }
 
 type harness struct {
+	gw       *gateway.Gateway
+	fin      *fakeFinance
 	url      string
 	redisUp  atomic.Bool
 	metering *fakeMetering
@@ -139,27 +161,38 @@ func serve(t *testing.T, register func(*grpc.Server)) *grpc.ClientConn {
 }
 
 const (
-	keyConvert = "ak_live_convert"
-	keyFormats = "ak_live_formatsonly"
-	keyManage  = "ak_live_manage"
-	keyFinance = "at_live_finance"
+	keyConvert      = "ak_live_convert"
+	keyFormats      = "ak_live_formatsonly"
+	keyManage       = "ak_live_manage"
+	keyFinance      = "at_live_finance"
+	keyFinanceWrite = "at_live_finance_write"
 )
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *harness { return newHarnessWith(t, harnessOpts{}) }
+
+type harnessOpts struct {
+	redis  redis.UniversalClient
+	limits *meteringv1.AccountLimits
+}
+
+func newHarnessWith(t *testing.T, o harnessOpts) *harness {
 	t.Helper()
 	h := &harness{
 		metering: &fakeMetering{keys: map[string]*meteringv1.Principal{
-			keyConvert: {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"convert", "formats:read"}},
-			keyFormats: {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"formats:read"}},
-			keyManage:  {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"connections:manage"}},
-			keyFinance: {AccountId: "acct1", Surface: "finance", Mode: "live", Scopes: []string{"transactions:read", "accounts:read"}, FinanceUserId: "user1", GrantId: "g1"},
+			keyConvert:      {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"convert", "formats:read"}},
+			keyFormats:      {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"formats:read"}},
+			keyManage:       {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"connections:manage"}},
+			keyFinance:      {AccountId: "acct1", Surface: "finance", Mode: "live", Scopes: []string{"transactions:read", "accounts:read"}, FinanceUserId: "user1", GrantId: "g1"},
+			keyFinanceWrite: {AccountId: "acct1", Surface: "finance", Mode: "live", Scopes: []string{"transactions:read", "transactions:write"}, FinanceUserId: "user1", GrantId: "g2"},
 		}},
 		conv:  &fakeConverter{},
 		clock: &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
+		fin:   &fakeFinance{},
 	}
+	h.metering.limits = o.limits
 	fin := serve(t, func(s *grpc.Server) {
-		financev1.RegisterTransactionServiceServer(s, fakeFinance{})
-		financev1.RegisterAccountServiceServer(s, fakeFinance{})
+		financev1.RegisterTransactionServiceServer(s, h.fin)
+		financev1.RegisterAccountServiceServer(s, h.fin)
 	})
 	conv := serve(t, func(s *grpc.Server) {
 		conversionv1.RegisterConversionServiceServer(s, h.conv)
@@ -179,6 +212,7 @@ func newHarness(t *testing.T) *harness {
 		CredentialTTL: 5 * time.Second,
 		Log:           slog.New(slog.DiscardHandler),
 		Now:           h.clock.Now,
+		Redis:         o.redis,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +220,7 @@ func newHarness(t *testing.T) *harness {
 	srv := httptest.NewServer(g.Handler())
 	t.Cleanup(srv.Close)
 	h.url = srv.URL
+	h.gw = g
 	return h
 }
 

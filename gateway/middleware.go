@@ -126,30 +126,27 @@ func (g *Gateway) withRecover(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody reads the body into memory, bounded by limit, so that every
-// handler behind it (generated or not) sees either a whole body or nothing:
-// a body over the limit is answered 413 here, before any backend is called.
-func (g *Gateway) limitBody(w http.ResponseWriter, r *http.Request, limit int64) bool {
-	tooLarge := func() bool {
-		problem.Write(w, problem.New(problem.MessageTooLarge, fmt.Sprintf("the request body exceeds %d bytes", limit)), requestID(r.Context()))
-		return false
-	}
+// readBody reads the body into memory, bounded by limit, so that every
+// handler behind it (generated or not) sees either a whole body or nothing,
+// and idempotency can fingerprint it. A body over the limit is refused with
+// 413 before any backend is called.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *problem.Problem) {
+	tooLarge := problem.New(problem.MessageTooLarge, fmt.Sprintf("the request body exceeds %d bytes", limit))
 	if r.Body == nil || r.Body == http.NoBody {
-		return true
+		return nil, nil
 	}
 	if r.ContentLength > limit {
-		return tooLarge()
+		return nil, tooLarge
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return tooLarge()
+			return nil, tooLarge
 		}
-		problem.Write(w, problem.New(problem.InvalidInput, "the request body could not be read"), requestID(r.Context()))
-		return false
+		return nil, problem.New(problem.InvalidInput, "the request body could not be read")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	return true
+	return body, nil
 }

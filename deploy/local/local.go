@@ -6,6 +6,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -31,11 +32,13 @@ import (
 	financegrpc "github.com/ledgerlane/platform/services/finance/grpcapi"
 	financemem "github.com/ledgerlane/platform/services/finance/memory"
 	financepg "github.com/ledgerlane/platform/services/finance/postgres"
+	financesandbox "github.com/ledgerlane/platform/services/finance/sandbox" // finance sandbox aggregator
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
 	jobsgrpc "github.com/ledgerlane/platform/services/jobs/grpcapi"
 	"github.com/ledgerlane/platform/services/metering"
 	meteringgrpc "github.com/ledgerlane/platform/services/metering/grpcapi"
 	meteringmem "github.com/ledgerlane/platform/services/metering/memory"
+	"github.com/ledgerlane/platform/services/metering/meter"
 	meteringpg "github.com/ledgerlane/platform/services/metering/postgres"
 )
 
@@ -56,6 +59,9 @@ type Config struct {
 	BuildTime      time.Time
 	Log            *slog.Logger
 	Now            func() time.Time
+	// Finance sandbox aggregator: SandboxInterval is its tick (0 means
+	// 30s; negative starts no ticker, and only Stack.Sandbox.SyncNow syncs).
+	SandboxInterval time.Duration
 }
 
 // Stack is a running platform.
@@ -63,7 +69,12 @@ type Stack struct {
 	// URL is the gateway's base address, e.g. http://127.0.0.1:8080.
 	URL  string
 	Keys []Key
-	Demo financeseed.DemoData
+	// Gateway is exposed for tests (usage reconciliation, metrics).
+	Gateway *gateway.Gateway
+	Demo    financeseed.DemoData
+	// Sandbox is the finance sandbox aggregator syncing the demo user's
+	// bank connections; tests call its SyncNow.
+	Sandbox *financesandbox.Aggregator
 
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -161,6 +172,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		meteringStore, financeStore = meteringmem.New(), financemem.New()
 	}
 	meteringSvc := metering.NewService(meteringStore, metering.Clock(cfg.Now), log.With("service", "metering"))
+	meteringSvc.UseMeter(meter.New(rc, cfg.Now))
 	financeSvc := finance.NewService(financeStore, cursor.New(cfg.CursorSecret), finance.Clock(cfg.Now), log.With("service", "finance"))
 
 	// Services, each on its own loopback gRPC port as on Kubernetes.
@@ -203,17 +215,26 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 			{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }},
 		},
 		Version: cfg.Version, Commit: cfg.Commit, BuildTime: cfg.BuildTime,
-		Log: log.With("service", "gateway"), Now: cfg.Now,
+		Log: log.With("service", "gateway"), Now: cfg.Now, Redis: rc,
 	})
 	if err != nil {
 		return nil, err
 	}
+	s.Gateway = g
+	s.run(func() error { g.RunReconciler(runCtx, 2*time.Second); return nil })
 
 	demo, keys, err := seed(ctx, financeStore, meteringSvc, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	s.Demo, s.Keys = demo, keys
+
+	// Finance sandbox aggregator: makes bank activity for the demo user on
+	// a ticker; stopped by Close through runCtx.
+	s.Sandbox = financesandbox.New(financeSvc, financesandbox.ForDemo(demo), cfg.Now, log.With("service", "finance-sandbox"))
+	if every := cmp.Or(cfg.SandboxInterval, 30*time.Second); every > 0 {
+		s.run(func() error { s.Sandbox.Run(runCtx, every); return nil })
+	}
 
 	lis, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {

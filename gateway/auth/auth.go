@@ -64,9 +64,15 @@ type Resolver struct {
 
 type entry struct {
 	p       principal.Principal
+	limits  *meteringv1.AccountLimits
 	known   bool
 	expires time.Time
 }
+
+// staleIfError is how long a known credential keeps working past its TTL while
+// the metering service cannot be reached: an outage there must not lock out
+// every client, and no revocation can happen while it is down anyway.
+const staleIfError = 5 * time.Minute
 
 // NewResolver caches positive answers for ttl (revocation lag) and negative
 // ones for one second.
@@ -77,10 +83,22 @@ func NewResolver(client meteringv1.CredentialServiceClient, ttl time.Duration, n
 	return &Resolver{client: client, ttl: ttl, negativeTTL: time.Second, now: now, maxEntries: 50_000, cache: map[[32]byte]entry{}}
 }
 
+// Resolved is a credential's principal and its account's limits.
+type Resolved struct {
+	Principal principal.Principal
+	Limits    *meteringv1.AccountLimits
+}
+
 // Resolve returns the principal for secret, ErrUnknown, or ErrUnavailable.
 func (r *Resolver) Resolve(ctx context.Context, secret string) (principal.Principal, error) {
+	res, err := r.ResolveWithLimits(ctx, secret)
+	return res.Principal, err
+}
+
+// ResolveWithLimits is Resolve plus the account's limits snapshot.
+func (r *Resolver) ResolveWithLimits(ctx context.Context, secret string) (Resolved, error) {
 	if !Wellformed(secret) {
-		return principal.Principal{}, ErrUnknown
+		return Resolved{}, ErrUnknown
 	}
 	// Keyed by hash so the cache never holds a secret.
 	k := sha256.Sum256([]byte(secret))
@@ -90,9 +108,9 @@ func (r *Resolver) Resolve(ctx context.Context, secret string) (principal.Princi
 	r.mu.Unlock()
 	if ok && now.Before(e.expires) {
 		if !e.known {
-			return principal.Principal{}, ErrUnknown
+			return Resolved{}, ErrUnknown
 		}
-		return e.p, nil
+		return Resolved{e.p, e.limits}, nil
 	}
 	resp, err := r.client.ResolveCredential(ctx, &meteringv1.ResolveCredentialRequest{Secret: secret})
 	switch status.Code(err) {
@@ -103,13 +121,16 @@ func (r *Resolver) Resolve(ctx context.Context, secret string) (principal.Princi
 			Surface: pp.GetSurface(), Mode: pp.GetMode(), Scopes: pp.GetScopes(),
 			FinanceUserID: pp.GetFinanceUserId(), GrantID: pp.GetGrantId(),
 		}
-		r.store(k, entry{p: p, known: true, expires: now.Add(r.ttl)})
-		return p, nil
+		r.store(k, entry{p: p, limits: resp.GetLimits(), known: true, expires: now.Add(r.ttl)})
+		return Resolved{p, resp.GetLimits()}, nil
 	case codes.NotFound, codes.Unauthenticated, codes.InvalidArgument:
 		r.store(k, entry{expires: now.Add(r.negativeTTL)})
-		return principal.Principal{}, ErrUnknown
+		return Resolved{}, ErrUnknown
 	default:
-		return principal.Principal{}, ErrUnavailable
+		if ok && e.known && now.Before(e.expires.Add(staleIfError)) {
+			return Resolved{e.p, e.limits}, nil
+		}
+		return Resolved{}, ErrUnavailable
 	}
 }
 

@@ -7,18 +7,19 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/ledgerlane/platform/gateway"
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/natsconn"
-	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
 )
 
@@ -70,13 +71,24 @@ func run(log *slog.Logger) error {
 	}
 
 	var checks []gateway.Check
+	var rdb redis.UniversalClient
 	if url := config.String("REDIS_URL", ""); url != "" {
-		rc, err := redisconn.Connect(ctx, url)
+		// Parsed, not pinged: the edge must start (and fail open) while Redis
+		// is down; /v1/ready reports it.
+		opt, err := redis.ParseURL(url)
 		if err != nil {
-			return err
+			return fmt.Errorf("REDIS_URL: %w", err)
 		}
+		// Tight timeouts: when Redis is slow or gone the edge fails open, and
+		// should decide that in milliseconds, not after dial retries.
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = 250*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond
+		opt.MaxRetries = 1
+		rc := redis.NewClient(opt)
 		defer rc.Close()
+		rdb = rc
 		checks = append(checks, gateway.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
+	} else {
+		log.Warn("REDIS_URL is not set: no rate limits, quotas or idempotency")
 	}
 	if url := config.String("NATS_URL", ""); url != "" {
 		nc, _, err := natsconn.Connect(url, "gateway")
@@ -90,10 +102,20 @@ func run(log *slog.Logger) error {
 	bt, _ := time.Parse(time.RFC3339, buildTime)
 	g, err := gateway.New(gateway.Config{
 		Backends: b, Checks: checks, Version: version, Commit: commit, BuildTime: bt,
-		CredentialTTL: ttl, DocsURL: config.String("DOCS_URL", ""), Log: log,
+		CredentialTTL: ttl, DocsURL: config.String("DOCS_URL", ""), Log: log, Redis: rdb,
 	})
 	if err != nil {
 		return err
+	}
+	go g.RunReconciler(ctx, 5*time.Second)
+	if addr := config.String("METRICS_ADDR", ":9090"); addr != "" {
+		mlis, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("METRICS_ADDR: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", g.Metrics())
+		go func() { _ = gateway.Serve(ctx, mlis, mux, time.Second) }()
 	}
 	lis, err := net.Listen("tcp", config.String("HTTP_ADDR", ":8080"))
 	if err != nil {

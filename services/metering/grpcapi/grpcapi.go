@@ -72,21 +72,6 @@ func limitsProto(l meter.Limits) *meteringv1.AccountLimits {
 	return out
 }
 
-// LimitsFromProto is the edge's view of the limits a credential lookup returned.
-func LimitsFromProto(p *meteringv1.AccountLimits) meter.Limits {
-	l := meter.Limits{
-		Plan: p.GetPlan(), RatePerSecond: int(p.GetRatePerSecond()), Burst: int(p.GetBurst()),
-		MonthlyQuota: int64(p.GetMonthlyQuota()), HardStop: p.GetHardStop(), OveragePer1000: int64(p.GetOveragePricePer_1000()),
-		Currency: p.GetCurrency(), PeriodStart: p.GetPeriodStart().AsTime(), PeriodEnd: p.GetPeriodEnd().AsTime(),
-		TestQuota: int64(p.GetTestQuota()),
-	}
-	if p.OverageCapCents != nil {
-		v := int64(p.GetOverageCapCents())
-		l.OverageCapCents = &v
-	}
-	return l
-}
-
 type usageServer struct {
 	meteringv1.UnimplementedUsageServiceServer
 	svc *metering.Service
