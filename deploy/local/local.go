@@ -54,11 +54,17 @@ type Config struct {
 	// "finance" and "metering"); tests use throwaway ones.
 	FinanceSchema  string
 	MeteringSchema string
-	Version        string
-	Commit         string
-	BuildTime      time.Time
-	Log            *slog.Logger
-	Now            func() time.Time
+	// DemoPlan is the demo account's plan (default "starter").
+	DemoPlan string
+	// DemoUsage pre-counts live conversions in the demo account's current
+	// window, so overage and spend caps can be tried without thousands of
+	// requests.
+	DemoUsage int64
+	Version   string
+	Commit    string
+	BuildTime time.Time
+	Log       *slog.Logger
+	Now       func() time.Time
 	// Finance sandbox aggregator: SandboxInterval is its tick (0 means
 	// 30s; negative starts no ticker, and only Stack.Sandbox.SyncNow syncs).
 	SandboxInterval time.Duration
@@ -71,7 +77,11 @@ type Stack struct {
 	Keys []Key
 	// Gateway is exposed for tests (usage reconciliation, metrics).
 	Gateway *gateway.Gateway
-	Demo    financeseed.DemoData
+	// Addrs are the services' loopback gRPC addresses, by service name.
+	Addrs map[string]string
+	// AccountID is the demo metering account.
+	AccountID string
+	Demo      financeseed.DemoData
 	// Sandbox is the finance sandbox aggregator syncing the demo user's
 	// bank connections; tests call its SyncNow.
 	Sandbox *financesandbox.Aggregator
@@ -223,11 +233,23 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	s.Gateway = g
 	s.run(func() error { g.RunReconciler(runCtx, 2*time.Second); return nil })
 
-	demo, keys, err := seed(ctx, financeStore, meteringSvc, cfg.Now())
+	if cfg.DemoPlan == "" {
+		cfg.DemoPlan = metering.PlanStarter
+	}
+	demo, acct, keys, err := seed(ctx, financeStore, meteringSvc, cfg.DemoPlan, cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	s.Demo, s.Keys = demo, keys
+	s.Demo, s.Keys, s.Addrs, s.AccountID = demo, keys, addrs, acct.ID
+	if cfg.DemoUsage > 0 {
+		l, err := meteringSvc.Limits(ctx, acct.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := meter.New(rc, cfg.Now).Reconcile(ctx, meter.Request{AccountID: acct.ID, Metered: true, Limits: l}, cfg.DemoUsage); err != nil {
+			return nil, err
+		}
+	}
 
 	// Finance sandbox aggregator: makes bank activity for the demo user on
 	// a ticker; stopped by Close through runCtx.

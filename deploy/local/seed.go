@@ -18,15 +18,16 @@ type Key struct {
 }
 
 // seed creates the demo finance user with about two years of data, one
-// metering account on the starter plan, and the seven demo credentials.
-func seed(ctx context.Context, fs finance.Store, ms *metering.Service, now time.Time) (financeseed.DemoData, []Key, error) {
+// metering account on plan, and the seven demo credentials.
+func seed(ctx context.Context, fs finance.Store, ms *metering.Service, plan string, now time.Time) (financeseed.DemoData, metering.Account, []Key, error) {
+	var acct metering.Account
 	demo, err := financeseed.Demo(ctx, fs, now)
 	if err != nil {
-		return demo, nil, err
+		return demo, acct, nil, err
 	}
-	acct, err := ms.CreateAccount(ctx, "Demo Company", "starter", metering.USD)
+	acct, err = ms.CreateAccount(ctx, "Demo Company", plan, metering.USD)
 	if err != nil {
-		return demo, nil, err
+		return demo, acct, nil, err
 	}
 	conv := metering.DefaultConversionScopes()
 	financeRead := metering.FinanceReadScopes()
@@ -59,9 +60,9 @@ func seed(ctx context.Context, fs finance.Store, ms *metering.Service, now time.
 		}
 		secret, cred, err := ms.IssueCredential(ctx, p)
 		if err != nil {
-			return demo, nil, err
+			return demo, acct, nil, err
 		}
 		keys = append(keys, Key{Name: sp.name, Key: secret, Scopes: cred.Scopes})
 	}
-	return demo, keys, nil
+	return demo, acct, keys, nil
 }

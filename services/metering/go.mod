@@ -3,6 +3,7 @@ module github.com/ledgerlane/platform/services/metering
 go 1.26.7
 
 require (
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0

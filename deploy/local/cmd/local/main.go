@@ -37,12 +37,18 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	log := logging.New("local", config.String("LOG_LEVEL", "info"))
+	demoUsage, err := config.Int("LOCAL_DEMO_USAGE", 0)
+	if err != nil {
+		return err
+	}
 	st, err := local.Start(ctx, local.Config{
 		HTTPAddr:     config.String("HTTP_ADDR", "127.0.0.1:8080"),
 		DatabaseURL:  config.String("DATABASE_URL", ""),
 		RedisURL:     config.String("REDIS_URL", ""),
 		NATSURL:      config.String("NATS_URL", ""),
 		CursorSecret: []byte(config.String("CURSOR_SECRET", "")),
+		DemoPlan:     config.String("LOCAL_DEMO_PLAN", "starter"),
+		DemoUsage:    int64(demoUsage),
 		Version:      version,
 		Commit:       commit,
 		BuildTime:    parseTime(buildTime),
