@@ -104,3 +104,25 @@ func TestResolverCacheIsBounded(t *testing.T) {
 		t.Fatalf("cache grew to %d entries", len(r.cache))
 	}
 }
+
+func TestResolverServesStaleWhileMeteringIsDown(t *testing.T) {
+	now := time.Unix(0, 0)
+	c := &countingClient{}
+	r := NewResolver(c, 5*time.Second, func() time.Time { return now })
+	ctx := context.Background()
+	if _, err := r.Resolve(ctx, "ak_live_k"); err != nil {
+		t.Fatal(err)
+	}
+	c.code = codes.Unavailable
+	now = now.Add(time.Minute) // past the TTL, within stale-if-error
+	if _, err := r.Resolve(ctx, "ak_live_k"); err != nil {
+		t.Fatalf("a known key must keep working while metering is down: %v", err)
+	}
+	now = now.Add(10 * time.Minute)
+	if _, err := r.Resolve(ctx, "ak_live_k"); err != ErrUnavailable {
+		t.Fatalf("past stale-if-error: %v", err)
+	}
+	if _, err := r.Resolve(ctx, "ak_live_never_seen"); err != ErrUnavailable {
+		t.Fatalf("an unknown key with metering down: %v", err)
+	}
+}
