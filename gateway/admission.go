@@ -211,7 +211,9 @@ func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p princi
 	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
 	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
-	if req.Metered && d.Outcome != meter.RateLimited {
+	// Only outcomes that consulted the quota report it; a replay carries the
+	// headers it was first answered with.
+	if req.Metered && (d.Outcome == meter.Admitted || d.Outcome == meter.QuotaExceeded || d.Outcome == meter.CapReached) {
 		h.Set("X-Quota-Limit", strconv.FormatInt(d.QuotaLimit, 10))
 		h.Set("X-Quota-Remaining", strconv.FormatInt(d.QuotaRemaining(), 10))
 	}

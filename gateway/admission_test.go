@@ -168,6 +168,16 @@ func TestIdempotency(t *testing.T) {
 	if n := h.fin.updates.Load(); n != 1 {
 		t.Fatalf("executions = %d, want 1", n)
 	}
+	// Metered conflicts say nothing about quota.
+	conv := func(body string) reply {
+		return h.do(t, "POST", "/v1/convert", keyConvert, strings.NewReader(body), map[string]string{"Content-Type": "application/json", "Idempotency-Key": "c-1"})
+	}
+	if r := conv(`{"to":"camt.053","message":"a"}`); r.status != 200 || r.header.Get("X-Quota-Remaining") == "" {
+		t.Fatalf("metered first: %d %v", r.status, r.header)
+	}
+	if r := conv(`{"to":"camt.053","message":"b"}`); r.status != 409 || r.header.Get("X-Quota-Remaining") != "" {
+		t.Fatalf("metered conflict: %d %v", r.status, r.header)
+	}
 	for name, r := range map[string]reply{
 		"other body": patch("t1", "key-1", `{"expected_version":1,"memo":"b"}`),
 		"other id":   patch("t2", "key-1", `{"expected_version":1,"memo":"a"}`),
