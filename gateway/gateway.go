@@ -247,8 +247,11 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	r = r.WithContext(principal.With(r.Context(), p))
 	var next http.Handler = g.surfaces[rt.Surface]
-	if rt.Selector == convertSelector {
+	switch rt.Selector {
+	case convertSelector:
 		next = http.HandlerFunc(g.convert)
+	case billingLimitsSelector:
+		next = g.forgetAfterSuccess(next, p.AccountID)
 	}
 	g.serveAdmitted(w, r, p, res.Limits, rt, body, reject, next)
 }
@@ -258,4 +261,18 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 func outgoing(r *http.Request) context.Context {
 	p, _ := principal.From(r.Context())
 	return principal.Outgoing(r.Context(), p)
+}
+
+const billingLimitsSelector = "metering.v1.BillingService.SetBillingLimits"
+
+// forgetAfterSuccess drops the account's cached limits once a billing change
+// succeeded, so the very next request through this gateway sees it.
+func (g *Gateway) forgetAfterSuccess(next http.Handler, accountID string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		if sw.status >= 200 && sw.status < 300 {
+			g.resolver.ForgetAccount(accountID)
+		}
+	})
 }

@@ -48,22 +48,24 @@ func TestLimitsEndToEnd(t *testing.T) {
 		return c.call("POST", "/v1/convert?to=camt.053", key, body, append([]string{"Content-Type", "text/plain"}, hdr...)...)
 	}
 
+	// Warm the credential cache first: the cap must still apply at once.
+	convert("conversion-live", ":20:WARM")
 	u := c.call("GET", "/v1/usage", "conversion-usage", "")
-	if u.status != 200 || u.json["used"] != 24_999.0 || u.json["remaining"] != 1.0 || u.json["overage_cap_cents"] != nil ||
+	if u.status != 200 || u.json["used"] != 25_000.0 || u.json["remaining"] != 0.0 || u.json["overage_cap_cents"] != nil ||
 		!strings.Contains(string(u.body), `"overage_cap_cents":null`) || u.json["test_remaining"] != 250.0 {
 		t.Fatalf("usage: %d %s", u.status, u.body)
 	}
 	if r := c.call("POST", "/v1/portal/billing/limits", "conversion-usage", `{"overage_cap_cents":1}`, "Content-Type", "application/json"); r.status != 200 {
 		t.Fatalf("set cap: %d %s", r.status, r.body)
 	}
-	// 1 included + 6 overage at $1.50/1,000 = 0.9 cents; the 8th would reach 1.05.
-	for i := range 7 {
+	// 6 overage at $1.50/1,000 = 0.9 cents; the 7th would reach 1.05.
+	for i := range 6 {
 		r := convert("conversion-live", ":20:X")
 		if r.status == 429 || r.header.Get("X-Quota-Limit") != "25000" {
 			t.Fatalf("convert %d: %d %v %s", i, r.status, r.header, r.body)
 		}
-		if want := map[bool]string{true: "1", false: "0"}[i == 0]; r.header.Get("X-Quota-Remaining") != want {
-			t.Fatalf("convert %d: X-Quota-Remaining %q, want %s", i, r.header.Get("X-Quota-Remaining"), want)
+		if r.header.Get("X-Quota-Remaining") != "0" {
+			t.Fatalf("convert %d: X-Quota-Remaining %q, want 0", i, r.header.Get("X-Quota-Remaining"))
 		}
 	}
 	r := convert("conversion-live", ":20:X")

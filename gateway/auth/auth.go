@@ -144,3 +144,16 @@ func (r *Resolver) store(k [32]byte, e entry) {
 	}
 	r.cache[k] = e
 }
+
+// ForgetAccount drops every cached credential of an account, so a change to
+// its limits made through this gateway applies to its next request; other
+// replicas pick it up within their TTL.
+func (r *Resolver) ForgetAccount(accountID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, e := range r.cache {
+		if e.known && e.p.AccountID == accountID {
+			delete(r.cache, k)
+		}
+	}
+}
