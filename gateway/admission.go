@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +57,20 @@ func idempotent(rt route.Route) (takes, required bool) {
 		return false, false
 	}
 	return true, rt.Surface == route.Finance
+}
+
+const batchSelector = "jobs.v1.JobService.CreateBatch"
+
+// batchItems counts a batch request's items; a body that does not parse
+// counts as one (the jobs service will refuse it with 400).
+func batchItems(body []byte) int64 {
+	var b struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil || len(b.Items) == 0 {
+		return 1
+	}
+	return int64(len(b.Items))
 }
 
 // validKey: 1 to 128 visible ASCII characters.
@@ -181,6 +196,9 @@ func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p princi
 		return
 	}
 	req := meter.Request{AccountID: p.AccountID, Test: p.Mode == "test", Metered: rt.Metered && reject == nil, Limits: limitsOf(limits)}
+	if rt.Selector == batchSelector {
+		req.Units = batchItems(body)
+	}
 	if key != "" {
 		req.IdempotencyKey, req.Fingerprint = key, fingerprint(r, rt, body)
 	}

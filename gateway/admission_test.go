@@ -288,3 +288,21 @@ type bodyWriter struct {
 func (w *bodyWriter) Header() http.Header         { return w.h }
 func (w *bodyWriter) WriteHeader(int)             {}
 func (w *bodyWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
+
+func TestBatchIsAcceptedOrRefusedWhole(t *testing.T) {
+	h := admitted(t, testLimits(1000, 1000, 5, true, nil))
+	batch := func(n int) reply {
+		items := strings.TrimSuffix(strings.Repeat(`{"message":":20:X"},`, n), ",")
+		return h.do(t, "POST", "/v1/convert/batch", keyConvert, strings.NewReader(`{"to":"camt.053","items":[`+items+`]}`), jsonCT)
+	}
+	r := batch(3)
+	if r.status != 202 || decode(t, r.body)["status"] != "queued" || r.header.Get("X-Quota-Remaining") != "5" {
+		t.Fatalf("batch of 3: %d %v %s", r.status, r.header, r.body)
+	}
+	if r := batch(3); r.status != 429 || r.problem(t).Type != "quota-exceeded" {
+		t.Fatalf("a batch that does not fit must be refused whole: %d %s", r.status, r.body)
+	}
+	if r := batch(2); r.status != 202 || r.header.Get("X-Quota-Remaining") != "2" {
+		t.Fatalf("batch of 2: %d %v", r.status, r.header)
+	}
+}

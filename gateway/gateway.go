@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/ledgerlane/platform/gateway/auth"
 	"github.com/ledgerlane/platform/gateway/route"
@@ -185,6 +186,13 @@ func (g *Gateway) newMux() *runtime.ServeMux {
 		// only identity a backend sees, and secrets never leave the edge.
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		// A batch is accepted, not done: 202, as the spec gives it.
+		runtime.WithForwardResponseOption(func(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+			if m, ok := runtime.RPCMethod(ctx); ok && m == "/jobs.v1.JobService/CreateBatch" {
+				w.WriteHeader(http.StatusAccepted)
+			}
+			return nil
+		}),
 		runtime.WithMetadata(func(ctx context.Context, _ *http.Request) metadata.MD {
 			p, _ := principal.From(ctx)
 			return metadata.Pairs(p.Pairs()...)

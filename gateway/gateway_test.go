@@ -26,6 +26,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
+	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 )
 
@@ -120,6 +121,14 @@ func (f *fakeConverter) ListConnections(context.Context, *conversionv1.ListConne
 	return &conversionv1.ListConnectionsResponse{Connections: []*conversionv1.Connection{{Id: "accounting-conn"}}}, nil
 }
 
+type fakeJobs struct {
+	jobsv1.UnimplementedJobServiceServer
+}
+
+func (fakeJobs) CreateBatch(_ context.Context, r *jobsv1.CreateBatchRequest) (*jobsv1.CreateBatchResponse, error) {
+	return &jobsv1.CreateBatchResponse{Job: &jobsv1.Job{Id: "job-1", Status: "queued", ItemCount: int32(len(r.GetItems()))}}, nil
+}
+
 type harness struct {
 	gw       *gateway.Gateway
 	fin      *fakeFinance
@@ -199,7 +208,7 @@ func newHarnessWith(t *testing.T, o harnessOpts) *harness {
 		conversionv1.RegisterAccountingConnectionServiceServer(s, h.conv)
 	})
 	met := serve(t, func(s *grpc.Server) { meteringv1.RegisterCredentialServiceServer(s, h.metering) })
-	jobs := serve(t, func(*grpc.Server) {})
+	jobs := serve(t, func(s *grpc.Server) { jobsv1.RegisterJobServiceServer(s, fakeJobs{}) })
 	g, err := gateway.New(gateway.Config{
 		Backends: gateway.Backends{Finance: fin, Converter: conv, Metering: met, Jobs: jobs},
 		Checks: []gateway.Check{{Name: "redis", Probe: func(context.Context) error {

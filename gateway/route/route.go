@@ -56,7 +56,8 @@ var table = []Route{
 
 	// Conversion surface: scopes exactly as the conversion spec's table.
 	limit(metered(r(http.MethodPost, "/v1/convert", Conversion, "convert", "conversion.v1.ConversionService.Convert")), ConvertBodyLimit),
-	limit(r(http.MethodPost, "/v1/convert/batch", Conversion, "convert", "jobs.v1.JobService.CreateBatch"), BatchBodyLimit),
+	// A batch draws one quota unit per item, admitted whole or refused whole.
+	limit(metered(r(http.MethodPost, "/v1/convert/batch", Conversion, "convert", "jobs.v1.JobService.CreateBatch")), BatchBodyLimit),
 	limit(metered(r(http.MethodPost, "/v1/normalize", Conversion, "normalize", "conversion.v1.ConversionService.Normalize")), ConvertBodyLimit),
 	limit(metered(r(http.MethodPost, "/v1/validate", Conversion, "validate", "conversion.v1.ConversionService.Validate")), ConvertBodyLimit),
 	limit(metered(r(http.MethodPost, "/v1/enrich", Conversion, "enrich", "conversion.v1.ConversionService.Enrich")), ConvertBodyLimit),

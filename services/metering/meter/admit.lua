@@ -4,8 +4,9 @@
 -- KEYS[3] idempotency hash {st, fp, code, hdr, body}
 -- ARGV: 1 now_ms, 2 rate/s, 3 burst, 4 metered, 5 limit, 6 allow_overage,
 --       7 price (milli-minor units per request), 8 cap (milli-minor, -1 none),
---       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms
--- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage, code, hdr, body}
+--       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms,
+--       13 units (conversions this request stands for: 1, or a batch's items)
+-- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage_units, code, hdr, body}
 -- outcome: 0 admitted, 1 rate limited, 2 quota exceeded, 3 cap reached,
 --          4 idempotency conflict, 5 in flight, 6 replay
 local now = tonumber(ARGV[1])
@@ -56,20 +57,22 @@ if ARGV[4] == '1' then
   used = tonumber(q[1]) or 0
   local over = tonumber(q[2]) or 0
   local limit = tonumber(ARGV[5])
-  if used >= limit then
+  local units = tonumber(ARGV[13])
+  -- All or nothing: the units past the included volume are overage.
+  overage = math.max(0, used + units - math.max(used, limit))
+  if overage > 0 then
     if ARGV[6] ~= '1' then
       return {2, math.floor(tokens), full_ms(), 0, used, 0}
     end
-    local price = tonumber(ARGV[7])
+    local cost = overage * tonumber(ARGV[7])
     local cap = tonumber(ARGV[8])
     -- The request that would reach the cap is the first refused.
-    if cap >= 0 and over + price >= cap then
+    if cap >= 0 and over + cost >= cap then
       return {3, math.floor(tokens), full_ms(), 0, used, 0}
     end
-    redis.call('HINCRBY', KEYS[2], 'over', price)
-    overage = 1
+    redis.call('HINCRBY', KEYS[2], 'over', cost)
   end
-  redis.call('HINCRBY', KEYS[2], 'used', 1)
+  redis.call('HINCRBY', KEYS[2], 'used', units)
   local ttl = tonumber(ARGV[9])
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[2], ttl)

@@ -55,6 +55,9 @@ type Request struct {
 	Test      bool // a test credential: draws on the test pool
 	Metered   bool // one of the four metered routes
 	Limits    Limits
+	// Units is how many conversions the request stands for: a batch's item
+	// count, else 1 (0 means 1). A batch is admitted whole or refused whole.
+	Units int64
 	// IdempotencyKey, when set, reserves the key for Fingerprint.
 	IdempotencyKey string
 	Fingerprint    string
@@ -87,8 +90,8 @@ type Decision struct {
 	// from these (metered requests only).
 	QuotaLimit int64
 	UsedBefore int64
-	// Overage is true when this request was admitted into paid overage.
-	Overage bool
+	// OverageUnits is how many of the request's units went into paid overage.
+	OverageUnits int64
 	// Stored is the response to replay (Replay only).
 	Stored *Response
 }
@@ -163,6 +166,7 @@ func (m *Meter) Admit(ctx context.Context, r Request) (Decision, error) {
 		[]string{bucketKey(r.AccountID), qkey, ikey},
 		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
 		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
+		r.units(),
 	).Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("meter: admit: %w", err)
@@ -171,14 +175,14 @@ func (m *Meter) Admit(ctx context.Context, r Request) (Decision, error) {
 		return Decision{}, fmt.Errorf("meter: admit: short reply")
 	}
 	d := Decision{
-		Outcome:    Outcome(toInt(res[0])),
-		Limit:      l.Burst,
-		Remaining:  int(toInt(res[1])),
-		Reset:      time.Duration(toInt(res[2])) * time.Millisecond,
-		RetryAfter: time.Duration(toInt(res[3])) * time.Millisecond,
-		QuotaLimit: limit,
-		UsedBefore: toInt(res[4]),
-		Overage:    toInt(res[5]) == 1,
+		Outcome:      Outcome(toInt(res[0])),
+		Limit:        l.Burst,
+		Remaining:    int(toInt(res[1])),
+		Reset:        time.Duration(toInt(res[2])) * time.Millisecond,
+		RetryAfter:   time.Duration(toInt(res[3])) * time.Millisecond,
+		QuotaLimit:   limit,
+		UsedBefore:   toInt(res[4]),
+		OverageUnits: toInt(res[5]),
 	}
 	if d.Outcome == Replay && len(res) >= 9 {
 		resp := &Response{Status: int(toInt(res[6])), Header: http.Header{}}
@@ -206,9 +210,9 @@ func (m *Meter) Finish(ctx context.Context, r Request, d Decision, resp Response
 	_, err := m.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if refund {
 			qkey, _, _ := m.quotaKey(r, m.now())
-			p.HIncrBy(ctx, qkey, "used", -1)
-			if d.Overage {
-				p.HIncrBy(ctx, qkey, "over", -r.Limits.OveragePer1000)
+			p.HIncrBy(ctx, qkey, "used", -r.units())
+			if d.OverageUnits > 0 {
+				p.HIncrBy(ctx, qkey, "over", -d.OverageUnits*r.Limits.OveragePer1000)
 			}
 		}
 		if r.IdempotencyKey != "" {
@@ -266,6 +270,13 @@ func (m *Meter) Usage(ctx context.Context, acct string, periodStart time.Time) (
 		return Usage{}, fmt.Errorf("meter: usage: %w", err)
 	}
 	return Usage{Used: anyInt(live[0]), OverageMilli: anyInt(live[1]), TestUsed: test}, nil
+}
+
+func (r Request) units() int64 {
+	if r.Units < 1 {
+		return 1
+	}
+	return r.Units
 }
 
 func b2i(b bool) int {

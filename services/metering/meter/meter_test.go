@@ -132,7 +132,7 @@ func TestOverageAndCap(t *testing.T) {
 	}
 	// 6 overage requests accrue 900; the 7th would reach 1050 ≥ 1000: refused.
 	for i := range 6 {
-		if d := admit(t, m, r); d.Outcome != meter.Admitted || !d.Overage || d.QuotaRemaining() != 0 {
+		if d := admit(t, m, r); d.Outcome != meter.Admitted || d.OverageUnits != 1 || d.QuotaRemaining() != 0 {
 			t.Fatalf("overage %d: %+v", i, d)
 		}
 	}
@@ -265,5 +265,40 @@ func TestReconcile(t *testing.T) {
 	u, _ := m.Usage(context.Background(), acct, r.Limits.PeriodStart)
 	if u.Used != 7 || u.OverageMilli != 300 {
 		t.Fatalf("reconciled usage %+v", u)
+	}
+}
+
+func TestBatchUnitsAllOrNothing(t *testing.T) {
+	m, c := setup(t)
+	acct := uuid.NewString()
+	capCents := int64(1)
+	l := limits(c) // 5 included, 0.15 cents per overage conversion
+	l.OverageCapCents = &capCents
+	batch := func(n int64) meter.Decision {
+		return admit(t, m, meter.Request{AccountID: acct, Metered: true, Units: n, Limits: l})
+	}
+	if d := batch(3); d.Outcome != meter.Admitted || d.OverageUnits != 0 {
+		t.Fatalf("3 of 5: %+v", d)
+	}
+	// 2 included + 7 overage = 1.05 cents ≥ the cap: refused whole.
+	if d := batch(9); d.Outcome != meter.CapReached {
+		t.Fatalf("batch over the cap: %+v", d)
+	}
+	u, _ := m.Usage(context.Background(), acct, l.PeriodStart)
+	if u.Used != 3 || u.OverageMilli != 0 {
+		t.Fatalf("a refused batch must draw nothing: %+v", u)
+	}
+	d := batch(8) // 2 included + 6 overage = 0.9 cents
+	if d.Outcome != meter.Admitted || d.OverageUnits != 6 {
+		t.Fatalf("batch within the cap: %+v", d)
+	}
+	_ = m.Finish(context.Background(), meter.Request{AccountID: acct, Metered: true, Units: 8, Limits: l}, d, meter.Response{Status: 503}, false, false)
+	if u, _ := m.Usage(context.Background(), acct, l.PeriodStart); u.Used != 3 || u.OverageMilli != 0 {
+		t.Fatalf("a refunded batch gives back every unit: %+v", u)
+	}
+	hard := l
+	hard.HardStop = true
+	if d := admit(t, m, meter.Request{AccountID: acct, Metered: true, Units: 3, Limits: hard}); d.Outcome != meter.QuotaExceeded {
+		t.Fatalf("hard stop, batch that does not fit: %+v", d)
 	}
 }
