@@ -1,7 +1,7 @@
 // Package rpc is the gRPC plumbing shared by every service: a server with panic
 // recovery, request logging and the standard health service, and client dials.
 // Traffic between the gateway and the services stays inside the cluster; TLS
-// between pods is the mesh's job (docs/operations.md).
+// between pods is the mesh's job (deploy/k8s/README.md).
 package rpc
 
 import (
