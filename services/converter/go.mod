@@ -7,6 +7,7 @@ require (
 	github.com/ledgerlane/platform/proto v0.0.0
 	github.com/shopspring/decimal v1.6.0
 	google.golang.org/grpc v1.85.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -5,4 +5,7 @@ package builtin
 import (
 	// Each format package registers its parsers, renderers and detectors in init.
 	_ "github.com/ledgerlane/platform/services/converter/engine"
+	_ "github.com/ledgerlane/platform/services/converter/filefmt"
+	_ "github.com/ledgerlane/platform/services/converter/mt"
+	_ "github.com/ledgerlane/platform/services/converter/mx"
 )

@@ -1,0 +1,68 @@
+// Package filefmt renders statements as the files accounting software
+// imports: CSV (one row per entry), OFX 1.0.2 (SGML) and 2.2.0 (XML), and
+// QBO (QuickBooks Web Connect: OFX 1.0.2 with an Intuit bank id). The
+// choices each format makes are documented in docs/conversion-formats.md.
+package filefmt
+
+import (
+	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// Warning codes this package emits; docs/conversion-warnings.md lists them.
+const (
+	CodeEntriesOnly        = "FILE_ENTRIES_ONLY"
+	CodeTransliterated     = "FILE_TRANSLITERATED"
+	CodeCharactersReplaced = "FILE_CHARACTERS_REPLACED"
+	CodeNameTruncated      = "FILE_NAME_TRUNCATED"
+	CodeMemoTruncated      = "FILE_MEMO_TRUNCATED"
+	CodeBalanceMissing     = "FILE_BALANCE_MISSING"
+	CodeFormulaEscaped     = "FILE_CSV_FORMULA_ESCAPED"
+)
+
+// sources are the statement types every file target is made from.
+var sources = []string{"MT940", "MT950", "MT942", "camt.053", "camt.052"}
+
+func init() {
+	engine.RegisterRenderer(engine.Renderer{
+		Type:    "csv",
+		Options: []string{"dateFormat"},
+		Accepts: sources,
+		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
+			out, warns, err := RenderCSV(stmts, opts.DateFormat)
+			if err != nil {
+				return nil, nil, err
+			}
+			return []string{out}, warns, nil
+		},
+	})
+	engine.RegisterRenderer(engine.Renderer{
+		Type:    "ofx",
+		Options: []string{"ofxVersion", "intuBid", "strict"},
+		Accepts: sources,
+		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
+			out, warns, err := RenderOFX(stmts, OFXOptions{Version: opts.OFXVersion, IntuBid: opts.IntuBid})
+			if err != nil {
+				return nil, nil, err
+			}
+			return []string{out}, warns, nil
+		},
+	})
+	engine.RegisterRenderer(engine.Renderer{
+		Type:    "qbo",
+		Options: []string{"intuBid", "strict"},
+		Accepts: sources,
+		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
+			// QuickBooks refuses a Web Connect file without the bank id it
+			// uses to pick the financial institution.
+			if opts.IntuBid == "" {
+				return nil, nil, &engine.FieldError{Field: "intuBid", Reason: "required for QBO output"}
+			}
+			out, warns, err := RenderOFX(stmts, OFXOptions{Version: "102", IntuBid: opts.IntuBid, QBO: true})
+			if err != nil {
+				return nil, nil, err
+			}
+			return []string{out}, warns, nil
+		},
+	})
+}

@@ -1,0 +1,413 @@
+package mt
+
+import "strings"
+
+// The lexer splits an input file into messages and fields. It works line by
+// line over one string copy of the input, so field values are substrings and
+// allocations stay proportional to the number of fields, not their size.
+//
+// Real files are messy (see shared/samples/mt): bank headers before the first
+// field, bare block-4 text with or without "-" separators, FIN envelopes,
+// several messages without separators (a new :20: starts a new one), tags
+// broken over lines. Each accommodation is reported as a warning.
+
+type rawField struct {
+	tag      string // "61", "60F", "NS"
+	line     int    // 1-based line of the tag
+	from, to int    // the field's lines in rawMessage.lines; the first is the text after the tag
+}
+
+type rawMessage struct {
+	no         int // 1-based
+	line       int // line where the message starts
+	block1     string
+	block2     string
+	typeHint   string // "940", "942", "950" from block 2 or a bank header line
+	fin        bool   // had a FIN {4: block
+	block5     bool
+	terminated bool
+	fields     []rawField // window on the lexer's field arena
+	lines      []string   // the lexer's line arena; fields index into it
+	ff         int        // index of the message's first field in the arena
+}
+
+// knownTags are the fields of MT940, MT942 and MT950 (plus the legacy :28:
+// and :13:). Anything else is reported and skipped, or inside :86: taken as
+// text that merely looks like a tag.
+func knownTag(t string) bool {
+	switch t {
+	case "20", "21", "25", "25P", "28", "28C", "34F", "13", "13D", "60F", "60M",
+		"61", "86", "62F", "62M", "64", "65", "90D", "90C":
+		return true
+	}
+	return false
+}
+
+type lexer struct {
+	w        *warner
+	msgs     []*rawMessage
+	cur      *rawMessage // open message (bare or FIN block 4), nil when outside
+	inBlock4 bool
+	// Header state collected outside a message, given to the next one.
+	pendBlock1, pendBlock2, pendHint string
+	pendHeader                       int // skipped header lines
+	pendHeaderLine                   int
+	colonLine                        int // line of a lone ":" awaiting its tag on the next line
+	// Arenas shared by all messages: a message's fields and lines are
+	// windows on them, so the lexer allocates a few large slices instead of
+	// several small ones per message.
+	lines  []string
+	fields []rawField
+}
+
+// maxMessages bounds the work one input can cause; 2 MiB of input cannot hold
+// more real messages than this.
+const maxMessages = 1 << 17
+
+func lex(input string, w *warner) []*rawMessage {
+	lx := &lexer{w: w,
+		// Statement lines average well over 32 bytes; the arenas grow if not.
+		lines:  make([]string, 0, len(input)/32+4),
+		fields: make([]rawField, 0, len(input)/48+4),
+	}
+	// A byte-order mark and old Mac line ends (CR only) come from desktop
+	// tools; neither changes the content.
+	input = strings.TrimPrefix(input, "\ufeff")
+	if strings.IndexByte(input, '\n') < 0 && strings.IndexByte(input, '\r') >= 0 {
+		input = strings.ReplaceAll(input, "\r", "\n")
+	}
+	lineNo := 0
+	for len(input) > 0 {
+		lineNo++
+		var line string
+		if i := strings.IndexByte(input, '\n'); i >= 0 {
+			line, input = input[:i], input[i+1:]
+		} else {
+			line, input = input, ""
+		}
+		line = strings.TrimSuffix(line, "\r")
+		lx.line(line, lineNo)
+	}
+	if lx.cur != nil {
+		if lx.inBlock4 {
+			w.add(CodeMissingEnd, lx.cur.no, lineNo, "", "block 4 is not closed with \"-}\"")
+		}
+		lx.close()
+	}
+	for _, m := range lx.msgs {
+		if m.fin && !m.block5 {
+			// One warning for the file: the trailer is optional for reading.
+			w.add(CodeMissingBlock5, 0, m.line, "", "FIN message without trailer block {5:}")
+		}
+	}
+	return lx.msgs
+}
+
+func (lx *lexer) open(lineNo int, fin bool) {
+	m := &rawMessage{no: len(lx.msgs) + 1, line: lineNo, fin: fin, ff: len(lx.fields),
+		block1: lx.pendBlock1, block2: lx.pendBlock2, typeHint: lx.pendHint}
+	if len(m.block2) >= 4 && (m.block2[0] == 'I' || m.block2[0] == 'O') {
+		m.typeHint = m.block2[1:4]
+	}
+	lx.pendBlock1, lx.pendBlock2, lx.pendHint = "", "", ""
+	if lx.pendHeader > 0 {
+		lx.w.add(CodeHeaderLines, m.no, lx.pendHeaderLine, "", "skipped "+itoa(lx.pendHeader)+" header line(s) before the message")
+		lx.pendHeader = 0
+	}
+	lx.cur = m
+	lx.inBlock4 = fin
+}
+
+func (lx *lexer) close() {
+	if lx.cur == nil {
+		return
+	}
+	if lx.colonLine > 0 {
+		lx.appendText(":", lx.colonLine)
+		lx.colonLine = 0
+	}
+	if len(lx.msgs) < maxMessages && len(lx.cur.fields) > 0 {
+		lx.msgs = append(lx.msgs, lx.cur)
+	}
+	lx.cur = nil
+	lx.inBlock4 = false
+}
+
+func (lx *lexer) header(lineNo int) {
+	if lx.pendHeader == 0 {
+		lx.pendHeaderLine = lineNo
+	}
+	lx.pendHeader++
+}
+
+func (lx *lexer) line(line string, lineNo int) {
+	t := strings.TrimRight(line, " \t")
+	if len(t) != len(line) && lx.cur != nil && strings.TrimSpace(t) != "" {
+		lx.w.add(CodeTrailingSpace, lx.cur.no, lineNo, "", "trailing spaces removed")
+	}
+	switch {
+	case lx.cur != nil && lx.inBlock4:
+		if strings.HasPrefix(t, "-}") || t == "-" {
+			// With "-" and "}" on separate lines the "}" is skipped by blocks.
+			lx.cur.terminated = true
+			lx.close()
+			if len(t) > 2 {
+				lx.blocks(t[2:], lineNo)
+			}
+			return
+		}
+		if finBlockStart(t) {
+			lx.w.add(CodeMissingEnd, lx.cur.no, lineNo, "", "block 4 is not closed with \"-}\"")
+			lx.close()
+			lx.blocks(t, lineNo)
+			return
+		}
+		lx.content(t, lineNo)
+	case lx.cur != nil && !lx.cur.fin:
+		if t == "-" || t == "-}" {
+			lx.cur.terminated = true
+			lx.close()
+			return
+		}
+		if finBlockStart(t) {
+			lx.close()
+			lx.blocks(t, lineNo)
+			return
+		}
+		lx.content(t, lineNo)
+	default:
+		// Outside a message, or after a FIN block 4 waiting for {5: or the next {1:.
+		if s := strings.TrimLeft(t, " \t\x01\x02\x03"); strings.HasPrefix(s, "{") || strings.HasPrefix(s, "}") {
+			lx.blocks(s, lineNo)
+			return
+		}
+		if _, _, ok := splitTag(t); ok || (t == ":" && lx.cur == nil) {
+			lx.close()
+			lx.open(lineNo, false)
+			lx.content(t, lineNo)
+			return
+		}
+		if strings.Trim(t, " \t\x00\x01\x02\x03\x1a") == "" || t == "-" {
+			return
+		}
+		if lx.cur == nil {
+			if h := headerType(t); h != "" {
+				lx.pendHint = h
+			}
+		}
+		lx.header(lineNo)
+	}
+}
+
+// headerType recognises the message type in bank header lines such as
+// "940", "940 00" or ":940:".
+func headerType(t string) string {
+	t = strings.Trim(t, ": ")
+	if len(t) >= 3 && (t[:3] == "940" || t[:3] == "942" || t[:3] == "950") && (len(t) == 3 || t[3] == ' ') {
+		return t[:3]
+	}
+	return ""
+}
+
+// blocks reads FIN blocks {n:...} on one line. Block 4 opens a message and
+// the rest of the line is its first content line.
+func (lx *lexer) blocks(s string, lineNo int) {
+	for {
+		s = strings.TrimLeft(s, " \t}\x01\x02\x03")
+		if s == "" {
+			return
+		}
+		if s[0] != '{' {
+			if lx.cur == nil {
+				lx.header(lineNo)
+			}
+			return
+		}
+		colon := strings.IndexByte(s, ':')
+		if colon < 0 {
+			return
+		}
+		id := s[1:colon]
+		if id == "4" {
+			lx.close()
+			lx.open(lineNo, true)
+			if rest := strings.TrimSpace(s[colon+1:]); rest != "" {
+				lx.line(rest, lineNo)
+			}
+			return
+		}
+		// Blocks 3 and 5 nest {tag:value} pairs: find the matching brace.
+		depth, end := 0, -1
+		for i := 0; i < len(s) && end < 0; i++ {
+			switch s[i] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					end = i
+				}
+			}
+		}
+		content := ""
+		switch {
+		case end < 0:
+			content, s = s[colon+1:], ""
+		case end < colon:
+			// "{x}" without a colon: not a block we read.
+			id, s = "", s[end+1:]
+		default:
+			content, s = s[colon+1:end], s[end+1:]
+		}
+		switch id {
+		case "1":
+			lx.pendBlock1 = content
+		case "2":
+			lx.pendBlock2 = content
+		case "5":
+			if n := len(lx.msgs); n > 0 && lx.cur == nil {
+				lx.msgs[n-1].block5 = true
+			}
+		}
+	}
+}
+
+// splitTag recognises ":TAG:" at the start of a line: two digits and an
+// optional letter (":61:", ":60F:", ":25P:"), or two letters (":NS:", a
+// bank-specific field that is reported and skipped).
+func splitTag(t string) (tag, rest string, ok bool) {
+	if len(t) < 4 || t[0] != ':' {
+		return "", "", false
+	}
+	end := strings.IndexByte(t[1:], ':')
+	if end < 2 || end > 3 {
+		return "", "", false
+	}
+	tag = t[1 : 1+end]
+	switch {
+	case isDigit(tag[0]) && isDigit(tag[1]) && (len(tag) == 2 || isLetter(tag[2])):
+	case len(tag) == 2 && isUpper(tag[0]) && isUpper(tag[1]):
+	default:
+		return "", "", false
+	}
+	if len(tag) == 3 && tag[2] >= 'a' {
+		tag = tag[:2] + string(tag[2]-'a'+'A')
+	}
+	return tag, t[2+end:], true
+}
+
+// content handles one line inside an open message.
+func (lx *lexer) content(t string, lineNo int) {
+	m := lx.cur
+	if lx.colonLine > 0 {
+		// A tag broken after its leading colon: ":" then "86:...".
+		cl := lx.colonLine
+		lx.colonLine = 0
+		if tag, rest, ok := splitTag(":" + t); ok {
+			lx.w.add(CodeFieldWrapped, m.no, cl, ":"+tag+":", "tag broken over two lines")
+			lx.field(tag, rest, cl)
+			return
+		}
+		lx.appendText(":", cl)
+	}
+	if t == ":" {
+		lx.colonLine = lineNo
+		return
+	}
+	if tag, rest, ok := splitTag(t); ok {
+		last := ""
+		if n := len(m.fields); n > 0 {
+			last = m.fields[n-1].tag
+		}
+		if !knownTag(tag) && last == "86" {
+			// Free text of :86: that happens to start like a tag (":26:37 Fo").
+			lx.w.add(CodeFieldWrapped, m.no, lineNo, ":86:", "text that looks like a tag kept as part of :86:")
+			lx.appendText(t, lineNo)
+			return
+		}
+		if tag == "20" && len(m.fields) > 0 {
+			// A new :20: without a "-" separator starts the next message.
+			fin := m.fin
+			if fin {
+				lx.w.add(CodeMissingEnd, m.no, lineNo, "", "block 4 is not closed before the next :20:")
+			}
+			lx.close()
+			lx.open(lineNo, fin)
+		}
+		lx.field(tag, rest, lineNo)
+		return
+	}
+	if strings.TrimSpace(t) == "" {
+		lx.w.add(CodeBlankLine, m.no, lineNo, "", "blank line skipped")
+		return
+	}
+	if len(m.fields) == 0 {
+		lx.header(lineNo)
+		return
+	}
+	switch m.fields[len(m.fields)-1].tag {
+	case "86", "61", "25P":
+		// Fields that SWIFT lets span lines.
+	default:
+		if knownTag(m.fields[len(m.fields)-1].tag) {
+			// Banks put their header lines between messages without a "-"
+			// (ABNANL2A / 940 / ABNANL2A after :62F:); single-line fields
+			// never continue.
+			lx.w.add(CodeHeaderLines, m.no, lineNo, "", "text outside any field skipped")
+			return
+		}
+	}
+	lx.appendText(t, lineNo)
+}
+
+func (lx *lexer) field(tag, rest string, lineNo int) {
+	m := lx.cur
+	lx.lines = append(lx.lines, rest)
+	lx.fields = append(lx.fields, rawField{tag: tag, line: lineNo, from: len(lx.lines) - 1, to: len(lx.lines)})
+	m.lines, m.fields = lx.lines, lx.fields[m.ff:]
+}
+
+func (lx *lexer) appendText(t string, lineNo int) {
+	m := lx.cur
+	if len(m.fields) == 0 {
+		lx.header(lineNo)
+		return
+	}
+	// Continuation lines always belong to the last field, whose lines are
+	// the tail of m.lines.
+	lx.lines = append(lx.lines, t)
+	lx.fields[len(lx.fields)-1].to = len(lx.lines)
+	m.lines, m.fields = lx.lines, lx.fields[m.ff:]
+}
+
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
+func isLetter(c byte) bool { return isUpper(c) || (c >= 'a' && c <= 'z') }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// finBlockStart reports whether a line starts a FIN header block, which
+// ends any message still open. Other text in braces is field content.
+func finBlockStart(t string) bool {
+	return len(t) >= 3 && t[0] == '{' && t[2] == ':' && (t[1] == '1' || t[1] == '2' || t[1] == '3' || t[1] == '4')
+}

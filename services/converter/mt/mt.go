@@ -1,0 +1,119 @@
+// Package mt reads and writes the SWIFT MT statement messages MT940
+// (customer statement), MT942 (interim transaction report) and MT950
+// (statement message) over the neutral statement model, and registers them
+// with the conversion engine.
+//
+// Reading is tolerant the way a human reader is: bank header lines, bare
+// block-4 text, lower-case marks, '.' decimal separators, fields broken over
+// lines. Each tolerance is a warning with a stable code (see
+// docs/conversion-warnings.md). Faults that leave a value unreadable are a
+// *statement.ParseError naming the message, line and field.
+//
+// Writing produces full FIN messages:
+//
+//	{1:F01<sender LT>0000000000}{2:I9xx<receiver LT>N}{4:\r\n...\r\n-}
+//
+// The sender is the account servicer's BIC when known, otherwise
+// DefaultBIC; the receiver is always DefaultBIC ("NOTPROVIDED", LT address
+// NOTPROVIXDED), since the model does not know who receives the statement.
+// Session and sequence numbers are zero. Texts are transliterated to the
+// SWIFT X character set, and a statement whose block 4 exceeds 2,000
+// characters is split into pages with :28C: sequence numbers and :60M:/:62M:
+// intermediate balances.
+//
+// Two-digit years are read as 1980-2079.
+package mt
+
+import (
+	"bytes"
+
+	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+func init() {
+	for _, t := range []string{"MT940", "MT942", "MT950"} {
+		engine.RegisterParser(engine.Parser{
+			Type: t,
+			Parse: func(input []byte, _ string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
+				// One reader serves all three: the fields present decide
+				// each message's kind, whatever type the caller named.
+				return Parse(input, opts)
+			},
+		})
+	}
+	opts := []string{"translitProfile", "field86Profile", "strict"}
+	engine.RegisterRenderer(engine.Renderer{
+		Type: "MT940", Options: opts, Accepts: []string{"MT940", "MT950", "camt.053"},
+		Render: func(s []*statement.Statement, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+			return Render("940", s, o)
+		},
+	})
+	engine.RegisterRenderer(engine.Renderer{
+		Type: "MT950", Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT940", "MT950", "camt.053"},
+		Render: func(s []*statement.Statement, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+			return Render("950", s, o)
+		},
+	})
+	engine.RegisterRenderer(engine.Renderer{
+		Type: "MT942", Options: opts, Accepts: []string{"MT942", "camt.052"},
+		Render: func(s []*statement.Statement, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+			return Render("942", s, o)
+		},
+	})
+	engine.RegisterDetector(Detect)
+}
+
+// detectWindow bounds how far the detector looks for the first MT field;
+// bank headers before it are a few lines at most.
+const detectWindow = 4096
+
+// Detect recognises MT940/MT942/MT950. The type comes from block 2
+// ({2:I940…} or {2:O940…}, or a bank header line "940"), else from the
+// fields: :34F: or :13D: make an MT942; otherwise MT940, since MT950 has no
+// field of its own and is only chosen when block 2 says so.
+func Detect(input []byte) (typ, version string, ok bool) {
+	head := input
+	if len(head) > detectWindow {
+		head = head[:detectWindow]
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n\x01\x02\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '<' {
+		return "", "", false // XML (MX) may quote MT text; it is never MT itself
+	}
+	if i := bytes.Index(head, []byte("{2:")); i >= 0 && len(head) >= i+7 && (head[i+3] == 'I' || head[i+3] == 'O') {
+		switch string(head[i+4 : i+7]) {
+		case "940":
+			return "MT940", "", true
+		case "942":
+			return "MT942", "", true
+		case "950":
+			return "MT950", "", true
+		}
+		return "", "", false // an MT of another type (MT103, …)
+	}
+	if !bytes.HasPrefix(trimmed, []byte("{1:")) && !bytes.HasPrefix(trimmed, []byte("{4:")) &&
+		!hasLinePrefix(head, ":20:") && !hasLinePrefix(head, ":25:") && !hasLinePrefix(head, ":60F:") && !hasLinePrefix(head, ":61:") {
+		return "", "", false
+	}
+	if hasLinePrefix(input, ":34F:") || hasLinePrefix(input, ":13D:") {
+		return "MT942", "", true
+	}
+	for _, l := range bytes.SplitN(head, []byte("\n"), 8) {
+		switch headerType(string(bytes.TrimSpace(l))) {
+		case "942":
+			return "MT942", "", true
+		case "950":
+			return "MT950", "", true
+		}
+	}
+	return "MT940", "", true
+}
+
+// hasLinePrefix reports whether some line of b starts with p.
+func hasLinePrefix(b []byte, p string) bool {
+	if bytes.HasPrefix(b, []byte(p)) {
+		return true
+	}
+	return bytes.Contains(b, []byte("\n"+p))
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mt
+
+const raceEnabled = false

@@ -1,0 +1,868 @@
+package mt
+
+import (
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// DefaultBIC stands in for a sender or receiver the statement does not name.
+// "NOTPROVIDED" is the placeholder the SWIFT/ISO 20022 translation rules use
+// for unknown identifiers; it is syntactically a BIC11 (LT address
+// NOTPROVIXDED) so any FIN reader accepts it, and it is never a real bank.
+// The sender is the account servicer when the model has its BIC (MT input
+// keeps it from block 1/2; camt from Acct/Svcr); the receiver is never known.
+const DefaultBIC = "NOTPROVIDED"
+
+// MaxPage is the largest block 4 (from after "{4:" to the closing "-"
+// inclusive) one message may have.
+const MaxPage = 2000
+
+// Render writes statements as MT940, MT942 or MT950 (typ "940", "942",
+// "950"). Each page is one full FIN message; a statement longer than
+// MaxPage is split into pages.
+func Render(typ string, stmts []*statement.Statement, opts statement.Options) ([]string, []statement.Warning, error) {
+	w := &warner{}
+	r := &renderer{typ: typ, w: w, german: opts.Field86Profile == "german", tl: translit{german: opts.TranslitProfile == "german"}}
+	var pages []string
+	for i, st := range stmts {
+		if st == nil {
+			continue
+		}
+		r.stmtNo = i + 1
+		p, err := r.statement(st)
+		if err == nil {
+			err = r.err
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		pages = append(pages, p...)
+	}
+	w.addN(CodeTransliterated, r.tl.n, "", itoa(r.tl.n)+" character(s) outside the SWIFT X character set were transliterated")
+	if r.paged > 0 {
+		w.add(CodePaged, 0, 0, ":28C:", itoa(r.paged)+" statement(s) split into "+itoa(len(pages))+" messages of at most 2,000 characters")
+	}
+	return pages, w.result(), nil
+}
+
+type renderer struct {
+	typ    string
+	w      *warner
+	german bool
+	tl     translit
+	stmtNo int
+	paged  int
+	date   statement.Date // the statement's date, for values the source lacks
+	err    error          // first amount that could not be written
+	buf    []byte         // page under construction, reused
+	ebuf   []byte         // rendered entries of the current statement, reused
+	tbuf   []byte         // trailer of the current statement, reused
+	hbuf   []byte         // header measured for paging, reused
+}
+
+func (r *renderer) warn(code, field, text string) {
+	r.w.add(code, r.stmtNo, 0, field, text)
+}
+
+func (r *renderer) x(s string) string { return r.tl.apply(s) }
+
+// fit transliterates s and cuts it to n characters, warning when it cuts.
+func (r *renderer) fit(s string, n int, field string) string {
+	s = r.x(s)
+	if len(s) > n {
+		r.warn(CodeTruncated, field, "value cut to "+itoa(n)+" characters")
+		s = s[:n]
+	}
+	return s
+}
+
+func (r *renderer) statement(st *statement.Statement) ([]string, error) {
+	cur := st.Account.Currency
+	if cur == "" {
+		for _, b := range st.Balances {
+			if b.Currency != "" {
+				cur = b.Currency
+				break
+			}
+		}
+	}
+	if cur == "" && len(st.Entries) > 0 {
+		cur = st.Entries[0].Currency
+	}
+	if cur == "" && st.FloorLimitDebit != nil {
+		cur = st.FloorLimitDebit.Currency
+	}
+	if len(cur) != 3 {
+		return nil, &statement.ParseError{Message: r.stmtNo, Field: "currency", Reason: "the statement has no currency to write"}
+	}
+	report := r.typ == "942"
+	r.date = statementDate(st)
+	if r.date.IsZero() {
+		return nil, &statement.ParseError{Message: r.stmtNo, Field: "date", Reason: "the statement has no date (no balance, entry or creation time)"}
+	}
+
+	// Entries first: each is one chunk of :61: (+ :86:) lines in one
+	// shared buffer; ends[i] is where entry i stops.
+	ebuf := r.ebuf[:0]
+	ends := make([]int, len(st.Entries))
+	var dropped lostSet
+	for i := range st.Entries {
+		e := &st.Entries[i]
+		if e.Currency != "" && e.Currency != cur {
+			r.warn(CodeCurrencyDiffers, ":61:", "entry currency differs from the statement currency")
+		}
+		ebuf = r.entry(ebuf, e, &dropped)
+		ends[i] = len(ebuf)
+	}
+	r.ebuf = ebuf
+	entryLen := func(i int) int {
+		if i == 0 {
+			return ends[0]
+		}
+		return ends[i] - ends[i-1]
+	}
+	entryText := func(from, to int) []byte {
+		if from == to {
+			return nil
+		}
+		start := 0
+		if from > 0 {
+			start = ends[from-1]
+		}
+		return ebuf[start:ends[to-1]]
+	}
+	if dropped != 0 {
+		var names []string
+		for i, n := range lostNames {
+			if dropped&(1<<i) != 0 {
+				names = append(names, n)
+			}
+		}
+		r.warn(CodeDropped, ":86:", "not carried in MT"+r.typ+": "+strings.Join(names, ", "))
+	}
+
+	var opening, closing statement.Balance
+	var hasOpen, hasClose bool
+	var extra []statement.Balance // :64:, :65:
+	if !report {
+		opening, hasOpen = st.Balance(statement.OpeningBooked)
+		closing, hasClose = st.Balance(statement.ClosingBooked)
+		acc := sum{}
+		for i := range st.Entries {
+			acc.add(st.Entries[i].Mark, st.Entries[i].Value)
+		}
+		sum := acc.value()
+		date := statementDate(st)
+		switch {
+		case !hasOpen && hasClose:
+			opening = balanceOf(signed(closing.Mark, closing.Value).Sub(sum), firstDate(st, closing.Date), cur)
+			r.warn(CodeBalanceDerived, ":60F:", "opening balance computed from the closing balance and the entries")
+		case hasOpen && !hasClose:
+			closing = balanceOf(signed(opening.Mark, opening.Value).Add(sum), date, cur)
+			r.warn(CodeBalanceDerived, ":62F:", "closing balance computed from the opening balance and the entries")
+		case !hasOpen && !hasClose:
+			if date.IsZero() {
+				return nil, &statement.ParseError{Message: r.stmtNo, Field: ":60F:", Reason: "the statement has no balance and no date to write one"}
+			}
+			opening = balanceOf(decimal.Zero, firstDate(st, date), cur)
+			closing = balanceOf(sum, date, cur)
+			r.warn(CodeBalanceDerived, ":60F:", "no balances in the source; opening set to zero")
+		}
+		for _, b := range st.Balances {
+			switch b.Type {
+			case statement.ClosingAvailable:
+				extra = append(extra, b)
+			case statement.ForwardAvailable:
+				if r.typ == "950" {
+					r.warn(CodeDropped, ":65:", "MT950 has no forward available balance")
+					continue
+				}
+				extra = append(extra, b)
+			case statement.InterimBooked, statement.InterimAvailable:
+				r.warn(CodeDropped, ":62a:", "interim balances have no MT"+r.typ+" field")
+			}
+		}
+	} else if len(st.Balances) > 0 {
+		r.warn(CodeDropped, ":62a:", "MT942 has no balance fields")
+	}
+
+	// Trailer of the last page. :64:/:65: lines beyond what one page can
+	// hold (a pathological number of forward balances) are left out.
+	tail := r.tbuf[:0]
+	if !report {
+		tail = r.balanceLine(tail, "62", closing, cur)
+		for i, b := range extra {
+			if len(tail) > MaxPage/2 {
+				r.warn(CodeDropped, ":65:", itoa(len(extra)-i)+" balance line(s) do not fit in one message")
+				break
+			}
+			tag := "64"
+			if b.Type == statement.ForwardAvailable {
+				tag = "65"
+			}
+			tail = r.balanceLine(tail, tag, b, cur)
+		}
+	} else if st.Summary.Set {
+		tail = r.summaryLine(tail, "90D", st.Summary.DebitCount, st.Summary.DebitTotal, cur)
+		tail = r.summaryLine(tail, "90C", st.Summary.CreditCount, st.Summary.CreditTotal, cur)
+	}
+	if st.Info != "" {
+		if r.typ == "950" {
+			r.warn(CodeDropped, ":86:", "MT950 has no information field")
+		} else {
+			w := lines86{r: r, b: tail}
+			w.text(st.Info)
+			tail = w.done()
+		}
+	}
+
+	// Split entries into pages. The header is measured with a 5-digit page
+	// number and balances with their longest form, so a page never
+	// overflows whatever numbers end up in it.
+	num, seq := r.numbers(st)
+	head := r.header(r.hbuf[:0], st, cur, num, "99999", report)
+	r.hbuf = head
+	const maxBal = len(":60M:C991231XXX") + 15 + 2
+	budget := MaxPage - len("\r\n") - len("-")
+	fixed := len(head)
+	mid := 0
+	if !report {
+		fixed += maxBal
+		mid = maxBal
+	}
+	var cuts []int // index of the first entry of each page after the first
+	size := 0
+	for i := range ends {
+		if size > 0 && fixed+size+entryLen(i)+mid > budget {
+			cuts = append(cuts, i)
+			size = 0
+		}
+		size += entryLen(i)
+	}
+	// The last page carries the full trailer; move entries to a new page
+	// until it fits.
+	for {
+		start := 0
+		if len(cuts) > 0 {
+			start = cuts[len(cuts)-1]
+		}
+		size = len(entryText(start, len(ends)))
+		if fixed+size+len(tail) <= budget || len(ends)-start <= 1 {
+			break
+		}
+		end, s := start, 0
+		for end < len(ends) && fixed+s+entryLen(end)+mid <= budget {
+			s += entryLen(end)
+			end++
+		}
+		if end == start {
+			end++
+		}
+		if end >= len(ends) {
+			end = len(ends) - 1
+		}
+		cuts = append(cuts, end)
+	}
+	n := len(cuts) + 1
+	if n > 1 {
+		r.paged++
+		seq = firstSeq(seq)
+	}
+
+	out := make([]string, 0, n)
+	running := newSum(opening.Mark, opening.Value)
+	start := 0
+	for p := 0; p < n; p++ {
+		end := len(ends)
+		if p < len(cuts) {
+			end = cuts[p]
+		}
+		pageSeq := seq
+		if n > 1 {
+			pageSeq = itoa(atoiSafe(seq) + p)
+		}
+		b := r.buf[:0]
+		b = append(b, "{1:F01"...)
+		b = append(b, ltAddress(st.Account.Servicer)...)
+		b = append(b, "0000000000}{2:I"...)
+		b = append(b, r.typ...)
+		b = append(b, ltAddress("")...)
+		b = append(b, "N}{4:\r\n"...)
+		// Transliterations in the header were counted when it was measured.
+		saved := r.tl.n
+		b = r.header(b, st, cur, num, pageSeq, report)
+		r.tl.n = saved
+		if !report {
+			ob := opening
+			if p > 0 {
+				ob = balanceOf(running.value(), lastDate(st.Entries[start-1]), cur)
+				ob.Intermediate = true
+			}
+			b = r.balanceLine(b, "60", ob, cur)
+		}
+		b = append(b, entryText(start, end)...)
+		for i := start; i < end; i++ {
+			running.add(st.Entries[i].Mark, st.Entries[i].Value)
+		}
+		if p < n-1 {
+			if !report {
+				cb := balanceOf(running.value(), lastDate(st.Entries[end-1]), cur)
+				cb.Intermediate = true
+				b = r.balanceLine(b, "62", cb, cur)
+			}
+		} else {
+			b = append(b, tail...)
+		}
+		b = append(b, "-}"...)
+		out = append(out, string(b))
+		r.buf = b
+		start = end
+	}
+	r.tbuf = tail
+	return out, nil
+}
+
+// numbers returns :28C: statement and sequence numbers (5n each).
+func (r *renderer) numbers(st *statement.Statement) (num, seq string) {
+	num, seq = st.StatementNumber, st.SequenceNumber
+	if num == "" || !allDigits(num) {
+		if num != "" {
+			r.warn(CodeTruncated, ":28C:", "statement number is not numeric; its digits are used")
+		}
+		num = digitsOf(num)
+		if num == "" {
+			r.warn(CodeDefaulted, ":28C:", "no statement number; 1 is used")
+			num = "1"
+		}
+	}
+	if len(num) > 5 {
+		r.warn(CodeTruncated, ":28C:", "statement number longer than 5 digits; the last 5 are used")
+		num = num[len(num)-5:]
+	}
+	if seq != "" && (!allDigits(seq) || len(seq) > 5) {
+		r.warn(CodeTruncated, ":28C:", "sequence number is not 1 to 5 digits")
+		seq = digitsOf(seq)
+		if len(seq) > 5 {
+			seq = seq[len(seq)-5:]
+		}
+	}
+	return num, seq
+}
+
+func firstSeq(seq string) string {
+	if seq == "" || atoiSafe(seq) == 0 {
+		return "1"
+	}
+	return seq
+}
+
+func atoiSafe(s string) int {
+	n := 0
+	for i := 0; i < len(s) && i < 9; i++ {
+		if isDigit(s[i]) {
+			n = n*10 + int(s[i]-'0')
+		}
+	}
+	return n
+}
+
+func digitsOf(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
+}
+
+func (r *renderer) header(b []byte, st *statement.Statement, cur, num, seq string, report bool) []byte {
+	ref := st.Reference
+	if ref == "" {
+		ref = st.MessageID
+	}
+	if ref == "" {
+		r.warn(CodeDefaulted, ":20:", "no statement reference; NONREF is used")
+		ref = "NONREF"
+	}
+	b = append(b, ":20:"...)
+	b = append(b, r.fit(ref, 16, ":20:")...)
+	b = append(b, "\r\n"...)
+	if st.RelatedReference != "" {
+		b = append(b, ":21:"...)
+		b = append(b, r.fit(st.RelatedReference, 16, ":21:")...)
+		b = append(b, "\r\n"...)
+	}
+	acct := st.Account.IBAN
+	if acct == "" {
+		acct = st.Account.Other
+	}
+	if acct == "" {
+		r.warn(CodeDefaulted, ":25:", "no account identifier; NOTPROVIDED is used")
+		acct = "NOTPROVIDED"
+	}
+	b = append(b, ":25:"...)
+	b = append(b, r.fit(acct, 35, ":25:")...)
+	b = append(b, "\r\n:28C:"...)
+	b = append(b, num...)
+	if seq != "" {
+		b = append(b, '/')
+		b = append(b, seq...)
+	}
+	b = append(b, "\r\n"...)
+	if report {
+		d, c := st.FloorLimitDebit, st.FloorLimitCredit
+		switch {
+		case d == nil && c == nil:
+			r.warn(CodeDefaulted, ":34F:", "no floor limit; zero is used")
+			b = append(b, ":34F:"+cur+"0,\r\n"...)
+		case d != nil && c != nil && d.Value.Equal(c.Value):
+			b = r.floorLine(b, "", *d, cur)
+		default:
+			if d != nil {
+				b = r.floorLine(b, "D", *d, cur)
+			}
+			if c != nil {
+				b = r.floorLine(b, "C", *c, cur)
+			}
+		}
+		t := st.DateTimeIndicator
+		if t.IsZero() {
+			t = st.CreatedAt
+		}
+		if t.IsZero() {
+			d := statementDate(st)
+			t = time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC)
+			r.warn(CodeDefaulted, ":13D:", "no report time; midnight UTC of the report date is used")
+		}
+		b = append(b, ":13D:"...)
+		b = appendYYMMDD(b, statement.DateOf(t))
+		b = append2(b, t.Hour())
+		b = append2(b, t.Minute())
+		_, off := t.Zone()
+		if off < 0 {
+			b = append(b, '-')
+			off = -off
+		} else {
+			b = append(b, '+')
+		}
+		b = append2(b, off/3600%100)
+		b = append2(b, off/60%60)
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
+
+func (r *renderer) floorLine(b []byte, mark string, a statement.Amount, cur string) []byte {
+	b = append(b, ":34F:"...)
+	b = append(b, cur...)
+	b = append(b, mark...)
+	b = r.appendAmount(b, a.Value, ":34F:")
+	return append(b, "\r\n"...)
+}
+
+func (r *renderer) summaryLine(b []byte, tag string, n int, v decimal.Decimal, cur string) []byte {
+	if n > 99999 {
+		r.warn(CodeTruncated, ":"+tag+":", "entry count above 99999")
+		n = 99999
+	}
+	b = append(b, ':')
+	b = append(b, tag...)
+	b = append(b, ':')
+	b = append(b, itoa(n)...)
+	b = append(b, cur...)
+	b = r.appendAmount(b, v, ":"+tag+":")
+	return append(b, "\r\n"...)
+}
+
+// balanceLine writes :60F:/:60M:, :62F:/:62M:, :64:, :65:.
+func (r *renderer) balanceLine(b []byte, tag string, bal statement.Balance, cur string) []byte {
+	b = append(b, ':')
+	b = append(b, tag...)
+	if tag == "60" || tag == "62" {
+		if bal.Intermediate {
+			b = append(b, 'M')
+		} else {
+			b = append(b, 'F')
+		}
+	}
+	b = append(b, ':')
+	v := bal.Value
+	mark := bal.Mark
+	if v.IsNegative() {
+		v = v.Neg()
+		mark = flip(mark)
+	}
+	if mark == statement.Debit {
+		b = append(b, 'D')
+	} else {
+		b = append(b, 'C')
+	}
+	if bal.Date.IsZero() {
+		r.warn(CodeDefaulted, ":"+tag+":", "balance without date; the statement date is used")
+		bal.Date = r.date
+	}
+	b = appendYYMMDD(b, bal.Date)
+	c := bal.Currency
+	if c == "" {
+		c = cur
+	}
+	if c != cur {
+		r.warn(CodeCurrencyDiffers, ":"+tag+":", "balance currency differs from the statement currency")
+		c = cur
+	}
+	b = append(b, c...)
+	b = r.appendAmount(b, v, ":"+tag+":")
+	return append(b, "\r\n"...)
+}
+
+func flip(m statement.Mark) statement.Mark {
+	if m == statement.Debit {
+		return statement.Credit
+	}
+	return statement.Debit
+}
+
+func balanceOf(v decimal.Decimal, d statement.Date, cur string) statement.Balance {
+	b := statement.Balance{Date: d, Mark: statement.Credit}
+	b.Currency = cur
+	if v.IsNegative() {
+		b.Mark, v = statement.Debit, v.Neg()
+	}
+	b.Value = v
+	return b
+}
+
+// entry renders one :61: and, except in MT950, its :86:.
+func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte {
+	b = append(b, ":61:"...)
+	vd := e.ValueDate
+	if vd.IsZero() {
+		// The value date is mandatory in MT; camt may only have a booking date.
+		vd = e.BookingDate
+		if vd.IsZero() {
+			vd = r.date
+		}
+		r.warn(CodeDefaulted, ":61:", "entry without value date; the booking or statement date is used")
+	}
+	b = appendYYMMDD(b, vd)
+	if !e.BookingDate.IsZero() {
+		b = append2(b, int(e.BookingDate.Month))
+		b = append2(b, e.BookingDate.Day)
+	}
+	v, mark := e.Value, e.Mark
+	if v.IsNegative() {
+		v, mark = v.Neg(), flip(mark)
+	}
+	if e.Reversal {
+		// RC reverses a credit and so books as a debit, and vice versa.
+		b = append(b, 'R')
+		if mark == statement.Debit {
+			b = append(b, 'C')
+		} else {
+			b = append(b, 'D')
+		}
+	} else if mark == statement.Debit {
+		b = append(b, 'D')
+	} else {
+		b = append(b, 'C')
+	}
+	if len(e.FundsCode) == 1 && isUpper(e.FundsCode[0]) {
+		b = append(b, e.FundsCode...)
+	}
+	b = r.appendAmount(b, v, ":61:")
+	tt := r.x(e.TransactionType)
+	if len(tt) != 4 || !isLetter(tt[0]) {
+		// NMSC (non-SWIFT, miscellaneous) is the neutral choice when the
+		// source has no MT type code.
+		if tt != "" {
+			r.warn(CodeTruncated, ":61:", "transaction type is not 4 characters; NMSC is used")
+		}
+		tt = "NMSC"
+	}
+	b = append(b, tt...)
+	ref := e.CustomerReference
+	if ref == "" {
+		ref = "NONREF"
+	}
+	ref = r.fit(ref, 16, ":61:")
+	if strings.Contains(ref, "//") {
+		// "//" would start the bank reference when the line is read back.
+		r.tl.n++
+		ref = strings.ReplaceAll(ref, "//", "/.")
+	}
+	b = append(b, ref...)
+	if e.BankReference != "" {
+		b = append(b, "//"...)
+		b = append(b, r.fit(e.BankReference, 16, ":61:")...)
+	}
+	b = append(b, "\r\n"...)
+	if e.Supplementary != "" {
+		sup := r.fit(e.Supplementary, 34, ":61:")
+		if sup[0] == ':' || sup[0] == '-' {
+			r.tl.n++
+			sup = "." + sup[1:]
+		}
+		b = append(b, sup...)
+		b = append(b, "\r\n"...)
+	}
+	if r.typ == "950" {
+		if e.Info != "" || len(e.Remittance) > 0 {
+			*dropped |= lostInfo
+		}
+		r.lostParties(e, "", dropped)
+		return b
+	}
+	if r.german {
+		text, trunc := german86(r.xEntry(e))
+		if trunc {
+			r.warn(CodeTruncated, ":86:", "structured :86: subfields cut to fit")
+		}
+		w := lines86{r: r, b: b}
+		w.text(text)
+		return w.done()
+	}
+	w := lines86{r: r, b: b}
+	for _, l := range e.Remittance {
+		w.text(l)
+	}
+	w.text(e.Info)
+	if structured(e) {
+		w.line(r.plainParties(e, w.out, dropped))
+	}
+	return w.done()
+}
+
+// plainParties carries an entry's structured data in a free-text :86: as
+// the "/CODE/value" pairs Dutch banks use in their MT940 (EREF, MARF, CSID,
+// NAME, IBAN, ACCT, BIC, ULTD, ULTC), in the room the text left. What does
+// not fit, or is already in the text, is not repeated; what does not fit
+// is reported as dropped.
+func (r *renderer) plainParties(e *statement.Entry, used int, dropped *lostSet) string {
+	text := strings.Join(e.Remittance, " ") + " " + e.Info
+	room := (6-used)*65 - 6 // a little slack for line breaks moved off ':' and '-'
+	var b strings.Builder
+	add := func(code, v string, flag lostSet) {
+		if v == "" || strings.Contains(text, v) {
+			return
+		}
+		v = r.x(v)
+		if b.Len()+len(code)+2+len(v) > room {
+			*dropped |= flag
+			return
+		}
+		b.WriteString("/" + code + "/" + v)
+	}
+	cp := e.Counterparty
+	add("EREF", e.EndToEndID, lostEndToEnd)
+	add("MARF", e.MandateID, lostMandate)
+	add("CSID", e.CreditorID, lostCreditor)
+	add("NAME", cp.Name, lostCounterparty)
+	add("IBAN", cp.IBAN, lostCounterparty)
+	add("ACCT", cp.Account, lostCounterparty)
+	add("BIC", cp.BIC, lostCounterparty)
+	add("BANK", cp.BankCode, lostCounterparty)
+	add("ULTD", e.UltimateDebtor, lostUltimate)
+	add("ULTC", e.UltimateCreditor, lostUltimate)
+	return b.String()
+}
+
+func structured(e *statement.Entry) bool {
+	return e.Counterparty != (statement.Counterparty{}) || e.EndToEndID != "" || e.MandateID != "" ||
+		e.CreditorID != "" || e.UltimateDebtor != "" || e.UltimateCreditor != ""
+}
+
+// lostParties notes structured entry data that a free-text :86: (or none)
+// does not carry, unless the text already contains it.
+func (r *renderer) lostParties(e *statement.Entry, text string, dropped *lostSet) {
+	miss := func(v string) bool { return v != "" && !strings.Contains(text, v) }
+	if miss(e.Counterparty.Name) || miss(e.Counterparty.IBAN) || miss(e.Counterparty.Account) || miss(e.Counterparty.BIC) {
+		*dropped |= lostCounterparty
+	}
+	if miss(e.EndToEndID) {
+		*dropped |= lostEndToEnd
+	}
+	if miss(e.MandateID) {
+		*dropped |= lostMandate
+	}
+	if miss(e.CreditorID) {
+		*dropped |= lostCreditor
+	}
+	if miss(e.UltimateDebtor) || miss(e.UltimateCreditor) {
+		*dropped |= lostUltimate
+	}
+}
+
+// lostSet records which kinds of entry data a statement could not carry.
+type lostSet uint8
+
+const (
+	lostCounterparty lostSet = 1 << iota
+	lostEndToEnd
+	lostMandate
+	lostCreditor
+	lostUltimate
+	lostInfo
+)
+
+var lostNames = []string{"counterparty", "end-to-end id", "mandate id", "creditor id", "ultimate parties", ":86: information"}
+
+// xEntry is a copy of e with every text the german :86: uses already in
+// the X character set, so subfield lengths count output characters.
+func (r *renderer) xEntry(e *statement.Entry) *statement.Entry {
+	c := *e
+	c.GVC = r.x(c.GVC)
+	c.PostingText, c.Primanota, c.TextKeyAddition = r.x(c.PostingText), r.x(c.Primanota), r.x(c.TextKeyAddition)
+	c.EndToEndID, c.MandateID, c.CreditorID = r.x(c.EndToEndID), r.x(c.MandateID), r.x(c.CreditorID)
+	c.UltimateDebtor, c.UltimateCreditor, c.Info = r.x(c.UltimateDebtor), r.x(c.UltimateCreditor), r.x(c.Info)
+	c.Counterparty.Name, c.Counterparty.IBAN, c.Counterparty.Account = r.x(c.Counterparty.Name), r.x(c.Counterparty.IBAN), r.x(c.Counterparty.Account)
+	c.Counterparty.BIC, c.Counterparty.BankCode = r.x(c.Counterparty.BIC), r.x(c.Counterparty.BankCode)
+	if len(c.Remittance) > 0 {
+		c.Remittance = make([]string, len(e.Remittance))
+		for i, s := range e.Remittance {
+			c.Remittance[i] = r.x(s)
+		}
+	}
+	return &c
+}
+
+// lines86 writes a :86: of at most 6 lines of 65 characters. Longer lines
+// are broken, and a line may not begin with ':' or '-' (it would read as a
+// new field or the end of the message): a long line is broken earlier to
+// avoid that, and a line that itself starts so gets '.' instead.
+type lines86 struct {
+	r   *renderer
+	b   []byte
+	out int
+	cut bool
+}
+
+// text writes s, whose own line breaks are "\n"; empty lines are skipped.
+func (w *lines86) text(s string) {
+	for s != "" {
+		l := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			l, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		w.line(w.r.x(l))
+	}
+}
+
+func (w *lines86) line(l string) {
+	for len(l) > 0 {
+		if w.out == 6 {
+			w.cut = true
+			return
+		}
+		n := len(l)
+		if n > 65 {
+			n = 65
+			for n > 1 && (l[n] == ':' || l[n] == '-') {
+				n--
+			}
+		}
+		part := l[:n]
+		l = l[n:]
+		if w.out == 0 {
+			w.b = append(w.b, ":86:"...)
+			w.b = append(w.b, part...)
+		} else {
+			if part[0] == ':' || part[0] == '-' {
+				w.r.tl.n++
+				w.b = append(w.b, '.')
+				part = part[1:]
+			}
+			w.b = append(w.b, part...)
+		}
+		w.b = append(w.b, "\r\n"...)
+		w.out++
+	}
+}
+
+func (w *lines86) done() []byte {
+	if w.cut {
+		w.r.warn(CodeTruncated, ":86:", ":86: cut to 6 lines of 65 characters")
+	}
+	return w.b
+}
+
+// appendAmount writes 15d: digits and a decimal comma, always present.
+func (r *renderer) appendAmount(b []byte, v decimal.Decimal, field string) []byte {
+	start := len(b)
+	b = appendDecimal(b, v)
+	if len(b)-start > 15 && r.err == nil {
+		// Money is never cut: an amount MT cannot hold fails the conversion.
+		r.err = &statement.ParseError{Message: r.stmtNo, Field: field, Reason: "amount " + v.String() + " does not fit in 15 characters (15d)"}
+	}
+	return b
+}
+
+func appendYYMMDD(b []byte, d statement.Date) []byte {
+	b = append2(b, d.Year%100)
+	b = append2(b, int(d.Month))
+	return append2(b, d.Day)
+}
+
+func append2(b []byte, n int) []byte {
+	if n < 0 {
+		n = 0
+	}
+	return append(b, byte('0'+n/10%10), byte('0'+n%10))
+}
+
+// ltAddress is the 12-character logical terminal address of a BIC: the
+// BIC8, terminal code X, and the branch (XXX for the head office).
+func ltAddress(bic string) string {
+	if !looksLikeBIC(bic) {
+		bic = DefaultBIC
+	}
+	if len(bic) == 8 {
+		return bic + "XXXX"
+	}
+	return bic[:8] + "X" + bic[8:]
+}
+
+func statementDate(st *statement.Statement) statement.Date {
+	if b, ok := st.Balance(statement.ClosingBooked); ok {
+		return b.Date
+	}
+	if !st.ToDate.IsZero() {
+		return st.ToDate
+	}
+	if n := len(st.Entries); n > 0 {
+		return lastDate(st.Entries[n-1])
+	}
+	if !st.DateTimeIndicator.IsZero() {
+		return statement.DateOf(st.DateTimeIndicator)
+	}
+	if !st.CreatedAt.IsZero() {
+		return statement.DateOf(st.CreatedAt)
+	}
+	if b, ok := st.Balance(statement.OpeningBooked); ok {
+		return b.Date
+	}
+	return statement.Date{}
+}
+
+func firstDate(st *statement.Statement, def statement.Date) statement.Date {
+	if !st.FromDate.IsZero() {
+		return st.FromDate
+	}
+	if len(st.Entries) > 0 {
+		return lastDate(st.Entries[0])
+	}
+	return def
+}
+
+func lastDate(e statement.Entry) statement.Date {
+	if !e.BookingDate.IsZero() {
+		return e.BookingDate
+	}
+	return e.ValueDate
+}

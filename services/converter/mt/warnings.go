@@ -1,0 +1,160 @@
+package mt
+
+import (
+	"strconv"
+
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// Warning codes this package emits. They are part of the API (clients match
+// on them) and are listed in docs/conversion-warnings.md; a test keeps the
+// two in step.
+const (
+	// Parsing: tolerated input. Nothing is lost, the reader is told what was bent.
+	CodeHeaderLines      = "MT_HEADER_LINES"
+	CodeMissingBlock5    = "MT_MISSING_BLOCK5"
+	CodeMissingEnd       = "MT_MISSING_TERMINATOR"
+	CodeDecimalPoint     = "MT_DECIMAL_POINT"
+	CodeAmountNoComma    = "MT_AMOUNT_NO_COMMA"
+	CodeLowerCase        = "MT_LOWER_CASE"
+	CodeTrailingSpace    = "MT_TRAILING_SPACE"
+	CodeBlankLine        = "MT_BLANK_LINE"
+	CodeFieldWrapped     = "MT_FIELD_WRAPPED"
+	CodeFieldTooLong     = "MT_FIELD_TOO_LONG"
+	CodeLegacyTag        = "MT_LEGACY_TAG"
+	CodeBlankEntryDate   = "MT_BLANK_ENTRY_DATE"
+	CodeNonstandardType  = "MT_NONSTANDARD_TYPE"
+	CodeNonstandardValue = "MT_NONSTANDARD_VALUE"
+	CodeMissingField     = "MT_MISSING_FIELD"
+	CodeUnstructured86   = "MT_86_UNSTRUCTURED"
+	// Parsing: input that could only be read by changing or dropping something.
+	CodeUnknownField   = "MT_UNKNOWN_FIELD"
+	CodeDuplicateField = "MT_DUPLICATE_FIELD"
+	CodeInvalidDate    = "MT_INVALID_DATE"
+	CodeBalance        = "BALANCE_MISMATCH"
+	// Rendering.
+	CodeTransliterated  = "TRANSLITERATED"
+	CodeTruncated       = "TRUNCATED"
+	CodePaged           = "PAGED_OUTPUT"
+	CodeDropped         = "MT_FIELD_DROPPED"
+	CodeBalanceDerived  = "MT_BALANCE_DERIVED"
+	CodeDefaulted       = "MT_FIELD_DEFAULTED"
+	CodeCurrencyDiffers = "MT_CURRENCY_MISMATCH"
+)
+
+type codeInfo struct {
+	severity string
+	lossy    bool
+	meaning  string
+}
+
+// codes is the one table of what each code means; docs and tests read it.
+var codes = map[string]codeInfo{
+	CodeHeaderLines:      {statement.SeverityInfo, false, "Lines before the first field or FIN block, or between fields where no field continues (bank file headers such as \"0000 01INGBNL2AXXXX00001\", \"940\" or \":940:\"), were skipped."},
+	CodeMissingBlock5:    {statement.SeverityInfo, false, "A FIN message has no trailer block {5:}; it is optional for reading."},
+	CodeMissingEnd:       {statement.SeverityInfo, false, "Block 4 was not closed with \"-}\" before the next message or the end of the input."},
+	CodeDecimalPoint:     {statement.SeverityInfo, false, "An amount used '.' instead of the SWIFT decimal comma."},
+	CodeAmountNoComma:    {statement.SeverityInfo, false, "An amount had no decimal comma; it was read as a whole number."},
+	CodeLowerCase:        {statement.SeverityInfo, false, "A mark, currency or code was in lower case and was read as upper case."},
+	CodeTrailingSpace:    {statement.SeverityInfo, false, "Trailing spaces or tabs after a line were removed."},
+	CodeBlankLine:        {statement.SeverityInfo, false, "Blank lines inside block 4 were skipped."},
+	CodeFieldWrapped:     {statement.SeverityInfo, false, "A field was broken over lines where SWIFT does not allow it (tag on its own line, :61: amount on the next line, a tag-like text inside :86:); the parts were joined."},
+	CodeFieldTooLong:     {statement.SeverityInfo, false, "A field or subfield is longer than its SWIFT format allows; it was kept in full."},
+	CodeLegacyTag:        {statement.SeverityInfo, false, "An older tag (:28:, :13:) was read as its current form (:28C:, :13D:)."},
+	CodeBlankEntryDate:   {statement.SeverityInfo, false, "The :61: entry date was blank (spaces); the value date is used as booking date."},
+	CodeNonstandardType:  {statement.SeverityInfo, false, "The :61: transaction type is missing or not of the form N/F/S + 3 characters; it was kept as given."},
+	CodeNonstandardValue: {statement.SeverityInfo, false, "A field does not follow its SWIFT format (e.g. a non-numeric :28C:) but could be kept as text."},
+	CodeMissingField:     {statement.SeverityWarning, false, "A mandatory field of the message type is missing (e.g. :20:, :25:, :60F:, :62F:)."},
+	CodeUnstructured86:   {statement.SeverityInfo, false, "field86Profile german: a :86: is not in the structured GVC?nn form and was kept as free text (Info)."},
+	CodeUnknownField:     {statement.SeverityWarning, true, "A field that MT940/942/950 does not define (e.g. :NS:) was skipped."},
+	CodeDuplicateField:   {statement.SeverityWarning, true, "A non-repeatable field occurs again in one message; the last occurrence is used."},
+	CodeInvalidDate:      {statement.SeverityWarning, true, "A date had a day beyond the end of its month (e.g. 160230) and was set to the month's last day, or an invalid :61: entry date was replaced by the value date."},
+	CodeBalance:          {statement.SeverityWarning, true, "Opening balance plus the sum of the entries does not equal the closing balance."},
+	CodeTransliterated:   {statement.SeverityWarning, true, "Characters outside the SWIFT X character set were transliterated (translitProfile); the message gives the count of replaced characters."},
+	CodeTruncated:        {statement.SeverityWarning, true, "A value was longer than its MT field allows (reference 16, :61: supplementary 34, :86: 6 x 65, ...) and was cut."},
+	CodePaged:            {statement.SeverityInfo, false, "The statement did not fit in one 2,000-character message and was split into several pages (:28C: sequence, :60M:/:62M: intermediate balances)."},
+	CodeDropped:          {statement.SeverityWarning, true, "Information the target MT type or the statement model has no place for was left out (e.g. :86: in MT950, counterparty or end-to-end id with field86Profile plain when the 6 x 65 characters are full, balances in MT942, the owner BIC of :25P:)."},
+	CodeBalanceDerived:   {statement.SeverityWarning, true, "A mandatory opening or closing balance was missing in the source and was computed from the other balance and the entries (or set to zero)."},
+	CodeDefaulted:        {statement.SeverityInfo, false, "A mandatory MT field had no source value and was filled with a documented default (reference NONREF, :28C: 1, :13D: from the statement date, :34F: zero)."},
+	CodeCurrencyDiffers:  {statement.SeverityWarning, true, "An entry's currency differs from the statement currency; MT carries one currency per statement, so the entry is written in the statement currency."},
+}
+
+// warner collects warnings, folding repeats of one code within one message
+// into a single warning with a count so hostile input cannot produce an
+// unbounded list.
+type warner struct {
+	list  []statement.Warning
+	count []int
+	seen  map[warnKey]int
+}
+
+type warnKey struct {
+	code string
+	msg  int
+}
+
+// maxWarnings bounds the list: past it, warnings fold per code for the
+// whole input instead of per message.
+const maxWarnings = 200
+
+func (w *warner) add(code string, msg, line int, field, text string) {
+	k := warnKey{code, msg}
+	if len(w.list) >= maxWarnings {
+		k.msg = -1
+	}
+	if i, ok := w.seen[k]; ok {
+		w.count[i]++
+		return
+	}
+	if w.seen == nil {
+		w.seen = map[warnKey]int{}
+	}
+	ci := codes[code]
+	w.seen[k] = len(w.list)
+	w.list = append(w.list, statement.Warning{
+		Code: code, Severity: ci.severity, Lossy: ci.lossy,
+		Message: text, Path: path(msg, line, field),
+	})
+	w.count = append(w.count, 1)
+}
+
+// addN records one warning that stands for n occurrences (transliteration).
+func (w *warner) addN(code string, n int, field, text string) {
+	if n <= 0 {
+		return
+	}
+	w.add(code, 0, 0, field, text)
+	w.count[w.seen[warnKey{code, 0}]] += n - 1
+}
+
+func (w *warner) result() []statement.Warning {
+	for i, n := range w.count {
+		if n > 1 {
+			w.list[i].Message += " (" + strconv.Itoa(n) + " times)"
+		}
+	}
+	return w.list
+}
+
+func path(msg, line int, field string) string {
+	var b []byte
+	if msg > 0 {
+		b = append(b, "message "...)
+		b = strconv.AppendInt(b, int64(msg), 10)
+	}
+	if line > 0 {
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, "line "...)
+		b = strconv.AppendInt(b, int64(line), 10)
+	}
+	if field != "" {
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, "field "...)
+		b = append(b, field...)
+	}
+	return string(b)
+}

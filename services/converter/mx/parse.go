@@ -1,0 +1,1022 @@
+package mx
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+const (
+	nsPrefix  = "urn:iso:std:iso:20022:tech:xsd:"
+	nsHead    = nsPrefix + "head.001"
+	maxDepth  = 64      // deeper than any camt element we know; stops pathological nesting
+	maxText   = 1 << 16 // longest element text we keep; camt's longest type is Max2048Text
+	rootStmt  = "BkToCstmrStmt"
+	rootRpt   = "BkToCstmrAcctRpt"
+	typeCamt3 = "camt.053"
+	typeCamt2 = "camt.052"
+)
+
+// versionOf returns "camt.053.001.08" for a camt.053/camt.052 namespace URI.
+func versionOf(ns string) (typ, version string, ok bool) {
+	v, found := strings.CutPrefix(ns, nsPrefix)
+	if !found {
+		return "", "", false
+	}
+	switch {
+	case strings.HasPrefix(v, typeCamt3+".001."):
+		typ = typeCamt3
+	case strings.HasPrefix(v, typeCamt2+".001."):
+		typ = typeCamt2
+	default:
+		return "", "", false
+	}
+	n := v[len(typ)+5:]
+	if len(n) != 2 || n[0] < '0' || n[0] > '9' || n[1] < '0' || n[1] > '9' {
+		return "", "", false
+	}
+	return typ, v, true
+}
+
+// Detect recognises camt.053 and camt.052 from the Document namespace. It
+// only looks at XML input, so MT text that happens to quote a namespace is
+// not mistaken for MX.
+func Detect(input []byte) (string, string, bool) {
+	in := bytes.TrimLeft(bytes.TrimPrefix(input, bom), " \t\r\n")
+	if len(in) == 0 || in[0] != '<' {
+		return "", "", false
+	}
+	rest := in
+	for {
+		i := bytes.Index(rest, []byte(nsPrefix))
+		if i < 0 {
+			return "", "", false
+		}
+		rest = rest[i:]
+		end := bytes.IndexAny(rest, "\"' \t\r\n>")
+		if end < 0 {
+			end = len(rest)
+		}
+		if typ, v, ok := versionOf(string(rest[:end])); ok {
+			return typ, v, true
+		}
+		rest = rest[len(nsPrefix):]
+	}
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// parser is a streaming reader of one camt document. It keeps a stack of
+// element names and acts when an element ends, so memory grows with the
+// statements read, never with the nesting or size of what it skips.
+type parser struct {
+	dec      *xml.Decoder
+	wantType string // "camt.053", "camt.052" or "" for either
+
+	typ, version string
+	stack        []string // local names from the document root
+	prefixes     []string // namespace prefixes beside stack, to match end tags
+	nsDecls      []nsDecl // namespace declarations in scope outside the Document
+	docDepth     int      // stack index of Document, -1 before it
+	text         []byte
+	ccy          string // Ccy attribute of the last Amt start tag
+
+	hdr struct {
+		msgID   string
+		created time.Time
+		from    string // AppHdr sender BIC
+		bizID   string
+		appDate time.Time
+		pgNb    string
+		lastPg  string
+	}
+
+	stmts []*statement.Statement
+	warns []statement.Warning
+	seen  map[string]bool // warning codes already reported once per document
+
+	cur    *statement.Statement
+	curIdx int
+	pgNb   string
+	lastPg string
+	prcd   *statement.Balance
+	bal    balState
+	ent    *entState
+	entIdx int
+}
+
+// nsDecl is an xmlns or xmlns:prefix attribute of the element at depth.
+type nsDecl struct {
+	depth       int
+	prefix, uri string
+}
+
+type balState struct {
+	code, mark, date string
+	amt              statement.Amount
+	amtSet           bool
+}
+
+type entState struct {
+	e          statement.Entry
+	amtSet     bool
+	mark       string
+	status     string
+	bookg, val string
+	txCount    int
+	// counterparty candidates: the role used depends on the direction, which
+	// is only known at the end of the entry.
+	dbtr, cdtr      statement.Counterparty
+	ultDbtr, ultCdt string
+	cdtrID          string
+	instrID         string
+}
+
+// Parse reads every statement (camt.053) or report (camt.052) in input.
+// want is the expected message type ("camt.053", "camt.052"); a document of
+// the other family is refused so that `from` means what it says.
+func Parse(input []byte, want string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
+	p := &parser{wantType: want, docDepth: -1, seen: map[string]bool{}}
+	p.dec = xml.NewDecoder(bytes.NewReader(bytes.TrimPrefix(input, bom)))
+	p.dec.CharsetReader = charsetReader
+	if err := p.run(); err != nil {
+		return nil, nil, err
+	}
+	return p.stmts, p.warns, nil
+}
+
+func (p *parser) fail(field, format string, args ...any) error {
+	line, _ := p.dec.InputPos()
+	return &statement.ParseError{Line: line, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) warn(code string, lossy bool, path, format string, args ...any) {
+	sev := statement.SeverityInfo
+	if lossy {
+		sev = statement.SeverityWarning
+	}
+	p.warns = append(p.warns, statement.Warning{Code: code, Severity: sev, Lossy: lossy, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// warnOnce reports a code once per document: a 10,000-entry file should not
+// produce 10,000 copies of the same finding.
+func (p *parser) warnOnce(code string, lossy bool, path, format string, args ...any) {
+	if p.seen[code] {
+		return
+	}
+	p.seen[code] = true
+	p.warn(code, lossy, path, format, args...)
+}
+
+func (p *parser) run() error {
+	for {
+		// RawToken skips encoding/xml's namespace translation, which costs a
+		// map per element; we resolve the one namespace we need (Document's)
+		// ourselves and check that end tags match.
+		tok, err := p.dec.RawToken()
+		if err == io.EOF {
+			if len(p.stack) > 0 {
+				return p.fail(p.pathString(), "unexpected end of input inside <%s>", p.stack[len(p.stack)-1])
+			}
+			break
+		}
+		if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				return &statement.ParseError{Line: se.Line, Field: p.pathString(), Reason: "malformed XML: " + se.Msg}
+			}
+			return p.fail(p.pathString(), "malformed XML: %v", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if err := p.start(t); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			if n := len(p.stack); n == 0 || p.stack[n-1] != t.Name.Local || p.prefixes[n-1] != t.Name.Space {
+				return p.fail(p.pathString(), "malformed XML: unexpected end tag </%s>", clip(t.Name.Local))
+			}
+			if err := p.end(); err != nil {
+				return err
+			}
+		case xml.CharData:
+			if p.docDepth >= 0 || p.inAppHdr() {
+				if len(p.text)+len(t) > maxText {
+					return p.fail(p.pathString(), "element text longer than %d bytes", maxText)
+				}
+				p.text = append(p.text, t...)
+			}
+		}
+	}
+	if p.docDepth < 0 && p.typ == "" {
+		return &statement.ParseError{Field: "Document", Reason: "no camt.053 or camt.052 Document element found"}
+	}
+	if len(p.stmts) == 0 {
+		return &statement.ParseError{Field: p.rootName() + "/" + p.stmtName(), Reason: "document has no statement or report"}
+	}
+	return nil
+}
+
+// namespace resolves a prefix ("" for the default namespace) against the
+// declarations in scope.
+func (p *parser) namespace(prefix string) string {
+	for i := len(p.nsDecls) - 1; i >= 0; i-- {
+		if p.nsDecls[i].prefix == prefix {
+			return p.nsDecls[i].uri
+		}
+	}
+	return ""
+}
+
+func (p *parser) inAppHdr() bool {
+	for _, n := range p.stack {
+		if n == "AppHdr" {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) rootName() string {
+	if p.typ == typeCamt2 {
+		return rootRpt
+	}
+	return rootStmt
+}
+
+func (p *parser) stmtName() string {
+	if p.typ == typeCamt2 {
+		return "Rpt"
+	}
+	return "Stmt"
+}
+
+// pathString names the current element for error messages, with the
+// statement and entry ordinals so that a user can find it in a large file.
+func (p *parser) pathString() string {
+	if p.docDepth < 0 {
+		return strings.Join(p.stack, "/")
+	}
+	var b strings.Builder
+	for i, n := range p.stack[p.docDepth+1:] {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(n)
+		switch {
+		case i == 1 && (n == "Stmt" || n == "Rpt"):
+			fmt.Fprintf(&b, "[%d]", p.curIdx)
+		case i == 2 && n == "Ntry":
+			fmt.Fprintf(&b, "[%d]", p.entIdx)
+		}
+	}
+	return b.String()
+}
+
+func (p *parser) start(t xml.StartElement) error {
+	if len(p.stack) >= maxDepth {
+		return p.fail(p.pathString(), "elements nested deeper than %d", maxDepth)
+	}
+	name := t.Name.Local
+	p.stack = append(p.stack, name)
+	p.prefixes = append(p.prefixes, t.Name.Space)
+	p.text = p.text[:0]
+	if p.docDepth < 0 {
+		for _, a := range t.Attr {
+			switch {
+			case a.Name.Space == "" && a.Name.Local == "xmlns":
+				p.nsDecls = append(p.nsDecls, nsDecl{len(p.stack), "", a.Value})
+			case a.Name.Space == "xmlns":
+				p.nsDecls = append(p.nsDecls, nsDecl{len(p.stack), a.Name.Local, a.Value})
+			}
+		}
+		if name == "Document" {
+			ns := p.namespace(t.Name.Space)
+			typ, v, ok := versionOf(ns)
+			if !ok {
+				if strings.HasPrefix(ns, nsPrefix) {
+					return p.fail("Document", "namespace %s is not camt.053 or camt.052", clip(ns))
+				}
+				// A Document of some other vocabulary: keep looking, an
+				// envelope may hold ours further on.
+				return nil
+			}
+			if p.wantType != "" && !strings.EqualFold(p.wantType, typ) {
+				return p.fail("Document", "document is %s, not %s", v, p.wantType)
+			}
+			if p.typ != "" {
+				return p.fail("Document", "more than one Document in the input")
+			}
+			p.typ, p.version, p.docDepth = typ, v, len(p.stack)-1
+		}
+		return nil
+	}
+	rel := p.stack[p.docDepth+1:]
+	if len(rel) == 1 && name != p.rootName() {
+		return p.fail(p.pathString(), "expected %s", p.rootName())
+	}
+	if len(rel) == 2 && name == p.stmtName() {
+		p.curIdx++
+		p.entIdx = 0
+		p.cur = &statement.Statement{Kind: statement.KindStatement}
+		if p.typ == typeCamt2 {
+			p.cur.Kind = statement.KindReport
+		}
+		p.pgNb, p.lastPg, p.prcd = "", "", nil
+	}
+	if p.cur != nil && len(rel) == 3 {
+		switch name {
+		case "Bal":
+			p.bal = balState{}
+		case "Ntry":
+			p.entIdx++
+			p.ent = &entState{}
+		}
+	}
+	if name == "Amt" {
+		p.ccy = ""
+		for _, a := range t.Attr {
+			if a.Name.Local == "Ccy" {
+				p.ccy = strings.TrimSpace(a.Value)
+			}
+		}
+	}
+	if p.ent != nil && len(rel) == 5 && name == "TxDtls" {
+		p.ent.txCount++
+	}
+	return nil
+}
+
+func (p *parser) end() error {
+	if len(p.stack) == 0 {
+		return nil
+	}
+	defer func() {
+		depth := len(p.stack)
+		for len(p.nsDecls) > 0 && p.nsDecls[len(p.nsDecls)-1].depth >= depth {
+			p.nsDecls = p.nsDecls[:len(p.nsDecls)-1]
+		}
+		p.stack = p.stack[:depth-1]
+		p.prefixes = p.prefixes[:depth-1]
+		p.text = p.text[:0]
+	}()
+	txt := strings.TrimSpace(string(p.text))
+	if p.docDepth < 0 {
+		p.appHdr(txt)
+		return nil
+	}
+	if len(p.stack)-1 < p.docDepth {
+		return nil
+	}
+	if len(p.stack)-1 == p.docDepth {
+		// Document ended; anything after it (envelope tail) is ignored.
+		p.docDepth = -1
+		return nil
+	}
+	rel := p.stack[p.docDepth+1:]
+	if len(rel) >= 2 && rel[1] == "GrpHdr" {
+		p.grpHdr(strings.Join(rel[2:], "/"), txt)
+		return nil
+	}
+	if p.cur == nil || len(rel) < 2 || rel[1] != p.stmtName() {
+		return nil
+	}
+	if len(rel) == 2 {
+		return p.finishStatement()
+	}
+	sub := rel[2:]
+	switch sub[0] {
+	case "Bal":
+		return p.balance(sub, txt)
+	case "Ntry":
+		if p.ent == nil {
+			return nil
+		}
+		return p.entry(sub, txt)
+	}
+	return p.stmtField(strings.Join(sub, "/"), txt)
+}
+
+func (p *parser) appHdr(txt string) {
+	if !p.inAppHdr() {
+		return
+	}
+	switch p.stack[len(p.stack)-1] {
+	case "BizMsgIdr":
+		p.hdr.bizID = txt
+	case "CreDt":
+		if t, ok := parseDateTime(txt); ok {
+			p.hdr.appDate = t
+		}
+	case "BICFI", "BIC":
+		// Fr/FIId/FinInstnId/BICFI is the sender, the account servicer.
+		if containsName(p.stack, "Fr") {
+			p.hdr.from = txt
+		}
+	}
+}
+
+func containsName(stack []string, n string) bool {
+	for _, s := range stack {
+		if s == n {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) grpHdr(path, txt string) {
+	switch path {
+	case "MsgId":
+		p.hdr.msgID = txt
+	case "CreDtTm":
+		if t, ok := parseDateTime(txt); ok {
+			p.hdr.created = t
+		}
+	case "MsgPgntn/PgNb":
+		p.hdr.pgNb = txt
+	case "MsgPgntn/LastPgInd":
+		p.hdr.lastPg = txt
+	}
+}
+
+func (p *parser) stmtField(path, txt string) error {
+	s := p.cur
+	switch path {
+	case "Id":
+		s.Reference = txt
+	case "StmtPgntn/PgNb", "RptPgntn/PgNb":
+		p.pgNb = txt
+	case "StmtPgntn/LastPgInd", "RptPgntn/LastPgInd":
+		p.lastPg = txt
+	case "ElctrncSeqNb":
+		s.StatementNumber = txt
+	case "LglSeqNb":
+		if s.StatementNumber == "" {
+			s.StatementNumber = txt
+		}
+	case "CreDtTm":
+		t, ok := parseDateTime(txt)
+		if !ok {
+			return p.fail(p.pathString(), "invalid date-time %q", clip(txt))
+		}
+		s.CreatedAt = t
+	case "FrToDt/FrDtTm", "FrToDt/ToDtTm":
+		d, ok := parseDateOrDateTime(txt)
+		if !ok {
+			return p.fail(p.pathString(), "invalid date-time %q", clip(txt))
+		}
+		if strings.HasSuffix(path, "FrDtTm") {
+			s.FromDate = d
+		} else {
+			s.ToDate = d
+		}
+	case "Acct/Id/IBAN":
+		s.Account.IBAN = strings.ToUpper(strings.ReplaceAll(txt, " ", ""))
+	case "Acct/Id/Othr/Id":
+		// The model keeps a valid IBAN as IBAN wherever the bank put it.
+		if id := strings.ToUpper(strings.ReplaceAll(txt, " ", "")); ValidIBAN(id) {
+			s.Account.IBAN = id
+		} else {
+			s.Account.Other = txt
+		}
+	case "Acct/Ccy":
+		s.Account.Currency = strings.ToUpper(txt)
+	case "Acct/Ownr/Nm":
+		s.Account.Owner = txt
+	case "Acct/Svcr/FinInstnId/BICFI", "Acct/Svcr/FinInstnId/BIC":
+		s.Account.Servicer = txt
+	case "TxsSummry/TtlCdtNtries/NbOfNtries", "TxsSummry/TtlDbtNtries/NbOfNtries":
+		n, err := strconv.Atoi(txt)
+		if err != nil || n < 0 {
+			return p.fail(p.pathString(), "invalid count %q", clip(txt))
+		}
+		if strings.Contains(path, "Cdt") {
+			s.Summary.CreditCount = n
+		} else {
+			s.Summary.DebitCount = n
+		}
+		s.Summary.Set = true
+	case "TxsSummry/TtlCdtNtries/Sum", "TxsSummry/TtlDbtNtries/Sum":
+		v, err := parseDecimal(txt)
+		if err != nil {
+			return p.fail(p.pathString(), "invalid sum %q", clip(txt))
+		}
+		if strings.Contains(path, "Cdt") {
+			s.Summary.CreditTotal = v
+		} else {
+			s.Summary.DebitTotal = v
+		}
+		s.Summary.Set = true
+	case "AddtlStmtInf", "AddtlRptInf":
+		s.Info = txt
+	}
+	return nil
+}
+
+func (p *parser) balance(sub []string, txt string) error {
+	path := strings.Join(sub[1:], "/")
+	b := &p.bal
+	switch path {
+	case "Tp/CdOrPrtry/Cd", "Tp/Cd":
+		b.code = txt
+	case "Tp/CdOrPrtry/Prtry", "Tp/Prtry":
+		if b.code == "" {
+			b.code = "PRTRY:" + txt
+		}
+	case "Amt":
+		a, err := p.amount(txt)
+		if err != nil {
+			return err
+		}
+		b.amt, b.amtSet = a, true
+	case "CdtDbtInd":
+		b.mark = txt
+	case "Dt/Dt", "Dt/DtTm":
+		b.date = txt
+	case "":
+		return p.finishBalance()
+	}
+	return nil
+}
+
+func (p *parser) finishBalance() error {
+	b := p.bal
+	if !b.amtSet {
+		return p.fail(p.pathString()+"/Amt", "balance without amount")
+	}
+	mark, ok := markOf(b.mark)
+	if !ok {
+		return p.fail(p.pathString()+"/CdtDbtInd", "invalid credit/debit indicator %q", clip(b.mark))
+	}
+	d, ok := parseDateOrDateTime(b.date)
+	if !ok {
+		return p.fail(p.pathString()+"/Dt", "invalid or missing balance date %q", clip(b.date))
+	}
+	bal := statement.Balance{Mark: mark, Date: d, Amount: b.amt}
+	switch b.code {
+	case "OPBD", "CLBD", "CLAV", "FWAV", "ITBD", "ITAV":
+		bal.Type = statement.BalanceType(b.code)
+	case "PRCD":
+		// The previously closed booked balance is the opening balance when the
+		// bank sends no OPBD (it means the same amount on the day before).
+		bal.Type = statement.OpeningBooked
+		p.prcd = &bal
+		return nil
+	default:
+		p.warn(CodeBalanceDropped, true, p.pathString(), "balance type %s has no place in the model and was dropped", clip(b.code))
+		return nil
+	}
+	p.cur.Balances = append(p.cur.Balances, bal)
+	return nil
+}
+
+func (p *parser) entry(sub []string, txt string) error {
+	en := p.ent
+	e := &en.e
+	if len(sub) >= 4 && sub[1] == "NtryDtls" && sub[2] == "TxDtls" {
+		// Only the first transaction's details describe the entry; later
+		// ones of a batch contribute remittance text only.
+		if en.txCount > 1 {
+			if strings.HasPrefix(strings.Join(sub[3:], "/"), "RmtInf/Ustrd") {
+				e.Remittance = append(e.Remittance, txt)
+			}
+			return nil
+		}
+		return p.txDetail(strings.Join(sub[3:], "/"), txt)
+	}
+	switch strings.Join(sub[1:], "/") {
+	case "Amt":
+		a, err := p.amount(txt)
+		if err != nil {
+			return err
+		}
+		e.Amount, en.amtSet = a, true
+	case "CdtDbtInd":
+		en.mark = txt
+	case "RvslInd":
+		e.Reversal = txt == "true" || txt == "1"
+	case "Sts", "Sts/Cd", "Sts/Prtry":
+		// .001.02 writes the code as Sts's text, later versions inside Sts/Cd;
+		// the closing Sts of the latter has only whitespace.
+		if txt != "" {
+			en.status = txt
+		}
+	case "BookgDt/Dt", "BookgDt/DtTm":
+		en.bookg = txt
+	case "ValDt/Dt", "ValDt/DtTm":
+		en.val = txt
+	case "AcctSvcrRef":
+		e.BankReference = txt
+	case "BkTxCd/Domn/Cd":
+		e.BankTxDomain = txt
+	case "BkTxCd/Domn/Fmly/Cd":
+		e.BankTxFamily = txt
+	case "BkTxCd/Domn/Fmly/SubFmlyCd":
+		e.BankTxSubFamily = txt
+	case "BkTxCd/Prtry/Cd":
+		e.TransactionType = txt
+	case "AddtlNtryInf":
+		e.Info = txt
+	case "":
+		return p.finishEntry()
+	}
+	return nil
+}
+
+func (p *parser) txDetail(path, txt string) error {
+	en := p.ent
+	e := &en.e
+	switch path {
+	case "Refs/EndToEndId":
+		if txt != "NOTPROVIDED" {
+			e.EndToEndID = txt
+		}
+	case "Refs/MndtId":
+		e.MandateID = txt
+	case "Refs/InstrId":
+		en.instrID = txt
+	case "Refs/AcctSvcrRef":
+		if e.BankReference == "" {
+			e.BankReference = txt
+		}
+	case "RltdPties/Dbtr/Nm", "RltdPties/Dbtr/Pty/Nm":
+		en.dbtr.Name = txt
+	case "RltdPties/Cdtr/Nm", "RltdPties/Cdtr/Pty/Nm":
+		en.cdtr.Name = txt
+	case "RltdPties/DbtrAcct/Id/IBAN":
+		en.dbtr.IBAN = txt
+	case "RltdPties/DbtrAcct/Id/Othr/Id":
+		en.dbtr.Account = txt
+	case "RltdPties/CdtrAcct/Id/IBAN":
+		en.cdtr.IBAN = txt
+	case "RltdPties/CdtrAcct/Id/Othr/Id":
+		en.cdtr.Account = txt
+	case "RltdPties/UltmtDbtr/Nm", "RltdPties/UltmtDbtr/Pty/Nm":
+		en.ultDbtr = txt
+	case "RltdPties/UltmtCdtr/Nm", "RltdPties/UltmtCdtr/Pty/Nm":
+		en.ultCdt = txt
+	case "RltdPties/Cdtr/Id/PrvtId/Othr/Id", "RltdPties/Cdtr/Pty/Id/PrvtId/Othr/Id":
+		en.cdtrID = txt
+	case "RltdAgts/DbtrAgt/FinInstnId/BICFI", "RltdAgts/DbtrAgt/FinInstnId/BIC":
+		en.dbtr.BIC = txt
+	case "RltdAgts/CdtrAgt/FinInstnId/BICFI", "RltdAgts/CdtrAgt/FinInstnId/BIC":
+		en.cdtr.BIC = txt
+	case "RltdAgts/DbtrAgt/FinInstnId/ClrSysMmbId/MmbId":
+		en.dbtr.BankCode = txt
+	case "RltdAgts/CdtrAgt/FinInstnId/ClrSysMmbId/MmbId":
+		en.cdtr.BankCode = txt
+	case "RmtInf/Ustrd":
+		if txt != "" {
+			e.Remittance = append(e.Remittance, txt)
+		}
+	case "RmtInf/Strd/CdtrRefInf/Ref":
+		// A structured creditor reference (RF, QR, ISR) is the part of the
+		// remittance a payee reconciles on; carry it as a remittance line.
+		if txt != "" {
+			e.Remittance = append(e.Remittance, txt)
+			p.warnOnce(CodeStructuredRemittance, false, p.pathString(), "structured creditor reference carried as an unstructured remittance line")
+		}
+	case "AddtlTxInf":
+		e.Supplementary = txt
+	}
+	return nil
+}
+
+func (p *parser) finishEntry() error {
+	en := p.ent
+	p.ent = nil
+	e := en.e
+	path := p.pathString()
+	if !en.amtSet {
+		return p.fail(path+"/Amt", "entry without amount")
+	}
+	mark, ok := markOf(en.mark)
+	if !ok {
+		return p.fail(path+"/CdtDbtInd", "invalid credit/debit indicator %q", clip(en.mark))
+	}
+	e.Mark = mark
+	switch en.status {
+	case "BOOK", "":
+	case "PDNG":
+		e.Pending = true
+	default:
+		p.warnOnce(CodeEntryStatus, false, path+"/Sts", "entry status %s read as booked", clip(en.status))
+	}
+	if en.bookg != "" {
+		d, ok := parseDateOrDateTime(en.bookg)
+		if !ok {
+			return p.fail(path+"/BookgDt", "invalid date %q", clip(en.bookg))
+		}
+		e.BookingDate = d
+	}
+	if en.val != "" {
+		d, ok := parseDateOrDateTime(en.val)
+		if !ok {
+			return p.fail(path+"/ValDt", "invalid date %q", clip(en.val))
+		}
+		e.ValueDate = d
+	}
+	switch {
+	case e.ValueDate.IsZero() && e.BookingDate.IsZero():
+		// Pending entries of an intraday report may carry no date at all;
+		// every target needs one, and the report's own date is what a
+		// reader would assume.
+		d := p.fallbackDate()
+		if d.IsZero() {
+			return p.fail(path, "entry has neither BookgDt nor ValDt")
+		}
+		e.ValueDate, e.BookingDate = d, d
+		p.warnOnce(CodeEntryDateDefaulted, false, path, "entry without dates dated from the statement")
+	case e.ValueDate.IsZero():
+		e.ValueDate = e.BookingDate
+	case e.BookingDate.IsZero():
+		e.BookingDate = e.ValueDate
+	}
+	// The counterparty is the payer of a credit and the payee of a debit;
+	// a reversal books in the opposite direction of the original payment.
+	payer := (e.Mark == statement.Credit) != e.Reversal
+	if payer {
+		e.Counterparty = pick(en.dbtr, en.cdtr)
+	} else {
+		e.Counterparty = pick(en.cdtr, en.dbtr)
+	}
+	e.UltimateDebtor, e.UltimateCreditor, e.CreditorID = en.ultDbtr, en.ultCdt, en.cdtrID
+	// InstrId is the account owner's reference; without one, the end-to-end
+	// id is what MT :61: carries there.
+	e.CustomerReference = en.instrID
+	switch {
+	case e.CustomerReference == "":
+		e.CustomerReference = e.EndToEndID
+	case e.EndToEndID == en.instrID:
+		// The renderer repeats a lone customer reference as EndToEndId;
+		// it is not a separate end-to-end id.
+		e.EndToEndID = ""
+	}
+	splitDK(&e)
+	if en.txCount > 1 {
+		p.warnOnce(CodeBatchDetails, true, path+"/NtryDtls", "entry with %d transaction details: only the first transaction's references and parties are kept", en.txCount)
+	}
+	p.cur.Entries = append(p.cur.Entries, e)
+	return nil
+}
+
+func pick(primary, other statement.Counterparty) statement.Counterparty {
+	if primary != (statement.Counterparty{}) {
+		return primary
+	}
+	return other
+}
+
+func (p *parser) fallbackDate() statement.Date {
+	s := p.cur
+	switch {
+	case !s.CreatedAt.IsZero():
+		return statement.DateOf(s.CreatedAt)
+	case !s.ToDate.IsZero():
+		return s.ToDate
+	case !p.hdr.created.IsZero():
+		return statement.DateOf(p.hdr.created)
+	}
+	return statement.Date{}
+}
+
+func (p *parser) finishStatement() error {
+	s := p.cur
+	p.cur = nil
+	if s.Account.IBAN == "" && s.Account.Other == "" {
+		return p.fail(p.pathString()+"/Acct/Id", "statement without account identification")
+	}
+	if _, ok := s.Balance(statement.OpeningBooked); !ok && p.prcd != nil {
+		s.Balances = append([]statement.Balance{*p.prcd}, s.Balances...)
+	} else if p.prcd != nil {
+		p.warn(CodeBalanceDropped, true, p.pathString()+"/Bal", "PRCD balance dropped beside an OPBD balance")
+	}
+	if s.Account.Currency == "" {
+		switch {
+		case len(s.Balances) > 0:
+			s.Account.Currency = s.Balances[0].Currency
+		case len(s.Entries) > 0:
+			s.Account.Currency = s.Entries[0].Currency
+		}
+	}
+	if s.Account.Servicer == "" {
+		s.Account.Servicer = p.hdr.from
+	}
+	s.MessageID = p.hdr.msgID
+	if s.MessageID == "" {
+		s.MessageID = p.hdr.bizID
+	}
+	if s.CreatedAt.IsZero() {
+		s.CreatedAt = p.hdr.created
+		if s.CreatedAt.IsZero() {
+			s.CreatedAt = p.hdr.appDate
+		}
+	}
+	// camt.053.001.02 has no statement pagination; the message pagination of
+	// the group header stands in for it.
+	pg, last := p.pgNb, p.lastPg
+	if pg == "" {
+		pg, last = p.hdr.pgNb, p.hdr.lastPg
+	}
+	if pg != "" {
+		s.SequenceNumber = pg
+		s.LastPage = last == "true" || last == "1"
+		// An MT statement split over pages has :60M:/:62M: at the page
+		// boundaries; pagination is how camt says the same thing.
+		for i := range s.Balances {
+			b := &s.Balances[i]
+			switch b.Type {
+			case statement.OpeningBooked:
+				b.Intermediate = pg != "1"
+			case statement.ClosingBooked:
+				b.Intermediate = !s.LastPage
+			}
+		}
+	} else {
+		s.LastPage = true
+	}
+	for i := range s.Entries {
+		if s.Entries[i].Currency == "" {
+			s.Entries[i].Currency = s.Account.Currency
+		}
+	}
+	p.stmts = append(p.stmts, s)
+	return nil
+}
+
+func (p *parser) amount(txt string) (statement.Amount, error) {
+	v, err := parseDecimal(txt)
+	if err != nil {
+		return statement.Amount{}, p.fail(p.pathString(), "invalid amount %q", clip(txt))
+	}
+	ccy := strings.ToUpper(p.ccy)
+	if ccy != "" && !isCurrency(ccy) {
+		return statement.Amount{}, p.fail(p.pathString()+"/@Ccy", "invalid currency %q", clip(p.ccy))
+	}
+	if ccy == "" && p.cur != nil {
+		ccy = p.cur.Account.Currency
+	}
+	return statement.Amount{Value: v, Currency: ccy}, nil
+}
+
+// parseDecimal accepts the xs:decimal lexical form without sign: digits with
+// at most one '.', as camt amounts are non-negative. decimal.NewFromString
+// alone would also take exponents and signs.
+func parseDecimal(s string) (decimal.Decimal, error) {
+	if s == "" || len(s) > 40 {
+		return decimal.Decimal{}, errors.New("bad decimal")
+	}
+	digits, dots := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			dots++
+		case c == '+' && i == 0:
+		default:
+			return decimal.Decimal{}, errors.New("bad decimal")
+		}
+	}
+	if digits == 0 || dots > 1 {
+		return decimal.Decimal{}, errors.New("bad decimal")
+	}
+	return decimal.NewFromString(strings.TrimPrefix(s, "+"))
+}
+
+func isCurrency(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := 0; i < 3; i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func markOf(s string) (statement.Mark, bool) {
+	switch s {
+	case "CRDT":
+		return statement.Credit, true
+	case "DBIT":
+		return statement.Debit, true
+	}
+	return "", false
+}
+
+var dateTimeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04:05Z0700",
+}
+
+func parseDateTime(s string) (time.Time, bool) {
+	for _, l := range dateTimeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// parseDateOrDateTime reads an ISODate or ISODateTime as the calendar date
+// written in it: a bank's "2024-03-01T00:30:00+01:00" is 1 March for the
+// account holder, whatever it is in UTC.
+func parseDateOrDateTime(s string) (statement.Date, bool) {
+	if len(s) < 10 {
+		return statement.Date{}, false
+	}
+	if len(s) > 10 {
+		if _, ok := parseDateTime(s); !ok {
+			// ISODate may carry a zone: 2024-03-01+01:00 or 2024-03-01Z.
+			if rest := s[10:]; rest != "Z" && !(len(rest) == 6 && (rest[0] == '+' || rest[0] == '-')) {
+				return statement.Date{}, false
+			}
+		}
+	}
+	t, err := time.Parse("2006-01-02", s[:10])
+	if err != nil {
+		return statement.Date{}, false
+	}
+	return statement.DateOf(t), true
+}
+
+// clip keeps error messages short and free of bulk message content.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// charsetReader accepts the single-byte encodings banks still declare.
+// Windows-1252 differs from Latin-1 only in 0x80–0x9F, which we map through
+// Latin-1 as well: those are punctuation marks, never amounts or codes.
+func charsetReader(label string, in io.Reader) (io.Reader, error) {
+	switch strings.ToLower(label) {
+	case "utf-8", "utf8", "us-ascii", "ascii":
+		return in, nil
+	case "iso-8859-1", "latin1", "latin-1", "iso-8859-15", "windows-1252", "cp1252":
+		return &latin1Reader{r: in}, nil
+	}
+	return nil, fmt.Errorf("unsupported encoding %q", label)
+}
+
+type latin1Reader struct {
+	r   io.Reader
+	buf []byte
+	dst []byte // backing store of out, reused between reads
+	out []byte
+}
+
+func (l *latin1Reader) Read(p []byte) (int, error) {
+	if len(l.out) == 0 {
+		if l.buf == nil {
+			l.buf = make([]byte, 4096)
+			l.dst = make([]byte, 0, 8192)
+		}
+		n, err := l.r.Read(l.buf)
+		l.out = l.dst[:0]
+		for _, c := range l.buf[:n] {
+			if c < 0x80 {
+				l.out = append(l.out, c)
+			} else {
+				l.out = append(l.out, 0xC0|c>>6, 0x80|c&0x3F)
+			}
+		}
+		if len(l.out) == 0 {
+			return 0, err
+		}
+	}
+	n := copy(p, l.out)
+	l.out = l.out[n:]
+	return n, nil
+}
+
+// splitDK undoes the German banks' (DK) proprietary code TYPE+GVC[+PRIMANOTA
+// [+TEXTKEY]] so that the GVC reaches a German :86: again.
+func splitDK(e *statement.Entry) {
+	parts := strings.Split(e.TransactionType, "+")
+	if len(parts) < 2 || len(parts) > 4 || len(parts[0]) != 4 || len(parts[1]) != 3 || strings.Trim(parts[1], "0123456789") != "" {
+		return
+	}
+	e.TransactionType, e.GVC = parts[0], parts[1]
+	if len(parts) > 2 {
+		e.Primanota = parts[2]
+	}
+	if len(parts) > 3 {
+		e.TextKeyAddition = parts[3]
+	}
+}

@@ -1,0 +1,92 @@
+// Package mx reads and writes the ISO 20022 cash management statements:
+// camt.053 (bank to customer statement) and camt.052 (account report), in
+// versions .001.02 and .001.08 and, for reading, the versions in between and
+// after whose elements we read are unchanged. It registers its parsers,
+// renderers and detector with the engine.
+package mx
+
+import (
+	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// Warning codes this package emits; docs/conversion-warnings.md lists them.
+const (
+	CodeBalanceDropped       = "MX_BALANCE_DROPPED"
+	CodeStructuredRemittance = "MX_STRUCTURED_REMITTANCE"
+	CodeEntryStatus          = "MX_ENTRY_STATUS"
+	CodeEntryDateDefaulted   = "MX_ENTRY_DATE_DEFAULTED"
+	CodeBatchDetails         = "MX_BATCH_DETAILS"
+	CodeVersionUntested      = "MX_VERSION_UNTESTED"
+	CodeTruncated            = "MX_TEXT_TRUNCATED"
+	CodePaginationDropped    = "MX_PAGINATION_DROPPED"
+	CodeSequenceDropped      = "MX_SEQUENCE_NUMBER_DROPPED"
+	CodeRelatedRefDropped    = "MX_RELATED_REFERENCE_DROPPED"
+	CodeFloorLimitDropped    = "MX_FLOOR_LIMIT_DROPPED"
+	CodeAccountMissing       = "MX_ACCOUNT_MISSING"
+	CodeBICDropped           = "MX_BIC_DROPPED"
+	CodeAmountRounded        = "MX_AMOUNT_ROUNDED"
+	CodeFundsCodeDropped     = "MX_FUNDS_CODE_DROPPED"
+	CodeGermanDropped        = "MX_POSTING_TEXT_DROPPED"
+	CodeCounterpartyAccount  = "MX_COUNTERPARTY_ACCOUNT_DROPPED"
+)
+
+// The versions we have checked element by element against the schemas; other
+// .001.NN versions of the same messages are read with an info warning.
+var (
+	readVersions053 = []string{"camt.053.001.02", "camt.053.001.03", "camt.053.001.04", "camt.053.001.08"}
+	readVersions052 = []string{"camt.052.001.02", "camt.052.001.03", "camt.052.001.04", "camt.052.001.08"}
+)
+
+// Sources each target accepts. MT types are registered by package mt; the
+// engine's Formats lists a pair only when both sides are registered.
+var (
+	accepts053 = []string{"MT940", "MT950", "camt.053"}
+	accepts052 = []string{"MT942", "camt.052"}
+)
+
+func init() {
+	for _, typ := range []string{typeCamt3, typeCamt2} {
+		known := readVersions053
+		acc := accepts053
+		if typ == typeCamt2 {
+			known, acc = readVersions052, accepts052
+		}
+		engine.RegisterParser(engine.Parser{
+			Type:     typ,
+			Versions: known,
+			Parse: func(input []byte, version string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
+				stmts, warns, err := Parse(input, typ, opts)
+				if err == nil && version != "" && !contains(known, version) {
+					warns = append(warns, statement.Warning{Code: CodeVersionUntested, Severity: statement.SeverityInfo,
+						Path: "Document", Message: version + " read with the element paths of " + known[len(known)-1]})
+				}
+				return stmts, warns, err
+			},
+		})
+		engine.RegisterRenderer(engine.Renderer{
+			Type:           typ,
+			Versions:       []string{typ + ".001.02", typ + ".001.08"},
+			DefaultVersion: typ + ".001.08",
+			Options:        []string{"strict", "targetVersion"},
+			Accepts:        acc,
+			Render: func(stmts []*statement.Statement, version string, opts statement.Options) ([]string, []statement.Warning, error) {
+				doc, warns, err := Render(stmts, typ, version)
+				if err != nil {
+					return nil, nil, err
+				}
+				return []string{doc}, warns, nil
+			},
+		})
+	}
+	engine.RegisterDetector(Detect)
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,766 @@
+package mx
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// now is the clock for CreDtTm when the source has no creation time.
+var now = time.Now
+
+// renderer writes one camt.053 or camt.052 document of a given version. v8
+// selects the 2019 structures (.001.08); otherwise the 2009 ones (.001.02).
+type renderer struct {
+	w       xmlWriter
+	typ     string
+	version string
+	v8      bool
+	warns   []statement.Warning
+	seen    map[string]bool
+}
+
+// Render writes all statements into one document: camt's group header holds
+// any number of statements, so several MT messages become one file.
+func Render(stmts []*statement.Statement, typ, version string) (string, []statement.Warning, error) {
+	if len(stmts) == 0 {
+		return "", nil, errors.New("nothing to render: no statements")
+	}
+	var v8 bool
+	switch version {
+	case typ + ".001.08":
+		v8 = true
+	case typ + ".001.02":
+	default:
+		return "", nil, fmt.Errorf("unsupported %s version %q", typ, version)
+	}
+	r := &renderer{typ: typ, version: version, v8: v8, seen: map[string]bool{}}
+	if err := r.document(stmts); err != nil {
+		return "", nil, err
+	}
+	return r.w.b.String(), r.warns, nil
+}
+
+func (r *renderer) warn(code string, lossy bool, path, format string, args ...any) {
+	key := code + "\x00" + path
+	if r.seen[key] {
+		return
+	}
+	r.seen[key] = true
+	sev := statement.SeverityInfo
+	if lossy {
+		sev = statement.SeverityWarning
+	}
+	r.warns = append(r.warns, statement.Warning{Code: code, Severity: sev, Lossy: lossy, Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// text fits s into a MaxNText element, warning when it had to be cut.
+func (r *renderer) text(s string, max int, path string) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r.warn(CodeTruncated, true, path, "text longer than %d characters was truncated", max)
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i]
+		}
+		n++
+	}
+	return s
+}
+
+func (r *renderer) leaf(name, s string, max int, path string) {
+	if s = r.text(s, max, path); s != "" {
+		r.w.leaf(name, s)
+	}
+}
+
+func (r *renderer) root() string {
+	if r.typ == typeCamt2 {
+		return rootRpt
+	}
+	return rootStmt
+}
+
+func (r *renderer) stmtName() string {
+	if r.typ == typeCamt2 {
+		return "Rpt"
+	}
+	return "Stmt"
+}
+
+func (r *renderer) document(stmts []*statement.Statement) error {
+	w := &r.w
+	w.b.Grow(1024 + 600*countEntries(stmts))
+	w.b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>`)
+	w.b.WriteString("\n<Document xmlns=\"" + nsPrefix + r.version + "\">")
+	w.depth = 1
+	w.open(r.root())
+	first := stmts[0]
+	w.open("GrpHdr")
+	msgID := first.MessageID
+	if msgID == "" {
+		msgID = first.Reference
+	}
+	if msgID == "" {
+		msgID = "NONREF"
+	}
+	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
+	w.leaf("CreDtTm", dateTime(createdAt(first)))
+	// .001.02 has no statement pagination; with one statement per document
+	// the message pagination says the same thing.
+	if !r.v8 && len(stmts) == 1 {
+		if pg, ok := r.pagination(first, "GrpHdr/MsgPgntn"); ok {
+			w.open("MsgPgntn")
+			w.leaf("PgNb", pg)
+			w.leaf("LastPgInd", boolText(lastPage(first)))
+			w.close("MsgPgntn")
+		}
+	}
+	w.close("GrpHdr")
+	for i, s := range stmts {
+		if err := r.statement(s, fmt.Sprintf("%s[%d]", r.stmtName(), i+1), len(stmts)); err != nil {
+			return err
+		}
+	}
+	w.close(r.root())
+	w.depth = 0
+	w.b.WriteString("\n</Document>\n")
+	return nil
+}
+
+func countEntries(stmts []*statement.Statement) int {
+	n := 0
+	for _, s := range stmts {
+		n += len(s.Entries)
+	}
+	return n
+}
+
+func createdAt(s *statement.Statement) time.Time {
+	switch {
+	case !s.CreatedAt.IsZero():
+		return s.CreatedAt
+	case !s.DateTimeIndicator.IsZero():
+		return s.DateTimeIndicator
+	}
+	return now()
+}
+
+func dateTime(t time.Time) string { return t.Truncate(time.Second).Format(time.RFC3339) }
+
+func boolText(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// lastPage is LastPgInd. An MT statement says it through its closing balance:
+// :62F: ends the statement, :62M: continues it on the next page.
+func lastPage(s *statement.Statement) bool {
+	if s.LastPage {
+		return true
+	}
+	if b, ok := s.Balance(statement.ClosingBooked); ok {
+		return !b.Intermediate
+	}
+	return false
+}
+
+func (r *renderer) pagination(s *statement.Statement, path string) (string, bool) {
+	pg := strings.TrimLeft(s.SequenceNumber, "0")
+	if s.SequenceNumber == "" {
+		return "", false
+	}
+	if pg == "" {
+		pg = "0"
+	}
+	if len(pg) > 5 || strings.Trim(pg, "0123456789") != "" {
+		r.warn(CodePaginationDropped, true, path, "page number %q is not 1 to 5 digits", clip(s.SequenceNumber))
+		return "", false
+	}
+	return pg, true
+}
+
+func (r *renderer) statement(s *statement.Statement, path string, count int) error {
+	w := &r.w
+	w.open(r.stmtName())
+	ref := s.Reference
+	if ref == "" {
+		ref = "NONREF"
+	}
+	r.leaf("Id", ref, 35, path+"/Id")
+	if r.v8 {
+		if pg, ok := r.pagination(s, path+"/"+r.stmtName()+"Pgntn"); ok {
+			w.open(r.stmtName() + "Pgntn")
+			w.leaf("PgNb", pg)
+			w.leaf("LastPgInd", boolText(lastPage(s)))
+			w.close(r.stmtName() + "Pgntn")
+		}
+	} else if count > 1 && s.SequenceNumber != "" {
+		r.warn(CodePaginationDropped, true, path, ".001.02 has no statement pagination and the document holds several statements")
+	}
+	if n := s.StatementNumber; n != "" {
+		if len(n) <= 18 && strings.Trim(n, "0123456789") == "" {
+			w.leaf("ElctrncSeqNb", n)
+		} else {
+			r.warn(CodeSequenceDropped, true, path+"/ElctrncSeqNb", "statement number %q is not numeric", clip(n))
+		}
+	}
+	w.leaf("CreDtTm", dateTime(createdAt(s)))
+	if !s.FromDate.IsZero() && !s.ToDate.IsZero() {
+		w.open("FrToDt")
+		w.leaf("FrDtTm", s.FromDate.String()+"T00:00:00")
+		w.leaf("ToDtTm", s.ToDate.String()+"T23:59:59")
+		w.close("FrToDt")
+	}
+	r.account(s, path+"/Acct")
+	if s.RelatedReference != "" {
+		r.warn(CodeRelatedRefDropped, true, path, "related reference (:21:) has no place in %s", r.typ)
+	}
+	if s.FloorLimitDebit != nil || s.FloorLimitCredit != nil {
+		r.warn(CodeFloorLimitDropped, true, path, "floor limits (:34F:) have no place in %s", r.typ)
+	}
+	if len(s.Balances) == 0 && r.typ == typeCamt3 {
+		return &statement.ParseError{Field: path + "/Bal", Reason: "the statement has no balance (MT :60F:/:62F:) and camt.053 requires at least one"}
+	}
+	for i, b := range s.Balances {
+		if b.Currency == "" {
+			b.Currency = s.Account.Currency
+		}
+		if err := r.balance(b, fmt.Sprintf("%s/Bal[%d]", path, i+1)); err != nil {
+			return err
+		}
+	}
+	r.summary(s)
+	for i := range s.Entries {
+		e := s.Entries[i]
+		if e.Currency == "" {
+			// An entry without its own currency is in the account's.
+			e.Currency = s.Account.Currency
+		}
+		if err := r.entry(&e, fmt.Sprintf("%s/Ntry[%d]", path, i+1)); err != nil {
+			return err
+		}
+	}
+	r.leaf("Addtl"+r.stmtName()+"Inf", s.Info, 500, path+"/Addtl"+r.stmtName()+"Inf")
+	w.close(r.stmtName())
+	return nil
+}
+
+func (r *renderer) account(s *statement.Statement, path string) {
+	w := &r.w
+	a := s.Account
+	w.open("Acct")
+	w.open("Id")
+	iban := strings.ToUpper(strings.ReplaceAll(a.IBAN, " ", ""))
+	switch {
+	case iban != "" && ValidIBAN(iban):
+		w.leaf("IBAN", iban)
+	case ValidIBAN(strings.ToUpper(strings.ReplaceAll(a.Other, " ", ""))):
+		w.leaf("IBAN", strings.ToUpper(strings.ReplaceAll(a.Other, " ", "")))
+	default:
+		id := a.Other
+		if id == "" {
+			id = a.IBAN
+		}
+		if id == "" {
+			id = "NOTPROVIDED"
+			r.warn(CodeAccountMissing, false, path, "statement without account identification")
+		}
+		w.open("Othr")
+		r.leaf("Id", id, 34, path+"/Id/Othr/Id")
+		w.close("Othr")
+	}
+	w.close("Id")
+	ccy := a.Currency
+	if ccy == "" && len(s.Balances) > 0 {
+		ccy = s.Balances[0].Currency
+	}
+	if isCurrency(ccy) {
+		w.leaf("Ccy", ccy)
+	}
+	if a.Owner != "" {
+		w.open("Ownr")
+		r.leaf("Nm", a.Owner, 140, path+"/Ownr/Nm")
+		w.close("Ownr")
+	}
+	if svcr := strings.ToUpper(strings.TrimSpace(a.Servicer)); svcr != "" {
+		if r.validBIC(svcr) {
+			w.open("Svcr")
+			w.open("FinInstnId")
+			w.leaf(r.bicName(), svcr)
+			w.close("FinInstnId")
+			w.close("Svcr")
+		} else {
+			r.warn(CodeBICDropped, true, path+"/Svcr", "servicer BIC %q does not match the %s BIC pattern", clip(a.Servicer), r.version)
+		}
+	}
+	w.close("Acct")
+}
+
+func (r *renderer) bicName() string {
+	if r.v8 {
+		return "BICFI"
+	}
+	return "BIC"
+}
+
+// validBIC checks the version's BIC pattern; .001.02's is stricter (no digit
+// in the country code, no 'O' as second location character).
+func (r *renderer) validBIC(s string) bool {
+	if len(s) != 8 && len(s) != 11 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		upper, digit := c >= 'A' && c <= 'Z', c >= '0' && c <= '9'
+		switch {
+		case i >= 4 && i < 6:
+			if !upper {
+				return false
+			}
+		case r.v8 && !upper && !digit:
+			return false
+		case !r.v8 && i < 4 && !upper:
+			return false
+		case !r.v8 && i == 6 && !(upper || c >= '2' && c <= '9'):
+			return false
+		case !r.v8 && i == 7 && !(upper && c != 'O' || digit):
+			return false
+		case !r.v8 && i > 7 && !upper && !digit:
+			return false
+		}
+	}
+	return true
+}
+
+func (r *renderer) amount(a statement.Amount, path string) (string, string, error) {
+	ccy := strings.ToUpper(a.Currency)
+	if !isCurrency(ccy) {
+		return "", "", &statement.ParseError{Field: path, Reason: fmt.Sprintf("currency %q is not an ISO 4217 code", clip(a.Currency))}
+	}
+	v := a.Value.Abs()
+	if v.Exponent() < -5 && !v.Equal(v.Truncate(5)) {
+		r.warn(CodeAmountRounded, true, path, "amount has more than 5 decimals and was rounded")
+		v = v.Round(5)
+	}
+	s := v.String()
+	if digits := len(strings.ReplaceAll(s, ".", "")); digits > 18 {
+		return "", "", &statement.ParseError{Field: path, Reason: "amount has more than 18 digits"}
+	}
+	return ccy, s, nil
+}
+
+func (r *renderer) balance(b statement.Balance, path string) error {
+	w := &r.w
+	switch b.Type {
+	case statement.OpeningBooked, statement.ClosingBooked, statement.ClosingAvailable,
+		statement.ForwardAvailable, statement.InterimBooked, statement.InterimAvailable:
+	default:
+		r.warn(CodeBalanceDropped, true, path, "balance type %q is not rendered", clip(string(b.Type)))
+		return nil
+	}
+	ccy, v, err := r.amount(b.Amount, path+"/Amt")
+	if err != nil {
+		return err
+	}
+	if b.Date.IsZero() {
+		return &statement.ParseError{Field: path + "/Dt", Reason: "balance without date"}
+	}
+	w.open("Bal")
+	w.open("Tp")
+	w.open("CdOrPrtry")
+	w.leaf("Cd", string(b.Type))
+	w.close("CdOrPrtry")
+	w.close("Tp")
+	w.amt("Amt", ccy, v)
+	w.leaf("CdtDbtInd", cdtDbt(b.Mark, b.Amount.Value))
+	w.open("Dt")
+	w.leaf("Dt", b.Date.String())
+	w.close("Dt")
+	w.close("Bal")
+	return nil
+}
+
+// cdtDbt maps a mark to CRDT/DBIT. A negative amount, which the model should
+// never hold, flips the direction so that the sign is not lost with Abs.
+func cdtDbt(m statement.Mark, v decimal.Decimal) string {
+	credit := m == statement.Credit
+	if v.IsNegative() {
+		credit = !credit
+	}
+	if credit {
+		return "CRDT"
+	}
+	return "DBIT"
+}
+
+func (r *renderer) summary(s *statement.Statement) {
+	if !s.Summary.Set {
+		return
+	}
+	w := &r.w
+	w.open("TxsSummry")
+	part := func(name string, n int, sum decimal.Decimal) {
+		w.open(name)
+		w.leaf("NbOfNtries", strconv.Itoa(n))
+		w.leaf("Sum", sum.Abs().String())
+		w.close(name)
+	}
+	part("TtlCdtNtries", s.Summary.CreditCount, s.Summary.CreditTotal)
+	part("TtlDbtNtries", s.Summary.DebitCount, s.Summary.DebitTotal)
+	w.close("TxsSummry")
+}
+
+func (r *renderer) entry(e *statement.Entry, path string) error {
+	w := &r.w
+	ccy, v, err := r.amount(e.Amount, path+"/Amt")
+	if err != nil {
+		return err
+	}
+	w.open("Ntry")
+	w.amt("Amt", ccy, v)
+	w.leaf("CdtDbtInd", cdtDbt(e.Mark, e.Amount.Value))
+	if e.Reversal {
+		w.leaf("RvslInd", "true")
+	}
+	status := "BOOK"
+	if e.Pending {
+		status = "PDNG"
+	}
+	if r.v8 {
+		w.open("Sts")
+		w.leaf("Cd", status)
+		w.close("Sts")
+	} else {
+		w.leaf("Sts", status)
+	}
+	if !e.BookingDate.IsZero() {
+		w.open("BookgDt")
+		w.leaf("Dt", e.BookingDate.String())
+		w.close("BookgDt")
+	}
+	if !e.ValueDate.IsZero() {
+		w.open("ValDt")
+		w.leaf("Dt", e.ValueDate.String())
+		w.close("ValDt")
+	}
+	r.leaf("AcctSvcrRef", e.BankReference, 35, path+"/AcctSvcrRef")
+	r.bankTxCode(e, path+"/BkTxCd")
+	if e.FundsCode != "" {
+		r.warn(CodeFundsCodeDropped, true, path, "funds code of :61: has no place in %s", r.typ)
+	}
+	r.details(e, path+"/NtryDtls/TxDtls")
+	info := e.Info
+	if info == "" {
+		// The German posting text (Buchungstext) is what banks put in
+		// AddtlNtryInf.
+		info = e.PostingText
+	} else if e.PostingText != "" && !strings.Contains(info, e.PostingText) {
+		r.warn(CodeGermanDropped, true, path, "posting text (?00) dropped beside other entry information")
+	}
+	r.leaf("AddtlNtryInf", info, 500, path+"/AddtlNtryInf")
+	w.close("Ntry")
+	return nil
+}
+
+// bankTxCode writes BkTxCd, which both versions require. The MT transaction
+// type goes to Prtry/Cd issued by SWIFT; with a German GVC it follows the
+// German banks' (DK) convention TYPE+GVC+PRIMANOTA+TEXTKEY issued by DK.
+func (r *renderer) bankTxCode(e *statement.Entry, path string) {
+	w := &r.w
+	w.open("BkTxCd")
+	if code4(e.BankTxDomain) && code4(e.BankTxFamily) && code4(e.BankTxSubFamily) {
+		w.open("Domn")
+		w.leaf("Cd", e.BankTxDomain)
+		w.open("Fmly")
+		w.leaf("Cd", e.BankTxFamily)
+		w.leaf("SubFmlyCd", e.BankTxSubFamily)
+		w.close("Fmly")
+		w.close("Domn")
+	}
+	code, issuer := e.TransactionType, ""
+	if isMTType(code) {
+		issuer = "SWIFT"
+	}
+	if e.GVC != "" {
+		if code == "" {
+			code = "NMSC"
+		}
+		code += "+" + e.GVC
+		if e.Primanota != "" || e.TextKeyAddition != "" {
+			code += "+" + e.Primanota
+		}
+		if e.TextKeyAddition != "" {
+			code += "+" + e.TextKeyAddition
+		}
+		issuer = "DK"
+	}
+	if code != "" {
+		w.open("Prtry")
+		r.leaf("Cd", code, 35, path+"/Prtry/Cd")
+		if issuer != "" {
+			w.leaf("Issr", issuer)
+		}
+		w.close("Prtry")
+	}
+	w.close("BkTxCd")
+}
+
+func code4(s string) bool { return s != "" && len(s) <= 4 }
+
+// isMTType is the :61: transaction type identification: N, S or F and a
+// three-character code.
+func isMTType(s string) bool {
+	return len(s) == 4 && (s[0] == 'N' || s[0] == 'S' || s[0] == 'F')
+}
+
+func (r *renderer) details(e *statement.Entry, path string) {
+	cust := e.CustomerReference
+	if cust == "NONREF" {
+		cust = ""
+	}
+	// The account owner's reference is InstrId; without an end-to-end id it
+	// also fills EndToEndId, where MT-to-MX translations put it. The parser
+	// reads an EndToEndId equal to InstrId as no end-to-end id.
+	e2e, instr := e.EndToEndID, ""
+	if cust != "" && cust != e2e {
+		instr = cust
+		if e2e == "" {
+			e2e = cust
+		}
+	}
+	cp := e.Counterparty
+	hasParties := cp.Name != "" || cp.IBAN != "" || cp.Account != "" || e.UltimateDebtor != "" || e.UltimateCreditor != "" || e.CreditorID != ""
+	hasRefs := e2e != "" || instr != "" || e.MandateID != ""
+	if !hasRefs && !hasParties && len(e.Remittance) == 0 && e.Supplementary == "" {
+		return
+	}
+	w := &r.w
+	w.open("NtryDtls")
+	w.open("TxDtls")
+	if hasRefs {
+		w.open("Refs")
+		r.leaf("InstrId", instr, 35, path+"/Refs/InstrId")
+		r.leaf("EndToEndId", e2e, 35, path+"/Refs/EndToEndId")
+		r.leaf("MndtId", e.MandateID, 35, path+"/Refs/MndtId")
+		w.close("Refs")
+	}
+	if hasParties {
+		r.parties(e, path+"/RltdPties")
+	}
+	if cp.BIC != "" || cp.BankCode != "" {
+		r.agents(e, path+"/RltdAgts")
+	}
+	if lines := ustrd(e.Remittance); len(lines) > 0 {
+		w.open("RmtInf")
+		for _, l := range lines {
+			w.leaf("Ustrd", l)
+		}
+		w.close("RmtInf")
+	}
+	r.leaf("AddtlTxInf", e.Supplementary, 500, path+"/AddtlTxInf")
+	w.close("TxDtls")
+	w.close("NtryDtls")
+}
+
+// counterpartyIsDebtor: the other side of a credit is its payer; a reversal
+// books opposite to the payment it reverses.
+func counterpartyIsDebtor(e *statement.Entry) bool {
+	return (e.Mark == statement.Credit) != e.Reversal
+}
+
+func (r *renderer) parties(e *statement.Entry, path string) {
+	w := &r.w
+	cp := e.Counterparty
+	w.open("RltdPties")
+	debtor := counterpartyIsDebtor(e)
+	if debtor {
+		r.party("Dbtr", cp.Name, "", path+"/Dbtr")
+		r.cashAccount("DbtrAcct", cp, path+"/DbtrAcct")
+	}
+	r.party("UltmtDbtr", e.UltimateDebtor, "", path+"/UltmtDbtr")
+	if !debtor {
+		r.party("Cdtr", cp.Name, e.CreditorID, path+"/Cdtr")
+		r.cashAccount("CdtrAcct", cp, path+"/CdtrAcct")
+	} else {
+		r.party("Cdtr", "", e.CreditorID, path+"/Cdtr")
+	}
+	r.party("UltmtCdtr", e.UltimateCreditor, "", path+"/UltmtCdtr")
+	w.close("RltdPties")
+}
+
+// party writes a party with a name and optionally a SEPA creditor id; .001.08
+// wraps the party in Party40Choice/Pty.
+func (r *renderer) party(name, nm, sepaID, path string) {
+	nm = r.text(nm, 140, path+"/Nm")
+	sepaID = r.text(sepaID, 35, path+"/Id")
+	if nm == "" && sepaID == "" {
+		return
+	}
+	w := &r.w
+	w.open(name)
+	if r.v8 {
+		w.open("Pty")
+	}
+	if nm != "" {
+		w.leaf("Nm", nm)
+	}
+	if sepaID != "" {
+		w.open("Id")
+		w.open("PrvtId")
+		w.open("Othr")
+		w.leaf("Id", sepaID)
+		w.open("SchmeNm")
+		w.leaf("Prtry", "SEPA")
+		w.close("SchmeNm")
+		w.close("Othr")
+		w.close("PrvtId")
+		w.close("Id")
+	}
+	if r.v8 {
+		w.close("Pty")
+	}
+	w.close(name)
+}
+
+func (r *renderer) cashAccount(name string, cp statement.Counterparty, path string) {
+	iban := strings.ToUpper(strings.ReplaceAll(cp.IBAN, " ", ""))
+	other := cp.Account
+	if iban != "" && !ibanPattern(iban) {
+		if other == "" {
+			other = cp.IBAN
+		}
+		iban = ""
+	}
+	if iban == "" && other == "" {
+		return
+	}
+	w := &r.w
+	w.open(name)
+	w.open("Id")
+	if iban != "" {
+		w.leaf("IBAN", iban)
+	} else {
+		w.open("Othr")
+		r.leaf("Id", other, 34, path+"/Id/Othr/Id")
+		w.close("Othr")
+	}
+	w.close("Id")
+	w.close(name)
+	if iban != "" && cp.Account != "" && cp.Account != iban {
+		r.warn(CodeCounterpartyAccount, true, path, "counterparty has both an IBAN and another account number; the other number was dropped")
+	}
+}
+
+func (r *renderer) agents(e *statement.Entry, path string) {
+	cp := e.Counterparty
+	name := "CdtrAgt"
+	if counterpartyIsDebtor(e) {
+		name = "DbtrAgt"
+	}
+	bic := strings.ToUpper(strings.TrimSpace(cp.BIC))
+	if bic != "" && !r.validBIC(bic) {
+		r.warn(CodeBICDropped, true, path, "counterparty BIC %q does not match the %s BIC pattern", clip(bic), r.version)
+		bic = ""
+	}
+	if bic == "" && cp.BankCode == "" {
+		return
+	}
+	w := &r.w
+	w.open("RltdAgts")
+	w.open(name)
+	w.open("FinInstnId")
+	if bic != "" {
+		w.leaf(r.bicName(), bic)
+	}
+	if cp.BankCode != "" {
+		w.open("ClrSysMmbId")
+		r.leaf("MmbId", cp.BankCode, 35, path+"/"+name+"/FinInstnId/ClrSysMmbId/MmbId")
+		w.close("ClrSysMmbId")
+	}
+	w.close("FinInstnId")
+	w.close(name)
+	w.close("RltdAgts")
+}
+
+// ustrd splits remittance lines into Max140Text pieces; the text survives
+// whole, only its line breaks move.
+func ustrd(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		for utf8.RuneCountInString(l) > 140 {
+			n, cut := 0, 0
+			for i := range l {
+				if n == 140 {
+					cut = i
+					break
+				}
+				n++
+			}
+			out = append(out, l[:cut])
+			l = strings.TrimSpace(l[cut:])
+		}
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// ibanPattern is the schema's IBAN2007Identifier pattern.
+func ibanPattern(s string) bool {
+	if len(s) < 5 || len(s) > 34 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case i < 2:
+			if c < 'A' || c > 'Z' {
+				return false
+			}
+		case i < 4:
+			if c < '0' || c > '9' {
+				return false
+			}
+		default:
+			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ValidIBAN checks the schema pattern and the ISO 13616 mod-97 check digits,
+// so that an account number that merely looks like an IBAN stays Othr/Id.
+func ValidIBAN(s string) bool {
+	if len(s) < 15 || !ibanPattern(s) {
+		return false
+	}
+	rem := 0
+	for _, c := range s[4:] + s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			rem = (rem*10 + int(c-'0')) % 97
+		case c >= 'A' && c <= 'Z':
+			rem = (rem*100 + int(c-'A'+10)) % 97
+		default:
+			return false
+		}
+	}
+	return rem == 1
+}
