@@ -1,0 +1,99 @@
+// Command mtconvert converts payment messages on disk with the same engine as
+// POST /v1/convert: MT940/MT942/MT950 ⇄ camt.053/camt.052, and to CSV, OFX
+// and QBO. It reads a file (or stdin) and writes the result to stdout (or a
+// file); warnings go to stderr.
+//
+//	mtconvert -to camt.053 statement.sta > statement.xml
+//	mtconvert -to MT940 -translit german < camt053.xml
+//	mtconvert -formats
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	_ "github.com/ledgerlane/platform/services/converter/builtin"
+	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "mtconvert:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mtconvert", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		to       = fs.String("to", "", "target format (see -formats); required")
+		from     = fs.String("from", "", "source format; detected when empty")
+		out      = fs.String("o", "", "write the result here instead of stdout")
+		translit = fs.String("translit", "", "translitProfile: base or german")
+		field86  = fs.String("field86", "", "field86Profile: plain or german")
+		strict   = fs.Bool("strict", false, "fail instead of warning on lossy steps")
+		version  = fs.String("target-version", "", "targetVersion, e.g. camt.053.001.02")
+		dates    = fs.String("date-format", "", "dateFormat for CSV: dmy, mdy or ymd")
+		ofx      = fs.String("ofx-version", "", "ofxVersion: 102 or 220")
+		intuBid  = fs.String("intu-bid", "", "intuBid for QBO")
+		formats  = fs.Bool("formats", false, "list the supported conversions and exit")
+	)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *formats {
+		for _, f := range engine.Formats() {
+			fmt.Fprintf(stdout, "%-10s -> %-10s %s\n", f.From, f.To, strings.Join(f.Versions, " "))
+		}
+		return nil
+	}
+	if *to == "" {
+		return errors.New("-to is required (see -formats)")
+	}
+	in := stdin
+	if fs.NArg() > 0 {
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	input, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	opts := statement.Options{TranslitProfile: *translit, Field86Profile: *field86, Strict: *strict,
+		TargetVersion: *version, DateFormat: *dates, OFXVersion: *ofx, IntuBid: *intuBid}
+	if err := engine.ValidateOptions(opts); err != nil {
+		return err
+	}
+	res, err := engine.Convert(engine.Request{Input: input, From: *from, To: *to, Options: opts})
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "%s %s: %s (%s)\n", w.Severity, w.Code, w.Message, w.Path)
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	for _, page := range res.Pages {
+		if _, err := io.WriteString(w, page); err != nil {
+			return err
+		}
+	}
+	return nil
+}

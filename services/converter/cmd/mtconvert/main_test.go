@@ -1,0 +1,27 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestRun(t *testing.T) {
+	in := ":20:S1\n:25:DE89370400440532013000\n:28C:1/1\n:60F:C260101EUR100,00\n:61:2601020102D25,50NTRFREF1\n:86:Invoice\n:62F:C260102EUR74,50\n-"
+	var out, errs bytes.Buffer
+	if err := run([]string{"-to", "csv"}, strings.NewReader(in), &out, &errs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "-25.50") {
+		t.Fatalf("csv: %s", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"-formats"}, nil, &out, &errs); err != nil || !strings.Contains(out.String(), "camt.053") {
+		t.Fatalf("formats: %v %s", err, out.String())
+	}
+	for _, args := range [][]string{{}, {"-to", "camt.053", "-date-format", "iso"}, {"-to", "pdf"}} {
+		if err := run(args, strings.NewReader(in), &out, &errs); err == nil {
+			t.Errorf("%v: want an error", args)
+		}
+	}
+}
