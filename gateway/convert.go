@@ -113,31 +113,44 @@ func (g *Gateway) convert(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	out := map[string]any{}
+	out := convertResponse{Warnings: make([]convertWarning, 0, len(warnings))}
 	if res := resp.GetResult(); len(res) == 1 {
-		out["result"] = res[0]
+		out.Result = res[0]
 	} else {
-		out["result"] = res
+		out.Result = res
 	}
-	ws := make([]map[string]string, 0, len(warnings))
 	for _, wn := range warnings {
-		e := map[string]string{"code": wn.GetCode(), "severity": wn.GetSeverity()}
-		if wn.GetMessage() != "" {
-			e["message"] = wn.GetMessage()
-		}
-		if wn.GetPath() != "" {
-			e["path"] = wn.GetPath()
-		}
-		ws = append(ws, e)
+		out.Warnings = append(out.Warnings, convertWarning{Code: wn.GetCode(), Severity: wn.GetSeverity(), Message: wn.GetMessage(), Path: wn.GetPath()})
 	}
-	out["warnings"] = ws
 	m := resp.GetMeta()
-	out["meta"] = map[string]any{
-		"detectedType": m.GetDetectedType(), "detectedVersion": m.GetDetectedVersion(),
-		"targetType": m.GetTargetType(), "durationMs": m.GetDurationMs(), "pages": m.GetPages(),
-	}
+	out.Meta = convertMeta{DetectedType: m.GetDetectedType(), DetectedVersion: m.GetDetectedVersion(),
+		TargetType: m.GetTargetType(), DurationMs: m.GetDurationMs(), Pages: m.GetPages()}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // XML and OFX results stay readable
+	_ = enc.Encode(out)
+}
+
+// convertResponse is the spec's convert envelope; its members are camelCase.
+type convertResponse struct {
+	Result   any              `json:"result"` // a string, or one string per MT page
+	Warnings []convertWarning `json:"warnings"`
+	Meta     convertMeta      `json:"meta"`
+}
+
+type convertWarning struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Message  string `json:"message,omitempty"`
+	Path     string `json:"path,omitempty"`
+}
+
+type convertMeta struct {
+	DetectedType    string `json:"detectedType"`
+	DetectedVersion string `json:"detectedVersion"`
+	TargetType      string `json:"targetType"`
+	DurationMs      int32  `json:"durationMs"`
+	Pages           int32  `json:"pages"`
 }
 
 // parseConvertRequest resolves from/to/options in the spec's precedence: the
