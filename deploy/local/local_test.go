@@ -205,6 +205,29 @@ func endToEnd(t *testing.T, st *local.Stack) {
 		}
 	})
 
+	t.Run("convert", func(t *testing.T) {
+		msg, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "samples", "mt", "php-mt940", "Ing_sample"))
+		if err != nil {
+			t.Skipf("../shared samples not found: %v", err)
+		}
+		r := c.call("POST", "/v1/convert?to=camt.053", "conversion-live", string(msg), "Content-Type", "application/x-swift-mt")
+		meta, _ := r.json["meta"].(map[string]any)
+		if r.status != 200 || meta["detectedType"] != "MT940" || meta["targetType"] != "camt.053" || r.header.Get("X-Quota-Limit") == "" {
+			t.Fatalf("MT940 → camt.053: %d %s", r.status, r.body)
+		}
+		mx := r.json["result"].(string)
+		back := c.call("POST", "/v1/convert", "conversion-live", mx, "Content-Type", "application/xml", "X-Service-To", "MT940", "Accept", "text/plain")
+		if back.status != 200 || back.header.Get("Content-Type") != "text/plain" || !strings.Contains(string(back.body), ":61:") ||
+			back.header.Get("X-Service-Warnings") == "" {
+			t.Fatalf("camt.053 → MT940 bare: %d %v %s", back.status, back.header, back.body)
+		}
+		bad := c.call("POST", "/v1/convert?to=camt.053", "conversion-live", ":20:X\n:60F:C991399EUR1,00", "Content-Type", "text/plain")
+		bad.wantProblem(t, 400, "invalid-input")
+		if f := c.call("GET", "/v1/formats", "conversion-live", ""); f.status != 200 || len(f.json["formats"].([]any)) < 10 {
+			t.Fatalf("formats: %d %s", f.status, f.body)
+		}
+	})
+
 	t.Run("connections routed by surface", func(t *testing.T) {
 		r := c.call("GET", "/v1/connections", "finance-read", "")
 		if r.status != 200 || len(r.json["data"].([]any)) == 0 {
