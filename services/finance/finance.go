@@ -20,6 +20,12 @@ import (
 var (
 	ErrNotFound      = errors.New("finance: not found")
 	ErrAlreadyExists = errors.New("finance: already exists")
+	// ErrVersionConflict: a compare-and-swap write found another version.
+	ErrVersionConflict = errors.New("finance: version conflict")
+	// ErrHasChildren: a category still has subcategories.
+	ErrHasChildren = errors.New("finance: category has subcategories")
+	// ErrLimitReached: the user has as many custom categories as allowed.
+	ErrLimitReached = errors.New("finance: limit reached")
 )
 
 // DateLayout is the wire form of a calendar date.
@@ -327,4 +333,48 @@ type TransactionFilter struct {
 type TxPosition struct {
 	Date time.Time
 	ID   string
+}
+
+// Field names a user edit can take away from the provider. The first five
+// have a provider_* twin holding the bank-recorded value and are the names
+// revert_to_provider accepts. Location has no twin: a user-set location is
+// kept by later syncs and can only be replaced or cleared, never reverted.
+const (
+	OwnAmount      = "amount"
+	OwnMerchant    = "merchant"
+	OwnDate        = "date"
+	OwnDescription = "description"
+	OwnMemo        = "memo"
+	OwnLocation    = "location"
+)
+
+// RevertableFields are the names revert_to_provider accepts, in the order
+// they are reported.
+var RevertableFields = []string{OwnAmount, OwnMerchant, OwnDate, OwnDescription, OwnMemo}
+
+// Owns reports whether a user edit owns field f of t.
+func (t Transaction) Owns(f string) bool { return slices.Contains(t.OwnedByUser, f) }
+
+// SyncWrite is everything one provider sync changes, applied by the store
+// in one database transaction so a failed sync leaves nothing half-written.
+type SyncWrite struct {
+	Inserts []Transaction
+	// Updates are compare-and-swap writes: each row's Version is the new
+	// version, and the store writes it only if the stored version is
+	// Version-1. A mismatch fails the whole write with ErrVersionConflict.
+	Updates []Transaction
+	// Deletes are ids of the user's rows the provider withdrew.
+	Deletes    []string
+	UserID     string
+	Connection ConnectionSyncState
+}
+
+// ConnectionSyncState is the sync outcome recorded on a connection.
+type ConnectionSyncState struct {
+	ID           string
+	Status       string
+	LastSyncedAt *time.Time // nil leaves the stored value
+	ErrorCode    string
+	ErrorMessage string
+	UpdatedAt    time.Time
 }

@@ -189,27 +189,42 @@ func (s *Service) ListTransactions(ctx context.Context, c Caller, q TransactionQ
 		"start_date="+dateOrEmpty(f.StartDate), "end_date="+dateOrEmpty(f.EndDate),
 		"pending="+pending, "source="+f.Source, "uncategorized="+strconv.FormatBool(f.Uncategorized))
 
-	var after *TxPosition
-	if q.Cursor != "" {
-		var pos txCursor
-		if err := s.cursors.Decode(q.Cursor, cursorScope, &pos); err != nil {
-			return page, badCursor()
-		}
-		d, err := ParseDate(pos.Date)
-		if err != nil || !isUUID(pos.ID) {
-			return page, badCursor()
-		}
-		after = &TxPosition{Date: d, ID: pos.ID}
+	after, err := s.txAfter(q.Cursor, cursorScope)
+	if err != nil {
+		return page, err
 	}
-
 	rows, err := s.store.ListTransactions(ctx, c.UserID, f, after, size+1)
 	if err != nil {
 		return page, s.internal(ctx, "list transactions", err)
 	}
+	return s.txPage(ctx, sc, rows, size, cursorScope)
+}
+
+// txAfter decodes a transaction cursor signed for cursorScope.
+func (s *Service) txAfter(cur, cursorScope string) (*TxPosition, error) {
+	if cur == "" {
+		return nil, nil
+	}
+	var pos txCursor
+	if err := s.cursors.Decode(cur, cursorScope, &pos); err != nil {
+		return nil, badCursor()
+	}
+	d, err := ParseDate(pos.Date)
+	if err != nil || !isUUID(pos.ID) {
+		return nil, badCursor()
+	}
+	return &TxPosition{Date: d, ID: pos.ID}, nil
+}
+
+// txPage makes a page of rows, fetched one over size to learn whether more
+// follow, with the grant's redactions applied.
+func (s *Service) txPage(ctx context.Context, sc scope, rows []Transaction, size int, cursorScope string) (Page[Transaction], error) {
+	var page Page[Transaction]
 	if len(rows) > size {
 		rows = rows[:size]
 		last := rows[size-1]
 		page.HasMore = true
+		var err error
 		if page.NextCursor, err = s.cursors.Encode(cursorScope, txCursor{Date: last.Date.Format(DateLayout), ID: last.ID}); err != nil {
 			return page, s.internal(ctx, "encode cursor", err)
 		}

@@ -1,6 +1,9 @@
 package finance
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Store keeps the finance data. Callers assign ids (UUID strings, lower case)
 // and timestamps; a Store keeps what it is given. Creating an id that exists
@@ -14,9 +17,14 @@ type Store interface {
 	GetGrant(ctx context.Context, id string) (Grant, error)
 
 	CreateConnection(ctx context.Context, c Connection) error
+	// GetConnection reads a connection by id alone: bank sync is internal and
+	// knows connections, not users.
+	GetConnection(ctx context.Context, id string) (Connection, error)
 	// ListConnections returns up to limit of the user's connections after the
 	// position (nil: from the start), by creation time then id.
 	ListConnections(ctx context.Context, userID string, after *ConnectionPosition, limit int) ([]Connection, error)
+	// RecordConnectionSync writes a connection's sync status and error.
+	RecordConnectionSync(ctx context.Context, st ConnectionSyncState) error
 
 	CreateAccount(ctx context.Context, a Account) error
 	GetAccount(ctx context.Context, userID, id string) (Account, error)
@@ -24,6 +32,21 @@ type Store interface {
 	ListAccounts(ctx context.Context, userID string) ([]Account, error)
 
 	CreateCategory(ctx context.Context, c Category) error
+	// CreateCustomCategory creates the user's category c unless the user
+	// already has limit custom categories (ErrLimitReached). The count and
+	// the insert are one atomic step, so concurrent creates cannot overshoot.
+	CreateCustomCategory(ctx context.Context, c Category, limit int) error
+	// GetCategory reads a system category or one of the user's own.
+	GetCategory(ctx context.Context, userID, id string) (Category, error)
+	// UpdateCategory rewrites the mutable fields (parent, name, icon, color,
+	// sort order, updated_at) of the user's custom category c.
+	UpdateCategory(ctx context.Context, c Category) error
+	// DeleteCategory deletes the user's custom category id in one atomic
+	// step: ErrHasChildren if it has subcategories; its transactions move to
+	// mergeInto (empty: uncategorized), each getting a new version and
+	// updated_at = at; recurring rules follow. It returns the account ids of
+	// the moved rows, one per row.
+	DeleteCategory(ctx context.Context, userID, id, mergeInto string, at time.Time) ([]string, error)
 	// ListCategories returns the system categories and the user's own, by
 	// sort order, then name, then id.
 	ListCategories(ctx context.Context, userID string) ([]Category, error)
@@ -35,8 +58,26 @@ type Store interface {
 	// InsertTransactions inserts all rows or none.
 	InsertTransactions(ctx context.Context, txs []Transaction) error
 	GetTransaction(ctx context.Context, userID, id string) (Transaction, error)
+	// UpdateTransaction is a compare-and-swap: it writes every mutable field
+	// of t (all but id, user, account, source, external_ref, split parent,
+	// created_at) only if the stored row's version is expectedVersion.
+	// ErrNotFound if the user has no such row, ErrVersionConflict if the
+	// version differs.
+	UpdateTransaction(ctx context.Context, t Transaction, expectedVersion int64) error
+	// IsSplitParent reports whether any row names id as its split parent.
+	IsSplitParent(ctx context.Context, userID, id string) (bool, error)
 	// ListTransactions returns up to limit of the user's transactions matching
 	// f, strictly after the position (nil: from the start), ordered by date
 	// descending, then id descending.
 	ListTransactions(ctx context.Context, userID string, f TransactionFilter, after *TxPosition, limit int) ([]Transaction, error)
+	// SearchTransactions is ListTransactions restricted to rows whose search
+	// text (merchant, display name, description, memo, tokenised by
+	// SearchTokens) has, for every term, a token starting with that term.
+	// Terms are lower-case letters and digits, as SearchTokens makes them.
+	SearchTransactions(ctx context.Context, userID string, terms []string, f TransactionFilter, after *TxPosition, limit int) ([]Transaction, error)
+	// TransactionsByExternalRef returns the user's rows on the given
+	// accounts whose external_ref is one of refs.
+	TransactionsByExternalRef(ctx context.Context, userID string, accountIDs, refs []string) ([]Transaction, error)
+	// ApplySync applies w atomically: all of it or none of it.
+	ApplySync(ctx context.Context, w SyncWrite) error
 }

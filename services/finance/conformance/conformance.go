@@ -36,6 +36,13 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"InsertTransactionsIsAtomic", testInsertAtomic},
 		{"TransactionFilters", testTransactionFilters},
 		{"TransactionKeysetPagination", testTransactionKeyset},
+		{"UpdateTransactionCompareAndSwap", testUpdateTransaction},
+		{"SplitParent", testSplitParent},
+		{"CustomCategories", testCustomCategories},
+		{"DeleteCategory", testDeleteCategory},
+		{"Search", testSearch},
+		{"ApplySync", testApplySync},
+		{"ConnectionSync", testConnectionSync},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

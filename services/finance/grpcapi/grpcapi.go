@@ -32,7 +32,7 @@ func Register(s grpc.ServiceRegistrar, svc *finance.Service) {
 	financev1.RegisterDebtServiceServer(s, financev1.UnimplementedDebtServiceServer{})
 	financev1.RegisterInsightServiceServer(s, financev1.UnimplementedInsightServiceServer{})
 	financev1.RegisterNetWorthServiceServer(s, financev1.UnimplementedNetWorthServiceServer{})
-	financev1.RegisterSyncServiceServer(s, financev1.UnimplementedSyncServiceServer{})
+	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
 }
 
 type transactionServer struct {
@@ -104,18 +104,22 @@ func (s *categoryServer) ListCategories(ctx context.Context, _ *financev1.ListCa
 		Pagination:     pagination(page.NextCursor, page.HasMore),
 	}
 	for _, cat := range page.Data {
-		resp.Data = append(resp.Data, &financev1.Category{
-			Id:        cat.ID,
-			ParentId:  optional(cat.ParentID),
-			Name:      optional(cat.Name),
-			Icon:      optional(cat.Icon),
-			Color:     optional(cat.Color),
-			TypeTag:   optional(cat.TypeTag),
-			IsSystem:  proto.Bool(cat.IsSystem()),
-			SortOrder: proto.Int32(cat.SortOrder),
-		})
+		resp.Data = append(resp.Data, categoryProto(cat))
 	}
 	return resp, nil
+}
+
+func categoryProto(cat finance.Category) *financev1.Category {
+	return &financev1.Category{
+		Id:        cat.ID,
+		ParentId:  optional(cat.ParentID),
+		Name:      optional(cat.Name),
+		Icon:      optional(cat.Icon),
+		Color:     optional(cat.Color),
+		TypeTag:   optional(cat.TypeTag),
+		IsSystem:  proto.Bool(cat.IsSystem()),
+		SortOrder: proto.Int32(cat.SortOrder),
+	}
 }
 
 type accountServer struct {

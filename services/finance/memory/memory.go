@@ -183,7 +183,25 @@ func (s *Store) ListRecurringRules(_ context.Context, userID string) ([]finance.
 func (s *Store) InsertTransactions(_ context.Context, txs []finance.Transaction) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.checkInserts(txs); err != nil {
+		return err
+	}
+	for _, t := range txs {
+		s.transactions[t.ID] = normalizeTx(t)
+	}
+	return nil
+}
+
+// checkInserts refuses ids that are taken and provider ids (external_ref)
+// already on the account, as PostgreSQL's unique indexes do.
+func (s *Store) checkInserts(txs []finance.Transaction) error {
 	seen := make(map[string]bool, len(txs))
+	refs := map[string]bool{}
+	for _, t := range s.transactions {
+		if t.ExternalRef != "" {
+			refs[t.AccountID+"|"+t.ExternalRef] = true
+		}
+	}
 	for _, t := range txs {
 		if _, err := uuid.Parse(t.ID); err != nil {
 			return fmt.Errorf("memory: id %q is not a uuid", t.ID)
@@ -192,9 +210,13 @@ func (s *Store) InsertTransactions(_ context.Context, txs []finance.Transaction)
 			return fmt.Errorf("transaction %s: %w", t.ID, finance.ErrAlreadyExists)
 		}
 		seen[t.ID] = true
-	}
-	for _, t := range txs {
-		s.transactions[t.ID] = normalizeTx(t)
+		if t.ExternalRef != "" {
+			key := t.AccountID + "|" + t.ExternalRef
+			if refs[key] {
+				return fmt.Errorf("transaction %s: external_ref %q: %w", t.ID, t.ExternalRef, finance.ErrAlreadyExists)
+			}
+			refs[key] = true
+		}
 	}
 	return nil
 }

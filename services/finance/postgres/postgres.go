@@ -277,23 +277,27 @@ func (s *Store) InsertTransactions(ctx context.Context, txs []finance.Transactio
 	return wrap(pgx.BeginFunc(ctx, s.pool, func(dbtx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, t := range txs {
-			var loc finance.Location
-			if t.Location != nil {
-				loc = *t.Location
-			}
-			provAmount, provCurrency := moneyArgs(t.ProviderAmount)
-			b.Queue(insertTransaction,
-				t.ID, t.UserID, t.AccountID, nullStr(t.CategoryID), numeric(t.Amount.Amount), t.Amount.Currency,
-				nullStr(t.Merchant), nullStr(t.DisplayName), nullStr(t.Description), finance.Day(t.Date), t.PostedAt,
-				t.IsPending, t.Source, nullStr(t.PaymentChannel), nullStr(t.TransferPairID),
-				nullStr(t.RecurringRuleID), nullStr(t.ExternalRef), list(t.Tags), nullStr(t.CheckNumber),
-				nullStr(t.Memo), nullStr(loc.Street), nullStr(loc.City), nullStr(loc.State),
-				nullStr(loc.PostalCode), nullStr(loc.Country), provAmount, provCurrency, t.ProviderMerchantName,
-				dayPtr(t.ProviderTransactionDate), t.ProviderDescription, t.ProviderMemo, list(t.OwnedByUser),
-				t.Version, nullStr(t.SplitParentID), t.CreatedAt, t.UpdatedAt)
+			b.Queue(insertTransaction, insertArgs(t)...)
 		}
 		return dbtx.SendBatch(ctx, b).Close()
 	}), "insert transactions")
+}
+
+func insertArgs(t finance.Transaction) []any {
+	var loc finance.Location
+	if t.Location != nil {
+		loc = *t.Location
+	}
+	provAmount, provCurrency := moneyArgs(t.ProviderAmount)
+	return []any{
+		t.ID, t.UserID, t.AccountID, nullStr(t.CategoryID), numeric(t.Amount.Amount), t.Amount.Currency,
+		nullStr(t.Merchant), nullStr(t.DisplayName), nullStr(t.Description), finance.Day(t.Date), t.PostedAt,
+		t.IsPending, t.Source, nullStr(t.PaymentChannel), nullStr(t.TransferPairID),
+		nullStr(t.RecurringRuleID), nullStr(t.ExternalRef), list(t.Tags), nullStr(t.CheckNumber),
+		nullStr(t.Memo), nullStr(loc.Street), nullStr(loc.City), nullStr(loc.State),
+		nullStr(loc.PostalCode), nullStr(loc.Country), provAmount, provCurrency, t.ProviderMerchantName,
+		dayPtr(t.ProviderTransactionDate), t.ProviderDescription, t.ProviderMemo, list(t.OwnedByUser),
+		t.Version, nullStr(t.SplitParentID), t.CreatedAt, t.UpdatedAt}
 }
 
 const transactionColumns = `id::text, user_id::text, account_id::text, COALESCE(category_id::text, ''),
@@ -347,15 +351,43 @@ func (s *Store) GetTransaction(ctx context.Context, userID, id string) (finance.
 
 // ListTransactions implements finance.Store.
 func (s *Store) ListTransactions(ctx context.Context, userID string, f finance.TransactionFilter, after *finance.TxPosition, limit int) ([]finance.Transaction, error) {
-	if !isUUID(userID) {
+	return s.listTransactions(ctx, userID, f, after, limit, "")
+}
+
+// listTransactions is the listing, narrowed by a tsquery when tsq is set.
+func (s *Store) listTransactions(ctx context.Context, userID string, f finance.TransactionFilter, after *finance.TxPosition, limit int, tsq string) ([]finance.Transaction, error) {
+	q, ok := txQuery(`SELECT `+transactionColumns, userID, f, after, tsq)
+	if !ok {
 		return nil, nil
+	}
+	q.sql.WriteString(" ORDER BY date DESC, id DESC")
+	q.limit(limit)
+	return collectTransactions(ctx, s.pool, q)
+}
+
+func collectTransactions(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, q *query) ([]finance.Transaction, error) {
+	rows, err := db.Query(ctx, q.sql.String(), q.args...)
+	if err != nil {
+		return nil, wrap(err, "list transactions")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Transaction, error) { return scanTransaction(r) })
+	return out, wrap(err, "list transactions")
+}
+
+// txQuery starts "<sel> FROM transactions WHERE …" with every condition of
+// the listing; ok is false when nothing can match.
+func txQuery(sel, userID string, f finance.TransactionFilter, after *finance.TxPosition, tsq string) (*query, bool) {
+	if !isUUID(userID) {
+		return nil, false
 	}
 	// A filter on an id that is not a UUID cannot match any row.
 	if (f.AccountID != "" && !isUUID(f.AccountID)) || (f.CategoryID != "" && !isUUID(f.CategoryID)) {
-		return nil, nil
+		return nil, false
 	}
-	q := query{args: []any{userID}}
-	q.sql.WriteString(`SELECT ` + transactionColumns + ` FROM transactions WHERE user_id = $1`)
+	q := &query{args: []any{userID}}
+	q.sql.WriteString(sel + ` FROM transactions WHERE user_id = $1`)
 	if ids := uuids(f.ExcludeAccountIDs); len(ids) > 0 {
 		q.where("account_id <> ALL(%s::uuid[])", ids)
 	}
@@ -383,17 +415,13 @@ func (s *Store) ListTransactions(ctx context.Context, userID string, f finance.T
 	if f.Uncategorized {
 		q.sql.WriteString(" AND category_id IS NULL")
 	}
+	if tsq != "" {
+		q.where("search @@ to_tsquery('simple', %s)", tsq)
+	}
 	if after != nil {
 		q.where("(date, id) < (%s, %s)", finance.Day(after.Date), uuidOrZero(after.ID))
 	}
-	q.sql.WriteString(" ORDER BY date DESC, id DESC")
-	q.limit(limit)
-	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
-	if err != nil {
-		return nil, wrap(err, "list transactions")
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Transaction, error) { return scanTransaction(r) })
-	return out, wrap(err, "list transactions")
+	return q, true
 }
 
 // query builds a statement whose conditions are added with numbered

@@ -1,0 +1,258 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+// GetConnection implements finance.Store.
+func (s *Store) GetConnection(_ context.Context, id string) (finance.Connection, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.connections[id]
+	if !ok {
+		return finance.Connection{}, fmt.Errorf("connection %s: %w", id, finance.ErrNotFound)
+	}
+	c.LastSyncedAt = copyPtr(c.LastSyncedAt)
+	return c, nil
+}
+
+// RecordConnectionSync implements finance.Store.
+func (s *Store) RecordConnectionSync(_ context.Context, st finance.ConnectionSyncState) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recordSync(st)
+}
+
+func (s *Store) recordSync(st finance.ConnectionSyncState) error {
+	c, ok := s.connections[st.ID]
+	if !ok {
+		return fmt.Errorf("connection %s: %w", st.ID, finance.ErrNotFound)
+	}
+	c.Status, c.ErrorCode, c.ErrorMessage, c.UpdatedAt = st.Status, st.ErrorCode, st.ErrorMessage, ts(st.UpdatedAt)
+	if st.LastSyncedAt != nil {
+		c.LastSyncedAt = tsPtr(st.LastSyncedAt)
+	}
+	s.connections[st.ID] = c
+	return nil
+}
+
+// CreateCustomCategory implements finance.Store.
+func (s *Store) CreateCustomCategory(_ context.Context, c finance.Category, limit int) error {
+	c.CreatedAt, c.UpdatedAt = ts(c.CreatedAt), ts(c.UpdatedAt)
+	// One lock over count and insert: concurrent creates cannot overshoot.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, other := range s.categories {
+		if other.UserID == c.UserID {
+			n++
+		}
+	}
+	if n >= limit {
+		return fmt.Errorf("categories of %s: %w", c.UserID, finance.ErrLimitReached)
+	}
+	if _, ok := s.categories[c.ID]; ok {
+		return fmt.Errorf("%s: %w", c.ID, finance.ErrAlreadyExists)
+	}
+	s.categories[c.ID] = c
+	return nil
+}
+
+// GetCategory implements finance.Store.
+func (s *Store) GetCategory(_ context.Context, userID, id string) (finance.Category, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.categories[id]
+	if !ok || (c.UserID != "" && c.UserID != userID) {
+		return finance.Category{}, fmt.Errorf("category %s: %w", id, finance.ErrNotFound)
+	}
+	return c, nil
+}
+
+// UpdateCategory implements finance.Store.
+func (s *Store) UpdateCategory(_ context.Context, c finance.Category) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.categories[c.ID]
+	if !ok || old.UserID == "" || old.UserID != c.UserID {
+		return fmt.Errorf("category %s: %w", c.ID, finance.ErrNotFound)
+	}
+	old.ParentID, old.Name, old.Icon, old.Color, old.SortOrder = c.ParentID, c.Name, c.Icon, c.Color, c.SortOrder
+	old.UpdatedAt = ts(c.UpdatedAt)
+	s.categories[c.ID] = old
+	return nil
+}
+
+// DeleteCategory implements finance.Store.
+func (s *Store) DeleteCategory(_ context.Context, userID, id, mergeInto string, at time.Time) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.categories[id]
+	if !ok || c.UserID == "" || c.UserID != userID {
+		return nil, fmt.Errorf("category %s: %w", id, finance.ErrNotFound)
+	}
+	for _, other := range s.categories {
+		if other.ParentID == id {
+			return nil, fmt.Errorf("category %s: %w", id, finance.ErrHasChildren)
+		}
+	}
+	if mergeInto != "" {
+		if t, ok := s.categories[mergeInto]; !ok || (t.UserID != "" && t.UserID != userID) {
+			return nil, fmt.Errorf("category %s: %w", mergeInto, finance.ErrNotFound)
+		}
+	}
+	var moved []string
+	for tid, t := range s.transactions {
+		if t.CategoryID != id {
+			continue
+		}
+		t.CategoryID = mergeInto
+		t.Version++
+		t.UpdatedAt = ts(at)
+		s.transactions[tid] = t
+		moved = append(moved, t.AccountID)
+	}
+	for rid, r := range s.rules {
+		if r.CategoryID == id {
+			r.CategoryID = mergeInto
+			s.rules[rid] = r
+		}
+	}
+	delete(s.categories, id)
+	return moved, nil
+}
+
+// UpdateTransaction implements finance.Store.
+func (s *Store) UpdateTransaction(_ context.Context, t finance.Transaction, expectedVersion int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.update(t, expectedVersion)
+}
+
+func (s *Store) update(t finance.Transaction, expectedVersion int64) error {
+	old, ok := s.transactions[t.ID]
+	if !ok || old.UserID != t.UserID {
+		return fmt.Errorf("transaction %s: %w", t.ID, finance.ErrNotFound)
+	}
+	if old.Version != expectedVersion {
+		return fmt.Errorf("transaction %s: %w", t.ID, finance.ErrVersionConflict)
+	}
+	// The immutable columns keep their stored values, as in PostgreSQL.
+	t.AccountID, t.Source, t.ExternalRef, t.SplitParentID, t.CreatedAt =
+		old.AccountID, old.Source, old.ExternalRef, old.SplitParentID, old.CreatedAt
+	t.TransferPairID, t.RecurringRuleID = old.TransferPairID, old.RecurringRuleID
+	s.transactions[t.ID] = normalizeTx(t)
+	return nil
+}
+
+// IsSplitParent implements finance.Store.
+func (s *Store) IsSplitParent(_ context.Context, userID, id string) (bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.transactions {
+		if t.UserID == userID && t.SplitParentID == id {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// SearchTransactions implements finance.Store with the semantics of the
+// PostgreSQL query: every term is a prefix of some token of the row.
+func (s *Store) SearchTransactions(ctx context.Context, userID string, terms []string, f finance.TransactionFilter, after *finance.TxPosition, limit int) ([]finance.Transaction, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Transaction
+	for _, t := range s.transactions {
+		if t.UserID != userID || !matches(t, f) || !matchesTerms(t, terms) {
+			continue
+		}
+		if after != nil && compareTxDesc(t.Date, t.ID, after.Date, after.ID) <= 0 {
+			continue
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b finance.Transaction) int {
+		return compareTxDesc(a.Date, a.ID, b.Date, b.ID)
+	})
+	out = truncate(out, limit)
+	for i := range out {
+		out[i] = cloneTx(out[i])
+	}
+	return out, nil
+}
+
+func matchesTerms(t finance.Transaction, terms []string) bool {
+	tokens := finance.SearchTokens(t.Merchant + " " + t.DisplayName + " " + t.Description + " " + t.Memo)
+	for _, term := range terms {
+		if !slices.ContainsFunc(tokens, func(tok string) bool { return strings.HasPrefix(tok, term) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// TransactionsByExternalRef implements finance.Store.
+func (s *Store) TransactionsByExternalRef(_ context.Context, userID string, accountIDs, refs []string) ([]finance.Transaction, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Transaction
+	for _, t := range s.transactions {
+		if t.UserID == userID && t.ExternalRef != "" && slices.Contains(accountIDs, t.AccountID) && slices.Contains(refs, t.ExternalRef) {
+			out = append(out, cloneTx(t))
+		}
+	}
+	slices.SortFunc(out, func(a, b finance.Transaction) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// ApplySync implements finance.Store. Everything is checked before anything
+// is written, so a failure leaves the store as it was.
+func (s *Store) ApplySync(_ context.Context, w finance.SyncWrite) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.connections[w.Connection.ID]; !ok {
+		return fmt.Errorf("connection %s: %w", w.Connection.ID, finance.ErrNotFound)
+	}
+	if err := s.checkInserts(w.Inserts); err != nil {
+		return err
+	}
+	for _, t := range w.Updates {
+		old, ok := s.transactions[t.ID]
+		if !ok || old.UserID != w.UserID {
+			return fmt.Errorf("transaction %s: %w", t.ID, finance.ErrNotFound)
+		}
+		if old.Version != t.Version-1 {
+			return fmt.Errorf("transaction %s: %w", t.ID, finance.ErrVersionConflict)
+		}
+	}
+	for _, t := range w.Inserts {
+		s.transactions[t.ID] = normalizeTx(t)
+	}
+	for _, t := range w.Updates {
+		if err := s.update(t, t.Version-1); err != nil {
+			return err // cannot happen: checked above
+		}
+	}
+	for _, id := range w.Deletes {
+		if t, ok := s.transactions[id]; ok && t.UserID == w.UserID {
+			delete(s.transactions, id)
+			// Slices go with their parent, as ON DELETE CASCADE does.
+			for sid, slice := range s.transactions {
+				if slice.SplitParentID == id {
+					delete(s.transactions, sid)
+				}
+			}
+		}
+	}
+	return s.recordSync(w.Connection)
+}

@@ -1,0 +1,251 @@
+// Package sandbox is a pretend bank aggregator for the local stack. On each
+// tick it makes new transactions on the demo user's bank-synced accounts,
+// moves earlier ones along (pending to posted, merchant names cleaned up
+// and enriched, card holds withdrawn) and pushes every change through the
+// finance service's bank sync, as a real aggregator's webhook would.
+//
+// It is deterministic: amounts and merchants follow a sequence, dates and
+// times come from the injected clock, so a test can drive it with SyncNow
+// and know what each sync does.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/seed"
+)
+
+// Syncer is the finance service's bank sync, as the aggregator uses it.
+type Syncer interface {
+	UpsertProviderTransactions(ctx context.Context, connectionID string, txs []finance.ProviderTransaction) (finance.SyncResult, error)
+	RecordSyncError(ctx context.Context, connectionID, code, message string) error
+}
+
+// Account is an account the aggregator makes transactions on.
+type Account struct {
+	ID       string
+	Currency string
+}
+
+// Connection is one connection the aggregator syncs.
+type Connection struct {
+	ID       string
+	Accounts []Account
+	// FailWith, when set, makes every sync of the connection fail with
+	// this error code (e.g. login_required), recorded on the connection.
+	FailWith    string
+	FailMessage string
+}
+
+// ForDemo returns the demo user's synced connections: Chase, whose
+// checking account and card get activity, and Fidelity, which keeps
+// failing because it needs a new login.
+func ForDemo(d seed.DemoData) []Connection {
+	return []Connection{
+		{ID: d.ConnectionIDs.Chase, Accounts: []Account{{d.AccountIDs.Checking, "USD"}, {d.AccountIDs.CreditCard, "USD"}}},
+		{ID: d.ConnectionIDs.Fidelity, FailWith: finance.ConnectionLoginRequired,
+			FailMessage: "Fidelity needs you to sign in again to keep syncing."},
+	}
+}
+
+// merchant is one merchant as a bank shows it over time: the raw card
+// descriptor while pending, a cleaned name once posted, and the full
+// enriched name a tick later.
+type merchant struct {
+	raw, clean, full string
+	channel          string
+	minCents, span   int64
+}
+
+var merchants = []merchant{
+	{"SQ *BLUE BOTTLE COFFE", "Blue Bottle", "Blue Bottle Coffee", "in store", 450, 900},
+	{"AMZN MKTP US*2K4LQ81", "Amazon", "Amazon Marketplace", "online", 1299, 8000},
+	{"TST* TARTINE BAKERY", "Tartine", "Tartine Bakery", "in store", 800, 3000},
+	{"UBER *TRIP HELP.UBER.CO", "Uber", "Uber Rides", "online", 900, 4000},
+	{"WHOLEFDS MKT 10234", "Whole Foods", "Whole Foods Market", "in store", 2500, 12000},
+}
+
+// hold is a fuel pre-authorisation: it shows up pending and is withdrawn
+// on the next tick, as card holds are.
+var hold = merchant{"SHELL OIL 57444 PREAUTH", "Shell", "Shell", "in store", 10000, 1}
+
+// HoldEvery makes every HoldEvery-th new transaction a hold.
+const HoldEvery = 3
+
+// NewPerTick is how many transactions each healthy connection gets a tick.
+const NewPerTick = 2
+
+// upstream is a transaction the aggregator still moves along.
+type upstream struct {
+	conn string
+	tx   finance.ProviderTransaction
+	m    merchant
+	age  int // ticks since it appeared
+	hold bool
+}
+
+// Report says what one SyncNow did.
+type Report struct {
+	Created []Created
+	Posted  []string // provider transaction ids
+	Updated []string
+	Removed []string
+	Failed  []string // connection ids whose sync failed
+	Results map[string]finance.SyncResult
+}
+
+// Created is one new transaction.
+type Created struct {
+	ConnectionID, AccountID, ProviderTransactionID, Merchant string
+	Hold                                                     bool
+}
+
+// Aggregator is the sandbox aggregator. It is safe for concurrent use; syncs
+// run one at a time.
+type Aggregator struct {
+	sink  Syncer
+	conns []Connection
+	now   func() time.Time
+	log   *slog.Logger
+
+	// run stamps provider ids, so a restarted aggregator over a kept
+	// database never reuses the id of an earlier run's transaction.
+	run  int64
+	mu   sync.Mutex
+	seq  int
+	live []*upstream
+}
+
+// New returns an aggregator pushing to sink. A nil clock is time.Now.
+func New(sink Syncer, conns []Connection, clock func() time.Time, log *slog.Logger) *Aggregator {
+	if clock == nil {
+		clock = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Aggregator{sink: sink, conns: conns, now: clock, log: log, run: clock().Unix()}
+}
+
+// Run syncs every interval until ctx ends.
+func (a *Aggregator) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := a.SyncNow(ctx); err != nil && ctx.Err() == nil {
+				a.log.WarnContext(ctx, "sandbox sync failed", "err", err)
+			}
+		}
+	}
+}
+
+// SyncNow runs one tick: it moves earlier transactions along, makes new
+// ones and pushes each connection's changes. A failing connection records
+// its error and the others still sync; the error returned joins what went
+// wrong unexpectedly.
+func (a *Aggregator) SyncNow(ctx context.Context) (Report, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now().UTC()
+	rep := Report{Results: map[string]finance.SyncResult{}}
+	var errs []error
+	for _, conn := range a.conns {
+		if conn.FailWith != "" {
+			rep.Failed = append(rep.Failed, conn.ID)
+			if err := a.sink.RecordSyncError(ctx, conn.ID, conn.FailWith, conn.FailMessage); err != nil {
+				errs = append(errs, fmt.Errorf("record error of %s: %w", conn.ID, err))
+			}
+			continue
+		}
+		if len(conn.Accounts) == 0 {
+			continue
+		}
+		batch := a.advance(conn.ID, now, &rep)
+		for range NewPerTick {
+			batch = append(batch, a.create(conn, now, &rep))
+		}
+		res, err := a.sink.UpsertProviderTransactions(ctx, conn.ID, batch)
+		if err != nil {
+			rep.Failed = append(rep.Failed, conn.ID)
+			errs = append(errs, fmt.Errorf("sync %s: %w", conn.ID, err))
+			continue
+		}
+		rep.Results[conn.ID] = res
+	}
+	return rep, joinErrs(errs)
+}
+
+// advance ages the connection's live transactions and returns the ones
+// that changed upstream.
+func (a *Aggregator) advance(connID string, now time.Time, rep *Report) []finance.ProviderTransaction {
+	var batch []finance.ProviderTransaction
+	for _, u := range a.live {
+		if u.conn != connID {
+			continue
+		}
+		u.age++
+		switch {
+		case u.hold:
+			u.tx.Removed = true
+			rep.Removed = append(rep.Removed, u.tx.ProviderTransactionID)
+		case u.age == 1:
+			posted := now
+			u.tx.IsPending, u.tx.PostedAt, u.tx.MerchantName = false, &posted, u.m.clean
+			rep.Posted = append(rep.Posted, u.tx.ProviderTransactionID)
+		case u.age == 2:
+			u.tx.MerchantName = u.m.full
+			rep.Updated = append(rep.Updated, u.tx.ProviderTransactionID)
+		}
+		batch = append(batch, u.tx)
+	}
+	// Settled and withdrawn rows are no longer sent.
+	a.live = slices.DeleteFunc(a.live, func(u *upstream) bool {
+		return u.conn == connID && (u.hold || u.age >= 2)
+	})
+	return batch
+}
+
+func (a *Aggregator) create(conn Connection, now time.Time, rep *Report) finance.ProviderTransaction {
+	a.seq++
+	n := a.seq
+	acct := conn.Accounts[n%len(conn.Accounts)]
+	isHold := n%HoldEvery == 0
+	m := merchants[n%len(merchants)]
+	if isHold {
+		m = hold
+	}
+	cents := m.minCents + int64(n*37)%m.span
+	tx := finance.ProviderTransaction{
+		ProviderTransactionID: fmt.Sprintf("sbx_%d_%06d", a.run, n),
+		AccountID:             acct.ID,
+		Amount:                fmt.Sprintf("-%d.%02d", cents/100, cents%100),
+		Currency:              acct.Currency,
+		MerchantName:          m.raw,
+		Date:                  finance.Day(now).Format(finance.DateLayout),
+		Description:           m.raw,
+		IsPending:             true,
+		PaymentChannel:        m.channel,
+	}
+	a.live = append(a.live, &upstream{conn: conn.ID, tx: tx, m: m, hold: isHold})
+	rep.Created = append(rep.Created, Created{ConnectionID: conn.ID, AccountID: acct.ID,
+		ProviderTransactionID: tx.ProviderTransactionID, Merchant: m.raw, Hold: isHold})
+	return tx
+}
+
+func joinErrs(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("sandbox: %w", errors.Join(errs...))
+}

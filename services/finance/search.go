@@ -1,0 +1,88 @@
+package finance
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Search limits: a query is a few words typed into a box. The caps bound the
+// tsquery PostgreSQL has to evaluate.
+const (
+	MaxSearchLength = 256 // characters of q
+	MaxSearchTerms  = 16
+)
+
+// SearchTokens splits s the way search reads text: lower-cased runs of
+// letters and digits, everything else separating them. It approximates
+// PostgreSQL's default parser under the 'simple' configuration closely
+// enough for words and numbers; where the parser keeps compound tokens
+// (hyphenated words also as a whole, host names, decimals like 12.50,
+// e-mail addresses) the two can differ, and the README says how.
+func SearchTokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// SearchQuery is GET /v1/transactions/search.
+type SearchQuery struct {
+	PageQuery
+	Q         string
+	StartDate string // YYYY-MM-DD, inclusive
+	EndDate   string // YYYY-MM-DD, inclusive
+}
+
+// SearchTransactions answers GET /v1/transactions/search: rows whose
+// merchant, display name, description or memo has, for every word of q, a
+// word starting with it (so "blue bot" finds "Blue Bottle"). Results come in
+// the listing order (date descending, then id), not by rank, so keyset
+// pages stay stable while rows arrive.
+func (s *Service) SearchTransactions(ctx context.Context, c Caller, q SearchQuery) (Page[Transaction], error) {
+	var page Page[Transaction]
+	sc, err := s.scope(ctx, c, true)
+	if err != nil {
+		return page, err
+	}
+	switch {
+	case strings.TrimSpace(q.Q) == "":
+		return page, invalid("q", "q is required")
+	case utf8.RuneCountInString(q.Q) > MaxSearchLength:
+		return page, invalid("q", "q is longer than 256 characters")
+	}
+	terms := SearchTokens(q.Q)
+	switch {
+	case len(terms) == 0:
+		return page, invalid("q", "q has no letters or digits to search for")
+	case len(terms) > MaxSearchTerms:
+		return page, invalid("q", "q has more than 16 words")
+	}
+	size, err := pageSize(q.PageSize)
+	if err != nil {
+		return page, err
+	}
+	f := TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories}
+	if f.StartDate, err = optionalDate(q.StartDate, "start_date"); err != nil {
+		return page, err
+	}
+	if f.EndDate, err = optionalDate(q.EndDate, "end_date"); err != nil {
+		return page, err
+	}
+	if !f.StartDate.IsZero() && !f.EndDate.IsZero() && f.StartDate.After(f.EndDate) {
+		return page, invalid("start_date", "start_date is after end_date")
+	}
+	// Terms are letters and digits only, so a space cannot be confused with
+	// the scope separator.
+	cursorScope := scopeString(c, "/v1/transactions/search", "q="+strings.Join(terms, " "),
+		"start_date="+dateOrEmpty(f.StartDate), "end_date="+dateOrEmpty(f.EndDate))
+	after, err := s.txAfter(q.Cursor, cursorScope)
+	if err != nil {
+		return page, err
+	}
+	rows, err := s.store.SearchTransactions(ctx, c.UserID, terms, f, after, size+1)
+	if err != nil {
+		return page, s.internal(ctx, "search transactions", err)
+	}
+	return s.txPage(ctx, sc, rows, size, cursorScope)
+}

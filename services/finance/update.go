@@ -1,0 +1,407 @@
+package finance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// Length limits of edited text. The spec sets none; these keep one row's
+// text bounded and are documented in the README.
+const (
+	MaxMerchantLength    = 200
+	MaxDescriptionLength = 1000
+	MaxMemoLength        = 1000
+	MaxTagLength         = 64
+	MaxTags              = 50
+	MaxLocationPart      = 200
+)
+
+// TransactionUpdate is PATCH /v1/transactions/{id}. Nil pointers are fields
+// the client did not send.
+type TransactionUpdate struct {
+	ID              string
+	ExpectedVersion int64
+	Merchant        *string
+	Description     *string // "" clears
+	Date            *string // YYYY-MM-DD
+	// Amount is a decimal string in the row's currency. "12.50 USD" names
+	// the currency too: the row's own is accepted, any other is
+	// field-immutable, since a row keeps the currency it settled in.
+	Amount     *string
+	CategoryID *string // "" uncategorizes
+	// Tags replace the row's tags when non-empty (proto3 cannot tell an
+	// empty list from an absent one).
+	Tags             []string
+	Memo             *string // "" clears
+	Location         *Location
+	ClearLocation    bool
+	RevertToProvider []string
+}
+
+// amountPattern is a plain decimal, optionally followed by a currency code.
+// Exponents, thousands separators and signs other than a leading minus are
+// refused: an amount is typed exactly as it is stored.
+var amountPattern = regexp.MustCompile(`^(-?[0-9]{1,15}(?:\.[0-9]{1,6})?)(?: ([A-Z]{3}))?$`)
+
+// writeScope is scope for a write: the grant must allow writes.
+func (s *Service) writeScope(ctx context.Context, c Caller) (scope, error) {
+	sc, err := s.scope(ctx, c, true)
+	if err != nil {
+		return sc, err
+	}
+	if !sc.grant.WritesEnabled {
+		return sc, problem.New(problem.WritesDisabled, "this connection does not allow writes")
+	}
+	return sc, nil
+}
+
+// UpdateTransaction answers PATCH /v1/transactions/{id}.
+//
+// Provider ownership: on a bank-synced row, the first edit of amount,
+// merchant, date, description or memo copies the bank's value into the
+// provider_* twin and marks the field as the user's; later syncs then only
+// refresh the twin. revert_to_provider hands a field back: the value returns
+// from the twin, the twin is cleared and the next sync writes the field
+// again. Manual and imported rows have no bank value, so nothing is captured
+// and a revert is 409 no-provider-value.
+func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u TransactionUpdate) (Result[Transaction], error) {
+	var res Result[Transaction]
+	sc, err := s.writeScope(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	id, err := requiredUUID(u.ID, "id")
+	if err != nil {
+		return res, err
+	}
+	if u.ExpectedVersion <= 0 {
+		return res, invalid("expected_version", "expected_version is required: send the version you read")
+	}
+	in, err := parseUpdate(u)
+	if err != nil {
+		return res, err
+	}
+	if u.CategoryID != nil {
+		// Compare ids in their stored, lower-case form.
+		u.CategoryID = ptrTo(strings.ToLower(*u.CategoryID))
+	}
+	if (u.Location != nil || u.ClearLocation) && sc.grant.Redacts(FieldTransactionLocation) {
+		return res, problem.New(problem.FieldHidden, "this connection hides the transaction location").WithField("location")
+	}
+
+	old, err := s.store.GetTransaction(ctx, c.UserID, id)
+	if errors.Is(err, ErrNotFound) || (err == nil && (sc.hidesAccount(old.AccountID) || sc.hidesCategory(old.CategoryID))) {
+		return res, problem.New(problem.NotFound, "transaction not found")
+	}
+	if err != nil {
+		return res, s.internal(ctx, "get transaction", err)
+	}
+	if old.Version != u.ExpectedVersion {
+		return res, versionConflict(old.Version)
+	}
+
+	t := old
+	t.Tags, t.OwnedByUser = slices.Clone(old.Tags), slices.Clone(old.OwnedByUser)
+	if in.amount != nil {
+		if in.currency != "" && in.currency != old.Amount.Currency {
+			return res, problem.New(problem.FieldImmutable,
+				fmt.Sprintf("the transaction settled in %s and keeps that currency", old.Amount.Currency)).WithField("amount")
+		}
+		if places := minorPlaces(old.Amount.Currency); -in.amount.Exponent() > places {
+			return res, invalid("amount", fmt.Sprintf("%s amounts have at most %d decimal places", old.Amount.Currency, places))
+		}
+	}
+	if u.CategoryID != nil && *u.CategoryID != old.CategoryID {
+		split, err := s.store.IsSplitParent(ctx, c.UserID, id)
+		if err != nil {
+			return res, s.internal(ctx, "is split parent", err)
+		}
+		if split {
+			return res, problem.New(problem.SplitTransaction,
+				"the transaction is split: categorize its slices instead").WithField("category_id")
+		}
+		if *u.CategoryID != "" {
+			if ok, err := s.categoryVisible(ctx, c, sc, *u.CategoryID); err != nil {
+				return res, err
+			} else if !ok {
+				return res, invalid("category_id", "category_id names no category")
+			}
+		}
+	}
+	for _, f := range u.RevertToProvider {
+		if !hasProviderValue(old, f) {
+			return res, problem.New(problem.NoProviderValue,
+				"no bank-recorded value was captured for "+f).WithField("revert_to_provider")
+		}
+	}
+
+	bank := old.Source == SourceBankSync
+	// take marks field f as the user's, first capturing the bank's value.
+	take := func(f string) {
+		if !bank || t.Owns(f) {
+			return
+		}
+		switch f {
+		case OwnAmount:
+			t.ProviderAmount = &Money{Amount: old.Amount.Amount, Currency: old.Amount.Currency}
+		case OwnMerchant:
+			t.ProviderMerchantName = ptrTo(old.Merchant)
+		case OwnDate:
+			t.ProviderTransactionDate = ptrTo(old.Date)
+		case OwnDescription:
+			t.ProviderDescription = ptrTo(old.Description)
+		case OwnMemo:
+			t.ProviderMemo = ptrTo(old.Memo)
+		}
+		t.OwnedByUser = append(t.OwnedByUser, f)
+	}
+	changed := false
+	if in.amount != nil && !in.amount.Equal(old.Amount.Amount) {
+		take(OwnAmount)
+		t.Amount.Amount, changed = *in.amount, true
+	}
+	if u.Merchant != nil && *u.Merchant != old.Merchant {
+		take(OwnMerchant)
+		t.Merchant, changed = *u.Merchant, true
+	}
+	if in.date != nil && !in.date.Equal(old.Date) {
+		take(OwnDate)
+		t.Date, changed = *in.date, true
+	}
+	if u.Description != nil && *u.Description != old.Description {
+		take(OwnDescription)
+		t.Description, changed = *u.Description, true
+	}
+	if u.Memo != nil && *u.Memo != old.Memo {
+		take(OwnMemo)
+		t.Memo, changed = *u.Memo, true
+	}
+	if in.location != nil || u.ClearLocation {
+		var loc *Location
+		if in.location != nil && !in.location.IsZero() {
+			loc = in.location
+		}
+		if !equalLocation(loc, old.Location) {
+			take(OwnLocation)
+			t.Location, changed = loc, true
+		}
+	}
+	if u.CategoryID != nil && *u.CategoryID != old.CategoryID {
+		t.CategoryID, changed = *u.CategoryID, true
+	}
+	if len(in.tags) > 0 && !slices.Equal(in.tags, old.Tags) {
+		t.Tags, changed = in.tags, true
+	}
+	for _, f := range u.RevertToProvider {
+		revert(&t, f)
+		changed = true
+	}
+	if !changed {
+		// Nothing differs: no new version, and the caller sees the row as is.
+		return s.txResult(sc, old), nil
+	}
+	t.Version = old.Version + 1
+	t.UpdatedAt = s.now()
+	switch err := s.store.UpdateTransaction(ctx, t, old.Version); {
+	case errors.Is(err, ErrVersionConflict):
+		return res, versionConflict(0)
+	case errors.Is(err, ErrNotFound):
+		return res, problem.New(problem.NotFound, "transaction not found")
+	case err != nil:
+		return res, s.internal(ctx, "update transaction", err)
+	}
+	got, err := s.store.GetTransaction(ctx, c.UserID, id)
+	if err != nil {
+		return res, s.internal(ctx, "reread transaction", err)
+	}
+	return s.txResult(sc, got), nil
+}
+
+func (s *Service) txResult(sc scope, t Transaction) Result[Transaction] {
+	rows := []Transaction{t}
+	return Result[Transaction]{Data: rows[0], RedactedFields: redactTransactions(sc.grant, rows), Filtered: sc.grant.Filtered()}
+}
+
+func versionConflict(current int64) error {
+	detail := "the transaction changed since you read it: read it again and retry"
+	if current > 0 {
+		detail = fmt.Sprintf("the transaction is at version %d: read it again and retry", current)
+	}
+	return problem.New(problem.VersionConflict, detail).WithField("expected_version")
+}
+
+// parsedUpdate holds the update's values in domain form.
+type parsedUpdate struct {
+	amount   *decimal.Decimal
+	currency string // set only when the amount named one
+	date     *time.Time
+	location *Location
+	tags     []string
+}
+
+func parseUpdate(u TransactionUpdate) (parsedUpdate, error) {
+	var p parsedUpdate
+	if u.Amount != nil {
+		m := amountPattern.FindStringSubmatch(*u.Amount)
+		if m == nil {
+			return p, invalid("amount", `amount must be a decimal string such as "-12.50"; its currency cannot change`)
+		}
+		d := decimal.RequireFromString(m[1])
+		p.amount, p.currency = &d, m[2]
+	}
+	if u.Merchant != nil {
+		if n := utf8.RuneCountInString(*u.Merchant); n == 0 || n > MaxMerchantLength || !printable(*u.Merchant) {
+			return p, invalid("merchant", "merchant must be 1 to 200 printable characters")
+		}
+	}
+	if u.Description != nil && (utf8.RuneCountInString(*u.Description) > MaxDescriptionLength || !printable(*u.Description)) {
+		return p, invalid("description", "description must be at most 1000 printable characters")
+	}
+	if u.Memo != nil && (utf8.RuneCountInString(*u.Memo) > MaxMemoLength || !printable(*u.Memo)) {
+		return p, invalid("memo", "memo must be at most 1000 printable characters")
+	}
+	if u.Date != nil {
+		d, err := ParseDate(*u.Date)
+		if err != nil {
+			return p, invalid("date", "date must be a date (YYYY-MM-DD)")
+		}
+		p.date = &d
+	}
+	if u.CategoryID != nil && *u.CategoryID != "" && !isUUID(*u.CategoryID) {
+		return p, invalid("category_id", "category_id must be a UUID, or empty to uncategorize")
+	}
+	if len(u.Tags) > MaxTags {
+		return p, invalid("tags", "at most 50 tags")
+	}
+	for _, tag := range u.Tags {
+		if n := utf8.RuneCountInString(tag); n == 0 || n > MaxTagLength || !printable(tag) {
+			return p, invalid("tags", "each tag must be 1 to 64 printable characters")
+		}
+		if !slices.Contains(p.tags, tag) {
+			p.tags = append(p.tags, tag)
+		}
+	}
+	if u.Location != nil {
+		if u.ClearLocation {
+			return p, invalid("clear_location", "send location or clear_location, not both")
+		}
+		l := *u.Location
+		for _, part := range []string{l.Street, l.City, l.State, l.PostalCode, l.Country} {
+			if utf8.RuneCountInString(part) > MaxLocationPart || !printable(part) {
+				return p, invalid("location", "each location component must be at most 200 printable characters")
+			}
+		}
+		p.location = &l
+	}
+	for i, f := range u.RevertToProvider {
+		if !slices.Contains(RevertableFields, f) {
+			return p, invalid("revert_to_provider", fmt.Sprintf("%q cannot be reverted; allowed: %s", f, strings.Join(RevertableFields, ", ")))
+		}
+		if slices.Contains(u.RevertToProvider[:i], f) || sets(u, f) {
+			return p, invalid("revert_to_provider", fmt.Sprintf("%s is both set and reverted, or reverted twice", f))
+		}
+	}
+	return p, nil
+}
+
+// sets reports whether the update also writes field f.
+func sets(u TransactionUpdate, f string) bool {
+	switch f {
+	case OwnAmount:
+		return u.Amount != nil
+	case OwnMerchant:
+		return u.Merchant != nil
+	case OwnDate:
+		return u.Date != nil
+	case OwnDescription:
+		return u.Description != nil
+	case OwnMemo:
+		return u.Memo != nil
+	}
+	return false
+}
+
+func hasProviderValue(t Transaction, f string) bool {
+	switch f {
+	case OwnAmount:
+		return t.ProviderAmount != nil
+	case OwnMerchant:
+		return t.ProviderMerchantName != nil
+	case OwnDate:
+		return t.ProviderTransactionDate != nil
+	case OwnDescription:
+		return t.ProviderDescription != nil
+	case OwnMemo:
+		return t.ProviderMemo != nil
+	}
+	return false
+}
+
+// revert restores field f from its provider twin, clears the twin and
+// gives the field back to the provider.
+func revert(t *Transaction, f string) {
+	switch f {
+	case OwnAmount:
+		t.Amount, t.ProviderAmount = *t.ProviderAmount, nil
+	case OwnMerchant:
+		t.Merchant, t.ProviderMerchantName = *t.ProviderMerchantName, nil
+	case OwnDate:
+		t.Date, t.ProviderTransactionDate = *t.ProviderTransactionDate, nil
+	case OwnDescription:
+		t.Description, t.ProviderDescription = *t.ProviderDescription, nil
+	case OwnMemo:
+		t.Memo, t.ProviderMemo = *t.ProviderMemo, nil
+	}
+	t.OwnedByUser = slices.DeleteFunc(t.OwnedByUser, func(o string) bool { return o == f })
+}
+
+// categoryVisible reports whether id names a category the caller may use:
+// a system one or the user's own, not hidden by the grant.
+func (s *Service) categoryVisible(ctx context.Context, c Caller, sc scope, id string) (bool, error) {
+	id = strings.ToLower(id)
+	if sc.hidesCategory(id) {
+		return false, nil
+	}
+	_, err := s.store.GetCategory(ctx, c.UserID, id)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, s.internal(ctx, "get category", err)
+	}
+	return true, nil
+}
+
+func minorPlaces(currency string) int32 {
+	if p, ok := minorUnits[currency]; ok {
+		return p
+	}
+	return 2
+}
+
+func equalLocation(a, b *Location) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// printable refuses control characters, which have no place in a label.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+func ptrTo[T any](v T) *T { return &v }
