@@ -2,17 +2,11 @@ package local_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/deploy/local"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
@@ -23,43 +17,7 @@ import (
 // does.
 func financeStack(t *testing.T, withDB bool) *local.Stack {
 	t.Helper()
-	cfg := local.Config{
-		HTTPAddr:        "127.0.0.1:0",
-		RedisURL:        os.Getenv("TEST_REDIS_URL"),
-		NATSURL:         os.Getenv("TEST_NATS_URL"),
-		Log:             slog.New(slog.DiscardHandler),
-		SandboxInterval: -1,
-	}
-	if withDB {
-		dbURL := os.Getenv("TEST_DATABASE_URL")
-		if dbURL == "" {
-			t.Skip("TEST_DATABASE_URL is not set: skipping the PostgreSQL run of the finance end-to-end test")
-		}
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		suffix := hex.EncodeToString(b[:])
-		cfg.DatabaseURL, cfg.FinanceSchema, cfg.MeteringSchema = dbURL, "e2e_fin_"+suffix, "e2e_met_"+suffix
-		t.Cleanup(func() {
-			conn, err := pgx.Connect(context.Background(), dbURL)
-			if err != nil {
-				return
-			}
-			defer conn.Close(context.Background())
-			for _, s := range []string{cfg.FinanceSchema, cfg.MeteringSchema} {
-				_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+s+" CASCADE")
-			}
-		})
-	}
-	st, err := local.Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return st
+	return stack(t, withDB, func(c *local.Config) { c.SandboxInterval = -1 })
 }
 
 func TestFinanceEndToEnd(t *testing.T) {

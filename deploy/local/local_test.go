@@ -21,7 +21,8 @@ import (
 // stack boots the whole platform in process on a free port. It uses the real
 // Redis and NATS named by TEST_REDIS_URL / TEST_NATS_URL when set, and the
 // embedded servers otherwise; withDB also puts both stores on TEST_DATABASE_URL.
-func stack(t *testing.T, withDB bool) *local.Stack {
+// opts adjust the configuration before start.
+func stack(t *testing.T, withDB bool, opts ...func(*local.Config)) *local.Stack {
 	t.Helper()
 	cfg := local.Config{
 		HTTPAddr: "127.0.0.1:0",
@@ -48,6 +49,9 @@ func stack(t *testing.T, withDB bool) *local.Stack {
 				_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+s+" CASCADE")
 			}
 		})
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	st, err := local.Start(context.Background(), cfg)
 	if err != nil {
