@@ -4,7 +4,7 @@ go 1.26.7
 
 require (
 	github.com/ledgerlane/platform/pkg v0.0.0
-	github.com/ledgerlane/platform/proto v0.0.0 // indirect
+	github.com/ledgerlane/platform/proto v0.0.0
 )
 
 replace (

@@ -27,6 +27,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	convertergrpc "github.com/ledgerlane/platform/services/converter/grpcapi"
 	"github.com/ledgerlane/platform/services/finance"
 	financegrpc "github.com/ledgerlane/platform/services/finance/grpcapi"
@@ -34,7 +35,9 @@ import (
 	financepg "github.com/ledgerlane/platform/services/finance/postgres"
 	financesandbox "github.com/ledgerlane/platform/services/finance/sandbox" // finance sandbox aggregator
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
+	"github.com/ledgerlane/platform/services/jobs"
 	jobsgrpc "github.com/ledgerlane/platform/services/jobs/grpcapi"
+	jobsmem "github.com/ledgerlane/platform/services/jobs/memory"
 	"github.com/ledgerlane/platform/services/metering"
 	meteringgrpc "github.com/ledgerlane/platform/services/metering/grpcapi"
 	meteringmem "github.com/ledgerlane/platform/services/metering/memory"
@@ -151,7 +154,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		natsURL = e.URL()
 		log.Info("embedded nats started", "url", natsURL)
 	}
-	nc, _, err := natsconn.Connect(natsURL, "local")
+	nc, js, err := natsconn.Connect(natsURL, "local")
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +188,16 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	meteringSvc.UseMeter(meter.New(rc, cfg.Now))
 	financeSvc := finance.NewService(financeStore, cursor.New(cfg.CursorSecret), finance.Clock(cfg.Now), log.With("service", "finance"))
 
+	// Jobs: in-memory store, a random job key per start (so batches work
+	// without configuration) and private webhook targets allowed, so a
+	// receiver on localhost gets deliveries. Its converter client is
+	// connected once the converter listens (below).
+	jobsConv := &lateConn{}
+	jobsSvc := jobs.NewService(jobs.Config{
+		Store: jobsmem.New(), JetStream: js, Converter: conversionv1.NewConversionServiceClient(jobsConv),
+		Keys: jobs.NewRandomKeyring(), Clock: cfg.Now, Log: log.With("service", "jobs"), AllowPrivate: true,
+	})
+
 	// Services, each on its own loopback gRPC port as on Kubernetes.
 	addrs := map[string]string{}
 	for _, svc := range []struct {
@@ -194,7 +207,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}{
 		{"finance", financeChecks, func(g *grpc.Server) { financegrpc.Register(g, financeSvc) }},
 		{"converter", nil, func(g *grpc.Server) { convertergrpc.Register(g) }},
-		{"jobs", []rpc.Check{{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }}}, func(g *grpc.Server) { jobsgrpc.Register(g) }},
+		{"jobs", []rpc.Check{{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }}}, func(g *grpc.Server) { jobsgrpc.Register(g, jobsSvc) }},
 		{"metering", meteringCheck, func(g *grpc.Server) { meteringgrpc.Register(g, meteringSvc) }},
 	} {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -218,6 +231,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		s.closers = append(s.closers, func() { _ = conn.Close() })
 		*dst = conn
 	}
+	jobsConv.ClientConnInterface = b.Converter
+	s.run(func() error { return jobsSvc.Run(runCtx) })
 	g, err := gateway.New(gateway.Config{
 		Backends: b,
 		Checks: []gateway.Check{
@@ -267,6 +282,10 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	s.run(func() error { return gateway.Serve(runCtx, lis, handler, 10*time.Second) })
 	return s, nil
 }
+
+// lateConn lets the jobs service be built before the converter's address is
+// known; it is set before the jobs workers start.
+type lateConn struct{ grpc.ClientConnInterface }
 
 func poolCheck(p *pgxpool.Pool) rpc.Check {
 	return rpc.Check{Name: "postgresql", Probe: p.Ping}

@@ -1,4 +1,227 @@
 // Package jobs owns batch conversion jobs (queued over NATS JetStream,
-// encrypted at rest) and webhook endpoints with signed deliveries. Those land
-// with the batch-jobs issue; until then its routes answer 501 not-implemented.
+// encrypted at rest) and webhook endpoints with signed deliveries. This package
+// holds the domain types, the Store contract and the Service; storage lives in
+// memory and postgres, transport in grpcapi, and the receiver-side signature
+// check in webhook.
 package jobs
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Clock returns the current time. Everything time-dependent (expiry, sweep,
+// the webhook retry schedule) reads it, so tests move time instead of sleeping.
+type Clock func() time.Time
+
+// Job statuses. The spec names queued and completed; running is our decision
+// (a worker has picked up at least one item). completed is the only terminal
+// status: a job whose items failed still completes, and the failures show per
+// item.
+const (
+	JobQueued    = "queued"
+	JobRunning   = "running"
+	JobCompleted = "completed"
+)
+
+// Item statuses. ok is the spec's; pending and failed are our decisions. A
+// failed item carries a problem document instead of a result.
+const (
+	ItemPending = "pending"
+	ItemOK      = "ok"
+	ItemFailed  = "failed"
+)
+
+// Limits.
+const (
+	MaxItems   = 10000
+	DefaultTTL = time.Hour
+	MaxTTL     = 24 * time.Hour
+)
+
+// Job is a batch conversion job. Counts satisfy
+// ItemCount = Succeeded + Failed + Pending.
+type Job struct {
+	ID        string // UUID
+	AccountID string // the tenant
+	Mode      string // "live" or "test", passed on to the converter
+	Status    string
+	From, To  string
+	// Options is the protojson encoding of conversion.v1.Options (no message
+	// content), applied to every item.
+	Options     []byte
+	ItemCount   int
+	Succeeded   int
+	Failed      int
+	Pending     int
+	TTL         time.Duration
+	CreatedAt   time.Time
+	StartedAt   time.Time // zero until a worker picks an item up
+	CompletedAt time.Time // zero until completed
+	// ExpiresAt is CreatedAt+TTL until completion, then CompletedAt+TTL. The
+	// sweeper removes the job and its results once it has passed.
+	ExpiresAt time.Time
+}
+
+// Item is one message of a job. Input and Result are sealed blobs (see
+// Keyring): the store never sees plaintext.
+type Item struct {
+	JobID  string
+	Index  int
+	Status string
+	// Input is the sealed message; nil once the item has completed.
+	Input []byte
+	// Result is the sealed Outcome; nil until the item has completed.
+	Result []byte
+}
+
+// Outcome is what a completed item holds, sealed into Item.Result.
+type Outcome struct {
+	Result   string    `json:"result,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
+	Problem  *Problem  `json:"problem,omitempty"`
+}
+
+// Warning mirrors conversion.v1.Warning.
+type Warning struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Message  string `json:"message,omitempty"`
+	Path     string `json:"path,omitempty"`
+}
+
+// Problem is a failed item's problem document.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Endpoint statuses.
+const (
+	EndpointActive   = "active"
+	EndpointDisabled = "disabled"
+)
+
+// DeliveryRetention is how long finished delivery records (metadata only)
+// are kept for support before the sweeper drops them.
+const DeliveryRetention = 7 * 24 * time.Hour
+
+// DisableAfter is how many consecutively exhausted deliveries disable an
+// endpoint.
+const DisableAfter = 10
+
+// Endpoint is a webhook receiver of one tenant.
+type Endpoint struct {
+	ID        string
+	AccountID string
+	URL       string
+	// Secret is the sealed whsec_ signing secret.
+	Secret              []byte
+	Status              string
+	ConsecutiveFailures int
+	CreatedAt           time.Time
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliverySucceeded = "succeeded"
+	// DeliveryFailed: every attempt failed (exhausted).
+	DeliveryFailed = "failed"
+	// DeliveryAbandoned: the endpoint was deleted or disabled before the
+	// delivery finished; it does not count as exhausted.
+	DeliveryAbandoned = "abandoned"
+)
+
+// Delivery is one event sent to one endpoint. Its ID is the
+// X-Service-Delivery header and stays the same across retries.
+type Delivery struct {
+	ID         string
+	AccountID  string
+	EndpointID string
+	JobID      string
+	Event      string
+	// Body is the JSON event body: job metadata only, never message content.
+	Body          []byte
+	Status        string
+	Attempts      int
+	NextAttemptAt time.Time
+	CreatedAt     time.Time
+}
+
+// Attempt is the result of one delivery attempt, applied by RecordAttempt.
+type Attempt struct {
+	At        time.Time
+	Succeeded bool
+	// Exhausted: failed and no attempts remain.
+	Exhausted bool
+	// Abandoned: not sent because the endpoint is gone or disabled.
+	Abandoned bool
+	// NextAttemptAt is when to retry (only for a failure with attempts left).
+	NextAttemptAt time.Time
+}
+
+// ErrNotFound is returned for a missing row, and for another tenant's row.
+var ErrNotFound = errors.New("jobs: not found")
+
+// ErrConflict is returned when a row with the same id exists.
+var ErrConflict = errors.New("jobs: conflict")
+
+// Store persists jobs, items, endpoints and deliveries. Implementations:
+// memory and postgres; conformance holds the behaviour both must have.
+// Methods taking accountID treat another tenant's row as missing.
+type Store interface {
+	// CreateJob stores a job with its items (all pending) atomically.
+	CreateJob(ctx context.Context, j Job, items []Item) error
+	// GetJob returns the tenant's job.
+	GetJob(ctx context.Context, accountID, id string) (Job, error)
+	// JobByID returns a job regardless of tenant; for workers only.
+	JobByID(ctx context.Context, id string) (Job, error)
+	// Items returns a job's items in index order.
+	Items(ctx context.Context, jobID string) ([]Item, error)
+	// Item returns one item.
+	Item(ctx context.Context, jobID string, index int) (Item, error)
+	// StartJob moves a queued job to running and sets StartedAt; a no-op
+	// for a job that is already running or completed.
+	StartJob(ctx context.Context, jobID string, now time.Time) error
+	// CompleteItem records a pending item's outcome: status ok or failed,
+	// result stored, input purged, counts updated, and the job completed
+	// (CompletedAt = now, ExpiresAt = now + TTL) when it was the last item.
+	// changed is false, and nothing is written, when the item had already
+	// completed: a redelivered item never counts twice. The returned job is
+	// the state after the call.
+	CompleteItem(ctx context.Context, jobID string, index int, status string, result []byte, now time.Time) (j Job, changed bool, err error)
+	// DeleteJob removes the tenant's job and its items.
+	DeleteJob(ctx context.Context, accountID, id string) error
+	// SweepExpired removes, with their items, every completed job with
+	// ExpiresAt <= now and every unfinished job created MaxTTL or more before
+	// now (one that can no longer finish: its estimate must not cut a long
+	// batch short). It also drops finished deliveries created
+	// DeliveryRetention or more before now. It returns how many jobs went.
+	SweepExpired(ctx context.Context, now time.Time) (int, error)
+
+	CreateEndpoint(ctx context.Context, e Endpoint) error
+	// ListEndpoints returns the tenant's endpoints, oldest first.
+	ListEndpoints(ctx context.Context, accountID string) ([]Endpoint, error)
+	// EndpointByID returns an endpoint regardless of tenant; for delivery.
+	EndpointByID(ctx context.Context, id string) (Endpoint, error)
+	DeleteEndpoint(ctx context.Context, accountID, id string) error
+
+	// CreateDelivery stores d unless a delivery of the same event for the same
+	// job and endpoint exists; created reports which. This keeps the delivery
+	// id stable when the event itself is redelivered.
+	CreateDelivery(ctx context.Context, d Delivery) (created bool, err error)
+	// ClaimDue returns up to limit pending deliveries with NextAttemptAt <=
+	// now, oldest first, and pushes their NextAttemptAt to now+lease so that
+	// another replica does not send them concurrently.
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Delivery, error)
+	// RecordAttempt applies an attempt to a delivery and its endpoint: a
+	// success resets the endpoint's ConsecutiveFailures; an exhausted delivery
+	// increments it and disables the endpoint at DisableAfter.
+	RecordAttempt(ctx context.Context, deliveryID string, a Attempt) error
+	// Delivery returns one delivery.
+	Delivery(ctx context.Context, id string) (Delivery, error)
+}

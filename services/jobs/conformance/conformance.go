@@ -1,0 +1,417 @@
+// Package conformance is the behaviour every jobs.Store must have. Each
+// implementation's tests call Run, so memory and PostgreSQL cannot drift.
+package conformance
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/services/jobs"
+)
+
+// Store is a jobs.Store that can also list every sealed blob it holds, so the
+// suite can prove purges leave nothing behind.
+type Store interface {
+	jobs.Store
+	Blobs(ctx context.Context) ([][]byte, error)
+}
+
+// t0 has microsecond precision, the finest PostgreSQL keeps.
+var t0 = time.Date(2026, 3, 14, 9, 26, 53, 589793000, time.UTC)
+
+// Run runs the suite; newStore returns an empty store for each case.
+func Run(t *testing.T, newStore func(t *testing.T) Store) {
+	for _, c := range []struct {
+		name string
+		f    func(*testing.T, Store)
+	}{
+		{"CreateAndGetJob", testCreateAndGet},
+		{"TenantIsolation", testTenantIsolation},
+		{"CompleteItem", testCompleteItem},
+		{"CompleteItemIdempotent", testCompleteItemIdempotent},
+		{"DeleteJob", testDeleteJob},
+		{"SweepExpired", testSweep},
+		{"SweepDeliveries", testSweepDeliveries},
+		{"Endpoints", testEndpoints},
+		{"Deliveries", testDeliveries},
+		{"DeliveryExhaustionDisables", testDisable},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.f(t, newStore(t)) })
+	}
+}
+
+var ctx = context.Background()
+
+func newJob(account string, n int) (jobs.Job, []jobs.Item) {
+	j := jobs.Job{
+		ID: uuid.NewString(), AccountID: account, Mode: "live", Status: jobs.JobQueued,
+		From: "mt940", To: "camt.053", Options: []byte(`{"strict":true}`),
+		ItemCount: n, Pending: n, TTL: time.Hour, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
+	}
+	items := make([]jobs.Item, n)
+	for i := range items {
+		items[i] = jobs.Item{JobID: j.ID, Index: i, Status: jobs.ItemPending, Input: []byte{byte(i), 0xAA, 0xBB}}
+	}
+	return j, items
+}
+
+func mustCreate(t *testing.T, s Store, account string, n int) (jobs.Job, []jobs.Item) {
+	t.Helper()
+	j, items := newJob(account, n)
+	if err := s.CreateJob(ctx, j, items); err != nil {
+		t.Fatal(err)
+	}
+	return j, items
+}
+
+func sameJob(t *testing.T, got, want jobs.Job) {
+	t.Helper()
+	eq := got.ID == want.ID && got.AccountID == want.AccountID && got.Mode == want.Mode && got.Status == want.Status &&
+		got.From == want.From && got.To == want.To && string(got.Options) == string(want.Options) &&
+		got.ItemCount == want.ItemCount && got.Succeeded == want.Succeeded && got.Failed == want.Failed &&
+		got.Pending == want.Pending && got.TTL == want.TTL && got.CreatedAt.Equal(want.CreatedAt) &&
+		got.StartedAt.Equal(want.StartedAt) && got.CompletedAt.Equal(want.CompletedAt) && got.ExpiresAt.Equal(want.ExpiresAt)
+	if !eq {
+		t.Fatalf("job:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func testCreateAndGet(t *testing.T, s Store) {
+	j, items := mustCreate(t, s, uuid.NewString(), 3)
+	got, err := s.GetJob(ctx, j.AccountID, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJob(t, got, j)
+	if got, err = s.JobByID(ctx, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	sameJob(t, got, j)
+	its, err := s.Items(ctx, j.ID)
+	if err != nil || len(its) != 3 {
+		t.Fatalf("items: %v %d", err, len(its))
+	}
+	for i, it := range its {
+		if it.Index != i || it.Status != jobs.ItemPending || string(it.Input) != string(items[i].Input) || it.Result != nil {
+			t.Fatalf("item %d: %+v", i, it)
+		}
+	}
+	it, err := s.Item(ctx, j.ID, 2)
+	if err != nil || it.Index != 2 {
+		t.Fatalf("item: %v %+v", err, it)
+	}
+	if _, err := s.Item(ctx, j.ID, 3); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("item out of range: %v", err)
+	}
+	if err := s.CreateJob(ctx, j, items); !errors.Is(err, jobs.ErrConflict) {
+		t.Fatalf("duplicate job: %v", err)
+	}
+	if err := s.StartJob(ctx, j.ID, t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.JobByID(ctx, j.ID)
+	if got.Status != jobs.JobRunning || !got.StartedAt.Equal(t0.Add(time.Second)) {
+		t.Fatalf("started: %+v", got)
+	}
+	// A second start keeps the first time.
+	_ = s.StartJob(ctx, j.ID, t0.Add(time.Minute))
+	if got, _ = s.JobByID(ctx, j.ID); !got.StartedAt.Equal(t0.Add(time.Second)) {
+		t.Fatalf("restarted: %+v", got)
+	}
+}
+
+func testTenantIsolation(t *testing.T, s Store) {
+	j, _ := mustCreate(t, s, uuid.NewString(), 1)
+	other := uuid.NewString()
+	for _, id := range []string{j.ID, uuid.NewString(), "not-a-uuid"} {
+		if _, err := s.GetJob(ctx, other, id); !errors.Is(err, jobs.ErrNotFound) {
+			t.Fatalf("get %s as other tenant: %v", id, err)
+		}
+		if err := s.DeleteJob(ctx, other, id); !errors.Is(err, jobs.ErrNotFound) {
+			t.Fatalf("delete %s as other tenant: %v", id, err)
+		}
+	}
+	if _, err := s.GetJob(ctx, j.AccountID, j.ID); err != nil {
+		t.Fatalf("owner lost the job: %v", err)
+	}
+}
+
+func testCompleteItem(t *testing.T, s Store) {
+	j, _ := mustCreate(t, s, uuid.NewString(), 3)
+	steps := []struct {
+		index      int
+		status     string
+		wantStatus string
+		ok, failed int
+	}{
+		{0, jobs.ItemOK, jobs.JobRunning, 1, 0},
+		{2, jobs.ItemFailed, jobs.JobRunning, 1, 1},
+		{1, jobs.ItemOK, jobs.JobCompleted, 2, 1},
+	}
+	for n, st := range steps {
+		at := t0.Add(time.Duration(n+1) * time.Minute)
+		got, changed, err := s.CompleteItem(ctx, j.ID, st.index, st.status, []byte{0xCC, byte(st.index)}, at)
+		if err != nil || !changed {
+			t.Fatalf("step %d: %v changed=%v", n, err, changed)
+		}
+		if got.Status != st.wantStatus || got.Succeeded != st.ok || got.Failed != st.failed || got.Pending != 3-n-1 {
+			t.Fatalf("step %d: %+v", n, got)
+		}
+		if !got.StartedAt.Equal(t0.Add(time.Minute)) {
+			t.Fatalf("step %d: started_at %v", n, got.StartedAt)
+		}
+		it, _ := s.Item(ctx, j.ID, st.index)
+		if it.Status != st.status || it.Input != nil || string(it.Result) != string([]byte{0xCC, byte(st.index)}) {
+			t.Fatalf("step %d: item %+v", n, it)
+		}
+	}
+	got, _ := s.JobByID(ctx, j.ID)
+	done := t0.Add(3 * time.Minute)
+	if !got.CompletedAt.Equal(done) || !got.ExpiresAt.Equal(done.Add(time.Hour)) {
+		t.Fatalf("completion times: %+v", got)
+	}
+}
+
+func testCompleteItemIdempotent(t *testing.T, s Store) {
+	j, _ := mustCreate(t, s, uuid.NewString(), 2)
+	if _, changed, err := s.CompleteItem(ctx, j.ID, 0, jobs.ItemOK, []byte("r1"), t0); err != nil || !changed {
+		t.Fatal(err, changed)
+	}
+	got, changed, err := s.CompleteItem(ctx, j.ID, 0, jobs.ItemFailed, []byte("r2"), t0.Add(time.Second))
+	if err != nil || changed {
+		t.Fatalf("redelivery: %v changed=%v", err, changed)
+	}
+	if got.Succeeded != 1 || got.Failed != 0 || got.Pending != 1 {
+		t.Fatalf("counts moved on redelivery: %+v", got)
+	}
+	if it, _ := s.Item(ctx, j.ID, 0); string(it.Result) != "r1" || it.Status != jobs.ItemOK {
+		t.Fatalf("result overwritten: %+v", it)
+	}
+	if _, _, err := s.CompleteItem(ctx, uuid.NewString(), 0, jobs.ItemOK, nil, t0); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("unknown job: %v", err)
+	}
+}
+
+func blobCount(t *testing.T, s Store) int {
+	t.Helper()
+	b, err := s.Blobs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
+
+func testDeleteJob(t *testing.T, s Store) {
+	j, _ := mustCreate(t, s, uuid.NewString(), 2)
+	_, _, _ = s.CompleteItem(ctx, j.ID, 0, jobs.ItemOK, []byte("sealed"), t0)
+	if n := blobCount(t, s); n != 2 {
+		t.Fatalf("blobs before delete: %d", n)
+	}
+	if err := s.DeleteJob(ctx, j.AccountID, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := blobCount(t, s); n != 0 {
+		t.Fatalf("blobs after delete: %d", n)
+	}
+	if _, err := s.GetJob(ctx, j.AccountID, j.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("get after delete: %v", err)
+	}
+	if _, err := s.Items(ctx, j.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("items after delete: %v", err)
+	}
+	if err := s.DeleteJob(ctx, j.AccountID, j.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+}
+
+func testSweep(t *testing.T, s Store) {
+	acct := uuid.NewString()
+	done, _ := mustCreate(t, s, acct, 1)
+	_, _, _ = s.CompleteItem(ctx, done.ID, 0, jobs.ItemOK, []byte("sealed"), t0) // expires t0+1h
+	// An unfinished job outlives its estimated expiry (a long batch with a
+	// short TTL must not be cut short) until MaxTTL after creation.
+	running, _ := mustCreate(t, s, acct, 1)
+	if n, err := s.SweepExpired(ctx, t0.Add(time.Hour-time.Microsecond)); err != nil || n != 0 {
+		t.Fatalf("early sweep: %d %v", n, err)
+	}
+	if n, err := s.SweepExpired(ctx, t0.Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("sweep at expiry: %d %v", n, err)
+	}
+	if _, err := s.JobByID(ctx, done.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("swept job still there: %v", err)
+	}
+	if n := blobCount(t, s); n != 1 {
+		t.Fatalf("blobs after first sweep: %d", n)
+	}
+	if n, _ := s.SweepExpired(ctx, t0.Add(jobs.MaxTTL-time.Microsecond)); n != 0 {
+		t.Fatal("unfinished job swept at its estimated expiry")
+	}
+	if n, _ := s.SweepExpired(ctx, t0.Add(jobs.MaxTTL)); n != 1 || blobCount(t, s) != 0 {
+		t.Fatalf("stuck job not swept after MaxTTL")
+	}
+	if _, err := s.JobByID(ctx, running.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("stuck job still there: %v", err)
+	}
+}
+
+func testSweepDeliveries(t *testing.T, s Store) {
+	e := newEndpoint(uuid.NewString(), t0)
+	_ = s.CreateEndpoint(ctx, e)
+	done, pending := newDelivery(e, uuid.NewString(), t0), newDelivery(e, uuid.NewString(), t0)
+	for _, d := range []jobs.Delivery{done, pending} {
+		if _, err := s.CreateDelivery(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.RecordAttempt(ctx, done.ID, jobs.Attempt{At: t0, Succeeded: true})
+	_, _ = s.SweepExpired(ctx, t0.Add(jobs.DeliveryRetention-time.Second))
+	if _, err := s.Delivery(ctx, done.ID); err != nil {
+		t.Fatalf("finished delivery dropped early: %v", err)
+	}
+	_, _ = s.SweepExpired(ctx, t0.Add(jobs.DeliveryRetention))
+	if _, err := s.Delivery(ctx, done.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("finished delivery kept: %v", err)
+	}
+	if _, err := s.Delivery(ctx, pending.ID); err != nil {
+		t.Fatalf("pending delivery dropped: %v", err)
+	}
+}
+
+func newEndpoint(account string, at time.Time) jobs.Endpoint {
+	return jobs.Endpoint{ID: uuid.NewString(), AccountID: account, URL: "https://example.com/hook",
+		Secret: []byte{1, 2, 3}, Status: jobs.EndpointActive, CreatedAt: at}
+}
+
+func testEndpoints(t *testing.T, s Store) {
+	acct := uuid.NewString()
+	e1, e2 := newEndpoint(acct, t0), newEndpoint(acct, t0.Add(time.Second))
+	other := newEndpoint(uuid.NewString(), t0)
+	for _, e := range []jobs.Endpoint{e2, e1, other} {
+		if err := s.CreateEndpoint(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := s.ListEndpoints(ctx, acct)
+	if err != nil || len(list) != 2 || list[0].ID != e1.ID || list[1].ID != e2.ID {
+		t.Fatalf("list: %v %+v", err, list)
+	}
+	if list[0].URL != e1.URL || string(list[0].Secret) != string(e1.Secret) || list[0].Status != jobs.EndpointActive || !list[0].CreatedAt.Equal(t0) {
+		t.Fatalf("endpoint: %+v", list[0])
+	}
+	if empty, err := s.ListEndpoints(ctx, uuid.NewString()); err != nil || empty == nil || len(empty) != 0 {
+		t.Fatalf("empty list: %v %#v", err, empty)
+	}
+	if err := s.DeleteEndpoint(ctx, acct, other.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("cross-tenant delete: %v", err)
+	}
+	if err := s.DeleteEndpoint(ctx, acct, e1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EndpointByID(ctx, e1.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("deleted endpoint: %v", err)
+	}
+	if got, err := s.EndpointByID(ctx, e2.ID); err != nil || got.AccountID != acct {
+		t.Fatalf("endpoint by id: %v %+v", err, got)
+	}
+}
+
+func newDelivery(e jobs.Endpoint, jobID string, at time.Time) jobs.Delivery {
+	return jobs.Delivery{ID: uuid.NewString(), AccountID: e.AccountID, EndpointID: e.ID, JobID: jobID,
+		Event: jobs.EventJobCompleted, Body: []byte(`{"event":"job.completed"}`), Status: jobs.DeliveryPending,
+		NextAttemptAt: at, CreatedAt: at}
+}
+
+func testDeliveries(t *testing.T, s Store) {
+	e := newEndpoint(uuid.NewString(), t0)
+	if err := s.CreateEndpoint(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	jobID := uuid.NewString()
+	d := newDelivery(e, jobID, t0)
+	if created, err := s.CreateDelivery(ctx, d); err != nil || !created {
+		t.Fatal(err, created)
+	}
+	// The same event for the same endpoint keeps the first delivery's id.
+	if created, err := s.CreateDelivery(ctx, newDelivery(e, jobID, t0)); err != nil || created {
+		t.Fatalf("duplicate delivery: %v created=%v", err, created)
+	}
+	if got, _ := s.ClaimDue(ctx, t0.Add(-time.Second), time.Minute, 10); len(got) != 0 {
+		t.Fatalf("claimed before due: %+v", got)
+	}
+	got, err := s.ClaimDue(ctx, t0, time.Minute, 10)
+	if err != nil || len(got) != 1 || got[0].ID != d.ID || string(got[0].Body) != string(d.Body) {
+		t.Fatalf("claim: %v %+v", err, got)
+	}
+	// Leased: not claimable again until the lease ends.
+	if again, _ := s.ClaimDue(ctx, t0.Add(30*time.Second), time.Minute, 10); len(again) != 0 {
+		t.Fatalf("claimed twice: %+v", again)
+	}
+	if err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, NextAttemptAt: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	dd, _ := s.Delivery(ctx, d.ID)
+	if dd.Attempts != 1 || dd.Status != jobs.DeliveryPending || !dd.NextAttemptAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("after failed attempt: %+v", dd)
+	}
+	if err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0.Add(time.Minute), Succeeded: true}); err != nil {
+		t.Fatal(err)
+	}
+	if dd, _ = s.Delivery(ctx, d.ID); dd.Attempts != 2 || dd.Status != jobs.DeliverySucceeded {
+		t.Fatalf("after success: %+v", dd)
+	}
+	if got, _ := s.ClaimDue(ctx, t0.Add(time.Hour), time.Minute, 10); len(got) != 0 {
+		t.Fatalf("finished delivery claimed: %+v", got)
+	}
+	// Abandoned deliveries do not count against the endpoint.
+	d2 := newDelivery(e, uuid.NewString(), t0)
+	_, _ = s.CreateDelivery(ctx, d2)
+	if err := s.RecordAttempt(ctx, d2.ID, jobs.Attempt{At: t0, Abandoned: true}); err != nil {
+		t.Fatal(err)
+	}
+	if dd, _ = s.Delivery(ctx, d2.ID); dd.Status != jobs.DeliveryAbandoned {
+		t.Fatalf("abandoned: %+v", dd)
+	}
+	if ep, _ := s.EndpointByID(ctx, e.ID); ep.ConsecutiveFailures != 0 {
+		t.Fatalf("abandon counted: %+v", ep)
+	}
+}
+
+func testDisable(t *testing.T, s Store) {
+	e := newEndpoint(uuid.NewString(), t0)
+	if err := s.CreateEndpoint(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	exhaust := func() {
+		d := newDelivery(e, uuid.NewString(), t0)
+		if _, err := s.CreateDelivery(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, Exhausted: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range jobs.DisableAfter - 1 {
+		exhaust()
+	}
+	ep, _ := s.EndpointByID(ctx, e.ID)
+	if ep.ConsecutiveFailures != jobs.DisableAfter-1 || ep.Status != jobs.EndpointActive {
+		t.Fatalf("before threshold: %+v", ep)
+	}
+	// A success resets the streak.
+	d := newDelivery(e, uuid.NewString(), t0)
+	_, _ = s.CreateDelivery(ctx, d)
+	_ = s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, Succeeded: true})
+	if ep, _ = s.EndpointByID(ctx, e.ID); ep.ConsecutiveFailures != 0 {
+		t.Fatalf("success did not reset: %+v", ep)
+	}
+	for range jobs.DisableAfter {
+		exhaust()
+	}
+	if ep, _ = s.EndpointByID(ctx, e.ID); ep.ConsecutiveFailures != jobs.DisableAfter || ep.Status != jobs.EndpointDisabled {
+		t.Fatalf("after threshold: %+v", ep)
+	}
+}

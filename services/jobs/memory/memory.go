@@ -1,0 +1,353 @@
+// Package memory is an in-process jobs.Store for the local stack and tests.
+package memory
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ledgerlane/platform/services/jobs"
+)
+
+// Store implements jobs.Store in memory. Values are copied in and out so
+// callers never share slices with the store.
+type Store struct {
+	mu         sync.Mutex
+	jobs       map[string]*jobs.Job
+	items      map[string][]jobs.Item // by job id, in index order
+	endpoints  map[string]*jobs.Endpoint
+	deliveries map[string]*jobs.Delivery
+}
+
+var _ jobs.Store = (*Store)(nil)
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{
+		jobs:       map[string]*jobs.Job{},
+		items:      map[string][]jobs.Item{},
+		endpoints:  map[string]*jobs.Endpoint{},
+		deliveries: map[string]*jobs.Delivery{},
+	}
+}
+
+func cloneJob(j jobs.Job) jobs.Job {
+	j.Options = bytes.Clone(j.Options)
+	return j
+}
+
+func cloneItem(it jobs.Item) jobs.Item {
+	it.Input, it.Result = bytes.Clone(it.Input), bytes.Clone(it.Result)
+	return it
+}
+
+func (s *Store) CreateJob(_ context.Context, j jobs.Job, items []jobs.Item) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.jobs[j.ID]; ok {
+		return jobs.ErrConflict
+	}
+	cp := cloneJob(j)
+	s.jobs[j.ID] = &cp
+	its := make([]jobs.Item, len(items))
+	for i, it := range items {
+		its[i] = cloneItem(it)
+	}
+	sort.Slice(its, func(a, b int) bool { return its[a].Index < its[b].Index })
+	s.items[j.ID] = its
+	return nil
+}
+
+func (s *Store) GetJob(_ context.Context, accountID, id string) (jobs.Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok || j.AccountID != accountID {
+		return jobs.Job{}, jobs.ErrNotFound
+	}
+	return cloneJob(*j), nil
+}
+
+func (s *Store) JobByID(_ context.Context, id string) (jobs.Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return jobs.Job{}, jobs.ErrNotFound
+	}
+	return cloneJob(*j), nil
+}
+
+func (s *Store) Items(_ context.Context, jobID string) ([]jobs.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	its, ok := s.items[jobID]
+	if !ok {
+		return nil, jobs.ErrNotFound
+	}
+	out := make([]jobs.Item, len(its))
+	for i, it := range its {
+		out[i] = cloneItem(it)
+	}
+	return out, nil
+}
+
+func (s *Store) find(jobID string, index int) *jobs.Item {
+	its := s.items[jobID]
+	i, ok := slices.BinarySearchFunc(its, index, func(it jobs.Item, idx int) int { return it.Index - idx })
+	if !ok {
+		return nil
+	}
+	return &its[i]
+}
+
+func (s *Store) Item(_ context.Context, jobID string, index int) (jobs.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it := s.find(jobID, index)
+	if it == nil {
+		return jobs.Item{}, jobs.ErrNotFound
+	}
+	return cloneItem(*it), nil
+}
+
+func (s *Store) StartJob(_ context.Context, jobID string, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[jobID]
+	if !ok {
+		return jobs.ErrNotFound
+	}
+	if j.Status == jobs.JobQueued {
+		j.Status, j.StartedAt = jobs.JobRunning, now
+	}
+	return nil
+}
+
+func (s *Store) CompleteItem(_ context.Context, jobID string, index int, status string, result []byte, now time.Time) (jobs.Job, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[jobID]
+	it := s.find(jobID, index)
+	if !ok || it == nil {
+		return jobs.Job{}, false, jobs.ErrNotFound
+	}
+	if it.Status != jobs.ItemPending {
+		return cloneJob(*j), false, nil
+	}
+	it.Status, it.Input, it.Result = status, nil, bytes.Clone(result)
+	if status == jobs.ItemOK {
+		j.Succeeded++
+	} else {
+		j.Failed++
+	}
+	j.Pending--
+	if j.StartedAt.IsZero() {
+		j.StartedAt = now
+	}
+	j.Status = jobs.JobRunning
+	if j.Pending == 0 {
+		j.Status, j.CompletedAt, j.ExpiresAt = jobs.JobCompleted, now, now.Add(j.TTL)
+	}
+	return cloneJob(*j), true, nil
+}
+
+func (s *Store) DeleteJob(_ context.Context, accountID, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok || j.AccountID != accountID {
+		return jobs.ErrNotFound
+	}
+	delete(s.jobs, id)
+	delete(s.items, id)
+	return nil
+}
+
+func (s *Store) SweepExpired(_ context.Context, now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, j := range s.jobs {
+		expired := j.Status == jobs.JobCompleted && !j.ExpiresAt.After(now)
+		stuck := j.Status != jobs.JobCompleted && !j.CreatedAt.After(now.Add(-jobs.MaxTTL))
+		if expired || stuck {
+			delete(s.jobs, id)
+			delete(s.items, id)
+			n++
+		}
+	}
+	for id, d := range s.deliveries {
+		if d.Status != jobs.DeliveryPending && !d.CreatedAt.After(now.Add(-jobs.DeliveryRetention)) {
+			delete(s.deliveries, id)
+		}
+	}
+	return n, nil
+}
+
+func (s *Store) CreateEndpoint(_ context.Context, e jobs.Endpoint) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.endpoints[e.ID]; ok {
+		return jobs.ErrConflict
+	}
+	e.Secret = bytes.Clone(e.Secret)
+	s.endpoints[e.ID] = &e
+	return nil
+}
+
+func (s *Store) ListEndpoints(_ context.Context, accountID string) ([]jobs.Endpoint, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []jobs.Endpoint{}
+	for _, e := range s.endpoints {
+		if e.AccountID == accountID {
+			cp := *e
+			cp.Secret = bytes.Clone(e.Secret)
+			out = append(out, cp)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if !out[a].CreatedAt.Equal(out[b].CreatedAt) {
+			return out[a].CreatedAt.Before(out[b].CreatedAt)
+		}
+		return out[a].ID < out[b].ID
+	})
+	return out, nil
+}
+
+func (s *Store) EndpointByID(_ context.Context, id string) (jobs.Endpoint, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.endpoints[id]
+	if !ok {
+		return jobs.Endpoint{}, jobs.ErrNotFound
+	}
+	cp := *e
+	cp.Secret = bytes.Clone(e.Secret)
+	return cp, nil
+}
+
+func (s *Store) DeleteEndpoint(_ context.Context, accountID, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.endpoints[id]
+	if !ok || e.AccountID != accountID {
+		return jobs.ErrNotFound
+	}
+	delete(s.endpoints, id)
+	return nil
+}
+
+func (s *Store) CreateDelivery(_ context.Context, d jobs.Delivery) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, have := range s.deliveries {
+		if have.JobID == d.JobID && have.EndpointID == d.EndpointID && have.Event == d.Event {
+			return false, nil
+		}
+	}
+	d.Body = bytes.Clone(d.Body)
+	s.deliveries[d.ID] = &d
+	return true, nil
+}
+
+func (s *Store) ClaimDue(_ context.Context, now time.Time, lease time.Duration, limit int) ([]jobs.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var due []*jobs.Delivery
+	for _, d := range s.deliveries {
+		if d.Status == jobs.DeliveryPending && !d.NextAttemptAt.After(now) {
+			due = append(due, d)
+		}
+	}
+	sort.Slice(due, func(a, b int) bool {
+		if !due[a].NextAttemptAt.Equal(due[b].NextAttemptAt) {
+			return due[a].NextAttemptAt.Before(due[b].NextAttemptAt)
+		}
+		return due[a].ID < due[b].ID
+	})
+	if len(due) > limit {
+		due = due[:limit]
+	}
+	out := make([]jobs.Delivery, len(due))
+	for i, d := range due {
+		out[i] = *d
+		out[i].Body = bytes.Clone(d.Body)
+		d.NextAttemptAt = now.Add(lease)
+	}
+	return out, nil
+}
+
+func (s *Store) RecordAttempt(_ context.Context, deliveryID string, a jobs.Attempt) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.deliveries[deliveryID]
+	if !ok {
+		return jobs.ErrNotFound
+	}
+	if d.Status != jobs.DeliveryPending {
+		return nil
+	}
+	e := s.endpoints[d.EndpointID]
+	switch {
+	case a.Abandoned:
+		d.Status = jobs.DeliveryAbandoned
+		return nil
+	case a.Succeeded:
+		d.Attempts++
+		d.Status = jobs.DeliverySucceeded
+		if e != nil {
+			e.ConsecutiveFailures = 0
+		}
+	case a.Exhausted:
+		d.Attempts++
+		d.Status = jobs.DeliveryFailed
+		if e != nil {
+			e.ConsecutiveFailures++
+			if e.ConsecutiveFailures >= jobs.DisableAfter {
+				e.Status = jobs.EndpointDisabled
+			}
+		}
+	default:
+		d.Attempts++
+		d.NextAttemptAt = a.NextAttemptAt
+	}
+	return nil
+}
+
+func (s *Store) Delivery(_ context.Context, id string) (jobs.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.deliveries[id]
+	if !ok {
+		return jobs.Delivery{}, jobs.ErrNotFound
+	}
+	cp := *d
+	cp.Body = bytes.Clone(d.Body)
+	return cp, nil
+}
+
+// Blobs returns every sealed blob the store holds (item inputs and results,
+// endpoint secrets), so tests can prove a purge left nothing behind.
+func (s *Store) Blobs(context.Context) ([][]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out [][]byte
+	for _, its := range s.items {
+		for _, it := range its {
+			for _, b := range [][]byte{it.Input, it.Result} {
+				if b != nil {
+					out = append(out, bytes.Clone(b))
+				}
+			}
+		}
+	}
+	for _, e := range s.endpoints {
+		out = append(out, bytes.Clone(e.Secret))
+	}
+	return out, nil
+}

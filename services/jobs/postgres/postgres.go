@@ -1,0 +1,402 @@
+// Package postgres is the PostgreSQL jobs.Store. The pool is expected to point
+// at the service's own schema ("jobs") with Migrations applied (see pkg/pg).
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ledgerlane/platform/services/jobs"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations are the goose SQL migrations of the store, at the root of the FS.
+var Migrations fs.FS = mustSub(migrationFiles, "migrations")
+
+func mustSub(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err) // only a wrong literal above can cause this
+	}
+	return sub
+}
+
+// Store implements jobs.Store on a pgx pool.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ jobs.Store = (*Store)(nil)
+
+// New returns a Store on pool.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+const (
+	uniqueViolation = "23505"
+	invalidTextRepr = "22P02" // a malformed uuid: no such row
+)
+
+func storeErr(op string, err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return jobs.ErrNotFound
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case uniqueViolation:
+			return jobs.ErrConflict
+		case invalidTextRepr:
+			return jobs.ErrNotFound
+		}
+	}
+	return fmt.Errorf("jobs postgres: %s: %w", op, err)
+}
+
+const jobCols = `id, account_id, mode, status, from_format, to_format, options, item_count,
+	succeeded_count, failed_count, pending_count, ttl_seconds, created_at, started_at, completed_at, expires_at`
+
+func scanJob(row pgx.Row) (jobs.Job, error) {
+	var j jobs.Job
+	var ttl int
+	var started, completed *time.Time
+	err := row.Scan(&j.ID, &j.AccountID, &j.Mode, &j.Status, &j.From, &j.To, &j.Options, &j.ItemCount,
+		&j.Succeeded, &j.Failed, &j.Pending, &ttl, &j.CreatedAt, &started, &completed, &j.ExpiresAt)
+	if err != nil {
+		return jobs.Job{}, err
+	}
+	j.TTL = time.Duration(ttl) * time.Second
+	if started != nil {
+		j.StartedAt = started.UTC()
+	}
+	if completed != nil {
+		j.CompletedAt = completed.UTC()
+	}
+	j.CreatedAt, j.ExpiresAt = j.CreatedAt.UTC(), j.ExpiresAt.UTC()
+	return j, nil
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func (s *Store) CreateJob(ctx context.Context, j jobs.Job, items []jobs.Item) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return storeErr("create job", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, `INSERT INTO jobs (`+jobCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
+		j.ID, j.AccountID, j.Mode, j.Status, j.From, j.To, j.Options, j.ItemCount,
+		j.Succeeded, j.Failed, j.Pending, int(j.TTL/time.Second), j.CreatedAt, nullTime(j.StartedAt), nullTime(j.CompletedAt), j.ExpiresAt)
+	if err != nil {
+		return storeErr("create job", err)
+	}
+	// COPY: a batch holds up to 10,000 items.
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"items"}, []string{"job_id", "idx", "status", "input", "result"},
+		pgx.CopyFromSlice(len(items), func(i int) ([]any, error) {
+			it := items[i]
+			return []any{j.ID, it.Index, it.Status, it.Input, it.Result}, nil
+		}))
+	if err != nil {
+		return storeErr("create items", err)
+	}
+	return storeErr0("create job", tx.Commit(ctx))
+}
+
+func storeErr0(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return storeErr(op, err)
+}
+
+func (s *Store) GetJob(ctx context.Context, accountID, id string) (jobs.Job, error) {
+	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = $1 AND account_id = $2`, id, accountID))
+	if err != nil {
+		return jobs.Job{}, storeErr("get job", err)
+	}
+	return j, nil
+}
+
+func (s *Store) JobByID(ctx context.Context, id string) (jobs.Job, error) {
+	j, err := scanJob(s.pool.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = $1`, id))
+	if err != nil {
+		return jobs.Job{}, storeErr("job by id", err)
+	}
+	return j, nil
+}
+
+func (s *Store) Items(ctx context.Context, jobID string) ([]jobs.Item, error) {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1)`, jobID).Scan(&exists); err != nil {
+		return nil, storeErr("items", err)
+	}
+	if !exists {
+		return nil, jobs.ErrNotFound
+	}
+	rows, err := s.pool.Query(ctx, `SELECT job_id, idx, status, input, result FROM items WHERE job_id = $1 ORDER BY idx`, jobID)
+	if err != nil {
+		return nil, storeErr("items", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobs.Item, error) {
+		var it jobs.Item
+		err := r.Scan(&it.JobID, &it.Index, &it.Status, &it.Input, &it.Result)
+		return it, err
+	})
+	if err != nil {
+		return nil, storeErr("items", err)
+	}
+	return out, nil
+}
+
+func (s *Store) Item(ctx context.Context, jobID string, index int) (jobs.Item, error) {
+	var it jobs.Item
+	err := s.pool.QueryRow(ctx, `SELECT job_id, idx, status, input, result FROM items WHERE job_id = $1 AND idx = $2`, jobID, index).
+		Scan(&it.JobID, &it.Index, &it.Status, &it.Input, &it.Result)
+	if err != nil {
+		return jobs.Item{}, storeErr("item", err)
+	}
+	return it, nil
+}
+
+func (s *Store) StartJob(ctx context.Context, jobID string, now time.Time) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET status = 'running', started_at = $2 WHERE id = $1 AND status = 'queued'`, jobID, now)
+	if err != nil {
+		return storeErr("start job", err)
+	}
+	if tag.RowsAffected() == 0 {
+		if _, err := s.JobByID(ctx, jobID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) CompleteItem(ctx context.Context, jobID string, index int, status string, result []byte, now time.Time) (jobs.Job, bool, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return jobs.Job{}, false, storeErr("complete item", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	// The status guard makes a redelivered item a no-op: only the first
+	// completion flips pending and touches the counts.
+	tag, err := tx.Exec(ctx, `UPDATE items SET status = $3, result = $4, input = NULL
+		WHERE job_id = $1 AND idx = $2 AND status = 'pending'`, jobID, index, status, result)
+	if err != nil {
+		return jobs.Job{}, false, storeErr("complete item", err)
+	}
+	if tag.RowsAffected() == 0 {
+		if _, err := s.Item(ctx, jobID, index); err != nil {
+			return jobs.Job{}, false, err
+		}
+		j, err := s.JobByID(ctx, jobID)
+		return j, false, err
+	}
+	ok, failed := 0, 0
+	if status == jobs.ItemOK {
+		ok = 1
+	} else {
+		failed = 1
+	}
+	j, err := scanJob(tx.QueryRow(ctx, `UPDATE jobs SET
+			succeeded_count = succeeded_count + $2,
+			failed_count = failed_count + $3,
+			pending_count = pending_count - 1,
+			started_at = COALESCE(started_at, $4),
+			status = CASE WHEN pending_count = 1 THEN 'completed' ELSE 'running' END,
+			completed_at = CASE WHEN pending_count = 1 THEN $4 ELSE completed_at END,
+			expires_at = CASE WHEN pending_count = 1 THEN $4 + make_interval(secs => ttl_seconds) ELSE expires_at END
+		WHERE id = $1 RETURNING `+jobCols, jobID, ok, failed, now))
+	if err != nil {
+		return jobs.Job{}, false, storeErr("complete item", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return jobs.Job{}, false, storeErr("complete item", err)
+	}
+	return j, true, nil
+}
+
+func (s *Store) DeleteJob(ctx context.Context, accountID, id string) error {
+	// Items go with the job (ON DELETE CASCADE).
+	tag, err := s.pool.Exec(ctx, `DELETE FROM jobs WHERE id = $1 AND account_id = $2`, id, accountID)
+	if err != nil {
+		return storeErr("delete job", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return jobs.ErrNotFound
+	}
+	return nil
+}
+
+func (s *Store) SweepExpired(ctx context.Context, now time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM jobs
+		WHERE (status = 'completed' AND expires_at <= $1) OR (status <> 'completed' AND created_at <= $2)`,
+		now, now.Add(-jobs.MaxTTL))
+	if err != nil {
+		return 0, storeErr("sweep", err)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM deliveries WHERE status <> 'pending' AND created_at <= $1`,
+		now.Add(-jobs.DeliveryRetention)); err != nil {
+		return 0, storeErr("sweep deliveries", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+const endpointCols = `id, account_id, url, secret, status, consecutive_failures, created_at`
+
+func scanEndpoint(row pgx.Row) (jobs.Endpoint, error) {
+	var e jobs.Endpoint
+	err := row.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &e.Status, &e.ConsecutiveFailures, &e.CreatedAt)
+	e.CreatedAt = e.CreatedAt.UTC()
+	return e, err
+}
+
+func (s *Store) CreateEndpoint(ctx context.Context, e jobs.Endpoint) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO endpoints (`+endpointCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+		e.ID, e.AccountID, e.URL, e.Secret, e.Status, e.ConsecutiveFailures, e.CreatedAt)
+	return storeErr0("create endpoint", err)
+}
+
+func (s *Store) ListEndpoints(ctx context.Context, accountID string) ([]jobs.Endpoint, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE account_id = $1 ORDER BY created_at, id`, accountID)
+	if err != nil {
+		return nil, storeErr("list endpoints", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobs.Endpoint, error) { return scanEndpoint(r) })
+	if err != nil {
+		return nil, storeErr("list endpoints", err)
+	}
+	if out == nil {
+		out = []jobs.Endpoint{}
+	}
+	return out, nil
+}
+
+func (s *Store) EndpointByID(ctx context.Context, id string) (jobs.Endpoint, error) {
+	e, err := scanEndpoint(s.pool.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1`, id))
+	if err != nil {
+		return jobs.Endpoint{}, storeErr("endpoint", err)
+	}
+	return e, nil
+}
+
+func (s *Store) DeleteEndpoint(ctx context.Context, accountID, id string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`, id, accountID)
+	if err != nil {
+		return storeErr("delete endpoint", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return jobs.ErrNotFound
+	}
+	return nil
+}
+
+const deliveryCols = `id, account_id, endpoint_id, job_id, event, body, status, attempts, next_attempt_at, created_at`
+
+func scanDelivery(row pgx.Row) (jobs.Delivery, error) {
+	var d jobs.Delivery
+	err := row.Scan(&d.ID, &d.AccountID, &d.EndpointID, &d.JobID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.CreatedAt)
+	d.NextAttemptAt, d.CreatedAt = d.NextAttemptAt.UTC(), d.CreatedAt.UTC()
+	return d, err
+}
+
+func (s *Store) CreateDelivery(ctx context.Context, d jobs.Delivery) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO deliveries (`+deliveryCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
+		ON CONFLICT (job_id, endpoint_id, event) DO NOTHING`,
+		d.ID, d.AccountID, d.EndpointID, d.JobID, d.Event, d.Body, d.Status, d.Attempts, d.NextAttemptAt, d.CreatedAt)
+	if err != nil {
+		return false, storeErr("create delivery", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]jobs.Delivery, error) {
+	// SKIP LOCKED lets replicas claim disjoint sets.
+	rows, err := s.pool.Query(ctx, `UPDATE deliveries d SET next_attempt_at = $2
+		FROM (SELECT id, next_attempt_at AS due FROM deliveries
+		      WHERE status = 'pending' AND next_attempt_at <= $1
+		      ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) c
+		WHERE d.id = c.id
+		RETURNING d.id, d.account_id, d.endpoint_id, d.job_id, d.event, d.body, d.status, d.attempts, c.due, d.created_at`,
+		now, now.Add(lease), limit)
+	if err != nil {
+		return nil, storeErr("claim due", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobs.Delivery, error) { return scanDelivery(r) })
+	if err != nil {
+		return nil, storeErr("claim due", err)
+	}
+	return out, nil
+}
+
+func (s *Store) RecordAttempt(ctx context.Context, deliveryID string, a jobs.Attempt) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return storeErr("record attempt", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	d, err := scanDelivery(tx.QueryRow(ctx, `SELECT `+deliveryCols+` FROM deliveries WHERE id = $1 FOR UPDATE`, deliveryID))
+	if err != nil {
+		return storeErr("record attempt", err)
+	}
+	if d.Status != jobs.DeliveryPending {
+		return nil
+	}
+	switch {
+	case a.Abandoned:
+		_, err = tx.Exec(ctx, `UPDATE deliveries SET status = 'abandoned' WHERE id = $1`, deliveryID)
+	case a.Succeeded:
+		if _, err = tx.Exec(ctx, `UPDATE deliveries SET status = 'succeeded', attempts = attempts + 1 WHERE id = $1`, deliveryID); err == nil {
+			_, err = tx.Exec(ctx, `UPDATE endpoints SET consecutive_failures = 0 WHERE id = $1`, d.EndpointID)
+		}
+	case a.Exhausted:
+		if _, err = tx.Exec(ctx, `UPDATE deliveries SET status = 'failed', attempts = attempts + 1 WHERE id = $1`, deliveryID); err == nil {
+			_, err = tx.Exec(ctx, `UPDATE endpoints SET consecutive_failures = consecutive_failures + 1,
+				status = CASE WHEN consecutive_failures + 1 >= $2 THEN 'disabled' ELSE status END
+				WHERE id = $1`, d.EndpointID, jobs.DisableAfter)
+		}
+	default:
+		_, err = tx.Exec(ctx, `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = $2 WHERE id = $1`, deliveryID, a.NextAttemptAt)
+	}
+	if err != nil {
+		return storeErr("record attempt", err)
+	}
+	return storeErr0("record attempt", tx.Commit(ctx))
+}
+
+func (s *Store) Delivery(ctx context.Context, id string) (jobs.Delivery, error) {
+	d, err := scanDelivery(s.pool.QueryRow(ctx, `SELECT `+deliveryCols+` FROM deliveries WHERE id = $1`, id))
+	if err != nil {
+		return jobs.Delivery{}, storeErr("delivery", err)
+	}
+	return d, nil
+}
+
+// Blobs returns every sealed blob in the schema (item inputs and results,
+// endpoint secrets), so tests can prove a purge left nothing behind.
+func (s *Store) Blobs(ctx context.Context) ([][]byte, error) {
+	rows, err := s.pool.Query(ctx, `SELECT input FROM items WHERE input IS NOT NULL
+		UNION ALL SELECT result FROM items WHERE result IS NOT NULL
+		UNION ALL SELECT secret FROM endpoints`)
+	if err != nil {
+		return nil, storeErr("blobs", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, storeErr("blobs", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,35 @@
+package jobs
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Run creates the streams and runs the item workers, the webhook fan-out,
+// the delivery scheduler (every second) and the sweeper (every minute) until
+// ctx ends. Without a job key only the streams are skipped and Run waits:
+// nothing can be enqueued.
+func (s *Service) Run(ctx context.Context) error {
+	if s.keys == nil {
+		<-ctx.Done()
+		return nil
+	}
+	if err := s.EnsureStreams(ctx); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	wg.Go(func() { errs <- s.RunWorkers(ctx) })
+	wg.Go(func() { errs <- s.RunFanout(ctx) })
+	wg.Go(func() { s.RunDeliveries(ctx, time.Second) })
+	wg.Go(func() { s.RunSweeper(ctx, time.Minute) })
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

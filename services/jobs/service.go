@@ -1,0 +1,389 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+)
+
+// Converter is the part of conversionv1.ConversionServiceClient the workers
+// use; tests substitute a deterministic fake.
+type Converter interface {
+	Convert(ctx context.Context, in *conversionv1.ConvertRequest, opts ...grpc.CallOption) (*conversionv1.ConvertResponse, error)
+}
+
+// Resolver looks up a webhook host's addresses; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Config assembles a Service. Store, JetStream and Converter are required.
+type Config struct {
+	Store     Store
+	JetStream jetstream.JetStream
+	Converter Converter
+	// Keys seals item data and webhook secrets. Nil means no
+	// JOB_ENCRYPTION_KEY: every batch and webhook route answers
+	// batch-unavailable and no worker starts.
+	Keys  *Keyring
+	Clock Clock
+	Log   *slog.Logger
+	// Names of the NATS streams, subjects and consumers (DefaultNames when
+	// zero); tests sharing one NATS server use a unique prefix.
+	Names Names
+	// Workers is the number of item workers per process (default 4).
+	Workers int
+	// AckWait is how long a fetched item may go unacknowledged before
+	// JetStream redelivers it (default 2 minutes, above the converter
+	// deadline). MaxDeliver bounds deliveries per item (default 10).
+	AckWait    time.Duration
+	MaxDeliver int
+	// ConvertAttempts is the delivery from which a converter that is still
+	// unreachable fails the item as unavailable instead of retrying (default
+	// 5). It stays below MaxDeliver so that a worker dying on a late
+	// delivery still leaves the item for redelivery.
+	ConvertAttempts int
+	// ConvertTimeout bounds one converter call (default 60 s).
+	ConvertTimeout time.Duration
+	// AllowPrivate permits webhook URLs that resolve to loopback, private or
+	// link-local addresses (WEBHOOK_ALLOW_PRIVATE; the local stack sets it).
+	AllowPrivate bool
+	// Resolver resolves webhook hosts (net.DefaultResolver when nil).
+	Resolver Resolver
+	// HTTPClient sends deliveries; nil builds one with DeliveryTimeout and,
+	// unless AllowPrivate, a dialer that refuses private addresses.
+	HTTPClient *http.Client
+}
+
+// Service implements the batch and webhook routes, the item workers, the
+// webhook fan-out and delivery, and the sweeper.
+type Service struct {
+	store    Store
+	js       jetstream.JetStream
+	conv     Converter
+	keys     *Keyring
+	now      Clock
+	log      *slog.Logger
+	names    Names
+	cfg      Config
+	resolver Resolver
+	http     *http.Client
+
+	deliverMu sync.Mutex // one DeliverDue pass at a time
+}
+
+// NewService returns a Service from cfg, filling defaults.
+func NewService(cfg Config) *Service {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Names == (Names{}) {
+		cfg.Names = DefaultNames()
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 4
+	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = 2 * time.Minute
+	}
+	if cfg.MaxDeliver <= 0 {
+		cfg.MaxDeliver = 10
+	}
+	if cfg.ConvertAttempts <= 0 || cfg.ConvertAttempts > cfg.MaxDeliver {
+		cfg.ConvertAttempts = min(5, cfg.MaxDeliver)
+	}
+	if cfg.ConvertTimeout <= 0 {
+		cfg.ConvertTimeout = 60 * time.Second
+	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = net.DefaultResolver
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = newDeliveryClient(cfg.AllowPrivate)
+	}
+	return &Service{
+		store: cfg.Store, js: cfg.JetStream, conv: cfg.Converter, keys: cfg.Keys,
+		now: cfg.Clock, log: cfg.Log, names: cfg.Names, cfg: cfg,
+		resolver: cfg.Resolver, http: cfg.HTTPClient,
+	}
+}
+
+// Available reports whether a job encryption key is configured.
+func (s *Service) Available() bool { return s.keys != nil }
+
+func (s *Service) timestamp() time.Time {
+	// Microseconds: the finest PostgreSQL keeps, so memory and PostgreSQL agree.
+	return s.now().UTC().Truncate(time.Microsecond)
+}
+
+// Caller is the tenant a request acts for.
+type Caller struct {
+	AccountID string
+	Mode      string
+}
+
+func (s *Service) check(c Caller) error {
+	if s.keys == nil {
+		return problem.Error(problem.BatchUnavailable, "batch conversion is not configured on this deployment")
+	}
+	if c.AccountID == "" {
+		return problem.Error(problem.Unauthorized, "")
+	}
+	return nil
+}
+
+var errNotFoundJob = func() error { return problem.Error(problem.NotFound, "no such job") }
+
+// BatchRequest is a validated-on-entry CreateBatch input.
+type BatchRequest struct {
+	To, From string
+	// Options is the protojson encoding of conversion.v1.Options, or nil.
+	Options  []byte
+	Messages []string
+	// TTL is nil for the default.
+	TTLSeconds *int32
+}
+
+// CreateBatch validates req, stores the job with its items sealed, then
+// enqueues one work message per item. It returns the queued job.
+func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (Job, error) {
+	if err := s.check(c); err != nil {
+		return Job{}, err
+	}
+	if req.To == "" {
+		return Job{}, problem.Error(problem.InvalidInput, "to is required", problem.Field("to"))
+	}
+	if n := len(req.Messages); n < 1 || n > MaxItems {
+		return Job{}, problem.Error(problem.InvalidInput, fmt.Sprintf("items must hold 1 to %d entries, got %d", MaxItems, n), problem.Field("items"))
+	}
+	for i, m := range req.Messages {
+		if m == "" {
+			f := fmt.Sprintf("items[%d].message", i)
+			return Job{}, problem.Error(problem.InvalidInput, f+" is empty", problem.Field(f))
+		}
+	}
+	ttl := DefaultTTL
+	if req.TTLSeconds != nil {
+		v := *req.TTLSeconds
+		if v < 1 || time.Duration(v)*time.Second > MaxTTL {
+			return Job{}, problem.Error(problem.InvalidInput, "ttl_seconds must be between 1 and 86400", problem.Field("ttl_seconds"))
+		}
+		ttl = time.Duration(v) * time.Second
+	}
+	now := s.timestamp()
+	n := len(req.Messages)
+	j := Job{
+		ID: uuid.NewString(), AccountID: c.AccountID, Mode: c.Mode, Status: JobQueued,
+		From: req.From, To: req.To, Options: req.Options,
+		ItemCount: n, Pending: n, TTL: ttl, CreatedAt: now, ExpiresAt: now.Add(ttl),
+	}
+	items := make([]Item, n)
+	for i, m := range req.Messages {
+		sealed, err := s.keys.Seal([]byte(m), inputAAD(j.ID, i))
+		if err != nil {
+			return Job{}, s.internal("seal input", err)
+		}
+		items[i] = Item{JobID: j.ID, Index: i, Status: ItemPending, Input: sealed}
+	}
+	if err := s.store.CreateJob(ctx, j, items); err != nil {
+		return Job{}, s.internal("create job", err)
+	}
+	if err := s.enqueue(ctx, j.ID, n); err != nil {
+		// The job would never run: remove it rather than leave it queued.
+		s.log.Error("enqueue failed; job removed", "job_id", j.ID, "err", err)
+		_ = s.store.DeleteJob(context.WithoutCancel(ctx), j.AccountID, j.ID)
+		return Job{}, problem.Error(problem.Unavailable, "the work queue did not accept the batch; retry")
+	}
+	return j, nil
+}
+
+// JobView is a job with its items opened.
+type JobView struct {
+	Job   Job
+	Items []ItemView
+}
+
+// ItemView is one item as GetJob shows it.
+type ItemView struct {
+	Index  int
+	Status string
+	Outcome
+}
+
+// GetJob returns the caller's job with opened results.
+func (s *Service) GetJob(ctx context.Context, c Caller, id string) (JobView, error) {
+	if err := s.check(c); err != nil {
+		return JobView{}, err
+	}
+	j, err := s.store.GetJob(ctx, c.AccountID, id)
+	if errors.Is(err, ErrNotFound) {
+		return JobView{}, errNotFoundJob()
+	}
+	if err != nil {
+		return JobView{}, s.internal("get job", err)
+	}
+	items, err := s.store.Items(ctx, j.ID)
+	if errors.Is(err, ErrNotFound) {
+		return JobView{}, errNotFoundJob() // deleted in between
+	}
+	if err != nil {
+		return JobView{}, s.internal("items", err)
+	}
+	v := JobView{Job: j, Items: make([]ItemView, len(items))}
+	for i, it := range items {
+		v.Items[i] = ItemView{Index: it.Index, Status: it.Status}
+		if it.Result == nil {
+			continue
+		}
+		pt, err := s.keys.Open(it.Result, resultAAD(j.ID, it.Index))
+		if err != nil {
+			return JobView{}, s.internal("open result", err)
+		}
+		if err := json.Unmarshal(pt, &v.Items[i].Outcome); err != nil {
+			return JobView{}, s.internal("decode result", err)
+		}
+	}
+	return v, nil
+}
+
+// DeleteJob purges the caller's job and its results now.
+func (s *Service) DeleteJob(ctx context.Context, c Caller, id string) error {
+	if err := s.check(c); err != nil {
+		return err
+	}
+	err := s.store.DeleteJob(ctx, c.AccountID, id)
+	if errors.Is(err, ErrNotFound) {
+		return errNotFoundJob()
+	}
+	if err != nil {
+		return s.internal("delete job", err)
+	}
+	return nil
+}
+
+// Sweep removes every job whose results have expired.
+func (s *Service) Sweep(ctx context.Context) (int, error) {
+	return s.store.SweepExpired(ctx, s.now())
+}
+
+// RunSweeper sweeps every interval until ctx ends.
+func (s *Service) RunSweeper(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := s.Sweep(ctx); err != nil {
+				s.log.Error("sweep", "err", err)
+			} else if n > 0 {
+				s.log.Info("swept expired jobs", "jobs", n)
+			}
+		}
+	}
+}
+
+// EndpointCreated is CreateWebhook's answer; Secret is shown only here.
+type EndpointCreated struct {
+	Endpoint Endpoint
+	Secret   string
+}
+
+// CreateWebhook registers url for the caller and returns its new secret.
+func (s *Service) CreateWebhook(ctx context.Context, c Caller, rawURL string) (EndpointCreated, error) {
+	if err := s.check(c); err != nil {
+		return EndpointCreated{}, err
+	}
+	u, err := s.checkURL(ctx, rawURL)
+	if err != nil {
+		return EndpointCreated{}, err
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return EndpointCreated{}, s.internal("secret", err)
+	}
+	secret := "whsec_" + base64.RawURLEncoding.EncodeToString(b[:])
+	e := Endpoint{ID: uuid.NewString(), AccountID: c.AccountID, URL: u, Status: EndpointActive, CreatedAt: s.timestamp()}
+	if e.Secret, err = s.keys.Seal([]byte(secret), secretAAD(e.ID)); err != nil {
+		return EndpointCreated{}, s.internal("seal secret", err)
+	}
+	if err := s.store.CreateEndpoint(ctx, e); err != nil {
+		return EndpointCreated{}, s.internal("create endpoint", err)
+	}
+	return EndpointCreated{Endpoint: e, Secret: secret}, nil
+}
+
+// ListWebhooks returns the caller's endpoints (their Secret fields cleared).
+func (s *Service) ListWebhooks(ctx context.Context, c Caller) ([]Endpoint, error) {
+	if err := s.check(c); err != nil {
+		return nil, err
+	}
+	es, err := s.store.ListEndpoints(ctx, c.AccountID)
+	if err != nil {
+		return nil, s.internal("list endpoints", err)
+	}
+	for i := range es {
+		es[i].Secret = nil
+	}
+	return es, nil
+}
+
+// DeleteWebhook removes one of the caller's endpoints; pending deliveries to
+// it are abandoned when next due.
+func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error {
+	if err := s.check(c); err != nil {
+		return err
+	}
+	err := s.store.DeleteEndpoint(ctx, c.AccountID, id)
+	if errors.Is(err, ErrNotFound) {
+		return problem.Error(problem.NotFound, "no such webhook endpoint")
+	}
+	if err != nil {
+		return s.internal("delete endpoint", err)
+	}
+	return nil
+}
+
+// internal logs err (which never holds content or secrets) and answers an
+// opaque internal problem.
+func (s *Service) internal(op string, err error) error {
+	s.log.Error("jobs: "+op, "err", err)
+	return problem.Error(problem.Internal, "")
+}
+
+// OptionsJSON encodes conversion options for Job.Options.
+func OptionsJSON(o *conversionv1.Options) ([]byte, error) {
+	if o == nil {
+		return nil, nil
+	}
+	return protojson.Marshal(o)
+}
+
+func optionsFromJSON(b []byte) (*conversionv1.Options, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	o := &conversionv1.Options{}
+	return o, protojson.Unmarshal(b, o)
+}
