@@ -102,3 +102,14 @@ func lockID(schema string) int64 {
 	h.Write([]byte("ledgerlane-migrate:" + schema))
 	return int64(h.Sum64() & 0x7fffffffffffffff)
 }
+
+// MigrationsFS returns the migrations folder dir of an embedded FS, as Open
+// expects them (SQL files at the root). It panics on a wrong folder name,
+// which only a wrong literal in the caller can cause.
+func MigrationsFS(f fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return sub
+}

@@ -58,16 +58,12 @@ func (s *transactionServer) ListTransactions(ctx context.Context, req *financev1
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	resp := &financev1.ListTransactionsResponse{
-		Data:           make([]*financev1.Transaction, 0, len(page.Data)),
+	return &financev1.ListTransactionsResponse{
+		Data:           transactionsProto(page.Data),
 		RedactedFields: page.RedactedFields,
 		Filtered:       page.Filtered,
 		Pagination:     pagination(page.NextCursor, page.HasMore),
-	}
-	for _, t := range page.Data {
-		resp.Data = append(resp.Data, transactionProto(t))
-	}
-	return resp, nil
+	}, nil
 }
 
 func (s *transactionServer) GetTransaction(ctx context.Context, req *financev1.GetTransactionRequest) (*financev1.GetTransactionResponse, error) {
@@ -303,4 +299,12 @@ func timestamp(t *time.Time) *timestamppb.Timestamp {
 		return nil
 	}
 	return timestamppb.New(*t)
+}
+
+func transactionsProto(ts []finance.Transaction) []*financev1.Transaction {
+	out := make([]*financev1.Transaction, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, transactionProto(t))
+	}
+	return out
 }

@@ -22,16 +22,12 @@ func (s *transactionServer) SearchTransactions(ctx context.Context, req *finance
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	resp := &financev1.SearchTransactionsResponse{
-		Data:           make([]*financev1.Transaction, 0, len(page.Data)),
+	return &financev1.SearchTransactionsResponse{
+		Data:           transactionsProto(page.Data),
 		RedactedFields: page.RedactedFields,
 		Filtered:       page.Filtered,
 		Pagination:     pagination(page.NextCursor, page.HasMore),
-	}
-	for _, t := range page.Data {
-		resp.Data = append(resp.Data, transactionProto(t))
-	}
-	return resp, nil
+	}, nil
 }
 
 func (s *transactionServer) UpdateTransaction(ctx context.Context, req *financev1.UpdateTransactionRequest) (*financev1.UpdateTransactionResponse, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
 )
 
@@ -25,15 +26,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations holds the goose SQL migrations at its root, for pg.Open.
-var Migrations fs.FS = mustSub(migrationFiles, "migrations")
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return sub
-}
+var Migrations fs.FS = pg.MigrationsFS(migrationFiles, "migrations")
 
 // Store is a finance.Store on a pool whose search_path is the finance schema.
 type Store struct {

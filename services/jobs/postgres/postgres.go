@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/jobs"
 )
 
@@ -21,15 +22,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations are the goose SQL migrations of the store, at the root of the FS.
-var Migrations fs.FS = mustSub(migrationFiles, "migrations")
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // only a wrong literal above can cause this
-	}
-	return sub
-}
+var Migrations fs.FS = pg.MigrationsFS(migrationFiles, "migrations")
 
 // Store implements jobs.Store on a pgx pool.
 type Store struct {

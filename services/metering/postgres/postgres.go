@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/metering"
 )
 
@@ -23,15 +24,7 @@ var migrationFiles embed.FS
 
 // Migrations are the goose SQL migrations of the store, at the root of the FS
 // as pg.Open expects.
-var Migrations fs.FS = mustSub(migrationFiles, "migrations")
-
-func mustSub(f fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err) // only a wrong literal above can cause this
-	}
-	return sub
-}
+var Migrations fs.FS = pg.MigrationsFS(migrationFiles, "migrations")
 
 // Store implements metering.Store on a pgx pool.
 type Store struct {
