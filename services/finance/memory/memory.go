@@ -236,9 +236,15 @@ func (s *Store) GetTransaction(_ context.Context, userID, id string) (finance.Tr
 func (s *Store) ListTransactions(_ context.Context, userID string, f finance.TransactionFilter, after *finance.TxPosition, limit int) ([]finance.Transaction, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.page(userID, f, after, limit, nil), nil
+}
+
+// page is one keyset page of the user's transactions matching f (and keep,
+// when set), newest first, as copies. The caller holds the lock.
+func (s *Store) page(userID string, f finance.TransactionFilter, after *finance.TxPosition, limit int, keep func(finance.Transaction) bool) []finance.Transaction {
 	var out []finance.Transaction
 	for _, t := range s.transactions {
-		if t.UserID != userID || !matches(t, f) {
+		if t.UserID != userID || !matches(t, f) || (keep != nil && !keep(t)) {
 			continue
 		}
 		if after != nil && compareTxDesc(t.Date, t.ID, after.Date, after.ID) <= 0 {
@@ -253,7 +259,7 @@ func (s *Store) ListTransactions(_ context.Context, userID string, f finance.Tra
 	for i := range out {
 		out[i] = cloneTx(out[i])
 	}
-	return out, nil
+	return out
 }
 
 func matches(t finance.Transaction, f finance.TransactionFilter) bool {

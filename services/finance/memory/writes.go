@@ -171,24 +171,7 @@ func (s *Store) SearchTransactions(ctx context.Context, userID string, terms []s
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []finance.Transaction
-	for _, t := range s.transactions {
-		if t.UserID != userID || !matches(t, f) || !matchesTerms(t, terms) {
-			continue
-		}
-		if after != nil && compareTxDesc(t.Date, t.ID, after.Date, after.ID) <= 0 {
-			continue
-		}
-		out = append(out, t)
-	}
-	slices.SortFunc(out, func(a, b finance.Transaction) int {
-		return compareTxDesc(a.Date, a.ID, b.Date, b.ID)
-	})
-	out = truncate(out, limit)
-	for i := range out {
-		out[i] = cloneTx(out[i])
-	}
-	return out, nil
+	return s.page(userID, f, after, limit, func(t finance.Transaction) bool { return matchesTerms(t, terms) }), nil
 }
 
 func matchesTerms(t finance.Transaction, terms []string) bool {
