@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/mt"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -71,5 +73,66 @@ func BenchmarkRenderCamt053(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// crossInputs returns an MT940 file of about size bytes and the camt.053.001.08
+// document the engine makes of it, so both directions convert the same
+// statements.
+func crossInputs(b *testing.B, size int) (mt940, camt []byte) {
+	b.Helper()
+	r := rand.New(rand.NewPCG(11, 11))
+	var buf []byte
+	for len(buf) < size {
+		pages, _, err := mt.Render("940", randomStatements(r, 1), statement.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range pages {
+			if len(buf) > 0 && len(buf)+len(p) > size && size < 4096 {
+				goto done
+			}
+			buf = append(buf, p...)
+			buf = append(buf, "\r\n"...)
+		}
+	}
+done:
+	res, err := engine.Convert(engine.Request{Input: buf, From: "mt940", To: "camt.053"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return buf, []byte(res.Pages[0])
+}
+
+// BenchmarkConvert is the figure the 100 MB/s aim is about: a whole
+// conversion through the engine (detect, parse, render, warnings), MB/s of
+// input.
+func BenchmarkConvert(b *testing.B) {
+	for _, bs := range benchSizes {
+		mt940, camt := crossInputs(b, bs.size)
+		for _, c := range []struct {
+			name, from, to string
+			in             []byte
+		}{
+			{"MT940toCamt053", "mt940", "camt.053", mt940},
+			{"Camt053toMT940", "camt.053", "mt940", camt},
+		} {
+			b.Run(fmt.Sprintf("%s/%s/%dB", c.name, bs.name, len(c.in)), func(b *testing.B) {
+				b.SetBytes(int64(len(c.in)))
+				b.ReportAllocs()
+				var out int
+				for b.Loop() {
+					res, err := engine.Convert(engine.Request{Input: c.in, From: c.from, To: c.to})
+					if err != nil {
+						b.Fatal(err)
+					}
+					out = 0
+					for _, d := range res.Pages {
+						out += len(d)
+					}
+				}
+				b.ReportMetric(float64(out)/float64(len(c.in)), "out/in")
+			})
+		}
 	}
 }
