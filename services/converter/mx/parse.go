@@ -2,10 +2,8 @@ package mx
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -75,20 +73,28 @@ func Detect(input []byte) (string, string, bool) {
 
 var bom = []byte("\xef\xbb\xbf")
 
-// parser is a streaming reader of one camt document. It keeps a stack of
-// element names and acts when an element ends, so memory grows with the
-// statements read, never with the nesting or size of what it skips.
+// parser reads one camt document from the scanner's tokens. It keeps a
+// stack of element names and acts when an element ends, so memory grows with
+// the statements read, never with the nesting or size of what it skips.
 type parser struct {
-	dec      *xml.Decoder
+	sc       scanner
 	wantType string // "camt.053", "camt.052" or "" for either
 
 	typ, version string
 	stack        []string // local names from the document root
-	prefixes     []string // namespace prefixes beside stack, to match end tags
-	nsDecls      []nsDecl // namespace declarations in scope outside the Document
-	docDepth     int      // stack index of Document, -1 before it
-	text         []byte
-	ccy          string // Ccy attribute of the last Amt start tag
+	qnames       []string // qualified names beside stack, to match end tags
+	// path is stack joined with '/', and pathOff[i] where stack[i] starts in
+	// it, so that the path below any element is a slice to switch on.
+	path     []byte
+	pathOff  []int
+	nsDecls  []nsDecl // namespace declarations in scope outside the Document
+	docDepth int      // stack index of Document, -1 before it
+	// The current element's text: one substring of the input when it came
+	// in one plain piece (nearly always), else decoded into text.
+	textStr string
+	text    []byte
+	ccy     string       // Ccy attribute of the last Amt start tag
+	badChar *syntaxError // the input's first illegal character, if any
 
 	hdr struct {
 		msgID   string
@@ -145,9 +151,15 @@ type entState struct {
 // want is the expected message type ("camt.053", "camt.052"); a document of
 // the other family is refused so that `from` means what it says.
 func Parse(input []byte, want string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
+	src, err := prepare(input)
+	if err != nil {
+		return nil, nil, &statement.ParseError{Line: 1, Reason: "malformed XML: " + err.Error()}
+	}
 	p := &parser{wantType: want, docDepth: -1, seen: map[string]bool{}}
-	p.dec = xml.NewDecoder(bytes.NewReader(bytes.TrimPrefix(input, bom)))
-	p.dec.CharsetReader = charsetReader
+	p.sc.src = src
+	// One pass checks the characters of the whole input; an illegal one is
+	// reported when the scanner reaches it, so the error can name the element.
+	p.badChar, _ = checkChars(src).(*syntaxError)
 	if err := p.run(); err != nil {
 		return nil, nil, err
 	}
@@ -155,8 +167,7 @@ func Parse(input []byte, want string, opts statement.Options) ([]*statement.Stat
 }
 
 func (p *parser) fail(field, format string, args ...any) error {
-	line, _ := p.dec.InputPos()
-	return &statement.ParseError{Line: line, Field: field, Reason: fmt.Sprintf(format, args...)}
+	return &statement.ParseError{Line: p.sc.line(p.sc.pos), Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
 func (p *parser) warn(code string, lossy bool, path, format string, args ...any) {
@@ -177,53 +188,109 @@ func (p *parser) warnOnce(code string, lossy bool, path, format string, args ...
 	p.warn(code, lossy, path, format, args...)
 }
 
+// syntax reports malformed XML at the place the scanner found it.
+func (p *parser) syntax(err error) error {
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return &statement.ParseError{Line: p.sc.line(se.pos), Field: p.pathString(), Reason: "malformed XML: " + se.msg}
+	}
+	return p.fail(p.pathString(), "malformed XML: %v", err)
+}
+
 func (p *parser) run() error {
 	for {
-		// RawToken skips encoding/xml's namespace translation, which costs a
-		// map per element; we resolve the one namespace we need (Document's)
-		// ourselves and check that end tags match.
-		tok, err := p.dec.RawToken()
-		if err == io.EOF {
+		if err := p.sc.next(); err != nil {
+			return p.syntax(err)
+		}
+		if p.badChar != nil && p.sc.pos > p.badChar.pos {
+			return p.syntax(p.badChar)
+		}
+		switch p.sc.kind {
+		case tokEOF:
 			if len(p.stack) > 0 {
-				return p.fail(p.pathString(), "unexpected end of input inside <%s>", p.stack[len(p.stack)-1])
+				return p.fail(p.pathString(), "malformed XML: unexpected EOF inside <%s>", clip(p.stack[len(p.stack)-1]))
 			}
-			break
-		}
-		if err != nil {
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				return &statement.ParseError{Line: se.Line, Field: p.pathString(), Reason: "malformed XML: " + se.Msg}
+			if p.docDepth < 0 && p.typ == "" {
+				return &statement.ParseError{Field: "Document", Reason: "no camt.053 or camt.052 Document element found"}
 			}
-			return p.fail(p.pathString(), "malformed XML: %v", err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if err := p.start(t); err != nil {
+			if len(p.stmts) == 0 {
+				return &statement.ParseError{Field: p.rootName() + "/" + p.stmtName(), Reason: "document has no statement or report"}
+			}
+			return nil
+		case tokStart:
+			if err := p.start(); err != nil {
 				return err
 			}
-		case xml.EndElement:
-			if n := len(p.stack); n == 0 || p.stack[n-1] != t.Name.Local || p.prefixes[n-1] != t.Name.Space {
-				return p.fail(p.pathString(), "malformed XML: unexpected end tag </%s>", clip(t.Name.Local))
+		case tokEnd:
+			if n := len(p.stack); n == 0 || p.qnames[n-1] != p.sc.name {
+				return p.fail(p.pathString(), "malformed XML: unexpected end tag </%s>", clip(p.sc.name))
 			}
 			if err := p.end(); err != nil {
 				return err
 			}
-		case xml.CharData:
-			if p.docDepth >= 0 || p.inAppHdr() {
-				if len(p.text)+len(t) > maxText {
-					return p.fail(p.pathString(), "element text longer than %d bytes", maxText)
-				}
-				p.text = append(p.text, t...)
+		case tokText:
+			if err := p.charData(); err != nil {
+				return err
 			}
 		}
 	}
-	if p.docDepth < 0 && p.typ == "" {
-		return &statement.ParseError{Field: "Document", Reason: "no camt.053 or camt.052 Document element found"}
+}
+
+// charData collects the current element's text where the parser reads it
+// (in the Document and the AppHdr); elsewhere references are only checked.
+func (p *parser) charData() error {
+	t, cdata := p.sc.text, p.sc.cdata
+	keep := p.docDepth >= 0 || p.inAppHdr()
+	pos := p.sc.pos - len(t)
+	if !needsDecoding(t, cdata) {
+		switch {
+		case !keep:
+			return nil
+		case p.textStr == "" && len(p.text) == 0:
+			p.textStr = t
+		default:
+			p.text = append(append(p.text, p.textStr...), t...)
+			p.textStr = ""
+		}
+	} else {
+		var err error
+		if !keep {
+			if _, err = decodeText(p.text[len(p.text):], t, pos, !cdata); err != nil {
+				return p.syntax(err)
+			}
+			return nil
+		}
+		p.text = append(p.text, p.textStr...)
+		p.textStr = ""
+		if p.text, err = decodeText(p.text, t, pos, !cdata); err != nil {
+			return p.syntax(err)
+		}
 	}
-	if len(p.stmts) == 0 {
-		return &statement.ParseError{Field: p.rootName() + "/" + p.stmtName(), Reason: "document has no statement or report"}
+	if len(p.textStr)+len(p.text) > maxText {
+		return p.fail(p.pathString(), "element text longer than %d bytes", maxText)
 	}
 	return nil
+}
+
+// elementText is the current element's text without surrounding space.
+func (p *parser) elementText() string {
+	if len(p.text) > 0 {
+		return string(bytes.TrimSpace(p.text))
+	}
+	return strings.TrimSpace(p.textStr)
+}
+
+func (p *parser) resetText() {
+	p.textStr, p.text = "", p.text[:0]
+}
+
+// below is the path of the elements from stack index i down, "" when the
+// stack is not that deep.
+func (p *parser) below(i int) []byte {
+	if i >= len(p.stack) {
+		return nil
+	}
+	return p.path[p.pathOff[i] : len(p.path)-1] // without the trailing '/'
 }
 
 // namespace resolves a prefix ("" for the default namespace) against the
@@ -282,25 +349,47 @@ func (p *parser) pathString() string {
 	return b.String()
 }
 
-func (p *parser) start(t xml.StartElement) error {
+// attrValue resolves references in an attribute value, which the scanner
+// has checked; nearly all values have none.
+func attrValue(v string) string {
+	if !needsDecoding(v, false) {
+		return v
+	}
+	b, err := decodeText(nil, v, 0, true)
+	if err != nil {
+		return v
+	}
+	return string(b)
+}
+
+func (p *parser) start() error {
 	if len(p.stack) >= maxDepth {
 		return p.fail(p.pathString(), "elements nested deeper than %d", maxDepth)
 	}
-	name := t.Name.Local
+	qname := p.sc.name
+	prefix, name := splitName(qname)
 	p.stack = append(p.stack, name)
-	p.prefixes = append(p.prefixes, t.Name.Space)
-	p.text = p.text[:0]
+	p.qnames = append(p.qnames, qname)
+	p.pathOff = append(p.pathOff, len(p.path))
+	p.path = append(p.path, name...)
+	p.path = append(p.path, '/')
+	p.resetText()
 	if p.docDepth < 0 {
-		for _, a := range t.Attr {
+		for rest := p.sc.attrs; ; {
+			an, av, r, ok := nextAttr(rest)
+			if !ok {
+				break
+			}
+			rest = r
 			switch {
-			case a.Name.Space == "" && a.Name.Local == "xmlns":
-				p.nsDecls = append(p.nsDecls, nsDecl{len(p.stack), "", a.Value})
-			case a.Name.Space == "xmlns":
-				p.nsDecls = append(p.nsDecls, nsDecl{len(p.stack), a.Name.Local, a.Value})
+			case an == "xmlns":
+				p.nsDecls = append(p.nsDecls, nsDecl{len(p.stack), "", attrValue(av)})
+			case strings.HasPrefix(an, "xmlns:"):
+				p.nsDecls = append(p.nsDecls, nsDecl{len(p.stack), an[len("xmlns:"):], attrValue(av)})
 			}
 		}
 		if name == "Document" {
-			ns := p.namespace(t.Name.Space)
+			ns := p.namespace(prefix)
 			typ, v, ok := versionOf(ns)
 			if !ok {
 				if strings.HasPrefix(ns, nsPrefix) {
@@ -344,9 +433,14 @@ func (p *parser) start(t xml.StartElement) error {
 	}
 	if name == "Amt" {
 		p.ccy = ""
-		for _, a := range t.Attr {
-			if a.Name.Local == "Ccy" {
-				p.ccy = strings.TrimSpace(a.Value)
+		for rest := p.sc.attrs; ; {
+			an, av, r, ok := nextAttr(rest)
+			if !ok {
+				break
+			}
+			rest = r
+			if _, local := splitName(an); local == "Ccy" {
+				p.ccy = strings.TrimSpace(attrValue(av))
 			}
 		}
 	}
@@ -357,19 +451,18 @@ func (p *parser) start(t xml.StartElement) error {
 }
 
 func (p *parser) end() error {
-	if len(p.stack) == 0 {
-		return nil
-	}
 	defer func() {
 		depth := len(p.stack)
 		for len(p.nsDecls) > 0 && p.nsDecls[len(p.nsDecls)-1].depth >= depth {
 			p.nsDecls = p.nsDecls[:len(p.nsDecls)-1]
 		}
+		p.path = p.path[:p.pathOff[depth-1]]
 		p.stack = p.stack[:depth-1]
-		p.prefixes = p.prefixes[:depth-1]
-		p.text = p.text[:0]
+		p.qnames = p.qnames[:depth-1]
+		p.pathOff = p.pathOff[:depth-1]
+		p.resetText()
 	}()
-	txt := strings.TrimSpace(string(p.text))
+	txt := p.elementText()
 	if p.docDepth < 0 {
 		p.appHdr(txt)
 		return nil
@@ -384,7 +477,7 @@ func (p *parser) end() error {
 	}
 	rel := p.stack[p.docDepth+1:]
 	if len(rel) >= 2 && rel[1] == "GrpHdr" {
-		p.grpHdr(strings.Join(rel[2:], "/"), txt)
+		p.grpHdr(p.below(p.docDepth+3), txt)
 		return nil
 	}
 	if p.cur == nil || len(rel) < 2 || rel[1] != p.stmtName() {
@@ -393,17 +486,16 @@ func (p *parser) end() error {
 	if len(rel) == 2 {
 		return p.finishStatement()
 	}
-	sub := rel[2:]
-	switch sub[0] {
+	switch rel[2] {
 	case "Bal":
-		return p.balance(sub, txt)
+		return p.balance(p.below(p.docDepth+4), txt)
 	case "Ntry":
 		if p.ent == nil {
 			return nil
 		}
-		return p.entry(sub, txt)
+		return p.entry(rel[2:], txt)
 	}
-	return p.stmtField(strings.Join(sub, "/"), txt)
+	return p.stmtField(p.below(p.docDepth+3), txt)
 }
 
 func (p *parser) appHdr(txt string) {
@@ -434,8 +526,8 @@ func containsName(stack []string, n string) bool {
 	return false
 }
 
-func (p *parser) grpHdr(path, txt string) {
-	switch path {
+func (p *parser) grpHdr(path []byte, txt string) {
+	switch string(path) {
 	case "MsgId":
 		p.hdr.msgID = txt
 	case "CreDtTm":
@@ -449,9 +541,9 @@ func (p *parser) grpHdr(path, txt string) {
 	}
 }
 
-func (p *parser) stmtField(path, txt string) error {
+func (p *parser) stmtField(path []byte, txt string) error {
 	s := p.cur
-	switch path {
+	switch string(path) {
 	case "Id":
 		s.Reference = txt
 	case "StmtPgntn/PgNb", "RptPgntn/PgNb":
@@ -475,7 +567,7 @@ func (p *parser) stmtField(path, txt string) error {
 		if !ok {
 			return p.fail(p.pathString(), "invalid date-time %q", clip(txt))
 		}
-		if strings.HasSuffix(path, "FrDtTm") {
+		if bytes.HasSuffix(path, []byte("FrDtTm")) {
 			s.FromDate = d
 		} else {
 			s.ToDate = d
@@ -500,7 +592,7 @@ func (p *parser) stmtField(path, txt string) error {
 		if err != nil || n < 0 {
 			return p.fail(p.pathString(), "invalid count %q", clip(txt))
 		}
-		if strings.Contains(path, "Cdt") {
+		if bytes.Contains(path, []byte("Cdt")) {
 			s.Summary.CreditCount = n
 		} else {
 			s.Summary.DebitCount = n
@@ -511,7 +603,7 @@ func (p *parser) stmtField(path, txt string) error {
 		if err != nil {
 			return p.fail(p.pathString(), "invalid sum %q", clip(txt))
 		}
-		if strings.Contains(path, "Cdt") {
+		if bytes.Contains(path, []byte("Cdt")) {
 			s.Summary.CreditTotal = v
 		} else {
 			s.Summary.DebitTotal = v
@@ -523,10 +615,9 @@ func (p *parser) stmtField(path, txt string) error {
 	return nil
 }
 
-func (p *parser) balance(sub []string, txt string) error {
-	path := strings.Join(sub[1:], "/")
+func (p *parser) balance(path []byte, txt string) error {
 	b := &p.bal
-	switch path {
+	switch string(path) {
 	case "Tp/CdOrPrtry/Cd", "Tp/Cd":
 		b.code = txt
 	case "Tp/CdOrPrtry/Prtry", "Tp/Prtry":
@@ -586,15 +677,16 @@ func (p *parser) entry(sub []string, txt string) error {
 	if len(sub) >= 4 && sub[1] == "NtryDtls" && sub[2] == "TxDtls" {
 		// Only the first transaction's details describe the entry; later
 		// ones of a batch contribute remittance text only.
+		path := p.below(p.docDepth + 6)
 		if en.txCount > 1 {
-			if strings.HasPrefix(strings.Join(sub[3:], "/"), "RmtInf/Ustrd") {
+			if bytes.HasPrefix(path, []byte("RmtInf/Ustrd")) {
 				e.Remittance = append(e.Remittance, txt)
 			}
 			return nil
 		}
-		return p.txDetail(strings.Join(sub[3:], "/"), txt)
+		return p.txDetail(path, txt)
 	}
-	switch strings.Join(sub[1:], "/") {
+	switch string(p.below(p.docDepth + 4)) {
 	case "Amt":
 		a, err := p.amount(txt)
 		if err != nil {
@@ -633,10 +725,10 @@ func (p *parser) entry(sub []string, txt string) error {
 	return nil
 }
 
-func (p *parser) txDetail(path, txt string) error {
+func (p *parser) txDetail(path []byte, txt string) error {
 	en := p.ent
 	e := &en.e
-	switch path {
+	switch string(path) {
 	case "Refs/EndToEndId":
 		if txt != "NOTPROVIDED" {
 			e.EndToEndID = txt
@@ -696,13 +788,13 @@ func (p *parser) finishEntry() error {
 	en := p.ent
 	p.ent = nil
 	e := en.e
-	path := p.pathString()
+	path := p.pathString // only needed for errors and warnings
 	if !en.amtSet {
-		return p.fail(path+"/Amt", "entry without amount")
+		return p.fail(path()+"/Amt", "entry without amount")
 	}
 	mark, ok := markOf(en.mark)
 	if !ok {
-		return p.fail(path+"/CdtDbtInd", "invalid credit/debit indicator %q", clip(en.mark))
+		return p.fail(path()+"/CdtDbtInd", "invalid credit/debit indicator %q", clip(en.mark))
 	}
 	e.Mark = mark
 	switch en.status {
@@ -710,19 +802,19 @@ func (p *parser) finishEntry() error {
 	case "PDNG":
 		e.Pending = true
 	default:
-		p.warnOnce(CodeEntryStatus, false, path+"/Sts", "entry status %s read as booked", clip(en.status))
+		p.warnOnce(CodeEntryStatus, false, path()+"/Sts", "entry status %s read as booked", clip(en.status))
 	}
 	if en.bookg != "" {
 		d, ok := parseDateOrDateTime(en.bookg)
 		if !ok {
-			return p.fail(path+"/BookgDt", "invalid date %q", clip(en.bookg))
+			return p.fail(path()+"/BookgDt", "invalid date %q", clip(en.bookg))
 		}
 		e.BookingDate = d
 	}
 	if en.val != "" {
 		d, ok := parseDateOrDateTime(en.val)
 		if !ok {
-			return p.fail(path+"/ValDt", "invalid date %q", clip(en.val))
+			return p.fail(path()+"/ValDt", "invalid date %q", clip(en.val))
 		}
 		e.ValueDate = d
 	}
@@ -733,10 +825,10 @@ func (p *parser) finishEntry() error {
 		// reader would assume.
 		d := p.fallbackDate()
 		if d.IsZero() {
-			return p.fail(path, "entry has neither BookgDt nor ValDt")
+			return p.fail(path(), "entry has neither BookgDt nor ValDt")
 		}
 		e.ValueDate, e.BookingDate = d, d
-		p.warnOnce(CodeEntryDateDefaulted, false, path, "entry without dates dated from the statement")
+		p.warnOnce(CodeEntryDateDefaulted, false, path(), "entry without dates dated from the statement")
 	case e.ValueDate.IsZero():
 		e.ValueDate = e.BookingDate
 	case e.BookingDate.IsZero():
@@ -764,7 +856,7 @@ func (p *parser) finishEntry() error {
 	}
 	splitDK(&e)
 	if en.txCount > 1 {
-		p.warnOnce(CodeBatchDetails, true, path+"/NtryDtls", "entry with %d transaction details: only the first transaction's references and parties are kept", en.txCount)
+		p.warnOnce(CodeBatchDetails, true, path()+"/NtryDtls", "entry with %d transaction details: only the first transaction's references and parties are kept", en.txCount)
 	}
 	p.cur.Entries = append(p.cur.Entries, e)
 	return nil
@@ -891,7 +983,22 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 	if digits == 0 || dots > 1 {
 		return decimal.Decimal{}, errors.New("bad decimal")
 	}
-	return decimal.NewFromString(strings.TrimPrefix(s, "+"))
+	s = strings.TrimPrefix(s, "+")
+	if digits <= 18 {
+		// Every real amount: the coefficient fits an int64, which spares
+		// NewFromString's parsing through math/big. Same value, same exponent.
+		var coef int64
+		exp := int32(0)
+		for i := 0; i < len(s); i++ {
+			if s[i] == '.' {
+				exp = -int32(len(s) - i - 1)
+				continue
+			}
+			coef = coef*10 + int64(s[i]-'0')
+		}
+		return decimal.New(coef, exp), nil
+	}
+	return decimal.NewFromString(s)
 }
 
 func isCurrency(s string) bool {
@@ -946,11 +1053,33 @@ func parseDateOrDateTime(s string) (statement.Date, bool) {
 			}
 		}
 	}
-	t, err := time.Parse("2006-01-02", s[:10])
-	if err != nil {
+	return parseISODate(s[:10])
+}
+
+// parseISODate reads YYYY-MM-DD, refusing dates that do not exist.
+func parseISODate(s string) (statement.Date, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return statement.Date{}, false
 	}
-	return statement.DateOf(t), true
+	num := func(t string) int {
+		n := 0
+		for i := 0; i < len(t); i++ {
+			if t[i] < '0' || t[i] > '9' {
+				return -1
+			}
+			n = n*10 + int(t[i]-'0')
+		}
+		return n
+	}
+	y, m, d := num(s[:4]), num(s[5:7]), num(s[8:10])
+	if y < 0 || m < 1 || m > 12 || d < 1 {
+		return statement.Date{}, false
+	}
+	// The day after the last of the month normalises into the next month.
+	if last := time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day(); d > last {
+		return statement.Date{}, false
+	}
+	return statement.Date{Year: y, Month: time.Month(m), Day: d}, true
 }
 
 // clip keeps error messages short and free of bulk message content.
@@ -961,62 +1090,23 @@ func clip(s string) string {
 	return s
 }
 
-// charsetReader accepts the single-byte encodings banks still declare.
-// Windows-1252 differs from Latin-1 only in 0x80–0x9F, which we map through
-// Latin-1 as well: those are punctuation marks, never amounts or codes.
-func charsetReader(label string, in io.Reader) (io.Reader, error) {
-	switch strings.ToLower(label) {
-	case "utf-8", "utf8", "us-ascii", "ascii":
-		return in, nil
-	case "iso-8859-1", "latin1", "latin-1", "iso-8859-15", "windows-1252", "cp1252":
-		return &latin1Reader{r: in}, nil
-	}
-	return nil, fmt.Errorf("unsupported encoding %q", label)
-}
-
-type latin1Reader struct {
-	r   io.Reader
-	buf []byte
-	dst []byte // backing store of out, reused between reads
-	out []byte
-}
-
-func (l *latin1Reader) Read(p []byte) (int, error) {
-	if len(l.out) == 0 {
-		if l.buf == nil {
-			l.buf = make([]byte, 4096)
-			l.dst = make([]byte, 0, 8192)
-		}
-		n, err := l.r.Read(l.buf)
-		l.out = l.dst[:0]
-		for _, c := range l.buf[:n] {
-			if c < 0x80 {
-				l.out = append(l.out, c)
-			} else {
-				l.out = append(l.out, 0xC0|c>>6, 0x80|c&0x3F)
-			}
-		}
-		if len(l.out) == 0 {
-			return 0, err
-		}
-	}
-	n := copy(p, l.out)
-	l.out = l.out[n:]
-	return n, nil
-}
-
 // splitDK undoes the German banks' (DK) proprietary code TYPE+GVC[+PRIMANOTA
 // [+TEXTKEY]] so that the GVC reaches a German :86: again.
 func splitDK(e *statement.Entry) {
-	parts := strings.Split(e.TransactionType, "+")
-	if len(parts) < 2 || len(parts) > 4 || len(parts[0]) != 4 || len(parts[1]) != 3 || strings.Trim(parts[1], "0123456789") != "" {
+	typ, rest, ok := strings.Cut(e.TransactionType, "+")
+	if !ok || len(typ) != 4 {
 		return
 	}
-	e.TransactionType, e.GVC = parts[0], parts[1]
-	if len(parts) > 2 {
-		e.Primanota = parts[2]
+	gvc, rest, more := strings.Cut(rest, "+")
+	if len(gvc) != 3 || strings.Trim(gvc, "0123456789") != "" {
+		return
 	}
-	if len(parts) > 3 {
-		e.TextKeyAddition = parts[3]
+	var primanota, textKey string
+	if more {
+		primanota, textKey, more = strings.Cut(rest, "+")
+		if more && strings.Contains(textKey, "+") {
+			return // more than four parts: not the DK convention
+		}
 	}
+	e.TransactionType, e.GVC, e.Primanota, e.TextKeyAddition = typ, gvc, primanota, textKey
 }
