@@ -116,8 +116,12 @@ type parser struct {
 	lastPg string
 	prcd   *statement.Balance
 	bal    balState
-	ent    *entState
+	ent    *entState // &entBuf inside an entry, nil outside
+	entBuf entState
 	entIdx int
+	// entries collects the current statement's entries; the statement gets
+	// an exactly sized copy, so one growing slice serves all statements.
+	entries []statement.Entry
 }
 
 // nsDecl is an xmlns or xmlns:prefix attribute of the element at depth.
@@ -428,7 +432,8 @@ func (p *parser) start() error {
 			p.bal = balState{}
 		case "Ntry":
 			p.entIdx++
-			p.ent = &entState{}
+			p.entBuf = entState{}
+			p.ent = &p.entBuf
 		}
 	}
 	if name == "Amt" {
@@ -858,7 +863,7 @@ func (p *parser) finishEntry() error {
 	if en.txCount > 1 {
 		p.warnOnce(CodeBatchDetails, true, path()+"/NtryDtls", "entry with %d transaction details: only the first transaction's references and parties are kept", en.txCount)
 	}
-	p.cur.Entries = append(p.cur.Entries, e)
+	p.entries = append(p.entries, e)
 	return nil
 }
 
@@ -885,6 +890,10 @@ func (p *parser) fallbackDate() statement.Date {
 func (p *parser) finishStatement() error {
 	s := p.cur
 	p.cur = nil
+	if len(p.entries) > 0 {
+		s.Entries = append(make([]statement.Entry, 0, len(p.entries)), p.entries...)
+		p.entries = p.entries[:0]
+	}
 	if s.Account.IBAN == "" && s.Account.Other == "" {
 		return p.fail(p.pathString()+"/Acct/Id", "statement without account identification")
 	}
