@@ -1,6 +1,7 @@
 package mx
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -25,6 +26,12 @@ type renderer struct {
 	v8      bool
 	warns   []statement.Warning
 	seen    map[string]bool
+	// stmt, bal and ntry are the 1-based positions being written (0: none).
+	// Warning paths are built from them only when a warning is raised, which
+	// is rare, rather than for every element.
+	stmt, bal, ntry int
+	// num is scratch space for formatting dates and amounts.
+	num [64]byte
 }
 
 // Render writes all statements into one document: camt's group header holds
@@ -41,17 +48,42 @@ func Render(stmts []*statement.Statement, typ, version string) (string, []statem
 	default:
 		return "", nil, fmt.Errorf("unsupported %s version %q", typ, version)
 	}
-	r := &renderer{typ: typ, version: version, v8: v8, seen: map[string]bool{}}
+	r := &renderer{typ: typ, version: version, v8: v8}
 	if err := r.document(stmts); err != nil {
 		return "", nil, err
 	}
-	return r.w.b.String(), r.warns, nil
+	return r.w.out.String(), r.warns, nil
+}
+
+// path is the warning path of rel's parts below the element being written:
+// GrpHdr, a statement, or one of its balances or entries.
+func (r *renderer) path(rel ...string) string {
+	var p string
+	if r.stmt > 0 {
+		p = r.stmtName() + "[" + strconv.Itoa(r.stmt) + "]"
+		switch {
+		case r.ntry > 0:
+			p += "/Ntry[" + strconv.Itoa(r.ntry) + "]"
+		case r.bal > 0:
+			p += "/Bal[" + strconv.Itoa(r.bal) + "]"
+		}
+	}
+	for _, s := range rel {
+		if p != "" {
+			p += "/"
+		}
+		p += s
+	}
+	return p
 }
 
 func (r *renderer) warn(code string, lossy bool, path, format string, args ...any) {
 	key := code + "\x00" + path
 	if r.seen[key] {
 		return
+	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
 	}
 	r.seen[key] = true
 	sev := statement.SeverityInfo
@@ -61,13 +93,15 @@ func (r *renderer) warn(code string, lossy bool, path, format string, args ...an
 	r.warns = append(r.warns, statement.Warning{Code: code, Severity: sev, Lossy: lossy, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-// text fits s into a MaxNText element, warning when it had to be cut.
-func (r *renderer) text(s string, max int, path string) string {
+// text fits s into a MaxNText element, warning when it had to be cut; rel is
+// the element's path (see path).
+func (r *renderer) text(s string, max int, rel ...string) string {
 	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) <= max {
+	// No more bytes than max means no more characters either.
+	if len(s) <= max || utf8.RuneCountInString(s) <= max {
 		return s
 	}
-	r.warn(CodeTruncated, true, path, "text longer than %d characters was truncated", max)
+	r.warn(CodeTruncated, true, r.path(rel...), "text longer than %d characters was truncated", max)
 	n := 0
 	for i := range s {
 		if n == max {
@@ -78,8 +112,8 @@ func (r *renderer) text(s string, max int, path string) string {
 	return s
 }
 
-func (r *renderer) leaf(name, s string, max int, path string) {
-	if s = r.text(s, max, path); s != "" {
+func (r *renderer) leaf(name, s string, max int, rel ...string) {
+	if s = r.text(s, max, rel...); s != "" {
 		r.w.leaf(name, s)
 	}
 }
@@ -100,9 +134,12 @@ func (r *renderer) stmtName() string {
 
 func (r *renderer) document(stmts []*statement.Statement) error {
 	w := &r.w
-	w.b.Grow(1024 + 600*countEntries(stmts))
-	w.b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>`)
-	w.b.WriteString("\n<Document xmlns=\"" + nsPrefix + r.version + "\">")
+	size := sizeHint(stmts)
+	w.out.Grow(size)
+	w.b = make([]byte, 0, min(size, 4096))
+	w.b = append(w.b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\""+nsPrefix...)
+	w.b = append(w.b, r.version...)
+	w.b = append(w.b, "\">"...)
 	w.depth = 1
 	w.open(r.root())
 	first := stmts[0]
@@ -115,7 +152,7 @@ func (r *renderer) document(stmts []*statement.Statement) error {
 		msgID = "NONREF"
 	}
 	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
-	w.leaf("CreDtTm", dateTime(createdAt(first)))
+	w.rawLeaf("CreDtTm", appendDateTime(r.num[:0], createdAt(first)))
 	// .001.02 has no statement pagination; with one statement per document
 	// the message pagination says the same thing.
 	if !r.v8 && len(stmts) == 1 {
@@ -128,20 +165,36 @@ func (r *renderer) document(stmts []*statement.Statement) error {
 	}
 	w.close("GrpHdr")
 	for i, s := range stmts {
-		if err := r.statement(s, fmt.Sprintf("%s[%d]", r.stmtName(), i+1), len(stmts)); err != nil {
+		r.stmt = i + 1
+		if err := r.statement(s, len(stmts)); err != nil {
 			return err
 		}
 	}
 	w.close(r.root())
 	w.depth = 0
-	w.b.WriteString("\n</Document>\n")
+	w.b = append(w.b, "\n</Document>\n"...)
+	w.flush()
 	return nil
 }
 
-func countEntries(stmts []*statement.Statement) int {
-	n := 0
+// sizeHint estimates the document's length from the fixed markup per
+// statement and entry and the text they carry, so that the buffer is
+// allocated once rather than copied as it grows.
+func sizeHint(stmts []*statement.Statement) int {
+	n := 512
 	for _, s := range stmts {
-		n += len(s.Entries)
+		n += 1400 + len(s.Reference) + len(s.MessageID) + len(s.Account.Owner) + len(s.Info)
+		for i := range s.Entries {
+			e := &s.Entries[i]
+			t := len(e.Info) + len(e.CustomerReference) + len(e.BankReference) + len(e.Supplementary) +
+				len(e.EndToEndID) + len(e.MandateID) + len(e.CreditorID) + len(e.UltimateDebtor) + len(e.UltimateCreditor) +
+				len(e.Counterparty.Name) + len(e.Counterparty.IBAN) + len(e.Counterparty.Account) + len(e.Counterparty.BankCode)
+			for _, l := range e.Remittance {
+				t += 40 + len(l)
+			}
+			// Escaped markup characters take a few bytes more.
+			n += 600 + t + t/4
+		}
 	}
 	return n
 }
@@ -156,7 +209,9 @@ func createdAt(s *statement.Statement) time.Time {
 	return now()
 }
 
-func dateTime(t time.Time) string { return t.Truncate(time.Second).Format(time.RFC3339) }
+func appendDateTime(b []byte, t time.Time) []byte {
+	return t.Truncate(time.Second).AppendFormat(b, time.RFC3339)
+}
 
 func boolText(b bool) string {
 	if b {
@@ -177,7 +232,7 @@ func lastPage(s *statement.Statement) bool {
 	return false
 }
 
-func (r *renderer) pagination(s *statement.Statement, path string) (string, bool) {
+func (r *renderer) pagination(s *statement.Statement, rel string) (string, bool) {
 	pg := strings.TrimLeft(s.SequenceNumber, "0")
 	if s.SequenceNumber == "" {
 		return "", false
@@ -186,79 +241,83 @@ func (r *renderer) pagination(s *statement.Statement, path string) (string, bool
 		pg = "0"
 	}
 	if len(pg) > 5 || strings.Trim(pg, "0123456789") != "" {
-		r.warn(CodePaginationDropped, true, path, "page number %q is not 1 to 5 digits", clip(s.SequenceNumber))
+		r.warn(CodePaginationDropped, true, r.path(rel), "page number %q is not 1 to 5 digits", clip(s.SequenceNumber))
 		return "", false
 	}
 	return pg, true
 }
 
-func (r *renderer) statement(s *statement.Statement, path string, count int) error {
+func (r *renderer) statement(s *statement.Statement, count int) error {
 	w := &r.w
-	w.open(r.stmtName())
+	name, pgntn, addtlInf := "Stmt", "StmtPgntn", "AddtlStmtInf"
+	if r.typ == typeCamt2 {
+		name, pgntn, addtlInf = "Rpt", "RptPgntn", "AddtlRptInf"
+	}
+	w.open(name)
 	ref := s.Reference
 	if ref == "" {
 		ref = "NONREF"
 	}
-	r.leaf("Id", ref, 35, path+"/Id")
+	r.leaf("Id", ref, 35, "Id")
 	if r.v8 {
-		if pg, ok := r.pagination(s, path+"/"+r.stmtName()+"Pgntn"); ok {
-			w.open(r.stmtName() + "Pgntn")
+		if pg, ok := r.pagination(s, pgntn); ok {
+			w.open(pgntn)
 			w.leaf("PgNb", pg)
 			w.leaf("LastPgInd", boolText(lastPage(s)))
-			w.close(r.stmtName() + "Pgntn")
+			w.close(pgntn)
 		}
 	} else if count > 1 && s.SequenceNumber != "" {
-		r.warn(CodePaginationDropped, true, path, ".001.02 has no statement pagination and the document holds several statements")
+		r.warn(CodePaginationDropped, true, r.path(), ".001.02 has no statement pagination and the document holds several statements")
 	}
 	if n := s.StatementNumber; n != "" {
 		if len(n) <= 18 && strings.Trim(n, "0123456789") == "" {
 			w.leaf("ElctrncSeqNb", n)
 		} else {
-			r.warn(CodeSequenceDropped, true, path+"/ElctrncSeqNb", "statement number %q is not numeric", clip(n))
+			r.warn(CodeSequenceDropped, true, r.path("ElctrncSeqNb"), "statement number %q is not numeric", clip(n))
 		}
 	}
-	w.leaf("CreDtTm", dateTime(createdAt(s)))
+	w.rawLeaf("CreDtTm", appendDateTime(r.num[:0], createdAt(s)))
 	if !s.FromDate.IsZero() && !s.ToDate.IsZero() {
 		w.open("FrToDt")
-		w.leaf("FrDtTm", s.FromDate.String()+"T00:00:00")
-		w.leaf("ToDtTm", s.ToDate.String()+"T23:59:59")
+		w.rawLeaf("FrDtTm", append(s.FromDate.AppendISO(r.num[:0]), "T00:00:00"...))
+		w.rawLeaf("ToDtTm", append(s.ToDate.AppendISO(r.num[:0]), "T23:59:59"...))
 		w.close("FrToDt")
 	}
-	r.account(s, path+"/Acct")
+	r.account(s)
 	if s.RelatedReference != "" {
-		r.warn(CodeRelatedRefDropped, true, path, "related reference (:21:) has no place in %s", r.typ)
+		r.warn(CodeRelatedRefDropped, true, r.path(), "related reference (:21:) has no place in %s", r.typ)
 	}
 	if s.FloorLimitDebit != nil || s.FloorLimitCredit != nil {
-		r.warn(CodeFloorLimitDropped, true, path, "floor limits (:34F:) have no place in %s", r.typ)
+		r.warn(CodeFloorLimitDropped, true, r.path(), "floor limits (:34F:) have no place in %s", r.typ)
 	}
 	if len(s.Balances) == 0 && r.typ == typeCamt3 {
-		return &statement.ParseError{Field: path + "/Bal", Reason: "the statement has no balance (MT :60F:/:62F:) and camt.053 requires at least one"}
+		return &statement.ParseError{Field: r.path("Bal"), Reason: "the statement has no balance (MT :60F:/:62F:) and camt.053 requires at least one"}
 	}
 	for i, b := range s.Balances {
 		if b.Currency == "" {
 			b.Currency = s.Account.Currency
 		}
-		if err := r.balance(b, fmt.Sprintf("%s/Bal[%d]", path, i+1)); err != nil {
+		r.bal = i + 1
+		if err := r.balance(b); err != nil {
 			return err
 		}
 	}
+	r.bal = 0
 	r.summary(s)
 	for i := range s.Entries {
-		e := s.Entries[i]
-		if e.Currency == "" {
-			// An entry without its own currency is in the account's.
-			e.Currency = s.Account.Currency
-		}
-		if err := r.entry(&e, fmt.Sprintf("%s/Ntry[%d]", path, i+1)); err != nil {
+		r.ntry = i + 1
+		if err := r.entry(&s.Entries[i], s.Account.Currency); err != nil {
 			return err
 		}
+		w.flush()
 	}
-	r.leaf("Addtl"+r.stmtName()+"Inf", s.Info, 500, path+"/Addtl"+r.stmtName()+"Inf")
-	w.close(r.stmtName())
+	r.ntry = 0
+	r.leaf(addtlInf, s.Info, 500, addtlInf)
+	w.close(name)
 	return nil
 }
 
-func (r *renderer) account(s *statement.Statement, path string) {
+func (r *renderer) account(s *statement.Statement) {
 	w := &r.w
 	a := s.Account
 	w.open("Acct")
@@ -276,10 +335,10 @@ func (r *renderer) account(s *statement.Statement, path string) {
 		}
 		if id == "" {
 			id = "NOTPROVIDED"
-			r.warn(CodeAccountMissing, false, path, "statement without account identification")
+			r.warn(CodeAccountMissing, false, r.path("Acct"), "statement without account identification")
 		}
 		w.open("Othr")
-		r.leaf("Id", id, 34, path+"/Id/Othr/Id")
+		r.leaf("Id", id, 34, "Acct/Id/Othr/Id")
 		w.close("Othr")
 	}
 	w.close("Id")
@@ -292,7 +351,7 @@ func (r *renderer) account(s *statement.Statement, path string) {
 	}
 	if a.Owner != "" {
 		w.open("Ownr")
-		r.leaf("Nm", a.Owner, 140, path+"/Ownr/Nm")
+		r.leaf("Nm", a.Owner, 140, "Acct/Ownr/Nm")
 		w.close("Ownr")
 	}
 	if svcr := strings.ToUpper(strings.TrimSpace(a.Servicer)); svcr != "" {
@@ -303,7 +362,7 @@ func (r *renderer) account(s *statement.Statement, path string) {
 			w.close("FinInstnId")
 			w.close("Svcr")
 		} else {
-			r.warn(CodeBICDropped, true, path+"/Svcr", "servicer BIC %q does not match the %s BIC pattern", clip(a.Servicer), r.version)
+			r.warn(CodeBICDropped, true, r.path("Acct/Svcr"), "servicer BIC %q does not match the %s BIC pattern", clip(a.Servicer), r.version)
 		}
 	}
 	w.close("Acct")
@@ -345,38 +404,100 @@ func (r *renderer) validBIC(s string) bool {
 	return true
 }
 
-func (r *renderer) amount(a statement.Amount, path string) (string, string, error) {
+// amount returns the upper-case currency and |a| with at most 5 decimals,
+// formatted into r.num; rel is the amount's path.
+func (r *renderer) amount(a statement.Amount, rel string) (string, []byte, error) {
 	ccy := strings.ToUpper(a.Currency)
 	if !isCurrency(ccy) {
-		return "", "", &statement.ParseError{Field: path, Reason: fmt.Sprintf("currency %q is not an ISO 4217 code", clip(a.Currency))}
+		return "", nil, &statement.ParseError{Field: r.path(rel), Reason: fmt.Sprintf("currency %q is not an ISO 4217 code", clip(a.Currency))}
 	}
-	v := a.Value.Abs()
-	if v.Exponent() < -5 && !v.Equal(v.Truncate(5)) {
-		r.warn(CodeAmountRounded, true, path, "amount has more than 5 decimals and was rounded")
-		v = v.Round(5)
+	s, rounded := appendAmount(r.num[:0], a.Value)
+	if rounded {
+		r.warn(CodeAmountRounded, true, r.path(rel), "amount has more than 5 decimals and was rounded")
 	}
-	s := v.String()
-	if digits := len(strings.ReplaceAll(s, ".", "")); digits > 18 {
-		return "", "", &statement.ParseError{Field: path, Reason: "amount has more than 18 digits"}
+	digits := len(s)
+	if bytes.IndexByte(s, '.') >= 0 {
+		digits--
+	}
+	if digits > 18 {
+		return "", nil, &statement.ParseError{Field: r.path(rel), Reason: "amount has more than 18 digits"}
 	}
 	return ccy, s, nil
 }
 
-func (r *renderer) balance(b statement.Balance, path string) error {
+var powersOf10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
+
+// appendAmount appends |v|.String(), rounded half up to 5 decimals when it
+// has more (and then says so). Amounts whose coefficient fits an int64 are
+// formatted here without decimal's math/big allocations; the output is the
+// same as decimal's.
+func appendAmount(b []byte, v decimal.Decimal) ([]byte, bool) {
+	if v.NumDigits() > 18 || v.Exponent() > 0 || v.Exponent() < -18 {
+		return appendAmountBig(b, v)
+	}
+	c, e := v.CoefficientInt64(), int(v.Exponent())
+	if c < 0 {
+		c = -c
+	}
+	rounded := false
+	if e < -5 {
+		unit := powersOf10[-5-e]
+		if rem := c % unit; rem != 0 {
+			rounded = true
+			c /= unit
+			if rem >= unit/2 {
+				c++
+			}
+			e = -5
+		}
+	}
+	// The digits of c, with leading zeros up to one integer digit.
+	var digits [24]byte
+	i := len(digits)
+	for c > 0 || i > len(digits)-1+e {
+		i--
+		digits[i] = byte('0' + c%10)
+		c /= 10
+	}
+	ds := digits[i:]
+	intPart, frac := ds[:len(ds)+e], ds[len(ds)+e:]
+	if decimal.TrimTrailingZeros {
+		for len(frac) > 0 && frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
+		}
+	}
+	b = append(b, intPart...)
+	if len(frac) > 0 {
+		b = append(append(b, '.'), frac...)
+	}
+	return b, rounded
+}
+
+func appendAmountBig(b []byte, v decimal.Decimal) ([]byte, bool) {
+	v = v.Abs()
+	rounded := false
+	if v.Exponent() < -5 && !v.Equal(v.Truncate(5)) {
+		rounded = true
+		v = v.Round(5)
+	}
+	return append(b, v.String()...), rounded
+}
+
+func (r *renderer) balance(b statement.Balance) error {
 	w := &r.w
 	switch b.Type {
 	case statement.OpeningBooked, statement.ClosingBooked, statement.ClosingAvailable,
 		statement.ForwardAvailable, statement.InterimBooked, statement.InterimAvailable:
 	default:
-		r.warn(CodeBalanceDropped, true, path, "balance type %q is not rendered", clip(string(b.Type)))
+		r.warn(CodeBalanceDropped, true, r.path(), "balance type %q is not rendered", clip(string(b.Type)))
 		return nil
 	}
-	ccy, v, err := r.amount(b.Amount, path+"/Amt")
+	ccy, v, err := r.amount(b.Amount, "Amt")
 	if err != nil {
 		return err
 	}
 	if b.Date.IsZero() {
-		return &statement.ParseError{Field: path + "/Dt", Reason: "balance without date"}
+		return &statement.ParseError{Field: r.path("Dt"), Reason: "balance without date"}
 	}
 	w.open("Bal")
 	w.open("Tp")
@@ -387,7 +508,7 @@ func (r *renderer) balance(b statement.Balance, path string) error {
 	w.amt("Amt", ccy, v)
 	w.leaf("CdtDbtInd", cdtDbt(b.Mark, b.Amount.Value))
 	w.open("Dt")
-	w.leaf("Dt", b.Date.String())
+	w.rawLeaf("Dt", b.Date.AppendISO(r.num[:0]))
 	w.close("Dt")
 	w.close("Bal")
 	return nil
@@ -414,7 +535,7 @@ func (r *renderer) summary(s *statement.Statement) {
 	w.open("TxsSummry")
 	part := func(name string, n int, sum decimal.Decimal) {
 		w.open(name)
-		w.leaf("NbOfNtries", strconv.Itoa(n))
+		w.rawLeaf("NbOfNtries", strconv.AppendInt(r.num[:0], int64(n), 10))
 		w.leaf("Sum", sum.Abs().String())
 		w.close(name)
 	}
@@ -423,9 +544,15 @@ func (r *renderer) summary(s *statement.Statement) {
 	w.close("TxsSummry")
 }
 
-func (r *renderer) entry(e *statement.Entry, path string) error {
+// entry writes e; ccy is the account's currency, which is the entry's when it
+// has none of its own.
+func (r *renderer) entry(e *statement.Entry, ccy string) error {
 	w := &r.w
-	ccy, v, err := r.amount(e.Amount, path+"/Amt")
+	a := e.Amount
+	if a.Currency == "" {
+		a.Currency = ccy
+	}
+	ccy, v, err := r.amount(a, "Amt")
 	if err != nil {
 		return err
 	}
@@ -448,29 +575,29 @@ func (r *renderer) entry(e *statement.Entry, path string) error {
 	}
 	if !e.BookingDate.IsZero() {
 		w.open("BookgDt")
-		w.leaf("Dt", e.BookingDate.String())
+		w.rawLeaf("Dt", e.BookingDate.AppendISO(r.num[:0]))
 		w.close("BookgDt")
 	}
 	if !e.ValueDate.IsZero() {
 		w.open("ValDt")
-		w.leaf("Dt", e.ValueDate.String())
+		w.rawLeaf("Dt", e.ValueDate.AppendISO(r.num[:0]))
 		w.close("ValDt")
 	}
-	r.leaf("AcctSvcrRef", e.BankReference, 35, path+"/AcctSvcrRef")
-	r.bankTxCode(e, path+"/BkTxCd")
+	r.leaf("AcctSvcrRef", e.BankReference, 35, "AcctSvcrRef")
+	r.bankTxCode(e)
 	if e.FundsCode != "" {
-		r.warn(CodeFundsCodeDropped, true, path, "funds code of :61: has no place in %s", r.typ)
+		r.warn(CodeFundsCodeDropped, true, r.path(), "funds code of :61: has no place in %s", r.typ)
 	}
-	r.details(e, path+"/NtryDtls/TxDtls")
+	r.details(e)
 	info := e.Info
 	if info == "" {
 		// The German posting text (Buchungstext) is what banks put in
 		// AddtlNtryInf.
 		info = e.PostingText
 	} else if e.PostingText != "" && !strings.Contains(info, e.PostingText) {
-		r.warn(CodeGermanDropped, true, path, "posting text (?00) dropped beside other entry information")
+		r.warn(CodeGermanDropped, true, r.path(), "posting text (?00) dropped beside other entry information")
 	}
-	r.leaf("AddtlNtryInf", info, 500, path+"/AddtlNtryInf")
+	r.leaf("AddtlNtryInf", info, 500, "AddtlNtryInf")
 	w.close("Ntry")
 	return nil
 }
@@ -478,7 +605,7 @@ func (r *renderer) entry(e *statement.Entry, path string) error {
 // bankTxCode writes BkTxCd, which both versions require. The MT transaction
 // type goes to Prtry/Cd issued by SWIFT; with a German GVC it follows the
 // German banks' (DK) convention TYPE+GVC+PRIMANOTA+TEXTKEY issued by DK.
-func (r *renderer) bankTxCode(e *statement.Entry, path string) {
+func (r *renderer) bankTxCode(e *statement.Entry) {
 	w := &r.w
 	w.open("BkTxCd")
 	if code4(e.BankTxDomain) && code4(e.BankTxFamily) && code4(e.BankTxSubFamily) {
@@ -509,7 +636,7 @@ func (r *renderer) bankTxCode(e *statement.Entry, path string) {
 	}
 	if code != "" {
 		w.open("Prtry")
-		r.leaf("Cd", code, 35, path+"/Prtry/Cd")
+		r.leaf("Cd", code, 35, "BkTxCd/Prtry/Cd")
 		if issuer != "" {
 			w.leaf("Issr", issuer)
 		}
@@ -526,7 +653,10 @@ func isMTType(s string) bool {
 	return len(s) == 4 && (s[0] == 'N' || s[0] == 'S' || s[0] == 'F')
 }
 
-func (r *renderer) details(e *statement.Entry, path string) {
+// txDtls is the path of an entry's transaction details.
+const txDtls = "NtryDtls/TxDtls"
+
+func (r *renderer) details(e *statement.Entry) {
 	cust := e.CustomerReference
 	if cust == "NONREF" {
 		cust = ""
@@ -552,25 +682,19 @@ func (r *renderer) details(e *statement.Entry, path string) {
 	w.open("TxDtls")
 	if hasRefs {
 		w.open("Refs")
-		r.leaf("InstrId", instr, 35, path+"/Refs/InstrId")
-		r.leaf("EndToEndId", e2e, 35, path+"/Refs/EndToEndId")
-		r.leaf("MndtId", e.MandateID, 35, path+"/Refs/MndtId")
+		r.leaf("InstrId", instr, 35, txDtls+"/Refs/InstrId")
+		r.leaf("EndToEndId", e2e, 35, txDtls+"/Refs/EndToEndId")
+		r.leaf("MndtId", e.MandateID, 35, txDtls+"/Refs/MndtId")
 		w.close("Refs")
 	}
 	if hasParties {
-		r.parties(e, path+"/RltdPties")
+		r.parties(e)
 	}
 	if cp.BIC != "" || cp.BankCode != "" {
-		r.agents(e, path+"/RltdAgts")
+		r.agents(e)
 	}
-	if lines := ustrd(e.Remittance); len(lines) > 0 {
-		w.open("RmtInf")
-		for _, l := range lines {
-			w.leaf("Ustrd", l)
-		}
-		w.close("RmtInf")
-	}
-	r.leaf("AddtlTxInf", e.Supplementary, 500, path+"/AddtlTxInf")
+	r.remittance(e.Remittance)
+	r.leaf("AddtlTxInf", e.Supplementary, 500, txDtls+"/AddtlTxInf")
 	w.close("TxDtls")
 	w.close("NtryDtls")
 }
@@ -581,31 +705,32 @@ func counterpartyIsDebtor(e *statement.Entry) bool {
 	return (e.Mark == statement.Credit) != e.Reversal
 }
 
-func (r *renderer) parties(e *statement.Entry, path string) {
+func (r *renderer) parties(e *statement.Entry) {
 	w := &r.w
 	cp := e.Counterparty
 	w.open("RltdPties")
+	const dir = txDtls + "/RltdPties/"
 	debtor := counterpartyIsDebtor(e)
 	if debtor {
-		r.party("Dbtr", cp.Name, "", path+"/Dbtr")
-		r.cashAccount("DbtrAcct", cp, path+"/DbtrAcct")
+		r.party("Dbtr", cp.Name, "", dir+"Dbtr")
+		r.cashAccount("DbtrAcct", cp, dir+"DbtrAcct")
 	}
-	r.party("UltmtDbtr", e.UltimateDebtor, "", path+"/UltmtDbtr")
+	r.party("UltmtDbtr", e.UltimateDebtor, "", dir+"UltmtDbtr")
 	if !debtor {
-		r.party("Cdtr", cp.Name, e.CreditorID, path+"/Cdtr")
-		r.cashAccount("CdtrAcct", cp, path+"/CdtrAcct")
+		r.party("Cdtr", cp.Name, e.CreditorID, dir+"Cdtr")
+		r.cashAccount("CdtrAcct", cp, dir+"CdtrAcct")
 	} else {
-		r.party("Cdtr", "", e.CreditorID, path+"/Cdtr")
+		r.party("Cdtr", "", e.CreditorID, dir+"Cdtr")
 	}
-	r.party("UltmtCdtr", e.UltimateCreditor, "", path+"/UltmtCdtr")
+	r.party("UltmtCdtr", e.UltimateCreditor, "", dir+"UltmtCdtr")
 	w.close("RltdPties")
 }
 
 // party writes a party with a name and optionally a SEPA creditor id; .001.08
-// wraps the party in Party40Choice/Pty.
-func (r *renderer) party(name, nm, sepaID, path string) {
-	nm = r.text(nm, 140, path+"/Nm")
-	sepaID = r.text(sepaID, 35, path+"/Id")
+// wraps the party in Party40Choice/Pty. rel is the party's path.
+func (r *renderer) party(name, nm, sepaID, rel string) {
+	nm = r.text(nm, 140, rel, "Nm")
+	sepaID = r.text(sepaID, 35, rel, "Id")
 	if nm == "" && sepaID == "" {
 		return
 	}
@@ -635,7 +760,7 @@ func (r *renderer) party(name, nm, sepaID, path string) {
 	w.close(name)
 }
 
-func (r *renderer) cashAccount(name string, cp statement.Counterparty, path string) {
+func (r *renderer) cashAccount(name string, cp statement.Counterparty, rel string) {
 	iban := strings.ToUpper(strings.ReplaceAll(cp.IBAN, " ", ""))
 	other := cp.Account
 	if iban != "" && !ibanPattern(iban) {
@@ -654,17 +779,18 @@ func (r *renderer) cashAccount(name string, cp statement.Counterparty, path stri
 		w.leaf("IBAN", iban)
 	} else {
 		w.open("Othr")
-		r.leaf("Id", other, 34, path+"/Id/Othr/Id")
+		r.leaf("Id", other, 34, rel, "Id/Othr/Id")
 		w.close("Othr")
 	}
 	w.close("Id")
 	w.close(name)
 	if iban != "" && cp.Account != "" && cp.Account != iban {
-		r.warn(CodeCounterpartyAccount, true, path, "counterparty has both an IBAN and another account number; the other number was dropped")
+		r.warn(CodeCounterpartyAccount, true, r.path(rel), "counterparty has both an IBAN and another account number; the other number was dropped")
 	}
 }
 
-func (r *renderer) agents(e *statement.Entry, path string) {
+func (r *renderer) agents(e *statement.Entry) {
+	const rel = txDtls + "/RltdAgts"
 	cp := e.Counterparty
 	name := "CdtrAgt"
 	if counterpartyIsDebtor(e) {
@@ -672,7 +798,7 @@ func (r *renderer) agents(e *statement.Entry, path string) {
 	}
 	bic := strings.ToUpper(strings.TrimSpace(cp.BIC))
 	if bic != "" && !r.validBIC(bic) {
-		r.warn(CodeBICDropped, true, path, "counterparty BIC %q does not match the %s BIC pattern", clip(bic), r.version)
+		r.warn(CodeBICDropped, true, r.path(rel), "counterparty BIC %q does not match the %s BIC pattern", clip(bic), r.version)
 		bic = ""
 	}
 	if bic == "" && cp.BankCode == "" {
@@ -687,7 +813,7 @@ func (r *renderer) agents(e *statement.Entry, path string) {
 	}
 	if cp.BankCode != "" {
 		w.open("ClrSysMmbId")
-		r.leaf("MmbId", cp.BankCode, 35, path+"/"+name+"/FinInstnId/ClrSysMmbId/MmbId")
+		r.leaf("MmbId", cp.BankCode, 35, rel, name, "FinInstnId/ClrSysMmbId/MmbId")
 		w.close("ClrSysMmbId")
 	}
 	w.close("FinInstnId")
@@ -695,13 +821,21 @@ func (r *renderer) agents(e *statement.Entry, path string) {
 	w.close("RltdAgts")
 }
 
-// ustrd splits remittance lines into Max140Text pieces; the text survives
-// whole, only its line breaks move.
-func ustrd(lines []string) []string {
-	var out []string
+// remittance writes RmtInf with the lines split into Max140Text pieces; the
+// text survives whole, only its line breaks move.
+func (r *renderer) remittance(lines []string) {
+	w := &r.w
+	opened := false
+	piece := func(s string) {
+		if !opened {
+			w.open("RmtInf")
+			opened = true
+		}
+		w.leaf("Ustrd", s)
+	}
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
-		for utf8.RuneCountInString(l) > 140 {
+		for len(l) > 140 && utf8.RuneCountInString(l) > 140 {
 			n, cut := 0, 0
 			for i := range l {
 				if n == 140 {
@@ -710,14 +844,16 @@ func ustrd(lines []string) []string {
 				}
 				n++
 			}
-			out = append(out, l[:cut])
+			piece(l[:cut])
 			l = strings.TrimSpace(l[cut:])
 		}
 		if l != "" {
-			out = append(out, l)
+			piece(l)
 		}
 	}
-	return out
+	if opened {
+		w.close("RmtInf")
+	}
 }
 
 // ibanPattern is the schema's IBAN2007Identifier pattern.

@@ -8,68 +8,129 @@ import (
 // xmlWriter writes indented XML by hand. The camt schemas fix the element
 // order, so the renderer states it explicitly rather than relying on struct
 // field order and omitempty rules of encoding/xml.
+//
+// Elements are appended to b, a small buffer that flush moves into out at
+// entry boundaries: it stays in cache, and out, a strings.Builder, neither
+// zeroes its memory nor copies it to make the result string.
 type xmlWriter struct {
-	b     strings.Builder
+	out   strings.Builder
+	b     []byte
 	depth int
 }
 
-func (w *xmlWriter) indent() {
-	w.b.WriteByte('\n')
-	for i := 0; i < w.depth; i++ {
-		w.b.WriteString("  ")
+func (w *xmlWriter) flush() {
+	w.out.Write(w.b)
+	w.b = w.b[:0]
+}
+
+// set stores b, which the caller appended to w.b. While the array has not
+// moved only the length is stored: storing the pointer costs a GC write
+// barrier, which a whole conversion (GC busy with the parser's garbage)
+// pays per element otherwise.
+func (w *xmlWriter) set(b []byte) {
+	if cap(b) == cap(w.b) {
+		w.b = w.b[:len(b)]
+		return
 	}
+	w.b = b
+}
+
+// indentation is a line break and enough two-space steps for any camt
+// document, sliced instead of written a step at a time.
+const indentation = "\n                                                                "
+
+func appendIndent(b []byte, depth int) []byte {
+	if n := 1 + 2*depth; n <= len(indentation) {
+		return append(b, indentation[:n]...)
+	}
+	b = append(b, indentation...)
+	for i := (len(indentation) - 1) / 2; i < depth; i++ {
+		b = append(b, "  "...)
+	}
+	return b
+}
+
+func appendStart(b []byte, depth int, name string) []byte {
+	b = appendIndent(b, depth)
+	b = append(b, '<')
+	b = append(b, name...)
+	return append(b, '>')
+}
+
+func appendEnd(b []byte, name string) []byte {
+	b = append(b, "</"...)
+	b = append(b, name...)
+	return append(b, '>')
 }
 
 func (w *xmlWriter) open(name string) {
-	w.indent()
-	w.b.WriteByte('<')
-	w.b.WriteString(name)
-	w.b.WriteByte('>')
+	w.set(appendStart(w.b, w.depth, name))
 	w.depth++
 }
 
 func (w *xmlWriter) close(name string) {
 	w.depth--
-	w.indent()
-	w.b.WriteString("</")
-	w.b.WriteString(name)
-	w.b.WriteByte('>')
+	w.set(appendEnd(appendIndent(w.b, w.depth), name))
 }
 
 // leaf writes <name>text</name>; callers skip empty values themselves since
 // every camt text type has minLength 1.
 func (w *xmlWriter) leaf(name, text string) {
-	w.indent()
-	w.b.WriteByte('<')
-	w.b.WriteString(name)
-	w.b.WriteByte('>')
-	escapeTo(&w.b, text)
-	w.b.WriteString("</")
-	w.b.WriteString(name)
-	w.b.WriteByte('>')
+	b := appendStart(w.b, w.depth, name)
+	b = appendEscaped(b, text)
+	w.set(appendEnd(b, name))
+}
+
+// rawLeaf writes <name>text</name> for text the renderer formatted itself
+// (dates, numbers), which never needs escaping.
+func (w *xmlWriter) rawLeaf(name string, text []byte) {
+	b := appendStart(w.b, w.depth, name)
+	b = append(b, text...)
+	w.set(appendEnd(b, name))
 }
 
 // amt writes <name Ccy="EUR">1.23</name>.
-func (w *xmlWriter) amt(name, ccy, value string) {
-	w.indent()
-	w.b.WriteByte('<')
-	w.b.WriteString(name)
-	w.b.WriteString(` Ccy="`)
-	escapeTo(&w.b, ccy)
-	w.b.WriteString(`">`)
-	w.b.WriteString(value)
-	w.b.WriteString("</")
-	w.b.WriteString(name)
-	w.b.WriteByte('>')
+func (w *xmlWriter) amt(name, ccy string, value []byte) {
+	b := appendIndent(w.b, w.depth)
+	b = append(b, '<')
+	b = append(b, name...)
+	b = append(b, ` Ccy="`...)
+	b = appendEscaped(b, ccy)
+	b = append(b, `">`...)
+	b = append(b, value...)
+	w.set(appendEnd(b, name))
 }
 
-// escapeTo writes s as XML character data. Characters XML 1.0 cannot carry
+// plainASCII marks the ASCII bytes appendEscaped copies unchanged, so that
+// it can skip over runs of them with one table look-up per byte.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = true
+	}
+	for _, c := range "&<>\"'" {
+		t[c] = false
+	}
+	t['\t'], t['\n'] = true, true
+	return t
+}()
+
+// appendEscaped appends s as XML character data. Characters XML 1.0 cannot carry
 // at all (most C0 controls, U+FFFE/U+FFFF, invalid UTF-8) become U+FFFD so the
 // document stays well-formed. Runs of plain characters are copied at once.
-func escapeTo(b *strings.Builder, s string) {
+func appendEscaped(b []byte, s string) []byte {
 	last := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plainASCII[c] {
+			i++
+			continue
+		}
+		// A well-formed two-byte sequence (U+0080–U+07FF: Latin accents,
+		// umlauts) is always an XML character; skip the general decoder.
+		if c >= 0xC2 && c <= 0xDF && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			i += 2
+			continue
+		}
 		var repl string
 		size := 1
 		switch {
@@ -85,9 +146,6 @@ func escapeTo(b *strings.Builder, s string) {
 			repl = "&apos;"
 		case c == '\r':
 			repl = "&#xD;"
-		case c == '\t' || c == '\n' || c >= 0x20 && c < 0x80:
-			i++
-			continue
 		case c < 0x20:
 			repl = "\uFFFD"
 		default:
@@ -98,12 +156,12 @@ func escapeTo(b *strings.Builder, s string) {
 			}
 			repl, size = "\uFFFD", n
 		}
-		b.WriteString(s[last:i])
-		b.WriteString(repl)
+		b = append(b, s[last:i]...)
+		b = append(b, repl...)
 		i += size
 		last = i
 	}
-	b.WriteString(s[last:])
+	return append(b, s[last:]...)
 }
 
 func xmlChar(r rune) bool {
