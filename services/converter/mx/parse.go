@@ -119,9 +119,11 @@ type parser struct {
 	ent    *entState // &entBuf inside an entry, nil outside
 	entBuf entState
 	entIdx int
-	// entries collects the current statement's entries; the statement gets
-	// an exactly sized copy, so one growing slice serves all statements.
-	entries []statement.Entry
+	// entries holds the entries of all statements in one array, sized up
+	// front from a count of Ntry tags; entries[stmtEntries:] are the current
+	// statement's.
+	entries     []statement.Entry
+	stmtEntries int
 }
 
 // nsDecl is an xmlns or xmlns:prefix attribute of the element at depth.
@@ -161,6 +163,8 @@ func Parse(input []byte, want string, opts statement.Options) ([]*statement.Stat
 	}
 	p := &parser{wantType: want, docDepth: -1, seen: map[string]bool{}}
 	p.sc.src = src
+	// Ntry start and end tags, prefixed or not, all end in "Ntry>".
+	p.entries = make([]statement.Entry, 0, strings.Count(src, "Ntry>")/2)
 	// One pass checks the characters of the whole input; an illegal one is
 	// reported when the scanner reaches it, so the error can name the element.
 	p.badChar, _ = checkChars(src).(*syntaxError)
@@ -890,10 +894,12 @@ func (p *parser) fallbackDate() statement.Date {
 func (p *parser) finishStatement() error {
 	s := p.cur
 	p.cur = nil
-	if len(p.entries) > 0 {
-		s.Entries = append(make([]statement.Entry, 0, len(p.entries)), p.entries...)
-		p.entries = p.entries[:0]
+	if n := len(p.entries); n > p.stmtEntries {
+		// The statement's entries are its window on the shared array,
+		// capped so that appending to them cannot reach the next statement's.
+		s.Entries = p.entries[p.stmtEntries:n:n]
 	}
+	p.stmtEntries = len(p.entries)
 	if s.Account.IBAN == "" && s.Account.Other == "" {
 		return p.fail(p.pathString()+"/Acct/Id", "statement without account identification")
 	}
