@@ -92,6 +92,14 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	if e.Value, err = p.amount(s[i:j]); err != nil {
 		return err
 	}
+	if c := p.last.coef; p.last.ok && !p.entriesBig {
+		if e.Mark == statement.Debit {
+			c = -c
+		}
+		p.entriesBig = !p.entries.addSmall(c, p.last.exp)
+	} else {
+		p.entriesBig = true
+	}
 	i = j
 	// Transaction type: 1!a3!c. Banks write spaces ("NOV ") and other
 	// leading letters, and some omit it; all are kept.
@@ -110,7 +118,7 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	}
 	ref := s[i:]
 	extra := ""
-	if k := strings.Index(ref, "//"); k >= 0 {
+	if k := indexSlashes(ref); k >= 0 {
 		ref, e.BankReference = ref[:k], strings.TrimSpace(ref[k+2:])
 		if len(e.BankReference) > 16 {
 			p.warn(CodeFieldTooLong, "bank reference longer than 16 characters")
@@ -126,7 +134,7 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 		p.warn(CodeFieldTooLong, "reference longer than 16 characters")
 	}
 	if len(rest) > 0 {
-		sup := strings.Join(rest, " ")
+		sup := p.a.text.join(rest, " ")
 		if extra != "" {
 			extra += " " + sup
 		} else {
@@ -138,6 +146,17 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	}
 	e.Supplementary = strings.TrimSpace(extra)
 	return nil
+}
+
+// indexSlashes is strings.Index(s, "//") for the short texts of :61:,
+// where the general search costs more than the scan.
+func indexSlashes(s string) int {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '/' && s[i+1] == '/' {
+			return i
+		}
+	}
+	return -1
 }
 
 func validType(t string) bool {

@@ -15,10 +15,10 @@ func (p *msgParser) info86(e *statement.Entry, lines []string) {
 		if p.german {
 			p.warn(CodeUnstructured86, ":86: is not structured (GVC?nn); kept as text")
 		}
-		e.Info = strings.Join(lines, "\n")
+		e.Info = p.a.text.join(lines, "\n")
 		return
 	}
-	parseGerman86(e, strings.Join(lines, ""))
+	parseGerman86(e, p.a.text.join(lines, ""), &p.a.text)
 }
 
 // structured86 reports whether s starts with a 3-digit GVC followed by the
@@ -31,10 +31,23 @@ func structured86(s string) bool {
 // subfields; their values run to the next tag.
 var sepaTags = []string{"EREF+", "KREF+", "MREF+", "CRED+", "DEBT+", "SVWZ+", "ABWA+", "ABWE+", "COAM+", "OAMT+", "IBAN+", "BIC+"}
 
-func parseGerman86(e *statement.Entry, s string) {
+func parseGerman86(e *statement.Entry, s string, tx *texts) {
 	e.GVC = s[:3]
+	// Remittance becomes the entry's slice: counted first so it is
+	// allocated once.
+	nr := 0
+	for rest := s[3:]; len(rest) >= 3 && rest[0] == '?' && isDigit(rest[1]) && isDigit(rest[2]); {
+		if c := rest[1:3]; c >= "20" && c <= "29" || c >= "60" && c <= "63" {
+			nr++
+		}
+		rest = rest[3:]
+		rest = rest[nextSubfield(rest):]
+	}
 	var remit []string
-	var name strings.Builder
+	if nr > 0 {
+		remit = make([]string, 0, nr)
+	}
+	var name string // ?32 and ?33 concatenated
 	var unknown []string
 	rest := s[3:]
 	for len(rest) > 0 {
@@ -68,15 +81,15 @@ func parseGerman86(e *statement.Entry, s string) {
 				e.Counterparty.Account = val
 			}
 		case code == "32", code == "33":
-			name.WriteString(val)
+			name += val
 		case code == "34":
 			e.TextKeyAddition = val
 		default:
 			unknown = append(unknown, "?"+code+val)
 		}
 	}
-	e.Counterparty.Name = strings.TrimSpace(name.String())
-	joined := strings.Join(remit, "")
+	e.Counterparty.Name = strings.TrimSpace(name)
+	joined := tx.join(remit, "")
 	if !hasSEPATag(joined) {
 		e.Remittance = remit
 	} else {
@@ -87,7 +100,7 @@ func parseGerman86(e *statement.Entry, s string) {
 	}
 	// What has no field of its own (text before the first SEPA tag, KREF+,
 	// unknown subfields) stays in Info so nothing is lost.
-	e.Info = strings.Join(unknown, "\n")
+	e.Info = tx.join(unknown, "\n")
 }
 
 func nextSubfield(s string) int {

@@ -1,6 +1,9 @@
 package mt
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // The lexer splits an input file into messages and fields. It works line by
 // line over one string copy of the input, so field values are substrings and
@@ -58,24 +61,32 @@ type lexer struct {
 	// several small ones per message.
 	lines  []string
 	fields []rawField
+	arenas *lexArenas   // where lines and fields came from, to give them back
+	slab   []rawMessage // messages are taken from chunks of this, not allocated one by one
+	n61    int          // :61: fields, so the parser can size its entry arena
+	nbal   int          // balance fields, for the same reason
 }
 
 // maxMessages bounds the work one input can cause; 2 MiB of input cannot hold
 // more real messages than this.
 const maxMessages = 1 << 17
 
-func lex(input string, w *warner) []*rawMessage {
-	lx := &lexer{w: w,
-		// Statement lines average well over 32 bytes; the arenas grow if not.
-		lines:  make([]string, 0, len(input)/32+4),
-		fields: make([]rawField, 0, len(input)/48+4),
-	}
+func lex(input string, w *warner) *lexer {
 	// A byte-order mark and old Mac line ends (CR only) come from desktop
 	// tools; neither changes the content.
 	input = strings.TrimPrefix(input, "\ufeff")
 	if strings.IndexByte(input, '\n') < 0 && strings.IndexByte(input, '\r') >= 0 {
 		input = strings.ReplaceAll(input, "\r", "\n")
 	}
+	// Counting bytes is far cheaper than growing the arenas: every stored
+	// line is an input line, and every field tag holds two colons. The
+	// counts are capped at what statement-like text can hold, so that an
+	// input of nothing but line breaks or colons does not reserve many
+	// times its size up front; the arenas still grow if it needs them.
+	nLines := min(strings.Count(input, "\n")+1, len(input)/16+4)
+	nFields := min(strings.Count(input, ":")/2+1, len(input)/24+4)
+	lx := &lexer{w: w, arenas: getArenas(nLines, nFields)}
+	lx.lines, lx.fields = lx.arenas.lines, lx.arenas.fields
 	lineNo := 0
 	for len(input) > 0 {
 		lineNo++
@@ -100,12 +111,57 @@ func lex(input string, w *warner) []*rawMessage {
 			w.add(CodeMissingBlock5, 0, m.line, "", "FIN message without trailer block {5:}")
 		}
 	}
-	return lx.msgs
+	return lx
+}
+
+// The line and field arenas hold only string headers the parser copies
+// into statements, so they are garbage once Parse returns: release hands
+// them back for the next input instead of leaving them to the collector.
+type lexArenas struct {
+	lines  []string
+	fields []rawField
+}
+
+var arenaPool sync.Pool // of *lexArenas
+
+// maxPooledLines keeps arenas of unusually large inputs out of the pool.
+const maxPooledLines = 1 << 18
+
+func getArenas(nLines, nFields int) *lexArenas {
+	a, _ := arenaPool.Get().(*lexArenas)
+	if a == nil {
+		a = &lexArenas{}
+	}
+	if cap(a.lines) < nLines {
+		a.lines = make([]string, 0, nLines)
+	}
+	if cap(a.fields) < nFields {
+		a.fields = make([]rawField, 0, nFields)
+	}
+	return a
+}
+
+// release returns the arenas to the pool, cleared so that they do not keep
+// the input alive. Nothing may use the messages afterwards.
+func (lx *lexer) release() {
+	if cap(lx.lines) > maxPooledLines || cap(lx.fields) > maxPooledLines {
+		return
+	}
+	clear(lx.lines)
+	clear(lx.fields)
+	lx.arenas.lines, lx.arenas.fields = lx.lines[:0], lx.fields[:0]
+	arenaPool.Put(lx.arenas)
+	lx.lines, lx.fields, lx.msgs, lx.arenas = nil, nil, nil, nil
 }
 
 func (lx *lexer) open(lineNo int, fin bool) {
-	m := &rawMessage{no: len(lx.msgs) + 1, line: lineNo, fin: fin, ff: len(lx.fields),
-		block1: lx.pendBlock1, block2: lx.pendBlock2, typeHint: lx.pendHint}
+	if len(lx.slab) == cap(lx.slab) {
+		// Chunks double so a short input does not pay for many messages.
+		lx.slab = make([]rawMessage, 0, min(max(2*cap(lx.slab), 2), 128))
+	}
+	lx.slab = append(lx.slab, rawMessage{no: len(lx.msgs) + 1, line: lineNo, fin: fin, ff: len(lx.fields),
+		block1: lx.pendBlock1, block2: lx.pendBlock2, typeHint: lx.pendHint})
+	m := &lx.slab[len(lx.slab)-1]
 	if len(m.block2) >= 4 && (m.block2[0] == 'I' || m.block2[0] == 'O') {
 		m.typeHint = m.block2[1:4]
 	}
@@ -126,8 +182,17 @@ func (lx *lexer) close() {
 		lx.appendText(":", lx.colonLine)
 		lx.colonLine = 0
 	}
-	if len(lx.msgs) < maxMessages && len(lx.cur.fields) > 0 {
-		lx.msgs = append(lx.msgs, lx.cur)
+	if m := lx.cur; len(lx.msgs) < maxMessages && len(lx.fields) > m.ff {
+		m.lines, m.fields = lx.lines, lx.fields[m.ff:]
+		lx.msgs = append(lx.msgs, m)
+		for _, f := range m.fields {
+			switch f.tag {
+			case "61":
+				lx.n61++
+			case "60F", "60M", "62F", "62M", "64", "65":
+				lx.nbal++
+			}
+		}
 	}
 	lx.cur = nil
 	lx.inBlock4 = false
@@ -141,7 +206,10 @@ func (lx *lexer) header(lineNo int) {
 }
 
 func (lx *lexer) line(line string, lineNo int) {
-	t := strings.TrimRight(line, " \t")
+	t := line
+	for len(t) > 0 && (t[len(t)-1] == ' ' || t[len(t)-1] == '\t') {
+		t = t[:len(t)-1]
+	}
 	if len(t) != len(line) && lx.cur != nil && strings.TrimSpace(t) != "" {
 		lx.w.add(CodeTrailingSpace, lx.cur.no, lineNo, "", "trailing spaces removed")
 	}
@@ -276,12 +344,17 @@ func (lx *lexer) blocks(s string, lineNo int) {
 // optional letter (":61:", ":60F:", ":25P:"), or two letters (":NS:", a
 // bank-specific field that is reported and skipped).
 func splitTag(t string) (tag, rest string, ok bool) {
-	if len(t) < 4 || t[0] != ':' {
+	// The closing colon is the first one after the opening colon, at
+	// index 3 or 4 of the line.
+	if len(t) < 4 || t[0] != ':' || t[1] == ':' || t[2] == ':' {
 		return "", "", false
 	}
-	end := strings.IndexByte(t[1:], ':')
-	if end < 2 || end > 3 {
-		return "", "", false
+	end := 2
+	if t[3] != ':' {
+		if len(t) < 5 || t[4] != ':' {
+			return "", "", false
+		}
+		end = 3
 	}
 	tag = t[1 : 1+end]
 	switch {
@@ -316,8 +389,8 @@ func (lx *lexer) content(t string, lineNo int) {
 	}
 	if tag, rest, ok := splitTag(t); ok {
 		last := ""
-		if n := len(m.fields); n > 0 {
-			last = m.fields[n-1].tag
+		if len(lx.fields) > m.ff {
+			last = lx.fields[len(lx.fields)-1].tag
 		}
 		if !knownTag(tag) && last == "86" {
 			// Free text of :86: that happens to start like a tag (":26:37 Fo").
@@ -325,7 +398,7 @@ func (lx *lexer) content(t string, lineNo int) {
 			lx.appendText(t, lineNo)
 			return
 		}
-		if tag == "20" && len(m.fields) > 0 {
+		if tag == "20" && len(lx.fields) > m.ff {
 			// A new :20: without a "-" separator starts the next message.
 			fin := m.fin
 			if fin {
@@ -341,15 +414,15 @@ func (lx *lexer) content(t string, lineNo int) {
 		lx.w.add(CodeBlankLine, m.no, lineNo, "", "blank line skipped")
 		return
 	}
-	if len(m.fields) == 0 {
+	if len(lx.fields) == m.ff {
 		lx.header(lineNo)
 		return
 	}
-	switch m.fields[len(m.fields)-1].tag {
+	switch last := lx.fields[len(lx.fields)-1].tag; last {
 	case "86", "61", "25P":
 		// Fields that SWIFT lets span lines.
 	default:
-		if knownTag(m.fields[len(m.fields)-1].tag) {
+		if knownTag(last) {
 			// Banks put their header lines between messages without a "-"
 			// (ABNANL2A / 940 / ABNANL2A after :62F:); single-line fields
 			// never continue.
@@ -360,24 +433,22 @@ func (lx *lexer) content(t string, lineNo int) {
 	lx.appendText(t, lineNo)
 }
 
+// field starts a field of the open message. Its fields are the arena's
+// tail from cur.ff; close gives the message its windows.
 func (lx *lexer) field(tag, rest string, lineNo int) {
-	m := lx.cur
 	lx.lines = append(lx.lines, rest)
 	lx.fields = append(lx.fields, rawField{tag: tag, line: lineNo, from: len(lx.lines) - 1, to: len(lx.lines)})
-	m.lines, m.fields = lx.lines, lx.fields[m.ff:]
 }
 
 func (lx *lexer) appendText(t string, lineNo int) {
-	m := lx.cur
-	if len(m.fields) == 0 {
+	if len(lx.fields) == lx.cur.ff {
 		lx.header(lineNo)
 		return
 	}
 	// Continuation lines always belong to the last field, whose lines are
-	// the tail of m.lines.
+	// the tail of the line arena.
 	lx.lines = append(lx.lines, t)
 	lx.fields[len(lx.fields)-1].to = len(lx.lines)
-	m.lines, m.fields = lx.lines, lx.fields[m.ff:]
 }
 
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }

@@ -80,6 +80,30 @@ func (s *sum) addSmall(c int64, e int32) bool {
 	return true
 }
 
+// equalSmall reports whether s and t both fit in int64 and are equal in
+// value; false means only "not known to be equal".
+func (s *sum) equalSmall(t sum) bool {
+	if s.big != nil || t.big != nil {
+		return false
+	}
+	a, ae, b, be := s.coef, s.exp, t.coef, t.exp
+	for ae > be {
+		if a > math.MaxInt64/10 || a < math.MinInt64/10 {
+			return false
+		}
+		a *= 10
+		ae--
+	}
+	for be > ae {
+		if b > math.MaxInt64/10 || b < math.MinInt64/10 {
+			return false
+		}
+		b *= 10
+		be--
+	}
+	return a == b
+}
+
 func (s *sum) value() decimal.Decimal {
 	if s.big != nil {
 		return *s.big

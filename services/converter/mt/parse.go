@@ -14,13 +14,24 @@ import (
 // its :28C: sequence numbers and :60M:/:62M: intermediate balances.
 func Parse(input []byte, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
 	w := &warner{}
-	msgs := lex(string(input), w)
+	lx := lex(string(input), w)
+	defer lx.release()
+	msgs := lx.msgs
 	if len(msgs) == 0 {
 		return nil, nil, &statement.ParseError{Line: 1, Reason: "no MT940/MT942/MT950 fields found (expected lines such as :20: or :61:)"}
 	}
+	// Statements, entries and balances of all messages come from one
+	// allocation each; every statement gets a window capped at its own
+	// length, so a caller appending to one cannot overwrite the next.
+	a := arena{
+		stmts:    make([]statement.Statement, len(msgs)),
+		entries:  make([]statement.Entry, lx.n61),
+		balances: make([]statement.Balance, lx.nbal),
+	}
+	a.text.chunk = min(len(input), 32<<10)
 	out := make([]*statement.Statement, 0, len(msgs))
 	for _, m := range msgs {
-		p := msgParser{m: m, w: w, german: opts.Field86Profile == "german"}
+		p := msgParser{m: m, w: w, german: opts.Field86Profile == "german", a: &a}
 		st, err := p.parse()
 		if err != nil {
 			return nil, nil, err
@@ -34,8 +45,64 @@ type msgParser struct {
 	m      *rawMessage
 	w      *warner
 	german bool
+	a      *arena
 	st     *statement.Statement
 	f      rawField // the field being parsed
+	// last is the int64 form of the amount read last; entries sums the
+	// entries' signed amounts while that holds, so the balance check need
+	// not take the amounts apart again.
+	last       smallAmount
+	entries    sum
+	entriesBig bool // entries does not hold the sum
+}
+
+// smallAmount is an amount as coef*10^exp, when ok.
+type smallAmount struct {
+	coef int64
+	exp  int32
+	ok   bool
+}
+
+// arena holds what Parse hands out to the messages it parses.
+type arena struct {
+	stmts    []statement.Statement
+	entries  []statement.Entry
+	balances []statement.Balance
+	text     texts
+}
+
+// texts builds the strings the parser joins from several lines (:86:
+// text) in shared chunks: one allocation per chunk instead of one per
+// entry. A strings.Builder never changes bytes it has written, so every
+// string taken from it stays valid when a new chunk is started.
+type texts struct {
+	b     strings.Builder
+	chunk int // size of a new chunk
+}
+
+// join is strings.Join(parts, sep).
+func (t *texts) join(parts []string, sep string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	n := len(sep) * (len(parts) - 1)
+	for _, s := range parts {
+		n += len(s)
+	}
+	if t.b.Cap()-t.b.Len() < n {
+		t.b.Reset() // drops the chunk; strings already taken keep it alive
+		t.b.Grow(max(n, t.chunk))
+	}
+	start := t.b.Len()
+	t.b.WriteString(parts[0])
+	for _, s := range parts[1:] {
+		t.b.WriteString(sep)
+		t.b.WriteString(s)
+	}
+	return t.b.String()[start:]
 }
 
 func (p *msgParser) fail(reason string) error {
@@ -48,20 +115,26 @@ func (p *msgParser) warn(code, text string) {
 
 func (p *msgParser) parse() (*statement.Statement, error) {
 	m := p.m
-	st := &statement.Statement{Kind: statement.KindStatement}
+	a := p.a
+	st := &a.stmts[0]
+	a.stmts = a.stmts[1:]
+	st.Kind = statement.KindStatement
 	p.st = st
 	if m.typeHint == "942" {
 		st.Kind = statement.KindReport
 	}
 	st.Account.Servicer = senderBIC(m.block1, m.block2)
-	n61 := 0
+	n61, nbal := 0, 0
 	for i := range m.fields {
-		if m.fields[i].tag == "61" {
+		switch m.fields[i].tag {
+		case "61":
 			n61++
+		case "60F", "60M", "62F", "62M", "64", "65":
+			nbal++
 		}
 	}
-	st.Entries = make([]statement.Entry, 0, n61)
-	st.Balances = make([]statement.Balance, 0, 4) // :60a:, :62a:, :64:, :65:
+	st.Entries, a.entries = a.entries[:0:n61], a.entries[n61:]
+	st.Balances, a.balances = a.balances[:0:nbal], a.balances[nbal:]
 	var seen tagSet
 	prev := "" // tag of the previous known field, to attach :86: to its :61:
 	var opening, closing int = -1, -1
@@ -129,8 +202,9 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 				st.Account.Currency = b.Currency
 			}
 		case "61":
-			// Parsed in place: an Entry is large, copying it costs.
-			st.Entries = append(st.Entries, statement.Entry{})
+			// Parsed in place: an Entry is large, copying it costs. The
+			// window has room for every :61: and is already zeroed.
+			st.Entries = st.Entries[:len(st.Entries)+1]
 			if err = p.entry(&st.Entries[len(st.Entries)-1], lines); err != nil {
 				return nil, err
 			}
@@ -157,7 +231,7 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 		}
 		prev = tag
 	}
-	st.Info = strings.Join(info, "\n")
+	st.Info = a.text.join(info, "\n")
 	p.f = rawField{line: m.line}
 	if st.Account.Currency == "" && st.FloorLimitDebit != nil {
 		st.Account.Currency = st.FloorLimitDebit.Currency
@@ -208,6 +282,11 @@ func (p *msgParser) checkBalance() {
 		return
 	}
 	acc := newSum(open.Mark, open.Value)
+	if !p.entriesBig && acc.big == nil && acc.addSmall(p.entries.coef, p.entries.exp) && acc.equalSmall(newSum(cl.Mark, cl.Value)) {
+		return
+	}
+	// Not known to balance: the exact sum decides.
+	acc = newSum(open.Mark, open.Value)
 	for i := range st.Entries {
 		acc.add(st.Entries[i].Mark, st.Entries[i].Value)
 	}
@@ -395,12 +474,14 @@ func (p *msgParser) amount(s string) (decimal.Decimal, error) {
 	if sep == 0 && len(s) == 1 {
 		return decimal.Decimal{}, p.fail("amount has no digits")
 	}
-	return decimalOf(s, sep), nil
+	d, coef, exp, ok := decimalOf(s, sep)
+	p.last = smallAmount{coef, exp, ok}
+	return d, nil
 }
 
 // decimalOf builds the decimal without going through a string parser: the
-// common case (up to 18 digits) is one int64.
-func decimalOf(s string, sep int) decimal.Decimal {
+// common case (up to 18 digits) is one int64, also returned with small set.
+func decimalOf(s string, sep int) (d decimal.Decimal, coef int64, exp int32, small bool) {
 	intPart, frac := s, ""
 	if sep >= 0 {
 		intPart, frac = s[:sep], s[sep+1:]
@@ -413,13 +494,13 @@ func decimalOf(s string, sep int) decimal.Decimal {
 		for i := 0; i < len(frac); i++ {
 			v = v*10 + int64(frac[i]-'0')
 		}
-		return decimal.New(v, -int32(len(frac)))
+		return decimal.New(v, -int32(len(frac))), v, -int32(len(frac)), true
 	}
 	d, err := decimal.NewFromString(intPart + "." + frac + "0")
 	if err != nil {
-		return decimal.Zero
+		return decimal.Zero, 0, 0, false
 	}
-	return d
+	return d, 0, 0, false
 }
 
 func (p *msgParser) floorLimit(s string) error {
@@ -563,14 +644,13 @@ func bicOfLT(lt string) string {
 			return ""
 		}
 	}
-	bic := lt[:8] + lt[9:]
-	if lt[9:] == "XXX" {
-		bic = lt[:8]
-	}
-	if bic == DefaultBIC {
+	if lt[:8] == DefaultBIC[:8] && lt[9:] == DefaultBIC[8:] {
 		return "" // our own placeholder for an unknown sender
 	}
-	return bic
+	if lt[9:] == "XXX" {
+		return lt[:8]
+	}
+	return lt[:8] + lt[9:]
 }
 
 // validIBAN checks the ISO 13616 structure and the mod-97 check digits.

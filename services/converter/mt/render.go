@@ -1,6 +1,7 @@
 package mt
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -33,16 +34,18 @@ func Render(typ string, stmts []*statement.Statement, opts statement.Options) ([
 			continue
 		}
 		r.stmtNo = i + 1
-		p, err := r.statement(st)
+		var err error
+		pages, err = r.statement(st, pages)
 		if err == nil {
 			err = r.err
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		pages = append(pages, p...)
 	}
-	w.addN(CodeTransliterated, r.tl.n, "", itoa(r.tl.n)+" character(s) outside the SWIFT X character set were transliterated")
+	if r.tl.n > 0 {
+		w.addN(CodeTransliterated, r.tl.n, "", itoa(r.tl.n)+" character(s) outside the SWIFT X character set were transliterated")
+	}
 	if r.paged > 0 {
 		w.add(CodePaged, 0, 0, ":28C:", itoa(r.paged)+" statement(s) split into "+itoa(len(pages))+" messages of at most 2,000 characters")
 	}
@@ -62,6 +65,7 @@ type renderer struct {
 	ebuf   []byte         // rendered entries of the current statement, reused
 	tbuf   []byte         // trailer of the current statement, reused
 	hbuf   []byte         // header measured for paging, reused
+	ends   []int          // where each rendered entry stops in ebuf, reused
 }
 
 func (r *renderer) warn(code, field, text string) {
@@ -80,7 +84,8 @@ func (r *renderer) fit(s string, n int, field string) string {
 	return s
 }
 
-func (r *renderer) statement(st *statement.Statement) ([]string, error) {
+// statement appends the statement's pages to pages.
+func (r *renderer) statement(st *statement.Statement, pages []string) ([]string, error) {
 	cur := st.Account.Currency
 	if cur == "" {
 		for _, b := range st.Balances {
@@ -108,7 +113,8 @@ func (r *renderer) statement(st *statement.Statement) ([]string, error) {
 	// Entries first: each is one chunk of :61: (+ :86:) lines in one
 	// shared buffer; ends[i] is where entry i stops.
 	ebuf := r.ebuf[:0]
-	ends := make([]int, len(st.Entries))
+	ends := slices.Grow(r.ends[:0], len(st.Entries))[:len(st.Entries)]
+	r.ends = ends
 	var dropped lostSet
 	for i := range st.Entries {
 		e := &st.Entries[i]
@@ -273,7 +279,6 @@ func (r *renderer) statement(st *statement.Statement) ([]string, error) {
 		seq = firstSeq(seq)
 	}
 
-	out := make([]string, 0, n)
 	running := newSum(opening.Mark, opening.Value)
 	start := 0
 	for p := 0; p < n; p++ {
@@ -287,10 +292,10 @@ func (r *renderer) statement(st *statement.Statement) ([]string, error) {
 		}
 		b := r.buf[:0]
 		b = append(b, "{1:F01"...)
-		b = append(b, ltAddress(st.Account.Servicer)...)
+		b = appendLTAddress(b, st.Account.Servicer)
 		b = append(b, "0000000000}{2:I"...)
 		b = append(b, r.typ...)
-		b = append(b, ltAddress("")...)
+		b = appendLTAddress(b, "")
 		b = append(b, "N}{4:\r\n"...)
 		// Transliterations in the header were counted when it was measured.
 		saved := r.tl.n
@@ -318,12 +323,12 @@ func (r *renderer) statement(st *statement.Statement) ([]string, error) {
 			b = append(b, tail...)
 		}
 		b = append(b, "-}"...)
-		out = append(out, string(b))
+		pages = append(pages, string(b))
 		r.buf = b
 		start = end
 	}
 	r.tbuf = tail
-	return out, nil
+	return pages, nil
 }
 
 // numbers returns :28C: statement and sequence numbers (5n each).
@@ -461,7 +466,7 @@ func (r *renderer) floorLine(b []byte, mark string, a statement.Amount, cur stri
 	b = append(b, ":34F:"...)
 	b = append(b, cur...)
 	b = append(b, mark...)
-	b = r.appendAmount(b, a.Value, ":34F:")
+	b = r.appendAmount(b, a.Value, "34F")
 	return append(b, "\r\n"...)
 }
 
@@ -475,7 +480,7 @@ func (r *renderer) summaryLine(b []byte, tag string, n int, v decimal.Decimal, c
 	b = append(b, ':')
 	b = append(b, itoa(n)...)
 	b = append(b, cur...)
-	b = r.appendAmount(b, v, ":"+tag+":")
+	b = r.appendAmount(b, v, tag)
 	return append(b, "\r\n"...)
 }
 
@@ -516,7 +521,7 @@ func (r *renderer) balanceLine(b []byte, tag string, bal statement.Balance, cur 
 		c = cur
 	}
 	b = append(b, c...)
-	b = r.appendAmount(b, v, ":"+tag+":")
+	b = r.appendAmount(b, v, tag)
 	return append(b, "\r\n"...)
 }
 
@@ -574,7 +579,7 @@ func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte 
 	if len(e.FundsCode) == 1 && isUpper(e.FundsCode[0]) {
 		b = append(b, e.FundsCode...)
 	}
-	b = r.appendAmount(b, v, ":61:")
+	b = r.appendAmount(b, v, "61")
 	tt := r.x(e.TransactionType)
 	if len(tt) != 4 || !isLetter(tt[0]) {
 		// NMSC (non-SWIFT, miscellaneous) is the neutral choice when the
@@ -590,7 +595,7 @@ func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte 
 		ref = "NONREF"
 	}
 	ref = r.fit(ref, 16, ":61:")
-	if strings.Contains(ref, "//") {
+	if indexSlashes(ref) >= 0 {
 		// "//" would start the bank reference when the line is read back.
 		r.tl.n++
 		ref = strings.ReplaceAll(ref, "//", "/.")
@@ -793,12 +798,12 @@ func (w *lines86) done() []byte {
 }
 
 // appendAmount writes 15d: digits and a decimal comma, always present.
-func (r *renderer) appendAmount(b []byte, v decimal.Decimal, field string) []byte {
+func (r *renderer) appendAmount(b []byte, v decimal.Decimal, tag string) []byte {
 	start := len(b)
 	b = appendDecimal(b, v)
 	if len(b)-start > 15 && r.err == nil {
 		// Money is never cut: an amount MT cannot hold fails the conversion.
-		r.err = &statement.ParseError{Message: r.stmtNo, Field: field, Reason: "amount " + v.String() + " does not fit in 15 characters (15d)"}
+		r.err = &statement.ParseError{Message: r.stmtNo, Field: ":" + tag + ":", Reason: "amount " + v.String() + " does not fit in 15 characters (15d)"}
 	}
 	return b
 }
@@ -816,16 +821,18 @@ func append2(b []byte, n int) []byte {
 	return append(b, byte('0'+n/10%10), byte('0'+n%10))
 }
 
-// ltAddress is the 12-character logical terminal address of a BIC: the
-// BIC8, terminal code X, and the branch (XXX for the head office).
-func ltAddress(bic string) string {
+// appendLTAddress appends the 12-character logical terminal address of a
+// BIC: the BIC8, terminal code X, and the branch (XXX for the head office).
+func appendLTAddress(b []byte, bic string) []byte {
 	if !looksLikeBIC(bic) {
 		bic = DefaultBIC
 	}
+	b = append(b, bic[:8]...)
 	if len(bic) == 8 {
-		return bic + "XXXX"
+		return append(b, "XXXX"...)
 	}
-	return bic[:8] + "X" + bic[8:]
+	b = append(b, 'X')
+	return append(b, bic[8:]...)
 }
 
 func statementDate(st *statement.Statement) statement.Date {
