@@ -10,6 +10,7 @@ import (
 	_ "github.com/ledgerlane/platform/services/converter/builtin"
 	"github.com/ledgerlane/platform/services/converter/engine"
 	"github.com/ledgerlane/platform/services/converter/mt"
+	"github.com/ledgerlane/platform/services/converter/mx"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -20,6 +21,60 @@ func registered(typ string) bool {
 		}
 	}
 	return false
+}
+
+// TestGeneratedViaCamt053: MT940 -> camt.053 -> MT940, over generated
+// statements and both camt versions, keeps what MT940 -> MT940 keeps.
+func TestGeneratedViaCamt053(t *testing.T) {
+	if !registered("camt.053") {
+		t.Skip("no camt.053 renderer registered")
+	}
+	for _, v := range []string{"camt.053.001.02", "camt.053.001.08"} {
+		t.Run(v, func(t *testing.T) {
+			mt.GeneratedRoundTrips(t, 11, 150, func(t *testing.T, in []byte) []byte {
+				camt, err := engine.Convert(engine.Request{Input: in, From: "MT940", To: "camt.053", Options: statement.Options{TargetVersion: v}})
+				if err != nil {
+					t.Fatalf("MT940 -> %s: %v", v, err)
+				}
+				back, err := engine.Convert(engine.Request{Input: []byte(camt.Pages[0]), From: "camt.053", To: "MT940"})
+				if err != nil {
+					t.Fatalf("%s -> MT940: %v", v, err)
+				}
+				return []byte(strings.Join(back.Pages, "\r\n"))
+			})
+		})
+	}
+}
+
+// TestGeneratedCamtViaMT940: camt.053 -> MT940 -> camt.053, over generated
+// statements in both camt versions, keeps what MT940 can carry.
+func TestGeneratedCamtViaMT940(t *testing.T) {
+	if !registered("camt.053") {
+		t.Skip("no camt.053 renderer registered")
+	}
+	for _, v := range []string{"camt.053.001.02", "camt.053.001.08"} {
+		t.Run(v, func(t *testing.T) {
+			mt.GeneratedCamtRoundTrips(t, 12, 150, func(t *testing.T, st *statement.Statement) []*statement.Statement {
+				doc, _, err := mx.Render([]*statement.Statement{st}, "camt.053", v)
+				if err != nil {
+					t.Fatalf("render %s: %v", v, err)
+				}
+				toMT, err := engine.Convert(engine.Request{Input: []byte(doc), From: "camt.053", To: "MT940"})
+				if err != nil {
+					t.Fatalf("%s -> MT940: %v", v, err)
+				}
+				back, err := engine.Convert(engine.Request{Input: []byte(strings.Join(toMT.Pages, "\r\n")), From: "MT940", To: "camt.053", Options: statement.Options{TargetVersion: v}})
+				if err != nil {
+					t.Fatalf("MT940 -> %s: %v", v, err)
+				}
+				stmts, _, err := mx.Parse([]byte(back.Pages[0]), "camt.053", statement.Options{})
+				if err != nil {
+					t.Fatalf("parse %s: %v", v, err)
+				}
+				return stmts
+			})
+		})
+	}
 }
 
 // TestViaCamt053: MT940 -> camt.053 -> MT940 keeps amounts, dates,

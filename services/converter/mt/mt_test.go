@@ -399,3 +399,43 @@ func TestRenderFromSparseModel(t *testing.T) {
 		t.Error("an amount over 15 characters must fail, not be cut")
 	}
 }
+
+// TestOwnerBIC: :25P: carries the account owner's BIC on its second line.
+func TestOwnerBIC(t *testing.T) {
+	const rest = "\n:28C:1\n:60F:C240101EUR10,\n:62F:C240101EUR10,\n-"
+	cases := []struct {
+		name, field, bic, code string
+	}{
+		{"bic", ":25P:DE89370400440532013000\nCOBADEFFXXX", "COBADEFFXXX", ""},
+		{"bic8", ":25P:12345\nCOBADEFF", "COBADEFF", ""},
+		{"lower case", ":25P:12345\ncobadeff", "COBADEFF", CodeNonstandardValue},
+		{"not a bic", ":25P:12345\nNOT A BIC", "", CodeDropped},
+		{"no second line", ":25P:12345", "", ""},
+		{"option without letter", ":25:12345", "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, warns := mustParse(t, ":20:A\n"+tc.field+rest, statement.Options{})
+			if got := st[0].Account.OwnerBIC; got != tc.bic {
+				t.Errorf("OwnerBIC %q, want %q", got, tc.bic)
+			}
+			if tc.code != "" && !hasCode(warns, tc.code) {
+				t.Errorf("no %s warning: %+v", tc.code, warns)
+			}
+			pages, rw, err := Render("940", st, statement.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ":25:"
+			if tc.bic != "" {
+				want = ":25P:" + st[0].Account.Other + st[0].Account.IBAN + "\r\n" + tc.bic + "\r\n"
+			}
+			if !strings.Contains(pages[0], want) {
+				t.Errorf("rendered %q, want it to hold %q", pages[0], want)
+			}
+			if hasCode(rw, CodeDropped) {
+				t.Errorf("render dropped something: %+v", rw)
+			}
+		})
+	}
+}

@@ -313,10 +313,18 @@ func (p *msgParser) text16(s string) string {
 func (p *msgParser) account(lines []string) {
 	a := &p.st.Account
 	id := strings.TrimSpace(lines[0])
-	if p.f.tag == "25P" && len(lines) > 1 && strings.TrimSpace(lines[1]) != "" {
-		// The second line is the account owner's BIC; the model names the
-		// owner but has no owner BIC.
-		p.warn(CodeDropped, "the account owner's BIC of :25P: is not carried")
+	a.OwnerBIC = ""
+	if p.f.tag == "25P" && len(lines) > 1 {
+		// The second line is the account owner's identifier code.
+		bic := strings.TrimSpace(lines[1])
+		if up := strings.ToUpper(bic); looksLikeBIC(up) {
+			if up != bic {
+				p.warn(CodeNonstandardValue, ":25P: identifier code in lower case; read in upper case")
+			}
+			a.OwnerBIC = up
+		} else if bic != "" {
+			p.warn(CodeDropped, ":25P: identifier code is not a BIC (4!a2!a2!c[3!c]) and was left out")
+		}
 	}
 	if len(id) > 35 {
 		p.warn(CodeFieldTooLong, "account longer than 35 characters")

@@ -410,8 +410,19 @@ func (r *renderer) header(b []byte, st *statement.Statement, cur, num, seq strin
 		r.warn(CodeDefaulted, ":25:", "no account identifier; NOTPROVIDED is used")
 		acct = "NOTPROVIDED"
 	}
-	b = append(b, ":25:"...)
-	b = append(b, r.fit(acct, 35, ":25:")...)
+	if bic := st.Account.OwnerBIC; looksLikeBIC(bic) {
+		// Option P: the account, then the owner's identifier code.
+		b = append(b, ":25P:"...)
+		b = append(b, r.fit(acct, 35, ":25P:")...)
+		b = append(b, "\r\n"...)
+		b = append(b, bic...)
+	} else {
+		if bic != "" {
+			r.warn(CodeDropped, ":25:", "the account owner's identifier code is not a BIC (4!a2!a2!c[3!c]) and was left out")
+		}
+		b = append(b, ":25:"...)
+		b = append(b, r.fit(acct, 35, ":25:")...)
+	}
 	b = append(b, "\r\n:28C:"...)
 	b = append(b, num...)
 	if seq != "" {

@@ -29,6 +29,7 @@ func assertSame(t *testing.T, want, got []*statement.Statement) {
 		eq("Account.Other", w.Account.Other, g.Account.Other)
 		eq("Account.Currency", w.Account.Currency, g.Account.Currency)
 		eq("Account.Owner", w.Account.Owner, g.Account.Owner)
+		eq("Account.OwnerBIC", w.Account.OwnerBIC, g.Account.OwnerBIC)
 		eq("StatementNumber", w.StatementNumber, g.StatementNumber)
 		if len(want) == 1 {
 			eq("SequenceNumber", w.SequenceNumber, g.SequenceNumber)

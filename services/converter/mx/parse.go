@@ -594,6 +594,8 @@ func (p *parser) stmtField(path []byte, txt string) error {
 		s.Account.Currency = strings.ToUpper(txt)
 	case "Acct/Ownr/Nm":
 		s.Account.Owner = txt
+	case "Acct/Ownr/Id/OrgId/AnyBIC", "Acct/Ownr/Id/OrgId/BICOrBEI":
+		s.Account.OwnerBIC = strings.ToUpper(txt)
 	case "Acct/Svcr/FinInstnId/BICFI", "Acct/Svcr/FinInstnId/BIC":
 		s.Account.Servicer = txt
 	case "TxsSummry/TtlCdtNtries/NbOfNtries", "TxsSummry/TtlDbtNtries/NbOfNtries":

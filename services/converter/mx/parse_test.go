@@ -19,7 +19,7 @@ const appHdr = `<AppHdr xmlns="urn:iso:std:iso:20022:tech:xsd:head.001.001.02">
 const minimal08 = `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>
 <GrpHdr><MsgId>M1</MsgId><CreDtTm>2024-03-04T10:00:00Z</CreDtTm></GrpHdr>
 <Stmt><Id>S1</Id><StmtPgntn><PgNb>2</PgNb><LastPgInd>false</LastPgInd></StmtPgntn><ElctrncSeqNb>7</ElctrncSeqNb>
-<Acct><Id><Othr><Id>12345</Id></Othr></Id><Ccy>EUR</Ccy><Ownr><Nm>Owner</Nm></Ownr></Acct>
+<Acct><Id><Othr><Id>12345</Id></Othr></Id><Ccy>EUR</Ccy><Ownr><Nm>Owner</Nm><Id><OrgId><AnyBIC>COBADEFFXXX</AnyBIC></OrgId></Id></Ownr></Acct>
 <Bal><Tp><CdOrPrtry><Cd>PRCD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">10.50</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2024-03-03</Dt></Dt></Bal>
 <Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">5.50</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><DtTm>2024-03-04T23:30:00-05:00</DtTm></Dt></Bal>
 <Ntry><Amt Ccy="EUR">5.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><RvslInd>true</RvslInd><Sts><Cd>BOOK</Cd></Sts>
@@ -67,6 +67,7 @@ func TestParseMapping(t *testing.T) {
 			check("LastPage", s.LastPage, false)
 			check("Account.Other", s.Account.Other, "12345")
 			check("Account.Owner", s.Account.Owner, "Owner")
+			check("Account.OwnerBIC", s.Account.OwnerBIC, "COBADEFFXXX")
 			check("Account.Currency", s.Account.Currency, "EUR")
 			if strings.Contains(name, "apphdr") || name == "envelope" {
 				check("Account.Servicer", s.Account.Servicer, "RBOSGB2LXXX")

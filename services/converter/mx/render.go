@@ -349,9 +349,28 @@ func (r *renderer) account(s *statement.Statement) {
 	if isCurrency(ccy) {
 		w.leaf("Ccy", ccy)
 	}
-	if a.Owner != "" {
+	ownerBIC := strings.ToUpper(strings.TrimSpace(a.OwnerBIC))
+	if ownerBIC != "" && !r.validBIC(ownerBIC) {
+		r.warn(CodeBICDropped, true, r.path("Acct/Ownr/Id"), "account owner BIC %q does not match the %s BIC pattern", clip(a.OwnerBIC), r.version)
+		ownerBIC = ""
+	}
+	if a.Owner != "" || ownerBIC != "" {
 		w.open("Ownr")
-		r.leaf("Nm", a.Owner, 140, "Acct/Ownr/Nm")
+		if a.Owner != "" {
+			r.leaf("Nm", a.Owner, 140, "Acct/Ownr/Nm")
+		}
+		if ownerBIC != "" {
+			// .001.08 names it AnyBIC, .001.02 BICOrBEI; same pattern.
+			name := "BICOrBEI"
+			if r.v8 {
+				name = "AnyBIC"
+			}
+			w.open("Id")
+			w.open("OrgId")
+			w.leaf(name, ownerBIC)
+			w.close("OrgId")
+			w.close("Id")
+		}
 		w.close("Ownr")
 	}
 	if svcr := strings.ToUpper(strings.TrimSpace(a.Servicer)); svcr != "" {

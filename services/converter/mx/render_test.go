@@ -208,6 +208,10 @@ func randomStatements(r *rand.Rand, n int) []*statement.Statement {
 				{Type: statement.ClosingBooked, Mark: statement.Credit, Date: day, Amount: randomAmount(r, ccy)},
 			},
 		}
+		if i%2 == 1 {
+			// Not drawn from r, so the other values stay as they were.
+			s.Account.OwnerBIC = "DEUTDEFF500"
+		}
 		for j := 0; j < 1+r.IntN(20); j++ {
 			e := statement.Entry{
 				ValueDate: day, BookingDate: day, Mark: randomMark(r), Amount: randomAmount(r, ccy),

@@ -84,6 +84,9 @@ type Account struct {
 	Other    string // any other identifier, as given
 	Currency string
 	Owner    string // account owner's name, when known
+	// OwnerBIC is the account owner's BIC: MT :25P: (second line), camt
+	// Acct/Ownr/Id/OrgId/AnyBIC (.001.02: BICOrBEI).
+	OwnerBIC string
 	// Servicer is the account servicer's BIC (MT: the sender in block 1/2).
 	Servicer string
 }
