@@ -81,6 +81,10 @@ func (r *renderer) fit(s string, n int, field string) string {
 		r.warn(CodeTruncated, field, "value cut to "+itoa(n)+" characters")
 		s = s[:n]
 	}
+	// Readers drop trailing spaces; a value that ends a line has none.
+	if t := strings.TrimRight(s, " "); t != "" {
+		s = t
+	}
 	return s
 }
 
@@ -771,6 +775,10 @@ func (w *lines86) text(s string) {
 }
 
 func (w *lines86) line(l string) {
+	// Readers drop a line's trailing spaces (ours with MT_TRAILING_SPACE),
+	// so none are written: not at the end of the text, and not where it is
+	// broken, which moves the break before the spaces.
+	l = strings.TrimRight(l, " ")
 	for len(l) > 0 {
 		if w.out == 6 {
 			w.cut = true
@@ -780,6 +788,9 @@ func (w *lines86) line(l string) {
 		if n > 65 {
 			n = 65
 			for n > 1 && (l[n] == ':' || l[n] == '-') {
+				n--
+			}
+			for n > 1 && l[n-1] == ' ' {
 				n--
 			}
 		}

@@ -31,6 +31,11 @@ func roundTripVia(t *testing.T, typ string, st *statement.Statement, opts statem
 		if body := block4(p); len(body) > MaxPage {
 			t.Fatalf("page block 4 is %d characters", len(body))
 		}
+		for i, l := range strings.Split(p, "\r\n") {
+			if strings.HasSuffix(l, " ") {
+				t.Fatalf("line %d ends with a space: %q", i+1, l)
+			}
+		}
 	}
 	text := []byte(strings.Join(pages, "\r\n"))
 	if via != nil {
