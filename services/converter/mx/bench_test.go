@@ -110,6 +110,11 @@ done:
 func BenchmarkConvert(b *testing.B) {
 	for _, bs := range benchSizes {
 		mt940, camt := crossInputs(b, bs.size)
+		st, _, err := mt.Parse(mt940, statement.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs := len(st) // MT messages in, camt statements out, and back
 		for _, c := range []struct {
 			name, from, to string
 			in             []byte
@@ -133,6 +138,7 @@ func BenchmarkConvert(b *testing.B) {
 				}
 				b.ReportMetric(float64(out)/float64(len(c.in)), "out/in")
 				b.ReportMetric(float64(warns), "warnings")
+				b.ReportMetric(float64(msgs*b.N)/b.Elapsed().Seconds(), "msgs/s")
 			})
 		}
 	}
