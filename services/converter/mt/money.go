@@ -58,19 +58,9 @@ func (s *sum) addSmall(c int64, e int32) bool {
 	if s.coef == 0 && s.exp == 0 {
 		ae = e
 	}
-	for ae > e {
-		if a > math.MaxInt64/10 || a < math.MinInt64/10 {
-			return false
-		}
-		a *= 10
-		ae--
-	}
-	for e > ae {
-		if c > math.MaxInt64/10 || c < math.MinInt64/10 {
-			return false
-		}
-		c *= 10
-		e--
+	a, c, ae, ok := align(a, ae, c, e)
+	if !ok {
+		return false
 	}
 	r := a + c
 	if (c > 0 && r < a) || (c < 0 && r > a) {
@@ -86,22 +76,28 @@ func (s *sum) equalSmall(t sum) bool {
 	if s.big != nil || t.big != nil {
 		return false
 	}
-	a, ae, b, be := s.coef, s.exp, t.coef, t.exp
+	a, b, _, ok := align(s.coef, s.exp, t.coef, t.exp)
+	return ok && a == b
+}
+
+// align scales a*10^ae and b*10^be to their smaller exponent; ok is false
+// when a coefficient would overflow int64.
+func align(a int64, ae int32, b int64, be int32) (int64, int64, int32, bool) {
 	for ae > be {
 		if a > math.MaxInt64/10 || a < math.MinInt64/10 {
-			return false
+			return 0, 0, 0, false
 		}
 		a *= 10
 		ae--
 	}
 	for be > ae {
 		if b > math.MaxInt64/10 || b < math.MinInt64/10 {
-			return false
+			return 0, 0, 0, false
 		}
 		b *= 10
 		be--
 	}
-	return a == b
+	return a, b, ae, true
 }
 
 func (s *sum) value() decimal.Decimal {

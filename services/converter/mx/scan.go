@@ -122,15 +122,9 @@ func (s *scanner) next() error {
 
 func (s *scanner) endTag(start int) error {
 	i := start + 2
-	name, ok := s.readName(i)
-	if !ok {
-		if i >= len(s.src) {
-			return s.fail(i, "unexpected EOF")
-		}
-		return s.fail(i, "expected element name after </")
-	}
-	if !qualified(name) {
-		return s.fail(i, "invalid qualified name %s", clip(name))
+	name, err := s.elementName(i, "</")
+	if err != nil {
+		return err
 	}
 	i += len(name)
 	i = s.skipSpace(i)
@@ -146,15 +140,9 @@ func (s *scanner) endTag(start int) error {
 
 func (s *scanner) startTag(start int) error {
 	i := start + 1
-	name, ok := s.readName(i)
-	if !ok {
-		if i >= len(s.src) {
-			return s.fail(i, "unexpected EOF")
-		}
-		return s.fail(i, "expected element name after <")
-	}
-	if !qualified(name) {
-		return s.fail(i, "invalid qualified name %s", clip(name))
+	name, err := s.elementName(i, "<")
+	if err != nil {
+		return err
 	}
 	i += len(name)
 	attrStart := i
@@ -185,6 +173,20 @@ func (s *scanner) startTag(start int) error {
 		}
 		i = end
 	}
+}
+
+// elementName reads the qualified element name at i, which follows after.
+func (s *scanner) elementName(i int, after string) (string, error) {
+	name, ok := s.readName(i)
+	switch {
+	case !ok && i >= len(s.src):
+		return "", s.fail(i, "unexpected EOF")
+	case !ok:
+		return "", s.fail(i, "expected element name after %s", after)
+	case !qualified(name):
+		return "", s.fail(i, "invalid qualified name %s", clip(name))
+	}
+	return name, nil
 }
 
 // attribute checks one name="value" at i and returns the offset after it.
