@@ -208,6 +208,9 @@ func (g *Gateway) Handler() http.Handler {
 func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	reqID := requestID(r.Context())
 	m := route.Lookup(r.Method, r.URL.Path)
+	if len(m.Routes) > 0 {
+		setRoute(r.Context(), m.Routes[0].Pattern)
+	}
 	if len(m.Routes) == 0 {
 		if len(m.Allowed) > 0 {
 			w.Header().Set("Allow", strings.Join(m.Allowed, ", "))

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -454,4 +455,34 @@ func decode(t *testing.T, b []byte) map[string]any {
 		t.Fatalf("json: %v: %s", err, b)
 	}
 	return m
+}
+
+// TestRequestMetrics: requests are counted by route pattern, never by raw
+// path, with unmatched paths under one label.
+func TestRequestMetrics(t *testing.T) {
+	h := newHarness(t)
+	h.do(t, "GET", "/v1/formats", keyConvert, nil, nil)
+	h.do(t, "GET", "/v1/formats", keyConvert, nil, nil)
+	h.do(t, "GET", "/v1/jobs/0c4b7b64-5f0b-4c55-9d5b-2d1c3e4f5a6b", "", nil, nil)
+	h.do(t, "GET", "/v1/no/such/route", "", nil, nil)
+	h.do(t, "BREW", "/v1/formats", keyConvert, nil, nil)
+	metrics := httptestGet(t, h.gw.Metrics())
+	// The harness's backends answer /v1/formats with whatever they do; the
+	// count is what matters here.
+	if !regexp.MustCompile(`ledgerlane_gateway_requests_total\{code="\d{3}",method="GET",route="/v1/formats"\} 2`).MatchString(metrics) {
+		t.Errorf("GET /v1/formats not counted twice:\n%s", metrics)
+	}
+	for _, want := range []string{
+		`ledgerlane_gateway_requests_total{code="401",method="GET",route="/v1/jobs/{id}"} 1`,
+		`ledgerlane_gateway_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`ledgerlane_gateway_requests_total{code="405",method="OTHER",route="unmatched"} 1`,
+		`ledgerlane_gateway_request_duration_seconds_count{method="GET",route="/v1/formats"} 2`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(metrics, "0c4b7b64") || strings.Contains(metrics, "no/such") {
+		t.Error("a raw path became a label value")
+	}
 }

@@ -81,12 +81,22 @@ func (s *statusWriter) Flush() {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// logInfo is filled in by later stages for the access log line.
-type logInfo struct{ accountID string }
+// logInfo is filled in by later stages for the access log line and the
+// request metrics.
+type logInfo struct {
+	accountID string
+	route     string // the route table's pattern, "unmatched" when none
+}
 
 func setAccount(ctx context.Context, id string) {
 	if li, ok := ctx.Value(logInfoKey).(*logInfo); ok {
 		li.accountID = id
+	}
+}
+
+func setRoute(ctx context.Context, pattern string) {
+	if li, ok := ctx.Value(logInfoKey).(*logInfo); ok {
+		li.route = pattern
 	}
 }
 
@@ -97,8 +107,9 @@ func (g *Gateway) withAccessLog(next http.Handler) http.Handler {
 		if !ok {
 			sw = &statusWriter{ResponseWriter: w}
 		}
-		li := &logInfo{}
+		li := &logInfo{route: "unmatched"}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), logInfoKey, li)))
+		g.metrics.observe(r.Method, li.route, sw.status, time.Since(start))
 		// Path only: query strings can hold search terms, and bodies are
 		// message content; neither is logged.
 		g.log.Info("request", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path,

@@ -26,7 +26,8 @@ type Setup func(ctx context.Context, log *slog.Logger) (srv *grpc.Server, cleanu
 
 // Main is the whole main function of a service binary: a JSON logger at
 // LOG_LEVEL, a context ended by SIGINT or SIGTERM, setup, a listener on
-// GRPC_ADDR (defaultAddr when unset), and a graceful drain. It exits 1 on error.
+// GRPC_ADDR (defaultAddr when unset), Prometheus metrics at /metrics on
+// METRICS_ADDR when set, and a graceful drain. It exits 1 on error.
 func Main(name, defaultAddr string, setup Setup) {
 	log := logging.New(name, config.String("LOG_LEVEL", "info"))
 	if err := run(log, defaultAddr, setup); err != nil {
@@ -44,6 +45,13 @@ func run(log *slog.Logger, defaultAddr string, setup Setup) error {
 	}
 	if cleanup != nil {
 		defer cleanup()
+	}
+	// Off unless set: several binaries run side by side on a developer's
+	// machine; the Kubernetes manifests set it to :9090.
+	if maddr := config.String("METRICS_ADDR", ""); maddr != "" {
+		if err := ServeMetrics(ctx, log, maddr); err != nil {
+			return err
+		}
 	}
 	addr := config.String("GRPC_ADDR", defaultAddr)
 	lis, err := net.Listen("tcp", addr)

@@ -36,7 +36,10 @@ type Check struct {
 // logs each call, and serves grpc.health.v1 backed by checks.
 func NewServer(log *slog.Logger, checks []Check, opts ...grpc.ServerOption) *grpc.Server {
 	opts = append(opts,
-		grpc.ChainUnaryInterceptor(recoverUnary(log), logUnary(log)),
+		// Metrics first, so that a recovered panic counts as the Internal it
+		// is answered with.
+		grpc.ChainUnaryInterceptor(serverMetrics.UnaryServerInterceptor(), recoverUnary(log), logUnary(log)),
+		grpc.ChainStreamInterceptor(serverMetrics.StreamServerInterceptor()),
 		grpc.MaxRecvMsgSize(32<<20), // batch requests are up to 16 MiB of JSON
 		grpc.MaxSendMsgSize(64<<20),
 		// Clients reconnect at least every few minutes and so re-resolve the
@@ -108,6 +111,9 @@ func logUnary(log *slog.Logger) grpc.UnaryServerInterceptor {
 // Serve runs s on lis until ctx ends, then stops gracefully: in-flight calls
 // finish, bounded by grace.
 func Serve(ctx context.Context, s *grpc.Server, lis net.Listener, grace time.Duration) error {
+	// Every method of the registered services is listed from the start,
+	// at zero, so that rates and alerts need not wait for a first call.
+	serverMetrics.InitializeMetrics(s)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
 	select {

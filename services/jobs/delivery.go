@@ -191,6 +191,7 @@ func (s *Service) attempt(ctx context.Context, d Delivery) {
 		}
 		s.log.Info("jobs: delivery attempt failed", "delivery_id", d.ID, "endpoint_id", e.ID, "attempt", n, "reason", why)
 	}
+	observeAttempt(a)
 	s.record(ctx, d, a)
 }
 

@@ -258,6 +258,9 @@ func (s *Service) processItem(ctx context.Context, wm workMsg, msg jetstream.Msg
 	if err != nil {
 		return err
 	}
+	if changed {
+		observeItem(st, j.CreatedAt, s.now())
+	}
 	if done.Status == JobCompleted && changed {
 		return s.publishCompleted(ctx, done)
 	}

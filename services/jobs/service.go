@@ -214,6 +214,7 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		_ = s.store.DeleteJob(context.WithoutCancel(ctx), j.AccountID, j.ID)
 		return Job{}, problem.Error(problem.Unavailable, "the work queue did not accept the batch; retry")
 	}
+	batchJobsCreated.Inc()
 	return j, nil
 }
 
@@ -283,7 +284,9 @@ func (s *Service) DeleteJob(ctx context.Context, c Caller, id string) error {
 
 // Sweep removes every job whose results have expired.
 func (s *Service) Sweep(ctx context.Context) (int, error) {
-	return s.store.SweepExpired(ctx, s.now())
+	n, err := s.store.SweepExpired(ctx, s.now())
+	batchJobsSwept.Add(float64(n))
+	return n, err
 }
 
 // RunSweeper sweeps every interval until ctx ends.

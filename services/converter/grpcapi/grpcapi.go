@@ -36,6 +36,7 @@ func (conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequ
 		TargetVersion: o.GetTargetVersion(), DateFormat: o.GetDateFormat(), OFXVersion: o.GetOfxVersion(), IntuBid: o.GetIntuBid(),
 	}
 	if err := engine.ValidateOptions(opts); err != nil {
+		observeConvert(req, nil, err, 0)
 		return nil, toProblem(err)
 	}
 	input := req.GetRaw()
@@ -43,9 +44,11 @@ func (conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequ
 		input = []byte(req.GetMessage())
 	}
 	if len(input) == 0 {
+		observeConvert(req, nil, errEmptyMessage, 0)
 		return nil, problem.Error(problem.InvalidInput, "message is empty", problem.Field("message"))
 	}
 	res, err := engine.Convert(engine.Request{Input: input, From: req.GetFrom(), To: req.GetTo(), Options: opts})
+	observeConvert(req, res, err, len(input))
 	if err != nil {
 		return nil, toProblem(err)
 	}
