@@ -35,9 +35,15 @@ const (
 
 // Limits.
 const (
-	MaxItems   = 10000
-	DefaultTTL = time.Hour
-	MaxTTL     = 24 * time.Hour
+	MaxItems = 10000
+	// MaxItemBytes is the largest message of a batch: the same 2 MiB as one
+	// synchronous conversion, so a batch is never a way around that limit.
+	MaxItemBytes = 2 << 20
+	DefaultTTL   = time.Hour
+	MaxTTL       = 24 * time.Hour
+	// MaxEndpoints is how many webhook endpoints one account may register:
+	// every completed job is delivered to each of them.
+	MaxEndpoints = 16
 )
 
 // Job is a batch conversion job. Counts satisfy

@@ -177,9 +177,12 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		return Job{}, problem.Error(problem.InvalidInput, fmt.Sprintf("items must hold 1 to %d entries, got %d", MaxItems, n), problem.Field("items"))
 	}
 	for i, m := range req.Messages {
-		if m == "" {
-			f := fmt.Sprintf("items[%d].message", i)
+		switch f := fmt.Sprintf("items[%d].message", i); {
+		case m == "":
 			return Job{}, problem.Error(problem.InvalidInput, f+" is empty", problem.Field(f))
+		case len(m) > MaxItemBytes:
+			return Job{}, problem.Error(problem.MessageTooLarge,
+				fmt.Sprintf("%s is %d bytes; a message may have at most %d", f, len(m), MaxItemBytes), problem.Field(f))
 		}
 	}
 	ttl := DefaultTTL
@@ -321,6 +324,16 @@ func (s *Service) CreateWebhook(ctx context.Context, c Caller, rawURL string) (E
 	u, err := s.checkURL(ctx, rawURL)
 	if err != nil {
 		return EndpointCreated{}, err
+	}
+	// A soft limit: two concurrent creations may pass it by one, which
+	// costs nothing worse than one more delivery per job.
+	have, err := s.store.ListEndpoints(ctx, c.AccountID)
+	if err != nil {
+		return EndpointCreated{}, s.internal("list endpoints", err)
+	}
+	if len(have) >= MaxEndpoints {
+		return EndpointCreated{}, problem.Error(problem.Conflict,
+			fmt.Sprintf("an account may have at most %d webhook endpoints; delete one first", MaxEndpoints), problem.Field("url"))
 	}
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -219,6 +219,40 @@ func TestCreateBatchValidation(t *testing.T) {
 		_, err := svc.CreateBatch(ctx, jobs.Caller{}, jobs.BatchRequest{To: "x", Messages: []string{"x"}})
 		wantProblem(t, err, problem.Unauthorized, "")
 	})
+	t.Run("item over 2 MiB", func(t *testing.T) {
+		big := strings.Repeat("x", jobs.MaxItemBytes+1)
+		_, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: []string{"x", big}})
+		wantProblem(t, err, problem.MessageTooLarge, "items[1].message")
+		if _, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: []string{big[1:]}}); err != nil {
+			t.Fatalf("an item of exactly 2 MiB: %v", err)
+		}
+	})
+}
+
+func TestWebhookEndpointLimit(t *testing.T) {
+	e := newEnv(t)
+	svc := e.service(t, &fakeConverter{}, nil)
+	ctx := context.Background()
+	var last jobs.EndpointCreated
+	for i := 0; i < jobs.MaxEndpoints; i++ {
+		c, err := svc.CreateWebhook(ctx, alice, fmt.Sprintf("http://127.0.0.1:9/hook%d", i))
+		if err != nil {
+			t.Fatalf("endpoint %d: %v", i+1, err)
+		}
+		last = c
+	}
+	_, err := svc.CreateWebhook(ctx, alice, "http://127.0.0.1:9/one-more")
+	wantProblem(t, err, problem.Conflict, "url")
+	// The limit is per account, and deleting one makes room.
+	if _, err := svc.CreateWebhook(ctx, bob, "http://127.0.0.1:9/bob"); err != nil {
+		t.Fatalf("another account: %v", err)
+	}
+	if err := svc.DeleteWebhook(ctx, alice, last.Endpoint.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateWebhook(ctx, alice, "http://127.0.0.1:9/again"); err != nil {
+		t.Fatalf("after a delete: %v", err)
+	}
 }
 
 func TestWithoutKeyEveryRouteIsUnavailable(t *testing.T) {
