@@ -232,6 +232,29 @@ func endToEnd(t *testing.T, st *local.Stack) {
 		}
 	})
 
+	t.Run("validate and normalize", func(t *testing.T) {
+		body := func(msg string) string {
+			b, _ := json.Marshal(map[string]any{"message": msg})
+			return string(b)
+		}
+		const mt940 = ":20:A\n:25:DE89370400440532013000\n:28C:1\n:60F:C260101EUR10,\n:61:260102C5,NTRFX\n:86:Müller\n:62F:C260102EUR15,\n-"
+		r := c.call("POST", "/v1/validate", "conversion-live", body(mt940), "Content-Type", "application/json")
+		if r.status != 200 || r.json["valid"] != true || r.header.Get("X-Quota-Remaining") == "" {
+			t.Fatalf("validate: %d %v %s", r.status, r.header, r.body)
+		}
+		r = c.call("POST", "/v1/validate", "conversion-live", body(strings.Replace(mt940, "C260101", "C261301", 1)), "Content-Type", "application/json")
+		errs, _ := r.json["errors"].([]any)
+		if r.status != 200 || r.json["valid"] == true || len(errs) != 1 || errs[0].(map[string]any)["line"] != float64(4) {
+			t.Fatalf("invalid message: %d %s", r.status, r.body)
+		}
+		// The base transliteration profile writes ü as u.
+		r = c.call("POST", "/v1/normalize", "conversion-live", body(mt940), "Content-Type", "application/json")
+		if msg, _ := r.json["message"].(string); r.status != 200 || !strings.Contains(msg, ":86:Muller\r\n") {
+			t.Fatalf("normalize: %d %s", r.status, r.body)
+		}
+		c.call("POST", "/v1/normalize", "conversion-live", body("hello"), "Content-Type", "application/json").wantProblem(t, 400, "invalid-input")
+	})
+
 	t.Run("connections routed by surface", func(t *testing.T) {
 		r := c.call("GET", "/v1/connections", "finance-read", "")
 		if r.status != 200 || len(r.json["data"].([]any)) == 0 {

@@ -153,24 +153,9 @@ func Convert(req Request) (*Result, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown target %q", ErrUnsupported, req.To)
 	}
-	from, version := req.From, ""
-	for _, d := range dets {
-		if t, v, ok := d(req.Input); ok {
-			// A named source still gets its version from the input.
-			if from == "" || strings.EqualFold(from, t) {
-				from, version = t, v
-			}
-			break
-		}
-	}
-	if from == "" {
-		return nil, ErrUndetectable
-	}
-	mu.RLock()
-	p, ok := parsers[strings.ToLower(from)]
-	mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("%w: unknown source %q", ErrUnsupported, from)
+	p, version, err := source(req.Input, req.From, dets)
+	if err != nil {
+		return nil, err
 	}
 	if !accepts(r, p.Type) {
 		return nil, fmt.Errorf("%w: %s to %s", ErrUnsupported, p.Type, r.Type)
@@ -207,6 +192,30 @@ func Convert(req Request) (*Result, error) {
 		TargetType: r.Type, TargetVersion: target,
 		Duration: time.Since(start),
 	}, nil
+}
+
+// source finds the parser for input: the one named by from, or the one a
+// detector recognises. A named source still gets its version from the input.
+func source(input []byte, from string, dets []Detector) (Parser, string, error) {
+	version := ""
+	for _, d := range dets {
+		if t, v, ok := d(input); ok {
+			if from == "" || strings.EqualFold(from, t) {
+				from, version = t, v
+			}
+			break
+		}
+	}
+	if from == "" {
+		return Parser{}, "", ErrUndetectable
+	}
+	mu.RLock()
+	p, ok := parsers[strings.ToLower(from)]
+	mu.RUnlock()
+	if !ok {
+		return Parser{}, "", fmt.Errorf("%w: unknown source %q", ErrUnsupported, from)
+	}
+	return p, version, nil
 }
 
 func accepts(r Renderer, from string) bool {

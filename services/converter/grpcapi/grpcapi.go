@@ -30,11 +30,7 @@ func Register(s grpc.ServiceRegistrar) {
 }
 
 func (conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequest) (*conversionv1.ConvertResponse, error) {
-	o := req.GetOptions()
-	opts := statement.Options{
-		TranslitProfile: o.GetTranslitProfile(), Field86Profile: o.GetField86Profile(), Strict: o.GetStrict(),
-		TargetVersion: o.GetTargetVersion(), DateFormat: o.GetDateFormat(), OFXVersion: o.GetOfxVersion(), IntuBid: o.GetIntuBid(),
-	}
+	opts := optionsOf(req.GetOptions())
 	if err := engine.ValidateOptions(opts); err != nil {
 		observeConvert(req, nil, err, 0)
 		return nil, toProblem(err)
@@ -59,9 +55,7 @@ func (conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequ
 			TargetType: res.TargetType, DurationMs: int32(res.Duration.Milliseconds()), Pages: int32(len(res.Pages)),
 		},
 	}
-	for _, w := range res.Warnings {
-		out.Warnings = append(out.Warnings, &conversionv1.Warning{Code: w.Code, Severity: w.Severity, Message: w.Message, Path: w.Path})
-	}
+	out.Warnings = warningsOf(res.Warnings)
 	return out, nil
 }
 
@@ -71,6 +65,21 @@ func (conversionServer) ListFormats(context.Context, *conversionv1.ListFormatsRe
 		out.Formats = append(out.Formats, &conversionv1.Format{From: f.From, To: f.To, Versions: f.Versions, Options: f.Options})
 	}
 	return out, nil
+}
+
+func optionsOf(o *conversionv1.Options) statement.Options {
+	return statement.Options{
+		TranslitProfile: o.GetTranslitProfile(), Field86Profile: o.GetField86Profile(), Strict: o.GetStrict(),
+		TargetVersion: o.GetTargetVersion(), DateFormat: o.GetDateFormat(), OFXVersion: o.GetOfxVersion(), IntuBid: o.GetIntuBid(),
+	}
+}
+
+func warningsOf(ws []statement.Warning) []*conversionv1.Warning {
+	out := make([]*conversionv1.Warning, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, &conversionv1.Warning{Code: w.Code, Severity: w.Severity, Message: w.Message, Path: w.Path})
+	}
+	return out
 }
 
 // toProblem maps engine errors to problem types: input faults are 400 naming

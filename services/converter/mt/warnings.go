@@ -113,7 +113,7 @@ func (w *warner) add(code string, msg, line int, field, text string) {
 	w.seen[k] = len(w.list)
 	w.list = append(w.list, statement.Warning{
 		Code: code, Severity: ci.severity, Lossy: ci.lossy,
-		Message: text, Path: path(msg, line, field),
+		Message: text, Path: path(msg, line, field), Line: line,
 	})
 	w.count = append(w.count, 1)
 }

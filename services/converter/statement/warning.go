@@ -19,6 +19,7 @@ type Warning struct {
 	Severity string
 	Message  string
 	Path     string // where: "message 1, line 12, field :61:" or an XPath-like MX path
+	Line     int    // 1-based line of the input, when the finding has one (MT input)
 	Lossy    bool
 }
 

@@ -5,6 +5,8 @@
 //
 //	mtconvert -to camt.053 statement.sta > statement.xml
 //	mtconvert -to MT940 -translit german < camt053.xml
+//	mtconvert -validate statement.sta      (exit status 1 when invalid)
+//	mtconvert -normalize statement.sta     (as POST /v1/normalize)
 //	mtconvert -formats
 package main
 
@@ -43,6 +45,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		ofx      = fs.String("ofx-version", "", "ofxVersion: 102 or 220")
 		intuBid  = fs.String("intu-bid", "", "intuBid for QBO")
 		formats  = fs.Bool("formats", false, "list the supported conversions and exit")
+		validate = fs.Bool("validate", false, "only check the message (as POST /v1/validate); exit status 1 when invalid")
+		normal   = fs.Bool("normalize", false, "rewrite the message in its own format (as POST /v1/normalize)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -53,7 +57,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if *to == "" {
+	if *to == "" && !*validate && !*normal {
 		return errors.New("-to is required (see -formats)")
 	}
 	in := stdin
@@ -74,7 +78,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := engine.ValidateOptions(opts); err != nil {
 		return err
 	}
-	res, err := engine.Convert(engine.Request{Input: input, From: *from, To: *to, Options: opts})
+	if *validate {
+		return report(input, *from, opts, stdout)
+	}
+	var res *engine.Result
+	if *normal {
+		res, err = engine.Normalize(input, *from, opts)
+	} else {
+		res, err = engine.Convert(engine.Request{Input: input, From: *from, To: *to, Options: opts})
+	}
 	if err != nil {
 		return err
 	}
@@ -95,5 +107,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// report prints what engine.Validate found, one finding a line, and fails
+// when the message is invalid.
+func report(input []byte, from string, opts statement.Options, w io.Writer) error {
+	v, err := engine.Validate(input, from, opts)
+	if err != nil {
+		return err
+	}
+	for _, is := range append(v.Errors, v.Warnings...) {
+		where := is.Path
+		if is.Line > 0 && !strings.Contains(where, "line ") {
+			where = fmt.Sprintf("line %d, %s", is.Line, is.Path)
+		}
+		fmt.Fprintf(w, "%s %s: %s (%s)\n", is.Severity, is.Code, is.Message, where)
+	}
+	if !v.Valid {
+		return fmt.Errorf("%s message is not valid (%d errors)", v.DetectedType, len(v.Errors))
+	}
+	fmt.Fprintf(w, "valid %s %s\n", v.DetectedType, v.DetectedVersion)
 	return nil
 }

@@ -19,6 +19,18 @@ func TestRun(t *testing.T) {
 	if err := run([]string{"-formats"}, nil, &out, &errs); err != nil || !strings.Contains(out.String(), "camt.053") {
 		t.Fatalf("formats: %v %s", err, out.String())
 	}
+	out.Reset()
+	if err := run([]string{"-validate"}, strings.NewReader(in), &out, &errs); err != nil || !strings.Contains(out.String(), "valid MT940") {
+		t.Fatalf("validate: %v %s", err, out.String())
+	}
+	out.Reset()
+	if err := run([]string{"-validate"}, strings.NewReader(strings.Replace(in, "C260101", "C261301", 1)), &out, &errs); err == nil || !strings.Contains(out.String(), "error INVALID_MESSAGE") {
+		t.Fatalf("validate invalid: %v %s", err, out.String())
+	}
+	out.Reset()
+	if err := run([]string{"-normalize"}, strings.NewReader(in), &out, &errs); err != nil || !strings.Contains(out.String(), ":20:S1\r\n") {
+		t.Fatalf("normalize: %v %q", err, out.String())
+	}
 	for _, args := range [][]string{{}, {"-to", "camt.053", "-date-format", "iso"}, {"-to", "pdf"}} {
 		if err := run(args, strings.NewReader(in), &out, &errs); err == nil {
 			t.Errorf("%v: want an error", args)

@@ -1,0 +1,67 @@
+package grpcapi
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+	"github.com/ledgerlane/platform/services/converter/engine"
+)
+
+// Validate reports whether the message reads as its format; an invalid
+// message is a successful answer with valid=false and its findings.
+func (conversionServer) Validate(_ context.Context, req *conversionv1.ValidateRequest) (*conversionv1.ValidateResponse, error) {
+	opts := optionsOf(req.GetOptions())
+	if err := engine.ValidateOptions(opts); err != nil {
+		return nil, toProblem(err)
+	}
+	if req.GetMessage() == "" {
+		return nil, problem.Error(problem.InvalidInput, "message is empty", problem.Field("message"))
+	}
+	v, err := engine.Validate([]byte(req.GetMessage()), req.GetFrom(), opts)
+	if err != nil {
+		return nil, sourceProblem(err)
+	}
+	issues := func(in []engine.Issue) []*conversionv1.ValidationIssue {
+		out := make([]*conversionv1.ValidationIssue, 0, len(in))
+		for _, is := range in {
+			out = append(out, &conversionv1.ValidationIssue{Code: is.Code, Severity: is.Severity, Message: is.Message, Path: is.Path, Line: int32(is.Line)})
+		}
+		return out
+	}
+	return &conversionv1.ValidateResponse{
+		Valid: v.Valid, DetectedType: v.DetectedType, DetectedVersion: v.DetectedVersion,
+		Errors: issues(v.Errors), Warnings: issues(v.Warnings),
+	}, nil
+}
+
+// Normalize rewrites the message in its own format (engine.Normalize).
+func (conversionServer) Normalize(_ context.Context, req *conversionv1.NormalizeRequest) (*conversionv1.NormalizeResponse, error) {
+	opts := optionsOf(req.GetOptions())
+	if err := engine.ValidateOptions(opts); err != nil {
+		return nil, toProblem(err)
+	}
+	if req.GetMessage() == "" {
+		return nil, problem.Error(problem.InvalidInput, "message is empty", problem.Field("message"))
+	}
+	res, err := engine.Normalize([]byte(req.GetMessage()), req.GetFrom(), opts)
+	if err != nil {
+		return nil, sourceProblem(err)
+	}
+	// MT pages are one multi-message file again.
+	return &conversionv1.NormalizeResponse{
+		Message: strings.Join(res.Pages, "\r\n"), DetectedType: res.DetectedType, DetectedVersion: res.DetectedVersion,
+		Warnings: warningsOf(res.Warnings),
+	}, nil
+}
+
+// sourceProblem is toProblem for calls without a target: an unsupported
+// format is the source's fault.
+func sourceProblem(err error) error {
+	if errors.Is(err, engine.ErrUnsupported) {
+		return problem.Error(problem.InvalidInput, err.Error()+"; see GET /v1/formats", problem.Field("from"))
+	}
+	return toProblem(err)
+}

@@ -1,0 +1,147 @@
+package grpcapi_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+	"github.com/ledgerlane/platform/services/converter/engine"
+)
+
+func TestValidate(t *testing.T) {
+	c := client(t)
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		req       *conversionv1.ValidateRequest
+		valid     bool
+		errCode   string
+		errLine   int32
+		errPath   string
+		warnCodes []string
+		warnLine  int32
+	}{
+		{name: "valid statement", req: &conversionv1.ValidateRequest{Message: stmt}, valid: true, warnCodes: []string{}},
+		{name: "bad date names line and field", req: &conversionv1.ValidateRequest{Message: strings.Replace(stmt, "C260101", "C261301", 1)},
+			errCode: engine.CodeInvalidMessage, errLine: 4, errPath: ":60F:"},
+		{name: "unbalanced is a warning", req: &conversionv1.ValidateRequest{Message: strings.Replace(stmt, "EUR74,50", "EUR74,60", 1)},
+			valid: true, warnCodes: []string{"BALANCE_MISMATCH"}},
+		{name: "warnings carry their line", req: &conversionv1.ValidateRequest{Message: strings.Replace(stmt, ":28C:1/1", ":28:1/1", 1)},
+			valid: true, warnCodes: []string{"MT_LEGACY_TAG"}, warnLine: 3},
+		{name: "unbalanced fails strict", req: &conversionv1.ValidateRequest{Message: strings.Replace(stmt, "EUR74,50", "EUR74,60", 1), Options: &conversionv1.Options{Strict: ptr(true)}},
+			errCode: "BALANCE_MISMATCH"},
+		{name: "malformed camt names the line", req: &conversionv1.ValidateRequest{From: "camt.053", Message: "<Document xmlns=\"urn:iso:std:iso:20022:tech:xsd:camt.053.001.08\">\n<BkToCstmrStmt>\n<Stmt x>"},
+			errCode: engine.CodeInvalidMessage, errLine: 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := c.Validate(ctx, tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.GetValid() != tc.valid {
+				t.Fatalf("valid = %v, want %v: %v", res.GetValid(), tc.valid, res)
+			}
+			if tc.errCode != "" {
+				if len(res.GetErrors()) == 0 {
+					t.Fatalf("no errors: %v", res)
+				}
+				e := res.GetErrors()[0]
+				if e.GetCode() != tc.errCode || e.GetSeverity() != "error" || (tc.errLine > 0 && e.GetLine() != tc.errLine) || (tc.errPath != "" && e.GetPath() != tc.errPath) {
+					t.Fatalf("error %v, want code %s line %d path %s", e, tc.errCode, tc.errLine, tc.errPath)
+				}
+			}
+			if tc.warnCodes != nil {
+				var got []string
+				for _, w := range res.GetWarnings() {
+					got = append(got, w.GetCode())
+				}
+				if strings.Join(got, ",") != strings.Join(tc.warnCodes, ",") {
+					t.Fatalf("warnings %v, want %v", got, tc.warnCodes)
+				}
+				if tc.warnLine > 0 && res.GetWarnings()[0].GetLine() != tc.warnLine {
+					t.Fatalf("warning line %d, want %d", res.GetWarnings()[0].GetLine(), tc.warnLine)
+				}
+			}
+		})
+	}
+	t.Run("detected type", func(t *testing.T) {
+		res, err := c.Validate(ctx, &conversionv1.ValidateRequest{Message: stmt})
+		if err != nil || res.GetDetectedType() != "MT940" {
+			t.Fatalf("%v %v", res, err)
+		}
+	})
+	for name, tc := range map[string]struct {
+		req   *conversionv1.ValidateRequest
+		field string
+	}{
+		"empty":        {&conversionv1.ValidateRequest{}, "message"},
+		"undetectable": {&conversionv1.ValidateRequest{Message: "hello"}, "from"},
+		"unknown from": {&conversionv1.ValidateRequest{Message: stmt, From: "MT103"}, "from"},
+		"bad option":   {&conversionv1.ValidateRequest{Message: stmt, Options: &conversionv1.Options{TranslitProfile: "x"}}, "translitProfile"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := c.Validate(ctx, tc.req)
+			if p := problem.FromError(err); p.Type != problem.InvalidInput || p.Field != tc.field {
+				t.Fatalf("got %v, want invalid-input on %s", err, tc.field)
+			}
+		})
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	c := client(t)
+	ctx := context.Background()
+	res, err := c.Normalize(ctx, &conversionv1.NormalizeRequest{Message: "Bank header line\n" + stmt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.GetMessage()
+	if res.GetDetectedType() != "MT940" || !strings.Contains(got, ":20:STMT1\r\n") || strings.Contains(got, "header") || strings.Contains(got, "ü") {
+		t.Fatalf("normalized: %q", got)
+	}
+	// Normalizing is idempotent: a normalized message is its own normal form.
+	again, err := c.Normalize(ctx, &conversionv1.NormalizeRequest{Message: got})
+	if err != nil || again.GetMessage() != got {
+		t.Fatalf("not idempotent:\n%q\n%q (%v)", got, again.GetMessage(), err)
+	}
+	v, err := c.Validate(ctx, &conversionv1.ValidateRequest{Message: got})
+	if err != nil || !v.GetValid() {
+		t.Fatalf("normalized message does not validate: %v %v", v, err)
+	}
+
+	dir := filepath.Join("..", "..", "..", "..", "shared", "samples", "mx", "genkgo")
+	for _, tc := range []struct {
+		file, version string
+		changed       bool
+	}{
+		{"camt053.v2.minimal.xml", "camt.053.001.02", false},
+		{"camt053.v8.xml", "camt.053.001.08", false},
+		{"camt053.v4.xml", "camt.053.001.08", true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, tc.file))
+			if err != nil {
+				t.Skipf("shared samples: %v", err)
+			}
+			res, err := c.Normalize(ctx, &conversionv1.NormalizeRequest{Message: string(data)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.GetMessage(), "urn:iso:std:iso:20022:tech:xsd:"+tc.version) {
+				t.Fatalf("not written as %s: %.300s", tc.version, res.GetMessage())
+			}
+			changed := false
+			for _, w := range res.GetWarnings() {
+				changed = changed || w.GetCode() == engine.CodeVersionChanged
+			}
+			if changed != tc.changed {
+				t.Fatalf("version-changed warning %v, want %v: %v", changed, tc.changed, res.GetWarnings())
+			}
+		})
+	}
+}
