@@ -49,6 +49,7 @@ func versionOf(ns string) (typ, version string, ok bool) {
 // only looks at XML input, so MT text that happens to quote a namespace is
 // not mistaken for MX.
 func Detect(input []byte) (string, string, bool) {
+	input, _ = fromUTF16(input)
 	in := bytes.TrimLeft(bytes.TrimPrefix(input, bom), " \t\r\n")
 	if len(in) == 0 || in[0] != '<' {
 		return "", "", false

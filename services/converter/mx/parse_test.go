@@ -1,11 +1,13 @@
 package mx
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
@@ -180,4 +182,29 @@ func FuzzParseCamt(f *testing.F) {
 			t.Fatalf("rendered document does not parse: %v", err)
 		}
 	})
+}
+
+// TestParseUTF16: Windows tools write XML as UTF-16 with a byte-order mark.
+func TestParseUTF16(t *testing.T) {
+	doc := "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n" + strings.Replace(minimal08, "Owner", "Müller €", 1)
+	for name, order := range map[string]binary.ByteOrder{"le": binary.LittleEndian, "be": binary.BigEndian} {
+		t.Run(name, func(t *testing.T) {
+			units := utf16.Encode([]rune(doc))
+			b := make([]byte, 2+2*len(units))
+			order.PutUint16(b, 0xFEFF)
+			for i, u := range units {
+				order.PutUint16(b[2+2*i:], u)
+			}
+			if typ, v, ok := Detect(b); !ok || typ != typeCamt3 || v != "camt.053.001.08" {
+				t.Fatalf("Detect = %q %q %v", typ, v, ok)
+			}
+			stmts, _, err := Parse(b, typeCamt3, statement.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := stmts[0].Account.Owner; got != "Müller €" {
+				t.Fatalf("owner %q", got)
+			}
+		})
+	}
 }

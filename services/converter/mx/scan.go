@@ -1,9 +1,11 @@
 package mx
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -453,10 +455,14 @@ func checkChars(src string) error {
 }
 
 // prepare turns input into the UTF-8 text the scanner reads: the byte-order
-// mark dropped and a declared single-byte encoding transcoded. Windows-1252
-// differs from Latin-1 only in 0x80–0x9F, which are read as Latin-1 as well:
-// those are punctuation marks, never amounts or codes.
+// mark dropped, UTF-16 (recognised by its byte-order mark) and a declared
+// single-byte encoding transcoded. Windows-1252 differs from Latin-1 only in
+// 0x80–0x9F, which are read as Latin-1 as well: those are punctuation marks,
+// never amounts or codes.
 func prepare(input []byte) (string, error) {
+	if in, wide := fromUTF16(input); wide {
+		return string(in), nil // the byte-order mark decides, whatever is declared
+	}
 	input = trimBOM(input)
 	label := declaredEncoding(input)
 	switch strings.ToLower(label) {
@@ -508,4 +514,32 @@ func declaredEncoding(input []byte) string {
 		rest = r
 	}
 	return ""
+}
+
+// fromUTF16 transcodes input that starts with a UTF-16 byte-order mark, as
+// Windows tools write XML, to UTF-8, and reports whether it did. Unpaired
+// surrogates and an odd last byte become U+FFFD.
+func fromUTF16(input []byte) ([]byte, bool) {
+	var order binary.ByteOrder
+	switch {
+	case len(input) >= 2 && input[0] == 0xFF && input[1] == 0xFE:
+		order = binary.LittleEndian
+	case len(input) >= 2 && input[0] == 0xFE && input[1] == 0xFF:
+		order = binary.BigEndian
+	default:
+		return input, false
+	}
+	body := input[2:]
+	units := make([]uint16, len(body)/2)
+	for i := range units {
+		units[i] = order.Uint16(body[2*i:])
+	}
+	out := make([]byte, 0, len(units)+len(units)/4)
+	for _, r := range utf16.Decode(units) {
+		out = utf8.AppendRune(out, r)
+	}
+	if len(body)%2 == 1 {
+		out = utf8.AppendRune(out, utf8.RuneError)
+	}
+	return out, true
 }
