@@ -46,10 +46,7 @@ type Validation struct {
 // as it would fail a strict conversion. Only an unknown or undetectable
 // source is an error return: an invalid message is a finding.
 func Validate(input []byte, from string, opts statement.Options) (*Validation, error) {
-	mu.RLock()
-	dets := detectors
-	mu.RUnlock()
-	p, version, err := source(input, from, dets)
+	p, version, err := source(input, from)
 	if err != nil {
 		return nil, err
 	}
@@ -86,10 +83,7 @@ func Validate(input []byte, from string, opts statement.Options) (*Validation, e
 // kept where the renderer writes it, and the renderer's default is used,
 // with a NORMALIZED_VERSION_CHANGED warning, where it does not.
 func Normalize(input []byte, from string, opts statement.Options) (*Result, error) {
-	mu.RLock()
-	dets := detectors
-	mu.RUnlock()
-	p, version, err := source(input, from, dets)
+	p, version, err := source(input, from)
 	if err != nil {
 		return nil, err
 	}

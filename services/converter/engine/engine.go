@@ -148,12 +148,11 @@ func Convert(req Request) (*Result, error) {
 	start := time.Now()
 	mu.RLock()
 	r, ok := renderers[strings.ToLower(req.To)]
-	dets := detectors
 	mu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown target %q", ErrUnsupported, req.To)
 	}
-	p, version, err := source(req.Input, req.From, dets)
+	p, version, err := source(req.Input, req.From)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +195,10 @@ func Convert(req Request) (*Result, error) {
 
 // source finds the parser for input: the one named by from, or the one a
 // detector recognises. A named source still gets its version from the input.
-func source(input []byte, from string, dets []Detector) (Parser, string, error) {
+func source(input []byte, from string) (Parser, string, error) {
+	mu.RLock()
+	dets := detectors
+	mu.RUnlock()
 	version := ""
 	for _, d := range dets {
 		if t, v, ok := d(input); ok {

@@ -8,17 +8,15 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
 // Validate reports whether the message reads as its format; an invalid
 // message is a successful answer with valid=false and its findings.
 func (conversionServer) Validate(_ context.Context, req *conversionv1.ValidateRequest) (*conversionv1.ValidateResponse, error) {
-	opts := optionsOf(req.GetOptions())
-	if err := engine.ValidateOptions(opts); err != nil {
-		return nil, toProblem(err)
-	}
-	if req.GetMessage() == "" {
-		return nil, problem.Error(problem.InvalidInput, "message is empty", problem.Field("message"))
+	opts, err := checkRequest(req.GetMessage(), req.GetOptions())
+	if err != nil {
+		return nil, err
 	}
 	v, err := engine.Validate([]byte(req.GetMessage()), req.GetFrom(), opts)
 	if err != nil {
@@ -39,12 +37,9 @@ func (conversionServer) Validate(_ context.Context, req *conversionv1.ValidateRe
 
 // Normalize rewrites the message in its own format (engine.Normalize).
 func (conversionServer) Normalize(_ context.Context, req *conversionv1.NormalizeRequest) (*conversionv1.NormalizeResponse, error) {
-	opts := optionsOf(req.GetOptions())
-	if err := engine.ValidateOptions(opts); err != nil {
-		return nil, toProblem(err)
-	}
-	if req.GetMessage() == "" {
-		return nil, problem.Error(problem.InvalidInput, "message is empty", problem.Field("message"))
+	opts, err := checkRequest(req.GetMessage(), req.GetOptions())
+	if err != nil {
+		return nil, err
 	}
 	res, err := engine.Normalize([]byte(req.GetMessage()), req.GetFrom(), opts)
 	if err != nil {
@@ -55,6 +50,19 @@ func (conversionServer) Normalize(_ context.Context, req *conversionv1.Normalize
 		Message: strings.Join(res.Pages, "\r\n"), DetectedType: res.DetectedType, DetectedVersion: res.DetectedVersion,
 		Warnings: warningsOf(res.Warnings),
 	}, nil
+}
+
+// checkRequest validates what Validate and Normalize share: the options
+// and a message to work on.
+func checkRequest(message string, o *conversionv1.Options) (statement.Options, error) {
+	opts := optionsOf(o)
+	if err := engine.ValidateOptions(opts); err != nil {
+		return opts, toProblem(err)
+	}
+	if message == "" {
+		return opts, problem.Error(problem.InvalidInput, "message is empty", problem.Field("message"))
+	}
+	return opts, nil
 }
 
 // sourceProblem is toProblem for calls without a target: an unsupported
