@@ -379,8 +379,11 @@ func decodeText(dst []byte, text string, pos int, refs bool) ([]byte, error) {
 			}
 			ref := text[i+1 : i+end]
 			r, ok := entity(ref)
-			if !ok {
+			switch {
+			case !ok:
 				return nil, &syntaxError{pos: pos + i, msg: "invalid character entity &" + clip(ref) + ";"}
+			case !xmlChar(r):
+				return nil, &syntaxError{pos: pos + i, msg: "character reference &" + clip(ref) + "; is not a legal XML character"}
 			}
 			dst = utf8.AppendRune(dst, r)
 			i += end
@@ -417,7 +420,7 @@ func entity(ref string) (rune, bool) {
 	} else {
 		n, err = strconv.ParseUint(ref[1:], 10, 32)
 	}
-	if err != nil || n > utf8.MaxRune || !xmlChar(rune(n)) {
+	if err != nil || n > utf8.MaxRune {
 		return 0, false
 	}
 	return rune(n), true

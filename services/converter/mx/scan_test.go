@@ -114,6 +114,7 @@ var scannerStricter = []string{
 	"invalid markup after <!",               // <!X> declarations belong in a DTD
 	"invalid qualified name",                // Namespaces in XML: a name is NCName or NCName:NCName
 	"invalid processing instruction target", // S is required after the target
+	"is not a legal XML character",          // encoding/xml reads &#xD800; as U+FFFD
 	// encoding/xml checks characters in text and names only; the spec
 	// requires legal characters in the whole document.
 	"invalid UTF-8",
