@@ -3,6 +3,7 @@ package mt
 import (
 	"strings"
 
+	"github.com/ledgerlane/platform/services/converter/bankid"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -75,7 +76,7 @@ func parseGerman86(e *statement.Entry, s string, tx *texts) {
 				e.Counterparty.BankCode = val
 			}
 		case code == "31":
-			if validIBAN(val) {
+			if bankid.ValidIBAN(val) {
 				e.Counterparty.IBAN = val
 			} else {
 				e.Counterparty.Account = val

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerlane/platform/services/converter/bankid"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -330,7 +331,7 @@ func (p *msgParser) account(lines []string) {
 		p.warn(CodeFieldTooLong, "account longer than 35 characters")
 	}
 	a.IBAN, a.Other = "", ""
-	if compact := strings.ReplaceAll(id, " ", ""); validIBAN(compact) {
+	if compact := strings.ReplaceAll(id, " ", ""); bankid.ValidIBAN(compact) {
 		a.IBAN = compact
 	} else {
 		a.Other = id
@@ -659,26 +660,6 @@ func bicOfLT(lt string) string {
 		return lt[:8]
 	}
 	return lt[:8] + lt[9:]
-}
-
-// validIBAN checks the ISO 13616 structure and the mod-97 check digits.
-func validIBAN(s string) bool {
-	if len(s) < 15 || len(s) > 34 || !isUpper(s[0]) || !isUpper(s[1]) || !isDigit(s[2]) || !isDigit(s[3]) {
-		return false
-	}
-	r := 0
-	for i := 0; i < len(s); i++ {
-		c := s[(i+4)%len(s)]
-		switch {
-		case isDigit(c):
-			r = (r*10 + int(c-'0')) % 97
-		case isUpper(c):
-			r = (r*100 + int(c-'A'+10)) % 97
-		default:
-			return false
-		}
-	}
-	return r == 1
 }
 
 // tagSet records which known tags a message has; a bit per tag is cheaper

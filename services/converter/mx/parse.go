@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerlane/platform/services/converter/bankid"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -586,7 +587,7 @@ func (p *parser) stmtField(path []byte, txt string) error {
 		s.Account.IBAN = strings.ToUpper(strings.ReplaceAll(txt, " ", ""))
 	case "Acct/Id/Othr/Id":
 		// The model keeps a valid IBAN as IBAN wherever the bank put it.
-		if id := strings.ToUpper(strings.ReplaceAll(txt, " ", "")); ValidIBAN(id) {
+		if id := strings.ToUpper(strings.ReplaceAll(txt, " ", "")); bankid.ValidIBAN(id) {
 			s.Account.IBAN = id
 		} else {
 			s.Account.Other = txt

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerlane/platform/services/converter/bankid"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -324,9 +325,9 @@ func (r *renderer) account(s *statement.Statement) {
 	w.open("Id")
 	iban := strings.ToUpper(strings.ReplaceAll(a.IBAN, " ", ""))
 	switch {
-	case iban != "" && ValidIBAN(iban):
+	case iban != "" && bankid.ValidIBAN(iban):
 		w.leaf("IBAN", iban)
-	case ValidIBAN(strings.ToUpper(strings.ReplaceAll(a.Other, " ", ""))):
+	case bankid.ValidIBAN(strings.ToUpper(strings.ReplaceAll(a.Other, " ", ""))):
 		w.leaf("IBAN", strings.ToUpper(strings.ReplaceAll(a.Other, " ", "")))
 	default:
 		id := a.Other
@@ -898,24 +899,4 @@ func ibanPattern(s string) bool {
 		}
 	}
 	return true
-}
-
-// ValidIBAN checks the schema pattern and the ISO 13616 mod-97 check digits,
-// so that an account number that merely looks like an IBAN stays Othr/Id.
-func ValidIBAN(s string) bool {
-	if len(s) < 15 || !ibanPattern(s) {
-		return false
-	}
-	rem := 0
-	for _, c := range s[4:] + s[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			rem = (rem*10 + int(c-'0')) % 97
-		case c >= 'A' && c <= 'Z':
-			rem = (rem*100 + int(c-'A'+10)) % 97
-		default:
-			return false
-		}
-	}
-	return rem == 1
 }
