@@ -232,7 +232,7 @@ func endToEnd(t *testing.T, st *local.Stack) {
 		}
 	})
 
-	t.Run("validate and normalize", func(t *testing.T) {
+	t.Run("validate, normalize and enrich", func(t *testing.T) {
 		body := func(msg string) string {
 			b, _ := json.Marshal(map[string]any{"message": msg})
 			return string(b)
@@ -253,6 +253,12 @@ func endToEnd(t *testing.T, st *local.Stack) {
 			t.Fatalf("normalize: %d %s", r.status, r.body)
 		}
 		c.call("POST", "/v1/normalize", "conversion-live", body("hello"), "Content-Type", "application/json").wantProblem(t, 400, "invalid-input")
+
+		r = c.call("POST", "/v1/enrich", "conversion-live", body(mt940), "Content-Type", "application/json")
+		ibans, _ := r.json["ibans"].([]any)
+		if r.status != 200 || len(ibans) != 1 || ibans[0].(map[string]any)["bank_code"] != "37040044" || r.json["message"] != mt940 {
+			t.Fatalf("enrich: %d %s", r.status, r.body)
+		}
 	})
 
 	t.Run("connections routed by surface", func(t *testing.T) {

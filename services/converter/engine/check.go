@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ledgerlane/platform/services/converter/bankid"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -112,4 +113,87 @@ func Normalize(input []byte, from string, opts statement.Options) (*Result, erro
 		})
 	}
 	return res, nil
+}
+
+// Enrichment is what Enrich found in a message.
+type Enrichment struct {
+	DetectedType    string
+	DetectedVersion string
+	BICs            []BICFinding
+	IBANs           []IBANFinding
+	Warnings        []statement.Warning
+}
+
+// BICFinding is a BIC and where in the message it was first found.
+type BICFinding struct {
+	bankid.BIC
+	Path string
+}
+
+// IBANFinding is an IBAN and where in the message it was first found.
+type IBANFinding struct {
+	bankid.IBAN
+	Path string
+}
+
+// Enrich reads input as from (detected when empty) and lists the BICs and
+// IBANs it carries, each once, with what their structure tells: validity,
+// country, and for IBANs of the countries bankid knows the national bank and
+// branch codes. Paths name where an identifier was first found:
+// "statement[1]/account", "statement[1]/account/servicer",
+// "statement[1]/account/owner", "statement[1]/entry[3]/counterparty".
+// A message the parser cannot read is a *statement.ParseError, as for
+// Convert.
+func Enrich(input []byte, from string, opts statement.Options) (*Enrichment, error) {
+	p, version, err := source(input, from)
+	if err != nil {
+		return nil, err
+	}
+	stmts, warns, err := p.Parse(input, version, opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Enrichment{DetectedType: p.Type, DetectedVersion: version, Warnings: warns}
+	seen := map[string]bool{}
+	addIBAN := func(v, path string) {
+		if v = strings.TrimSpace(v); v != "" && !seen["iban:"+v] {
+			seen["iban:"+v] = true
+			e.IBANs = append(e.IBANs, IBANFinding{bankid.ParseIBAN(v), path})
+		}
+	}
+	addBIC := func(v, path string) {
+		if v = strings.TrimSpace(v); v != "" && !seen["bic:"+v] {
+			seen["bic:"+v] = true
+			e.BICs = append(e.BICs, BICFinding{bankid.ParseBIC(v), path})
+		}
+	}
+	for i, s := range stmts {
+		sp := fmt.Sprintf("statement[%d]/account", i+1)
+		addIBAN(s.Account.IBAN, sp)
+		if ibanShaped(s.Account.Other) {
+			// Read as another kind of number because its check digits fail:
+			// listed so that the fault shows.
+			addIBAN(s.Account.Other, sp)
+		}
+		addBIC(s.Account.Servicer, sp+"/servicer")
+		addBIC(s.Account.OwnerBIC, sp+"/owner")
+		for j := range s.Entries {
+			cp := s.Entries[j].Counterparty
+			path := fmt.Sprintf("statement[%d]/entry[%d]/counterparty", i+1, j+1)
+			addIBAN(cp.IBAN, path)
+			if ibanShaped(cp.Account) {
+				addIBAN(cp.Account, path)
+			}
+			addBIC(cp.BIC, path)
+		}
+	}
+	return e, nil
+}
+
+// ibanShaped reports whether s looks like an IBAN (country letters, two
+// digits, 15 to 34 characters without spaces) whatever its check digits.
+func ibanShaped(s string) bool {
+	s = strings.ReplaceAll(s, " ", "")
+	return len(s) >= 15 && len(s) <= 34 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' &&
+		s[2] >= '0' && s[2] <= '9' && s[3] >= '0' && s[3] <= '9'
 }

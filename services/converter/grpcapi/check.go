@@ -73,3 +73,29 @@ func sourceProblem(err error) error {
 	}
 	return toProblem(err)
 }
+
+// Enrich lists the message's BICs and IBANs with what their structure
+// tells; the message itself comes back as given. There is no bank
+// directory: institution names, cities and the BIC behind an IBAN are left
+// empty (docs/conversion-formats.md).
+func (conversionServer) Enrich(_ context.Context, req *conversionv1.EnrichRequest) (*conversionv1.EnrichResponse, error) {
+	opts, err := checkRequest(req.GetMessage(), req.GetOptions())
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.Enrich([]byte(req.GetMessage()), req.GetFrom(), opts)
+	if err != nil {
+		return nil, sourceProblem(err)
+	}
+	out := &conversionv1.EnrichResponse{
+		Message: req.GetMessage(), DetectedType: e.DetectedType, DetectedVersion: e.DetectedVersion,
+		Warnings: warningsOf(e.Warnings),
+	}
+	for _, b := range e.BICs {
+		out.Bics = append(out.Bics, &conversionv1.BicDetails{Bic: b.Value, Path: b.Path, Valid: b.Valid, CountryCode: b.CountryCode})
+	}
+	for _, i := range e.IBANs {
+		out.Ibans = append(out.Ibans, &conversionv1.IbanDetails{Iban: i.Value, Path: i.Path, Valid: i.Valid, CountryCode: i.CountryCode, BankCode: i.BankCode})
+	}
+	return out, nil
+}

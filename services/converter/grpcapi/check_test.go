@@ -145,3 +145,52 @@ func TestNormalize(t *testing.T) {
 		})
 	}
 }
+
+func TestEnrich(t *testing.T) {
+	c := client(t)
+	ctx := context.Background()
+	msg := "{1:F01COBADEFFAXXX0000000000}{2:O9401200260102COBADEFFAXXX00000000002601021200N}{4:\n" +
+		":20:STMT1\n:25P:DE89370400440532013000\nDEUTDEFF500\n:28C:1/1\n:60F:C260101EUR100,00\n" +
+		":61:2601020102C25,50NTRFREF1\n:86:166?00GUTSCHRIFT?20Invoice 1?30NWBKGB2L?31GB29NWBK60161331926819?32Max Muster\n" +
+		":61:2601020102C1,00NTRFREF2\n:86:166?00GUTSCHRIFT?20Invoice 2?30NWBKGB2L?31GB29NWBK60161331926810?32Max Muster\n" +
+		":62F:C260102EUR126,50\n-}"
+	res, err := c.Enrich(ctx, &conversionv1.EnrichRequest{Message: msg, Options: &conversionv1.Options{Field86Profile: "german"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GetMessage() != msg || res.GetDetectedType() != "MT940" {
+		t.Fatalf("message or type changed: %v", res)
+	}
+	type iban struct {
+		iban, path, cc, bank string
+		valid                bool
+	}
+	var ibans []iban
+	for _, i := range res.GetIbans() {
+		ibans = append(ibans, iban{i.GetIban(), i.GetPath(), i.GetCountryCode(), i.GetBankCode(), i.GetValid()})
+	}
+	wantIBANs := []iban{
+		{"DE89370400440532013000", "statement[1]/account", "DE", "37040044", true},
+		{"GB29NWBK60161331926819", "statement[1]/entry[1]/counterparty", "GB", "NWBK", true},
+		{"GB29NWBK60161331926810", "statement[1]/entry[2]/counterparty", "GB", "NWBK", false},
+	}
+	if len(ibans) != len(wantIBANs) {
+		t.Fatalf("ibans %+v", ibans)
+	}
+	for k := range wantIBANs {
+		if ibans[k] != wantIBANs[k] {
+			t.Errorf("iban %d: %+v, want %+v", k, ibans[k], wantIBANs[k])
+		}
+	}
+	var bics []string
+	for _, b := range res.GetBics() {
+		bics = append(bics, b.GetBic()+" "+b.GetPath()+" "+b.GetCountryCode())
+	}
+	// The second NWBKGB2L is the same BIC: listed once, where first found.
+	if got := strings.Join(bics, "|"); got != "COBADEFF statement[1]/account/servicer DE|DEUTDEFF500 statement[1]/account/owner DE|NWBKGB2L statement[1]/entry[1]/counterparty GB" {
+		t.Fatalf("bics %s", got)
+	}
+	if _, err := c.Enrich(ctx, &conversionv1.EnrichRequest{Message: strings.Replace(msg, "C260101", "C261301", 1)}); problem.FromError(err).Type != problem.InvalidInput {
+		t.Fatalf("a message that does not parse: %v", err)
+	}
+}
