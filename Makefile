@@ -6,7 +6,7 @@ export PATH := $(BIN):$(PATH)
 # Every module of the workspace, in dependency order.
 MODULES := proto pkg services/metering services/finance services/converter services/jobs gateway deploy/local
 
-.PHONY: run test vet gen gen-check tools lint tidy build fmt
+.PHONY: run test vet gen gen-check tools tidy build fmt fuzz-edge
 
 # Build identity for /v1/version; empty outside a git checkout.
 COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -18,6 +18,11 @@ run: ## Start the whole system on embedded defaults (gateway on 127.0.0.1:8080).
 
 test: vet ## go vet and go test -race over every module.
 	@set -e; for m in $(MODULES); do echo "== go test $$m"; (cd $$m && go test -race -count=1 ./...); done
+
+# Arbitrary requests against the whole in-process stack; fails on any 5xx.
+FUZZTIME ?= 60s
+fuzz-edge:
+	cd deploy/local && go test -run '^$$' -fuzz '^FuzzEdge$$' -fuzztime $(FUZZTIME) .
 
 vet:
 	@set -e; for m in $(MODULES); do (cd $$m && go vet ./...); done

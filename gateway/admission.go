@@ -125,26 +125,16 @@ func limitsOf(p *meteringv1.AccountLimits) meter.Limits {
 
 var errRedisSkipped = errors.New("redis marked unavailable")
 
-// ctxFlags carries what handlers learn about a request back to admission.
-type ctxFlags struct {
-	edgeRejected bool // the edge refused the input itself: not content-level
-}
-
-type flagsKey struct{}
-
-func markEdgeRejected(ctx context.Context) {
-	if f, ok := ctx.Value(flagsKey{}).(*ctxFlags); ok {
-		f.edgeRejected = true
-	}
-}
-
 // recorder buffers a response so it can be kept for idempotent replays and
 // inspected before it is sent.
 type recorder struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+	v      verdict
 }
+
+func (rec *recorder) verdict() *verdict { return &rec.v }
 
 func (rec *recorder) Header() http.Header { return rec.header }
 func (rec *recorder) WriteHeader(code int) {
@@ -201,6 +191,7 @@ func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p princi
 	}
 	if key != "" {
 		req.IdempotencyKey, req.Fingerprint = key, fingerprint(r, rt, body)
+		req.IdempotencyScope = meter.IdempotencyScope(p.CredentialID, p.Mode, p.Surface, p.FinanceUserID, p.GrantID)
 	}
 	var d meter.Decision
 	err := errRedisSkipped
@@ -218,9 +209,8 @@ func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p princi
 			return
 		}
 		sw := &statusWriter{ResponseWriter: w}
-		flags := &ctxFlags{}
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), flagsKey{}, flags)))
-		if req.Metered && meter.Counted(sw.status, !flags.edgeRejected) {
+		next.ServeHTTP(sw, r)
+		if req.Metered && meter.Counted(sw.status, sw.v.contentLevel) {
 			a.journal.add(req)
 		}
 		return
@@ -246,12 +236,10 @@ func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p princi
 		problem.Write(w, pr, reqID)
 		return
 	case meter.QuotaExceeded:
-		problem.Write(w, problem.New(problem.QuotaExceeded, quotaDetail(req)), reqID)
+		problem.Write(w, problem.New(problem.QuotaExceeded, quotaDetail(req, d)), reqID)
 		return
 	case meter.CapReached:
-		problem.Write(w, problem.New(problem.QuotaExceeded, fmt.Sprintf(
-			"the overage spend cap of %d %s cents (pre-tax) is reached; raise or clear it with POST /v1/portal/billing/limits, or upgrade",
-			derefCap(req.Limits.OverageCapCents), strings.ToUpper(req.Limits.Currency))), reqID)
+		problem.Write(w, problem.New(problem.QuotaExceeded, capDetail(req)), reqID)
 		return
 	case meter.IdempotencyConflict:
 		problem.Write(w, problem.New(problem.IdempotencyConflict, "this Idempotency-Key was used with another request (method, route, id or body); use a new key").WithField("Idempotency-Key"), reqID)
@@ -271,21 +259,24 @@ func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p princi
 		return
 	}
 
-	flags := &ctxFlags{}
-	r = r.WithContext(context.WithValue(r.Context(), flagsKey{}, flags))
 	var status int
+	var v verdict
 	var resp meter.Response
 	if key != "" {
 		// Buffer the response: it is kept for replays before it is sent.
 		rec := &recorder{header: http.Header{}}
 		next.ServeHTTP(rec, r)
-		status = rec.status
+		status, v = rec.status, rec.v
 		resp = meter.Response{Status: status, Header: http.Header{}, Body: rec.body.Bytes()}
 		for k, vs := range rec.header {
+			h[k] = vs
+		}
+		// A replay carries the headers the request was first answered
+		// with, the quota it was admitted under included.
+		for k, vs := range h {
 			if !perRequestHeaders[http.CanonicalHeaderKey(k)] {
 				resp.Header[k] = vs
 			}
-			h[k] = vs
 		}
 		defer func() {
 			w.WriteHeader(status)
@@ -294,21 +285,42 @@ func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p princi
 	} else {
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		status = sw.status
+		status, v = sw.status, sw.v
 	}
-	counted := meter.Counted(status, !flags.edgeRejected)
+	counted := meter.Counted(status, v.contentLevel)
 	if err := a.meter.Finish(r.Context(), req, d, resp, counted, meter.Keep(status)); err != nil {
 		g.log.Warn("settling admission failed", "request_id", reqID, "err", err)
 		a.metrics.failOpen.WithLabelValues("finish").Inc()
 	}
 }
 
-func quotaDetail(req meter.Request) string {
-	if req.Test {
+// quotaDetail names the quota that refused req, and for a batch (admitted
+// whole or refused whole) what it asked for and what is left: a pool with 250
+// left is not "spent" to a client who sent 251 items.
+func quotaDetail(req meter.Request, d meter.Decision) string {
+	left := d.QuotaRemaining()
+	switch {
+	case req.Test && req.Units > 1:
+		return fmt.Sprintf("%d items requested, %d left in the test pool (a one-time %d that never resets): send fewer items or use a live key",
+			req.Units, left, req.Limits.TestQuota)
+	case req.Test:
 		return fmt.Sprintf("the one-time test pool of %d requests is spent; it never resets: use a live key", req.Limits.TestQuota)
+	case req.Units > 1:
+		return fmt.Sprintf("%d items requested, %d left in the %s plan's quota of %d live conversions until %s: send fewer items, raise the limit or upgrade",
+			req.Units, left, req.Limits.Plan, req.Limits.MonthlyQuota, req.Limits.PeriodEnd.UTC().Format(time.RFC3339))
 	}
 	return fmt.Sprintf("the %s plan's quota of %d live conversions is used up until %s; raise the limit or upgrade to continue",
 		req.Limits.Plan, req.Limits.MonthlyQuota, req.Limits.PeriodEnd.UTC().Format(time.RFC3339))
+}
+
+// capDetail names the spend cap; a batch says it would reach it.
+func capDetail(req meter.Request) string {
+	cap := fmt.Sprintf("the overage spend cap of %d %s cents (pre-tax)", derefCap(req.Limits.OverageCapCents), strings.ToUpper(req.Limits.Currency))
+	fix := "raise or clear it with POST /v1/portal/billing/limits, or upgrade"
+	if req.Units > 1 {
+		return fmt.Sprintf("%d items requested would reach %s; send fewer items, %s", req.Units, cap, fix)
+	}
+	return cap + " is reached; " + fix
 }
 
 func derefCap(c *int64) int64 {

@@ -78,10 +78,7 @@ var rawContentTypes = map[string]bool{
 // the answer negotiated by Accept (the envelope, or the bare document).
 func (g *Gateway) convert(w http.ResponseWriter, r *http.Request) {
 	reqID := requestID(r.Context())
-	fail := func(p *problem.Problem) {
-		markEdgeRejected(r.Context())
-		problem.Write(w, p, reqID)
-	}
+	fail := func(p *problem.Problem) { problem.Write(w, p, reqID) }
 
 	req, p := parseConvertRequest(r)
 	if p != nil {
@@ -165,6 +162,7 @@ func parseConvertRequest(r *http.Request) (*conversionv1.ConvertRequest, *proble
 		return nil, problem.New(problem.InvalidInput, "the request body could not be read")
 	}
 	req := &conversionv1.ConvertRequest{}
+	q := r.URL.Query()
 	switch {
 	case mt == "application/json":
 		var env convertEnvelope
@@ -181,10 +179,7 @@ func parseConvertRequest(r *http.Request) (*conversionv1.ConvertRequest, *proble
 		if len(body) == 0 {
 			return nil, problem.New(problem.InvalidInput, "the request body is empty").WithField("body")
 		}
-		q := r.URL.Query()
 		req.Raw, req.ContentType = body, mt
-		req.From = firstOf(q.Get("from"), r.Header.Get("X-Service-From"))
-		req.To = firstOf(q.Get("to"), r.Header.Get("X-Service-To"))
 		opts, p := optionsFromQuery(q.Get)
 		if p != nil {
 			return nil, p
@@ -193,8 +188,11 @@ func parseConvertRequest(r *http.Request) (*conversionv1.ConvertRequest, *proble
 	default:
 		return nil, problem.New(problem.InvalidInput, fmt.Sprintf("unsupported Content-Type %q: use application/json, text/plain, application/x-swift-mt or application/xml", mt)).WithField("Content-Type")
 	}
-	// toVersion and its header pin the target version when no option does.
-	if v := firstOf(r.URL.Query().Get("toVersion"), r.Header.Get("X-Service-To-Version")); v != "" {
+	// Each of from, to and the target version is resolved on its own: the
+	// envelope's value, else the query parameter, else the X-Service-* header.
+	req.From = firstOf(req.From, q.Get("from"), r.Header.Get("X-Service-From"))
+	req.To = firstOf(req.To, q.Get("to"), r.Header.Get("X-Service-To"))
+	if v := firstOf(q.Get("toVersion"), r.Header.Get("X-Service-To-Version")); v != "" {
 		if req.Options == nil {
 			req.Options = &conversionv1.Options{}
 		}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -17,12 +18,24 @@ import (
 // becomes a problem document here, and nowhere else.
 func (g *Gateway) grpcError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	p := problem.FromError(err)
+	var be *backendError
+	if errors.As(err, &be) {
+		markContentLevel(w)
+	}
 	if st, ok := status.FromError(err); ok && st.Code() == codes.InvalidArgument && p.Field == "" {
 		// Errors raised by grpc-gateway itself while decoding JSON or query
 		// parameters carry protojson's text; name the field and say it plainly.
 		if f, detail, ok := decodeError(st.Message()); ok {
 			p.Field, p.Detail = f, detail
 		}
+	}
+	if p.Type == problem.Unauthorized {
+		// A backend can refuse a credential the edge accepted (a finance grant
+		// withdrawn since). Every 401 reads the same whatever the cause: the
+		// reason stays in the log.
+		g.log.Info("backend refused the credential", "request_id", requestID(r.Context()), "path", r.URL.Path, "reason", p.Detail)
+		writeUnauthorized(w, requestID(r.Context()))
+		return
 	}
 	if p.Type == problem.Internal || p.Type == problem.Unavailable {
 		g.log.Error("backend error", "request_id", requestID(r.Context()), "path", r.URL.Path, "code", status.Code(err).String())
@@ -66,4 +79,10 @@ func decodeError(msg string) (field, detail string, ok bool) {
 		return "body", "the request body is not valid JSON", true
 	}
 	return "", "", false
+}
+
+// writeUnauthorized is the one 401 the API answers.
+func writeUnauthorized(w http.ResponseWriter, reqID string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="ledgerlane"`)
+	problem.Write(w, problem.New(problem.Unauthorized, "a valid API key or access token is required"), reqID)
 }

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -101,6 +103,10 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
+	}
+	cfg.Backends = Backends{
+		Finance: backendConn{cfg.Backends.Finance}, Converter: backendConn{cfg.Backends.Converter},
+		Jobs: backendConn{cfg.Backends.Jobs}, Metering: backendConn{cfg.Backends.Metering},
 	}
 	g := &Gateway{
 		cfg:       cfg,
@@ -207,18 +213,32 @@ func (g *Gateway) Handler() http.Handler {
 
 func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	reqID := requestID(r.Context())
-	m := route.Lookup(r.Method, r.URL.Path)
+	method := r.Method
+	if method == http.MethodHead {
+		// HEAD is GET without a body (RFC 9110): the server drops what the
+		// handler writes, so the headers, Content-Length included, match.
+		method = http.MethodGet
+	}
+	m := route.Lookup(method, r.URL.Path)
 	if len(m.Routes) > 0 {
 		setRoute(r.Context(), m.Routes[0].Pattern)
 	}
 	if len(m.Routes) == 0 {
 		if len(m.Allowed) > 0 {
-			w.Header().Set("Allow", strings.Join(m.Allowed, ", "))
+			w.Header().Set("Allow", allow(m.Allowed))
+			if r.Method == http.MethodOptions {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
 			problem.Write(w, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path), reqID)
 			return
 		}
 		problem.Write(w, problem.New(problem.NotFound, "no route "+r.URL.Path), reqID)
 		return
+	}
+	if method != r.Method {
+		r = r.Clone(r.Context())
+		r.Method = method
 	}
 	if _, ok := m.For(route.Public); ok {
 		g.public.ServeHTTP(w, r)
@@ -233,8 +253,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 		problem.Write(w, problem.New(problem.Unavailable, "credentials cannot be checked right now; retry shortly"), reqID)
 		return
 	case err != nil:
-		w.Header().Set("WWW-Authenticate", `Bearer realm="ledgerlane"`)
-		problem.Write(w, problem.New(problem.Unauthorized, "a valid API key or access token is required"), reqID)
+		writeUnauthorized(w, reqID)
 		return
 	}
 	p.RequestID = reqID
@@ -256,6 +275,15 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	if reject == nil {
 		body, reject = readBody(w, r, rt.Limit)
 	}
+	if reject == nil {
+		reject = checkInput(r, rt)
+	}
+	if reject == nil && jsonBody(r, rt) {
+		reject = checkJSON(body)
+	}
+	if reject != nil {
+		g.log.Info("request refused at the edge", "request_id", reqID, "type", string(reject.Type), "field", reject.Field)
+	}
 	r = r.WithContext(principal.With(r.Context(), p))
 	var next http.Handler = g.surfaces[rt.Surface]
 	switch rt.Selector {
@@ -265,6 +293,18 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 		next = g.forgetAfterSuccess(next, p.AccountID)
 	}
 	g.serveAdmitted(w, r, p, res.Limits, rt, body, reject, next)
+}
+
+// allow is the Allow header for a path answering methods: HEAD wherever GET
+// is, and OPTIONS everywhere.
+func allow(methods []string) string {
+	out := append([]string(nil), methods...)
+	if slices.Contains(out, http.MethodGet) {
+		out = append(out, http.MethodHead)
+	}
+	out = append(out, http.MethodOptions)
+	sort.Strings(out)
+	return strings.Join(out, ", ")
 }
 
 // outgoing is the context for a hand-written backend call: it carries the

@@ -78,6 +78,9 @@ func (*fakeFinance) ListTransactions(ctx context.Context, r *financev1.ListTrans
 	if r.GetPageSize() == 13 {
 		panic("backend bug")
 	}
+	if r.GetPageSize() == 14 {
+		return nil, problem.Error(problem.Unauthorized, "the credential's grant is not valid")
+	}
 	id := "tx-of-" + p.FinanceUserID
 	return &financev1.ListTransactionsResponse{
 		Data:       []*financev1.Transaction{{Id: id}},
@@ -189,7 +192,7 @@ func newHarnessWith(t *testing.T, o harnessOpts) *harness {
 	t.Helper()
 	h := &harness{
 		metering: &fakeMetering{keys: map[string]*meteringv1.Principal{
-			keyConvert:      {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"convert", "formats:read"}},
+			keyConvert:      {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"convert", "validate", "formats:read"}},
 			keyFormats:      {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"formats:read"}},
 			keyManage:       {AccountId: "acct1", Surface: "conversion", Mode: "live", Scopes: []string{"connections:manage"}},
 			keyFinance:      {AccountId: "acct1", Surface: "finance", Mode: "live", Scopes: []string{"transactions:read", "accounts:read"}, FinanceUserId: "user1", GrantId: "g1"},
@@ -342,6 +345,13 @@ func TestUnauthorizedNeverTellsWhetherAKeyExists(t *testing.T) {
 	a.Instance, b.Instance = "", ""
 	if a != b {
 		t.Fatalf("unknown and revoked keys answer differently: %+v vs %+v", a, b)
+	}
+	// A backend's refusal (a withdrawn grant) reads the same as the edge's.
+	r := h.do(t, "GET", "/v1/transactions?page_size=14", keyFinance, nil, nil)
+	c := r.problem(t)
+	c.Instance = ""
+	if c != a || r.header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("a backend 401 tells why: %+v vs %+v (%v)", c, a, r.header)
 	}
 }
 

@@ -55,7 +55,10 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	v      verdict
 }
+
+func (s *statusWriter) verdict() *verdict { return &s.v }
 
 func (s *statusWriter) WriteHeader(code int) {
 	if s.status == 0 {

@@ -36,8 +36,12 @@ import (
 	financesandbox "github.com/ledgerlane/platform/services/finance/sandbox" // finance sandbox aggregator
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
 	"github.com/ledgerlane/platform/services/jobs"
+	jobsconv "github.com/ledgerlane/platform/services/jobs/convertclient"
 	jobsgrpc "github.com/ledgerlane/platform/services/jobs/grpcapi"
 	jobsmem "github.com/ledgerlane/platform/services/jobs/memory"
+	jobsmetrics "github.com/ledgerlane/platform/services/jobs/metrics"
+	jobsqueue "github.com/ledgerlane/platform/services/jobs/natsqueue"
+	jobswebhook "github.com/ledgerlane/platform/services/jobs/webhook"
 	"github.com/ledgerlane/platform/services/metering"
 	meteringgrpc "github.com/ledgerlane/platform/services/metering/grpcapi"
 	meteringmem "github.com/ledgerlane/platform/services/metering/memory"
@@ -89,11 +93,12 @@ type Stack struct {
 	// bank connections; tests call its SyncNow.
 	Sandbox *financesandbox.Aggregator
 
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	errMu   sync.Mutex
-	err     error
-	closers []func()
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	errMu     sync.Mutex
+	err       error
+	closers   []func()
+	closeOnce sync.Once
 }
 
 // Start brings the whole stack up and seeds the demo account. Close stops it.
@@ -187,6 +192,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	meteringSvc := metering.NewService(meteringStore, metering.Clock(cfg.Now), log.With("service", "metering"))
 	meteringSvc.UseMeter(meter.New(rc, cfg.Now))
 	financeSvc := finance.NewService(financeStore, cursor.New(cfg.CursorSecret), finance.Clock(cfg.Now), log.With("service", "finance"))
+	meteringSvc.UseFinanceDirectory(financeDirectory{svc: financeSvc})
 
 	// Jobs: in-memory store, a random job key per start (so batches work
 	// without configuration) and private webhook targets allowed, so a
@@ -194,8 +200,12 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	// connected once the converter listens (below).
 	jobsConv := &lateConn{}
 	jobsSvc := jobs.NewService(jobs.Config{
-		Store: jobsmem.New(), JetStream: js, Converter: conversionv1.NewConversionServiceClient(jobsConv),
-		Keys: jobs.NewRandomKeyring(), Clock: cfg.Now, Log: log.With("service", "jobs"), AllowPrivate: true,
+		Store:     jobsmem.New(),
+		Queue:     jobsqueue.New(js, jobsqueue.DefaultNames()),
+		Converter: jobsconv.New(conversionv1.NewConversionServiceClient(jobsConv)),
+		Webhooks:  jobswebhook.NewClient(true),
+		Metrics:   jobsmetrics.Prometheus{},
+		Keys:      jobs.NewRandomKeyring(), Clock: cfg.Now, Log: log.With("service", "jobs"), AllowPrivate: true,
 	})
 
 	// Services, each on its own loopback gRPC port as on Kubernetes.
@@ -304,13 +314,16 @@ func (s *Stack) run(f func() error) {
 }
 
 // Close stops the gateway first (finishing in-flight requests), then the
-// services, then the embedded servers.
+// services, then the embedded servers. Calls after the first only return
+// its result.
 func (s *Stack) Close() error {
-	s.cancel()
-	s.wg.Wait()
-	for i := len(s.closers) - 1; i >= 0; i-- {
-		s.closers[i]()
-	}
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+		for i := len(s.closers) - 1; i >= 0; i-- {
+			s.closers[i]()
+		}
+	})
 	s.errMu.Lock()
 	defer s.errMu.Unlock()
 	return s.err

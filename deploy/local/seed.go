@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
@@ -17,15 +18,17 @@ type Key struct {
 	Scopes []string `json:"scopes"`
 }
 
-// seed creates the demo finance user with about two years of data, one
-// metering account on plan, and the seven demo credentials.
+// seed creates one metering account on plan, its demo finance user with
+// about two years of data, and the seven demo credentials. The account is
+// new on every start and the user's ids derive from it, so on a database
+// that outlives a start each start seeds beside the earlier ones.
 func seed(ctx context.Context, fs finance.Store, ms *metering.Service, plan string, now time.Time) (financeseed.DemoData, metering.Account, []Key, error) {
-	var acct metering.Account
-	demo, err := financeseed.Demo(ctx, fs, now)
+	var demo financeseed.DemoData
+	acct, err := ms.CreateAccount(ctx, "Demo Company", plan, metering.USD)
 	if err != nil {
 		return demo, acct, nil, err
 	}
-	acct, err = ms.CreateAccount(ctx, "Demo Company", plan, metering.USD)
+	demo, err = financeseed.Demo(ctx, fs, acct.ID, now)
 	if err != nil {
 		return demo, acct, nil, err
 	}
@@ -65,4 +68,23 @@ func seed(ctx context.Context, fs finance.Store, ms *metering.Service, plan stri
 		keys = append(keys, Key{Name: sp.name, Key: secret, Scopes: cred.Scopes})
 	}
 	return demo, acct, keys, nil
+}
+
+// financeDirectory is metering's FinanceDirectory in process: the local stack
+// holds both services, so it asks the finance Service directly (a cluster's
+// meteringctl asks over gRPC: services/metering/financedir).
+type financeDirectory struct{ svc *finance.Service }
+
+// CheckGrant implements metering.FinanceDirectory.
+func (d financeDirectory) CheckGrant(ctx context.Context, accountID, userID, grantID string) error {
+	check, err := d.svc.CheckGrant(ctx, accountID, userID, grantID)
+	switch {
+	case err != nil:
+		return fmt.Errorf("finance: check grant: %w", err)
+	case !check.UserInAccount:
+		return metering.ErrFinanceUserNotInAccount
+	case !check.GrantOfUser:
+		return metering.ErrGrantNotOfUser
+	}
+	return nil
 }

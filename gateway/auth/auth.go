@@ -44,10 +44,20 @@ func FromRequest(r *http.Request) string {
 	return strings.TrimSpace(r.Header.Get("X-API-Key"))
 }
 
-// Wellformed is a cheap check before any lookup.
+// Wellformed is a cheap check before any lookup. Secrets are visible ASCII:
+// anything else (invalid UTF-8 above all, which gRPC refuses to send) is
+// unknown without asking metering.
 func Wellformed(secret string) bool {
-	return len(secret) > 3 && len(secret) <= maxSecretLen &&
-		(strings.HasPrefix(secret, "ak_") || strings.HasPrefix(secret, "at_"))
+	if len(secret) <= 3 || len(secret) > maxSecretLen ||
+		!(strings.HasPrefix(secret, "ak_") || strings.HasPrefix(secret, "at_")) {
+		return false
+	}
+	for i := 0; i < len(secret); i++ {
+		if secret[i] < 0x21 || secret[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // Resolver resolves secrets through the metering service with a cache.

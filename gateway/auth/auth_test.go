@@ -126,3 +126,23 @@ func TestResolverServesStaleWhileMeteringIsDown(t *testing.T) {
 		t.Fatalf("an unknown key with metering down: %v", err)
 	}
 }
+
+func TestWellformed(t *testing.T) {
+	for _, tt := range []struct {
+		secret string
+		want   bool
+	}{
+		{"ak_live_abc", true},
+		{"at_test_abc", true},
+		{"ak_", false},
+		{"xx_live_abc", false},
+		{"ak_live_\xff\xfe", false},
+		{"ak_live_a b", false},
+		{"ak_live_\x00", false},
+		{"ak_live_é", false},
+	} {
+		if got := Wellformed(tt.secret); got != tt.want {
+			t.Errorf("Wellformed(%q) = %v", tt.secret, got)
+		}
+	}
+}

@@ -131,5 +131,20 @@ func FromError(err error) *Problem {
 	}
 }
 
-// Error lets a *Problem travel as a Go error inside one process.
-func (p *Problem) Error() string { return string(p.Type) + ": " + p.Detail }
+// ToGRPC turns a *Problem, as plain-Go service roots return them, into the
+// status error Error builds for it, so that it survives the wire. Any other
+// error (a status error included) and nil pass through unchanged.
+func ToGRPC(err error) error {
+	var p *Problem
+	if err == nil || !errors.As(err, &p) {
+		return err
+	}
+	var opts []Option
+	if p.Field != "" {
+		opts = append(opts, Field(p.Field))
+	}
+	if p.RetryAfter > 0 {
+		opts = append(opts, RetryAfter(p.RetryAfter))
+	}
+	return Error(p.Type, p.Detail, opts...)
+}

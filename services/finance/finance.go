@@ -72,9 +72,14 @@ func (m Money) AmountString() string {
 
 // User is a person whose financial data the service holds.
 type User struct {
-	ID        string
-	Name      string
-	CreatedAt time.Time
+	ID   string
+	Name string
+	// OwnerAccountID is the metering account (the tenant, a UUID) the user
+	// belongs to: only that account's credentials may act for the user.
+	// Empty only for users stored before owners existed, which no
+	// credential can use.
+	OwnerAccountID string
+	CreatedAt      time.Time
 }
 
 // Field ids a grant can redact. They name a unit of the payload, not a single

@@ -2,6 +2,7 @@ package finance
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -84,5 +85,25 @@ func (s *Service) SearchTransactions(ctx context.Context, c Caller, q SearchQuer
 	if err != nil {
 		return page, s.internal(ctx, "search transactions", err)
 	}
-	return s.txPage(ctx, sc, rows, size, cursorScope)
+	if page, err = s.txPage(ctx, sc, rows, size, cursorScope); err != nil || len(page.RedactedFields) == 0 {
+		return page, err
+	}
+	// A row found through text the grant stripped would tell that the text
+	// names the hidden value: keep only rows that still match as served.
+	// The page can then hold fewer rows than page_size; the cursor still
+	// follows the last row read.
+	page.Data = slices.DeleteFunc(page.Data, func(t Transaction) bool { return !matchesSearch(t, terms) })
+	return page, nil
+}
+
+// matchesSearch reports whether every term is the prefix of a word of t's
+// searchable text, the way the in-memory store matches.
+func matchesSearch(t Transaction, terms []string) bool {
+	tokens := SearchTokens(t.Merchant + " " + t.DisplayName + " " + t.Description + " " + t.Memo)
+	for _, term := range terms {
+		if !slices.ContainsFunc(tokens, func(tok string) bool { return strings.HasPrefix(tok, term) }) {
+			return false
+		}
+	}
+	return true
 }

@@ -56,10 +56,14 @@ func NewService(store Store, cursors *cursor.Codec, clock Clock, log *slog.Logge
 }
 
 // Caller is who a request is for: the finance user and the grant through
-// which the client sees that user's data.
+// which the client sees that user's data, and the metering account whose
+// credential made the request.
 type Caller struct {
 	UserID  string
 	GrantID string
+	// OwnerAccountID is the metering account of the credential; it must
+	// own the user.
+	OwnerAccountID string
 }
 
 // Page is one page of a list response with its envelope members.
@@ -135,6 +139,9 @@ type scope struct {
 	grant              Grant
 	excludedAccounts   []string
 	excludedCategories []string // the grant's exclusions and their subcategories
+	// institutions are the names of the user's institutions, loaded when
+	// the grant redacts connection.institution (redact.go).
+	institutions []phrase
 }
 
 func (sc scope) hidesAccount(id string) bool { return slices.Contains(sc.excludedAccounts, id) }
@@ -229,7 +236,7 @@ func (s *Service) txPage(ctx context.Context, sc scope, rows []Transaction, size
 			return page, s.internal(ctx, "encode cursor", err)
 		}
 	}
-	page.RedactedFields = redactTransactions(sc.grant, rows)
+	page.RedactedFields = sc.redactTransactions(rows)
 	page.Data = rows
 	page.Filtered = sc.grant.Filtered()
 	return page, nil
@@ -254,7 +261,7 @@ func (s *Service) GetTransaction(ctx context.Context, c Caller, id string) (Resu
 		return res, s.internal(ctx, "get transaction", err)
 	}
 	rows := []Transaction{t}
-	res.RedactedFields = redactTransactions(sc.grant, rows)
+	res.RedactedFields = sc.redactTransactions(rows)
 	res.Data = rows[0]
 	res.Filtered = sc.grant.Filtered()
 	return res, nil
@@ -335,20 +342,19 @@ func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (P
 	redact := sc.grant.Redacts(FieldConnectionInstitution)
 	for _, conn := range conns {
 		if redact {
-			conn.Institution, conn.InstitutionLogoURL = "", ""
+			redactConnection(&conn, sc.institutions)
 		}
 		page.Data = append(page.Data, ConnectionSummary{Connection: conn, AccountCount: counts[conn.ID]})
 	}
-	if redact {
-		page.RedactedFields = []string{FieldConnectionInstitution}
-	}
+	page.RedactedFields = sc.redacted(FieldConnectionInstitution)
 	page.Filtered = len(sc.excludedAccounts) > 0
 	return page, nil
 }
 
 // GetAccountBalances answers GET /v1/accounts/{id}/balances. An excluded
 // account is not found; a visible one's balance is the bank's figure, which
-// no exclusion changes, so the response is never filtered.
+// no exclusion changes, so the response is never filtered. Under
+// connection.institution the name is a neutral label (redact.go).
 func (s *Service) GetAccountBalances(ctx context.Context, c Caller, accountID string) (Result[AccountBalance], error) {
 	var res Result[AccountBalance]
 	sc, err := s.scope(ctx, c, false)
@@ -365,8 +371,12 @@ func (s *Service) GetAccountBalances(ctx context.Context, c Caller, accountID st
 	if err != nil {
 		return res, s.internal(ctx, "get account", err)
 	}
+	if sc.grant.Redacts(FieldConnectionInstitution) {
+		redactAccount(&a, sc.institutions)
+	}
 	res.Data = AccountBalance{AccountID: a.ID, Name: a.Name, Balance: a.Balance,
 		AvailableBalance: a.AvailableBalance, AsOf: a.BalanceAsOf}
+	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
 	return res, nil
 }
 
@@ -421,14 +431,21 @@ func (s *Service) scope(ctx context.Context, c Caller, withCategories bool) (sco
 	if c.UserID == "" || c.GrantID == "" {
 		return scope{}, problem.New(problem.Unauthorized, "no finance user on this credential")
 	}
-	g, err := s.store.GetGrant(ctx, c.GrantID)
-	if errors.Is(err, ErrNotFound) || (err == nil && g.UserID != c.UserID) {
+	g, check, err := s.lookupGrant(ctx, c.OwnerAccountID, c.UserID, c.GrantID)
+	if err != nil {
+		return scope{}, err
+	}
+	// A grant of another user and a user of another account get the same
+	// answer, so a credential learns nothing about either.
+	if !check.OK() {
 		return scope{}, problem.New(problem.Unauthorized, "the credential's grant is not valid")
 	}
-	if err != nil {
-		return scope{}, s.internal(ctx, "get grant", err)
-	}
 	sc := scope{grant: g, excludedAccounts: g.ExcludedAccountIDs}
+	if g.Redacts(FieldConnectionInstitution) {
+		if sc.institutions, err = s.institutionPhrases(ctx, c.UserID); err != nil {
+			return scope{}, err
+		}
+	}
 	if withCategories && len(g.ExcludedCategoryIDs) > 0 {
 		cats, err := s.store.ListCategories(ctx, c.UserID)
 		if err != nil {
@@ -452,20 +469,6 @@ func expandCategories(excluded []string, all []Category) []string {
 		}
 	}
 	return out
-}
-
-// redactTransactions strips what the grant redacts from rows in place and
-// returns the field ids it covers. The ids are listed whenever the grant
-// redacts them, even if no row had a value, so the envelope does not reveal
-// which rows carried one.
-func redactTransactions(g Grant, rows []Transaction) []string {
-	if !g.Redacts(FieldTransactionLocation) {
-		return nil
-	}
-	for i := range rows {
-		rows[i].Location = nil
-	}
-	return []string{FieldTransactionLocation}
 }
 
 func (s *Service) internal(ctx context.Context, op string, err error) error {

@@ -19,6 +19,9 @@ import (
 
 var now = time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)
 
+// tenant is the metering account owning the demo user.
+const tenant = "3f9d2c4e-8b1a-4c7e-9d2f-5a6b7c8d9e01"
+
 type env struct {
 	svc      *finance.Service
 	store    *memory.Store
@@ -31,7 +34,7 @@ type env struct {
 func newEnv(t *testing.T, clock finance.Clock) env {
 	t.Helper()
 	store := memory.New()
-	d, err := seed.Demo(context.Background(), store, now)
+	d, err := seed.Demo(context.Background(), store, tenant, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,9 +45,9 @@ func newEnv(t *testing.T, clock finance.Clock) env {
 		svc:      finance.NewService(store, cursor.New([]byte("test-key")), clock, nil),
 		store:    store,
 		demo:     d,
-		read:     finance.Caller{UserID: d.UserID, GrantID: d.GrantReadID},
-		write:    finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID},
-		redacted: finance.Caller{UserID: d.UserID, GrantID: d.GrantRedactedID},
+		read:     finance.Caller{UserID: d.UserID, GrantID: d.GrantReadID, OwnerAccountID: tenant},
+		write:    finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: tenant},
+		redacted: finance.Caller{UserID: d.UserID, GrantID: d.GrantRedactedID, OwnerAccountID: tenant},
 	}
 }
 
@@ -355,7 +358,7 @@ func TestPrivacyScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !page.Filtered || !slices.Equal(page.RedactedFields, []string{finance.FieldTransactionLocation}) {
+	if !page.Filtered || !slices.Equal(page.RedactedFields, []string{finance.FieldTransactionLocation, finance.FieldConnectionInstitution}) {
 		t.Errorf("redacted envelope: filtered %v, redacted %v", page.Filtered, page.RedactedFields)
 	}
 	page, err = e.svc.ListTransactions(ctx, e.read, finance.TransactionQuery{})
@@ -542,23 +545,38 @@ func TestGetSyncStatus(t *testing.T) {
 func TestCallerMustHoldAValidGrant(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	stranger := uuid.NewString()
-	if err := e.store.CreateUser(ctx, finance.User{ID: stranger, CreatedAt: now}); err != nil {
+	// The stranger belongs to another account, with a grant of its own.
+	otherTenant, stranger, strangersGrant := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	if err := e.store.CreateUser(ctx, finance.User{ID: stranger, OwnerAccountID: otherTenant, CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	strangersGrant := uuid.NewString()
 	if err := e.store.CreateGrant(ctx, finance.Grant{ID: strangersGrant, UserID: stranger, CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
+	// A user stored before owners existed belongs to no account.
+	orphan, orphansGrant := uuid.NewString(), uuid.NewString()
+	if err := e.store.CreateUser(ctx, finance.User{ID: orphan, CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.CreateGrant(ctx, finance.Grant{ID: orphansGrant, UserID: orphan, CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	withAccount := func(c finance.Caller, account string) finance.Caller { c.OwnerAccountID = account; return c }
 	tests := []struct {
 		name string
 		c    finance.Caller
 	}{
 		{"empty", finance.Caller{}},
-		{"no grant", finance.Caller{UserID: e.demo.UserID}},
-		{"unknown grant", finance.Caller{UserID: e.demo.UserID, GrantID: uuid.NewString()}},
-		{"grant that is not a uuid", finance.Caller{UserID: e.demo.UserID, GrantID: "grant"}},
-		{"another user's grant", finance.Caller{UserID: e.demo.UserID, GrantID: strangersGrant}},
+		{"no grant", finance.Caller{UserID: e.demo.UserID, OwnerAccountID: tenant}},
+		{"unknown grant", finance.Caller{UserID: e.demo.UserID, GrantID: uuid.NewString(), OwnerAccountID: tenant}},
+		{"grant that is not a uuid", finance.Caller{UserID: e.demo.UserID, GrantID: "grant", OwnerAccountID: tenant}},
+		{"another user's grant", finance.Caller{UserID: e.demo.UserID, GrantID: strangersGrant, OwnerAccountID: tenant}},
+		{"no account", withAccount(e.read, "")},
+		{"credential of another account", withAccount(e.read, otherTenant)},
+		{"credential of an unknown account", withAccount(e.read, uuid.NewString())},
+		{"another account's user and grant", finance.Caller{UserID: stranger, GrantID: strangersGrant, OwnerAccountID: tenant}},
+		{"user without an owner", finance.Caller{UserID: orphan, GrantID: orphansGrant, OwnerAccountID: tenant}},
+		{"user that is not a uuid", finance.Caller{UserID: "user", GrantID: e.demo.GrantReadID, OwnerAccountID: tenant}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -578,6 +596,44 @@ func TestCallerMustHoldAValidGrant(t *testing.T) {
 			}
 			for name, call := range calls {
 				t.Run(name, func(t *testing.T) { wantProblem(t, call(), problem.Unauthorized, "") })
+			}
+		})
+	}
+}
+
+func TestCheckGrant(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	otherTenant, stranger, strangersGrant := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	if err := e.store.CreateUser(ctx, finance.User{ID: stranger, OwnerAccountID: otherTenant, CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.CreateGrant(ctx, finance.Grant{ID: strangersGrant, UserID: stranger, CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name                  string
+		account, user, grant  string
+		userInAccount, ofUser bool
+	}{
+		{"user, grant and account belong together", tenant, e.demo.UserID, e.demo.GrantRedactedID, true, true},
+		{"another account", otherTenant, e.demo.UserID, e.demo.GrantReadID, false, true},
+		{"no account", "", e.demo.UserID, e.demo.GrantReadID, false, true},
+		{"another account's user", tenant, stranger, strangersGrant, false, true},
+		{"another user's grant", tenant, e.demo.UserID, strangersGrant, true, false},
+		{"unknown user", tenant, uuid.NewString(), e.demo.GrantReadID, false, false},
+		{"unknown grant", tenant, e.demo.UserID, uuid.NewString(), true, false},
+		{"malformed ids", "acct", "user", "grant", false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := e.svc.CheckGrant(ctx, tc.account, tc.user, tc.grant)
+			if err != nil {
+				t.Fatalf("CheckGrant: %v", err)
+			}
+			want := finance.GrantCheck{UserInAccount: tc.userInAccount, GrantOfUser: tc.ofUser}
+			if got != want || got.OK() != (tc.userInAccount && tc.ofUser) {
+				t.Errorf("CheckGrant = %+v (OK %v), want %+v", got, got.OK(), want)
 			}
 		})
 	}

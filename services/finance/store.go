@@ -13,6 +13,7 @@ import (
 // zero or less means no limit.
 type Store interface {
 	CreateUser(ctx context.Context, u User) error
+	GetUser(ctx context.Context, id string) (User, error)
 	CreateGrant(ctx context.Context, g Grant) error
 	GetGrant(ctx context.Context, id string) (Grant, error)
 

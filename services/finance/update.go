@@ -37,11 +37,16 @@ type TransactionUpdate struct {
 	// Amount is a decimal string in the row's currency. "12.50 USD" names
 	// the currency too: the row's own is accepted, any other is
 	// field-immutable, since a row keeps the currency it settled in.
-	Amount     *string
-	CategoryID *string // "" uncategorizes
-	// Tags replace the row's tags when non-empty (proto3 cannot tell an
-	// empty list from an absent one).
-	Tags             []string
+	Amount *string
+	// AmountCurrency is set when the client sent amount as the Money object
+	// responses carry ({"amount": "-12.50", "currency": "USD"}): Amount is
+	// then the object's amount, a plain decimal, and this its currency,
+	// checked like a suffix.
+	AmountCurrency *string
+	CategoryID     *string // "" uncategorizes
+	// Tags replace the row's tags; an empty list clears them, nil leaves
+	// them unchanged.
+	Tags             *[]string
 	Memo             *string // "" clears
 	Location         *Location
 	ClearLocation    bool
@@ -52,6 +57,16 @@ type TransactionUpdate struct {
 // Exponents, thousands separators and signs other than a leading minus are
 // refused: an amount is typed exactly as it is stored.
 var amountPattern = regexp.MustCompile(`^(-?[0-9]{1,15}(?:\.[0-9]{1,6})?)(?: ([A-Z]{3}))?$`)
+
+// MinTransactionDate is the earliest date a PATCH may give a row; the
+// latest is a year after today (UTC). No bank keeps older records, and a
+// date far ahead is a typo that would sit on top of every list, which is
+// ordered by date.
+var MinTransactionDate = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// MaxTransactionDate is the latest date a PATCH may give a row: a year
+// after the date of today.
+func MaxTransactionDate(today time.Time) time.Time { return Day(today).AddDate(1, 0, 0) }
 
 // writeScope is scope for a write: the grant must allow writes.
 func (s *Service) writeScope(ctx context.Context, c Caller) (scope, error) {
@@ -87,7 +102,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	if u.ExpectedVersion <= 0 {
 		return res, invalid("expected_version", "expected_version is required: send the version you read")
 	}
-	in, err := parseUpdate(u)
+	in, err := parseUpdate(u, s.now().UTC())
 	if err != nil {
 		return res, err
 	}
@@ -199,7 +214,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	if u.CategoryID != nil && *u.CategoryID != old.CategoryID {
 		t.CategoryID, changed = *u.CategoryID, true
 	}
-	if len(in.tags) > 0 && !slices.Equal(in.tags, old.Tags) {
+	if u.Tags != nil && !slices.Equal(in.tags, old.Tags) {
 		t.Tags, changed = in.tags, true
 	}
 	for _, f := range u.RevertToProvider {
@@ -229,7 +244,8 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 
 func (s *Service) txResult(sc scope, t Transaction) Result[Transaction] {
 	rows := []Transaction{t}
-	return Result[Transaction]{Data: rows[0], RedactedFields: redactTransactions(sc.grant, rows), Filtered: sc.grant.Filtered()}
+	redacted := sc.redactTransactions(rows)
+	return Result[Transaction]{Data: rows[0], RedactedFields: redacted, Filtered: sc.grant.Filtered()}
 }
 
 func versionConflict(current int64) error {
@@ -246,18 +262,30 @@ type parsedUpdate struct {
 	currency string // set only when the amount named one
 	date     *time.Time
 	location *Location
-	tags     []string
+	tags     []string // the new tags when u.Tags is set; nil clears them
 }
 
-func parseUpdate(u TransactionUpdate) (parsedUpdate, error) {
+// parseUpdate checks u's values; now is the service's clock, for the date
+// bounds.
+func parseUpdate(u TransactionUpdate, now time.Time) (parsedUpdate, error) {
 	var p parsedUpdate
+	if u.Amount == nil && u.AmountCurrency != nil {
+		return p, invalid("amount", "amount.amount is required")
+	}
 	if u.Amount != nil {
 		m := amountPattern.FindStringSubmatch(*u.Amount)
-		if m == nil {
-			return p, invalid("amount", `amount must be a decimal string such as "-12.50"; its currency cannot change`)
+		// The object names its currency in its own member, never as a suffix.
+		if m == nil || (u.AmountCurrency != nil && m[2] != "") {
+			return p, invalid("amount", `amount must be a decimal string such as "-12.50", or {"amount": "-12.50", "currency": "USD"}; its currency cannot change`)
 		}
 		d := decimal.RequireFromString(m[1])
 		p.amount, p.currency = &d, m[2]
+		if u.AmountCurrency != nil {
+			if !currencyCode.MatchString(*u.AmountCurrency) {
+				return p, invalid("amount", "amount.currency must be an ISO 4217 code such as USD")
+			}
+			p.currency = *u.AmountCurrency
+		}
 	}
 	if u.Merchant != nil {
 		if n := utf8.RuneCountInString(*u.Merchant); n == 0 || n > MaxMerchantLength || !printable(*u.Merchant) {
@@ -275,20 +303,26 @@ func parseUpdate(u TransactionUpdate) (parsedUpdate, error) {
 		if err != nil {
 			return p, invalid("date", "date must be a date (YYYY-MM-DD)")
 		}
+		if latest := MaxTransactionDate(now); d.Before(MinTransactionDate) || d.After(latest) {
+			return p, invalid("date", fmt.Sprintf("date must lie between %s and %s (a year from today)",
+				MinTransactionDate.Format(DateLayout), latest.Format(DateLayout)))
+		}
 		p.date = &d
 	}
 	if u.CategoryID != nil && *u.CategoryID != "" && !isUUID(*u.CategoryID) {
 		return p, invalid("category_id", "category_id must be a UUID, or empty to uncategorize")
 	}
-	if len(u.Tags) > MaxTags {
-		return p, invalid("tags", "at most 50 tags")
-	}
-	for _, tag := range u.Tags {
-		if n := utf8.RuneCountInString(tag); n == 0 || n > MaxTagLength || !printable(tag) {
-			return p, invalid("tags", "each tag must be 1 to 64 printable characters")
+	if u.Tags != nil {
+		if len(*u.Tags) > MaxTags {
+			return p, invalid("tags", "at most 50 tags")
 		}
-		if !slices.Contains(p.tags, tag) {
-			p.tags = append(p.tags, tag)
+		for _, tag := range *u.Tags {
+			if n := utf8.RuneCountInString(tag); n == 0 || n > MaxTagLength || !printable(tag) {
+				return p, invalid("tags", "each tag must be 1 to 64 printable characters")
+			}
+			if !slices.Contains(p.tags, tag) {
+				p.tags = append(p.tags, tag)
+			}
 		}
 	}
 	if u.Location != nil {

@@ -102,7 +102,7 @@ func TestUpdateTransactionFields(t *testing.T) {
 	tx := pick(t, e, unedited(e))
 	cat := e.demo.CategoryIDs["Travel"]
 	res, err := e.svc.UpdateTransaction(ctx, e.write, finance.TransactionUpdate{ID: tx.ID, ExpectedVersion: tx.Version,
-		Date: sp("2026-01-02"), Description: sp(""), CategoryID: sp(strings.ToUpper(cat)), Tags: []string{"trip", "trip", "work"},
+		Date: sp("2026-01-02"), Description: sp(""), CategoryID: sp(strings.ToUpper(cat)), Tags: &[]string{"trip", "trip", "work"},
 		Location: &finance.Location{City: "Lisbon", Country: "PT"}})
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestUpdateTransactionRefusals(t *testing.T) {
 		{"category not a uuid", e.write, u(bank, func(u *finance.TransactionUpdate) { u.CategoryID = sp("food") }), problem.InvalidInput, "category_id"},
 		{"unknown category", e.write, u(bank, func(u *finance.TransactionUpdate) { u.CategoryID = sp(uuid.NewString()) }), problem.InvalidInput, "category_id"},
 		{"hidden category looks unknown", e.redacted, u(bank, func(u *finance.TransactionUpdate) { u.CategoryID = sp(e.demo.ExcludedCategoryID) }), problem.InvalidInput, "category_id"},
-		{"empty tag", e.write, u(bank, func(u *finance.TransactionUpdate) { u.Tags = []string{""} }), problem.InvalidInput, "tags"},
+		{"empty tag", e.write, u(bank, func(u *finance.TransactionUpdate) { u.Tags = &[]string{""} }), problem.InvalidInput, "tags"},
 		{"location and clear", e.write, u(bank, func(u *finance.TransactionUpdate) {
 			u.Location, u.ClearLocation = &finance.Location{City: "x"}, true
 		}), problem.InvalidInput, "clear_location"},
@@ -217,7 +217,7 @@ func TestUpdateTransactionRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Data.Location != nil || !slices.Equal(res.RedactedFields, []string{finance.FieldTransactionLocation}) || !res.Filtered {
+	if res.Data.Location != nil || !slices.Equal(res.RedactedFields, []string{finance.FieldTransactionLocation, finance.FieldConnectionInstitution}) || !res.Filtered {
 		t.Errorf("redacted response: %+v %v", res.Data.Location, res.RedactedFields)
 	}
 	// A matching currency suffix is accepted.
@@ -475,7 +475,7 @@ func TestSearchTransactions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !page.Filtered || !slices.Equal(page.RedactedFields, []string{finance.FieldTransactionLocation}) {
+	if !page.Filtered || !slices.Equal(page.RedactedFields, []string{finance.FieldTransactionLocation, finance.FieldConnectionInstitution}) {
 		t.Errorf("envelope %v %v", page.Filtered, page.RedactedFields)
 	}
 	for _, tx := range page.Data {

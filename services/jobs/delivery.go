@@ -1,28 +1,20 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/ledgerlane/platform/pkg/problem"
-	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
-	"github.com/ledgerlane/platform/services/jobs/webhook"
+	"github.com/ledgerlane/platform/pkg/problemdoc"
+	"github.com/ledgerlane/platform/services/jobs/internal/ipaddr"
 )
 
 // EventJobCompleted is the one event kind.
@@ -40,35 +32,63 @@ const DeliveryTimeout = 10 * time.Second
 // while this one is still trying it (well above DeliveryTimeout).
 const claimLease = time.Minute
 
-func ts(t time.Time) *timestamppb.Timestamp {
+// WebhookSender sends one signed delivery attempt: body POSTed to target,
+// signed with secret at the time at, naming the event and the delivery id.
+// webhook.Client is the HTTP implementation. Any error is a failed attempt;
+// its text says why without content ("timeout", "status 503").
+type WebhookSender interface {
+	Send(ctx context.Context, target, secret, event, deliveryID string, body []byte, at time.Time) error
+}
+
+// completedBody is the job.completed delivery body. It mirrors
+// jobs.v1.JobCompletedEvent as protojson writes it with proto names and
+// default values: unset timestamps are left out.
+type completedBody struct {
+	Event          string `json:"event"`
+	ID             string `json:"id"`
+	Status         string `json:"status"`
+	ItemCount      int    `json:"item_count"`
+	SucceededCount int    `json:"succeeded_count"`
+	FailedCount    int    `json:"failed_count"`
+	CreatedAt      string `json:"created_at,omitempty"`
+	StartedAt      string `json:"started_at,omitempty"`
+	CompletedAt    string `json:"completed_at,omitempty"`
+	ExpiresAt      string `json:"expires_at,omitempty"`
+}
+
+// timestamp formats t as protojson formats a google.protobuf.Timestamp: RFC
+// 3339 in UTC with 0, 3, 6 or 9 fractional digits; "" for the zero time.
+func timestamp(t time.Time) string {
 	if t.IsZero() {
-		return nil
+		return ""
 	}
-	return timestamppb.New(t)
+	x := t.UTC().Format("2006-01-02T15:04:05.000000000")
+	x = strings.TrimSuffix(x, "000")
+	x = strings.TrimSuffix(x, "000")
+	x = strings.TrimSuffix(x, ".000")
+	return x + "Z"
 }
 
 // eventBody is the job.completed delivery body: metadata only.
 func eventBody(j Job) ([]byte, error) {
-	return protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues: true}.Marshal(&jobsv1.JobCompletedEvent{
-		Event: EventJobCompleted, Id: j.ID, Status: j.Status,
-		ItemCount: int32(j.ItemCount), SucceededCount: int32(j.Succeeded), FailedCount: int32(j.Failed),
-		CreatedAt: ts(j.CreatedAt), StartedAt: ts(j.StartedAt), CompletedAt: ts(j.CompletedAt), ExpiresAt: ts(j.ExpiresAt),
+	return json.Marshal(completedBody{
+		Event: EventJobCompleted, ID: j.ID, Status: j.Status,
+		ItemCount: j.ItemCount, SucceededCount: j.Succeeded, FailedCount: j.Failed,
+		CreatedAt: timestamp(j.CreatedAt), StartedAt: timestamp(j.StartedAt),
+		CompletedAt: timestamp(j.CompletedAt), ExpiresAt: timestamp(j.ExpiresAt),
 	})
 }
 
 // RunFanout consumes job.completed events until ctx ends and creates one
 // delivery per active endpoint of the job's tenant.
 func (s *Service) RunFanout(ctx context.Context) error {
-	cons, err := s.js.CreateOrUpdateConsumer(ctx, s.names.EventStream, jetstream.ConsumerConfig{
-		Durable: s.names.EventConsumer, AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: 30 * time.Second, FilterSubject: s.names.EventSubject,
-	})
+	cons, err := s.queue.EventConsumer(ctx)
 	if err != nil {
 		return fmt.Errorf("jobs: event consumer: %w", err)
 	}
 	for ctx.Err() == nil {
 		fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		batch, err := cons.Fetch(10, jetstream.FetchContext(fctx))
+		batch, err := cons.Fetch(fctx, 10)
 		if err != nil {
 			cancel()
 			if ctx.Err() == nil {
@@ -77,15 +97,15 @@ func (s *Service) RunFanout(ctx context.Context) error {
 			}
 			continue
 		}
-		for msg := range batch.Messages() {
-			var ev eventMsg
-			if err := json.Unmarshal(msg.Data(), &ev); err != nil {
+		for msg := range batch {
+			ev, err := msg.Value()
+			if err != nil {
 				_ = msg.Term()
 				continue
 			}
 			if err := s.Fanout(ctx, ev.AccountID, ev.JobID, ev.Body); err != nil {
 				s.log.Warn("jobs: fanout will be retried", "job_id", ev.JobID, "err", err)
-				_ = msg.NakWithDelay(time.Second)
+				_ = msg.Nak(time.Second)
 				continue
 			}
 			_ = msg.Ack()
@@ -180,18 +200,18 @@ func (s *Service) attempt(ctx context.Context, d Delivery) {
 		return
 	}
 	now := s.now()
-	ok, why := s.post(ctx, e.URL, string(secret), d, now)
-	a := Attempt{At: now, Succeeded: ok}
-	if !ok {
+	err = s.send(ctx, e.URL, string(secret), d, now)
+	a := Attempt{At: now, Succeeded: err == nil}
+	if err != nil {
 		n := d.Attempts + 1
 		if n >= len(RetrySchedule) {
 			a.Exhausted = true
 		} else {
 			a.NextAttemptAt = d.CreatedAt.Add(RetrySchedule[n])
 		}
-		s.log.Info("jobs: delivery attempt failed", "delivery_id", d.ID, "endpoint_id", e.ID, "attempt", n, "reason", why)
+		s.log.Info("jobs: delivery attempt failed", "delivery_id", d.ID, "endpoint_id", e.ID, "attempt", n, "reason", err.Error())
 	}
-	observeAttempt(a)
+	s.metrics.DeliveryAttempted(a)
 	s.record(ctx, d, a)
 }
 
@@ -201,78 +221,18 @@ func (s *Service) record(ctx context.Context, d Delivery, a Attempt) {
 	}
 }
 
-// post sends one signed attempt. why describes a failure without content.
-func (s *Service) post(ctx context.Context, target, secret string, d Delivery, now time.Time) (ok bool, why string) {
+// send makes one signed attempt, bounded by DeliveryTimeout.
+func (s *Service) send(ctx context.Context, target, secret string, d Delivery, now time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, DeliveryTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(d.Body))
-	if err != nil {
-		return false, "bad request"
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "ledgerlane-webhooks/1")
-	req.Header.Set(webhook.SignatureHeader, webhook.Sign(secret, now, d.Body))
-	req.Header.Set(webhook.EventHeader, d.Event)
-	req.Header.Set(webhook.DeliveryHeader, d.ID)
-	resp, err := s.http.Do(req)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return false, "timeout"
-		}
-		return false, "transport error"
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	_ = resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return false, fmt.Sprintf("status %d", resp.StatusCode)
-	}
-	return true, ""
-}
-
-// newDeliveryClient does not follow redirects (a 3xx is a failure: the
-// redirect target was never checked) and, unless allowPrivate, refuses to
-// connect to a non-public address: checking at dial time also defeats DNS
-// answers that change after the endpoint was registered.
-func newDeliveryClient(allowPrivate bool) *http.Client {
-	d := &net.Dialer{Timeout: DeliveryTimeout}
-	if !allowPrivate {
-		d.Control = func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !publicAddr(ap.Addr()) {
-				return errors.New("webhook target is not a public address")
-			}
-			return nil
-		}
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = d.DialContext
-	tr.Proxy = nil
-	return &http.Client{
-		Timeout:       DeliveryTimeout,
-		Transport:     tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-// publicAddr reports whether a is a routable unicast address outside the
-// loopback, private, link-local and shared (CGNAT) ranges.
-func publicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if !a.IsValid() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
-		return false
-	}
-	if cgnat := netip.MustParsePrefix("100.64.0.0/10"); cgnat.Contains(a) {
-		return false
-	}
-	return true
+	return s.webhooks.Send(ctx, target, secret, d.Event, d.ID, d.Body, now)
 }
 
 // checkURL validates a webhook URL: http or https with a host; without
 // AllowPrivate, the host must be (or resolve only to) public addresses.
 func (s *Service) checkURL(ctx context.Context, raw string) (string, error) {
 	bad := func(detail string) error {
-		return problem.Error(problem.InvalidInput, detail, problem.Field("url"))
+		return fieldProblem(problemdoc.InvalidInput, detail, "url")
 	}
 	if raw == "" {
 		return "", bad("url is required")
@@ -292,7 +252,7 @@ func (s *Service) checkURL(ctx context.Context, raw string) (string, error) {
 	}
 	host := u.Hostname()
 	if a, err := netip.ParseAddr(host); err == nil {
-		if !publicAddr(a) {
+		if !ipaddr.IsPublic(a) {
 			return "", bad("url must not point at a loopback, private or link-local address")
 		}
 		return u.String(), nil
@@ -307,7 +267,7 @@ func (s *Service) checkURL(ctx context.Context, raw string) (string, error) {
 		return "", bad("url host does not resolve")
 	}
 	for _, a := range addrs {
-		if !publicAddr(a) {
+		if !ipaddr.IsPublic(a) {
 			return "", bad("url host resolves to a loopback, private or link-local address")
 		}
 	}

@@ -1,11 +1,4 @@
 package jobs
 
-// Metrics, for jobs_test.
-var (
-	BatchJobsCreated    = batchJobsCreated
-	BatchItemsProcessed = batchItemsProcessed
-	BatchItemLatency    = batchItemLatency
-	BatchJobsSwept      = batchJobsSwept
-	WebhookAttempts     = webhookAttempts
-	WebhookExhausted    = webhookExhausted
-)
+// EventBody, for jobs_test.
+var EventBody = eventBody

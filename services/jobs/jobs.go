@@ -1,8 +1,12 @@
-// Package jobs owns batch conversion jobs (queued over NATS JetStream,
-// encrypted at rest) and webhook endpoints with signed deliveries. This package
-// holds the domain types, the Store contract and the Service; storage lives in
-// memory and postgres, transport in grpcapi, and the receiver-side signature
-// check in webhook.
+// Package jobs owns batch conversion jobs (queued, encrypted at rest) and
+// webhook endpoints with signed deliveries. This package holds the domain
+// types, the contracts of what the Service needs (Store, Queue, Converter,
+// WebhookSender, Metrics) and the Service itself, in plain Go: no network,
+// transport or metrics library. The adapters live in subpackages: storage in
+// memory and postgres, the work queue in natsqueue (NATS JetStream), the
+// converter client in convertclient (gRPC), the webhook HTTP client and the
+// receiver-side signature check in webhook, Prometheus collectors in metrics,
+// and the gRPC API in grpcapi.
 package jobs
 
 import (
@@ -54,9 +58,9 @@ type Job struct {
 	Mode      string // "live" or "test", passed on to the converter
 	Status    string
 	From, To  string
-	// Options is the protojson encoding of conversion.v1.Options (no message
-	// content), applied to every item.
-	Options     []byte
+	// Options are the conversion options (no message content), applied to
+	// every item.
+	Options     Options
 	ItemCount   int
 	Succeeded   int
 	Failed      int
@@ -69,6 +73,30 @@ type Job struct {
 	// sweeper removes the job and its results once it has passed.
 	ExpiresAt time.Time
 }
+
+// Options are a job's conversion options, as on a synchronous conversion
+// (conversion.v1.Options). The zero value means none. The JSON tags are the
+// stored form: the protojson names of conversion.v1.Options, so what earlier
+// versions stored (protojson bytes) reads unchanged.
+type Options struct {
+	// TranslitProfile: "base" (default) or "german".
+	TranslitProfile string `json:"translitProfile,omitempty"`
+	// Field86Profile: "plain" (default) or "german".
+	Field86Profile string `json:"field86Profile,omitempty"`
+	// Strict fails instead of warning on lossy steps.
+	Strict bool `json:"strict,omitempty"`
+	// TargetVersion pins the target message version, e.g. "camt.053.001.08".
+	TargetVersion string `json:"targetVersion,omitempty"`
+	// DateFormat: "dmy", "mdy" or "ymd", for file targets.
+	DateFormat string `json:"dateFormat,omitempty"`
+	// OFXVersion: "102" or "220".
+	OFXVersion string `json:"ofxVersion,omitempty"`
+	// IntuBID is the Intuit bank id for QBO/OFX targets.
+	IntuBID string `json:"intuBid,omitempty"`
+}
+
+// IsZero reports whether o sets nothing.
+func (o Options) IsZero() bool { return o == Options{} }
 
 // Item is one message of a job. Input and Result are sealed blobs (see
 // Keyring): the store never sees plaintext.

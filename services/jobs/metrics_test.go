@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/ledgerlane/platform/services/jobs"
+	"github.com/ledgerlane/platform/services/jobs/metrics"
 )
 
 // The metrics live on the shared default registry, so each check compares a
@@ -29,10 +30,10 @@ func TestBatchMetrics(t *testing.T) {
 	e := newEnv(t)
 	svc := e.service(t, &fakeConverter{}, nil)
 	ctx := context.Background()
-	okC, failedC := jobs.BatchItemsProcessed.WithLabelValues("ok"), jobs.BatchItemsProcessed.WithLabelValues("failed")
-	created0, ok0, failed0 := testutil.ToFloat64(jobs.BatchJobsCreated), testutil.ToFloat64(okC), testutil.ToFloat64(failedC)
-	n0, sum0 := histogram(t, jobs.BatchItemLatency)
-	swept0 := testutil.ToFloat64(jobs.BatchJobsSwept)
+	okC, failedC := metrics.BatchItemsProcessed.WithLabelValues("ok"), metrics.BatchItemsProcessed.WithLabelValues("failed")
+	created0, ok0, failed0 := testutil.ToFloat64(metrics.BatchJobsCreated), testutil.ToFloat64(okC), testutil.ToFloat64(failedC)
+	n0, sum0 := histogram(t, metrics.BatchItemLatency)
+	swept0 := testutil.ToFloat64(metrics.BatchJobsSwept)
 
 	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: []string{"a", "bad b", "c"}, TTLSeconds: ttl(60)})
 	if err != nil {
@@ -41,7 +42,7 @@ func TestBatchMetrics(t *testing.T) {
 	if _, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{}); err == nil {
 		t.Fatal("invalid batch accepted")
 	}
-	if got := testutil.ToFloat64(jobs.BatchJobsCreated) - created0; got != 1 {
+	if got := testutil.ToFloat64(metrics.BatchJobsCreated) - created0; got != 1 {
 		t.Fatalf("jobs created rose by %v, want 1", got)
 	}
 	// The items wait 3 s in the queue before a worker starts.
@@ -57,7 +58,7 @@ func TestBatchMetrics(t *testing.T) {
 	if got := testutil.ToFloat64(failedC) - failed0; got != 1 {
 		t.Errorf("items failed rose by %v, want 1", got)
 	}
-	if n, sum := histogram(t, jobs.BatchItemLatency); n-n0 != 3 || sum-sum0 != 9 {
+	if n, sum := histogram(t, metrics.BatchItemLatency); n-n0 != 3 || sum-sum0 != 9 {
 		t.Errorf("latency: %d observations summing to %vs, want 3 summing to 9s", n-n0, sum-sum0)
 	}
 
@@ -65,7 +66,7 @@ func TestBatchMetrics(t *testing.T) {
 	if n, err := svc.Sweep(ctx); err != nil || n != 1 {
 		t.Fatalf("sweep: %d, %v", n, err)
 	}
-	if got := testutil.ToFloat64(jobs.BatchJobsSwept) - swept0; got != 1 {
+	if got := testutil.ToFloat64(metrics.BatchJobsSwept) - swept0; got != 1 {
 		t.Errorf("jobs swept rose by %v, want 1", got)
 	}
 }
@@ -91,8 +92,8 @@ func TestWebhookMetrics(t *testing.T) {
 			if _, err := svc.CreateWebhook(ctx, alice, rec.srv.URL); err != nil {
 				t.Fatal(err)
 			}
-			c := jobs.WebhookAttempts.WithLabelValues(tt.outcome)
-			c0, x0 := testutil.ToFloat64(c), testutil.ToFloat64(jobs.WebhookExhausted)
+			c := metrics.WebhookAttempts.WithLabelValues(tt.outcome)
+			c0, x0 := testutil.ToFloat64(c), testutil.ToFloat64(metrics.WebhookExhausted)
 			if err := svc.Fanout(ctx, alice.AccountID, "0e8a3c6e-2f4b-4f54-9f53-00000000eeee", []byte(`{}`)); err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +109,7 @@ func TestWebhookMetrics(t *testing.T) {
 			if got := testutil.ToFloat64(c) - c0; got != float64(tt.attempts) {
 				t.Errorf("attempts{%s} rose by %v, want %d", tt.outcome, got, tt.attempts)
 			}
-			if got := testutil.ToFloat64(jobs.WebhookExhausted) - x0; got != tt.exhausted {
+			if got := testutil.ToFloat64(metrics.WebhookExhausted) - x0; got != tt.exhausted {
 				t.Errorf("exhausted rose by %v, want %v", got, tt.exhausted)
 			}
 		})
@@ -116,8 +117,8 @@ func TestWebhookMetrics(t *testing.T) {
 }
 
 func TestMetricsLint(t *testing.T) {
-	for _, c := range []prometheus.Collector{jobs.BatchJobsCreated, jobs.BatchItemsProcessed, jobs.BatchItemLatency,
-		jobs.BatchJobsSwept, jobs.WebhookAttempts, jobs.WebhookExhausted} {
+	for _, c := range []prometheus.Collector{metrics.BatchJobsCreated, metrics.BatchItemsProcessed, metrics.BatchItemLatency,
+		metrics.BatchJobsSwept, metrics.WebhookAttempts, metrics.WebhookExhausted} {
 		problems, err := testutil.CollectAndLint(c)
 		if err != nil || len(problems) > 0 {
 			t.Errorf("lint: %v %v", err, problems)

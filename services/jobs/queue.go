@@ -5,104 +5,92 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"iter"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
-	"github.com/ledgerlane/platform/pkg/principal"
-	"github.com/ledgerlane/platform/pkg/problem"
-	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+	"github.com/ledgerlane/platform/pkg/problemdoc"
 )
 
-// Names are the JetStream streams, subjects and durable consumers the
-// service uses.
-type Names struct {
-	// WorkStream holds one message per item on WorkSubject.<job>.<index>;
-	// the message names the item and never carries its content.
-	WorkStream, WorkSubject, WorkConsumer string
-	// EventStream holds job.completed events on EventSubject.
-	EventStream, EventSubject, EventConsumer string
+// WorkItem is a work-queue message: it names one item of a job and never
+// carries its content, which stays in the store, sealed.
+type WorkItem struct {
+	JobID string
+	Index int
 }
 
-// DefaultNames are the production names.
-func DefaultNames() Names { return NamesWithPrefix("") }
-
-// NamesWithPrefix returns names isolated by prefix (letters and digits), for
-// tests that share one NATS server.
-func NamesWithPrefix(p string) Names {
-	sp, subj := "", ""
-	if p != "" {
-		sp, subj = strings.ToUpper(p)+"_", strings.ToLower(p)+"."
-	}
-	return Names{
-		WorkStream: sp + "JOBS_WORK", WorkSubject: subj + "jobs.work", WorkConsumer: "workers",
-		EventStream: sp + "JOBS_EVENTS", EventSubject: subj + "jobs.events.completed", EventConsumer: "webhook-fanout",
-	}
+// CompletedEvent is a job.completed event on its way from the worker that
+// completed the job to the webhook fan-out: the tenant and the delivery body
+// (job metadata only).
+type CompletedEvent struct {
+	AccountID string
+	JobID     string
+	Body      []byte
 }
 
-// EnsureStreams creates or updates both streams. Both are work queues: a
-// message is removed once a consumer acknowledges it, so items and events
-// are processed by exactly one worker at a time and redelivered when a worker
-// dies before acknowledging.
-func (s *Service) EnsureStreams(ctx context.Context) error {
-	for _, cfg := range []jetstream.StreamConfig{
-		{
-			Name: s.names.WorkStream, Subjects: []string{s.names.WorkSubject + ".>"},
-			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
-			// Items of a job outlive it at most by the longest TTL.
-			MaxAge: MaxTTL,
-		},
-		{
-			Name: s.names.EventStream, Subjects: []string{s.names.EventSubject},
-			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
-			MaxAge: MaxTTL, Duplicates: 2 * time.Minute,
-		},
-	} {
-		if _, err := s.js.CreateOrUpdateStream(ctx, cfg); err != nil {
-			return fmt.Errorf("jobs: stream %s: %w", cfg.Name, err)
-		}
-	}
-	return nil
+// Queue carries work items to the item workers and job.completed events to
+// the webhook fan-out, across replicas. Both are work queues: a message goes
+// to one consumer at a time, is removed once acknowledged, and is redelivered
+// when it is not acknowledged in time. natsqueue implements it on NATS
+// JetStream.
+type Queue interface {
+	// Setup creates or updates what the queue needs (streams). Run calls it
+	// before anything else.
+	Setup(ctx context.Context) error
+	// PublishWork queues items and returns once the queue holds all of them.
+	// Each is de-duplicated by job and index, so a retried publish does not
+	// queue an item twice.
+	PublishWork(ctx context.Context, items []WorkItem) error
+	// PublishCompleted queues ev, de-duplicated by job for a short window so
+	// that a republish (a redelivered last item) is dropped.
+	PublishCompleted(ctx context.Context, ev CompletedEvent) error
+	// WorkConsumer returns the consumer all item workers share: explicit
+	// acknowledgement, redelivery after c.AckWait, at most c.MaxDeliver
+	// deliveries per item.
+	WorkConsumer(ctx context.Context, c WorkConsumerConfig) (Consumer[WorkItem], error)
+	// EventConsumer returns the consumer the webhook fan-outs share.
+	EventConsumer(ctx context.Context) (Consumer[CompletedEvent], error)
 }
 
-type workMsg struct {
-	JobID string `json:"job_id"`
-	Index int    `json:"index"`
+// WorkConsumerConfig is the redelivery policy of work items.
+type WorkConsumerConfig struct {
+	AckWait    time.Duration
+	MaxDeliver int
+}
+
+// Consumer pulls messages of one kind.
+type Consumer[T any] interface {
+	// Fetch pulls up to max messages, waiting no longer than ctx allows, and
+	// yields them as they arrive. A consumer that stops early leaves the rest
+	// unacknowledged, to be redelivered after the ack wait.
+	Fetch(ctx context.Context, max int) (iter.Seq[Msg[T]], error)
+}
+
+// Msg is one delivery of a queued message. Ack, Nak and Term settle it; a
+// message left unsettled is redelivered once its ack wait has passed.
+type Msg[T any] interface {
+	// Value decodes the message; an error means it is malformed (Term it).
+	Value() (T, error)
+	// NumDelivered is how many times the message has been delivered, this
+	// delivery included.
+	NumDelivered() (int, error)
+	// Ack removes the message: it has been processed.
+	Ack() error
+	// Nak asks for a redelivery after delay.
+	Nak(delay time.Duration) error
+	// InProgress restarts the ack wait.
+	InProgress() error
+	// Term removes the message without processing it, for good.
+	Term() error
 }
 
 func (s *Service) enqueue(ctx context.Context, jobID string, n int) error {
-	// Asynchronous publishes, awaited in windows: a 10,000-item batch would
-	// otherwise pay 10,000 round trips before answering 202, and an unbounded
-	// window overruns the client's pending-ack limit.
-	const window = 500
-	for lo := 0; lo < n; lo += window {
-		hi := min(lo+window, n)
-		futures := make([]jetstream.PubAckFuture, 0, hi-lo)
-		for i := lo; i < hi; i++ {
-			body, _ := json.Marshal(workMsg{JobID: jobID, Index: i})
-			subj := s.names.WorkSubject + "." + jobID + "." + strconv.Itoa(i)
-			f, err := s.js.PublishAsync(subj, body, jetstream.WithMsgID(jobID+"."+strconv.Itoa(i)))
-			if err != nil {
-				return err
-			}
-			futures = append(futures, f)
-		}
-		for _, f := range futures {
-			select {
-			case <-f.Ok():
-			case err := <-f.Err():
-				return err
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
+	items := make([]WorkItem, n)
+	for i := range items {
+		items[i] = WorkItem{JobID: jobID, Index: i}
 	}
-	return nil
+	return s.queue.PublishWork(ctx, items)
 }
 
 // RunWorkers runs Config.Workers item workers until ctx ends. Each pulls a
@@ -112,12 +100,7 @@ func (s *Service) RunWorkers(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	cons, err := s.js.CreateOrUpdateConsumer(ctx, s.names.WorkStream, jetstream.ConsumerConfig{
-		Durable: s.names.WorkConsumer, AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: s.cfg.AckWait, MaxDeliver: s.cfg.MaxDeliver,
-		FilterSubject: s.names.WorkSubject + ".>",
-		MaxAckPending: 1000,
-	})
+	cons, err := s.queue.WorkConsumer(ctx, WorkConsumerConfig{AckWait: s.cfg.AckWait, MaxDeliver: s.cfg.MaxDeliver})
 	if err != nil {
 		return fmt.Errorf("jobs: work consumer: %w", err)
 	}
@@ -129,17 +112,17 @@ func (s *Service) RunWorkers(ctx context.Context) error {
 	return nil
 }
 
-func (s *Service) workLoop(ctx context.Context, cons jetstream.Consumer) {
+func (s *Service) workLoop(ctx context.Context, cons Consumer[WorkItem]) {
 	for ctx.Err() == nil {
 		s.fetchOne(ctx, cons)
 	}
 }
 
-func (s *Service) fetchOne(ctx context.Context, cons jetstream.Consumer) {
+func (s *Service) fetchOne(ctx context.Context, cons Consumer[WorkItem]) {
 	// A bounded wait, so the loop notices ctx ending promptly.
 	fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	batch, err := cons.Fetch(fetchBatch, jetstream.FetchContext(fctx))
+	batch, err := cons.Fetch(fctx, fetchBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("jobs: fetch", "err", err)
@@ -148,7 +131,7 @@ func (s *Service) fetchOne(ctx context.Context, cons jetstream.Consumer) {
 		return
 	}
 	first := true
-	for msg := range batch.Messages() {
+	for msg := range batch {
 		if ctx.Err() != nil {
 			return // stopping: the rest is redelivered after AckWait
 		}
@@ -169,26 +152,26 @@ const fetchBatch = 4
 // handleWork processes one item message. The message is acknowledged only
 // after the outcome is stored (and, for the last item, the event published),
 // so a worker that dies earlier leaves it for redelivery.
-func (s *Service) handleWork(ctx context.Context, msg jetstream.Msg) {
-	var wm workMsg
-	if err := json.Unmarshal(msg.Data(), &wm); err != nil {
-		s.log.Error("jobs: malformed work message; dropped", "subject", msg.Subject())
+func (s *Service) handleWork(ctx context.Context, msg Msg[WorkItem]) {
+	wm, err := msg.Value()
+	if err != nil {
+		s.log.Error("jobs: malformed work message; dropped", "err", err)
 		_ = msg.Term()
 		return
 	}
-	err := s.processItem(ctx, wm, msg)
+	err = s.processItem(ctx, wm, msg)
 	switch {
 	case err == nil:
 		_ = msg.Ack()
 	case ctx.Err() != nil:
-		// Shutting down (or killed in a test): no ack, JetStream redelivers.
+		// Shutting down (or killed in a test): no ack, the queue redelivers.
 	default:
 		s.log.Warn("jobs: item will be retried", "job_id", wm.JobID, "index", wm.Index, "err", err)
-		_ = msg.NakWithDelay(time.Second)
+		_ = msg.Nak(time.Second)
 	}
 }
 
-func (s *Service) processItem(ctx context.Context, wm workMsg, msg jetstream.Msg) error {
+func (s *Service) processItem(ctx context.Context, wm WorkItem, msg Msg[WorkItem]) error {
 	j, err := s.store.JobByID(ctx, wm.JobID)
 	if errors.Is(err, ErrNotFound) {
 		return nil // deleted or swept: nothing to do
@@ -223,17 +206,17 @@ func (s *Service) processItem(ctx context.Context, wm workMsg, msg jetstream.Msg
 		// Retrying cannot help (its key was removed from JOB_ENCRYPTION_KEY
 		// too early, say): fail the item so the job still completes.
 		s.log.Error("jobs: item input does not decrypt", "job_id", j.ID, "index", it.Index)
-		out = Outcome{Problem: itemProblem(problem.New(problem.Internal, "the item could not be decrypted"))}
+		out = Outcome{Problem: itemProblem(problemdoc.New(problemdoc.Internal, "the item could not be decrypted"))}
 	} else {
 		out, retry = s.convert(ctx, j, input)
 	}
 	if retry != nil {
 		// Transient converter trouble: retry until the last delivery, then
 		// record the failure so the job still completes.
-		if md, err := msg.Metadata(); err == nil && int(md.NumDelivered) < s.cfg.ConvertAttempts {
+		if n, err := msg.NumDelivered(); err == nil && n < s.cfg.ConvertAttempts {
 			return retry
 		}
-		out = Outcome{Problem: &Problem{Type: string(problem.Unavailable), Title: problem.Unavailable.Title(), Status: problem.Unavailable.Status(),
+		out = Outcome{Problem: &Problem{Type: string(problemdoc.Unavailable), Title: problemdoc.Unavailable.Title(), Status: problemdoc.Unavailable.Status(),
 			Detail: "the converter did not answer after several attempts"}}
 	}
 	if ctx.Err() != nil {
@@ -259,7 +242,7 @@ func (s *Service) processItem(ctx context.Context, wm workMsg, msg jetstream.Msg
 		return err
 	}
 	if changed {
-		observeItem(st, j.CreatedAt, s.now())
+		s.metrics.ItemCompleted(st, j.CreatedAt, s.now())
 	}
 	if done.Status == JobCompleted && changed {
 		return s.publishCompleted(ctx, done)
@@ -268,48 +251,37 @@ func (s *Service) processItem(ctx context.Context, wm workMsg, msg jetstream.Msg
 }
 
 // convert calls the converter as the job's tenant. A problem answer (bad
-// input, unknown format, strict loss) is a final item failure; a transport
-// failure is returned as retry.
+// input, unknown format, strict loss) is a final item failure; an
+// ErrConverterUnavailable is returned as retry.
 func (s *Service) convert(ctx context.Context, j Job, input []byte) (out Outcome, retry error) {
-	opts, err := optionsFromJSON(j.Options)
-	if err != nil {
-		return Outcome{Problem: itemProblem(problem.New(problem.InvalidInput, "options could not be decoded"))}, nil
-	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConvertTimeout)
 	defer cancel()
-	cctx = principal.Outgoing(cctx, principal.Principal{
-		// The gateway checked the convert scope when the batch was accepted.
-		AccountID: j.AccountID, Mode: j.Mode, Surface: principal.SurfaceConversion, Scopes: []string{"convert"},
-		RequestID: "job-" + j.ID,
+	res, err := s.conv.Convert(cctx, ConvertRequest{
+		AccountID: j.AccountID, Mode: j.Mode, RequestID: "job-" + j.ID,
+		From: j.From, To: j.To, Message: string(input), Options: j.Options,
 	})
-	resp, err := s.conv.Convert(cctx, &conversionv1.ConvertRequest{From: j.From, To: j.To, Message: string(input), Options: opts})
 	if err != nil {
 		if ctx.Err() != nil {
 			return Outcome{}, ctx.Err()
 		}
-		switch status.Code(err) {
-		case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.ResourceExhausted, codes.Aborted:
+		if errors.Is(err, ErrConverterUnavailable) {
 			return Outcome{}, err
 		}
-		return Outcome{Problem: itemProblem(problem.FromError(err))}, nil
+		var p *problemdoc.Problem
+		if !errors.As(err, &p) {
+			// Not a problem document: opaque, as any unclassified error.
+			p = problemdoc.New(problemdoc.Internal, "")
+		}
+		return Outcome{Problem: itemProblem(p)}, nil
 	}
 	// Paged MT output is concatenated, as on the bare-document convert route.
-	out.Result = strings.Join(resp.GetResult(), "")
-	for _, w := range resp.GetWarnings() {
-		out.Warnings = append(out.Warnings, Warning{Code: w.GetCode(), Severity: w.GetSeverity(), Message: w.GetMessage(), Path: w.GetPath()})
-	}
+	out.Result = strings.Join(res.Pages, "")
+	out.Warnings = res.Warnings
 	return out, nil
 }
 
-func itemProblem(p *problem.Problem) *Problem {
+func itemProblem(p *problemdoc.Problem) *Problem {
 	return &Problem{Type: string(p.Type), Title: p.Title, Status: p.Status, Detail: p.Detail}
-}
-
-// eventMsg is the NATS job.completed event: the tenant and the delivery body.
-type eventMsg struct {
-	AccountID string          `json:"account_id"`
-	JobID     string          `json:"job_id"`
-	Body      json.RawMessage `json:"body"`
 }
 
 func (s *Service) publishCompleted(ctx context.Context, j Job) error {
@@ -317,8 +289,5 @@ func (s *Service) publishCompleted(ctx context.Context, j Job) error {
 	if err != nil {
 		return err
 	}
-	data, _ := json.Marshal(eventMsg{AccountID: j.AccountID, JobID: j.ID, Body: body})
-	// The message id lets JetStream drop a republish within its window.
-	_, err = s.js.Publish(ctx, s.names.EventSubject, data, jetstream.WithMsgID("job.completed."+j.ID))
-	return err
+	return s.queue.PublishCompleted(ctx, CompletedEvent{AccountID: j.AccountID, JobID: j.ID, Body: body})
 }

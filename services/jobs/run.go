@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// Run creates the streams and runs the item workers, the webhook fan-out,
-// the delivery scheduler (every second) and the sweeper (every minute) until
-// ctx ends. Without a job key only the streams are skipped and Run waits:
-// nothing can be enqueued.
+// Run sets the queue up and runs the item workers, the webhook fan-out, the
+// delivery scheduler (every second) and the sweeper (every minute) until ctx
+// ends. Without a job key nothing runs and Run waits: nothing can be
+// enqueued.
 func (s *Service) Run(ctx context.Context) error {
 	if s.keys == nil {
 		<-ctx.Done()
 		return nil
 	}
-	if err := s.EnsureStreams(ctx); err != nil {
+	if err := s.queue.Setup(ctx); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup

@@ -9,50 +9,44 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/nats-io/nats.go/jetstream"
-	"google.golang.org/grpc"
-	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/ledgerlane/platform/pkg/problem"
-	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+	"github.com/ledgerlane/platform/pkg/problemdoc"
 )
-
-// Converter is the part of conversionv1.ConversionServiceClient the workers
-// use; tests substitute a deterministic fake.
-type Converter interface {
-	Convert(ctx context.Context, in *conversionv1.ConvertRequest, opts ...grpc.CallOption) (*conversionv1.ConvertResponse, error)
-}
 
 // Resolver looks up a webhook host's addresses; *net.Resolver is one.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// Config assembles a Service. Store, JetStream and Converter are required.
+// Config assembles a Service. Store, Queue, Converter and Webhooks are
+// required.
 type Config struct {
-	Store     Store
-	JetStream jetstream.JetStream
+	Store Store
+	// Queue carries work items and job.completed events (natsqueue).
+	Queue Queue
+	// Converter converts one item (convertclient, over gRPC).
 	Converter Converter
+	// Webhooks sends delivery attempts (webhook.Client, over HTTP).
+	Webhooks WebhookSender
+	// Metrics observes the service (metrics.Prometheus); nil observes
+	// nothing.
+	Metrics Metrics
 	// Keys seals item data and webhook secrets. Nil means no
 	// JOB_ENCRYPTION_KEY: every batch and webhook route answers
 	// batch-unavailable and no worker starts.
 	Keys  *Keyring
 	Clock Clock
 	Log   *slog.Logger
-	// Names of the NATS streams, subjects and consumers (DefaultNames when
-	// zero); tests sharing one NATS server use a unique prefix.
-	Names Names
 	// Workers is the number of item workers per process (default 4).
 	Workers int
-	// AckWait is how long a fetched item may go unacknowledged before
-	// JetStream redelivers it (default 2 minutes, above the converter
-	// deadline). MaxDeliver bounds deliveries per item (default 10).
+	// AckWait is how long a fetched item may go unacknowledged before the
+	// queue redelivers it (default 2 minutes, above the converter deadline).
+	// MaxDeliver bounds deliveries per item (default 10).
 	AckWait    time.Duration
 	MaxDeliver int
 	// ConvertAttempts is the delivery from which a converter that is still
@@ -63,28 +57,27 @@ type Config struct {
 	// ConvertTimeout bounds one converter call (default 60 s).
 	ConvertTimeout time.Duration
 	// AllowPrivate permits webhook URLs that resolve to loopback, private or
-	// link-local addresses (WEBHOOK_ALLOW_PRIVATE; the local stack sets it).
+	// link-local addresses when they are registered (WEBHOOK_ALLOW_PRIVATE;
+	// the local stack sets it). The same setting goes to the sender, which
+	// checks again when it connects (webhook.NewClient).
 	AllowPrivate bool
 	// Resolver resolves webhook hosts (net.DefaultResolver when nil).
 	Resolver Resolver
-	// HTTPClient sends deliveries; nil builds one with DeliveryTimeout and,
-	// unless AllowPrivate, a dialer that refuses private addresses.
-	HTTPClient *http.Client
 }
 
 // Service implements the batch and webhook routes, the item workers, the
 // webhook fan-out and delivery, and the sweeper.
 type Service struct {
 	store    Store
-	js       jetstream.JetStream
+	queue    Queue
 	conv     Converter
+	webhooks WebhookSender
+	metrics  Metrics
 	keys     *Keyring
 	now      Clock
 	log      *slog.Logger
-	names    Names
 	cfg      Config
 	resolver Resolver
-	http     *http.Client
 
 	deliverMu sync.Mutex // one DeliverDue pass at a time
 }
@@ -97,8 +90,8 @@ func NewService(cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Names == (Names{}) {
-		cfg.Names = DefaultNames()
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4
@@ -118,13 +111,9 @@ func NewService(cfg Config) *Service {
 	if cfg.Resolver == nil {
 		cfg.Resolver = net.DefaultResolver
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = newDeliveryClient(cfg.AllowPrivate)
-	}
 	return &Service{
-		store: cfg.Store, js: cfg.JetStream, conv: cfg.Converter, keys: cfg.Keys,
-		now: cfg.Clock, log: cfg.Log, names: cfg.Names, cfg: cfg,
-		resolver: cfg.Resolver, http: cfg.HTTPClient,
+		store: cfg.Store, queue: cfg.Queue, conv: cfg.Converter, webhooks: cfg.Webhooks, metrics: cfg.Metrics,
+		keys: cfg.Keys, now: cfg.Clock, log: cfg.Log, cfg: cfg, resolver: cfg.Resolver,
 	}
 }
 
@@ -144,21 +133,26 @@ type Caller struct {
 
 func (s *Service) check(c Caller) error {
 	if s.keys == nil {
-		return problem.Error(problem.BatchUnavailable, "batch conversion is not configured on this deployment")
+		return problemdoc.New(problemdoc.BatchUnavailable, "batch conversion is not configured on this deployment")
 	}
 	if c.AccountID == "" {
-		return problem.Error(problem.Unauthorized, "")
+		return problemdoc.New(problemdoc.Unauthorized, "")
 	}
 	return nil
 }
 
-var errNotFoundJob = func() error { return problem.Error(problem.NotFound, "no such job") }
+var errNotFoundJob = func() error { return problemdoc.New(problemdoc.NotFound, "no such job") }
+
+// fieldProblem is a problem naming the request member at fault.
+func fieldProblem(t problemdoc.Type, detail, field string) error {
+	return problemdoc.New(t, detail).WithField(field)
+}
 
 // BatchRequest is a validated-on-entry CreateBatch input.
 type BatchRequest struct {
 	To, From string
-	// Options is the protojson encoding of conversion.v1.Options, or nil.
-	Options  []byte
+	// Options apply to every item; the zero value for none.
+	Options  Options
 	Messages []string
 	// TTL is nil for the default.
 	TTLSeconds *int32
@@ -171,25 +165,25 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		return Job{}, err
 	}
 	if req.To == "" {
-		return Job{}, problem.Error(problem.InvalidInput, "to is required", problem.Field("to"))
+		return Job{}, fieldProblem(problemdoc.InvalidInput, "to is required", "to")
 	}
 	if n := len(req.Messages); n < 1 || n > MaxItems {
-		return Job{}, problem.Error(problem.InvalidInput, fmt.Sprintf("items must hold 1 to %d entries, got %d", MaxItems, n), problem.Field("items"))
+		return Job{}, fieldProblem(problemdoc.InvalidInput, fmt.Sprintf("items must hold 1 to %d entries, got %d", MaxItems, n), "items")
 	}
 	for i, m := range req.Messages {
 		switch f := fmt.Sprintf("items[%d].message", i); {
 		case m == "":
-			return Job{}, problem.Error(problem.InvalidInput, f+" is empty", problem.Field(f))
+			return Job{}, fieldProblem(problemdoc.InvalidInput, f+" is empty", f)
 		case len(m) > MaxItemBytes:
-			return Job{}, problem.Error(problem.MessageTooLarge,
-				fmt.Sprintf("%s is %d bytes; a message may have at most %d", f, len(m), MaxItemBytes), problem.Field(f))
+			return Job{}, fieldProblem(problemdoc.MessageTooLarge,
+				fmt.Sprintf("%s is %d bytes; a message may have at most %d", f, len(m), MaxItemBytes), f)
 		}
 	}
 	ttl := DefaultTTL
 	if req.TTLSeconds != nil {
 		v := *req.TTLSeconds
 		if v < 1 || time.Duration(v)*time.Second > MaxTTL {
-			return Job{}, problem.Error(problem.InvalidInput, "ttl_seconds must be between 1 and 86400", problem.Field("ttl_seconds"))
+			return Job{}, fieldProblem(problemdoc.InvalidInput, "ttl_seconds must be between 1 and 86400", "ttl_seconds")
 		}
 		ttl = time.Duration(v) * time.Second
 	}
@@ -215,9 +209,9 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		// The job would never run: remove it rather than leave it queued.
 		s.log.Error("enqueue failed; job removed", "job_id", j.ID, "err", err)
 		_ = s.store.DeleteJob(context.WithoutCancel(ctx), j.AccountID, j.ID)
-		return Job{}, problem.Error(problem.Unavailable, "the work queue did not accept the batch; retry")
+		return Job{}, problemdoc.New(problemdoc.Unavailable, "the work queue did not accept the batch; retry")
 	}
-	batchJobsCreated.Inc()
+	s.metrics.JobCreated()
 	return j, nil
 }
 
@@ -288,7 +282,7 @@ func (s *Service) DeleteJob(ctx context.Context, c Caller, id string) error {
 // Sweep removes every job whose results have expired.
 func (s *Service) Sweep(ctx context.Context) (int, error) {
 	n, err := s.store.SweepExpired(ctx, s.now())
-	batchJobsSwept.Add(float64(n))
+	s.metrics.JobsSwept(n)
 	return n, err
 }
 
@@ -332,8 +326,8 @@ func (s *Service) CreateWebhook(ctx context.Context, c Caller, rawURL string) (E
 		return EndpointCreated{}, s.internal("list endpoints", err)
 	}
 	if len(have) >= MaxEndpoints {
-		return EndpointCreated{}, problem.Error(problem.Conflict,
-			fmt.Sprintf("an account may have at most %d webhook endpoints; delete one first", MaxEndpoints), problem.Field("url"))
+		return EndpointCreated{}, fieldProblem(problemdoc.Conflict,
+			fmt.Sprintf("an account may have at most %d webhook endpoints; delete one first", MaxEndpoints), "url")
 	}
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -373,7 +367,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error 
 	}
 	err := s.store.DeleteEndpoint(ctx, c.AccountID, id)
 	if errors.Is(err, ErrNotFound) {
-		return problem.Error(problem.NotFound, "no such webhook endpoint")
+		return problemdoc.New(problemdoc.NotFound, "no such webhook endpoint")
 	}
 	if err != nil {
 		return s.internal("delete endpoint", err)
@@ -385,21 +379,5 @@ func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error 
 // opaque internal problem.
 func (s *Service) internal(op string, err error) error {
 	s.log.Error("jobs: "+op, "err", err)
-	return problem.Error(problem.Internal, "")
-}
-
-// OptionsJSON encodes conversion options for Job.Options.
-func OptionsJSON(o *conversionv1.Options) ([]byte, error) {
-	if o == nil {
-		return nil, nil
-	}
-	return protojson.Marshal(o)
-}
-
-func optionsFromJSON(b []byte) (*conversionv1.Options, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	o := &conversionv1.Options{}
-	return o, protojson.Unmarshal(b, o)
+	return problemdoc.New(problemdoc.Internal, "")
 }

@@ -29,10 +29,16 @@ import (
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/jobs"
 	"github.com/ledgerlane/platform/services/jobs/conformance"
+	"github.com/ledgerlane/platform/services/jobs/convertclient"
 	"github.com/ledgerlane/platform/services/jobs/memory"
+	"github.com/ledgerlane/platform/services/jobs/metrics"
+	"github.com/ledgerlane/platform/services/jobs/natsqueue"
 	"github.com/ledgerlane/platform/services/jobs/postgres"
 	"github.com/ledgerlane/platform/services/jobs/webhook"
 )
+
+// The converter fakes are gRPC clients, wrapped in convertclient as the
+// service is in production, so that the error mapping is exercised too.
 
 // fakeConverter upper-cases messages; a message starting with "bad" fails
 // like an unparseable one, and block (when set) holds a call until it closes
@@ -77,7 +83,7 @@ var t0 = time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
 type env struct {
 	store conformance.Store
 	clock *clock
-	names jobs.Names
+	names natsqueue.Names
 	url   string
 }
 
@@ -87,7 +93,7 @@ func newEnvOn(t testing.TB, store conformance.Store) *env {
 	t.Helper()
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	return &env{store: store, clock: &clock{now: t0}, names: jobs.NamesWithPrefix("t" + hex.EncodeToString(b[:])), url: natsconn.TestURL(t)}
+	return &env{store: store, clock: &clock{now: t0}, names: natsqueue.NamesWithPrefix("t" + hex.EncodeToString(b[:])), url: natsconn.TestURL(t)}
 }
 
 // eachStore runs f on a memory store and, with TEST_DATABASE_URL, on
@@ -99,24 +105,30 @@ func eachStore(t *testing.T, f func(t *testing.T, e *env)) {
 	})
 }
 
-// service builds a Service on the env's store, NATS and names.
-func (e *env) service(t testing.TB, conv jobs.Converter, mod func(*jobs.Config)) *jobs.Service {
+// service builds a Service on the env's store, NATS and names, with the
+// production converter client over conv, Prometheus metrics and (unless mod
+// sets one) the production webhook client for cfg.AllowPrivate.
+func (e *env) service(t testing.TB, conv convertclient.Client, mod func(*jobs.Config)) *jobs.Service {
 	t.Helper()
 	nc, js, err := natsconn.Connect(e.url, "jobs-test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
+	q := natsqueue.New(js, e.names)
 	cfg := jobs.Config{
-		Store: e.store, JetStream: js, Converter: conv, Keys: testKeys(t), Clock: e.clock.Now,
-		Names: e.names, Workers: 3, AckWait: time.Second, AllowPrivate: true,
+		Store: e.store, Queue: q, Converter: convertclient.New(conv), Metrics: metrics.Prometheus{},
+		Keys: testKeys(t), Clock: e.clock.Now, Workers: 3, AckWait: time.Second, AllowPrivate: true,
 	}
 	if mod != nil {
 		mod(&cfg)
 	}
+	if cfg.Webhooks == nil {
+		cfg.Webhooks = webhook.NewClient(cfg.AllowPrivate)
+	}
 	svc := jobs.NewService(cfg)
 	if cfg.Keys != nil {
-		if err := svc.EnsureStreams(context.Background()); err != nil {
+		if err := q.Setup(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
@@ -687,7 +699,9 @@ func TestDeliverySuccessAndTimeout(t *testing.T) {
 	ctx := context.Background()
 	slow := newReceiver(t, http.StatusOK)
 	slow.delay.Store(int64(300 * time.Millisecond))
-	svc := e.service(t, &fakeConverter{}, func(c *jobs.Config) { c.HTTPClient = &http.Client{Timeout: 100 * time.Millisecond} })
+	svc := e.service(t, &fakeConverter{}, func(c *jobs.Config) {
+		c.Webhooks = &webhook.Client{HTTP: &http.Client{Timeout: 100 * time.Millisecond}}
+	})
 	if _, err := svc.CreateWebhook(ctx, alice, slow.srv.URL); err != nil {
 		t.Fatal(err)
 	}

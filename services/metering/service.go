@@ -24,6 +24,9 @@ type Service struct {
 	now   Clock
 	log   *slog.Logger
 	meter *meter.Meter // nil: usage cannot be read (no Redis configured)
+	// finance checks finance credentials' users and grants; nil: finance
+	// credentials are refused.
+	finance FinanceDirectory
 }
 
 // UseMeter lets the service read usage counters (GET /v1/usage).
@@ -99,7 +102,10 @@ type IssueParams struct {
 
 // IssueCredential creates a credential and returns its secret. The secret is
 // returned this once and never stored; the account ID, if unknown, answers
-// ErrNotFound. Invalid parameters answer invalid-input problems.
+// ErrNotFound. Invalid parameters answer invalid-input problems, among them a
+// finance user that is not the account's (finance_user_id) or a grant that
+// is not the user's (grant_id). Finance credentials need a FinanceDirectory
+// (ErrNoFinanceDirectory).
 func (s *Service) IssueCredential(ctx context.Context, p IssueParams) (string, Credential, error) {
 	p.Name = strings.TrimSpace(p.Name)
 	if err := checkName(p.Name); err != nil {
@@ -140,6 +146,13 @@ func (s *Service) IssueCredential(ctx context.Context, p IssueParams) (string, C
 	}
 	if _, err := s.store.GetAccount(ctx, p.AccountID); err != nil {
 		return "", Credential{}, fmt.Errorf("account %q: %w", p.AccountID, err)
+	}
+	// The user must be the account's and the grant the user's: checked here,
+	// at issue, and again by the finance service on every use.
+	if p.Surface == SurfaceFinance {
+		if err := s.checkFinance(ctx, p); err != nil {
+			return "", Credential{}, err
+		}
 	}
 
 	secret := newSecret(p.Kind, p.Mode)

@@ -47,12 +47,17 @@ func newService(t *testing.T) (*metering.Service, *spyStore, metering.Account) {
 	t.Helper()
 	store := &spyStore{Store: memory.New()}
 	svc := metering.NewService(store, func() time.Time { return now }, nil)
+	svc.UseFinanceDirectory(allowAll)
 	acct, err := svc.CreateAccount(t.Context(), "Acme Ltd", metering.PlanGrowth, metering.EUR)
 	if err != nil {
 		t.Fatalf("CreateAccount: %v", err)
 	}
 	return svc, store, acct
 }
+
+// allowAll is a FinanceDirectory for which every user and grant belong to
+// every account.
+var allowAll = metering.FinanceDirectoryFunc(func(context.Context, string, string, string) error { return nil })
 
 // wantProblem checks err is an invalid-input problem naming field.
 func wantProblem(t *testing.T, err error, field string) {
@@ -285,6 +290,78 @@ func TestIssueCredentialParams(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIssueFinanceCredentialChecksOwnership: a finance credential is issued
+// only when the finance directory confirms that the user is the account's
+// and the grant the user's.
+func TestIssueFinanceCredentialChecksOwnership(t *testing.T) {
+	type call struct{ account, user, grant string }
+	outage := errors.New("finance unreachable")
+	tests := []struct {
+		name      string
+		answer    error // what the directory says
+		noDir     bool
+		wantField string
+		wantErr   error
+	}{
+		{name: "user and grant belong to the account"},
+		{name: "user of another account", answer: fmt.Errorf("checked: %w", metering.ErrFinanceUserNotInAccount), wantField: "finance_user_id"},
+		{name: "grant of another user", answer: metering.ErrGrantNotOfUser, wantField: "grant_id"},
+		{name: "directory fails", answer: outage, wantErr: outage},
+		{name: "no directory", noDir: true, wantErr: metering.ErrNoFinanceDirectory},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, store, acct := newService(t)
+			var calls []call
+			svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(_ context.Context, account, user, grant string) error {
+				calls = append(calls, call{account, user, grant})
+				return tc.answer
+			}))
+			if tc.noDir {
+				svc.UseFinanceDirectory(nil)
+			}
+			_, c, err := svc.IssueCredential(t.Context(), metering.IssueParams{AccountID: acct.ID, Name: "app",
+				Kind: metering.KindAccessToken, Surface: metering.SurfaceFinance, Mode: metering.ModeLive,
+				FinanceUserID: "user-1", GrantID: "grant-1"})
+			switch {
+			case tc.wantField != "":
+				wantProblem(t, err, tc.wantField)
+			case tc.wantErr != nil:
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("error = %v, want %v", err, tc.wantErr)
+				}
+				if p := problem.FromError(err); p.Type == problem.InvalidInput {
+					t.Errorf("a failed check reads as invalid input: %v", err)
+				}
+			case err != nil:
+				t.Fatalf("IssueCredential: %v", err)
+			default:
+				if c.FinanceUserID != "user-1" || c.GrantID != "grant-1" {
+					t.Errorf("credential = %+v", c)
+				}
+			}
+			if refused := tc.wantField != "" || tc.wantErr != nil; refused && len(store.created) != 0 {
+				t.Errorf("a refused credential reached the store")
+			}
+			if want := []call{{acct.ID, "user-1", "grant-1"}}; !tc.noDir && !reflect.DeepEqual(calls, want) {
+				t.Errorf("directory asked %v, want %v", calls, want)
+			}
+		})
+	}
+
+	t.Run("conversion credentials never ask", func(t *testing.T) {
+		svc, _, acct := newService(t)
+		svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(context.Context, string, string, string) error {
+			t.Error("the directory was asked for a conversion key")
+			return nil
+		}))
+		if _, _, err := svc.IssueCredential(t.Context(), metering.IssueParams{AccountID: acct.ID, Name: "ci",
+			Kind: metering.KindAPIKey, Surface: metering.SurfaceConversion, Mode: metering.ModeLive}); err != nil {
+			t.Fatalf("IssueCredential: %v", err)
+		}
+	})
 }
 
 func TestIssueCredentialSecret(t *testing.T) {

@@ -9,6 +9,7 @@ package financev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -733,16 +734,22 @@ type UpdateTransactionRequest struct {
 	ExpectedVersion int32   `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
 	Merchant        *string `protobuf:"bytes,3,opt,name=merchant,proto3,oneof" json:"merchant,omitempty"`
 	Description     *string `protobuf:"bytes,4,opt,name=description,proto3,oneof" json:"description,omitempty"`
-	// YYYY-MM-DD.
+	// YYYY-MM-DD, from 1900-01-01 to a year after today.
 	Date *string `protobuf:"bytes,5,opt,name=date,proto3,oneof" json:"date,omitempty"`
-	// Decimal amount string in the row's settled currency; a currency change is
-	// refused (422, field-immutable).
-	Amount     *string `protobuf:"bytes,6,opt,name=amount,proto3,oneof" json:"amount,omitempty"`
-	CategoryId *string `protobuf:"bytes,7,opt,name=category_id,json=categoryId,proto3,oneof" json:"category_id,omitempty"`
-	// Decision (spec silent on absence vs empty): a non-empty list replaces the
-	// tags; an empty or absent list leaves them unchanged. Clearing every tag is
-	// not expressible through this field (proto3 cannot tell `[]` from absent).
-	Tags []string `protobuf:"bytes,8,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Either a decimal amount string ("-12.50", or "-12.50 USD" naming the
+	// currency) or the Money object responses carry ({"amount": "-12.50",
+	// "currency": "USD"}). A google.protobuf.Value because protojson gives a
+	// message field no other way to take both a string and an object under one
+	// name. Any other JSON value, or an object with other members, is 400
+	// naming amount; a currency other than the row's is refused (422,
+	// field-immutable). JSON null is the same as absent.
+	Amount     *structpb.Value `protobuf:"bytes,13,opt,name=amount,proto3" json:"amount,omitempty"`
+	CategoryId *string         `protobuf:"bytes,7,opt,name=category_id,json=categoryId,proto3,oneof" json:"category_id,omitempty"`
+	// Absent (or JSON null) leaves the tags unchanged; an array replaces them,
+	// and the empty array clears them. A google.protobuf.ListValue because a
+	// `repeated` field cannot tell `[]` from absent; its elements must be
+	// strings (400 naming tags otherwise).
+	Tags *structpb.ListValue `protobuf:"bytes,14,opt,name=tags,proto3" json:"tags,omitempty"`
 	// An empty string clears the memo; absent leaves it unchanged.
 	Memo *string `protobuf:"bytes,9,opt,name=memo,proto3,oneof" json:"memo,omitempty"`
 	// Group-replace: the components sent become the whole stored location,
@@ -824,11 +831,11 @@ func (x *UpdateTransactionRequest) GetDate() string {
 	return ""
 }
 
-func (x *UpdateTransactionRequest) GetAmount() string {
-	if x != nil && x.Amount != nil {
-		return *x.Amount
+func (x *UpdateTransactionRequest) GetAmount() *structpb.Value {
+	if x != nil {
+		return x.Amount
 	}
-	return ""
+	return nil
 }
 
 func (x *UpdateTransactionRequest) GetCategoryId() string {
@@ -838,7 +845,7 @@ func (x *UpdateTransactionRequest) GetCategoryId() string {
 	return ""
 }
 
-func (x *UpdateTransactionRequest) GetTags() []string {
+func (x *UpdateTransactionRequest) GetTags() *structpb.ListValue {
 	if x != nil {
 		return x.Tags
 	}
@@ -1213,7 +1220,7 @@ var File_finance_v1_transactions_proto protoreflect.FileDescriptor
 const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\n" +
 	"\x1dfinance/v1/transactions.proto\x12\n" +
-	"finance.v1\x1a\x19finance/v1/envelope.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcb\v\n" +
+	"finance.v1\x1a\x19finance/v1/envelope.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcb\v\n" +
 	"\vTransaction\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\"\n" +
 	"\n" +
@@ -1315,28 +1322,27 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\x16GetTransactionResponse\x12+\n" +
 	"\x04data\x18\x01 \x01(\v2\x17.finance.v1.TransactionR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"\xf7\x03\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"\xa7\x04\n" +
 	"\x18UpdateTransactionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
 	"\x10expected_version\x18\x02 \x01(\x05R\x0fexpectedVersion\x12\x1f\n" +
 	"\bmerchant\x18\x03 \x01(\tH\x00R\bmerchant\x88\x01\x01\x12%\n" +
 	"\vdescription\x18\x04 \x01(\tH\x01R\vdescription\x88\x01\x01\x12\x17\n" +
-	"\x04date\x18\x05 \x01(\tH\x02R\x04date\x88\x01\x01\x12\x1b\n" +
-	"\x06amount\x18\x06 \x01(\tH\x03R\x06amount\x88\x01\x01\x12$\n" +
-	"\vcategory_id\x18\a \x01(\tH\x04R\n" +
-	"categoryId\x88\x01\x01\x12\x12\n" +
-	"\x04tags\x18\b \x03(\tR\x04tags\x12\x17\n" +
-	"\x04memo\x18\t \x01(\tH\x05R\x04memo\x88\x01\x01\x120\n" +
+	"\x04date\x18\x05 \x01(\tH\x02R\x04date\x88\x01\x01\x12.\n" +
+	"\x06amount\x18\r \x01(\v2\x16.google.protobuf.ValueR\x06amount\x12$\n" +
+	"\vcategory_id\x18\a \x01(\tH\x03R\n" +
+	"categoryId\x88\x01\x01\x12.\n" +
+	"\x04tags\x18\x0e \x01(\v2\x1a.google.protobuf.ListValueR\x04tags\x12\x17\n" +
+	"\x04memo\x18\t \x01(\tH\x04R\x04memo\x88\x01\x01\x120\n" +
 	"\blocation\x18\n" +
 	" \x01(\v2\x14.finance.v1.LocationR\blocation\x12%\n" +
 	"\x0eclear_location\x18\v \x01(\bR\rclearLocation\x12,\n" +
 	"\x12revert_to_provider\x18\f \x03(\tR\x10revertToProviderB\v\n" +
 	"\t_merchantB\x0e\n" +
 	"\f_descriptionB\a\n" +
-	"\x05_dateB\t\n" +
-	"\a_amountB\x0e\n" +
+	"\x05_dateB\x0e\n" +
 	"\f_category_idB\a\n" +
-	"\x05_memo\"\x8d\x01\n" +
+	"\x05_memoJ\x04\b\x06\x10\aJ\x04\b\b\x10\t\"\x8d\x01\n" +
 	"\x19UpdateTransactionResponse\x12+\n" +
 	"\x04data\x18\x01 \x01(\v2\x17.finance.v1.TransactionR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
@@ -1400,6 +1406,8 @@ var file_finance_v1_transactions_proto_goTypes = []any{
 	(*timestamppb.Timestamp)(nil),              // 15: google.protobuf.Timestamp
 	(*Location)(nil),                           // 16: finance.v1.Location
 	(*Pagination)(nil),                         // 17: finance.v1.Pagination
+	(*structpb.Value)(nil),                     // 18: google.protobuf.Value
+	(*structpb.ListValue)(nil),                 // 19: google.protobuf.ListValue
 }
 var file_finance_v1_transactions_proto_depIdxs = []int32{
 	14, // 0: finance.v1.Transaction.amount:type_name -> finance.v1.Money
@@ -1413,26 +1421,28 @@ var file_finance_v1_transactions_proto_depIdxs = []int32{
 	0,  // 8: finance.v1.SearchTransactionsResponse.data:type_name -> finance.v1.Transaction
 	17, // 9: finance.v1.SearchTransactionsResponse.pagination:type_name -> finance.v1.Pagination
 	0,  // 10: finance.v1.GetTransactionResponse.data:type_name -> finance.v1.Transaction
-	16, // 11: finance.v1.UpdateTransactionRequest.location:type_name -> finance.v1.Location
-	0,  // 12: finance.v1.UpdateTransactionResponse.data:type_name -> finance.v1.Transaction
-	9,  // 13: finance.v1.BulkCategorizeTransactionsRequest.items:type_name -> finance.v1.BulkCategorizeItem
-	11, // 14: finance.v1.BulkCategorizeResult.results:type_name -> finance.v1.BulkCategorizeRowResult
-	12, // 15: finance.v1.BulkCategorizeTransactionsResponse.data:type_name -> finance.v1.BulkCategorizeResult
-	1,  // 16: finance.v1.TransactionService.ListTransactions:input_type -> finance.v1.ListTransactionsRequest
-	5,  // 17: finance.v1.TransactionService.GetTransaction:input_type -> finance.v1.GetTransactionRequest
-	3,  // 18: finance.v1.TransactionService.SearchTransactions:input_type -> finance.v1.SearchTransactionsRequest
-	7,  // 19: finance.v1.TransactionService.UpdateTransaction:input_type -> finance.v1.UpdateTransactionRequest
-	10, // 20: finance.v1.TransactionService.BulkCategorizeTransactions:input_type -> finance.v1.BulkCategorizeTransactionsRequest
-	2,  // 21: finance.v1.TransactionService.ListTransactions:output_type -> finance.v1.ListTransactionsResponse
-	6,  // 22: finance.v1.TransactionService.GetTransaction:output_type -> finance.v1.GetTransactionResponse
-	4,  // 23: finance.v1.TransactionService.SearchTransactions:output_type -> finance.v1.SearchTransactionsResponse
-	8,  // 24: finance.v1.TransactionService.UpdateTransaction:output_type -> finance.v1.UpdateTransactionResponse
-	13, // 25: finance.v1.TransactionService.BulkCategorizeTransactions:output_type -> finance.v1.BulkCategorizeTransactionsResponse
-	21, // [21:26] is the sub-list for method output_type
-	16, // [16:21] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	18, // 11: finance.v1.UpdateTransactionRequest.amount:type_name -> google.protobuf.Value
+	19, // 12: finance.v1.UpdateTransactionRequest.tags:type_name -> google.protobuf.ListValue
+	16, // 13: finance.v1.UpdateTransactionRequest.location:type_name -> finance.v1.Location
+	0,  // 14: finance.v1.UpdateTransactionResponse.data:type_name -> finance.v1.Transaction
+	9,  // 15: finance.v1.BulkCategorizeTransactionsRequest.items:type_name -> finance.v1.BulkCategorizeItem
+	11, // 16: finance.v1.BulkCategorizeResult.results:type_name -> finance.v1.BulkCategorizeRowResult
+	12, // 17: finance.v1.BulkCategorizeTransactionsResponse.data:type_name -> finance.v1.BulkCategorizeResult
+	1,  // 18: finance.v1.TransactionService.ListTransactions:input_type -> finance.v1.ListTransactionsRequest
+	5,  // 19: finance.v1.TransactionService.GetTransaction:input_type -> finance.v1.GetTransactionRequest
+	3,  // 20: finance.v1.TransactionService.SearchTransactions:input_type -> finance.v1.SearchTransactionsRequest
+	7,  // 21: finance.v1.TransactionService.UpdateTransaction:input_type -> finance.v1.UpdateTransactionRequest
+	10, // 22: finance.v1.TransactionService.BulkCategorizeTransactions:input_type -> finance.v1.BulkCategorizeTransactionsRequest
+	2,  // 23: finance.v1.TransactionService.ListTransactions:output_type -> finance.v1.ListTransactionsResponse
+	6,  // 24: finance.v1.TransactionService.GetTransaction:output_type -> finance.v1.GetTransactionResponse
+	4,  // 25: finance.v1.TransactionService.SearchTransactions:output_type -> finance.v1.SearchTransactionsResponse
+	8,  // 26: finance.v1.TransactionService.UpdateTransaction:output_type -> finance.v1.UpdateTransactionResponse
+	13, // 27: finance.v1.TransactionService.BulkCategorizeTransactions:output_type -> finance.v1.BulkCategorizeTransactionsResponse
+	23, // [23:28] is the sub-list for method output_type
+	18, // [18:23] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_transactions_proto_init() }

@@ -146,11 +146,9 @@ func (e *StrictError) Error() string {
 // Convert parses req.Input and renders it as req.To.
 func Convert(req Request) (*Result, error) {
 	start := time.Now()
-	mu.RLock()
-	r, ok := renderers[strings.ToLower(req.To)]
-	mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("%w: unknown target %q", ErrUnsupported, req.To)
+	r, target, err := resolveTarget(req.To, req.Options.TargetVersion)
+	if err != nil {
+		return nil, err
 	}
 	p, version, err := source(req.Input, req.From)
 	if err != nil {
@@ -159,7 +157,6 @@ func Convert(req Request) (*Result, error) {
 	if !accepts(r, p.Type) {
 		return nil, fmt.Errorf("%w: %s to %s", ErrUnsupported, p.Type, r.Type)
 	}
-	target := req.Options.TargetVersion
 	if target == "" {
 		target = r.DefaultVersion
 	} else if len(r.Versions) > 0 && !contains(r.Versions, target) {
@@ -191,6 +188,30 @@ func Convert(req Request) (*Result, error) {
 		TargetType: r.Type, TargetVersion: target,
 		Duration: time.Since(start),
 	}, nil
+}
+
+// resolveTarget finds the renderer for to and the version asked for. A client
+// may name a full message version as the target (to=camt.053.001.08): that
+// means the type camt.053 with that version, and an explicit targetVersion
+// that says otherwise is refused rather than silently preferred.
+func resolveTarget(to, targetVersion string) (Renderer, string, error) {
+	key := strings.ToLower(to)
+	mu.RLock()
+	defer mu.RUnlock()
+	if r, ok := renderers[key]; ok {
+		return r, targetVersion, nil
+	}
+	// ISO 20022 identifiers are area.type.variant.version: camt.053.001.08.
+	if parts := strings.Split(key, "."); len(parts) == 4 {
+		if r, ok := renderers[parts[0]+"."+parts[1]]; ok && len(r.Versions) > 0 {
+			if targetVersion != "" && !strings.EqualFold(targetVersion, key) {
+				return Renderer{}, "", &FieldError{Field: "targetVersion",
+					Reason: fmt.Sprintf("%s conflicts with the version named in to (%s)", targetVersion, to)}
+			}
+			return r, key, nil
+		}
+	}
+	return Renderer{}, "", fmt.Errorf("%w: unknown target %q", ErrUnsupported, to)
 }
 
 // source finds the parser for input: the one named by from, or the one a

@@ -46,6 +46,23 @@ func TestConvertDetectsAndRenders(t *testing.T) {
 	}
 }
 
+// A full message version as the target means its type with that version.
+func TestConvertToFullVersion(t *testing.T) {
+	for _, tt := range []struct{ to, option, want string }{
+		{"camt.053.001.08", "", "camt.053.001.08"},
+		{"CAMT.053.001.02", "", "camt.053.001.02"},
+		{"camt.053.001.02", "camt.053.001.02", "camt.053.001.02"},
+	} {
+		res, err := engine.Convert(engine.Request{Input: []byte(mt940), To: tt.to, Options: statement.Options{TargetVersion: tt.option}})
+		if err != nil {
+			t.Fatalf("to=%s: %v", tt.to, err)
+		}
+		if res.TargetType != "camt.053" || res.TargetVersion != tt.want || !strings.Contains(res.Pages[0], "urn:iso:std:iso:20022:tech:xsd:"+tt.want) {
+			t.Fatalf("to=%s: %s %s", tt.to, res.TargetType, res.TargetVersion)
+		}
+	}
+}
+
 func TestConvertErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -61,6 +78,11 @@ func TestConvertErrors(t *testing.T) {
 			var pe *statement.ParseError
 			return errors.As(err, &pe) && pe.Field != "" && pe.Line > 0
 		}},
+		{"full version as target conflicting with targetVersion", engine.Request{Input: []byte(mt940), To: "camt.053.001.08", Options: statement.Options{TargetVersion: "camt.053.001.02"}}, func(err error) bool {
+			var fe *engine.FieldError
+			return errors.As(err, &fe) && fe.Field == "targetVersion"
+		}},
+		{"unknown full version as target", engine.Request{Input: []byte(mt940), To: "camt.053.001.99"}, func(err error) bool { return errors.Is(err, engine.ErrUnsupported) }},
 		{"qbo without intuBid", engine.Request{Input: []byte(mt940), To: "qbo"}, func(err error) bool {
 			var fe *engine.FieldError
 			return errors.As(err, &fe) && fe.Field == "intuBid"

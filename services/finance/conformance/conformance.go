@@ -106,10 +106,34 @@ func setup(t *testing.T, s finance.Store) fixture {
 
 func testUsers(t *testing.T, s finance.Store) {
 	ctx := context.Background()
-	id := newID()
-	must(t, s.CreateUser(ctx, finance.User{ID: id, Name: "Grace", CreatedAt: base}))
-	if err := s.CreateUser(ctx, finance.User{ID: id, CreatedAt: base}); !errors.Is(err, finance.ErrAlreadyExists) {
+	owned := finance.User{ID: newID(), Name: "Grace", OwnerAccountID: newID(), CreatedAt: base}
+	// A user stored before owners existed reads back with none.
+	bare := finance.User{ID: newID(), CreatedAt: base}
+	for _, u := range []finance.User{owned, bare} {
+		must(t, s.CreateUser(ctx, u))
+	}
+	if err := s.CreateUser(ctx, finance.User{ID: owned.ID, CreatedAt: base}); !errors.Is(err, finance.ErrAlreadyExists) {
 		t.Fatalf("duplicate user: want ErrAlreadyExists, got %v", err)
+	}
+	tests := []struct {
+		name    string
+		id      string
+		want    finance.User
+		wantErr error
+	}{
+		{"with owner", owned.ID, owned, nil},
+		{"without owner or name", bare.ID, bare, nil},
+		{"missing", newID(), finance.User{}, finance.ErrNotFound},
+		{"not a uuid", "user-1", finance.User{}, finance.ErrNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.GetUser(ctx, tc.id)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("GetUser: want %v, got %v", tc.wantErr, err)
+			}
+			diff(t, "user", tc.want, got)
+		})
 	}
 }
 

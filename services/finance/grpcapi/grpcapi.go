@@ -33,6 +33,7 @@ func Register(s grpc.ServiceRegistrar, svc *finance.Service) {
 	financev1.RegisterInsightServiceServer(s, financev1.UnimplementedInsightServiceServer{})
 	financev1.RegisterNetWorthServiceServer(s, financev1.UnimplementedNetWorthServiceServer{})
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
+	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})
 }
 
 type transactionServer struct {
@@ -206,14 +207,15 @@ func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncS
 	return &financev1.GetSyncStatusResponse{Data: st, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
 }
 
-// caller reads the finance user and grant the gateway authenticated. A call
-// without them, or from a credential of another surface, is unauthorized.
+// caller reads the account, finance user and grant the gateway
+// authenticated. A call without them, or from a credential of another
+// surface, is unauthorized.
 func caller(ctx context.Context) (finance.Caller, error) {
 	p, ok := principal.FromIncoming(ctx)
 	if !ok || p.Surface != principal.SurfaceFinance || p.FinanceUserID == "" || p.GrantID == "" {
 		return finance.Caller{}, problem.Error(problem.Unauthorized, "a finance credential is required")
 	}
-	return finance.Caller{UserID: p.FinanceUserID, GrantID: p.GrantID}, nil
+	return finance.Caller{UserID: p.FinanceUserID, GrantID: p.GrantID, OwnerAccountID: p.AccountID}, nil
 }
 
 // toStatus turns a service problem into the typed gRPC error. Anything else

@@ -29,6 +29,9 @@ import (
 
 var now = time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)
 
+// demoAccount is the metering account owning the demo user.
+const demoAccount = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+
 type clients struct {
 	tx       financev1.TransactionServiceClient
 	cat      financev1.CategoryServiceClient
@@ -45,10 +48,31 @@ type clients struct {
 func start(t *testing.T) clients {
 	t.Helper()
 	store := memory.New()
-	d, err := seed.Demo(context.Background(), store, now)
+	d, err := seed.Demo(context.Background(), store, demoAccount, now)
 	if err != nil {
 		t.Fatal(err)
 	}
+	conn := serve(t, store)
+	p := func(grant string) principal.Principal {
+		return principal.Principal{AccountID: demoAccount, CredentialID: "cred_1", Kind: "at", Surface: principal.SurfaceFinance,
+			Mode: "test", FinanceUserID: d.UserID, GrantID: grant, RequestID: "req-1"}
+	}
+	return clients{
+		tx:       financev1.NewTransactionServiceClient(conn),
+		cat:      financev1.NewCategoryServiceClient(conn),
+		acct:     financev1.NewAccountServiceClient(conn),
+		budget:   financev1.NewBudgetServiceClient(conn),
+		sync:     financev1.NewSyncServiceClient(conn),
+		demo:     d,
+		read:     p(d.GrantReadID),
+		redacted: p(d.GrantRedactedID),
+	}
+}
+
+// serve serves store through the real server stack on an in-memory
+// listener, with the clock at now.
+func serve(t *testing.T, store finance.Store) *grpc.ClientConn {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	svc := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, log)
 	srv := rpc.NewServer(log, nil)
@@ -70,20 +94,7 @@ func start(t *testing.T) clients {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	p := func(grant string) principal.Principal {
-		return principal.Principal{AccountID: "acct_1", CredentialID: "cred_1", Kind: "at", Surface: principal.SurfaceFinance,
-			Mode: "test", FinanceUserID: d.UserID, GrantID: grant, RequestID: "req-1"}
-	}
-	return clients{
-		tx:       financev1.NewTransactionServiceClient(conn),
-		cat:      financev1.NewCategoryServiceClient(conn),
-		acct:     financev1.NewAccountServiceClient(conn),
-		budget:   financev1.NewBudgetServiceClient(conn),
-		sync:     financev1.NewSyncServiceClient(conn),
-		demo:     d,
-		read:     p(d.GrantReadID),
-		redacted: p(d.GrantRedactedID),
-	}
+	return conn
 }
 
 func as(p principal.Principal) context.Context {
@@ -109,6 +120,8 @@ func TestUnauthorized(t *testing.T) {
 	noUser.FinanceUserID = ""
 	badGrant := c.read
 	badGrant.GrantID = uuid.NewString()
+	otherAccount := c.read
+	otherAccount.AccountID = uuid.NewString()
 	tests := []struct {
 		name string
 		ctx  context.Context
@@ -117,6 +130,7 @@ func TestUnauthorized(t *testing.T) {
 		{"conversion credential", as(conversion)},
 		{"no finance user", as(noUser)},
 		{"unknown grant", as(badGrant)},
+		{"credential of another account", as(otherAccount)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,7 +247,7 @@ func TestPrivacyOverGRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !resp.GetFiltered() || !slices.Equal(resp.GetRedactedFields(), []string{finance.FieldTransactionLocation}) {
+	if !resp.GetFiltered() || !slices.Equal(resp.GetRedactedFields(), []string{finance.FieldTransactionLocation, finance.FieldConnectionInstitution}) {
 		t.Errorf("envelope: filtered %v, redacted %v", resp.GetFiltered(), resp.GetRedactedFields())
 	}
 	for _, r := range resp.GetData() {

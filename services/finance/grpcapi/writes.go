@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/ledgerlane/platform/pkg/problem"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
 )
@@ -35,15 +37,24 @@ func (s *transactionServer) UpdateTransaction(ctx context.Context, req *financev
 	if err != nil {
 		return nil, err
 	}
+	amount, currency, err := amountFrom(req.GetAmount())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	tags, err := tagsFrom(req.GetTags())
+	if err != nil {
+		return nil, toStatus(err)
+	}
 	u := finance.TransactionUpdate{
 		ID:               req.GetId(),
 		ExpectedVersion:  int64(req.GetExpectedVersion()),
 		Merchant:         req.Merchant,
 		Description:      req.Description,
 		Date:             req.Date,
-		Amount:           req.Amount,
+		Amount:           amount,
+		AmountCurrency:   currency,
 		CategoryID:       req.CategoryId,
-		Tags:             req.GetTags(),
+		Tags:             tags,
 		Memo:             req.Memo,
 		Location:         locationFrom(req.GetLocation()),
 		ClearLocation:    req.GetClearLocation(),
@@ -55,6 +66,46 @@ func (s *transactionServer) UpdateTransaction(ctx context.Context, req *financev
 	}
 	return &financev1.UpdateTransactionResponse{Data: transactionProto(res.Data),
 		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+}
+
+// amountFrom reads the PATCH amount: a decimal string ("-12.50", or
+// "-12.50 USD"), or the Money object responses carry, {"amount": "-12.50",
+// "currency": "USD"}, with exactly those two string members. The service
+// checks the values. Absent and JSON null leave the amount unchanged.
+func amountFrom(v *structpb.Value) (amount, currency *string, err error) {
+	switch k := v.GetKind().(type) {
+	case nil, *structpb.Value_NullValue:
+		return nil, nil, nil
+	case *structpb.Value_StringValue:
+		return &k.StringValue, nil, nil
+	case *structpb.Value_StructValue:
+		m := k.StructValue.GetFields()
+		a, okA := m["amount"].GetKind().(*structpb.Value_StringValue)
+		c, okC := m["currency"].GetKind().(*structpb.Value_StringValue)
+		if okA && okC && len(m) == 2 {
+			return &a.StringValue, &c.StringValue, nil
+		}
+	}
+	return nil, nil, problem.New(problem.InvalidInput,
+		`amount must be a decimal string such as "-12.50", or an object {"amount": "-12.50", "currency": "USD"} of two strings`).
+		WithField("amount")
+}
+
+// tagsFrom reads the PATCH tags: absent (or JSON null) leaves them
+// unchanged, an array of strings replaces them, [] clears them.
+func tagsFrom(l *structpb.ListValue) (*[]string, error) {
+	if l == nil {
+		return nil, nil
+	}
+	tags := make([]string, 0, len(l.GetValues()))
+	for _, v := range l.GetValues() {
+		s, ok := v.GetKind().(*structpb.Value_StringValue)
+		if !ok {
+			return nil, problem.New(problem.InvalidInput, "tags must be an array of strings").WithField("tags")
+		}
+		tags = append(tags, s.StringValue)
+	}
+	return &tags, nil
 }
 
 func (s *transactionServer) BulkCategorizeTransactions(ctx context.Context, req *financev1.BulkCategorizeTransactionsRequest) (*financev1.BulkCategorizeTransactionsResponse, error) {

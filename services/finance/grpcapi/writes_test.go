@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
@@ -44,7 +45,7 @@ func TestWritesOverGRPC(t *testing.T) {
 	}
 
 	upd, err := c.tx.UpdateTransaction(ctx, &financev1.UpdateTransactionRequest{Id: row.GetId(), ExpectedVersion: 1,
-		Merchant: proto.String("Blue Bottle"), Amount: proto.String("-4.75"), ClearLocation: true})
+		Merchant: proto.String("Blue Bottle"), Amount: structpb.NewStringValue("-4.75"), ClearLocation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +53,23 @@ func TestWritesOverGRPC(t *testing.T) {
 	if got.GetMerchant() != "Blue Bottle" || got.GetProviderMerchantName() != "SQ *BLUE BOTTLE" ||
 		got.GetAmount().GetAmount() != "-4.75" || got.GetProviderAmount().GetAmount() != "-4.50" || got.Location != nil || got.GetVersion() != 2 {
 		t.Fatalf("updated: %v", got)
+	}
+
+	// The Money object a read returns is accepted back; tags set, then
+	// cleared by an empty list.
+	tagged, err := structpb.NewList([]any{"coffee", "work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd, err = c.tx.UpdateTransaction(ctx, &financev1.UpdateTransactionRequest{Id: row.GetId(), ExpectedVersion: 2,
+		Amount: moneyValue(t, "-4.80", "USD"), Tags: tagged})
+	if err != nil || upd.GetData().GetAmount().GetAmount() != "-4.80" || len(upd.GetData().GetTags()) != 2 || upd.GetData().GetVersion() != 3 {
+		t.Fatalf("object amount and tags: %v %v", upd, err)
+	}
+	upd, err = c.tx.UpdateTransaction(ctx, &financev1.UpdateTransactionRequest{Id: row.GetId(), ExpectedVersion: 3,
+		Tags: &structpb.ListValue{}})
+	if err != nil || len(upd.GetData().GetTags()) != 0 || upd.GetData().GetVersion() != 4 {
+		t.Fatalf("tags cleared: %v %v", upd, err)
 	}
 
 	cat, err := c.cat.CreateCategory(ctx, &financev1.CreateCategoryRequest{Name: "Kids", Icon: "child_care", Color: "#FF8800"})
@@ -63,7 +81,7 @@ func TestWritesOverGRPC(t *testing.T) {
 		t.Fatalf("update category: %v %v", renamed, err)
 	}
 	bulk, err := c.tx.BulkCategorizeTransactions(ctx, &financev1.BulkCategorizeTransactionsRequest{Items: []*financev1.BulkCategorizeItem{
-		{TransactionId: row.GetId(), CategoryId: cat.GetData().GetId(), ExpectedVersion: 2},
+		{TransactionId: row.GetId(), CategoryId: cat.GetData().GetId(), ExpectedVersion: 4},
 		{TransactionId: uuid.NewString(), CategoryId: cat.GetData().GetId(), ExpectedVersion: 1},
 	}})
 	if err != nil || bulk.GetData().GetAppliedCount() != 1 || bulk.GetData().GetResults()[1].GetStatus() != finance.BulkNotFound {
@@ -95,9 +113,24 @@ func TestWritesOverGRPC(t *testing.T) {
 			return err
 		}, codes.Aborted, problem.VersionConflict, "expected_version"},
 		{"currency change", func() error {
-			_, err := c.tx.UpdateTransaction(ctx, &financev1.UpdateTransactionRequest{Id: row.GetId(), ExpectedVersion: 4, Amount: proto.String("1.00 EUR")})
+			_, err := c.tx.UpdateTransaction(ctx, &financev1.UpdateTransactionRequest{Id: row.GetId(), ExpectedVersion: 6, Amount: structpb.NewStringValue("1.00 EUR")})
 			return err
 		}, codes.InvalidArgument, problem.FieldImmutable, "amount"},
+		{"currency change, Money object", func() error {
+			_, err := c.tx.UpdateTransaction(ctx, &financev1.UpdateTransactionRequest{Id: row.GetId(), ExpectedVersion: 6,
+				Amount: moneyValue(t, "1.00", "EUR")})
+			return err
+		}, codes.InvalidArgument, problem.FieldImmutable, "amount"},
+		{"amount as a number", func() error {
+			_, err := c.tx.UpdateTransaction(ctx, &financev1.UpdateTransactionRequest{Id: row.GetId(), ExpectedVersion: 6,
+				Amount: structpb.NewNumberValue(1)})
+			return err
+		}, codes.InvalidArgument, problem.InvalidInput, "amount"},
+		{"a tag that is no string", func() error {
+			_, err := c.tx.UpdateTransaction(ctx, &financev1.UpdateTransactionRequest{Id: row.GetId(), ExpectedVersion: 6,
+				Tags: &structpb.ListValue{Values: []*structpb.Value{structpb.NewBoolValue(true)}}})
+			return err
+		}, codes.InvalidArgument, problem.InvalidInput, "tags"},
 		{"system category", func() error {
 			_, err := c.cat.DeleteCategory(ctx, &financev1.DeleteCategoryRequest{Id: c.demo.CategoryIDs["Travel"]})
 			return err
@@ -120,4 +153,14 @@ func TestWritesOverGRPC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// moneyValue is the Money object {amount, currency} as a PATCH amount.
+func moneyValue(t *testing.T, amount, currency string) *structpb.Value {
+	t.Helper()
+	v, err := structpb.NewValue(map[string]any{"amount": amount, "currency": currency})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

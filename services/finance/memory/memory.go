@@ -46,8 +46,24 @@ func New() *Store {
 
 // CreateUser implements finance.Store.
 func (s *Store) CreateUser(_ context.Context, u finance.User) error {
+	if u.OwnerAccountID != "" {
+		if _, err := uuid.Parse(u.OwnerAccountID); err != nil {
+			return fmt.Errorf("memory: owner account id %q is not a uuid", u.OwnerAccountID)
+		}
+	}
 	u.CreatedAt = ts(u.CreatedAt)
 	return put(s, s.users, u.ID, u)
+}
+
+// GetUser implements finance.Store.
+func (s *Store) GetUser(_ context.Context, id string) (finance.User, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	u, ok := s.users[id]
+	if !ok {
+		return finance.User{}, fmt.Errorf("user %s: %w", id, finance.ErrNotFound)
+	}
+	return u, nil
 }
 
 // CreateGrant implements finance.Store.

@@ -40,9 +40,25 @@ func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 // CreateUser implements finance.Store.
 func (s *Store) CreateUser(ctx context.Context, u finance.User) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO users (id, name, created_at) VALUES ($1, $2, $3)`,
-		u.ID, nullStr(u.Name), u.CreatedAt)
+	_, err := s.pool.Exec(ctx, `INSERT INTO users (id, name, owner_account_id, created_at) VALUES ($1, $2, $3, $4)`,
+		u.ID, nullStr(u.Name), nullStr(u.OwnerAccountID), u.CreatedAt)
 	return wrap(err, "create user")
+}
+
+// GetUser implements finance.Store.
+func (s *Store) GetUser(ctx context.Context, id string) (finance.User, error) {
+	if !isUUID(id) {
+		return finance.User{}, fmt.Errorf("user %q: %w", id, finance.ErrNotFound)
+	}
+	var u finance.User
+	err := s.pool.QueryRow(ctx, `
+		SELECT id::text, COALESCE(name, ''), COALESCE(owner_account_id::text, ''), created_at
+		FROM users WHERE id = $1`, id).
+		Scan(&u.ID, &u.Name, &u.OwnerAccountID, &u.CreatedAt)
+	if err != nil {
+		return finance.User{}, wrap(err, "get user")
+	}
+	return u, nil
 }
 
 // CreateGrant implements finance.Store.

@@ -35,13 +35,13 @@ func newEnv(t *testing.T) env {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)}
 	store := memory.New()
-	d, err := seed.Demo(context.Background(), store, clk.now())
+	d, err := seed.Demo(context.Background(), store, "2c4e6a8b-0d1f-4a3c-9e5b-7d9f1b3d5f70", clk.now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc := finance.NewService(store, cursor.New([]byte("k")), clk.now, nil)
 	return env{svc: svc, store: store, demo: d, clk: clk, agg: sandbox.New(svc, sandbox.ForDemo(d), clk.now, nil),
-		write: finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID}}
+		write: finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: d.OwnerAccountID}}
 }
 
 func (e env) byRef(t *testing.T, accountID, ref string) (finance.Transaction, bool) {

@@ -19,7 +19,7 @@ func scaleID(label string) func(string) string {
 // scale user loaded earlier.
 func ScaleIDs(label string) ScaleData {
 	sid := scaleID(label)
-	d := ScaleData{UserID: sid("user"), GrantID: sid("grant")}
+	d := ScaleData{OwnerAccountID: sid("owner"), UserID: sid("user"), GrantID: sid("grant")}
 	for _, name := range scaleAccounts {
 		d.AccountIDs = append(d.AccountIDs, sid("account/"+name))
 	}
@@ -31,10 +31,13 @@ func ScaleIDs(label string) ScaleData {
 
 // ScaleData names what Scale wrote.
 type ScaleData struct {
-	UserID      string
-	GrantID     string // writes on, no privacy settings
-	AccountIDs  []string
-	CategoryIDs []string
+	// OwnerAccountID stands for the metering account owning the user: a
+	// name-based id like the rest, as no metering account exists for it.
+	OwnerAccountID string
+	UserID         string
+	GrantID        string // writes on, no privacy settings
+	AccountIDs     []string
+	CategoryIDs    []string
 }
 
 // Scale writes one user with n transactions spread over the ten years
@@ -51,7 +54,7 @@ func Scale(ctx context.Context, store finance.Store, label string, now time.Time
 	now = now.UTC().Truncate(time.Microsecond)
 	sid := scaleID(label)
 	d := ScaleIDs(label)
-	if err := store.CreateUser(ctx, finance.User{ID: d.UserID, Name: "Scale " + label, CreatedAt: now}); err != nil {
+	if err := store.CreateUser(ctx, finance.User{ID: d.UserID, Name: "Scale " + label, OwnerAccountID: d.OwnerAccountID, CreatedAt: now}); err != nil {
 		return d, fmt.Errorf("seed: scale user: %w", err)
 	}
 	if err := store.CreateGrant(ctx, finance.Grant{ID: d.GrantID, UserID: d.UserID, WritesEnabled: true, CreatedAt: now}); err != nil {

@@ -3,14 +3,19 @@
 // mortgage, a brokerage account and a EUR account, on two aggregator rails and
 // a manual connection.
 //
-// Determinism: ids are name-based UUIDs and every random choice comes from a
-// fixed seed, so the same now always gives the same rows. Only now moves the
-// window.
+// The user belongs to a metering account (its tenant), whose id Demo takes.
+//
+// Determinism: ids are name-based UUIDs under the owner account and every
+// random choice comes from a fixed seed, so the same account and now always
+// give the same rows, and demos of different accounts never collide: one
+// store can hold one demo per account. Only now moves the window. The system
+// categories are shared, with fixed ids: Demo writes those that are missing.
 package seed
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -25,7 +30,9 @@ import (
 // DemoData names what Demo wrote, for tests and the local stack. (It cannot
 // share the name Demo with the function.)
 type DemoData struct {
-	UserID string
+	// OwnerAccountID is the metering account that owns the user.
+	OwnerAccountID string
+	UserID         string
 	// GrantReadID has writes off and no privacy settings.
 	GrantReadID string
 	// GrantWriteID has writes on and no privacy settings.
@@ -65,15 +72,23 @@ type DemoAccounts struct {
 // namespace roots the name-based ids of the demo.
 var namespace = uuid.MustParse("0f4b7a3e-5c2d-4e8a-9b1f-6d3c2a1e9f70")
 
+// id names what is shared by every demo: the system categories.
 func id(name string) string { return uuid.NewSHA1(namespace, []byte(name)).String() }
+
+// id names what belongs to this demo's user, under its owner account.
+func (b *builder) id(name string) string { return uuid.NewSHA1(b.ns, []byte(name)).String() }
 
 const logoBase = "https://assets.ledgerlane.example/logos/"
 
-// Demo writes the demo user and everything it owns into store, with
-// transactions dated up to now. It also writes the system categories, so the
-// store must not hold them yet.
-func Demo(ctx context.Context, store finance.Store, now time.Time) (DemoData, error) {
-	b := newBuilder(now)
+// Demo writes the demo user of the metering account ownerAccountID (a UUID)
+// and everything the user owns into store, with transactions dated up to
+// now. It also writes the system categories the store does not hold yet.
+// The store must not hold a demo of the same account.
+func Demo(ctx context.Context, store finance.Store, ownerAccountID string, now time.Time) (DemoData, error) {
+	if _, err := uuid.Parse(ownerAccountID); err != nil {
+		return DemoData{}, fmt.Errorf("seed: owner account id %q is not a uuid", ownerAccountID)
+	}
+	b := newBuilder(ownerAccountID, now)
 	b.build()
 	if err := b.write(ctx, store); err != nil {
 		return DemoData{}, err
@@ -93,6 +108,8 @@ type account struct {
 }
 
 type builder struct {
+	owner      string    // the metering account that owns the user
+	ns         uuid.UUID // names the user's rows: see builder.id
 	rng        *rand.Rand
 	now, today time.Time
 	start      time.Time
@@ -111,10 +128,12 @@ type builder struct {
 	checking, savings, card, rewards, brokerage, mortgage, euro *account
 }
 
-func newBuilder(now time.Time) *builder {
+func newBuilder(ownerAccountID string, now time.Time) *builder {
 	now = now.UTC().Truncate(time.Microsecond)
 	today := finance.Day(now)
 	return &builder{
+		owner:   ownerAccountID,
+		ns:      uuid.NewSHA1(namespace, []byte("owner/"+ownerAccountID)),
 		rng:     rand.New(rand.NewPCG(20240917, 7)),
 		now:     now,
 		today:   today,
@@ -140,11 +159,12 @@ func (b *builder) build() {
 }
 
 func (b *builder) people() {
-	b.user = finance.User{ID: id("user"), Name: "Alex Rivera", CreatedAt: b.start.AddDate(0, 0, -30)}
-	b.demo.UserID = b.user.ID
-	b.demo.GrantReadID = id("grant/read")
-	b.demo.GrantWriteID = id("grant/write")
-	b.demo.GrantRedactedID = id("grant/redacted")
+	b.user = finance.User{ID: b.id("user"), Name: "Alex Rivera", OwnerAccountID: b.owner,
+		CreatedAt: b.start.AddDate(0, 0, -30)}
+	b.demo.OwnerAccountID, b.demo.UserID = b.owner, b.user.ID
+	b.demo.GrantReadID = b.id("grant/read")
+	b.demo.GrantWriteID = b.id("grant/write")
+	b.demo.GrantRedactedID = b.id("grant/redacted")
 }
 
 type categorySpec struct {
@@ -184,9 +204,9 @@ func (b *builder) categoryTree() {
 		}
 	}
 	at = b.user.CreatedAt.AddDate(0, 0, 3)
-	add(finance.Category{ID: id("category/custom/kids"), UserID: b.user.ID, Name: "Kids' Activities",
+	add(finance.Category{ID: b.id("category/custom/kids"), UserID: b.user.ID, Name: "Kids' Activities",
 		Icon: "emoji:🎨", Color: "#FF8F00", TypeTag: finance.CategoryExpense, SortOrder: 200})
-	add(finance.Category{ID: id("category/custom/photography"), UserID: b.user.ID,
+	add(finance.Category{ID: b.id("category/custom/photography"), UserID: b.user.ID,
 		ParentID: b.demo.CategoryIDs["Shopping"], Name: "Photography", Icon: "photo_camera", Color: "#6A1B9A",
 		TypeTag: finance.CategoryExpense, SortOrder: 75})
 }
@@ -196,15 +216,15 @@ func (b *builder) accounts() {
 	chaseSync := b.now.Add(-2 * time.Hour)
 	fidelitySync := b.now.Add(-77 * time.Hour)
 	b.connections = []finance.Connection{
-		{ID: id("connection/chase"), UserID: b.user.ID, Provider: finance.ProviderPlaid, Institution: "Chase",
+		{ID: b.id("connection/chase"), UserID: b.user.ID, Provider: finance.ProviderPlaid, Institution: "Chase",
 			InstitutionLogoURL: logoBase + "chase.png", Status: finance.ConnectionActive, LastSyncedAt: &chaseSync,
 			CreatedAt: created, UpdatedAt: chaseSync},
-		{ID: id("connection/fidelity"), UserID: b.user.ID, Provider: finance.ProviderQuiltt, SourceAggregator: "mx",
+		{ID: b.id("connection/fidelity"), UserID: b.user.ID, Provider: finance.ProviderQuiltt, SourceAggregator: "mx",
 			Institution: "Fidelity Investments", InstitutionLogoURL: logoBase + "fidelity.png",
 			Status: finance.ConnectionLoginRequired, LastSyncedAt: &fidelitySync, ErrorCode: "login_required",
 			ErrorMessage: "Fidelity needs you to sign in again to keep syncing.",
 			CreatedAt:    created.Add(20 * time.Minute), UpdatedAt: fidelitySync.Add(time.Hour)},
-		{ID: id("connection/manual"), UserID: b.user.ID, Provider: finance.ProviderManual,
+		{ID: b.id("connection/manual"), UserID: b.user.ID, Provider: finance.ProviderManual,
 			Institution: "Manual accounts", Status: finance.ConnectionActive,
 			CreatedAt: created.Add(time.Hour), UpdatedAt: created.Add(time.Hour)},
 	}
@@ -212,7 +232,7 @@ func (b *builder) accounts() {
 	b.demo.ConnectionIDs = DemoConnections{Chase: chase.ID, Fidelity: fidelity.ID, Manual: manual.ID}
 
 	mk := func(key string, conn finance.Connection, offset time.Duration, a finance.Account, source, refKind, opening string) *account {
-		a.ID, a.UserID, a.ConnectionID, a.Provider = id("account/"+key), b.user.ID, conn.ID, conn.Provider
+		a.ID, a.UserID, a.ConnectionID, a.Provider = b.id("account/"+key), b.user.ID, conn.ID, conn.Provider
 		a.CreatedAt = conn.CreatedAt.Add(offset)
 		cutoff := b.today
 		if conn.LastSyncedAt != nil {
@@ -363,7 +383,7 @@ func (b *builder) recurringRules() {
 		if s.freq == finance.FrequencySemiMonthly {
 			next, last = nextSemiMonthly(b.today)
 		}
-		r := finance.RecurringRule{ID: id("rule/" + s.key), UserID: b.user.ID, AccountID: s.acct.ID,
+		r := finance.RecurringRule{ID: b.id("rule/" + s.key), UserID: b.user.ID, AccountID: s.acct.ID,
 			CategoryID: b.demo.CategoryIDs[s.category], Merchant: s.merchant, DisplayName: s.display,
 			ExpectedAmount: finance.Money{Amount: decimal.RequireFromString(s.amount), Currency: "USD"},
 			Frequency:      s.freq, StreamType: s.stream, NextExpectedDate: next, LastSeenDate: &last,
@@ -625,7 +645,7 @@ func (b *builder) add(s txSpec) string {
 
 func (b *builder) nextID() string {
 	b.seq++
-	return id(fmt.Sprintf("tx/%d", b.seq))
+	return b.id(fmt.Sprintf("tx/%d", b.seq))
 }
 
 func (b *builder) externalRef(kind string) string {
@@ -791,7 +811,11 @@ func (b *builder) write(ctx context.Context, s finance.Store) error {
 		return cmp.Compare(len(x.ParentID), len(y.ParentID))
 	})
 	for _, c := range cats {
-		if err := s.CreateCategory(ctx, c); err != nil {
+		err := s.CreateCategory(ctx, c)
+		if c.IsSystem() && errors.Is(err, finance.ErrAlreadyExists) {
+			continue // written by an earlier demo: shared, with the same id
+		}
+		if err != nil {
 			return fmt.Errorf("seed: category %s: %w", c.Name, err)
 		}
 	}

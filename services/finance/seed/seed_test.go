@@ -2,6 +2,7 @@ package seed_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -17,10 +18,18 @@ import (
 
 var now = time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)
 
+// owner is the metering account of the demo user.
+const owner = "5b0e7c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d"
+
 func load(t *testing.T, s finance.Store) (seed.DemoData, []finance.Transaction) {
 	t.Helper()
+	return loadFor(t, s, owner)
+}
+
+func loadFor(t *testing.T, s finance.Store, account string) (seed.DemoData, []finance.Transaction) {
+	t.Helper()
 	ctx := context.Background()
-	d, err := seed.Demo(ctx, s, now)
+	d, err := seed.Demo(ctx, s, account, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +191,54 @@ func TestDemoIsDeterministic(t *testing.T) {
 		sum = sum.Add(tx.Amount.Amount)
 	}
 	t.Logf("sum of amounts: %s", sum)
+}
+
+// TestDemosBesideEachOther: one store holds the demos of several accounts
+// (the local stack on PostgreSQL seeds one per start), each user owned by its
+// account, with the system categories written once and shared.
+func TestDemosBesideEachOther(t *testing.T) {
+	stores := map[string]func(t *testing.T) finance.Store{
+		"memory":   func(*testing.T) finance.Store { return memory.New() },
+		"postgres": func(t *testing.T) finance.Store { return postgres.New(pgtest.Pool(t, "finance", postgres.Migrations)) },
+	}
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := newStore(t)
+			second := "8d7c6b5a-4f3e-4d2c-9b1a-0f9e8d7c6b5a"
+			d1, txs1 := loadFor(t, s, owner)
+			d2, txs2 := loadFor(t, s, second)
+			if d1.UserID == d2.UserID || d1.GrantReadID == d2.GrantReadID || d1.AccountIDs.Checking == d2.AccountIDs.Checking {
+				t.Fatalf("the second demo reuses ids of the first: %+v", d2)
+			}
+			if len(txs1) != len(txs2) || len(txs2) != d2.Transactions {
+				t.Errorf("second demo has %d transactions, the first %d", len(txs2), len(txs1))
+			}
+			for _, d := range []seed.DemoData{d1, d2} {
+				u, err := s.GetUser(ctx, d.UserID)
+				if err != nil || u.OwnerAccountID != d.OwnerAccountID {
+					t.Errorf("user %s: owner %q, %v; want %q", d.UserID, u.OwnerAccountID, err, d.OwnerAccountID)
+				}
+			}
+			if d2.OwnerAccountID != second || d2.CategoryIDs["Groceries"] != d1.CategoryIDs["Groceries"] {
+				t.Errorf("second demo: owner %q, Groceries %q; want %q and the shared %q",
+					d2.OwnerAccountID, d2.CategoryIDs["Groceries"], second, d1.CategoryIDs["Groceries"])
+			}
+			cats, err := s.ListCategories(ctx, d2.UserID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cats) != len(d2.CategoryIDs) {
+				t.Errorf("second user sees %d categories, want %d (system ones once, and its own)", len(cats), len(d2.CategoryIDs))
+			}
+			if _, err := seed.Demo(ctx, s, second, now); !errors.Is(err, finance.ErrAlreadyExists) {
+				t.Errorf("a second demo of the same account: %v, want ErrAlreadyExists", err)
+			}
+			if _, err := seed.Demo(ctx, s, "acct-1", now); err == nil {
+				t.Error("a demo for an owner that is not a uuid was written")
+			}
+		})
+	}
 }
 
 func TestDemoIntoPostgres(t *testing.T) {

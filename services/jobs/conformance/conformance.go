@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		f    func(*testing.T, Store)
 	}{
 		{"CreateAndGetJob", testCreateAndGet},
+		{"JobWithoutOptions", testNoOptions},
 		{"TenantIsolation", testTenantIsolation},
 		{"CompleteItem", testCompleteItem},
 		{"CompleteItemIdempotent", testCompleteItemIdempotent},
@@ -49,7 +50,7 @@ var ctx = context.Background()
 func newJob(account string, n int) (jobs.Job, []jobs.Item) {
 	j := jobs.Job{
 		ID: uuid.NewString(), AccountID: account, Mode: "live", Status: jobs.JobQueued,
-		From: "mt940", To: "camt.053", Options: []byte(`{"strict":true}`),
+		From: "mt940", To: "camt.053", Options: jobs.Options{Strict: true, TargetVersion: "camt.053.001.08", Field86Profile: "german"},
 		ItemCount: n, Pending: n, TTL: time.Hour, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
 	}
 	items := make([]jobs.Item, n)
@@ -71,7 +72,7 @@ func mustCreate(t *testing.T, s Store, account string, n int) (jobs.Job, []jobs.
 func sameJob(t *testing.T, got, want jobs.Job) {
 	t.Helper()
 	eq := got.ID == want.ID && got.AccountID == want.AccountID && got.Mode == want.Mode && got.Status == want.Status &&
-		got.From == want.From && got.To == want.To && string(got.Options) == string(want.Options) &&
+		got.From == want.From && got.To == want.To && got.Options == want.Options &&
 		got.ItemCount == want.ItemCount && got.Succeeded == want.Succeeded && got.Failed == want.Failed &&
 		got.Pending == want.Pending && got.TTL == want.TTL && got.CreatedAt.Equal(want.CreatedAt) &&
 		got.StartedAt.Equal(want.StartedAt) && got.CompletedAt.Equal(want.CompletedAt) && got.ExpiresAt.Equal(want.ExpiresAt)
@@ -122,6 +123,19 @@ func testCreateAndGet(t *testing.T, s Store) {
 	if got, _ = s.JobByID(ctx, j.ID); !got.StartedAt.Equal(t0.Add(time.Second)) {
 		t.Fatalf("restarted: %+v", got)
 	}
+}
+
+func testNoOptions(t *testing.T, s Store) {
+	j, items := newJob(uuid.NewString(), 1)
+	j.Options = jobs.Options{}
+	if err := s.CreateJob(ctx, j, items); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.JobByID(ctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJob(t, got, j)
 }
 
 func testTenantIsolation(t *testing.T, s Store) {

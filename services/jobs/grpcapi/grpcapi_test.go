@@ -17,8 +17,11 @@ import (
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	"github.com/ledgerlane/platform/services/jobs"
+	"github.com/ledgerlane/platform/services/jobs/convertclient"
 	"github.com/ledgerlane/platform/services/jobs/grpcapi"
 	"github.com/ledgerlane/platform/services/jobs/memory"
+	"github.com/ledgerlane/platform/services/jobs/natsqueue"
+	"github.com/ledgerlane/platform/services/jobs/webhook"
 )
 
 type echo struct{}
@@ -37,9 +40,9 @@ func serve(t *testing.T) (jobsv1.JobServiceClient, jobsv1.WebhookServiceClient) 
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	names := jobs.NamesWithPrefix("g" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", ""))
-	svc := jobs.NewService(jobs.Config{Store: memory.New(), JetStream: js, Converter: echo{}, Keys: jobs.NewRandomKeyring(),
-		Names: names, AllowPrivate: true})
+	names := natsqueue.NamesWithPrefix("g" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", ""))
+	svc := jobs.NewService(jobs.Config{Store: memory.New(), Queue: natsqueue.New(js, names), Converter: convertclient.New(echo{}),
+		Webhooks: webhook.NewClient(true), Keys: jobs.NewRandomKeyring(), AllowPrivate: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = svc.Run(ctx) }()

@@ -5,6 +5,7 @@ package postgres
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,14 +59,31 @@ func storeErr(op string, err error) error {
 const jobCols = `id, account_id, mode, status, from_format, to_format, options, item_count,
 	succeeded_count, failed_count, pending_count, ttl_seconds, created_at, started_at, completed_at, expires_at`
 
+// The options column holds jobs.Options as JSON (its tags are the protojson
+// names of conversion.v1.Options, which earlier versions stored), or NULL for
+// none.
+
+func optionsColumn(o jobs.Options) ([]byte, error) {
+	if o.IsZero() {
+		return nil, nil
+	}
+	return json.Marshal(o)
+}
+
 func scanJob(row pgx.Row) (jobs.Job, error) {
 	var j jobs.Job
 	var ttl int
+	var opts []byte
 	var started, completed *time.Time
-	err := row.Scan(&j.ID, &j.AccountID, &j.Mode, &j.Status, &j.From, &j.To, &j.Options, &j.ItemCount,
+	err := row.Scan(&j.ID, &j.AccountID, &j.Mode, &j.Status, &j.From, &j.To, &opts, &j.ItemCount,
 		&j.Succeeded, &j.Failed, &j.Pending, &ttl, &j.CreatedAt, &started, &completed, &j.ExpiresAt)
 	if err != nil {
 		return jobs.Job{}, err
+	}
+	if len(opts) > 0 {
+		if err := json.Unmarshal(opts, &j.Options); err != nil {
+			return jobs.Job{}, fmt.Errorf("job %s: options: %w", j.ID, err)
+		}
 	}
 	j.TTL = time.Duration(ttl) * time.Second
 	if started != nil {
@@ -91,8 +109,12 @@ func (s *Store) CreateJob(ctx context.Context, j jobs.Job, items []jobs.Item) er
 		return storeErr("create job", err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
+	opts, err := optionsColumn(j.Options)
+	if err != nil {
+		return storeErr("create job", err)
+	}
 	_, err = tx.Exec(ctx, `INSERT INTO jobs (`+jobCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
-		j.ID, j.AccountID, j.Mode, j.Status, j.From, j.To, j.Options, j.ItemCount,
+		j.ID, j.AccountID, j.Mode, j.Status, j.From, j.To, opts, j.ItemCount,
 		j.Succeeded, j.Failed, j.Pending, int(j.TTL/time.Second), j.CreatedAt, nullTime(j.StartedAt), nullTime(j.CompletedAt), j.ExpiresAt)
 	if err != nil {
 		return storeErr("create job", err)

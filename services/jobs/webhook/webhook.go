@@ -1,5 +1,7 @@
 // Package webhook signs and verifies job.completed deliveries. Receivers
-// import it alone: it depends on the standard library only.
+// import it alone: it depends on the standard library only. It also holds the
+// sender's side, Client: the HTTP client with the dial-time address check that
+// the jobs service delivers through.
 //
 // The X-Service-Signature header is "t=<unix seconds>,v1=<hex>", where hex is
 // the lowercase hex HMAC-SHA256 of t + "." + the raw body, keyed with the full

@@ -58,9 +58,21 @@ type Request struct {
 	// Units is how many conversions the request stands for: a batch's item
 	// count, else 1 (0 means 1). A batch is admitted whole or refused whole.
 	Units int64
-	// IdempotencyKey, when set, reserves the key for Fingerprint.
-	IdempotencyKey string
-	Fingerprint    string
+	// IdempotencyKey, when set, reserves the key for Fingerprint within
+	// IdempotencyScope: the credential's whole identity (see IdempotencyScope),
+	// so one credential never replays another's stored answer.
+	IdempotencyKey   string
+	IdempotencyScope string
+	Fingerprint      string
+}
+
+// IdempotencyScope is the part of an idempotency record's key that names who
+// may replay it: the credential, and with it the mode (live or test), the
+// surface and, for finance, the user and grant. Every field goes in even
+// though the credential id implies the rest, so the key says what it is bound
+// to. docs/limits.md ("Idempotency") gives the reasons.
+func IdempotencyScope(credentialID, mode, surface, financeUserID, grantID string) string {
+	return mode + ":" + surface + ":" + credentialID + ":" + financeUserID + ":" + grantID
 }
 
 // Outcome of an admission.
@@ -132,7 +144,9 @@ func LiveKey(acct string, start time.Time) string {
 // TestKey is the lifetime test-pool counter.
 func TestKey(acct string) string { return "ll:{" + acct + "}:test" }
 
-func idemKey(acct, key string) string { return "ll:{" + acct + "}:idem:" + key }
+func idemKey(acct, scope, key string) string {
+	return "ll:{" + acct + "}:idem:" + scope + ":" + key
+}
 
 // quotaKey picks the counter a request draws on and its expiry: a live window
 // is kept 35 days past its end for usage reports and reconciliation; the
@@ -158,9 +172,9 @@ func (m *Meter) Admit(ctx context.Context, r Request) (Decision, error) {
 	if l.OverageCapCents != nil {
 		capMilli = *l.OverageCapCents * 1000
 	}
-	ikey := idemKey(r.AccountID, "-")
+	ikey := idemKey(r.AccountID, "-", "-")
 	if r.IdempotencyKey != "" {
-		ikey = idemKey(r.AccountID, r.IdempotencyKey)
+		ikey = idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
 	}
 	res, err := admitScript.Run(ctx, m.rdb,
 		[]string{bucketKey(r.AccountID), qkey, ikey},
@@ -216,7 +230,7 @@ func (m *Meter) Finish(ctx context.Context, r Request, d Decision, resp Response
 			}
 		}
 		if r.IdempotencyKey != "" {
-			k := idemKey(r.AccountID, r.IdempotencyKey)
+			k := idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
 			if keep {
 				hdr, _ := json.Marshal(resp.Header)
 				p.HSet(ctx, k, "st", "done", "code", resp.Status, "hdr", string(hdr), "body", resp.Body)

@@ -222,6 +222,38 @@ func TestIdempotency(t *testing.T) {
 	}
 }
 
+// A record belongs to the credential that made it: the same key and body
+// from another credential of the same account (another mode, surface, user
+// or grant, or just another key) runs as a request of its own.
+func TestIdempotencyScopedToCredential(t *testing.T) {
+	m, c := setup(t)
+	acct := uuid.NewString()
+	base := meter.Request{AccountID: acct, Limits: limits(c), IdempotencyKey: "k", Fingerprint: "fp",
+		IdempotencyScope: meter.IdempotencyScope("cred-a", "live", "finance", "user-1", "grant-1")}
+	d := admit(t, m, base)
+	resp := meter.Response{Status: 200, Header: http.Header{}, Body: []byte(`{"secret":"a"}`)}
+	if err := m.Finish(context.Background(), base, d, resp, true, true); err != nil {
+		t.Fatal(err)
+	}
+	if d := admit(t, m, base); d.Outcome != meter.Replay {
+		t.Fatalf("same credential must replay: %+v", d)
+	}
+	others := map[string]string{
+		"another key":   meter.IdempotencyScope("cred-b", "live", "finance", "user-1", "grant-1"),
+		"another mode":  meter.IdempotencyScope("cred-a", "test", "finance", "user-1", "grant-1"),
+		"another grant": meter.IdempotencyScope("cred-a", "live", "finance", "user-1", "grant-2"),
+		"another user":  meter.IdempotencyScope("cred-a", "live", "finance", "user-2", "grant-1"),
+		"conversion":    meter.IdempotencyScope("cred-a", "live", "conversion", "", ""),
+	}
+	for name, scope := range others {
+		r := base
+		r.IdempotencyScope = scope
+		if d := admit(t, m, r); d.Outcome != meter.Admitted {
+			t.Errorf("%s: want a fresh admission, got outcome %d", name, d.Outcome)
+		}
+	}
+}
+
 func TestIdempotencyExactlyOnceUnderConcurrency(t *testing.T) {
 	m, c := setup(t)
 	r := meter.Request{AccountID: uuid.NewString(), Limits: limits(c), IdempotencyKey: "same", Fingerprint: "fp"}

@@ -30,8 +30,12 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/jobs"
+	"github.com/ledgerlane/platform/services/jobs/convertclient"
 	"github.com/ledgerlane/platform/services/jobs/grpcapi"
+	"github.com/ledgerlane/platform/services/jobs/metrics"
+	"github.com/ledgerlane/platform/services/jobs/natsqueue"
 	"github.com/ledgerlane/platform/services/jobs/postgres"
+	"github.com/ledgerlane/platform/services/jobs/webhook"
 )
 
 func main() {
@@ -76,8 +80,12 @@ func setup(ctx context.Context, log *slog.Logger) (*grpc.Server, func(), error) 
 		return nil, nil, err
 	}
 	svc := jobs.NewService(jobs.Config{
-		Store: postgres.New(pool), JetStream: js, Converter: conversionv1.NewConversionServiceClient(conn),
-		Keys: keys, Clock: time.Now, Log: log, Workers: workers, AllowPrivate: allowPrivate,
+		Store:     postgres.New(pool),
+		Queue:     natsqueue.New(js, natsqueue.DefaultNames()),
+		Converter: convertclient.New(conversionv1.NewConversionServiceClient(conn)),
+		Webhooks:  webhook.NewClient(allowPrivate),
+		Metrics:   metrics.Prometheus{},
+		Keys:      keys, Clock: time.Now, Log: log, Workers: workers, AllowPrivate: allowPrivate,
 	})
 	runCtx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -4,11 +4,16 @@
 //
 //	meteringctl account create --name N --plan P --currency usd
 //	meteringctl key issue --account ID --name N --surface conversion --mode live \
-//	    [--kind ak] [--scopes convert,...] [--operator] [--finance-user U --grant G]
+//	    [--kind ak] [--scopes convert,...] [--operator] \
+//	    [--finance-user U --grant G --finance-addr HOST:PORT]
 //	meteringctl key revoke --id ID
 //	meteringctl key list --account ID
 //
 // A secret is printed once, by key issue, and never again.
+//
+// A finance credential is issued only once the finance service (its gRPC
+// address in --finance-addr or FINANCE_ADDR) confirms that the finance user
+// belongs to the account and the grant to the user.
 package main
 
 import (
@@ -30,14 +35,17 @@ import (
 	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/financedir"
 	"github.com/ledgerlane/platform/services/metering/postgres"
 )
 
 const usage = `usage:
   meteringctl account create --name N --plan free|starter|growth|scale --currency usd|eur|gbp
   meteringctl key issue --account ID --name N --surface conversion|finance --mode live|test
-      [--kind ak|at] [--scopes s1,s2] [--operator] [--finance-user U --grant G]
+      [--kind ak|at] [--scopes s1,s2] [--operator]
+      [--finance-user U --grant G --finance-addr HOST:PORT (default $FINANCE_ADDR)]
   meteringctl key revoke --id ID
   meteringctl key list --account ID
 `
@@ -47,7 +55,14 @@ var errUsage = errors.New("usage")
 
 // opener connects to the service's store. run calls it only once the command
 // line is valid, so mistakes never need a database.
-type opener func(ctx context.Context) (svc *metering.Service, closeFn func(), err error)
+type opener func(ctx context.Context, o openOptions) (svc *metering.Service, closeFn func(), err error)
+
+// openOptions are what a command needs beyond the database.
+type openOptions struct {
+	// FinanceAddr is the finance service's gRPC address, which checks the
+	// user and grant of finance credentials; empty: none are issued.
+	FinanceAddr string
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -62,7 +77,7 @@ func main() {
 	}
 }
 
-func openPostgres(ctx context.Context) (*metering.Service, func(), error) {
+func openPostgres(ctx context.Context, o openOptions) (*metering.Service, func(), error) {
 	log := logging.New("meteringctl", config.String("LOG_LEVEL", "warn"))
 	url := config.String("DATABASE_URL", "")
 	if url == "" {
@@ -72,7 +87,27 @@ func openPostgres(ctx context.Context) (*metering.Service, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return metering.NewService(postgres.New(pool), time.Now, log), pool.Close, nil
+	svc := metering.NewService(postgres.New(pool), time.Now, log)
+	closeFinance, err := useFinance(svc, o.FinanceAddr)
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return svc, func() { closeFinance(); pool.Close() }, nil
+}
+
+// useFinance lets svc check finance credentials with the finance service at
+// addr; an empty addr leaves it without, refusing them.
+func useFinance(svc *metering.Service, addr string) (closeFn func(), err error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	conn, err := rpc.Dial(addr)
+	if err != nil {
+		return nil, fmt.Errorf("finance service at %q: %w", addr, err)
+	}
+	svc.UseFinanceDirectory(financedir.New(conn))
+	return func() { _ = conn.Close() }, nil
 }
 
 // describe turns a problem carried as a gRPC status into a readable line.
@@ -137,7 +172,7 @@ func accountCreate(ctx context.Context, args []string, stdout, stderr io.Writer,
 	if err := parse(fs, args, stderr, "name", "plan", "currency"); err != nil {
 		return err
 	}
-	svc, closeFn, err := open(ctx)
+	svc, closeFn, err := open(ctx, openOptions{})
 	if err != nil {
 		return err
 	}
@@ -167,15 +202,23 @@ func keyIssue(ctx context.Context, args []string, stdout, stderr io.Writer, open
 	fs.BoolVar(&p.Operator, "operator", false, "allow the reserved usage:read scope")
 	fs.StringVar(&p.FinanceUserID, "finance-user", "", "finance user ID (finance only)")
 	fs.StringVar(&p.GrantID, "grant", "", "connection grant ID (finance only)")
+	var o openOptions
+	fs.StringVar(&o.FinanceAddr, "finance-addr", config.String("FINANCE_ADDR", ""),
+		"finance service gRPC address, which checks the finance user and grant (finance only)")
 	if err := parse(fs, args, stderr, "account", "name", "surface", "mode"); err != nil {
 		return err
+	}
+	if p.Surface == metering.SurfaceFinance && o.FinanceAddr == "" {
+		fmt.Fprintln(stderr, "a finance credential needs --finance-addr (or FINANCE_ADDR): "+
+			"the finance service must confirm that the finance user belongs to the account and the grant to the user")
+		return errUsage
 	}
 	for s := range strings.SplitSeq(*scopes, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			p.Scopes = append(p.Scopes, s)
 		}
 	}
-	svc, closeFn, err := open(ctx)
+	svc, closeFn, err := open(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -204,7 +247,7 @@ func keyRevoke(ctx context.Context, args []string, stdout, stderr io.Writer, ope
 	if err := parse(fs, args, stderr, "id"); err != nil {
 		return err
 	}
-	svc, closeFn, err := open(ctx)
+	svc, closeFn, err := open(ctx, openOptions{})
 	if err != nil {
 		return err
 	}
@@ -222,7 +265,7 @@ func keyList(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	if err := parse(fs, args, stderr, "account"); err != nil {
 		return err
 	}
-	svc, closeFn, err := open(ctx)
+	svc, closeFn, err := open(ctx, openOptions{})
 	if err != nil {
 		return err
 	}

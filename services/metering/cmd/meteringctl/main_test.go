@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"google.golang.org/grpc"
+
+	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/memory"
 )
@@ -23,9 +29,61 @@ func newCtl(t *testing.T) *ctl {
 	return &ctl{t: t, svc: metering.NewService(memory.New(), nil, nil)}
 }
 
-func (c *ctl) open(context.Context) (*metering.Service, func(), error) {
+// open wires the finance service as openPostgres does.
+func (c *ctl) open(_ context.Context, o openOptions) (*metering.Service, func(), error) {
 	c.opened++
-	return c.svc, func() {}, nil
+	c.svc.UseFinanceDirectory(nil)
+	closeFinance, err := useFinance(c.svc, o.FinanceAddr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.svc, closeFinance, nil
+}
+
+// fakeFinance is the finance DirectoryService on a loopback port: a user
+// belongs to the account and has the grants allow last gave it.
+type fakeFinance struct {
+	financev1.UnimplementedDirectoryServiceServer
+	addr  string
+	mu    sync.Mutex
+	users map[string]fakeUser
+}
+
+type fakeUser struct {
+	account string
+	grants  []string
+}
+
+func startFinance(t *testing.T) *fakeFinance {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeFinance{addr: lis.Addr().String(), users: map[string]fakeUser{}}
+	s := grpc.NewServer()
+	financev1.RegisterDirectoryServiceServer(s, f)
+	go func() { _ = s.Serve(lis) }()
+	t.Cleanup(s.Stop)
+	return f
+}
+
+func (f *fakeFinance) allow(account, user, grant string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u := f.users[user]
+	u.account, u.grants = account, append(u.grants, grant)
+	f.users[user] = u
+}
+
+func (f *fakeFinance) CheckGrant(_ context.Context, req *financev1.CheckGrantRequest) (*financev1.CheckGrantResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	u, ok := f.users[req.GetUserId()]
+	return &financev1.CheckGrantResponse{
+		UserInAccount: ok && u.account == req.GetAccountId(),
+		GrantOfUser:   ok && slices.Contains(u.grants, req.GetGrantId()),
+	}, nil
 }
 
 func (c *ctl) run(args ...string) (stdout, stderr string, err error) {
@@ -72,8 +130,10 @@ func TestLifecycle(t *testing.T) {
 		t.Errorf("printed secret does not resolve: %v", err)
 	}
 
+	fin := startFinance(t)
+	fin.allow(account, "u1", "g1")
 	out, _, err = c.run("key", "issue", "--account", account, "--name", "app", "--kind", "at", "--surface", "finance",
-		"--mode", "test", "--finance-user", "u1", "--grant", "g1")
+		"--mode", "test", "--finance-user", "u1", "--grant", "g1", "--finance-addr", fin.addr)
 	if err != nil {
 		t.Fatalf("key issue finance: %v", err)
 	}
@@ -142,6 +202,79 @@ func TestErrors(t *testing.T) {
 			}
 			if !strings.Contains(stderr, tc.wantStderr) {
 				t.Errorf("stderr = %q, want %q", stderr, tc.wantStderr)
+			}
+		})
+	}
+}
+
+// TestFinanceCredentials: a finance credential is issued only when the
+// finance service confirms that its user and grant belong to the account.
+func TestFinanceCredentials(t *testing.T) {
+	fin := startFinance(t)
+	// A closed port: the finance service is down.
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := lis.Addr().String()
+	lis.Close()
+
+	tests := []struct {
+		name       string
+		env        string // FINANCE_ADDR
+		args       []string
+		wantUsage  bool
+		wantErr    string // substring of the described error
+		wantStderr string
+	}{
+		{name: "issued", args: []string{"--finance-user", "u1", "--grant", "g1", "--finance-addr", fin.addr}},
+		{name: "address from FINANCE_ADDR", env: fin.addr, args: []string{"--finance-user", "u1", "--grant", "g1"}},
+		{name: "no finance address", args: []string{"--finance-user", "u1", "--grant", "g1"},
+			wantUsage: true, wantStderr: "a finance credential needs --finance-addr (or FINANCE_ADDR)"},
+		{name: "user of another account", args: []string{"--finance-user", "u2", "--grant", "g2", "--finance-addr", fin.addr},
+			wantErr: `invalid-input (finance_user_id): finance user "u2" is not a user of account`},
+		{name: "grant of another user", args: []string{"--finance-user", "u1", "--grant", "g2", "--finance-addr", fin.addr},
+			wantErr: `invalid-input (grant_id): grant "g2" is not a grant of finance user "u1"`},
+		{name: "finance down", args: []string{"--finance-user", "u1", "--grant", "g1", "--finance-addr", down},
+			wantErr: "check finance user and grant: ask the finance service: Unavailable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("FINANCE_ADDR", tc.env)
+			c := newCtl(t)
+			out, _, err := c.run("account", "create", "--name", "Acme", "--plan", "starter", "--currency", "usd")
+			if err != nil {
+				t.Fatal(err)
+			}
+			account := field(t, out, "account")
+			fin.allow(account, "u1", "g1")
+			fin.allow("another-account", "u2", "g2")
+			c.opened = 0
+
+			args := append([]string{"key", "issue", "--account", account, "--name", "app", "--kind", "at",
+				"--surface", "finance", "--mode", "live"}, tc.args...)
+			out, stderr, err := c.run(args...)
+			switch {
+			case tc.wantUsage:
+				if !errors.Is(err, errUsage) || c.opened != 0 {
+					t.Errorf("err = %v, opened = %d; want a usage error before opening", err, c.opened)
+				}
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(describe(err), tc.wantErr) {
+					t.Errorf("err = %v, want %q", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatalf("key issue: %v", err)
+			default:
+				if _, err := c.svc.Resolve(t.Context(), field(t, out, "secret")); err != nil {
+					t.Errorf("printed secret does not resolve: %v", err)
+				}
+			}
+			if !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("stderr = %q, want %q", stderr, tc.wantStderr)
+			}
+			if list, _ := c.svc.ListCredentials(t.Context(), account); (err == nil) != (len(list) == 1) {
+				t.Errorf("%d credentials stored after err = %v", len(list), err)
 			}
 		})
 	}

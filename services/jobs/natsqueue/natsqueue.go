@@ -1,0 +1,228 @@
+// Package natsqueue is the jobs.Queue on NATS JetStream: a work stream of
+// items and an event stream of job.completed events, each a work queue with
+// one durable pull consumer shared by every replica. docs/jobs.md describes
+// the streams, subjects and consumers.
+package natsqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/ledgerlane/platform/services/jobs"
+)
+
+// Names are the JetStream streams, subjects and durable consumers the queue
+// uses.
+type Names struct {
+	// WorkStream holds one message per item on WorkSubject.<job>.<index>;
+	// the message names the item and never carries its content.
+	WorkStream, WorkSubject, WorkConsumer string
+	// EventStream holds job.completed events on EventSubject.
+	EventStream, EventSubject, EventConsumer string
+}
+
+// DefaultNames are the production names.
+func DefaultNames() Names { return NamesWithPrefix("") }
+
+// NamesWithPrefix returns names isolated by prefix (letters and digits), for
+// tests that share one NATS server.
+func NamesWithPrefix(p string) Names {
+	sp, subj := "", ""
+	if p != "" {
+		sp, subj = strings.ToUpper(p)+"_", strings.ToLower(p)+"."
+	}
+	return Names{
+		WorkStream: sp + "JOBS_WORK", WorkSubject: subj + "jobs.work", WorkConsumer: "workers",
+		EventStream: sp + "JOBS_EVENTS", EventSubject: subj + "jobs.events.completed", EventConsumer: "webhook-fanout",
+	}
+}
+
+// Queue implements jobs.Queue on JetStream.
+type Queue struct {
+	js    jetstream.JetStream
+	names Names
+}
+
+var _ jobs.Queue = (*Queue)(nil)
+
+// New returns a Queue on js; zero names mean DefaultNames.
+func New(js jetstream.JetStream, names Names) *Queue {
+	if names == (Names{}) {
+		names = DefaultNames()
+	}
+	return &Queue{js: js, names: names}
+}
+
+// Names returns the names the queue uses.
+func (q *Queue) Names() Names { return q.names }
+
+// Setup creates or updates both streams. Both are work queues: a message is
+// removed once a consumer acknowledges it, so items and events are processed
+// by exactly one worker at a time and redelivered when a worker dies before
+// acknowledging.
+func (q *Queue) Setup(ctx context.Context) error {
+	for _, cfg := range []jetstream.StreamConfig{
+		{
+			Name: q.names.WorkStream, Subjects: []string{q.names.WorkSubject + ".>"},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+			// Items of a job outlive it at most by the longest TTL.
+			MaxAge: jobs.MaxTTL,
+		},
+		{
+			Name: q.names.EventStream, Subjects: []string{q.names.EventSubject},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+			MaxAge: jobs.MaxTTL, Duplicates: 2 * time.Minute,
+		},
+	} {
+		if _, err := q.js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("jobs: stream %s: %w", cfg.Name, err)
+		}
+	}
+	return nil
+}
+
+// workMsg is a work message's body.
+type workMsg struct {
+	JobID string `json:"job_id"`
+	Index int    `json:"index"`
+}
+
+// eventMsg is an event message's body: the tenant and the delivery body.
+type eventMsg struct {
+	AccountID string          `json:"account_id"`
+	JobID     string          `json:"job_id"`
+	Body      json.RawMessage `json:"body"`
+}
+
+// PublishWork publishes one message per item on WorkSubject.<job>.<index>,
+// with message id <job>.<index>.
+func (q *Queue) PublishWork(ctx context.Context, items []jobs.WorkItem) error {
+	// Asynchronous publishes, awaited in windows: a 10,000-item batch would
+	// otherwise pay 10,000 round trips before answering 202, and an unbounded
+	// window overruns the client's pending-ack limit.
+	const window = 500
+	for lo := 0; lo < len(items); lo += window {
+		hi := min(lo+window, len(items))
+		futures := make([]jetstream.PubAckFuture, 0, hi-lo)
+		for _, it := range items[lo:hi] {
+			body, _ := json.Marshal(workMsg{JobID: it.JobID, Index: it.Index})
+			id := it.JobID + "." + strconv.Itoa(it.Index)
+			f, err := q.js.PublishAsync(q.names.WorkSubject+"."+id, body, jetstream.WithMsgID(id))
+			if err != nil {
+				return err
+			}
+			futures = append(futures, f)
+		}
+		for _, f := range futures {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return err
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	return nil
+}
+
+// PublishCompleted publishes ev on EventSubject with message id
+// job.completed.<job>, which lets JetStream drop a republish within its
+// duplicate window.
+func (q *Queue) PublishCompleted(ctx context.Context, ev jobs.CompletedEvent) error {
+	data, err := json.Marshal(eventMsg{AccountID: ev.AccountID, JobID: ev.JobID, Body: ev.Body})
+	if err != nil {
+		return err
+	}
+	_, err = q.js.Publish(ctx, q.names.EventSubject, data, jetstream.WithMsgID("job.completed."+ev.JobID))
+	return err
+}
+
+// WorkConsumer creates or updates the durable work consumer: explicit acks,
+// c's ack wait and deliveries, at most 1,000 unacknowledged.
+func (q *Queue) WorkConsumer(ctx context.Context, c jobs.WorkConsumerConfig) (jobs.Consumer[jobs.WorkItem], error) {
+	cons, err := q.js.CreateOrUpdateConsumer(ctx, q.names.WorkStream, jetstream.ConsumerConfig{
+		Durable: q.names.WorkConsumer, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: c.AckWait, MaxDeliver: c.MaxDeliver,
+		FilterSubject: q.names.WorkSubject + ".>",
+		MaxAckPending: 1000,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return consumer[jobs.WorkItem]{cons: cons, decode: decodeWork}, nil
+}
+
+// EventConsumer creates or updates the durable event consumer: explicit
+// acks, redelivery after 30 s.
+func (q *Queue) EventConsumer(ctx context.Context) (jobs.Consumer[jobs.CompletedEvent], error) {
+	cons, err := q.js.CreateOrUpdateConsumer(ctx, q.names.EventStream, jetstream.ConsumerConfig{
+		Durable: q.names.EventConsumer, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: 30 * time.Second, FilterSubject: q.names.EventSubject,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return consumer[jobs.CompletedEvent]{cons: cons, decode: decodeEvent}, nil
+}
+
+func decodeWork(m jetstream.Msg) (jobs.WorkItem, error) {
+	var wm workMsg
+	if err := json.Unmarshal(m.Data(), &wm); err != nil {
+		return jobs.WorkItem{}, fmt.Errorf("subject %s: %w", m.Subject(), err)
+	}
+	return jobs.WorkItem{JobID: wm.JobID, Index: wm.Index}, nil
+}
+
+func decodeEvent(m jetstream.Msg) (jobs.CompletedEvent, error) {
+	var ev eventMsg
+	if err := json.Unmarshal(m.Data(), &ev); err != nil {
+		return jobs.CompletedEvent{}, fmt.Errorf("subject %s: %w", m.Subject(), err)
+	}
+	return jobs.CompletedEvent{AccountID: ev.AccountID, JobID: ev.JobID, Body: ev.Body}, nil
+}
+
+type consumer[T any] struct {
+	cons   jetstream.Consumer
+	decode func(jetstream.Msg) (T, error)
+}
+
+func (c consumer[T]) Fetch(ctx context.Context, max int) (iter.Seq[jobs.Msg[T]], error) {
+	batch, err := c.cons.Fetch(max, jetstream.FetchContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(jobs.Msg[T]) bool) {
+		for m := range batch.Messages() {
+			if !yield(msg[T]{m: m, decode: c.decode}) {
+				return
+			}
+		}
+	}, nil
+}
+
+type msg[T any] struct {
+	m      jetstream.Msg
+	decode func(jetstream.Msg) (T, error)
+}
+
+func (m msg[T]) Value() (T, error)             { return m.decode(m.m) }
+func (m msg[T]) Ack() error                    { return m.m.Ack() }
+func (m msg[T]) Nak(delay time.Duration) error { return m.m.NakWithDelay(delay) }
+func (m msg[T]) InProgress() error             { return m.m.InProgress() }
+func (m msg[T]) Term() error                   { return m.m.Term() }
+
+func (m msg[T]) NumDelivered() (int, error) {
+	md, err := m.m.Metadata()
+	if err != nil {
+		return 0, err
+	}
+	return int(md.NumDelivered), nil
+}

@@ -1,0 +1,67 @@
+package metering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// FinanceDirectory answers whether a finance user and grant belong to an
+// account. The finance service owns users (each belongs to one account) and
+// grants (each belongs to one user); the Service asks before it issues a
+// finance credential, so no credential ever names another account's user or
+// grant. Adapters: financedir (over gRPC) and deploy/local (in process).
+type FinanceDirectory interface {
+	// CheckGrant returns nil when userID is a finance user of accountID and
+	// grantID one of that user's grants; an error wrapping
+	// ErrFinanceUserNotInAccount or ErrGrantNotOfUser when they are not
+	// (unknown ids included); any other error when it could not tell.
+	CheckGrant(ctx context.Context, accountID, userID, grantID string) error
+}
+
+// FinanceDirectoryFunc is a function used as a FinanceDirectory.
+type FinanceDirectoryFunc func(ctx context.Context, accountID, userID, grantID string) error
+
+// CheckGrant calls f.
+func (f FinanceDirectoryFunc) CheckGrant(ctx context.Context, accountID, userID, grantID string) error {
+	return f(ctx, accountID, userID, grantID)
+}
+
+// FinanceDirectory answers.
+var (
+	ErrFinanceUserNotInAccount = errors.New("metering: the finance user is not a user of the account")
+	ErrGrantNotOfUser          = errors.New("metering: the grant is not a grant of the finance user")
+)
+
+// ErrNoFinanceDirectory: the Service has no FinanceDirectory, so it cannot
+// issue finance credentials.
+var ErrNoFinanceDirectory = errors.New("metering: no finance directory is configured, so finance credentials cannot be issued")
+
+// UseFinanceDirectory lets the service issue finance credentials, checking
+// each one's user and grant with d. Without one it refuses them.
+func (s *Service) UseFinanceDirectory(d FinanceDirectory) { s.finance = d }
+
+// checkFinance refuses a finance credential whose user is not the account's
+// or whose grant is not the user's.
+func (s *Service) checkFinance(ctx context.Context, p IssueParams) error {
+	if s.finance == nil {
+		return ErrNoFinanceDirectory
+	}
+	err := s.finance.CheckGrant(ctx, p.AccountID, p.FinanceUserID, p.GrantID)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrFinanceUserNotInAccount):
+		return problem.Error(problem.InvalidInput,
+			fmt.Sprintf("finance user %q is not a user of account %q", p.FinanceUserID, p.AccountID),
+			problem.Field("finance_user_id"))
+	case errors.Is(err, ErrGrantNotOfUser):
+		return problem.Error(problem.InvalidInput,
+			fmt.Sprintf("grant %q is not a grant of finance user %q", p.GrantID, p.FinanceUserID),
+			problem.Field("grant_id"))
+	default:
+		return fmt.Errorf("check finance user and grant: %w", err)
+	}
+}
