@@ -4,9 +4,9 @@ BIN := $(CURDIR)/.bin
 export PATH := $(BIN):$(PATH)
 
 # Every module of the workspace, in dependency order.
-MODULES := proto pkg services/metering services/finance services/converter services/jobs gateway deploy/local
+MODULES := proto pkg services/metering/admission services/metering services/finance services/converter services/jobs gateway deploy/local
 
-.PHONY: run test vet gen gen-check tools tidy build fmt fuzz-edge
+.PHONY: run test vet lint gen gen-check tools tidy build fmt fuzz-edge
 
 # Build identity for /v1/version; empty outside a git checkout.
 COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -30,11 +30,18 @@ vet:
 build:
 	@set -e; for m in $(MODULES); do (cd $$m && go build ./...); done
 
-# Code generators are pinned in proto/tools/go.mod and built locally: no remote registry.
+# Code generators and linters are pinned in proto/tools/go.mod (go tool
+# directives) and built locally: no remote registry.
 tools: $(BIN)/buf
 $(BIN)/buf: proto/tools/go.mod proto/tools/go.sum
 	cd proto/tools && GOWORK=off GOBIN=$(BIN) go install tool
 	@touch $@
+
+# staticcheck over every module, and gofmt over every hand-written file.
+lint: tools
+	@set -e; for m in $(MODULES); do (cd $$m && staticcheck ./...); done
+	@out=$$(gofmt -l proto pkg services gateway deploy | grep -v '\.pb\(\.gw\)\?\.go$$'); \
+		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 gen: tools ## Regenerate Go, gRPC, gateway and OpenAPI code from proto/.
 	buf lint

@@ -15,8 +15,6 @@ import (
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 )
 
-const convertSelector = "conversion.v1.ConversionService.Convert"
-
 // convertEnvelope is the JSON request of POST /v1/convert. Option names are
 // camelCase on the wire (the spec's), unlike the rest of the API.
 type convertEnvelope struct {
@@ -78,14 +76,9 @@ var rawContentTypes = map[string]bool{
 // the answer negotiated by Accept (the envelope, or the bare document).
 func (g *Gateway) convert(w http.ResponseWriter, r *http.Request) {
 	reqID := requestID(r.Context())
-	fail := func(p *problem.Problem) { problem.Write(w, p, reqID) }
+	fail := func(p *problem.Problem) { writeProblem(w, p, reqID) }
 
 	req, p := parseConvertRequest(r)
-	if p != nil {
-		fail(p)
-		return
-	}
-	bare, p := negotiateConvert(r.Header.Get("Accept"), req.GetTo())
 	if p != nil {
 		fail(p)
 		return
@@ -93,6 +86,14 @@ func (g *Gateway) convert(w http.ResponseWriter, r *http.Request) {
 	resp, err := g.converter.Convert(outgoing(r), req)
 	if err != nil {
 		g.grpcError(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	// The target's media type comes with the answer (the converter's
+	// renderers carry it), so Accept is weighed once the document exists; a
+	// refusal (406) is not counted.
+	bare, p := negotiateConvert(r.Header.Get("Accept"), resp.GetMeta().GetMediaType(), req.GetTo())
+	if p != nil {
+		fail(p)
 		return
 	}
 	warnings := resp.GetWarnings()
@@ -251,31 +252,13 @@ func firstOf(vs ...string) string {
 	return ""
 }
 
-// targetMediaType is the media type of a bare converted document.
-func targetMediaType(to string) string {
-	t := strings.ToLower(to)
-	switch {
-	case strings.HasPrefix(t, "mt"):
-		return "text/plain"
-	case t == "csv":
-		return "text/csv"
-	case t == "ofx":
-		return "application/x-ofx"
-	case t == "qbo":
-		return "application/vnd.intu.qbo"
-	default: // ISO 20022 identifiers: camt.053, pacs.008, …
-		return "application/xml"
-	}
-}
-
 // negotiateConvert picks the response form from Accept: "" for the JSON
-// envelope (the default, also for */*), or the bare document's media type.
-// Asking for a bare type that is not the target's answers 406.
-func negotiateConvert(accept, to string) (string, *problem.Problem) {
+// envelope (the default, also for */*), or bare, the converted document's
+// media type. Asking for a bare type that is not the target's answers 406.
+func negotiateConvert(accept, bare, to string) (string, *problem.Problem) {
 	if strings.TrimSpace(accept) == "" {
 		return "", nil
 	}
-	bare := targetMediaType(to)
 	bestQ, best := -1.0, ""
 	for _, part := range strings.Split(accept, ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))

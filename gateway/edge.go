@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	edgev1 "github.com/ledgerlane/platform/proto/edge/v1"
 )
 
@@ -74,7 +75,7 @@ func (e *edgeServer) Ready(ctx context.Context, _ *edgev1.ReadyRequest) (*edgev1
 	if len(failed) > 0 {
 		sort.Strings(failed)
 		e.g.log.Warn("not ready", "failed", failed)
-		return nil, problem.Error(problem.Unavailable, "not ready: "+strings.Join(failed, ", "))
+		return nil, rpc.Status(problem.New(problem.Unavailable, "not ready: "+strings.Join(failed, ", ")))
 	}
 	return &edgev1.ReadyResponse{Status: "ok", Checks: checks}, nil
 }

@@ -12,12 +12,13 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 )
 
 // grpcError is grpc-gateway's error hook: every backend or decoding error
 // becomes a problem document here, and nowhere else.
 func (g *Gateway) grpcError(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-	p := problem.FromError(err)
+	p := rpc.Problem(err)
 	var be *backendError
 	if errors.As(err, &be) {
 		markContentLevel(w)
@@ -40,7 +41,7 @@ func (g *Gateway) grpcError(ctx context.Context, _ *runtime.ServeMux, _ runtime.
 	if p.Type == problem.Internal || p.Type == problem.Unavailable {
 		g.log.Error("backend error", "request_id", requestID(r.Context()), "path", r.URL.Path, "code", status.Code(err).String())
 	}
-	problem.Write(w, p, requestID(r.Context()))
+	writeProblem(w, p, requestID(r.Context()))
 }
 
 // routingError covers grpc-gateway's own 404/405, which the route table should
@@ -53,7 +54,7 @@ func (g *Gateway) routingError(ctx context.Context, _ *runtime.ServeMux, _ runti
 	case http.StatusBadRequest:
 		t = problem.InvalidInput
 	}
-	problem.Write(w, problem.New(t, ""), requestID(r.Context()))
+	writeProblem(w, problem.New(t, ""), requestID(r.Context()))
 }
 
 var (
@@ -84,5 +85,5 @@ func decodeError(msg string) (field, detail string, ok bool) {
 // writeUnauthorized is the one 401 the API answers.
 func writeUnauthorized(w http.ResponseWriter, reqID string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="ledgerlane"`)
-	problem.Write(w, problem.New(problem.Unauthorized, "a valid API key or access token is required"), reqID)
+	writeProblem(w, problem.New(problem.Unauthorized, "a valid API key or access token is required"), reqID)
 }

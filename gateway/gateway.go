@@ -33,7 +33,7 @@ import (
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
-	"github.com/ledgerlane/platform/services/metering/meter"
+	"github.com/ledgerlane/platform/services/metering/admission"
 )
 
 // Backends are the client connections to the four services.
@@ -80,8 +80,13 @@ type Gateway struct {
 	converter conversionv1.ConversionServiceClient
 	public    *runtime.ServeMux
 	surfaces  map[route.Surface]*runtime.ServeMux
-	adm       *admission
+	adm       *gate
 	metrics   *metrics
+	// From the route table: the hand-written handlers it names, what runs
+	// after success, and success statuses by gRPC method.
+	handlers map[route.Handler]http.Handler
+	after    map[route.After]func(principal.Principal)
+	status   map[string]int
 }
 
 // New wires the muxes. It dials nothing itself: the caller owns the connections.
@@ -117,13 +122,13 @@ func New(cfg Config) (*Gateway, error) {
 		surfaces:  map[route.Surface]*runtime.ServeMux{},
 	}
 	if cfg.Redis != nil {
-		g.adm = &admission{meter: meter.New(cfg.Redis, cfg.Now), journal: newJournal()}
+		g.adm = &gate{ctl: admission.New(cfg.Redis, cfg.Now), journal: admission.NewJournal()}
 	}
 	g.metrics = newMetrics(func() float64 {
 		if g.adm == nil {
 			return 0
 		}
-		return float64(g.adm.journal.size())
+		return float64(g.adm.journal.Size())
 	})
 	if g.adm != nil {
 		g.adm.metrics = g.metrics
@@ -165,6 +170,23 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	g.surfaces[route.Conversion] = conv
 	g.surfaces[route.Finance] = fin
+
+	g.handlers = map[route.Handler]http.Handler{route.HandlerConvert: http.HandlerFunc(g.convert)}
+	g.after = map[route.After]func(principal.Principal){
+		route.AfterForgetLimits: func(p principal.Principal) { g.resolver.ForgetAccount(p.AccountID) },
+	}
+	g.status = map[string]int{}
+	for _, rt := range route.All() {
+		if _, ok := g.handlers[rt.Handler]; !ok && rt.Handler != route.HandlerGenerated {
+			return nil, fmt.Errorf("gateway: route %s %s names unknown handler %q", rt.Method, rt.Pattern, rt.Handler)
+		}
+		if _, ok := g.after[rt.After]; !ok && rt.After != route.AfterNothing {
+			return nil, fmt.Errorf("gateway: route %s %s names unknown after-success step %q", rt.Method, rt.Pattern, rt.After)
+		}
+		if rt.Status != 0 {
+			g.status[rt.GRPCMethod()] = rt.Status
+		}
+	}
 	return g, nil
 }
 
@@ -192,10 +214,13 @@ func (g *Gateway) newMux() *runtime.ServeMux {
 		// only identity a backend sees, and secrets never leave the edge.
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
-		// A batch is accepted, not done: 202, as the spec gives it.
+		// A route's success status other than 200 (a batch's 202) comes
+		// from the route table.
 		runtime.WithForwardResponseOption(func(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
-			if m, ok := runtime.RPCMethod(ctx); ok && m == "/jobs.v1.JobService/CreateBatch" {
-				w.WriteHeader(http.StatusAccepted)
+			if m, ok := runtime.RPCMethod(ctx); ok {
+				if code, ok := g.status[m]; ok {
+					w.WriteHeader(code)
+				}
 			}
 			return nil
 		}),
@@ -208,10 +233,14 @@ func (g *Gateway) newMux() *runtime.ServeMux {
 
 // Handler is the full edge: middleware, routing and dispatch.
 func (g *Gateway) Handler() http.Handler {
-	return g.withRequestID(g.withRecover(g.withAccessLog(http.HandlerFunc(g.serve))))
+	return g.withRequestID(g.withRecover(g.withAccessLog(g.serve)))
 }
 
-func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
+// serve routes, authenticates, checks and admits one request, runs its
+// handler and settles it. It returns what the access log and the request
+// metrics need to know.
+func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
+	info.route = "unmatched"
 	reqID := requestID(r.Context())
 	method := r.Method
 	if method == http.MethodHead {
@@ -221,7 +250,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	m := route.Lookup(method, r.URL.Path)
 	if len(m.Routes) > 0 {
-		setRoute(r.Context(), m.Routes[0].Pattern)
+		info.route = m.Routes[0].Pattern
 	}
 	if len(m.Routes) == 0 {
 		if len(m.Allowed) > 0 {
@@ -230,10 +259,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}
-			problem.Write(w, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path), reqID)
+			writeProblem(w, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path), reqID)
 			return
 		}
-		problem.Write(w, problem.New(problem.NotFound, "no route "+r.URL.Path), reqID)
+		writeProblem(w, problem.New(problem.NotFound, "no route "+r.URL.Path), reqID)
 		return
 	}
 	if method != r.Method {
@@ -250,14 +279,14 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, auth.ErrUnavailable):
 		g.log.Warn("credential lookup failed", "request_id", reqID)
-		problem.Write(w, problem.New(problem.Unavailable, "credentials cannot be checked right now; retry shortly"), reqID)
+		writeProblem(w, problem.New(problem.Unavailable, "credentials cannot be checked right now; retry shortly"), reqID)
 		return
 	case err != nil:
 		writeUnauthorized(w, reqID)
 		return
 	}
 	p.RequestID = reqID
-	setAccount(r.Context(), p.AccountID)
+	info.accountID = p.AccountID
 
 	var reject *problem.Problem
 	rt, ok := m.For(route.Surface(p.Surface))
@@ -285,14 +314,26 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 		g.log.Info("request refused at the edge", "request_id", reqID, "type", string(reject.Type), "field", reject.Field)
 	}
 	r = r.WithContext(principal.With(r.Context(), p))
-	var next http.Handler = g.surfaces[rt.Surface]
-	switch rt.Selector {
-	case convertSelector:
-		next = http.HandlerFunc(g.convert)
-	case billingLimitsSelector:
-		next = g.forgetAfterSuccess(next, p.AccountID)
+	t := g.admit(w, r, p, res.Limits, rt, body, reject)
+	if t == nil {
+		return info // refused or replayed: admit answered
 	}
-	g.serveAdmitted(w, r, p, res.Limits, rt, body, reject, next)
+	var next http.Handler = g.surfaces[rt.Surface]
+	if rt.Handler != route.HandlerGenerated {
+		next = g.handlers[rt.Handler]
+	}
+	// Buffer what must be settled before the client sees it: an answer to
+	// keep for replays, or one an after-success step follows.
+	buffered := t.req.IdempotencyKey != "" || rt.After != route.AfterNothing
+	a := dispatch(w, r, next, buffered)
+	if rt.After != route.AfterNothing && a.status >= 200 && a.status < 300 {
+		g.after[rt.After](p)
+	}
+	g.settle(r.Context(), t, a)
+	if buffered {
+		a.send(w)
+	}
+	return info
 }
 
 // allow is the Allow header for a path answering methods: HEAD wherever GET
@@ -312,18 +353,4 @@ func allow(methods []string) string {
 func outgoing(r *http.Request) context.Context {
 	p, _ := principal.From(r.Context())
 	return principal.Outgoing(r.Context(), p)
-}
-
-const billingLimitsSelector = "metering.v1.BillingService.SetBillingLimits"
-
-// forgetAfterSuccess drops the account's cached limits once a billing change
-// succeeded, so the very next request through this gateway sees it.
-func (g *Gateway) forgetAfterSuccess(next http.Handler, accountID string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
-		if sw.status >= 200 && sw.status < 300 {
-			g.resolver.ForgetAccount(accountID)
-		}
-	})
 }

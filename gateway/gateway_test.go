@@ -46,7 +46,7 @@ func (f *fakeMetering) ResolveCredential(_ context.Context, r *meteringv1.Resolv
 	f.calls++
 	p, ok := f.keys[r.GetSecret()]
 	if !ok {
-		return nil, problem.Error(problem.Unauthorized, "invalid credential")
+		return nil, problem.New(problem.Unauthorized, "invalid credential")
 	}
 	return &meteringv1.ResolveCredentialResponse{Principal: p, Limits: f.limits}, nil
 }
@@ -79,7 +79,7 @@ func (*fakeFinance) ListTransactions(ctx context.Context, r *financev1.ListTrans
 		panic("backend bug")
 	}
 	if r.GetPageSize() == 14 {
-		return nil, problem.Error(problem.Unauthorized, "the credential's grant is not valid")
+		return nil, problem.New(problem.Unauthorized, "the credential's grant is not valid")
 	}
 	id := "tx-of-" + p.FinanceUserID
 	return &financev1.ListTransactionsResponse{
@@ -108,16 +108,16 @@ func (f *fakeConverter) Convert(_ context.Context, r *conversionv1.ConvertReques
 	case "boom":
 		return nil, status.Error(codes.Internal, "converter crashed")
 	case "bad":
-		return nil, problem.Error(problem.InvalidInput, "message 1, line 3, field :61: bad amount", problem.Field("message"))
+		return nil, problem.New(problem.InvalidInput, "message 1, line 3, field :61: bad amount").WithField("message")
 	}
-	pages := []string{"page1"}
+	pages, media := []string{"page1"}, "application/xml"
 	if strings.HasPrefix(strings.ToLower(r.GetTo()), "mt") {
-		pages = []string{":20:A\n", ":20:B\n"}
+		pages, media = []string{":20:A\n", ":20:B\n"}, "text/plain"
 	}
 	return &conversionv1.ConvertResponse{
 		Result:   pages,
 		Warnings: []*conversionv1.Warning{{Code: "TRUNCATED", Severity: "warning"}},
-		Meta:     &conversionv1.ConvertMeta{DetectedType: "MT940", TargetType: r.GetTo(), Pages: int32(len(pages))},
+		Meta:     &conversionv1.ConvertMeta{DetectedType: "MT940", TargetType: r.GetTo(), Pages: int32(len(pages)), MediaType: media},
 	}, nil
 }
 

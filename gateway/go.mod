@@ -47,9 +47,9 @@ replace (
 
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
-	github.com/ledgerlane/platform/services/metering v0.0.0
+	github.com/ledgerlane/platform/services/metering/admission v0.0.0
 	github.com/prometheus/client_golang v1.23.2
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
-replace github.com/ledgerlane/platform/services/metering => ../services/metering
+replace github.com/ledgerlane/platform/services/metering/admission => ../services/metering/admission

@@ -117,7 +117,7 @@ func jsonBody(r *http.Request, rt route.Route) bool {
 	default:
 		return false
 	}
-	if rt.Selector == convertSelector {
+	if rt.Handler == route.HandlerConvert { // also takes raw MT and MX bodies
 		return mediaType(r.Header.Get("Content-Type")) == "application/json"
 	}
 	return true

@@ -14,7 +14,7 @@ import (
 // tell what the backend counted from what the edge refused.
 func (f *fakeConverter) Validate(_ context.Context, r *conversionv1.ValidateRequest) (*conversionv1.ValidateResponse, error) {
 	if r.GetMessage() == "bad" {
-		return nil, problem.Error(problem.InvalidInput, "the message is not MT or MX", problem.Field("message"))
+		return nil, problem.New(problem.InvalidInput, "the message is not MT or MX").WithField("message")
 	}
 	return &conversionv1.ValidateResponse{Valid: true, DetectedType: "MT940"}, nil
 }

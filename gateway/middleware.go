@@ -18,10 +18,7 @@ import (
 
 type ctxKey int
 
-const (
-	reqIDKey ctxKey = iota
-	logInfoKey
-)
+const reqIDKey ctxKey = 0
 
 // A client may send its own X-Request-Id to correlate logs; anything odd is
 // replaced so logs and problem documents never carry arbitrary client bytes.
@@ -84,34 +81,22 @@ func (s *statusWriter) Flush() {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// logInfo is filled in by later stages for the access log line and the
-// request metrics.
+// logInfo is what serving a request learned that the access log line and
+// the request metrics need.
 type logInfo struct {
 	accountID string
 	route     string // the route table's pattern, "unmatched" when none
 }
 
-func setAccount(ctx context.Context, id string) {
-	if li, ok := ctx.Value(logInfoKey).(*logInfo); ok {
-		li.accountID = id
-	}
-}
-
-func setRoute(ctx context.Context, pattern string) {
-	if li, ok := ctx.Value(logInfoKey).(*logInfo); ok {
-		li.route = pattern
-	}
-}
-
-func (g *Gateway) withAccessLog(next http.Handler) http.Handler {
+// withAccessLog logs one line per request and observes its metrics.
+func (g *Gateway) withAccessLog(serve func(http.ResponseWriter, *http.Request) logInfo) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw, ok := w.(*statusWriter)
 		if !ok {
 			sw = &statusWriter{ResponseWriter: w}
 		}
-		li := &logInfo{route: "unmatched"}
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), logInfoKey, li)))
+		li := serve(sw, r)
 		g.metrics.observe(r.Method, li.route, sw.status, time.Since(start))
 		// Path only: query strings can hold search terms, and bodies are
 		// message content; neither is logged.
@@ -133,7 +118,7 @@ func (g *Gateway) withRecover(next http.Handler) http.Handler {
 			}
 			g.log.Error("panic serving request", "request_id", requestID(r.Context()), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if sw.status == 0 {
-				problem.Write(sw, problem.New(problem.Internal, "an unexpected error occurred; quote the request id when reporting it"), requestID(r.Context()))
+				writeProblem(sw, problem.New(problem.Internal, "an unexpected error occurred; quote the request id when reporting it"), requestID(r.Context()))
 			}
 		}()
 		next.ServeHTTP(sw, r)

@@ -19,6 +19,7 @@ require (
 	github.com/ledgerlane/platform/services/finance v0.0.0
 	github.com/ledgerlane/platform/services/jobs v0.0.0
 	github.com/ledgerlane/platform/services/metering v0.0.0
+	github.com/ledgerlane/platform/services/metering/admission v0.0.0
 	google.golang.org/grpc v1.85.0
 )
 
@@ -73,4 +74,5 @@ replace (
 	github.com/ledgerlane/platform/services/finance => ../../services/finance
 	github.com/ledgerlane/platform/services/jobs => ../../services/jobs
 	github.com/ledgerlane/platform/services/metering => ../../services/metering
+	github.com/ledgerlane/platform/services/metering/admission => ../../services/metering/admission
 )

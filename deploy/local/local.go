@@ -18,35 +18,22 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/grpc"
 
 	"github.com/ledgerlane/platform/gateway"
-	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/natsconn"
-	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
-	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
-	convertergrpc "github.com/ledgerlane/platform/services/converter/grpcapi"
-	"github.com/ledgerlane/platform/services/finance"
-	financegrpc "github.com/ledgerlane/platform/services/finance/grpcapi"
-	financemem "github.com/ledgerlane/platform/services/finance/memory"
-	financepg "github.com/ledgerlane/platform/services/finance/postgres"
+	converterserver "github.com/ledgerlane/platform/services/converter/server"
 	financesandbox "github.com/ledgerlane/platform/services/finance/sandbox" // finance sandbox aggregator
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
+	financeserver "github.com/ledgerlane/platform/services/finance/server"
 	"github.com/ledgerlane/platform/services/jobs"
-	jobsconv "github.com/ledgerlane/platform/services/jobs/convertclient"
-	jobsgrpc "github.com/ledgerlane/platform/services/jobs/grpcapi"
-	jobsmem "github.com/ledgerlane/platform/services/jobs/memory"
-	jobsmetrics "github.com/ledgerlane/platform/services/jobs/metrics"
-	jobsqueue "github.com/ledgerlane/platform/services/jobs/natsqueue"
-	jobswebhook "github.com/ledgerlane/platform/services/jobs/webhook"
+	jobsserver "github.com/ledgerlane/platform/services/jobs/server"
 	"github.com/ledgerlane/platform/services/metering"
-	meteringgrpc "github.com/ledgerlane/platform/services/metering/grpcapi"
-	meteringmem "github.com/ledgerlane/platform/services/metering/memory"
-	"github.com/ledgerlane/platform/services/metering/meter"
-	meteringpg "github.com/ledgerlane/platform/services/metering/postgres"
+	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/financedir"
+	meteringserver "github.com/ledgerlane/platform/services/metering/server"
 )
 
 // Config selects real servers where set; everything else is embedded.
@@ -93,6 +80,7 @@ type Stack struct {
 	// bank connections; tests call its SyncNow.
 	Sandbox *financesandbox.Aggregator
 
+	listeners map[string]net.Listener
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	errMu     sync.Mutex
@@ -102,27 +90,10 @@ type Stack struct {
 }
 
 // Start brings the whole stack up and seeds the demo account. Close stops it.
+// Each service is built by its own server.New, as its cmd/<name> builds it,
+// and served on its own loopback gRPC port, as on Kubernetes.
 func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
-	if cfg.Log == nil {
-		cfg.Log = slog.Default()
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.FinanceSchema == "" {
-		cfg.FinanceSchema = "finance"
-	}
-	if cfg.MeteringSchema == "" {
-		cfg.MeteringSchema = "metering"
-	}
-	if cfg.HTTPAddr == "" {
-		cfg.HTTPAddr = "127.0.0.1:8080"
-	}
-	if len(cfg.CursorSecret) == 0 {
-		cfg.CursorSecret = make([]byte, 32)
-		_, _ = rand.Read(cfg.CursorSecret)
-	}
-	log := cfg.Log
+	cfg = cfg.withDefaults()
 	runCtx, cancel := context.WithCancel(context.Background())
 	s := &Stack{cancel: cancel}
 	defer func() {
@@ -130,175 +101,179 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 			s.Close()
 		}
 	}()
-
-	// Redis and NATS: real when named, embedded otherwise (on free loopback
-	// ports, so `make run` works beside real servers on their standard ports).
-	redisURL := cfg.RedisURL
-	if redisURL == "" {
-		e, err := redisconn.StartEmbedded()
-		if err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, e.Close)
-		redisURL = e.URL()
-		log.Info("embedded redis started", "url", redisURL)
+	redisURL, natsURL, err := s.embedded(cfg)
+	if err != nil {
+		return nil, err
 	}
+	backends, err := s.listen()
+	if err != nil {
+		return nil, err
+	}
+
+	fin, err := financeserver.New(ctx, financeserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.FinanceSchema,
+		CursorSecret: cfg.CursorSecret, Clock: cfg.Now, Log: cfg.Log.With("service", "finance")})
+	if err = s.serve(runCtx, cfg.Log, "finance", fin, err); err != nil {
+		return nil, err
+	}
+	conv, err := converterserver.New(ctx, converterserver.Config{})
+	if err = s.serve(runCtx, cfg.Log, "converter", conv, err); err != nil {
+		return nil, err
+	}
+	// Jobs: an in-memory store whatever DatabaseURL says, a random job key
+	// per start (so batches work without configuration) and private webhook
+	// targets allowed, so a receiver on localhost gets deliveries.
+	jobsSrv, err := jobsserver.New(ctx, jobsserver.Config{NATSURL: natsURL, ConverterAddr: s.Addrs["converter"],
+		Keys: jobs.NewRandomKeyring(), AllowPrivate: true, Clock: cfg.Now, Log: cfg.Log.With("service", "jobs")})
+	if err = s.serve(runCtx, cfg.Log, "jobs", jobsSrv, err); err != nil {
+		return nil, err
+	}
+	// Metering checks finance credentials with the finance service over
+	// gRPC, as meteringctl does in a cluster.
+	met, err := meteringserver.New(ctx, meteringserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.MeteringSchema,
+		RedisURL: redisURL, FinanceDirectory: financedir.New(backends.Finance), Clock: cfg.Now, Log: cfg.Log.With("service", "metering")})
+	if err = s.serve(runCtx, cfg.Log, "metering", met, err); err != nil {
+		return nil, err
+	}
+	counters, err := s.startGateway(ctx, runCtx, cfg, backends, redisURL, natsURL)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := s.seed(ctx, cfg, fin, met, counters); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	// The finance sandbox aggregator makes bank activity for the demo user
+	// on a ticker, which the finance service's Run drives.
+	s.Sandbox = fin.UseSandbox(financesandbox.ForDemo(s.Demo), cmp.Or(cfg.SandboxInterval, 30*time.Second))
+	if err := s.serveHTTP(runCtx, cfg.HTTPAddr); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// listen opens a loopback listener per service (Addrs) and a connection to
+// each, before any service is built: services and the gateway dial each
+// other's addresses as in a cluster.
+func (s *Stack) listen() (gateway.Backends, error) {
+	var b gateway.Backends
+	s.Addrs, s.listeners = map[string]string{}, map[string]net.Listener{}
+	for name, dst := range map[string]*grpc.ClientConnInterface{
+		"finance": &b.Finance, "converter": &b.Converter, "jobs": &b.Jobs, "metering": &b.Metering,
+	} {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return b, err
+		}
+		s.closers = append(s.closers, func() { _ = lis.Close() })
+		s.listeners[name], s.Addrs[name] = lis, lis.Addr().String()
+		conn, err := rpc.Dial(s.Addrs[name])
+		if err != nil {
+			return b, err
+		}
+		s.closers = append(s.closers, func() { _ = conn.Close() })
+		*dst = conn
+	}
+	return b, nil
+}
+
+// serve serves srv, built with err, on its loopback listener and runs its
+// background work until Close, which then closes it.
+func (s *Stack) serve(runCtx context.Context, log *slog.Logger, name string, srv rpc.Service, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	s.closers = append(s.closers, func() { _ = srv.Close() })
+	g, lis := rpc.NewServiceServer(log.With("service", name), srv), s.listeners[name]
+	s.run(func() error { return rpc.Serve(runCtx, g, lis, 10*time.Second) })
+	s.run(func() error { return srv.Run(runCtx) })
+	return nil
+}
+
+// startGateway builds the gateway on the services' connections, with Redis
+// and NATS in its readiness, and runs its usage reconciler. It returns the
+// usage counters on the gateway's Redis.
+func (s *Stack) startGateway(ctx, runCtx context.Context, cfg Config, b gateway.Backends, redisURL, natsURL string) (*admission.Controller, error) {
 	rc, err := redisconn.Connect(ctx, redisURL)
 	if err != nil {
 		return nil, err
 	}
 	s.closers = append(s.closers, func() { _ = rc.Close() })
-
-	natsURL := cfg.NATSURL
-	if natsURL == "" {
-		e, err := natsconn.StartEmbedded("")
-		if err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, e.Close)
-		natsURL = e.URL()
-		log.Info("embedded nats started", "url", natsURL)
-	}
-	nc, js, err := natsconn.Connect(natsURL, "local")
+	nc, _, err := natsconn.Connect(natsURL, "local")
 	if err != nil {
 		return nil, err
 	}
 	s.closers = append(s.closers, nc.Close)
-
-	// Stores.
-	var (
-		meteringStore metering.Store
-		financeStore  finance.Store
-		financeChecks []rpc.Check
-		meteringCheck []rpc.Check
-	)
-	if cfg.DatabaseURL != "" {
-		mp, err := pg.Open(ctx, cfg.DatabaseURL, cfg.MeteringSchema, meteringpg.Migrations, log)
-		if err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, mp.Close)
-		fp, err := pg.Open(ctx, cfg.DatabaseURL, cfg.FinanceSchema, financepg.Migrations, log)
-		if err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, fp.Close)
-		meteringStore, financeStore = meteringpg.New(mp), financepg.New(fp)
-		meteringCheck = []rpc.Check{poolCheck(mp)}
-		financeChecks = []rpc.Check{poolCheck(fp)}
-	} else {
-		meteringStore, financeStore = meteringmem.New(), financemem.New()
-	}
-	meteringSvc := metering.NewService(meteringStore, metering.Clock(cfg.Now), log.With("service", "metering"))
-	meteringSvc.UseMeter(meter.New(rc, cfg.Now))
-	financeSvc := finance.NewService(financeStore, cursor.New(cfg.CursorSecret), finance.Clock(cfg.Now), log.With("service", "finance"))
-	meteringSvc.UseFinanceDirectory(financeDirectory{svc: financeSvc})
-
-	// Jobs: in-memory store, a random job key per start (so batches work
-	// without configuration) and private webhook targets allowed, so a
-	// receiver on localhost gets deliveries. Its converter client is
-	// connected once the converter listens (below).
-	jobsConv := &lateConn{}
-	jobsSvc := jobs.NewService(jobs.Config{
-		Store:     jobsmem.New(),
-		Queue:     jobsqueue.New(js, jobsqueue.DefaultNames()),
-		Converter: jobsconv.New(conversionv1.NewConversionServiceClient(jobsConv)),
-		Webhooks:  jobswebhook.NewClient(true),
-		Metrics:   jobsmetrics.Prometheus{},
-		Keys:      jobs.NewRandomKeyring(), Clock: cfg.Now, Log: log.With("service", "jobs"), AllowPrivate: true,
-	})
-
-	// Services, each on its own loopback gRPC port as on Kubernetes.
-	addrs := map[string]string{}
-	for _, svc := range []struct {
-		name     string
-		checks   []rpc.Check
-		register func(*grpc.Server)
-	}{
-		{"finance", financeChecks, func(g *grpc.Server) { financegrpc.Register(g, financeSvc) }},
-		{"converter", nil, func(g *grpc.Server) { convertergrpc.Register(g) }},
-		{"jobs", []rpc.Check{{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }}}, func(g *grpc.Server) { jobsgrpc.Register(g, jobsSvc) }},
-		{"metering", meteringCheck, func(g *grpc.Server) { meteringgrpc.Register(g, meteringSvc) }},
-	} {
-		lis, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		srv := rpc.NewServer(log.With("service", svc.name), svc.checks)
-		svc.register(srv)
-		addrs[svc.name] = lis.Addr().String()
-		s.run(func() error { return rpc.Serve(runCtx, srv, lis, 10*time.Second) })
-	}
-
-	var b gateway.Backends
-	for name, dst := range map[string]*grpc.ClientConnInterface{
-		"finance": &b.Finance, "converter": &b.Converter, "jobs": &b.Jobs, "metering": &b.Metering,
-	} {
-		conn, err := rpc.Dial(addrs[name])
-		if err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, func() { _ = conn.Close() })
-		*dst = conn
-	}
-	jobsConv.ClientConnInterface = b.Converter
-	s.run(func() error { return jobsSvc.Run(runCtx) })
-	g, err := gateway.New(gateway.Config{
+	s.Gateway, err = gateway.New(gateway.Config{
 		Backends: b,
 		Checks: []gateway.Check{
 			{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }},
 			{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }},
 		},
 		Version: cfg.Version, Commit: cfg.Commit, BuildTime: cfg.BuildTime,
-		Log: log.With("service", "gateway"), Now: cfg.Now, Redis: rc,
+		Log: cfg.Log.With("service", "gateway"), Now: cfg.Now, Redis: rc,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.Gateway = g
-	s.run(func() error { g.RunReconciler(runCtx, 2*time.Second); return nil })
-
-	if cfg.DemoPlan == "" {
-		cfg.DemoPlan = metering.PlanStarter
-	}
-	demo, acct, keys, err := seed(ctx, financeStore, meteringSvc, cfg.DemoPlan, cfg.Now())
-	if err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
-	}
-	s.Demo, s.Keys, s.Addrs, s.AccountID = demo, keys, addrs, acct.ID
-	if cfg.DemoUsage > 0 {
-		l, err := meteringSvc.Limits(ctx, acct.ID)
-		if err != nil {
-			return nil, err
-		}
-		if err := meter.New(rc, cfg.Now).Reconcile(ctx, meter.Request{AccountID: acct.ID, Metered: true, Limits: l}, cfg.DemoUsage); err != nil {
-			return nil, err
-		}
-	}
-
-	// Finance sandbox aggregator: makes bank activity for the demo user on
-	// a ticker; stopped by Close through runCtx.
-	s.Sandbox = financesandbox.New(financeSvc, financesandbox.ForDemo(demo), cfg.Now, log.With("service", "finance-sandbox"))
-	if every := cmp.Or(cfg.SandboxInterval, 30*time.Second); every > 0 {
-		s.run(func() error { s.Sandbox.Run(runCtx, every); return nil })
-	}
-
-	lis, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return nil, err
-	}
-	s.URL = "http://" + lis.Addr().String()
-	handler := g.Handler()
-	s.run(func() error { return gateway.Serve(runCtx, lis, handler, 10*time.Second) })
-	return s, nil
+	s.run(func() error { s.Gateway.RunReconciler(runCtx, 2*time.Second); return nil })
+	return admission.New(rc, cfg.Now), nil
 }
 
-// lateConn lets the jobs service be built before the converter's address is
-// known; it is set before the jobs workers start.
-type lateConn struct{ grpc.ClientConnInterface }
+// serveHTTP serves the gateway on addr (URL).
+func (s *Stack) serveHTTP(runCtx context.Context, addr string) error {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	s.URL = "http://" + lis.Addr().String()
+	handler := s.Gateway.Handler()
+	s.run(func() error { return gateway.Serve(runCtx, lis, handler, 10*time.Second) })
+	return nil
+}
 
-func poolCheck(p *pgxpool.Pool) rpc.Check {
-	return rpc.Check{Name: "postgresql", Probe: p.Ping}
+// withDefaults fills what cfg leaves unset.
+func (cfg Config) withDefaults() Config {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cfg.FinanceSchema = cmp.Or(cfg.FinanceSchema, "finance")
+	cfg.MeteringSchema = cmp.Or(cfg.MeteringSchema, "metering")
+	cfg.HTTPAddr = cmp.Or(cfg.HTTPAddr, "127.0.0.1:8080")
+	cfg.DemoPlan = cmp.Or(cfg.DemoPlan, metering.PlanStarter)
+	if len(cfg.CursorSecret) == 0 {
+		cfg.CursorSecret = make([]byte, 32)
+		_, _ = rand.Read(cfg.CursorSecret)
+	}
+	return cfg
+}
+
+// embedded starts embedded Redis and NATS where cfg names no real server
+// (on free loopback ports, so `make run` works beside real servers on their
+// standard ports) and returns the URLs to use.
+func (s *Stack) embedded(cfg Config) (redisURL, natsURL string, err error) {
+	redisURL, natsURL = cfg.RedisURL, cfg.NATSURL
+	if redisURL == "" {
+		e, err := redisconn.StartEmbedded()
+		if err != nil {
+			return "", "", err
+		}
+		s.closers = append(s.closers, e.Close)
+		redisURL = e.URL()
+		cfg.Log.Info("embedded redis started", "url", redisURL)
+	}
+	if natsURL == "" {
+		e, err := natsconn.StartEmbedded("")
+		if err != nil {
+			return "", "", err
+		}
+		s.closers = append(s.closers, e.Close)
+		natsURL = e.URL()
+		cfg.Log.Info("embedded nats started", "url", natsURL)
+	}
+	return redisURL, natsURL, nil
 }
 
 func (s *Stack) run(f func() error) {

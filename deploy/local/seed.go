@@ -2,12 +2,14 @@ package local
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
+	financeserver "github.com/ledgerlane/platform/services/finance/server"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/admission"
+	meteringserver "github.com/ledgerlane/platform/services/metering/server"
 )
 
 // Key is one demo credential, as printed at start and written to
@@ -16,6 +18,24 @@ type Key struct {
 	Name   string   `json:"name"`
 	Key    string   `json:"key"`
 	Scopes []string `json:"scopes"`
+}
+
+// seed seeds the demo account (seed) into the finance and metering services
+// and counts cfg.DemoUsage live conversions in its window on counters.
+func (s *Stack) seed(ctx context.Context, cfg Config, fin *financeserver.Server, met *meteringserver.Server, counters *admission.Controller) error {
+	demo, acct, keys, err := seed(ctx, fin.Store(), met.Service(), cfg.DemoPlan, cfg.Now())
+	if err != nil {
+		return err
+	}
+	s.Demo, s.Keys, s.AccountID = demo, keys, acct.ID
+	if cfg.DemoUsage > 0 {
+		l, err := met.Service().Limits(ctx, acct.ID)
+		if err != nil {
+			return err
+		}
+		return counters.Reconcile(ctx, admission.Request{AccountID: acct.ID, Metered: true, Limits: l}, cfg.DemoUsage)
+	}
+	return nil
 }
 
 // seed creates one metering account on plan, its demo finance user with
@@ -68,23 +88,4 @@ func seed(ctx context.Context, fs finance.Store, ms *metering.Service, plan stri
 		keys = append(keys, Key{Name: sp.name, Key: secret, Scopes: cred.Scopes})
 	}
 	return demo, acct, keys, nil
-}
-
-// financeDirectory is metering's FinanceDirectory in process: the local stack
-// holds both services, so it asks the finance Service directly (a cluster's
-// meteringctl asks over gRPC: services/metering/financedir).
-type financeDirectory struct{ svc *finance.Service }
-
-// CheckGrant implements metering.FinanceDirectory.
-func (d financeDirectory) CheckGrant(ctx context.Context, accountID, userID, grantID string) error {
-	check, err := d.svc.CheckGrant(ctx, accountID, userID, grantID)
-	switch {
-	case err != nil:
-		return fmt.Errorf("finance: check grant: %w", err)
-	case !check.UserInAccount:
-		return metering.ErrFinanceUserNotInAccount
-	case !check.GrantOfUser:
-		return metering.ErrGrantNotOfUser
-	}
-	return nil
 }

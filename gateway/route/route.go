@@ -1,8 +1,10 @@
-// Package route is the edge's single table of public routes: for each method and
-// path pattern, which surface serves it, which scope it needs, how large its
-// body may be and whether it is metered. Authentication, scope checks, body
-// limits, 404 and 405 are all decided from this table; proto/http.yaml binds the
-// same routes to gRPC methods, and a test keeps the two identical.
+// Package route is the edge's single table of public routes: for each method
+// and path pattern, which surface serves it, which scope it needs, how large
+// its body may be, and the edge's policy for it: metering and units,
+// idempotency, success status, a hand-written handler and what runs after
+// success. Authentication, scope checks, body limits, admission, 404 and 405
+// are all decided from this table; proto/http.yaml binds the same routes to
+// gRPC methods, and a test keeps the two identical.
 package route
 
 import (
@@ -28,80 +30,155 @@ const (
 	DefaultBodyLimit = 1 << 20
 )
 
-// Route is one method on one path pattern for one surface.
+// Idempotency says what a route does with an Idempotency-Key header.
+type Idempotency int
+
+const (
+	IdempotencyNone     Idempotency = iota // no key taken (reads, pure computations)
+	IdempotencyOptional                    // honoured when sent
+	IdempotencyRequired                    // 400 without one
+)
+
+// Units says how many quota units a metered request draws.
+type Units int
+
+const (
+	UnitsOne     Units = iota // one per request
+	UnitsPerItem              // one per element of the JSON body's "items" (a batch)
+)
+
+// Handler names a hand-written handler for a route grpc-gateway cannot
+// serve; the gateway maps each name to its function and refuses to start on
+// a name it does not know.
+type Handler string
+
+const (
+	HandlerGenerated Handler = ""        // grpc-gateway's generated handler
+	HandlerConvert   Handler = "convert" // POST /v1/convert: raw bodies and Accept negotiation
+)
+
+// After names what the gateway runs once a route answered 2xx.
+type After string
+
+const (
+	AfterNothing      After = ""
+	AfterForgetLimits After = "forget-limits" // drop the account's cached limits
+)
+
+// Route is one method on one path pattern for one surface, with the edge's
+// policy for it.
 type Route struct {
 	Method   string
 	Pattern  string // segments; {name} matches one non-empty segment
 	Surface  Surface
 	Scope    string // empty for public routes
 	Selector string // the gRPC method bound in proto/http.yaml
-	Metered  bool
-	Limit    int64
+	Limit    int64  // body limit in bytes
+	// Metered routes draw Units of quota per request.
+	Metered     bool
+	Units       Units
+	Idempotency Idempotency
+	// Status is the success status; 0 means 200.
+	Status  int
+	Handler Handler
+	After   After
 }
 
-func r(method, pattern string, s Surface, scope, selector string) Route {
-	return Route{Method: method, Pattern: pattern, Surface: s, Scope: scope, Selector: selector, Limit: DefaultBodyLimit}
+// get is a read: no body worth fingerprinting, no idempotency.
+func get(pattern string, s Surface, scope, selector string) Route {
+	return Route{Method: http.MethodGet, Pattern: pattern, Surface: s, Scope: scope, Selector: selector, Limit: DefaultBodyLimit}
 }
 
-func metered(rt Route) Route { rt.Metered = true; return rt }
+// write is any other method, with its idempotency stated.
+func write(method, pattern string, s Surface, scope, selector string, idem Idempotency) Route {
+	return Route{Method: method, Pattern: pattern, Surface: s, Scope: scope, Selector: selector, Limit: DefaultBodyLimit, Idempotency: idem}
+}
 
-func limit(rt Route, n int64) Route { rt.Limit = n; return rt }
+func (rt Route) metered(u Units) Route   { rt.Metered, rt.Units = true, u; return rt }
+func (rt Route) limit(n int64) Route     { rt.Limit = n; return rt }
+func (rt Route) status(code int) Route   { rt.Status = code; return rt }
+func (rt Route) handler(h Handler) Route { rt.Handler = h; return rt }
+func (rt Route) after(a After) Route     { rt.After = a; return rt }
+
+const (
+	none     = IdempotencyNone
+	optional = IdempotencyOptional
+	required = IdempotencyRequired
+)
 
 // Finance read scopes are ours (the finance spec leaves them open); writes use
-// the spec's names. docs/scopes.md lists them.
+// the spec's names. docs/scopes.md lists them. Finance writes require an
+// Idempotency-Key; conversion-surface writes honour one when sent.
 var table = []Route{
-	r(http.MethodGet, "/v1/health", Public, "", "edge.v1.EdgeService.Health"),
-	r(http.MethodGet, "/v1/ready", Public, "", "edge.v1.EdgeService.Ready"),
-	r(http.MethodGet, "/v1/version", Public, "", "edge.v1.EdgeService.Version"),
+	get("/v1/health", Public, "", "edge.v1.EdgeService.Health"),
+	get("/v1/ready", Public, "", "edge.v1.EdgeService.Ready"),
+	get("/v1/version", Public, "", "edge.v1.EdgeService.Version"),
 
 	// Conversion surface: scopes exactly as the conversion spec's table.
-	limit(metered(r(http.MethodPost, "/v1/convert", Conversion, "convert", "conversion.v1.ConversionService.Convert")), ConvertBodyLimit),
-	// A batch draws one quota unit per item, admitted whole or refused whole.
-	limit(metered(r(http.MethodPost, "/v1/convert/batch", Conversion, "convert", "jobs.v1.JobService.CreateBatch")), BatchBodyLimit),
-	limit(metered(r(http.MethodPost, "/v1/normalize", Conversion, "normalize", "conversion.v1.ConversionService.Normalize")), ConvertBodyLimit),
-	limit(metered(r(http.MethodPost, "/v1/validate", Conversion, "validate", "conversion.v1.ConversionService.Validate")), ConvertBodyLimit),
-	limit(metered(r(http.MethodPost, "/v1/enrich", Conversion, "enrich", "conversion.v1.ConversionService.Enrich")), ConvertBodyLimit),
-	r(http.MethodGet, "/v1/formats", Conversion, "formats:read", "conversion.v1.ConversionService.ListFormats"),
-	r(http.MethodGet, "/v1/jobs/{id}", Conversion, "jobs:read", "jobs.v1.JobService.GetJob"),
-	r(http.MethodDelete, "/v1/jobs/{id}", Conversion, "jobs:read", "jobs.v1.JobService.DeleteJob"),
-	r(http.MethodPost, "/v1/webhooks", Conversion, "webhooks:manage", "jobs.v1.WebhookService.CreateWebhook"),
-	r(http.MethodGet, "/v1/webhooks", Conversion, "webhooks:manage", "jobs.v1.WebhookService.ListWebhooks"),
-	r(http.MethodDelete, "/v1/webhooks/{id}", Conversion, "webhooks:manage", "jobs.v1.WebhookService.DeleteWebhook"),
-	r(http.MethodPost, "/v1/connections", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.CreateConnection"),
-	r(http.MethodGet, "/v1/connections", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.ListConnections"),
-	r(http.MethodDelete, "/v1/connections/{id}", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.DeleteConnection"),
-	r(http.MethodGet, "/v1/usage", Conversion, "usage:read", "metering.v1.UsageService.GetUsage"),
+	write(http.MethodPost, "/v1/convert", Conversion, "convert", "conversion.v1.ConversionService.Convert", optional).
+		metered(UnitsOne).limit(ConvertBodyLimit).handler(HandlerConvert),
+	// A batch draws one quota unit per item, admitted whole or refused whole,
+	// and is accepted, not done: 202.
+	write(http.MethodPost, "/v1/convert/batch", Conversion, "convert", "jobs.v1.JobService.CreateBatch", optional).
+		metered(UnitsPerItem).limit(BatchBodyLimit).status(http.StatusAccepted),
+	write(http.MethodPost, "/v1/normalize", Conversion, "normalize", "conversion.v1.ConversionService.Normalize", optional).
+		metered(UnitsOne).limit(ConvertBodyLimit),
+	write(http.MethodPost, "/v1/validate", Conversion, "validate", "conversion.v1.ConversionService.Validate", optional).
+		metered(UnitsOne).limit(ConvertBodyLimit),
+	write(http.MethodPost, "/v1/enrich", Conversion, "enrich", "conversion.v1.ConversionService.Enrich", optional).
+		metered(UnitsOne).limit(ConvertBodyLimit),
+	get("/v1/formats", Conversion, "formats:read", "conversion.v1.ConversionService.ListFormats"),
+	get("/v1/jobs/{id}", Conversion, "jobs:read", "jobs.v1.JobService.GetJob"),
+	write(http.MethodDelete, "/v1/jobs/{id}", Conversion, "jobs:read", "jobs.v1.JobService.DeleteJob", optional),
+	write(http.MethodPost, "/v1/webhooks", Conversion, "webhooks:manage", "jobs.v1.WebhookService.CreateWebhook", optional),
+	get("/v1/webhooks", Conversion, "webhooks:manage", "jobs.v1.WebhookService.ListWebhooks"),
+	write(http.MethodDelete, "/v1/webhooks/{id}", Conversion, "webhooks:manage", "jobs.v1.WebhookService.DeleteWebhook", optional),
+	write(http.MethodPost, "/v1/connections", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.CreateConnection", optional),
+	get("/v1/connections", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.ListConnections"),
+	write(http.MethodDelete, "/v1/connections/{id}", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.DeleteConnection", optional),
+	get("/v1/usage", Conversion, "usage:read", "metering.v1.UsageService.GetUsage"),
 	// The spec names no scope for spend caps; changing billing is an account
-	// owner's act, so it needs the reserved operator scope, like usage.
-	r(http.MethodPost, "/v1/portal/billing/limits", Conversion, "usage:read", "metering.v1.BillingService.SetBillingLimits"),
+	// owner's act, so it needs the reserved operator scope, like usage. The
+	// gateway forgets its cached limits at once so the change applies to the
+	// very next request.
+	write(http.MethodPost, "/v1/portal/billing/limits", Conversion, "usage:read", "metering.v1.BillingService.SetBillingLimits", optional).
+		after(AfterForgetLimits),
 
 	// Finance surface.
-	r(http.MethodGet, "/v1/transactions", Finance, "transactions:read", "finance.v1.TransactionService.ListTransactions"),
-	r(http.MethodGet, "/v1/transactions/search", Finance, "transactions:read", "finance.v1.TransactionService.SearchTransactions"),
-	r(http.MethodGet, "/v1/transactions/{id}", Finance, "transactions:read", "finance.v1.TransactionService.GetTransaction"),
-	r(http.MethodPatch, "/v1/transactions/{id}", Finance, "transactions:write", "finance.v1.TransactionService.UpdateTransaction"),
-	r(http.MethodPost, "/v1/transactions/bulk-categorize", Finance, "transactions:write", "finance.v1.TransactionService.BulkCategorizeTransactions"),
-	r(http.MethodGet, "/v1/categories", Finance, "categories:read", "finance.v1.CategoryService.ListCategories"),
-	r(http.MethodPost, "/v1/categories", Finance, "categories:write", "finance.v1.CategoryService.CreateCategory"),
-	r(http.MethodPatch, "/v1/categories/{id}", Finance, "categories:write", "finance.v1.CategoryService.UpdateCategory"),
-	r(http.MethodDelete, "/v1/categories/{id}", Finance, "categories:write", "finance.v1.CategoryService.DeleteCategory"),
-	r(http.MethodGet, "/v1/connections", Finance, "accounts:read", "finance.v1.AccountService.ListConnections"),
-	r(http.MethodGet, "/v1/accounts/{id}/balances", Finance, "accounts:read", "finance.v1.AccountService.GetAccountBalances"),
-	r(http.MethodGet, "/v1/sync-status", Finance, "accounts:read", "finance.v1.AccountService.GetSyncStatus"),
-	r(http.MethodGet, "/v1/budgets/{id}", Finance, "budgets:read", "finance.v1.BudgetService.GetBudget"),
-	r(http.MethodGet, "/v1/budgets/{id}/progress", Finance, "budgets:read", "finance.v1.BudgetService.GetBudgetProgress"),
-	r(http.MethodPost, "/v1/budgets/switch-method", Finance, "budgets:write", "finance.v1.BudgetService.SwitchBudgetMethod"),
-	r(http.MethodGet, "/v1/goals", Finance, "goals:read", "finance.v1.GoalService.ListGoals"),
-	r(http.MethodGet, "/v1/goals/{id}", Finance, "goals:read", "finance.v1.GoalService.GetGoal"),
-	r(http.MethodGet, "/v1/holdings", Finance, "holdings:read", "finance.v1.HoldingService.ListHoldings"),
-	r(http.MethodGet, "/v1/debt/summary", Finance, "debt:read", "finance.v1.DebtService.GetDebtSummary"),
-	r(http.MethodPost, "/v1/debt/payoff-plan", Finance, "debt:read", "finance.v1.DebtService.CreatePayoffPlan"),
-	r(http.MethodGet, "/v1/insights/cash-flow-forecast", Finance, "insights:read", "finance.v1.InsightService.GetCashFlowForecast"),
-	r(http.MethodGet, "/v1/insights/month-summary", Finance, "insights:read", "finance.v1.InsightService.GetMonthSummary"),
-	r(http.MethodGet, "/v1/insights/spending-by-category", Finance, "insights:read", "finance.v1.InsightService.GetSpendingByCategory"),
-	r(http.MethodGet, "/v1/bills/upcoming", Finance, "insights:read", "finance.v1.InsightService.ListUpcomingBills"),
-	r(http.MethodGet, "/v1/net-worth", Finance, "net_worth:read", "finance.v1.NetWorthService.GetNetWorth"),
-	r(http.MethodGet, "/v1/net-worth/history", Finance, "net_worth:read", "finance.v1.NetWorthService.GetNetWorthHistory"),
+	get("/v1/transactions", Finance, "transactions:read", "finance.v1.TransactionService.ListTransactions"),
+	get("/v1/transactions/search", Finance, "transactions:read", "finance.v1.TransactionService.SearchTransactions"),
+	get("/v1/transactions/{id}", Finance, "transactions:read", "finance.v1.TransactionService.GetTransaction"),
+	write(http.MethodPatch, "/v1/transactions/{id}", Finance, "transactions:write", "finance.v1.TransactionService.UpdateTransaction", required),
+	write(http.MethodPost, "/v1/transactions/bulk-categorize", Finance, "transactions:write", "finance.v1.TransactionService.BulkCategorizeTransactions", required),
+	get("/v1/categories", Finance, "categories:read", "finance.v1.CategoryService.ListCategories"),
+	write(http.MethodPost, "/v1/categories", Finance, "categories:write", "finance.v1.CategoryService.CreateCategory", required),
+	write(http.MethodPatch, "/v1/categories/{id}", Finance, "categories:write", "finance.v1.CategoryService.UpdateCategory", required),
+	write(http.MethodDelete, "/v1/categories/{id}", Finance, "categories:write", "finance.v1.CategoryService.DeleteCategory", required),
+	get("/v1/connections", Finance, "accounts:read", "finance.v1.AccountService.ListConnections"),
+	get("/v1/accounts/{id}/balances", Finance, "accounts:read", "finance.v1.AccountService.GetAccountBalances"),
+	get("/v1/sync-status", Finance, "accounts:read", "finance.v1.AccountService.GetSyncStatus"),
+	get("/v1/budgets/{id}", Finance, "budgets:read", "finance.v1.BudgetService.GetBudget"),
+	get("/v1/budgets/{id}/progress", Finance, "budgets:read", "finance.v1.BudgetService.GetBudgetProgress"),
+	write(http.MethodPost, "/v1/budgets/switch-method", Finance, "budgets:write", "finance.v1.BudgetService.SwitchBudgetMethod", required),
+	get("/v1/goals", Finance, "goals:read", "finance.v1.GoalService.ListGoals"),
+	get("/v1/goals/{id}", Finance, "goals:read", "finance.v1.GoalService.GetGoal"),
+	get("/v1/holdings", Finance, "holdings:read", "finance.v1.HoldingService.ListHoldings"),
+	get("/v1/debt/summary", Finance, "debt:read", "finance.v1.DebtService.GetDebtSummary"),
+	// The payoff plan only computes: nothing to make idempotent.
+	write(http.MethodPost, "/v1/debt/payoff-plan", Finance, "debt:read", "finance.v1.DebtService.CreatePayoffPlan", none),
+	get("/v1/insights/cash-flow-forecast", Finance, "insights:read", "finance.v1.InsightService.GetCashFlowForecast"),
+	get("/v1/insights/month-summary", Finance, "insights:read", "finance.v1.InsightService.GetMonthSummary"),
+	get("/v1/insights/spending-by-category", Finance, "insights:read", "finance.v1.InsightService.GetSpendingByCategory"),
+	get("/v1/bills/upcoming", Finance, "insights:read", "finance.v1.InsightService.ListUpcomingBills"),
+	get("/v1/net-worth", Finance, "net_worth:read", "finance.v1.NetWorthService.GetNetWorth"),
+	get("/v1/net-worth/history", Finance, "net_worth:read", "finance.v1.NetWorthService.GetNetWorthHistory"),
+}
+
+// GRPCMethod is the route's gRPC method as grpc-gateway names it
+// ("/jobs.v1.JobService/CreateBatch").
+func (rt Route) GRPCMethod() string {
+	i := strings.LastIndexByte(rt.Selector, '.')
+	return "/" + rt.Selector[:i] + "/" + rt.Selector[i+1:]
 }
 
 // All returns a copy of the table.

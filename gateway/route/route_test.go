@@ -91,3 +91,27 @@ func TestEveryAuthenticatedRouteHasAScope(t *testing.T) {
 		}
 	}
 }
+
+// The policy columns, checked against what the spec and docs/limits.md say.
+func TestPolicyColumns(t *testing.T) {
+	for _, rt := range All() {
+		name := rt.Method + " " + rt.Pattern
+		switch {
+		case rt.Method == http.MethodGet && rt.Idempotency != IdempotencyNone:
+			t.Errorf("%s: a read takes no Idempotency-Key", name)
+		case rt.Method != http.MethodGet && rt.Surface == Finance && rt.Selector != "finance.v1.DebtService.CreatePayoffPlan" && rt.Idempotency != IdempotencyRequired:
+			t.Errorf("%s: finance writes require an Idempotency-Key", name)
+		case rt.Method != http.MethodGet && rt.Surface == Conversion && rt.Idempotency != IdempotencyOptional:
+			t.Errorf("%s: conversion writes honour an Idempotency-Key", name)
+		}
+		if rt.Units == UnitsPerItem && !rt.Metered {
+			t.Errorf("%s: units per item on an unmetered route", name)
+		}
+		if rt.Status != 0 && (rt.Status < 200 || rt.Status > 299) {
+			t.Errorf("%s: success status %d", name, rt.Status)
+		}
+		if m := rt.GRPCMethod(); !strings.HasPrefix(m, "/") || strings.Count(m, "/") != 2 {
+			t.Errorf("%s: gRPC method %q", name, m)
+		}
+	}
+}

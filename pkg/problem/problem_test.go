@@ -2,15 +2,12 @@ package problem
 
 import (
 	"errors"
-	"net/http"
-	"net/http/httptest"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 func TestEveryTypeIsDocumented(t *testing.T) {
@@ -25,51 +22,48 @@ func TestEveryTypeIsDocumented(t *testing.T) {
 	}
 }
 
-func TestGRPCRoundTrip(t *testing.T) {
-	for _, typ := range Types() {
-		t.Run(string(typ), func(t *testing.T) {
-			p := FromError(Error(typ, "some detail", Field("f"), RetryAfter(3)))
-			if p.Type != typ || p.Status != typ.Status() || p.Field != "f" || p.RetryAfter != 3 {
-				t.Fatalf("round trip lost data: %+v", p)
-			}
-			if typ == Internal && p.Detail != "" {
-				t.Fatal("internal detail must not reach clients")
-			}
-		})
+func TestNew(t *testing.T) {
+	p := New(RateLimited, "slow down").WithField("f").WithRetryAfter(3)
+	want := Problem{Type: RateLimited, Title: "Rate limited", Status: 429, Detail: "slow down", Field: "f", RetryAfter: 3}
+	if *p != want {
+		t.Fatalf("got %+v, want %+v", *p, want)
+	}
+	var got *Problem
+	if !errors.As(fmt.Errorf("wrapped: %w", p), &got) || got != p {
+		t.Fatal("a wrapped problem must be found with errors.As")
+	}
+	if p.Error() != "rate-limited: slow down" {
+		t.Fatalf("Error() = %q", p.Error())
+	}
+	if Type("nope").Status() != 500 || Type("nope").Known() {
+		t.Fatal("unknown types are internal")
 	}
 }
 
-func TestFromPlainErrors(t *testing.T) {
-	tests := []struct {
-		err  error
-		want Type
-	}{
-		{errors.New("boom"), Internal},
-		{status.Error(codes.Unimplemented, "x"), NotImplemented},
-		{status.Error(codes.NotFound, "x"), NotFound},
-		{status.Error(codes.Unavailable, "x"), Unavailable},
-		{status.Error(codes.Internal, "db password leaked"), Internal},
+// The package is plain Go: service roots import it, and must stay free of
+// transports (docs/architecture.md).
+func TestPlainGo(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
 	}
-	for _, tt := range tests {
-		p := FromError(tt.err)
-		if p.Type != tt.want {
-			t.Errorf("FromError(%v) = %s, want %s", tt.err, p.Type, tt.want)
-		}
-		if strings.Contains(p.Detail, "password") {
-			t.Errorf("internal message leaked: %q", p.Detail)
+	// Standard packages only, and not the HTTP stack.
+	out, err := exec.Command(goTool, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep != "github.com/ledgerlane/platform/pkg/problem" {
+			t.Errorf("package problem depends on %s", dep)
 		}
 	}
-}
-
-func TestWrite(t *testing.T) {
-	rec := httptest.NewRecorder()
-	p := New(RateLimited, "slow down")
-	p.RetryAfter = 2
-	Write(rec, p, "req_1")
-	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "2" || rec.Header().Get("Content-Type") != ContentType {
-		t.Fatalf("got %d %v", rec.Code, rec.Header())
+	out, err = exec.Command(goTool, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
 	}
-	if !strings.Contains(rec.Body.String(), `"instance":"req_1"`) {
-		t.Fatalf("body: %s", rec.Body)
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "net/http" {
+			t.Error("package problem depends on net/http")
+		}
 	}
 }

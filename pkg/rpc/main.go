@@ -10,8 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/logging"
 )
@@ -20,14 +18,16 @@ import (
 // termination grace period so in-flight calls finish before SIGKILL.
 const Grace = 20 * time.Second
 
-// Setup builds a service's gRPC server from its environment. cleanup, if not
-// nil, runs after the server has drained (closing pools, say).
-type Setup func(ctx context.Context, log *slog.Logger) (srv *grpc.Server, cleanup func(), err error)
+// Setup builds a service from its environment: it reads the service's
+// variables into its server.Config and calls its server.New.
+type Setup func(ctx context.Context, log *slog.Logger) (Service, error)
 
 // Main is the whole main function of a service binary: a JSON logger at
 // LOG_LEVEL, a context ended by SIGINT or SIGTERM, setup, a listener on
-// GRPC_ADDR (defaultAddr when unset), Prometheus metrics at /metrics on
-// METRICS_ADDR when set, and a graceful drain. It exits 1 on error.
+// GRPC_ADDR (defaultAddr when unset) serving the service (NewServiceServer),
+// its background work (Service.Run), Prometheus metrics at /metrics on
+// METRICS_ADDR when set, a graceful drain, then Service.Close. It exits 1 on
+// error.
 func Main(name, defaultAddr string, setup Setup) {
 	log := logging.New(name, config.String("LOG_LEVEL", "info"))
 	if err := run(log, defaultAddr, setup); err != nil {
@@ -39,13 +39,15 @@ func Main(name, defaultAddr string, setup Setup) {
 func run(log *slog.Logger, defaultAddr string, setup Setup) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	srv, cleanup, err := setup(ctx, log)
+	svc, err := setup(ctx, log)
 	if err != nil {
 		return err
 	}
-	if cleanup != nil {
-		defer cleanup()
-	}
+	defer func() {
+		if err := svc.Close(); err != nil {
+			log.Error("close", "err", err)
+		}
+	}()
 	// Off unless set: several binaries run side by side on a developer's
 	// machine; the Kubernetes manifests set it to :9090.
 	if maddr := config.String("METRICS_ADDR", ""); maddr != "" {
@@ -59,7 +61,19 @@ func run(log *slog.Logger, defaultAddr string, setup Setup) error {
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
 	log.Info("listening", "addr", lis.Addr().String())
-	if err := Serve(ctx, srv, lis, Grace); err != nil {
+	// The background work outlives the drain: it stops once the server has.
+	runCtx, stopRun := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		if err := svc.Run(runCtx); err != nil {
+			log.Error("background work stopped", "err", err)
+		}
+	}()
+	err = Serve(ctx, NewServiceServer(log, svc), lis, Grace)
+	stopRun()
+	<-ran
+	if err != nil {
 		return err
 	}
 	log.Info("stopped")

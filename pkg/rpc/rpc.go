@@ -1,5 +1,7 @@
 // Package rpc is the gRPC plumbing shared by every service: a server with panic
-// recovery, request logging and the standard health service, and client dials.
+// recovery, request logging, the one error interceptor (a *problem.Problem a
+// handler returns becomes a status error, and Problem turns it back) and the
+// standard health service, and client dials.
 // Traffic between the gateway and the services stays inside the cluster; TLS
 // between pods is the mesh's job (deploy/k8s/README.md).
 package rpc
@@ -33,13 +35,16 @@ type Check struct {
 }
 
 // NewServer returns a gRPC server that recovers panics as internal problems,
-// logs each call, and serves grpc.health.v1 backed by checks.
+// logs each call, turns the errors handlers return into their wire form (a
+// *problem.Problem becomes the status error Status builds; see errors.go),
+// and serves grpc.health.v1 backed by checks.
 func NewServer(log *slog.Logger, checks []Check, opts ...grpc.ServerOption) *grpc.Server {
 	opts = append(opts,
 		// Metrics first, so that a recovered panic counts as the Internal it
-		// is answered with.
-		grpc.ChainUnaryInterceptor(serverMetrics.UnaryServerInterceptor(), recoverUnary(log), logUnary(log)),
-		grpc.ChainStreamInterceptor(serverMetrics.StreamServerInterceptor()),
+		// is answered with; the error interceptor last (innermost), so that
+		// metrics and the call log see the code the client gets.
+		grpc.ChainUnaryInterceptor(serverMetrics.UnaryServerInterceptor(), recoverUnary(log), logUnary(log), problemUnary(log)),
+		grpc.ChainStreamInterceptor(serverMetrics.StreamServerInterceptor(), problemStream(log)),
 		grpc.MaxRecvMsgSize(32<<20), // batch requests are up to 16 MiB of JSON
 		grpc.MaxSendMsgSize(64<<20),
 		// Clients reconnect at least every few minutes and so re-resolve the
@@ -83,7 +88,7 @@ func recoverUnary(log *slog.Logger) grpc.UnaryServerInterceptor {
 		defer func() {
 			if r := recover(); r != nil {
 				log.Error("panic in handler", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
-				err = problem.Error(problem.Internal, "")
+				err = Status(problem.New(problem.Internal, ""))
 			}
 		}()
 		return h(ctx, req)

@@ -10,7 +10,7 @@ import (
 //
 // Errors: one wrapping ErrConverterUnavailable is transient (the converter is
 // unreachable, overloaded or out of time) and the item is retried; a
-// *problemdoc.Problem is the converter's verdict on the item (bad input,
+// *problem.Problem is the converter's verdict on the item (bad input,
 // unknown format, strict loss) and fails it with that problem document; any
 // other error fails it as internal.
 type Converter interface {

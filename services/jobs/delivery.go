@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/ledgerlane/platform/pkg/problemdoc"
+	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/jobs/internal/ipaddr"
 )
 
@@ -232,7 +232,7 @@ func (s *Service) send(ctx context.Context, target, secret string, d Delivery, n
 // AllowPrivate, the host must be (or resolve only to) public addresses.
 func (s *Service) checkURL(ctx context.Context, raw string) (string, error) {
 	bad := func(detail string) error {
-		return fieldProblem(problemdoc.InvalidInput, detail, "url")
+		return fieldProblem(problem.InvalidInput, detail, "url")
 	}
 	if raw == "" {
 		return "", bad("url is required")

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ledgerlane/platform/pkg/problemdoc"
+	"github.com/ledgerlane/platform/pkg/problem"
 )
 
 // WorkItem is a work-queue message: it names one item of a job and never
@@ -206,7 +206,7 @@ func (s *Service) processItem(ctx context.Context, wm WorkItem, msg Msg[WorkItem
 		// Retrying cannot help (its key was removed from JOB_ENCRYPTION_KEY
 		// too early, say): fail the item so the job still completes.
 		s.log.Error("jobs: item input does not decrypt", "job_id", j.ID, "index", it.Index)
-		out = Outcome{Problem: itemProblem(problemdoc.New(problemdoc.Internal, "the item could not be decrypted"))}
+		out = Outcome{Problem: itemProblem(problem.New(problem.Internal, "the item could not be decrypted"))}
 	} else {
 		out, retry = s.convert(ctx, j, input)
 	}
@@ -216,7 +216,7 @@ func (s *Service) processItem(ctx context.Context, wm WorkItem, msg Msg[WorkItem
 		if n, err := msg.NumDelivered(); err == nil && n < s.cfg.ConvertAttempts {
 			return retry
 		}
-		out = Outcome{Problem: &Problem{Type: string(problemdoc.Unavailable), Title: problemdoc.Unavailable.Title(), Status: problemdoc.Unavailable.Status(),
+		out = Outcome{Problem: &Problem{Type: string(problem.Unavailable), Title: problem.Unavailable.Title(), Status: problem.Unavailable.Status(),
 			Detail: "the converter did not answer after several attempts"}}
 	}
 	if ctx.Err() != nil {
@@ -267,10 +267,10 @@ func (s *Service) convert(ctx context.Context, j Job, input []byte) (out Outcome
 		if errors.Is(err, ErrConverterUnavailable) {
 			return Outcome{}, err
 		}
-		var p *problemdoc.Problem
+		var p *problem.Problem
 		if !errors.As(err, &p) {
 			// Not a problem document: opaque, as any unclassified error.
-			p = problemdoc.New(problemdoc.Internal, "")
+			p = problem.New(problem.Internal, "")
 		}
 		return Outcome{Problem: itemProblem(p)}, nil
 	}
@@ -280,7 +280,7 @@ func (s *Service) convert(ctx context.Context, j Job, input []byte) (out Outcome
 	return out, nil
 }
 
-func itemProblem(p *problemdoc.Problem) *Problem {
+func itemProblem(p *problem.Problem) *Problem {
 	return &Problem{Type: string(p.Type), Title: p.Title, Status: p.Status, Detail: p.Detail}
 }
 

@@ -16,6 +16,9 @@ func (s *Service) Run(ctx context.Context) error {
 		return nil
 	}
 	if err := s.queue.Setup(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while setting up: a shutdown, not a failure
+		}
 		return err
 	}
 	var wg sync.WaitGroup
@@ -27,7 +30,7 @@ func (s *Service) Run(ctx context.Context) error {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			return err
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/ledgerlane/platform/pkg/problemdoc"
+	"github.com/ledgerlane/platform/pkg/problem"
 )
 
 // Resolver looks up a webhook host's addresses; *net.Resolver is one.
@@ -133,19 +133,19 @@ type Caller struct {
 
 func (s *Service) check(c Caller) error {
 	if s.keys == nil {
-		return problemdoc.New(problemdoc.BatchUnavailable, "batch conversion is not configured on this deployment")
+		return problem.New(problem.BatchUnavailable, "batch conversion is not configured on this deployment")
 	}
 	if c.AccountID == "" {
-		return problemdoc.New(problemdoc.Unauthorized, "")
+		return problem.New(problem.Unauthorized, "")
 	}
 	return nil
 }
 
-var errNotFoundJob = func() error { return problemdoc.New(problemdoc.NotFound, "no such job") }
+var errNotFoundJob = func() error { return problem.New(problem.NotFound, "no such job") }
 
 // fieldProblem is a problem naming the request member at fault.
-func fieldProblem(t problemdoc.Type, detail, field string) error {
-	return problemdoc.New(t, detail).WithField(field)
+func fieldProblem(t problem.Type, detail, field string) error {
+	return problem.New(t, detail).WithField(field)
 }
 
 // BatchRequest is a validated-on-entry CreateBatch input.
@@ -165,17 +165,17 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		return Job{}, err
 	}
 	if req.To == "" {
-		return Job{}, fieldProblem(problemdoc.InvalidInput, "to is required", "to")
+		return Job{}, fieldProblem(problem.InvalidInput, "to is required", "to")
 	}
 	if n := len(req.Messages); n < 1 || n > MaxItems {
-		return Job{}, fieldProblem(problemdoc.InvalidInput, fmt.Sprintf("items must hold 1 to %d entries, got %d", MaxItems, n), "items")
+		return Job{}, fieldProblem(problem.InvalidInput, fmt.Sprintf("items must hold 1 to %d entries, got %d", MaxItems, n), "items")
 	}
 	for i, m := range req.Messages {
 		switch f := fmt.Sprintf("items[%d].message", i); {
 		case m == "":
-			return Job{}, fieldProblem(problemdoc.InvalidInput, f+" is empty", f)
+			return Job{}, fieldProblem(problem.InvalidInput, f+" is empty", f)
 		case len(m) > MaxItemBytes:
-			return Job{}, fieldProblem(problemdoc.MessageTooLarge,
+			return Job{}, fieldProblem(problem.MessageTooLarge,
 				fmt.Sprintf("%s is %d bytes; a message may have at most %d", f, len(m), MaxItemBytes), f)
 		}
 	}
@@ -183,7 +183,7 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 	if req.TTLSeconds != nil {
 		v := *req.TTLSeconds
 		if v < 1 || time.Duration(v)*time.Second > MaxTTL {
-			return Job{}, fieldProblem(problemdoc.InvalidInput, "ttl_seconds must be between 1 and 86400", "ttl_seconds")
+			return Job{}, fieldProblem(problem.InvalidInput, "ttl_seconds must be between 1 and 86400", "ttl_seconds")
 		}
 		ttl = time.Duration(v) * time.Second
 	}
@@ -209,7 +209,7 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		// The job would never run: remove it rather than leave it queued.
 		s.log.Error("enqueue failed; job removed", "job_id", j.ID, "err", err)
 		_ = s.store.DeleteJob(context.WithoutCancel(ctx), j.AccountID, j.ID)
-		return Job{}, problemdoc.New(problemdoc.Unavailable, "the work queue did not accept the batch; retry")
+		return Job{}, problem.New(problem.Unavailable, "the work queue did not accept the batch; retry")
 	}
 	s.metrics.JobCreated()
 	return j, nil
@@ -326,7 +326,7 @@ func (s *Service) CreateWebhook(ctx context.Context, c Caller, rawURL string) (E
 		return EndpointCreated{}, s.internal("list endpoints", err)
 	}
 	if len(have) >= MaxEndpoints {
-		return EndpointCreated{}, fieldProblem(problemdoc.Conflict,
+		return EndpointCreated{}, fieldProblem(problem.Conflict,
 			fmt.Sprintf("an account may have at most %d webhook endpoints; delete one first", MaxEndpoints), "url")
 	}
 	var b [32]byte
@@ -367,7 +367,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error 
 	}
 	err := s.store.DeleteEndpoint(ctx, c.AccountID, id)
 	if errors.Is(err, ErrNotFound) {
-		return problemdoc.New(problemdoc.NotFound, "no such webhook endpoint")
+		return problem.New(problem.NotFound, "no such webhook endpoint")
 	}
 	if err != nil {
 		return s.internal("delete endpoint", err)
@@ -379,5 +379,5 @@ func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error 
 // opaque internal problem.
 func (s *Service) internal(op string, err error) error {
 	s.log.Error("jobs: "+op, "err", err)
-	return problemdoc.New(problemdoc.Internal, "")
+	return problem.New(problem.Internal, "")
 }

@@ -24,8 +24,8 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/pgtest"
-	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/jobs"
 	"github.com/ledgerlane/platform/services/jobs/conformance"
@@ -47,8 +47,6 @@ type fakeConverter struct {
 	calls   atomic.Int64
 	block   func(msg string) bool
 	started chan string
-	mu      sync.Mutex
-	seen    []principal.Principal
 }
 
 func (f *fakeConverter) Convert(ctx context.Context, in *conversionv1.ConvertRequest, _ ...grpc.CallOption) (*conversionv1.ConvertResponse, error) {
@@ -61,7 +59,7 @@ func (f *fakeConverter) Convert(ctx context.Context, in *conversionv1.ConvertReq
 		return nil, ctx.Err()
 	}
 	if strings.HasPrefix(in.GetMessage(), "bad") {
-		return nil, problem.Error(problem.InvalidInput, "the message is not a recognised format", problem.Field("message"))
+		return nil, rpc.Status(problem.New(problem.InvalidInput, "the message is not a recognised format").WithField("message"))
 	}
 	return &conversionv1.ConvertResponse{
 		Result:   []string{strings.ToUpper(in.GetMessage()), "|" + in.GetTo()},
@@ -174,7 +172,7 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 
 func wantProblem(t *testing.T, err error, typ problem.Type, field string) {
 	t.Helper()
-	p := problem.FromError(err)
+	p := rpc.Problem(err)
 	if err == nil || p.Type != typ || p.Field != field {
 		t.Fatalf("want %s naming %q, got %v (%+v)", typ, field, err, p)
 	}
@@ -279,7 +277,7 @@ func TestWithoutKeyEveryRouteIsUnavailable(t *testing.T) {
 	_, checks["ListWebhooks"] = svc.ListWebhooks(ctx, alice)
 	checks["DeleteWebhook"] = svc.DeleteWebhook(ctx, alice, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff")
 	for name, err := range checks {
-		p := problem.FromError(err)
+		p := rpc.Problem(err)
 		if err == nil || p.Type != problem.BatchUnavailable || p.Status != 503 {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -434,11 +432,11 @@ func tenantIsolationAndPurge(t *testing.T, e *env) {
 	_, errUnknown := svc.GetJob(ctx, bob, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff")
 	_, errOther := svc.GetJob(ctx, bob, j.ID)
 	_, errGarbage := svc.GetJob(ctx, bob, "not-a-uuid")
-	pu, po, pg := problem.FromError(errUnknown), problem.FromError(errOther), problem.FromError(errGarbage)
+	pu, po, pg := rpc.Problem(errUnknown), rpc.Problem(errOther), rpc.Problem(errGarbage)
 	if pu.Type != problem.NotFound || *pu != *po || *pu != *pg {
 		t.Fatalf("other tenant's job distinguishable: %+v / %+v / %+v", pu, po, pg)
 	}
-	if err := svc.DeleteJob(ctx, bob, j.ID); problem.FromError(err).Type != problem.NotFound {
+	if err := svc.DeleteJob(ctx, bob, j.ID); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("bob deleted alice's job: %v", err)
 	}
 	waitFor(t, "completion", 20*time.Second, func() bool {
@@ -453,7 +451,7 @@ func tenantIsolationAndPurge(t *testing.T, e *env) {
 		if b, _ := e.store.Blobs(ctx); len(b) != 0 {
 			t.Fatalf("%d blobs left after DELETE", len(b))
 		}
-		if _, err := svc.GetJob(ctx, alice, j.ID); problem.FromError(err).Type != problem.NotFound {
+		if _, err := svc.GetJob(ctx, alice, j.ID); rpc.Problem(err).Type != problem.NotFound {
 			t.Fatalf("get after delete: %v", err)
 		}
 	})
@@ -482,7 +480,7 @@ func tenantIsolationAndPurge(t *testing.T, e *env) {
 		if b, _ := e.store.Blobs(ctx); len(b) != 0 {
 			t.Fatalf("%d blobs left after sweep", len(b))
 		}
-		if _, err := svc.GetJob(ctx, alice, j2.ID); problem.FromError(err).Type != problem.NotFound {
+		if _, err := svc.GetJob(ctx, alice, j2.ID); rpc.Problem(err).Type != problem.NotFound {
 			t.Fatalf("get after sweep: %v", err)
 		}
 	})
@@ -600,13 +598,13 @@ func TestWebhookURLValidation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := public.DeleteWebhook(ctx, bob, c.Endpoint.ID); problem.FromError(err).Type != problem.NotFound {
+		if err := public.DeleteWebhook(ctx, bob, c.Endpoint.ID); rpc.Problem(err).Type != problem.NotFound {
 			t.Fatalf("bob deleted: %v", err)
 		}
 		if err := public.DeleteWebhook(ctx, alice, c.Endpoint.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := public.DeleteWebhook(ctx, alice, c.Endpoint.ID); problem.FromError(err).Type != problem.NotFound {
+		if err := public.DeleteWebhook(ctx, alice, c.Endpoint.ID); rpc.Problem(err).Type != problem.NotFound {
 			t.Fatalf("second delete: %v", err)
 		}
 	})

@@ -12,7 +12,7 @@ import (
 // account. The finance service owns users (each belongs to one account) and
 // grants (each belongs to one user); the Service asks before it issues a
 // finance credential, so no credential ever names another account's user or
-// grant. Adapters: financedir (over gRPC) and deploy/local (in process).
+// grant. Adapter: financedir, over gRPC (meteringctl and the local stack).
 type FinanceDirectory interface {
 	// CheckGrant returns nil when userID is a finance user of accountID and
 	// grantID one of that user's grants; an error wrapping
@@ -54,13 +54,11 @@ func (s *Service) checkFinance(ctx context.Context, p IssueParams) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrFinanceUserNotInAccount):
-		return problem.Error(problem.InvalidInput,
-			fmt.Sprintf("finance user %q is not a user of account %q", p.FinanceUserID, p.AccountID),
-			problem.Field("finance_user_id"))
+		return problem.New(problem.InvalidInput,
+			fmt.Sprintf("finance user %q is not a user of account %q", p.FinanceUserID, p.AccountID)).WithField("finance_user_id")
 	case errors.Is(err, ErrGrantNotOfUser):
-		return problem.Error(problem.InvalidInput,
-			fmt.Sprintf("grant %q is not a grant of finance user %q", p.GrantID, p.FinanceUserID),
-			problem.Field("grant_id"))
+		return problem.New(problem.InvalidInput,
+			fmt.Sprintf("grant %q is not a grant of finance user %q", p.GrantID, p.FinanceUserID)).WithField("grant_id")
 	default:
 		return fmt.Errorf("check finance user and grant: %w", err)
 	}

@@ -3,13 +3,12 @@ module github.com/ledgerlane/platform/services/metering
 go 1.26.7
 
 require (
-	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/google/go-cmp v0.7.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/ledgerlane/platform/pkg v0.0.0
 	github.com/ledgerlane/platform/proto v0.0.0
-	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
 )
@@ -44,6 +43,10 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20261012220534-4341edf3f941 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261019180522-ce908d29299b // indirect
 )
+
+require github.com/ledgerlane/platform/services/metering/admission v0.0.0
+
+replace github.com/ledgerlane/platform/services/metering/admission => ./admission
 
 replace (
 	github.com/ledgerlane/platform/pkg => ../../pkg

@@ -6,32 +6,32 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
-	"github.com/ledgerlane/platform/services/metering/meter"
+	"github.com/ledgerlane/platform/services/metering/admission"
 )
 
 // Limits is what the account may do now: its plan's bucket and included
 // volume, its billing settings, and the current window. The gateway enforces
 // it; it changes when the plan or a billing setting changes.
-func (s *Service) Limits(ctx context.Context, accountID string) (meter.Limits, error) {
+func (s *Service) Limits(ctx context.Context, accountID string) (admission.Limits, error) {
 	a, err := s.store.GetAccount(ctx, accountID)
 	if err != nil {
-		return meter.Limits{}, fmt.Errorf("limits: %w", err)
+		return admission.Limits{}, fmt.Errorf("limits: %w", err)
 	}
 	return limitsOf(a, s.timestamp())
 }
 
-func limitsOf(a Account, now time.Time) (meter.Limits, error) {
+func limitsOf(a Account, now time.Time) (admission.Limits, error) {
 	p, ok := PlanByID(a.PlanID)
 	if !ok {
-		return meter.Limits{}, fmt.Errorf("limits: account %s has unknown plan %q", a.ID, a.PlanID)
+		return admission.Limits{}, fmt.Errorf("limits: account %s has unknown plan %q", a.ID, a.PlanID)
 	}
 	price, _ := p.OveragePer1000.In(a.BillingCurrency)
-	start, end := meter.Period(p.CalendarMonth, a.BillingAnchor, now)
-	return meter.Limits{
+	start, end := admission.Period(p.CalendarMonth, a.BillingAnchor, now)
+	return admission.Limits{
 		Plan: p.ID, RatePerSecond: p.RatePerSecond, Burst: p.Burst,
 		MonthlyQuota: p.IncludedConversions, HardStop: p.HardStop || a.HardStop,
 		OveragePer1000: price, OverageCapCents: a.OverageCapCents, Currency: string(a.BillingCurrency),
-		PeriodStart: start, PeriodEnd: end, TestQuota: meter.TestPool,
+		PeriodStart: start, PeriodEnd: end, TestQuota: admission.TestPool,
 	}, nil
 }
 
@@ -54,29 +54,28 @@ type UsageSummary struct {
 
 // Usage reads the account's counters for the current window.
 func (s *Service) Usage(ctx context.Context, accountID string) (UsageSummary, error) {
-	if s.meter == nil {
-		return UsageSummary{}, problem.Error(problem.Unavailable, "usage counters are not configured")
+	if s.counters == nil {
+		return UsageSummary{}, problem.New(problem.Unavailable, "usage counters are not configured")
 	}
 	l, err := s.Limits(ctx, accountID)
 	if err != nil {
 		return UsageSummary{}, err
 	}
-	u, err := s.meter.Usage(ctx, accountID, l.PeriodStart)
+	u, err := s.counters.Usage(ctx, accountID, l)
 	if err != nil {
 		s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
-		return UsageSummary{}, problem.Error(problem.Unavailable, "usage counters are unreachable; retry shortly")
+		return UsageSummary{}, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly")
 	}
 	return summarize(l, u), nil
 }
 
-func summarize(l meter.Limits, u meter.Usage) UsageSummary {
+func summarize(l admission.Limits, u admission.Usage) UsageSummary {
 	allowed := !l.HardStop && l.OveragePer1000 > 0
-	capReached := l.OverageCapCents != nil && u.OverageMilli+l.OveragePer1000 >= *l.OverageCapCents*1000
 	return UsageSummary{
 		Plan: l.Plan, MonthlyQuota: l.MonthlyQuota, Used: u.Used,
 		Remaining:       max(0, l.MonthlyQuota-u.Used),
 		OverageAllowed:  allowed,
-		OverageBlocked:  u.Used >= l.MonthlyQuota && (!allowed || capReached),
+		OverageBlocked:  u.LiveBlocked,
 		OverageCapCents: l.OverageCapCents, Currency: l.Currency,
 		PeriodStart: l.PeriodStart, PeriodEnd: l.PeriodEnd,
 		TestQuota: l.TestQuota, TestUsed: u.TestUsed, TestRemaining: max(0, l.TestQuota-u.TestUsed),
@@ -108,11 +107,11 @@ func (s *Service) SetBillingLimits(ctx context.Context, accountID string, c Bill
 	}
 	switch {
 	case c.ClearCap && c.OverageCapCents != nil:
-		return Account{}, problem.Error(problem.InvalidInput, "send overage_cap_cents or clear_overage_cap, not both", problem.Field("clear_overage_cap"))
+		return Account{}, problem.New(problem.InvalidInput, "send overage_cap_cents or clear_overage_cap, not both").WithField("clear_overage_cap")
 	case c.OverageCapCents != nil && (*c.OverageCapCents <= 0 || *c.OverageCapCents > maxCapCents):
-		return Account{}, problem.Error(problem.InvalidInput, "overage_cap_cents must be a positive whole number of cents", problem.Field("overage_cap_cents"))
+		return Account{}, problem.New(problem.InvalidInput, "overage_cap_cents must be a positive whole number of cents").WithField("overage_cap_cents")
 	case c.OverageCapCents != nil && p.HardStop:
-		return Account{}, problem.Error(problem.InvalidInput, "the "+p.ID+" plan has no overage to cap; spend caps apply to paid plans", problem.Field("overage_cap_cents"))
+		return Account{}, problem.New(problem.InvalidInput, "the "+p.ID+" plan has no overage to cap; spend caps apply to paid plans").WithField("overage_cap_cents")
 	}
 	hardStop, capCents := a.HardStop, a.OverageCapCents
 	if c.HardStop != nil {

@@ -8,8 +8,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/ledgerlane/platform/pkg/principal"
 )
 
 // Clock returns the current time. Services take one so tests can pin time.
@@ -33,10 +31,13 @@ const (
 	KindAccessToken = "at"
 )
 
-// Credential surfaces: which public API a credential may call.
+// Credential surfaces: which public API a credential may call. They are
+// principal.SurfaceConversion and principal.SurfaceFinance, spelled out so
+// that the root does not import pkg/principal (gRPC metadata); grpcapi's
+// tests check that they agree.
 const (
-	SurfaceConversion = principal.SurfaceConversion
-	SurfaceFinance    = principal.SurfaceFinance
+	SurfaceConversion = "conversion"
+	SurfaceFinance    = "finance"
 )
 
 // Credential modes. Live usage counts against the plan; test usage against the

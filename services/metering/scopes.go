@@ -138,7 +138,7 @@ func ValidateScopes(surface string, scopes []string, operator bool) ([]string, e
 	case SurfaceFinance:
 		own, other = financeScopes, conversionScopes
 	default:
-		return nil, problem.Error(problem.InvalidInput, fmt.Sprintf("unknown surface %q", surface), problem.Field("surface"))
+		return nil, problem.New(problem.InvalidInput, fmt.Sprintf("unknown surface %q", surface)).WithField("surface")
 	}
 	if len(scopes) == 0 {
 		return nil, invalidScopes("at least one scope is required")
@@ -175,5 +175,5 @@ func ValidateScopes(surface string, scopes []string, operator bool) ([]string, e
 }
 
 func invalidScopes(detail string) error {
-	return problem.Error(problem.InvalidInput, detail, problem.Field("scopes"))
+	return problem.New(problem.InvalidInput, detail).WithField("scopes")
 }

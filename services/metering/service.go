@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ledgerlane/platform/services/metering/meter"
+	"github.com/ledgerlane/platform/services/metering/admission"
 	"log/slog"
 	"strings"
 	"time"
@@ -20,17 +20,18 @@ const maxNameLen = 200
 
 // Service applies the rules for accounts and credentials on top of a Store.
 type Service struct {
-	store Store
-	now   Clock
-	log   *slog.Logger
-	meter *meter.Meter // nil: usage cannot be read (no Redis configured)
+	store    Store
+	now      Clock
+	log      *slog.Logger
+	counters *admission.Controller // nil: usage cannot be read (no Redis configured)
 	// finance checks finance credentials' users and grants; nil: finance
 	// credentials are refused.
 	finance FinanceDirectory
 }
 
-// UseMeter lets the service read usage counters (GET /v1/usage).
-func (s *Service) UseMeter(m *meter.Meter) { s.meter = m }
+// UseCounters lets the service read the usage counters admission keeps in
+// Redis (GET /v1/usage).
+func (s *Service) UseCounters(c *admission.Controller) { s.counters = c }
 
 // NewService returns a Service. A nil clock means time.Now; a nil logger
 // discards.
@@ -58,10 +59,10 @@ func (s *Service) CreateAccount(ctx context.Context, name, planID string, curren
 		return Account{}, err
 	}
 	if _, ok := PlanByID(planID); !ok {
-		return Account{}, problem.Error(problem.InvalidInput, fmt.Sprintf("unknown plan %q", planID), problem.Field("plan"))
+		return Account{}, problem.New(problem.InvalidInput, fmt.Sprintf("unknown plan %q", planID)).WithField("plan")
 	}
 	if !currency.Valid() {
-		return Account{}, problem.Error(problem.InvalidInput, `currency must be one of "usd", "eur", "gbp"`, problem.Field("currency"))
+		return Account{}, problem.New(problem.InvalidInput, `currency must be one of "usd", "eur", "gbp"`).WithField("currency")
 	}
 	now := s.timestamp()
 	a := Account{
@@ -112,29 +113,29 @@ func (s *Service) IssueCredential(ctx context.Context, p IssueParams) (string, C
 		return "", Credential{}, err
 	}
 	if p.Kind != KindAPIKey && p.Kind != KindAccessToken {
-		return "", Credential{}, problem.Error(problem.InvalidInput, `kind must be "ak" or "at"`, problem.Field("kind"))
+		return "", Credential{}, problem.New(problem.InvalidInput, `kind must be "ak" or "at"`).WithField("kind")
 	}
 	if p.Mode != ModeLive && p.Mode != ModeTest {
-		return "", Credential{}, problem.Error(problem.InvalidInput, `mode must be "live" or "test"`, problem.Field("mode"))
+		return "", Credential{}, problem.New(problem.InvalidInput, `mode must be "live" or "test"`).WithField("mode")
 	}
 	switch p.Surface {
 	case SurfaceFinance:
 		// A finance credential always speaks for one user under one grant.
 		if p.FinanceUserID == "" {
-			return "", Credential{}, problem.Error(problem.InvalidInput, "a finance credential needs a finance user", problem.Field("finance_user_id"))
+			return "", Credential{}, problem.New(problem.InvalidInput, "a finance credential needs a finance user").WithField("finance_user_id")
 		}
 		if p.GrantID == "" {
-			return "", Credential{}, problem.Error(problem.InvalidInput, "a finance credential needs a grant", problem.Field("grant_id"))
+			return "", Credential{}, problem.New(problem.InvalidInput, "a finance credential needs a grant").WithField("grant_id")
 		}
 	case SurfaceConversion:
 		if p.FinanceUserID != "" {
-			return "", Credential{}, problem.Error(problem.InvalidInput, "only finance credentials have a finance user", problem.Field("finance_user_id"))
+			return "", Credential{}, problem.New(problem.InvalidInput, "only finance credentials have a finance user").WithField("finance_user_id")
 		}
 		if p.GrantID != "" {
-			return "", Credential{}, problem.Error(problem.InvalidInput, "only finance credentials have a grant", problem.Field("grant_id"))
+			return "", Credential{}, problem.New(problem.InvalidInput, "only finance credentials have a grant").WithField("grant_id")
 		}
 	default:
-		return "", Credential{}, problem.Error(problem.InvalidInput, `surface must be "conversion" or "finance"`, problem.Field("surface"))
+		return "", Credential{}, problem.New(problem.InvalidInput, `surface must be "conversion" or "finance"`).WithField("surface")
 	}
 	scopes := p.Scopes
 	if len(scopes) == 0 {
@@ -219,9 +220,9 @@ func (s *Service) ListCredentials(ctx context.Context, accountID string) ([]Cred
 func checkName(name string) error {
 	switch {
 	case name == "":
-		return problem.Error(problem.InvalidInput, "name is required", problem.Field("name"))
+		return problem.New(problem.InvalidInput, "name is required").WithField("name")
 	case utf8.RuneCountInString(name) > maxNameLen:
-		return problem.Error(problem.InvalidInput, fmt.Sprintf("name is longer than %d characters", maxNameLen), problem.Field("name"))
+		return problem.New(problem.InvalidInput, fmt.Sprintf("name is longer than %d characters", maxNameLen)).WithField("name")
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/memory"
 )
@@ -65,7 +66,7 @@ func wantProblem(t *testing.T, err error, field string) {
 	if err == nil {
 		t.Fatalf("no error, want invalid-input on %q", field)
 	}
-	p := problem.FromError(err)
+	p := rpc.Problem(err)
 	if p.Type != problem.InvalidInput || p.Field != field {
 		t.Fatalf("error = %v (type %s, field %q), want invalid-input on %q", err, p.Type, p.Field, field)
 	}
@@ -219,8 +220,8 @@ func TestIssueCredentialScopes(t *testing.T) {
 			_, c, err := svc.IssueCredential(t.Context(), tc.params)
 			if tc.wantErr != "" {
 				wantProblem(t, err, "scopes")
-				if !strings.Contains(problem.FromError(err).Detail, tc.wantErr) {
-					t.Errorf("detail = %q, want it to contain %q", problem.FromError(err).Detail, tc.wantErr)
+				if !strings.Contains(rpc.Problem(err).Detail, tc.wantErr) {
+					t.Errorf("detail = %q, want it to contain %q", rpc.Problem(err).Detail, tc.wantErr)
 				}
 				if len(store.created) != 0 {
 					t.Errorf("a refused credential reached the store")
@@ -332,7 +333,7 @@ func TestIssueFinanceCredentialChecksOwnership(t *testing.T) {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("error = %v, want %v", err, tc.wantErr)
 				}
-				if p := problem.FromError(err); p.Type == problem.InvalidInput {
+				if p := rpc.Problem(err); p.Type == problem.InvalidInput {
 					t.Errorf("a failed check reads as invalid input: %v", err)
 				}
 			case err != nil:

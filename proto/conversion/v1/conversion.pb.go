@@ -380,8 +380,13 @@ type ConvertMeta struct {
 	TargetType      string `protobuf:"bytes,3,opt,name=target_type,json=targetType,proto3" json:"target_type,omitempty"`
 	DurationMs      int32  `protobuf:"varint,4,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
 	Pages           int32  `protobuf:"varint,5,opt,name=pages,proto3" json:"pages,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Media type of the converted document, from the target's renderer:
+	// application/xml (ISO 20022), text/plain (MT), text/csv,
+	// application/x-ofx, application/vnd.intu.qbo. What a bare document is
+	// served as.
+	MediaType     string `protobuf:"bytes,6,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConvertMeta) Reset() {
@@ -447,6 +452,13 @@ func (x *ConvertMeta) GetPages() int32 {
 		return x.Pages
 	}
 	return 0
+}
+
+func (x *ConvertMeta) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
 }
 
 type ListFormatsRequest struct {
@@ -539,7 +551,9 @@ type Format struct {
 	// Target versions that targetVersion may pin for this pair.
 	Versions []string `protobuf:"bytes,3,rep,name=versions,proto3" json:"versions,omitempty"`
 	// Names of the options (camelCase, as on the wire) that apply to this pair.
-	Options       []string `protobuf:"bytes,4,rep,name=options,proto3" json:"options,omitempty"`
+	Options []string `protobuf:"bytes,4,rep,name=options,proto3" json:"options,omitempty"`
+	// Media type of documents of the target format (as ConvertMeta.media_type).
+	MediaType     string `protobuf:"bytes,5,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -600,6 +614,13 @@ func (x *Format) GetOptions() []string {
 		return x.Options
 	}
 	return nil
+}
+
+func (x *Format) GetMediaType() string {
+	if x != nil {
+		return x.MediaType
+	}
+	return ""
 }
 
 type NormalizeRequest struct {
@@ -1314,7 +1335,7 @@ const file_conversion_v1_conversion_proto_rawDesc = "" +
 	"\x0fConvertResponse\x12\x16\n" +
 	"\x06result\x18\x01 \x03(\tR\x06result\x122\n" +
 	"\bwarnings\x18\x02 \x03(\v2\x16.conversion.v1.WarningR\bwarnings\x12.\n" +
-	"\x04meta\x18\x03 \x01(\v2\x1a.conversion.v1.ConvertMetaR\x04meta\"\xb5\x01\n" +
+	"\x04meta\x18\x03 \x01(\v2\x1a.conversion.v1.ConvertMetaR\x04meta\"\xd4\x01\n" +
 	"\vConvertMeta\x12#\n" +
 	"\rdetected_type\x18\x01 \x01(\tR\fdetectedType\x12)\n" +
 	"\x10detected_version\x18\x02 \x01(\tR\x0fdetectedVersion\x12\x1f\n" +
@@ -1322,15 +1343,19 @@ const file_conversion_v1_conversion_proto_rawDesc = "" +
 	"targetType\x12\x1f\n" +
 	"\vduration_ms\x18\x04 \x01(\x05R\n" +
 	"durationMs\x12\x14\n" +
-	"\x05pages\x18\x05 \x01(\x05R\x05pages\"\x14\n" +
+	"\x05pages\x18\x05 \x01(\x05R\x05pages\x12\x1d\n" +
+	"\n" +
+	"media_type\x18\x06 \x01(\tR\tmediaType\"\x14\n" +
 	"\x12ListFormatsRequest\"F\n" +
 	"\x13ListFormatsResponse\x12/\n" +
-	"\aformats\x18\x01 \x03(\v2\x15.conversion.v1.FormatR\aformats\"b\n" +
+	"\aformats\x18\x01 \x03(\v2\x15.conversion.v1.FormatR\aformats\"\x81\x01\n" +
 	"\x06Format\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\x12\x1a\n" +
 	"\bversions\x18\x03 \x03(\tR\bversions\x12\x18\n" +
-	"\aoptions\x18\x04 \x03(\tR\aoptions\"r\n" +
+	"\aoptions\x18\x04 \x03(\tR\aoptions\x12\x1d\n" +
+	"\n" +
+	"media_type\x18\x05 \x01(\tR\tmediaType\"r\n" +
 	"\x10NormalizeRequest\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\tR\x04from\x120\n" +

@@ -46,8 +46,8 @@ type Validation struct {
 // tolerated is a warning, and with opts.Strict a lossy one is an error too,
 // as it would fail a strict conversion. Only an unknown or undetectable
 // source is an error return: an invalid message is a finding.
-func Validate(input []byte, from string, opts statement.Options) (*Validation, error) {
-	p, version, err := source(input, from)
+func (e *Engine) Validate(input []byte, from string, opts statement.Options) (*Validation, error) {
+	p, version, err := e.source(input, from)
 	if err != nil {
 		return nil, err
 	}
@@ -83,14 +83,12 @@ func Validate(input []byte, from string, opts statement.Options) (*Validation, e
 // opts.TargetVersion pins the version; otherwise the input's own version is
 // kept where the renderer writes it, and the renderer's default is used,
 // with a NORMALIZED_VERSION_CHANGED warning, where it does not.
-func Normalize(input []byte, from string, opts statement.Options) (*Result, error) {
-	p, version, err := source(input, from)
+func (e *Engine) Normalize(input []byte, from string, opts statement.Options) (*Result, error) {
+	p, version, err := e.source(input, from)
 	if err != nil {
 		return nil, err
 	}
-	mu.RLock()
-	r, ok := renderers[strings.ToLower(p.Type)]
-	mu.RUnlock()
+	r, ok := e.renderers[strings.ToLower(p.Type)]
 	if !ok || !accepts(r, p.Type) {
 		return nil, fmt.Errorf("%w: %s cannot be written back", ErrUnsupported, p.Type)
 	}
@@ -102,7 +100,7 @@ func Normalize(input []byte, from string, opts statement.Options) (*Result, erro
 			changed = len(r.Versions) > 0
 		}
 	}
-	res, err := Convert(Request{Input: input, From: p.Type, To: p.Type, Options: opts})
+	res, err := e.Convert(Request{Input: input, From: p.Type, To: p.Type, Options: opts})
 	if err != nil {
 		return nil, err
 	}
@@ -144,8 +142,8 @@ type IBANFinding struct {
 // "statement[1]/account/owner", "statement[1]/entry[3]/counterparty".
 // A message the parser cannot read is a *statement.ParseError, as for
 // Convert.
-func Enrich(input []byte, from string, opts statement.Options) (*Enrichment, error) {
-	p, version, err := source(input, from)
+func (e *Engine) Enrich(input []byte, from string, opts statement.Options) (*Enrichment, error) {
+	p, version, err := e.source(input, from)
 	if err != nil {
 		return nil, err
 	}
@@ -153,18 +151,18 @@ func Enrich(input []byte, from string, opts statement.Options) (*Enrichment, err
 	if err != nil {
 		return nil, err
 	}
-	e := &Enrichment{DetectedType: p.Type, DetectedVersion: version, Warnings: warns}
+	out := &Enrichment{DetectedType: p.Type, DetectedVersion: version, Warnings: warns}
 	seen := map[string]bool{}
 	addIBAN := func(v, path string) {
 		if v = strings.TrimSpace(v); v != "" && !seen["iban:"+v] {
 			seen["iban:"+v] = true
-			e.IBANs = append(e.IBANs, IBANFinding{bankid.ParseIBAN(v), path})
+			out.IBANs = append(out.IBANs, IBANFinding{bankid.ParseIBAN(v), path})
 		}
 	}
 	addBIC := func(v, path string) {
 		if v = strings.TrimSpace(v); v != "" && !seen["bic:"+v] {
 			seen["bic:"+v] = true
-			e.BICs = append(e.BICs, BICFinding{bankid.ParseBIC(v), path})
+			out.BICs = append(out.BICs, BICFinding{bankid.ParseBIC(v), path})
 		}
 	}
 	for i, s := range stmts {
@@ -187,7 +185,7 @@ func Enrich(input []byte, from string, opts statement.Options) (*Enrichment, err
 			addBIC(cp.BIC, path)
 		}
 	}
-	return e, nil
+	return out, nil
 }
 
 // ibanShaped reports whether s looks like an IBAN (country letters, two

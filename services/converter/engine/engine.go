@@ -1,7 +1,9 @@
-// Package engine is the conversion engine: a registry of parsers (source
-// formats) and renderers (target formats) over the statement model, format
-// detection, and Convert. It has no gRPC or HTTP imports; grpcapi and the
-// command-line converter both call it.
+// Package engine is the conversion engine: an Engine is built from the
+// parsers (source formats), renderers (target formats) and detectors that
+// format packages provide over the statement model (New), and detects,
+// converts, validates, normalizes and enriches with them. Nothing registers
+// itself: package builtin lists the formats the service ships. It has no gRPC
+// or HTTP imports; grpcapi and the command-line converter both call it.
 package engine
 
 import (
@@ -9,7 +11,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ledgerlane/platform/services/converter/statement"
@@ -30,6 +31,9 @@ type Parser struct {
 type Renderer struct {
 	// Type is the format name clients send as `to` ("MT940", "camt.053", "csv").
 	Type string
+	// MediaType is the media type of a rendered document ("text/plain",
+	// "application/xml", "text/csv", …): what a bare document is served as.
+	MediaType string
 	// Versions the renderer can pin with targetVersion; DefaultVersion when
 	// none is asked for. Empty for formats without versions.
 	Versions       []string
@@ -46,32 +50,48 @@ type Renderer struct {
 // It returns the type and version, or ok=false.
 type Detector func(input []byte) (typ, version string, ok bool)
 
-var (
-	mu        sync.RWMutex
-	parsers   = map[string]Parser{}
-	renderers = map[string]Renderer{}
+// FormatSet is what one format package adds to an engine: its parsers,
+// renderers and detectors (mt.Formats, mx.Formats, filefmt.Formats).
+type FormatSet struct {
+	Parsers   []Parser
+	Renderers []Renderer
+	Detectors []Detector
+}
+
+// Engine converts between the formats it was built from. It does not change
+// after New and is safe for concurrent use.
+type Engine struct {
+	parsers   map[string]Parser
+	renderers map[string]Renderer
 	detectors []Detector
-)
-
-// RegisterParser adds a source format; format packages call it from init.
-func RegisterParser(p Parser) {
-	mu.Lock()
-	defer mu.Unlock()
-	parsers[strings.ToLower(p.Type)] = p
 }
 
-// RegisterRenderer adds a target format.
-func RegisterRenderer(r Renderer) {
-	mu.Lock()
-	defer mu.Unlock()
-	renderers[strings.ToLower(r.Type)] = r
-}
-
-// RegisterDetector adds a format detector.
-func RegisterDetector(d Detector) {
-	mu.Lock()
-	defer mu.Unlock()
-	detectors = append(detectors, d)
+// New returns an engine over the formats of sets. Detectors are tried in the
+// order given. A type that two parsers (or two renderers) name, or a
+// renderer without a media type, is a wiring mistake and panics.
+func New(sets ...FormatSet) *Engine {
+	e := &Engine{parsers: map[string]Parser{}, renderers: map[string]Renderer{}}
+	for _, set := range sets {
+		for _, p := range set.Parsers {
+			key := strings.ToLower(p.Type)
+			if _, dup := e.parsers[key]; dup {
+				panic("engine: two parsers for " + p.Type)
+			}
+			e.parsers[key] = p
+		}
+		for _, r := range set.Renderers {
+			key := strings.ToLower(r.Type)
+			if _, dup := e.renderers[key]; dup {
+				panic("engine: two renderers for " + r.Type)
+			}
+			if r.MediaType == "" {
+				panic("engine: renderer " + r.Type + " has no media type")
+			}
+			e.renderers[key] = r
+		}
+		e.detectors = append(e.detectors, set.Detectors...)
+	}
+	return e
 }
 
 // Format is one supported pair, as GET /v1/formats lists it.
@@ -80,20 +100,22 @@ type Format struct {
 	To       string
 	Versions []string
 	Options  []string
+	// MediaType is the target's (Renderer.MediaType).
+	MediaType string
 }
 
-// Formats is the live registry: every (from, to) pair a registered renderer
-// accepts from a registered parser. Nothing here is kept by hand.
-func Formats() []Format {
-	mu.RLock()
-	defer mu.RUnlock()
+// Formats lists what the engine was built from: every (from, to) pair one of
+// its renderers accepts from one of its parsers. Nothing here is kept by hand.
+func (e *Engine) Formats() []Format {
 	var out []Format
-	for _, r := range renderers {
+	for _, r := range e.renderers {
 		for _, from := range r.Accepts {
-			if _, ok := parsers[strings.ToLower(from)]; !ok {
+			p, ok := e.parsers[strings.ToLower(from)]
+			if !ok {
 				continue
 			}
-			out = append(out, Format{From: parsers[strings.ToLower(from)].Type, To: r.Type, Versions: append([]string(nil), r.Versions...), Options: append([]string(nil), r.Options...)})
+			out = append(out, Format{From: p.Type, To: r.Type, Versions: append([]string(nil), r.Versions...),
+				Options: append([]string(nil), r.Options...), MediaType: r.MediaType})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -121,12 +143,14 @@ type Result struct {
 	DetectedVersion string
 	TargetType      string
 	TargetVersion   string
-	Duration        time.Duration
+	// MediaType is the target's (Renderer.MediaType).
+	MediaType string
+	Duration  time.Duration
 }
 
 // Errors callers map to problem types.
 var (
-	// ErrUnsupported: unknown from/to, or a pair the registry does not have.
+	// ErrUnsupported: unknown from/to, or a pair the engine does not have.
 	ErrUnsupported = errors.New("unsupported conversion")
 	// ErrUndetectable: from omitted and the input matches no detector.
 	ErrUndetectable = errors.New("source format could not be detected")
@@ -144,13 +168,13 @@ func (e *StrictError) Error() string {
 }
 
 // Convert parses req.Input and renders it as req.To.
-func Convert(req Request) (*Result, error) {
+func (e *Engine) Convert(req Request) (*Result, error) {
 	start := time.Now()
-	r, target, err := resolveTarget(req.To, req.Options.TargetVersion)
+	r, target, err := e.resolveTarget(req.To, req.Options.TargetVersion)
 	if err != nil {
 		return nil, err
 	}
-	p, version, err := source(req.Input, req.From)
+	p, version, err := e.source(req.Input, req.From)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +209,7 @@ func Convert(req Request) (*Result, error) {
 	return &Result{
 		Pages: pages, Warnings: warns,
 		DetectedType: p.Type, DetectedVersion: version,
-		TargetType: r.Type, TargetVersion: target,
+		TargetType: r.Type, TargetVersion: target, MediaType: r.MediaType,
 		Duration: time.Since(start),
 	}, nil
 }
@@ -194,16 +218,14 @@ func Convert(req Request) (*Result, error) {
 // may name a full message version as the target (to=camt.053.001.08): that
 // means the type camt.053 with that version, and an explicit targetVersion
 // that says otherwise is refused rather than silently preferred.
-func resolveTarget(to, targetVersion string) (Renderer, string, error) {
+func (e *Engine) resolveTarget(to, targetVersion string) (Renderer, string, error) {
 	key := strings.ToLower(to)
-	mu.RLock()
-	defer mu.RUnlock()
-	if r, ok := renderers[key]; ok {
+	if r, ok := e.renderers[key]; ok {
 		return r, targetVersion, nil
 	}
 	// ISO 20022 identifiers are area.type.variant.version: camt.053.001.08.
 	if parts := strings.Split(key, "."); len(parts) == 4 {
-		if r, ok := renderers[parts[0]+"."+parts[1]]; ok && len(r.Versions) > 0 {
+		if r, ok := e.renderers[parts[0]+"."+parts[1]]; ok && len(r.Versions) > 0 {
 			if targetVersion != "" && !strings.EqualFold(targetVersion, key) {
 				return Renderer{}, "", &FieldError{Field: "targetVersion",
 					Reason: fmt.Sprintf("%s conflicts with the version named in to (%s)", targetVersion, to)}
@@ -216,12 +238,9 @@ func resolveTarget(to, targetVersion string) (Renderer, string, error) {
 
 // source finds the parser for input: the one named by from, or the one a
 // detector recognises. A named source still gets its version from the input.
-func source(input []byte, from string) (Parser, string, error) {
-	mu.RLock()
-	dets := detectors
-	mu.RUnlock()
+func (e *Engine) source(input []byte, from string) (Parser, string, error) {
 	version := ""
-	for _, d := range dets {
+	for _, d := range e.detectors {
 		if t, v, ok := d(input); ok {
 			if from == "" || strings.EqualFold(from, t) {
 				from, version = t, v
@@ -232,9 +251,7 @@ func source(input []byte, from string) (Parser, string, error) {
 	if from == "" {
 		return Parser{}, "", ErrUndetectable
 	}
-	mu.RLock()
-	p, ok := parsers[strings.ToLower(from)]
-	mu.RUnlock()
+	p, ok := e.parsers[strings.ToLower(from)]
 	if !ok {
 		return Parser{}, "", fmt.Errorf("%w: unknown source %q", ErrUnsupported, from)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/ledgerlane/platform/services/converter/builtin"
+	"github.com/ledgerlane/platform/services/converter/builtin"
 	"github.com/ledgerlane/platform/services/converter/engine"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
@@ -15,8 +15,11 @@ const mt940 = "{1:F01BANKDEFFAXXX0000000000}{2:O9401200260101BANKDEFFAXXX0000000
 	":61:2601020102D25,50NTRFREF1//BANKREF1\r\n:86:Invoice 42\r\n" +
 	":62F:C260102EUR74,50\r\n-}"
 
+// eng is the engine the converter ships.
+var eng = builtin.Engine()
+
 func TestFormatsComeFromTheRegistry(t *testing.T) {
-	fs := engine.Formats()
+	fs := eng.Formats()
 	pairs := map[string]bool{}
 	for _, f := range fs {
 		pairs[f.From+">"+f.To] = true
@@ -29,7 +32,7 @@ func TestFormatsComeFromTheRegistry(t *testing.T) {
 }
 
 func TestConvertDetectsAndRenders(t *testing.T) {
-	res, err := engine.Convert(engine.Request{Input: []byte(mt940), To: "camt.053"})
+	res, err := eng.Convert(engine.Request{Input: []byte(mt940), To: "camt.053"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +40,7 @@ func TestConvertDetectsAndRenders(t *testing.T) {
 		!strings.Contains(res.Pages[0], "urn:iso:std:iso:20022:tech:xsd:camt.053.001.08") || !strings.Contains(res.Pages[0], ">25.5<") {
 		t.Fatalf("result: %+v", res)
 	}
-	back, err := engine.Convert(engine.Request{Input: []byte(res.Pages[0]), To: "MT940"})
+	back, err := eng.Convert(engine.Request{Input: []byte(res.Pages[0]), To: "MT940"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func TestConvertToFullVersion(t *testing.T) {
 		{"CAMT.053.001.02", "", "camt.053.001.02"},
 		{"camt.053.001.02", "camt.053.001.02", "camt.053.001.02"},
 	} {
-		res, err := engine.Convert(engine.Request{Input: []byte(mt940), To: tt.to, Options: statement.Options{TargetVersion: tt.option}})
+		res, err := eng.Convert(engine.Request{Input: []byte(mt940), To: tt.to, Options: statement.Options{TargetVersion: tt.option}})
 		if err != nil {
 			t.Fatalf("to=%s: %v", tt.to, err)
 		}
@@ -90,7 +93,7 @@ func TestConvertErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := engine.Convert(tt.req)
+			_, err := eng.Convert(tt.req)
 			if err == nil || !tt.want(err) {
 				t.Fatalf("got %v", err)
 			}
@@ -102,12 +105,12 @@ func TestStrictTurnsLossyWarningsIntoErrors(t *testing.T) {
 	// An umlaut cannot travel in the SWIFT X character set: MT output warns,
 	// and strict refuses.
 	in := strings.Replace(mt940, ":86:Invoice 42", ":86:Invoice 42", 1)
-	res, err := engine.Convert(engine.Request{Input: []byte(in), To: "camt.053"})
+	res, err := eng.Convert(engine.Request{Input: []byte(in), To: "camt.053"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mx := strings.Replace(res.Pages[0], "Invoice 42", "Rechnung Müller 42", 1)
-	lossy, err := engine.Convert(engine.Request{Input: []byte(mx), To: "MT940"})
+	lossy, err := eng.Convert(engine.Request{Input: []byte(mx), To: "MT940"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +121,7 @@ func TestStrictTurnsLossyWarningsIntoErrors(t *testing.T) {
 	if !sawLossy {
 		t.Fatalf("transliteration must warn: %+v", lossy.Warnings)
 	}
-	_, err = engine.Convert(engine.Request{Input: []byte(mx), To: "MT940", Options: statement.Options{Strict: true}})
+	_, err = eng.Convert(engine.Request{Input: []byte(mx), To: "MT940", Options: statement.Options{Strict: true}})
 	var se *engine.StrictError
 	if !errors.As(err, &se) || len(se.Warnings) == 0 {
 		t.Fatalf("strict: %v", err)

@@ -15,7 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/converter/engine"
-	_ "github.com/ledgerlane/platform/services/converter/mx"
+	"github.com/ledgerlane/platform/services/converter/mx"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -365,13 +365,16 @@ const camt = `<?xml version="1.0" encoding="UTF-8"?>
 <Ntry><Amt Ccy="EUR">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>2024-03-04</Dt></BookgDt><BkTxCd/></Ntry>
 </Stmt></BkToCstmrStmt></Document>`
 
+// testEngine has the file renderers and the camt sources.
+var testEngine = engine.New(mx.Formats(), Formats())
+
 func TestQBOViaEngine(t *testing.T) {
-	_, err := engine.Convert(engine.Request{Input: []byte(camt), To: "qbo"})
+	_, err := testEngine.Convert(engine.Request{Input: []byte(camt), To: "qbo"})
 	var fe *engine.FieldError
 	if !errors.As(err, &fe) || fe.Field != "intuBid" {
 		t.Fatalf("missing intuBid: want FieldError{intuBid}, got %v", err)
 	}
-	res, err := engine.Convert(engine.Request{Input: []byte(camt), To: "qbo", Options: statement.Options{IntuBid: "3000"}})
+	res, err := testEngine.Convert(engine.Request{Input: []byte(camt), To: "qbo", Options: statement.Options{IntuBid: "3000"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,9 +416,9 @@ func TestSamplesToFiles(t *testing.T) {
 				{"ofx", statement.Options{OFXVersion: "220"}},
 				{"qbo", statement.Options{IntuBid: "12345"}},
 			} {
-				res, err := engine.Convert(engine.Request{Input: data, To: target.to, Options: target.opts})
+				res, err := testEngine.Convert(engine.Request{Input: data, To: target.to, Options: target.opts})
 				if errors.Is(err, engine.ErrUndetectable) {
-					_, err = engine.Convert(engine.Request{Input: data, From: "camt.053", To: target.to, Options: target.opts})
+					_, err = testEngine.Convert(engine.Request{Input: data, From: "camt.053", To: target.to, Options: target.opts})
 				}
 				if err != nil {
 					var pe *statement.ParseError
@@ -439,7 +442,7 @@ func TestSamplesToFiles(t *testing.T) {
 
 func TestFormatsRegistered(t *testing.T) {
 	got := map[string]bool{}
-	for _, f := range engine.Formats() {
+	for _, f := range testEngine.Formats() {
 		got[f.From+">"+f.To] = true
 	}
 	for _, want := range []string{"camt.053>csv", "camt.052>ofx", "camt.053>qbo", "camt.053>camt.053", "camt.052>camt.052"} {

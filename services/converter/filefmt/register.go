@@ -23,11 +23,21 @@ const (
 // sources are the statement types every file target is made from.
 var sources = []string{"MT940", "MT950", "MT942", "camt.053", "camt.052"}
 
-func init() {
-	engine.RegisterRenderer(engine.Renderer{
-		Type:    "csv",
-		Options: []string{"dateFormat"},
-		Accepts: sources,
+// Media types of the files.
+const (
+	MediaTypeCSV = "text/csv"
+	MediaTypeOFX = "application/x-ofx"
+	MediaTypeQBO = "application/vnd.intu.qbo"
+)
+
+// Formats is what this package adds to a conversion engine: the csv, ofx
+// and qbo renderers. It has no parsers: the sources come from mt and mx.
+func Formats() engine.FormatSet {
+	return engine.FormatSet{Renderers: []engine.Renderer{{
+		Type:      "csv",
+		MediaType: MediaTypeCSV,
+		Options:   []string{"dateFormat"},
+		Accepts:   sources,
 		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
 			out, warns, err := RenderCSV(stmts, opts.DateFormat)
 			if err != nil {
@@ -35,11 +45,11 @@ func init() {
 			}
 			return []string{out}, warns, nil
 		},
-	})
-	engine.RegisterRenderer(engine.Renderer{
-		Type:    "ofx",
-		Options: []string{"ofxVersion", "intuBid", "strict"},
-		Accepts: sources,
+	}, {
+		Type:      "ofx",
+		MediaType: MediaTypeOFX,
+		Options:   []string{"ofxVersion", "intuBid", "strict"},
+		Accepts:   sources,
 		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
 			out, warns, err := RenderOFX(stmts, OFXOptions{Version: opts.OFXVersion, IntuBid: opts.IntuBid})
 			if err != nil {
@@ -47,11 +57,11 @@ func init() {
 			}
 			return []string{out}, warns, nil
 		},
-	})
-	engine.RegisterRenderer(engine.Renderer{
-		Type:    "qbo",
-		Options: []string{"intuBid", "strict"},
-		Accepts: sources,
+	}, {
+		Type:      "qbo",
+		MediaType: MediaTypeQBO,
+		Options:   []string{"intuBid", "strict"},
+		Accepts:   sources,
 		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
 			// QuickBooks refuses a Web Connect file without the bank id it
 			// uses to pick the financial institution.
@@ -64,5 +74,5 @@ func init() {
 			}
 			return []string{out}, warns, nil
 		},
-	})
+	}}}
 }

@@ -13,12 +13,12 @@ import (
 
 // Validate reports whether the message reads as its format; an invalid
 // message is a successful answer with valid=false and its findings.
-func (conversionServer) Validate(_ context.Context, req *conversionv1.ValidateRequest) (*conversionv1.ValidateResponse, error) {
+func (c conversionServer) Validate(_ context.Context, req *conversionv1.ValidateRequest) (*conversionv1.ValidateResponse, error) {
 	opts, err := checkRequest(req.GetMessage(), req.GetOptions())
 	if err != nil {
 		return nil, err
 	}
-	v, err := engine.Validate([]byte(req.GetMessage()), req.GetFrom(), opts)
+	v, err := c.eng.Validate([]byte(req.GetMessage()), req.GetFrom(), opts)
 	if err != nil {
 		return nil, sourceProblem(err)
 	}
@@ -36,12 +36,12 @@ func (conversionServer) Validate(_ context.Context, req *conversionv1.ValidateRe
 }
 
 // Normalize rewrites the message in its own format (engine.Normalize).
-func (conversionServer) Normalize(_ context.Context, req *conversionv1.NormalizeRequest) (*conversionv1.NormalizeResponse, error) {
+func (c conversionServer) Normalize(_ context.Context, req *conversionv1.NormalizeRequest) (*conversionv1.NormalizeResponse, error) {
 	opts, err := checkRequest(req.GetMessage(), req.GetOptions())
 	if err != nil {
 		return nil, err
 	}
-	res, err := engine.Normalize([]byte(req.GetMessage()), req.GetFrom(), opts)
+	res, err := c.eng.Normalize([]byte(req.GetMessage()), req.GetFrom(), opts)
 	if err != nil {
 		return nil, sourceProblem(err)
 	}
@@ -60,16 +60,16 @@ func checkRequest(message string, o *conversionv1.Options) (statement.Options, e
 		return opts, toProblem(err)
 	}
 	if message == "" {
-		return opts, problem.Error(problem.InvalidInput, "message is empty", problem.Field("message"))
+		return opts, problem.New(problem.InvalidInput, "message is empty").WithField("message")
 	}
 	return opts, nil
 }
 
 // sourceProblem is toProblem for calls without a target: an unsupported
 // format is the source's fault.
-func sourceProblem(err error) error {
+func sourceProblem(err error) *problem.Problem {
 	if errors.Is(err, engine.ErrUnsupported) {
-		return problem.Error(problem.InvalidInput, err.Error()+"; see GET /v1/formats", problem.Field("from"))
+		return problem.New(problem.InvalidInput, err.Error()+"; see GET /v1/formats").WithField("from")
 	}
 	return toProblem(err)
 }
@@ -78,12 +78,12 @@ func sourceProblem(err error) error {
 // tells; the message itself comes back as given. There is no bank
 // directory: institution names, cities and the BIC behind an IBAN are left
 // empty (docs/conversion-formats.md).
-func (conversionServer) Enrich(_ context.Context, req *conversionv1.EnrichRequest) (*conversionv1.EnrichResponse, error) {
+func (c conversionServer) Enrich(_ context.Context, req *conversionv1.EnrichRequest) (*conversionv1.EnrichResponse, error) {
 	opts, err := checkRequest(req.GetMessage(), req.GetOptions())
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.Enrich([]byte(req.GetMessage()), req.GetFrom(), opts)
+	e, err := c.eng.Enrich([]byte(req.GetMessage()), req.GetFrom(), opts)
 	if err != nil {
 		return nil, sourceProblem(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/converter/engine"
 )
@@ -86,7 +87,7 @@ func TestValidate(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := c.Validate(ctx, tc.req)
-			if p := problem.FromError(err); p.Type != problem.InvalidInput || p.Field != tc.field {
+			if p := rpc.Problem(err); p.Type != problem.InvalidInput || p.Field != tc.field {
 				t.Fatalf("got %v, want invalid-input on %s", err, tc.field)
 			}
 		})
@@ -190,7 +191,7 @@ func TestEnrich(t *testing.T) {
 	if got := strings.Join(bics, "|"); got != "COBADEFF statement[1]/account/servicer DE|DEUTDEFF500 statement[1]/account/owner DE|NWBKGB2L statement[1]/entry[1]/counterparty GB" {
 		t.Fatalf("bics %s", got)
 	}
-	if _, err := c.Enrich(ctx, &conversionv1.EnrichRequest{Message: strings.Replace(msg, "C260101", "C261301", 1)}); problem.FromError(err).Type != problem.InvalidInput {
+	if _, err := c.Enrich(ctx, &conversionv1.EnrichRequest{Message: strings.Replace(msg, "C260101", "C261301", 1)}); rpc.Problem(err).Type != problem.InvalidInput {
 		t.Fatalf("a message that does not parse: %v", err)
 	}
 }

@@ -9,30 +9,39 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
-	_ "github.com/ledgerlane/platform/services/converter/builtin"
 	"github.com/ledgerlane/platform/services/converter/engine"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
 type conversionServer struct {
 	conversionv1.UnimplementedConversionServiceServer
+	eng *engine.Engine
+	// fromNames and toNames map lower-cased format names to the engine's
+	// spelling: the metrics' label values (metrics.go).
+	fromNames, toNames map[string]string
+}
+
+func newConversionServer(eng *engine.Engine) conversionServer {
+	from, to := formatNames(eng)
+	return conversionServer{eng: eng, fromNames: from, toNames: to}
 }
 
 type connectionServer struct {
 	conversionv1.UnimplementedAccountingConnectionServiceServer
 }
 
-// Register adds the converter's services to s. Methods not built yet answer
+// Register adds the converter's services to s, converting with eng
+// (builtin.Engine in the service). Methods not built yet answer
 // codes.Unimplemented, which the gateway turns into 501 not-implemented.
-func Register(s grpc.ServiceRegistrar) {
-	conversionv1.RegisterConversionServiceServer(s, &conversionServer{})
+func Register(s grpc.ServiceRegistrar, eng *engine.Engine) {
+	conversionv1.RegisterConversionServiceServer(s, newConversionServer(eng))
 	conversionv1.RegisterAccountingConnectionServiceServer(s, &connectionServer{})
 }
 
-func (conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequest) (*conversionv1.ConvertResponse, error) {
+func (c conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequest) (*conversionv1.ConvertResponse, error) {
 	opts := optionsOf(req.GetOptions())
 	if err := engine.ValidateOptions(opts); err != nil {
-		observeConvert(req, nil, err, 0)
+		c.observeConvert(req, nil, err, 0)
 		return nil, toProblem(err)
 	}
 	input := req.GetRaw()
@@ -40,11 +49,11 @@ func (conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequ
 		input = []byte(req.GetMessage())
 	}
 	if len(input) == 0 {
-		observeConvert(req, nil, errEmptyMessage, 0)
-		return nil, problem.Error(problem.InvalidInput, "message is empty", problem.Field("message"))
+		c.observeConvert(req, nil, errEmptyMessage, 0)
+		return nil, problem.New(problem.InvalidInput, "message is empty").WithField("message")
 	}
-	res, err := engine.Convert(engine.Request{Input: input, From: req.GetFrom(), To: req.GetTo(), Options: opts})
-	observeConvert(req, res, err, len(input))
+	res, err := c.eng.Convert(engine.Request{Input: input, From: req.GetFrom(), To: req.GetTo(), Options: opts})
+	c.observeConvert(req, res, err, len(input))
 	if err != nil {
 		return nil, toProblem(err)
 	}
@@ -53,16 +62,17 @@ func (conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequ
 		Meta: &conversionv1.ConvertMeta{
 			DetectedType: res.DetectedType, DetectedVersion: res.DetectedVersion,
 			TargetType: res.TargetType, DurationMs: int32(res.Duration.Milliseconds()), Pages: int32(len(res.Pages)),
+			MediaType: res.MediaType,
 		},
 	}
 	out.Warnings = warningsOf(res.Warnings)
 	return out, nil
 }
 
-func (conversionServer) ListFormats(context.Context, *conversionv1.ListFormatsRequest) (*conversionv1.ListFormatsResponse, error) {
+func (c conversionServer) ListFormats(context.Context, *conversionv1.ListFormatsRequest) (*conversionv1.ListFormatsResponse, error) {
 	out := &conversionv1.ListFormatsResponse{}
-	for _, f := range engine.Formats() {
-		out.Formats = append(out.Formats, &conversionv1.Format{From: f.From, To: f.To, Versions: f.Versions, Options: f.Options})
+	for _, f := range c.eng.Formats() {
+		out.Formats = append(out.Formats, &conversionv1.Format{From: f.From, To: f.To, Versions: f.Versions, Options: f.Options, MediaType: f.MediaType})
 	}
 	return out, nil
 }
@@ -84,21 +94,21 @@ func warningsOf(ws []statement.Warning) []*conversionv1.Warning {
 
 // toProblem maps engine errors to problem types: input faults are 400 naming
 // where they are, strict-mode losses 422.
-func toProblem(err error) error {
+func toProblem(err error) *problem.Problem {
 	var pe *statement.ParseError
 	var fe *engine.FieldError
 	var se *engine.StrictError
 	switch {
 	case errors.As(err, &pe):
-		return problem.Error(problem.InvalidInput, pe.Error(), problem.Field("message"))
+		return problem.New(problem.InvalidInput, pe.Error()).WithField("message")
 	case errors.As(err, &fe):
-		return problem.Error(problem.InvalidInput, fe.Error(), problem.Field(fe.Field))
+		return problem.New(problem.InvalidInput, fe.Error()).WithField(fe.Field)
 	case errors.As(err, &se):
-		return problem.Error(problem.Unprocessable, se.Error())
+		return problem.New(problem.Unprocessable, se.Error())
 	case errors.Is(err, engine.ErrUndetectable):
-		return problem.Error(problem.InvalidInput, err.Error()+": name it with from", problem.Field("from"))
+		return problem.New(problem.InvalidInput, err.Error()+": name it with from").WithField("from")
 	case errors.Is(err, engine.ErrUnsupported):
-		return problem.Error(problem.InvalidInput, err.Error()+"; see GET /v1/formats", problem.Field("to"))
+		return problem.New(problem.InvalidInput, err.Error()+"; see GET /v1/formats").WithField("to")
 	}
-	return problem.Error(problem.Internal, "")
+	return problem.New(problem.Internal, "")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+	"github.com/ledgerlane/platform/services/converter/builtin"
 	"github.com/ledgerlane/platform/services/converter/grpcapi"
 )
 
@@ -21,7 +22,7 @@ func client(t *testing.T) conversionv1.ConversionServiceClient {
 		t.Fatal(err)
 	}
 	srv := rpc.NewServer(slog.New(slog.DiscardHandler), nil)
-	grpcapi.Register(srv)
+	grpcapi.Register(srv, builtin.Engine())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rpc.Serve(ctx, srv, lis, time.Second) }()
@@ -67,7 +68,7 @@ func TestConvert(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := c.Convert(ctx, tt.req)
-			p := problem.FromError(err)
+			p := rpc.Problem(err)
 			if p.Type != tt.typ || p.Field != tt.field || !strings.Contains(p.Detail, tt.inMsg) {
 				t.Fatalf("problem %+v", p)
 			}

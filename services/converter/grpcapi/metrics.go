@@ -3,7 +3,6 @@ package grpcapi
 import (
 	"errors"
 	"strings"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -15,7 +14,7 @@ import (
 
 // Conversion metrics, on the default registry (served by pkg/rpc's
 // METRICS_ADDR endpoint). Label values come only from fixed sets: format
-// names from the engine registry, "other" for a name the registry does not
+// names from the engine's formats, "other" for a name the engine does not
 // know, "unknown" when the source was neither named nor detected.
 var (
 	conversionsTotal = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
@@ -43,17 +42,15 @@ const (
 	outcomeError          = "error"
 )
 
-// formatNames maps lower-cased source and target names to the registry's
-// spelling. Formats register in init, so the registry is complete by the
-// first call.
-var formatNames = sync.OnceValues(func() (from, to map[string]string) {
+// formatNames maps lower-cased source and target names to eng's spelling.
+func formatNames(eng *engine.Engine) (from, to map[string]string) {
 	from, to = map[string]string{}, map[string]string{}
-	for _, f := range engine.Formats() {
+	for _, f := range eng.Formats() {
 		from[strings.ToLower(f.From)] = f.From
 		to[strings.ToLower(f.To)] = f.To
 	}
 	return from, to
-})
+}
 
 func labelFor(names map[string]string, requested string) string {
 	if requested == "" {
@@ -67,8 +64,8 @@ func labelFor(names map[string]string, requested string) string {
 
 // observeConvert records one Convert call; res is nil when err is not.
 // inputBytes is zero when the engine was not reached.
-func observeConvert(req *conversionv1.ConvertRequest, res *engine.Result, err error, inputBytes int) {
-	fromNames, toNames := formatNames()
+func (c conversionServer) observeConvert(req *conversionv1.ConvertRequest, res *engine.Result, err error, inputBytes int) {
+	fromNames, toNames := c.fromNames, c.toNames
 	from, to := labelFor(fromNames, req.GetFrom()), labelFor(toNames, req.GetTo())
 	if res != nil {
 		from, to = labelFor(fromNames, res.DetectedType), labelFor(toNames, res.TargetType)

@@ -10,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+	"github.com/ledgerlane/platform/services/converter/builtin"
 	"github.com/ledgerlane/platform/services/converter/engine"
 )
 
@@ -28,7 +29,8 @@ func durationCount(t *testing.T, from, to string) uint64 {
 // The registry is shared by the whole test binary, so each case compares
 // the labelled child before and after one Convert call.
 func TestConvertMetrics(t *testing.T) {
-	camt, err := engine.Convert(engine.Request{Input: []byte(mt940), To: "camt.053"})
+	srv := newConversionServer(builtin.Engine())
+	camt, err := srv.eng.Convert(engine.Request{Input: []byte(mt940), To: "camt.053"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func TestConvertMetrics(t *testing.T) {
 			c := conversionsTotal.WithLabelValues(tt.from, tt.to, tt.outcome)
 			b := inputBytesTotal.WithLabelValues(tt.from)
 			c0, b0, d0 := testutil.ToFloat64(c), testutil.ToFloat64(b), durationCount(t, tt.from, tt.to)
-			_, err := conversionServer{}.Convert(context.Background(), tt.req)
+			_, err := srv.Convert(context.Background(), tt.req)
 			if (err == nil) != (tt.outcome == "ok") {
 				t.Fatalf("err = %v", err)
 			}

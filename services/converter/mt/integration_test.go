@@ -7,15 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/ledgerlane/platform/services/converter/builtin"
+	"github.com/ledgerlane/platform/services/converter/builtin"
 	"github.com/ledgerlane/platform/services/converter/engine"
 	"github.com/ledgerlane/platform/services/converter/mt"
 	"github.com/ledgerlane/platform/services/converter/mx"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
+// eng is the engine the converter ships.
+var eng = builtin.Engine()
+
 func registered(typ string) bool {
-	for _, f := range engine.Formats() {
+	for _, f := range eng.Formats() {
 		if strings.EqualFold(f.To, typ) {
 			return true
 		}
@@ -32,11 +35,11 @@ func TestGeneratedViaCamt053(t *testing.T) {
 	for _, v := range []string{"camt.053.001.02", "camt.053.001.08"} {
 		t.Run(v, func(t *testing.T) {
 			mt.GeneratedRoundTrips(t, 11, 150, func(t *testing.T, in []byte) []byte {
-				camt, err := engine.Convert(engine.Request{Input: in, From: "MT940", To: "camt.053", Options: statement.Options{TargetVersion: v}})
+				camt, err := eng.Convert(engine.Request{Input: in, From: "MT940", To: "camt.053", Options: statement.Options{TargetVersion: v}})
 				if err != nil {
 					t.Fatalf("MT940 -> %s: %v", v, err)
 				}
-				back, err := engine.Convert(engine.Request{Input: []byte(camt.Pages[0]), From: "camt.053", To: "MT940"})
+				back, err := eng.Convert(engine.Request{Input: []byte(camt.Pages[0]), From: "camt.053", To: "MT940"})
 				if err != nil {
 					t.Fatalf("%s -> MT940: %v", v, err)
 				}
@@ -59,11 +62,11 @@ func TestGeneratedCamtViaMT940(t *testing.T) {
 				if err != nil {
 					t.Fatalf("render %s: %v", v, err)
 				}
-				toMT, err := engine.Convert(engine.Request{Input: []byte(doc), From: "camt.053", To: "MT940"})
+				toMT, err := eng.Convert(engine.Request{Input: []byte(doc), From: "camt.053", To: "MT940"})
 				if err != nil {
 					t.Fatalf("%s -> MT940: %v", v, err)
 				}
-				back, err := engine.Convert(engine.Request{Input: []byte(strings.Join(toMT.Pages, "\r\n")), From: "MT940", To: "camt.053", Options: statement.Options{TargetVersion: v}})
+				back, err := eng.Convert(engine.Request{Input: []byte(strings.Join(toMT.Pages, "\r\n")), From: "MT940", To: "camt.053", Options: statement.Options{TargetVersion: v}})
 				if err != nil {
 					t.Fatalf("MT940 -> %s: %v", v, err)
 				}
@@ -99,13 +102,13 @@ func TestViaCamt053(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			camt, err := engine.Convert(engine.Request{Input: in, From: "MT940", To: "camt.053"})
+			camt, err := eng.Convert(engine.Request{Input: in, From: "MT940", To: "camt.053"})
 			if err != nil {
 				t.Skipf("MT940 -> camt.053: %v", err)
 			}
 			var back []*statement.Statement
 			for _, p := range camt.Pages {
-				res, err := engine.Convert(engine.Request{Input: []byte(p), From: "camt.053", To: "MT940"})
+				res, err := eng.Convert(engine.Request{Input: []byte(p), From: "camt.053", To: "MT940"})
 				if err != nil {
 					t.Fatalf("camt.053 -> MT940: %v", err)
 				}

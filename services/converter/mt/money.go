@@ -19,8 +19,6 @@ func small(d decimal.Decimal) (coef int64, exp int32, ok bool) {
 	return d.CoefficientInt64(), d.Exponent(), true
 }
 
-var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
-
 // sum accumulates signed amounts exactly.
 type sum struct {
 	coef int64

@@ -1,7 +1,7 @@
 // Package mt reads and writes the SWIFT MT statement messages MT940
 // (customer statement), MT942 (interim transaction report) and MT950
-// (statement message) over the neutral statement model, and registers them
-// with the conversion engine.
+// (statement message) over the neutral statement model; Formats gives them
+// to the conversion engine.
 //
 // Reading is tolerant the way a human reader is: bank header lines, bare
 // block-4 text, lower-case marks, '.' decimal separators, fields broken over
@@ -31,9 +31,12 @@ import (
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
-func init() {
+// Formats is what this package adds to a conversion engine: MT940, MT942
+// and MT950 parsers, renderers (text/plain) and the MT detector.
+func Formats() engine.FormatSet {
+	var set engine.FormatSet
 	for _, t := range []string{"MT940", "MT942", "MT950"} {
-		engine.RegisterParser(engine.Parser{
+		set.Parsers = append(set.Parsers, engine.Parser{
 			Type: t,
 			Parse: func(input []byte, _ string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
 				// One reader serves all three: the fields present decide
@@ -43,26 +46,28 @@ func init() {
 		})
 	}
 	opts := []string{"translitProfile", "field86Profile", "strict"}
-	engine.RegisterRenderer(engine.Renderer{
-		Type: "MT940", Options: opts, Accepts: []string{"MT940", "MT950", "camt.053"},
+	set.Renderers = []engine.Renderer{{
+		Type: "MT940", MediaType: MediaType, Options: opts, Accepts: []string{"MT940", "MT950", "camt.053"},
 		Render: func(s []*statement.Statement, _ string, o statement.Options) ([]string, []statement.Warning, error) {
 			return Render("940", s, o)
 		},
-	})
-	engine.RegisterRenderer(engine.Renderer{
-		Type: "MT950", Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT940", "MT950", "camt.053"},
+	}, {
+		Type: "MT950", MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT940", "MT950", "camt.053"},
 		Render: func(s []*statement.Statement, _ string, o statement.Options) ([]string, []statement.Warning, error) {
 			return Render("950", s, o)
 		},
-	})
-	engine.RegisterRenderer(engine.Renderer{
-		Type: "MT942", Options: opts, Accepts: []string{"MT942", "camt.052"},
+	}, {
+		Type: "MT942", MediaType: MediaType, Options: opts, Accepts: []string{"MT942", "camt.052"},
 		Render: func(s []*statement.Statement, _ string, o statement.Options) ([]string, []statement.Warning, error) {
 			return Render("942", s, o)
 		},
-	})
-	engine.RegisterDetector(Detect)
+	}}
+	set.Detectors = []engine.Detector{Detect}
+	return set
 }
+
+// MediaType is what MT output is served as: FIN text.
+const MediaType = "text/plain"
 
 // detectWindow bounds how far the detector looks for the first MT field;
 // bank headers before it are a few lines at most.

@@ -97,7 +97,7 @@ func crossInputs(b *testing.B, size int) (mt940, camt []byte) {
 		}
 	}
 done:
-	res, err := engine.Convert(engine.Request{Input: buf, From: "mt940", To: "camt.053"})
+	res, err := testEngine.Convert(engine.Request{Input: buf, From: "mt940", To: "camt.053"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func BenchmarkConvert(b *testing.B) {
 				b.ReportAllocs()
 				var out, warns int
 				for b.Loop() {
-					res, err := engine.Convert(engine.Request{Input: c.in, From: c.from, To: c.to})
+					res, err := testEngine.Convert(engine.Request{Input: c.in, From: c.from, To: c.to})
 					if err != nil {
 						b.Fatal(err)
 					}

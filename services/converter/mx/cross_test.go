@@ -13,6 +13,9 @@ import (
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
+// testEngine has the MT and camt formats (no file renderers).
+var testEngine = engine.New(mt.Formats(), Formats())
+
 // mtSamples lists the MT sample files (bank files and the CBPR+ MT inputs
 // of statements).
 func mtSamples(t *testing.T) []string {
@@ -29,7 +32,7 @@ func mtSamples(t *testing.T) []string {
 }
 
 func requireRenderer(t *testing.T, typ string) {
-	for _, f := range engine.Formats() {
+	for _, f := range testEngine.Formats() {
 		if f.To == typ {
 			return
 		}
@@ -51,7 +54,7 @@ func TestMTToCamt(t *testing.T) {
 			}
 			for _, to := range []string{"camt.053", "camt.052"} {
 				for _, v := range []string{to + ".001.02", to + ".001.08"} {
-					res, err := engine.Convert(engine.Request{Input: data, To: to, Options: statement.Options{TargetVersion: v}})
+					res, err := testEngine.Convert(engine.Request{Input: data, To: to, Options: statement.Options{TargetVersion: v}})
 					if err != nil {
 						if errors.Is(err, engine.ErrUnsupported) || errors.Is(err, engine.ErrUndetectable) {
 							continue // e.g. MT942 to camt.053: not a pair
@@ -136,7 +139,7 @@ func TestCamtToMTToCamt(t *testing.T) {
 		}
 		mtType := map[string]string{typeCamt3: "MT940", typeCamt2: "MT942"}[typ]
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			res, err := engine.Convert(engine.Request{Input: data, To: mtType})
+			res, err := testEngine.Convert(engine.Request{Input: data, To: mtType})
 			if err != nil {
 				var pe *statement.ParseError
 				if errors.As(err, &pe) {
@@ -144,7 +147,7 @@ func TestCamtToMTToCamt(t *testing.T) {
 				}
 				t.Fatalf("to %s: %v", mtType, err)
 			}
-			again, err := engine.Convert(engine.Request{Input: []byte(strings.Join(res.Pages, "")), From: mtType, To: typ})
+			again, err := testEngine.Convert(engine.Request{Input: []byte(strings.Join(res.Pages, "")), From: mtType, To: typ})
 			if err != nil {
 				t.Fatalf("back to %s: %v", typ, err)
 			}

@@ -1,8 +1,8 @@
 // Package mx reads and writes the ISO 20022 cash management statements:
 // camt.053 (bank to customer statement) and camt.052 (account report), in
 // versions .001.02 and .001.08 and, for reading, the versions in between and
-// after whose elements we read are unchanged. It registers its parsers,
-// renderers and detector with the engine.
+// after whose elements we read are unchanged. Formats gives its parsers,
+// renderers and detector to the conversion engine.
 package mx
 
 import (
@@ -38,21 +38,27 @@ var (
 	readVersions052 = []string{"camt.052.001.02", "camt.052.001.03", "camt.052.001.04", "camt.052.001.08"}
 )
 
-// Sources each target accepts. MT types are registered by package mt; the
-// engine's Formats lists a pair only when both sides are registered.
+// Sources each target accepts. MT types come from package mt; an engine's
+// Formats lists a pair only when it has both sides.
 var (
 	accepts053 = []string{"MT940", "MT950", "camt.053"}
 	accepts052 = []string{"MT942", "camt.052"}
 )
 
-func init() {
+// MediaType is what camt output is served as.
+const MediaType = "application/xml"
+
+// Formats is what this package adds to a conversion engine: camt.053 and
+// camt.052 parsers, renderers (application/xml) and the camt detector.
+func Formats() engine.FormatSet {
+	var set engine.FormatSet
 	for _, typ := range []string{typeCamt3, typeCamt2} {
 		known := readVersions053
 		acc := accepts053
 		if typ == typeCamt2 {
 			known, acc = readVersions052, accepts052
 		}
-		engine.RegisterParser(engine.Parser{
+		set.Parsers = append(set.Parsers, engine.Parser{
 			Type:     typ,
 			Versions: known,
 			Parse: func(input []byte, version string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
@@ -64,8 +70,9 @@ func init() {
 				return stmts, warns, err
 			},
 		})
-		engine.RegisterRenderer(engine.Renderer{
+		set.Renderers = append(set.Renderers, engine.Renderer{
 			Type:           typ,
+			MediaType:      MediaType,
 			Versions:       []string{typ + ".001.02", typ + ".001.08"},
 			DefaultVersion: typ + ".001.08",
 			Options:        []string{"strict", "targetVersion"},
@@ -79,7 +86,8 @@ func init() {
 			},
 		})
 	}
-	engine.RegisterDetector(Detect)
+	set.Detectors = []engine.Detector{Detect}
+	return set
 }
 
 func contains(xs []string, x string) bool {

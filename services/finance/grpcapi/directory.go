@@ -18,7 +18,7 @@ type directoryServer struct {
 func (s *directoryServer) CheckGrant(ctx context.Context, req *financev1.CheckGrantRequest) (*financev1.CheckGrantResponse, error) {
 	check, err := s.svc.CheckGrant(ctx, req.GetAccountId(), req.GetUserId(), req.GetGrantId())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.CheckGrantResponse{UserInAccount: check.UserInAccount, GrantOfUser: check.GrantOfUser}, nil
 }

@@ -1,14 +1,14 @@
 // Package grpcapi serves the finance Service as the finance.v1 gRPC services.
 // It only translates: the caller comes from the principal metadata the
-// gateway attaches, domain values become proto messages, and service problems
-// become typed gRPC errors the gateway turns back into problem documents.
+// gateway attaches, and domain values become proto messages. Service errors
+// are returned as they are: the server's interceptor (pkg/rpc) carries a
+// *problem.Problem over the wire and answers anything else as internal.
 // Methods not built yet stay on the generated Unimplemented servers, which the
 // gateway answers with 501.
 package grpcapi
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"google.golang.org/grpc"
@@ -57,7 +57,7 @@ func (s *transactionServer) ListTransactions(ctx context.Context, req *financev1
 		Uncategorized: req.GetUncategorized(),
 	})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.ListTransactionsResponse{
 		Data:           transactionsProto(page.Data),
@@ -74,7 +74,7 @@ func (s *transactionServer) GetTransaction(ctx context.Context, req *financev1.G
 	}
 	res, err := s.svc.GetTransaction(ctx, c, req.GetId())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.GetTransactionResponse{Data: transactionProto(res.Data),
 		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
@@ -92,7 +92,7 @@ func (s *categoryServer) ListCategories(ctx context.Context, _ *financev1.ListCa
 	}
 	page, err := s.svc.ListCategories(ctx, c)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	resp := &financev1.ListCategoriesResponse{
 		Data:           make([]*financev1.Category, 0, len(page.Data)),
@@ -131,7 +131,7 @@ func (s *accountServer) ListConnections(ctx context.Context, req *financev1.List
 	}
 	page, err := s.svc.ListConnections(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	resp := &financev1.ListConnectionsResponse{
 		Data:           make([]*financev1.BankConnection, 0, len(page.Data)),
@@ -165,7 +165,7 @@ func (s *accountServer) GetAccountBalances(ctx context.Context, req *financev1.G
 	}
 	res, err := s.svc.GetAccountBalances(ctx, c, req.GetId())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	b := res.Data
 	return &financev1.GetAccountBalancesResponse{
@@ -188,7 +188,7 @@ func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncS
 	}
 	res, err := s.svc.GetSyncStatus(ctx, c)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	st := &financev1.SyncStatus{
 		Connections:    make([]*financev1.ConnectionSyncStatus, 0, len(res.Data.Connections)),
@@ -213,23 +213,9 @@ func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncS
 func caller(ctx context.Context) (finance.Caller, error) {
 	p, ok := principal.FromIncoming(ctx)
 	if !ok || p.Surface != principal.SurfaceFinance || p.FinanceUserID == "" || p.GrantID == "" {
-		return finance.Caller{}, problem.Error(problem.Unauthorized, "a finance credential is required")
+		return finance.Caller{}, problem.New(problem.Unauthorized, "a finance credential is required")
 	}
 	return finance.Caller{UserID: p.FinanceUserID, GrantID: p.GrantID, OwnerAccountID: p.AccountID}, nil
-}
-
-// toStatus turns a service problem into the typed gRPC error. Anything else
-// is internal and carries no detail; the service has logged it.
-func toStatus(err error) error {
-	var p *problem.Problem
-	if !errors.As(err, &p) {
-		return problem.Error(problem.Internal, "")
-	}
-	var opts []problem.Option
-	if p.Field != "" {
-		opts = append(opts, problem.Field(p.Field))
-	}
-	return problem.Error(p.Type, p.Detail, opts...)
 }
 
 func transactionProto(t finance.Transaction) *financev1.Transaction {

@@ -106,7 +106,7 @@ func wantProblem(t *testing.T, err error, typ problem.Type, field string) {
 	if err == nil {
 		t.Fatalf("want %s, got success", typ)
 	}
-	p := problem.FromError(err)
+	p := rpc.Problem(err)
 	if p.Type != typ || p.Field != field {
 		t.Fatalf("got %s (field %q, %v), want %s (field %q)", p.Type, p.Field, err, typ, field)
 	}

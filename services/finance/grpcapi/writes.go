@@ -22,7 +22,7 @@ func (s *transactionServer) SearchTransactions(ctx context.Context, req *finance
 		Q:         req.GetQ(), StartDate: req.GetStartDate(), EndDate: req.GetEndDate(),
 	})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.SearchTransactionsResponse{
 		Data:           transactionsProto(page.Data),
@@ -39,11 +39,11 @@ func (s *transactionServer) UpdateTransaction(ctx context.Context, req *financev
 	}
 	amount, currency, err := amountFrom(req.GetAmount())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	tags, err := tagsFrom(req.GetTags())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	u := finance.TransactionUpdate{
 		ID:               req.GetId(),
@@ -62,7 +62,7 @@ func (s *transactionServer) UpdateTransaction(ctx context.Context, req *financev
 	}
 	res, err := s.svc.UpdateTransaction(ctx, c, u)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.UpdateTransactionResponse{Data: transactionProto(res.Data),
 		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
@@ -120,7 +120,7 @@ func (s *transactionServer) BulkCategorizeTransactions(ctx context.Context, req 
 	}
 	res, err := s.svc.BulkCategorize(ctx, c, items)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	out := &financev1.BulkCategorizeResult{AppliedCount: int32(res.Data.AppliedCount),
 		Results: make([]*financev1.BulkCategorizeRowResult, 0, len(res.Data.Results))}
@@ -138,7 +138,7 @@ func (s *categoryServer) CreateCategory(ctx context.Context, req *financev1.Crea
 	res, err := s.svc.CreateCategory(ctx, c, finance.NewCategory{Name: req.GetName(), ParentID: req.GetParentId(),
 		Icon: req.GetIcon(), Color: req.GetColor()})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.CreateCategoryResponse{Data: categoryProto(res.Data), RedactedFields: res.RedactedFields,
 		Filtered: res.Filtered}, nil
@@ -152,7 +152,7 @@ func (s *categoryServer) UpdateCategory(ctx context.Context, req *financev1.Upda
 	res, err := s.svc.UpdateCategory(ctx, c, finance.CategoryPatch{ID: req.GetId(), Name: req.Name, Icon: req.Icon,
 		Color: req.Color, ParentID: req.ParentId, SortOrder: req.SortOrder})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.UpdateCategoryResponse{Data: categoryProto(res.Data), RedactedFields: res.RedactedFields,
 		Filtered: res.Filtered}, nil
@@ -165,7 +165,7 @@ func (s *categoryServer) DeleteCategory(ctx context.Context, req *financev1.Dele
 	}
 	res, err := s.svc.DeleteCategory(ctx, c, req.GetId(), req.MergeIntoCategoryId)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.DeleteCategoryResponse{
 		Data: &financev1.CategoryDeleteResult{Deleted: proto.Bool(res.Data.Deleted),
@@ -208,7 +208,7 @@ func (s *syncServer) UpsertProviderTransactions(ctx context.Context, req *financ
 	}
 	res, err := s.svc.UpsertProviderTransactions(ctx, req.GetConnectionId(), txs)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &financev1.UpsertProviderTransactionsResponse{Inserted: int32(res.Inserted), Updated: int32(res.Updated),
 		Removed: int32(res.Removed)}, nil

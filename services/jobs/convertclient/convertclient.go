@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/ledgerlane/platform/pkg/principal"
-	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/jobs"
 )
@@ -37,7 +37,7 @@ func New(c Client) *Converter { return &Converter{c: c} }
 // as given, the conversion surface and the convert scope (the gateway checked
 // it when the batch was accepted). Transport trouble (unavailable, deadline,
 // canceled, resource exhausted, aborted) wraps jobs.ErrConverterUnavailable;
-// any other error is returned as the *problem.Problem it carries.
+// any other error is returned as the *problem.Problem it carries (rpc.Problem).
 func (c *Converter) Convert(ctx context.Context, req jobs.ConvertRequest) (jobs.Conversion, error) {
 	ctx = principal.Outgoing(ctx, principal.Principal{
 		AccountID: req.AccountID, Mode: req.Mode, Surface: principal.SurfaceConversion, Scopes: []string{"convert"},
@@ -51,7 +51,7 @@ func (c *Converter) Convert(ctx context.Context, req jobs.ConvertRequest) (jobs.
 		case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.ResourceExhausted, codes.Aborted:
 			return jobs.Conversion{}, fmt.Errorf("%w: %w", jobs.ErrConverterUnavailable, err)
 		}
-		return jobs.Conversion{}, problem.FromError(err)
+		return jobs.Conversion{}, rpc.Problem(err)
 	}
 	out := jobs.Conversion{Pages: resp.GetResult()}
 	for _, w := range resp.GetWarnings() {

@@ -1,6 +1,7 @@
 // Package grpcapi exposes batch jobs and webhooks over gRPC. It only maps
 // between protobuf and the jobs.Service; the rules live in the service. The
-// service's errors are problem documents, turned into status errors here.
+// service's errors (*problem.Problem) are returned as they are: the server's
+// interceptor (pkg/rpc) carries them over the wire.
 package grpcapi
 
 import (
@@ -11,7 +12,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/ledgerlane/platform/pkg/principal"
-	"github.com/ledgerlane/platform/pkg/problem"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	"github.com/ledgerlane/platform/services/jobs"
@@ -70,7 +70,7 @@ func (s *jobServer) CreateBatch(ctx context.Context, req *jobsv1.CreateBatchRequ
 	}
 	j, err := s.svc.CreateBatch(ctx, caller(ctx), br)
 	if err != nil {
-		return nil, problem.ToGRPC(err)
+		return nil, err
 	}
 	return &jobsv1.CreateBatchResponse{Job: jobPB(j)}, nil
 }
@@ -78,7 +78,7 @@ func (s *jobServer) CreateBatch(ctx context.Context, req *jobsv1.CreateBatchRequ
 func (s *jobServer) GetJob(ctx context.Context, req *jobsv1.GetJobRequest) (*jobsv1.GetJobResponse, error) {
 	v, err := s.svc.GetJob(ctx, caller(ctx), req.GetId())
 	if err != nil {
-		return nil, problem.ToGRPC(err)
+		return nil, err
 	}
 	out := jobPB(v.Job)
 	out.Items = make([]*jobsv1.JobItem, len(v.Items))
@@ -97,7 +97,7 @@ func (s *jobServer) GetJob(ctx context.Context, req *jobsv1.GetJobRequest) (*job
 
 func (s *jobServer) DeleteJob(ctx context.Context, req *jobsv1.DeleteJobRequest) (*jobsv1.DeleteJobResponse, error) {
 	if err := s.svc.DeleteJob(ctx, caller(ctx), req.GetId()); err != nil {
-		return nil, problem.ToGRPC(err)
+		return nil, err
 	}
 	return &jobsv1.DeleteJobResponse{}, nil
 }
@@ -105,7 +105,7 @@ func (s *jobServer) DeleteJob(ctx context.Context, req *jobsv1.DeleteJobRequest)
 func (s *webhookServer) CreateWebhook(ctx context.Context, req *jobsv1.CreateWebhookRequest) (*jobsv1.CreateWebhookResponse, error) {
 	c, err := s.svc.CreateWebhook(ctx, caller(ctx), req.GetUrl())
 	if err != nil {
-		return nil, problem.ToGRPC(err)
+		return nil, err
 	}
 	return &jobsv1.CreateWebhookResponse{
 		Id: c.Endpoint.ID, Url: c.Endpoint.URL, Secret: c.Secret, CreatedAt: timestamppb.New(c.Endpoint.CreatedAt),
@@ -115,7 +115,7 @@ func (s *webhookServer) CreateWebhook(ctx context.Context, req *jobsv1.CreateWeb
 func (s *webhookServer) ListWebhooks(ctx context.Context, _ *jobsv1.ListWebhooksRequest) (*jobsv1.ListWebhooksResponse, error) {
 	es, err := s.svc.ListWebhooks(ctx, caller(ctx))
 	if err != nil {
-		return nil, problem.ToGRPC(err)
+		return nil, err
 	}
 	out := &jobsv1.ListWebhooksResponse{Endpoints: make([]*jobsv1.WebhookEndpoint, len(es))}
 	for i, e := range es {
@@ -129,7 +129,7 @@ func (s *webhookServer) ListWebhooks(ctx context.Context, _ *jobsv1.ListWebhooks
 
 func (s *webhookServer) DeleteWebhook(ctx context.Context, req *jobsv1.DeleteWebhookRequest) (*jobsv1.DeleteWebhookResponse, error) {
 	if err := s.svc.DeleteWebhook(ctx, caller(ctx), req.GetId()); err != nil {
-		return nil, problem.ToGRPC(err)
+		return nil, err
 	}
 	return &jobsv1.DeleteWebhookResponse{}, nil
 }

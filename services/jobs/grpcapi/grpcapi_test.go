@@ -2,6 +2,7 @@ package grpcapi_test
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	"github.com/ledgerlane/platform/services/jobs"
@@ -28,7 +30,7 @@ type echo struct{}
 
 func (echo) Convert(_ context.Context, in *conversionv1.ConvertRequest, _ ...grpc.CallOption) (*conversionv1.ConvertResponse, error) {
 	if in.GetOptions().GetTargetVersion() != "camt.053.001.08" {
-		return nil, problem.Error(problem.InvalidInput, "options did not travel")
+		return nil, rpc.Status(problem.New(problem.InvalidInput, "options did not travel"))
 	}
 	return &conversionv1.ConvertResponse{Result: []string{"<Document/>"}, Warnings: []*conversionv1.Warning{{Code: "W1", Severity: "info"}}}, nil
 }
@@ -56,7 +58,8 @@ func serve(t *testing.T) (jobsv1.JobServiceClient, jobsv1.WebhookServiceClient) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer()
+	// The service's server, with the interceptor that carries its problems.
+	srv := rpc.NewServer(slog.New(slog.DiscardHandler), nil)
 	grpcapi.Register(srv, svc)
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(srv.Stop)
@@ -77,7 +80,7 @@ func TestGRPC(t *testing.T) {
 	alice, bob := as("0e8a3c6e-2f4b-4f54-9f53-000000000001"), as("0e8a3c6e-2f4b-4f54-9f53-000000000002")
 
 	_, err := jc.CreateBatch(alice, &jobsv1.CreateBatchRequest{To: "camt.053", Items: []*jobsv1.BatchItem{{Message: "x"}}, TtlSeconds: proto.Int32(0)})
-	if p := problem.FromError(err); p.Type != problem.InvalidInput || p.Field != "ttl_seconds" {
+	if p := rpc.Problem(err); p.Type != problem.InvalidInput || p.Field != "ttl_seconds" {
 		t.Fatalf("ttl 0: %+v", p)
 	}
 	cr, err := jc.CreateBatch(alice, &jobsv1.CreateBatchRequest{
@@ -115,13 +118,13 @@ func TestGRPC(t *testing.T) {
 			t.Fatalf("item %d: %v", i, it)
 		}
 	}
-	if _, err := jc.GetJob(bob, &jobsv1.GetJobRequest{Id: j.GetId()}); problem.FromError(err).Type != problem.NotFound {
+	if _, err := jc.GetJob(bob, &jobsv1.GetJobRequest{Id: j.GetId()}); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("bob: %v", err)
 	}
 	if _, err := jc.DeleteJob(alice, &jobsv1.DeleteJobRequest{Id: j.GetId()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := jc.DeleteJob(alice, &jobsv1.DeleteJobRequest{Id: j.GetId()}); problem.FromError(err).Type != problem.NotFound {
+	if _, err := jc.DeleteJob(alice, &jobsv1.DeleteJobRequest{Id: j.GetId()}); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("second delete: %v", err)
 	}
 
@@ -133,13 +136,13 @@ func TestGRPC(t *testing.T) {
 	if err != nil || len(lr.GetEndpoints()) != 1 || lr.GetEndpoints()[0].GetStatus() != "active" || lr.GetEndpoints()[0].GetUrl() != "https://hooks.example.com/in" {
 		t.Fatalf("list: %v %v", err, lr)
 	}
-	if _, err := wc.DeleteWebhook(bob, &jobsv1.DeleteWebhookRequest{Id: wr.GetId()}); problem.FromError(err).Type != problem.NotFound {
+	if _, err := wc.DeleteWebhook(bob, &jobsv1.DeleteWebhookRequest{Id: wr.GetId()}); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("bob delete: %v", err)
 	}
 	if _, err := wc.DeleteWebhook(alice, &jobsv1.DeleteWebhookRequest{Id: wr.GetId()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := jc.GetJob(context.Background(), &jobsv1.GetJobRequest{Id: j.GetId()}); problem.FromError(err).Type != problem.Unauthorized {
+	if _, err := jc.GetJob(context.Background(), &jobsv1.GetJobRequest{Id: j.GetId()}); rpc.Problem(err).Type != problem.Unauthorized {
 		t.Fatalf("no principal: %v", err)
 	}
 }

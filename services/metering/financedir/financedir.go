@@ -1,7 +1,8 @@
 // Package financedir is metering's FinanceDirectory over the network: it asks
 // the finance service's internal finance.v1.DirectoryService whether a
-// finance user and grant belong to an account. meteringctl uses it; the
-// metering root stays free of gRPC clients.
+// finance user and grant belong to an account. meteringctl and the local
+// stack (through server.Config.FinanceDirectory) use it; the metering root
+// stays free of gRPC clients.
 package financedir
 
 import (

@@ -15,7 +15,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
-	"github.com/ledgerlane/platform/services/metering/meter"
+	"github.com/ledgerlane/platform/services/metering/admission/limitswire"
 )
 
 // Register adds CredentialService, UsageService and BillingService to s.
@@ -36,17 +36,17 @@ func (s *credentialServer) ResolveCredential(ctx context.Context, req *meteringv
 	case errors.Is(err, metering.ErrNotFound):
 		// One answer for unknown, malformed and revoked, so the edge cannot
 		// tell them apart either.
-		return nil, problem.Error(problem.Unauthorized, "invalid credential")
+		return nil, problem.New(problem.Unauthorized, "invalid credential")
 	case err != nil:
 		// Fail closed but retryable: an outage is not a bad key. The Service
 		// has logged the cause.
-		return nil, problem.Error(problem.Unavailable, "credential store unavailable")
+		return nil, problem.New(problem.Unavailable, "credential store unavailable")
 	}
 	l, err := s.svc.Limits(ctx, c.AccountID)
 	if err != nil {
-		return nil, problem.Error(problem.Unavailable, "credential store unavailable")
+		return nil, problem.New(problem.Unavailable, "credential store unavailable")
 	}
-	return &meteringv1.ResolveCredentialResponse{Limits: limitsProto(l), Principal: &meteringv1.Principal{
+	return &meteringv1.ResolveCredentialResponse{Limits: limitswire.ToProto(l), Principal: &meteringv1.Principal{
 		AccountId:     c.AccountID,
 		CredentialId:  c.ID,
 		Kind:          c.Kind,
@@ -58,20 +58,6 @@ func (s *credentialServer) ResolveCredential(ctx context.Context, req *meteringv
 	}}, nil
 }
 
-func limitsProto(l meter.Limits) *meteringv1.AccountLimits {
-	out := &meteringv1.AccountLimits{
-		Plan: l.Plan, RatePerSecond: int32(l.RatePerSecond), Burst: int32(l.Burst),
-		MonthlyQuota: int32(l.MonthlyQuota), HardStop: l.HardStop, OveragePricePer_1000: int32(l.OveragePer1000),
-		Currency: l.Currency, PeriodStart: timestamppb.New(l.PeriodStart), PeriodEnd: timestamppb.New(l.PeriodEnd),
-		TestQuota: int32(l.TestQuota),
-	}
-	if l.OverageCapCents != nil {
-		v := int32(*l.OverageCapCents)
-		out.OverageCapCents = &v
-	}
-	return out
-}
-
 type usageServer struct {
 	meteringv1.UnimplementedUsageServiceServer
 	svc *metering.Service
@@ -80,7 +66,7 @@ type usageServer struct {
 func (s *usageServer) GetUsage(ctx context.Context, _ *meteringv1.GetUsageRequest) (*meteringv1.GetUsageResponse, error) {
 	p, ok := principal.FromIncoming(ctx)
 	if !ok {
-		return nil, problem.Error(problem.Unauthorized, "no caller")
+		return nil, problem.New(problem.Unauthorized, "no caller")
 	}
 	u, err := s.svc.Usage(ctx, p.AccountID)
 	if err != nil {
@@ -115,7 +101,7 @@ type billingServer struct {
 func (s *billingServer) SetBillingLimits(ctx context.Context, req *meteringv1.SetBillingLimitsRequest) (*meteringv1.SetBillingLimitsResponse, error) {
 	p, ok := principal.FromIncoming(ctx)
 	if !ok {
-		return nil, problem.Error(problem.Unauthorized, "no caller")
+		return nil, problem.New(problem.Unauthorized, "no caller")
 	}
 	change := metering.BillingChange{HardStop: req.HardStop, ClearCap: req.GetClearOverageCap()}
 	if req.OverageCapCents != nil {

@@ -24,9 +24,9 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/grpcapi"
 	"github.com/ledgerlane/platform/services/metering/memory"
-	"github.com/ledgerlane/platform/services/metering/meter"
 )
 
 // brokenStore fails every lookup, as a database outage would.
@@ -126,7 +126,7 @@ func TestResolveCredential(t *testing.T) {
 				if status.Code(err) != codes.Unauthenticated {
 					t.Fatalf("code = %v, want Unauthenticated (err %v)", status.Code(err), err)
 				}
-				p := problem.FromError(err)
+				p := rpc.Problem(err)
 				if p.Type != tc.wantType || p.Detail != "invalid credential" {
 					t.Errorf("problem = %+v, want %s / invalid credential", p, tc.wantType)
 				}
@@ -149,7 +149,7 @@ func TestResolveCredentialStoreDown(t *testing.T) {
 	_, err := client.ResolveCredential(t.Context(), &meteringv1.ResolveCredentialRequest{
 		Secret: "ak_live_" + "abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrst",
 	})
-	if p := problem.FromError(err); p.Type != problem.Unavailable {
+	if p := rpc.Problem(err); p.Type != problem.Unavailable {
 		t.Fatalf("problem = %+v, want unavailable", p)
 	}
 }
@@ -159,8 +159,8 @@ func TestUsageAndBillingLimits(t *testing.T) {
 	clock := func() time.Time { return now }
 	svc := metering.NewService(memory.New(), clock, nil)
 	rdb := redisconn.ForTest(t)
-	m := meter.New(rdb, clock)
-	svc.UseMeter(m)
+	m := admission.New(rdb, clock)
+	svc.UseCounters(m)
 	conn := dial(t, svc)
 	ctx := t.Context()
 	acct, err := svc.CreateAccount(ctx, "Acme", metering.PlanStarter, metering.EUR)
@@ -173,11 +173,11 @@ func TestUsageAndBillingLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if _, err := m.Admit(ctx, meter.Request{AccountID: acct.ID, Metered: true, Limits: limits}); err != nil {
+		if _, err := m.Admit(ctx, admission.Request{AccountID: acct.ID, Metered: true, Limits: limits}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := m.Admit(ctx, meter.Request{AccountID: acct.ID, Metered: true, Test: true, Limits: limits}); err != nil {
+	if _, err := m.Admit(ctx, admission.Request{AccountID: acct.ID, Metered: true, Test: true, Limits: limits}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -222,7 +222,7 @@ func TestUsageAndBillingLimits(t *testing.T) {
 	}
 	for _, tc := range bad {
 		_, err := billing.SetBillingLimits(caller, tc.req)
-		if p := problem.FromError(err); p.Type != problem.InvalidInput || p.Field != tc.field {
+		if p := rpc.Problem(err); p.Type != problem.InvalidInput || p.Field != tc.field {
 			t.Errorf("%s: %+v", tc.name, p)
 		}
 	}

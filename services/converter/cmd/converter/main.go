@@ -1,4 +1,6 @@
-// Command converter runs the converter service alone, as it runs on Kubernetes.
+// Command converter runs the converter service alone, as it runs on
+// Kubernetes; the local stack runs the same wiring (services/converter/server)
+// in one process with the others.
 //
 // Environment: GRPC_ADDR (default :9002), LOG_LEVEL (default info).
 package main
@@ -7,16 +9,12 @@ import (
 	"context"
 	"log/slog"
 
-	"google.golang.org/grpc"
-
 	"github.com/ledgerlane/platform/pkg/rpc"
-	"github.com/ledgerlane/platform/services/converter/grpcapi"
+	"github.com/ledgerlane/platform/services/converter/server"
 )
 
 func main() {
-	rpc.Main("converter", ":9002", func(_ context.Context, log *slog.Logger) (*grpc.Server, func(), error) {
-		srv := rpc.NewServer(log, nil)
-		grpcapi.Register(srv)
-		return srv, nil, nil
+	rpc.Main("converter", ":9002", func(ctx context.Context, _ *slog.Logger) (rpc.Service, error) {
+		return server.New(ctx, server.Config{})
 	})
 }

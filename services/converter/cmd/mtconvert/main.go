@@ -18,7 +18,7 @@ import (
 	"os"
 	"strings"
 
-	_ "github.com/ledgerlane/platform/services/converter/builtin"
+	"github.com/ledgerlane/platform/services/converter/builtin"
 	"github.com/ledgerlane/platform/services/converter/engine"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
@@ -51,8 +51,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	eng := builtin.Engine()
 	if *formats {
-		for _, f := range engine.Formats() {
+		for _, f := range eng.Formats() {
 			fmt.Fprintf(stdout, "%-10s -> %-10s %s\n", f.From, f.To, strings.Join(f.Versions, " "))
 		}
 		return nil
@@ -79,13 +80,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *validate {
-		return report(input, *from, opts, stdout)
+		return report(eng, input, *from, opts, stdout)
 	}
 	var res *engine.Result
 	if *normal {
-		res, err = engine.Normalize(input, *from, opts)
+		res, err = eng.Normalize(input, *from, opts)
 	} else {
-		res, err = engine.Convert(engine.Request{Input: input, From: *from, To: *to, Options: opts})
+		res, err = eng.Convert(engine.Request{Input: input, From: *from, To: *to, Options: opts})
 	}
 	if err != nil {
 		return err
@@ -110,10 +111,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// report prints what engine.Validate found, one finding a line, and fails
-// when the message is invalid.
-func report(input []byte, from string, opts statement.Options, w io.Writer) error {
-	v, err := engine.Validate(input, from, opts)
+// report prints what the engine's Validate found, one finding a line, and
+// fails when the message is invalid.
+func report(eng *engine.Engine, input []byte, from string, opts statement.Options, w io.Writer) error {
+	v, err := eng.Validate(input, from, opts)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // Command finance serves the finance.v1 gRPC services on PostgreSQL. It is
-// the Kubernetes deployment of the finance service; the local stack embeds
-// the same packages instead.
+// the Kubernetes deployment of the finance service; the local stack runs the
+// same wiring (services/finance/server) in one process with the others.
 //
 // Environment:
 //
@@ -14,38 +14,27 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
-	"time"
 
-	"google.golang.org/grpc"
-
-	"github.com/ledgerlane/platform/pkg/cursor"
-	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/rpc"
-	"github.com/ledgerlane/platform/services/finance"
-	"github.com/ledgerlane/platform/services/finance/grpcapi"
-	"github.com/ledgerlane/platform/services/finance/postgres"
+	"github.com/ledgerlane/platform/services/finance/server"
 )
 
 func main() {
 	rpc.Main("finance", ":9001", setup)
 }
 
-func setup(ctx context.Context, log *slog.Logger) (*grpc.Server, func(), error) {
-	dbURL := os.Getenv("DATABASE_URL")
-	secret := os.Getenv("CURSOR_SECRET")
-	if dbURL == "" {
-		return nil, nil, errors.New("DATABASE_URL is required")
+func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
+	cfg := server.Config{
+		DatabaseURL:  config.String("DATABASE_URL", ""),
+		CursorSecret: []byte(config.String("CURSOR_SECRET", "")),
+		Log:          log,
 	}
-	if secret == "" {
-		return nil, nil, errors.New("CURSOR_SECRET is required")
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is required")
 	}
-	pool, err := pg.Open(ctx, dbURL, "finance", postgres.Migrations, log)
-	if err != nil {
-		return nil, nil, err // pgx keeps the password out of its connection errors
+	if len(cfg.CursorSecret) == 0 {
+		return nil, errors.New("CURSOR_SECRET is required")
 	}
-	svc := finance.NewService(postgres.New(pool), cursor.New([]byte(secret)), time.Now, log)
-	srv := rpc.NewServer(log, []rpc.Check{{Name: "postgresql", Probe: pool.Ping}})
-	grpcapi.Register(srv, svc)
-	return srv, pool.Close, nil
+	return server.New(ctx, cfg)
 }

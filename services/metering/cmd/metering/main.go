@@ -1,4 +1,6 @@
-// Command metering runs the metering service alone, as it runs on Kubernetes.
+// Command metering runs the metering service alone, as it runs on
+// Kubernetes; the local stack runs the same wiring (services/metering/server)
+// in one process with the others.
 //
 // Environment:
 //
@@ -12,49 +14,26 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
-
-	"google.golang.org/grpc"
 
 	"github.com/ledgerlane/platform/pkg/config"
-	"github.com/ledgerlane/platform/pkg/pg"
-	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
-	"github.com/ledgerlane/platform/services/metering"
-	"github.com/ledgerlane/platform/services/metering/grpcapi"
-	"github.com/ledgerlane/platform/services/metering/meter"
-	"github.com/ledgerlane/platform/services/metering/postgres"
+	"github.com/ledgerlane/platform/services/metering/server"
 )
 
 func main() {
 	rpc.Main("metering", ":9003", setup)
 }
 
-func setup(ctx context.Context, log *slog.Logger) (*grpc.Server, func(), error) {
-	// The URL may hold a password: it is never logged.
-	dbURL := config.String("DATABASE_URL", "")
-	if dbURL == "" {
-		return nil, nil, errors.New("DATABASE_URL is required")
+func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
+	// The URLs may hold passwords: they are never logged.
+	cfg := server.Config{
+		DatabaseURL: config.String("DATABASE_URL", ""),
+		// Usage counters live in Redis, written by the gateway.
+		RedisURL: config.String("REDIS_URL", ""),
+		Log:      log,
 	}
-	pool, err := pg.Open(ctx, dbURL, "metering", postgres.Migrations, log)
-	if err != nil {
-		return nil, nil, err
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is required")
 	}
-	svc := metering.NewService(postgres.New(pool), time.Now, log)
-	checks := []rpc.Check{{Name: "postgresql", Probe: pool.Ping}}
-	cleanup := pool.Close
-	// Usage counters live in Redis, written by the gateway.
-	if url := config.String("REDIS_URL", ""); url != "" {
-		rc, err := redisconn.Connect(ctx, url)
-		if err != nil {
-			pool.Close()
-			return nil, nil, err
-		}
-		svc.UseMeter(meter.New(rc, time.Now))
-		checks = append(checks, rpc.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
-		cleanup = func() { _ = rc.Close(); pool.Close() }
-	}
-	srv := rpc.NewServer(log, checks)
-	grpcapi.Register(srv, svc)
-	return srv, cleanup, nil
+	return server.New(ctx, cfg)
 }

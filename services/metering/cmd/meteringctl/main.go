@@ -29,8 +29,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"google.golang.org/grpc/status"
-
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/pg"
@@ -110,12 +108,12 @@ func useFinance(svc *metering.Service, addr string) (closeFn func(), err error) 
 	return func() { _ = conn.Close() }, nil
 }
 
-// describe turns a problem carried as a gRPC status into a readable line.
+// describe turns a problem the service returned into a readable line.
 func describe(err error) string {
-	if _, ok := status.FromError(err); !ok {
+	var p *problem.Problem
+	if !errors.As(err, &p) {
 		return err.Error()
 	}
-	p := problem.FromError(err)
 	if p.Field != "" {
 		return fmt.Sprintf("%s (%s): %s", p.Type, p.Field, p.Detail)
 	}

@@ -1,4 +1,4 @@
-package meter
+package admission
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -113,23 +112,23 @@ func (d Decision) QuotaRemaining() int64 { return max(0, d.QuotaLimit-d.UsedBefo
 
 // Response is what an idempotent request answered, kept for replays.
 type Response struct {
-	Status int         `json:"-"`
-	Header http.Header `json:"-"`
-	Body   []byte      `json:"-"`
+	Status int                 `json:"-"`
+	Header map[string][]string `json:"-"` // an http.Header; plain so no net/http is needed here
+	Body   []byte              `json:"-"`
 }
 
-// Meter runs the admission script against Redis.
-type Meter struct {
+// Controller runs the admission script against Redis.
+type Controller struct {
 	rdb redis.UniversalClient
 	now func() time.Time
 }
 
-// New returns a Meter on rdb with clock now (time.Now when nil).
-func New(rdb redis.UniversalClient, now func() time.Time) *Meter {
+// New returns a Controller on rdb with clock now (time.Now when nil).
+func New(rdb redis.UniversalClient, now func() time.Time) *Controller {
 	if now == nil {
 		now = time.Now
 	}
-	return &Meter{rdb: rdb, now: now}
+	return &Controller{rdb: rdb, now: now}
 }
 
 // Keys. The {account} hash tag keeps an account's keys in one Redis Cluster
@@ -151,7 +150,7 @@ func idemKey(acct, scope, key string) string {
 // quotaKey picks the counter a request draws on and its expiry: a live window
 // is kept 35 days past its end for usage reports and reconciliation; the
 // test pool never expires.
-func (m *Meter) quotaKey(r Request, now time.Time) (key string, limit int64, ttl time.Duration) {
+func (m *Controller) quotaKey(r Request, now time.Time) (key string, limit int64, ttl time.Duration) {
 	if r.Test {
 		return TestKey(r.AccountID), r.Limits.TestQuota, 0
 	}
@@ -160,11 +159,17 @@ func (m *Meter) quotaKey(r Request, now time.Time) (key string, limit int64, ttl
 
 // Admit decides r in one Redis round trip. A Redis error is returned as is:
 // the caller fails open.
-func (m *Meter) Admit(ctx context.Context, r Request) (Decision, error) {
+func (m *Controller) Admit(ctx context.Context, r Request) (Decision, error) {
+	return m.run(ctx, r, false)
+}
+
+// run runs the admission script; peek asks what a metered request r would
+// meet without changing anything.
+func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, error) {
 	now := m.now()
 	l := r.Limits
 	if l.RatePerSecond <= 0 || l.Burst <= 0 {
-		return Decision{}, errors.New("meter: limits without a rate")
+		return Decision{}, errors.New("admission: limits without a rate")
 	}
 	qkey, limit, ttl := m.quotaKey(r, now)
 	allowOverage := !r.Test && !l.HardStop && l.OveragePer1000 > 0
@@ -180,13 +185,13 @@ func (m *Meter) Admit(ctx context.Context, r Request) (Decision, error) {
 		[]string{bucketKey(r.AccountID), qkey, ikey},
 		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
 		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
-		r.units(),
+		r.units(), b2i(peek),
 	).Slice()
 	if err != nil {
-		return Decision{}, fmt.Errorf("meter: admit: %w", err)
+		return Decision{}, fmt.Errorf("admission: admit: %w", err)
 	}
 	if len(res) < 6 {
-		return Decision{}, fmt.Errorf("meter: admit: short reply")
+		return Decision{}, fmt.Errorf("admission: admit: short reply")
 	}
 	d := Decision{
 		Outcome:      Outcome(toInt(res[0])),
@@ -199,7 +204,7 @@ func (m *Meter) Admit(ctx context.Context, r Request) (Decision, error) {
 		OverageUnits: toInt(res[5]),
 	}
 	if d.Outcome == Replay && len(res) >= 9 {
-		resp := &Response{Status: int(toInt(res[6])), Header: http.Header{}}
+		resp := &Response{Status: int(toInt(res[6])), Header: map[string][]string{}}
 		if s, ok := res[7].(string); ok {
 			_ = json.Unmarshal([]byte(s), &resp.Header)
 		}
@@ -211,12 +216,12 @@ func (m *Meter) Admit(ctx context.Context, r Request) (Decision, error) {
 	return d, nil
 }
 
-// Finish settles an admitted request once its response is known: a response
+// Settle settles an admitted request once its response is known: a response
 // that does not count (see Counted) gives its quota unit (and overage) back,
 // and an idempotency reservation either keeps the response for 24 hours or,
 // for responses a retry should re-run, is released. It is one round trip, or
 // none when there is nothing to settle.
-func (m *Meter) Finish(ctx context.Context, r Request, d Decision, resp Response, counted, keep bool) error {
+func (m *Controller) Settle(ctx context.Context, r Request, d Decision, resp Response, counted, keep bool) error {
 	refund := r.Metered && !counted
 	if !refund && r.IdempotencyKey == "" {
 		return nil
@@ -242,7 +247,7 @@ func (m *Meter) Finish(ctx context.Context, r Request, d Decision, resp Response
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("meter: finish: %w", err)
+		return fmt.Errorf("admission: finish: %w", err)
 	}
 	return nil
 }
@@ -253,7 +258,7 @@ func Counted(status int, contentLevel bool) bool {
 	switch {
 	case status >= 200 && status < 300:
 		return true
-	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
+	case status == 400 || status == 422: // Bad Request, Unprocessable Content
 		return contentLevel
 	}
 	return false
@@ -263,7 +268,7 @@ func Counted(status int, contentLevel bool) bool {
 // 429 are not: the request did not run to completion, and a retry with the
 // same key should run it.
 func Keep(status int) bool {
-	return status < 500 && status != http.StatusTooManyRequests
+	return status < 500 && status != 429 // Too Many Requests
 }
 
 // Usage is what the counters say for one account.
@@ -271,19 +276,32 @@ type Usage struct {
 	Used         int64
 	OverageMilli int64 // accrued overage in thousandths of a minor unit
 	TestUsed     int64
+	// LiveBlocked: one more live conversion would be refused, because the
+	// included volume is spent and no overage may flow (a hard stop, no
+	// overage price, or the spend cap it would reach).
+	LiveBlocked bool
 }
 
-// Usage reads the live window starting at periodStart and the test pool.
-func (m *Meter) Usage(ctx context.Context, acct string, periodStart time.Time) (Usage, error) {
-	live, err := m.rdb.HMGet(ctx, LiveKey(acct, periodStart), "used", "over").Result()
+// Usage reads the live window of l and the test pool. Whether a further live
+// conversion would be refused is asked of the admission script itself (a
+// peek that changes nothing), so the rule that refuses requests and the
+// usage summary's overage_blocked cannot drift apart.
+func (m *Controller) Usage(ctx context.Context, acct string, l Limits) (Usage, error) {
+	live, err := m.rdb.HMGet(ctx, LiveKey(acct, l.PeriodStart), "used", "over").Result()
 	if err != nil {
-		return Usage{}, fmt.Errorf("meter: usage: %w", err)
+		return Usage{}, fmt.Errorf("admission: usage: %w", err)
 	}
 	test, err := m.rdb.HGet(ctx, TestKey(acct), "used").Int64()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return Usage{}, fmt.Errorf("meter: usage: %w", err)
+		return Usage{}, fmt.Errorf("admission: usage: %w", err)
 	}
-	return Usage{Used: anyInt(live[0]), OverageMilli: anyInt(live[1]), TestUsed: test}, nil
+	u := Usage{Used: anyInt(live[0]), OverageMilli: anyInt(live[1]), TestUsed: test}
+	d, err := m.run(ctx, Request{AccountID: acct, Metered: true, Limits: l}, true)
+	if err != nil {
+		return Usage{}, fmt.Errorf("admission: usage: %w", err)
+	}
+	u.LiveBlocked = d.Outcome == QuotaExceeded || d.Outcome == CapReached
+	return u, nil
 }
 
 func (r Request) units() int64 {
@@ -322,12 +340,12 @@ func anyInt(v any) int64 {
 // Reconcile adds n requests, counted while Redis was unreachable, to the
 // counter they would have drawn on, accruing overage for those past the
 // included volume (spend caps could not be applied during the outage).
-func (m *Meter) Reconcile(ctx context.Context, r Request, n int64) error {
+func (m *Controller) Reconcile(ctx context.Context, r Request, n int64) error {
 	qkey, limit, ttl := m.quotaKey(r, m.now())
 	allowOverage := !r.Test && !r.Limits.HardStop && r.Limits.OveragePer1000 > 0
 	err := reconcileScript.Run(ctx, m.rdb, []string{qkey}, n, limit, b2i(allowOverage), r.Limits.OveragePer1000, ttl.Milliseconds()).Err()
 	if err != nil {
-		return fmt.Errorf("meter: reconcile: %w", err)
+		return fmt.Errorf("admission: reconcile: %w", err)
 	}
 	return nil
 }

@@ -4,7 +4,7 @@
 // round trip. The metering service owns these rules; the gateway runs them at
 // the edge (so a cached credential costs no gRPC hop), and the metering
 // service reads the same counters for GET /v1/usage.
-package meter
+package admission
 
 import "time"
 

@@ -8,13 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,18 +20,19 @@ import (
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
-	"github.com/ledgerlane/platform/services/metering/meter"
+	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/admission/limitswire"
 )
 
-// admission is the edge's enforcement of metering's rules: one Redis round
-// trip (meter.Admit) decides the token bucket, the quota or test pool, the
-// spend cap and the idempotency reservation; a second (meter.Finish) settles
-// only when there is something to settle (a refund, or a response to keep).
-// When Redis cannot be reached, requests go through: usage is journalled in
-// memory and reconciled into Redis once it answers again.
-type admission struct {
-	meter   *meter.Meter
-	journal *journal
+// gate is the edge's enforcement of metering's rules (package admission):
+// one Redis round trip (Admit) decides the token bucket, the quota or test
+// pool, the spend cap and the idempotency reservation; a second (Settle) only
+// when there is something to settle (a refund, or a response to keep). When
+// Redis cannot be reached, requests go through: usage is journalled in memory
+// and reconciled into Redis once it answers again.
+type gate struct {
+	ctl     *admission.Controller
+	journal *admission.Journal
 	metrics *metrics
 	// downUntil (unix nanoseconds, wall clock) skips Redis for a moment after
 	// it failed, so an outage costs each request nothing instead of a dial
@@ -43,23 +42,8 @@ type admission struct {
 
 const breakerOpen = time.Second
 
-func (a *admission) available() bool { return time.Now().UnixNano() >= a.downUntil.Load() }
-func (a *admission) tripped()        { a.downUntil.Store(time.Now().Add(breakerOpen).UnixNano()) }
-
-// idempotent reports whether route rt takes an Idempotency-Key, and whether
-// it must. Finance writes require one (the debt payoff-plan only computes and
-// lists none); conversion-surface writes honour one when sent.
-func idempotent(rt route.Route) (takes, required bool) {
-	if rt.Method == http.MethodGet {
-		return false, false
-	}
-	if rt.Selector == "finance.v1.DebtService.CreatePayoffPlan" {
-		return false, false
-	}
-	return true, rt.Surface == route.Finance
-}
-
-const batchSelector = "jobs.v1.JobService.CreateBatch"
+func (a *gate) available() bool { return time.Now().UnixNano() >= a.downUntil.Load() }
+func (a *gate) tripped()        { a.downUntil.Store(time.Now().Add(breakerOpen).UnixNano()) }
 
 // batchItems counts a batch request's items; a body that does not parse
 // counts as one (the jobs service will refuse it with 400).
@@ -108,21 +92,6 @@ func fingerprint(r *http.Request, rt route.Route, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// limitsOf converts the wire snapshot the credential lookup returned.
-func limitsOf(p *meteringv1.AccountLimits) meter.Limits {
-	l := meter.Limits{
-		Plan: p.GetPlan(), RatePerSecond: int(p.GetRatePerSecond()), Burst: int(p.GetBurst()),
-		MonthlyQuota: int64(p.GetMonthlyQuota()), HardStop: p.GetHardStop(), OveragePer1000: int64(p.GetOveragePricePer_1000()),
-		Currency: p.GetCurrency(), PeriodStart: p.GetPeriodStart().AsTime(), PeriodEnd: p.GetPeriodEnd().AsTime(),
-		TestQuota: int64(p.GetTestQuota()),
-	}
-	if p.OverageCapCents != nil {
-		v := int64(p.GetOverageCapCents())
-		l.OverageCapCents = &v
-	}
-	return l
-}
-
 var errRedisSkipped = errors.New("redis marked unavailable")
 
 // recorder buffers a response so it can be kept for idempotent replays and
@@ -155,48 +124,55 @@ var perRequestHeaders = map[string]bool{
 	"Date": true, "Content-Length": true, "Retry-After": true,
 }
 
-// serveAdmitted runs next under admission for principal p on route rt. body is
-// the request body already read (bounded) by the caller. reject, when set, is
-// the answer the edge already decided (missing scope, body too large): the
-// request still passes the token bucket, so every authenticated response
-// carries the RateLimit headers, but it draws no quota and reserves no key.
-func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p principal.Principal, limits *meteringv1.AccountLimits, rt route.Route, body []byte, reject *problem.Problem, next http.Handler) {
+// ticket is a request admission let through, to settle once it is answered.
+type ticket struct {
+	req admission.Request
+	d   admission.Decision
+	// tracked: admitted in Redis (settle there); failOpen: Redis could not be
+	// reached (journal metered usage); neither: no admission configured.
+	tracked, failOpen bool
+}
+
+// admit decides the request on route rt for principal p: the token bucket,
+// the quota or test pool, the spend cap and the idempotency reservation, in
+// one Redis round trip. It sets the RateLimit-* and X-Quota-* headers. When
+// the request is not to run (reject is set, or admission refused or replayed
+// it) admit answers it itself and returns nil. reject is the edge's own
+// refusal (missing scope, body too large, bad input): it still passes the
+// token bucket, so every authenticated response carries the RateLimit
+// headers, but it draws no quota and reserves no key.
+func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Principal, limits *meteringv1.AccountLimits, rt route.Route, body []byte, reject *problem.Problem) *ticket {
 	reqID := requestID(r.Context())
-	a := g.adm
-	takes, required := idempotent(rt)
 	key := r.Header.Get("Idempotency-Key")
 	_, keySent := r.Header["Idempotency-Key"]
 	if reject == nil {
 		switch {
-		case required && !keySent:
+		case rt.Idempotency == route.IdempotencyRequired && !keySent:
 			reject = problem.New(problem.InvalidInput, "this write needs an Idempotency-Key header (1 to 128 characters)").WithField("Idempotency-Key")
 		case keySent && !validKey(key):
 			reject = problem.New(problem.InvalidInput, "Idempotency-Key must be 1 to 128 visible ASCII characters").WithField("Idempotency-Key")
 		}
 	}
-	if !takes || reject != nil {
-		key = ""
-	}
+	a := g.adm
 	if a == nil || limits == nil {
 		if reject != nil {
-			problem.Write(w, reject, reqID)
-			return
+			writeProblem(w, reject, reqID)
+			return nil
 		}
-		next.ServeHTTP(w, r)
-		return
+		return &ticket{}
 	}
-	req := meter.Request{AccountID: p.AccountID, Test: p.Mode == "test", Metered: rt.Metered && reject == nil, Limits: limitsOf(limits)}
-	if rt.Selector == batchSelector {
-		req.Units = batchItems(body)
+	t := &ticket{req: admission.Request{AccountID: p.AccountID, Test: p.Mode == "test", Metered: rt.Metered && reject == nil,
+		Limits: limitswire.FromProto(limits)}}
+	if rt.Units == route.UnitsPerItem {
+		t.req.Units = batchItems(body)
 	}
-	if key != "" {
-		req.IdempotencyKey, req.Fingerprint = key, fingerprint(r, rt, body)
-		req.IdempotencyScope = meter.IdempotencyScope(p.CredentialID, p.Mode, p.Surface, p.FinanceUserID, p.GrantID)
+	if rt.Idempotency != route.IdempotencyNone && reject == nil && key != "" {
+		t.req.IdempotencyKey, t.req.Fingerprint = key, fingerprint(r, rt, body)
+		t.req.IdempotencyScope = admission.IdempotencyScope(p.CredentialID, p.Mode, p.Surface, p.FinanceUserID, p.GrantID)
 	}
-	var d meter.Decision
 	err := errRedisSkipped
 	if a.available() {
-		if d, err = a.meter.Admit(r.Context(), req); err != nil {
+		if t.d, err = a.ctl.Admit(r.Context(), t.req); err != nil {
 			a.tripped()
 		}
 	}
@@ -205,99 +181,123 @@ func (g *Gateway) serveAdmitted(w http.ResponseWriter, r *http.Request, p princi
 		g.log.Warn("admission unavailable, failing open", "request_id", reqID, "err", err)
 		a.metrics.failOpen.WithLabelValues("admit").Inc()
 		if reject != nil {
-			problem.Write(w, reject, reqID)
-			return
+			writeProblem(w, reject, reqID)
+			return nil
 		}
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r)
-		if req.Metered && meter.Counted(sw.status, sw.v.contentLevel) {
-			a.journal.add(req)
-		}
-		return
+		t.failOpen = true
+		t.req.IdempotencyKey = ""
+		return t
 	}
+	t.tracked = true
+	d, req := t.d, t.req
 	h := w.Header()
 	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
 	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
 	// Only outcomes that consulted the quota report it; a replay carries the
 	// headers it was first answered with.
-	if req.Metered && (d.Outcome == meter.Admitted || d.Outcome == meter.QuotaExceeded || d.Outcome == meter.CapReached) {
+	if req.Metered && (d.Outcome == admission.Admitted || d.Outcome == admission.QuotaExceeded || d.Outcome == admission.CapReached) {
 		h.Set("X-Quota-Limit", strconv.FormatInt(d.QuotaLimit, 10))
 		h.Set("X-Quota-Remaining", strconv.FormatInt(d.QuotaRemaining(), 10))
 	}
-	if reject != nil && d.Outcome != meter.RateLimited {
-		problem.Write(w, reject, reqID)
-		return
+	if reject != nil && d.Outcome != admission.RateLimited {
+		writeProblem(w, reject, reqID)
+		return nil
 	}
 	switch d.Outcome {
-	case meter.RateLimited:
+	case admission.Admitted:
+		return t
+	case admission.RateLimited:
 		pr := problem.New(problem.RateLimited, fmt.Sprintf("the account's request rate is over its plan's limit (%d per second, burst %d)", req.Limits.RatePerSecond, req.Limits.Burst))
 		pr.RetryAfter = max(1, ceilSeconds(d.RetryAfter))
-		problem.Write(w, pr, reqID)
-		return
-	case meter.QuotaExceeded:
-		problem.Write(w, problem.New(problem.QuotaExceeded, quotaDetail(req, d)), reqID)
-		return
-	case meter.CapReached:
-		problem.Write(w, problem.New(problem.QuotaExceeded, capDetail(req)), reqID)
-		return
-	case meter.IdempotencyConflict:
-		problem.Write(w, problem.New(problem.IdempotencyConflict, "this Idempotency-Key was used with another request (method, route, id or body); use a new key").WithField("Idempotency-Key"), reqID)
-		return
-	case meter.InFlight:
+		writeProblem(w, pr, reqID)
+	case admission.QuotaExceeded:
+		writeProblem(w, problem.New(problem.QuotaExceeded, quotaDetail(req, d)), reqID)
+	case admission.CapReached:
+		writeProblem(w, problem.New(problem.QuotaExceeded, capDetail(req)), reqID)
+	case admission.IdempotencyConflict:
+		writeProblem(w, problem.New(problem.IdempotencyConflict, "this Idempotency-Key was used with another request (method, route, id or body); use a new key").WithField("Idempotency-Key"), reqID)
+	case admission.InFlight:
 		pr := problem.New(problem.IdempotencyInFlight, "a request with this Idempotency-Key is still running; retry after it finishes")
 		pr.RetryAfter = 1
-		problem.Write(w, pr, reqID)
-		return
-	case meter.Replay:
+		writeProblem(w, pr, reqID)
+	case admission.Replay:
 		for k, vs := range d.Stored.Header {
 			h[k] = vs
 		}
 		h.Set("Idempotency-Replayed", "true")
 		w.WriteHeader(d.Stored.Status)
 		_, _ = w.Write(d.Stored.Body)
-		return
 	}
+	return nil
+}
 
-	var status int
-	var v verdict
-	var resp meter.Response
-	if key != "" {
-		// Buffer the response: it is kept for replays before it is sent.
-		rec := &recorder{header: http.Header{}}
-		next.ServeHTTP(rec, r)
-		status, v = rec.status, rec.v
-		resp = meter.Response{Status: status, Header: http.Header{}, Body: rec.body.Bytes()}
-		for k, vs := range rec.header {
-			h[k] = vs
-		}
-		// A replay carries the headers the request was first answered
-		// with, the quota it was admitted under included.
-		for k, vs := range h {
-			if !perRequestHeaders[http.CanonicalHeaderKey(k)] {
-				resp.Header[k] = vs
-			}
-		}
-		defer func() {
-			w.WriteHeader(status)
-			_, _ = io.Copy(w, bytes.NewReader(resp.Body))
-		}()
-	} else {
+// answer is what a handler answered, as settlement needs it.
+type answer struct {
+	status int
+	v      verdict
+	// resp is the buffered response (buffered answers only), kept for
+	// replays when the ticket holds an idempotency key.
+	resp admission.Response
+}
+
+// dispatch runs next. With buffer set the response is held back and
+// returned, to be sent with send once it is settled: a replayable answer is
+// stored before the client can see it, and an after-success step runs before
+// the client can send its next request.
+func dispatch(w http.ResponseWriter, r *http.Request, next http.Handler, buffer bool) answer {
+	if !buffer {
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		status, v = sw.status, sw.v
+		return answer{status: sw.status, v: sw.v}
 	}
-	counted := meter.Counted(status, v.contentLevel)
-	if err := a.meter.Finish(r.Context(), req, d, resp, counted, meter.Keep(status)); err != nil {
-		g.log.Warn("settling admission failed", "request_id", reqID, "err", err)
-		a.metrics.failOpen.WithLabelValues("finish").Inc()
+	rec := &recorder{header: http.Header{}}
+	next.ServeHTTP(rec, r)
+	h := w.Header()
+	for k, vs := range rec.header {
+		h[k] = vs
+	}
+	// A replay carries the headers the request was first answered with,
+	// the quota it was admitted under included.
+	resp := admission.Response{Status: rec.status, Header: http.Header{}, Body: rec.body.Bytes()}
+	for k, vs := range h {
+		if !perRequestHeaders[http.CanonicalHeaderKey(k)] {
+			resp.Header[k] = vs
+		}
+	}
+	return answer{status: rec.status, v: rec.v, resp: resp}
+}
+
+// send writes a buffered answer.
+func (a answer) send(w http.ResponseWriter) {
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.resp.Body)
+}
+
+// settle records what the request came to: a metered answer that does not
+// count gives its units back, an idempotent answer is kept for replays (or
+// its key released), and usage served while Redis was unreachable is
+// journalled. The counting rule is admission.Counted, with content-level
+// meaning "the backend decided it" (backend.go).
+func (g *Gateway) settle(ctx context.Context, t *ticket, a answer) {
+	counted := admission.Counted(a.status, a.v.contentLevel)
+	switch {
+	case t.failOpen:
+		if t.req.Metered && counted {
+			g.adm.journal.Add(t.req)
+		}
+	case t.tracked:
+		if err := g.adm.ctl.Settle(ctx, t.req, t.d, a.resp, counted, admission.Keep(a.status)); err != nil {
+			g.log.Warn("settling admission failed", "request_id", requestID(ctx), "err", err)
+			g.adm.metrics.failOpen.WithLabelValues("finish").Inc()
+		}
 	}
 }
 
 // quotaDetail names the quota that refused req, and for a batch (admitted
 // whole or refused whole) what it asked for and what is left: a pool with 250
 // left is not "spent" to a client who sent 251 items.
-func quotaDetail(req meter.Request, d meter.Decision) string {
+func quotaDetail(req admission.Request, d admission.Decision) string {
 	left := d.QuotaRemaining()
 	switch {
 	case req.Test && req.Units > 1:
@@ -314,7 +314,7 @@ func quotaDetail(req meter.Request, d meter.Decision) string {
 }
 
 // capDetail names the spend cap; a batch says it would reach it.
-func capDetail(req meter.Request) string {
+func capDetail(req admission.Request) string {
 	cap := fmt.Sprintf("the overage spend cap of %d %s cents (pre-tax)", derefCap(req.Limits.OverageCapCents), strings.ToUpper(req.Limits.Currency))
 	fix := "raise or clear it with POST /v1/portal/billing/limits, or upgrade"
 	if req.Units > 1 {
@@ -335,79 +335,17 @@ func ceilSeconds(d time.Duration) int {
 	return int(math.Ceil(d.Seconds()))
 }
 
-// journal holds usage counted while Redis was unreachable, per counter.
-type journal struct {
-	mu      sync.Mutex
-	pending map[string]*journalEntry
-}
-
-type journalEntry struct {
-	req meter.Request
-	n   int64
-}
-
-func newJournal() *journal { return &journal{pending: map[string]*journalEntry{}} }
-
-func (j *journal) add(r meter.Request) {
-	k := fmt.Sprintf("%s|%v|%d", r.AccountID, r.Test, r.Limits.PeriodStart.Unix())
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	e, ok := j.pending[k]
-	if !ok {
-		e = &journalEntry{req: r}
-		j.pending[k] = e
-	}
-	e.n++
-}
-
-func (j *journal) size() int64 {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	var n int64
-	for _, e := range j.pending {
-		n += e.n
-	}
-	return n
-}
-
-// flush writes pending usage to Redis; entries that fail stay for next time.
-func (j *journal) flush(ctx context.Context, m *meter.Meter) error {
-	j.mu.Lock()
-	entries := make(map[string]*journalEntry, len(j.pending))
-	for k, e := range j.pending {
-		entries[k] = e
-	}
-	j.pending = map[string]*journalEntry{}
-	j.mu.Unlock()
-	var firstErr error
-	for k, e := range entries {
-		if err := m.Reconcile(ctx, e.req, e.n); err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			j.mu.Lock()
-			if cur, ok := j.pending[k]; ok {
-				cur.n += e.n
-			} else {
-				j.pending[k] = e
-			}
-			j.mu.Unlock()
-		}
-	}
-	return firstErr
-}
-
 // ReconcileUsage flushes usage journalled during a Redis outage. It returns
 // how many requests are still pending.
 func (g *Gateway) ReconcileUsage(ctx context.Context) (int64, error) {
 	if g.adm == nil {
 		return 0, nil
 	}
-	err := g.adm.journal.flush(ctx, g.adm.meter)
+	err := g.adm.journal.Flush(ctx, g.adm.ctl)
 	if err == nil {
 		g.adm.downUntil.Store(0)
 	}
-	return g.adm.journal.size(), err
+	return g.adm.journal.Size(), err
 }
 
 // RunReconciler flushes the journal every interval until ctx ends.
@@ -419,7 +357,7 @@ func (g *Gateway) RunReconciler(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if g.adm == nil || g.adm.journal.size() == 0 {
+			if g.adm == nil || g.adm.journal.Size() == 0 {
 				continue
 			}
 			if left, err := g.ReconcileUsage(ctx); err != nil {

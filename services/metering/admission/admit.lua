@@ -5,7 +5,9 @@
 -- ARGV: 1 now_ms, 2 rate/s, 3 burst, 4 metered, 5 limit, 6 allow_overage,
 --       7 price (milli-minor units per request), 8 cap (milli-minor, -1 none),
 --       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms,
---       13 units (conversions this request stands for: 1, or a batch's items)
+--       13 units (conversions this request stands for: 1, or a batch's items),
+--       14 peek (1: only say what a metered request of that many units would
+--          meet, changing nothing: no token, no reservation, no count)
 -- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage_units, code, hdr, body}
 -- outcome: 0 admitted, 1 rate limited, 2 quota exceeded, 3 cap reached,
 --          4 idempotency conflict, 5 in flight, 6 replay
@@ -13,31 +15,35 @@ local now = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 
-local b = redis.call('HMGET', KEYS[1], 't', 'ts')
-local tokens = tonumber(b[1])
-local ts = tonumber(b[2])
-if tokens == nil or ts == nil then
-  tokens = burst
-  ts = now
-end
-if now > ts then
-  tokens = math.min(burst, tokens + (now - ts) * rate / 1000)
-end
-local function save_bucket()
-  redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', tostring(now))
-  redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
-end
+local peek = ARGV[14] == '1'
+local tokens = 0
 local function full_ms()
   return math.ceil((burst - tokens) * 1000 / rate)
 end
-if tokens < 1 then
+if not peek then
+  local b = redis.call('HMGET', KEYS[1], 't', 'ts')
+  tokens = tonumber(b[1])
+  local ts = tonumber(b[2])
+  if tokens == nil or ts == nil then
+    tokens = burst
+    ts = now
+  end
+  if now > ts then
+    tokens = math.min(burst, tokens + (now - ts) * rate / 1000)
+  end
+  local function save_bucket()
+    redis.call('HSET', KEYS[1], 't', tostring(tokens), 'ts', tostring(now))
+    redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 1000)
+  end
+  if tokens < 1 then
+    save_bucket()
+    return {1, 0, full_ms(), math.ceil((1 - tokens) * 1000 / rate), 0, 0}
+  end
+  tokens = tokens - 1
   save_bucket()
-  return {1, 0, full_ms(), math.ceil((1 - tokens) * 1000 / rate), 0, 0}
 end
-tokens = tokens - 1
-save_bucket()
 
-if ARGV[10] == '1' then
+if not peek and ARGV[10] == '1' then
   local rec = redis.call('HMGET', KEYS[3], 'st', 'fp', 'code', 'hdr', 'body')
   if rec[1] then
     if rec[2] ~= ARGV[11] then
@@ -66,11 +72,18 @@ if ARGV[4] == '1' then
     end
     local cost = overage * tonumber(ARGV[7])
     local cap = tonumber(ARGV[8])
-    -- The request that would reach the cap is the first refused.
+    -- The request that would reach the cap is the first refused. This is
+    -- the one statement of the rule: the usage summary asks it with peek.
     if cap >= 0 and over + cost >= cap then
       return {3, math.floor(tokens), full_ms(), 0, used, 0}
     end
+    if peek then
+      return {0, 0, 0, 0, used, overage}
+    end
     redis.call('HINCRBY', KEYS[2], 'over', cost)
+  end
+  if peek then
+    return {0, 0, 0, 0, used, 0}
   end
   redis.call('HINCRBY', KEYS[2], 'used', units)
   local ttl = tonumber(ARGV[9])

@@ -1,4 +1,4 @@
-package meter_test
+package admission_test
 
 import (
 	"context"
@@ -10,31 +10,31 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/redisconn"
-	"github.com/ledgerlane/platform/services/metering/meter"
+	"github.com/ledgerlane/platform/services/metering/admission"
 )
 
 // BenchmarkLimiter compares one admission (token bucket and quota in one
 // script) with redis_rate's GCRA limiter on the same Redis, in the same run.
 // Run against a real server for meaningful numbers:
 //
-//	TEST_REDIS_URL=redis://127.0.0.1:6379/0 go test -run x -bench Limiter -benchtime 20000x ./meter/
+//	TEST_REDIS_URL=redis://127.0.0.1:6379/0 go test -run x -bench Limiter -benchtime 20000x ./admission/
 func BenchmarkLimiter(b *testing.B) {
 	rdb := redisconn.ForTest(b)
 	ctx := context.Background()
-	start, end := meter.Period(true, time.Time{}, time.Now())
-	l := meter.Limits{RatePerSecond: 1_000_000, Burst: 1_000_000, MonthlyQuota: 1 << 40, Currency: "usd",
-		OveragePer1000: 150, PeriodStart: start, PeriodEnd: end, TestQuota: meter.TestPool}
+	start, end := admission.Period(true, time.Time{}, time.Now())
+	l := admission.Limits{RatePerSecond: 1_000_000, Burst: 1_000_000, MonthlyQuota: 1 << 40, Currency: "usd",
+		OveragePer1000: 150, PeriodStart: start, PeriodEnd: end, TestQuota: admission.TestPool}
 	for _, accounts := range []int{1, 1000} {
 		ids := make([]string, accounts)
 		for i := range ids {
 			ids[i] = uuid.NewString()
 		}
 		b.Run(fmt.Sprintf("meter_bucket/accounts=%d", accounts), func(b *testing.B) {
-			m := meter.New(rdb, nil)
+			m := admission.New(rdb, nil)
 			b.RunParallel(func(pb *testing.PB) {
 				i := 0
 				for pb.Next() {
-					if _, err := m.Admit(ctx, meter.Request{AccountID: ids[i%accounts], Limits: l}); err != nil {
+					if _, err := m.Admit(ctx, admission.Request{AccountID: ids[i%accounts], Limits: l}); err != nil {
 						b.Fatal(err)
 					}
 					i++
@@ -42,11 +42,11 @@ func BenchmarkLimiter(b *testing.B) {
 			})
 		})
 		b.Run(fmt.Sprintf("meter_bucket+quota/accounts=%d", accounts), func(b *testing.B) {
-			m := meter.New(rdb, nil)
+			m := admission.New(rdb, nil)
 			b.RunParallel(func(pb *testing.PB) {
 				i := 0
 				for pb.Next() {
-					if _, err := m.Admit(ctx, meter.Request{AccountID: ids[i%accounts], Metered: true, Limits: l}); err != nil {
+					if _, err := m.Admit(ctx, admission.Request{AccountID: ids[i%accounts], Metered: true, Limits: l}); err != nil {
 						b.Fatal(err)
 					}
 					i++

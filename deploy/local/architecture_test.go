@@ -1,0 +1,43 @@
+package local_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestServiceRootsArePlainGo keeps docs/architecture.md true: each service's
+// root package (domain types, the Store, the Service) builds without a
+// transport, a queue client or metrics, which live in adapters; and the
+// gateway needs only what metering publishes for the edge, not the service.
+func TestServiceRootsArePlainGo(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	banned := []string{"google.golang.org/grpc", "google.golang.org/protobuf", "github.com/nats-io", "net/http", "github.com/prometheus"}
+	for _, root := range []string{"finance", "metering", "converter", "jobs"} {
+		pkg := "github.com/ledgerlane/platform/services/" + root
+		out, err := exec.Command(goTool, "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, b := range banned {
+				if dep == b || strings.HasPrefix(dep, b+"/") {
+					t.Errorf("%s depends on %s", pkg, dep)
+				}
+			}
+		}
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "github.com/ledgerlane/platform/gateway/...").Output()
+	if err != nil {
+		t.Fatalf("go list gateway: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/ledgerlane/platform/services/") &&
+			!strings.HasPrefix(dep, "github.com/ledgerlane/platform/services/metering/admission") {
+			t.Errorf("the gateway depends on %s", dep)
+		}
+	}
+}

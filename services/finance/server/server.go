@@ -1,0 +1,145 @@
+// Package server is the finance service's wiring: New builds it from a
+// Config (store, cursor codec, Service, readiness checks), Register puts its
+// gRPC APIs on a server, Run does its background work and Close releases
+// what New opened. cmd/finance and deploy/local both run it, so the
+// end-to-end test drives the production wiring.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/grpc"
+
+	"github.com/ledgerlane/platform/pkg/cursor"
+	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/grpcapi"
+	"github.com/ledgerlane/platform/services/finance/memory"
+	"github.com/ledgerlane/platform/services/finance/postgres"
+	"github.com/ledgerlane/platform/services/finance/sandbox"
+)
+
+// Config is what the finance service runs on.
+type Config struct {
+	// DatabaseURL is the PostgreSQL holding the service's tables, in schema
+	// Schema (migrated by New). Empty: an in-memory store, which only the
+	// local stack uses.
+	DatabaseURL string
+	// Schema defaults to "finance".
+	Schema string
+	// CursorSecret signs pagination cursors; required, and the same on
+	// every replica.
+	CursorSecret []byte
+	// Clock defaults to time.Now.
+	Clock finance.Clock
+	// Log defaults to discarding.
+	Log *slog.Logger
+}
+
+// Server is the finance service, wired.
+type Server struct {
+	svc    *finance.Service
+	store  finance.Store
+	pool   *pgxpool.Pool // nil on the in-memory store
+	checks []rpc.Check
+	clock  finance.Clock
+	log    *slog.Logger
+
+	mu           sync.Mutex
+	sandbox      *sandbox.Aggregator
+	sandboxEvery time.Duration
+	sandboxSet   chan struct{} // closed by UseSandbox
+}
+
+var _ rpc.Service = (*Server)(nil)
+
+// New opens the store (migrating its schema) and builds the Service.
+func New(ctx context.Context, cfg Config) (*Server, error) {
+	if len(cfg.CursorSecret) == 0 {
+		return nil, errors.New("finance: a cursor secret is required")
+	}
+	if cfg.Schema == "" {
+		cfg.Schema = "finance"
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{clock: cfg.Clock, log: cfg.Log, sandboxSet: make(chan struct{})}
+	if cfg.DatabaseURL != "" {
+		pool, err := pg.Open(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, cfg.Log)
+		if err != nil {
+			return nil, err // pgx keeps the password out of its connection errors
+		}
+		s.pool, s.store = pool, postgres.New(pool)
+		s.checks = []rpc.Check{{Name: "postgresql", Probe: pool.Ping}}
+	} else {
+		s.store = memory.New()
+	}
+	s.svc = finance.NewService(s.store, cursor.New(cfg.CursorSecret), cfg.Clock, cfg.Log)
+	return s, nil
+}
+
+// Service is the finance Service the APIs serve.
+func (s *Server) Service() *finance.Service { return s.svc }
+
+// Store is the Service's store (the local stack seeds its demo user there).
+func (s *Server) Store() finance.Store { return s.store }
+
+// Register adds every finance.v1 service to g.
+func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svc) }
+
+// Checks are the readiness checks: the database, when there is one.
+func (s *Server) Checks() []rpc.Check { return s.checks }
+
+// UseSandbox makes Run drive the sandbox aggregator (the local stack's
+// pretend bank) over conns every interval, from now on; a zero or negative
+// interval starts no ticker, leaving syncs to the returned aggregator's
+// SyncNow. It may be called once, before or after Run starts (the local
+// stack knows the demo connections only once the services serve).
+func (s *Server) UseSandbox(conns []sandbox.Connection, every time.Duration) *sandbox.Aggregator {
+	a := sandbox.New(s.svc, conns, s.clock, s.log.With("component", "sandbox"))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sandbox != nil {
+		panic("finance server: UseSandbox called twice")
+	}
+	s.sandbox, s.sandboxEvery = a, every
+	close(s.sandboxSet)
+	return a
+}
+
+// Run runs the sandbox aggregator, once UseSandbox has set one with an
+// interval, until ctx ends.
+func (s *Server) Run(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-s.sandboxSet:
+	}
+	s.mu.Lock()
+	a, every := s.sandbox, s.sandboxEvery
+	s.mu.Unlock()
+	if every > 0 {
+		a.Run(ctx, every)
+		return nil
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// Close closes the database pool.
+func (s *Server) Close() error {
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+// Package server is the metering service's wiring: New builds it from a
+// Config (store, usage counters, finance directory, Service, readiness
+// checks), Register puts its gRPC APIs on a server, and Close releases what
+// New opened (it has no background work: the gateway reconciles usage).
+// cmd/metering and deploy/local both run it, so the end-to-end test drives
+// the production wiring.
+package server
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/grpc"
+
+	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/pkg/redisconn"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/grpcapi"
+	"github.com/ledgerlane/platform/services/metering/memory"
+	"github.com/ledgerlane/platform/services/metering/postgres"
+)
+
+// Config is what the metering service runs on. URLs may hold passwords:
+// none of them is ever logged.
+type Config struct {
+	// DatabaseURL is the PostgreSQL holding the service's tables, in schema
+	// Schema (migrated by New). Empty: an in-memory store, which only the
+	// local stack uses.
+	DatabaseURL string
+	// Schema defaults to "metering".
+	Schema string
+	// RedisURL is the Redis holding the usage counters the gateway writes.
+	// Empty: usage cannot be read (GET /v1/usage answers 503).
+	RedisURL string
+	// FinanceDirectory checks the user and grant of each finance credential
+	// the Service issues (financedir over gRPC). Nil: finance credentials
+	// are refused.
+	FinanceDirectory metering.FinanceDirectory
+	// Clock defaults to time.Now.
+	Clock metering.Clock
+	// Log defaults to discarding.
+	Log *slog.Logger
+}
+
+// Server is the metering service, wired.
+type Server struct {
+	svc    *metering.Service
+	checks []rpc.Check
+	pool   *pgxpool.Pool // nil on the in-memory store
+	redis  io.Closer     // nil without RedisURL
+}
+
+var _ rpc.Service = (*Server)(nil)
+
+// New opens the store (migrating its schema) and Redis, and builds the
+// Service.
+func New(ctx context.Context, cfg Config) (_ *Server, err error) {
+	if cfg.Schema == "" {
+		cfg.Schema = "metering"
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{}
+	defer func() {
+		if err != nil {
+			_ = s.Close()
+		}
+	}()
+	var store metering.Store = memory.New()
+	if cfg.DatabaseURL != "" {
+		if s.pool, err = pg.Open(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, cfg.Log); err != nil {
+			return nil, err
+		}
+		store = postgres.New(s.pool)
+		s.checks = append(s.checks, rpc.Check{Name: "postgresql", Probe: s.pool.Ping})
+	}
+	s.svc = metering.NewService(store, cfg.Clock, cfg.Log)
+	if cfg.RedisURL != "" {
+		rc, err := redisconn.Connect(ctx, cfg.RedisURL)
+		if err != nil {
+			return nil, err
+		}
+		s.redis = rc
+		s.svc.UseCounters(admission.New(rc, cfg.Clock))
+		s.checks = append(s.checks, rpc.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
+	}
+	if cfg.FinanceDirectory != nil {
+		s.svc.UseFinanceDirectory(cfg.FinanceDirectory)
+	}
+	return s, nil
+}
+
+// Service is the metering Service the APIs serve.
+func (s *Server) Service() *metering.Service { return s.svc }
+
+// Register adds metering.v1's CredentialService, UsageService and
+// BillingService to g.
+func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svc) }
+
+// Checks are the readiness checks: the database, when there is one, and
+// Redis, when configured.
+func (s *Server) Checks() []rpc.Check { return s.checks }
+
+// Run waits for ctx: the metering service has no background work.
+func (s *Server) Run(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
+}
+
+// Close closes Redis and the database pool.
+func (s *Server) Close() error {
+	var err error
+	if s.redis != nil {
+		err = s.redis.Close()
+	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return err
+}
