@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -85,6 +86,7 @@ const (
 	IdempotencyConflict
 	InFlight
 	Replay
+	void // the script ran past its deadline (ErrVoid); never returned
 )
 
 // Decision is the admission's answer.
@@ -121,14 +123,68 @@ type Response struct {
 type Controller struct {
 	rdb redis.UniversalClient
 	now func() time.Time
+	// VoidAfter bounds how late the admission script may run: one that
+	// Redis executes more than VoidAfter after the request was sent (Redis
+	// was paused, or a network hung) changes nothing and answers ErrVoid.
+	// The caller has failed open and counted the request by then, or will
+	// on ErrVoid, so a late script must not count it again nor reserve its
+	// Idempotency-Key. It must be well below the client's read timeout
+	// (go-redis: 3 s); zero turns the check off.
+	VoidAfter time.Duration
+	// skew is Redis's clock minus ours (ms), measured with TIME now and
+	// then, so deadlines are stated in Redis's time; syncedAt is when
+	// (unix ms, 0 before the first measurement: no deadline is sent).
+	skew, syncedAt atomic.Int64
+	syncing        atomic.Bool
 }
 
-// New returns a Controller on rdb with clock now (time.Now when nil).
+// ErrVoid: the admission script ran after its deadline and changed nothing.
+var ErrVoid = errors.New("admission: the script ran after its deadline and was not applied")
+
+// skewSyncEvery is how often the clock difference to Redis is measured.
+const skewSyncEvery = 30 * time.Second
+
+// voidAt is the Redis-clock deadline for a script sent now, or 0 while the
+// clock difference is not known yet (then a measurement starts).
+func (m *Controller) voidAt() int64 {
+	if m.VoidAfter <= 0 {
+		return 0
+	}
+	wall := time.Now().UnixMilli()
+	synced := m.syncedAt.Load()
+	if wall-synced > skewSyncEvery.Milliseconds() && m.syncing.CompareAndSwap(false, true) {
+		go m.syncSkew()
+	}
+	if synced == 0 {
+		return 0
+	}
+	return wall + m.skew.Load() + m.VoidAfter.Milliseconds()
+}
+
+// syncSkew measures Redis's clock against ours, NTP style: the midpoint of
+// the round trip against the server's time.
+func (m *Controller) syncSkew() {
+	defer m.syncing.Store(false)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	t0 := time.Now()
+	rt, err := m.rdb.Time(ctx).Result()
+	if err != nil {
+		return
+	}
+	t1 := time.Now()
+	mid := t0.Add(t1.Sub(t0) / 2)
+	m.skew.Store(rt.UnixMilli() - mid.UnixMilli())
+	m.syncedAt.Store(t1.UnixMilli())
+}
+
+// New returns a Controller on rdb with clock now (time.Now when nil) and a
+// VoidAfter of one second.
 func New(rdb redis.UniversalClient, now func() time.Time) *Controller {
 	if now == nil {
 		now = time.Now
 	}
-	return &Controller{rdb: rdb, now: now}
+	return &Controller{rdb: rdb, now: now, VoidAfter: time.Second}
 }
 
 // Keys. The {account} hash tag keeps an account's keys in one Redis Cluster
@@ -185,10 +241,13 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 		[]string{bucketKey(r.AccountID), qkey, ikey},
 		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
 		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
-		r.units(), b2i(peek),
+		r.units(), b2i(peek), m.voidAt(),
 	).Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("admission: admit: %w", err)
+	}
+	if len(res) > 0 && Outcome(toInt(res[0])) == void {
+		return Decision{}, ErrVoid
 	}
 	if len(res) < 6 {
 		return Decision{}, fmt.Errorf("admission: admit: short reply")

@@ -7,10 +7,20 @@
 --       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms,
 --       13 units (conversions this request stands for: 1, or a batch's items),
 --       14 peek (1: only say what a metered request of that many units would
---          meet, changing nothing: no token, no reservation, no count)
+--          meet, changing nothing: no token, no reservation, no count),
+--       15 void_at (Redis TIME in ms after which the script changes nothing
+--          and answers 7: its caller has given up waiting; 0: no deadline)
 -- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage_units, code, hdr, body}
 -- outcome: 0 admitted, 1 rate limited, 2 quota exceeded, 3 cap reached,
---          4 idempotency conflict, 5 in flight, 6 replay
+--          4 idempotency conflict, 5 in flight, 6 replay, 7 void (too late)
+local void_at = tonumber(ARGV[15])
+if void_at and void_at > 0 then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > void_at then
+    return {7, 0, 0, 0, 0, 0}
+  end
+end
+
 local now = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
