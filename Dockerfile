@@ -43,14 +43,16 @@ ENV CGO_ENABLED=0 \
 
 # Every module that go.work lists must be present, or the go command refuses
 # the workspace: keep this list in step with go.work. Copying directories one
-# by one keeps .git, .bin and deploy/k8s out of the layers (they still travel
-# in the build context; a .dockerignore listing them would trim that).
+# by one keeps .git, .bin and the manifests out of the layers (they still
+# travel in the build context; a .dockerignore listing them would trim that).
+# deploy/k8s is a module (its manifest test) but no binary: only its go.mod.
 COPY go.work go.work.sum ./
 COPY proto/ proto/
 COPY pkg/ pkg/
 COPY services/ services/
 COPY gateway/ gateway/
 COPY deploy/local/ deploy/local/
+COPY deploy/k8s/go.mod deploy/k8s/go.sum deploy/k8s/
 
 # Modules and the build cache live in BuildKit cache mounts, reused across
 # builds of all six images. -X for a variable that a main package does not

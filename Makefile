@@ -4,7 +4,7 @@ BIN := $(CURDIR)/.bin
 export PATH := $(BIN):$(PATH)
 
 # Every module of the workspace, in dependency order.
-MODULES := proto pkg services/metering/admission services/metering services/finance services/converter services/jobs gateway deploy/local
+MODULES := proto pkg services/metering/admission services/metering services/finance services/converter services/jobs gateway deploy/local deploy/k8s
 
 .PHONY: run test vet lint gen gen-check tools tidy build fmt fuzz-edge
 
@@ -46,12 +46,13 @@ lint: tools
 gen: tools ## Regenerate Go, gRPC, gateway and OpenAPI code from proto/.
 	buf lint
 	buf generate
+	go run ./gateway/openapi/gen -in docs/openapi/api.swagger.json -out gateway/openapi/openapi.json
 
 # Fails when the committed generated code differs from what `make gen` writes.
 gen-check: gen
-	@git add -N proto docs/openapi >/dev/null 2>&1 || true
-	@if ! git diff --quiet -- proto docs/openapi; then \
-		echo "generated code is stale: run 'make gen' and commit"; git diff --stat -- proto docs/openapi; exit 1; fi
+	@git add -N proto docs/openapi gateway/openapi/openapi.json >/dev/null 2>&1 || true
+	@if ! git diff --quiet -- proto docs/openapi gateway/openapi/openapi.json; then \
+		echo "generated code is stale: run 'make gen' and commit"; git diff --stat -- proto docs/openapi gateway/openapi/openapi.json; exit 1; fi
 
 fmt:
 	gofmt -w $$(git ls-files '*.go' | grep -v '\.pb\(\.gw\)\?\.go$$')

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ledgerlane/platform/gateway/auth"
+	"github.com/ledgerlane/platform/gateway/openapi"
 	"github.com/ledgerlane/platform/gateway/route"
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
@@ -171,7 +172,10 @@ func New(cfg Config) (*Gateway, error) {
 	g.surfaces[route.Conversion] = conv
 	g.surfaces[route.Finance] = fin
 
-	g.handlers = map[route.Handler]http.Handler{route.HandlerConvert: http.HandlerFunc(g.convert)}
+	g.handlers = map[route.Handler]http.Handler{
+		route.HandlerConvert: http.HandlerFunc(g.convert),
+		route.HandlerOpenAPI: openapi.Handler(),
+	}
 	g.after = map[route.After]func(principal.Principal){
 		route.AfterForgetLimits: func(p principal.Principal) { g.resolver.ForgetAccount(p.AccountID) },
 	}
@@ -269,7 +273,11 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 		r = r.Clone(r.Context())
 		r.Method = method
 	}
-	if _, ok := m.For(route.Public); ok {
+	if pub, ok := m.For(route.Public); ok {
+		if h, ok := g.handlers[pub.Handler]; ok && pub.Handler != route.HandlerGenerated {
+			h.ServeHTTP(w, r)
+			return
+		}
 		g.public.ServeHTTP(w, r)
 		return
 	}

@@ -33,7 +33,9 @@ import (
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/financedir"
+	"github.com/ledgerlane/platform/services/metering/mailsink"
 	meteringserver "github.com/ledgerlane/platform/services/metering/server"
+	"github.com/ledgerlane/platform/services/metering/smtpmail"
 )
 
 // Config selects real servers where set; everything else is embedded.
@@ -62,6 +64,12 @@ type Config struct {
 	// Finance sandbox aggregator: SandboxInterval is its tick (0 means
 	// 30s; negative starts no ticker, and only Stack.Sandbox.SyncNow syncs).
 	SandboxInterval time.Duration
+	// MailDir (LOCAL_MAIL_DIR), when set, receives every usage alert e-mail
+	// the in-process SMTP server gets, one .eml file each.
+	MailDir string
+	// BillingInterval is how often metering closes periods, checks usage
+	// alerts and sends mail (0 means 2s).
+	BillingInterval time.Duration
 }
 
 // Stack is a running platform.
@@ -79,6 +87,10 @@ type Stack struct {
 	// Sandbox is the finance sandbox aggregator syncing the demo user's
 	// bank connections; tests call its SyncNow.
 	Sandbox *financesandbox.Aggregator
+	// Mail is the in-process SMTP server receiving usage alert e-mails,
+	// and Metering the metering service's wiring (tests use both).
+	Mail     *mailsink.Sink
+	Metering *meteringserver.Server
 
 	listeners map[string]net.Listener
 	cancel    context.CancelFunc
@@ -128,12 +140,19 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 	// Metering checks finance credentials with the finance service over
-	// gRPC, as meteringctl does in a cluster.
+	// gRPC, as meteringctl does in a cluster, and sends usage alerts over
+	// SMTP to an in-process mail server.
+	mailer, err := s.startMail(cfg)
+	if err != nil {
+		return nil, err
+	}
 	met, err := meteringserver.New(ctx, meteringserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.MeteringSchema,
-		RedisURL: redisURL, FinanceDirectory: financedir.New(backends.Finance), Clock: cfg.Now, Log: cfg.Log.With("service", "metering")})
+		RedisURL: redisURL, FinanceDirectory: financedir.New(backends.Finance), Clock: cfg.Now, Log: cfg.Log.With("service", "metering"),
+		Mailer: mailer, BillingInterval: cmp.Or(cfg.BillingInterval, 2*time.Second), MailBackoff: time.Second, MailBackoffMax: 5 * time.Second})
 	if err = s.serve(runCtx, cfg.Log, "metering", met, err); err != nil {
 		return nil, err
 	}
+	s.Metering = met
 	counters, err := s.startGateway(ctx, runCtx, cfg, backends, redisURL, natsURL)
 	if err != nil {
 		return nil, err
@@ -217,6 +236,19 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, cfg Config, b gateway.
 	}
 	s.run(func() error { s.Gateway.RunReconciler(runCtx, 2*time.Second); return nil })
 	return admission.New(rc, cfg.Now), nil
+}
+
+// startMail starts the in-process SMTP server and returns the SMTP client
+// metering sends through (plain text on loopback).
+func (s *Stack) startMail(cfg Config) (*smtpmail.Mailer, error) {
+	sink, err := mailsink.Start("127.0.0.1:0", cfg.MailDir)
+	if err != nil {
+		return nil, fmt.Errorf("mail server: %w", err)
+	}
+	s.closers = append(s.closers, func() { _ = sink.Close() })
+	s.Mail = sink
+	cfg.Log.Info("in-process smtp server started", "addr", sink.Addr(), "mail_dir", cfg.MailDir)
+	return smtpmail.New(smtpmail.Config{Addr: sink.Addr(), From: "billing@ledgerlane.local", TLS: smtpmail.TLSNone, Timeout: 5 * time.Second})
 }
 
 // serveHTTP serves the gateway on addr (URL).

@@ -12,6 +12,10 @@ import (
 	meteringserver "github.com/ledgerlane/platform/services/metering/server"
 )
 
+// DemoUserEmail is the demo account's portal user, who receives its usage
+// alert e-mails.
+const DemoUserEmail = "owner@demo.example"
+
 // Key is one demo credential, as printed at start and written to
 // LOCAL_KEYS_FILE.
 type Key struct {
@@ -50,6 +54,10 @@ func seed(ctx context.Context, fs finance.Store, ms *metering.Service, plan stri
 	}
 	demo, err = financeseed.Demo(ctx, fs, acct.ID, now)
 	if err != nil {
+		return demo, acct, nil, err
+	}
+	// The account's one portal user receives its usage alert e-mails.
+	if _, err := ms.AddPortalUser(ctx, acct.ID, DemoUserEmail, "Demo Owner"); err != nil {
 		return demo, acct, nil, err
 	}
 	conv := metering.DefaultConversionScopes()

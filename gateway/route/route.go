@@ -55,6 +55,7 @@ type Handler string
 const (
 	HandlerGenerated Handler = ""        // grpc-gateway's generated handler
 	HandlerConvert   Handler = "convert" // POST /v1/convert: raw bodies and Accept negotiation
+	HandlerOpenAPI   Handler = "openapi" // GET /v1/openapi.json: the embedded OpenAPI 3 document
 )
 
 // After names what the gateway runs once a route answered 2xx.
@@ -113,6 +114,9 @@ var table = []Route{
 	get("/v1/health", Public, "", "edge.v1.EdgeService.Health"),
 	get("/v1/ready", Public, "", "edge.v1.EdgeService.Ready"),
 	get("/v1/version", Public, "", "edge.v1.EdgeService.Version"),
+	// The OpenAPI 3 document, generated from the protos and this table by
+	// `make gen` and served as a file.
+	get("/v1/openapi.json", Public, "", "edge.v1.EdgeService.OpenAPI").handler(HandlerOpenAPI),
 
 	// Conversion surface: scopes exactly as the conversion spec's table.
 	write(http.MethodPost, "/v1/convert", Conversion, "convert", "conversion.v1.ConversionService.Convert", optional).
@@ -154,9 +158,11 @@ var table = []Route{
 	write(http.MethodPost, "/v1/categories", Finance, "categories:write", "finance.v1.CategoryService.CreateCategory", required),
 	write(http.MethodPatch, "/v1/categories/{id}", Finance, "categories:write", "finance.v1.CategoryService.UpdateCategory", required),
 	write(http.MethodDelete, "/v1/categories/{id}", Finance, "categories:write", "finance.v1.CategoryService.DeleteCategory", required),
+	get("/v1/accounts", Finance, "accounts:read", "finance.v1.AccountService.ListAccounts"),
 	get("/v1/connections", Finance, "accounts:read", "finance.v1.AccountService.ListConnections"),
 	get("/v1/accounts/{id}/balances", Finance, "accounts:read", "finance.v1.AccountService.GetAccountBalances"),
 	get("/v1/sync-status", Finance, "accounts:read", "finance.v1.AccountService.GetSyncStatus"),
+	get("/v1/budgets", Finance, "budgets:read", "finance.v1.BudgetService.ListBudgets"),
 	get("/v1/budgets/{id}", Finance, "budgets:read", "finance.v1.BudgetService.GetBudget"),
 	get("/v1/budgets/{id}/progress", Finance, "budgets:read", "finance.v1.BudgetService.GetBudgetProgress"),
 	write(http.MethodPost, "/v1/budgets/switch-method", Finance, "budgets:write", "finance.v1.BudgetService.SwitchBudgetMethod", required),

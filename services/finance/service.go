@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/cursor"
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
@@ -471,7 +472,14 @@ func expandCategories(excluded []string, all []Category) []string {
 	return out
 }
 
+// internal answers a store failure: 503 unavailable (with Retry-After) when
+// the database did not answer (pg.Unavailable, the one classification), an
+// opaque 500 internal otherwise.
 func (s *Service) internal(ctx context.Context, op string, err error) error {
+	if p := pg.UnavailableProblem(err); p != nil {
+		s.log.WarnContext(ctx, "finance store unavailable", "op", op, "err", err)
+		return p
+	}
 	s.log.ErrorContext(ctx, "finance store failure", "op", op, "err", err)
 	return problem.New(problem.Internal, "")
 }

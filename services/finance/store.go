@@ -81,4 +81,6 @@ type Store interface {
 	TransactionsByExternalRef(ctx context.Context, userID string, accountIDs, refs []string) ([]Transaction, error)
 	// ApplySync applies w atomically: all of it or none of it.
 	ApplySync(ctx context.Context, w SyncWrite) error
+
+	BudgetStore // budget_store.go
 }

@@ -208,8 +208,27 @@ var ErrConflict = errors.New("jobs: conflict")
 // memory and postgres; conformance holds the behaviour both must have.
 // Methods taking accountID treat another tenant's row as missing.
 type Store interface {
-	// CreateJob stores a job with its items (all pending) atomically.
+	// CreateJob stores a job with its items (all pending) and the intent to
+	// enqueue them, atomically: the outbox of submission. The intent is not
+	// claimable (ClaimUnenqueued) until j.CreatedAt+EnqueueLease, which
+	// leaves it to the submitting process first. The job's progress time is
+	// j.CreatedAt.
 	CreateJob(ctx context.Context, j Job, items []Item) error
+	// ClaimUnenqueued returns up to limit jobs whose enqueue intent is still
+	// open and claimable at now, oldest first, and makes each unclaimable
+	// until now+lease, so that one replica publishes a job at a time.
+	ClaimUnenqueued(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Job, error)
+	// MarkEnqueued closes a job's enqueue intent: its items are in the queue.
+	// A missing job is no error.
+	MarkEnqueued(ctx context.Context, jobID string) error
+	// ClaimStalled returns up to limit enqueued, unfinished jobs that made no
+	// progress (creation, start, an item completed) since now-stalledFor and
+	// were not claimed since, and makes each unclaimable until now+lease:
+	// the jobs whose items the resumer checks against the queue.
+	ClaimStalled(ctx context.Context, now time.Time, stalledFor, lease time.Duration, limit int) ([]Job, error)
+	// PendingIndexes returns the indexes of a job's pending items in order;
+	// ErrNotFound for a missing job.
+	PendingIndexes(ctx context.Context, jobID string) ([]int, error)
 	// GetJob returns the tenant's job.
 	GetJob(ctx context.Context, accountID, id string) (Job, error)
 	// JobByID returns a job regardless of tenant; for workers only.
@@ -218,11 +237,13 @@ type Store interface {
 	Items(ctx context.Context, jobID string) ([]Item, error)
 	// Item returns one item.
 	Item(ctx context.Context, jobID string, index int) (Item, error)
-	// StartJob moves a queued job to running and sets StartedAt; a no-op
-	// for a job that is already running or completed.
+	// StartJob moves a queued job to running and sets StartedAt (and its
+	// progress time); a no-op for a job that is already running or
+	// completed.
 	StartJob(ctx context.Context, jobID string, now time.Time) error
 	// CompleteItem records a pending item's outcome: status ok or failed,
-	// result stored, input purged, counts updated, and the job completed
+	// result stored, input purged, counts and progress time updated, and the
+	// job completed
 	// (CompletedAt = now, ExpiresAt = now + TTL) when it was the last item.
 	// changed is false, and nothing is written, when the item had already
 	// completed: a redelivered item never counts twice. The returned job is

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,26 @@ import (
 type WorkItem struct {
 	JobID string
 	Index int
+	// Retries is how many transient failures the item had before this
+	// message: a worker that parks an item (Config.RetryDeliveries) queues
+	// a fresh message carrying them, so the backoff and the converter's
+	// retry horizon continue where they were.
+	Retries int
+	// Resumes is how many times the resumer re-enqueued the item after the
+	// queue had lost it (or its message was past its last delivery).
+	Resumes int
+}
+
+// MsgID is the message's de-duplication id: <job>.<index> for the first
+// message of an item, <job>.<index>.<retries>.<resumes> for a parked or
+// resumed one, so that each such step is published once however many
+// replicas attempt it.
+func (w WorkItem) MsgID() string {
+	id := w.JobID + "." + strconv.Itoa(w.Index)
+	if w.Retries == 0 && w.Resumes == 0 {
+		return id
+	}
+	return id + "." + strconv.Itoa(w.Retries) + "." + strconv.Itoa(w.Resumes)
 }
 
 // CompletedEvent is a job.completed event on its way from the worker that
@@ -39,9 +60,15 @@ type Queue interface {
 	// before anything else.
 	Setup(ctx context.Context) error
 	// PublishWork queues items and returns once the queue holds all of them.
-	// Each is de-duplicated by job and index, so a retried publish does not
+	// Each is de-duplicated by its MsgID, so a retried publish does not
 	// queue an item twice.
 	PublishWork(ctx context.Context, items []WorkItem) error
+	// Lost returns those of items the work queue holds neither waiting nor
+	// in flight: never published, removed, or past their last delivery. An
+	// item whose message is stored but will not be delivered again comes
+	// back with the Retries and Resumes its message carried, and that
+	// message is removed.
+	Lost(ctx context.Context, items []WorkItem) ([]WorkItem, error)
 	// PublishCompleted queues ev, de-duplicated by job for a short window so
 	// that a republish (a redelivered last item) is dropped.
 	PublishCompleted(ctx context.Context, ev CompletedEvent) error
@@ -151,7 +178,12 @@ const fetchBatch = 4
 
 // handleWork processes one item message. The message is acknowledged only
 // after the outcome is stored (and, for the last item, the event published),
-// so a worker that dies earlier leaves it for redelivery.
+// so a worker that dies earlier leaves it for redelivery. A transient failure
+// (the store, the queue, the converter not answering) is retried with
+// exponential backoff through the nak delay; it never uses the message's last
+// delivery: at RetryDeliveries the item is parked (re-queued as a fresh
+// message carrying its retry count), so an outage of any length strands
+// nothing.
 func (s *Service) handleWork(ctx context.Context, msg Msg[WorkItem]) {
 	wm, err := msg.Value()
 	if err != nil {
@@ -159,19 +191,74 @@ func (s *Service) handleWork(ctx context.Context, msg Msg[WorkItem]) {
 		_ = msg.Term()
 		return
 	}
-	err = s.processItem(ctx, wm, msg)
+	n, err := msg.NumDelivered()
+	if err != nil || n < 1 {
+		n = 1
+	}
+	attempt := wm.Retries + n
+	err = s.processItem(ctx, wm, attempt)
 	switch {
 	case err == nil:
 		_ = msg.Ack()
 	case ctx.Err() != nil:
 		// Shutting down (or killed in a test): no ack, the queue redelivers.
+	case n < s.cfg.RetryDeliveries:
+		delay := s.backoff(attempt)
+		s.log.Warn("jobs: item will be retried", "job_id", wm.JobID, "index", wm.Index, "attempt", attempt, "delay", delay, "err", err)
+		_ = msg.Nak(delay)
 	default:
-		s.log.Warn("jobs: item will be retried", "job_id", wm.JobID, "index", wm.Index, "err", err)
-		_ = msg.Nak(time.Second)
+		s.park(ctx, msg, wm, attempt, err)
 	}
 }
 
-func (s *Service) processItem(ctx context.Context, wm WorkItem, msg Msg[WorkItem]) error {
+// park re-queues an item that keeps failing transiently as a fresh message
+// carrying its retry count, then acknowledges the old one, which has used
+// the deliveries meant for retries. A failed publish (the queue is down too)
+// falls back to a nak; should the message run out of deliveries anyway, the
+// resumer re-enqueues it.
+func (s *Service) park(ctx context.Context, msg Msg[WorkItem], wm WorkItem, attempt int, cause error) {
+	next := wm
+	next.Retries = attempt
+	if err := s.queue.PublishWork(ctx, []WorkItem{next}); err != nil {
+		s.log.Warn("jobs: parking an item failed; retried", "job_id", wm.JobID, "index", wm.Index, "err", err)
+		_ = msg.Nak(s.backoff(attempt))
+		return
+	}
+	s.log.Warn("jobs: item parked after transient failures", "job_id", wm.JobID, "index", wm.Index, "attempt", attempt, "err", cause)
+	_ = msg.Ack()
+}
+
+// backoff is the delay after the k-th attempt: RetryBase·2^(k-1), at most
+// RetryCeiling.
+func (s *Service) backoff(k int) time.Duration {
+	d := s.cfg.RetryBase
+	for i := 1; i < k && d < s.cfg.RetryCeiling; i++ {
+		d *= 2
+	}
+	return min(d, s.cfg.RetryCeiling)
+}
+
+// retriedFor is how long, by the backoff schedule, an item has waited
+// between its attempts before the k-th: a lower bound of the time it has
+// been failing.
+func (s *Service) retriedFor(k int) time.Duration {
+	var total time.Duration
+	for i := 1; i < k; i++ {
+		b := s.backoff(i)
+		if b == s.cfg.RetryCeiling {
+			return total + time.Duration(k-i)*b
+		}
+		total += b
+	}
+	return total
+}
+
+// MaxResumes is how many times the resumer may re-enqueue an item the queue
+// lost before the item fails: an item whose workers keep dying on it (and so
+// exhaust its deliveries) must not loop for ever.
+const MaxResumes = 3
+
+func (s *Service) processItem(ctx context.Context, wm WorkItem, attempt int) error {
 	j, err := s.store.JobByID(ctx, wm.JobID)
 	if errors.Is(err, ErrNotFound) {
 		return nil // deleted or swept: nothing to do
@@ -202,7 +289,10 @@ func (s *Service) processItem(ctx context.Context, wm WorkItem, msg Msg[WorkItem
 	}
 	var out Outcome
 	var retry error
-	if input, err := s.keys.Open(it.Input, inputAAD(j.ID, it.Index)); err != nil {
+	if wm.Resumes > MaxResumes {
+		s.log.Error("jobs: item lost by the queue too often; failed", "job_id", j.ID, "index", it.Index, "resumes", wm.Resumes)
+		out = Outcome{Problem: itemProblem(problem.New(problem.Internal, "the item could not be processed"))}
+	} else if input, err := s.keys.Open(it.Input, inputAAD(j.ID, it.Index)); err != nil {
 		// Retrying cannot help (its key was removed from JOB_ENCRYPTION_KEY
 		// too early, say): fail the item so the job still completes.
 		s.log.Error("jobs: item input does not decrypt", "job_id", j.ID, "index", it.Index)
@@ -211,13 +301,14 @@ func (s *Service) processItem(ctx context.Context, wm WorkItem, msg Msg[WorkItem
 		out, retry = s.convert(ctx, j, input)
 	}
 	if retry != nil {
-		// Transient converter trouble: retry until the last delivery, then
-		// record the failure so the job still completes.
-		if n, err := msg.NumDelivered(); err == nil && n < s.cfg.ConvertAttempts {
+		// Transient converter trouble: retry with backoff for
+		// ConvertRetryFor, then record the failure so the job still
+		// completes.
+		if s.retriedFor(attempt) < s.cfg.ConvertRetryFor {
 			return retry
 		}
 		out = Outcome{Problem: &Problem{Type: string(problem.Unavailable), Title: problem.Unavailable.Title(), Status: problem.Unavailable.Status(),
-			Detail: "the converter did not answer after several attempts"}}
+			Detail: "the converter did not answer through several minutes of retries"}}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
@@ -46,14 +47,30 @@ type Config struct {
 	Workers int
 	// AckWait is how long a fetched item may go unacknowledged before the
 	// queue redelivers it (default 2 minutes, above the converter deadline).
-	// MaxDeliver bounds deliveries per item (default 10).
+	// MaxDeliver bounds deliveries per message (default 20).
 	AckWait    time.Duration
 	MaxDeliver int
-	// ConvertAttempts is the delivery from which a converter that is still
-	// unreachable fails the item as unavailable instead of retrying (default
-	// 5). It stays below MaxDeliver so that a worker dying on a late
-	// delivery still leaves the item for redelivery.
-	ConvertAttempts int
+	// RetryDeliveries is how many deliveries of one message a transient
+	// failure (the database, the queue, the converter not answering) may
+	// use, each followed by a nak with backoff; at the last of them the
+	// worker parks the item instead: it queues a fresh message carrying the
+	// item's retry count and acknowledges the old one, so a transient
+	// failure never uses a message's last delivery (default MaxDeliver/2;
+	// the deliveries above it are for workers that die mid-item).
+	RetryDeliveries int
+	// RetryBase and RetryCeiling shape the backoff of transient failures:
+	// the k-th retry of an item waits RetryBase·2^(k-1), at most RetryCeiling
+	// (defaults 1 s and 30 s).
+	RetryBase, RetryCeiling time.Duration
+	// ConvertRetryFor is how long, by the backoff schedule, an item is
+	// retried while the converter does not answer before it fails as
+	// unavailable (default 10 minutes: a converter restart or a rolling
+	// deploy never fails an item).
+	ConvertRetryFor time.Duration
+	// StallAfter is how long an unfinished job may go without progress
+	// before the resumer checks its pending items against the queue and
+	// re-enqueues those the queue lost (default 2 minutes).
+	StallAfter time.Duration
 	// ConvertTimeout bounds one converter call (default 60 s).
 	ConvertTimeout time.Duration
 	// AllowPrivate permits webhook URLs that resolve to loopback, private or
@@ -100,10 +117,25 @@ func NewService(cfg Config) *Service {
 		cfg.AckWait = 2 * time.Minute
 	}
 	if cfg.MaxDeliver <= 0 {
-		cfg.MaxDeliver = 10
+		cfg.MaxDeliver = 20
 	}
-	if cfg.ConvertAttempts <= 0 || cfg.ConvertAttempts > cfg.MaxDeliver {
-		cfg.ConvertAttempts = min(5, cfg.MaxDeliver)
+	if cfg.MaxDeliver < 2 {
+		cfg.MaxDeliver = 2 // one for retries, one for a dying worker
+	}
+	if cfg.RetryDeliveries <= 0 || cfg.RetryDeliveries >= cfg.MaxDeliver {
+		cfg.RetryDeliveries = cfg.MaxDeliver / 2
+	}
+	if cfg.RetryBase <= 0 {
+		cfg.RetryBase = time.Second
+	}
+	if cfg.RetryCeiling < cfg.RetryBase {
+		cfg.RetryCeiling = max(30*time.Second, cfg.RetryBase)
+	}
+	if cfg.ConvertRetryFor <= 0 {
+		cfg.ConvertRetryFor = 10 * time.Minute
+	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = 2 * time.Minute
 	}
 	if cfg.ConvertTimeout <= 0 {
 		cfg.ConvertTimeout = 60 * time.Second
@@ -158,8 +190,13 @@ type BatchRequest struct {
 	TTLSeconds *int32
 }
 
-// CreateBatch validates req, stores the job with its items sealed, then
-// enqueues one work message per item. It returns the queued job.
+// CreateBatch validates req and stores the job with its items sealed and
+// the intent to enqueue them, in one transaction (the outbox). It returns the
+// queued job once that has committed; the items are published to the work
+// queue after the answer, by a goroutine started here and, should that fail
+// or the process die, by the publisher (RunPublisher), de-duplicated per
+// item. So a job exists exactly when CreateBatch succeeded, and a stored job
+// always runs (docs/jobs.md, "Submission").
 func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (Job, error) {
 	if err := s.check(c); err != nil {
 		return Job{}, err
@@ -202,15 +239,18 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		}
 		items[i] = Item{JobID: j.ID, Index: i, Status: ItemPending, Input: sealed}
 	}
+	if err := ctx.Err(); err != nil {
+		// The caller gave up (the gateway answered 5xx and refunded): store
+		// nothing, or the job would run unbilled.
+		return Job{}, err
+	}
 	if err := s.store.CreateJob(ctx, j, items); err != nil {
 		return Job{}, s.internal("create job", err)
 	}
-	if err := s.enqueue(ctx, j.ID, n); err != nil {
-		// The job would never run: remove it rather than leave it queued.
-		s.log.Error("enqueue failed; job removed", "job_id", j.ID, "err", err)
-		_ = s.store.DeleteJob(context.WithoutCancel(ctx), j.AccountID, j.ID)
-		return Job{}, problem.New(problem.Unavailable, "the work queue did not accept the batch; retry")
-	}
+	// Committed: the job runs whatever happens next. Publishing 10,000
+	// items takes a while; it happens after the answer, so that a crash
+	// cannot fall between a stored job and its 202.
+	go s.publishNew(context.WithoutCancel(ctx), j)
 	s.metrics.JobCreated()
 	return j, nil
 }
@@ -375,9 +415,15 @@ func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error 
 	return nil
 }
 
-// internal logs err (which never holds content or secrets) and answers an
-// opaque internal problem.
+// internal logs err (which never holds content or secrets) and answers 503
+// unavailable with Retry-After when the database did not answer
+// (pg.Unavailable, the one classification), an opaque internal problem
+// otherwise.
 func (s *Service) internal(op string, err error) error {
+	if p := pg.UnavailableProblem(err); p != nil {
+		s.log.Warn("jobs: "+op+": store unavailable", "err", err)
+		return p
+	}
 	s.log.Error("jobs: "+op, "err", err)
 	return problem.New(problem.Internal, "")
 }

@@ -732,7 +732,10 @@ func TestUnreachableConverterFailsItemsAfterRetries(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	conv := &flakyConverter{}
-	svc := e.service(t, conv, func(c *jobs.Config) { c.ConvertAttempts = 2 })
+	// Backoff 10 ms, 20 ms, 20 ms: the 4th attempt has waited 50 ms.
+	svc := e.service(t, conv, func(c *jobs.Config) {
+		c.RetryBase, c.RetryCeiling, c.ConvertRetryFor = 10*time.Millisecond, 20*time.Millisecond, 50*time.Millisecond
+	})
 	start(t, func(ctx context.Context) { _ = svc.RunWorkers(ctx) })
 	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: []string{"a", "b"}})
 	if err != nil {
@@ -748,8 +751,8 @@ func TestUnreachableConverterFailsItemsAfterRetries(t *testing.T) {
 			t.Fatalf("item: %+v", it)
 		}
 	}
-	if got := conv.calls.Load(); got != 4 {
-		t.Fatalf("converter called %d times, want 2 per item", got)
+	if got := conv.calls.Load(); got != 8 {
+		t.Fatalf("converter called %d times, want 4 per item", got)
 	}
 }
 

@@ -17,6 +17,7 @@ require (
 	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus v1.1.1 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.1.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.32.0 // indirect
@@ -44,7 +45,11 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261019180522-ce908d29299b // indirect
 )
 
-require github.com/ledgerlane/platform/services/metering/admission v0.0.0
+require (
+	github.com/emersion/go-smtp v0.24.0
+	github.com/ledgerlane/platform/services/metering/admission v0.0.0
+	github.com/wneessen/go-mail v0.7.2
+)
 
 replace github.com/ledgerlane/platform/services/metering/admission => ./admission
 

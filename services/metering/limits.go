@@ -13,17 +13,21 @@ import (
 // volume, its billing settings, and the current window. The gateway enforces
 // it; it changes when the plan or a billing setting changes.
 func (s *Service) Limits(ctx context.Context, accountID string) (admission.Limits, error) {
-	a, err := s.store.GetAccount(ctx, accountID)
+	a, err := s.account(ctx, accountID)
 	if err != nil {
 		return admission.Limits{}, fmt.Errorf("limits: %w", err)
 	}
-	return limitsOf(a, s.timestamp())
+	l, err := limitsOf(a, s.timestamp())
+	if err != nil {
+		return admission.Limits{}, err
+	}
+	return s.paymentLimits(ctx, a, l)
 }
 
 func limitsOf(a Account, now time.Time) (admission.Limits, error) {
-	p, ok := PlanByID(a.PlanID)
+	p, ok := PlanByID(a.PlanAt(now))
 	if !ok {
-		return admission.Limits{}, fmt.Errorf("limits: account %s has unknown plan %q", a.ID, a.PlanID)
+		return admission.Limits{}, fmt.Errorf("limits: account %s has unknown plan %q", a.ID, a.PlanAt(now))
 	}
 	price, _ := p.OveragePer1000.In(a.BillingCurrency)
 	start, end := admission.Period(p.CalendarMonth, a.BillingAnchor, now)
@@ -50,6 +54,12 @@ type UsageSummary struct {
 	TestQuota       int64
 	TestUsed        int64
 	TestRemaining   int64
+	// ScheduledPlan is a downgrade waiting for ScheduledAt (the period's
+	// end); empty and nil when none is.
+	ScheduledPlan string
+	ScheduledAt   *time.Time
+	// PaymentState is PaymentOK, PaymentSettling or PaymentFailed.
+	PaymentState string
 }
 
 // Usage reads the account's counters for the current window.
@@ -61,12 +71,26 @@ func (s *Service) Usage(ctx context.Context, accountID string) (UsageSummary, er
 	if err != nil {
 		return UsageSummary{}, err
 	}
+	a, err := s.account(ctx, accountID)
+	if err != nil {
+		return UsageSummary{}, err
+	}
+	state, err := s.paymentState(ctx, a)
+	if err != nil {
+		return UsageSummary{}, err
+	}
 	u, err := s.counters.Usage(ctx, accountID, l)
 	if err != nil {
 		s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
 		return UsageSummary{}, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly")
 	}
-	return summarize(l, u), nil
+	sum := summarize(l, u)
+	sum.PaymentState = state
+	if a.ScheduledAt != nil {
+		at := *a.ScheduledAt
+		sum.ScheduledPlan, sum.ScheduledAt = a.ScheduledPlanID, &at
+	}
+	return sum, nil
 }
 
 func summarize(l admission.Limits, u admission.Usage) UsageSummary {
@@ -97,7 +121,7 @@ const maxCapCents = 1<<31 - 1
 // The gateway picks the new limits up with its next credential lookup, within
 // its cache TTL (seconds).
 func (s *Service) SetBillingLimits(ctx context.Context, accountID string, c BillingChange) (Account, error) {
-	a, err := s.store.GetAccount(ctx, accountID)
+	a, err := s.account(ctx, accountID)
 	if err != nil {
 		return Account{}, err
 	}
@@ -124,7 +148,7 @@ func (s *Service) SetBillingLimits(ctx context.Context, accountID string, c Bill
 		v := *c.OverageCapCents
 		capCents = &v
 	}
-	if err := s.store.SetBillingLimits(ctx, accountID, hardStop, capCents); err != nil {
+	if err := s.store.SetBillingLimits(ctx, accountID, hardStop, capCents, s.timestamp()); err != nil {
 		return Account{}, err
 	}
 	a.HardStop, a.OverageCapCents = hardStop, capCents

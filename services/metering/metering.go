@@ -63,6 +63,13 @@ type Account struct {
 	// billing currency's minor units.
 	HardStop        bool
 	OverageCapCents *int64
+	// A downgrade waiting for the end of the current period (billing.go):
+	// ScheduledPlanID takes effect at ScheduledAt. Empty and nil: none.
+	ScheduledPlanID string
+	ScheduledAt     *time.Time
+	// CreditCents is credit granted to the account and not yet applied to
+	// an invoice, in the billing currency's minor units.
+	CreditCents int64
 }
 
 // Credential is an API key or access token. The secret itself is never kept:
@@ -114,9 +121,13 @@ type Store interface {
 	// unknown account has none.
 	ListCredentials(ctx context.Context, accountID string) ([]Credential, error)
 	// SetBillingLimits stores the account's hard stop and overage cap
-	// (nil clears it); ErrNotFound for an unknown account.
-	SetBillingLimits(ctx context.Context, accountID string, hardStop bool, capCents *int64) error
+	// (nil clears it) and records the change at time at in the account's
+	// limits history (LimitChanges), in one transaction; ErrNotFound for an
+	// unknown account.
+	SetBillingLimits(ctx context.Context, accountID string, hardStop bool, capCents *int64, at time.Time) error
 	// RevokeCredential records the revocation time. Revoking twice keeps the
 	// first time, so the audit trail shows when access really ended.
 	RevokeCredential(ctx context.Context, id string, at time.Time) error
+
+	BillingStore
 }

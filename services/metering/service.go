@@ -27,6 +27,11 @@ type Service struct {
 	// finance checks finance credentials' users and grants; nil: finance
 	// credentials are refused.
 	finance FinanceDirectory
+	// closeGrace: how long after its end a period is invoiced.
+	closeGrace time.Duration
+	// Usage alert mail retries: the first after mailBackoff, doubling up
+	// to mailBackoffMax.
+	mailBackoff, mailBackoffMax time.Duration
 }
 
 // UseCounters lets the service read the usage counters admission keeps in
@@ -42,7 +47,8 @@ func NewService(store Store, clock Clock, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, now: clock, log: log}
+	return &Service{store: store, now: clock, log: log, closeGrace: DefaultCloseGrace,
+		mailBackoff: DefaultMailBackoff, mailBackoffMax: DefaultMailBackoffMax}
 }
 
 // timestamp is the current time in UTC at PostgreSQL's microsecond precision,

@@ -364,6 +364,80 @@ func (x *VersionResponse) GetBuildTime() *timestamppb.Timestamp {
 	return nil
 }
 
+type OpenAPIRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenAPIRequest) Reset() {
+	*x = OpenAPIRequest{}
+	mi := &file_edge_v1_edge_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenAPIRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenAPIRequest) ProtoMessage() {}
+
+func (x *OpenAPIRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenAPIRequest.ProtoReflect.Descriptor instead.
+func (*OpenAPIRequest) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{7}
+}
+
+// The OpenAPI 3.0 document itself (an object with openapi, info, paths and
+// components), served as is rather than through this message.
+type OpenAPIResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenAPIResponse) Reset() {
+	*x = OpenAPIResponse{}
+	mi := &file_edge_v1_edge_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenAPIResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenAPIResponse) ProtoMessage() {}
+
+func (x *OpenAPIResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenAPIResponse.ProtoReflect.Descriptor instead.
+func (*OpenAPIResponse) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{8}
+}
+
 var File_edge_v1_edge_proto protoreflect.FileDescriptor
 
 const file_edge_v1_edge_proto_rawDesc = "" +
@@ -388,11 +462,14 @@ const file_edge_v1_edge_proto_rawDesc = "" +
 	"\vapi_version\x18\x03 \x01(\tR\n" +
 	"apiVersion\x129\n" +
 	"\n" +
-	"build_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tbuildTime2\xbe\x01\n" +
+	"build_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tbuildTime\"\x10\n" +
+	"\x0eOpenAPIRequest\"\x11\n" +
+	"\x0fOpenAPIResponse2\xfc\x01\n" +
 	"\vEdgeService\x129\n" +
 	"\x06Health\x12\x16.edge.v1.HealthRequest\x1a\x17.edge.v1.HealthResponse\x126\n" +
 	"\x05Ready\x12\x15.edge.v1.ReadyRequest\x1a\x16.edge.v1.ReadyResponse\x12<\n" +
-	"\aVersion\x12\x17.edge.v1.VersionRequest\x1a\x18.edge.v1.VersionResponseB\x8a\x01\n" +
+	"\aVersion\x12\x17.edge.v1.VersionRequest\x1a\x18.edge.v1.VersionResponse\x12<\n" +
+	"\aOpenAPI\x12\x17.edge.v1.OpenAPIRequest\x1a\x18.edge.v1.OpenAPIResponseB\x8a\x01\n" +
 	"\vcom.edge.v1B\tEdgeProtoP\x01Z3github.com/ledgerlane/platform/proto/edge/v1;edgev1\xa2\x02\x03EXX\xaa\x02\aEdge.V1\xca\x02\aEdge\\V1\xe2\x02\x13Edge\\V1\\GPBMetadata\xea\x02\bEdge::V1b\x06proto3"
 
 var (
@@ -407,7 +484,7 @@ func file_edge_v1_edge_proto_rawDescGZIP() []byte {
 	return file_edge_v1_edge_proto_rawDescData
 }
 
-var file_edge_v1_edge_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_edge_v1_edge_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_edge_v1_edge_proto_goTypes = []any{
 	(*HealthRequest)(nil),         // 0: edge.v1.HealthRequest
 	(*HealthResponse)(nil),        // 1: edge.v1.HealthResponse
@@ -416,19 +493,23 @@ var file_edge_v1_edge_proto_goTypes = []any{
 	(*Check)(nil),                 // 4: edge.v1.Check
 	(*VersionRequest)(nil),        // 5: edge.v1.VersionRequest
 	(*VersionResponse)(nil),       // 6: edge.v1.VersionResponse
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*OpenAPIRequest)(nil),        // 7: edge.v1.OpenAPIRequest
+	(*OpenAPIResponse)(nil),       // 8: edge.v1.OpenAPIResponse
+	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
 }
 var file_edge_v1_edge_proto_depIdxs = []int32{
 	4, // 0: edge.v1.ReadyResponse.checks:type_name -> edge.v1.Check
-	7, // 1: edge.v1.VersionResponse.build_time:type_name -> google.protobuf.Timestamp
+	9, // 1: edge.v1.VersionResponse.build_time:type_name -> google.protobuf.Timestamp
 	0, // 2: edge.v1.EdgeService.Health:input_type -> edge.v1.HealthRequest
 	2, // 3: edge.v1.EdgeService.Ready:input_type -> edge.v1.ReadyRequest
 	5, // 4: edge.v1.EdgeService.Version:input_type -> edge.v1.VersionRequest
-	1, // 5: edge.v1.EdgeService.Health:output_type -> edge.v1.HealthResponse
-	3, // 6: edge.v1.EdgeService.Ready:output_type -> edge.v1.ReadyResponse
-	6, // 7: edge.v1.EdgeService.Version:output_type -> edge.v1.VersionResponse
-	5, // [5:8] is the sub-list for method output_type
-	2, // [2:5] is the sub-list for method input_type
+	7, // 5: edge.v1.EdgeService.OpenAPI:input_type -> edge.v1.OpenAPIRequest
+	1, // 6: edge.v1.EdgeService.Health:output_type -> edge.v1.HealthResponse
+	3, // 7: edge.v1.EdgeService.Ready:output_type -> edge.v1.ReadyResponse
+	6, // 8: edge.v1.EdgeService.Version:output_type -> edge.v1.VersionResponse
+	8, // 9: edge.v1.EdgeService.OpenAPI:output_type -> edge.v1.OpenAPIResponse
+	6, // [6:10] is the sub-list for method output_type
+	2, // [2:6] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
 	2, // [2:2] is the sub-list for extension extendee
 	0, // [0:2] is the sub-list for field type_name
@@ -446,7 +527,7 @@ func file_edge_v1_edge_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_edge_v1_edge_proto_rawDesc), len(file_edge_v1_edge_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

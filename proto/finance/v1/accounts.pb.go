@@ -545,6 +545,126 @@ func (x *SyncStatus) GetOldestSyncedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type ListAccountsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cursor        string                 `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	PageSize      *int32                 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAccountsRequest) Reset() {
+	*x = ListAccountsRequest{}
+	mi := &file_finance_v1_accounts_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAccountsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAccountsRequest) ProtoMessage() {}
+
+func (x *ListAccountsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_accounts_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAccountsRequest.ProtoReflect.Descriptor instead.
+func (*ListAccountsRequest) Descriptor() ([]byte, []int) {
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListAccountsRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *ListAccountsRequest) GetPageSize() int32 {
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
+	}
+	return 0
+}
+
+type ListAccountsResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Data           []*Account             `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	RedactedFields []string               `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
+	Filtered       bool                   `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	Pagination     *Pagination            `protobuf:"bytes,4,opt,name=pagination,proto3" json:"pagination,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ListAccountsResponse) Reset() {
+	*x = ListAccountsResponse{}
+	mi := &file_finance_v1_accounts_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAccountsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAccountsResponse) ProtoMessage() {}
+
+func (x *ListAccountsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_accounts_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAccountsResponse.ProtoReflect.Descriptor instead.
+func (*ListAccountsResponse) Descriptor() ([]byte, []int) {
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListAccountsResponse) GetData() []*Account {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ListAccountsResponse) GetRedactedFields() []string {
+	if x != nil {
+		return x.RedactedFields
+	}
+	return nil
+}
+
+func (x *ListAccountsResponse) GetFiltered() bool {
+	if x != nil {
+		return x.Filtered
+	}
+	return false
+}
+
+func (x *ListAccountsResponse) GetPagination() *Pagination {
+	if x != nil {
+		return x.Pagination
+	}
+	return nil
+}
+
 type ListConnectionsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Cursor        string                 `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
@@ -555,7 +675,7 @@ type ListConnectionsRequest struct {
 
 func (x *ListConnectionsRequest) Reset() {
 	*x = ListConnectionsRequest{}
-	mi := &file_finance_v1_accounts_proto_msgTypes[5]
+	mi := &file_finance_v1_accounts_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -567,7 +687,7 @@ func (x *ListConnectionsRequest) String() string {
 func (*ListConnectionsRequest) ProtoMessage() {}
 
 func (x *ListConnectionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_accounts_proto_msgTypes[5]
+	mi := &file_finance_v1_accounts_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -580,7 +700,7 @@ func (x *ListConnectionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListConnectionsRequest.ProtoReflect.Descriptor instead.
 func (*ListConnectionsRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{5}
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListConnectionsRequest) GetCursor() string {
@@ -609,7 +729,7 @@ type ListConnectionsResponse struct {
 
 func (x *ListConnectionsResponse) Reset() {
 	*x = ListConnectionsResponse{}
-	mi := &file_finance_v1_accounts_proto_msgTypes[6]
+	mi := &file_finance_v1_accounts_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -621,7 +741,7 @@ func (x *ListConnectionsResponse) String() string {
 func (*ListConnectionsResponse) ProtoMessage() {}
 
 func (x *ListConnectionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_accounts_proto_msgTypes[6]
+	mi := &file_finance_v1_accounts_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -634,7 +754,7 @@ func (x *ListConnectionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListConnectionsResponse.ProtoReflect.Descriptor instead.
 func (*ListConnectionsResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{6}
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListConnectionsResponse) GetData() []*BankConnection {
@@ -675,7 +795,7 @@ type GetAccountBalancesRequest struct {
 
 func (x *GetAccountBalancesRequest) Reset() {
 	*x = GetAccountBalancesRequest{}
-	mi := &file_finance_v1_accounts_proto_msgTypes[7]
+	mi := &file_finance_v1_accounts_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -687,7 +807,7 @@ func (x *GetAccountBalancesRequest) String() string {
 func (*GetAccountBalancesRequest) ProtoMessage() {}
 
 func (x *GetAccountBalancesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_accounts_proto_msgTypes[7]
+	mi := &file_finance_v1_accounts_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -700,7 +820,7 @@ func (x *GetAccountBalancesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountBalancesRequest.ProtoReflect.Descriptor instead.
 func (*GetAccountBalancesRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{7}
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetAccountBalancesRequest) GetId() string {
@@ -721,7 +841,7 @@ type GetAccountBalancesResponse struct {
 
 func (x *GetAccountBalancesResponse) Reset() {
 	*x = GetAccountBalancesResponse{}
-	mi := &file_finance_v1_accounts_proto_msgTypes[8]
+	mi := &file_finance_v1_accounts_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -733,7 +853,7 @@ func (x *GetAccountBalancesResponse) String() string {
 func (*GetAccountBalancesResponse) ProtoMessage() {}
 
 func (x *GetAccountBalancesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_accounts_proto_msgTypes[8]
+	mi := &file_finance_v1_accounts_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -746,7 +866,7 @@ func (x *GetAccountBalancesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountBalancesResponse.ProtoReflect.Descriptor instead.
 func (*GetAccountBalancesResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{8}
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetAccountBalancesResponse) GetData() *AccountBalance {
@@ -778,7 +898,7 @@ type GetSyncStatusRequest struct {
 
 func (x *GetSyncStatusRequest) Reset() {
 	*x = GetSyncStatusRequest{}
-	mi := &file_finance_v1_accounts_proto_msgTypes[9]
+	mi := &file_finance_v1_accounts_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -790,7 +910,7 @@ func (x *GetSyncStatusRequest) String() string {
 func (*GetSyncStatusRequest) ProtoMessage() {}
 
 func (x *GetSyncStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_accounts_proto_msgTypes[9]
+	mi := &file_finance_v1_accounts_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -803,7 +923,7 @@ func (x *GetSyncStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSyncStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetSyncStatusRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{9}
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{11}
 }
 
 type GetSyncStatusResponse struct {
@@ -817,7 +937,7 @@ type GetSyncStatusResponse struct {
 
 func (x *GetSyncStatusResponse) Reset() {
 	*x = GetSyncStatusResponse{}
-	mi := &file_finance_v1_accounts_proto_msgTypes[10]
+	mi := &file_finance_v1_accounts_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -829,7 +949,7 @@ func (x *GetSyncStatusResponse) String() string {
 func (*GetSyncStatusResponse) ProtoMessage() {}
 
 func (x *GetSyncStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_accounts_proto_msgTypes[10]
+	mi := &file_finance_v1_accounts_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -842,7 +962,7 @@ func (x *GetSyncStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSyncStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetSyncStatusResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{10}
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetSyncStatusResponse) GetData() *SyncStatus {
@@ -955,7 +1075,19 @@ const file_finance_v1_accounts_proto_rawDesc = "" +
 	"\vall_healthy\x18\x02 \x01(\bH\x00R\n" +
 	"allHealthy\x88\x01\x01\x12D\n" +
 	"\x10oldest_synced_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0eoldestSyncedAtB\x0e\n" +
-	"\f_all_healthy\"`\n" +
+	"\f_all_healthy\"]\n" +
+	"\x13ListAccountsRequest\x12\x16\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
+	"\n" +
+	"_page_size\"\xbc\x01\n" +
+	"\x14ListAccountsResponse\x12'\n" +
+	"\x04data\x18\x01 \x03(\v2\x13.finance.v1.AccountR\x04data\x12'\n" +
+	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\x126\n" +
+	"\n" +
+	"pagination\x18\x04 \x01(\v2\x16.finance.v1.PaginationR\n" +
+	"pagination\"`\n" +
 	"\x16ListConnectionsRequest\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
 	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
@@ -978,8 +1110,9 @@ const file_finance_v1_accounts_proto_rawDesc = "" +
 	"\x15GetSyncStatusResponse\x12*\n" +
 	"\x04data\x18\x01 \x01(\v2\x16.finance.v1.SyncStatusR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\xa7\x02\n" +
-	"\x0eAccountService\x12Z\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\xfa\x02\n" +
+	"\x0eAccountService\x12Q\n" +
+	"\fListAccounts\x12\x1f.finance.v1.ListAccountsRequest\x1a .finance.v1.ListAccountsResponse\x12Z\n" +
 	"\x0fListConnections\x12\".finance.v1.ListConnectionsRequest\x1a#.finance.v1.ListConnectionsResponse\x12c\n" +
 	"\x12GetAccountBalances\x12%.finance.v1.GetAccountBalancesRequest\x1a&.finance.v1.GetAccountBalancesResponse\x12T\n" +
 	"\rGetSyncStatus\x12 .finance.v1.GetSyncStatusRequest\x1a!.finance.v1.GetSyncStatusResponseB\xa3\x01\n" +
@@ -999,52 +1132,58 @@ func file_finance_v1_accounts_proto_rawDescGZIP() []byte {
 	return file_finance_v1_accounts_proto_rawDescData
 }
 
-var file_finance_v1_accounts_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_finance_v1_accounts_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_finance_v1_accounts_proto_goTypes = []any{
 	(*Account)(nil),                    // 0: finance.v1.Account
 	(*AccountBalance)(nil),             // 1: finance.v1.AccountBalance
 	(*BankConnection)(nil),             // 2: finance.v1.BankConnection
 	(*ConnectionSyncStatus)(nil),       // 3: finance.v1.ConnectionSyncStatus
 	(*SyncStatus)(nil),                 // 4: finance.v1.SyncStatus
-	(*ListConnectionsRequest)(nil),     // 5: finance.v1.ListConnectionsRequest
-	(*ListConnectionsResponse)(nil),    // 6: finance.v1.ListConnectionsResponse
-	(*GetAccountBalancesRequest)(nil),  // 7: finance.v1.GetAccountBalancesRequest
-	(*GetAccountBalancesResponse)(nil), // 8: finance.v1.GetAccountBalancesResponse
-	(*GetSyncStatusRequest)(nil),       // 9: finance.v1.GetSyncStatusRequest
-	(*GetSyncStatusResponse)(nil),      // 10: finance.v1.GetSyncStatusResponse
-	(*Money)(nil),                      // 11: finance.v1.Money
-	(*timestamppb.Timestamp)(nil),      // 12: google.protobuf.Timestamp
-	(*Pagination)(nil),                 // 13: finance.v1.Pagination
+	(*ListAccountsRequest)(nil),        // 5: finance.v1.ListAccountsRequest
+	(*ListAccountsResponse)(nil),       // 6: finance.v1.ListAccountsResponse
+	(*ListConnectionsRequest)(nil),     // 7: finance.v1.ListConnectionsRequest
+	(*ListConnectionsResponse)(nil),    // 8: finance.v1.ListConnectionsResponse
+	(*GetAccountBalancesRequest)(nil),  // 9: finance.v1.GetAccountBalancesRequest
+	(*GetAccountBalancesResponse)(nil), // 10: finance.v1.GetAccountBalancesResponse
+	(*GetSyncStatusRequest)(nil),       // 11: finance.v1.GetSyncStatusRequest
+	(*GetSyncStatusResponse)(nil),      // 12: finance.v1.GetSyncStatusResponse
+	(*Money)(nil),                      // 13: finance.v1.Money
+	(*timestamppb.Timestamp)(nil),      // 14: google.protobuf.Timestamp
+	(*Pagination)(nil),                 // 15: finance.v1.Pagination
 }
 var file_finance_v1_accounts_proto_depIdxs = []int32{
-	11, // 0: finance.v1.Account.balance:type_name -> finance.v1.Money
-	11, // 1: finance.v1.Account.available_balance:type_name -> finance.v1.Money
-	12, // 2: finance.v1.Account.created_at:type_name -> google.protobuf.Timestamp
-	12, // 3: finance.v1.Account.updated_at:type_name -> google.protobuf.Timestamp
-	11, // 4: finance.v1.AccountBalance.balance:type_name -> finance.v1.Money
-	11, // 5: finance.v1.AccountBalance.available_balance:type_name -> finance.v1.Money
-	12, // 6: finance.v1.AccountBalance.as_of:type_name -> google.protobuf.Timestamp
-	12, // 7: finance.v1.BankConnection.last_synced_at:type_name -> google.protobuf.Timestamp
-	12, // 8: finance.v1.BankConnection.created_at:type_name -> google.protobuf.Timestamp
-	12, // 9: finance.v1.BankConnection.updated_at:type_name -> google.protobuf.Timestamp
-	12, // 10: finance.v1.ConnectionSyncStatus.last_synced_at:type_name -> google.protobuf.Timestamp
+	13, // 0: finance.v1.Account.balance:type_name -> finance.v1.Money
+	13, // 1: finance.v1.Account.available_balance:type_name -> finance.v1.Money
+	14, // 2: finance.v1.Account.created_at:type_name -> google.protobuf.Timestamp
+	14, // 3: finance.v1.Account.updated_at:type_name -> google.protobuf.Timestamp
+	13, // 4: finance.v1.AccountBalance.balance:type_name -> finance.v1.Money
+	13, // 5: finance.v1.AccountBalance.available_balance:type_name -> finance.v1.Money
+	14, // 6: finance.v1.AccountBalance.as_of:type_name -> google.protobuf.Timestamp
+	14, // 7: finance.v1.BankConnection.last_synced_at:type_name -> google.protobuf.Timestamp
+	14, // 8: finance.v1.BankConnection.created_at:type_name -> google.protobuf.Timestamp
+	14, // 9: finance.v1.BankConnection.updated_at:type_name -> google.protobuf.Timestamp
+	14, // 10: finance.v1.ConnectionSyncStatus.last_synced_at:type_name -> google.protobuf.Timestamp
 	3,  // 11: finance.v1.SyncStatus.connections:type_name -> finance.v1.ConnectionSyncStatus
-	12, // 12: finance.v1.SyncStatus.oldest_synced_at:type_name -> google.protobuf.Timestamp
-	2,  // 13: finance.v1.ListConnectionsResponse.data:type_name -> finance.v1.BankConnection
-	13, // 14: finance.v1.ListConnectionsResponse.pagination:type_name -> finance.v1.Pagination
-	1,  // 15: finance.v1.GetAccountBalancesResponse.data:type_name -> finance.v1.AccountBalance
-	4,  // 16: finance.v1.GetSyncStatusResponse.data:type_name -> finance.v1.SyncStatus
-	5,  // 17: finance.v1.AccountService.ListConnections:input_type -> finance.v1.ListConnectionsRequest
-	7,  // 18: finance.v1.AccountService.GetAccountBalances:input_type -> finance.v1.GetAccountBalancesRequest
-	9,  // 19: finance.v1.AccountService.GetSyncStatus:input_type -> finance.v1.GetSyncStatusRequest
-	6,  // 20: finance.v1.AccountService.ListConnections:output_type -> finance.v1.ListConnectionsResponse
-	8,  // 21: finance.v1.AccountService.GetAccountBalances:output_type -> finance.v1.GetAccountBalancesResponse
-	10, // 22: finance.v1.AccountService.GetSyncStatus:output_type -> finance.v1.GetSyncStatusResponse
-	20, // [20:23] is the sub-list for method output_type
-	17, // [17:20] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	14, // 12: finance.v1.SyncStatus.oldest_synced_at:type_name -> google.protobuf.Timestamp
+	0,  // 13: finance.v1.ListAccountsResponse.data:type_name -> finance.v1.Account
+	15, // 14: finance.v1.ListAccountsResponse.pagination:type_name -> finance.v1.Pagination
+	2,  // 15: finance.v1.ListConnectionsResponse.data:type_name -> finance.v1.BankConnection
+	15, // 16: finance.v1.ListConnectionsResponse.pagination:type_name -> finance.v1.Pagination
+	1,  // 17: finance.v1.GetAccountBalancesResponse.data:type_name -> finance.v1.AccountBalance
+	4,  // 18: finance.v1.GetSyncStatusResponse.data:type_name -> finance.v1.SyncStatus
+	5,  // 19: finance.v1.AccountService.ListAccounts:input_type -> finance.v1.ListAccountsRequest
+	7,  // 20: finance.v1.AccountService.ListConnections:input_type -> finance.v1.ListConnectionsRequest
+	9,  // 21: finance.v1.AccountService.GetAccountBalances:input_type -> finance.v1.GetAccountBalancesRequest
+	11, // 22: finance.v1.AccountService.GetSyncStatus:input_type -> finance.v1.GetSyncStatusRequest
+	6,  // 23: finance.v1.AccountService.ListAccounts:output_type -> finance.v1.ListAccountsResponse
+	8,  // 24: finance.v1.AccountService.ListConnections:output_type -> finance.v1.ListConnectionsResponse
+	10, // 25: finance.v1.AccountService.GetAccountBalances:output_type -> finance.v1.GetAccountBalancesResponse
+	12, // 26: finance.v1.AccountService.GetSyncStatus:output_type -> finance.v1.GetSyncStatusResponse
+	23, // [23:27] is the sub-list for method output_type
+	19, // [19:23] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_accounts_proto_init() }
@@ -1059,13 +1198,14 @@ func file_finance_v1_accounts_proto_init() {
 	file_finance_v1_accounts_proto_msgTypes[3].OneofWrappers = []any{}
 	file_finance_v1_accounts_proto_msgTypes[4].OneofWrappers = []any{}
 	file_finance_v1_accounts_proto_msgTypes[5].OneofWrappers = []any{}
+	file_finance_v1_accounts_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_finance_v1_accounts_proto_rawDesc), len(file_finance_v1_accounts_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

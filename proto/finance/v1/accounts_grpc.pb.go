@@ -19,6 +19,7 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
+	AccountService_ListAccounts_FullMethodName       = "/finance.v1.AccountService/ListAccounts"
 	AccountService_ListConnections_FullMethodName    = "/finance.v1.AccountService/ListConnections"
 	AccountService_GetAccountBalances_FullMethodName = "/finance.v1.AccountService/GetAccountBalances"
 	AccountService_GetSyncStatus_FullMethodName      = "/finance.v1.AccountService/GetSyncStatus"
@@ -28,10 +29,11 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// AccountService reads bank connections, account balances and sync health.
-// Listing accounts is not shown in the spec, so there is no ListAccounts; the
-// Account resource is still defined for the other surfaces that embed it.
+// AccountService reads bank connections, accounts, balances and sync health.
 type AccountServiceClient interface {
+	// GET /v1/accounts — scope accounts:read. Listing accounts is not shown in
+	// the spec; this route is ours.
+	ListAccounts(ctx context.Context, in *ListAccountsRequest, opts ...grpc.CallOption) (*ListAccountsResponse, error)
 	// GET /v1/connections — scope accounts:read.
 	ListConnections(ctx context.Context, in *ListConnectionsRequest, opts ...grpc.CallOption) (*ListConnectionsResponse, error)
 	// GET /v1/accounts/{id}/balances — scope accounts:read.
@@ -46,6 +48,16 @@ type accountServiceClient struct {
 
 func NewAccountServiceClient(cc grpc.ClientConnInterface) AccountServiceClient {
 	return &accountServiceClient{cc}
+}
+
+func (c *accountServiceClient) ListAccounts(ctx context.Context, in *ListAccountsRequest, opts ...grpc.CallOption) (*ListAccountsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAccountsResponse)
+	err := c.cc.Invoke(ctx, AccountService_ListAccounts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *accountServiceClient) ListConnections(ctx context.Context, in *ListConnectionsRequest, opts ...grpc.CallOption) (*ListConnectionsResponse, error) {
@@ -82,10 +94,11 @@ func (c *accountServiceClient) GetSyncStatus(ctx context.Context, in *GetSyncSta
 // All implementations must embed UnimplementedAccountServiceServer
 // for forward compatibility.
 //
-// AccountService reads bank connections, account balances and sync health.
-// Listing accounts is not shown in the spec, so there is no ListAccounts; the
-// Account resource is still defined for the other surfaces that embed it.
+// AccountService reads bank connections, accounts, balances and sync health.
 type AccountServiceServer interface {
+	// GET /v1/accounts — scope accounts:read. Listing accounts is not shown in
+	// the spec; this route is ours.
+	ListAccounts(context.Context, *ListAccountsRequest) (*ListAccountsResponse, error)
 	// GET /v1/connections — scope accounts:read.
 	ListConnections(context.Context, *ListConnectionsRequest) (*ListConnectionsResponse, error)
 	// GET /v1/accounts/{id}/balances — scope accounts:read.
@@ -102,6 +115,9 @@ type AccountServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedAccountServiceServer struct{}
 
+func (UnimplementedAccountServiceServer) ListAccounts(context.Context, *ListAccountsRequest) (*ListAccountsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAccounts not implemented")
+}
 func (UnimplementedAccountServiceServer) ListConnections(context.Context, *ListConnectionsRequest) (*ListConnectionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListConnections not implemented")
 }
@@ -130,6 +146,24 @@ func RegisterAccountServiceServer(s grpc.ServiceRegistrar, srv AccountServiceSer
 		t.testEmbeddedByValue()
 	}
 	s.RegisterService(&AccountService_ServiceDesc, srv)
+}
+
+func _AccountService_ListAccounts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAccountsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AccountServiceServer).ListAccounts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AccountService_ListAccounts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AccountServiceServer).ListAccounts(ctx, req.(*ListAccountsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
 }
 
 func _AccountService_ListConnections_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -193,6 +227,10 @@ var AccountService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "finance.v1.AccountService",
 	HandlerType: (*AccountServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListAccounts",
+			Handler:    _AccountService_ListAccounts_Handler,
+		},
 		{
 			MethodName: "ListConnections",
 			Handler:    _AccountService_ListConnections_Handler,

@@ -257,8 +257,17 @@ type Budget struct {
 	EnabledFeatures       []string               `protobuf:"bytes,9,rep,name=enabled_features,json=enabledFeatures,proto3" json:"enabled_features,omitempty"`
 	TargetGroups          []*TargetGroup         `protobuf:"bytes,10,rep,name=target_groups,json=targetGroups,proto3" json:"target_groups,omitempty"`
 	CreatedAt             *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// Ours: the currency every figure of the budget is in (ISO 4217); rows
+	// in other currencies are not counted.
+	Currency *string `protobuf:"bytes,12,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
+	// Ours: the day of the month a monthly_anchored period starts on (1-28).
+	PeriodAnchorDay *int32 `protobuf:"varint,13,opt,name=period_anchor_day,json=periodAnchorDay,proto3,oneof" json:"period_anchor_day,omitempty"`
+	// Ours: YYYY-MM-DD, a day a biweekly period starts on.
+	PeriodAnchorDate *string `protobuf:"bytes,14,opt,name=period_anchor_date,json=periodAnchorDate,proto3,oneof" json:"period_anchor_date,omitempty"`
+	// Ours: when the budget was archived (absent while it is active).
+	ArchivedAt    *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=archived_at,json=archivedAt,proto3" json:"archived_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Budget) Reset() {
@@ -368,6 +377,34 @@ func (x *Budget) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Budget) GetCurrency() string {
+	if x != nil && x.Currency != nil {
+		return *x.Currency
+	}
+	return ""
+}
+
+func (x *Budget) GetPeriodAnchorDay() int32 {
+	if x != nil && x.PeriodAnchorDay != nil {
+		return *x.PeriodAnchorDay
+	}
+	return 0
+}
+
+func (x *Budget) GetPeriodAnchorDate() string {
+	if x != nil && x.PeriodAnchorDate != nil {
+		return *x.PeriodAnchorDate
+	}
+	return ""
+}
+
+func (x *Budget) GetArchivedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ArchivedAt
+	}
+	return nil
+}
+
 // GroupProgress is one target group's figures for the period.
 type GroupProgress struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -382,8 +419,11 @@ type GroupProgress struct {
 	// Percentage as a number.
 	SpentPercentage *float64 `protobuf:"fixed64,8,opt,name=spent_percentage,json=spentPercentage,proto3,oneof" json:"spent_percentage,omitempty"`
 	PhaseActive     *bool    `protobuf:"varint,9,opt,name=phase_active,json=phaseActive,proto3,oneof" json:"phase_active,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Ours: the group's items with their allocation and what was spent in
+	// their categories this period.
+	Items         []*BudgetItem `protobuf:"bytes,10,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GroupProgress) Reset() {
@@ -477,6 +517,13 @@ func (x *GroupProgress) GetPhaseActive() bool {
 		return *x.PhaseActive
 	}
 	return false
+}
+
+func (x *GroupProgress) GetItems() []*BudgetItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
 }
 
 // BudgetAnomaly is an unusual spend flagged in the period.
@@ -592,8 +639,10 @@ type BudgetProgress struct {
 	PeriodLabel *string `protobuf:"bytes,14,opt,name=period_label,json=periodLabel,proto3,oneof" json:"period_label,omitempty"`
 	// True when the period contains today and figures still move.
 	IsCurrentPeriod *bool `protobuf:"varint,15,opt,name=is_current_period,json=isCurrentPeriod,proto3,oneof" json:"is_current_period,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Ours: the currency of every figure (the budget's).
+	Currency      *string `protobuf:"bytes,16,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BudgetProgress) Reset() {
@@ -731,6 +780,13 @@ func (x *BudgetProgress) GetIsCurrentPeriod() bool {
 	return false
 }
 
+func (x *BudgetProgress) GetCurrency() string {
+	if x != nil && x.Currency != nil {
+		return *x.Currency
+	}
+	return ""
+}
+
 // BudgetMethodSwitchResult: both fields are required by the spec.
 type BudgetMethodSwitchResult struct {
 	state                  protoimpl.MessageState `protogen:"open.v1"`
@@ -784,6 +840,126 @@ func (x *BudgetMethodSwitchResult) GetPreviousBudgetArchived() bool {
 	return false
 }
 
+type ListBudgetsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cursor        string                 `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	PageSize      *int32                 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBudgetsRequest) Reset() {
+	*x = ListBudgetsRequest{}
+	mi := &file_finance_v1_budgets_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBudgetsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBudgetsRequest) ProtoMessage() {}
+
+func (x *ListBudgetsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_budgets_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBudgetsRequest.ProtoReflect.Descriptor instead.
+func (*ListBudgetsRequest) Descriptor() ([]byte, []int) {
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListBudgetsRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *ListBudgetsRequest) GetPageSize() int32 {
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
+	}
+	return 0
+}
+
+type ListBudgetsResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Data           []*Budget              `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	RedactedFields []string               `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
+	Filtered       bool                   `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	Pagination     *Pagination            `protobuf:"bytes,4,opt,name=pagination,proto3" json:"pagination,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ListBudgetsResponse) Reset() {
+	*x = ListBudgetsResponse{}
+	mi := &file_finance_v1_budgets_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBudgetsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBudgetsResponse) ProtoMessage() {}
+
+func (x *ListBudgetsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_budgets_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBudgetsResponse.ProtoReflect.Descriptor instead.
+func (*ListBudgetsResponse) Descriptor() ([]byte, []int) {
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListBudgetsResponse) GetData() []*Budget {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ListBudgetsResponse) GetRedactedFields() []string {
+	if x != nil {
+		return x.RedactedFields
+	}
+	return nil
+}
+
+func (x *ListBudgetsResponse) GetFiltered() bool {
+	if x != nil {
+		return x.Filtered
+	}
+	return false
+}
+
+func (x *ListBudgetsResponse) GetPagination() *Pagination {
+	if x != nil {
+		return x.Pagination
+	}
+	return nil
+}
+
 type GetBudgetRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -793,7 +969,7 @@ type GetBudgetRequest struct {
 
 func (x *GetBudgetRequest) Reset() {
 	*x = GetBudgetRequest{}
-	mi := &file_finance_v1_budgets_proto_msgTypes[8]
+	mi := &file_finance_v1_budgets_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -805,7 +981,7 @@ func (x *GetBudgetRequest) String() string {
 func (*GetBudgetRequest) ProtoMessage() {}
 
 func (x *GetBudgetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_budgets_proto_msgTypes[8]
+	mi := &file_finance_v1_budgets_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -818,7 +994,7 @@ func (x *GetBudgetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBudgetRequest.ProtoReflect.Descriptor instead.
 func (*GetBudgetRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{8}
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetBudgetRequest) GetId() string {
@@ -839,7 +1015,7 @@ type GetBudgetResponse struct {
 
 func (x *GetBudgetResponse) Reset() {
 	*x = GetBudgetResponse{}
-	mi := &file_finance_v1_budgets_proto_msgTypes[9]
+	mi := &file_finance_v1_budgets_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +1027,7 @@ func (x *GetBudgetResponse) String() string {
 func (*GetBudgetResponse) ProtoMessage() {}
 
 func (x *GetBudgetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_budgets_proto_msgTypes[9]
+	mi := &file_finance_v1_budgets_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +1040,7 @@ func (x *GetBudgetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBudgetResponse.ProtoReflect.Descriptor instead.
 func (*GetBudgetResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{9}
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetBudgetResponse) GetData() *Budget {
@@ -900,7 +1076,7 @@ type GetBudgetProgressRequest struct {
 
 func (x *GetBudgetProgressRequest) Reset() {
 	*x = GetBudgetProgressRequest{}
-	mi := &file_finance_v1_budgets_proto_msgTypes[10]
+	mi := &file_finance_v1_budgets_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +1088,7 @@ func (x *GetBudgetProgressRequest) String() string {
 func (*GetBudgetProgressRequest) ProtoMessage() {}
 
 func (x *GetBudgetProgressRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_budgets_proto_msgTypes[10]
+	mi := &file_finance_v1_budgets_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1101,7 @@ func (x *GetBudgetProgressRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBudgetProgressRequest.ProtoReflect.Descriptor instead.
 func (*GetBudgetProgressRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{10}
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetBudgetProgressRequest) GetId() string {
@@ -953,7 +1129,7 @@ type GetBudgetProgressResponse struct {
 
 func (x *GetBudgetProgressResponse) Reset() {
 	*x = GetBudgetProgressResponse{}
-	mi := &file_finance_v1_budgets_proto_msgTypes[11]
+	mi := &file_finance_v1_budgets_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -965,7 +1141,7 @@ func (x *GetBudgetProgressResponse) String() string {
 func (*GetBudgetProgressResponse) ProtoMessage() {}
 
 func (x *GetBudgetProgressResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_budgets_proto_msgTypes[11]
+	mi := &file_finance_v1_budgets_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -978,7 +1154,7 @@ func (x *GetBudgetProgressResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBudgetProgressResponse.ProtoReflect.Descriptor instead.
 func (*GetBudgetProgressResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{11}
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetBudgetProgressResponse) GetData() *BudgetProgress {
@@ -1019,7 +1195,7 @@ type SwitchBudgetMethodRequest struct {
 
 func (x *SwitchBudgetMethodRequest) Reset() {
 	*x = SwitchBudgetMethodRequest{}
-	mi := &file_finance_v1_budgets_proto_msgTypes[12]
+	mi := &file_finance_v1_budgets_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1207,7 @@ func (x *SwitchBudgetMethodRequest) String() string {
 func (*SwitchBudgetMethodRequest) ProtoMessage() {}
 
 func (x *SwitchBudgetMethodRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_budgets_proto_msgTypes[12]
+	mi := &file_finance_v1_budgets_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1220,7 @@ func (x *SwitchBudgetMethodRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchBudgetMethodRequest.ProtoReflect.Descriptor instead.
 func (*SwitchBudgetMethodRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{12}
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SwitchBudgetMethodRequest) GetMethod() string {
@@ -1072,7 +1248,7 @@ type SwitchBudgetMethodResponse struct {
 
 func (x *SwitchBudgetMethodResponse) Reset() {
 	*x = SwitchBudgetMethodResponse{}
-	mi := &file_finance_v1_budgets_proto_msgTypes[13]
+	mi := &file_finance_v1_budgets_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1260,7 @@ func (x *SwitchBudgetMethodResponse) String() string {
 func (*SwitchBudgetMethodResponse) ProtoMessage() {}
 
 func (x *SwitchBudgetMethodResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_budgets_proto_msgTypes[13]
+	mi := &file_finance_v1_budgets_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1273,7 @@ func (x *SwitchBudgetMethodResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SwitchBudgetMethodResponse.ProtoReflect.Descriptor instead.
 func (*SwitchBudgetMethodResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{13}
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SwitchBudgetMethodResponse) GetData() *BudgetMethodSwitchResult {
@@ -1126,7 +1302,7 @@ var File_finance_v1_budgets_proto protoreflect.FileDescriptor
 const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\n" +
 	"\x18finance/v1/budgets.proto\x12\n" +
-	"finance.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd3\x01\n" +
+	"finance.v1\x1a\x19finance/v1/envelope.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd3\x01\n" +
 	"\x10BudgetMethodMeta\x12&\n" +
 	"\fdisplay_name\x18\x01 \x01(\tH\x00R\vdisplayName\x88\x01\x01\x12-\n" +
 	"\x10is_name_editable\x18\x02 \x01(\bH\x01R\x0eisNameEditable\x88\x01\x01\x12-\n" +
@@ -1155,7 +1331,7 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x05_nameB\r\n" +
 	"\v_sort_orderB\x12\n" +
 	"\x10_allocation_typeB\x13\n" +
-	"\x11_allocation_value\"\xc8\x04\n" +
+	"\x11_allocation_value\"\xc4\x06\n" +
 	"\x06Budget\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12$\n" +
@@ -1173,14 +1349,22 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\rtarget_groups\x18\n" +
 	" \x03(\v2\x17.finance.v1.TargetGroupR\ftargetGroups\x129\n" +
 	"\n" +
-	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\a\n" +
+	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1f\n" +
+	"\bcurrency\x18\f \x01(\tH\x06R\bcurrency\x88\x01\x01\x12/\n" +
+	"\x11period_anchor_day\x18\r \x01(\x05H\aR\x0fperiodAnchorDay\x88\x01\x01\x121\n" +
+	"\x12period_anchor_date\x18\x0e \x01(\tH\bR\x10periodAnchorDate\x88\x01\x01\x12;\n" +
+	"\varchived_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"archivedAtB\a\n" +
 	"\x05_nameB\x0e\n" +
 	"\f_method_typeB\x0e\n" +
 	"\f_period_typeB\f\n" +
 	"\n" +
 	"_is_activeB\x0e\n" +
 	"\f_income_typeB\x1a\n" +
-	"\x18_expected_monthly_income\"\x80\x04\n" +
+	"\x18_expected_monthly_incomeB\v\n" +
+	"\t_currencyB\x14\n" +
+	"\x12_period_anchor_dayB\x15\n" +
+	"\x13_period_anchor_date\"\xae\x04\n" +
 	"\rGroupProgress\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12\"\n" +
 	"\n" +
@@ -1191,7 +1375,9 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x0frollover_amount\x18\x06 \x01(\tH\x04R\x0erolloverAmount\x88\x01\x01\x12=\n" +
 	"\x18upcoming_recurring_total\x18\a \x01(\tH\x05R\x16upcomingRecurringTotal\x88\x01\x01\x12.\n" +
 	"\x10spent_percentage\x18\b \x01(\x01H\x06R\x0fspentPercentage\x88\x01\x01\x12&\n" +
-	"\fphase_active\x18\t \x01(\bH\aR\vphaseActive\x88\x01\x01B\r\n" +
+	"\fphase_active\x18\t \x01(\bH\aR\vphaseActive\x88\x01\x01\x12,\n" +
+	"\x05items\x18\n" +
+	" \x03(\v2\x16.finance.v1.BudgetItemR\x05itemsB\r\n" +
 	"\v_group_nameB\f\n" +
 	"\n" +
 	"_allocatedB\b\n" +
@@ -1213,7 +1399,7 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x11_transaction_dateB\t\n" +
 	"\a_statusB\x12\n" +
 	"\x10_covered_by_goalB\x17\n" +
-	"\x15_covered_by_plan_line\"\xda\x06\n" +
+	"\x15_covered_by_plan_line\"\x88\a\n" +
 	"\x0eBudgetProgress\x12\x1b\n" +
 	"\tbudget_id\x18\x01 \x01(\tR\bbudgetId\x12$\n" +
 	"\vmethod_type\x18\x02 \x01(\tH\x00R\n" +
@@ -1235,7 +1421,8 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"period_end\x18\r \x01(\tH\bR\tperiodEnd\x88\x01\x01\x12&\n" +
 	"\fperiod_label\x18\x0e \x01(\tH\tR\vperiodLabel\x88\x01\x01\x12/\n" +
 	"\x11is_current_period\x18\x0f \x01(\bH\n" +
-	"R\x0fisCurrentPeriod\x88\x01\x01B\x0e\n" +
+	"R\x0fisCurrentPeriod\x88\x01\x01\x12\x1f\n" +
+	"\bcurrency\x18\x10 \x01(\tH\vR\bcurrency\x88\x01\x01B\x0e\n" +
 	"\f_method_typeB\x0f\n" +
 	"\r_total_incomeB\x12\n" +
 	"\x10_total_allocatedB\x0e\n" +
@@ -1247,10 +1434,23 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\r_period_startB\r\n" +
 	"\v_period_endB\x0f\n" +
 	"\r_period_labelB\x14\n" +
-	"\x12_is_current_period\"x\n" +
+	"\x12_is_current_periodB\v\n" +
+	"\t_currency\"x\n" +
 	"\x18BudgetMethodSwitchResult\x12\"\n" +
 	"\rnew_budget_id\x18\x01 \x01(\tR\vnewBudgetId\x128\n" +
-	"\x18previous_budget_archived\x18\x02 \x01(\bR\x16previousBudgetArchived\"\"\n" +
+	"\x18previous_budget_archived\x18\x02 \x01(\bR\x16previousBudgetArchived\"\\\n" +
+	"\x12ListBudgetsRequest\x12\x16\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
+	"\n" +
+	"_page_size\"\xba\x01\n" +
+	"\x13ListBudgetsResponse\x12&\n" +
+	"\x04data\x18\x01 \x03(\v2\x12.finance.v1.BudgetR\x04data\x12'\n" +
+	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\x126\n" +
+	"\n" +
+	"pagination\x18\x04 \x01(\v2\x16.finance.v1.PaginationR\n" +
+	"pagination\"\"\n" +
 	"\x10GetBudgetRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x80\x01\n" +
 	"\x11GetBudgetResponse\x12&\n" +
@@ -1270,8 +1470,9 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x1aSwitchBudgetMethodResponse\x128\n" +
 	"\x04data\x18\x01 \x01(\v2$.finance.v1.BudgetMethodSwitchResultR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\xa0\x02\n" +
-	"\rBudgetService\x12H\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\xf0\x02\n" +
+	"\rBudgetService\x12N\n" +
+	"\vListBudgets\x12\x1e.finance.v1.ListBudgetsRequest\x1a\x1f.finance.v1.ListBudgetsResponse\x12H\n" +
 	"\tGetBudget\x12\x1c.finance.v1.GetBudgetRequest\x1a\x1d.finance.v1.GetBudgetResponse\x12`\n" +
 	"\x11GetBudgetProgress\x12$.finance.v1.GetBudgetProgressRequest\x1a%.finance.v1.GetBudgetProgressResponse\x12c\n" +
 	"\x12SwitchBudgetMethod\x12%.finance.v1.SwitchBudgetMethodRequest\x1a&.finance.v1.SwitchBudgetMethodResponseB\xa2\x01\n" +
@@ -1291,7 +1492,7 @@ func file_finance_v1_budgets_proto_rawDescGZIP() []byte {
 	return file_finance_v1_budgets_proto_rawDescData
 }
 
-var file_finance_v1_budgets_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_finance_v1_budgets_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_finance_v1_budgets_proto_goTypes = []any{
 	(*BudgetMethodMeta)(nil),           // 0: finance.v1.BudgetMethodMeta
 	(*BudgetItem)(nil),                 // 1: finance.v1.BudgetItem
@@ -1301,36 +1502,45 @@ var file_finance_v1_budgets_proto_goTypes = []any{
 	(*BudgetAnomaly)(nil),              // 5: finance.v1.BudgetAnomaly
 	(*BudgetProgress)(nil),             // 6: finance.v1.BudgetProgress
 	(*BudgetMethodSwitchResult)(nil),   // 7: finance.v1.BudgetMethodSwitchResult
-	(*GetBudgetRequest)(nil),           // 8: finance.v1.GetBudgetRequest
-	(*GetBudgetResponse)(nil),          // 9: finance.v1.GetBudgetResponse
-	(*GetBudgetProgressRequest)(nil),   // 10: finance.v1.GetBudgetProgressRequest
-	(*GetBudgetProgressResponse)(nil),  // 11: finance.v1.GetBudgetProgressResponse
-	(*SwitchBudgetMethodRequest)(nil),  // 12: finance.v1.SwitchBudgetMethodRequest
-	(*SwitchBudgetMethodResponse)(nil), // 13: finance.v1.SwitchBudgetMethodResponse
-	(*timestamppb.Timestamp)(nil),      // 14: google.protobuf.Timestamp
+	(*ListBudgetsRequest)(nil),         // 8: finance.v1.ListBudgetsRequest
+	(*ListBudgetsResponse)(nil),        // 9: finance.v1.ListBudgetsResponse
+	(*GetBudgetRequest)(nil),           // 10: finance.v1.GetBudgetRequest
+	(*GetBudgetResponse)(nil),          // 11: finance.v1.GetBudgetResponse
+	(*GetBudgetProgressRequest)(nil),   // 12: finance.v1.GetBudgetProgressRequest
+	(*GetBudgetProgressResponse)(nil),  // 13: finance.v1.GetBudgetProgressResponse
+	(*SwitchBudgetMethodRequest)(nil),  // 14: finance.v1.SwitchBudgetMethodRequest
+	(*SwitchBudgetMethodResponse)(nil), // 15: finance.v1.SwitchBudgetMethodResponse
+	(*timestamppb.Timestamp)(nil),      // 16: google.protobuf.Timestamp
+	(*Pagination)(nil),                 // 17: finance.v1.Pagination
 }
 var file_finance_v1_budgets_proto_depIdxs = []int32{
 	1,  // 0: finance.v1.TargetGroup.items:type_name -> finance.v1.BudgetItem
 	0,  // 1: finance.v1.Budget.method_meta:type_name -> finance.v1.BudgetMethodMeta
 	2,  // 2: finance.v1.Budget.target_groups:type_name -> finance.v1.TargetGroup
-	14, // 3: finance.v1.Budget.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 4: finance.v1.BudgetProgress.method_meta:type_name -> finance.v1.BudgetMethodMeta
-	4,  // 5: finance.v1.BudgetProgress.groups:type_name -> finance.v1.GroupProgress
-	5,  // 6: finance.v1.BudgetProgress.anomalies:type_name -> finance.v1.BudgetAnomaly
-	3,  // 7: finance.v1.GetBudgetResponse.data:type_name -> finance.v1.Budget
-	6,  // 8: finance.v1.GetBudgetProgressResponse.data:type_name -> finance.v1.BudgetProgress
-	7,  // 9: finance.v1.SwitchBudgetMethodResponse.data:type_name -> finance.v1.BudgetMethodSwitchResult
-	8,  // 10: finance.v1.BudgetService.GetBudget:input_type -> finance.v1.GetBudgetRequest
-	10, // 11: finance.v1.BudgetService.GetBudgetProgress:input_type -> finance.v1.GetBudgetProgressRequest
-	12, // 12: finance.v1.BudgetService.SwitchBudgetMethod:input_type -> finance.v1.SwitchBudgetMethodRequest
-	9,  // 13: finance.v1.BudgetService.GetBudget:output_type -> finance.v1.GetBudgetResponse
-	11, // 14: finance.v1.BudgetService.GetBudgetProgress:output_type -> finance.v1.GetBudgetProgressResponse
-	13, // 15: finance.v1.BudgetService.SwitchBudgetMethod:output_type -> finance.v1.SwitchBudgetMethodResponse
-	13, // [13:16] is the sub-list for method output_type
-	10, // [10:13] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	16, // 3: finance.v1.Budget.created_at:type_name -> google.protobuf.Timestamp
+	16, // 4: finance.v1.Budget.archived_at:type_name -> google.protobuf.Timestamp
+	1,  // 5: finance.v1.GroupProgress.items:type_name -> finance.v1.BudgetItem
+	0,  // 6: finance.v1.BudgetProgress.method_meta:type_name -> finance.v1.BudgetMethodMeta
+	4,  // 7: finance.v1.BudgetProgress.groups:type_name -> finance.v1.GroupProgress
+	5,  // 8: finance.v1.BudgetProgress.anomalies:type_name -> finance.v1.BudgetAnomaly
+	3,  // 9: finance.v1.ListBudgetsResponse.data:type_name -> finance.v1.Budget
+	17, // 10: finance.v1.ListBudgetsResponse.pagination:type_name -> finance.v1.Pagination
+	3,  // 11: finance.v1.GetBudgetResponse.data:type_name -> finance.v1.Budget
+	6,  // 12: finance.v1.GetBudgetProgressResponse.data:type_name -> finance.v1.BudgetProgress
+	7,  // 13: finance.v1.SwitchBudgetMethodResponse.data:type_name -> finance.v1.BudgetMethodSwitchResult
+	8,  // 14: finance.v1.BudgetService.ListBudgets:input_type -> finance.v1.ListBudgetsRequest
+	10, // 15: finance.v1.BudgetService.GetBudget:input_type -> finance.v1.GetBudgetRequest
+	12, // 16: finance.v1.BudgetService.GetBudgetProgress:input_type -> finance.v1.GetBudgetProgressRequest
+	14, // 17: finance.v1.BudgetService.SwitchBudgetMethod:input_type -> finance.v1.SwitchBudgetMethodRequest
+	9,  // 18: finance.v1.BudgetService.ListBudgets:output_type -> finance.v1.ListBudgetsResponse
+	11, // 19: finance.v1.BudgetService.GetBudget:output_type -> finance.v1.GetBudgetResponse
+	13, // 20: finance.v1.BudgetService.GetBudgetProgress:output_type -> finance.v1.GetBudgetProgressResponse
+	15, // 21: finance.v1.BudgetService.SwitchBudgetMethod:output_type -> finance.v1.SwitchBudgetMethodResponse
+	18, // [18:22] is the sub-list for method output_type
+	14, // [14:18] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_budgets_proto_init() }
@@ -1338,6 +1548,7 @@ func file_finance_v1_budgets_proto_init() {
 	if File_finance_v1_budgets_proto != nil {
 		return
 	}
+	file_finance_v1_envelope_proto_init()
 	file_finance_v1_budgets_proto_msgTypes[0].OneofWrappers = []any{}
 	file_finance_v1_budgets_proto_msgTypes[1].OneofWrappers = []any{}
 	file_finance_v1_budgets_proto_msgTypes[2].OneofWrappers = []any{}
@@ -1345,13 +1556,14 @@ func file_finance_v1_budgets_proto_init() {
 	file_finance_v1_budgets_proto_msgTypes[4].OneofWrappers = []any{}
 	file_finance_v1_budgets_proto_msgTypes[5].OneofWrappers = []any{}
 	file_finance_v1_budgets_proto_msgTypes[6].OneofWrappers = []any{}
+	file_finance_v1_budgets_proto_msgTypes[8].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_finance_v1_budgets_proto_rawDesc), len(file_finance_v1_budgets_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

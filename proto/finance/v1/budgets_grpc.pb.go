@@ -19,6 +19,7 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
+	BudgetService_ListBudgets_FullMethodName        = "/finance.v1.BudgetService/ListBudgets"
 	BudgetService_GetBudget_FullMethodName          = "/finance.v1.BudgetService/GetBudget"
 	BudgetService_GetBudgetProgress_FullMethodName  = "/finance.v1.BudgetService/GetBudgetProgress"
 	BudgetService_SwitchBudgetMethod_FullMethodName = "/finance.v1.BudgetService/SwitchBudgetMethod"
@@ -31,6 +32,9 @@ const (
 // BudgetService reads budgets and their progress and switches the budget
 // method. Listing budgets is not shown in the spec.
 type BudgetServiceClient interface {
+	// GET /v1/budgets — scope budgets:read. Not in the spec (ours): the
+	// active budget first, then archived ones, newest first.
+	ListBudgets(ctx context.Context, in *ListBudgetsRequest, opts ...grpc.CallOption) (*ListBudgetsResponse, error)
 	// GET /v1/budgets/{id} — scope budgets:read.
 	GetBudget(ctx context.Context, in *GetBudgetRequest, opts ...grpc.CallOption) (*GetBudgetResponse, error)
 	// GET /v1/budgets/{id}/progress — scope budgets:read.
@@ -45,6 +49,16 @@ type budgetServiceClient struct {
 
 func NewBudgetServiceClient(cc grpc.ClientConnInterface) BudgetServiceClient {
 	return &budgetServiceClient{cc}
+}
+
+func (c *budgetServiceClient) ListBudgets(ctx context.Context, in *ListBudgetsRequest, opts ...grpc.CallOption) (*ListBudgetsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListBudgetsResponse)
+	err := c.cc.Invoke(ctx, BudgetService_ListBudgets_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *budgetServiceClient) GetBudget(ctx context.Context, in *GetBudgetRequest, opts ...grpc.CallOption) (*GetBudgetResponse, error) {
@@ -84,6 +98,9 @@ func (c *budgetServiceClient) SwitchBudgetMethod(ctx context.Context, in *Switch
 // BudgetService reads budgets and their progress and switches the budget
 // method. Listing budgets is not shown in the spec.
 type BudgetServiceServer interface {
+	// GET /v1/budgets — scope budgets:read. Not in the spec (ours): the
+	// active budget first, then archived ones, newest first.
+	ListBudgets(context.Context, *ListBudgetsRequest) (*ListBudgetsResponse, error)
 	// GET /v1/budgets/{id} — scope budgets:read.
 	GetBudget(context.Context, *GetBudgetRequest) (*GetBudgetResponse, error)
 	// GET /v1/budgets/{id}/progress — scope budgets:read.
@@ -100,6 +117,9 @@ type BudgetServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedBudgetServiceServer struct{}
 
+func (UnimplementedBudgetServiceServer) ListBudgets(context.Context, *ListBudgetsRequest) (*ListBudgetsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListBudgets not implemented")
+}
 func (UnimplementedBudgetServiceServer) GetBudget(context.Context, *GetBudgetRequest) (*GetBudgetResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetBudget not implemented")
 }
@@ -128,6 +148,24 @@ func RegisterBudgetServiceServer(s grpc.ServiceRegistrar, srv BudgetServiceServe
 		t.testEmbeddedByValue()
 	}
 	s.RegisterService(&BudgetService_ServiceDesc, srv)
+}
+
+func _BudgetService_ListBudgets_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListBudgetsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BudgetServiceServer).ListBudgets(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BudgetService_ListBudgets_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BudgetServiceServer).ListBudgets(ctx, req.(*ListBudgetsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
 }
 
 func _BudgetService_GetBudget_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -191,6 +229,10 @@ var BudgetService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "finance.v1.BudgetService",
 	HandlerType: (*BudgetServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListBudgets",
+			Handler:    _BudgetService_ListBudgets_Handler,
+		},
 		{
 			MethodName: "GetBudget",
 			Handler:    _BudgetService_GetBudget_Handler,

@@ -280,15 +280,19 @@ type Goal struct {
 	TargetDate        *string `protobuf:"bytes,9,opt,name=target_date,json=targetDate,proto3,oneof" json:"target_date,omitempty"`
 	FundingSourceType *string `protobuf:"bytes,10,opt,name=funding_source_type,json=fundingSourceType,proto3,oneof" json:"funding_source_type,omitempty"`
 	// A value budget_driven exists; the full list is not shown.
-	TrackingMode  *string                `protobuf:"bytes,11,opt,name=tracking_mode,json=trackingMode,proto3,oneof" json:"tracking_mode,omitempty"`
-	SortOrder     *int32                 `protobuf:"varint,12,opt,name=sort_order,json=sortOrder,proto3,oneof" json:"sort_order,omitempty"`
-	ShowInDigest  *bool                  `protobuf:"varint,13,opt,name=show_in_digest,json=showInDigest,proto3,oneof" json:"show_in_digest,omitempty"`
-	AccountLinks  []*GoalAccountLink     `protobuf:"bytes,14,rep,name=account_links,json=accountLinks,proto3" json:"account_links,omitempty"`
-	BudgetLinks   []*GoalBudgetLink      `protobuf:"bytes,15,rep,name=budget_links,json=budgetLinks,proto3" json:"budget_links,omitempty"`
-	Progress      *GoalProgress          `protobuf:"bytes,16,opt,name=progress,proto3" json:"progress,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	CompletedAt   *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
+	TrackingMode *string                `protobuf:"bytes,11,opt,name=tracking_mode,json=trackingMode,proto3,oneof" json:"tracking_mode,omitempty"`
+	SortOrder    *int32                 `protobuf:"varint,12,opt,name=sort_order,json=sortOrder,proto3,oneof" json:"sort_order,omitempty"`
+	ShowInDigest *bool                  `protobuf:"varint,13,opt,name=show_in_digest,json=showInDigest,proto3,oneof" json:"show_in_digest,omitempty"`
+	AccountLinks []*GoalAccountLink     `protobuf:"bytes,14,rep,name=account_links,json=accountLinks,proto3" json:"account_links,omitempty"`
+	BudgetLinks  []*GoalBudgetLink      `protobuf:"bytes,15,rep,name=budget_links,json=budgetLinks,proto3" json:"budget_links,omitempty"`
+	Progress     *GoalProgress          `protobuf:"bytes,16,opt,name=progress,proto3" json:"progress,omitempty"`
+	CreatedAt    *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt    *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	CompletedAt  *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
+	// Ours: the goal's spending plan. A budget anomaly in a line's category
+	// that the line can absorb is covered by the goal (BudgetAnomaly
+	// covered_by_goal / covered_by_plan_line) and leaves the group's spent.
+	SpendingPlan  []*GoalPlanLine `protobuf:"bytes,20,rep,name=spending_plan,json=spendingPlan,proto3" json:"spending_plan,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -456,6 +460,75 @@ func (x *Goal) GetCompletedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Goal) GetSpendingPlan() []*GoalPlanLine {
+	if x != nil {
+		return x.SpendingPlan
+	}
+	return nil
+}
+
+// GoalPlanLine is one line of a goal's spending plan (ours).
+type GoalPlanLine struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Name       *string                `protobuf:"bytes,1,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	CategoryId *string                `protobuf:"bytes,2,opt,name=category_id,json=categoryId,proto3,oneof" json:"category_id,omitempty"`
+	// Decimal amount string: how much spend the line absorbs per period.
+	PlannedAmount *string `protobuf:"bytes,3,opt,name=planned_amount,json=plannedAmount,proto3,oneof" json:"planned_amount,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GoalPlanLine) Reset() {
+	*x = GoalPlanLine{}
+	mi := &file_finance_v1_goals_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GoalPlanLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GoalPlanLine) ProtoMessage() {}
+
+func (x *GoalPlanLine) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_goals_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GoalPlanLine.ProtoReflect.Descriptor instead.
+func (*GoalPlanLine) Descriptor() ([]byte, []int) {
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GoalPlanLine) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *GoalPlanLine) GetCategoryId() string {
+	if x != nil && x.CategoryId != nil {
+		return *x.CategoryId
+	}
+	return ""
+}
+
+func (x *GoalPlanLine) GetPlannedAmount() string {
+	if x != nil && x.PlannedAmount != nil {
+		return *x.PlannedAmount
+	}
+	return ""
+}
+
 type ListGoalsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Cursor        string                 `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
@@ -466,7 +539,7 @@ type ListGoalsRequest struct {
 
 func (x *ListGoalsRequest) Reset() {
 	*x = ListGoalsRequest{}
-	mi := &file_finance_v1_goals_proto_msgTypes[4]
+	mi := &file_finance_v1_goals_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -478,7 +551,7 @@ func (x *ListGoalsRequest) String() string {
 func (*ListGoalsRequest) ProtoMessage() {}
 
 func (x *ListGoalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_goals_proto_msgTypes[4]
+	mi := &file_finance_v1_goals_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -491,7 +564,7 @@ func (x *ListGoalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGoalsRequest.ProtoReflect.Descriptor instead.
 func (*ListGoalsRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_goals_proto_rawDescGZIP(), []int{4}
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListGoalsRequest) GetCursor() string {
@@ -520,7 +593,7 @@ type ListGoalsResponse struct {
 
 func (x *ListGoalsResponse) Reset() {
 	*x = ListGoalsResponse{}
-	mi := &file_finance_v1_goals_proto_msgTypes[5]
+	mi := &file_finance_v1_goals_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -532,7 +605,7 @@ func (x *ListGoalsResponse) String() string {
 func (*ListGoalsResponse) ProtoMessage() {}
 
 func (x *ListGoalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_goals_proto_msgTypes[5]
+	mi := &file_finance_v1_goals_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -545,7 +618,7 @@ func (x *ListGoalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGoalsResponse.ProtoReflect.Descriptor instead.
 func (*ListGoalsResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_goals_proto_rawDescGZIP(), []int{5}
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListGoalsResponse) GetData() []*Goal {
@@ -585,7 +658,7 @@ type GetGoalRequest struct {
 
 func (x *GetGoalRequest) Reset() {
 	*x = GetGoalRequest{}
-	mi := &file_finance_v1_goals_proto_msgTypes[6]
+	mi := &file_finance_v1_goals_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -597,7 +670,7 @@ func (x *GetGoalRequest) String() string {
 func (*GetGoalRequest) ProtoMessage() {}
 
 func (x *GetGoalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_goals_proto_msgTypes[6]
+	mi := &file_finance_v1_goals_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -610,7 +683,7 @@ func (x *GetGoalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGoalRequest.ProtoReflect.Descriptor instead.
 func (*GetGoalRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_goals_proto_rawDescGZIP(), []int{6}
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetGoalRequest) GetId() string {
@@ -631,7 +704,7 @@ type GetGoalResponse struct {
 
 func (x *GetGoalResponse) Reset() {
 	*x = GetGoalResponse{}
-	mi := &file_finance_v1_goals_proto_msgTypes[7]
+	mi := &file_finance_v1_goals_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -643,7 +716,7 @@ func (x *GetGoalResponse) String() string {
 func (*GetGoalResponse) ProtoMessage() {}
 
 func (x *GetGoalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_goals_proto_msgTypes[7]
+	mi := &file_finance_v1_goals_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -656,7 +729,7 @@ func (x *GetGoalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGoalResponse.ProtoReflect.Descriptor instead.
 func (*GetGoalResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_goals_proto_rawDescGZIP(), []int{7}
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetGoalResponse) GetData() *Goal {
@@ -724,7 +797,7 @@ const file_finance_v1_goals_proto_rawDesc = "" +
 	"\x1c_monthly_contribution_neededB\x14\n" +
 	"\x12_monthly_shortfallB\x11\n" +
 	"\x0f_days_remainingB\x1c\n" +
-	"\x1a_projected_completion_date\"\x8c\b\n" +
+	"\x1a_projected_completion_date\"\xcb\b\n" +
 	"\x04Goal\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12%\n" +
@@ -750,7 +823,8 @@ const file_finance_v1_goals_proto_rawDesc = "" +
 	"created_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12=\n" +
-	"\fcompleted_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAtB\a\n" +
+	"\fcompleted_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\x12=\n" +
+	"\rspending_plan\x18\x14 \x03(\v2\x18.finance.v1.GoalPlanLineR\fspendingPlanB\a\n" +
 	"\x05_nameB\x0e\n" +
 	"\f_descriptionB\f\n" +
 	"\n" +
@@ -763,7 +837,15 @@ const file_finance_v1_goals_proto_rawDesc = "" +
 	"\x14_funding_source_typeB\x10\n" +
 	"\x0e_tracking_modeB\r\n" +
 	"\v_sort_orderB\x11\n" +
-	"\x0f_show_in_digest\"Z\n" +
+	"\x0f_show_in_digest\"\xa5\x01\n" +
+	"\fGoalPlanLine\x12\x17\n" +
+	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x12$\n" +
+	"\vcategory_id\x18\x02 \x01(\tH\x01R\n" +
+	"categoryId\x88\x01\x01\x12*\n" +
+	"\x0eplanned_amount\x18\x03 \x01(\tH\x02R\rplannedAmount\x88\x01\x01B\a\n" +
+	"\x05_nameB\x0e\n" +
+	"\f_category_idB\x11\n" +
+	"\x0f_planned_amount\"Z\n" +
 	"\x10ListGoalsRequest\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
 	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
@@ -802,39 +884,41 @@ func file_finance_v1_goals_proto_rawDescGZIP() []byte {
 	return file_finance_v1_goals_proto_rawDescData
 }
 
-var file_finance_v1_goals_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_finance_v1_goals_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_finance_v1_goals_proto_goTypes = []any{
 	(*GoalAccountLink)(nil),       // 0: finance.v1.GoalAccountLink
 	(*GoalBudgetLink)(nil),        // 1: finance.v1.GoalBudgetLink
 	(*GoalProgress)(nil),          // 2: finance.v1.GoalProgress
 	(*Goal)(nil),                  // 3: finance.v1.Goal
-	(*ListGoalsRequest)(nil),      // 4: finance.v1.ListGoalsRequest
-	(*ListGoalsResponse)(nil),     // 5: finance.v1.ListGoalsResponse
-	(*GetGoalRequest)(nil),        // 6: finance.v1.GetGoalRequest
-	(*GetGoalResponse)(nil),       // 7: finance.v1.GetGoalResponse
-	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
-	(*Pagination)(nil),            // 9: finance.v1.Pagination
+	(*GoalPlanLine)(nil),          // 4: finance.v1.GoalPlanLine
+	(*ListGoalsRequest)(nil),      // 5: finance.v1.ListGoalsRequest
+	(*ListGoalsResponse)(nil),     // 6: finance.v1.ListGoalsResponse
+	(*GetGoalRequest)(nil),        // 7: finance.v1.GetGoalRequest
+	(*GetGoalResponse)(nil),       // 8: finance.v1.GetGoalResponse
+	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
+	(*Pagination)(nil),            // 10: finance.v1.Pagination
 }
 var file_finance_v1_goals_proto_depIdxs = []int32{
-	8,  // 0: finance.v1.GoalProgress.last_contribution_at:type_name -> google.protobuf.Timestamp
+	9,  // 0: finance.v1.GoalProgress.last_contribution_at:type_name -> google.protobuf.Timestamp
 	0,  // 1: finance.v1.Goal.account_links:type_name -> finance.v1.GoalAccountLink
 	1,  // 2: finance.v1.Goal.budget_links:type_name -> finance.v1.GoalBudgetLink
 	2,  // 3: finance.v1.Goal.progress:type_name -> finance.v1.GoalProgress
-	8,  // 4: finance.v1.Goal.created_at:type_name -> google.protobuf.Timestamp
-	8,  // 5: finance.v1.Goal.updated_at:type_name -> google.protobuf.Timestamp
-	8,  // 6: finance.v1.Goal.completed_at:type_name -> google.protobuf.Timestamp
-	3,  // 7: finance.v1.ListGoalsResponse.data:type_name -> finance.v1.Goal
-	9,  // 8: finance.v1.ListGoalsResponse.pagination:type_name -> finance.v1.Pagination
-	3,  // 9: finance.v1.GetGoalResponse.data:type_name -> finance.v1.Goal
-	4,  // 10: finance.v1.GoalService.ListGoals:input_type -> finance.v1.ListGoalsRequest
-	6,  // 11: finance.v1.GoalService.GetGoal:input_type -> finance.v1.GetGoalRequest
-	5,  // 12: finance.v1.GoalService.ListGoals:output_type -> finance.v1.ListGoalsResponse
-	7,  // 13: finance.v1.GoalService.GetGoal:output_type -> finance.v1.GetGoalResponse
-	12, // [12:14] is the sub-list for method output_type
-	10, // [10:12] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	9,  // 4: finance.v1.Goal.created_at:type_name -> google.protobuf.Timestamp
+	9,  // 5: finance.v1.Goal.updated_at:type_name -> google.protobuf.Timestamp
+	9,  // 6: finance.v1.Goal.completed_at:type_name -> google.protobuf.Timestamp
+	4,  // 7: finance.v1.Goal.spending_plan:type_name -> finance.v1.GoalPlanLine
+	3,  // 8: finance.v1.ListGoalsResponse.data:type_name -> finance.v1.Goal
+	10, // 9: finance.v1.ListGoalsResponse.pagination:type_name -> finance.v1.Pagination
+	3,  // 10: finance.v1.GetGoalResponse.data:type_name -> finance.v1.Goal
+	5,  // 11: finance.v1.GoalService.ListGoals:input_type -> finance.v1.ListGoalsRequest
+	7,  // 12: finance.v1.GoalService.GetGoal:input_type -> finance.v1.GetGoalRequest
+	6,  // 13: finance.v1.GoalService.ListGoals:output_type -> finance.v1.ListGoalsResponse
+	8,  // 14: finance.v1.GoalService.GetGoal:output_type -> finance.v1.GetGoalResponse
+	13, // [13:15] is the sub-list for method output_type
+	11, // [11:13] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_goals_proto_init() }
@@ -848,13 +932,14 @@ func file_finance_v1_goals_proto_init() {
 	file_finance_v1_goals_proto_msgTypes[2].OneofWrappers = []any{}
 	file_finance_v1_goals_proto_msgTypes[3].OneofWrappers = []any{}
 	file_finance_v1_goals_proto_msgTypes[4].OneofWrappers = []any{}
+	file_finance_v1_goals_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_finance_v1_goals_proto_rawDesc), len(file_finance_v1_goals_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

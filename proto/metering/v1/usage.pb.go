@@ -85,6 +85,16 @@ type GetUsageResponse struct {
 	TestQuota     int32 `protobuf:"varint,12,opt,name=test_quota,json=testQuota,proto3" json:"test_quota,omitempty"`
 	TestUsed      int32 `protobuf:"varint,13,opt,name=test_used,json=testUsed,proto3" json:"test_used,omitempty"`
 	TestRemaining int32 `protobuf:"varint,14,opt,name=test_remaining,json=testRemaining,proto3" json:"test_remaining,omitempty"`
+	// A downgrade waiting for the period end: the plan id, or null when none
+	// is scheduled.
+	ScheduledPlan *structpb.Value `protobuf:"bytes,15,opt,name=scheduled_plan,json=scheduledPlan,proto3" json:"scheduled_plan,omitempty"`
+	// When the scheduled plan takes effect (the current period's end), as an
+	// RFC 3339 date-time, or null when none is scheduled.
+	ScheduledPlanAt *structpb.Value `protobuf:"bytes,16,opt,name=scheduled_plan_at,json=scheduledPlanAt,proto3" json:"scheduled_plan_at,omitempty"`
+	// The account's payment standing: "ok", "settling" (a first direct debit
+	// is on its way; introductory limits apply) or "failed" (the last payment
+	// failed and none has settled since; Free limits apply).
+	PaymentState  string `protobuf:"bytes,17,opt,name=payment_state,json=paymentState,proto3" json:"payment_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -217,12 +227,33 @@ func (x *GetUsageResponse) GetTestRemaining() int32 {
 	return 0
 }
 
+func (x *GetUsageResponse) GetScheduledPlan() *structpb.Value {
+	if x != nil {
+		return x.ScheduledPlan
+	}
+	return nil
+}
+
+func (x *GetUsageResponse) GetScheduledPlanAt() *structpb.Value {
+	if x != nil {
+		return x.ScheduledPlanAt
+	}
+	return nil
+}
+
+func (x *GetUsageResponse) GetPaymentState() string {
+	if x != nil {
+		return x.PaymentState
+	}
+	return ""
+}
+
 var File_metering_v1_usage_proto protoreflect.FileDescriptor
 
 const file_metering_v1_usage_proto_rawDesc = "" +
 	"\n" +
 	"\x17metering/v1/usage.proto\x12\vmetering.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x11\n" +
-	"\x0fGetUsageRequest\"\xc5\x04\n" +
+	"\x0fGetUsageRequest\"\xed\x05\n" +
 	"\x10GetUsageResponse\x12\x12\n" +
 	"\x04plan\x18\x01 \x01(\tR\x04plan\x12#\n" +
 	"\rmonthly_quota\x18\x02 \x01(\x05R\fmonthlyQuota\x12\x12\n" +
@@ -240,7 +271,10 @@ const file_metering_v1_usage_proto_rawDesc = "" +
 	"\n" +
 	"test_quota\x18\f \x01(\x05R\ttestQuota\x12\x1b\n" +
 	"\ttest_used\x18\r \x01(\x05R\btestUsed\x12%\n" +
-	"\x0etest_remaining\x18\x0e \x01(\x05R\rtestRemaining2W\n" +
+	"\x0etest_remaining\x18\x0e \x01(\x05R\rtestRemaining\x12=\n" +
+	"\x0escheduled_plan\x18\x0f \x01(\v2\x16.google.protobuf.ValueR\rscheduledPlan\x12B\n" +
+	"\x11scheduled_plan_at\x18\x10 \x01(\v2\x16.google.protobuf.ValueR\x0fscheduledPlanAt\x12#\n" +
+	"\rpayment_state\x18\x11 \x01(\tR\fpaymentState2W\n" +
 	"\fUsageService\x12G\n" +
 	"\bGetUsage\x12\x1c.metering.v1.GetUsageRequest\x1a\x1d.metering.v1.GetUsageResponseB\xa7\x01\n" +
 	"\x0fcom.metering.v1B\n" +
@@ -270,13 +304,15 @@ var file_metering_v1_usage_proto_depIdxs = []int32{
 	3, // 1: metering.v1.GetUsageResponse.period_start:type_name -> google.protobuf.Timestamp
 	3, // 2: metering.v1.GetUsageResponse.period_end:type_name -> google.protobuf.Timestamp
 	3, // 3: metering.v1.GetUsageResponse.resets_at:type_name -> google.protobuf.Timestamp
-	0, // 4: metering.v1.UsageService.GetUsage:input_type -> metering.v1.GetUsageRequest
-	1, // 5: metering.v1.UsageService.GetUsage:output_type -> metering.v1.GetUsageResponse
-	5, // [5:6] is the sub-list for method output_type
-	4, // [4:5] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	2, // 4: metering.v1.GetUsageResponse.scheduled_plan:type_name -> google.protobuf.Value
+	2, // 5: metering.v1.GetUsageResponse.scheduled_plan_at:type_name -> google.protobuf.Value
+	0, // 6: metering.v1.UsageService.GetUsage:input_type -> metering.v1.GetUsageRequest
+	1, // 7: metering.v1.UsageService.GetUsage:output_type -> metering.v1.GetUsageResponse
+	7, // [7:8] is the sub-list for method output_type
+	6, // [6:7] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_usage_proto_init() }

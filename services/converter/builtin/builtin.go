@@ -10,10 +10,12 @@ import (
 	"github.com/ledgerlane/platform/services/converter/mx"
 )
 
-// Formats returns every shipped format set, MT first: its detector is tried
-// before the camt one.
+// Formats returns every shipped format set, MT first: its detectors are
+// tried before the MX ones, and the MT payment detector before the statement
+// one (bare block 4 text of both starts with :20:). The payment sets put the
+// payment model (MT103 ⇄ pacs.008) beside the statement model.
 func Formats() []engine.FormatSet {
-	return []engine.FormatSet{mt.Formats(), mx.Formats(), filefmt.Formats()}
+	return []engine.FormatSet{mt.PaymentFormats(), mt.Formats(), mx.PaymentFormats(), mx.Formats(), filefmt.Formats()}
 }
 
 // Engine returns an engine over Formats.

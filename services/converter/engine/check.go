@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ledgerlane/platform/services/converter/bankid"
+	"github.com/ledgerlane/platform/services/converter/payment"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -52,7 +53,7 @@ func (e *Engine) Validate(input []byte, from string, opts statement.Options) (*V
 		return nil, err
 	}
 	v := &Validation{DetectedType: p.Type, DetectedVersion: version}
-	_, warns, err := p.Parse(input, version, opts)
+	_, warns, err := p.parse(input, version, opts)
 	var pe *statement.ParseError
 	switch {
 	case errors.As(err, &pe):
@@ -66,7 +67,7 @@ func (e *Engine) Validate(input []byte, from string, opts statement.Options) (*V
 	}
 	for _, w := range warns {
 		is := Issue{Code: w.Code, Severity: w.Severity, Message: w.Message, Path: w.Path, Line: w.Line}
-		if opts.Strict && w.Lossy {
+		if w.Invalid || opts.Strict && w.Lossy {
 			is.Severity = SeverityError
 			v.Errors = append(v.Errors, is)
 			continue
@@ -147,10 +148,11 @@ func (e *Engine) Enrich(input []byte, from string, opts statement.Options) (*Enr
 	if err != nil {
 		return nil, err
 	}
-	stmts, warns, err := p.Parse(input, version, opts)
+	doc, warns, err := p.parse(input, version, opts)
 	if err != nil {
 		return nil, err
 	}
+	stmts := doc.stmts
 	out := &Enrichment{DetectedType: p.Type, DetectedVersion: version, Warnings: warns}
 	seen := map[string]bool{}
 	addIBAN := func(v, path string) {
@@ -185,7 +187,51 @@ func (e *Engine) Enrich(input []byte, from string, opts statement.Options) (*Enr
 			addBIC(cp.BIC, path)
 		}
 	}
+	for i, pay := range doc.pays {
+		enrichPayment(pay, fmt.Sprintf("payment[%d]", i+1), addIBAN, addBIC)
+	}
 	return out, nil
+}
+
+// enrichPayment lists the BICs and IBANs of a payment's agents and parties,
+// under paths such as "payment[1]/debtor" and "payment[1]/creditorAgent".
+func enrichPayment(p *payment.Payment, at string, addIBAN, addBIC func(v, path string)) {
+	addBIC(p.Header.From, at+"/header/from")
+	addBIC(p.Header.To, at+"/header/to")
+	agent := func(a *payment.Agent, name string) {
+		if a == nil {
+			return
+		}
+		addBIC(a.BIC, at+"/"+name)
+		if bankid.ValidIBAN(a.Account) || ibanShaped(a.Account) {
+			addIBAN(a.Account, at+"/"+name)
+		}
+	}
+	party := func(pt *payment.Party, name string) {
+		if pt == nil {
+			return
+		}
+		addBIC(pt.BIC, at+"/"+name)
+		if bankid.ValidIBAN(pt.Account) || ibanShaped(pt.Account) {
+			addIBAN(pt.Account, at+"/"+name)
+		}
+	}
+	party(p.Debtor, "debtor")
+	agent(p.DebtorFI, "debtor")
+	agent(p.DebtorAgent, "debtorAgent")
+	agent(p.PreviousInstructingAgent, "previousInstructingAgent")
+	agent(p.InstructingAgent, "instructingAgent")
+	agent(p.InstructedAgent, "instructedAgent")
+	agent(p.SendersCorrespondent, "instructingReimbursementAgent")
+	agent(p.ReceiversCorrespondent, "instructedReimbursementAgent")
+	agent(p.ThirdReimbursement, "thirdReimbursementAgent")
+	agent(p.Intermediary, "intermediaryAgent")
+	agent(p.CreditorAgent, "creditorAgent")
+	agent(p.CreditorFI, "creditor")
+	party(p.Creditor, "creditor")
+	if p.Underlying != nil {
+		enrichPayment(p.Underlying, at+"/underlying", addIBAN, addBIC)
+	}
 }
 
 // ibanShaped reports whether s looks like an IBAN (country letters, two

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerlane/platform/services/converter/payment"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -25,6 +26,10 @@ type Parser struct {
 	// Parse reads every statement in input. version is the detected version
 	// (may be empty). Fatal faults are *statement.ParseError.
 	Parse func(input []byte, version string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error)
+	// ParsePayments reads every payment in input (the payment model). A
+	// parser has Parse or ParsePayments, never both: the model it produces
+	// decides which renderers can take its output.
+	ParsePayments func(input []byte, version string, opts statement.Options) ([]*payment.Payment, []statement.Warning, error)
 }
 
 // Renderer writes one target format.
@@ -44,6 +49,34 @@ type Renderer struct {
 	Accepts []string
 	// Render returns one or more pages (MT paging) for the statements.
 	Render func(stmts []*statement.Statement, version string, opts statement.Options) ([]string, []statement.Warning, error)
+	// RenderPayments writes payments (the payment model), one page per
+	// message. A renderer has Render or RenderPayments, never both.
+	RenderPayments func(ps []*payment.Payment, version string, opts statement.Options) ([]string, []statement.Warning, error)
+}
+
+// parsed is what a parser read: statements or payments.
+type parsed struct {
+	stmts []*statement.Statement
+	pays  []*payment.Payment
+}
+
+func (p Parser) parse(input []byte, version string, opts statement.Options) (parsed, []statement.Warning, error) {
+	if p.ParsePayments != nil {
+		pays, warns, err := p.ParsePayments(input, version, opts)
+		return parsed{pays: pays}, warns, err
+	}
+	stmts, warns, err := p.Parse(input, version, opts)
+	return parsed{stmts: stmts}, warns, err
+}
+
+func (r Renderer) render(p Parser, d parsed, version string, opts statement.Options) ([]string, []statement.Warning, error) {
+	switch {
+	case p.ParsePayments != nil && r.RenderPayments != nil:
+		return r.RenderPayments(d.pays, version, opts)
+	case p.Parse != nil && r.Render != nil:
+		return r.Render(d.stmts, version, opts)
+	}
+	return nil, nil, fmt.Errorf("%w: %s to %s (a payment and a statement model)", ErrUnsupported, p.Type, r.Type)
 }
 
 // Detector recognises a source format from the input's first bytes.
@@ -77,6 +110,9 @@ func New(sets ...FormatSet) *Engine {
 			if _, dup := e.parsers[key]; dup {
 				panic("engine: two parsers for " + p.Type)
 			}
+			if (p.Parse == nil) == (p.ParsePayments == nil) {
+				panic("engine: parser " + p.Type + " needs exactly one of Parse and ParsePayments")
+			}
 			e.parsers[key] = p
 		}
 		for _, r := range set.Renderers {
@@ -86,6 +122,9 @@ func New(sets ...FormatSet) *Engine {
 			}
 			if r.MediaType == "" {
 				panic("engine: renderer " + r.Type + " has no media type")
+			}
+			if (r.Render == nil) == (r.RenderPayments == nil) {
+				panic("engine: renderer " + r.Type + " needs exactly one of Render and RenderPayments")
 			}
 			e.renderers[key] = r
 		}
@@ -186,11 +225,11 @@ func (e *Engine) Convert(req Request) (*Result, error) {
 	} else if len(r.Versions) > 0 && !contains(r.Versions, target) {
 		return nil, fmt.Errorf("%w: target version %q (supported: %s)", ErrUnsupported, target, strings.Join(r.Versions, ", "))
 	}
-	stmts, warns, err := p.Parse(req.Input, version, req.Options)
+	doc, warns, err := p.parse(req.Input, version, req.Options)
 	if err != nil {
 		return nil, err
 	}
-	pages, rw, err := r.Render(stmts, target, req.Options)
+	pages, rw, err := r.render(p, doc, target, req.Options)
 	if err != nil {
 		return nil, err
 	}

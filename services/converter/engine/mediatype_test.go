@@ -14,6 +14,7 @@ func TestRenderersCarryTheirMediaType(t *testing.T) {
 		"MT940": "text/plain", "MT942": "text/plain", "MT950": "text/plain",
 		"camt.053": "application/xml", "camt.052": "application/xml",
 		"csv": "text/csv", "ofx": "application/x-ofx", "qbo": "application/vnd.intu.qbo",
+		"MT103": "text/plain", "pacs.008": "application/xml",
 	}
 	seen := map[string]bool{}
 	for _, f := range eng.Formats() {

@@ -82,7 +82,7 @@ func TestValidate(t *testing.T) {
 	}{
 		"empty":        {&conversionv1.ValidateRequest{}, "message"},
 		"undetectable": {&conversionv1.ValidateRequest{Message: "hello"}, "from"},
-		"unknown from": {&conversionv1.ValidateRequest{Message: stmt, From: "MT103"}, "from"},
+		"unknown from": {&conversionv1.ValidateRequest{Message: stmt, From: "MT799"}, "from"},
 		"bad option":   {&conversionv1.ValidateRequest{Message: stmt, Options: &conversionv1.Options{TranslitProfile: "x"}}, "translitProfile"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"bytes"
 
 	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/payment"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -63,6 +64,30 @@ func Formats() engine.FormatSet {
 		},
 	}}
 	set.Detectors = []engine.Detector{Detect}
+	return set
+}
+
+// PaymentFormats is what this package adds to a conversion engine for the
+// payment model: the MT103 parser and renderer and the MT payment detector,
+// which must be tried before the statement detector (bare block 4 text of
+// an MT103 also starts with :20:).
+func PaymentFormats() engine.FormatSet {
+	var set engine.FormatSet
+	for _, t := range []string{"MT103"} {
+		set.Parsers = append(set.Parsers, engine.Parser{
+			Type: t,
+			ParsePayments: func(input []byte, _ string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
+				return ParsePayments(input, t)
+			},
+		})
+	}
+	set.Renderers = []engine.Renderer{{
+		Type: "MT103", MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT103", "pacs.008"},
+		RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+			return RenderPayments("103", ps, o)
+		},
+	}}
+	set.Detectors = []engine.Detector{DetectPayment}
 	return set
 }
 

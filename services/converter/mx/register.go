@@ -7,6 +7,7 @@ package mx
 
 import (
 	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/payment"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -87,6 +88,36 @@ func Formats() engine.FormatSet {
 		})
 	}
 	set.Detectors = []engine.Detector{Detect}
+	return set
+}
+
+// PaymentFormats is what this package adds to a conversion engine for the
+// payment model: the pacs.008 parser and renderer (an Envelope with the
+// head.001.001.02 AppHdr and the Document) and the pacs detector.
+func PaymentFormats() engine.FormatSet {
+	var set engine.FormatSet
+	for _, typ := range []string{typePacs8} {
+		known := pacsReadVersions[typ]
+		set.Parsers = append(set.Parsers, engine.Parser{
+			Type:     typ,
+			Versions: known,
+			ParsePayments: func(input []byte, version string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
+				return ParsePayments(input, typ, version)
+			},
+		})
+	}
+	set.Renderers = []engine.Renderer{{
+		Type:           typePacs8,
+		MediaType:      MediaType,
+		Versions:       []string{typePacs8 + ".001.08"},
+		DefaultVersion: typePacs8 + ".001.08",
+		Options:        []string{"strict", "targetVersion"},
+		Accepts:        []string{"MT103", typePacs8},
+		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
+			return RenderPayments(ps, typePacs8, version)
+		},
+	}}
+	set.Detectors = []engine.Detector{DetectPayment}
 	return set
 }
 

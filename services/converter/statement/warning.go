@@ -21,6 +21,10 @@ type Warning struct {
 	Path     string // where: "message 1, line 12, field :61:" or an XPath-like MX path
 	Line     int    // 1-based line of the input, when the finding has one (MT input)
 	Lossy    bool
+	// Invalid marks a finding that breaks a rule of the message's network
+	// (a SWIFT network validated rule): the message still converts, but
+	// Validate reports it as an error.
+	Invalid bool
 }
 
 // ParseError is a fatal input error. It names the message (1-based), line

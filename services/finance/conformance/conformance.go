@@ -43,6 +43,11 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"Search", testSearch},
 		{"ApplySync", testApplySync},
 		{"ConnectionSync", testConnectionSync},
+		// budgets.go
+		{"Budgets", testBudgets},
+		{"ProgressSnapshots", testProgressSnapshots},
+		{"BudgetRows", testBudgetRows},
+		{"Goals", testGoals},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -37,6 +37,8 @@ type clients struct {
 	cat      financev1.CategoryServiceClient
 	acct     financev1.AccountServiceClient
 	budget   financev1.BudgetServiceClient
+	goal     financev1.GoalServiceClient
+	holding  financev1.HoldingServiceClient
 	sync     financev1.SyncServiceClient
 	demo     seed.DemoData
 	read     principal.Principal
@@ -62,6 +64,8 @@ func start(t *testing.T) clients {
 		cat:      financev1.NewCategoryServiceClient(conn),
 		acct:     financev1.NewAccountServiceClient(conn),
 		budget:   financev1.NewBudgetServiceClient(conn),
+		goal:     financev1.NewGoalServiceClient(conn),
+		holding:  financev1.NewHoldingServiceClient(conn),
 		sync:     financev1.NewSyncServiceClient(conn),
 		demo:     d,
 		read:     p(d.GrantReadID),
@@ -388,8 +392,8 @@ func TestNotBuiltYetIsUnimplemented(t *testing.T) {
 	c := start(t)
 	ctx := as(c.read)
 	calls := map[string]func() error{
-		"GetBudget": func() error {
-			_, err := c.budget.GetBudget(ctx, &financev1.GetBudgetRequest{Id: uuid.NewString()})
+		"ListHoldings": func() error {
+			_, err := c.holding.ListHoldings(ctx, &financev1.ListHoldingsRequest{})
 			return err
 		},
 	}

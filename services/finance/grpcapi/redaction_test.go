@@ -256,6 +256,21 @@ var redactionRoutes = map[string]readRoute{
 		}
 		return out, nil
 	},
+	"finance.v1.AccountService/ListAccounts": func(ctx context.Context, conn *grpc.ClientConn, _ redactionFixture) ([]proto.Message, error) {
+		var out []proto.Message
+		req := &financev1.ListAccountsRequest{PageSize: proto.Int32(1)}
+		for {
+			res, err := financev1.NewAccountServiceClient(conn).ListAccounts(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res)
+			if !res.GetPagination().GetHasMore() {
+				return out, nil
+			}
+			req.Cursor = res.GetPagination().GetNextCursor()
+		}
+	},
 	"finance.v1.AccountService/GetSyncStatus": func(ctx context.Context, conn *grpc.ClientConn, _ redactionFixture) ([]proto.Message, error) {
 		res, err := financev1.NewAccountServiceClient(conn).GetSyncStatus(ctx, &financev1.GetSyncStatusRequest{})
 		return []proto.Message{res}, err

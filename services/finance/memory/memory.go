@@ -27,6 +27,7 @@ type Store struct {
 	categories   map[string]finance.Category
 	rules        map[string]finance.RecurringRule
 	transactions map[string]finance.Transaction
+	budgetState  // budgets.go
 }
 
 var _ finance.Store = (*Store)(nil)

@@ -49,6 +49,8 @@ type DemoData struct {
 	// CategoryIDs maps category names to ids: the system ones and the user's.
 	CategoryIDs  map[string]string
 	Transactions int
+	// Budgets names the budgets, goals and anomalies (budgets.go).
+	Budgets DemoBudgets
 }
 
 // DemoConnections are the three connections of the demo user.
@@ -124,6 +126,7 @@ type builder struct {
 	txs         []finance.Transaction
 	seq         int // names transaction ids
 	checkNo     int
+	plans       demoPlans // budgets.go
 
 	checking, savings, card, rewards, brokerage, mortgage, euro *account
 }
@@ -153,8 +156,10 @@ func (b *builder) build() {
 	// A few rows are always pending, whatever random draws came up.
 	b.purchase(b.card, b.today, cents(450, 690), coffee[0], "Coffee Shops", true)
 	b.purchase(b.checking, b.today.AddDate(0, 0, -1), cents(3400, 9800), groceries[1], "Groceries", true)
+	b.demoAnomalies()
 	b.userEdits()
 	b.finishAccounts()
+	b.budgetsAndGoals()
 	b.demo.Transactions = len(b.txs)
 }
 
@@ -827,5 +832,5 @@ func (b *builder) write(ctx context.Context, s finance.Store) error {
 	if err := s.InsertTransactions(ctx, b.txs); err != nil {
 		return fmt.Errorf("seed: transactions: %w", err)
 	}
-	return nil
+	return b.writeBudgets(ctx, s)
 }

@@ -40,6 +40,8 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Endpoints", testEndpoints},
 		{"Deliveries", testDeliveries},
 		{"DeliveryExhaustionDisables", testDisable},
+		{"EnqueueIntent", testEnqueueIntent},
+		{"ClaimStalled", testClaimStalled},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, newStore(t)) })
 	}
@@ -427,5 +429,94 @@ func testDisable(t *testing.T, s Store) {
 	}
 	if ep, _ = s.EndpointByID(ctx, e.ID); ep.ConsecutiveFailures != jobs.DisableAfter || ep.Status != jobs.EndpointDisabled {
 		t.Fatalf("after threshold: %+v", ep)
+	}
+}
+
+func ids(js []jobs.Job) []string {
+	out := make([]string, len(js))
+	for i, j := range js {
+		out[i] = j.ID
+	}
+	return out
+}
+
+func sameIDs(t *testing.T, what string, got []jobs.Job, want ...string) {
+	t.Helper()
+	g := ids(got)
+	if len(g) != len(want) {
+		t.Fatalf("%s: got %v, want %v", what, g, want)
+	}
+	for i := range g {
+		if g[i] != want[i] {
+			t.Fatalf("%s: got %v, want %v", what, g, want)
+		}
+	}
+}
+
+// testEnqueueIntent: a stored job's enqueue intent is left to its creator
+// for EnqueueLease, then claimable by one publisher at a time, until closed.
+func testEnqueueIntent(t *testing.T, s Store) {
+	j, _ := mustCreate(t, s, "0e8a3c6e-2f4b-4f54-9f53-000000000001", 3)
+	claim := func(at time.Time) []jobs.Job {
+		t.Helper()
+		js, err := s.ClaimUnenqueued(ctx, at, time.Minute, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return js
+	}
+	sameIDs(t, "within the creator's lease", claim(t0.Add(jobs.EnqueueLease-time.Second)))
+	got := claim(t0.Add(jobs.EnqueueLease))
+	sameIDs(t, "after the lease", got, j.ID)
+	sameJob(t, got[0], j)
+	sameIDs(t, "claimed by another", claim(t0.Add(jobs.EnqueueLease+30*time.Second)))
+	sameIDs(t, "claim expired", claim(t0.Add(jobs.EnqueueLease+time.Minute)), j.ID)
+	if err := s.MarkEnqueued(ctx, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "enqueued", claim(t0.Add(time.Hour)))
+	if err := s.MarkEnqueued(ctx, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff"); err != nil {
+		t.Fatalf("mark a missing job: %v", err)
+	}
+}
+
+// testClaimStalled: an enqueued, unfinished job without progress for the
+// given time is claimed once per lease; progress or completion ends that.
+func testClaimStalled(t *testing.T, s Store) {
+	j, _ := mustCreate(t, s, "0e8a3c6e-2f4b-4f54-9f53-000000000001", 2)
+	claim := func(at time.Time) []jobs.Job {
+		t.Helper()
+		js, err := s.ClaimStalled(ctx, at, 2*time.Minute, time.Minute, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return js
+	}
+	sameIDs(t, "not enqueued yet", claim(t0.Add(time.Hour)))
+	if err := s.MarkEnqueued(ctx, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "fresh", claim(t0.Add(2*time.Minute-time.Second)))
+	sameIDs(t, "stalled", claim(t0.Add(2*time.Minute)), j.ID)
+	sameIDs(t, "claimed", claim(t0.Add(2*time.Minute+30*time.Second)))
+	idx, err := s.PendingIndexes(ctx, j.ID)
+	if err != nil || len(idx) != 2 || idx[0] != 0 || idx[1] != 1 {
+		t.Fatalf("pending %v, %v", idx, err)
+	}
+	// An item completes at +5 min: progress.
+	if _, _, err := s.CompleteItem(ctx, j.ID, 1, jobs.ItemOK, []byte{1}, t0.Add(5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if idx, _ := s.PendingIndexes(ctx, j.ID); len(idx) != 1 || idx[0] != 0 {
+		t.Fatalf("pending after a completion: %v", idx)
+	}
+	sameIDs(t, "after progress", claim(t0.Add(6*time.Minute)))
+	sameIDs(t, "stalled again", claim(t0.Add(7*time.Minute)), j.ID)
+	if _, _, err := s.CompleteItem(ctx, j.ID, 0, jobs.ItemOK, []byte{1}, t0.Add(8*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "completed", claim(t0.Add(time.Hour)))
+	if _, err := s.PendingIndexes(ctx, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff"); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("pending of a missing job: %v", err)
 	}
 }

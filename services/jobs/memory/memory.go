@@ -17,6 +17,7 @@ import (
 type Store struct {
 	mu         sync.Mutex
 	jobs       map[string]*jobs.Job
+	meta       map[string]*jobMeta    // by job id: outbox and progress
 	items      map[string][]jobs.Item // by job id, in index order
 	endpoints  map[string]*jobs.Endpoint
 	deliveries map[string]*jobs.Delivery
@@ -28,10 +29,21 @@ var _ jobs.Store = (*Store)(nil)
 func New() *Store {
 	return &Store{
 		jobs:       map[string]*jobs.Job{},
+		meta:       map[string]*jobMeta{},
 		items:      map[string][]jobs.Item{},
 		endpoints:  map[string]*jobs.Endpoint{},
 		deliveries: map[string]*jobs.Delivery{},
 	}
+}
+
+// jobMeta is what the store keeps about a job beyond jobs.Job: its enqueue
+// intent (the outbox), when a publisher or resumer may next claim it, and its
+// last progress.
+type jobMeta struct {
+	enqueued     bool
+	enqueueAfter time.Time
+	checkAfter   time.Time
+	progressAt   time.Time
 }
 
 // cloneJob copies j; it holds no slices, so a copy of the value is enough.
@@ -50,6 +62,7 @@ func (s *Store) CreateJob(_ context.Context, j jobs.Job, items []jobs.Item) erro
 	}
 	cp := cloneJob(j)
 	s.jobs[j.ID] = &cp
+	s.meta[j.ID] = &jobMeta{enqueueAfter: j.CreatedAt.Add(jobs.EnqueueLease), progressAt: j.CreatedAt}
 	its := make([]jobs.Item, len(items))
 	for i, it := range items {
 		its[i] = cloneItem(it)
@@ -121,6 +134,7 @@ func (s *Store) StartJob(_ context.Context, jobID string, now time.Time) error {
 	}
 	if j.Status == jobs.JobQueued {
 		j.Status, j.StartedAt = jobs.JobRunning, now
+		s.meta[jobID].progressAt = now
 	}
 	return nil
 }
@@ -143,6 +157,7 @@ func (s *Store) CompleteItem(_ context.Context, jobID string, index int, status 
 		j.Failed++
 	}
 	j.Pending--
+	s.meta[jobID].progressAt = now
 	if j.StartedAt.IsZero() {
 		j.StartedAt = now
 	}
@@ -151,6 +166,80 @@ func (s *Store) CompleteItem(_ context.Context, jobID string, index int, status 
 		j.Status, j.CompletedAt, j.ExpiresAt = jobs.JobCompleted, now, now.Add(j.TTL)
 	}
 	return cloneJob(*j), true, nil
+}
+
+func (s *Store) ClaimUnenqueued(_ context.Context, now time.Time, lease time.Duration, limit int) ([]jobs.Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.claim(limit, func(j *jobs.Job, m *jobMeta) bool {
+		if m.enqueued || m.enqueueAfter.After(now) {
+			return false
+		}
+		m.enqueueAfter = now.Add(lease)
+		return true
+	}), nil
+}
+
+func (s *Store) MarkEnqueued(_ context.Context, jobID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.meta[jobID]; ok {
+		m.enqueued = true
+	}
+	return nil
+}
+
+func (s *Store) ClaimStalled(_ context.Context, now time.Time, stalledFor, lease time.Duration, limit int) ([]jobs.Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.claim(limit, func(j *jobs.Job, m *jobMeta) bool {
+		if !m.enqueued || j.Status == jobs.JobCompleted || m.progressAt.After(now.Add(-stalledFor)) || m.checkAfter.After(now) {
+			return false
+		}
+		m.checkAfter = now.Add(lease)
+		return true
+	}), nil
+}
+
+// claim returns up to limit jobs, oldest first, for which take (which
+// updates the claim) says yes.
+func (s *Store) claim(limit int, take func(*jobs.Job, *jobMeta) bool) []jobs.Job {
+	all := make([]*jobs.Job, 0, len(s.jobs))
+	for _, j := range s.jobs {
+		all = append(all, j)
+	}
+	sort.Slice(all, func(a, b int) bool {
+		if !all[a].CreatedAt.Equal(all[b].CreatedAt) {
+			return all[a].CreatedAt.Before(all[b].CreatedAt)
+		}
+		return all[a].ID < all[b].ID
+	})
+	out := []jobs.Job{}
+	for _, j := range all {
+		if len(out) == limit {
+			break
+		}
+		if take(j, s.meta[j.ID]) {
+			out = append(out, cloneJob(*j))
+		}
+	}
+	return out
+}
+
+func (s *Store) PendingIndexes(_ context.Context, jobID string) ([]int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	its, ok := s.items[jobID]
+	if !ok {
+		return nil, jobs.ErrNotFound
+	}
+	out := []int{}
+	for _, it := range its {
+		if it.Status == jobs.ItemPending {
+			out = append(out, it.Index)
+		}
+	}
+	return out, nil
 }
 
 func (s *Store) DeleteJob(_ context.Context, accountID, id string) error {
@@ -162,6 +251,7 @@ func (s *Store) DeleteJob(_ context.Context, accountID, id string) error {
 	}
 	delete(s.jobs, id)
 	delete(s.items, id)
+	delete(s.meta, id)
 	return nil
 }
 
@@ -175,6 +265,7 @@ func (s *Store) SweepExpired(_ context.Context, now time.Time) (int, error) {
 		if expired || stuck {
 			delete(s.jobs, id)
 			delete(s.items, id)
+			delete(s.meta, id)
 			n++
 		}
 	}

@@ -7,6 +7,7 @@ package natsqueue
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"strconv"
@@ -74,6 +75,9 @@ func (q *Queue) Setup(ctx context.Context) error {
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 			// Items of a job outlive it at most by the longest TTL.
 			MaxAge: jobs.MaxTTL,
+			// Above jobs.EnqueueLease: a publisher that takes over a stored
+			// job's enqueue intent republishes within the window.
+			Duplicates: WorkDuplicates,
 		},
 		{
 			Name: q.names.EventStream, Subjects: []string{q.names.EventSubject},
@@ -88,10 +92,15 @@ func (q *Queue) Setup(ctx context.Context) error {
 	return nil
 }
 
+// WorkDuplicates is the work stream's de-duplication window.
+const WorkDuplicates = 5 * time.Minute
+
 // workMsg is a work message's body.
 type workMsg struct {
-	JobID string `json:"job_id"`
-	Index int    `json:"index"`
+	JobID   string `json:"job_id"`
+	Index   int    `json:"index"`
+	Retries int    `json:"retries,omitempty"`
+	Resumes int    `json:"resumes,omitempty"`
 }
 
 // eventMsg is an event message's body: the tenant and the delivery body.
@@ -102,7 +111,7 @@ type eventMsg struct {
 }
 
 // PublishWork publishes one message per item on WorkSubject.<job>.<index>,
-// with message id <job>.<index>.
+// with message id it.MsgID().
 func (q *Queue) PublishWork(ctx context.Context, items []jobs.WorkItem) error {
 	// Asynchronous publishes, awaited in windows: a 10,000-item batch would
 	// otherwise pay 10,000 round trips before answering 202, and an unbounded
@@ -112,9 +121,8 @@ func (q *Queue) PublishWork(ctx context.Context, items []jobs.WorkItem) error {
 		hi := min(lo+window, len(items))
 		futures := make([]jetstream.PubAckFuture, 0, hi-lo)
 		for _, it := range items[lo:hi] {
-			body, _ := json.Marshal(workMsg{JobID: it.JobID, Index: it.Index})
-			id := it.JobID + "." + strconv.Itoa(it.Index)
-			f, err := q.js.PublishAsync(q.names.WorkSubject+"."+id, body, jetstream.WithMsgID(id))
+			body, _ := json.Marshal(workMsg{JobID: it.JobID, Index: it.Index, Retries: it.Retries, Resumes: it.Resumes})
+			f, err := q.js.PublishAsync(q.workSubject(it), body, jetstream.WithMsgID(it.MsgID()))
 			if err != nil {
 				return err
 			}
@@ -131,6 +139,61 @@ func (q *Queue) PublishWork(ctx context.Context, items []jobs.WorkItem) error {
 		}
 	}
 	return nil
+}
+
+func (q *Queue) workSubject(it jobs.WorkItem) string {
+	return q.names.WorkSubject + "." + it.JobID + "." + strconv.Itoa(it.Index)
+}
+
+// Lost looks each item's newest message up on its subject: none means the
+// item is not queued. A stored message that the work consumer has delivered
+// and holds no acknowledgement for has had its last delivery (MaxDeliver):
+// it is removed and reported. JetStream does not say which messages await an
+// acknowledgement, only how many, so a delivered message counts as dead when
+// it is at or below the consumer's acknowledgement floor, or when nothing at
+// all awaits one; otherwise it may be in flight and is left (a later pass
+// decides). One request per item: the resumer asks only about stalled jobs.
+func (q *Queue) Lost(ctx context.Context, items []jobs.WorkItem) ([]jobs.WorkItem, error) {
+	stream, err := q.js.Stream(ctx, q.names.WorkStream)
+	if err != nil {
+		return nil, err
+	}
+	// dead: every stored message at or below it has had its last delivery.
+	var dead uint64
+	switch cons, err := stream.Consumer(ctx, q.names.WorkConsumer); {
+	case errors.Is(err, jetstream.ErrConsumerNotFound):
+	case err != nil:
+		return nil, err
+	default:
+		info, err := cons.Info(ctx)
+		if err != nil {
+			return nil, err
+		}
+		dead = info.AckFloor.Stream
+		if info.NumAckPending == 0 {
+			dead = info.Delivered.Stream
+		}
+	}
+	var lost []jobs.WorkItem
+	for _, it := range items {
+		m, err := stream.GetLastMsgForSubject(ctx, q.workSubject(it))
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+			lost = append(lost, it)
+		case err != nil:
+			return nil, err
+		case m.Sequence <= dead:
+			var wm workMsg
+			if json.Unmarshal(m.Data, &wm) == nil {
+				it.Retries, it.Resumes = wm.Retries, wm.Resumes
+			}
+			if err := stream.DeleteMsg(ctx, m.Sequence); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+				return nil, err
+			}
+			lost = append(lost, it)
+		}
+	}
+	return lost, nil
 }
 
 // PublishCompleted publishes ev on EventSubject with message id
@@ -178,7 +241,7 @@ func decodeWork(m jetstream.Msg) (jobs.WorkItem, error) {
 	if err := json.Unmarshal(m.Data(), &wm); err != nil {
 		return jobs.WorkItem{}, fmt.Errorf("subject %s: %w", m.Subject(), err)
 	}
-	return jobs.WorkItem{JobID: wm.JobID, Index: wm.Index}, nil
+	return jobs.WorkItem{JobID: wm.JobID, Index: wm.Index, Retries: wm.Retries, Resumes: wm.Resumes}, nil
 }
 
 func decodeEvent(m jetstream.Msg) (jobs.CompletedEvent, error) {

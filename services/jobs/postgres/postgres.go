@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -113,9 +115,13 @@ func (s *Store) CreateJob(ctx context.Context, j jobs.Job, items []jobs.Item) er
 	if err != nil {
 		return storeErr("create job", err)
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO jobs (`+jobCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
+	// The job, its items and its enqueue intent (enqueued = false) commit
+	// together: the outbox of submission.
+	_, err = tx.Exec(ctx, `INSERT INTO jobs (`+jobCols+`, enqueued, enqueue_after, progress_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16, false, $17, $13)`,
 		j.ID, j.AccountID, j.Mode, j.Status, j.From, j.To, opts, j.ItemCount,
-		j.Succeeded, j.Failed, j.Pending, int(j.TTL/time.Second), j.CreatedAt, nullTime(j.StartedAt), nullTime(j.CompletedAt), j.ExpiresAt)
+		j.Succeeded, j.Failed, j.Pending, int(j.TTL/time.Second), j.CreatedAt, nullTime(j.StartedAt), nullTime(j.CompletedAt), j.ExpiresAt,
+		j.CreatedAt.Add(jobs.EnqueueLease))
 	if err != nil {
 		return storeErr("create job", err)
 	}
@@ -188,7 +194,7 @@ func (s *Store) Item(ctx context.Context, jobID string, index int) (jobs.Item, e
 }
 
 func (s *Store) StartJob(ctx context.Context, jobID string, now time.Time) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET status = 'running', started_at = $2 WHERE id = $1 AND status = 'queued'`, jobID, now)
+	tag, err := s.pool.Exec(ctx, `UPDATE jobs SET status = 'running', started_at = $2, progress_at = $2 WHERE id = $1 AND status = 'queued'`, jobID, now)
 	if err != nil {
 		return storeErr("start job", err)
 	}
@@ -231,6 +237,7 @@ func (s *Store) CompleteItem(ctx context.Context, jobID string, index int, statu
 			failed_count = failed_count + $3,
 			pending_count = pending_count - 1,
 			started_at = COALESCE(started_at, $4),
+			progress_at = $4,
 			status = CASE WHEN pending_count = 1 THEN 'completed' ELSE 'running' END,
 			completed_at = CASE WHEN pending_count = 1 THEN $4 ELSE completed_at END,
 			expires_at = CASE WHEN pending_count = 1 THEN $4 + make_interval(secs => ttl_seconds) ELSE expires_at END
@@ -242,6 +249,82 @@ func (s *Store) CompleteItem(ctx context.Context, jobID string, index int, statu
 		return jobs.Job{}, false, storeErr("complete item", err)
 	}
 	return j, true, nil
+}
+
+func (s *Store) ClaimUnenqueued(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]jobs.Job, error) {
+	// SKIP LOCKED lets replicas claim disjoint sets.
+	return s.claimJobs(ctx, "claim unenqueued", `UPDATE jobs j SET enqueue_after = $2
+		FROM (SELECT id FROM jobs WHERE NOT enqueued AND (enqueue_after IS NULL OR enqueue_after <= $1)
+		      ORDER BY created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) c
+		WHERE j.id = c.id RETURNING `+prefixed("j.", jobCols), now, now.Add(lease), limit)
+}
+
+func (s *Store) MarkEnqueued(ctx context.Context, jobID string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE jobs SET enqueued = true WHERE id = $1`, jobID)
+	if err = storeErr0("mark enqueued", err); errors.Is(err, jobs.ErrNotFound) {
+		return nil // a malformed id: no such job
+	}
+	return err
+}
+
+func (s *Store) ClaimStalled(ctx context.Context, now time.Time, stalledFor, lease time.Duration, limit int) ([]jobs.Job, error) {
+	return s.claimJobs(ctx, "claim stalled", `UPDATE jobs j SET check_after = $3
+		FROM (SELECT id FROM jobs WHERE enqueued AND status <> 'completed' AND COALESCE(progress_at, created_at) <= $2
+		      AND (check_after IS NULL OR check_after <= $1)
+		      ORDER BY created_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) c
+		WHERE j.id = c.id RETURNING `+prefixed("j.", jobCols), now, now.Add(-stalledFor), now.Add(lease), limit)
+}
+
+func (s *Store) claimJobs(ctx context.Context, op, sql string, args ...any) ([]jobs.Job, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, storeErr(op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobs.Job, error) { return scanJob(r) })
+	if err != nil {
+		return nil, storeErr(op, err)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if !out[a].CreatedAt.Equal(out[b].CreatedAt) {
+			return out[a].CreatedAt.Before(out[b].CreatedAt)
+		}
+		return out[a].ID < out[b].ID
+	})
+	if out == nil {
+		out = []jobs.Job{}
+	}
+	return out, nil
+}
+
+// prefixed qualifies each column of a comma-separated list with p.
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		parts[i] = p + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *Store) PendingIndexes(ctx context.Context, jobID string) ([]int, error) {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM jobs WHERE id = $1)`, jobID).Scan(&exists); err != nil {
+		return nil, storeErr("pending indexes", err)
+	}
+	if !exists {
+		return nil, jobs.ErrNotFound
+	}
+	rows, err := s.pool.Query(ctx, `SELECT idx FROM items WHERE job_id = $1 AND status = 'pending' ORDER BY idx`, jobID)
+	if err != nil {
+		return nil, storeErr("pending indexes", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, storeErr("pending indexes", err)
+	}
+	if out == nil {
+		out = []int{}
+	}
+	return out, nil
 }
 
 func (s *Store) DeleteJob(ctx context.Context, accountID, id string) error {

@@ -408,3 +408,38 @@ func (m *Controller) Reconcile(ctx context.Context, r Request, n int64) error {
 	}
 	return nil
 }
+
+// Counter reads the live window starting at periodStart: its usage and the
+// overage it accrued (thousandths of a minor unit). A window never written
+// reads as zeros.
+func (m *Controller) Counter(ctx context.Context, acct string, periodStart time.Time) (used, overageMilli int64, err error) {
+	v, err := m.rdb.HMGet(ctx, LiveKey(acct, periodStart), "used", "over").Result()
+	if err != nil {
+		return 0, 0, fmt.Errorf("admission: counter: %w", err)
+	}
+	return anyInt(v[0]), anyInt(v[1]), nil
+}
+
+// ForgiveOverage sets the overage accrued in the live window starting at
+// periodStart back to zero, so a spend cap it reached stops refusing (an
+// upgrade forgives overage at the old rate), and returns the window's usage
+// at that moment, in one transaction. The window is kept as long as
+// admission keeps it: 35 days past periodEnd.
+func (m *Controller) ForgiveOverage(ctx context.Context, acct string, periodStart, periodEnd time.Time) (used int64, err error) {
+	key := LiveKey(acct, periodStart)
+	var get *redis.StringCmd
+	_, err = m.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		get = p.HGet(ctx, key, "used")
+		p.HSet(ctx, key, "over", 0)
+		p.PExpire(ctx, key, periodEnd.Sub(m.now())+35*24*time.Hour)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return 0, fmt.Errorf("admission: forgive overage: %w", err)
+	}
+	used, err = get.Int64()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return 0, fmt.Errorf("admission: forgive overage: %w", err)
+	}
+	return used, nil
+}

@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	t.Run("RevokeCredential", func(t *testing.T) { testRevokeCredential(t, newStore) })
 	t.Run("SetBillingLimits", func(t *testing.T) { testSetBillingLimits(t, newStore) })
 	t.Run("ValuesAreCopies", func(t *testing.T) { testValuesAreCopies(t, newStore) })
+	runBilling(t, newStore)
 }
 
 func newAccount(name string) metering.Account {
@@ -471,7 +472,7 @@ func testSetBillingLimits(t *testing.T, newStore func(t *testing.T) metering.Sto
 		{false, nil},
 	}
 	for _, st := range steps {
-		if err := s.SetBillingLimits(ctx, a.ID, st.hardStop, st.cap); err != nil {
+		if err := s.SetBillingLimits(ctx, a.ID, st.hardStop, st.cap, t0); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.GetAccount(ctx, a.ID)
@@ -483,6 +484,6 @@ func testSetBillingLimits(t *testing.T, newStore func(t *testing.T) metering.Sto
 			t.Fatalf("after SetBillingLimits(%v, %v): %+v", st.hardStop, st.cap, got)
 		}
 	}
-	wantErr(t, s.SetBillingLimits(ctx, "00000000-0000-0000-0000-000000000000", true, nil), metering.ErrNotFound)
-	wantErr(t, s.SetBillingLimits(ctx, "not-a-uuid", true, nil), metering.ErrNotFound)
+	wantErr(t, s.SetBillingLimits(ctx, "00000000-0000-0000-0000-000000000000", true, nil, t0), metering.ErrNotFound)
+	wantErr(t, s.SetBillingLimits(ctx, "not-a-uuid", true, nil, t0), metering.ErrNotFound)
 }

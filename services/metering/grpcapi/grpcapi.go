@@ -5,12 +5,14 @@ package grpcapi
 import (
 	"context"
 	"errors"
+	"time"
 
 	"google.golang.org/grpc"
 
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
@@ -70,19 +72,26 @@ func (s *usageServer) GetUsage(ctx context.Context, _ *meteringv1.GetUsageReques
 	}
 	u, err := s.svc.Usage(ctx, p.AccountID)
 	if err != nil {
-		return nil, err
+		return nil, storeError(err)
 	}
 	return usageProto(u), nil
 }
 
 func usageProto(u metering.UsageSummary) *meteringv1.GetUsageResponse {
-	return &meteringv1.GetUsageResponse{
+	out := &meteringv1.GetUsageResponse{
 		Plan: u.Plan, MonthlyQuota: int32(u.MonthlyQuota), Used: int32(u.Used), Remaining: int32(u.Remaining),
 		OverageAllowed: u.OverageAllowed, OverageBlocked: u.OverageBlocked, OverageCapCents: capValue(u.OverageCapCents),
 		Currency: u.Currency, PeriodStart: timestamppb.New(u.PeriodStart), PeriodEnd: timestamppb.New(u.PeriodEnd),
 		ResetsAt: timestamppb.New(u.PeriodEnd), TestQuota: int32(u.TestQuota), TestUsed: int32(u.TestUsed),
-		TestRemaining: int32(u.TestRemaining),
+		TestRemaining: int32(u.TestRemaining), ScheduledPlan: structpb.NewNullValue(),
+		ScheduledPlanAt: structpb.NewNullValue(), PaymentState: u.PaymentState,
 	}
+	if u.ScheduledAt != nil {
+		out.ScheduledPlan = structpb.NewStringValue(u.ScheduledPlan)
+		// The form protojson gives a Timestamp: RFC 3339 in UTC.
+		out.ScheduledPlanAt = structpb.NewStringValue(u.ScheduledAt.UTC().Format(time.RFC3339Nano))
+	}
+	return out
 }
 
 // capValue is the cap as a JSON number, or JSON null when none is set.
@@ -110,7 +119,7 @@ func (s *billingServer) SetBillingLimits(ctx context.Context, req *meteringv1.Se
 	}
 	a, err := s.svc.SetBillingLimits(ctx, p.AccountID, change)
 	if err != nil {
-		return nil, err
+		return nil, storeError(err)
 	}
 	out := &meteringv1.SetBillingLimitsResponse{Limits: &meteringv1.BillingLimits{
 		HardStop: a.HardStop, OverageCapCents: capValue(a.OverageCapCents), Currency: string(a.BillingCurrency),
@@ -119,4 +128,14 @@ func (s *billingServer) SetBillingLimits(ctx context.Context, req *meteringv1.Se
 		out.Usage = usageProto(u)
 	}
 	return out, nil
+}
+
+// storeError answers a database that did not answer as 503 unavailable with
+// Retry-After (pg.Unavailable, the one classification); any other error goes
+// on as it is (a problem, or internal through the interceptor).
+func storeError(err error) error {
+	if p := pg.UnavailableProblem(err); p != nil {
+		return p
+	}
+	return err
 }

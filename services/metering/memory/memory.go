@@ -17,6 +17,7 @@ type Store struct {
 	accounts    map[string]metering.Account
 	credentials map[string]metering.Credential
 	byHash      map[string]string // secret hash -> credential ID
+	billing                       // billing.go
 }
 
 var _ metering.Store = (*Store)(nil)
@@ -27,6 +28,7 @@ func New() *Store {
 		accounts:    map[string]metering.Account{},
 		credentials: map[string]metering.Credential{},
 		byHash:      map[string]string{},
+		billing:     newBilling(),
 	}
 }
 
@@ -36,10 +38,7 @@ func (s *Store) CreateAccount(_ context.Context, a metering.Account) error {
 	if _, ok := s.accounts[a.ID]; ok {
 		return metering.ErrConflict
 	}
-	if a.OverageCapCents != nil {
-		v := *a.OverageCapCents
-		a.OverageCapCents = &v
-	}
+	a.OverageCapCents, a.ScheduledAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt)
 	s.accounts[a.ID] = a
 	return nil
 }
@@ -51,14 +50,11 @@ func (s *Store) GetAccount(_ context.Context, id string) (metering.Account, erro
 	if !ok {
 		return metering.Account{}, metering.ErrNotFound
 	}
-	if a.OverageCapCents != nil {
-		v := *a.OverageCapCents
-		a.OverageCapCents = &v
-	}
+	a.OverageCapCents, a.ScheduledAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt)
 	return a, nil
 }
 
-func (s *Store) SetBillingLimits(_ context.Context, id string, hardStop bool, capCents *int64) error {
+func (s *Store) SetBillingLimits(_ context.Context, id string, hardStop bool, capCents *int64, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.accounts[id]
@@ -66,12 +62,9 @@ func (s *Store) SetBillingLimits(_ context.Context, id string, hardStop bool, ca
 		return metering.ErrNotFound
 	}
 	a.HardStop = hardStop
-	a.OverageCapCents = nil
-	if capCents != nil {
-		v := *capCents
-		a.OverageCapCents = &v
-	}
+	a.OverageCapCents = copyPtr(capCents)
 	s.accounts[id] = a
+	s.limitChanges[id] = append(s.limitChanges[id], metering.LimitChange{AccountID: id, At: at, HardStop: hardStop, OverageCapCents: copyPtr(capCents)})
 	return nil
 }
 

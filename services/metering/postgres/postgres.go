@@ -81,30 +81,40 @@ func (s *Store) GetAccount(ctx context.Context, id string) (metering.Account, er
 	var a metering.Account
 	var currency string
 	err := s.pool.QueryRow(ctx, `
-		SELECT id::text, name, plan_id, billing_currency, billing_anchor, created_at, hard_stop, overage_cap_cents
+		SELECT id::text, name, plan_id, billing_currency, billing_anchor, created_at, hard_stop, overage_cap_cents,
+			COALESCE(scheduled_plan_id, ''), scheduled_at, credit_cents
 		FROM accounts WHERE id = $1`, id).
-		Scan(&a.ID, &a.Name, &a.PlanID, &currency, &a.BillingAnchor, &a.CreatedAt, &a.HardStop, &a.OverageCapCents)
+		Scan(&a.ID, &a.Name, &a.PlanID, &currency, &a.BillingAnchor, &a.CreatedAt, &a.HardStop, &a.OverageCapCents,
+			&a.ScheduledPlanID, &a.ScheduledAt, &a.CreditCents)
 	if err != nil {
 		return metering.Account{}, storeErr("get account", err)
 	}
 	a.BillingCurrency = metering.Currency(currency)
 	a.BillingAnchor = a.BillingAnchor.UTC()
 	a.CreatedAt = a.CreatedAt.UTC()
+	a.ScheduledAt = utcPtr(a.ScheduledAt)
 	return a, nil
 }
 
-func (s *Store) SetBillingLimits(ctx context.Context, id string, hardStop bool, capCents *int64) error {
+func (s *Store) SetBillingLimits(ctx context.Context, id string, hardStop bool, capCents *int64, at time.Time) error {
 	if !isUUID(id) {
 		return metering.ErrNotFound
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE accounts SET hard_stop = $2, overage_cap_cents = $3 WHERE id = $1`, id, hardStop, capCents)
-	if err != nil {
-		return storeErr("set billing limits", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return metering.ErrNotFound
-	}
-	return nil
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE accounts SET hard_stop = $2, overage_cap_cents = $3 WHERE id = $1`, id, hardStop, capCents)
+		if err != nil {
+			return storeErr("set billing limits", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return metering.ErrNotFound
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO limit_changes (account_id, at, hard_stop, overage_cap_cents) VALUES ($1, $2, $3, $4)`,
+			id, at, hardStop, capCents)
+		if err != nil {
+			return storeErr("set billing limits", err)
+		}
+		return nil
+	})
 }
 
 func (s *Store) CreateCredential(ctx context.Context, c metering.Credential) error {

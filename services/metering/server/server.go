@@ -41,6 +41,20 @@ type Config struct {
 	// the Service issues (financedir over gRPC). Nil: finance credentials
 	// are refused.
 	FinanceDirectory metering.FinanceDirectory
+	// Mailer sends usage alert e-mails from the outbox (smtpmail over
+	// SMTP). Nil: alerts are still recorded and queued, and wait in the
+	// outbox until a replica with a mailer sends them.
+	Mailer metering.Mailer
+	// BillingInterval is how often Run closes ended periods into invoices,
+	// checks usage alerts and sends queued mail (default 1 minute; negative:
+	// never, tests call the Service). It needs RedisURL.
+	BillingInterval time.Duration
+	// CloseGrace is how long after its end a period is invoiced (default
+	// metering.DefaultCloseGrace).
+	CloseGrace time.Duration
+	// MailBackoff and MailBackoffMax: the outbox's first retry delay and the
+	// longest (defaults metering.DefaultMailBackoff and DefaultMailBackoffMax).
+	MailBackoff, MailBackoffMax time.Duration
 	// Clock defaults to time.Now.
 	Clock metering.Clock
 	// Log defaults to discarding.
@@ -53,6 +67,7 @@ type Server struct {
 	checks []rpc.Check
 	pool   *pgxpool.Pool // nil on the in-memory store
 	redis  io.Closer     // nil without RedisURL
+	cfg    Config
 }
 
 var _ rpc.Service = (*Server)(nil)
@@ -69,7 +84,10 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{}
+	if cfg.BillingInterval == 0 {
+		cfg.BillingInterval = time.Minute
+	}
+	s := &Server{cfg: cfg}
 	defer func() {
 		if err != nil {
 			_ = s.Close()
@@ -96,6 +114,12 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.FinanceDirectory != nil {
 		s.svc.UseFinanceDirectory(cfg.FinanceDirectory)
 	}
+	if cfg.CloseGrace > 0 {
+		s.svc.SetCloseGrace(cfg.CloseGrace)
+	}
+	if cfg.MailBackoff > 0 {
+		s.svc.SetMailBackoff(cfg.MailBackoff, max(cfg.MailBackoff, cfg.MailBackoffMax))
+	}
 	return s, nil
 }
 
@@ -110,10 +134,42 @@ func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svc) 
 // Redis, when configured.
 func (s *Server) Checks() []rpc.Check { return s.checks }
 
-// Run waits for ctx: the metering service has no background work.
+// Run does the billing work every BillingInterval until ctx ends: it
+// closes ended periods into invoices, queues usage alert e-mails and sends
+// the outbox. Every replica runs it; the store makes each invoice and
+// alert exactly once and leases each mail to one sender.
 func (s *Server) Run(ctx context.Context) error {
-	<-ctx.Done()
-	return nil
+	if s.cfg.BillingInterval < 0 || s.cfg.RedisURL == "" {
+		<-ctx.Done()
+		return nil
+	}
+	t := time.NewTicker(s.cfg.BillingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			s.BillingTick(ctx)
+		}
+	}
+}
+
+// BillingTick runs one round of Run's work, logging what fails: the next
+// round retries it.
+func (s *Server) BillingTick(ctx context.Context) {
+	log := s.cfg.Log
+	if _, err := s.svc.CloseDue(ctx); err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "closing billing periods", "err", err)
+	}
+	if _, err := s.svc.ScanAlerts(ctx); err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "checking usage alerts", "err", err)
+	}
+	if s.cfg.Mailer != nil {
+		if _, err := s.svc.DeliverMail(ctx, s.cfg.Mailer); err != nil && ctx.Err() == nil {
+			log.WarnContext(ctx, "sending usage alert mail", "err", err)
+		}
+	}
 }
 
 // Close closes Redis and the database pool.

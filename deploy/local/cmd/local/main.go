@@ -49,6 +49,7 @@ func run() error {
 		CursorSecret: []byte(config.String("CURSOR_SECRET", "")),
 		DemoPlan:     config.String("LOCAL_DEMO_PLAN", "starter"),
 		DemoUsage:    int64(demoUsage),
+		MailDir:      config.String("LOCAL_MAIL_DIR", ""),
 		Version:      version,
 		Commit:       commit,
 		BuildTime:    parseTime(buildTime),

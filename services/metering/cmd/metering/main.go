@@ -6,7 +6,15 @@
 //
 //	GRPC_ADDR     listen address (default :9003)
 //	DATABASE_URL  PostgreSQL URL (required); the service owns schema "metering"
-//	REDIS_URL     Redis holding the usage counters (needed for GET /v1/usage)
+//	REDIS_URL     Redis holding the usage counters (needed for GET /v1/usage,
+//	              invoices and usage alerts)
+//	SMTP_ADDR     host:port of the mail submission server for usage alerts
+//	              (unset: alerts wait in the outbox)
+//	SMTP_FROM     sender address (required with SMTP_ADDR)
+//	SMTP_USERNAME, SMTP_PASSWORD  SMTP AUTH PLAIN credentials (optional)
+//	SMTP_TLS      required (default), opportunistic or none
+//	SMTP_TIMEOUT  per connection (default 10s)
+//	BILLING_INTERVAL  how often invoices, alerts and mail run (default 1m)
 //	LOG_LEVEL     debug, info, warn or error (default info)
 package main
 
@@ -14,10 +22,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering/server"
+	"github.com/ledgerlane/platform/services/metering/smtpmail"
 )
 
 func main() {
@@ -34,6 +44,26 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 	}
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is required")
+	}
+	var err error
+	if cfg.BillingInterval, err = config.Duration("BILLING_INTERVAL", time.Minute); err != nil {
+		return nil, err
+	}
+	if addr := config.String("SMTP_ADDR", ""); addr != "" {
+		timeout, err := config.Duration("SMTP_TIMEOUT", 10*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		m, err := smtpmail.New(smtpmail.Config{
+			Addr: addr, From: config.String("SMTP_FROM", ""), Username: config.String("SMTP_USERNAME", ""),
+			Password: config.String("SMTP_PASSWORD", ""), TLS: config.String("SMTP_TLS", smtpmail.TLSRequired), Timeout: timeout,
+		})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Mailer = m
+	} else {
+		log.Warn("SMTP_ADDR is not set: usage alert e-mails wait in the outbox")
 	}
 	return server.New(ctx, cfg)
 }

@@ -8,6 +8,16 @@
 //	    [--finance-user U --grant G --finance-addr HOST:PORT]
 //	meteringctl key revoke --id ID
 //	meteringctl key list --account ID
+//	meteringctl plan change --account ID --plan P    (upgrade now, downgrade at period end)
+//	meteringctl plan cancel --account ID             (cancel a scheduled downgrade)
+//	meteringctl plan list --account ID
+//	meteringctl invoice close --account ID           (invoice ended periods now)
+//	meteringctl invoice list --account ID
+//	meteringctl credit grant --account ID --cents N
+//	meteringctl user add --account ID --email E --name N
+//	meteringctl user list --account ID
+//
+// Upgrades and invoices read the usage counters: they need REDIS_URL.
 //
 // A secret is printed once, by key issue, and never again.
 //
@@ -33,8 +43,10 @@ import (
 	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/financedir"
 	"github.com/ledgerlane/platform/services/metering/postgres"
 )
@@ -46,6 +58,14 @@ const usage = `usage:
       [--finance-user U --grant G --finance-addr HOST:PORT (default $FINANCE_ADDR)]
   meteringctl key revoke --id ID
   meteringctl key list --account ID
+  meteringctl plan change --account ID --plan free|starter|growth|scale
+  meteringctl plan cancel --account ID
+  meteringctl plan list --account ID
+  meteringctl invoice close --account ID
+  meteringctl invoice list --account ID
+  meteringctl credit grant --account ID --cents N
+  meteringctl user add --account ID --email E --name N
+  meteringctl user list --account ID
 `
 
 // errUsage marks a mistake on the command line (exit status 2).
@@ -86,12 +106,23 @@ func openPostgres(ctx context.Context, o openOptions) (*metering.Service, func()
 		return nil, nil, err
 	}
 	svc := metering.NewService(postgres.New(pool), time.Now, log)
+	closeRedis := func() {}
+	if u := config.String("REDIS_URL", ""); u != "" {
+		rc, err := redisconn.Connect(ctx, u)
+		if err != nil {
+			pool.Close()
+			return nil, nil, err
+		}
+		svc.UseCounters(admission.New(rc, time.Now))
+		closeRedis = func() { _ = rc.Close() }
+	}
 	closeFinance, err := useFinance(svc, o.FinanceAddr)
 	if err != nil {
+		closeRedis()
 		pool.Close()
 		return nil, nil, err
 	}
-	return svc, func() { closeFinance(); pool.Close() }, nil
+	return svc, func() { closeFinance(); closeRedis(); pool.Close() }, nil
 }
 
 // useFinance lets svc check finance credentials with the finance service at
@@ -135,6 +166,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, open open
 		cmd = keyRevoke
 	case "key list":
 		cmd = keyList
+	case "plan change":
+		cmd = planChange
+	case "plan cancel":
+		cmd = planCancel
+	case "plan list":
+		cmd = planList
+	case "invoice close":
+		cmd = invoiceClose
+	case "invoice list":
+		cmd = invoiceList
+	case "credit grant":
+		cmd = creditGrant
+	case "user add":
+		cmd = userAdd
+	case "user list":
+		cmd = userList
 	default:
 		fmt.Fprint(stderr, usage)
 		return errUsage

@@ -1,0 +1,41 @@
+// Command gen writes the OpenAPI 3 document the gateway serves at
+// GET /v1/openapi.json (gateway/openapi/openapi.json). `make gen` runs it after
+// buf, from the repository root:
+//
+//	go run ./gateway/openapi/gen -in docs/openapi/api.swagger.json -out gateway/openapi/openapi.json
+//
+// It converts the OpenAPI v2 file protoc-gen-openapiv2 writes from the protos
+// to OpenAPI 3 (kin-openapi's openapi2conv) and adds what the protos cannot
+// say, from the one route table (gateway/route) and the one list of problem
+// types (pkg/problem): security and scopes, metering, idempotency, body
+// limits, success statuses, the problem document, the edge's headers, the
+// hand-written routes' bodies and both GET /v1/connections variants.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	in := flag.String("in", "docs/openapi/api.swagger.json", "the OpenAPI v2 file buf generates")
+	out := flag.String("out", "gateway/openapi/openapi.json", "where to write the OpenAPI 3 document")
+	flag.Parse()
+	raw, err := os.ReadFile(*in)
+	if err != nil {
+		fail(err)
+	}
+	doc, err := Build(raw)
+	if err != nil {
+		fail(err)
+	}
+	if err := os.WriteFile(*out, doc, 0o644); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "openapi gen:", err)
+	os.Exit(1)
+}

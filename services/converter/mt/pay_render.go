@@ -1,0 +1,693 @@
+package mt
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/ledgerlane/platform/services/converter/payment"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// RenderPayments writes each payment as one FIN message of type typ
+// ("103"; "202", "205" with or without "COV"). Texts are written in the
+// SWIFT X character set (translitProfile); a value longer than its field is
+// cut, marked with '+' as its last kept character, and reported with
+// PAY_TRUNCATED naming the source path, the field and both lengths.
+func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
+	w := &payment.Warner{}
+	r := &payRenderer{w: w, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ}
+	pages := make([]string, 0, len(ps))
+	for i, p := range ps {
+		r.no = i + 1
+		page, err := r.message(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		pages = append(pages, page)
+	}
+	if r.tl.n > 0 {
+		w.Add(payment.CodeTransliterated, "", 0, "%d character(s) outside the SWIFT X character set were transliterated", r.tl.n)
+	}
+	return pages, w.Result(), nil
+}
+
+type payRenderer struct {
+	w   *payment.Warner
+	tl  translit
+	typ string
+	no  int
+	b   []byte
+}
+
+// path names where a finding is: the payment (message) and the source
+// element.
+func (r *payRenderer) path(src string) string {
+	if src == "" {
+		return "message " + strconv.Itoa(r.no)
+	}
+	return "message " + strconv.Itoa(r.no) + ", " + src
+}
+
+// x transliterates s into the X set; a line may not start with ':' or '-'.
+func (r *payRenderer) x(s string) string {
+	s = r.tl.apply(s)
+	if s != "" && (s[0] == ':' || s[0] == '-') {
+		r.tl.n++
+		s = "." + s[1:]
+	}
+	return s
+}
+
+// fit cuts s (already in X) to n characters, marking and reporting a cut.
+func (r *payRenderer) fit(s string, n int, src, field string) string {
+	if len(s) <= n {
+		return s
+	}
+	r.w.Add(payment.CodeTruncated, r.path(src), 0, "%s (%d characters) cut to %d in %s", src, len(s), n, field)
+	return s[:n-1] + "+"
+}
+
+// wrap breaks s (in X) into lines of width, at most max of them, cutting and
+// reporting what does not fit. Lines are cut at full width, which the reader
+// joins back without a separator (joinWrapped).
+func (r *payRenderer) wrap(s string, width, max int, src, field string) []string {
+	if max <= 0 {
+		if s != "" {
+			r.w.Add(payment.CodeTruncated, r.path(src), 0, "%s (%d characters) cut to 0 in %s: no line left", src, len(s), field)
+		}
+		return nil
+	}
+	var out []string
+	for len(s) > 0 && len(out) < max {
+		n := min(width, len(s))
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	if len(s) > 0 {
+		kept := 0
+		for _, l := range out {
+			kept += len(l)
+		}
+		r.w.Add(payment.CodeTruncated, r.path(src), 0, "%s (%d characters) cut to %d in %s", src, kept+len(s), kept, field)
+		last := out[len(out)-1]
+		out[len(out)-1] = last[:len(last)-1] + "+"
+	}
+	// A wrapped line may start with ':' or '-' only where the text does.
+	for i := range out {
+		if out[i] != "" && (out[i][0] == ':' || out[i][0] == '-') {
+			r.tl.n++
+			out[i] = "." + out[i][1:]
+		}
+	}
+	return out
+}
+
+func (r *payRenderer) line(tag, v string) {
+	r.b = append(r.b, ':')
+	r.b = append(r.b, tag...)
+	r.b = append(r.b, ':')
+	r.b = append(r.b, v...)
+	r.b = append(r.b, "\r\n"...)
+}
+
+func (r *payRenderer) field(tag string, lines []string) {
+	for i, l := range lines {
+		if i == 0 {
+			r.line(tag, l)
+			continue
+		}
+		r.b = append(r.b, l...)
+		r.b = append(r.b, "\r\n"...)
+	}
+}
+
+// sameBIC compares BICs with and without the XXX branch.
+func sameBIC(a, b string) bool {
+	if len(a) == 8 {
+		a += "XXX"
+	}
+	if len(b) == 8 {
+		b += "XXX"
+	}
+	return a != "" && a == b
+}
+
+func (r *payRenderer) headerBIC(h string, agent *payment.Agent, src string) string {
+	if h != "" && looksLikeBIC(h) {
+		return h
+	}
+	if agent != nil && looksLikeBIC(agent.BIC) {
+		r.w.Add(payment.CodeHeaderDefaulted, r.path(src), 0, "no AppHdr BIC: block %s takes the agent's BIC %s", map[bool]string{true: "1", false: "2"}[src == "AppHdr/Fr"], agent.BIC)
+		return agent.BIC
+	}
+	r.w.Add(payment.CodeHeaderDefaulted, r.path(src), 0, "no BIC for %s: the placeholder %s is used", src, DefaultBIC)
+	return DefaultBIC
+}
+
+func (r *payRenderer) message(p *payment.Payment) (string, error) {
+	if p.Kind != payment.Customer {
+		return "", &statement.ParseError{Message: r.no, Field: "CdtTrfTxInf", Reason: "only customer credit transfers (MT103) are written yet"}
+	}
+	r.b = r.b[:0]
+	from := r.headerBIC(p.Header.From, p.InstructingAgent, "AppHdr/Fr")
+	to := r.headerBIC(p.Header.To, p.InstructedAgent, "AppHdr/To")
+	r.b = append(r.b, "{1:F01"...)
+	r.b = appendLTAddress(r.b, from)
+	r.b = append(r.b, "0000000000}{2:I103"...)
+	r.b = appendLTAddress(r.b, to)
+	r.b = append(r.b, "N}"...)
+	if p.UETR != "" || p.ValidationFlag != "" {
+		r.b = append(r.b, "{3:"...)
+		if f := p.ValidationFlag; f == "STP" || f == "REMIT" {
+			r.b = append(r.b, "{119:"+f+"}"...)
+		}
+		if p.UETR != "" {
+			r.b = append(r.b, "{121:"+p.UETR+"}"...)
+		}
+		r.b = append(r.b, '}')
+	}
+	r.b = append(r.b, "{4:\r\n"...)
+	if err := r.customer(p, from, to); err != nil {
+		return "", err
+	}
+	r.b = append(r.b, "-}"...)
+	return string(r.b), nil
+}
+
+func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
+	ref := p.InstructionID
+	src := "PmtId/InstrId"
+	if ref == "" {
+		ref, src = p.MessageID, "GrpHdr/MsgId"
+	}
+	if ref == "" {
+		ref, src = p.Header.BizMsgIdr, "AppHdr/BizMsgIdr"
+	}
+	if ref == "" {
+		r.w.Add(payment.CodeFieldDefaulted, r.path(":20:"), 0, "no instruction id: NONREF is used")
+		ref = "NONREF"
+	}
+	r.line("20", r.fit(r.x(ref), 16, src, ":20:"))
+	op := p.BankOperationCode
+	if op == "" {
+		op = "CRED"
+	}
+	r.line("23B", op)
+	// :23E: codes from the service level, category purpose and instructions.
+	var e23 []string
+	var sl72 []string
+	for _, sl := range p.ServiceLevels {
+		if sl == "SDVA" {
+			e23 = append(e23, "SDVA")
+		} else {
+			sl72 = append(sl72, sl)
+		}
+	}
+	catp72 := ""
+	switch p.CategoryPurpose {
+	case "":
+	case "INTC", "CORT":
+		e23 = append(e23, p.CategoryPurpose)
+	default:
+		catp72 = p.CategoryPurpose
+	}
+	var acc72, rec72 []string
+	for _, in := range p.InstructionsForCreditorAgent {
+		switch in.Code {
+		case "CHQB", "HOLD", "PHOB", "TELB":
+			e23 = append(e23, r.code23E(in, "InstrForCdtrAgt"))
+		default:
+			if in.Code != "" && in.Text != "" {
+				r.w.Add(payment.CodeFieldDropped, r.path("InstrForCdtrAgt/Cd"), 0, "instruction code %s has no MT103 code; its text is kept", clip(in.Code))
+			}
+			if in.Text != "" {
+				acc72 = append(acc72, "/ACC/"+in.Text)
+			} else if in.Code != "" {
+				r.w.Add(payment.CodeFieldDropped, r.path("InstrForCdtrAgt/Cd"), 0, "instruction code %s has no MT103 code", clip(in.Code))
+			}
+		}
+	}
+	for _, in := range p.InstructionsForNextAgent {
+		if in.Code == "" && len(in.Text) >= 6 && in.Text[0] == '/' && in.Text[5] == '/' {
+			// pacs.008 carries :23E: PHON, TELE, PHOI and TELI as "/CODE/info".
+			switch c := in.Text[1:5]; c {
+			case "PHON", "TELE", "PHOI", "TELI":
+				in = payment.Instruction{Code: c, Text: in.Text[6:]}
+			}
+		}
+		switch in.Code {
+		case "PHON", "TELE", "PHOI", "TELI":
+			e23 = append(e23, r.code23E(in, "InstrForNxtAgt"))
+		default:
+			if in.Code != "" && in.Text != "" {
+				r.w.Add(payment.CodeFieldDropped, r.path("InstrForNxtAgt/Cd"), 0, "instruction code %s has no MT103 code; its text is kept", clip(in.Code))
+			}
+			switch {
+			case in.Text == "":
+				if in.Code != "" {
+					r.w.Add(payment.CodeFieldDropped, r.path("InstrForNxtAgt/Cd"), 0, "instruction code %s has no MT103 code", clip(in.Code))
+				}
+			case isCoded72(in.Text):
+				rec72 = append(rec72, in.Text)
+			default:
+				rec72 = append(rec72, "/REC/"+in.Text)
+			}
+		}
+	}
+	for _, c := range e23 {
+		r.line("23E", c)
+	}
+	if p.Purpose != "" {
+		if len(p.Purpose) == 3 {
+			r.line("26T", r.x(p.Purpose))
+		} else {
+			r.w.Add(payment.CodeFieldDropped, r.path("Purp"), 0, "purpose %q is not a 3-character :26: transaction type code", clip(p.Purpose))
+		}
+	}
+	b := []byte(nil)
+	b = appendYYMMDD(b, p.SettlementDate)
+	b = append(b, p.Amount.Currency...)
+	amt, err := r.amount(p.Amount, "32A")
+	if err != nil {
+		return err
+	}
+	r.line("32A", string(append(b, amt...)))
+	// :33B: is the instructed amount; without InstdAmt the customer
+	// instructed the settlement amount, and CBPR+ translation writes it, as
+	// several MT103 communities require 33B.
+	instructed := p.InstructedAmount
+	if instructed.Currency == "" {
+		instructed = p.Amount
+	}
+	a33, err := r.amount(instructed, "33B")
+	if err != nil {
+		return err
+	}
+	r.line("33B", instructed.Currency+a33)
+	if !p.ExchangeRate.IsZero() {
+		rate := string(appendDecimal(nil, p.ExchangeRate))
+		if len(rate) > 12 {
+			rate = string(appendDecimal(nil, p.ExchangeRate.Truncate(int32(max(0, 11-strings.IndexByte(rate, ','))))))
+			r.w.Add(payment.CodeTruncated, r.path("XchgRate"), 0, "XchgRate %s cut to %s in :36: (12 characters)", p.ExchangeRate.String(), rate)
+		}
+		r.line("36", rate)
+	}
+	if err := r.party("50", p.Debtor, "Dbtr", true); err != nil {
+		return err
+	}
+	if a := p.DebtorAgent; a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, from)) {
+		r.agent("52", a, "DbtrAgt", "AD")
+	}
+	if p.SettlementAccount != "" {
+		r.field("53B", []string{"/" + r.fit(r.x(p.SettlementAccount), 34, "SttlmInf/SttlmAcct", ":53B:")})
+	} else if p.SendersCorrespondent != nil {
+		r.agent("53", p.SendersCorrespondent, "SttlmInf/InstgRmbrsmntAgt", "ABD")
+	}
+	if p.ReceiversCorrespondent != nil {
+		r.agent("54", p.ReceiversCorrespondent, "SttlmInf/InstdRmbrsmntAgt", "ABD")
+	}
+	if p.ThirdReimbursement != nil {
+		r.agent("55", p.ThirdReimbursement, "SttlmInf/ThrdRmbrsmntAgt", "ABD")
+	}
+	if p.Intermediary != nil {
+		r.agent("56", p.Intermediary, "IntrmyAgt1", "ACD")
+	}
+	if a := p.CreditorAgent; a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, to) && p.Intermediary == nil) {
+		r.agent("57", a, "CdtrAgt", "ABCD")
+	}
+	if err := r.party("59", p.Creditor, "Cdtr", false); err != nil {
+		return err
+	}
+	var l70 []string
+	if e := p.EndToEndID; e != "" && e != "NOTPROVIDED" {
+		l70 = append(l70, "/ROC/"+r.fit(r.x(e), 30, "PmtId/EndToEndId", ":70: /ROC/"))
+	}
+	if rem := strings.Join(p.Remittance, " "); rem != "" {
+		l70 = append(l70, r.wrap(r.x(rem), 35, 4-len(l70), "RmtInf/Ustrd", ":70:")...)
+	}
+	if len(l70) > 0 {
+		r.field("70", l70)
+	}
+	switch p.ChargeBearer {
+	case "DEBT":
+		r.line("71A", "OUR")
+	case "CRED":
+		r.line("71A", "BEN")
+	case "SHAR":
+		r.line("71A", "SHA")
+	case "SLEV":
+		r.w.Add(payment.CodeCodeMapped, r.path("ChrgBr"), 0, "ChrgBr SLEV (following the service level) has no MT code: :71A: SHA")
+		r.line("71A", "SHA")
+	default:
+		r.w.Add(payment.CodeFieldDefaulted, r.path("ChrgBr"), 0, "no charge bearer: :71A: SHA")
+		r.line("71A", "SHA")
+	}
+	for _, c := range p.SenderCharges {
+		a, err := r.amount(c, "71F")
+		if err != nil {
+			return err
+		}
+		r.line("71F", c.Currency+a)
+	}
+	if p.ChargeBearer == "CRED" && len(p.SenderCharges) == 0 {
+		r.w.Add(payment.CodeFieldDefaulted, r.path("ChrgsInf"), 0, "BEN needs :71F: (rule E15): %s0, is written", p.Amount.Currency)
+		r.line("71F", p.Amount.Currency+"0,")
+	}
+	if p.ReceiverCharges.Currency != "" {
+		a, err := r.amount(p.ReceiverCharges, "71G")
+		if err != nil {
+			return err
+		}
+		r.line("71G", p.ReceiverCharges.Currency+a)
+	}
+	// :72: in the order of the MX elements.
+	var items []string
+	if a := p.PreviousInstructingAgent; a != nil {
+		if a.BIC != "" {
+			items = append(items, "/INS/"+a.BIC)
+		} else {
+			r.w.Add(payment.CodeFieldDropped, r.path("PrvsInstgAgt1"), 0, "a previous instructing agent without a BIC has no MT103 field")
+		}
+	}
+	for _, sl := range sl72 {
+		items = append(items, "/SVCLVL/"+sl)
+	}
+	if p.LocalInstrument != "" {
+		items = append(items, "/LOCINS/"+p.LocalInstrument)
+	}
+	if catp72 != "" {
+		items = append(items, "/CATPURP/"+catp72)
+	}
+	items = append(items, acc72...)
+	items = append(items, rec72...)
+	if len(items) > 0 {
+		r.field("72", r.lines72(items))
+	}
+	if len(p.Regulatory) > 0 {
+		var l77 []string
+		for i, l := range p.Regulatory {
+			l77 = append(l77, r.wrap(r.x(l), 35, 3-len(l77), "RgltryRptg/Dtls/Inf["+strconv.Itoa(i+1)+"]", ":77B:")...)
+			if len(l77) >= 3 && i < len(p.Regulatory)-1 {
+				r.w.Add(payment.CodeTruncated, r.path("RgltryRptg"), 0, "RgltryRptg (%d lines) cut to 3 lines in :77B:", len(p.Regulatory))
+				break
+			}
+		}
+		r.field("77B", l77)
+	}
+	return nil
+}
+
+// isCoded72 reports whether an instruction text already is a :72: item
+// "/CODE/…" (an MT source's unknown code kept verbatim).
+func isCoded72(s string) bool {
+	if len(s) < 3 || s[0] != '/' {
+		return false
+	}
+	i := strings.IndexByte(s[1:], '/')
+	if i < 1 || i > 8 {
+		return false
+	}
+	for _, c := range s[1 : i+1] {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *payRenderer) code23E(in payment.Instruction, src string) string {
+	if in.Text == "" {
+		return in.Code
+	}
+	return in.Code + "/" + r.fit(r.x(in.Text), 30, src+"/InstrInf", ":23E: "+in.Code)
+}
+
+// lines72 writes items as /CODE/text lines with //continuations, at most 6
+// lines of 35.
+func (r *payRenderer) lines72(items []string) []string {
+	var out []string
+	for i, it := range items {
+		it = r.x(it)
+		first := true
+		for len(it) > 0 {
+			if len(out) == 6 {
+				r.w.Add(payment.CodeTruncated, r.path("InstrForNxtAgt"), 0, ":72: item %d of %d and what follows does not fit in 6 lines and was cut", i+1, len(items))
+				last := out[5]
+				if len(last) == 35 {
+					last = last[:34]
+				}
+				out[5] = last + "+"
+				return out
+			}
+			width := 35
+			prefix := ""
+			if !first {
+				width, prefix = 33, "//"
+			}
+			n := min(width, len(it))
+			for n > 1 && n < len(it) && it[n-1] == ' ' {
+				n-- // readers drop a line's trailing spaces: start the next line with them
+			}
+			out = append(out, prefix+it[:n])
+			it = it[n:]
+			first = false
+		}
+	}
+	return out
+}
+
+func (r *payRenderer) amount(a statement.Amount, tag string) (string, error) {
+	if !payment.IsCurrency(a.Currency) {
+		return "", &statement.ParseError{Message: r.no, Field: ":" + tag + ":", Reason: "currency " + clip(a.Currency) + " is not an ISO 4217 code"}
+	}
+	if a.Value.IsNegative() {
+		return "", &statement.ParseError{Message: r.no, Field: ":" + tag + ":", Reason: "amount is negative"}
+	}
+	if -a.Value.Exponent() > int32(payment.MinorUnits(a.Currency)) && !a.Value.Equal(a.Value.Truncate(int32(payment.MinorUnits(a.Currency)))) {
+		// Money is never rounded: an amount the currency cannot hold fails.
+		return "", &statement.ParseError{Message: r.no, Field: ":" + tag + ":", Reason: "amount " + a.Value.String() + " has more decimals than " + a.Currency + " allows (" + strconv.Itoa(payment.MinorUnits(a.Currency)) + ")"}
+	}
+	s := string(appendDecimal(nil, a.Value))
+	if len(s) > 15 {
+		return "", &statement.ParseError{Message: r.no, Field: ":" + tag + ":", Reason: "amount " + a.Value.String() + " does not fit in 15 characters (15d)"}
+	}
+	return s, nil
+}
+
+// identifierLine is an agent's party identifier: "/account" or "//XX…".
+func (r *payRenderer) identifierLine(a *payment.Agent, src string) string {
+	if a.ClearingMember != "" {
+		if code := clearingPrefix(a.ClearingSystem); code != "" {
+			return "//" + code + r.fit(r.x(a.ClearingMember), 31, src+"/FinInstnId/ClrSysMmbId/MmbId", "party identifier")
+		}
+		if len(a.ClearingSystem) == 2 {
+			return "//" + a.ClearingSystem + r.fit(r.x(a.ClearingMember), 31, src+"/FinInstnId/ClrSysMmbId/MmbId", "party identifier")
+		}
+		r.w.Add(payment.CodeFieldDropped, r.path(src+"/FinInstnId/ClrSysMmbId"), 0, "clearing system %q has no MT code", clip(a.ClearingSystem))
+	}
+	if a.Account != "" {
+		return "/" + r.fit(r.x(a.Account), 34, src+"Acct/Id", "party identifier")
+	}
+	return ""
+}
+
+// agent writes an institution with the first option of opts that carries it.
+func (r *payRenderer) agent(tag string, a *payment.Agent, src, opts string) {
+	id := r.identifierLine(a, src)
+	var lines []string
+	if id != "" {
+		lines = append(lines, id)
+	}
+	switch {
+	case a.BIC != "" && strings.ContainsRune(opts, 'A'):
+		if a.Name != "" || !a.Address.IsZero() {
+			r.w.Add(payment.CodeFieldDropped, r.path(src+"/FinInstnId/Nm"), 0, "name and address beside the BIC have no place in :%sA:", tag)
+		}
+		r.field(tag+"A", append(lines, a.BIC))
+	case a.Name == "" && a.Address.IsZero() && id != "" && strings.ContainsRune(opts, 'C'):
+		r.field(tag+"C", lines)
+	case a.Name == "" && a.Address.IsZero() && id != "" && strings.ContainsRune(opts, 'B'):
+		r.field(tag+"B", lines)
+	default:
+		name := a.Name
+		if name == "" {
+			r.w.Add(payment.CodeFieldDefaulted, r.path(src+"/FinInstnId/Nm"), 0, "option D needs a name: NOTPROVIDED is written")
+			name = "NOTPROVIDED"
+		}
+		r.field(tag+"D", append(lines, r.nameAddress(name, a.Address, src+"/FinInstnId", ":"+tag+"D:")...))
+	}
+}
+
+// nameAddress is the 4 x 35 name and address of options D and K.
+func (r *payRenderer) nameAddress(name string, a payment.Address, src, field string) []string {
+	name = r.x(name)
+	if strings.HasPrefix(name, "/") {
+		// A first line starting with '/' is read as an account.
+		r.tl.n++
+		name = "." + name[1:]
+	}
+	out := r.wrap(name, 35, 1, src+"/Nm", field)
+	var lines []string
+	flat := flatStreet(a)
+	if flat != "" {
+		lines = append(lines, flat)
+	}
+	lines = append(lines, a.Lines...)
+	if a.Town != "" || a.Country != "" {
+		if a.Country != "" && a.Town != "" {
+			lines = append(lines, a.Country+"/"+a.Town)
+		} else {
+			lines = append(lines, strings.TrimSpace(a.Country+" "+a.Town))
+		}
+	}
+	if flat != "" || a.PostCode != "" || a.District != "" {
+		r.w.Add(payment.CodeAddressFlattened, r.path(src+"/PstlAdr"), 0, "structured address elements written as address lines of %s", field)
+	}
+	for i, l := range lines {
+		if len(out) == 4 {
+			r.w.Add(payment.CodeTruncated, r.path(src+"/PstlAdr"), 0, "PstlAdr (%d lines) cut to %d lines in %s", len(lines), i, field)
+			break
+		}
+		wl := r.wrap(r.x(l), 35, 4-len(out), src+"/PstlAdr/AdrLine["+strconv.Itoa(i+1)+"]", field)
+		if len(wl) > 1 {
+			r.w.Add(payment.CodeAddressFlattened, r.path(src+"/PstlAdr/AdrLine["+strconv.Itoa(i+1)+"]"), 0, "an address line longer than 35 characters was split over %d lines of %s", len(wl), field)
+		}
+		out = append(out, wl...)
+	}
+	return out
+}
+
+// flatStreet writes the structured street elements MT has no subfield
+// for: street, building, post code and subdivision.
+func flatStreet(a payment.Address) string {
+	var parts []string
+	for _, s := range []string{a.Street, a.Building, a.PostCode, a.District} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// party writes :50a: (debtor) or :59a: (creditor).
+func (r *payRenderer) party(tag string, p *payment.Party, src string, debtor bool) error {
+	if p == nil {
+		return &statement.ParseError{Message: r.no, Field: src, Reason: "the payment has no " + map[bool]string{true: "debtor", false: "creditor"}[debtor]}
+	}
+	var lines []string
+	acct := ""
+	if p.Account != "" && p.Account != "NOTPROVIDED" {
+		acct = "/" + r.fit(r.x(p.Account), 34, src+"Acct/Id", ":"+tag+"a: account")
+	}
+	switch {
+	case p.Name == "" && p.BIC != "":
+		if acct != "" {
+			lines = append(lines, acct)
+		}
+		r.field(tag+"A", append(lines, p.BIC))
+		return nil
+	case p.Address.Structured():
+		if p.BIC != "" {
+			r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id/OrgId/AnyBIC"), 0, "the BIC beside a name has no place in :%sF:", tag)
+		}
+		ids := p.IDs
+		switch {
+		case acct != "":
+			lines = append(lines, acct)
+		case debtor && len(ids) > 0:
+			id := ids[0]
+			ids = ids[1:]
+			lines = append(lines, r.fit(r.x(id.Scheme+"/"+id.Issuer+"/"+id.Value), 35, src+"/Id/PrvtId/Othr", ":50F: party identifier"))
+		case debtor:
+			r.w.Add(payment.CodeFieldDefaulted, r.path(src+"Acct"), 0, ":50F: needs a party identifier: /NOTPROVIDED is written")
+			lines = append(lines, "/NOTPROVIDED")
+		}
+		lines = append(lines, r.numberedF(tag, p, ids, src, debtor)...)
+		r.field(tag+"F", lines)
+		return nil
+	}
+	if p.BIC != "" {
+		r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id/OrgId/AnyBIC"), 0, "the BIC beside a name has no place in :%s:", tag)
+	}
+	if len(p.IDs) > 0 || !p.BirthDate.IsZero() {
+		r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id"), 0, "identifications of a party without a structured address have no place in :%s:", tag)
+	}
+	if acct != "" {
+		lines = append(lines, acct)
+	}
+	name := p.Name
+	if name == "" {
+		r.w.Add(payment.CodeFieldDefaulted, r.path(src+"/Nm"), 0, "no name: NOTPROVIDED is written")
+		name = "NOTPROVIDED"
+	}
+	t := tag + "K"
+	if !debtor {
+		t = "59"
+	}
+	r.field(t, append(lines, r.nameAddress(name, p.Address, src, ":"+t+":")...))
+	return nil
+}
+
+// numberedF writes option F's lines: 1/ name, 2/ address, 3/ country and
+// town, and for the debtor 4/ to 7/ (birth, identifiers); 4 lines at most.
+func (r *payRenderer) numberedF(tag string, p *payment.Party, ids []payment.PartyID, src string, debtor bool) []string {
+	field := ":" + tag + "F:"
+	nm := p.Name
+	if strings.TrimSpace(nm) == "" {
+		r.w.Add(payment.CodeFieldDefaulted, r.path(src+"/Nm"), 0, "%s needs a name (1/): NOTPROVIDED is written", field)
+		nm = "NOTPROVIDED"
+	}
+	name := r.wrap(r.x(nm), 33, 2, src+"/Nm", field)
+	line3 := r.fit(r.x(p.Address.Country+"/"+p.Address.Town), 33, src+"/PstlAdr/TwnNm", field+" 3/")
+	var addr []string
+	if flat := flatStreet(p.Address); flat != "" {
+		addr = append(addr, flat)
+		r.w.Add(payment.CodeAddressFlattened, r.path(src+"/PstlAdr"), 0, "StrtNm, BldgNb, PstCd and CtrySubDvsn written as line 2/ of %s", field)
+	}
+	addr = append(addr, p.Address.Lines...)
+	var extra []string
+	if debtor {
+		if !p.BirthDate.IsZero() {
+			extra = append(extra, "4/"+strings.ReplaceAll(p.BirthDate.String(), "-", ""))
+			extra = append(extra, "5/"+r.fit(r.x(p.BirthCountry+"/"+p.BirthCity), 33, src+"/Id/PrvtId/DtAndPlcOfBirth", field+" 5/"))
+		}
+		for _, id := range ids {
+			switch id.Scheme {
+			case "NIDN":
+				extra = append(extra, "7/"+r.fit(r.x(id.Issuer+"/"+id.Value), 33, src+"/Id/PrvtId/Othr/Id", field+" 7/"))
+			case "CUST":
+				extra = append(extra, "6/"+r.fit(r.x(id.Issuer+"/"+id.Value), 33, src+"/Id/PrvtId/Othr/Id", field+" 6/"))
+			default:
+				r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id"), 0, "identification %s beside the party identifier has no :50F: line", clip(id.Scheme))
+			}
+		}
+	} else if len(ids) > 0 || !p.BirthDate.IsZero() {
+		r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id"), 0, "identifications of the creditor have no :59F: line")
+	}
+	room := 4 - len(name) - 1 - len(extra)
+	if room < 0 {
+		r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id"), 0, "birth and identification lines do not fit in %s beside the name and town", field)
+		extra, room = nil, 4-len(name)-1
+	}
+	var a2 []string
+	for i, l := range addr {
+		w := r.wrap(r.x(l), 33, room-len(a2), src+"/PstlAdr/AdrLine["+strconv.Itoa(i+1)+"]", field+" 2/")
+		if len(w) > 1 {
+			r.w.Add(payment.CodeAddressFlattened, r.path(src+"/PstlAdr/AdrLine["+strconv.Itoa(i+1)+"]"), 0, "an address line longer than 33 characters was split over %d lines 2/ of %s", len(w), field)
+		}
+		a2 = append(a2, w...)
+		if len(a2) >= room && i < len(addr)-1 {
+			r.w.Add(payment.CodeTruncated, r.path(src+"/PstlAdr"), 0, "PstlAdr (%d lines) cut to %d lines 2/ in %s", len(addr), len(a2), field)
+			break
+		}
+	}
+	var out []string
+	for _, n := range name {
+		out = append(out, "1/"+n)
+	}
+	for _, a := range a2 {
+		out = append(out, "2/"+a)
+	}
+	out = append(out, "3/"+line3)
+	return append(out, extra...)
+}

@@ -1,0 +1,278 @@
+package mx
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// A payment message is small (a few kilobytes, one to a few transactions),
+// so the pacs reader builds a light tree of it with the same tokenizer the
+// camt reader uses, then reads the tree by paths. Every node whose text is
+// not read by the mapping is reported (PAY_FIELD_DROPPED) by its path, so
+// nothing the model has no place for disappears silently.
+
+type node struct {
+	name       string // local name
+	prefix     string
+	attrs      string
+	text       string
+	pos        int // byte offset of the start tag
+	parent     int // -1 for a root
+	first      int // first child, -1 when none
+	last       int
+	next       int // next sibling, -1 when none
+	used       bool
+	hasElement bool
+}
+
+type tree struct {
+	src   string
+	nodes []node
+	roots []int
+}
+
+// maxNodes bounds the tree; a payment message has a few hundred elements.
+const maxNodes = 1 << 16
+
+// parseTree reads input into a tree. Faults are *statement.ParseError.
+func parseTree(input []byte) (*tree, error) {
+	src, err := prepare(input)
+	if err != nil {
+		return nil, &statement.ParseError{Line: 1, Reason: "malformed XML: " + err.Error()}
+	}
+	t := &tree{src: src, nodes: make([]node, 0, min(strings.Count(src, "<")/2+1, maxNodes))}
+	sc := scanner{src: src}
+	fail := func(pos int, format string, args ...any) error {
+		return &statement.ParseError{Line: sc.line(pos), Field: t.pathOf(len(t.nodes) - 1), Reason: fmt.Sprintf(format, args...)}
+	}
+	if bad, ok := checkChars(src).(*syntaxError); ok && bad != nil {
+		return nil, &statement.ParseError{Line: sc.line(bad.pos), Reason: "malformed XML: " + bad.msg}
+	}
+	cur := -1
+	depth := 0
+	var text []byte
+	for {
+		start := sc.pos
+		if err := sc.next(); err != nil {
+			if se, ok := err.(*syntaxError); ok {
+				return nil, fail(se.pos, "malformed XML: %s", se.msg)
+			}
+			return nil, fail(start, "malformed XML: %v", err)
+		}
+		switch sc.kind {
+		case tokEOF:
+			if cur >= 0 {
+				return nil, fail(len(src), "malformed XML: unexpected EOF inside <%s>", clip(t.nodes[cur].name))
+			}
+			if len(t.roots) == 0 {
+				return nil, &statement.ParseError{Line: 1, Reason: "no XML element found"}
+			}
+			return t, nil
+		case tokStart:
+			if len(t.nodes) >= maxNodes {
+				return nil, fail(start, "more than %d elements", maxNodes)
+			}
+			if depth >= maxDepth {
+				return nil, fail(start, "elements nested deeper than %d", maxDepth)
+			}
+			prefix, name := splitName(sc.name)
+			t.nodes = append(t.nodes, node{name: name, prefix: prefix, attrs: sc.attrs, pos: start, parent: cur, first: -1, last: -1, next: -1})
+			id := len(t.nodes) - 1
+			if cur < 0 {
+				t.roots = append(t.roots, id)
+			} else {
+				p := &t.nodes[cur]
+				p.hasElement = true
+				p.text = "" // an element with children holds no text we read
+				if p.last >= 0 {
+					t.nodes[p.last].next = id
+				} else {
+					p.first = id
+				}
+				p.last = id
+			}
+			cur = id
+			depth++
+		case tokEnd:
+			if cur < 0 || t.nodes[cur].qname() != sc.name {
+				return nil, fail(start, "malformed XML: unexpected end tag </%s>", clip(sc.name))
+			}
+			n := &t.nodes[cur]
+			n.text = strings.TrimSpace(n.text)
+			cur = n.parent
+			depth--
+		case tokText:
+			if cur < 0 {
+				if strings.TrimSpace(sc.text) != "" {
+					return nil, fail(start, "malformed XML: text outside the root element")
+				}
+				continue
+			}
+			n := &t.nodes[cur]
+			if n.hasElement {
+				// Space between child elements; references are still checked.
+				if needsDecoding(sc.text, sc.cdata) {
+					if _, err := decodeText(text[:0], sc.text, start, !sc.cdata); err != nil {
+						se := err.(*syntaxError)
+						return nil, fail(se.pos, "malformed XML: %s", se.msg)
+					}
+				}
+				continue
+			}
+			if !needsDecoding(sc.text, sc.cdata) {
+				n.text += sc.text
+				continue
+			}
+			text, err = decodeText(text[:0], sc.text, start, !sc.cdata)
+			if err != nil {
+				se := err.(*syntaxError)
+				return nil, fail(se.pos, "malformed XML: %s", se.msg)
+			}
+			n.text += string(text)
+			if len(n.text) > maxText {
+				return nil, fail(start, "element text longer than %d bytes", maxText)
+			}
+		}
+	}
+}
+
+func (n *node) qname() string {
+	if n.prefix == "" {
+		return n.name
+	}
+	return n.prefix + ":" + n.name
+}
+
+// namespace resolves the namespace of node id from the declarations on it
+// and its ancestors.
+func (t *tree) namespace(id int) string {
+	prefix := t.nodes[id].prefix
+	want := "xmlns"
+	if prefix != "" {
+		want = "xmlns:" + prefix
+	}
+	for i := id; i >= 0; i = t.nodes[i].parent {
+		for rest := t.nodes[i].attrs; ; {
+			an, av, r, ok := nextAttr(rest)
+			if !ok {
+				break
+			}
+			rest = r
+			if an == want {
+				return attrValue(av)
+			}
+		}
+	}
+	return ""
+}
+
+// attr is the value of the attribute with local name local.
+func (t *tree) attr(id int, local string) string {
+	for rest := t.nodes[id].attrs; ; {
+		an, av, r, ok := nextAttr(rest)
+		if !ok {
+			return ""
+		}
+		rest = r
+		if _, l := splitName(an); l == local {
+			return strings.TrimSpace(attrValue(av))
+		}
+	}
+}
+
+// find returns the first element named name in document order below id (or
+// anywhere when id < 0).
+func (t *tree) find(id int, name string) int {
+	start, end := 0, len(t.nodes)
+	if id >= 0 {
+		start = id + 1
+		end = t.subtreeEnd(id)
+	}
+	for i := start; i < end; i++ {
+		if t.nodes[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// subtreeEnd is one past the last node of id's subtree (nodes are in
+// document order).
+func (t *tree) subtreeEnd(id int) int {
+	for i := id; i >= 0; i = t.nodes[i].parent {
+		if n := t.nodes[i].next; n >= 0 {
+			return n
+		}
+	}
+	return len(t.nodes)
+}
+
+// child is the first child of id named name, -1 when none.
+func (t *tree) child(id int, name string) int {
+	if id < 0 {
+		return -1
+	}
+	for c := t.nodes[id].first; c >= 0; c = t.nodes[c].next {
+		if t.nodes[c].name == name {
+			return c
+		}
+	}
+	return -1
+}
+
+// at follows a path of child names ("FinInstnId/BICFI") from id.
+func (t *tree) at(id int, path string) int {
+	for id >= 0 && path != "" {
+		name, rest, _ := strings.Cut(path, "/")
+		id = t.child(id, name)
+		path = rest
+	}
+	return id
+}
+
+// get is the text at path below id, marking it read; "" when absent.
+func (t *tree) get(id int, path string) string {
+	n := t.at(id, path)
+	if n < 0 {
+		return ""
+	}
+	t.nodes[n].used = true
+	return t.nodes[n].text
+}
+
+// pathOf names node id from below the Document (or the root) for messages.
+func (t *tree) pathOf(id int) string {
+	if id < 0 || id >= len(t.nodes) {
+		return ""
+	}
+	var parts []string
+	for i := id; i >= 0; i = t.nodes[i].parent {
+		n := t.nodes[i].name
+		if n == "Document" || n == "AppHdr" {
+			if n == "AppHdr" {
+				parts = append(parts, n)
+			}
+			break
+		}
+		parts = append(parts, n)
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, "/")
+}
+
+// unused lists the leaf elements with text below id that the mapping did
+// not read.
+func (t *tree) unused(id int) []int {
+	var out []int
+	for i, end := id+1, t.subtreeEnd(id); i < end; i++ {
+		n := &t.nodes[i]
+		if !n.used && !n.hasElement && n.text != "" {
+			out = append(out, i)
+		}
+	}
+	return out
+}

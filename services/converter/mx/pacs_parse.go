@@ -1,0 +1,437 @@
+package mx
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/ledgerlane/platform/services/converter/bankid"
+	"github.com/ledgerlane/platform/services/converter/payment"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// Payment message types and the versions we checked element by element.
+const (
+	typePacs8 = "pacs.008"
+	typePacs9 = "pacs.009"
+)
+
+var pacsReadVersions = map[string][]string{
+	typePacs8: {"pacs.008.001.08"},
+}
+
+// pacsVersionOf returns the type and version of a pacs namespace.
+func pacsVersionOf(ns string) (typ, version string, ok bool) {
+	v, found := strings.CutPrefix(ns, nsPrefix)
+	if !found {
+		return "", "", false
+	}
+	for _, t := range []string{typePacs8} {
+		if strings.HasPrefix(v, t+".001.") && len(v) == len(t)+7 && isDigits(v[len(t)+5:]) {
+			return t, v, true
+		}
+	}
+	return "", "", false
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// DetectPayment recognises pacs.008 (and the payment messages added later)
+// from the Document namespace, else from the AppHdr's MsgDefIdr.
+func DetectPayment(input []byte) (string, string, bool) {
+	input, _ = fromUTF16(input)
+	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
+	if len(input) == 0 || input[0] != '<' {
+		return "", "", false
+	}
+	// The namespace is near the start; a string of the first 64 KiB is
+	// enough to find it without copying a large input whole.
+	in := string(input[:min(len(input), 1<<16)])
+	rest := in
+	for {
+		i := strings.Index(rest, nsPrefix)
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		end := strings.IndexAny(rest, "\"' \t\r\n>")
+		if end < 0 {
+			end = len(rest)
+		}
+		if typ, v, ok := pacsVersionOf(rest[:end]); ok {
+			return typ, v, true
+		}
+		rest = rest[len(nsPrefix):]
+	}
+	if i := strings.Index(in, "MsgDefIdr>"); i >= 0 {
+		v := in[i+len("MsgDefIdr>"):]
+		if j := strings.IndexByte(v, '<'); j >= 0 {
+			if typ, ver, ok := pacsVersionOf(nsPrefix + strings.TrimSpace(v[:j])); ok {
+				return typ, ver, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// ParsePayments reads a pacs.008 document (want "pacs.008"), with or
+// without its business application header, bare or in an envelope: every
+// CdtTrfTxInf is one payment.
+func ParsePayments(input []byte, want, version string) ([]*payment.Payment, []statement.Warning, error) {
+	t, err := parseTree(input)
+	if err != nil {
+		return nil, nil, err
+	}
+	pp := &pacsParser{t: t, w: &payment.Warner{}}
+	doc := -1
+	for i := range t.nodes {
+		if t.nodes[i].name == "Document" {
+			if typ, v, ok := pacsVersionOf(t.namespace(i)); ok {
+				if want != "" && !strings.EqualFold(want, typ) {
+					return nil, nil, pp.fail(i, "document is %s, not %s", v, want)
+				}
+				doc, pp.typ, pp.version = i, typ, v
+				break
+			}
+		}
+	}
+	if doc < 0 {
+		return nil, nil, &statement.ParseError{Field: "Document", Reason: "no " + want + " Document element found"}
+	}
+	if !contains(pacsReadVersions[pp.typ], pp.version) {
+		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, pacsReadVersions[pp.typ][0])
+	}
+	var hdr payment.Header
+	if ah := t.find(-1, "AppHdr"); ah >= 0 {
+		hdr = pp.appHdr(ah)
+	}
+	pays, err := pp.pacs008(doc, hdr)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, id := range t.unused(doc) {
+		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s has no place in the payment model and was not carried", t.pathOf(id))
+	}
+	return pays, pp.w.Result(), nil
+}
+
+func (t *tree) line(id int) int {
+	return 1 + strings.Count(t.src[:t.nodes[id].pos], "\n")
+}
+
+type pacsParser struct {
+	t            *tree
+	w            *payment.Warner
+	typ, version string
+}
+
+func (pp *pacsParser) fail(id int, format string, args ...any) error {
+	return &statement.ParseError{Line: pp.t.line(id), Field: pp.t.pathOf(id), Reason: fmt.Sprintf(format, args...)}
+}
+
+// appHdr reads head.001 (any version: the elements we read are the same).
+func (pp *pacsParser) appHdr(ah int) payment.Header {
+	t := pp.t
+	h := payment.Header{
+		From:      t.get(ah, "Fr/FIId/FinInstnId/BICFI"),
+		To:        t.get(ah, "To/FIId/FinInstnId/BICFI"),
+		BizMsgIdr: t.get(ah, "BizMsgIdr"),
+		MsgDefIdr: t.get(ah, "MsgDefIdr"),
+		BizSvc:    t.get(ah, "BizSvc"),
+	}
+	if ts, ok := parseDateTime(t.get(ah, "CreDt")); ok {
+		h.CreatedAt = ts
+	}
+	return h
+}
+
+func (pp *pacsParser) pacs008(doc int, hdr payment.Header) ([]*payment.Payment, error) {
+	t := pp.t
+	root := t.child(doc, "FIToFICstmrCdtTrf")
+	if root < 0 {
+		return nil, pp.fail(doc, "expected FIToFICstmrCdtTrf")
+	}
+	gh := t.child(root, "GrpHdr")
+	if gh < 0 {
+		return nil, pp.fail(root, "GrpHdr is missing")
+	}
+	msgID := t.get(gh, "MsgId")
+	var created statement.Date
+	_ = created
+	createdAt, _ := parseDateTime(t.get(gh, "CreDtTm"))
+	t.get(gh, "NbOfTxs")
+	st := t.child(gh, "SttlmInf")
+	var out []*payment.Payment
+	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
+		if t.nodes[tx].name != "CdtTrfTxInf" {
+			continue
+		}
+		p := &payment.Payment{Kind: payment.Customer, Header: hdr, MessageID: msgID, CreatedAt: createdAt}
+		if st >= 0 {
+			p.SettlementMethod = t.get(st, "SttlmMtd")
+			p.SettlementAccount = pp.account(st, "SttlmAcct")
+			p.SendersCorrespondent = pp.agent(st, "InstgRmbrsmntAgt")
+			p.ReceiversCorrespondent = pp.agent(st, "InstdRmbrsmntAgt")
+			p.ThirdReimbursement = pp.agent(st, "ThrdRmbrsmntAgt")
+			if p.SendersCorrespondent != nil && p.SettlementAccount == "" {
+				p.SendersCorrespondent.Account = pp.account(st, "InstgRmbrsmntAgtAcct")
+			}
+			if p.ReceiversCorrespondent != nil {
+				p.ReceiversCorrespondent.Account = pp.account(st, "InstdRmbrsmntAgtAcct")
+			}
+			if p.ThirdReimbursement != nil {
+				p.ThirdReimbursement.Account = pp.account(st, "ThrdRmbrsmntAgtAcct")
+			}
+		}
+		if err := pp.transaction(tx, p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, pp.fail(root, "the message has no CdtTrfTxInf")
+	}
+	if len(out) > 1 {
+		pp.w.Add(payment.CodeSplit, "FIToFICstmrCdtTrf", 0, "%d transactions: one MT message each", len(out))
+	}
+	return out, nil
+}
+
+func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
+	t := pp.t
+	p.InstructionID = t.get(tx, "PmtId/InstrId")
+	p.EndToEndID = t.get(tx, "PmtId/EndToEndId")
+	p.UETR = t.get(tx, "PmtId/UETR")
+	if p.UETR != "" && !payment.IsUETR(p.UETR) {
+		return pp.fail(t.at(tx, "PmtId/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	}
+	if pti := t.child(tx, "PmtTpInf"); pti >= 0 {
+		for c := t.nodes[pti].first; c >= 0; c = t.nodes[c].next {
+			if t.nodes[c].name != "SvcLvl" {
+				continue
+			}
+			if v := t.get(c, "Cd"); v != "" {
+				p.ServiceLevels = append(p.ServiceLevels, v)
+			} else if v := t.get(c, "Prtry"); v != "" {
+				p.ServiceLevels = append(p.ServiceLevels, v)
+			}
+		}
+		p.LocalInstrument = firstOf(t.get(pti, "LclInstrm/Cd"), t.get(pti, "LclInstrm/Prtry"))
+		p.CategoryPurpose = firstOf(t.get(pti, "CtgyPurp/Cd"), t.get(pti, "CtgyPurp/Prtry"))
+	}
+	var err error
+	if p.Amount, err = pp.amount(t.child(tx, "IntrBkSttlmAmt"), true); err != nil {
+		return err
+	}
+	if d := t.get(tx, "IntrBkSttlmDt"); d != "" {
+		var ok bool
+		if p.SettlementDate, ok = parseISODate(d); !ok {
+			return pp.fail(t.child(tx, "IntrBkSttlmDt"), "%q is not a date", clip(d))
+		}
+	} else {
+		return pp.fail(tx, "IntrBkSttlmDt is missing: MT needs the value date (:32A:)")
+	}
+	if id := t.child(tx, "InstdAmt"); id >= 0 {
+		if p.InstructedAmount, err = pp.amount(id, false); err != nil {
+			return err
+		}
+	}
+	if r := t.get(tx, "XchgRate"); r != "" {
+		v, err := parseDecimal(r)
+		if err != nil || !v.IsPositive() {
+			return pp.fail(t.child(tx, "XchgRate"), "exchange rate %q is not a positive decimal", clip(r))
+		}
+		p.ExchangeRate = v
+	}
+	p.ChargeBearer = t.get(tx, "ChrgBr")
+	instd := t.get(tx, "InstdAgt/FinInstnId/BICFI")
+	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
+		if t.nodes[c].name != "ChrgsInf" {
+			continue
+		}
+		a, err := pp.amount(t.child(c, "Amt"), false)
+		if err != nil {
+			return err
+		}
+		agt := pp.agent(c, "Agt")
+		if agt != nil && instd != "" && strings.HasPrefix(agt.BIC, instd[:min(8, len(instd))]) && p.ChargeBearer == "DEBT" && p.ReceiverCharges.Currency == "" {
+			p.ReceiverCharges = a
+		} else {
+			p.SenderCharges = append(p.SenderCharges, a)
+		}
+	}
+	p.PreviousInstructingAgent = pp.agent(tx, "PrvsInstgAgt1")
+	p.InstructingAgent = pp.agent(tx, "InstgAgt")
+	p.InstructedAgent = pp.agent(tx, "InstdAgt")
+	p.Intermediary = pp.agentAcct(tx, "IntrmyAgt1")
+	p.Debtor = pp.party(tx, "Dbtr")
+	p.DebtorAgent = pp.agentAcct(tx, "DbtrAgt")
+	p.CreditorAgent = pp.agentAcct(tx, "CdtrAgt")
+	p.Creditor = pp.party(tx, "Cdtr")
+	if p.Debtor == nil || p.Creditor == nil {
+		return pp.fail(tx, "Dbtr and Cdtr are mandatory")
+	}
+	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
+		switch t.nodes[c].name {
+		case "InstrForCdtrAgt":
+			p.InstructionsForCreditorAgent = append(p.InstructionsForCreditorAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
+		case "InstrForNxtAgt":
+			p.InstructionsForNextAgent = append(p.InstructionsForNextAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
+		case "RgltryRptg":
+			for d := t.nodes[c].first; d >= 0; d = t.nodes[d].next {
+				if t.nodes[d].name != "Dtls" {
+					continue
+				}
+				for inf := t.nodes[d].first; inf >= 0; inf = t.nodes[inf].next {
+					if t.nodes[inf].name == "Inf" && t.nodes[inf].text != "" {
+						t.nodes[inf].used = true
+						p.Regulatory = append(p.Regulatory, t.nodes[inf].text)
+					}
+				}
+			}
+		case "RmtInf":
+			for u := t.nodes[c].first; u >= 0; u = t.nodes[u].next {
+				if t.nodes[u].name == "Ustrd" && t.nodes[u].text != "" {
+					t.nodes[u].used = true
+					p.Remittance = append(p.Remittance, t.nodes[u].text)
+				}
+			}
+		}
+	}
+	p.Purpose = firstOf(t.get(tx, "Purp/Prtry"), t.get(tx, "Purp/Cd"))
+	return nil
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// amount reads an amount element with its Ccy attribute; it must exist when
+// required.
+func (pp *pacsParser) amount(id int, required bool) (statement.Amount, error) {
+	if id < 0 {
+		if required {
+			return statement.Amount{}, &statement.ParseError{Field: "IntrBkSttlmAmt", Reason: "IntrBkSttlmAmt is missing"}
+		}
+		return statement.Amount{}, nil
+	}
+	t := pp.t
+	t.nodes[id].used = true
+	ccy := t.attr(id, "Ccy")
+	if !payment.IsCurrency(ccy) {
+		return statement.Amount{}, pp.fail(id, "currency %q is not an ISO 4217 code", clip(ccy))
+	}
+	v, err := parseDecimal(t.nodes[id].text)
+	if err != nil || v.IsNegative() {
+		return statement.Amount{}, pp.fail(id, "amount %q is not a non-negative decimal", clip(t.nodes[id].text))
+	}
+	if -v.Exponent() > int32(payment.MinorUnits(ccy)) && !v.Equal(v.Truncate(int32(payment.MinorUnits(ccy)))) {
+		return statement.Amount{}, pp.fail(id, "amount %s has more decimals than %s allows (%d)", v.String(), ccy, payment.MinorUnits(ccy))
+	}
+	return statement.Amount{Value: v, Currency: ccy}, nil
+}
+
+// account reads a CashAccount38 (IBAN or other id).
+func (pp *pacsParser) account(id int, name string) string {
+	a := pp.t.child(id, name)
+	if a < 0 {
+		return ""
+	}
+	return firstOf(pp.t.get(a, "Id/IBAN"), pp.t.get(a, "Id/Othr/Id"))
+}
+
+// agent reads a BranchAndFinancialInstitutionIdentification6.
+func (pp *pacsParser) agent(parent int, name string) *payment.Agent {
+	t := pp.t
+	id := t.child(parent, name)
+	if id < 0 {
+		return nil
+	}
+	fi := t.child(id, "FinInstnId")
+	a := &payment.Agent{
+		BIC:            t.get(fi, "BICFI"),
+		ClearingSystem: firstOf(t.get(fi, "ClrSysMmbId/ClrSysId/Cd"), t.get(fi, "ClrSysMmbId/ClrSysId/Prtry")),
+		ClearingMember: t.get(fi, "ClrSysMmbId/MmbId"),
+		Name:           t.get(fi, "Nm"),
+		Address:        pp.address(t.child(fi, "PstlAdr")),
+	}
+	return a
+}
+
+// agentAcct reads an agent and its account (name + "Acct").
+func (pp *pacsParser) agentAcct(parent int, name string) *payment.Agent {
+	a := pp.agent(parent, name)
+	if a != nil {
+		a.Account = pp.account(parent, name+"Acct")
+	}
+	return a
+}
+
+func (pp *pacsParser) address(id int) payment.Address {
+	var a payment.Address
+	if id < 0 {
+		return a
+	}
+	t := pp.t
+	a.Street = t.get(id, "StrtNm")
+	a.Building = t.get(id, "BldgNb")
+	a.PostCode = t.get(id, "PstCd")
+	a.Town = t.get(id, "TwnNm")
+	a.District = t.get(id, "CtrySubDvsn")
+	a.Country = t.get(id, "Ctry")
+	for c := t.nodes[id].first; c >= 0; c = t.nodes[c].next {
+		if t.nodes[c].name == "AdrLine" && t.nodes[c].text != "" {
+			t.nodes[c].used = true
+			a.Lines = append(a.Lines, t.nodes[c].text)
+		}
+	}
+	return a
+}
+
+// party reads a PartyIdentification135 and its account (name + "Acct").
+func (pp *pacsParser) party(parent int, name string) *payment.Party {
+	t := pp.t
+	id := t.child(parent, name)
+	if id < 0 {
+		return nil
+	}
+	p := &payment.Party{Name: t.get(id, "Nm"), Address: pp.address(t.child(id, "PstlAdr"))}
+	p.Account = pp.account(parent, name+"Acct")
+	if org := t.at(id, "Id/OrgId"); org >= 0 {
+		p.BIC = t.get(org, "AnyBIC")
+		for o := t.nodes[org].first; o >= 0; o = t.nodes[o].next {
+			if t.nodes[o].name == "Othr" {
+				p.IDs = append(p.IDs, payment.PartyID{OrgForm: true, Value: t.get(o, "Id"),
+					Scheme: firstOf(t.get(o, "SchmeNm/Cd"), t.get(o, "SchmeNm/Prtry")), Issuer: t.get(o, "Issr")})
+			}
+		}
+	}
+	if prv := t.at(id, "Id/PrvtId"); prv >= 0 {
+		if b := t.child(prv, "DtAndPlcOfBirth"); b >= 0 {
+			if d, ok := parseISODate(t.get(b, "BirthDt")); ok {
+				p.BirthDate = d
+			}
+			p.BirthCity, p.BirthCountry = t.get(b, "CityOfBirth"), t.get(b, "CtryOfBirth")
+		}
+		for o := t.nodes[prv].first; o >= 0; o = t.nodes[o].next {
+			if t.nodes[o].name == "Othr" {
+				p.IDs = append(p.IDs, payment.PartyID{Value: t.get(o, "Id"),
+					Scheme: firstOf(t.get(o, "SchmeNm/Cd"), t.get(o, "SchmeNm/Prtry")), Issuer: t.get(o, "Issr")})
+			}
+		}
+	}
+	if !bankid.ValidIBAN(p.Account) && len(p.Account) > 4 && payment.IsCountry(p.Account[:2]) && isDigits(p.Account[2:4]) && t.at(parent, name+"Acct/Id/IBAN") >= 0 {
+		pp.w.Add(payment.CodeNonstandard, name+"Acct/Id/IBAN", 0, "IBAN %q has invalid check digits", clip(p.Account))
+	}
+	return p
+}

@@ -1,0 +1,548 @@
+package mx
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ledgerlane/platform/services/converter/bankid"
+	"github.com/ledgerlane/platform/services/converter/payment"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// Business application header written on every payment message.
+const (
+	headVersion = "head.001.001.02"
+	bizSvc      = "swift.cbprplus.02"
+	nsEnvelope  = "urn:swift:xsd:envelope"
+)
+
+// RenderPayments writes each payment as one message: an Envelope holding
+// the head.001.001.02 AppHdr and the pacs Document, as CBPR+ exchanges them.
+func RenderPayments(ps []*payment.Payment, typ, version string) ([]string, []statement.Warning, error) {
+	if version != typePacs8+".001.08" || typ != typePacs8 {
+		return nil, nil, fmt.Errorf("unsupported %s version %q", typ, version)
+	}
+	r := &pacsRenderer{version: version, warn: &payment.Warner{}}
+	out := make([]string, 0, len(ps))
+	for i, p := range ps {
+		if p.Kind != payment.Customer {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a financial institution transfer (MT" + p.MT + ") is not a pacs.008"}
+		}
+		r.no = i + 1
+		doc, err := r.message(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, doc)
+	}
+	return out, r.warn.Result(), nil
+}
+
+type pacsRenderer struct {
+	w       xmlWriter
+	version string
+	warn    *payment.Warner
+	no      int
+	num     [64]byte
+}
+
+func (r *pacsRenderer) path(rel string) string {
+	if r.no > 1 {
+		return fmt.Sprintf("message %d, %s", r.no, rel)
+	}
+	return rel
+}
+
+// text fits s into a MaxNText element, reporting a cut with both lengths.
+func (r *pacsRenderer) text(s string, max int, rel string) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= max || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			r.warn.Add(payment.CodeTruncated, r.path(rel), 0, "%s (%d characters) cut to %d", rel, utf8.RuneCountInString(s), max)
+			return strings.TrimSpace(s[:i])
+		}
+		n++
+	}
+	return s
+}
+
+func (r *pacsRenderer) leaf(name, s string, max int, rel string) {
+	if s = r.text(s, max, rel); s != "" {
+		r.w.leaf(name, s)
+	}
+}
+
+func appendOffsetTime(b []byte, t time.Time) []byte {
+	return t.Truncate(time.Second).AppendFormat(b, "2006-01-02T15:04:05-07:00")
+}
+
+func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
+	w := &r.w
+	w.out = strings.Builder{}
+	w.out.Grow(4096)
+	w.b = make([]byte, 0, 4096)
+	created := p.Header.CreatedAt
+	if created.IsZero() {
+		created = p.CreatedAt
+	}
+	if created.IsZero() {
+		created = now().UTC()
+	}
+	from, to := p.Header.From, p.Header.To
+	if from == "" && p.InstructingAgent != nil {
+		from = p.InstructingAgent.BIC
+	}
+	if to == "" && p.InstructedAgent != nil {
+		to = p.InstructedAgent.BIC
+	}
+	ref := firstOf(p.Header.BizMsgIdr, firstOf(p.MessageID, p.InstructionID))
+	if ref == "" {
+		ref = "NONREF"
+		r.warn.Add(payment.CodeFieldDefaulted, r.path("AppHdr/BizMsgIdr"), 0, "no message reference: NONREF is used")
+	}
+	w.b = append(w.b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Envelope xmlns=\""+nsEnvelope+"\">"...)
+	w.depth = 1
+	w.set(append(appendIndent(w.b, 1), "<AppHdr xmlns=\""+nsPrefix+headVersion+"\">"...))
+	w.depth = 2
+	r.headerParty("Fr", from, "AppHdr/Fr")
+	r.headerParty("To", to, "AppHdr/To")
+	r.leaf("BizMsgIdr", ref, 35, "AppHdr/BizMsgIdr")
+	w.leaf("MsgDefIdr", r.version)
+	w.leaf("BizSvc", bizSvc)
+	w.rawLeaf("CreDt", appendOffsetTime(r.num[:0], created))
+	w.close("AppHdr")
+	w.set(append(appendIndent(w.b, 1), "<Document xmlns=\""+nsPrefix+r.version+"\">"...))
+	w.depth = 2
+	w.open("FIToFICstmrCdtTrf")
+	if err := r.groupHeader(p, ref, created); err != nil {
+		return "", err
+	}
+	if err := r.transaction(p, from, to); err != nil {
+		return "", err
+	}
+	w.close("FIToFICstmrCdtTrf")
+	w.close("Document")
+	w.depth = 0
+	w.b = append(w.b, "\n</Envelope>\n"...)
+	w.flush()
+	return w.out.String(), nil
+}
+
+func (r *pacsRenderer) headerParty(name, bic, rel string) {
+	w := &r.w
+	w.open(name)
+	w.open("FIId")
+	w.open("FinInstnId")
+	if payment.IsBIC(bic) {
+		w.leaf("BICFI", bic)
+	} else {
+		r.warn.Add(payment.CodeHeaderDefaulted, r.path(rel), 0, "no BIC for %s (MT blocks 1/2 or the agents): FinInstnId/Nm NOTPROVIDED", rel)
+		w.leaf("Nm", "NOTPROVIDED")
+	}
+	w.close("FinInstnId")
+	w.close("FIId")
+	w.close(name)
+}
+
+func (r *pacsRenderer) groupHeader(p *payment.Payment, ref string, created time.Time) error {
+	w := &r.w
+	w.open("GrpHdr")
+	r.leaf("MsgId", firstOf(p.MessageID, ref), 35, "GrpHdr/MsgId")
+	w.rawLeaf("CreDtTm", appendOffsetTime(r.num[:0], created))
+	w.leaf("NbOfTxs", "1")
+	w.open("SttlmInf")
+	m := p.SettlementMethod
+	if m == "" {
+		m = "INDA"
+		if p.SendersCorrespondent != nil || p.ReceiversCorrespondent != nil {
+			m = "COVE"
+		}
+	}
+	w.leaf("SttlmMtd", m)
+	if p.SettlementAccount != "" {
+		r.account("SttlmAcct", p.SettlementAccount, "GrpHdr/SttlmInf/SttlmAcct")
+	}
+	r.agentWithAccount("InstgRmbrsmntAgt", p.SendersCorrespondent, "GrpHdr/SttlmInf/InstgRmbrsmntAgt")
+	r.agentWithAccount("InstdRmbrsmntAgt", p.ReceiversCorrespondent, "GrpHdr/SttlmInf/InstdRmbrsmntAgt")
+	r.agentWithAccount("ThrdRmbrsmntAgt", p.ThirdReimbursement, "GrpHdr/SttlmInf/ThrdRmbrsmntAgt")
+	w.close("SttlmInf")
+	w.close("GrpHdr")
+	return nil
+}
+
+func (r *pacsRenderer) amount(name string, a statement.Amount, rel string) error {
+	if !payment.IsCurrency(a.Currency) {
+		return &statement.ParseError{Message: r.no, Field: rel, Reason: fmt.Sprintf("currency %q is not an ISO 4217 code", clip(a.Currency))}
+	}
+	s, rounded := appendAmount(r.num[:0], a.Value)
+	if rounded {
+		return &statement.ParseError{Message: r.no, Field: rel, Reason: "amount has more than 5 decimals"}
+	}
+	r.w.amt(name, a.Currency, s)
+	return nil
+}
+
+// code4 writes a choice of Cd (an external code of 1 to 4 characters) or
+// Prtry (Max35Text).
+func (r *pacsRenderer) codeOrPrtry(name, v, rel string) {
+	w := &r.w
+	w.open(name)
+	if len(v) <= 4 && isUpperAlnum(v) {
+		w.leaf("Cd", v)
+	} else {
+		r.leaf("Prtry", v, 35, rel+"/Prtry")
+	}
+	w.close(name)
+}
+
+func isUpperAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
+	w := &r.w
+	w.open("CdtTrfTxInf")
+	w.open("PmtId")
+	r.leaf("InstrId", p.InstructionID, 35, "CdtTrfTxInf/PmtId/InstrId")
+	e2e := p.EndToEndID
+	if e2e == "" {
+		e2e = "NOTPROVIDED"
+		r.warn.Add(payment.CodeEndToEndDefaulted, r.path("CdtTrfTxInf/PmtId/EndToEndId"), 0, "no :70: /ROC/ reference: EndToEndId NOTPROVIDED")
+	}
+	r.leaf("EndToEndId", e2e, 35, "CdtTrfTxInf/PmtId/EndToEndId")
+	uetr := p.UETR
+	if uetr == "" {
+		uetr = payment.NewUETR()
+		r.warn.Add(payment.CodeUETRGenerated, r.path("CdtTrfTxInf/PmtId/UETR"), 0, "no UETR (block 3 field 121): generated %s", uetr)
+	}
+	w.leaf("UETR", uetr)
+	w.close("PmtId")
+	if len(p.ServiceLevels) > 0 || p.LocalInstrument != "" || p.CategoryPurpose != "" {
+		w.open("PmtTpInf")
+		for _, sl := range p.ServiceLevels {
+			r.codeOrPrtry("SvcLvl", sl, "CdtTrfTxInf/PmtTpInf/SvcLvl")
+		}
+		if p.LocalInstrument != "" {
+			w.open("LclInstrm")
+			if len(p.LocalInstrument) <= 35 && isUpperAlnum(p.LocalInstrument) {
+				w.leaf("Cd", p.LocalInstrument)
+			} else {
+				r.leaf("Prtry", p.LocalInstrument, 35, "CdtTrfTxInf/PmtTpInf/LclInstrm/Prtry")
+			}
+			w.close("LclInstrm")
+		}
+		if p.CategoryPurpose != "" {
+			r.codeOrPrtry("CtgyPurp", p.CategoryPurpose, "CdtTrfTxInf/PmtTpInf/CtgyPurp")
+		}
+		w.close("PmtTpInf")
+	}
+	if err := r.amount("IntrBkSttlmAmt", p.Amount, "CdtTrfTxInf/IntrBkSttlmAmt"); err != nil {
+		return err
+	}
+	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
+	if p.InstructedAmount.Currency != "" {
+		if err := r.amount("InstdAmt", p.InstructedAmount, "CdtTrfTxInf/InstdAmt"); err != nil {
+			return err
+		}
+	}
+	if !p.ExchangeRate.IsZero() {
+		rate := p.ExchangeRate
+		if rate.NumDigits() > 11 || rate.Exponent() < -10 {
+			rate = rate.Truncate(10)
+			r.warn.Add(payment.CodeTruncated, r.path("CdtTrfTxInf/XchgRate"), 0, "exchange rate %s cut to %s (BaseOneRate: 11 digits, 10 decimals)", p.ExchangeRate, rate)
+		}
+		w.leaf("XchgRate", rate.String())
+	}
+	cb := p.ChargeBearer
+	if cb == "" {
+		cb = "SHAR"
+		r.warn.Add(payment.CodeFieldDefaulted, r.path("CdtTrfTxInf/ChrgBr"), 0, "no charge bearer: SHAR")
+	}
+	w.leaf("ChrgBr", cb)
+	for i, c := range p.SenderCharges {
+		w.open("ChrgsInf")
+		if err := r.amount("Amt", c, fmt.Sprintf("CdtTrfTxInf/ChrgsInf[%d]/Amt", i+1)); err != nil {
+			return err
+		}
+		r.agentBIC("Agt", from)
+		w.close("ChrgsInf")
+	}
+	if p.ReceiverCharges.Currency != "" {
+		w.open("ChrgsInf")
+		if err := r.amount("Amt", p.ReceiverCharges, "CdtTrfTxInf/ChrgsInf/Amt"); err != nil {
+			return err
+		}
+		r.agentBIC("Agt", to)
+		w.close("ChrgsInf")
+	}
+	r.agentWithAccount("PrvsInstgAgt1", p.PreviousInstructingAgent, "CdtTrfTxInf/PrvsInstgAgt1")
+	instg, instd := p.InstructingAgent, p.InstructedAgent
+	if instg == nil {
+		instg = &payment.Agent{BIC: from}
+	}
+	if instd == nil {
+		instd = &payment.Agent{BIC: to}
+	}
+	r.agent("InstgAgt", instg, "CdtTrfTxInf/InstgAgt")
+	r.agent("InstdAgt", instd, "CdtTrfTxInf/InstdAgt")
+	r.agentWithAccount("IntrmyAgt1", p.Intermediary, "CdtTrfTxInf/IntrmyAgt1")
+	r.party("Dbtr", p.Debtor, "CdtTrfTxInf/Dbtr")
+	dbtrAgt := p.DebtorAgent
+	if dbtrAgt == nil {
+		dbtrAgt = &payment.Agent{BIC: from}
+		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtTrfTxInf/DbtrAgt"), 0, "no ordering institution (:52a:): DbtrAgt is the sender %s", from)
+	}
+	r.agentWithAccount("DbtrAgt", dbtrAgt, "CdtTrfTxInf/DbtrAgt")
+	cdtrAgt := p.CreditorAgent
+	if cdtrAgt == nil {
+		cdtrAgt = &payment.Agent{BIC: to}
+		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtTrfTxInf/CdtrAgt"), 0, "no account with institution (:57a:): CdtrAgt is the receiver %s", to)
+	}
+	r.agentWithAccount("CdtrAgt", cdtrAgt, "CdtTrfTxInf/CdtrAgt")
+	r.party("Cdtr", p.Creditor, "CdtTrfTxInf/Cdtr")
+	for i, in := range p.InstructionsForCreditorAgent {
+		w.open("InstrForCdtrAgt")
+		switch in.Code {
+		case "":
+		case "CHQB", "HOLD", "PHOB", "TELB":
+			w.leaf("Cd", in.Code)
+		default:
+			r.warn.Add(payment.CodeFieldDropped, r.path(fmt.Sprintf("CdtTrfTxInf/InstrForCdtrAgt[%d]/Cd", i+1)), 0, "code %q is not an Instruction3Code", clip(in.Code))
+		}
+		r.leaf("InstrInf", in.Text, 140, fmt.Sprintf("CdtTrfTxInf/InstrForCdtrAgt[%d]/InstrInf", i+1))
+		w.close("InstrForCdtrAgt")
+	}
+	for i, in := range p.InstructionsForNextAgent {
+		w.open("InstrForNxtAgt")
+		switch in.Code {
+		case "":
+		case "PHOA", "TELA":
+			w.leaf("Cd", in.Code)
+		default:
+			// PHON, TELE, PHOI, TELI (MT :23E:) are not Instruction4Code
+			// values: the code leads the text, as :72: would carry it.
+			in.Text = strings.TrimSpace("/" + in.Code + "/" + in.Text)
+		}
+		r.leaf("InstrInf", in.Text, 140, fmt.Sprintf("CdtTrfTxInf/InstrForNxtAgt[%d]/InstrInf", i+1))
+		w.close("InstrForNxtAgt")
+	}
+	if p.Purpose != "" {
+		w.open("Purp")
+		r.leaf("Prtry", p.Purpose, 35, "CdtTrfTxInf/Purp/Prtry")
+		w.close("Purp")
+	}
+	if len(p.Regulatory) > 0 {
+		w.open("RgltryRptg")
+		w.open("Dtls")
+		for i, l := range p.Regulatory {
+			r.leaf("Inf", l, 35, fmt.Sprintf("CdtTrfTxInf/RgltryRptg/Dtls/Inf[%d]", i+1))
+		}
+		w.close("Dtls")
+		w.close("RgltryRptg")
+	}
+	if len(p.Remittance) > 0 {
+		w.open("RmtInf")
+		for i, u := range p.Remittance {
+			r.leaf("Ustrd", u, 140, fmt.Sprintf("CdtTrfTxInf/RmtInf/Ustrd[%d]", i+1))
+		}
+		w.close("RmtInf")
+	}
+	w.close("CdtTrfTxInf")
+	return nil
+}
+
+func (r *pacsRenderer) agentBIC(name, bic string) {
+	r.agent(name, &payment.Agent{BIC: bic}, name)
+}
+
+// agent writes a BranchAndFinancialInstitutionIdentification6.
+func (r *pacsRenderer) agent(name string, a *payment.Agent, rel string) {
+	w := &r.w
+	w.open(name)
+	w.open("FinInstnId")
+	wrote := false
+	if a.BIC != "" {
+		if payment.IsBIC(a.BIC) {
+			w.leaf("BICFI", a.BIC)
+			wrote = true
+		} else {
+			r.warn.Add(payment.CodeFieldDropped, r.path(rel+"/FinInstnId/BICFI"), 0, "%q is not a BIC", clip(a.BIC))
+		}
+	}
+	if a.ClearingMember != "" {
+		w.open("ClrSysMmbId")
+		if a.ClearingSystem != "" {
+			w.open("ClrSysId")
+			if len(a.ClearingSystem) <= 5 && isUpperAlnum(a.ClearingSystem) {
+				w.leaf("Cd", a.ClearingSystem)
+			} else {
+				r.leaf("Prtry", a.ClearingSystem, 35, rel+"/FinInstnId/ClrSysMmbId/ClrSysId/Prtry")
+			}
+			w.close("ClrSysId")
+		}
+		r.leaf("MmbId", a.ClearingMember, 35, rel+"/FinInstnId/ClrSysMmbId/MmbId")
+		w.close("ClrSysMmbId")
+		wrote = true
+	}
+	if a.Name != "" {
+		r.leaf("Nm", a.Name, 140, rel+"/FinInstnId/Nm")
+		wrote = true
+	}
+	r.address(a.Address, rel+"/FinInstnId/PstlAdr")
+	if !wrote && a.Address.IsZero() {
+		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel), 0, "%s has no BIC, clearing code or name: FinInstnId/Nm NOTPROVIDED", rel)
+		w.leaf("Nm", "NOTPROVIDED")
+	}
+	w.close("FinInstnId")
+	w.close(name)
+}
+
+// agentWithAccount writes an agent and its account element (name+"Acct").
+func (r *pacsRenderer) agentWithAccount(name string, a *payment.Agent, rel string) {
+	if a == nil {
+		return
+	}
+	onlyAccount := a.BIC == "" && a.Name == "" && a.ClearingMember == "" && a.Address.IsZero()
+	if onlyAccount {
+		// Option C/B with an account only: the agent is not named, its
+		// account is.
+		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel), 0, "%s is known by its account only", rel)
+	}
+	r.agent(name, a, rel)
+	if a.Account != "" {
+		r.account(name+"Acct", a.Account, rel+"Acct")
+	}
+}
+
+// account writes a CashAccount38: IBAN when it is a valid one, else Othr/Id.
+func (r *pacsRenderer) account(name, acct, rel string) {
+	w := &r.w
+	w.open(name)
+	w.open("Id")
+	if bankid.ValidIBAN(acct) {
+		w.leaf("IBAN", acct)
+	} else {
+		w.open("Othr")
+		r.leaf("Id", acct, 34, rel+"/Id/Othr/Id")
+		w.close("Othr")
+	}
+	w.close("Id")
+	w.close(name)
+}
+
+// address writes a PostalAddress24 in schema order.
+func (r *pacsRenderer) address(a payment.Address, rel string) {
+	if a.IsZero() {
+		return
+	}
+	w := &r.w
+	w.open("PstlAdr")
+	r.leaf("StrtNm", a.Street, 70, rel+"/StrtNm")
+	r.leaf("BldgNb", a.Building, 16, rel+"/BldgNb")
+	r.leaf("PstCd", a.PostCode, 16, rel+"/PstCd")
+	r.leaf("TwnNm", a.Town, 35, rel+"/TwnNm")
+	r.leaf("CtrySubDvsn", a.District, 35, rel+"/CtrySubDvsn")
+	if a.Country != "" {
+		if payment.IsCountry(a.Country) {
+			w.leaf("Ctry", a.Country)
+		} else {
+			r.warn.Add(payment.CodeFieldDropped, r.path(rel+"/Ctry"), 0, "%q is not an ISO country code", clip(a.Country))
+		}
+	}
+	for i, l := range a.Lines {
+		if i == 7 {
+			r.warn.Add(payment.CodeTruncated, r.path(rel+"/AdrLine"), 0, "%d address lines cut to 7", len(a.Lines))
+			break
+		}
+		r.leaf("AdrLine", l, 70, fmt.Sprintf("%s/AdrLine[%d]", rel, i+1))
+	}
+	w.close("PstlAdr")
+}
+
+// party writes a PartyIdentification135 and its account.
+func (r *pacsRenderer) party(name string, p *payment.Party, rel string) {
+	w := &r.w
+	w.open(name)
+	r.leaf("Nm", p.Name, 140, rel+"/Nm")
+	r.address(p.Address, rel+"/PstlAdr")
+	var org, prv []payment.PartyID
+	for _, id := range p.IDs {
+		if id.OrgForm {
+			org = append(org, id)
+		} else {
+			prv = append(prv, id)
+		}
+	}
+	birth := !p.BirthDate.IsZero() && p.BirthCity != "" && payment.IsCountry(p.BirthCountry)
+	if !p.BirthDate.IsZero() && !birth {
+		r.warn.Add(payment.CodeFieldDropped, r.path(rel+"/Id/PrvtId/DtAndPlcOfBirth"), 0, "a birth date without city and country of birth has no place in DtAndPlcOfBirth")
+	}
+	switch {
+	case p.BIC != "" && payment.IsBIC(p.BIC) || len(org) > 0:
+		w.open("Id")
+		w.open("OrgId")
+		if payment.IsBIC(p.BIC) {
+			w.leaf("AnyBIC", p.BIC)
+		}
+		for _, id := range org {
+			r.otherID(id, rel+"/Id/OrgId/Othr")
+		}
+		w.close("OrgId")
+		w.close("Id")
+		if len(prv) > 0 || birth {
+			r.warn.Add(payment.CodeFieldDropped, r.path(rel+"/Id/PrvtId"), 0, "a party identified as an organisation cannot carry a private identification too")
+		}
+	case len(prv) > 0 || birth:
+		w.open("Id")
+		w.open("PrvtId")
+		if birth {
+			w.open("DtAndPlcOfBirth")
+			w.rawLeaf("BirthDt", p.BirthDate.AppendISO(r.num[:0]))
+			r.leaf("CityOfBirth", p.BirthCity, 35, rel+"/Id/PrvtId/DtAndPlcOfBirth/CityOfBirth")
+			w.leaf("CtryOfBirth", p.BirthCountry)
+			w.close("DtAndPlcOfBirth")
+		}
+		for _, id := range prv {
+			r.otherID(id, rel+"/Id/PrvtId/Othr")
+		}
+		w.close("PrvtId")
+		w.close("Id")
+	}
+	w.close(name)
+	if p.Account != "" && p.Account != "NOTPROVIDED" {
+		r.account(name+"Acct", p.Account, rel+"Acct")
+	}
+}
+
+func (r *pacsRenderer) otherID(id payment.PartyID, rel string) {
+	w := &r.w
+	w.open("Othr")
+	v := id.Value
+	if v == "" {
+		v = "NOTPROVIDED"
+	}
+	r.leaf("Id", v, 35, rel+"/Id")
+	if id.Scheme != "" {
+		w.open("SchmeNm")
+		if len(id.Scheme) <= 4 && isUpperAlnum(id.Scheme) {
+			w.leaf("Cd", id.Scheme)
+		} else {
+			r.leaf("Prtry", id.Scheme, 35, rel+"/SchmeNm/Prtry")
+		}
+		w.close("SchmeNm")
+	}
+	r.leaf("Issr", id.Issuer, 35, rel+"/Issr")
+	w.close("Othr")
+}

@@ -1,0 +1,130 @@
+package payment
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// Warning codes of the payment readers and writers (mt and mx). They are
+// part of the API and listed in docs/conversion-warnings.md ("## Payments");
+// a test keeps the two in step.
+const (
+	CodeTruncated           = "PAY_TRUNCATED"
+	CodeTransliterated      = "PAY_TRANSLITERATED"
+	CodeFieldDropped        = "PAY_FIELD_DROPPED"
+	CodeCodeMapped          = "PAY_CODE_MAPPED"
+	CodeAddressUnstructured = "PAY_ADDRESS_UNSTRUCTURED"
+	CodeAddressHybrid       = "PAY_ADDRESS_HYBRID"
+	CodeAgentDefaulted      = "PAY_AGENT_DEFAULTED"
+	CodeUETRGenerated       = "PAY_UETR_GENERATED"
+	CodeHeaderDefaulted     = "PAY_HEADER_DEFAULTED"
+	CodeEndToEndDefaulted   = "PAY_END_TO_END_DEFAULTED"
+	CodeValidationFlag      = "PAY_VALIDATION_FLAG"
+	CodeVersionUntested     = "PAY_VERSION_UNTESTED"
+	CodeSplit               = "PAY_SPLIT"
+	CodeFieldDefaulted      = "PAY_FIELD_DEFAULTED"
+	CodeAddressFlattened    = "PAY_ADDRESS_FLATTENED"
+	CodeNonstandard         = "PAY_NONSTANDARD_VALUE"
+	CodeUnknownField        = "PAY_UNKNOWN_FIELD"
+	CodeDuplicateField      = "PAY_DUPLICATE_FIELD"
+	// Network validated rules of MT103 and MT202/205 (SWIFT's error codes):
+	// the message converts, but Validate reports them as errors.
+	CodeRuleD75 = "PAY_RULE_D75"
+	CodeRuleE13 = "PAY_RULE_E13"
+	CodeRuleD50 = "PAY_RULE_D50"
+	CodeRuleE15 = "PAY_RULE_E15"
+	CodeRuleE01 = "PAY_RULE_E01"
+	CodeRuleE02 = "PAY_RULE_E02"
+	CodeRuleE06 = "PAY_RULE_E06"
+	CodeRuleC81 = "PAY_RULE_C81"
+	CodeRuleT26 = "PAY_RULE_T26"
+)
+
+// CodeInfo is what a code means.
+type CodeInfo struct {
+	Severity string
+	Lossy    bool
+	Meaning  string
+	// Invalid: the finding breaks a network rule (statement.Warning.Invalid).
+	Invalid bool
+}
+
+// Codes is the one table of the payment warning codes; docs and tests read it.
+var Codes = map[string]CodeInfo{
+	CodeTruncated:           {statement.SeverityWarning, true, "A value was longer than its target field (MT 16x references, 4 x 35 names and addresses, :70: 4 x 35, :72: 6 x 35; MX Max35Text/Max140Text) and was cut; MT output marks the cut with '+' as its last character. One warning per cut, naming the source path, the target field, the original and the kept length.", false},
+	CodeTransliterated:      {statement.SeverityWarning, true, "Characters outside the SWIFT X character set were transliterated (translitProfile); the message gives the count of replaced characters.", false},
+	CodeFieldDropped:        {statement.SeverityWarning, true, "Information the target has no place for was left out (e.g. MT :13C:, :51A:, :23B: other than CRED, 50F line 8/, option B locations; MX structured remittance, Ustrd beyond the first that do not fit, a second category purpose, PmtTpInf codes MT cannot carry).", false},
+	CodeCodeMapped:          {statement.SeverityWarning, true, "A code has no exact equivalent in the target and was mapped to the nearest (ChrgBr SLEV → :71A: SHA).", false},
+	CodeAddressUnstructured: {statement.SeverityWarning, false, "A party's postal address has only unstructured lines (no town and country). From November 2026 CBPR+ refuses such addresses; the lines were kept as they are.", false},
+	CodeAddressHybrid:       {statement.SeverityInfo, false, "Town and country were read from the last line of a party's D-option or :50K:/:59: address because it has the unambiguous form CC/Town with a known ISO country code (hybrid address); the other lines stay AdrLine.", false},
+	CodeAgentDefaulted:      {statement.SeverityInfo, false, "A mandatory MX agent absent from the MT was set as CBPR+ translation does: DbtrAgt to the sender (no :52a:), CdtrAgt to the receiver (no :57a:), InstgAgt and InstdAgt to the sender and receiver.", false},
+	CodeUETRGenerated:       {statement.SeverityWarning, false, "The MT had no UETR (block 3 field 121), which pacs.008 and pacs.009 under CBPR+ require: a new UUID v4 was generated. Match the payment on its references, not the UETR.", false},
+	CodeHeaderDefaulted:     {statement.SeverityInfo, false, "The MX input had no business application header (or no BIC in it): the MT blocks 1 and 2 take the instructing and instructed agents, else the placeholder NOTPROVIDED; the MX output's header takes the MT's blocks or the agents.", false},
+	CodeEndToEndDefaulted:   {statement.SeverityInfo, false, "The MT carried no end-to-end reference (:70: /ROC/ for MT103, :21: for MT202/205): EndToEndId is NOTPROVIDED, as CBPR+ translation writes it.", false},
+	CodeValidationFlag:      {statement.SeverityInfo, false, "Block 3 field 119 (STP, REMIT) is a FIN validation profile with no MX element; the content it validated was converted.", false},
+	CodeVersionUntested:     {statement.SeverityInfo, false, "The MX document's version (e.g. pacs.008.001.09 or .12) is not the one we checked element by element (.001.08); it was read with the same element paths.", false},
+	CodeFieldDefaulted:      {statement.SeverityInfo, false, "A mandatory field had no source value and was filled with a documented default that adds no information (:71F: zero in the settlement currency with :71A: BEN, :50F: party identifier /NOTPROVIDED, :23B: CRED, :71A: SHA).", false},
+	CodeAddressFlattened:    {statement.SeverityWarning, false, "Structured address elements MT has no subfield for (StrtNm, BldgNb, PstCd, CtrySubDvsn and the like) were written as option F address lines 2/ (or option K/D lines); the text is kept, read back it becomes AdrLine.", false},
+	CodeSplit:               {statement.SeverityInfo, false, "An MX message with several transactions became one MT message per transaction (pages of the result).", false},
+	CodeNonstandard:         {statement.SeverityWarning, false, "A field does not follow its SWIFT or ISO format (e.g. a BIC of the wrong shape, an invalid IBAN check digit, an unknown country code) but was kept as given.", false},
+	CodeUnknownField:        {statement.SeverityWarning, true, "A field the MT type does not define was skipped.", false},
+	CodeDuplicateField:      {statement.SeverityWarning, true, "A non-repeatable field occurs again in one message; the last occurrence is used.", false},
+	CodeRuleD75:             {statement.SeverityWarning, false, "Network rule D75: when :33B: is present with a currency other than :32A:'s, :36: must be present, and otherwise :36: is not allowed.", true},
+	CodeRuleE13:             {statement.SeverityWarning, false, "Network rule E13: with :71A: OUR, :71F: is not allowed.", true},
+	CodeRuleD50:             {statement.SeverityWarning, false, "Network rule D50: with :71A: SHA, :71G: is not allowed.", true},
+	CodeRuleE15:             {statement.SeverityWarning, false, "Network rule E15: with :71A: BEN, at least one :71F: is mandatory and :71G: is not allowed.", true},
+	CodeRuleE01:             {statement.SeverityWarning, false, "Network rule E01: with :23B: SPRI, :23E: may only be SDVA, TELB, PHOB or INTC.", true},
+	CodeRuleE02:             {statement.SeverityWarning, false, "Network rule E02: with :23B: SSTD or SPAY, :23E: is not allowed.", true},
+	CodeRuleE06:             {statement.SeverityWarning, false, "Network rule E06: when :55a: is present, :53a: and :54a: are mandatory.", true},
+	CodeRuleC81:             {statement.SeverityWarning, false, "Network rule C81: when :56a: is present, :57a: is mandatory.", true},
+	CodeRuleT26:             {statement.SeverityWarning, false, "Network rule T26: a reference (:20:, :21:) must not start or end with '/' nor contain '//'.", true},
+}
+
+// Warner collects warnings with paths. Repeats of one code and path fold
+// into one warning with a count; PAY_TRUNCATED never folds (one per cut).
+type Warner struct {
+	list  []statement.Warning
+	count []int
+	seen  map[string]int
+}
+
+// maxWarnings bounds the list so that hostile input cannot grow it without end.
+const maxWarnings = 200
+
+// Add records a warning of code at path (and line when known).
+func (w *Warner) Add(code, path string, line int, format string, args ...any) {
+	key := code + "\x00" + path
+	if code == CodeTruncated {
+		key += "\x00" + strconv.Itoa(len(w.list))
+	}
+	if len(w.list) >= maxWarnings {
+		key = code
+	}
+	if i, ok := w.seen[key]; ok {
+		w.count[i]++
+		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]int{}
+	}
+	ci, ok := Codes[code]
+	if !ok {
+		panic("payment: unknown warning code " + code)
+	}
+	w.seen[key] = len(w.list)
+	w.list = append(w.list, statement.Warning{Code: code, Severity: ci.Severity, Lossy: ci.Lossy, Invalid: ci.Invalid,
+		Path: path, Line: line, Message: fmt.Sprintf(format, args...)})
+	w.count = append(w.count, 1)
+}
+
+// Result returns the warnings, folded repeats ending in "(N times)".
+func (w *Warner) Result() []statement.Warning {
+	for i, n := range w.count {
+		if n > 1 {
+			w.list[i].Message += " (" + strconv.Itoa(n) + " times)"
+		}
+	}
+	return w.list
+}

@@ -1,0 +1,212 @@
+// Package payment is the converter's neutral model of an interbank payment
+// instruction: what MT103 and pacs.008 (customer credit transfer) and
+// MT202/MT205 (COV) and pacs.009 (financial institution credit transfer)
+// have in common. It stands beside the statement model (package statement):
+// payment parsers produce it, payment renderers consume it, and every loss on
+// the way is a warning with a stable code (Codes; docs/conversion-warnings.md).
+//
+// Field names follow ISO 20022, since it is the richer side; the comments
+// name the MT field each one comes from.
+package payment
+
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// Kind is the business meaning of a payment, which decides its MT type and
+// its MX message.
+type Kind string
+
+const (
+	// Customer is a customer credit transfer: MT103, pacs.008.
+	Customer Kind = "customer"
+	// Institution is a financial institution transfer: MT202/MT205,
+	// pacs.009 CORE.
+	Institution Kind = "institution"
+	// Cover is a financial institution transfer covering a customer
+	// transfer sent directly: MT202COV/MT205COV, pacs.009 COV (with
+	// Underlying).
+	Cover Kind = "cover"
+)
+
+// Payment is one credit transfer transaction with the header of the message
+// that carried it.
+type Payment struct {
+	Kind Kind
+	// MT is the MT type the payment came from or goes to without the "MT"
+	// prefix: "103", "202", "205". MX sources leave it empty and the MT
+	// renderer picks the type from Kind.
+	MT string
+	// ValidationFlag is block 3 field 119 (STP, REMIT, COV); MX has no place
+	// for it.
+	ValidationFlag string
+
+	Header Header
+
+	// MessageID is GrpHdr/MsgId (MT: field 20).
+	MessageID string
+	// CreatedAt is GrpHdr/CreDtTm (MT: the output date and time of block 2,
+	// else the time of conversion).
+	CreatedAt time.Time
+	// SettlementMethod is SttlmInf/SttlmMtd: INDA, INGA, COVE or CLRG.
+	SettlementMethod string
+	// SettlementAccount is SttlmInf/SttlmAcct (MT: 53B with an account only).
+	SettlementAccount string
+
+	InstructionID string // :20:, PmtId/InstrId
+	EndToEndID    string // :70: /ROC/ (MT103), :21: (MT202/205), PmtId/EndToEndId
+	UETR          string // block 3 :121:, PmtId/UETR
+
+	// BankOperationCode is MT103 :23B: (CRED, SPRI, SSTD, SPAY).
+	BankOperationCode string
+	// ServiceLevels are PmtTpInf/SvcLvl codes (MT :23E: SDVA, :72: /SVCLVL/).
+	ServiceLevels []string
+	// LocalInstrument is PmtTpInf/LclInstrm (MT :72: /LOCINS/).
+	LocalInstrument string
+	// CategoryPurpose is PmtTpInf/CtgyPurp/Cd (MT :23E: INTC, CORT; :72: /CATPURP/).
+	CategoryPurpose string
+	// Purpose is Purp/Prtry (MT :26T: transaction type code).
+	Purpose string
+
+	SettlementDate statement.Date   // :32A: date, IntrBkSttlmDt
+	Amount         statement.Amount // :32A: currency and amount, IntrBkSttlmAmt
+	// InstructedAmount is :33B:, InstdAmt; zero Currency when absent.
+	InstructedAmount statement.Amount
+	// ExchangeRate is :36:, XchgRate; zero when absent.
+	ExchangeRate decimal.Decimal
+
+	// ChargeBearer is ChrgBr: DEBT (:71A: OUR), CRED (BEN), SHAR (SHA), SLEV.
+	ChargeBearer string
+	// SenderCharges are :71F: (ChrgsInf with the sender as agent).
+	SenderCharges []statement.Amount
+	// ReceiverCharges is :71G: (ChrgsInf with the receiver as agent); zero
+	// Currency when absent.
+	ReceiverCharges statement.Amount
+
+	// PreviousInstructingAgent is :72: /INS/, PrvsInstgAgt1.
+	PreviousInstructingAgent *Agent
+	InstructingAgent         *Agent // InstgAgt; MT: the sender
+	InstructedAgent          *Agent // InstdAgt; MT: the receiver
+	// The reimbursement agents (settlement chain): :53a:, :54a:, :55a:.
+	SendersCorrespondent   *Agent
+	ReceiversCorrespondent *Agent
+	ThirdReimbursement     *Agent
+	Intermediary           *Agent // :56a:, IntrmyAgt1
+
+	// Customer transfers: the debtor (:50a:) and creditor (:59a:).
+	Debtor   *Party
+	Creditor *Party
+	// Institution transfers: :52a: is the debtor (ordering institution) and
+	// :58a: the creditor (beneficiary institution) as agents.
+	DebtorFI   *Agent
+	CreditorFI *Agent
+
+	DebtorAgent   *Agent // :52a: (MT103) , DbtrAgt
+	CreditorAgent *Agent // :57a:, CdtrAgt
+
+	// Remittance is RmtInf/Ustrd (MT :70: without its /ROC/ line).
+	Remittance []string
+	// InstructionsForCreditorAgent are :23E: codes (CHQB, HOLD, PHOB, TELB)
+	// and :72: /ACC/ texts.
+	InstructionsForCreditorAgent []Instruction
+	// InstructionsForNextAgent are :23E: codes (PHON, TELE, PHOI, TELI) and
+	// the other :72: lines.
+	InstructionsForNextAgent []Instruction
+	// Regulatory is :77B:, RgltryRptg/Dtls/Inf, one per line.
+	Regulatory []string
+
+	// Underlying is the customer transfer a cover payment covers (MT202COV
+	// sequence B, pacs.009 UndrlygCstmrCdtTrf).
+	Underlying *Payment
+}
+
+// Header is the business application header (head.001) or the MT's blocks 1
+// to 3.
+type Header struct {
+	From      string // sender BIC (block 1 of an input message, the MIR of an output one; AppHdr Fr)
+	To        string // receiver BIC (AppHdr To)
+	BizMsgIdr string
+	MsgDefIdr string // "pacs.008.001.08"
+	BizSvc    string // "swift.cbprplus.02"
+	CreatedAt time.Time
+}
+
+// Agent is a financial institution (BranchAndFinancialInstitutionIdentification6
+// and its account; MT options A, B, C, D).
+type Agent struct {
+	BIC string
+	// ClearingSystem and ClearingMember are ClrSysMmbId (MT "//FW123456789":
+	// USABA and 123456789).
+	ClearingSystem string
+	ClearingMember string
+	Name           string
+	Address        Address
+	// Account is the party identifier line ("/account"): the agent's account
+	// (…AgtAcct).
+	Account string
+	// Location is option B's location line; MX has no place for it.
+	Location string
+}
+
+// Party is a debtor or creditor (PartyIdentification135 and its account).
+type Party struct {
+	Name    string
+	Address Address
+	// BIC is an organisation's Id/OrgId/AnyBIC (MT options 50A, 59A).
+	BIC string
+	// Account is the IBAN or other account number (…Acct).
+	Account string
+	// IDs are other identifications (MT 50F codes CUST, DRLC, NIDN, …).
+	IDs []PartyID
+	// BirthDate and BirthPlace are 50F lines 4/ and 5/ (PrvtId/DtAndPlcOfBirth).
+	BirthDate    statement.Date
+	BirthCity    string
+	BirthCountry string
+}
+
+// PartyID is an identification of a party by scheme.
+type PartyID struct {
+	Scheme  string // ExternalPersonIdentification1Code: CCPT, CUST, DRLC, EMPL, NIDN, SOSE, TXID, ARNU
+	Issuer  string // country code, or country/issuer
+	Value   string
+	OrgForm bool // an organisation's id (OrgId/Othr) rather than a person's
+}
+
+// Address is a postal address, structured, unstructured or both (hybrid).
+type Address struct {
+	Street   string // StrtNm
+	Building string // BldgNb
+	PostCode string // PstCd
+	Town     string // TwnNm
+	District string // CtrySubDvsn
+	Country  string // Ctry, ISO 3166 alpha-2
+	Lines    []string
+}
+
+// IsZero reports whether a holds nothing.
+func (a Address) IsZero() bool {
+	return a.Street == "" && a.Building == "" && a.PostCode == "" && a.Town == "" && a.District == "" &&
+		a.Country == "" && len(a.Lines) == 0
+}
+
+// Structured reports whether a has the town and country that make it usable
+// under the structured-address rules (hybrid or fully structured).
+func (a Address) Structured() bool { return a.Town != "" && a.Country != "" }
+
+// Instruction is an instruction for the creditor agent or the next agent.
+type Instruction struct {
+	Code string // Instruction3Code/Instruction4Code (CHQB, HOLD, PHOB, TELB, PHON, TELE, PHOI, TELI)
+	Text string // InstrInf (Max140Text)
+}
+
+// MXType is the ISO 20022 message a payment of kind k is: pacs.008 or pacs.009.
+func MXType(k Kind) string {
+	if k == Customer {
+		return "pacs.008"
+	}
+	return "pacs.009"
+}

@@ -1,0 +1,46 @@
+package finance
+
+import (
+	"context"
+	"time"
+)
+
+// BudgetStore is the part of Store that keeps budgets, progress snapshots
+// and goals (embedded in Store). Ids and timestamps come from the caller.
+type BudgetStore interface {
+	// CreateBudget stores b with its groups and items. An active budget
+	// when the user already has one is ErrAlreadyExists.
+	CreateBudget(ctx context.Context, b Budget) error
+	// GetBudget reads one of the user's budgets.
+	GetBudget(ctx context.Context, userID, id string) (Budget, error)
+	// ListBudgets returns all of the user's budgets: the active one first,
+	// then by creation time descending, then id descending.
+	ListBudgets(ctx context.Context, userID string) ([]Budget, error)
+	// SwitchBudget archives the user's active budget (if any) at next's
+	// creation time and stores next as the active one, in one atomic step;
+	// it returns the archived budget's id ("" when there was none).
+	// Concurrent switches serialize: each archives the one before it.
+	SwitchBudget(ctx context.Context, next Budget) (archivedID string, err error)
+
+	// SaveProgressSnapshot stores a closed period's progress unless one is
+	// stored for the same budget, grant and period start, and returns the
+	// stored one (the first writer wins, so a period freezes once).
+	SaveProgressSnapshot(ctx context.Context, s ProgressSnapshot) (ProgressSnapshot, error)
+	// GetProgressSnapshot reads a stored snapshot (ErrNotFound if none).
+	GetProgressSnapshot(ctx context.Context, budgetID, grantID string, periodStart time.Time) (ProgressSnapshot, error)
+
+	// ListBudgetRows returns the user's rows matching f (its privacy,
+	// account, category and date conditions) as narrow BudgetRows, in no
+	// particular order.
+	ListBudgetRows(ctx context.Context, userID string, f TransactionFilter) ([]BudgetRow, error)
+
+	CreateGoal(ctx context.Context, g Goal) error
+	GetGoal(ctx context.Context, userID, id string) (Goal, error)
+	// ListGoals returns up to limit of the user's goals after the position
+	// (nil: from the start), by sort order then id.
+	ListGoals(ctx context.Context, userID string, after *GoalPosition, limit int) ([]Goal, error)
+	// MarkGoalCompleted sets status completed and completed_at = at on an
+	// active goal that has no completed_at yet; otherwise it changes
+	// nothing and returns nil.
+	MarkGoalCompleted(ctx context.Context, userID, id string, at time.Time) error
+}

@@ -1,0 +1,353 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+func budget(userID string, active bool, created time.Time) finance.Budget {
+	income := decimal.RequireFromString("5200.50")
+	return finance.Budget{ID: newID(), UserID: userID, Name: "Plan", MethodType: finance.MethodEnvelope,
+		PeriodType: finance.PeriodMonthly, IsActive: active, IncomeType: finance.IncomeSalary,
+		ExpectedMonthlyIncome: &income, Currency: "USD", EnabledFeatures: []string{finance.FeatureRollover},
+		Groups: []finance.TargetGroup{{ID: newID(), Name: "Food", SortOrder: 1, AllocationType: finance.AllocAmount,
+			AllocationValue: decimal.RequireFromString("400.10"), Role: finance.RoleSpending,
+			Items: []finance.BudgetItem{{ID: newID(), CategoryID: newID(), AllocatedAmount: decimal.RequireFromString("400.10")}}}},
+		Version: 1, CreatedAt: created, UpdatedAt: created}
+}
+
+// sameBudget compares budgets, decimals by value.
+func sameBudget(t *testing.T, want, got finance.Budget) {
+	t.Helper()
+	if want.ID != got.ID || want.IsActive != got.IsActive || want.MethodType != got.MethodType ||
+		want.PeriodType != got.PeriodType || want.PeriodAnchorDay != got.PeriodAnchorDay ||
+		!want.PeriodAnchorDate.Equal(got.PeriodAnchorDate) || !want.CreatedAt.Equal(got.CreatedAt) ||
+		!slices.Equal(want.EnabledFeatures, got.EnabledFeatures) || len(want.Groups) != len(got.Groups) ||
+		(want.ExpectedMonthlyIncome == nil) != (got.ExpectedMonthlyIncome == nil) ||
+		(want.ExpectedMonthlyIncome != nil && want.ExpectedMonthlyIncome.String() != got.ExpectedMonthlyIncome.String()) {
+		t.Fatalf("budget mismatch:\nwant %+v\n got %+v", want, got)
+	}
+	for i, g := range want.Groups {
+		h := got.Groups[i]
+		if g.ID != h.ID || g.Name != h.Name || g.Role != h.Role || g.AllocationValue.String() != h.AllocationValue.String() ||
+			len(g.Items) != len(h.Items) {
+			t.Fatalf("group mismatch: %+v vs %+v", g, h)
+		}
+		for j, it := range g.Items {
+			if it.ID != h.Items[j].ID || it.CategoryID != h.Items[j].CategoryID ||
+				it.AllocatedAmount.String() != h.Items[j].AllocatedAmount.String() {
+				t.Fatalf("item mismatch: %+v vs %+v", it, h.Items[j])
+			}
+		}
+	}
+}
+
+func testBudgets(t *testing.T, s finance.Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	old := budget(f.user, false, base.Add(-time.Hour))
+	at := base.Add(-30 * time.Minute)
+	old.ArchivedAt = &at
+	old.PeriodType, old.PeriodAnchorDay = finance.PeriodMonthlyAnchored, 25
+	active := budget(f.user, true, base)
+	active.PeriodType, active.PeriodAnchorDate = finance.PeriodBiweekly, day(-3)
+	active.ExpectedMonthlyIncome = nil
+	must(t, s.CreateBudget(ctx, old))
+	must(t, s.CreateBudget(ctx, active))
+	must(t, s.CreateBudget(ctx, budget(f.other, true, base)))
+
+	t.Run("round trip", func(t *testing.T) {
+		for _, b := range []finance.Budget{old, active} {
+			got, err := s.GetBudget(ctx, f.user, b.ID)
+			must(t, err)
+			sameBudget(t, b, got)
+		}
+		got, _ := s.GetBudget(ctx, f.user, old.ID)
+		if got.ArchivedAt == nil || !got.ArchivedAt.Equal(at) {
+			t.Errorf("archived_at %v", got.ArchivedAt)
+		}
+	})
+	t.Run("not found", func(t *testing.T) {
+		for _, id := range []string{newID(), "not-a-uuid"} {
+			if _, err := s.GetBudget(ctx, f.user, id); !errors.Is(err, finance.ErrNotFound) {
+				t.Errorf("%s: %v", id, err)
+			}
+		}
+		if _, err := s.GetBudget(ctx, f.other, active.ID); !errors.Is(err, finance.ErrNotFound) {
+			t.Errorf("another user's budget: %v", err)
+		}
+	})
+	t.Run("one active per user", func(t *testing.T) {
+		if err := s.CreateBudget(ctx, budget(f.user, true, base)); !errors.Is(err, finance.ErrAlreadyExists) {
+			t.Errorf("second active budget: %v", err)
+		}
+		if err := s.CreateBudget(ctx, active); !errors.Is(err, finance.ErrAlreadyExists) {
+			t.Errorf("same id: %v", err)
+		}
+	})
+	t.Run("list: active first, then newest", func(t *testing.T) {
+		newer := budget(f.user, false, base.Add(time.Hour))
+		must(t, s.CreateBudget(ctx, newer))
+		list, err := s.ListBudgets(ctx, f.user)
+		must(t, err)
+		var ids []string
+		for _, b := range list {
+			ids = append(ids, b.ID)
+		}
+		diff(t, "order", []string{active.ID, newer.ID, old.ID}, ids)
+	})
+	t.Run("switch archives the active one", func(t *testing.T) {
+		next := budget(f.user, true, base.Add(2*time.Hour))
+		archived, err := s.SwitchBudget(ctx, next)
+		must(t, err)
+		if archived != active.ID {
+			t.Fatalf("archived %q, want %s", archived, active.ID)
+		}
+		prev, err := s.GetBudget(ctx, f.user, active.ID)
+		must(t, err)
+		if prev.IsActive || prev.ArchivedAt == nil || !prev.ArchivedAt.Equal(next.CreatedAt) || prev.Version != 2 {
+			t.Errorf("previous: %+v", prev)
+		}
+		// A failing switch (the id exists) changes nothing.
+		if _, err := s.SwitchBudget(ctx, next); err == nil {
+			t.Fatal("switch with an existing id succeeded")
+		}
+		cur, err := s.GetBudget(ctx, f.user, next.ID)
+		must(t, err)
+		if !cur.IsActive {
+			t.Error("failed switch archived the active budget")
+		}
+		// A user without budgets: nothing to archive.
+		archived, err = s.SwitchBudget(ctx, budget(newUser(t, s), true, base))
+		must(t, err)
+		if archived != "" {
+			t.Errorf("archived %q", archived)
+		}
+	})
+	t.Run("concurrent switches leave one active", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for i := 0; i < 6; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				_, err := s.SwitchBudget(ctx, budget(f.user, true, base.Add(time.Duration(3+i)*time.Hour)))
+				must(t, err)
+			}(i)
+		}
+		wg.Wait()
+		list, err := s.ListBudgets(ctx, f.user)
+		must(t, err)
+		n := 0
+		for _, b := range list {
+			if b.IsActive {
+				n++
+			}
+		}
+		if n != 1 || !list[0].IsActive {
+			t.Errorf("%d active budgets", n)
+		}
+	})
+}
+
+func newUser(t *testing.T, s finance.Store) string {
+	id := newID()
+	must(t, s.CreateUser(context.Background(), finance.User{ID: id, CreatedAt: base}))
+	return id
+}
+
+func testProgressSnapshots(t *testing.T, s finance.Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	b := budget(f.user, true, base)
+	must(t, s.CreateBudget(ctx, b))
+	grant := newID()
+	if _, err := s.GetProgressSnapshot(ctx, b.ID, grant, day(0)); !errors.Is(err, finance.ErrNotFound) {
+		t.Fatalf("missing snapshot: %v", err)
+	}
+	first, err := s.SaveProgressSnapshot(ctx, finance.ProgressSnapshot{BudgetID: b.ID, UserID: f.user, GrantID: grant,
+		PeriodStart: day(0), Data: []byte(`{"TotalSpent":"12.50"}`), CreatedAt: base})
+	must(t, err)
+	second, err := s.SaveProgressSnapshot(ctx, finance.ProgressSnapshot{BudgetID: b.ID, UserID: f.user, GrantID: grant,
+		PeriodStart: day(0), Data: []byte(`{"TotalSpent":"99.00"}`), CreatedAt: base.Add(time.Hour)})
+	must(t, err)
+	got, err := s.GetProgressSnapshot(ctx, b.ID, grant, day(0))
+	must(t, err)
+	for _, snap := range []finance.ProgressSnapshot{first, second, got} {
+		if string(snap.Data) != `{"TotalSpent": "12.50"}` && string(snap.Data) != `{"TotalSpent":"12.50"}` {
+			t.Errorf("first writer must win: %s", snap.Data)
+		}
+	}
+	if _, err := s.GetProgressSnapshot(ctx, b.ID, newID(), day(0)); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("another grant's snapshot: %v", err)
+	}
+}
+
+func testBudgetRows(t *testing.T, s finance.Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	cat := newID()
+	must(t, s.CreateCategory(ctx, finance.Category{ID: cat, Name: "Food", TypeTag: finance.CategoryExpense, CreatedAt: base, UpdatedAt: base}))
+	mk := func(acct string, d int, amount, category, pair string) finance.Transaction {
+		tx := finance.Transaction{ID: newID(), UserID: f.user, AccountID: acct, CategoryID: category, Merchant: "Shop",
+			Amount: money(amount, "USD"), Date: day(d), Source: finance.SourceManual, TransferPairID: pair,
+			Version: 1, CreatedAt: base, UpdatedAt: base}
+		return tx
+	}
+	pair := newID()
+	rows := []finance.Transaction{
+		mk(f.account, 0, "-10.50", cat, ""),
+		mk(f.account, 5, "-1.25", "", ""),
+		mk(f.account2, 2, "300.00", "", pair),
+		mk(f.account, 40, "-7.00", cat, ""),
+	}
+	must(t, s.InsertTransactions(ctx, rows))
+	other := mk(f.otherAccount, 0, "-3", "", "")
+	other.UserID = f.other
+	must(t, s.InsertTransactions(ctx, []finance.Transaction{other}))
+
+	ids := func(f finance.TransactionFilter) []string {
+		got, err := s.ListBudgetRows(ctx, rows[0].UserID, f)
+		must(t, err)
+		var out []string
+		for _, r := range got {
+			out = append(out, r.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := func(rs ...finance.Transaction) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	diff(t, "all", want(rows...), ids(finance.TransactionFilter{}))
+	diff(t, "dates", want(rows[0], rows[1], rows[2]), ids(finance.TransactionFilter{StartDate: day(0), EndDate: day(30)}))
+	diff(t, "account", want(rows[0], rows[1], rows[3]), ids(finance.TransactionFilter{AccountID: f.account}))
+	diff(t, "excluded account", want(rows[0], rows[1], rows[3]), ids(finance.TransactionFilter{ExcludeAccountIDs: []string{f.account2}}))
+	diff(t, "excluded category keeps uncategorized", want(rows[1], rows[2]), ids(finance.TransactionFilter{ExcludeCategoryIDs: []string{cat}}))
+
+	got, err := s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{AccountID: f.account2})
+	must(t, err)
+	if len(got) != 1 || got[0].TransferPairID != pair || got[0].Amount.Amount.String() != "300" ||
+		got[0].Amount.Currency != "USD" || !got[0].Date.Equal(day(2)) || got[0].Merchant != "Shop" || got[0].CategoryID != "" {
+		t.Errorf("row: %+v", got)
+	}
+}
+
+func goal(userID string, order int32) finance.Goal {
+	target := day(200)
+	return finance.Goal{ID: newID(), UserID: userID, Name: "Trip", Description: "Lisbon", GoalType: finance.GoalSavings,
+		Status: finance.GoalActive, TargetAmount: decimal.RequireFromString("3000.00"),
+		CurrentAmount: decimal.RequireFromString("250.10"), Currency: "USD", TargetDate: &target,
+		FundingSourceType: finance.FundingBudget, TrackingMode: finance.TrackBudgetDriven, SortOrder: order,
+		ShowInDigest: true,
+		AccountLinks: []finance.GoalAccountLink{{AccountID: newID(), LinkRole: finance.LinkRoleFunding}},
+		BudgetLinks:  []finance.GoalBudgetLink{{BudgetItemID: newID(), ContributionAmount: decimal.RequireFromString("150.00"), IsActive: true}},
+		SpendingPlan: []finance.GoalPlanLine{{Name: "Flights", CategoryID: newID(), PlannedAmount: decimal.RequireFromString("800")}},
+		Version:      1, CreatedAt: base, UpdatedAt: base}
+}
+
+func testGoals(t *testing.T, s finance.Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	var goals []finance.Goal
+	for _, order := range []int32{3, 1, 2, 2, 5} {
+		g := goal(f.user, order)
+		goals = append(goals, g)
+		must(t, s.CreateGoal(ctx, g))
+	}
+	plain := goal(f.user, 9)
+	plain.TargetDate, plain.AccountLinks, plain.BudgetLinks, plain.SpendingPlan, plain.Description = nil, nil, nil, nil, ""
+	goals = append(goals, plain)
+	must(t, s.CreateGoal(ctx, plain))
+	must(t, s.CreateGoal(ctx, goal(f.other, 1)))
+	if err := s.CreateGoal(ctx, plain); !errors.Is(err, finance.ErrAlreadyExists) {
+		t.Errorf("same id: %v", err)
+	}
+
+	t.Run("round trip", func(t *testing.T) {
+		for _, g := range []finance.Goal{goals[0], plain} {
+			got, err := s.GetGoal(ctx, f.user, g.ID)
+			must(t, err)
+			if got.TargetAmount.String() != g.TargetAmount.String() || got.CurrentAmount.String() != g.CurrentAmount.String() {
+				t.Errorf("amounts %s %s", got.TargetAmount, got.CurrentAmount)
+			}
+			got.TargetAmount, got.CurrentAmount = g.TargetAmount, g.CurrentAmount
+			for i := range got.BudgetLinks {
+				if got.BudgetLinks[i].ContributionAmount.String() != g.BudgetLinks[i].ContributionAmount.String() {
+					t.Errorf("contribution %s", got.BudgetLinks[i].ContributionAmount)
+				}
+				got.BudgetLinks[i].ContributionAmount = g.BudgetLinks[i].ContributionAmount
+			}
+			for i := range got.SpendingPlan {
+				if !got.SpendingPlan[i].PlannedAmount.Equal(g.SpendingPlan[i].PlannedAmount) {
+					t.Errorf("planned %s", got.SpendingPlan[i].PlannedAmount)
+				}
+				got.SpendingPlan[i].PlannedAmount = g.SpendingPlan[i].PlannedAmount
+			}
+			diff(t, "goal", g, got)
+		}
+		if _, err := s.GetGoal(ctx, f.other, goals[0].ID); !errors.Is(err, finance.ErrNotFound) {
+			t.Errorf("another user's goal: %v", err)
+		}
+		if _, err := s.GetGoal(ctx, f.user, "x"); !errors.Is(err, finance.ErrNotFound) {
+			t.Errorf("bad id: %v", err)
+		}
+	})
+	t.Run("keyset pages by sort order then id", func(t *testing.T) {
+		want := slices.Clone(goals)
+		slices.SortFunc(want, func(a, b finance.Goal) int {
+			if a.SortOrder != b.SortOrder {
+				return int(a.SortOrder - b.SortOrder)
+			}
+			if a.ID < b.ID {
+				return -1
+			}
+			return 1
+		})
+		for _, limit := range []int{1, 2, 4, 0} {
+			var got []string
+			var after *finance.GoalPosition
+			for {
+				page, err := s.ListGoals(ctx, f.user, after, limit)
+				must(t, err)
+				for _, g := range page {
+					got = append(got, g.ID)
+				}
+				if limit == 0 || len(page) < limit {
+					break
+				}
+				last := page[len(page)-1]
+				after = &finance.GoalPosition{SortOrder: last.SortOrder, ID: last.ID}
+			}
+			var ids []string
+			for _, g := range want {
+				ids = append(ids, g.ID)
+			}
+			diff(t, "order", ids, got)
+		}
+	})
+	t.Run("mark completed once", func(t *testing.T) {
+		must(t, s.MarkGoalCompleted(ctx, f.user, goals[0].ID, base.Add(time.Hour)))
+		must(t, s.MarkGoalCompleted(ctx, f.user, goals[0].ID, base.Add(2*time.Hour)))
+		got, err := s.GetGoal(ctx, f.user, goals[0].ID)
+		must(t, err)
+		if got.Status != finance.GoalCompleted || got.CompletedAt == nil || !got.CompletedAt.Equal(base.Add(time.Hour)) || got.Version != 2 {
+			t.Errorf("completed: %s %v v%d", got.Status, got.CompletedAt, got.Version)
+		}
+		if err := s.MarkGoalCompleted(ctx, f.other, goals[1].ID, base); !errors.Is(err, finance.ErrNotFound) {
+			t.Errorf("another user's goal: %v", err)
+		}
+	})
+}

@@ -1,0 +1,319 @@
+package grpcapi
+
+import (
+	"context"
+
+	"github.com/shopspring/decimal"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+type budgetServer struct {
+	financev1.UnimplementedBudgetServiceServer
+	svc *finance.Service
+}
+
+type goalServer struct {
+	financev1.UnimplementedGoalServiceServer
+	svc *finance.Service
+}
+
+func (s *budgetServer) ListBudgets(ctx context.Context, req *financev1.ListBudgetsRequest) (*financev1.ListBudgetsResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.svc.ListBudgets(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
+	if err != nil {
+		return nil, err
+	}
+	resp := &financev1.ListBudgetsResponse{Data: make([]*financev1.Budget, 0, len(page.Data)),
+		RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
+	for _, b := range page.Data {
+		resp.Data = append(resp.Data, budgetProto(b))
+	}
+	return resp, nil
+}
+
+func (s *budgetServer) GetBudget(ctx context.Context, req *financev1.GetBudgetRequest) (*financev1.GetBudgetResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.svc.GetBudget(ctx, c, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.GetBudgetResponse{Data: budgetProto(res.Data), RedactedFields: res.RedactedFields,
+		Filtered: res.Filtered}, nil
+}
+
+func (s *budgetServer) GetBudgetProgress(ctx context.Context, req *financev1.GetBudgetProgressRequest) (*financev1.GetBudgetProgressResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.svc.GetBudgetProgress(ctx, c, req.GetId(), req.GetMonth())
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.GetBudgetProgressResponse{Data: progressProto(res.Data), RedactedFields: res.RedactedFields,
+		Filtered: res.Filtered}, nil
+}
+
+func (s *budgetServer) SwitchBudgetMethod(ctx context.Context, req *financev1.SwitchBudgetMethodRequest) (*financev1.SwitchBudgetMethodResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// proto3 cannot tell an absent confirm from false; both are refused.
+	confirm := req.GetConfirm()
+	res, err := s.svc.SwitchBudgetMethod(ctx, c, req.GetMethod(), &confirm)
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.SwitchBudgetMethodResponse{
+		Data: &financev1.BudgetMethodSwitchResult{NewBudgetId: res.Data.NewBudgetID,
+			PreviousBudgetArchived: res.Data.PreviousBudgetArchived},
+		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+}
+
+// amount formats an exact decimal with at least the currency's minor-unit
+// digits.
+func amount(d decimal.Decimal, currency string) *string {
+	return proto.String(finance.Money{Amount: d, Currency: currency}.AmountString())
+}
+
+func metaProto(m finance.MethodMeta) *financev1.BudgetMethodMeta {
+	return &financev1.BudgetMethodMeta{DisplayName: optional(m.DisplayName),
+		IsNameEditable: proto.Bool(m.IsNameEditable), HasFixedGroups: proto.Bool(m.HasFixedGroups)}
+}
+
+func budgetProto(v finance.BudgetView) *financev1.Budget {
+	b := v.Budget
+	out := &financev1.Budget{
+		Id:              b.ID,
+		Name:            optional(b.Name),
+		MethodType:      optional(b.MethodType),
+		PeriodType:      optional(b.PeriodType),
+		IsActive:        proto.Bool(b.IsActive),
+		IncomeType:      optional(b.IncomeType),
+		MethodMeta:      metaProto(finance.MetaFor(b.MethodType)),
+		EnabledFeatures: b.EnabledFeatures,
+		CreatedAt:       timestamp(&b.CreatedAt),
+		Currency:        optional(b.Currency),
+		ArchivedAt:      timestamp(b.ArchivedAt),
+	}
+	if b.ExpectedMonthlyIncome != nil {
+		out.ExpectedMonthlyIncome = amount(*b.ExpectedMonthlyIncome, b.Currency)
+	}
+	switch b.PeriodType {
+	case finance.PeriodMonthlyAnchored:
+		out.PeriodAnchorDay = proto.Int32(int32(b.PeriodAnchorDay))
+	case finance.PeriodBiweekly:
+		out.PeriodAnchorDate = proto.String(b.PeriodAnchorDate.Format(finance.DateLayout))
+	}
+	for _, g := range b.Groups {
+		tg := &financev1.TargetGroup{Id: g.ID, Name: optional(g.Name), SortOrder: proto.Int32(g.SortOrder),
+			AllocationType: optional(g.AllocationType), AllocationValue: proto.String(g.AllocationValue.String()),
+			Items: make([]*financev1.BudgetItem, 0, len(g.Items))}
+		if g.AllocationType != finance.AllocPercent {
+			tg.AllocationValue = amount(g.AllocationValue, b.Currency)
+		}
+		for _, it := range g.Items {
+			item := &financev1.BudgetItem{Id: it.ID, CategoryId: optional(it.CategoryID),
+				AllocatedAmount: amount(it.AllocatedAmount, b.Currency)}
+			if spent, ok := v.ItemSpent[it.ID]; ok {
+				item.SpentAmount = amount(spent, b.Currency)
+			}
+			tg.Items = append(tg.Items, item)
+		}
+		out.TargetGroups = append(out.TargetGroups, tg)
+	}
+	return out
+}
+
+func progressProto(p finance.BudgetProgress) *financev1.BudgetProgress {
+	cur := p.Currency
+	out := &financev1.BudgetProgress{
+		BudgetId:        p.BudgetID,
+		MethodType:      optional(p.MethodType),
+		TotalIncome:     amount(p.TotalIncome, cur),
+		TotalAllocated:  amount(p.TotalAllocated, cur),
+		TotalSpent:      amount(p.TotalSpent, cur),
+		Remaining:       amount(p.Remaining, cur),
+		AnomalyTotal:    amount(p.AnomalyTotal, cur),
+		MethodMeta:      metaProto(p.MethodMeta),
+		PeriodStart:     proto.String(p.PeriodStart.Format(finance.DateLayout)),
+		PeriodEnd:       proto.String(p.PeriodEnd.Format(finance.DateLayout)),
+		PeriodLabel:     optional(p.PeriodLabel),
+		IsCurrentPeriod: proto.Bool(p.IsCurrentPeriod),
+		Currency:        optional(cur),
+		Groups:          make([]*financev1.GroupProgress, 0, len(p.Groups)),
+		Anomalies:       make([]*financev1.BudgetAnomaly, 0, len(p.Anomalies)),
+	}
+	if p.ExpectedIncome != nil {
+		out.ExpectedIncome = amount(*p.ExpectedIncome, cur)
+	}
+	for _, g := range p.Groups {
+		gp := &financev1.GroupProgress{
+			GroupId:                g.GroupID,
+			GroupName:              optional(g.GroupName),
+			Allocated:              amount(g.Allocated, cur),
+			Spent:                  amount(g.Spent, cur),
+			Remaining:              amount(g.Remaining, cur),
+			RolloverAmount:         amount(g.RolloverAmount, cur),
+			UpcomingRecurringTotal: amount(g.UpcomingRecurringTotal, cur),
+			PhaseActive:            proto.Bool(g.PhaseActive),
+		}
+		if g.SpentPercentage != nil {
+			// Rounded once, here: two places.
+			gp.SpentPercentage = proto.Float64(g.SpentPercentage.Round(2).InexactFloat64())
+		}
+		for _, it := range g.Items {
+			gp.Items = append(gp.Items, &financev1.BudgetItem{Id: it.ItemID, CategoryId: optional(it.CategoryID),
+				AllocatedAmount: amount(it.Allocated, cur), SpentAmount: amount(it.Spent, cur)})
+		}
+		out.Groups = append(out.Groups, gp)
+	}
+	for _, a := range p.Anomalies {
+		out.Anomalies = append(out.Anomalies, &financev1.BudgetAnomaly{
+			TransactionId:     a.TransactionID,
+			Amount:            amount(a.Amount, cur),
+			TransactionDate:   proto.String(a.TransactionDate.Format(finance.DateLayout)),
+			Status:            optional(a.Status),
+			CoveredByGoal:     optional(a.CoveredByGoal),
+			CoveredByPlanLine: optional(a.CoveredByPlanLine),
+		})
+	}
+	return out
+}
+
+func (s *goalServer) ListGoals(ctx context.Context, req *financev1.ListGoalsRequest) (*financev1.ListGoalsResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.svc.ListGoals(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
+	if err != nil {
+		return nil, err
+	}
+	resp := &financev1.ListGoalsResponse{Data: make([]*financev1.Goal, 0, len(page.Data)),
+		RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
+	for _, g := range page.Data {
+		resp.Data = append(resp.Data, goalProto(g))
+	}
+	return resp, nil
+}
+
+func (s *goalServer) GetGoal(ctx context.Context, req *financev1.GetGoalRequest) (*financev1.GetGoalResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.svc.GetGoal(ctx, c, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.GetGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
+		Filtered: res.Filtered}, nil
+}
+
+func goalProto(v finance.GoalView) *financev1.Goal {
+	g, p, cur := v.Goal, v.Progress, v.Goal.Currency
+	out := &financev1.Goal{
+		Id:                g.ID,
+		Name:              optional(g.Name),
+		Description:       optional(g.Description),
+		GoalType:          optional(g.GoalType),
+		Status:            optional(g.Status),
+		TargetAmount:      amount(g.TargetAmount, cur),
+		CurrentAmount:     amount(p.CurrentAmount, cur),
+		Currency:          optional(cur),
+		FundingSourceType: optional(g.FundingSourceType),
+		TrackingMode:      optional(g.TrackingMode),
+		SortOrder:         proto.Int32(g.SortOrder),
+		ShowInDigest:      proto.Bool(g.ShowInDigest),
+		CreatedAt:         timestamp(&g.CreatedAt),
+		UpdatedAt:         timestamp(&g.UpdatedAt),
+		CompletedAt:       timestamp(g.CompletedAt),
+	}
+	if g.TargetDate != nil {
+		out.TargetDate = proto.String(g.TargetDate.Format(finance.DateLayout))
+	}
+	for _, l := range g.AccountLinks {
+		out.AccountLinks = append(out.AccountLinks, &financev1.GoalAccountLink{AccountId: optional(l.AccountID),
+			AccountType: optional(l.AccountType), LinkRole: optional(l.LinkRole)})
+	}
+	for _, l := range g.BudgetLinks {
+		out.BudgetLinks = append(out.BudgetLinks, &financev1.GoalBudgetLink{BudgetItemId: optional(l.BudgetItemID),
+			ContributionAmount: amount(l.ContributionAmount, cur), IsActive: proto.Bool(l.IsActive)})
+	}
+	for _, l := range g.SpendingPlan {
+		out.SpendingPlan = append(out.SpendingPlan, &financev1.GoalPlanLine{Name: optional(l.Name),
+			CategoryId: optional(l.CategoryID), PlannedAmount: amount(l.PlannedAmount, cur)})
+	}
+	gp := &financev1.GoalProgress{
+		GoalId:          proto.String(g.ID),
+		CurrentAmount:   amount(p.CurrentAmount, cur),
+		TargetAmount:    amount(p.TargetAmount, cur),
+		RemainingAmount: amount(p.RemainingAmount, cur),
+	}
+	if p.ProgressPct != nil {
+		gp.ProgressPct = proto.String(p.ProgressPct.StringFixed(2))
+	}
+	if p.MonthlyContributionNeeded != nil {
+		gp.MonthlyContributionNeeded = amount(*p.MonthlyContributionNeeded, cur)
+	}
+	if p.MonthlyShortfall != nil {
+		gp.MonthlyShortfall = amount(*p.MonthlyShortfall, cur)
+	}
+	if p.DaysRemaining != nil {
+		gp.DaysRemaining = proto.Int32(int32(*p.DaysRemaining))
+	}
+	if p.ProjectedCompletionDate != nil {
+		gp.ProjectedCompletionDate = proto.String(p.ProjectedCompletionDate.Format(finance.DateLayout))
+	}
+	if p.LastContributionAt != nil {
+		gp.LastContributionAt = timestamppb.New(*p.LastContributionAt)
+	}
+	out.Progress = gp
+	return out
+}
+
+func (s *accountServer) ListAccounts(ctx context.Context, req *financev1.ListAccountsRequest) (*financev1.ListAccountsResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.svc.ListAccounts(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
+	if err != nil {
+		return nil, err
+	}
+	resp := &financev1.ListAccountsResponse{Data: make([]*financev1.Account, 0, len(page.Data)),
+		RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
+	for _, a := range page.Data {
+		resp.Data = append(resp.Data, &financev1.Account{
+			Id:                 a.ID,
+			ConnectionId:       optional(a.ConnectionID),
+			Name:               optional(a.Name),
+			Nickname:           optional(a.Nickname),
+			Type:               optional(a.Type),
+			Subtype:            optional(a.Subtype),
+			Mask:               optional(a.Mask),
+			Currency:           optional(a.Currency),
+			Balance:            money(&a.Balance),
+			AvailableBalance:   money(a.AvailableBalance),
+			IsHidden:           proto.Bool(a.IsHidden),
+			Provider:           optional(a.Provider),
+			InstitutionName:    optional(a.InstitutionName),
+			InstitutionLogoUrl: optional(a.InstitutionLogoURL),
+			CreatedAt:          timestamp(&a.CreatedAt),
+			UpdatedAt:          timestamp(&a.UpdatedAt),
+		})
+	}
+	return resp, nil
+}

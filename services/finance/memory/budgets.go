@@ -1,0 +1,256 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+// budgetState holds budgets, snapshots and goals; its maps are made on
+// first write, under the store's lock.
+type budgetState struct {
+	budgets   map[string]finance.Budget
+	snapshots map[string]finance.ProgressSnapshot
+	goals     map[string]finance.Goal
+}
+
+func snapKey(budgetID, grantID string, start time.Time) string {
+	return budgetID + "|" + grantID + "|" + finance.Day(start).Format(finance.DateLayout)
+}
+
+// cloneBudget deep-copies b through JSON for its groups, as PostgreSQL
+// keeps them (a jsonb column).
+func cloneBudget(b finance.Budget) finance.Budget {
+	groups, _ := json.Marshal(b.Groups)
+	b.Groups = nil
+	_ = json.Unmarshal(groups, &b.Groups)
+	b.EnabledFeatures = cloneStrings(b.EnabledFeatures)
+	b.ExpectedMonthlyIncome = copyPtr(b.ExpectedMonthlyIncome)
+	b.ArchivedAt = tsPtr(b.ArchivedAt)
+	b.CreatedAt, b.UpdatedAt = ts(b.CreatedAt), ts(b.UpdatedAt)
+	if b.PeriodType == finance.PeriodBiweekly {
+		b.PeriodAnchorDate = finance.Day(b.PeriodAnchorDate)
+	} else {
+		b.PeriodAnchorDate = time.Time{}
+	}
+	return b
+}
+
+func cloneGoal(g finance.Goal) finance.Goal {
+	var c finance.Goal = g
+	c.AccountLinks = slices.Clone(g.AccountLinks)
+	c.BudgetLinks = slices.Clone(g.BudgetLinks)
+	c.SpendingPlan = slices.Clone(g.SpendingPlan)
+	if len(c.AccountLinks) == 0 {
+		c.AccountLinks = nil
+	}
+	if len(c.BudgetLinks) == 0 {
+		c.BudgetLinks = nil
+	}
+	if len(c.SpendingPlan) == 0 {
+		c.SpendingPlan = nil
+	}
+	if g.TargetDate != nil {
+		d := finance.Day(*g.TargetDate)
+		c.TargetDate = &d
+	}
+	c.CompletedAt = tsPtr(g.CompletedAt)
+	c.CreatedAt, c.UpdatedAt = ts(g.CreatedAt), ts(g.UpdatedAt)
+	return c
+}
+
+// CreateBudget implements finance.Store.
+func (s *Store) CreateBudget(_ context.Context, b finance.Budget) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.createBudget(b)
+}
+
+func (s *Store) createBudget(b finance.Budget) error {
+	if s.budgets == nil {
+		s.budgets = map[string]finance.Budget{}
+	}
+	if _, ok := s.budgets[b.ID]; ok {
+		return fmt.Errorf("budget %s: %w", b.ID, finance.ErrAlreadyExists)
+	}
+	if _, ok := s.users[b.UserID]; !ok {
+		return fmt.Errorf("budget %s: no user %s", b.ID, b.UserID)
+	}
+	if b.IsActive {
+		for _, o := range s.budgets {
+			if o.UserID == b.UserID && o.IsActive {
+				return fmt.Errorf("budget %s: user has an active budget: %w", b.ID, finance.ErrAlreadyExists)
+			}
+		}
+	}
+	s.budgets[b.ID] = cloneBudget(b)
+	return nil
+}
+
+// GetBudget implements finance.Store.
+func (s *Store) GetBudget(_ context.Context, userID, id string) (finance.Budget, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	b, ok := s.budgets[id]
+	if !ok || b.UserID != userID {
+		return finance.Budget{}, fmt.Errorf("budget %s: %w", id, finance.ErrNotFound)
+	}
+	return cloneBudget(b), nil
+}
+
+// ListBudgets implements finance.Store.
+func (s *Store) ListBudgets(_ context.Context, userID string) ([]finance.Budget, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Budget
+	for _, b := range s.budgets {
+		if b.UserID == userID {
+			out = append(out, cloneBudget(b))
+		}
+	}
+	slices.SortFunc(out, finance.CompareBudgets)
+	return out, nil
+}
+
+// SwitchBudget implements finance.Store.
+func (s *Store) SwitchBudget(_ context.Context, next finance.Budget) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	archived := ""
+	for id, b := range s.budgets {
+		if b.UserID == next.UserID && b.IsActive {
+			at := ts(next.CreatedAt)
+			b.IsActive, b.ArchivedAt, b.UpdatedAt = false, &at, at
+			b.Version++
+			s.budgets[id] = b
+			archived = id
+		}
+	}
+	next.IsActive = true
+	if err := s.createBudget(next); err != nil {
+		if archived != "" { // undo: all or nothing
+			b := s.budgets[archived]
+			b.IsActive, b.ArchivedAt = true, nil
+			b.Version--
+			s.budgets[archived] = b
+		}
+		return "", err
+	}
+	return archived, nil
+}
+
+// SaveProgressSnapshot implements finance.Store.
+func (s *Store) SaveProgressSnapshot(_ context.Context, snap finance.ProgressSnapshot) (finance.ProgressSnapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snapshots == nil {
+		s.snapshots = map[string]finance.ProgressSnapshot{}
+	}
+	k := snapKey(snap.BudgetID, snap.GrantID, snap.PeriodStart)
+	if old, ok := s.snapshots[k]; ok {
+		return old, nil
+	}
+	snap.PeriodStart = finance.Day(snap.PeriodStart)
+	snap.CreatedAt = ts(snap.CreatedAt)
+	snap.Data = slices.Clone(snap.Data)
+	s.snapshots[k] = snap
+	return snap, nil
+}
+
+// GetProgressSnapshot implements finance.Store.
+func (s *Store) GetProgressSnapshot(_ context.Context, budgetID, grantID string, start time.Time) (finance.ProgressSnapshot, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	snap, ok := s.snapshots[snapKey(budgetID, grantID, start)]
+	if !ok {
+		return snap, fmt.Errorf("snapshot: %w", finance.ErrNotFound)
+	}
+	return snap, nil
+}
+
+// ListBudgetRows implements finance.Store.
+func (s *Store) ListBudgetRows(_ context.Context, userID string, f finance.TransactionFilter) ([]finance.BudgetRow, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.BudgetRow
+	for _, t := range s.transactions {
+		if t.UserID != userID || !matches(t, f) {
+			continue
+		}
+		out = append(out, finance.BudgetRow{ID: t.ID, AccountID: t.AccountID, CategoryID: t.CategoryID,
+			Merchant: t.Merchant, Amount: t.Amount, Date: t.Date, IsPending: t.IsPending,
+			TransferPairID: t.TransferPairID, SplitParentID: t.SplitParentID})
+	}
+	return out, nil
+}
+
+// CreateGoal implements finance.Store.
+func (s *Store) CreateGoal(_ context.Context, g finance.Goal) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.goals == nil {
+		s.goals = map[string]finance.Goal{}
+	}
+	if _, ok := s.goals[g.ID]; ok {
+		return fmt.Errorf("goal %s: %w", g.ID, finance.ErrAlreadyExists)
+	}
+	if _, ok := s.users[g.UserID]; !ok {
+		return fmt.Errorf("goal %s: no user %s", g.ID, g.UserID)
+	}
+	s.goals[g.ID] = cloneGoal(g)
+	return nil
+}
+
+// GetGoal implements finance.Store.
+func (s *Store) GetGoal(_ context.Context, userID, id string) (finance.Goal, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	g, ok := s.goals[id]
+	if !ok || g.UserID != userID {
+		return finance.Goal{}, fmt.Errorf("goal %s: %w", id, finance.ErrNotFound)
+	}
+	return cloneGoal(g), nil
+}
+
+// ListGoals implements finance.Store.
+func (s *Store) ListGoals(_ context.Context, userID string, after *finance.GoalPosition, limit int) ([]finance.Goal, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Goal
+	for _, g := range s.goals {
+		if g.UserID != userID {
+			continue
+		}
+		if after != nil && cmp.Or(cmp.Compare(g.SortOrder, after.SortOrder), cmp.Compare(g.ID, after.ID)) <= 0 {
+			continue
+		}
+		out = append(out, cloneGoal(g))
+	}
+	slices.SortFunc(out, func(a, b finance.Goal) int {
+		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
+	})
+	return truncate(out, limit), nil
+}
+
+// MarkGoalCompleted implements finance.Store.
+func (s *Store) MarkGoalCompleted(_ context.Context, userID, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, ok := s.goals[id]
+	if !ok || g.UserID != userID {
+		return fmt.Errorf("goal %s: %w", id, finance.ErrNotFound)
+	}
+	if g.Status != finance.GoalActive || g.CompletedAt != nil {
+		return nil
+	}
+	at = ts(at)
+	g.Status, g.CompletedAt, g.UpdatedAt = finance.GoalCompleted, &at, at
+	g.Version++
+	s.goals[id] = g
+	return nil
+}

@@ -1,0 +1,301 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+const budgetColumns = `id::text, user_id::text, name, method_type, period_type, COALESCE(period_anchor_day, 0),
+	period_anchor_date, is_active, COALESCE(income_type, ''), expected_monthly_income::text, currency,
+	enabled_features, groups, version, created_at, updated_at, archived_at`
+
+func scanBudget(r pgx.Row) (finance.Budget, error) {
+	var (
+		b      finance.Budget
+		anchor *time.Time
+		income *string
+		groups []byte
+	)
+	err := r.Scan(&b.ID, &b.UserID, &b.Name, &b.MethodType, &b.PeriodType, &b.PeriodAnchorDay, &anchor,
+		&b.IsActive, &b.IncomeType, &income, &b.Currency, &b.EnabledFeatures, &groups, &b.Version,
+		&b.CreatedAt, &b.UpdatedAt, &b.ArchivedAt)
+	if err != nil {
+		return b, err
+	}
+	if anchor != nil {
+		b.PeriodAnchorDate = *anchor
+	}
+	if income != nil {
+		d, err := decimal.NewFromString(*income)
+		if err != nil {
+			return b, err
+		}
+		b.ExpectedMonthlyIncome = &d
+	}
+	b.EnabledFeatures = nilIfEmpty(b.EnabledFeatures)
+	if err := json.Unmarshal(groups, &b.Groups); err != nil {
+		return b, err
+	}
+	if len(b.Groups) == 0 {
+		b.Groups = nil
+	}
+	return b, nil
+}
+
+func insertBudget(ctx context.Context, db execer, b finance.Budget) error {
+	groups, err := json.Marshal(b.Groups)
+	if err != nil {
+		return err
+	}
+	var income, anchorDay, anchorDate any
+	if b.ExpectedMonthlyIncome != nil {
+		income = numeric(*b.ExpectedMonthlyIncome)
+	}
+	if b.PeriodType == finance.PeriodMonthlyAnchored {
+		anchorDay = b.PeriodAnchorDay
+	}
+	if b.PeriodType == finance.PeriodBiweekly {
+		anchorDate = finance.Day(b.PeriodAnchorDate)
+	}
+	_, err = db.Exec(ctx, `
+		INSERT INTO budgets (id, user_id, name, method_type, period_type, period_anchor_day, period_anchor_date,
+			is_active, income_type, expected_monthly_income, currency, enabled_features, groups, version,
+			created_at, updated_at, archived_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+		b.ID, b.UserID, b.Name, b.MethodType, b.PeriodType, anchorDay, anchorDate, b.IsActive, nullStr(b.IncomeType),
+		income, b.Currency, list(b.EnabledFeatures), groups, b.Version, b.CreatedAt, b.UpdatedAt, b.ArchivedAt)
+	return err
+}
+
+// CreateBudget implements finance.Store.
+func (s *Store) CreateBudget(ctx context.Context, b finance.Budget) error {
+	return wrap(insertBudget(ctx, s.pool, b), "create budget")
+}
+
+// GetBudget implements finance.Store.
+func (s *Store) GetBudget(ctx context.Context, userID, id string) (finance.Budget, error) {
+	if !isUUID(id) || !isUUID(userID) {
+		return finance.Budget{}, fmt.Errorf("budget %q: %w", id, finance.ErrNotFound)
+	}
+	b, err := scanBudget(s.pool.QueryRow(ctx,
+		`SELECT `+budgetColumns+` FROM budgets WHERE id = $1 AND user_id = $2`, id, userID))
+	return b, wrap(err, "get budget")
+}
+
+// ListBudgets implements finance.Store.
+func (s *Store) ListBudgets(ctx context.Context, userID string) ([]finance.Budget, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+budgetColumns+` FROM budgets WHERE user_id = $1
+		ORDER BY is_active DESC, created_at DESC, id DESC`, userID)
+	if err != nil {
+		return nil, wrap(err, "list budgets")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Budget, error) { return scanBudget(r) })
+	return out, wrap(err, "list budgets")
+}
+
+// SwitchBudget implements finance.Store. The user's row is locked first, so
+// concurrent switches of one user run one after the other.
+func (s *Store) SwitchBudget(ctx context.Context, next finance.Budget) (string, error) {
+	archived := ""
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, next.UserID); err != nil {
+			return err
+		}
+		err := tx.QueryRow(ctx, `
+			UPDATE budgets SET is_active = false, archived_at = $2, updated_at = $2, version = version + 1
+			WHERE user_id = $1 AND is_active RETURNING id::text`, next.UserID, next.CreatedAt).Scan(&archived)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		next.IsActive = true
+		return insertBudget(ctx, tx, next)
+	})
+	if err != nil {
+		return "", wrap(err, "switch budget")
+	}
+	return archived, nil
+}
+
+// SaveProgressSnapshot implements finance.Store.
+func (s *Store) SaveProgressSnapshot(ctx context.Context, snap finance.ProgressSnapshot) (finance.ProgressSnapshot, error) {
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO budget_progress_snapshots (budget_id, grant_id, period_start, user_id, data, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+		snap.BudgetID, snap.GrantID, finance.Day(snap.PeriodStart), snap.UserID, snap.Data, snap.CreatedAt)
+	if err != nil {
+		return snap, wrap(err, "save progress snapshot")
+	}
+	return s.GetProgressSnapshot(ctx, snap.BudgetID, snap.GrantID, snap.PeriodStart)
+}
+
+// GetProgressSnapshot implements finance.Store.
+func (s *Store) GetProgressSnapshot(ctx context.Context, budgetID, grantID string, start time.Time) (finance.ProgressSnapshot, error) {
+	snap := finance.ProgressSnapshot{}
+	if !isUUID(budgetID) || !isUUID(grantID) {
+		return snap, fmt.Errorf("snapshot: %w", finance.ErrNotFound)
+	}
+	err := s.pool.QueryRow(ctx, `
+		SELECT budget_id::text, grant_id::text, period_start, user_id::text, data, created_at
+		FROM budget_progress_snapshots WHERE budget_id = $1 AND grant_id = $2 AND period_start = $3`,
+		budgetID, grantID, finance.Day(start)).
+		Scan(&snap.BudgetID, &snap.GrantID, &snap.PeriodStart, &snap.UserID, &snap.Data, &snap.CreatedAt)
+	return snap, wrap(err, "get progress snapshot")
+}
+
+// ListBudgetRows implements finance.Store: the listing's conditions, only
+// the counted columns (transactions_user_date_budget_idx covers them).
+func (s *Store) ListBudgetRows(ctx context.Context, userID string, f finance.TransactionFilter) ([]finance.BudgetRow, error) {
+	q, ok := txQuery(`SELECT id::text, account_id::text, COALESCE(category_id::text, ''), COALESCE(merchant, ''), amount::text,
+		currency, date, is_pending, COALESCE(transfer_pair_id::text, ''), COALESCE(split_parent_id::text, '')`, userID, f, nil, "")
+	if !ok {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
+	if err != nil {
+		return nil, wrap(err, "list budget rows")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.BudgetRow, error) {
+		var (
+			b      finance.BudgetRow
+			amount string
+		)
+		if err := r.Scan(&b.ID, &b.AccountID, &b.CategoryID, &b.Merchant, &amount, &b.Amount.Currency, &b.Date, &b.IsPending,
+			&b.TransferPairID, &b.SplitParentID); err != nil {
+			return b, err
+		}
+		var err error
+		b.Amount.Amount, err = decimal.NewFromString(amount)
+		return b, err
+	})
+	return out, wrap(err, "list budget rows")
+}
+
+const goalColumns = `id::text, user_id::text, name, COALESCE(description, ''), goal_type, status, target_amount::text,
+	current_amount::text, currency, target_date, COALESCE(funding_source_type, ''), tracking_mode, sort_order,
+	show_in_digest, account_links, budget_links, spending_plan, version, created_at, updated_at, completed_at`
+
+func scanGoal(r pgx.Row) (finance.Goal, error) {
+	var (
+		g                        finance.Goal
+		target, current          string
+		accounts, budgets, plans []byte
+	)
+	err := r.Scan(&g.ID, &g.UserID, &g.Name, &g.Description, &g.GoalType, &g.Status, &target, &current,
+		&g.Currency, &g.TargetDate, &g.FundingSourceType, &g.TrackingMode, &g.SortOrder, &g.ShowInDigest,
+		&accounts, &budgets, &plans, &g.Version, &g.CreatedAt, &g.UpdatedAt, &g.CompletedAt)
+	if err != nil {
+		return g, err
+	}
+	if g.TargetAmount, err = decimal.NewFromString(target); err != nil {
+		return g, err
+	}
+	if g.CurrentAmount, err = decimal.NewFromString(current); err != nil {
+		return g, err
+	}
+	for _, p := range []struct {
+		raw []byte
+		v   any
+	}{{accounts, &g.AccountLinks}, {budgets, &g.BudgetLinks}, {plans, &g.SpendingPlan}} {
+		if err := json.Unmarshal(p.raw, p.v); err != nil {
+			return g, err
+		}
+	}
+	if len(g.AccountLinks) == 0 {
+		g.AccountLinks = nil
+	}
+	if len(g.BudgetLinks) == 0 {
+		g.BudgetLinks = nil
+	}
+	if len(g.SpendingPlan) == 0 {
+		g.SpendingPlan = nil
+	}
+	return g, nil
+}
+
+func jsonList[T any](v []T) ([]byte, error) {
+	if v == nil {
+		v = []T{}
+	}
+	return json.Marshal(v)
+}
+
+// CreateGoal implements finance.Store.
+func (s *Store) CreateGoal(ctx context.Context, g finance.Goal) error {
+	accounts, err := jsonList(g.AccountLinks)
+	if err != nil {
+		return err
+	}
+	budgets, err := jsonList(g.BudgetLinks)
+	if err != nil {
+		return err
+	}
+	plans, err := jsonList(g.SpendingPlan)
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `
+		INSERT INTO goals (id, user_id, name, description, goal_type, status, target_amount, current_amount,
+			currency, target_date, funding_source_type, tracking_mode, sort_order, show_in_digest,
+			account_links, budget_links, spending_plan, version, created_at, updated_at, completed_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+		g.ID, g.UserID, g.Name, nullStr(g.Description), g.GoalType, g.Status, numeric(g.TargetAmount),
+		numeric(g.CurrentAmount), g.Currency, dayPtr(g.TargetDate), nullStr(g.FundingSourceType), g.TrackingMode,
+		g.SortOrder, g.ShowInDigest, accounts, budgets, plans, g.Version, g.CreatedAt, g.UpdatedAt, g.CompletedAt)
+	return wrap(err, "create goal")
+}
+
+// GetGoal implements finance.Store.
+func (s *Store) GetGoal(ctx context.Context, userID, id string) (finance.Goal, error) {
+	if !isUUID(id) || !isUUID(userID) {
+		return finance.Goal{}, fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)
+	}
+	g, err := scanGoal(s.pool.QueryRow(ctx, `SELECT `+goalColumns+` FROM goals WHERE id = $1 AND user_id = $2`, id, userID))
+	return g, wrap(err, "get goal")
+}
+
+// ListGoals implements finance.Store.
+func (s *Store) ListGoals(ctx context.Context, userID string, after *finance.GoalPosition, limit int) ([]finance.Goal, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	q := &query{args: []any{userID}}
+	q.sql.WriteString(`SELECT ` + goalColumns + ` FROM goals WHERE user_id = $1`)
+	if after != nil {
+		q.where("(sort_order, id) > (%s, %s)", after.SortOrder, uuidOrZero(after.ID))
+	}
+	q.sql.WriteString(" ORDER BY sort_order, id")
+	q.limit(limit)
+	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
+	if err != nil {
+		return nil, wrap(err, "list goals")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Goal, error) { return scanGoal(r) })
+	return out, wrap(err, "list goals")
+}
+
+// MarkGoalCompleted implements finance.Store.
+func (s *Store) MarkGoalCompleted(ctx context.Context, userID, id string, at time.Time) error {
+	if !isUUID(id) || !isUUID(userID) {
+		return fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)
+	}
+	var found bool
+	err := s.pool.QueryRow(ctx, `SELECT true FROM goals WHERE id = $1 AND user_id = $2`, id, userID).Scan(&found)
+	if err != nil {
+		return wrap(err, "mark goal completed")
+	}
+	_, err = s.pool.Exec(ctx, `
+		UPDATE goals SET status = 'completed', completed_at = $3, updated_at = $3, version = version + 1
+		WHERE id = $1 AND user_id = $2 AND status = 'active' AND completed_at IS NULL`, id, userID, at)
+	return wrap(err, "mark goal completed")
+}

@@ -1,0 +1,439 @@
+package finance
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// BudgetProgress is a budget's figures for one period. Amounts are exact
+// decimals in the budget's currency; spend is positive.
+type BudgetProgress struct {
+	BudgetID        string
+	MethodType      string
+	Currency        string
+	TotalIncome     decimal.Decimal
+	TotalAllocated  decimal.Decimal
+	TotalSpent      decimal.Decimal
+	Remaining       decimal.Decimal
+	ExpectedIncome  *decimal.Decimal
+	AnomalyTotal    decimal.Decimal
+	MethodMeta      MethodMeta
+	Groups          []GroupProgress
+	Anomalies       []BudgetAnomaly
+	PeriodStart     time.Time
+	PeriodEnd       time.Time
+	PeriodLabel     string
+	IsCurrentPeriod bool
+}
+
+// GroupProgress is one target group's figures for the period.
+type GroupProgress struct {
+	GroupID                string
+	GroupName              string
+	Role                   string
+	Allocated              decimal.Decimal
+	Spent                  decimal.Decimal
+	Remaining              decimal.Decimal
+	RolloverAmount         decimal.Decimal
+	UpcomingRecurringTotal decimal.Decimal
+	// SpentPercentage is spent / allocated × 100, exact; nil when nothing
+	// is allocated. It is rounded once, at the edge of the response.
+	SpentPercentage *decimal.Decimal
+	PhaseActive     bool
+	Items           []ItemProgress
+}
+
+// ItemProgress is one item's allocation and spend in the period.
+type ItemProgress struct {
+	ItemID     string
+	CategoryID string
+	Allocated  decimal.Decimal
+	Spent      decimal.Decimal
+}
+
+// Anomaly statuses.
+const (
+	// AnomalyFlagged: counted in the group's spent; the app asks the user.
+	AnomalyFlagged = "flagged"
+	// AnomalyCovered: absorbed by a goal's spending-plan line, so it is not
+	// counted in the group's spent.
+	AnomalyCovered = "covered"
+)
+
+// BudgetAnomaly is a spend far outside its category's usual pattern.
+type BudgetAnomaly struct {
+	TransactionID     string
+	CategoryID        string
+	Amount            decimal.Decimal // the spend, positive
+	TransactionDate   time.Time
+	Status            string
+	CoveredByGoal     string // goal id
+	CoveredByPlanLine string // the plan line's name
+}
+
+// Anomaly rule: a spend is anomalous when it exceeds the median of its
+// usual spends by more than AnomalyK × their median absolute deviation
+// (MAD), the MAD floored at a tenth of the median. Its usual spends are the
+// same merchant's in the same category over the AnomalyLookbackMonths
+// before the period when there are at least AnomalyMinHistory of them,
+// else the category's; with fewer than that, nothing is flagged.
+const (
+	AnomalyLookbackMonths = 6
+	AnomalyK              = 5
+	AnomalyMinHistory     = 8
+)
+
+// ProgressInput is everything one period's progress is computed from. Rows
+// are already filtered by the grant (hidden accounts and categories gone).
+type ProgressInput struct {
+	Budget     Budget // items of hidden categories removed
+	Period     Period
+	Today      time.Time
+	Categories []Category // the categories the grant shows
+	// Rows are the period's rows; History the AnomalyLookbackMonths before.
+	Rows, History []BudgetRow
+	Rules         []RecurringRule
+	Goals         []Goal // visible goals, for spending-plan coverage
+	// Rollover is the previous period's remaining per group id (only read
+	// when the budget has FeatureRollover).
+	Rollover map[string]decimal.Decimal
+}
+
+// counter decides which rows count and where.
+type counter struct {
+	currency  string
+	parent    map[string]string // category id → parent id
+	typeTag   map[string]string
+	itemOf    map[string][2]int // category id → (group, item) index
+	splitPars map[string]bool   // ids of rows whose slices are present
+}
+
+func newCounter(b Budget, cats []Category, rows []BudgetRow) counter {
+	c := counter{currency: b.Currency, parent: map[string]string{}, typeTag: map[string]string{},
+		itemOf: map[string][2]int{}, splitPars: map[string]bool{}}
+	for _, cat := range cats {
+		c.parent[cat.ID] = cat.ParentID
+		c.typeTag[cat.ID] = cat.TypeTag
+	}
+	for gi, g := range b.Groups {
+		for ii, it := range g.Items {
+			c.itemOf[it.CategoryID] = [2]int{gi, ii}
+		}
+	}
+	for _, r := range rows {
+		if r.SplitParentID != "" {
+			c.splitPars[r.SplitParentID] = true
+		}
+	}
+	return c
+}
+
+// counts reports whether a row counts at all: in the budget's currency,
+// categorized, not the incoming leg of a transfer between the user's own
+// accounts (the outgoing leg already counted the money), not a split
+// parent whose slices count instead.
+func (c counter) counts(r BudgetRow) bool {
+	switch {
+	case r.Amount.Currency != c.currency, r.CategoryID == "", c.splitPars[r.ID]:
+		return false
+	case r.TransferPairID != "" && r.Amount.Amount.IsPositive():
+		return false
+	}
+	return true
+}
+
+// item finds the item a row's category counts toward: its own, else its
+// parent's.
+func (c counter) item(cat string) ([2]int, bool) {
+	if ix, ok := c.itemOf[cat]; ok {
+		return ix, true
+	}
+	if p := c.parent[cat]; p != "" {
+		ix, ok := c.itemOf[p]
+		return ix, ok
+	}
+	return [2]int{}, false
+}
+
+func (c counter) isIncome(cat string) bool {
+	if c.typeTag[cat] == CategoryIncome {
+		return true
+	}
+	p := c.parent[cat]
+	return p != "" && c.typeTag[p] == CategoryIncome
+}
+
+// ComputeProgress computes one period's progress. It is a pure function of
+// its input: the same rows always give the same figures.
+func ComputeProgress(in ProgressInput) BudgetProgress {
+	b := in.Budget
+	today := Day(in.Today)
+	isCurrent := in.Period.Contains(today)
+	out := BudgetProgress{BudgetID: b.ID, MethodType: b.MethodType, Currency: b.Currency,
+		MethodMeta: MetaFor(b.MethodType), PeriodStart: in.Period.Start, PeriodEnd: in.Period.End,
+		PeriodLabel: in.Period.Label, IsCurrentPeriod: isCurrent}
+	c := newCounter(b, in.Categories, in.Rows)
+
+	// Spend per item and income.
+	spent := make([][]decimal.Decimal, len(b.Groups))
+	for gi, g := range b.Groups {
+		spent[gi] = make([]decimal.Decimal, len(g.Items))
+	}
+	var counted []BudgetRow
+	for _, r := range in.Rows {
+		if !c.counts(r) || !in.Period.Contains(r.Date) {
+			continue
+		}
+		if c.isIncome(r.CategoryID) {
+			out.TotalIncome = out.TotalIncome.Add(r.Amount.Amount)
+			continue
+		}
+		ix, ok := c.item(r.CategoryID)
+		if !ok {
+			continue
+		}
+		spent[ix[0]][ix[1]] = spent[ix[0]][ix[1]].Sub(r.Amount.Amount)
+		counted = append(counted, r)
+	}
+
+	// Anomalies; covered ones leave the spend.
+	if b.HasFeature(FeatureAnomalies) {
+		out.Anomalies = findAnomalies(c, counted, in.History, in.Goals)
+		for _, a := range out.Anomalies {
+			out.AnomalyTotal = out.AnomalyTotal.Add(a.Amount)
+			if a.Status == AnomalyCovered {
+				ix, _ := c.item(a.CategoryID)
+				spent[ix[0]][ix[1]] = spent[ix[0]][ix[1]].Sub(a.Amount)
+			}
+		}
+	}
+
+	// Income basis: the expected income when the budget has one, else what
+	// came in (never below zero).
+	basis := decimal.Max(out.TotalIncome, decimal.Zero)
+	if b.ExpectedMonthlyIncome != nil {
+		e := b.incomeForPeriod(Money{Amount: *b.ExpectedMonthlyIncome, Currency: b.Currency}).Amount
+		out.ExpectedIncome = &e
+		basis = e
+	}
+	places := minorPlaces(b.Currency)
+
+	// Allocations: percent and amount groups first, remainder groups after.
+	alloc := make([]decimal.Decimal, len(b.Groups))
+	var fixed decimal.Decimal
+	for gi, g := range b.Groups {
+		switch g.AllocationType {
+		case AllocPercent:
+			alloc[gi] = basis.Mul(g.AllocationValue).Div(decNum(100)).Round(places)
+		case AllocRemainder:
+			continue
+		default:
+			for _, it := range g.Items {
+				alloc[gi] = alloc[gi].Add(it.AllocatedAmount)
+			}
+		}
+		fixed = fixed.Add(alloc[gi])
+	}
+	for gi, g := range b.Groups {
+		if g.AllocationType == AllocRemainder {
+			alloc[gi] = decimal.Max(basis.Sub(fixed), decimal.Zero)
+		}
+	}
+
+	upcoming := upcomingByGroup(c, b, in.Period, today, in.Rules)
+	savingsDone := true
+	for gi, g := range b.Groups {
+		var s decimal.Decimal
+		for _, v := range spent[gi] {
+			s = s.Add(v)
+		}
+		if g.Role == RoleSavings && s.LessThan(alloc[gi]) {
+			savingsDone = false
+		}
+	}
+	for gi, g := range b.Groups {
+		gp := GroupProgress{GroupID: g.ID, GroupName: g.Name, Role: g.Role, Allocated: alloc[gi],
+			UpcomingRecurringTotal: upcoming[gi]}
+		for ii, it := range g.Items {
+			gp.Spent = gp.Spent.Add(spent[gi][ii])
+			gp.Items = append(gp.Items, ItemProgress{ItemID: it.ID, CategoryID: it.CategoryID,
+				Allocated: it.AllocatedAmount, Spent: spent[gi][ii]})
+		}
+		if b.HasFeature(FeatureRollover) {
+			gp.RolloverAmount = in.Rollover[g.ID]
+		}
+		gp.Remaining = gp.Allocated.Add(gp.RolloverAmount).Sub(gp.Spent)
+		if gp.Allocated.IsPositive() {
+			pct := gp.Spent.Mul(decNum(100)).Div(gp.Allocated)
+			gp.SpentPercentage = &pct
+		}
+		switch {
+		case !isCurrent:
+			gp.PhaseActive = false
+		case b.HasFeature(FeaturePhases) && g.Role == RoleSavings:
+			gp.PhaseActive = gp.Spent.LessThan(gp.Allocated)
+		case b.HasFeature(FeaturePhases):
+			gp.PhaseActive = savingsDone
+		case b.HasFeature(FeatureRollover):
+			gp.PhaseActive = gp.Remaining.IsPositive()
+		default:
+			gp.PhaseActive = true
+		}
+		out.TotalAllocated = out.TotalAllocated.Add(gp.Allocated)
+		out.TotalSpent = out.TotalSpent.Add(gp.Spent)
+		out.Remaining = out.Remaining.Add(gp.Remaining)
+		out.Groups = append(out.Groups, gp)
+	}
+	if b.HasFeature(FeatureAssignAll) {
+		out.Remaining = basis.Sub(out.TotalAllocated)
+	}
+	return out
+}
+
+// findAnomalies applies the anomaly rule to the period's counted outflows
+// and lets the goals' spending-plan lines absorb what they can, in date
+// order: a line absorbs a spend in its category (or a subcategory) while
+// what it absorbed this period stays within its planned amount.
+func findAnomalies(c counter, counted, history []BudgetRow, goals []Goal) []BudgetAnomaly {
+	byCat := map[string][]decimal.Decimal{}
+	byMerchant := map[string][]decimal.Decimal{}
+	for _, r := range history {
+		if c.counts(r) && r.Amount.Amount.IsNegative() {
+			byCat[r.CategoryID] = append(byCat[r.CategoryID], r.Amount.Amount.Neg())
+			if r.Merchant != "" {
+				k := r.CategoryID + "|" + r.Merchant
+				byMerchant[k] = append(byMerchant[k], r.Amount.Amount.Neg())
+			}
+		}
+	}
+	var out []BudgetAnomaly
+	for _, r := range counted {
+		spend := r.Amount.Amount.Neg()
+		if !spend.IsPositive() {
+			continue
+		}
+		h := byMerchant[r.CategoryID+"|"+r.Merchant]
+		if len(h) < AnomalyMinHistory {
+			h = byCat[r.CategoryID]
+		}
+		if len(h) < AnomalyMinHistory {
+			continue
+		}
+		if spend.GreaterThan(AnomalyThreshold(h)) {
+			out = append(out, BudgetAnomaly{TransactionID: r.ID, CategoryID: r.CategoryID, Amount: spend,
+				TransactionDate: r.Date, Status: AnomalyFlagged})
+		}
+	}
+	slices.SortFunc(out, func(a, b BudgetAnomaly) int {
+		return cmp.Or(a.TransactionDate.Compare(b.TransactionDate), cmp.Compare(a.TransactionID, b.TransactionID))
+	})
+	goals = slices.Clone(goals)
+	slices.SortFunc(goals, func(a, b Goal) int { return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID)) })
+	absorbed := map[[2]int]decimal.Decimal{}
+	for i := range out {
+		a := &out[i]
+	search:
+		for gi, g := range goals {
+			if g.Status != GoalActive {
+				continue
+			}
+			for li, l := range g.SpendingPlan {
+				if l.CategoryID != a.CategoryID && l.CategoryID != c.parent[a.CategoryID] {
+					continue
+				}
+				key := [2]int{gi, li}
+				if absorbed[key].Add(a.Amount).GreaterThan(l.PlannedAmount) {
+					continue
+				}
+				absorbed[key] = absorbed[key].Add(a.Amount)
+				a.Status, a.CoveredByGoal, a.CoveredByPlanLine = AnomalyCovered, g.ID, l.Name
+				break search
+			}
+		}
+	}
+	return out
+}
+
+// AnomalyThreshold is the spend above which a spend in a category with
+// history h is anomalous: median + K × max(MAD, median/10).
+func AnomalyThreshold(h []decimal.Decimal) decimal.Decimal {
+	med := median(h)
+	dev := make([]decimal.Decimal, len(h))
+	for i, v := range h {
+		dev[i] = v.Sub(med).Abs()
+	}
+	mad := decimal.Max(median(dev), med.Div(decNum(10)))
+	return med.Add(mad.Mul(decNum(AnomalyK)))
+}
+
+func median(v []decimal.Decimal) decimal.Decimal {
+	if len(v) == 0 {
+		return decimal.Zero
+	}
+	s := slices.Clone(v)
+	slices.SortFunc(s, func(a, b decimal.Decimal) int { return a.Cmp(b) })
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return s[n/2-1].Add(s[n/2]).Div(decNum(2))
+}
+
+// upcomingByGroup sums, per group, the outflows active recurring rules still
+// expect before the period ends: occurrences from the rule's next expected
+// date, on or after today and the period's start. Past periods expect
+// nothing.
+func upcomingByGroup(c counter, b Budget, p Period, today time.Time, rules []RecurringRule) []decimal.Decimal {
+	out := make([]decimal.Decimal, len(b.Groups))
+	if !p.End.After(today) {
+		return out
+	}
+	from := p.Start
+	if today.After(from) {
+		from = today
+	}
+	for _, r := range rules {
+		if !r.IsActive || r.StreamType != StreamOutflow || r.ExpectedAmount.Currency != b.Currency || r.CategoryID == "" {
+			continue
+		}
+		ix, ok := c.item(r.CategoryID)
+		if !ok {
+			continue
+		}
+		for d, n := Day(r.NextExpectedDate), 0; d.Before(p.End) && n < 400; d, n = nextOccurrence(d, r.Frequency), n+1 {
+			if !d.Before(from) {
+				out[ix[0]] = out[ix[0]].Add(r.ExpectedAmount.Amount.Abs())
+			}
+		}
+	}
+	return out
+}
+
+// nextOccurrence steps a recurring date by its frequency. Semi-monthly
+// dates fall on the 15th and the month's last day.
+func nextOccurrence(d time.Time, freq string) time.Time {
+	switch freq {
+	case FrequencyWeekly:
+		return d.AddDate(0, 0, 7)
+	case FrequencyBiweekly:
+		return d.AddDate(0, 0, 14)
+	case FrequencySemiMonthly:
+		if d.Day() < 15 {
+			return time.Date(d.Year(), d.Month(), 15, 0, 0, 0, 0, time.UTC)
+		}
+		last := time.Date(d.Year(), d.Month()+1, 0, 0, 0, 0, 0, time.UTC)
+		if d.Before(last) {
+			return last
+		}
+		return time.Date(d.Year(), d.Month()+1, 15, 0, 0, 0, 0, time.UTC)
+	case FrequencyAnnually:
+		return d.AddDate(1, 0, 0)
+	default:
+		return d.AddDate(0, 1, 0)
+	}
+}
+
+func decNum(n int64) decimal.Decimal { return decimal.NewFromInt(n) }

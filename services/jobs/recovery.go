@@ -1,0 +1,139 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Submission is an outbox: CreateBatch commits the job, its items and the
+// intent to enqueue them in one transaction, and the items are published
+// after the answer. The publisher here closes intents a crash left open; the
+// resumer re-enqueues the pending items of stalled jobs that the queue no
+// longer holds. Both are idempotent: messages are de-duplicated by their ids
+// (WorkItem.MsgID), and a worker converts an item only while it is pending.
+
+// EnqueueLease is how long a stored job's enqueue intent is left to the
+// process that stored it (and then to the publisher that claimed it) before
+// another publisher may take it over. It is shorter than the work stream's
+// de-duplication window, so a takeover republishes within it.
+const EnqueueLease = time.Minute
+
+// publishNew publishes the items of a job CreateBatch has just stored and
+// closes its intent. On failure the intent stays open and the publisher
+// takes it over after EnqueueLease.
+func (s *Service) publishNew(ctx context.Context, j Job) {
+	ctx, cancel := context.WithTimeout(ctx, EnqueueLease/2)
+	defer cancel()
+	if err := s.publishJob(ctx, j); err != nil {
+		s.log.Warn("jobs: enqueue after submission failed; the publisher retries", "job_id", j.ID, "err", err)
+	}
+}
+
+func (s *Service) publishJob(ctx context.Context, j Job) error {
+	if err := s.enqueue(ctx, j.ID, j.ItemCount); err != nil {
+		return err
+	}
+	return s.store.MarkEnqueued(ctx, j.ID)
+}
+
+// PublishPending publishes the items of every stored job whose enqueue
+// intent is open and claimable now, and returns how many jobs it enqueued.
+// RunPublisher calls it; tests call it after moving the clock.
+func (s *Service) PublishPending(ctx context.Context) (int, error) {
+	if s.keys == nil {
+		return 0, nil
+	}
+	n := 0
+	for ctx.Err() == nil {
+		js, err := s.store.ClaimUnenqueued(ctx, s.timestamp(), EnqueueLease, 20)
+		if err != nil || len(js) == 0 {
+			return n, err
+		}
+		for _, j := range js {
+			if err := s.publishJob(ctx, j); err != nil {
+				return n, err // the claim expires and the intent is taken again
+			}
+			s.log.Info("jobs: enqueued a stored job", "job_id", j.ID, "items", j.ItemCount)
+			n++
+		}
+	}
+	return n, ctx.Err()
+}
+
+// RunPublisher runs PublishPending every interval until ctx ends.
+func (s *Service) RunPublisher(ctx context.Context, every time.Duration) {
+	s.every(ctx, every, "publish", s.PublishPending)
+}
+
+// Resume checks the pending items of every stalled job (enqueued, not
+// completed, no progress for StallAfter) against the work queue and
+// re-enqueues those the queue holds neither waiting nor in flight. It
+// returns how many items it re-enqueued. RunResumer calls it; tests call it
+// after moving the clock.
+func (s *Service) Resume(ctx context.Context) (int, error) {
+	if s.keys == nil {
+		return 0, nil
+	}
+	n := 0
+	for ctx.Err() == nil {
+		js, err := s.store.ClaimStalled(ctx, s.timestamp(), s.cfg.StallAfter, s.cfg.StallAfter, 20)
+		if err != nil || len(js) == 0 {
+			return n, err
+		}
+		for _, j := range js {
+			k, err := s.resumeJob(ctx, j)
+			n += k
+			if err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, ctx.Err()
+}
+
+func (s *Service) resumeJob(ctx context.Context, j Job) (int, error) {
+	idx, err := s.store.PendingIndexes(ctx, j.ID)
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	items := make([]WorkItem, len(idx))
+	for i, x := range idx {
+		items[i] = WorkItem{JobID: j.ID, Index: x}
+	}
+	lost, err := s.queue.Lost(ctx, items)
+	if err != nil || len(lost) == 0 {
+		return 0, err
+	}
+	for i := range lost {
+		lost[i].Resumes++
+	}
+	if err := s.queue.PublishWork(ctx, lost); err != nil {
+		return 0, err
+	}
+	s.log.Warn("jobs: re-enqueued items the queue had lost", "job_id", j.ID, "items", len(lost))
+	return len(lost), nil
+}
+
+// RunResumer runs Resume every interval until ctx ends.
+func (s *Service) RunResumer(ctx context.Context, every time.Duration) {
+	s.every(ctx, every, "resume", s.Resume)
+}
+
+func (s *Service) every(ctx context.Context, every time.Duration, what string, f func(context.Context) (int, error)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if _, err := f(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("jobs: "+what, "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

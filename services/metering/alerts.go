@@ -1,0 +1,260 @@
+package metering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering/admission"
+)
+
+// Usage alert milestones: each is mailed at most once per account and
+// billing period, to every portal user of the account.
+const (
+	MilestoneUsage75         = "usage_75"
+	MilestoneUsage90         = "usage_90"
+	MilestoneUsage100Overage = "usage_100_overage"
+	MilestoneUsage100Stop    = "usage_100_hard_stop"
+	MilestoneCapReached      = "overage_cap_reached"
+)
+
+// Outbox delivery defaults: a failed mail is retried after 30 s, then
+// after twice as long each time, up to an hour between attempts; it is
+// never given up (an SMTP outage delays mail and loses none).
+const (
+	DefaultMailBackoff    = 30 * time.Second
+	DefaultMailBackoffMax = time.Hour
+	mailLease             = 2 * time.Minute
+	mailBatch             = 50
+)
+
+// SetMailBackoff changes the outbox's retry delays.
+func (s *Service) SetMailBackoff(first, most time.Duration) {
+	s.mailBackoff, s.mailBackoffMax = first, most
+}
+
+// Mail is one message for a Mailer. ID is stable across retries (the
+// outbox row), so an adapter can make it the Message-ID.
+type Mail struct {
+	ID      string
+	To      string
+	Subject string
+	Body    string // plain text
+}
+
+// Mailer hands a mail to a mail server. smtpmail is the SMTP adapter.
+type Mailer interface {
+	Send(ctx context.Context, m Mail) error
+}
+
+// AddPortalUser adds a person to the account; they receive its usage alerts.
+func (s *Service) AddPortalUser(ctx context.Context, accountID, email, name string) (PortalUser, error) {
+	addr, err := mail.ParseAddress(strings.TrimSpace(email))
+	if err != nil || addr.Name != "" || len(addr.Address) > 254 {
+		return PortalUser{}, problem.New(problem.InvalidInput, "email must be a plain e-mail address").WithField("email")
+	}
+	name = strings.TrimSpace(name)
+	if err := checkName(name); err != nil {
+		return PortalUser{}, err
+	}
+	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+		return PortalUser{}, err
+	}
+	u := PortalUser{ID: uuid.NewString(), AccountID: accountID, Email: strings.ToLower(addr.Address), Name: name, CreatedAt: s.timestamp()}
+	if err := s.store.AddPortalUser(ctx, u); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return PortalUser{}, problem.New(problem.Conflict, "the account already has a user with this e-mail address").WithField("email")
+		}
+		return PortalUser{}, err
+	}
+	return u, nil
+}
+
+// PortalUsers returns the account's people.
+func (s *Service) PortalUsers(ctx context.Context, accountID string) ([]PortalUser, error) {
+	return s.store.PortalUsers(ctx, accountID)
+}
+
+// milestones are those that usage u under limits l has reached.
+func milestones(l admission.Limits, u UsageSummary) []string {
+	var out []string
+	if l.MonthlyQuota <= 0 {
+		return nil
+	}
+	if u.Used*100 >= l.MonthlyQuota*75 {
+		out = append(out, MilestoneUsage75)
+	}
+	if u.Used*100 >= l.MonthlyQuota*90 {
+		out = append(out, MilestoneUsage90)
+	}
+	if u.Used >= l.MonthlyQuota {
+		if u.OverageAllowed {
+			out = append(out, MilestoneUsage100Overage)
+		} else {
+			out = append(out, MilestoneUsage100Stop)
+		}
+	}
+	if u.OverageAllowed && l.OverageCapCents != nil && u.OverageBlocked {
+		out = append(out, MilestoneCapReached)
+	}
+	return out
+}
+
+// CheckAlerts puts in the outbox an e-mail to every portal user for each
+// milestone the account's usage has reached in the current period and that
+// was not mailed yet, and returns how many milestones were new. Any number
+// of replicas may run it at once: the store records each milestone once.
+func (s *Service) CheckAlerts(ctx context.Context, accountID string) (int, error) {
+	l, err := s.Limits(ctx, accountID)
+	if err != nil {
+		return 0, err
+	}
+	u, err := s.Usage(ctx, accountID)
+	if err != nil {
+		return 0, err
+	}
+	reached := milestones(l, u)
+	if len(reached) == 0 {
+		return 0, nil
+	}
+	a, err := s.store.GetAccount(ctx, accountID)
+	if err != nil {
+		return 0, err
+	}
+	users, err := s.store.PortalUsers(ctx, accountID)
+	if err != nil {
+		return 0, err
+	}
+	now := s.timestamp()
+	n := 0
+	for _, m := range reached {
+		subject, body := alertText(a, l, u, m)
+		mails := make([]OutboxMail, 0, len(users))
+		for _, p := range users {
+			mails = append(mails, OutboxMail{
+				ID: uuid.NewString(), AccountID: a.ID, Milestone: m, PeriodStart: l.PeriodStart,
+				To: p.Email, Subject: subject, Body: "Hello " + p.Name + ",\n\n" + body,
+				CreatedAt: now, NextAttemptAt: now,
+			})
+		}
+		created, err := s.store.EnqueueAlert(ctx, Alert{AccountID: a.ID, PeriodStart: l.PeriodStart, Milestone: m, CreatedAt: now}, mails)
+		if err != nil {
+			return n, fmt.Errorf("enqueue alert: %w", err)
+		}
+		if created {
+			n++
+			s.log.InfoContext(ctx, "usage alert queued", "account_id", a.ID, "milestone", m, "recipients", len(mails))
+		}
+	}
+	return n, nil
+}
+
+// ScanAlerts runs CheckAlerts for every account.
+func (s *Service) ScanAlerts(ctx context.Context) (int, error) {
+	ids, err := s.store.ListAccountIDs(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("scan alerts: %w", err)
+	}
+	n := 0
+	var errs []error
+	for _, id := range ids {
+		k, err := s.CheckAlerts(ctx, id)
+		n += k
+		if err != nil {
+			errs = append(errs, fmt.Errorf("account %s: %w", id, err))
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// alertText is a milestone's subject and body. It carries no link and no
+// token of any kind: only numbers and what to do in words.
+func alertText(a Account, l admission.Limits, u UsageSummary, m string) (subject, body string) {
+	period := fmt.Sprintf("the billing period %s to %s", l.PeriodStart.Format(time.DateOnly), l.PeriodEnd.Format(time.DateOnly))
+	used := fmt.Sprintf("%s has used %d of the %d live conversions included in its %s plan for %s.",
+		a.Name, u.Used, l.MonthlyQuota, l.Plan, period)
+	rate := formatMinor(l.OveragePer1000, Currency(l.Currency))
+	switch m {
+	case MilestoneUsage75, MilestoneUsage90:
+		pct := map[string]string{MilestoneUsage75: "75", MilestoneUsage90: "90"}[m]
+		subject = fmt.Sprintf("%s%% of your included conversions used", pct)
+		body = used + "\n\n"
+		if u.OverageAllowed {
+			body += fmt.Sprintf("Past the included volume, conversions continue as overage at %s per 1,000 (pre-tax).\n", rate)
+		} else {
+			body += "Past the included volume, live conversions will be refused until the period resets.\n"
+		}
+	case MilestoneUsage100Overage:
+		subject = "Included conversions used: overage has started"
+		body = used + "\n\n" + fmt.Sprintf("Further live conversions are billed as overage at %s per 1,000 (pre-tax) until %s.\n",
+			rate, l.PeriodEnd.Format(time.DateOnly))
+	case MilestoneUsage100Stop:
+		subject = "Included conversions used: live conversions are paused"
+		body = used + "\n\n" + fmt.Sprintf("The hard stop is on, so live conversions are refused until the period resets on %s, "+
+			"the hard stop is turned off or the plan is upgraded.\n", l.PeriodEnd.Format(time.DateOnly))
+	case MilestoneCapReached:
+		subject = "Overage spend cap reached: live conversions are paused"
+		body = used + "\n\n" + fmt.Sprintf("Overage has reached the spend cap of %s (pre-tax), so live conversions are refused "+
+			"until the cap is raised or cleared, the plan is upgraded or the period resets on %s.\n",
+			formatMinor(derefOr(l.OverageCapCents, 0), Currency(l.Currency)), l.PeriodEnd.Format(time.DateOnly))
+	}
+	body += "\nYou can review usage and billing settings in the portal.\n\n-- Ledgerlane billing\n"
+	return subject, body
+}
+
+func derefOr(p *int64, def int64) int64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// DeliverMail sends the outbox's due mails through m and returns how many
+// were sent. A mail that fails is retried later with a growing delay; one
+// whose sender died is retried once its lease of two minutes has passed.
+// Any number of replicas may run it: a claimed mail is leased to one.
+func (s *Service) DeliverMail(ctx context.Context, m Mailer) (int, error) {
+	now := s.timestamp()
+	mails, err := s.store.ClaimMail(ctx, now, mailLease, mailBatch)
+	if err != nil {
+		return 0, fmt.Errorf("claim mail: %w", err)
+	}
+	sent := 0
+	var errs []error
+	for _, om := range mails {
+		if err := m.Send(ctx, Mail{ID: om.ID, To: om.To, Subject: om.Subject, Body: om.Body}); err != nil {
+			next := s.timestamp().Add(s.backoff(om.Attempts))
+			s.log.WarnContext(ctx, "usage alert mail not sent", "mail_id", om.ID, "attempt", om.Attempts, "next", next, "err", err)
+			if err := s.store.RetryMail(ctx, om.ID, next, err.Error()); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if err := s.store.MarkMailSent(ctx, om.ID, s.timestamp()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		sent++
+	}
+	return sent, errors.Join(errs...)
+}
+
+// backoff is the delay before the attempt after the attempts-th.
+func (s *Service) backoff(attempts int) time.Duration {
+	d := s.mailBackoff
+	for i := 1; i < attempts && d < s.mailBackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, s.mailBackoffMax)
+}
+
+// Outbox returns the account's alert mails, sent ones too.
+func (s *Service) Outbox(ctx context.Context, accountID string) ([]OutboxMail, error) {
+	return s.store.Outbox(ctx, accountID)
+}

@@ -1,0 +1,173 @@
+package metering
+
+import (
+	"context"
+	"time"
+)
+
+// Plan change kinds.
+const (
+	ChangeUpgrade   = "upgrade"
+	ChangeDowngrade = "downgrade"
+)
+
+// PlanChange is one change of an account's plan. An upgrade takes effect
+// when it is asked for (EffectiveAt == RequestedAt); a downgrade at the end of
+// the period it was asked in, and may be canceled until then.
+type PlanChange struct {
+	ID          string // UUID
+	AccountID   string
+	Kind        string // ChangeUpgrade or ChangeDowngrade
+	FromPlan    string
+	ToPlan      string
+	RequestedAt time.Time
+	EffectiveAt time.Time
+	// ChargeCents is what an upgrade adds to the period's invoice: the flat
+	// price difference of the two plans, pre-tax, in the billing currency.
+	ChargeCents int64
+	// UsedAtChange is the period's live usage when an upgrade took effect:
+	// overage up to it, accrued at the old rate, is forgiven.
+	UsedAtChange int64
+	CanceledAt   *time.Time
+}
+
+// LimitChange is one entry of an account's billing limits history: the hard
+// stop and overage cap in force from At on.
+type LimitChange struct {
+	AccountID       string
+	At              time.Time
+	HardStop        bool
+	OverageCapCents *int64
+}
+
+// Invoice line kinds.
+const (
+	LineFlat    = "flat"
+	LineUpgrade = "upgrade"
+	LineOverage = "overage"
+)
+
+// InvoiceLine is one charge of an invoice; amounts are pre-tax minor units.
+type InvoiceLine struct {
+	Kind        string `json:"kind"`
+	Description string `json:"description"`
+	// Quantity: conversions for an overage line, else 1.
+	Quantity    int64 `json:"quantity"`
+	AmountCents int64 `json:"amount_cents"`
+}
+
+// Invoice is what one account owes for one period [PeriodStart, PeriodEnd).
+// There is exactly one per account and PeriodStart.
+type Invoice struct {
+	ID          string // UUID
+	AccountID   string
+	PeriodStart time.Time
+	PeriodEnd   time.Time
+	// PlanID is the plan in force at the end of the period.
+	PlanID   string
+	Currency Currency
+	Lines    []InvoiceLine
+	// SubtotalCents is the sum of the lines; CreditCents the account credit
+	// applied (never more than the subtotal); TotalCents what is due.
+	SubtotalCents int64
+	CreditCents   int64
+	TotalCents    int64
+	// OverageCapCents is the spend cap in force at the period's end, which
+	// the overage line never exceeds (nil: none).
+	OverageCapCents *int64
+	CreatedAt       time.Time
+}
+
+// PortalUser is a person of an account: they receive its usage alerts.
+type PortalUser struct {
+	ID        string // UUID
+	AccountID string
+	Email     string
+	Name      string
+	CreatedAt time.Time
+}
+
+// Alert records that a usage milestone was reached in a period; it exists
+// at most once per account, period and milestone.
+type Alert struct {
+	AccountID   string
+	PeriodStart time.Time
+	Milestone   string
+	CreatedAt   time.Time
+}
+
+// OutboxMail is one e-mail waiting to be sent, or sent (SentAt).
+type OutboxMail struct {
+	ID            string // UUID
+	AccountID     string
+	Milestone     string
+	PeriodStart   time.Time
+	To            string
+	Subject       string
+	Body          string
+	CreatedAt     time.Time
+	NextAttemptAt time.Time
+	Attempts      int
+	SentAt        *time.Time
+	LastError     string
+}
+
+// BillingStore is the part of the Store behind plan changes, invoices and
+// usage alerts. Every method that takes an account id answers ErrNotFound
+// for an unknown one, unless it says otherwise.
+type BillingStore interface {
+	// ListAccountIDs returns every account's id (the closing job and the
+	// alert scan walk them).
+	ListAccountIDs(ctx context.Context) ([]string, error)
+	// Upgrade, in one transaction and only while the account is on
+	// ch.FromPlan (ErrConflict otherwise): sets its plan to ch.ToPlan and
+	// its billing anchor to anchor, cancels a scheduled downgrade (at
+	// ch.RequestedAt) and records ch.
+	Upgrade(ctx context.Context, ch PlanChange, anchor time.Time) error
+	// ScheduleDowngrade, in one transaction and only while the account is
+	// on ch.FromPlan (ErrConflict otherwise): schedules ch.ToPlan at
+	// ch.EffectiveAt, canceling a downgrade scheduled before, and records ch.
+	ScheduleDowngrade(ctx context.Context, ch PlanChange) error
+	// CancelDowngrade cancels the downgrade that is scheduled after at and
+	// returns it; ErrNotFound when there is none.
+	CancelDowngrade(ctx context.Context, accountID string, at time.Time) (PlanChange, error)
+	// ApplyDowngrade makes a scheduled downgrade due at now the account's
+	// plan and clears the schedule; otherwise it does nothing.
+	ApplyDowngrade(ctx context.Context, accountID string, now time.Time) error
+	// PlanChanges returns the account's changes that were not canceled,
+	// by EffectiveAt then RequestedAt.
+	PlanChanges(ctx context.Context, accountID string) ([]PlanChange, error)
+	// LimitChanges returns the account's billing limits history, oldest first.
+	LimitChanges(ctx context.Context, accountID string) ([]LimitChange, error)
+	// GrantCredit adds cents (positive) to the account's credit.
+	GrantCredit(ctx context.Context, accountID string, cents int64) error
+	// CreateInvoice stores inv unless the account already has an invoice
+	// for inv.PeriodStart: then it returns that one and created false, and
+	// changes nothing. A new invoice takes the account's credit in the same
+	// transaction: CreditCents = min(credit, SubtotalCents), TotalCents =
+	// SubtotalCents - CreditCents, and the credit shrinks by CreditCents.
+	CreateInvoice(ctx context.Context, inv Invoice) (_ Invoice, created bool, _ error)
+	// Invoices returns the account's invoices, oldest period first.
+	Invoices(ctx context.Context, accountID string) ([]Invoice, error)
+	// AddPortalUser adds a person to an account; ErrConflict when the
+	// account has one with the same e-mail address.
+	AddPortalUser(ctx context.Context, u PortalUser) error
+	// PortalUsers returns the account's people, oldest first.
+	PortalUsers(ctx context.Context, accountID string) ([]PortalUser, error)
+	// EnqueueAlert records a and puts mails in the outbox, in one
+	// transaction, unless the account already has an alert for
+	// a.PeriodStart and a.Milestone: then it adds nothing and answers false.
+	EnqueueAlert(ctx context.Context, a Alert, mails []OutboxMail) (bool, error)
+	// Alerts returns the account's alerts, oldest first.
+	Alerts(ctx context.Context, accountID string) ([]Alert, error)
+	// ClaimMail returns up to limit unsent mails due at now, oldest first,
+	// and moves their next attempt to now+lease and counts the attempt, so
+	// no other sender claims them while this one tries.
+	ClaimMail(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxMail, error)
+	// MarkMailSent records that a mail was handed to the mail server.
+	MarkMailSent(ctx context.Context, id string, at time.Time) error
+	// RetryMail records a failed attempt and when to try again.
+	RetryMail(ctx context.Context, id string, next time.Time, lastErr string) error
+	// Outbox returns the account's mails, sent ones too, oldest first.
+	Outbox(ctx context.Context, accountID string) ([]OutboxMail, error)
+}

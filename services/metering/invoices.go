@@ -1,0 +1,223 @@
+package metering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering/admission"
+)
+
+// DefaultCloseGrace is how long after its end a period is invoiced: long
+// enough for usage that gateways journalled during a Redis outage to be
+// reconciled into the counters (docs/limits.md, "When Redis is down").
+const DefaultCloseGrace = 10 * time.Minute
+
+// SetCloseGrace changes how long after its end a period is invoiced.
+func (s *Service) SetCloseGrace(d time.Duration) { s.closeGrace = d }
+
+// Invoices returns the account's invoices, oldest first.
+func (s *Service) Invoices(ctx context.Context, accountID string) ([]Invoice, error) {
+	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+		return nil, err
+	}
+	return s.store.Invoices(ctx, accountID)
+}
+
+// CloseDue invoices every account's ended periods (ClosePeriods) and
+// returns how many invoices it created. Any number of replicas may run it
+// at once: the store keeps exactly one invoice per account and period.
+func (s *Service) CloseDue(ctx context.Context) (int, error) {
+	ids, err := s.store.ListAccountIDs(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("close due: %w", err)
+	}
+	n := 0
+	var errs []error
+	for _, id := range ids {
+		invs, err := s.ClosePeriods(ctx, id)
+		n += len(invs)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("account %s: %w", id, err))
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// ClosePeriods invoices the account's periods that ended at least the close
+// grace ago and have no invoice yet, oldest first, and returns the invoices
+// it created (another closer may have created some of them first: those are
+// not returned).
+func (s *Service) ClosePeriods(ctx context.Context, accountID string) ([]Invoice, error) {
+	if s.counters == nil {
+		return nil, problem.New(problem.Unavailable, "usage counters are not configured: invoices need them")
+	}
+	a, err := s.account(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := s.store.PlanChanges(ctx, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("close periods: %w", err)
+	}
+	limits, err := s.store.LimitChanges(ctx, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("close periods: %w", err)
+	}
+	invs, err := s.store.Invoices(ctx, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("close periods: %w", err)
+	}
+	h := history{account: a, changes: changes, limits: limits}
+	var start time.Time
+	if len(invs) > 0 {
+		start = invs[len(invs)-1].PeriodEnd
+	} else {
+		first := h.planAt(a.CreatedAt)
+		start, _ = admission.Period(first.CalendarMonth, a.BillingAnchor, a.CreatedAt)
+	}
+	now := s.timestamp()
+	var out []Invoice
+	for {
+		_, end := admission.Period(h.planAt(start).CalendarMonth, a.BillingAnchor, start)
+		if now.Before(end.Add(s.closeGrace)) {
+			return out, nil
+		}
+		inv, err := s.draftInvoice(ctx, h, start, end)
+		if err != nil {
+			return out, err
+		}
+		stored, created, err := s.store.CreateInvoice(ctx, inv)
+		if err != nil {
+			return out, fmt.Errorf("create invoice: %w", err)
+		}
+		if created {
+			s.log.InfoContext(ctx, "invoice created", "account_id", a.ID, "invoice_id", stored.ID,
+				"period_start", stored.PeriodStart, "total_cents", stored.TotalCents)
+			out = append(out, stored)
+		}
+		start = stored.PeriodEnd
+	}
+}
+
+// history is what an invoice is computed from besides the counters.
+type history struct {
+	account Account
+	changes []PlanChange // not canceled, by EffectiveAt
+	limits  []LimitChange
+}
+
+// planAt is the plan in force at t.
+func (h history) planAt(t time.Time) Plan {
+	id := h.account.PlanAt(t)
+	for _, c := range h.changes {
+		if c.EffectiveAt.After(t) {
+			id = c.FromPlan
+			break
+		}
+	}
+	p, _ := PlanByID(id)
+	return p
+}
+
+// planBefore is the plan in force just before t (the plan a period ending
+// at t ended on).
+func (h history) planBefore(t time.Time) Plan {
+	id := h.account.PlanAt(t.Add(-time.Microsecond))
+	for _, c := range h.changes {
+		if !c.EffectiveAt.Before(t) {
+			id = c.FromPlan
+			break
+		}
+	}
+	p, _ := PlanByID(id)
+	return p
+}
+
+// capBefore is the overage cap in force just before t.
+func (h history) capBefore(t time.Time) *int64 {
+	var c *int64
+	for _, l := range h.limits {
+		if !l.At.Before(t) {
+			break
+		}
+		c = l.OverageCapCents
+	}
+	return c
+}
+
+// draftInvoice computes the invoice of [start, end): the flat price of the
+// plan the period started on, each upgrade's charge, and overage at the
+// rate of the plan it ended on for the live conversions past both that
+// plan's included volume and the usage at the last upgrade (overage before
+// it is forgiven), never more than the counter accrued (usage counted while
+// a hard stop refused overage is not billed) and never more than the cap
+// in force at the end. Thousandths of a minor unit round down.
+func (s *Service) draftInvoice(ctx context.Context, h history, start, end time.Time) (Invoice, error) {
+	a := h.account
+	first, last := h.planAt(start), h.planBefore(end)
+	inv := Invoice{
+		ID: uuid.NewString(), AccountID: a.ID, PeriodStart: start, PeriodEnd: end, PlanID: last.ID,
+		Currency: a.BillingCurrency, OverageCapCents: h.capBefore(end), CreatedAt: s.timestamp(),
+	}
+	if price, _ := first.MonthlyPrice.In(a.BillingCurrency); price > 0 {
+		inv.Lines = append(inv.Lines, InvoiceLine{Kind: LineFlat, Quantity: 1, AmountCents: price,
+			Description: fmt.Sprintf("%s plan, %s to %s", first.ID, start.Format(time.DateOnly), end.Format(time.DateOnly))})
+	}
+	var usedAtUpgrade int64
+	for _, c := range h.changes {
+		if c.Kind != ChangeUpgrade || c.EffectiveAt.Before(start) || !c.EffectiveAt.Before(end) {
+			continue
+		}
+		usedAtUpgrade = c.UsedAtChange
+		inv.Lines = append(inv.Lines, InvoiceLine{Kind: LineUpgrade, Quantity: 1, AmountCents: c.ChargeCents,
+			Description: fmt.Sprintf("upgrade %s to %s on %s", c.FromPlan, c.ToPlan, c.EffectiveAt.Format(time.DateOnly))})
+	}
+	if !last.HardStop {
+		window, _ := admission.Period(last.CalendarMonth, a.BillingAnchor, start)
+		used, accrued, err := s.counters.Counter(ctx, a.ID, window)
+		if err != nil {
+			s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
+			return Invoice{}, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly").WithRetryAfter(1)
+		}
+		rate, _ := last.OveragePer1000.In(a.BillingCurrency)
+		units := max(0, used-max(last.IncludedConversions, usedAtUpgrade))
+		cents := OverageCents(units, rate, accrued, inv.OverageCapCents)
+		if units > 0 {
+			desc := fmt.Sprintf("%d conversions past the included volume at %s per 1,000", units, formatMinor(rate, a.BillingCurrency))
+			if inv.OverageCapCents != nil && cents == *inv.OverageCapCents {
+				desc += " (capped at the spend cap)"
+			}
+			inv.Lines = append(inv.Lines, InvoiceLine{Kind: LineOverage, Quantity: units, AmountCents: cents, Description: desc})
+		}
+	}
+	for _, l := range inv.Lines {
+		inv.SubtotalCents += l.AmountCents
+	}
+	inv.TotalCents = inv.SubtotalCents
+	return inv, nil
+}
+
+// OverageCents is the overage an invoice bills for units conversions at
+// ratePer1000 minor units per 1,000: never more than the counter accrued
+// (accruedMilli, thousandths of a minor unit) nor than the cap (nil: none),
+// rounded down to a whole minor unit.
+func OverageCents(units, ratePer1000, accruedMilli int64, capCents *int64) int64 {
+	milli := min(units*ratePer1000, max(0, accruedMilli))
+	cents := milli / 1000
+	if capCents != nil {
+		cents = min(cents, *capCents)
+	}
+	return cents
+}
+
+// formatMinor renders minor units as an amount with its currency symbol,
+// e.g. $1.50 or €0.75; for e-mails and invoice lines, never for arithmetic.
+func formatMinor(minor int64, c Currency) string {
+	sym := map[Currency]string{USD: "$", EUR: "€", GBP: "£"}[c]
+	return fmt.Sprintf("%s%d.%02d", sym, minor/100, minor%100)
+}

@@ -1,0 +1,316 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ledgerlane/platform/services/metering"
+)
+
+// billing is the memory Store's part behind metering.BillingStore; the
+// Store's mutex guards it.
+type billing struct {
+	planChanges  map[string][]metering.PlanChange // by account, canceled ones too
+	limitChanges map[string][]metering.LimitChange
+	invoices     map[string][]metering.Invoice // by account, oldest first
+	users        map[string][]metering.PortalUser
+	alerts       map[string][]metering.Alert
+	outbox       []metering.OutboxMail
+}
+
+func newBilling() billing {
+	return billing{
+		planChanges:  map[string][]metering.PlanChange{},
+		limitChanges: map[string][]metering.LimitChange{},
+		invoices:     map[string][]metering.Invoice{},
+		users:        map[string][]metering.PortalUser{},
+		alerts:       map[string][]metering.Alert{},
+	}
+}
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func (s *Store) ListAccountIDs(context.Context) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.accounts))
+	for id := range s.accounts {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// cancelScheduled cancels the account's pending downgrade rows at at.
+func (s *Store) cancelScheduled(id string, at time.Time) {
+	for i, c := range s.planChanges[id] {
+		if c.Kind == metering.ChangeDowngrade && c.CanceledAt == nil && c.EffectiveAt.After(at) {
+			s.planChanges[id][i].CanceledAt = &at
+		}
+	}
+}
+
+func (s *Store) Upgrade(_ context.Context, ch metering.PlanChange, anchor time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[ch.AccountID]
+	switch {
+	case !ok:
+		return metering.ErrNotFound
+	case a.PlanID != ch.FromPlan:
+		return metering.ErrConflict
+	}
+	a.PlanID, a.BillingAnchor, a.ScheduledPlanID, a.ScheduledAt = ch.ToPlan, anchor, "", nil
+	s.accounts[a.ID] = a
+	s.cancelScheduled(a.ID, ch.RequestedAt)
+	s.planChanges[a.ID] = append(s.planChanges[a.ID], ch)
+	return nil
+}
+
+func (s *Store) ScheduleDowngrade(_ context.Context, ch metering.PlanChange) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[ch.AccountID]
+	switch {
+	case !ok:
+		return metering.ErrNotFound
+	case a.PlanID != ch.FromPlan:
+		return metering.ErrConflict
+	}
+	at := ch.EffectiveAt
+	a.ScheduledPlanID, a.ScheduledAt = ch.ToPlan, &at
+	s.accounts[a.ID] = a
+	s.cancelScheduled(a.ID, ch.RequestedAt)
+	s.planChanges[a.ID] = append(s.planChanges[a.ID], ch)
+	return nil
+}
+
+func (s *Store) CancelDowngrade(_ context.Context, id string, at time.Time) (metering.PlanChange, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[id]
+	if !ok || a.ScheduledAt == nil || !a.ScheduledAt.After(at) {
+		return metering.PlanChange{}, metering.ErrNotFound
+	}
+	var out metering.PlanChange
+	for i, c := range s.planChanges[id] {
+		if c.Kind == metering.ChangeDowngrade && c.CanceledAt == nil && c.EffectiveAt.After(at) {
+			s.planChanges[id][i].CanceledAt = &at
+			out = s.planChanges[id][i]
+			out.CanceledAt = copyPtr(out.CanceledAt)
+		}
+	}
+	a.ScheduledPlanID, a.ScheduledAt = "", nil
+	s.accounts[id] = a
+	return out, nil
+}
+
+func (s *Store) ApplyDowngrade(_ context.Context, id string, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[id]
+	if !ok {
+		return metering.ErrNotFound
+	}
+	if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
+		a.PlanID, a.ScheduledPlanID, a.ScheduledAt = a.ScheduledPlanID, "", nil
+		s.accounts[id] = a
+	}
+	return nil
+}
+
+func (s *Store) PlanChanges(_ context.Context, id string) ([]metering.PlanChange, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []metering.PlanChange{}
+	for _, c := range s.planChanges[id] {
+		if c.CanceledAt == nil {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b metering.PlanChange) int {
+		return cmp.Or(a.EffectiveAt.Compare(b.EffectiveAt), a.RequestedAt.Compare(b.RequestedAt))
+	})
+	return out, nil
+}
+
+func (s *Store) LimitChanges(_ context.Context, id string) ([]metering.LimitChange, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []metering.LimitChange{}
+	for _, l := range s.limitChanges[id] {
+		l.OverageCapCents = copyPtr(l.OverageCapCents)
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func (s *Store) GrantCredit(_ context.Context, id string, cents int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[id]
+	if !ok {
+		return metering.ErrNotFound
+	}
+	a.CreditCents += cents
+	s.accounts[id] = a
+	return nil
+}
+
+func cloneInvoice(inv metering.Invoice) metering.Invoice {
+	inv.Lines = slices.Clone(inv.Lines)
+	inv.OverageCapCents = copyPtr(inv.OverageCapCents)
+	return inv
+}
+
+func (s *Store) CreateInvoice(_ context.Context, inv metering.Invoice) (metering.Invoice, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[inv.AccountID]
+	if !ok {
+		return metering.Invoice{}, false, metering.ErrNotFound
+	}
+	for _, e := range s.invoices[a.ID] {
+		if e.PeriodStart.Equal(inv.PeriodStart) {
+			return cloneInvoice(e), false, nil
+		}
+	}
+	inv = cloneInvoice(inv)
+	inv.CreditCents = min(a.CreditCents, max(0, inv.SubtotalCents))
+	inv.TotalCents = inv.SubtotalCents - inv.CreditCents
+	a.CreditCents -= inv.CreditCents
+	s.accounts[a.ID] = a
+	s.invoices[a.ID] = append(s.invoices[a.ID], inv)
+	slices.SortFunc(s.invoices[a.ID], func(x, y metering.Invoice) int { return x.PeriodStart.Compare(y.PeriodStart) })
+	return cloneInvoice(inv), true, nil
+}
+
+func (s *Store) Invoices(_ context.Context, id string) ([]metering.Invoice, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []metering.Invoice{}
+	for _, inv := range s.invoices[id] {
+		out = append(out, cloneInvoice(inv))
+	}
+	return out, nil
+}
+
+func (s *Store) AddPortalUser(_ context.Context, u metering.PortalUser) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[u.AccountID]; !ok {
+		return metering.ErrNotFound
+	}
+	for _, e := range s.users[u.AccountID] {
+		if e.ID == u.ID || strings.EqualFold(e.Email, u.Email) {
+			return metering.ErrConflict
+		}
+	}
+	s.users[u.AccountID] = append(s.users[u.AccountID], u)
+	return nil
+}
+
+func (s *Store) PortalUsers(_ context.Context, id string) ([]metering.PortalUser, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]metering.PortalUser{}, s.users[id]...), nil
+}
+
+func (s *Store) EnqueueAlert(_ context.Context, al metering.Alert, mails []metering.OutboxMail) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[al.AccountID]; !ok {
+		return false, metering.ErrNotFound
+	}
+	for _, e := range s.alerts[al.AccountID] {
+		if e.PeriodStart.Equal(al.PeriodStart) && e.Milestone == al.Milestone {
+			return false, nil
+		}
+	}
+	s.alerts[al.AccountID] = append(s.alerts[al.AccountID], al)
+	for _, m := range mails {
+		m.SentAt = copyPtr(m.SentAt)
+		s.outbox = append(s.outbox, m)
+	}
+	return true, nil
+}
+
+func (s *Store) Alerts(_ context.Context, id string) ([]metering.Alert, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]metering.Alert{}, s.alerts[id]...), nil
+}
+
+func (s *Store) ClaimMail(_ context.Context, now time.Time, lease time.Duration, limit int) ([]metering.OutboxMail, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []metering.OutboxMail{}
+	for i := range s.outbox {
+		m := &s.outbox[i]
+		if len(out) == limit {
+			break
+		}
+		if m.SentAt != nil || m.NextAttemptAt.After(now) {
+			continue
+		}
+		m.NextAttemptAt = now.Add(lease)
+		m.Attempts++
+		out = append(out, *m)
+	}
+	return out, nil
+}
+
+func (s *Store) mail(id string) *metering.OutboxMail {
+	for i := range s.outbox {
+		if s.outbox[i].ID == id {
+			return &s.outbox[i]
+		}
+	}
+	return nil
+}
+
+func (s *Store) MarkMailSent(_ context.Context, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.mail(id)
+	if m == nil {
+		return metering.ErrNotFound
+	}
+	if m.SentAt == nil {
+		m.SentAt = &at
+	}
+	return nil
+}
+
+func (s *Store) RetryMail(_ context.Context, id string, next time.Time, lastErr string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.mail(id)
+	if m == nil {
+		return metering.ErrNotFound
+	}
+	m.NextAttemptAt, m.LastError = next, lastErr
+	return nil
+}
+
+func (s *Store) Outbox(_ context.Context, id string) ([]metering.OutboxMail, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []metering.OutboxMail{}
+	for _, m := range s.outbox {
+		if m.AccountID == id {
+			m.SentAt = copyPtr(m.SentAt)
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,471 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ledgerlane/platform/services/metering"
+)
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func (s *Store) ListAccountIDs(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id::text FROM accounts ORDER BY id`)
+	if err != nil {
+		return nil, storeErr("list accounts", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, storeErr("list accounts", err)
+	}
+	return ids, nil
+}
+
+// lockAccount locks the account's row for the transaction and returns its
+// plan; ErrNotFound when there is none.
+func lockAccount(ctx context.Context, tx pgx.Tx, id string) (plan string, err error) {
+	if !isUUID(id) {
+		return "", metering.ErrNotFound
+	}
+	err = tx.QueryRow(ctx, `SELECT plan_id FROM accounts WHERE id = $1 FOR UPDATE`, id).Scan(&plan)
+	if err != nil {
+		return "", storeErr("lock account", err)
+	}
+	return plan, nil
+}
+
+func insertChange(ctx context.Context, tx pgx.Tx, ch metering.PlanChange) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO plan_changes (id, account_id, kind, from_plan, to_plan, requested_at, effective_at, charge_cents, used_at_change)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		ch.ID, ch.AccountID, ch.Kind, ch.FromPlan, ch.ToPlan, ch.RequestedAt, ch.EffectiveAt, ch.ChargeCents, ch.UsedAtChange)
+	if err != nil {
+		return storeErr("record plan change", err)
+	}
+	return nil
+}
+
+func cancelScheduled(ctx context.Context, tx pgx.Tx, id string, at time.Time) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE plan_changes SET canceled_at = $2
+		WHERE account_id = $1 AND kind = 'downgrade' AND canceled_at IS NULL AND effective_at > $2`, id, at)
+	if err != nil {
+		return storeErr("cancel downgrade", err)
+	}
+	return nil
+}
+
+func (s *Store) Upgrade(ctx context.Context, ch metering.PlanChange, anchor time.Time) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		plan, err := lockAccount(ctx, tx, ch.AccountID)
+		if err != nil {
+			return err
+		}
+		if plan != ch.FromPlan {
+			return metering.ErrConflict
+		}
+		_, err = tx.Exec(ctx, `
+			UPDATE accounts SET plan_id = $2, billing_anchor = $3, scheduled_plan_id = NULL, scheduled_at = NULL
+			WHERE id = $1`, ch.AccountID, ch.ToPlan, anchor)
+		if err != nil {
+			return storeErr("upgrade", err)
+		}
+		if err := cancelScheduled(ctx, tx, ch.AccountID, ch.RequestedAt); err != nil {
+			return err
+		}
+		return insertChange(ctx, tx, ch)
+	})
+}
+
+func (s *Store) ScheduleDowngrade(ctx context.Context, ch metering.PlanChange) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		plan, err := lockAccount(ctx, tx, ch.AccountID)
+		if err != nil {
+			return err
+		}
+		if plan != ch.FromPlan {
+			return metering.ErrConflict
+		}
+		_, err = tx.Exec(ctx, `UPDATE accounts SET scheduled_plan_id = $2, scheduled_at = $3 WHERE id = $1`,
+			ch.AccountID, ch.ToPlan, ch.EffectiveAt)
+		if err != nil {
+			return storeErr("schedule downgrade", err)
+		}
+		if err := cancelScheduled(ctx, tx, ch.AccountID, ch.RequestedAt); err != nil {
+			return err
+		}
+		return insertChange(ctx, tx, ch)
+	})
+}
+
+func (s *Store) CancelDowngrade(ctx context.Context, id string, at time.Time) (metering.PlanChange, error) {
+	var out metering.PlanChange
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := lockAccount(ctx, tx, id); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `
+			UPDATE accounts SET scheduled_plan_id = NULL, scheduled_at = NULL
+			WHERE id = $1 AND scheduled_at > $2`, id, at)
+		if err != nil {
+			return storeErr("cancel downgrade", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return metering.ErrNotFound
+		}
+		rows, err := tx.Query(ctx, `
+			UPDATE plan_changes SET canceled_at = $2
+			WHERE account_id = $1 AND kind = 'downgrade' AND canceled_at IS NULL AND effective_at > $2
+			RETURNING `+changeColumns, id, at)
+		if err != nil {
+			return storeErr("cancel downgrade", err)
+		}
+		changes, err := pgx.CollectRows(rows, scanChange)
+		if err != nil {
+			return storeErr("cancel downgrade", err)
+		}
+		if len(changes) > 0 {
+			out = changes[len(changes)-1]
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (s *Store) ApplyDowngrade(ctx context.Context, id string, now time.Time) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	_, err := s.pool.Exec(ctx, `
+		UPDATE accounts SET plan_id = scheduled_plan_id, scheduled_plan_id = NULL, scheduled_at = NULL
+		WHERE id = $1 AND scheduled_at <= $2`, id, now)
+	if err != nil {
+		return storeErr("apply downgrade", err)
+	}
+	return nil
+}
+
+const changeColumns = `id::text, account_id::text, kind, from_plan, to_plan, requested_at, effective_at,
+	charge_cents, used_at_change, canceled_at`
+
+func scanChange(row pgx.CollectableRow) (metering.PlanChange, error) {
+	var c metering.PlanChange
+	err := row.Scan(&c.ID, &c.AccountID, &c.Kind, &c.FromPlan, &c.ToPlan, &c.RequestedAt, &c.EffectiveAt,
+		&c.ChargeCents, &c.UsedAtChange, &c.CanceledAt)
+	c.RequestedAt, c.EffectiveAt, c.CanceledAt = c.RequestedAt.UTC(), c.EffectiveAt.UTC(), utcPtr(c.CanceledAt)
+	return c, err
+}
+
+func (s *Store) PlanChanges(ctx context.Context, id string) ([]metering.PlanChange, error) {
+	if !isUUID(id) {
+		return []metering.PlanChange{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+changeColumns+` FROM plan_changes
+		WHERE account_id = $1 AND canceled_at IS NULL ORDER BY effective_at, requested_at, id`, id)
+	if err != nil {
+		return nil, storeErr("plan changes", err)
+	}
+	out, err := pgx.CollectRows(rows, scanChange)
+	if err != nil {
+		return nil, storeErr("plan changes", err)
+	}
+	return out, nil
+}
+
+func (s *Store) LimitChanges(ctx context.Context, id string) ([]metering.LimitChange, error) {
+	if !isUUID(id) {
+		return []metering.LimitChange{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT account_id::text, at, hard_stop, overage_cap_cents FROM limit_changes
+		WHERE account_id = $1 ORDER BY at, seq`, id)
+	if err != nil {
+		return nil, storeErr("limit changes", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (metering.LimitChange, error) {
+		var l metering.LimitChange
+		err := row.Scan(&l.AccountID, &l.At, &l.HardStop, &l.OverageCapCents)
+		l.At = l.At.UTC()
+		return l, err
+	})
+	if err != nil {
+		return nil, storeErr("limit changes", err)
+	}
+	return out, nil
+}
+
+func (s *Store) GrantCredit(ctx context.Context, id string, cents int64) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE accounts SET credit_cents = credit_cents + $2 WHERE id = $1`, id, cents)
+	if err != nil {
+		return storeErr("grant credit", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return metering.ErrNotFound
+	}
+	return nil
+}
+
+const invoiceColumns = `id::text, account_id::text, period_start, period_end, plan_id, currency, lines,
+	subtotal_cents, credit_cents, total_cents, overage_cap_cents, created_at`
+
+func scanInvoice(row pgx.CollectableRow) (metering.Invoice, error) {
+	var inv metering.Invoice
+	var currency string
+	var lines []byte
+	err := row.Scan(&inv.ID, &inv.AccountID, &inv.PeriodStart, &inv.PeriodEnd, &inv.PlanID, &currency, &lines,
+		&inv.SubtotalCents, &inv.CreditCents, &inv.TotalCents, &inv.OverageCapCents, &inv.CreatedAt)
+	if err != nil {
+		return inv, err
+	}
+	inv.Currency = metering.Currency(currency)
+	inv.PeriodStart, inv.PeriodEnd, inv.CreatedAt = inv.PeriodStart.UTC(), inv.PeriodEnd.UTC(), inv.CreatedAt.UTC()
+	if err := json.Unmarshal(lines, &inv.Lines); err != nil {
+		return inv, fmt.Errorf("invoice lines: %w", err)
+	}
+	return inv, nil
+}
+
+func (s *Store) CreateInvoice(ctx context.Context, inv metering.Invoice) (metering.Invoice, bool, error) {
+	if !isUUID(inv.AccountID) {
+		return metering.Invoice{}, false, metering.ErrNotFound
+	}
+	lines := inv.Lines
+	if lines == nil {
+		lines = []metering.InvoiceLine{}
+	}
+	body, err := json.Marshal(lines)
+	if err != nil {
+		return metering.Invoice{}, false, err
+	}
+	created := false
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		// The account's row lock orders concurrent closers: the second
+		// finds the first one's invoice.
+		var credit int64
+		err := tx.QueryRow(ctx, `SELECT credit_cents FROM accounts WHERE id = $1 FOR UPDATE`, inv.AccountID).Scan(&credit)
+		if err != nil {
+			return storeErr("create invoice", err)
+		}
+		rows, err := tx.Query(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 AND period_start = $2`,
+			inv.AccountID, inv.PeriodStart)
+		if err != nil {
+			return storeErr("create invoice", err)
+		}
+		existing, err := pgx.CollectRows(rows, scanInvoice)
+		if err != nil {
+			return storeErr("create invoice", err)
+		}
+		if len(existing) > 0 {
+			inv = existing[0]
+			return nil
+		}
+		inv.CreditCents = min(credit, max(0, inv.SubtotalCents))
+		inv.TotalCents = inv.SubtotalCents - inv.CreditCents
+		if _, err := tx.Exec(ctx, `UPDATE accounts SET credit_cents = credit_cents - $2 WHERE id = $1`, inv.AccountID, inv.CreditCents); err != nil {
+			return storeErr("create invoice", err)
+		}
+		_, err = tx.Exec(ctx, `
+			INSERT INTO invoices (id, account_id, period_start, period_end, plan_id, currency, lines,
+				subtotal_cents, credit_cents, total_cents, overage_cap_cents, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			inv.ID, inv.AccountID, inv.PeriodStart, inv.PeriodEnd, inv.PlanID, string(inv.Currency), body,
+			inv.SubtotalCents, inv.CreditCents, inv.TotalCents, inv.OverageCapCents, inv.CreatedAt)
+		if err != nil {
+			return storeErr("create invoice", err)
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return metering.Invoice{}, false, err
+	}
+	return inv, created, nil
+}
+
+func (s *Store) Invoices(ctx context.Context, id string) ([]metering.Invoice, error) {
+	if !isUUID(id) {
+		return []metering.Invoice{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 ORDER BY period_start`, id)
+	if err != nil {
+		return nil, storeErr("invoices", err)
+	}
+	out, err := pgx.CollectRows(rows, scanInvoice)
+	if err != nil {
+		return nil, storeErr("invoices", err)
+	}
+	return out, nil
+}
+
+func (s *Store) AddPortalUser(ctx context.Context, u metering.PortalUser) error {
+	if !isUUID(u.AccountID) {
+		return metering.ErrNotFound
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO portal_users (id, account_id, email, name, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt)
+	if err != nil {
+		return storeErr("add portal user", err)
+	}
+	return nil
+}
+
+func (s *Store) PortalUsers(ctx context.Context, id string) ([]metering.PortalUser, error) {
+	if !isUUID(id) {
+		return []metering.PortalUser{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id::text, account_id::text, email, name, created_at FROM portal_users
+		WHERE account_id = $1 ORDER BY created_at, id`, id)
+	if err != nil {
+		return nil, storeErr("portal users", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (metering.PortalUser, error) {
+		var u metering.PortalUser
+		err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.CreatedAt)
+		u.CreatedAt = u.CreatedAt.UTC()
+		return u, err
+	})
+	if err != nil {
+		return nil, storeErr("portal users", err)
+	}
+	return out, nil
+}
+
+func (s *Store) EnqueueAlert(ctx context.Context, a metering.Alert, mails []metering.OutboxMail) (bool, error) {
+	if !isUUID(a.AccountID) {
+		return false, metering.ErrNotFound
+	}
+	created := false
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			INSERT INTO usage_alerts (account_id, period_start, milestone, created_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT DO NOTHING`, a.AccountID, a.PeriodStart, a.Milestone, a.CreatedAt)
+		if err != nil {
+			return storeErr("enqueue alert", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		for _, m := range mails {
+			_, err := tx.Exec(ctx, `
+				INSERT INTO mail_outbox (id, account_id, milestone, period_start, recipient, subject, body, created_at, next_attempt_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+				m.ID, m.AccountID, m.Milestone, m.PeriodStart, m.To, m.Subject, m.Body, m.CreatedAt, m.NextAttemptAt)
+			if err != nil {
+				return storeErr("enqueue alert", err)
+			}
+		}
+		created = true
+		return nil
+	})
+	return created, err
+}
+
+func (s *Store) Alerts(ctx context.Context, id string) ([]metering.Alert, error) {
+	if !isUUID(id) {
+		return []metering.Alert{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT account_id::text, period_start, milestone, created_at FROM usage_alerts
+		WHERE account_id = $1 ORDER BY created_at, period_start, milestone`, id)
+	if err != nil {
+		return nil, storeErr("alerts", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (metering.Alert, error) {
+		var a metering.Alert
+		err := row.Scan(&a.AccountID, &a.PeriodStart, &a.Milestone, &a.CreatedAt)
+		a.PeriodStart, a.CreatedAt = a.PeriodStart.UTC(), a.CreatedAt.UTC()
+		return a, err
+	})
+	if err != nil {
+		return nil, storeErr("alerts", err)
+	}
+	return out, nil
+}
+
+const mailColumns = `id::text, account_id::text, milestone, period_start, recipient, subject, body, created_at,
+	next_attempt_at, attempts, sent_at, last_error`
+
+func scanMail(row pgx.CollectableRow) (metering.OutboxMail, error) {
+	var m metering.OutboxMail
+	err := row.Scan(&m.ID, &m.AccountID, &m.Milestone, &m.PeriodStart, &m.To, &m.Subject, &m.Body, &m.CreatedAt,
+		&m.NextAttemptAt, &m.Attempts, &m.SentAt, &m.LastError)
+	m.PeriodStart, m.CreatedAt, m.NextAttemptAt, m.SentAt = m.PeriodStart.UTC(), m.CreatedAt.UTC(), m.NextAttemptAt.UTC(), utcPtr(m.SentAt)
+	return m, err
+}
+
+func (s *Store) ClaimMail(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]metering.OutboxMail, error) {
+	// SKIP LOCKED: concurrent senders claim disjoint mails.
+	rows, err := s.pool.Query(ctx, `
+		UPDATE mail_outbox SET next_attempt_at = $2, attempts = attempts + 1
+		WHERE id IN (
+			SELECT id FROM mail_outbox WHERE sent_at IS NULL AND next_attempt_at <= $1
+			ORDER BY next_attempt_at, created_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING `+mailColumns, now, now.Add(lease), limit)
+	if err != nil {
+		return nil, storeErr("claim mail", err)
+	}
+	out, err := pgx.CollectRows(rows, scanMail)
+	if err != nil {
+		return nil, storeErr("claim mail", err)
+	}
+	slices.SortFunc(out, func(a, b metering.OutboxMail) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (s *Store) MarkMailSent(ctx context.Context, id string, at time.Time) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE mail_outbox SET sent_at = COALESCE(sent_at, $2) WHERE id = $1`, id, at)
+	if err != nil {
+		return storeErr("mark mail sent", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return metering.ErrNotFound
+	}
+	return nil
+}
+
+func (s *Store) RetryMail(ctx context.Context, id string, next time.Time, lastErr string) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE mail_outbox SET next_attempt_at = $2, last_error = $3 WHERE id = $1`, id, next, lastErr)
+	if err != nil {
+		return storeErr("retry mail", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return metering.ErrNotFound
+	}
+	return nil
+}
+
+func (s *Store) Outbox(ctx context.Context, id string) ([]metering.OutboxMail, error) {
+	if !isUUID(id) {
+		return []metering.OutboxMail{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+mailColumns+` FROM mail_outbox WHERE account_id = $1 ORDER BY created_at, id`, id)
+	if err != nil {
+		return nil, storeErr("outbox", err)
+	}
+	out, err := pgx.CollectRows(rows, scanMail)
+	if err != nil {
+		return nil, storeErr("outbox", err)
+	}
+	return out, nil
+}
