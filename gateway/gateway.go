@@ -26,6 +26,7 @@ import (
 
 	"github.com/ledgerlane/platform/gateway/auth"
 	"github.com/ledgerlane/platform/gateway/openapi"
+	"github.com/ledgerlane/platform/gateway/portal"
 	"github.com/ledgerlane/platform/gateway/route"
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
@@ -70,6 +71,12 @@ type Config struct {
 	// Redis holds rate buckets, usage counters and idempotency records. Nil
 	// turns limiting, quota and idempotency off; every real deployment sets it.
 	Redis redis.UniversalClient
+	// PortalSecureCookies marks the portal's cookies Secure on plain HTTP
+	// requests too (behind a TLS-terminating proxy); see docs/portal.md.
+	PortalSecureCookies bool
+	// PortalPublicURL is the public root for links in the portal's
+	// invitation e-mails; empty takes the inviting request's Host.
+	PortalPublicURL string
 }
 
 // Gateway is the edge's HTTP handler.
@@ -88,6 +95,8 @@ type Gateway struct {
 	handlers map[route.Handler]http.Handler
 	after    map[route.After]func(principal.Principal)
 	status   map[string]int
+	// portal is the account holders' HTML front under /portal/.
+	portal http.Handler
 }
 
 // New wires the muxes. It dials nothing itself: the caller owns the connections.
@@ -179,6 +188,9 @@ func New(cfg Config) (*Gateway, error) {
 	g.after = map[route.After]func(principal.Principal){
 		route.AfterForgetLimits: func(p principal.Principal) { g.resolver.ForgetAccount(p.AccountID) },
 	}
+	g.portal = portal.New(meteringv1.NewPortalServiceClient(cfg.Backends.Metering),
+		portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
+			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL})
 	g.status = map[string]int{}
 	for _, rt := range route.All() {
 		if _, ok := g.handlers[rt.Handler]; !ok && rt.Handler != route.HandlerGenerated {
@@ -246,6 +258,12 @@ func (g *Gateway) Handler() http.Handler {
 func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	info.route = "unmatched"
 	reqID := requestID(r.Context())
+	if r.URL.Path == "/portal" || strings.HasPrefix(r.URL.Path, "/portal/") {
+		// The portal is HTML with its own sessions, before the /v1 table.
+		info.route = "/portal/"
+		g.portal.ServeHTTP(w, r)
+		return
+	}
 	method := r.Method
 	if method == http.MethodHead {
 		// HEAD is GET without a body (RFC 9110): the server drops what the

@@ -74,6 +74,11 @@ func FuzzEdge(f *testing.F) {
 		{6, "/v1/usage", "", "", "", "", 0, 3},
 		{1, "/v1/portal/billing/limits", "", "", "", `{"overage_cap_cents":-1}`, 1, 3},
 		{1, "/v1/debt/payoff-plan", "", "", "", `{"extra":"1e999"}`, 1, 5},
+		{1, "/v1/debt/payoff-plan", "", "", "", `{"strategy":"snowball","total_monthly_budget":"999999999999.99"}`, 1, 5},
+		{0, "/v1/holdings", "account_id=%00&page_size=201&cursor=x", "", "", "", 0, 5},
+		{0, "/v1/insights/month-summary", "month=9999-12&currency=EUR", "", "", "", 0, 5},
+		{0, "/v1/insights/spending-by-category", "start_date=0001-01-01&end_date=9999-12-31", "", "", "", 0, 5},
+		{0, "/v1/bills/upcoming", "days_ahead=2147483647", "", "", "", 0, 5},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.query, s.header, s.hvalue, []byte(s.body), s.ct, s.key)

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/ledgerlane/platform/gateway"
+	"github.com/ledgerlane/platform/gateway/portal"
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
@@ -37,6 +38,9 @@ import (
 	meteringserver "github.com/ledgerlane/platform/services/metering/server"
 	"github.com/ledgerlane/platform/services/metering/smtpmail"
 )
+
+// PortalSessionCookie is the portal's session cookie (gateway/portal).
+const PortalSessionCookie = portal.SessionCookie
 
 // Config selects real servers where set; everything else is embedded.
 type Config struct {
@@ -64,6 +68,9 @@ type Config struct {
 	// Finance sandbox aggregator: SandboxInterval is its tick (0 means
 	// 30s; negative starts no ticker, and only Stack.Sandbox.SyncNow syncs).
 	SandboxInterval time.Duration
+	// PortalSecureCookies marks the portal's cookies Secure although make
+	// run serves plain HTTP on loopback (docs/portal.md); tests set it.
+	PortalSecureCookies bool
 	// MailDir (LOCAL_MAIL_DIR), when set, receives every usage alert e-mail
 	// the in-process SMTP server gets, one .eml file each.
 	MailDir string
@@ -230,6 +237,7 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, cfg Config, b gateway.
 		},
 		Version: cfg.Version, Commit: cfg.Commit, BuildTime: cfg.BuildTime,
 		Log: cfg.Log.With("service", "gateway"), Now: cfg.Now, Redis: rc,
+		PortalSecureCookies: cfg.PortalSecureCookies,
 	})
 	if err != nil {
 		return nil, err

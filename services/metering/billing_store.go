@@ -84,7 +84,14 @@ type PortalUser struct {
 	AccountID string
 	Email     string
 	Name      string
-	CreatedAt time.Time
+	// PasswordHash is the argon2id hash of the portal password (portal.go);
+	// empty for a person who only receives alerts and cannot sign in.
+	PasswordHash string
+	// InviteHash is the SHA-256 of a pending invitation's token, valid until
+	// InviteExpiresAt; empty and nil when none is pending (portal.go).
+	InviteHash      string
+	InviteExpiresAt *time.Time
+	CreatedAt       time.Time
 }
 
 // Alert records that a usage milestone was reached in a period; it exists

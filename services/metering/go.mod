@@ -49,6 +49,7 @@ require (
 	github.com/emersion/go-smtp v0.24.0
 	github.com/ledgerlane/platform/services/metering/admission v0.0.0
 	github.com/wneessen/go-mail v0.7.2
+	golang.org/x/crypto v0.58.0
 )
 
 replace github.com/ledgerlane/platform/services/metering/admission => ./admission

@@ -130,4 +130,5 @@ type Store interface {
 	RevokeCredential(ctx context.Context, id string, at time.Time) error
 
 	BillingStore
+	PortalStore
 }

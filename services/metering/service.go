@@ -32,6 +32,8 @@ type Service struct {
 	// Usage alert mail retries: the first after mailBackoff, doubling up
 	// to mailBackoffMax.
 	mailBackoff, mailBackoffMax time.Duration
+	// signins counts failed portal sign-ins (portal.go).
+	signins signinThrottle
 }
 
 // UseCounters lets the service read the usage counters admission keeps in

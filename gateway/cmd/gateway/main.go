@@ -99,10 +99,17 @@ func run(log *slog.Logger) error {
 		checks = append(checks, gateway.Check{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }})
 	}
 
+	// The portal's cookies are Secure unless told otherwise: a deployed
+	// gateway sits behind TLS (docs/portal.md).
+	secureCookies, err := config.Bool("PORTAL_SECURE_COOKIES", true)
+	if err != nil {
+		return err
+	}
 	bt, _ := time.Parse(time.RFC3339, buildTime)
 	g, err := gateway.New(gateway.Config{
 		Backends: b, Checks: checks, Version: version, Commit: commit, BuildTime: bt,
 		CredentialTTL: ttl, DocsURL: config.String("DOCS_URL", ""), Log: log, Redis: rdb,
+		PortalSecureCookies: secureCookies, PortalPublicURL: config.String("PORTAL_PUBLIC_URL", ""),
 	})
 	if err != nil {
 		return err

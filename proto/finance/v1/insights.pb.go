@@ -354,8 +354,11 @@ type MonthSummary struct {
 	NetSavings       *string `protobuf:"bytes,4,opt,name=net_savings,json=netSavings,proto3,oneof" json:"net_savings,omitempty"`
 	SavingsRate      *string `protobuf:"bytes,5,opt,name=savings_rate,json=savingsRate,proto3,oneof" json:"savings_rate,omitempty"`
 	TransactionCount *int32  `protobuf:"varint,6,opt,name=transaction_count,json=transactionCount,proto3,oneof" json:"transaction_count,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Ours: the ISO 4217 currency every figure is in (rows in other
+	// currencies are not counted).
+	Currency      *string `protobuf:"bytes,7,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MonthSummary) Reset() {
@@ -430,6 +433,13 @@ func (x *MonthSummary) GetTransactionCount() int32 {
 	return 0
 }
 
+func (x *MonthSummary) GetCurrency() string {
+	if x != nil && x.Currency != nil {
+		return *x.Currency
+	}
+	return ""
+}
+
 // CategorySpending is one category's share of spending.
 type CategorySpending struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
@@ -438,7 +448,9 @@ type CategorySpending struct {
 	// Decimal amount string.
 	Amount *string `protobuf:"bytes,3,opt,name=amount,proto3,oneof" json:"amount,omitempty"`
 	// Percentage as a number.
-	Percentage    *float64 `protobuf:"fixed64,4,opt,name=percentage,proto3,oneof" json:"percentage,omitempty"`
+	Percentage *float64 `protobuf:"fixed64,4,opt,name=percentage,proto3,oneof" json:"percentage,omitempty"`
+	// Ours: the ISO 4217 currency of amount.
+	Currency      *string `protobuf:"bytes,5,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -501,6 +513,13 @@ func (x *CategorySpending) GetPercentage() float64 {
 	return 0
 }
 
+func (x *CategorySpending) GetCurrency() string {
+	if x != nil && x.Currency != nil {
+		return *x.Currency
+	}
+	return ""
+}
+
 // UpcomingBill is an expected recurring charge.
 type UpcomingBill struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -510,10 +529,12 @@ type UpcomingBill struct {
 	// Decimal amount string.
 	ExpectedAmount *string `protobuf:"bytes,4,opt,name=expected_amount,json=expectedAmount,proto3,oneof" json:"expected_amount,omitempty"`
 	// YYYY-MM-DD.
-	ExpectedDate  *string `protobuf:"bytes,5,opt,name=expected_date,json=expectedDate,proto3,oneof" json:"expected_date,omitempty"`
-	Frequency     *string `protobuf:"bytes,6,opt,name=frequency,proto3,oneof" json:"frequency,omitempty"`
-	StreamType    *string `protobuf:"bytes,7,opt,name=stream_type,json=streamType,proto3,oneof" json:"stream_type,omitempty"`
-	LogoUrl       *string `protobuf:"bytes,8,opt,name=logo_url,json=logoUrl,proto3,oneof" json:"logo_url,omitempty"`
+	ExpectedDate *string `protobuf:"bytes,5,opt,name=expected_date,json=expectedDate,proto3,oneof" json:"expected_date,omitempty"`
+	Frequency    *string `protobuf:"bytes,6,opt,name=frequency,proto3,oneof" json:"frequency,omitempty"`
+	StreamType   *string `protobuf:"bytes,7,opt,name=stream_type,json=streamType,proto3,oneof" json:"stream_type,omitempty"`
+	LogoUrl      *string `protobuf:"bytes,8,opt,name=logo_url,json=logoUrl,proto3,oneof" json:"logo_url,omitempty"`
+	// Ours: the ISO 4217 currency of expected_amount.
+	Currency      *string `protobuf:"bytes,9,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -600,6 +621,13 @@ func (x *UpcomingBill) GetStreamType() string {
 func (x *UpcomingBill) GetLogoUrl() string {
 	if x != nil && x.LogoUrl != nil {
 		return *x.LogoUrl
+	}
+	return ""
+}
+
+func (x *UpcomingBill) GetCurrency() string {
+	if x != nil && x.Currency != nil {
+		return *x.Currency
 	}
 	return ""
 }
@@ -722,7 +750,10 @@ type GetMonthSummaryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// YYYY-MM, the month to summarize. Whether it is required is not shown;
 	// empty = the current month (our decision).
-	Month         string `protobuf:"bytes,1,opt,name=month,proto3" json:"month,omitempty"`
+	Month string `protobuf:"bytes,1,opt,name=month,proto3" json:"month,omitempty"`
+	// Ours: the ISO 4217 currency to summarize; empty = the user's main
+	// currency.
+	Currency      string `protobuf:"bytes,2,opt,name=currency,proto3" json:"currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -760,6 +791,13 @@ func (*GetMonthSummaryRequest) Descriptor() ([]byte, []int) {
 func (x *GetMonthSummaryRequest) GetMonth() string {
 	if x != nil {
 		return x.Month
+	}
+	return ""
+}
+
+func (x *GetMonthSummaryRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
 	}
 	return ""
 }
@@ -828,8 +866,10 @@ type GetSpendingByCategoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// YYYY-MM-DD, inclusive. Whether each bound is required is not shown; empty
 	// = the server's default range (our decision).
-	StartDate     string `protobuf:"bytes,1,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
-	EndDate       string `protobuf:"bytes,2,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
+	StartDate string `protobuf:"bytes,1,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
+	EndDate   string `protobuf:"bytes,2,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
+	// Ours: the ISO 4217 currency to report; empty = the user's main currency.
+	Currency      string `protobuf:"bytes,3,opt,name=currency,proto3" json:"currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -874,6 +914,13 @@ func (x *GetSpendingByCategoryRequest) GetStartDate() string {
 func (x *GetSpendingByCategoryRequest) GetEndDate() string {
 	if x != nil {
 		return x.EndDate
+	}
+	return ""
+}
+
+func (x *GetSpendingByCategoryRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
 	}
 	return ""
 }
@@ -1114,7 +1161,7 @@ const file_finance_v1_insights_proto_rawDesc = "" +
 	"\x11_starting_balanceB\x18\n" +
 	"\x16_projected_end_balanceB\x1d\n" +
 	"\x1b_starting_balance_availableB\v\n" +
-	"\t_currency\"\xe2\x02\n" +
+	"\t_currency\"\x90\x03\n" +
 	"\fMonthSummary\x12\x19\n" +
 	"\x05month\x18\x01 \x01(\tH\x00R\x05month\x88\x01\x01\x12&\n" +
 	"\ftotal_income\x18\x02 \x01(\tH\x01R\vtotalIncome\x88\x01\x01\x12*\n" +
@@ -1122,13 +1169,15 @@ const file_finance_v1_insights_proto_rawDesc = "" +
 	"\vnet_savings\x18\x04 \x01(\tH\x03R\n" +
 	"netSavings\x88\x01\x01\x12&\n" +
 	"\fsavings_rate\x18\x05 \x01(\tH\x04R\vsavingsRate\x88\x01\x01\x120\n" +
-	"\x11transaction_count\x18\x06 \x01(\x05H\x05R\x10transactionCount\x88\x01\x01B\b\n" +
+	"\x11transaction_count\x18\x06 \x01(\x05H\x05R\x10transactionCount\x88\x01\x01\x12\x1f\n" +
+	"\bcurrency\x18\a \x01(\tH\x06R\bcurrency\x88\x01\x01B\b\n" +
 	"\x06_monthB\x0f\n" +
 	"\r_total_incomeB\x11\n" +
 	"\x0f_total_expensesB\x0e\n" +
 	"\f_net_savingsB\x0f\n" +
 	"\r_savings_rateB\x14\n" +
-	"\x12_transaction_count\"\xe0\x01\n" +
+	"\x12_transaction_countB\v\n" +
+	"\t_currency\"\x8e\x02\n" +
 	"\x10CategorySpending\x12$\n" +
 	"\vcategory_id\x18\x01 \x01(\tH\x00R\n" +
 	"categoryId\x88\x01\x01\x12(\n" +
@@ -1136,11 +1185,13 @@ const file_finance_v1_insights_proto_rawDesc = "" +
 	"\x06amount\x18\x03 \x01(\tH\x02R\x06amount\x88\x01\x01\x12#\n" +
 	"\n" +
 	"percentage\x18\x04 \x01(\x01H\x03R\n" +
-	"percentage\x88\x01\x01B\x0e\n" +
+	"percentage\x88\x01\x01\x12\x1f\n" +
+	"\bcurrency\x18\x05 \x01(\tH\x04R\bcurrency\x88\x01\x01B\x0e\n" +
 	"\f_category_idB\x10\n" +
 	"\x0e_category_nameB\t\n" +
 	"\a_amountB\r\n" +
-	"\v_percentage\"\xb1\x03\n" +
+	"\v_percentageB\v\n" +
+	"\t_currency\"\xdf\x03\n" +
 	"\fUpcomingBill\x12\x1c\n" +
 	"\arule_id\x18\x01 \x01(\tH\x00R\x06ruleId\x88\x01\x01\x12\x1f\n" +
 	"\bmerchant\x18\x02 \x01(\tH\x01R\bmerchant\x88\x01\x01\x12&\n" +
@@ -1150,7 +1201,8 @@ const file_finance_v1_insights_proto_rawDesc = "" +
 	"\tfrequency\x18\x06 \x01(\tH\x05R\tfrequency\x88\x01\x01\x12$\n" +
 	"\vstream_type\x18\a \x01(\tH\x06R\n" +
 	"streamType\x88\x01\x01\x12\x1e\n" +
-	"\blogo_url\x18\b \x01(\tH\aR\alogoUrl\x88\x01\x01B\n" +
+	"\blogo_url\x18\b \x01(\tH\aR\alogoUrl\x88\x01\x01\x12\x1f\n" +
+	"\bcurrency\x18\t \x01(\tH\bR\bcurrency\x88\x01\x01B\n" +
 	"\n" +
 	"\b_rule_idB\v\n" +
 	"\t_merchantB\x0f\n" +
@@ -1160,7 +1212,8 @@ const file_finance_v1_insights_proto_rawDesc = "" +
 	"\n" +
 	"_frequencyB\x0e\n" +
 	"\f_stream_typeB\v\n" +
-	"\t_logo_url\"Z\n" +
+	"\t_logo_urlB\v\n" +
+	"\t_currency\"Z\n" +
 	"\x1aGetCashFlowForecastRequest\x12\x1d\n" +
 	"\n" +
 	"days_ahead\x18\x01 \x01(\x05R\tdaysAhead\x12\x1d\n" +
@@ -1169,17 +1222,19 @@ const file_finance_v1_insights_proto_rawDesc = "" +
 	"\x1bGetCashFlowForecastResponse\x120\n" +
 	"\x04data\x18\x01 \x01(\v2\x1c.finance.v1.CashFlowForecastR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered\".\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"J\n" +
 	"\x16GetMonthSummaryRequest\x12\x14\n" +
-	"\x05month\x18\x01 \x01(\tR\x05month\"\x8c\x01\n" +
+	"\x05month\x18\x01 \x01(\tR\x05month\x12\x1a\n" +
+	"\bcurrency\x18\x02 \x01(\tR\bcurrency\"\x8c\x01\n" +
 	"\x17GetMonthSummaryResponse\x12,\n" +
 	"\x04data\x18\x01 \x01(\v2\x18.finance.v1.MonthSummaryR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"X\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"t\n" +
 	"\x1cGetSpendingByCategoryRequest\x12\x1d\n" +
 	"\n" +
 	"start_date\x18\x01 \x01(\tR\tstartDate\x12\x19\n" +
-	"\bend_date\x18\x02 \x01(\tR\aendDate\"\xce\x01\n" +
+	"\bend_date\x18\x02 \x01(\tR\aendDate\x12\x1a\n" +
+	"\bcurrency\x18\x03 \x01(\tR\bcurrency\"\xce\x01\n" +
 	"\x1dGetSpendingByCategoryResponse\x120\n" +
 	"\x04data\x18\x01 \x03(\v2\x1c.finance.v1.CategorySpendingR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +

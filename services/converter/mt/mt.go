@@ -26,6 +26,7 @@ package mt
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/ledgerlane/platform/services/converter/engine"
 	"github.com/ledgerlane/platform/services/converter/payment"
@@ -68,12 +69,13 @@ func Formats() engine.FormatSet {
 }
 
 // PaymentFormats is what this package adds to a conversion engine for the
-// payment model: the MT103 parser and renderer and the MT payment detector,
+// payment model: the MT103, MT202, MT205 (and COV), MT900 and MT910 parsers
+// and renderers and the MT payment detector,
 // which must be tried before the statement detector (bare block 4 text of
 // an MT103 also starts with :20:).
 func PaymentFormats() engine.FormatSet {
 	var set engine.FormatSet
-	for _, t := range []string{"MT103"} {
+	for _, t := range PaymentTypes {
 		set.Parsers = append(set.Parsers, engine.Parser{
 			Type: t,
 			ParsePayments: func(input []byte, _ string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
@@ -87,6 +89,41 @@ func PaymentFormats() engine.FormatSet {
 			return RenderPayments("103", ps, o)
 		},
 	}}
+	// MT202 and MT205 write the COV variant for a cover payment (pacs.009
+	// with UndrlygCstmrCdtTrf); MT202COV and MT205COV refuse any other.
+	for _, t := range []string{"MT202", "MT202COV", "MT205", "MT205COV"} {
+		typ := t[2:]
+		fi := []string{"MT202", "MT202COV", "MT205", "MT205COV", "pacs.009"}
+		if strings.HasSuffix(t, "COV") {
+			fi = []string{"MT202COV", "MT205COV", "pacs.009"} // a core MT202/205 is never a cover
+		}
+		set.Renderers = append(set.Renderers, engine.Renderer{
+			Type: t, MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: fi,
+			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+				return RenderPayments(typ, ps, o)
+			},
+		})
+	}
+	// MT900 and MT910 confirm a debit and a credit (camt.054).
+	for _, t := range []string{"MT900", "MT910"} {
+		typ := t[2:]
+		set.Renderers = append(set.Renderers, engine.Renderer{
+			Type: t, MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{t, "camt.054"},
+			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+				return RenderPayments(typ, ps, o)
+			},
+		})
+	}
+	// MT199 and MT299 carry a reject (/REJT/ in :79:): pacs.002.
+	for _, t := range []string{"MT199", "MT299"} {
+		typ := t[2:]
+		set.Renderers = append(set.Renderers, engine.Renderer{
+			Type: t, MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT199", "MT299", "pacs.002"},
+			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+				return RenderPayments(typ, ps, o)
+			},
+		})
+	}
 	set.Detectors = []engine.Detector{DetectPayment}
 	return set
 }

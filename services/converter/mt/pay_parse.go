@@ -14,10 +14,10 @@ import (
 )
 
 // PaymentTypes are the MT payment types this package reads and writes.
-var PaymentTypes = []string{"MT103", "MT202", "MT202COV", "MT205", "MT205COV"}
+var PaymentTypes = []string{"MT103", "MT202", "MT202COV", "MT205", "MT205COV", "MT900", "MT910", "MT199", "MT299"}
 
-// ParsePayments reads every MT103, MT202, MT202COV, MT205 or MT205COV in
-// input. want is the type the caller named ("" or one of PaymentTypes); a
+// ParsePayments reads every MT103, MT202, MT202COV, MT205, MT205COV, MT900
+// or MT910 in input. want is the type the caller named ("" or one of PaymentTypes); a
 // message of another type is refused so that from means what it says
 // (MT202 and MT205 read each other's COV variants too).
 func ParsePayments(input []byte, want string) ([]*payment.Payment, []statement.Warning, error) {
@@ -39,9 +39,10 @@ func ParsePayments(input []byte, want string) ([]*payment.Payment, []statement.W
 }
 
 // DetectPayment recognises the MT payment types: from block 2 ({2:I103…},
-// {2:O202…}) with block 3's {119:COV}, else, for bare block 4 text, from the
-// fields present (:32A: with :50a: and :59a: is an MT103; :32A: with :58a: an
-// MT202, with :50a: also an MT202COV).
+// {2:O202…}, {2:I910…}) with block 3's {119:COV}, else, for bare block 4
+// text, from the fields present (:32A: with :50a: and :59a: is an MT103;
+// :32A: with :58a: an MT202, with :50a: also an MT202COV). Bare MT900/MT910
+// text is read only when the caller names the type.
 func DetectPayment(input []byte) (typ, version string, ok bool) {
 	head := input
 	if len(head) > detectWindow {
@@ -61,6 +62,8 @@ func DetectPayment(input []byte) (typ, version string, ok bool) {
 			if cov {
 				return "MT" + t + "COV", "", true
 			}
+			return "MT" + t, "", true
+		case "900", "910", "199", "299":
 			return "MT" + t, "", true
 		}
 		return "", "", false
@@ -127,6 +130,8 @@ func (p *payParser) kind(want string) error {
 	switch {
 	case len(b2) >= 4 && (b2[0] == 'I' || b2[0] == 'O'):
 		p.typ = b2[1:4]
+	case strings.EqualFold(want, "MT900") || strings.EqualFold(want, "MT910") || strings.EqualFold(want, "MT199") || strings.EqualFold(want, "MT299"):
+		p.typ = want[2:] // bare block 4: the caller names the type
 	default:
 		p.typ = "103"
 		for _, f := range p.m.fields {
@@ -136,12 +141,12 @@ func (p *payParser) kind(want string) error {
 		}
 	}
 	switch p.typ {
-	case "103", "202", "205":
+	case "103", "202", "205", "900", "910", "199", "299":
 	default:
-		return p.fail(nil, "MT%s is not a payment type this converter reads (MT103, MT202, MT205 and their COV variants)", clip(p.typ))
+		return p.fail(nil, "MT%s is not a payment type this converter reads (MT103, MT202, MT205 and their COV variants, MT900, MT910, MT199/MT299 with a status)", clip(p.typ))
 	}
-	p.cov = p.m.block3["119"] == "COV"
-	if p.typ != "103" && !p.cov {
+	p.cov = p.m.block3["119"] == "COV" && (p.typ == "202" || p.typ == "205")
+	if (p.typ == "202" || p.typ == "205") && !p.cov {
 		for _, f := range p.m.fields {
 			if strings.HasPrefix(f.tag, "50") || strings.HasPrefix(f.tag, "59") {
 				p.cov = true // sequence B without the 119 flag
@@ -163,7 +168,15 @@ func (p *payParser) parse(want string) (*payment.Payment, error) {
 		return nil, err
 	}
 	pay := &payment.Payment{MT: p.typ, Kind: payment.Customer}
-	if p.typ != "103" {
+	switch p.typ {
+	case "900":
+		pay.Kind = payment.DebitConfirmation
+	case "910":
+		pay.Kind = payment.CreditConfirmation
+	case "199", "299":
+		pay.Kind = payment.Status
+	}
+	if p.typ == "202" || p.typ == "205" {
 		pay.Kind = payment.Institution
 		if p.cov {
 			pay.Kind = payment.Cover
@@ -177,9 +190,14 @@ func (p *payParser) parse(want string) (*payment.Payment, error) {
 		p.warn(payment.CodeValidationFlag, nil, "block 3 field 119 %s has no MX element", clip(f))
 	}
 	var err error
-	if p.typ == "103" {
+	switch {
+	case p.typ == "103":
 		err = p.customer(pay, p.m.fields)
-	} else {
+	case pay.Kind.Confirmation():
+		err = p.confirmation(pay)
+	case pay.Kind == payment.Status:
+		err = p.status(pay)
+	default:
 		err = p.institution(pay)
 	}
 	if err != nil {
@@ -776,7 +794,7 @@ func (p *payParser) remittance(pay *payment.Payment, f *finField) {
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) > 0 && strings.HasPrefix(lines[0], "/ROC/") {
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "/ROC/") && !p.seqB {
 		pay.EndToEndID = strings.TrimSpace(lines[0][5:])
 		lines = lines[1:]
 	}
@@ -829,6 +847,20 @@ func (p *payParser) senderToReceiver(pay *payment.Payment, f *finField) error {
 				continue
 			}
 			pay.InstructionsForNextAgent = append(pay.InstructionsForNextAgent, payment.Instruction{Text: "/INS/" + it.text})
+		case "BNF":
+			if pay.Kind != payment.Customer {
+				// MT202/205 carry the beneficiary information CBPR+ puts in RmtInf/Ustrd.
+				pay.Remittance = append(pay.Remittance, it.text)
+				continue
+			}
+			pay.InstructionsForNextAgent = append(pay.InstructionsForNextAgent, payment.Instruction{Text: "/BNF/" + it.text})
+		case "PHONBEN", "TELEBEN":
+			if pay.Kind != payment.Customer {
+				code := map[string]string{"PHONBEN": "PHOB", "TELEBEN": "TELB"}[it.code]
+				pay.InstructionsForCreditorAgent = append(pay.InstructionsForCreditorAgent, payment.Instruction{Code: code, Text: it.text})
+				continue
+			}
+			pay.InstructionsForNextAgent = append(pay.InstructionsForNextAgent, payment.Instruction{Text: "/" + it.code + "/" + it.text})
 		case "ACC":
 			pay.InstructionsForCreditorAgent = append(pay.InstructionsForCreditorAgent, payment.Instruction{Text: it.text})
 		case "REC":
@@ -860,9 +892,98 @@ func trimLines(ls []string) []string {
 	return out
 }
 
-// institution reads an MT202/MT205 and, for COV, its sequence B.
+// institution reads an MT202/MT205 and, for COV, its sequence B (the
+// underlying customer credit transfer), which starts at the first :50a:.
 func (p *payParser) institution(pay *payment.Payment) error {
-	return p.fail(nil, "MT%s is recognised but not converted yet (MT103 is)", p.typ)
+	fields := p.m.fields
+	var seqB []finField
+	for i := range fields {
+		if strings.HasPrefix(fields[i].tag, "50") {
+			fields, seqB = fields[:i], fields[i:]
+			break
+		}
+	}
+	seen := single{}
+	var has53, has54, has55, has56, has57 bool
+	for i := range fields {
+		f := &fields[i]
+		if f.tag != "13C" {
+			p.once(seen, f)
+		}
+		var err error
+		switch f.tag {
+		case "20":
+			pay.InstructionID, err = p.reference(f)
+			pay.MessageID = pay.InstructionID
+		case "21":
+			pay.EndToEndID, err = p.reference(f)
+		case "13C":
+			p.warn(payment.CodeFieldDropped, f, "time indication %q is not carried", clip(f.lines[0]))
+		case "32A":
+			err = p.valueDateAmount(pay, f)
+		case "52A", "52D":
+			pay.DebtorFI, err = p.agent(f)
+		case "53A", "53B", "53D":
+			has53 = true
+			err = p.correspondent(pay, f, &pay.SendersCorrespondent)
+		case "54A", "54B", "54D":
+			has54 = true
+			if p.typ == "205" {
+				p.warn(payment.CodeUnknownField, f, "field :%s: is not defined for MT205; it is read as the receiver's correspondent", f.tag)
+			}
+			pay.ReceiversCorrespondent, err = p.agent(f)
+		case "55A", "55B", "55D":
+			has55 = true
+			pay.ThirdReimbursement, err = p.agent(f)
+		case "56A", "56D":
+			has56 = true
+			pay.Intermediary, err = p.agent(f)
+		case "57A", "57B", "57D":
+			has57 = true
+			pay.CreditorAgent, err = p.agent(f)
+		case "58A", "58D":
+			pay.CreditorFI, err = p.agent(f)
+		case "72":
+			err = p.senderToReceiver(pay, f)
+		default:
+			p.warn(payment.CodeUnknownField, f, "field :%s: is not defined for MT%s sequence A", f.tag, p.typ)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, req := range []struct {
+		tag, name string
+		got       bool
+	}{{"20", "20", pay.InstructionID != ""}, {"21", "21", pay.EndToEndID != ""}, {"32", "32A", pay.Amount.Currency != ""}, {"58", "58a", pay.CreditorFI != nil}} {
+		if !seen[req.tag] || !req.got {
+			return p.fail(nil, "T13: mandatory field :%s: is missing", req.name)
+		}
+	}
+	if has55 && (!has53 || !has54) {
+		p.warn(payment.CodeRuleE06, nil, "E06: :55a: requires :53a: and :54a:")
+	}
+	if has56 && !has57 {
+		p.warn(payment.CodeRuleC81, nil, "C81: :56a: requires :57a:")
+	}
+	if !p.cov {
+		return nil
+	}
+	if len(seqB) == 0 {
+		return p.fail(nil, "T13: MT%sCOV needs sequence B (:50a: and :59a:, the underlying customer credit transfer)", p.typ)
+	}
+	u := &payment.Payment{Kind: payment.Customer}
+	p.seqB = true
+	err := p.customer(u, seqB)
+	p.seqB = false
+	if err != nil {
+		return err
+	}
+	if u.Intermediary != nil && u.CreditorAgent == nil {
+		p.warn(payment.CodeRuleC81, nil, "C81: :56a: in sequence B requires :57a:")
+	}
+	pay.Underlying = u
+	return nil
 }
 
 // clip shortens a value quoted in a message so that hostile input cannot

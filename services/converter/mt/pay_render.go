@@ -9,7 +9,8 @@ import (
 )
 
 // RenderPayments writes each payment as one FIN message of type typ
-// ("103"; "202", "205" with or without "COV"). Texts are written in the
+// ("103"; "202", "205" with or without "COV"; "900", "910"). "202" and "205"
+// write the COV variant for a cover payment. Texts are written in the
 // SWIFT X character set (translitProfile); a value longer than its field is
 // cut, marked with '+' as its last kept character, and reported with
 // PAY_TRUNCATED naming the source path, the field and both lengths.
@@ -145,20 +146,39 @@ func (r *payRenderer) headerBIC(h string, agent *payment.Agent, src string) stri
 }
 
 func (r *payRenderer) message(p *payment.Payment) (string, error) {
-	if p.Kind != payment.Customer {
-		return "", &statement.ParseError{Message: r.no, Field: "CdtTrfTxInf", Reason: "only customer credit transfers (MT103) are written yet"}
+	mtType := strings.TrimSuffix(r.typ, "COV")
+	switch {
+	case mtType == "900" && p.Kind != payment.DebitConfirmation, mtType == "910" && p.Kind != payment.CreditConfirmation:
+		return "", &statement.ParseError{Message: r.no, Field: "Ntry/CdtDbtInd", Reason: "MT" + mtType + " confirms a " + map[string]string{"900": "debit (DBIT)", "910": "credit (CRDT)"}[mtType] + ", the payment is " + string(p.Kind)}
+	case (mtType == "199" || mtType == "299") != (p.Kind == payment.Status):
+		if p.Kind == payment.Status {
+			return "", &statement.ParseError{Message: r.no, Field: "TxInfAndSts", Reason: "a payment status report (pacs.002) is not an MT" + mtType + ": convert it to MT199 or MT299"}
+		}
+		return "", &statement.ParseError{Message: r.no, Field: "TxInfAndSts", Reason: "MT" + mtType + " is written from a payment status report (pacs.002) only"}
+	case mtType != "900" && mtType != "910" && p.Kind.Confirmation():
+		return "", &statement.ParseError{Message: r.no, Field: "Ntry", Reason: "a debit or credit confirmation (camt.054) is not an MT" + mtType + ": convert it to MT900 or MT910"}
+	case mtType == "103" && p.Kind != payment.Customer:
+		return "", &statement.ParseError{Message: r.no, Field: "CdtTrfTxInf", Reason: "a financial institution transfer (pacs.009) is not an MT103: convert it to MT202 or MT205"}
+	case mtType != "103" && p.Kind == payment.Customer:
+		return "", &statement.ParseError{Message: r.no, Field: "CdtTrfTxInf", Reason: "a customer credit transfer (pacs.008) is not an MT" + mtType + ": convert it to MT103"}
+	case strings.HasSuffix(r.typ, "COV") && p.Kind != payment.Cover:
+		return "", &statement.ParseError{Message: r.no, Field: "CdtTrfTxInf/UndrlygCstmrCdtTrf", Reason: "MT" + r.typ + " needs the underlying customer credit transfer of a cover payment"}
 	}
 	r.b = r.b[:0]
 	from := r.headerBIC(p.Header.From, p.InstructingAgent, "AppHdr/Fr")
 	to := r.headerBIC(p.Header.To, p.InstructedAgent, "AppHdr/To")
 	r.b = append(r.b, "{1:F01"...)
 	r.b = appendLTAddress(r.b, from)
-	r.b = append(r.b, "0000000000}{2:I103"...)
+	r.b = append(r.b, "0000000000}{2:I"...)
+	r.b = append(r.b, mtType...)
 	r.b = appendLTAddress(r.b, to)
 	r.b = append(r.b, "N}"...)
-	if p.UETR != "" || p.ValidationFlag != "" {
+	cov := p.Kind == payment.Cover
+	if p.UETR != "" || p.ValidationFlag != "" || cov {
 		r.b = append(r.b, "{3:"...)
-		if f := p.ValidationFlag; f == "STP" || f == "REMIT" {
+		if cov {
+			r.b = append(r.b, "{119:COV}"...)
+		} else if f := p.ValidationFlag; mtType == "103" && (f == "STP" || f == "REMIT") {
 			r.b = append(r.b, "{119:"+f+"}"...)
 		}
 		if p.UETR != "" {
@@ -167,8 +187,23 @@ func (r *payRenderer) message(p *payment.Payment) (string, error) {
 		r.b = append(r.b, '}')
 	}
 	r.b = append(r.b, "{4:\r\n"...)
-	if err := r.customer(p, from, to); err != nil {
-		return "", err
+	switch mtType {
+	case "103":
+		if err := r.customer(p, from, to); err != nil {
+			return "", err
+		}
+	case "900", "910":
+		if err := r.confirmation(p, mtType); err != nil {
+			return "", err
+		}
+	case "199", "299":
+		if err := r.status(p, mtType); err != nil {
+			return "", err
+		}
+	default:
+		if err := r.institution(p, mtType, from, to); err != nil {
+			return "", err
+		}
 	}
 	r.b = append(r.b, "-}"...)
 	return string(r.b), nil

@@ -17,7 +17,10 @@ const (
 )
 
 var pacsReadVersions = map[string][]string{
-	typePacs8: {"pacs.008.001.08"},
+	typePacs8:  {"pacs.008.001.08"},
+	typePacs9:  {"pacs.009.001.08"},
+	typeCamt54: {"camt.054.001.08"},
+	typePacs2:  {"pacs.002.001.10"},
 }
 
 // pacsVersionOf returns the type and version of a pacs namespace.
@@ -26,7 +29,7 @@ func pacsVersionOf(ns string) (typ, version string, ok bool) {
 	if !found {
 		return "", "", false
 	}
-	for _, t := range []string{typePacs8} {
+	for _, t := range []string{typePacs8, typePacs9, typeCamt54, typePacs2} {
 		if strings.HasPrefix(v, t+".001.") && len(v) == len(t)+7 && isDigits(v[len(t)+5:]) {
 			return t, v, true
 		}
@@ -43,8 +46,8 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// DetectPayment recognises pacs.008 (and the payment messages added later)
-// from the Document namespace, else from the AppHdr's MsgDefIdr.
+// DetectPayment recognises pacs.008, pacs.009 and camt.054 from the
+// Document namespace, else from the AppHdr's MsgDefIdr.
 func DetectPayment(input []byte) (string, string, bool) {
 	input, _ = fromUTF16(input)
 	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
@@ -81,9 +84,10 @@ func DetectPayment(input []byte) (string, string, bool) {
 	return "", "", false
 }
 
-// ParsePayments reads a pacs.008 document (want "pacs.008"), with or
-// without its business application header, bare or in an envelope: every
-// CdtTrfTxInf is one payment.
+// ParsePayments reads a pacs.008 or pacs.009 document (every CdtTrfTxInf
+// is one payment) or a camt.054 (every Ntry is one confirmation), with or
+// without its business application header, bare or in an envelope; want
+// names the type.
 func ParsePayments(input []byte, want, version string) ([]*payment.Payment, []statement.Warning, error) {
 	t, err := parseTree(input)
 	if err != nil {
@@ -112,7 +116,17 @@ func ParsePayments(input []byte, want, version string) ([]*payment.Payment, []st
 	if ah := t.find(-1, "AppHdr"); ah >= 0 {
 		hdr = pp.appHdr(ah)
 	}
-	pays, err := pp.pacs008(doc, hdr)
+	var pays []*payment.Payment
+	switch pp.typ {
+	case typePacs9:
+		pays, err = pp.pacs009(doc, hdr)
+	case typeCamt54:
+		pays, err = pp.camt054(doc, hdr)
+	case typePacs2:
+		pays, err = pp.pacs002(doc, hdr)
+	default:
+		pays, err = pp.pacs008(doc, hdr)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,22 +188,7 @@ func (pp *pacsParser) pacs008(doc int, hdr payment.Header) ([]*payment.Payment, 
 			continue
 		}
 		p := &payment.Payment{Kind: payment.Customer, Header: hdr, MessageID: msgID, CreatedAt: createdAt}
-		if st >= 0 {
-			p.SettlementMethod = t.get(st, "SttlmMtd")
-			p.SettlementAccount = pp.account(st, "SttlmAcct")
-			p.SendersCorrespondent = pp.agent(st, "InstgRmbrsmntAgt")
-			p.ReceiversCorrespondent = pp.agent(st, "InstdRmbrsmntAgt")
-			p.ThirdReimbursement = pp.agent(st, "ThrdRmbrsmntAgt")
-			if p.SendersCorrespondent != nil && p.SettlementAccount == "" {
-				p.SendersCorrespondent.Account = pp.account(st, "InstgRmbrsmntAgtAcct")
-			}
-			if p.ReceiversCorrespondent != nil {
-				p.ReceiversCorrespondent.Account = pp.account(st, "InstdRmbrsmntAgtAcct")
-			}
-			if p.ThirdReimbursement != nil {
-				p.ThirdReimbursement.Account = pp.account(st, "ThrdRmbrsmntAgtAcct")
-			}
-		}
+		pp.settlement(st, p)
 		if err := pp.transaction(tx, p); err != nil {
 			return nil, err
 		}
@@ -204,6 +203,28 @@ func (pp *pacsParser) pacs008(doc int, hdr payment.Header) ([]*payment.Payment, 
 	return out, nil
 }
 
+// settlement reads GrpHdr/SttlmInf (st < 0: absent).
+func (pp *pacsParser) settlement(st int, p *payment.Payment) {
+	if st < 0 {
+		return
+	}
+	t := pp.t
+	p.SettlementMethod = t.get(st, "SttlmMtd")
+	p.SettlementAccount = pp.account(st, "SttlmAcct")
+	p.SendersCorrespondent = pp.agent(st, "InstgRmbrsmntAgt")
+	p.ReceiversCorrespondent = pp.agent(st, "InstdRmbrsmntAgt")
+	p.ThirdReimbursement = pp.agent(st, "ThrdRmbrsmntAgt")
+	if p.SendersCorrespondent != nil && p.SettlementAccount == "" {
+		p.SendersCorrespondent.Account = pp.account(st, "InstgRmbrsmntAgtAcct")
+	}
+	if p.ReceiversCorrespondent != nil {
+		p.ReceiversCorrespondent.Account = pp.account(st, "InstdRmbrsmntAgtAcct")
+	}
+	if p.ThirdReimbursement != nil {
+		p.ThirdReimbursement.Account = pp.account(st, "ThrdRmbrsmntAgtAcct")
+	}
+}
+
 func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 	t := pp.t
 	p.InstructionID = t.get(tx, "PmtId/InstrId")
@@ -212,20 +233,7 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 	if p.UETR != "" && !payment.IsUETR(p.UETR) {
 		return pp.fail(t.at(tx, "PmtId/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
 	}
-	if pti := t.child(tx, "PmtTpInf"); pti >= 0 {
-		for c := t.nodes[pti].first; c >= 0; c = t.nodes[c].next {
-			if t.nodes[c].name != "SvcLvl" {
-				continue
-			}
-			if v := t.get(c, "Cd"); v != "" {
-				p.ServiceLevels = append(p.ServiceLevels, v)
-			} else if v := t.get(c, "Prtry"); v != "" {
-				p.ServiceLevels = append(p.ServiceLevels, v)
-			}
-		}
-		p.LocalInstrument = firstOf(t.get(pti, "LclInstrm/Cd"), t.get(pti, "LclInstrm/Prtry"))
-		p.CategoryPurpose = firstOf(t.get(pti, "CtgyPurp/Cd"), t.get(pti, "CtgyPurp/Prtry"))
-	}
+	pp.paymentType(tx, p)
 	var err error
 	if p.Amount, err = pp.amount(t.child(tx, "IntrBkSttlmAmt"), true); err != nil {
 		return err
@@ -278,33 +286,7 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 	if p.Debtor == nil || p.Creditor == nil {
 		return pp.fail(tx, "Dbtr and Cdtr are mandatory")
 	}
-	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-		switch t.nodes[c].name {
-		case "InstrForCdtrAgt":
-			p.InstructionsForCreditorAgent = append(p.InstructionsForCreditorAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
-		case "InstrForNxtAgt":
-			p.InstructionsForNextAgent = append(p.InstructionsForNextAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
-		case "RgltryRptg":
-			for d := t.nodes[c].first; d >= 0; d = t.nodes[d].next {
-				if t.nodes[d].name != "Dtls" {
-					continue
-				}
-				for inf := t.nodes[d].first; inf >= 0; inf = t.nodes[inf].next {
-					if t.nodes[inf].name == "Inf" && t.nodes[inf].text != "" {
-						t.nodes[inf].used = true
-						p.Regulatory = append(p.Regulatory, t.nodes[inf].text)
-					}
-				}
-			}
-		case "RmtInf":
-			for u := t.nodes[c].first; u >= 0; u = t.nodes[u].next {
-				if t.nodes[u].name == "Ustrd" && t.nodes[u].text != "" {
-					t.nodes[u].used = true
-					p.Remittance = append(p.Remittance, t.nodes[u].text)
-				}
-			}
-		}
-	}
+	pp.texts(tx, p)
 	p.Purpose = firstOf(t.get(tx, "Purp/Prtry"), t.get(tx, "Purp/Cd"))
 	return nil
 }
@@ -434,4 +416,56 @@ func (pp *pacsParser) party(parent int, name string) *payment.Party {
 		pp.w.Add(payment.CodeNonstandard, name+"Acct/Id/IBAN", 0, "IBAN %q has invalid check digits", clip(p.Account))
 	}
 	return p
+}
+
+// paymentType reads PmtTpInf below tx.
+func (pp *pacsParser) paymentType(tx int, p *payment.Payment) {
+	t := pp.t
+	if pti := t.child(tx, "PmtTpInf"); pti >= 0 {
+		for c := t.nodes[pti].first; c >= 0; c = t.nodes[c].next {
+			if t.nodes[c].name != "SvcLvl" {
+				continue
+			}
+			if v := t.get(c, "Cd"); v != "" {
+				p.ServiceLevels = append(p.ServiceLevels, v)
+			} else if v := t.get(c, "Prtry"); v != "" {
+				p.ServiceLevels = append(p.ServiceLevels, v)
+			}
+		}
+		p.LocalInstrument = firstOf(t.get(pti, "LclInstrm/Cd"), t.get(pti, "LclInstrm/Prtry"))
+		p.CategoryPurpose = firstOf(t.get(pti, "CtgyPurp/Cd"), t.get(pti, "CtgyPurp/Prtry"))
+	}
+}
+
+// texts reads the instructions, regulatory lines and unstructured
+// remittance of a transaction (tx) or an underlying customer transfer.
+func (pp *pacsParser) texts(tx int, p *payment.Payment) {
+	t := pp.t
+	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
+		switch t.nodes[c].name {
+		case "InstrForCdtrAgt":
+			p.InstructionsForCreditorAgent = append(p.InstructionsForCreditorAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
+		case "InstrForNxtAgt":
+			p.InstructionsForNextAgent = append(p.InstructionsForNextAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
+		case "RgltryRptg":
+			for d := t.nodes[c].first; d >= 0; d = t.nodes[d].next {
+				if t.nodes[d].name != "Dtls" {
+					continue
+				}
+				for inf := t.nodes[d].first; inf >= 0; inf = t.nodes[inf].next {
+					if t.nodes[inf].name == "Inf" && t.nodes[inf].text != "" {
+						t.nodes[inf].used = true
+						p.Regulatory = append(p.Regulatory, t.nodes[inf].text)
+					}
+				}
+			}
+		case "RmtInf":
+			for u := t.nodes[c].first; u >= 0; u = t.nodes[u].next {
+				if t.nodes[u].name == "Ustrd" && t.nodes[u].text != "" {
+					t.nodes[u].used = true
+					p.Remittance = append(p.Remittance, t.nodes[u].text)
+				}
+			}
+		}
+	}
 }

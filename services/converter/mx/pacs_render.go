@@ -15,20 +15,37 @@ import (
 const (
 	headVersion = "head.001.001.02"
 	bizSvc      = "swift.cbprplus.02"
+	bizSvcCov   = "swift.cbprplus.cov.02"
 	nsEnvelope  = "urn:swift:xsd:envelope"
 )
 
 // RenderPayments writes each payment as one message: an Envelope holding
 // the head.001.001.02 AppHdr and the pacs Document, as CBPR+ exchanges them.
 func RenderPayments(ps []*payment.Payment, typ, version string) ([]string, []statement.Warning, error) {
-	if version != typePacs8+".001.08" || typ != typePacs8 {
+	if typ == typePacs2 && version != typ+".001.10" || typ != typePacs2 && version != typ+".001.08" || typ != typePacs8 && typ != typePacs9 && typ != typeCamt54 && typ != typePacs2 {
 		return nil, nil, fmt.Errorf("unsupported %s version %q", typ, version)
 	}
-	r := &pacsRenderer{version: version, warn: &payment.Warner{}}
+	r := &pacsRenderer{version: version, typ: typ, warn: &payment.Warner{}}
 	out := make([]string, 0, len(ps))
 	for i, p := range ps {
-		if p.Kind != payment.Customer {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a financial institution transfer (MT" + p.MT + ") is not a pacs.008"}
+		if typ == typePacs2 && p.Kind != payment.Status {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: fmt.Sprintf("a %s payment is not a status report (pacs.002): convert it to %s", p.Kind, payment.MXType(p.Kind))}
+		}
+		if typ != typePacs2 && p.Kind == payment.Status {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a payment status report (MT199/MT299 /REJT/) is not a " + typ + ": convert it to pacs.002"}
+		}
+		if typ == typeCamt54 {
+			if err := confirmationCheck(p, i+1); err != nil {
+				return nil, nil, err
+			}
+		} else if p.Kind.Confirmation() {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a debit or credit confirmation (MT900/MT910) is not a " + typ + ": convert it to camt.054"}
+		}
+		if typ == typePacs8 && p.Kind != payment.Customer {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a financial institution transfer (MT" + p.MT + ") is not a pacs.008: convert it to pacs.009"}
+		}
+		if typ == typePacs9 && p.Kind == payment.Customer {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a customer credit transfer (MT103) is not a pacs.009: convert it to pacs.008"}
 		}
 		r.no = i + 1
 		doc, err := r.message(p)
@@ -43,6 +60,7 @@ func RenderPayments(ps []*payment.Payment, typ, version string) ([]string, []sta
 type pacsRenderer struct {
 	w       xmlWriter
 	version string
+	typ     string
 	warn    *payment.Warner
 	no      int
 	num     [64]byte
@@ -114,19 +132,49 @@ func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
 	r.headerParty("To", to, "AppHdr/To")
 	r.leaf("BizMsgIdr", ref, 35, "AppHdr/BizMsgIdr")
 	w.leaf("MsgDefIdr", r.version)
-	w.leaf("BizSvc", bizSvc)
+	if p.Kind == payment.Cover {
+		w.leaf("BizSvc", bizSvcCov)
+	} else {
+		w.leaf("BizSvc", bizSvc)
+	}
 	w.rawLeaf("CreDt", appendOffsetTime(r.num[:0], created))
 	w.close("AppHdr")
 	w.set(append(appendIndent(w.b, 1), "<Document xmlns=\""+nsPrefix+r.version+"\">"...))
 	w.depth = 2
-	w.open("FIToFICstmrCdtTrf")
+	if r.typ == typeCamt54 || r.typ == typePacs2 {
+		var err error
+		if r.typ == typeCamt54 {
+			err = r.camt054(p, ref, string(appendOffsetTime(nil, created)))
+		} else {
+			err = r.pacs002(p, ref, string(appendOffsetTime(nil, created)), from, to)
+		}
+		if err != nil {
+			return "", err
+		}
+		w.close("Document")
+		w.depth = 0
+		w.b = append(w.b, "\n</Envelope>\n"...)
+		w.flush()
+		return w.out.String(), nil
+	}
+	root := "FIToFICstmrCdtTrf"
+	if r.typ == typePacs9 {
+		root = "FICdtTrf"
+	}
+	w.open(root)
 	if err := r.groupHeader(p, ref, created); err != nil {
 		return "", err
 	}
-	if err := r.transaction(p, from, to); err != nil {
+	var err error
+	if r.typ == typePacs9 {
+		err = r.fiTransaction(p, from, to)
+	} else {
+		err = r.transaction(p, from, to)
+	}
+	if err != nil {
 		return "", err
 	}
-	w.close("FIToFICstmrCdtTrf")
+	w.close(root)
 	w.close("Document")
 	w.depth = 0
 	w.b = append(w.b, "\n</Envelope>\n"...)

@@ -92,11 +92,11 @@ func Formats() engine.FormatSet {
 }
 
 // PaymentFormats is what this package adds to a conversion engine for the
-// payment model: the pacs.008 parser and renderer (an Envelope with the
+// payment model: the pacs.008, pacs.009 and camt.054 parsers and renderers (an Envelope with the
 // head.001.001.02 AppHdr and the Document) and the pacs detector.
 func PaymentFormats() engine.FormatSet {
 	var set engine.FormatSet
-	for _, typ := range []string{typePacs8} {
+	for _, typ := range []string{typePacs8, typePacs9, typeCamt54, typePacs2} {
 		known := pacsReadVersions[typ]
 		set.Parsers = append(set.Parsers, engine.Parser{
 			Type:     typ,
@@ -115,6 +115,36 @@ func PaymentFormats() engine.FormatSet {
 		Accepts:        []string{"MT103", typePacs8},
 		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
 			return RenderPayments(ps, typePacs8, version)
+		},
+	}, {
+		Type:           typePacs9,
+		MediaType:      MediaType,
+		Versions:       []string{typePacs9 + ".001.08"},
+		DefaultVersion: typePacs9 + ".001.08",
+		Options:        []string{"strict", "targetVersion"},
+		Accepts:        []string{"MT202", "MT202COV", "MT205", "MT205COV", typePacs9},
+		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
+			return RenderPayments(ps, typePacs9, version)
+		},
+	}, {
+		Type:           typeCamt54,
+		MediaType:      MediaType,
+		Versions:       []string{typeCamt54 + ".001.08"},
+		DefaultVersion: typeCamt54 + ".001.08",
+		Options:        []string{"strict", "targetVersion"},
+		Accepts:        []string{"MT900", "MT910", typeCamt54},
+		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
+			return RenderPayments(ps, typeCamt54, version)
+		},
+	}, {
+		Type:           typePacs2,
+		MediaType:      MediaType,
+		Versions:       []string{typePacs2 + ".001.10"},
+		DefaultVersion: typePacs2 + ".001.10",
+		Options:        []string{"strict", "targetVersion"},
+		Accepts:        []string{"MT199", "MT299", typePacs2},
+		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
+			return RenderPayments(ps, typePacs2, version)
 		},
 	}}
 	set.Detectors = []engine.Detector{DetectPayment}

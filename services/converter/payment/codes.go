@@ -40,6 +40,7 @@ const (
 	CodeRuleE06 = "PAY_RULE_E06"
 	CodeRuleC81 = "PAY_RULE_C81"
 	CodeRuleT26 = "PAY_RULE_T26"
+	CodeRuleC06 = "PAY_RULE_C06"
 )
 
 // CodeInfo is what a code means.
@@ -55,17 +56,17 @@ type CodeInfo struct {
 var Codes = map[string]CodeInfo{
 	CodeTruncated:           {statement.SeverityWarning, true, "A value was longer than its target field (MT 16x references, 4 x 35 names and addresses, :70: 4 x 35, :72: 6 x 35; MX Max35Text/Max140Text) and was cut; MT output marks the cut with '+' as its last character. One warning per cut, naming the source path, the target field, the original and the kept length.", false},
 	CodeTransliterated:      {statement.SeverityWarning, true, "Characters outside the SWIFT X character set were transliterated (translitProfile); the message gives the count of replaced characters.", false},
-	CodeFieldDropped:        {statement.SeverityWarning, true, "Information the target has no place for was left out (e.g. MT :13C:, :51A:, :23B: other than CRED, 50F line 8/, option B locations; MX structured remittance, Ustrd beyond the first that do not fit, a second category purpose, PmtTpInf codes MT cannot carry).", false},
+	CodeFieldDropped:        {statement.SeverityWarning, true, "Information the target has no place for was left out (e.g. MT :13C:, :51A:, :23B: other than CRED, 50F line 8/, option B locations; MX structured remittance, Ustrd beyond the first that do not fit, a second category purpose, PmtTpInf codes MT cannot carry; pacs.009 DbtrAgt and Purp, an InstdRmbrsmntAgt for an MT205, which has no :54a:).", false},
 	CodeCodeMapped:          {statement.SeverityWarning, true, "A code has no exact equivalent in the target and was mapped to the nearest (ChrgBr SLEV → :71A: SHA).", false},
 	CodeAddressUnstructured: {statement.SeverityWarning, false, "A party's postal address has only unstructured lines (no town and country). From November 2026 CBPR+ refuses such addresses; the lines were kept as they are.", false},
 	CodeAddressHybrid:       {statement.SeverityInfo, false, "Town and country were read from the last line of a party's D-option or :50K:/:59: address because it has the unambiguous form CC/Town with a known ISO country code (hybrid address); the other lines stay AdrLine.", false},
-	CodeAgentDefaulted:      {statement.SeverityInfo, false, "A mandatory MX agent absent from the MT was set as CBPR+ translation does: DbtrAgt to the sender (no :52a:), CdtrAgt to the receiver (no :57a:), InstgAgt and InstdAgt to the sender and receiver.", false},
+	CodeAgentDefaulted:      {statement.SeverityInfo, false, "A mandatory MX agent absent from the MT was set as CBPR+ translation does: DbtrAgt to the sender (no :52a:), CdtrAgt to the receiver (no :57a:), InstgAgt and InstdAgt to the sender and receiver; in pacs.009 Dbtr to the sender (no :52a:), and in UndrlygCstmrCdtTrf DbtrAgt and CdtrAgt to the cover's Dbtr and Cdtr (no :52a:/:57a: in sequence B).", false},
 	CodeUETRGenerated:       {statement.SeverityWarning, false, "The MT had no UETR (block 3 field 121), which pacs.008 and pacs.009 under CBPR+ require: a new UUID v4 was generated. Match the payment on its references, not the UETR.", false},
 	CodeHeaderDefaulted:     {statement.SeverityInfo, false, "The MX input had no business application header (or no BIC in it): the MT blocks 1 and 2 take the instructing and instructed agents, else the placeholder NOTPROVIDED; the MX output's header takes the MT's blocks or the agents.", false},
 	CodeEndToEndDefaulted:   {statement.SeverityInfo, false, "The MT carried no end-to-end reference (:70: /ROC/ for MT103, :21: for MT202/205): EndToEndId is NOTPROVIDED, as CBPR+ translation writes it.", false},
 	CodeValidationFlag:      {statement.SeverityInfo, false, "Block 3 field 119 (STP, REMIT) is a FIN validation profile with no MX element; the content it validated was converted.", false},
 	CodeVersionUntested:     {statement.SeverityInfo, false, "The MX document's version (e.g. pacs.008.001.09 or .12) is not the one we checked element by element (.001.08); it was read with the same element paths.", false},
-	CodeFieldDefaulted:      {statement.SeverityInfo, false, "A mandatory field had no source value and was filled with a documented default that adds no information (:71F: zero in the settlement currency with :71A: BEN, :50F: party identifier /NOTPROVIDED, :23B: CRED, :71A: SHA).", false},
+	CodeFieldDefaulted:      {statement.SeverityInfo, false, "A mandatory field had no source value and was filled with a documented default that adds no information (:71F: zero in the settlement currency with :71A: BEN, :50F: party identifier /NOTPROVIDED, :23B: CRED, :71A: SHA; MT202/205 :21: NONREF for EndToEndId NOTPROVIDED; MT910 :52D:NOTPROVIDED without a debtor (rule C06), :25: NOTPROVIDED without an account; pacs.002 OrgnlMsgNmId NOTPROVIDED for /REJT/99, OrgnlMsgId from :21: without /MREF/; MT199 :79: /NARR/ without a reason code).", false},
 	CodeAddressFlattened:    {statement.SeverityWarning, false, "Structured address elements MT has no subfield for (StrtNm, BldgNb, PstCd, CtrySubDvsn and the like) were written as option F address lines 2/ (or option K/D lines); the text is kept, read back it becomes AdrLine.", false},
 	CodeSplit:               {statement.SeverityInfo, false, "An MX message with several transactions became one MT message per transaction (pages of the result).", false},
 	CodeNonstandard:         {statement.SeverityWarning, false, "A field does not follow its SWIFT or ISO format (e.g. a BIC of the wrong shape, an invalid IBAN check digit, an unknown country code) but was kept as given.", false},
@@ -79,6 +80,7 @@ var Codes = map[string]CodeInfo{
 	CodeRuleE02:             {statement.SeverityWarning, false, "Network rule E02: with :23B: SSTD or SPAY, :23E: is not allowed.", true},
 	CodeRuleE06:             {statement.SeverityWarning, false, "Network rule E06: when :55a: is present, :53a: and :54a: are mandatory.", true},
 	CodeRuleC81:             {statement.SeverityWarning, false, "Network rule C81: when :56a: is present, :57a: is mandatory.", true},
+	CodeRuleC06:             {statement.SeverityWarning, false, "Network rule C06 of MT910: either :50a: (ordering customer) or :52a: (ordering institution) must be present.", true},
 	CodeRuleT26:             {statement.SeverityWarning, false, "Network rule T26: a reference (:20:, :21:) must not start or end with '/' nor contain '//'.", true},
 }
 

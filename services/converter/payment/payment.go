@@ -31,7 +31,20 @@ const (
 	// transfer sent directly: MT202COV/MT205COV, pacs.009 COV (with
 	// Underlying).
 	Cover Kind = "cover"
+	// DebitConfirmation is an advice that an account was debited: MT900,
+	// camt.054 with a DBIT entry.
+	DebitConfirmation Kind = "debit-confirmation"
+	// CreditConfirmation is an advice that an account was credited: MT910,
+	// camt.054 with a CRDT entry.
+	CreditConfirmation Kind = "credit-confirmation"
+	// Status is a payment status report: MT199/MT299 with /REJT/ in :79:,
+	// pacs.002.
+	Status Kind = "status"
 )
+
+// Confirmation reports whether k is a debit or credit confirmation
+// (MT900/MT910, camt.054).
+func (k Kind) Confirmation() bool { return k == DebitConfirmation || k == CreditConfirmation }
 
 // Payment is one credit transfer transaction with the header of the message
 // that carried it.
@@ -122,6 +135,28 @@ type Payment struct {
 	// Underlying is the customer transfer a cover payment covers (MT202COV
 	// sequence B, pacs.009 UndrlygCstmrCdtTrf).
 	Underlying *Payment
+
+	// Confirmations (MT900/MT910, camt.054) only:
+	// Account is the account debited or credited (:25:, Ntfctn/Acct).
+	Account string
+	// BookedAt is the date and time of the debit or credit with its offset
+	// (:13D:, Ntry/BookgDt/DtTm); zero when absent.
+	BookedAt time.Time
+	// AdditionalInfo is :72: as text (TxDtls/AddtlTxInf, Max500Text).
+	AdditionalInfo string
+
+	// Status reports (MT199/MT299, pacs.002) only; InstructionID,
+	// EndToEndID and UETR are then the original transaction's.
+	// TransactionStatus is TxSts (RJCT for /REJT/).
+	TransactionStatus string
+	// StatusReason is StsRsnInf/Rsn/Cd (the code on :79: line 2).
+	StatusReason string
+	// StatusInfo are StsRsnInf/AddtlInf (the text after the code, /TEXT/ lines).
+	StatusInfo []string
+	// OriginalMessageID is OrgnlGrpInf/OrgnlMsgId (:79: /MREF/).
+	OriginalMessageID string
+	// OriginalMessageType is OrgnlGrpInf/OrgnlMsgNmId ("MT103" for /REJT/103).
+	OriginalMessageType string
 }
 
 // Header is the business application header (head.001) or the MT's blocks 1
@@ -203,10 +238,16 @@ type Instruction struct {
 	Text string // InstrInf (Max140Text)
 }
 
-// MXType is the ISO 20022 message a payment of kind k is: pacs.008 or pacs.009.
+// MXType is the ISO 20022 message a payment of kind k is: pacs.008,
+// pacs.009 or camt.054.
 func MXType(k Kind) string {
-	if k == Customer {
+	switch {
+	case k == Customer:
 		return "pacs.008"
+	case k.Confirmation():
+		return "camt.054"
+	case k == Status:
+		return "pacs.002"
 	}
 	return "pacs.009"
 }

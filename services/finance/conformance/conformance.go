@@ -48,6 +48,8 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"ProgressSnapshots", testProgressSnapshots},
 		{"BudgetRows", testBudgetRows},
 		{"Goals", testGoals},
+		{"Liabilities", testLiabilities}, // debt.go
+		{"Holdings", testHoldings},       // holding.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -39,6 +39,7 @@ type clients struct {
 	budget   financev1.BudgetServiceClient
 	goal     financev1.GoalServiceClient
 	holding  financev1.HoldingServiceClient
+	netWorth financev1.NetWorthServiceClient
 	sync     financev1.SyncServiceClient
 	demo     seed.DemoData
 	read     principal.Principal
@@ -66,6 +67,7 @@ func start(t *testing.T) clients {
 		budget:   financev1.NewBudgetServiceClient(conn),
 		goal:     financev1.NewGoalServiceClient(conn),
 		holding:  financev1.NewHoldingServiceClient(conn),
+		netWorth: financev1.NewNetWorthServiceClient(conn),
 		sync:     financev1.NewSyncServiceClient(conn),
 		demo:     d,
 		read:     p(d.GrantReadID),
@@ -317,7 +319,7 @@ func TestAccountService(t *testing.T) {
 				t.Errorf("quiltt connection: %v", conn)
 			}
 		case finance.ProviderManual:
-			if conn.LastSyncedAt != nil || conn.GetAccountCount() != 2 {
+			if conn.LastSyncedAt != nil || conn.GetAccountCount() != 4 { // mortgage, EUR, car and student loans
 				t.Errorf("manual connection: %v", conn)
 			}
 		default:
@@ -392,8 +394,8 @@ func TestNotBuiltYetIsUnimplemented(t *testing.T) {
 	c := start(t)
 	ctx := as(c.read)
 	calls := map[string]func() error{
-		"ListHoldings": func() error {
-			_, err := c.holding.ListHoldings(ctx, &financev1.ListHoldingsRequest{})
+		"GetNetWorth": func() error {
+			_, err := c.netWorth.GetNetWorth(ctx, &financev1.GetNetWorthRequest{})
 			return err
 		},
 	}

@@ -275,6 +275,19 @@ var redactionRoutes = map[string]readRoute{
 		res, err := financev1.NewAccountServiceClient(conn).GetSyncStatus(ctx, &financev1.GetSyncStatusRequest{})
 		return []proto.Message{res}, err
 	},
+	"finance.v1.HoldingService/ListHoldings": func(ctx context.Context, conn *grpc.ClientConn, _ redactionFixture) ([]proto.Message, error) {
+		res, err := financev1.NewHoldingServiceClient(conn).ListHoldings(ctx, &financev1.ListHoldingsRequest{})
+		return []proto.Message{res}, err
+	},
+	"finance.v1.DebtService/GetDebtSummary": func(ctx context.Context, conn *grpc.ClientConn, _ redactionFixture) ([]proto.Message, error) {
+		res, err := financev1.NewDebtServiceClient(conn).GetDebtSummary(ctx, &financev1.GetDebtSummaryRequest{})
+		return []proto.Message{res}, err
+	},
+	"finance.v1.DebtService/CreatePayoffPlan": func(ctx context.Context, conn *grpc.ClientConn, f redactionFixture) ([]proto.Message, error) {
+		res, err := financev1.NewDebtServiceClient(conn).CreatePayoffPlan(ctx, &financev1.CreatePayoffPlanRequest{
+			LiabilityIds: f.accountIDs, Strategy: finance.StrategyAvalanche, ExtraMonthlyPayment: "100"})
+		return []proto.Message{res}, err
+	},
 }
 
 // TestRedactionCoversEveryPlace checks the rule of docs/privacy.md: for each
@@ -284,7 +297,8 @@ var redactionRoutes = map[string]readRoute{
 // really carries them.
 func TestRedactionCoversEveryPlace(t *testing.T) {
 	for _, sd := range []grpc.ServiceDesc{financev1.TransactionService_ServiceDesc,
-		financev1.CategoryService_ServiceDesc, financev1.AccountService_ServiceDesc} {
+		financev1.CategoryService_ServiceDesc, financev1.AccountService_ServiceDesc, financev1.DebtService_ServiceDesc,
+		financev1.HoldingService_ServiceDesc} {
 		for _, m := range sd.Methods {
 			if redactionRoutes[sd.ServiceName+"/"+m.MethodName] == nil {
 				t.Errorf("route %s/%s is not walked by the redaction test", sd.ServiceName, m.MethodName)

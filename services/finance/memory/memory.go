@@ -27,7 +27,9 @@ type Store struct {
 	categories   map[string]finance.Category
 	rules        map[string]finance.RecurringRule
 	transactions map[string]finance.Transaction
-	budgetState  // budgets.go
+	budgetState  // budgets.go; liabilities: debt.go
+	holdingState // holding.go
+	liabilities  map[string]finance.Liability
 }
 
 var _ finance.Store = (*Store)(nil)

@@ -28,6 +28,13 @@ type Syncer interface {
 	RecordSyncError(ctx context.Context, connectionID, code, message string) error
 }
 
+// PriceRecorder is the finance service's price table, as the aggregator
+// fills it. A Syncer that is also a PriceRecorder gets the demo
+// securities' closing prices once a day (on the first sync of each date).
+type PriceRecorder interface {
+	RecordSecurityPrices(ctx context.Context, ps []finance.SecurityPrice) error
+}
+
 // Account is an account the aggregator makes transactions on.
 type Account struct {
 	ID       string
@@ -121,6 +128,8 @@ type Aggregator struct {
 	mu   sync.Mutex
 	seq  int
 	live []*upstream
+	// priced is the last date whose prices were recorded.
+	priced time.Time
 }
 
 // New returns an aggregator pushing to sink. A nil clock is time.Now.
@@ -160,6 +169,13 @@ func (a *Aggregator) SyncNow(ctx context.Context) (Report, error) {
 	now := a.now().UTC()
 	rep := Report{Results: map[string]finance.SyncResult{}}
 	var errs []error
+	if pr, ok := a.sink.(PriceRecorder); ok && !finance.Day(now).Equal(a.priced) {
+		if err := pr.RecordSecurityPrices(ctx, seed.DemoPrices(now)); err != nil {
+			errs = append(errs, fmt.Errorf("record prices: %w", err))
+		} else {
+			a.priced = finance.Day(now)
+		}
+	}
 	for _, conn := range a.conns {
 		if conn.FailWith != "" {
 			rep.Failed = append(rep.Failed, conn.ID)

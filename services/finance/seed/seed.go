@@ -51,6 +51,8 @@ type DemoData struct {
 	Transactions int
 	// Budgets names the budgets, goals and anomalies (budgets.go).
 	Budgets DemoBudgets
+	// Debts names the loans added for the debt routes (debt.go).
+	Debts DemoDebts
 }
 
 // DemoConnections are the three connections of the demo user.
@@ -127,6 +129,7 @@ type builder struct {
 	seq         int // names transaction ids
 	checkNo     int
 	plans       demoPlans // budgets.go
+	debt        demoDebt  // debt.go
 
 	checking, savings, card, rewards, brokerage, mortgage, euro *account
 }
@@ -158,6 +161,7 @@ func (b *builder) build() {
 	b.purchase(b.checking, b.today.AddDate(0, 0, -1), cents(3400, 9800), groceries[1], "Groceries", true)
 	b.demoAnomalies()
 	b.userEdits()
+	b.loans()
 	b.finishAccounts()
 	b.budgetsAndGoals()
 	b.demo.Transactions = len(b.txs)
@@ -758,7 +762,7 @@ func (b *builder) finishAccounts() {
 		}
 		return &b.now
 	}
-	for _, a := range []*account{b.checking, b.savings, b.card, b.rewards, b.brokerage, b.mortgage, b.euro} {
+	for _, a := range append([]*account{b.checking, b.savings, b.card, b.rewards, b.brokerage, b.mortgage, b.euro}, b.debt.loans...) {
 		// The current balance counts posted rows; pending ones only reduce
 		// what is available.
 		var pending decimal.Decimal
@@ -805,7 +809,7 @@ func (b *builder) write(ctx context.Context, s finance.Store) error {
 			return fmt.Errorf("seed: connection: %w", err)
 		}
 	}
-	for _, a := range []*account{b.checking, b.savings, b.card, b.brokerage, b.rewards, b.mortgage, b.euro} {
+	for _, a := range append([]*account{b.checking, b.savings, b.card, b.brokerage, b.rewards, b.mortgage, b.euro}, b.debt.loans...) {
 		if err := s.CreateAccount(ctx, a.Account); err != nil {
 			return fmt.Errorf("seed: account: %w", err)
 		}
@@ -831,6 +835,12 @@ func (b *builder) write(ctx context.Context, s finance.Store) error {
 	}
 	if err := s.InsertTransactions(ctx, b.txs); err != nil {
 		return fmt.Errorf("seed: transactions: %w", err)
+	}
+	if err := b.writeDebts(ctx, s); err != nil {
+		return err
+	}
+	if err := b.writeHoldings(ctx, s); err != nil { // holding.go
+		return err
 	}
 	return b.writeBudgets(ctx, s)
 }

@@ -102,7 +102,8 @@ func TestDemo(t *testing.T) {
 	}
 	a := d.AccountIDs
 	for name, id := range map[string]string{"checking": a.Checking, "savings": a.Savings, "card": a.CreditCard,
-		"rewards": a.RewardsCard, "brokerage": a.Brokerage, "mortgage": a.Mortgage, "eur": a.EuroChecking} {
+		"rewards": a.RewardsCard, "brokerage": a.Brokerage, "mortgage": a.Mortgage, "eur": a.EuroChecking,
+		"car loan": d.Debts.CarLoan, "student loan": d.Debts.StudentLoan} {
 		if counts["account:"+id] < 8 {
 			t.Errorf("account %s has %d rows", name, counts["account:"+id])
 		}
@@ -122,7 +123,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("account %s balance in %s", acct.Name, acct.Balance.Currency)
 		}
 	}
-	if len(accounts) != 7 || !currencies["USD"] || !currencies["EUR"] {
+	if len(accounts) != 9 || !currencies["USD"] || !currencies["EUR"] {
 		t.Errorf("accounts: %d, currencies %v", len(accounts), currencies)
 	}
 

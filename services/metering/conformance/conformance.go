@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	t.Run("SetBillingLimits", func(t *testing.T) { testSetBillingLimits(t, newStore) })
 	t.Run("ValuesAreCopies", func(t *testing.T) { testValuesAreCopies(t, newStore) })
 	runBilling(t, newStore)
+	runPortal(t, newStore)
 }
 
 func newAccount(name string) metering.Account {

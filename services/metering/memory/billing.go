@@ -19,6 +19,7 @@ type billing struct {
 	users        map[string][]metering.PortalUser
 	alerts       map[string][]metering.Alert
 	outbox       []metering.OutboxMail
+	sessions     map[string]metering.PortalSession // by token hash (portal.go)
 }
 
 func newBilling() billing {
@@ -215,6 +216,7 @@ func (s *Store) AddPortalUser(_ context.Context, u metering.PortalUser) error {
 			return metering.ErrConflict
 		}
 	}
+	u.InviteExpiresAt = copyPtr(u.InviteExpiresAt)
 	s.users[u.AccountID] = append(s.users[u.AccountID], u)
 	return nil
 }
@@ -222,7 +224,11 @@ func (s *Store) AddPortalUser(_ context.Context, u metering.PortalUser) error {
 func (s *Store) PortalUsers(_ context.Context, id string) ([]metering.PortalUser, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([]metering.PortalUser{}, s.users[id]...), nil
+	out := append([]metering.PortalUser{}, s.users[id]...)
+	for i := range out {
+		out[i].InviteExpiresAt = copyPtr(out[i].InviteExpiresAt)
+	}
+	return out, nil
 }
 
 func (s *Store) EnqueueAlert(_ context.Context, al metering.Alert, mails []metering.OutboxMail) (bool, error) {

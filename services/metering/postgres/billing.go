@@ -315,8 +315,7 @@ func (s *Store) AddPortalUser(ctx context.Context, u metering.PortalUser) error 
 	if !isUUID(u.AccountID) {
 		return metering.ErrNotFound
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO portal_users (id, account_id, email, name, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt)
+	_, err := s.pool.Exec(ctx, insertPortalUser, u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt, u.PasswordHash, u.InviteHash, u.InviteExpiresAt)
 	if err != nil {
 		return storeErr("add portal user", err)
 	}
@@ -327,17 +326,12 @@ func (s *Store) PortalUsers(ctx context.Context, id string) ([]metering.PortalUs
 	if !isUUID(id) {
 		return []metering.PortalUser{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id::text, account_id::text, email, name, created_at FROM portal_users
+	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users
 		WHERE account_id = $1 ORDER BY created_at, id`, id)
 	if err != nil {
 		return nil, storeErr("portal users", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (metering.PortalUser, error) {
-		var u metering.PortalUser
-		err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.CreatedAt)
-		u.CreatedAt = u.CreatedAt.UTC()
-		return u, err
-	})
+	out, err := pgx.CollectRows(rows, scanPortalUser)
 	if err != nil {
 		return nil, storeErr("portal users", err)
 	}

@@ -1,0 +1,141 @@
+package local_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// findBrowser is Debian's chromium (or CHROME_PATH); "" when none is found.
+func findBrowser() string {
+	if p := os.Getenv("CHROME_PATH"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// TestPortalInBrowser drives the portal in headless Chromium: sign up, create
+// a key and read its secret (shown once), use it against /v1/formats, revoke
+// it and see it refused, open the usage page, and look at it phone-sized. Screenshots of each page go to PORTAL_ARTIFACTS
+// (default: the test's temporary directory).
+func TestPortalInBrowser(t *testing.T) {
+	bin := findBrowser()
+	if bin == "" {
+		t.Skip("no Chromium found (apt-get install chromium, or set CHROME_PATH): skipping the browser test")
+	}
+	shots := os.Getenv("PORTAL_ARTIFACTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st := stack(t, false)
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, cancel := chromedp.NewExecAllocator(t.Context(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+
+	shot := func(name string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			var buf []byte // quality 100: PNG
+			if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(shots, name+".png"), buf, 0o644)
+		})
+	}
+	var secret, listing, title string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(st.URL+"/portal/"),
+		chromedp.WaitVisible(`#email`, chromedp.ByID),
+		chromedp.Title(&title),
+		shot("01-signin"),
+		chromedp.Click(`a[href="/portal/signup"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#account_name`, chromedp.ByID),
+		chromedp.SendKeys(`#account_name`, "Browser Ltd", chromedp.ByID),
+		chromedp.SendKeys(`#name`, "Bea", chromedp.ByID),
+		chromedp.SendKeys(`#email`, "bea@example.com", chromedp.ByID),
+		chromedp.SendKeys(`#password`, pw, chromedp.ByID),
+		shot("02-signup"),
+		chromedp.Submit(`#password`, chromedp.ByID),
+		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
+		shot("03-keys-empty"),
+		chromedp.SendKeys(`#key-name`, "laptop", chromedp.ByID),
+		chromedp.Submit(`#key-name`, chromedp.ByID),
+		chromedp.WaitVisible(`#new-secret`, chromedp.ByID),
+		chromedp.Value(`#new-secret`, &secret, chromedp.ByID),
+		shot("04-key-created"),
+	)
+	if err != nil {
+		t.Fatalf("browser (title %q): %v", title, err)
+	}
+	if !strings.HasPrefix(secret, "ak_live_") {
+		t.Fatalf("secret %q", secret)
+	}
+	if got := formats(t, st.URL, secret); got != 200 {
+		t.Fatalf("/v1/formats with the key made in the browser: %d", got)
+	}
+	err = chromedp.Run(ctx,
+		// Reloading shows the prefix only: the secret was shown once.
+		chromedp.Navigate(st.URL+"/portal/keys"),
+		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
+		chromedp.Text(`table`, &listing, chromedp.ByQuery),
+		chromedp.Click(`button.danger`, chromedp.ByQuery),
+		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+		shot("05-key-revoked"),
+		chromedp.Click(`a[href="/portal/usage"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#cap`, chromedp.ByID),
+		shot("06-usage"),
+		chromedp.Click(`a[href="/portal/people"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#invite-email`, chromedp.ByID),
+		chromedp.SendKeys(`#invite-email`, "colleague@example.com", chromedp.ByID),
+		chromedp.Submit(`#invite-email`, chromedp.ByID),
+		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+		shot("06b-people"),
+		chromedp.Navigate(st.URL+"/portal/usage"),
+		chromedp.WaitVisible(`#cap`, chromedp.ByID),
+		chromedp.EmulateViewport(375, 740),
+		shot("07-usage-phone"),
+		chromedp.Navigate(st.URL+"/portal/keys"),
+		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
+		shot("08-keys-phone"),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if !strings.Contains(listing, secret[:12]) || strings.Contains(listing, secret) {
+		t.Fatalf("listing after reload: %q", listing)
+	}
+	waitFormats(t, st.URL, secret, 401)
+	var ok bool
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.body.innerText.includes("revoked 20")`, &ok)); err != nil || !ok {
+		t.Fatalf("the page does not show the revocation: %v", err)
+	}
+	t.Logf("screenshots in %s", shots)
+}

@@ -1,0 +1,99 @@
+package portal
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+)
+
+func (p *Portal) renderPeople(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, v view) {
+	res, err := p.client.ListPeople(r.Context(), &meteringv1.ListPeopleRequest{Token: token})
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	v.Title, v.Session, v.CSRF, v.People = "People", s, s.GetCsrfToken(), res.GetPeople()
+	p.render(w, r, status, "people", v)
+}
+
+func (p *Portal) people(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	p.renderPeople(w, r, s, token, http.StatusOK, view{})
+}
+
+// linkBase is where invitation links point.
+func (p *Portal) linkBase(r *http.Request) string {
+	root := strings.TrimRight(p.opts.PublicURL, "/")
+	if root == "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		root = scheme + "://" + r.Host
+	}
+	return root + "/portal/invite?t="
+}
+
+func (p *Portal) invite(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	email := r.PostFormValue("email")
+	_, err := p.client.InvitePerson(r.Context(), &meteringv1.InvitePersonRequest{Token: token, Email: email, LinkBase: p.linkBase(r)})
+	if err != nil {
+		pr := rpc.Problem(err)
+		if pr.Type == problem.InvalidInput || pr.Type == problem.Conflict {
+			p.renderPeople(w, r, s, token, http.StatusBadRequest, view{Error: pr.Detail, Email: email})
+			return
+		}
+		p.failed(w, r, err)
+		return
+	}
+	p.renderPeople(w, r, s, token, http.StatusOK, view{Notice: "An invitation is on its way to " + strings.TrimSpace(email) + "."})
+}
+
+func (p *Portal) invitationForm(w http.ResponseWriter, r *http.Request) {
+	inv := r.URL.Query().Get("t")
+	res, err := p.client.GetInvitation(r.Context(), &meteringv1.GetInvitationRequest{Invitation: inv})
+	if err != nil {
+		p.invitationFailed(w, r, err)
+		return
+	}
+	p.render(w, r, http.StatusOK, "invite", view{Title: "Join " + res.GetAccountName(), CSRF: p.preToken(w, r),
+		Email: res.GetEmail(), AccountName: res.GetAccountName(), Invitation: inv})
+}
+
+func (p *Portal) invitationFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if pr := rpc.Problem(err); pr.Type == problem.NotFound {
+		p.render(w, r, http.StatusNotFound, "message", view{Title: "Invitation", Error: pr.Detail})
+		return
+	}
+	p.failed(w, r, err)
+}
+
+func (p *Portal) acceptInvitation(w http.ResponseWriter, r *http.Request) {
+	if !checkPre(r) {
+		p.csrfRefused(w, r)
+		return
+	}
+	inv := r.PostFormValue("invitation")
+	res, err := p.client.AcceptInvitation(r.Context(), &meteringv1.AcceptInvitationRequest{Invitation: inv,
+		Password: r.PostFormValue("password"), Name: r.PostFormValue("name")})
+	if err != nil {
+		pr := rpc.Problem(err)
+		if pr.Type != problem.InvalidInput {
+			p.invitationFailed(w, r, err)
+			return
+		}
+		got, gerr := p.client.GetInvitation(r.Context(), &meteringv1.GetInvitationRequest{Invitation: inv})
+		if gerr != nil {
+			p.invitationFailed(w, r, gerr)
+			return
+		}
+		p.render(w, r, http.StatusBadRequest, "invite", view{Title: "Join " + got.GetAccountName(), CSRF: p.preToken(w, r),
+			Email: got.GetEmail(), AccountName: got.GetAccountName(), Invitation: inv, Name: r.PostFormValue("name"), Error: pr.Detail})
+		return
+	}
+	p.endOld(r)
+	p.setSession(w, r, res.GetToken(), res.GetSession().GetExpiresAt().AsTime())
+	http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
+}

@@ -1,0 +1,431 @@
+// Package portal is the account holders' web front, served by the gateway
+// under /portal/: server-rendered HTML (html/template), every asset embedded,
+// no JavaScript. It is an adapter: people, sessions, passwords and keys are
+// metering's (PortalService over gRPC); this package only renders pages,
+// keeps the session cookie and checks CSRF tokens. docs/portal.md.
+package portal
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+)
+
+// Cookie names. The session cookie holds metering's session token; the
+// pre-session cookie is the double-submit CSRF token of the sign-in and
+// sign-up forms (no session exists yet to hold one).
+const (
+	SessionCookie = "portal_session"
+	PreCookie     = "portal_csrf"
+	// maxForm bounds a form body.
+	maxForm = 16 << 10
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"has":   func(list []string, s string) bool { return slices.Contains(list, s) },
+	"upper": strings.ToUpper,
+}).ParseFS(templateFS, "templates/*.html"))
+
+// Options configure the portal.
+type Options struct {
+	// SecureCookies marks cookies Secure even on plain HTTP requests: set it
+	// behind a proxy that terminates TLS. Requests that arrive over TLS get
+	// Secure cookies regardless.
+	SecureCookies bool
+	Log           *slog.Logger
+	// LimitsChanged, when set, is told an account's billing limits changed,
+	// so the edge re-reads them at once instead of within its cache TTL.
+	LimitsChanged func(accountID string)
+	// PublicURL is the gateway's public root, e.g. "https://api.example.com",
+	// for the links in invitation e-mails. Empty: taken from the inviting
+	// request (scheme and Host), which is right for make run; set it behind
+	// a proxy.
+	PublicURL string
+}
+
+// Portal is the /portal/ handler.
+type Portal struct {
+	client meteringv1.PortalServiceClient
+	opts   Options
+	mux    *http.ServeMux
+	h      http.Handler
+}
+
+// New returns the portal calling metering through client.
+func New(client meteringv1.PortalServiceClient, opts Options) *Portal {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	p := &Portal{client: client, opts: opts, mux: http.NewServeMux()}
+	static, _ := fs.Sub(assetFS, "assets")
+	p.mux.Handle("GET /portal/assets/", http.StripPrefix("/portal/assets/", http.FileServerFS(static)))
+	p.mux.HandleFunc("GET /portal/{$}", p.home)
+	p.mux.HandleFunc("GET /portal/signin", p.signinForm)
+	p.mux.HandleFunc("POST /portal/signin", p.signin)
+	p.mux.HandleFunc("GET /portal/signup", p.signupForm)
+	p.mux.HandleFunc("POST /portal/signup", p.signup)
+	p.mux.HandleFunc("POST /portal/signout", p.session(p.signout))
+	p.mux.HandleFunc("GET /portal/keys", p.session(p.keys))
+	p.mux.HandleFunc("POST /portal/keys", p.session(p.createKey))
+	p.mux.HandleFunc("POST /portal/keys/{id}/revoke", p.session(p.revokeKey))
+	p.mux.HandleFunc("GET /portal/usage", p.session(p.usage))
+	p.mux.HandleFunc("POST /portal/usage/limits", p.session(p.setLimits))
+	p.mux.HandleFunc("POST /portal/plan", p.session(p.changePlan))
+	p.mux.HandleFunc("GET /portal/people", p.session(p.people))
+	p.mux.HandleFunc("POST /portal/people", p.session(p.invite))
+	// The invitation token travels in the query and the form, never in the
+	// path, which the access log records.
+	p.mux.HandleFunc("GET /portal/invite", p.invitationForm)
+	p.mux.HandleFunc("POST /portal/invite", p.acceptInvitation)
+	p.mux.HandleFunc("/portal/", func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such page."})
+	})
+	// Browsers say where a request comes from (Sec-Fetch-Site, Origin):
+	// cross-origin form posts are refused before any token is looked at.
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.render(w, r, http.StatusForbidden, "message", view{Title: "Refused", Error: "This form was sent from another site and was refused."})
+	}))
+	p.h = cop.Handler(p.mux)
+	return p
+}
+
+// ServeHTTP serves every /portal/ path.
+func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	if !strings.HasPrefix(r.URL.Path, "/portal/assets/") {
+		h.Set("Cache-Control", "no-store")
+	}
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	}
+	p.h.ServeHTTP(w, r)
+}
+
+// view is what every template gets.
+type view struct {
+	Title   string
+	Session *meteringv1.PortalSession
+	CSRF    string
+	Error   string
+	Notice  string
+	// Form values to show again after a refusal (never a password).
+	Email, Name, AccountName string
+	// The keys page.
+	Keys          []keyView
+	DefaultScopes []string
+	OptInScopes   []string
+	NewSecret     string
+	NewKey        *keyView
+	// The usage page.
+	Usage *usageView
+	// The plan change confirmation.
+	Confirm *confirmView
+	// The people page, and the invitation page (Email, AccountName).
+	People     []*meteringv1.PortalPerson
+	Invitation string
+}
+
+type keyView struct {
+	ID, Name, Prefix, Mode string
+	Scopes                 []string
+	Created                time.Time
+	Revoked                *time.Time
+}
+
+func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
+	var b strings.Builder
+	if err := pages.ExecuteTemplate(&b, page, v); err != nil {
+		p.opts.Log.Error("portal template", "page", page, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+func (p *Portal) secure(r *http.Request) bool { return p.opts.SecureCookies || r.TLS != nil }
+
+func (p *Portal) setSession(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/portal/", Expires: expires,
+		HttpOnly: true, Secure: p.secure(r), SameSite: http.SameSiteLaxMode})
+}
+
+func (p *Portal) clearSession(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/portal/", MaxAge: -1,
+		HttpOnly: true, Secure: p.secure(r), SameSite: http.SameSiteLaxMode})
+}
+
+// preToken returns the pre-session CSRF token, setting the cookie when the
+// browser has none.
+func (p *Portal) preToken(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(PreCookie); err == nil && len(c.Value) == 43 {
+		return c.Value
+	}
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	http.SetCookie(w, &http.Cookie{Name: PreCookie, Value: tok, Path: "/portal/", HttpOnly: true,
+		Secure: p.secure(r), SameSite: http.SameSiteStrictMode})
+	return tok
+}
+
+// checkPre checks a pre-session form's token against its cookie.
+func checkPre(r *http.Request) bool {
+	c, err := r.Cookie(PreCookie)
+	return err == nil && c.Value != "" && equal(c.Value, r.PostFormValue("csrf"))
+}
+
+func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+func (p *Portal) csrfRefused(w http.ResponseWriter, r *http.Request) {
+	p.render(w, r, http.StatusForbidden, "message", view{Title: "Refused",
+		Error: "This form has expired or was not sent from this site. Go back, reload the page and try again."})
+}
+
+// lookup returns the session of the request's cookie, or nil.
+func (p *Portal) lookup(r *http.Request) (*meteringv1.PortalSession, string, error) {
+	c, err := r.Cookie(SessionCookie)
+	if err != nil || c.Value == "" {
+		return nil, "", nil
+	}
+	res, err := p.client.GetSession(r.Context(), &meteringv1.GetSessionRequest{Token: c.Value})
+	if err != nil {
+		if rpc.Problem(err).Type == problem.Unauthorized {
+			return nil, "", nil
+		}
+		return nil, "", err
+	}
+	return res.GetSession(), c.Value, nil
+}
+
+// signedIn is a handler for a signed-in person.
+type signedIn func(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string)
+
+// session runs next with the request's session: without one, GETs go to the
+// sign-in page and anything else is refused; every POST must carry the
+// session's CSRF token.
+func (p *Portal) session(next signedIn) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s, token, err := p.lookup(r)
+		if err != nil {
+			p.failed(w, r, err)
+			return
+		}
+		if s == nil {
+			p.clearSession(w, r)
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/portal/signin", http.StatusSeeOther)
+				return
+			}
+			p.render(w, r, http.StatusUnauthorized, "message", view{Title: "Signed out",
+				Error: "Your session has ended. Sign in again.", CSRF: p.preToken(w, r)})
+			return
+		}
+		if r.Method == http.MethodPost && !equal(s.GetCsrfToken(), r.PostFormValue("csrf")) {
+			p.csrfRefused(w, r)
+			return
+		}
+		next(w, r, s, token)
+	}
+}
+
+// failed answers an error of metering that is not the person's doing.
+func (p *Portal) failed(w http.ResponseWriter, r *http.Request, err error) {
+	pr := rpc.Problem(err)
+	p.opts.Log.Warn("portal backend call failed", "type", string(pr.Type), "err", err)
+	status := http.StatusInternalServerError
+	if pr.Type == problem.Unavailable {
+		status = http.StatusServiceUnavailable
+	}
+	p.render(w, r, status, "message", view{Title: "Something went wrong", Error: "Something went wrong on our side. Try again in a moment."})
+}
+
+func (p *Portal) home(w http.ResponseWriter, r *http.Request) {
+	if s, _, err := p.lookup(r); err == nil && s != nil {
+		http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/portal/signin", http.StatusSeeOther)
+}
+
+func (p *Portal) signinForm(w http.ResponseWriter, r *http.Request) {
+	p.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", CSRF: p.preToken(w, r)})
+}
+
+func (p *Portal) signupForm(w http.ResponseWriter, r *http.Request) {
+	p.render(w, r, http.StatusOK, "signup", view{Title: "Create an account", CSRF: p.preToken(w, r)})
+}
+
+// endOld ends the session the browser came with, if any: a new sign-in
+// never keeps an old token (session fixation).
+func (p *Portal) endOld(r *http.Request) {
+	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+		_, _ = p.client.SignOut(context.WithoutCancel(r.Context()), &meteringv1.SignOutRequest{Token: c.Value})
+	}
+}
+
+func (p *Portal) signin(w http.ResponseWriter, r *http.Request) {
+	if !checkPre(r) {
+		p.csrfRefused(w, r)
+		return
+	}
+	email := r.PostFormValue("email")
+	res, err := p.client.SignIn(r.Context(), &meteringv1.SignInRequest{Email: email, Password: r.PostFormValue("password")})
+	if err != nil {
+		pr := rpc.Problem(err)
+		v := view{Title: "Sign in", CSRF: p.preToken(w, r), Email: email, Error: pr.Detail}
+		switch pr.Type {
+		case problem.Unauthorized:
+			p.render(w, r, http.StatusUnauthorized, "signin", v)
+		case problem.RateLimited:
+			if pr.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(pr.RetryAfter))
+			}
+			p.render(w, r, http.StatusTooManyRequests, "signin", v)
+		default:
+			p.failed(w, r, err)
+		}
+		return
+	}
+	p.endOld(r)
+	p.setSession(w, r, res.GetToken(), res.GetSession().GetExpiresAt().AsTime())
+	http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
+}
+
+func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
+	if !checkPre(r) {
+		p.csrfRefused(w, r)
+		return
+	}
+	v := view{Title: "Create an account", CSRF: p.preToken(w, r), Email: r.PostFormValue("email"),
+		Name: r.PostFormValue("name"), AccountName: r.PostFormValue("account_name")}
+	res, err := p.client.SignUp(r.Context(), &meteringv1.SignUpRequest{Email: v.Email, Password: r.PostFormValue("password"),
+		AccountName: v.AccountName, Name: v.Name})
+	if err != nil {
+		pr := rpc.Problem(err)
+		if pr.Type != problem.InvalidInput {
+			p.failed(w, r, err)
+			return
+		}
+		v.Error = pr.Detail
+		p.render(w, r, http.StatusBadRequest, "signup", v)
+		return
+	}
+	p.endOld(r)
+	p.setSession(w, r, res.GetToken(), res.GetSession().GetExpiresAt().AsTime())
+	http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
+}
+
+func (p *Portal) signout(w http.ResponseWriter, r *http.Request, _ *meteringv1.PortalSession, token string) {
+	everywhere := r.PostFormValue("everywhere") == "1"
+	if _, err := p.client.SignOut(r.Context(), &meteringv1.SignOutRequest{Token: token, Everywhere: everywhere}); err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	p.clearSession(w, r)
+	notice := "You are signed out."
+	if everywhere {
+		notice = "You are signed out on every device."
+	}
+	p.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", CSRF: p.preToken(w, r), Notice: notice})
+}
+
+func (p *Portal) keysView(r *http.Request, s *meteringv1.PortalSession, token string) (view, error) {
+	res, err := p.client.ListKeys(r.Context(), &meteringv1.ListKeysRequest{Token: token})
+	if err != nil {
+		return view{}, err
+	}
+	v := view{Title: "API keys", Session: s, CSRF: s.GetCsrfToken(), DefaultScopes: res.GetDefaultScopes(), OptInScopes: res.GetOptInScopes()}
+	// Newest first: the key just made is on top.
+	for i := len(res.GetKeys()) - 1; i >= 0; i-- {
+		v.Keys = append(v.Keys, toKeyView(res.GetKeys()[i]))
+	}
+	return v, nil
+}
+
+func toKeyView(k *meteringv1.PortalKey) keyView {
+	kv := keyView{ID: k.GetId(), Name: k.GetName(), Prefix: k.GetPrefix(), Mode: k.GetMode(), Scopes: k.GetScopes(), Created: k.GetCreatedAt().AsTime()}
+	if k.RevokedAt != nil {
+		t := k.GetRevokedAt().AsTime()
+		kv.Revoked = &t
+	}
+	return kv
+}
+
+func (p *Portal) keys(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	v, err := p.keysView(r, s, token)
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	if r.URL.Query().Get("revoked") == "1" {
+		v.Notice = "The key is revoked. Requests with it are refused within seconds."
+	}
+	p.render(w, r, http.StatusOK, "keys", v)
+}
+
+func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	_ = r.ParseForm()
+	scopes := r.PostForm["scope"]
+	res, err := p.client.CreateKey(r.Context(), &meteringv1.CreateKeyRequest{Token: token, Name: r.PostFormValue("name"),
+		Mode: r.PostFormValue("mode"), Scopes: scopes})
+	v, lerr := p.keysView(r, s, token)
+	if lerr != nil {
+		p.failed(w, r, lerr)
+		return
+	}
+	if err != nil {
+		pr := rpc.Problem(err)
+		if pr.Type != problem.InvalidInput {
+			p.failed(w, r, err)
+			return
+		}
+		v.Error = pr.Detail
+		p.render(w, r, http.StatusBadRequest, "keys", v)
+		return
+	}
+	// The secret is in this one answer (no-store) and nowhere else.
+	kv := toKeyView(res.GetKey())
+	v.NewKey, v.NewSecret = &kv, res.GetSecret()
+	p.render(w, r, http.StatusOK, "keys", v)
+}
+
+func (p *Portal) revokeKey(w http.ResponseWriter, r *http.Request, _ *meteringv1.PortalSession, token string) {
+	_, err := p.client.RevokeKey(r.Context(), &meteringv1.RevokeKeyRequest{Token: token, KeyId: r.PathValue("id")})
+	if err != nil {
+		if rpc.Problem(err).Type == problem.NotFound {
+			p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such key."})
+			return
+		}
+		p.failed(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/portal/keys?revoked=1", http.StatusSeeOther)
+}

@@ -1,0 +1,250 @@
+package portal
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+)
+
+// usageView is the usage page: the period's usage against the included
+// volume (drawn as a bar), the test pool, the limits and the plans.
+type usageView struct {
+	Plan                       string
+	Used, Quota, Remaining     int64
+	Overage                    int64
+	OverageCost                string
+	UsedPct, OveragePct        int // of the bar's width
+	OverageAllowed, Blocked    bool
+	HardStop                   bool
+	CapText                    string // the cap in major units for the form; "" when none
+	Cap                        string
+	Currency                   string
+	PeriodStart, PeriodEnd     time.Time
+	TestUsed, TestQuota        int64
+	ScheduledPlan, ScheduledAt string
+	Plans                      []planView
+	AlertMails                 []alertView
+	Invoices                   []invoiceView
+}
+
+type alertView struct {
+	To, Subject string
+	Created     time.Time
+	Sent        *time.Time
+}
+
+type invoiceView struct {
+	Start, End              time.Time
+	Plan                    string
+	Subtotal, Credit, Total string
+}
+
+type planView struct {
+	ID, Price, Overage string
+	Included           int64
+	Current            bool
+	DirectDebitOnly    bool
+}
+
+type confirmView struct {
+	From, To, Kind, Charge string
+	EffectiveAt            string
+}
+
+// money is an amount of minor units in currency, e.g. "27.00 EUR".
+func money(cents int64, currency string) string {
+	sign := ""
+	if cents < 0 {
+		sign, cents = "-", -cents
+	}
+	return fmt.Sprintf("%s%d.%02d %s", sign, cents/100, cents%100, strings.ToUpper(currency))
+}
+
+func (p *Portal) usageView(r *http.Request, token string) (*usageView, []*meteringv1.PortalPlan, error) {
+	res, err := p.client.GetPortalUsage(r.Context(), &meteringv1.GetPortalUsageRequest{Token: token})
+	if err != nil {
+		return nil, nil, err
+	}
+	u := res.GetUsage()
+	v := &usageView{Plan: u.GetPlan(), Used: int64(u.GetUsed()), Quota: int64(u.GetMonthlyQuota()), Remaining: int64(u.GetRemaining()),
+		OverageAllowed: u.GetOverageAllowed(), Blocked: u.GetOverageBlocked(), HardStop: res.GetHardStop(), Currency: u.GetCurrency(),
+		PeriodStart: u.GetPeriodStart().AsTime(), PeriodEnd: u.GetPeriodEnd().AsTime(), TestUsed: int64(u.GetTestUsed()), TestQuota: int64(u.GetTestQuota())}
+	if c := u.GetOverageCapCents(); c != nil && c.GetKind() != nil {
+		if n, ok := c.GetKind().(*structpb.Value_NumberValue); ok {
+			cents := int64(n.NumberValue)
+			v.CapText, v.Cap = fmt.Sprintf("%d.%02d", cents/100, cents%100), money(cents, v.Currency)
+		}
+	}
+	if sp := u.GetScheduledPlan(); sp != nil {
+		v.ScheduledPlan = sp.GetStringValue()
+		v.ScheduledAt = u.GetScheduledPlanAt().GetStringValue()
+	}
+	if v.Used > v.Quota {
+		v.Overage = v.Used - v.Quota
+	}
+	var per1000 int64
+	for _, pl := range res.GetPlans() {
+		if pl.GetId() == v.Plan {
+			per1000 = pl.GetOveragePer_1000Cents()
+		}
+		v.Plans = append(v.Plans, planView{ID: pl.GetId(), Price: money(pl.GetMonthlyPriceCents(), v.Currency),
+			Overage: money(pl.GetOveragePer_1000Cents(), v.Currency), Included: pl.GetIncludedConversions(),
+			Current: pl.GetId() == v.Plan, DirectDebitOnly: pl.GetDirectDebitOnly()})
+	}
+	v.OverageCost = money(v.Overage*per1000/1000, v.Currency)
+	for _, m := range res.GetAlertMails() {
+		a := alertView{To: m.GetTo(), Subject: m.GetSubject(), Created: m.GetCreatedAt().AsTime()}
+		if m.SentAt != nil {
+			t := m.GetSentAt().AsTime()
+			a.Sent = &t
+		}
+		v.AlertMails = append(v.AlertMails, a)
+	}
+	for _, inv := range res.GetInvoices() {
+		v.Invoices = append(v.Invoices, invoiceView{Start: inv.GetPeriodStart().AsTime(), End: inv.GetPeriodEnd().AsTime(),
+			Plan: inv.GetPlan(), Subtotal: money(inv.GetSubtotalCents(), v.Currency), Credit: money(inv.GetCreditCents(), v.Currency),
+			Total: money(inv.GetTotalCents(), v.Currency)})
+	}
+	// The bar: included volume and overage share 100 % of the width.
+	total := max(v.Quota, v.Used, 1)
+	v.UsedPct = int(min(v.Used, v.Quota) * 100 / total)
+	v.OveragePct = int(v.Overage * 100 / total)
+	return v, res.GetPlans(), nil
+}
+
+func (p *Portal) usage(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	p.renderUsage(w, r, s, token, http.StatusOK, "", usageNotice(r.URL.Query().Get("done")))
+}
+
+func usageNotice(done string) string {
+	switch done {
+	case "limits":
+		return "Billing limits saved. They apply to requests within seconds."
+	case "upgrade":
+		return "The plan is upgraded."
+	case "downgrade":
+		return "The downgrade is scheduled for the end of the period."
+	case "canceled":
+		return "The scheduled downgrade is canceled."
+	}
+	return ""
+}
+
+func (p *Portal) renderUsage(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, errText, notice string) {
+	v, _, err := p.usageView(r, token)
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	p.render(w, r, status, "usage", view{Title: "Usage and billing", Session: s, CSRF: s.GetCsrfToken(), Usage: v, Error: errText, Notice: notice})
+}
+
+// setLimits: the hard stop checkbox and the cap field (empty clears it),
+// in the billing currency's major units.
+func (p *Portal) setLimits(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	hard := r.PostFormValue("hard_stop") == "1"
+	req := &meteringv1.SetBillingLimitsRequest{HardStop: &hard}
+	capText := strings.TrimSpace(r.PostFormValue("cap"))
+	if capText == "" {
+		req.ClearOverageCap = true
+	} else {
+		cents, ok := parseMoney(capText)
+		if !ok {
+			p.renderUsage(w, r, s, token, http.StatusBadRequest, "The spend cap must be an amount such as 50 or 12.50.", "")
+			return
+		}
+		req.OverageCapCents = &cents
+	}
+	_, err := p.client.SetPortalLimits(r.Context(), &meteringv1.SetPortalLimitsRequest{Token: token, Limits: req})
+	if err != nil {
+		if pr := rpc.Problem(err); pr.Type == problem.InvalidInput {
+			p.renderUsage(w, r, s, token, http.StatusBadRequest, pr.Detail, "")
+			return
+		}
+		p.failed(w, r, err)
+		return
+	}
+	if p.opts.LimitsChanged != nil {
+		p.opts.LimitsChanged(s.GetAccountId())
+	}
+	http.Redirect(w, r, "/portal/usage?done=limits", http.StatusSeeOther)
+}
+
+// parseMoney reads "12", "12.5" or "12.50" as minor units (at most 2^31-1).
+func parseMoney(s string) (int32, bool) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" || len(frac) > 2 || strings.Trim(whole+frac, "0123456789") != "" || len(whole) > 8 {
+		return 0, false
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	n, err := strconv.ParseInt(whole+frac, 10, 32)
+	return int32(n), err == nil
+}
+
+// changePlan shows what a change means and asks to confirm it; with
+// confirm=1 it makes the change.
+func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	to := r.PostFormValue("plan")
+	if r.PostFormValue("confirm") != "1" {
+		v, plans, err := p.usageView(r, token)
+		if err != nil {
+			p.failed(w, r, err)
+			return
+		}
+		var from, next *meteringv1.PortalPlan
+		for _, pl := range plans {
+			if pl.GetId() == v.Plan {
+				from = pl
+			}
+			if pl.GetId() == to {
+				next = pl
+			}
+		}
+		if from == nil || next == nil {
+			p.renderUsage(w, r, s, token, http.StatusBadRequest, "Choose one of the plans.", "")
+			return
+		}
+		c := &confirmView{From: from.GetId(), To: next.GetId()}
+		switch d := next.GetMonthlyPriceCents() - from.GetMonthlyPriceCents(); {
+		case to == v.Plan && v.ScheduledPlan != "":
+			c.Kind = "cancel"
+		case to == v.Plan:
+			p.renderUsage(w, r, s, token, http.StatusConflict, "The account is already on the "+to+" plan.", "")
+			return
+		case next.GetIncludedConversions() > from.GetIncludedConversions():
+			c.Kind, c.Charge, c.EffectiveAt = "upgrade", money(max(d, 0), v.Currency), "now"
+		default:
+			c.Kind, c.EffectiveAt = "downgrade", v.PeriodEnd.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		p.render(w, r, http.StatusOK, "confirm", view{Title: "Change plan", Session: s, CSRF: s.GetCsrfToken(), Confirm: c})
+		return
+	}
+	res, err := p.client.ChangePortalPlan(r.Context(), &meteringv1.ChangePortalPlanRequest{Token: token, Plan: to})
+	if err != nil {
+		pr := rpc.Problem(err)
+		if pr.Type == problem.InvalidInput || pr.Type == problem.Conflict || pr.Type == problem.Unprocessable {
+			p.renderUsage(w, r, s, token, http.StatusBadRequest, pr.Detail, "")
+			return
+		}
+		p.failed(w, r, err)
+		return
+	}
+	if p.opts.LimitsChanged != nil {
+		p.opts.LimitsChanged(s.GetAccountId())
+	}
+	done := res.GetKind()
+	if res.GetCanceled() {
+		done = "canceled"
+	}
+	http.Redirect(w, r, "/portal/usage?done="+done, http.StatusSeeOther)
+}

@@ -1,0 +1,296 @@
+package mx
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ledgerlane/platform/services/converter/payment"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// pacs.009.001.08 (FinancialInstitutionCreditTransferV08): MT202/MT205
+// (CORE) and MT202COV/MT205COV (COV, with UndrlygCstmrCdtTrf).
+
+func (pp *pacsParser) pacs009(doc int, hdr payment.Header) ([]*payment.Payment, error) {
+	t := pp.t
+	root := t.child(doc, "FICdtTrf")
+	if root < 0 {
+		return nil, pp.fail(doc, "expected FICdtTrf")
+	}
+	gh := t.child(root, "GrpHdr")
+	if gh < 0 {
+		return nil, pp.fail(root, "GrpHdr is missing")
+	}
+	msgID := t.get(gh, "MsgId")
+	createdAt, _ := parseDateTime(t.get(gh, "CreDtTm"))
+	t.get(gh, "NbOfTxs")
+	st := t.child(gh, "SttlmInf")
+	var out []*payment.Payment
+	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
+		if t.nodes[tx].name != "CdtTrfTxInf" {
+			continue
+		}
+		p := &payment.Payment{Kind: payment.Institution, Header: hdr, MessageID: msgID, CreatedAt: createdAt}
+		pp.settlement(st, p)
+		if err := pp.fiTransaction(tx, p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, pp.fail(root, "the message has no CdtTrfTxInf")
+	}
+	if len(out) > 1 {
+		pp.w.Add(payment.CodeSplit, "FICdtTrf", 0, "%d transactions: one MT message each", len(out))
+	}
+	return out, nil
+}
+
+func (pp *pacsParser) fiTransaction(tx int, p *payment.Payment) error {
+	t := pp.t
+	p.InstructionID = t.get(tx, "PmtId/InstrId")
+	p.EndToEndID = t.get(tx, "PmtId/EndToEndId")
+	p.UETR = t.get(tx, "PmtId/UETR")
+	if p.UETR != "" && !payment.IsUETR(p.UETR) {
+		return pp.fail(t.at(tx, "PmtId/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	}
+	pp.paymentType(tx, p)
+	var err error
+	if p.Amount, err = pp.amount(t.child(tx, "IntrBkSttlmAmt"), true); err != nil {
+		return err
+	}
+	d := t.get(tx, "IntrBkSttlmDt")
+	if d == "" {
+		return pp.fail(tx, "IntrBkSttlmDt is missing: MT needs the value date (:32A:)")
+	}
+	var ok bool
+	if p.SettlementDate, ok = parseISODate(d); !ok {
+		return pp.fail(t.child(tx, "IntrBkSttlmDt"), "%q is not a date", clip(d))
+	}
+	p.PreviousInstructingAgent = pp.agent(tx, "PrvsInstgAgt1")
+	p.InstructingAgent = pp.agent(tx, "InstgAgt")
+	p.InstructedAgent = pp.agent(tx, "InstdAgt")
+	p.Intermediary = pp.agentAcct(tx, "IntrmyAgt1")
+	p.DebtorFI = pp.agentAcct(tx, "Dbtr")
+	p.CreditorAgent = pp.agentAcct(tx, "CdtrAgt")
+	p.CreditorFI = pp.agentAcct(tx, "Cdtr")
+	if p.DebtorFI == nil || p.CreditorFI == nil {
+		return pp.fail(tx, "Dbtr and Cdtr are mandatory")
+	}
+	pp.texts(tx, p)
+	p.Purpose = firstOf(t.get(tx, "Purp/Prtry"), t.get(tx, "Purp/Cd"))
+	if u := t.child(tx, "UndrlygCstmrCdtTrf"); u >= 0 {
+		p.Kind = payment.Cover
+		up := &payment.Payment{Kind: payment.Customer}
+		up.Debtor = pp.party(u, "Dbtr")
+		up.DebtorAgent = pp.agentAcct(u, "DbtrAgt")
+		up.PreviousInstructingAgent = pp.agent(u, "PrvsInstgAgt1")
+		up.Intermediary = pp.agentAcct(u, "IntrmyAgt1")
+		up.CreditorAgent = pp.agentAcct(u, "CdtrAgt")
+		up.Creditor = pp.party(u, "Cdtr")
+		if up.Debtor == nil || up.Creditor == nil {
+			return pp.fail(u, "UndrlygCstmrCdtTrf needs Dbtr and Cdtr")
+		}
+		pp.texts(u, up)
+		if ia := t.child(u, "InstdAmt"); ia >= 0 {
+			if up.InstructedAmount, err = pp.amount(ia, false); err != nil {
+				return err
+			}
+		}
+		p.Underlying = up
+	}
+	return nil
+}
+
+// fiTransaction writes a CreditTransferTransaction36 in schema order.
+func (r *pacsRenderer) fiTransaction(p *payment.Payment, from, to string) error {
+	w := &r.w
+	w.open("CdtTrfTxInf")
+	w.open("PmtId")
+	r.leaf("InstrId", p.InstructionID, 35, "CdtTrfTxInf/PmtId/InstrId")
+	e2e := p.EndToEndID
+	if e2e == "" {
+		e2e = "NOTPROVIDED"
+		r.warn.Add(payment.CodeEndToEndDefaulted, r.path("CdtTrfTxInf/PmtId/EndToEndId"), 0, "no :21: related reference: EndToEndId NOTPROVIDED")
+	}
+	r.leaf("EndToEndId", e2e, 35, "CdtTrfTxInf/PmtId/EndToEndId")
+	uetr := p.UETR
+	if uetr == "" {
+		uetr = payment.NewUETR()
+		r.warn.Add(payment.CodeUETRGenerated, r.path("CdtTrfTxInf/PmtId/UETR"), 0, "no UETR (block 3 field 121): generated %s", uetr)
+	}
+	w.leaf("UETR", uetr)
+	w.close("PmtId")
+	r.paymentType(p, "CdtTrfTxInf/PmtTpInf")
+	if err := r.amount("IntrBkSttlmAmt", p.Amount, "CdtTrfTxInf/IntrBkSttlmAmt"); err != nil {
+		return err
+	}
+	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
+	r.dropCustomerFields(p, "CdtTrfTxInf")
+	r.agentWithAccount("PrvsInstgAgt1", p.PreviousInstructingAgent, "CdtTrfTxInf/PrvsInstgAgt1")
+	instg, instd := p.InstructingAgent, p.InstructedAgent
+	if instg == nil {
+		instg = &payment.Agent{BIC: from}
+	}
+	if instd == nil {
+		instd = &payment.Agent{BIC: to}
+	}
+	r.agent("InstgAgt", instg, "CdtTrfTxInf/InstgAgt")
+	r.agent("InstdAgt", instd, "CdtTrfTxInf/InstdAgt")
+	r.agentWithAccount("IntrmyAgt1", p.Intermediary, "CdtTrfTxInf/IntrmyAgt1")
+	dbtr := p.DebtorFI
+	if dbtr == nil {
+		dbtr = &payment.Agent{BIC: from}
+		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtTrfTxInf/Dbtr"), 0, "no ordering institution (:52a:): Dbtr is the sender %s", from)
+	}
+	r.agentWithAccount("Dbtr", dbtr, "CdtTrfTxInf/Dbtr")
+	r.agentWithAccount("CdtrAgt", p.CreditorAgent, "CdtTrfTxInf/CdtrAgt")
+	cdtr := p.CreditorFI
+	if cdtr == nil {
+		cdtr = &payment.Agent{BIC: to}
+		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtTrfTxInf/Cdtr"), 0, "no beneficiary institution (:58a:): Cdtr is the receiver %s", to)
+	}
+	r.agentWithAccount("Cdtr", cdtr, "CdtTrfTxInf/Cdtr")
+	r.instructions(p, "CdtTrfTxInf", "PHOB TELB")
+	if p.Purpose != "" {
+		w.open("Purp")
+		r.leaf("Prtry", p.Purpose, 35, "CdtTrfTxInf/Purp/Prtry")
+		w.close("Purp")
+	}
+	if len(p.Regulatory) > 0 {
+		r.warn.Add(payment.CodeFieldDropped, r.path("CdtTrfTxInf/RgltryRptg"), 0, "pacs.009 has no regulatory reporting: %d line(s) not carried", len(p.Regulatory))
+	}
+	r.remittance(p.Remittance, "CdtTrfTxInf/RmtInf")
+	if u := p.Underlying; u != nil {
+		if err := r.underlying(u, dbtr, cdtr); err != nil {
+			return err
+		}
+	}
+	w.close("CdtTrfTxInf")
+	return nil
+}
+
+// dropCustomerFields reports what a customer transfer model may hold that a
+// pacs.009 transaction has no element for.
+func (r *pacsRenderer) dropCustomerFields(p *payment.Payment, rel string) {
+	if p.ChargeBearer != "" || len(p.SenderCharges) > 0 || p.ReceiverCharges.Currency != "" {
+		r.warn.Add(payment.CodeFieldDropped, r.path(rel+"/ChrgBr"), 0, "pacs.009 has no charges information")
+	}
+	if p.InstructedAmount.Currency != "" || !p.ExchangeRate.IsZero() {
+		r.warn.Add(payment.CodeFieldDropped, r.path(rel+"/InstdAmt"), 0, "pacs.009 has no instructed amount or exchange rate outside UndrlygCstmrCdtTrf")
+	}
+}
+
+// underlying writes UndrlygCstmrCdtTrf (CreditTransferTransaction37).
+func (r *pacsRenderer) underlying(u *payment.Payment, coverDbtr, coverCdtr *payment.Agent) error {
+	const rel = "CdtTrfTxInf/UndrlygCstmrCdtTrf"
+	w := &r.w
+	w.open("UndrlygCstmrCdtTrf")
+	if u.Debtor == nil || u.Creditor == nil {
+		return &statement.ParseError{Message: r.no, Field: rel, Reason: "the underlying customer credit transfer needs a debtor and a creditor"}
+	}
+	r.party("Dbtr", u.Debtor, rel+"/Dbtr")
+	dbtrAgt := u.DebtorAgent
+	if dbtrAgt == nil {
+		dbtrAgt = &payment.Agent{BIC: coverDbtr.BIC}
+		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel+"/DbtrAgt"), 0, "no ordering institution in sequence B (:52a:): DbtrAgt is the cover's Dbtr %s", coverDbtr.BIC)
+	}
+	r.agentWithAccount("DbtrAgt", dbtrAgt, rel+"/DbtrAgt")
+	r.agentWithAccount("PrvsInstgAgt1", u.PreviousInstructingAgent, rel+"/PrvsInstgAgt1")
+	r.agentWithAccount("IntrmyAgt1", u.Intermediary, rel+"/IntrmyAgt1")
+	cdtrAgt := u.CreditorAgent
+	if cdtrAgt == nil {
+		cdtrAgt = &payment.Agent{BIC: coverCdtr.BIC}
+		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel+"/CdtrAgt"), 0, "no account with institution in sequence B (:57a:): CdtrAgt is the cover's Cdtr %s", coverCdtr.BIC)
+	}
+	r.agentWithAccount("CdtrAgt", cdtrAgt, rel+"/CdtrAgt")
+	r.party("Cdtr", u.Creditor, rel+"/Cdtr")
+	r.instructions(u, rel, "CHQB HOLD PHOB TELB")
+	if len(u.Regulatory) > 0 {
+		r.warn.Add(payment.CodeFieldDropped, r.path(rel+"/RgltryRptg"), 0, "UndrlygCstmrCdtTrf has no regulatory reporting: %d line(s) not carried", len(u.Regulatory))
+	}
+	r.remittance(u.Remittance, rel+"/RmtInf")
+	if u.InstructedAmount.Currency != "" {
+		if err := r.amount("InstdAmt", u.InstructedAmount, rel+"/InstdAmt"); err != nil {
+			return err
+		}
+	}
+	w.close("UndrlygCstmrCdtTrf")
+	return nil
+}
+
+// paymentType writes PmtTpInf when the payment has any of it.
+func (r *pacsRenderer) paymentType(p *payment.Payment, rel string) {
+	if len(p.ServiceLevels) == 0 && p.LocalInstrument == "" && p.CategoryPurpose == "" {
+		return
+	}
+	w := &r.w
+	w.open("PmtTpInf")
+	for _, sl := range p.ServiceLevels {
+		r.codeOrPrtry("SvcLvl", sl, rel+"/SvcLvl")
+	}
+	if p.LocalInstrument != "" {
+		w.open("LclInstrm")
+		if len(p.LocalInstrument) <= 35 && isUpperAlnum(p.LocalInstrument) {
+			w.leaf("Cd", p.LocalInstrument)
+		} else {
+			r.leaf("Prtry", p.LocalInstrument, 35, rel+"/LclInstrm/Prtry")
+		}
+		w.close("LclInstrm")
+	}
+	if p.CategoryPurpose != "" {
+		r.codeOrPrtry("CtgyPurp", p.CategoryPurpose, rel+"/CtgyPurp")
+	}
+	w.close("PmtTpInf")
+}
+
+// instructions writes InstrForCdtrAgt (codes: the ones its type allows)
+// and InstrForNxtAgt.
+func (r *pacsRenderer) instructions(p *payment.Payment, rel, cdtrCodes string) {
+	w := &r.w
+	for i, in := range p.InstructionsForCreditorAgent {
+		if in.Code == "" && in.Text == "" {
+			continue
+		}
+		w.open("InstrForCdtrAgt")
+		switch {
+		case in.Code == "":
+		case strings.Contains(cdtrCodes, in.Code) && len(in.Code) == 4:
+			w.leaf("Cd", in.Code)
+		default:
+			r.warn.Add(payment.CodeFieldDropped, r.path(fmt.Sprintf("%s/InstrForCdtrAgt[%d]/Cd", rel, i+1)), 0, "code %q is not one of %s", clip(in.Code), cdtrCodes)
+		}
+		r.leaf("InstrInf", in.Text, 140, fmt.Sprintf("%s/InstrForCdtrAgt[%d]/InstrInf", rel, i+1))
+		w.close("InstrForCdtrAgt")
+	}
+	for i, in := range p.InstructionsForNextAgent {
+		switch in.Code {
+		case "", "PHOA", "TELA":
+		default:
+			in.Text = strings.TrimSpace("/" + in.Code + "/" + in.Text)
+			in.Code = ""
+		}
+		if in.Code == "" && in.Text == "" {
+			continue
+		}
+		w.open("InstrForNxtAgt")
+		if in.Code != "" {
+			w.leaf("Cd", in.Code)
+		}
+		r.leaf("InstrInf", in.Text, 140, fmt.Sprintf("%s/InstrForNxtAgt[%d]/InstrInf", rel, i+1))
+		w.close("InstrForNxtAgt")
+	}
+}
+
+// remittance writes RmtInf with its Ustrd lines.
+func (r *pacsRenderer) remittance(lines []string, rel string) {
+	if len(lines) == 0 {
+		return
+	}
+	w := &r.w
+	w.open("RmtInf")
+	for i, u := range lines {
+		r.leaf("Ustrd", u, 140, fmt.Sprintf("%s/Ustrd[%d]", rel, i+1))
+	}
+	w.close("RmtInf")
+}

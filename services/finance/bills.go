@@ -1,0 +1,106 @@
+package finance
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+)
+
+// Upcoming bills: GET /v1/bills/upcoming?days_ahead=.
+const (
+	DefaultBillsDaysAhead = 30
+	MaxBillsDaysAhead     = 365
+)
+
+// UpcomingBill is one expected occurrence of an outflow stream.
+type UpcomingBill struct {
+	RuleID         string
+	Merchant       string
+	DisplayName    string
+	ExpectedAmount Money // positive: what the bill will take
+	ExpectedDate   time.Time
+	Frequency      string
+	StreamType     string
+	LogoURL        string
+}
+
+// UpcomingBills lists the occurrences of the active outflow rules from
+// today through today + daysAhead (both inclusive): each rule's dates step
+// by its frequency from its next expected date, and dates before today are
+// skipped (a stale next date rolls forward). One line per occurrence, by
+// date, then merchant, then rule id. The amount is the rule's expected
+// amount as a positive figure.
+func UpcomingBills(rules []RecurringRule, today time.Time, daysAhead int) []UpcomingBill {
+	today = Day(today)
+	end := today.AddDate(0, 0, daysAhead)
+	var out []UpcomingBill
+	for _, r := range rules {
+		if !r.IsActive || r.StreamType != StreamOutflow {
+			continue
+		}
+		for d, n := Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = nextOccurrence(d, r.Frequency), n+1 {
+			if d.Before(today) {
+				continue
+			}
+			out = append(out, UpcomingBill{RuleID: r.ID, Merchant: r.Merchant, DisplayName: r.DisplayName,
+				ExpectedAmount: Money{Amount: r.ExpectedAmount.Amount.Abs(), Currency: r.ExpectedAmount.Currency},
+				ExpectedDate:   d, Frequency: r.Frequency, StreamType: r.StreamType, LogoURL: r.LogoURL})
+		}
+	}
+	slices.SortFunc(out, func(a, b UpcomingBill) int {
+		if c := a.ExpectedDate.Compare(b.ExpectedDate); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Merchant, b.Merchant); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.RuleID, b.RuleID)
+	})
+	return out
+}
+
+// ListUpcomingBills answers GET /v1/bills/upcoming. days_ahead 0 (absent)
+// is DefaultBillsDaysAhead; otherwise 1 to MaxBillsDaysAhead (400 naming
+// days_ahead). Rules on excluded accounts or in excluded categories are
+// left out (filtered is true when one of them had an occurrence in the
+// window); under connection.institution a bill whose merchant or display
+// name names an institution loses both and its logo.
+func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int32) (Result[[]UpcomingBill], error) {
+	var res Result[[]UpcomingBill]
+	sc, err := s.scope(ctx, c, true)
+	if err != nil {
+		return res, err
+	}
+	switch {
+	case daysAhead == 0:
+		daysAhead = DefaultBillsDaysAhead
+	case daysAhead < 0 || daysAhead > MaxBillsDaysAhead:
+		return res, invalid("days_ahead", "days_ahead must be between 1 and 365")
+	}
+	rules, err := s.store.ListRecurringRules(ctx, c.UserID)
+	if err != nil {
+		return res, s.internal(ctx, "list recurring rules", err)
+	}
+	var visible, hidden []RecurringRule
+	for _, r := range rules {
+		if sc.hidesAccount(r.AccountID) || sc.hidesCategory(r.CategoryID) {
+			hidden = append(hidden, r)
+		} else {
+			visible = append(visible, r)
+		}
+	}
+	today := s.now()
+	res.Data = UpcomingBills(visible, today, int(daysAhead))
+	res.Filtered = len(UpcomingBills(hidden, today, int(daysAhead))) > 0
+	if sc.grant.Redacts(FieldConnectionInstitution) {
+		for i := range res.Data {
+			b := &res.Data[i]
+			if namesAny(b.Merchant, sc.institutions) || namesAny(b.DisplayName, sc.institutions) {
+				b.Merchant, b.DisplayName, b.LogoURL = "", "", ""
+			}
+		}
+	}
+	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	return res, nil
+}

@@ -1,0 +1,286 @@
+package finance
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// MaxPayoffDebts bounds liability_ids and custom_order.
+const MaxPayoffDebts = 100
+
+// maxPayoffBudget bounds a plan's monthly amounts (a trillion).
+var maxPayoffBudget = decimal.New(1, 12)
+
+// PayoffRequest is POST /v1/debt/payoff-plan as sent.
+type PayoffRequest struct {
+	LiabilityIDs       []string
+	Strategy           string
+	CustomOrder        []string
+	TotalMonthlyBudget string // "" = not given
+	ExtraMonthlyPay    string // "" = not given
+}
+
+// debtView is the user's debt accounts and their terms as a scope sees
+// them.
+type debtView struct {
+	accounts    []Account
+	liabilities map[string]Liability
+	hidden      bool // the grant hides a debt account
+}
+
+func (s *Service) debts(ctx context.Context, c Caller, sc scope) (debtView, error) {
+	var v debtView
+	accts, err := s.store.ListAccounts(ctx, c.UserID)
+	if err != nil {
+		return v, s.internal(ctx, "list accounts", err)
+	}
+	ls, err := s.store.ListLiabilities(ctx, c.UserID)
+	if err != nil {
+		return v, s.internal(ctx, "list liabilities", err)
+	}
+	v.liabilities = map[string]Liability{}
+	for _, l := range ls {
+		v.liabilities[l.AccountID] = l
+	}
+	for _, a := range accts {
+		if !IsDebtAccount(a.Type) {
+			continue
+		}
+		if sc.hidesAccount(a.ID) {
+			v.hidden = true
+			continue
+		}
+		v.accounts = append(v.accounts, a)
+	}
+	return v, nil
+}
+
+// interestCategories are the interest-charge category and its children.
+func interestCategories(cats []Category) []string {
+	var root string
+	for _, c := range cats {
+		if c.IsSystem() && c.Name == InterestChargeCategoryName {
+			root = c.ID
+		}
+	}
+	if root == "" {
+		return nil
+	}
+	ids := []string{root}
+	for _, c := range cats {
+		if c.ParentID == root {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+// GetDebtSummary answers GET /v1/debt/summary. Debts on accounts the grant
+// excludes are left out; interest charges in excluded categories are not
+// counted. filtered is true when leaving them out changed a figure.
+func (s *Service) GetDebtSummary(ctx context.Context, c Caller) (Result[DebtSummary], error) {
+	var res Result[DebtSummary]
+	sc, err := s.scope(ctx, c, true)
+	if err != nil {
+		return res, err
+	}
+	v, err := s.debts(ctx, c, sc)
+	if err != nil {
+		return res, err
+	}
+	cats, err := s.store.ListCategories(ctx, c.UserID)
+	if err != nil {
+		return res, s.internal(ctx, "list categories", err)
+	}
+	today := Day(s.now())
+	f := TransactionFilter{StartDate: time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC), EndDate: today,
+		ExcludeAccountIDs: sc.excludedAccounts}
+	type ytd struct {
+		sum decimal.Decimal
+		any bool
+	}
+	interest := map[string]*ytd{}
+	droppedInterest := false
+	for _, catID := range interestCategories(cats) {
+		f.CategoryID = catID
+		rows, err := s.store.ListBudgetRows(ctx, c.UserID, f)
+		if err != nil {
+			return res, s.internal(ctx, "list interest rows", err)
+		}
+		for _, r := range rows {
+			if sc.hidesCategory(catID) {
+				droppedInterest = true
+				continue
+			}
+			y := interest[r.AccountID]
+			if y == nil {
+				y = &ytd{}
+				interest[r.AccountID] = y
+			}
+			y.sum = y.sum.Sub(r.Amount.Amount) // a charge is negative on the account
+			y.any = true
+		}
+	}
+	in := make([]DebtInput, 0, len(v.accounts))
+	for _, a := range v.accounts {
+		d := DebtInput{Account: a}
+		if l, ok := v.liabilities[a.ID]; ok {
+			d.Liability = &l
+		}
+		if y := interest[a.ID]; y != nil {
+			d.YTDInterest, d.HadInterest = y.sum, y.any
+		}
+		in = append(in, d)
+	}
+	res.Data = SummarizeDebts(in, today)
+	res.Filtered = v.hidden || droppedInterest
+	return res, nil
+}
+
+// CreatePayoffPlan answers POST /v1/debt/payoff-plan: a computation over
+// the user's visible debts; nothing is stored.
+func (s *Service) CreatePayoffPlan(ctx context.Context, c Caller, req PayoffRequest) (Result[PayoffPlan], error) {
+	var res Result[PayoffPlan]
+	sc, err := s.scope(ctx, c, false)
+	if err != nil {
+		return res, err
+	}
+	ids, err := payoffIDs(req.LiabilityIDs, "liability_ids")
+	if err != nil {
+		return res, err
+	}
+	strategy := req.Strategy
+	switch strategy {
+	case StrategyAvalanche, StrategySnowball, StrategyCustom:
+	default:
+		return res, invalid("strategy", "strategy must be one of avalanche, snowball, custom")
+	}
+	order, err := payoffIDs(req.CustomOrder, "custom_order")
+	if err != nil {
+		return res, err
+	}
+	switch {
+	case strategy == StrategyCustom && len(order) == 0:
+		return res, invalid("custom_order", "custom_order is required when strategy is custom")
+	case strategy != StrategyCustom && len(order) > 0:
+		return res, invalid("custom_order", "custom_order is only allowed when strategy is custom")
+	}
+	if (req.TotalMonthlyBudget == "") == (req.ExtraMonthlyPay == "") {
+		return res, invalid("total_monthly_budget", "send exactly one of total_monthly_budget and extra_monthly_payment")
+	}
+	field, raw := "total_monthly_budget", req.TotalMonthlyBudget
+	if raw == "" {
+		field, raw = "extra_monthly_payment", req.ExtraMonthlyPay
+	}
+	amount, err := planAmount(raw, field)
+	if err != nil {
+		return res, err
+	}
+
+	v, err := s.debts(ctx, c, sc)
+	if err != nil {
+		return res, err
+	}
+	byID := map[string]Account{}
+	for _, a := range v.accounts {
+		byID[a.ID] = a
+	}
+	if len(ids) == 0 {
+		res.Filtered = v.hidden // a debt the grant hides is left out of "all"
+		for _, a := range v.accounts {
+			if _, ok := v.liabilities[a.ID]; ok && a.Balance.Amount.IsPositive() {
+				ids = append(ids, a.ID)
+			}
+		}
+	} else {
+		for _, id := range ids {
+			if slices.Contains(sc.excludedAccounts, id) {
+				res.Filtered = true
+			}
+		}
+	}
+	for i, id := range order {
+		if !slices.Contains(ids, id) {
+			return res, invalid("custom_order", "custom_order["+strconv.Itoa(i)+"] is not one of liability_ids")
+		}
+	}
+	in := PayoffInput{Strategy: strategy, CustomOrder: order, Today: s.now()}
+	var excluded []PayoffExcluded
+	for _, id := range ids {
+		a, ok := byID[id]
+		if !ok {
+			excluded = append(excluded, PayoffExcluded{id, ExcludedNotFound})
+			continue
+		}
+		if in.Currency == "" {
+			in.Currency = a.Balance.Currency
+		}
+		l, hasTerms := v.liabilities[id]
+		switch {
+		case a.Balance.Currency != in.Currency:
+			excluded = append(excluded, PayoffExcluded{id, ExcludedCurrencyMismatch})
+		case !hasTerms || l.APR == nil:
+			excluded = append(excluded, PayoffExcluded{id, ExcludedNoAPR})
+		case !a.Balance.Amount.IsPositive():
+			excluded = append(excluded, PayoffExcluded{id, ExcludedNothingOwed})
+		default:
+			in.Debts = append(in.Debts, PayoffDebt{ID: id, Balance: a.Balance.Amount, Liability: l})
+		}
+	}
+	if in.Currency != "" && -amount.Exponent() > MinorUnit(in.Currency) {
+		return res, invalid(field, field+" has more decimal places than "+in.Currency+" allows")
+	}
+	if field == "total_monthly_budget" {
+		in.Budget = &amount
+	} else {
+		in.Extra = &amount
+	}
+	plan := SimulatePayoff(in)
+	plan.Excluded = excluded
+	if len(in.Debts) == 0 {
+		plan.Assumptions = append(plan.Assumptions, "No requested debt can be planned: see excluded.")
+	}
+	res.Data = plan
+	return res, nil
+}
+
+func payoffIDs(ids []string, field string) ([]string, error) {
+	if len(ids) > MaxPayoffDebts {
+		return nil, invalid(field, field+" may name at most "+strconv.Itoa(MaxPayoffDebts)+" liabilities")
+	}
+	out := make([]string, 0, len(ids))
+	for i, id := range ids {
+		f := field + "[" + strconv.Itoa(i) + "]"
+		id, err := requiredUUID(id, f)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(out, id) {
+			return nil, invalid(f, f+" repeats a liability")
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// planAmount parses a plain decimal amount ("250", "250.00"): no sign
+// but an optional leading minus (refused), no exponent, no separators.
+func planAmount(s, field string) (decimal.Decimal, error) {
+	bad := invalid(field, field+" must be a decimal amount string such as \"500.00\", at least 0")
+	if s == "" || strings.ContainsAny(s, "eE+_, ") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") {
+		return decimal.Zero, bad
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil || d.IsNegative() || d.GreaterThan(maxPayoffBudget) {
+		return decimal.Zero, bad
+	}
+	if field == "total_monthly_budget" && !d.IsPositive() {
+		return decimal.Zero, invalid(field, "total_monthly_budget must be above 0")
+	}
+	return d, nil
+}

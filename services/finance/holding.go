@@ -1,0 +1,137 @@
+package finance
+
+import (
+	"context"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Asset types of holdings, cost-basis methods and data sources. The spec
+// leaves the values open; these are ours.
+const (
+	AssetEquity     = "equity"
+	AssetETF        = "etf"
+	AssetMutualFund = "mutual_fund"
+	AssetBond       = "bond"
+	AssetCash       = "cash"
+	AssetCrypto     = "crypto"
+
+	CostBasisFIFO        = "fifo"
+	CostBasisAverageCost = "average_cost"
+	CostBasisSpecificLot = "specific_lot"
+
+	HoldingSourceAggregator = "aggregator"
+	HoldingSourceManual     = "manual"
+)
+
+// Holding is one investment position on an investment account. Its price
+// is not stored on it: the current price is the latest SecurityPrice of its
+// ticker in its currency.
+type Holding struct {
+	ID        string
+	UserID    string
+	AccountID string
+	AssetType string
+	Ticker    string
+	Name      string
+	Quantity  decimal.Decimal
+	// CostBasis is the total paid for the position, in Currency; nil when
+	// unknown.
+	CostBasis         *decimal.Decimal
+	CostBasisMethod   string
+	Currency          string
+	DataSource        string
+	RetirementSubtype string // e.g. 401k, ira, roth_ira; empty: taxable
+	Notes             string
+	AcquiredAt        *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+}
+
+// SecurityPrice is one day's closing price of a ticker in a currency, from
+// the price table the aggregator fills.
+type SecurityPrice struct {
+	Ticker   string
+	Currency string
+	Date     time.Time // a date
+	Price    decimal.Decimal
+	Source   string
+}
+
+// HoldingFilter narrows ListHoldings; zero values mean no filter.
+type HoldingFilter struct {
+	ExcludeAccountIDs []string
+	AccountID         string
+}
+
+// HoldingStore is the part of Store that keeps holdings and the price
+// table (embedded in Store).
+type HoldingStore interface {
+	CreateHolding(ctx context.Context, h Holding) error
+	// ListHoldings returns up to limit of the user's holdings matching f
+	// with an id above afterID ("" from the start), by id.
+	ListHoldings(ctx context.Context, userID string, f HoldingFilter, afterID string, limit int) ([]Holding, error)
+	// PutSecurityPrices creates or replaces prices by (ticker, currency,
+	// date), all or none.
+	PutSecurityPrices(ctx context.Context, ps []SecurityPrice) error
+	// RecentSecurityPrices returns, for each (ticker, currency) with a
+	// ticker in tickers, its two latest prices dated on or before day,
+	// newest first, in no particular order across tickers.
+	RecentSecurityPrices(ctx context.Context, tickers []string, day time.Time) ([]SecurityPrice, error)
+}
+
+// HoldingView is a holding as answered, priced.
+type HoldingView struct {
+	Holding
+	CurrentPrice   *decimal.Decimal
+	PriceSource    string
+	CurrentValue   *Money
+	DailyChangePct *decimal.Decimal
+}
+
+// PriceHolding prices h from its ticker's latest prices (newest first, in
+// h's currency): current_price is the latest; current_value = quantity ×
+// current_price, rounded half-even to the currency's minor unit;
+// daily_change_pct = (latest − previous) / previous × 100, rounded
+// half-even to 2 places, absent without two prices. A holding without a
+// ticker price (or with no ticker) has no price and no value.
+func PriceHolding(h Holding, prices []SecurityPrice) HoldingView {
+	v := HoldingView{Holding: h}
+	if len(prices) == 0 {
+		return v
+	}
+	latest := prices[0]
+	p := latest.Price
+	v.CurrentPrice, v.PriceSource = &p, latest.Source
+	v.CurrentValue = &Money{Amount: h.Quantity.Mul(p).RoundBank(MinorUnit(h.Currency)), Currency: h.Currency}
+	if len(prices) > 1 && prices[1].Price.IsPositive() {
+		prev := prices[1].Price
+		pct := DivRoundBank(p.Sub(prev).Mul(decimal.NewFromInt(100)), prev, 2)
+		v.DailyChangePct = &pct
+	}
+	return v
+}
+
+// DivRoundBank is num / den rounded half-even to places, exactly (one
+// rounding, no intermediate precision). den must not be zero.
+func DivRoundBank(num, den decimal.Decimal, places int32) decimal.Decimal {
+	q, r := num.QuoRem(den, places)
+	if r.IsZero() {
+		return q
+	}
+	// |r| against half a unit of the last place of |den|.
+	twice := r.Abs().Mul(decimal.NewFromInt(2))
+	unit := den.Abs().Shift(-places)
+	step := decimal.New(1, -places)
+	if num.Sign()*den.Sign() < 0 {
+		step = step.Neg()
+	}
+	switch c := twice.Cmp(unit); {
+	case c > 0:
+		q = q.Add(step)
+	case c == 0 && q.Shift(places).BigInt().Bit(0) == 1:
+		q = q.Add(step)
+	}
+	return q
+}

@@ -1,0 +1,113 @@
+package finance
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+type holdingCursor struct {
+	ID string `json:"i"`
+}
+
+// ListHoldings answers GET /v1/holdings: the holdings on accounts the grant
+// shows, by id, in cursor pages, each priced from the price table as of
+// today (service clock). An account_id the grant hides, or that is not the
+// user's, gives an empty page, as on transactions. Under
+// connection.institution a holding's name and notes are dropped when they
+// name one of the user's institutions (a fund named after its broker).
+func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accountID string) (Page[HoldingView], error) {
+	var page Page[HoldingView]
+	sc, err := s.scope(ctx, c, false)
+	if err != nil {
+		return page, err
+	}
+	size, err := pageSize(q.PageSize)
+	if err != nil {
+		return page, err
+	}
+	f := HoldingFilter{ExcludeAccountIDs: sc.excludedAccounts}
+	if f.AccountID, err = optionalUUID(accountID, "account_id"); err != nil {
+		return page, err
+	}
+	cursorScope := scopeString(c, "/v1/holdings", "account_id="+f.AccountID)
+	after := ""
+	if q.Cursor != "" {
+		var pos holdingCursor
+		if err := s.cursors.Decode(q.Cursor, cursorScope, &pos); err != nil || !isUUID(pos.ID) {
+			return page, badCursor()
+		}
+		after = pos.ID
+	}
+	rows, err := s.store.ListHoldings(ctx, c.UserID, f, after, size+1)
+	if err != nil {
+		return page, s.internal(ctx, "list holdings", err)
+	}
+	if len(rows) > size {
+		rows = rows[:size]
+		page.HasMore = true
+		if page.NextCursor, err = s.cursors.Encode(cursorScope, holdingCursor{ID: rows[size-1].ID}); err != nil {
+			return page, s.internal(ctx, "encode cursor", err)
+		}
+	}
+	var tickers []string
+	for _, h := range rows {
+		if h.Ticker != "" {
+			tickers = append(tickers, h.Ticker)
+		}
+	}
+	prices := map[string][]SecurityPrice{}
+	if len(tickers) > 0 {
+		ps, err := s.store.RecentSecurityPrices(ctx, tickers, Day(s.now()))
+		if err != nil {
+			return page, s.internal(ctx, "recent prices", err)
+		}
+		for _, p := range ps {
+			k := p.Ticker + "|" + p.Currency
+			prices[k] = append(prices[k], p)
+		}
+	}
+	redact := sc.grant.Redacts(FieldConnectionInstitution)
+	page.Data = make([]HoldingView, 0, len(rows))
+	for _, h := range rows {
+		ps := prices[h.Ticker+"|"+h.Currency]
+		sortPricesNewestFirst(ps)
+		v := PriceHolding(h, ps)
+		if redact {
+			if namesAny(v.Name, sc.institutions) {
+				v.Name = ""
+			}
+			if namesAny(v.Notes, sc.institutions) {
+				v.Notes = ""
+			}
+		}
+		page.Data = append(page.Data, v)
+	}
+	page.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	page.Filtered = len(sc.excludedAccounts) > 0
+	return page, nil
+}
+
+func sortPricesNewestFirst(ps []SecurityPrice) {
+	slices.SortFunc(ps, func(a, b SecurityPrice) int { return b.Date.Compare(a.Date) })
+}
+
+// RecordSecurityPrices stores prices from the aggregator (internal: no
+// grant). Each needs a ticker (1–32 characters, no spaces), an upper-case
+// ISO currency, a date and a price above zero; anything else is 400 naming
+// prices[i].
+func (s *Service) RecordSecurityPrices(ctx context.Context, ps []SecurityPrice) error {
+	for i, p := range ps {
+		f := "prices[" + strconv.Itoa(i) + "]"
+		if p.Ticker == "" || len(p.Ticker) > 32 || strings.ContainsAny(p.Ticker, " \t\n") || !currencyCode.MatchString(p.Currency) ||
+			p.Date.IsZero() || !p.Price.IsPositive() {
+			return invalid(f, f+" is not a valid price")
+		}
+		ps[i].Date = Day(p.Date)
+	}
+	if err := s.store.PutSecurityPrices(ctx, ps); err != nil {
+		return s.internal(ctx, "put prices", err)
+	}
+	return nil
+}

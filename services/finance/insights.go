@@ -1,0 +1,170 @@
+package finance
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/shopspring/decimal"
+)
+
+// MonthSummary is GET /v1/insights/month-summary.
+type MonthSummary struct {
+	Month            string // YYYY-MM
+	Currency         string
+	TotalIncome      decimal.Decimal
+	TotalExpenses    decimal.Decimal
+	NetSavings       decimal.Decimal
+	SavingsRate      *decimal.Decimal // nil when there is no income
+	TransactionCount int
+}
+
+// CategorySpend is one line of GET /v1/insights/spending-by-category.
+type CategorySpend struct {
+	CategoryID   string
+	CategoryName string
+	Currency     string
+	Amount       decimal.Decimal
+	Percentage   decimal.Decimal // 2 places; the lines sum to exactly 100
+}
+
+// insightCounter applies the budgets' counting rules to reports.
+type insightCounter struct {
+	currency  string
+	cats      map[string]Category
+	splitPars map[string]bool
+}
+
+func newInsightCounter(currency string, cats []Category, rows []BudgetRow) insightCounter {
+	c := insightCounter{currency: currency, cats: map[string]Category{}, splitPars: map[string]bool{}}
+	for _, cat := range cats {
+		c.cats[cat.ID] = cat
+	}
+	for _, r := range rows {
+		if r.SplitParentID != "" {
+			c.splitPars[r.SplitParentID] = true
+		}
+	}
+	return c
+}
+
+// top is the top-level category of cat (itself when it has no parent).
+func (c insightCounter) top(cat string) string {
+	if p := c.cats[cat].ParentID; p != "" {
+		return p
+	}
+	return cat
+}
+
+func (c insightCounter) tag(cat string) string { return c.cats[c.top(cat)].TypeTag }
+
+// kind classifies a row: "income", "expense", or "" when it does not count.
+// A row counts when it is in the report's currency, categorized, not the
+// incoming leg of a transfer between the user's own accounts, not a split
+// parent whose slices are present (they count instead), and not in a
+// transfer category (card payments, savings transfers, top-ups: money
+// moving between the user's own accounts). Income: a row in an income
+// category (or a child of one); expense: any other counted row, so refunds
+// (positive rows) net against spending.
+func (c insightCounter) kind(r BudgetRow) string {
+	switch {
+	case r.Amount.Currency != c.currency, r.CategoryID == "", c.splitPars[r.ID],
+		r.TransferPairID != "" && r.Amount.Amount.IsPositive():
+		return ""
+	}
+	switch c.tag(r.CategoryID) {
+	case CategoryIncome:
+		return CategoryIncome
+	case CategoryTransfer:
+		return ""
+	}
+	return CategoryExpense
+}
+
+// SummarizeMonth totals rows (one month's, already privacy-filtered) in
+// currency: income, expenses, net savings = income − expenses, savings rate
+// = net savings / income × 100 rounded half-even to 2 places (nil without
+// income above zero), and how many rows counted.
+func SummarizeMonth(month, currency string, rows []BudgetRow, cats []Category) MonthSummary {
+	c := newInsightCounter(currency, cats, rows)
+	s := MonthSummary{Month: month, Currency: currency}
+	for _, r := range rows {
+		switch c.kind(r) {
+		case CategoryIncome:
+			s.TotalIncome = s.TotalIncome.Add(r.Amount.Amount)
+		case CategoryExpense:
+			s.TotalExpenses = s.TotalExpenses.Sub(r.Amount.Amount)
+		default:
+			continue
+		}
+		s.TransactionCount++
+	}
+	s.NetSavings = s.TotalIncome.Sub(s.TotalExpenses)
+	if s.TotalIncome.IsPositive() {
+		rate := DivRoundBank(s.NetSavings.Mul(decimal.NewFromInt(100)), s.TotalIncome, 2)
+		s.SavingsRate = &rate
+	}
+	return s
+}
+
+// SpendingByCategory groups the counted expense rows by top-level category
+// (subcategories roll up): amount = −Σ amount (refunds net). Categories
+// whose net spending is not above zero are left out. Percentages are each
+// line's share of the total, rounded to 2 places by largest remainder so
+// they sum to exactly 100. Ordered by amount, largest first, then name,
+// then id.
+func SpendingByCategory(currency string, rows []BudgetRow, cats []Category) []CategorySpend {
+	c := newInsightCounter(currency, cats, rows)
+	by := map[string]decimal.Decimal{}
+	for _, r := range rows {
+		if c.kind(r) == CategoryExpense {
+			t := c.top(r.CategoryID)
+			by[t] = by[t].Sub(r.Amount.Amount)
+		}
+	}
+	var out []CategorySpend
+	total := decimal.Zero
+	for id, amt := range by {
+		if amt.IsPositive() {
+			out = append(out, CategorySpend{CategoryID: id, CategoryName: c.cats[id].Name, Currency: currency, Amount: amt})
+			total = total.Add(amt)
+		}
+	}
+	slices.SortFunc(out, func(a, b CategorySpend) int {
+		if x := b.Amount.Cmp(a.Amount); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(a.CategoryName, b.CategoryName); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.CategoryID, b.CategoryID)
+	})
+	setPercentages(out, total)
+	return out
+}
+
+// setPercentages gives each line its share of total in hundredths of a
+// percent, by largest remainder: floor every share, then hand the
+// hundredths still missing from 100.00 to the largest remainders (ties:
+// the earlier line).
+func setPercentages(lines []CategorySpend, total decimal.Decimal) {
+	if len(lines) == 0 || !total.IsPositive() {
+		return
+	}
+	type rem struct {
+		i int
+		r decimal.Decimal
+	}
+	rems := make([]rem, len(lines))
+	var sum int64
+	for i, l := range lines {
+		q, r := l.Amount.Mul(decimal.NewFromInt(10000)).QuoRem(total, 0) // hundredths of a percent
+		lines[i].Percentage = q.Shift(-2)
+		sum += q.IntPart()
+		rems[i] = rem{i, r}
+	}
+	slices.SortStableFunc(rems, func(a, b rem) int { return b.r.Cmp(a.r) })
+	for k := 0; sum < 10000 && k < len(rems); k++ {
+		lines[rems[k].i].Percentage = lines[rems[k].i].Percentage.Add(decimal.New(1, -2))
+		sum++
+	}
+}

@@ -1,0 +1,182 @@
+package finance
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// MaxSpendingRangeDays bounds GET /v1/insights/spending-by-category.
+const MaxSpendingRangeDays = 366
+
+// mainCurrency is the currency most of the accounts the grant shows are in
+// (ties: the earliest-created account's); USD when it shows none.
+func (s *Service) mainCurrency(ctx context.Context, c Caller, sc scope) (string, error) {
+	accts, err := s.store.ListAccounts(ctx, c.UserID)
+	if err != nil {
+		return "", s.internal(ctx, "list accounts", err)
+	}
+	count := map[string]int{}
+	best := ""
+	for _, a := range accts { // by creation time
+		if sc.hidesAccount(a.ID) {
+			continue
+		}
+		count[a.Currency]++
+		if best == "" || count[a.Currency] > count[best] {
+			best = a.Currency
+		}
+	}
+	if best == "" {
+		best = "USD"
+	}
+	return best, nil
+}
+
+func (s *Service) reportCurrency(ctx context.Context, c Caller, sc scope, cur string) (string, error) {
+	if cur == "" {
+		return s.mainCurrency(ctx, c, sc)
+	}
+	if !currencyCode.MatchString(cur) {
+		return "", invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
+	}
+	return cur, nil
+}
+
+// reportRows reads the user's rows between from and to (inclusive) with no
+// privacy filter, and returns them with the rows the grant shows. Reports
+// compute both so that filtered is true only when the grant's exclusions
+// changed a figure.
+func (s *Service) reportRows(ctx context.Context, c Caller, sc scope, from, to time.Time) (all, visible []BudgetRow, err error) {
+	all, err = s.store.ListBudgetRows(ctx, c.UserID, TransactionFilter{StartDate: from, EndDate: to})
+	if err != nil {
+		return nil, nil, s.internal(ctx, "list rows", err)
+	}
+	for _, r := range all {
+		if !sc.hidesAccount(r.AccountID) && !sc.hidesCategory(r.CategoryID) {
+			visible = append(visible, r)
+		}
+	}
+	return all, visible, nil
+}
+
+// GetMonthSummary answers GET /v1/insights/month-summary?month=&currency=.
+// month is YYYY-MM from 1970-01 to 12 months ahead; empty is the current
+// month (service clock, UTC).
+func (s *Service) GetMonthSummary(ctx context.Context, c Caller, month, currency string) (Result[MonthSummary], error) {
+	var res Result[MonthSummary]
+	sc, err := s.scope(ctx, c, true)
+	if err != nil {
+		return res, err
+	}
+	today := Day(s.now())
+	y, m := today.Year(), today.Month()
+	if month != "" {
+		if y, m, err = parseMonth(month); err != nil {
+			return res, invalid("month", "month must be YYYY-MM, from 1970-01")
+		}
+		limit := time.Date(today.Year(), today.Month()+MaxFutureMonths+1, 1, 0, 0, 0, 0, time.UTC)
+		if !time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).Before(limit) {
+			return res, invalid("month", "month may be at most 12 months after the current one")
+		}
+	}
+	if currency, err = s.reportCurrency(ctx, c, sc, currency); err != nil {
+		return res, err
+	}
+	from := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	to := from.AddDate(0, 1, -1)
+	cats, err := s.store.ListCategories(ctx, c.UserID)
+	if err != nil {
+		return res, s.internal(ctx, "list categories", err)
+	}
+	all, visible, err := s.reportRows(ctx, c, sc, from, to)
+	if err != nil {
+		return res, err
+	}
+	label := from.Format("2006-01")
+	res.Data = SummarizeMonth(label, currency, visible, cats)
+	if len(visible) != len(all) {
+		full := SummarizeMonth(label, currency, all, cats)
+		res.Filtered = !sameSummary(full, res.Data)
+	}
+	return res, nil
+}
+
+func sameSummary(a, b MonthSummary) bool {
+	return a.TotalIncome.Equal(b.TotalIncome) && a.TotalExpenses.Equal(b.TotalExpenses) &&
+		a.TransactionCount == b.TransactionCount
+}
+
+// SpendingQuery is GET /v1/insights/spending-by-category as sent.
+type SpendingQuery struct {
+	StartDate, EndDate string // YYYY-MM-DD, inclusive; optional
+	Currency           string
+}
+
+// GetSpendingByCategory answers GET /v1/insights/spending-by-category.
+// Both dates are optional: without either, the current month to today;
+// with start_date only, through today; with end_date only, from the 1st of
+// its month. start_date after end_date, or a range over
+// MaxSpendingRangeDays days, is 400.
+func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q SpendingQuery) (Result[[]CategorySpend], error) {
+	var res Result[[]CategorySpend]
+	sc, err := s.scope(ctx, c, true)
+	if err != nil {
+		return res, err
+	}
+	from, err := optionalDate(q.StartDate, "start_date")
+	if err != nil {
+		return res, err
+	}
+	to, err := optionalDate(q.EndDate, "end_date")
+	if err != nil {
+		return res, err
+	}
+	today := Day(s.now())
+	switch {
+	case from.IsZero() && to.IsZero():
+		from, to = time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), today
+	case to.IsZero():
+		to = today
+	case from.IsZero():
+		from = time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC)
+	}
+	if from.After(to) {
+		return res, invalid("start_date", "start_date is after end_date (end_date defaults to today)")
+	}
+	if to.Sub(from) >= MaxSpendingRangeDays*24*time.Hour {
+		return res, invalid("end_date", "the range may cover at most 366 days")
+	}
+	if from.Year() < 1900 {
+		return res, invalid("start_date", "start_date must be from 1900-01-01")
+	}
+	currency, err := s.reportCurrency(ctx, c, sc, q.Currency)
+	if err != nil {
+		return res, err
+	}
+	cats, err := s.store.ListCategories(ctx, c.UserID)
+	if err != nil {
+		return res, s.internal(ctx, "list categories", err)
+	}
+	all, visible, err := s.reportRows(ctx, c, sc, from, to)
+	if err != nil {
+		return res, err
+	}
+	res.Data = SpendingByCategory(currency, visible, cats)
+	if sc.grant.Redacts(FieldConnectionInstitution) {
+		// A user's category may be named after a bank ("Chase fees").
+		for i := range res.Data {
+			if namesAny(res.Data[i].CategoryName, sc.institutions) {
+				res.Data[i].CategoryName = ""
+			}
+		}
+	}
+	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	if len(visible) != len(all) {
+		full := SpendingByCategory(currency, all, cats)
+		res.Filtered = !slices.EqualFunc(full, res.Data, func(a, b CategorySpend) bool {
+			return a.CategoryID == b.CategoryID && a.Amount.Equal(b.Amount)
+		})
+	}
+	return res, nil
+}

@@ -1,0 +1,52 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+// PutLiability implements finance.Store.
+func (s *Store) PutLiability(_ context.Context, l finance.Liability) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[l.AccountID]
+	if !ok || a.UserID != l.UserID {
+		return fmt.Errorf("liability %q: %w", l.AccountID, finance.ErrNotFound)
+	}
+	if s.liabilities == nil {
+		s.liabilities = map[string]finance.Liability{}
+	}
+	if old, ok := s.liabilities[l.AccountID]; ok {
+		l.CreatedAt = old.CreatedAt
+	}
+	s.liabilities[l.AccountID] = cloneLiability(l)
+	return nil
+}
+
+// ListLiabilities implements finance.Store.
+func (s *Store) ListLiabilities(_ context.Context, userID string) ([]finance.Liability, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Liability
+	for _, l := range s.liabilities {
+		if l.UserID == userID {
+			out = append(out, cloneLiability(l))
+		}
+	}
+	slices.SortFunc(out, func(a, b finance.Liability) int { return strings.Compare(a.AccountID, b.AccountID) })
+	return out, nil
+}
+
+func cloneLiability(l finance.Liability) finance.Liability {
+	l.APR, l.PromoAPR = copyPtr(l.APR), copyPtr(l.PromoAPR)
+	if l.PromoEndsOn != nil {
+		d := finance.Day(*l.PromoEndsOn)
+		l.PromoEndsOn = &d
+	}
+	l.CreatedAt, l.UpdatedAt = ts(l.CreatedAt), ts(l.UpdatedAt)
+	return l
+}

@@ -1,0 +1,489 @@
+package metering
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"net/mail"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"golang.org/x/crypto/argon2"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// The portal's people and sessions (docs/portal.md). The HTML is the
+// gateway's (gateway/portal); the rules are here.
+
+// PortalSession is a signed-in person. Only the SHA-256 of its token is
+// stored, like a credential's secret.
+type PortalSession struct {
+	TokenHash string
+	UserID    string
+	AccountID string
+	// CSRFToken is the synchronizer token every form of the session carries.
+	CSRFToken string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// PortalStore is the part of the Store behind portal sign-in and sessions.
+type PortalStore interface {
+	// PortalLogins returns every portal user, of any account, whose e-mail
+	// is email (lowercase) and who has a password, oldest first.
+	PortalLogins(ctx context.Context, email string) ([]PortalUser, error)
+	// GetPortalUser returns a user by id; ErrNotFound when unknown.
+	GetPortalUser(ctx context.Context, id string) (PortalUser, error)
+	// CreateSession stores s; ErrNotFound when its user does not exist,
+	// ErrConflict when its TokenHash does.
+	CreateSession(ctx context.Context, s PortalSession) error
+	// SessionByHash returns a session, expired ones too; ErrNotFound.
+	SessionByHash(ctx context.Context, hash string) (PortalSession, error)
+	// DeleteSession removes one session; removing an unknown one is no error.
+	DeleteSession(ctx context.Context, hash string) error
+	// DeleteUserSessions removes every session of a user.
+	DeleteUserSessions(ctx context.Context, userID string) error
+	// InviteUser adds u (with its InviteHash) and puts m in the mail outbox,
+	// in one transaction; ErrConflict when the account has a user with the
+	// same e-mail address, ErrNotFound for an unknown account.
+	InviteUser(ctx context.Context, u PortalUser, m OutboxMail) error
+	// PortalUserByInvite returns the user with a pending invitation of
+	// hash, expired ones too; ErrNotFound.
+	PortalUserByInvite(ctx context.Context, hash string) (PortalUser, error)
+	// AcceptInvite sets the invited user's password and name and clears the
+	// invitation, only while it is pending (ErrNotFound otherwise).
+	AcceptInvite(ctx context.Context, userID, passwordHash, name string) error
+}
+
+// Portal rules.
+const (
+	// DefaultSessionTTL is how long a session lasts from sign-in; it is not
+	// extended by use.
+	DefaultSessionTTL = 12 * time.Hour
+	// MinPasswordLen and MaxPasswordLen bound a password, in characters.
+	MinPasswordLen = 12
+	MaxPasswordLen = 256
+	// SignInFailures failed sign-ins for one address within SignInWindow
+	// refuse further attempts for that address until the window has passed.
+	SignInFailures = 5
+	SignInWindow   = 15 * time.Minute
+)
+
+// ErrSignIn is the one answer to a wrong address or password: it never says
+// which, nor whether the address has a user.
+var ErrSignIn = problem.New(problem.Unauthorized, "the e-mail address or password is not right")
+
+// errSession answers an unknown, ended or expired session.
+var errSession = problem.New(problem.Unauthorized, "the session has ended; sign in again")
+
+// argon2id parameters: the OWASP minimum (19 MiB, 2 passes, 1 lane).
+const (
+	argonMemory  = 19 * 1024
+	argonTime    = 2
+	argonThreads = 1
+	argonKeyLen  = 32
+	argonSaltLen = 16
+)
+
+// hashSlots bounds the argon2id computations running at once, so a burst of
+// sign-ins cannot take more than hashSlots × 19 MiB of memory.
+var hashSlots = make(chan struct{}, 4)
+
+func idKey(password, salt []byte, t, m uint32, p uint8, n uint32) []byte {
+	hashSlots <- struct{}{}
+	defer func() { <-hashSlots }()
+	return argon2.IDKey(password, salt, t, m, p, n)
+}
+
+// HashPassword returns password's argon2id hash in the PHC string format.
+func HashPassword(password string) string {
+	salt := make([]byte, argonSaltLen)
+	_, _ = rand.Read(salt)
+	key := idKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	enc := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+		enc.EncodeToString(salt), enc.EncodeToString(key))
+}
+
+// CheckPassword reports whether password matches hash (HashPassword's
+// format, with the parameters it names), in constant time.
+func CheckPassword(hash, password string) bool {
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	var v int
+	var m, t uint32
+	var p uint8
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &v); err != nil || v != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &m, &t, &p); err != nil || m == 0 || m > 1<<20 || t == 0 || t > 16 || p == 0 {
+		return false
+	}
+	enc := base64.RawStdEncoding
+	salt, err1 := enc.DecodeString(parts[4])
+	want, err2 := enc.DecodeString(parts[5])
+	if err1 != nil || err2 != nil || len(want) == 0 || len(want) > 128 {
+		return false
+	}
+	got := idKey([]byte(password), salt, t, m, p, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1
+}
+
+// dummyHash is checked against when an address has no user, so a sign-in
+// takes as long whether or not it does.
+var dummyHash = sync.OnceValue(func() string { return HashPassword(newToken()) })
+
+// CheckNewPassword applies the password rules: 12 to 256 characters, not the
+// e-mail address.
+func CheckNewPassword(password, email string) error {
+	n := utf8.RuneCountInString(password)
+	switch {
+	case n < MinPasswordLen:
+		return problem.New(problem.InvalidInput, fmt.Sprintf("the password must have at least %d characters", MinPasswordLen)).WithField("password")
+	case n > MaxPasswordLen:
+		return problem.New(problem.InvalidInput, fmt.Sprintf("the password must have at most %d characters", MaxPasswordLen)).WithField("password")
+	case strings.EqualFold(strings.TrimSpace(password), strings.TrimSpace(email)):
+		return problem.New(problem.InvalidInput, "the password must not be the e-mail address").WithField("password")
+	}
+	return nil
+}
+
+func normalizeEmail(email string) (string, error) {
+	addr, err := mail.ParseAddress(strings.TrimSpace(email))
+	if err != nil || addr.Name != "" || len(addr.Address) > 254 {
+		return "", problem.New(problem.InvalidInput, "email must be a plain e-mail address").WithField("email")
+	}
+	return strings.ToLower(addr.Address), nil
+}
+
+// newToken is 32 random bytes in the secrets' alphabet.
+func newToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return secretEncoding.EncodeToString(b)
+}
+
+// SessionInfo is what the portal knows of a signed-in person.
+type SessionInfo struct {
+	User      PortalUser
+	Account   Account
+	CSRFToken string
+	ExpiresAt time.Time
+}
+
+// SignUp creates an account on the free plan, billed in currency, with its
+// first portal user, and signs that user in. Whether the address is used in
+// another account is never said: it is allowed.
+func (s *Service) SignUp(ctx context.Context, email, password, accountName, name string) (string, SessionInfo, error) {
+	email, err := normalizeEmail(email)
+	if err != nil {
+		return "", SessionInfo{}, err
+	}
+	if err := CheckNewPassword(password, email); err != nil {
+		return "", SessionInfo{}, err
+	}
+	if strings.TrimSpace(name) == "" {
+		name = email
+	}
+	if err := checkName(strings.TrimSpace(name)); err != nil {
+		return "", SessionInfo{}, err
+	}
+	a, err := s.CreateAccount(ctx, accountName, PlanFree, USD)
+	if err != nil {
+		return "", SessionInfo{}, err
+	}
+	u := PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: email, Name: strings.TrimSpace(name),
+		PasswordHash: HashPassword(password), CreatedAt: s.timestamp()}
+	if err := s.store.AddPortalUser(ctx, u); err != nil {
+		return "", SessionInfo{}, fmt.Errorf("sign up: %w", err)
+	}
+	s.log.InfoContext(ctx, "portal sign-up", "account_id", a.ID, "user_id", u.ID)
+	return s.startSession(ctx, u, a)
+}
+
+// SignIn checks an address and password and starts a session. Every mismatch
+// is ErrSignIn; SignInFailures failures for an address within SignInWindow
+// answer rate-limited until the window has passed, for any address.
+func (s *Service) SignIn(ctx context.Context, email, password string) (string, SessionInfo, error) {
+	// The throttle counts per address as it will be looked up, so spelling
+	// one address differently ("<a@b.c>", "A@B.C") does not get more tries.
+	key := strings.ToLower(strings.TrimSpace(email))
+	addr, addrErr := normalizeEmail(email)
+	if addrErr == nil {
+		key = addr
+	}
+	now := s.now()
+	if wait := s.signins.blocked(key, now); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		return "", SessionInfo{}, problem.New(problem.RateLimited,
+			fmt.Sprintf("too many sign-in attempts for this address; try again in %d minutes", (secs+59)/60)).WithRetryAfter(secs)
+	}
+	var users []PortalUser
+	if addrErr == nil {
+		var err error
+		if users, err = s.store.PortalLogins(ctx, addr); err != nil {
+			return "", SessionInfo{}, fmt.Errorf("sign in: %w", err)
+		}
+	}
+	if len(users) == 0 {
+		CheckPassword(dummyHash(), password)
+	}
+	// An address may have a user in several accounts: the oldest whose
+	// password matches is signed in.
+	for _, u := range users {
+		if CheckPassword(u.PasswordHash, password) {
+			a, err := s.store.GetAccount(ctx, u.AccountID)
+			if err != nil {
+				return "", SessionInfo{}, fmt.Errorf("sign in: %w", err)
+			}
+			s.signins.clear(key)
+			return s.startSession(ctx, u, a)
+		}
+	}
+	s.signins.fail(key, now)
+	s.log.InfoContext(ctx, "portal sign-in refused")
+	return "", SessionInfo{}, ErrSignIn
+}
+
+func (s *Service) startSession(ctx context.Context, u PortalUser, a Account) (string, SessionInfo, error) {
+	token := "ps_" + newToken()
+	now := s.timestamp()
+	ps := PortalSession{TokenHash: HashSecret(token), UserID: u.ID, AccountID: u.AccountID, CSRFToken: newToken(),
+		CreatedAt: now, ExpiresAt: now.Add(DefaultSessionTTL)}
+	if err := s.store.CreateSession(ctx, ps); err != nil {
+		return "", SessionInfo{}, fmt.Errorf("start session: %w", err)
+	}
+	u.PasswordHash = ""
+	return token, SessionInfo{User: u, Account: a, CSRFToken: ps.CSRFToken, ExpiresAt: ps.ExpiresAt}, nil
+}
+
+// Session returns the live session of token; an unknown, ended or expired
+// one answers unauthorized (and an expired one is removed).
+func (s *Service) Session(ctx context.Context, token string) (SessionInfo, error) {
+	if !strings.HasPrefix(token, "ps_") || len(token) > 100 {
+		return SessionInfo{}, errSession
+	}
+	ps, err := s.store.SessionByHash(ctx, HashSecret(token))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return SessionInfo{}, errSession
+	case err != nil:
+		return SessionInfo{}, fmt.Errorf("session: %w", err)
+	}
+	if !s.now().Before(ps.ExpiresAt) {
+		_ = s.store.DeleteSession(ctx, ps.TokenHash)
+		return SessionInfo{}, errSession
+	}
+	u, err := s.store.GetPortalUser(ctx, ps.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return SessionInfo{}, errSession
+	} else if err != nil {
+		return SessionInfo{}, fmt.Errorf("session: %w", err)
+	}
+	a, err := s.store.GetAccount(ctx, ps.AccountID)
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("session: %w", err)
+	}
+	u.PasswordHash = ""
+	return SessionInfo{User: u, Account: a, CSRFToken: ps.CSRFToken, ExpiresAt: ps.ExpiresAt}, nil
+}
+
+// SignOut ends the session of token, or with everywhere every session of
+// its user. An unknown token is no error.
+func (s *Service) SignOut(ctx context.Context, token string, everywhere bool) error {
+	hash := HashSecret(token)
+	if everywhere {
+		ps, err := s.store.SessionByHash(ctx, hash)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		return s.store.DeleteUserSessions(ctx, ps.UserID)
+	}
+	return s.store.DeleteSession(ctx, hash)
+}
+
+// PortalKeyParams is a key asked for in the portal.
+type PortalKeyParams struct {
+	Name   string
+	Mode   string
+	Scopes []string // empty: the defaults
+}
+
+// IssuePortalKey issues a conversion API key for the account. The portal is
+// never an operator: the reserved scopes are refused.
+func (s *Service) IssuePortalKey(ctx context.Context, accountID string, p PortalKeyParams) (string, Credential, error) {
+	return s.IssueCredential(ctx, IssueParams{AccountID: accountID, Name: p.Name, Kind: KindAPIKey,
+		Surface: SurfaceConversion, Mode: p.Mode, Scopes: p.Scopes})
+}
+
+// PortalKeys returns the account's conversion API keys, revoked ones too.
+func (s *Service) PortalKeys(ctx context.Context, accountID string) ([]Credential, error) {
+	all, err := s.store.ListCredentials(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(c Credential) bool { return c.Surface != SurfaceConversion || c.Kind != KindAPIKey }), nil
+}
+
+// RevokeAccountCredential revokes the account's credential id; a credential
+// of another account is not found, exactly as an unknown one.
+func (s *Service) RevokeAccountCredential(ctx context.Context, accountID, id string) error {
+	all, err := s.store.ListCredentials(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(all, func(c Credential) bool { return c.ID == id }) {
+		return problem.New(problem.NotFound, "no such key")
+	}
+	return s.Revoke(ctx, id)
+}
+
+// signinThrottle counts failed sign-ins per address, in this process. Its
+// zero value is ready.
+type signinThrottle struct {
+	mu       sync.Mutex
+	failures map[string][]time.Time
+}
+
+func (t *signinThrottle) recent(key string, now time.Time) []time.Time {
+	f := slices.DeleteFunc(t.failures[key], func(at time.Time) bool { return !now.Before(at.Add(SignInWindow)) })
+	if len(f) == 0 {
+		delete(t.failures, key)
+	} else {
+		t.failures[key] = f
+	}
+	return f
+}
+
+// blocked is how long attempts for key are still refused (0: not).
+func (t *signinThrottle) blocked(key string, now time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.recent(key, now)
+	if len(f) < SignInFailures {
+		return 0
+	}
+	return f[len(f)-SignInFailures].Add(SignInWindow).Sub(now)
+}
+
+func (t *signinThrottle) fail(key string, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failures == nil {
+		t.failures = map[string][]time.Time{}
+	}
+	if len(t.failures) > 100_000 { // bound memory under a spray of addresses
+		for k := range t.failures {
+			t.recent(k, now)
+		}
+	}
+	t.failures[key] = append(t.recent(key, now), now)
+}
+
+func (t *signinThrottle) clear(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.failures, key)
+}
+
+// InviteTTL is how long an invitation link works.
+const InviteTTL = 7 * 24 * time.Hour
+
+// MilestoneInvite marks an invitation in the mail outbox (which otherwise
+// holds usage alerts).
+const MilestoneInvite = "invite"
+
+var errInvite = problem.New(problem.NotFound, "this invitation link is not valid any more; ask for a new one")
+
+// Invite adds a person to the account and mails them a link to choose a
+// password: linkBase followed by the invitation token. The link is valid for
+// InviteTTL. inviter names who invited them in the mail.
+func (s *Service) Invite(ctx context.Context, accountID string, inviter PortalUser, email, linkBase string) (PortalUser, error) {
+	email, err := normalizeEmail(email)
+	if err != nil {
+		return PortalUser{}, err
+	}
+	a, err := s.store.GetAccount(ctx, accountID)
+	if err != nil {
+		return PortalUser{}, err
+	}
+	token := "pi_" + newToken()
+	now := s.timestamp()
+	exp := now.Add(InviteTTL)
+	u := PortalUser{ID: uuid.NewString(), AccountID: accountID, Email: email, Name: email, InviteHash: HashSecret(token),
+		InviteExpiresAt: &exp, CreatedAt: now}
+	body := fmt.Sprintf("Hello,\n\n%s invited you to the Ledgerlane account %q.\n\nChoose a password to join (the link works until %s):\n\n%s%s\n\n"+
+		"If you did not expect this, ignore this e-mail.\n\n-- Ledgerlane\n",
+		inviter.Email, a.Name, exp.Format("2006-01-02 15:04 UTC"), linkBase, token)
+	m := OutboxMail{ID: uuid.NewString(), AccountID: accountID, Milestone: MilestoneInvite, PeriodStart: now, To: email,
+		Subject: "You are invited to " + a.Name + " on Ledgerlane", Body: body, CreatedAt: now, NextAttemptAt: now}
+	if err := s.store.InviteUser(ctx, u, m); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return PortalUser{}, problem.New(problem.Conflict, "the account already has a user with this e-mail address").WithField("email")
+		}
+		return PortalUser{}, fmt.Errorf("invite: %w", err)
+	}
+	s.log.InfoContext(ctx, "portal invitation", "account_id", accountID, "user_id", u.ID, "by", inviter.ID)
+	return u, nil
+}
+
+// Invitation returns the pending, unexpired invitation of token and its
+// account; otherwise a not-found problem.
+func (s *Service) Invitation(ctx context.Context, token string) (PortalUser, Account, error) {
+	if !strings.HasPrefix(token, "pi_") || len(token) > 100 {
+		return PortalUser{}, Account{}, errInvite
+	}
+	u, err := s.store.PortalUserByInvite(ctx, HashSecret(token))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return PortalUser{}, Account{}, errInvite
+	case err != nil:
+		return PortalUser{}, Account{}, err
+	case u.InviteExpiresAt == nil || !s.now().Before(*u.InviteExpiresAt):
+		return PortalUser{}, Account{}, errInvite
+	}
+	a, err := s.store.GetAccount(ctx, u.AccountID)
+	if err != nil {
+		return PortalUser{}, Account{}, err
+	}
+	return u, a, nil
+}
+
+// AcceptInvite sets the invited person's password and name and signs them in.
+func (s *Service) AcceptInvite(ctx context.Context, token, password, name string) (string, SessionInfo, error) {
+	u, a, err := s.Invitation(ctx, token)
+	if err != nil {
+		return "", SessionInfo{}, err
+	}
+	if err := CheckNewPassword(password, u.Email); err != nil {
+		return "", SessionInfo{}, err
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = u.Email
+	}
+	if err := checkName(name); err != nil {
+		return "", SessionInfo{}, err
+	}
+	if err := s.store.AcceptInvite(ctx, u.ID, HashPassword(password), name); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return "", SessionInfo{}, errInvite
+		}
+		return "", SessionInfo{}, err
+	}
+	u.Name, u.InviteHash, u.InviteExpiresAt = name, "", nil
+	return s.startSession(ctx, u, a)
+}
