@@ -187,9 +187,4 @@ func insightsEndToEnd(t *testing.T, st *local.Stack) {
 		f.call("GET", "/v1/insights/cash-flow-forecast?account_id="+st.Demo.AccountIDs.Brokerage, "finance-redacted", "").
 			wantProblem(t, 404, "not-found")
 	})
-
-	t.Run("net worth is not built yet", func(t *testing.T) {
-		f.t = t
-		f.call("GET", "/v1/net-worth", "finance-read", "").wantProblem(t, 501, "not-implemented")
-	})
 }

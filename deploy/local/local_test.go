@@ -167,7 +167,7 @@ func endToEnd(t *testing.T, st *local.Stack) {
 			wantProblem(t, 413, "message-too-large")
 		c.call("POST", "/v1/categories", "finance-write", `{"name": `, "Content-Type", "application/json").
 			wantProblem(t, 400, "invalid-input")
-		c.call("GET", "/v1/net-worth", "finance-read", "").wantProblem(t, 501, "not-implemented")
+		c.call("GET", "/v1/connections", "conversion-all", "").wantProblem(t, 501, "not-implemented")
 	})
 
 	t.Run("finance read and cursor", func(t *testing.T) {

@@ -82,7 +82,8 @@ type Store interface {
 	// ApplySync applies w atomically: all of it or none of it.
 	ApplySync(ctx context.Context, w SyncWrite) error
 
-	BudgetStore  // budget_store.go
-	DebtStore    // debt_store.go
-	HoldingStore // holding.go
+	BudgetStore   // budget_store.go
+	DebtStore     // debt_store.go
+	HoldingStore  // holding.go
+	NetWorthStore // networth.go
 }

@@ -451,7 +451,10 @@ func (x *NetWorthHistoryPoint) GetInvestableNetWorth() string {
 }
 
 type GetNetWorthRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Ours: ISO 4217 code the figures are converted to; empty = the user's
+	// main currency. A currency without a rate answers 422 unprocessable.
+	BaseCurrency  string `protobuf:"bytes,1,opt,name=base_currency,json=baseCurrency,proto3" json:"base_currency,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -484,6 +487,13 @@ func (x *GetNetWorthRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use GetNetWorthRequest.ProtoReflect.Descriptor instead.
 func (*GetNetWorthRequest) Descriptor() ([]byte, []int) {
 	return file_finance_v1_net_worth_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GetNetWorthRequest) GetBaseCurrency() string {
+	if x != nil {
+		return x.BaseCurrency
+	}
+	return ""
 }
 
 type GetNetWorthResponse struct {
@@ -608,8 +618,11 @@ type GetNetWorthHistoryResponse struct {
 	RedactedFields []string                `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
 	Filtered       bool                    `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
 	Pagination     *Pagination             `protobuf:"bytes,4,opt,name=pagination,proto3" json:"pagination,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Ours: snapshot days (YYYY-MM-DD) left out of data because a currency
+	// had no exchange rate on or before that day (never converted 1:1).
+	MissingRateDates []string `protobuf:"bytes,5,rep,name=missing_rate_dates,json=missingRateDates,proto3" json:"missing_rate_dates,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *GetNetWorthHistoryResponse) Reset() {
@@ -666,6 +679,13 @@ func (x *GetNetWorthHistoryResponse) GetFiltered() bool {
 func (x *GetNetWorthHistoryResponse) GetPagination() *Pagination {
 	if x != nil {
 		return x.Pagination
+	}
+	return nil
+}
+
+func (x *GetNetWorthHistoryResponse) GetMissingRateDates() []string {
+	if x != nil {
+		return x.MissingRateDates
 	}
 	return nil
 }
@@ -738,22 +758,24 @@ const file_finance_v1_net_worth_proto_rawDesc = "" +
 	"\x12_total_liabilitiesB\x10\n" +
 	"\x0e_base_currencyB\x13\n" +
 	"\x11_liquid_net_worthB\x17\n" +
-	"\x15_investable_net_worth\"\x14\n" +
-	"\x12GetNetWorthRequest\"\x84\x01\n" +
+	"\x15_investable_net_worth\"9\n" +
+	"\x12GetNetWorthRequest\x12#\n" +
+	"\rbase_currency\x18\x01 \x01(\tR\fbaseCurrency\"\x84\x01\n" +
 	"\x13GetNetWorthResponse\x12(\n" +
 	"\x04data\x18\x01 \x01(\v2\x14.finance.v1.NetWorthR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
 	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"X\n" +
 	"\x19GetNetWorthHistoryRequest\x12\x16\n" +
 	"\x06period\x18\x01 \x01(\tR\x06period\x12#\n" +
-	"\rbase_currency\x18\x02 \x01(\tR\fbaseCurrency\"\xcf\x01\n" +
+	"\rbase_currency\x18\x02 \x01(\tR\fbaseCurrency\"\xfd\x01\n" +
 	"\x1aGetNetWorthHistoryResponse\x124\n" +
 	"\x04data\x18\x01 \x03(\v2 .finance.v1.NetWorthHistoryPointR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
 	"\bfiltered\x18\x03 \x01(\bR\bfiltered\x126\n" +
 	"\n" +
 	"pagination\x18\x04 \x01(\v2\x16.finance.v1.PaginationR\n" +
-	"pagination2\xc6\x01\n" +
+	"pagination\x12,\n" +
+	"\x12missing_rate_dates\x18\x05 \x03(\tR\x10missingRateDates2\xc6\x01\n" +
 	"\x0fNetWorthService\x12N\n" +
 	"\vGetNetWorth\x12\x1e.finance.v1.GetNetWorthRequest\x1a\x1f.finance.v1.GetNetWorthResponse\x12c\n" +
 	"\x12GetNetWorthHistory\x12%.finance.v1.GetNetWorthHistoryRequest\x1a&.finance.v1.GetNetWorthHistoryResponseB\xa3\x01\n" +

@@ -13,9 +13,10 @@ import (
 // Formats returns every shipped format set, MT first: its detectors are
 // tried before the MX ones, and the MT payment detector before the statement
 // one (bare block 4 text of both starts with :20:). The payment sets put the
-// payment model (MT103 ⇄ pacs.008) beside the statement model.
+// payment model (MT103 ⇄ pacs.008) beside the statement model; the returns
+// set adds pacs.004 (MT103/MT202/MT205 with /RETN/).
 func Formats() []engine.FormatSet {
-	return []engine.FormatSet{mt.PaymentFormats(), mt.Formats(), mx.PaymentFormats(), mx.Formats(), filefmt.Formats()}
+	return []engine.FormatSet{mt.PaymentFormats(), mt.Formats(), mx.PaymentFormats(), mx.ReturnFormats(), mx.Formats(), filefmt.Formats()}
 }
 
 // Engine returns an engine over Formats.

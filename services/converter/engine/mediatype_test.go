@@ -18,6 +18,7 @@ func TestRenderersCarryTheirMediaType(t *testing.T) {
 		"MT202": "text/plain", "MT202COV": "text/plain", "MT205": "text/plain", "MT205COV": "text/plain", "pacs.009": "application/xml",
 		"MT900": "text/plain", "MT910": "text/plain", "camt.054": "application/xml",
 		"MT199": "text/plain", "MT299": "text/plain", "pacs.002": "application/xml",
+		"pacs.004": "application/xml",
 	}
 	seen := map[string]bool{}
 	for _, f := range eng.Formats() {

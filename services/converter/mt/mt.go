@@ -84,7 +84,7 @@ func PaymentFormats() engine.FormatSet {
 		})
 	}
 	set.Renderers = []engine.Renderer{{
-		Type: "MT103", MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT103", "pacs.008"},
+		Type: "MT103", MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT103", "pacs.008", "pacs.004"},
 		RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
 			return RenderPayments("103", ps, o)
 		},
@@ -94,6 +94,9 @@ func PaymentFormats() engine.FormatSet {
 	for _, t := range []string{"MT202", "MT202COV", "MT205", "MT205COV"} {
 		typ := t[2:]
 		fi := []string{"MT202", "MT202COV", "MT205", "MT205COV", "pacs.009"}
+		if !strings.HasSuffix(t, "COV") {
+			fi = append(fi, "pacs.004") // a return (/RETN/ in :72:)
+		}
 		if strings.HasSuffix(t, "COV") {
 			fi = []string{"MT202COV", "MT205COV", "pacs.009"} // a core MT202/205 is never a cover
 		}

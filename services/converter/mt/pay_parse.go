@@ -13,7 +13,9 @@ import (
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
-// PaymentTypes are the MT payment types this package reads and writes.
+// PaymentTypes are the MT payment types this package reads and writes. An
+// MT103, MT202 or MT205 whose :72: starts with /RETN/ is a return
+// (payment.Return, pacs.004).
 var PaymentTypes = []string{"MT103", "MT202", "MT202COV", "MT205", "MT205COV", "MT900", "MT910", "MT199", "MT299"}
 
 // ParsePayments reads every MT103, MT202, MT202COV, MT205, MT205COV, MT900
@@ -166,6 +168,9 @@ func (p *payParser) kind(want string) error {
 func (p *payParser) parse(want string) (*payment.Payment, error) {
 	if err := p.kind(want); err != nil {
 		return nil, err
+	}
+	if (p.typ == "103" || p.typ == "202" || p.typ == "205") && !p.cov && p.hasReturn() {
+		return p.parseReturn(want)
 	}
 	pay := &payment.Payment{MT: p.typ, Kind: payment.Customer}
 	switch p.typ {

@@ -38,6 +38,8 @@ type payRenderer struct {
 	typ string
 	no  int
 	b   []byte
+	// ret are the :72: items of a return (/RETN/…), written first.
+	ret []string
 }
 
 // path names where a finding is: the payment (message) and the source
@@ -148,6 +150,9 @@ func (r *payRenderer) headerBIC(h string, agent *payment.Agent, src string) stri
 func (r *payRenderer) message(p *payment.Payment) (string, error) {
 	mtType := strings.TrimSuffix(r.typ, "COV")
 	switch {
+	case p.Kind == payment.Return && mtType != "103" && mtType != "202" && mtType != "205" || p.Kind == payment.Return && r.typ != mtType:
+		return "", &statement.ParseError{Message: r.no, Field: "TxInf", Reason: "a payment return (pacs.004) is not an MT" + r.typ + ": convert it to MT103, MT202 or MT205"}
+	case p.Kind == payment.Return:
 	case mtType == "900" && p.Kind != payment.DebitConfirmation, mtType == "910" && p.Kind != payment.CreditConfirmation:
 		return "", &statement.ParseError{Message: r.no, Field: "Ntry/CdtDbtInd", Reason: "MT" + mtType + " confirms a " + map[string]string{"900": "debit (DBIT)", "910": "credit (CRDT)"}[mtType] + ", the payment is " + string(p.Kind)}
 	case (mtType == "199" || mtType == "299") != (p.Kind == payment.Status):
@@ -187,16 +192,20 @@ func (r *payRenderer) message(p *payment.Payment) (string, error) {
 		r.b = append(r.b, '}')
 	}
 	r.b = append(r.b, "{4:\r\n"...)
-	switch mtType {
-	case "103":
+	switch {
+	case p.Kind == payment.Return:
+		if err := r.returnMessage(p, mtType, from, to); err != nil {
+			return "", err
+		}
+	case mtType == "103":
 		if err := r.customer(p, from, to); err != nil {
 			return "", err
 		}
-	case "900", "910":
+	case mtType == "900" || mtType == "910":
 		if err := r.confirmation(p, mtType); err != nil {
 			return "", err
 		}
-	case "199", "299":
+	case mtType == "199" || mtType == "299":
 		if err := r.status(p, mtType); err != nil {
 			return "", err
 		}
@@ -415,6 +424,7 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 	}
 	items = append(items, acc72...)
 	items = append(items, rec72...)
+	items = append(r.ret, items...)
 	if len(items) > 0 {
 		r.field("72", r.lines72(items))
 	}
@@ -466,7 +476,11 @@ func (r *payRenderer) lines72(items []string) []string {
 		first := true
 		for len(it) > 0 {
 			if len(out) == 6 {
-				r.w.Add(payment.CodeTruncated, r.path("InstrForNxtAgt"), 0, ":72: item %d of %d and what follows does not fit in 6 lines and was cut", i+1, len(items))
+				src := "InstrForNxtAgt"
+				if r.ret != nil {
+					src = "RtrRsnInf"
+				}
+				r.w.Add(payment.CodeTruncated, r.path(src), 0, ":72: item %d of %d and what follows does not fit in 6 lines and was cut", i+1, len(items))
 				last := out[5]
 				if len(last) == 35 {
 					last = last[:34]

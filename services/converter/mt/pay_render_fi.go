@@ -67,7 +67,7 @@ func (r *payRenderer) institution(p *payment.Payment, mtType, from, to string) e
 		cdtr = &payment.Agent{BIC: to}
 	}
 	r.agent("58", cdtr, "Cdtr", "AD")
-	items := r.items72(p, true)
+	items := append(r.ret, r.items72(p, true)...)
 	if len(items) > 0 {
 		r.field("72", r.lines72(items))
 	}

@@ -28,6 +28,9 @@ func RenderPayments(ps []*payment.Payment, typ, version string) ([]string, []sta
 	r := &pacsRenderer{version: version, typ: typ, warn: &payment.Warner{}}
 	out := make([]string, 0, len(ps))
 	for i, p := range ps {
+		if p.Kind == payment.Return {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a payment return (MT" + p.MT + " with /RETN/) is not a " + typ + ": convert it to pacs.004"}
+		}
 		if typ == typePacs2 && p.Kind != payment.Status {
 			return nil, nil, &statement.ParseError{Message: i + 1, Reason: fmt.Sprintf("a %s payment is not a status report (pacs.002): convert it to %s", p.Kind, payment.MXType(p.Kind))}
 		}
@@ -141,11 +144,14 @@ func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
 	w.close("AppHdr")
 	w.set(append(appendIndent(w.b, 1), "<Document xmlns=\""+nsPrefix+r.version+"\">"...))
 	w.depth = 2
-	if r.typ == typeCamt54 || r.typ == typePacs2 {
+	if r.typ == typeCamt54 || r.typ == typePacs2 || r.typ == typePacs4 {
 		var err error
-		if r.typ == typeCamt54 {
+		switch r.typ {
+		case typeCamt54:
 			err = r.camt054(p, ref, string(appendOffsetTime(nil, created)))
-		} else {
+		case typePacs4:
+			err = r.pacs004(p, ref, string(appendOffsetTime(nil, created)), from, to)
+		default:
 			err = r.pacs002(p, ref, string(appendOffsetTime(nil, created)), from, to)
 		}
 		if err != nil {

@@ -40,6 +40,9 @@ const (
 	// Status is a payment status report: MT199/MT299 with /REJT/ in :79:,
 	// pacs.002.
 	Status Kind = "status"
+	// Return is a payment return: MT103, MT202 or MT205 with /RETN/ in
+	// :72:, pacs.004.
+	Return Kind = "return"
 )
 
 // Confirmation reports whether k is a debit or credit confirmation
@@ -157,6 +160,26 @@ type Payment struct {
 	OriginalMessageID string
 	// OriginalMessageType is OrgnlGrpInf/OrgnlMsgNmId ("MT103" for /REJT/103).
 	OriginalMessageType string
+
+	// Returns (MT103/MT202/MT205 with /RETN/ in :72:, pacs.004) only:
+	// MessageID is the return's own reference (:20:, GrpHdr/MsgId and
+	// RtrId); EndToEndID and UETR are the original transaction's
+	// (/TREF/ or MT202 :21:, OrgnlEndToEndId; block 3 :121:, OrgnlUETR);
+	// Amount and SettlementDate are the returned amount (:32A:,
+	// RtrdIntrBkSttlmAmt, IntrBkSttlmDt); InstructedAmount is :33B:,
+	// RtrdInstdAmt. The return chain is Debtor/Creditor (MT103 :50a:,
+	// :59a:; RtrChain Dbtr/Cdtr Pty) or DebtorFI/CreditorFI (MT202 :52a:,
+	// :58a:; RtrChain Dbtr/Cdtr Agt).
+	//
+	// OriginalInstructionID is /MREF/, OrgnlInstrId.
+	OriginalInstructionID string
+	// ReturnReason is RtrRsnInf/Rsn/Cd (the :72: line after /RETN/).
+	ReturnReason string
+	// ReturnInfo are RtrRsnInf/AddtlInf (the text after the code, /TEXT/ lines).
+	ReturnInfo []string
+	// ReturnField is the nn of /RETN/nn, the field of the original message
+	// that caused the return (99: none named); MX has no place for it.
+	ReturnField string
 }
 
 // Header is the business application header (head.001) or the MT's blocks 1
@@ -248,6 +271,8 @@ func MXType(k Kind) string {
 		return "camt.054"
 	case k == Status:
 		return "pacs.002"
+	case k == Return:
+		return "pacs.004"
 	}
 	return "pacs.009"
 }

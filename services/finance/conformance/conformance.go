@@ -50,6 +50,8 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"Goals", testGoals},
 		{"Liabilities", testLiabilities}, // debt.go
 		{"Holdings", testHoldings},       // holding.go
+		{"FXRates", testFXRates},         // networth.go
+		{"NetWorthSnapshots", testNetWorthSnapshots},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -31,7 +31,7 @@ func Register(s grpc.ServiceRegistrar, svc *finance.Service) {
 	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svc})
 	financev1.RegisterDebtServiceServer(s, &debtServer{svc: svc})
 	financev1.RegisterInsightServiceServer(s, &insightServer{svc: svc})
-	financev1.RegisterNetWorthServiceServer(s, financev1.UnimplementedNetWorthServiceServer{})
+	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svc})
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})
 }

@@ -390,18 +390,27 @@ func TestInvalidInputOverGRPC(t *testing.T) {
 	wantProblem(t, err, problem.InvalidInput, "cursor")
 }
 
-func TestNotBuiltYetIsUnimplemented(t *testing.T) {
+// Every finance method is built: net worth, the last one, answers (the
+// 501 check moved to deploy/local's conversion surface).
+func TestNetWorth(t *testing.T) {
 	c := start(t)
-	ctx := as(c.read)
-	calls := map[string]func() error{
-		"GetNetWorth": func() error {
-			_, err := c.netWorth.GetNetWorth(ctx, &financev1.GetNetWorthRequest{})
-			return err
-		},
+	nw, err := c.netWorth.GetNetWorth(as(c.read), &financev1.GetNetWorthRequest{BaseCurrency: "EUR"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for name, call := range calls {
-		if err := call(); status.Code(err) != codes.Unimplemented {
-			t.Errorf("%s: %v, want Unimplemented", name, err)
-		}
+	d := nw.GetData()
+	if d.GetBaseCurrency() != "EUR" || d.GetNetWorth() == "" || d.GetBreakdown().GetLiquidity().GetLiquid().GetLabel() != "liquid" ||
+		len(d.GetBreakdown().GetByCurrency()) != 2 || nw.GetFiltered() || d.GetComputedAt() == nil {
+		t.Fatalf("net worth: %v", nw)
 	}
+	h, err := c.netWorth.GetNetWorthHistory(as(c.read), &financev1.GetNetWorthHistoryRequest{Period: "90d"})
+	if err != nil || len(h.GetData()) != 1 || h.GetData()[0].GetBaseCurrency() != "USD" || h.GetPagination().GetHasMore() {
+		t.Fatalf("history: %v %v", err, h)
+	}
+	_, err = c.netWorth.GetNetWorth(as(c.redacted), &financev1.GetNetWorthRequest{})
+	wantProblem(t, err, problem.DataExcluded, "")
+	_, err = c.netWorth.GetNetWorthHistory(as(c.read), &financev1.GetNetWorthHistoryRequest{Period: "3w"})
+	wantProblem(t, err, problem.InvalidInput, "period")
+	_, err = c.netWorth.GetNetWorth(as(c.read), &financev1.GetNetWorthRequest{BaseCurrency: "JPY"})
+	wantProblem(t, err, problem.Unprocessable, "base_currency")
 }

@@ -19,17 +19,18 @@ import (
 
 // Store is a finance.Store held in maps behind one lock.
 type Store struct {
-	mu           sync.RWMutex
-	users        map[string]finance.User
-	grants       map[string]finance.Grant
-	connections  map[string]finance.Connection
-	accounts     map[string]finance.Account
-	categories   map[string]finance.Category
-	rules        map[string]finance.RecurringRule
-	transactions map[string]finance.Transaction
-	budgetState  // budgets.go; liabilities: debt.go
-	holdingState // holding.go
-	liabilities  map[string]finance.Liability
+	mu            sync.RWMutex
+	users         map[string]finance.User
+	grants        map[string]finance.Grant
+	connections   map[string]finance.Connection
+	accounts      map[string]finance.Account
+	categories    map[string]finance.Category
+	rules         map[string]finance.RecurringRule
+	transactions  map[string]finance.Transaction
+	budgetState   // budgets.go; liabilities: debt.go
+	holdingState  // holding.go
+	netWorthState // networth.go
+	liabilities   map[string]finance.Liability
 }
 
 var _ finance.Store = (*Store)(nil)

@@ -35,6 +35,12 @@ type PriceRecorder interface {
 	RecordSecurityPrices(ctx context.Context, ps []finance.SecurityPrice) error
 }
 
+// RateRecorder is the finance service's FX rate table. A Syncer that is
+// also a RateRecorder gets the demo rates once a day, with the prices.
+type RateRecorder interface {
+	RecordFXRates(ctx context.Context, rs []finance.FXRate) error
+}
+
 // Account is an account the aggregator makes transactions on.
 type Account struct {
 	ID       string
@@ -170,7 +176,11 @@ func (a *Aggregator) SyncNow(ctx context.Context) (Report, error) {
 	rep := Report{Results: map[string]finance.SyncResult{}}
 	var errs []error
 	if pr, ok := a.sink.(PriceRecorder); ok && !finance.Day(now).Equal(a.priced) {
-		if err := pr.RecordSecurityPrices(ctx, seed.DemoPrices(now)); err != nil {
+		err := pr.RecordSecurityPrices(ctx, seed.DemoPrices(now))
+		if rr, ok := a.sink.(RateRecorder); ok && err == nil {
+			err = rr.RecordFXRates(ctx, seed.DemoFXRates(now))
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("record prices: %w", err))
 		} else {
 			a.priced = finance.Day(now)

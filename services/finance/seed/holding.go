@@ -109,5 +109,30 @@ func (b *builder) writeHoldings(ctx context.Context, s finance.Store) error {
 	if err := s.PutSecurityPrices(ctx, prices); err != nil {
 		return fmt.Errorf("seed: prices: %w", err)
 	}
+	var rates []finance.FXRate
+	for d := b.start; !d.After(b.today); d = d.AddDate(0, 0, 1) {
+		rates = append(rates, DemoFXRates(d)...)
+	}
+	if err := s.PutFXRates(ctx, rates); err != nil {
+		return fmt.Errorf("seed: fx rates: %w", err)
+	}
 	return nil
+}
+
+// DemoFXCurrencies are the demo's currencies with a rate against USD and
+// their base rate (units per USD).
+var DemoFXCurrencies = []struct{ Currency, PerUSD string }{{"EUR", "0.92"}, {"GBP", "0.79"}}
+
+// DemoFXRates returns the demo rates of day: the base rate with a daily
+// wiggle of up to ±0.5 % from a hash of currency and day, 6 places, exact.
+func DemoFXRates(day time.Time) []finance.FXRate {
+	out := make([]finance.FXRate, 0, len(DemoFXCurrencies))
+	for _, c := range DemoFXCurrencies {
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(c.Currency + "|" + finance.Day(day).Format(finance.DateLayout)))
+		wiggle := int64(h.Sum32()%101) - 50 // hundredths of a percent
+		rate := decimal.RequireFromString(c.PerUSD).Mul(decimal.NewFromInt(10_000 + wiggle).Shift(-4)).RoundBank(6)
+		out = append(out, finance.FXRate{Currency: c.Currency, Date: finance.Day(day), PerUSD: rate, Source: PriceSource})
+	}
+	return out
 }

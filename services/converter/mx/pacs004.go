@@ -1,0 +1,469 @@
+package mx
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/ledgerlane/platform/services/converter/engine"
+	"github.com/ledgerlane/platform/services/converter/payment"
+	"github.com/ledgerlane/platform/services/converter/statement"
+)
+
+// pacs.004.001.09 (PaymentReturnV09) as the MX of an MT103, MT202 or MT205
+// return (/RETN/ in :72:): one TxInf per return. ReturnFormats gives the
+// reader, writer and detector to the engine.
+
+const typePacs4 = "pacs.004"
+
+// returnReadVersions are the pacs.004 versions whose elements we read were
+// checked against the schemas; .001.10 and .001.13 are read with
+// PAY_VERSION_UNTESTED.
+var returnReadVersions = []string{"pacs.004.001.09"}
+
+// ReturnVersions are the pacs.004 versions RenderReturns writes.
+var ReturnVersions = []string{"pacs.004.001.09"}
+
+// ParseReturns reads a pacs.004 (every TxInf is one return), with or
+// without its business application header, bare or in an envelope.
+func ParseReturns(input []byte) ([]*payment.Payment, []statement.Warning, error) {
+	t, err := parseTree(input)
+	if err != nil {
+		return nil, nil, err
+	}
+	pp := &pacsParser{t: t, w: &payment.Warner{}, typ: typePacs4}
+	doc := -1
+	for i := range t.nodes {
+		if t.nodes[i].name == "Document" {
+			v, ok := returnVersionOf(t.namespace(i))
+			if !ok {
+				return nil, nil, pp.fail(i, "document is %s, not pacs.004", clip(t.namespace(i)))
+			}
+			doc, pp.version = i, v
+			break
+		}
+	}
+	if doc < 0 {
+		return nil, nil, &statement.ParseError{Field: "Document", Reason: "no pacs.004 Document element found"}
+	}
+	if !contains(returnReadVersions, pp.version) {
+		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, returnReadVersions[0])
+	}
+	var hdr payment.Header
+	if ah := t.find(-1, "AppHdr"); ah >= 0 {
+		hdr = pp.appHdr(ah)
+	}
+	pays, err := pp.pacs004(doc, hdr)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, id := range t.unused(doc) {
+		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s has no place in the payment model and was not carried", t.pathOf(id))
+	}
+	return pays, pp.w.Result(), nil
+}
+
+// returnVersionOf returns the version of a pacs.004 namespace.
+func returnVersionOf(ns string) (string, bool) {
+	v := ns
+	if len(v) > len(nsPrefix) && v[:len(nsPrefix)] == nsPrefix {
+		v = v[len(nsPrefix):]
+	} else {
+		return "", false
+	}
+	if len(v) == len(typePacs4)+7 && v[:len(typePacs4)+5] == typePacs4+".001." && isDigits(v[len(typePacs4)+5:]) {
+		return v, true
+	}
+	return "", false
+}
+
+func (pp *pacsParser) pacs004(doc int, hdr payment.Header) ([]*payment.Payment, error) {
+	t := pp.t
+	root := t.child(doc, "PmtRtr")
+	if root < 0 {
+		return nil, pp.fail(doc, "expected PmtRtr")
+	}
+	gh := t.child(root, "GrpHdr")
+	if gh < 0 {
+		return nil, pp.fail(root, "GrpHdr is missing")
+	}
+	msgID := t.get(gh, "MsgId")
+	createdAt, _ := parseDateTime(t.get(gh, "CreDtTm"))
+	t.get(gh, "NbOfTxs")
+	st := t.child(gh, "SttlmInf")
+	instg, instd := pp.agent(gh, "InstgAgt"), pp.agent(gh, "InstdAgt")
+	var out []*payment.Payment
+	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
+		if t.nodes[tx].name != "TxInf" {
+			continue
+		}
+		p := &payment.Payment{Kind: payment.Return, Header: hdr, MessageID: msgID, CreatedAt: createdAt,
+			InstructingAgent: instg, InstructedAgent: instd}
+		pp.settlement(st, p)
+		if err := pp.returnTx(tx, p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, pp.fail(root, "the message has no TxInf (a group return alone has no MT form)")
+	}
+	if len(out) > 1 {
+		pp.w.Add(payment.CodeSplit, "PmtRtr", 0, "%d returns: one MT message each", len(out))
+	}
+	return out, nil
+}
+
+func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {
+	t := pp.t
+	if id := t.get(tx, "RtrId"); id != "" {
+		if p.MessageID == "" {
+			p.MessageID = id
+		} else if id != p.MessageID {
+			pp.w.Add(payment.CodeFieldDropped, "TxInf/RtrId", t.line(t.child(tx, "RtrId")), "return id %s differs from GrpHdr/MsgId %s and has no MT field (:20: is the message id)", clip(id), clip(p.MessageID))
+		}
+	}
+	p.OriginalMessageID = t.get(tx, "OrgnlGrpInf/OrgnlMsgId")
+	p.OriginalMessageType = t.get(tx, "OrgnlGrpInf/OrgnlMsgNmId")
+	p.OriginalInstructionID = t.get(tx, "OrgnlInstrId")
+	p.EndToEndID = t.get(tx, "OrgnlEndToEndId")
+	p.UETR = t.get(tx, "OrgnlUETR")
+	if p.UETR != "" && !payment.IsUETR(p.UETR) {
+		return pp.fail(t.child(tx, "OrgnlUETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	}
+	amt := t.child(tx, "RtrdIntrBkSttlmAmt")
+	if amt < 0 {
+		return pp.fail(tx, "RtrdIntrBkSttlmAmt is missing")
+	}
+	var err error
+	if p.Amount, err = pp.amount(amt, true); err != nil {
+		return err
+	}
+	if d := t.child(tx, "IntrBkSttlmDt"); d >= 0 {
+		dt, ok := parseISODate(t.get(tx, "IntrBkSttlmDt"))
+		if !ok {
+			return pp.fail(d, "IntrBkSttlmDt %q is not a date", clip(t.nodes[d].text))
+		}
+		p.SettlementDate = dt
+	} else {
+		return pp.fail(tx, "IntrBkSttlmDt is missing (an MT return's :32A: needs the value date)")
+	}
+	if p.InstructedAmount, err = pp.amount(t.child(tx, "RtrdInstdAmt"), false); err != nil {
+		return err
+	}
+	if x := t.get(tx, "XchgRate"); x != "" {
+		r, err := parseDecimal(x)
+		if err != nil {
+			return pp.fail(t.child(tx, "XchgRate"), "XchgRate %q is not a decimal", clip(x))
+		}
+		p.ExchangeRate = r
+	}
+	p.ChargeBearer = t.get(tx, "ChrgBr")
+	if a := pp.agent(tx, "InstgAgt"); a != nil {
+		p.InstructingAgent = a
+	}
+	if a := pp.agent(tx, "InstdAgt"); a != nil {
+		p.InstructedAgent = a
+	}
+	if ch := t.child(tx, "RtrChain"); ch >= 0 {
+		p.Debtor, p.DebtorFI = pp.party40(ch, "Dbtr")
+		p.Creditor, p.CreditorFI = pp.party40(ch, "Cdtr")
+		p.DebtorAgent = pp.agent(ch, "DbtrAgt")
+		p.Intermediary = pp.agent(ch, "IntrmyAgt1")
+		p.CreditorAgent = pp.agent(ch, "CdtrAgt")
+	}
+	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
+		if t.nodes[c].name != "RtrRsnInf" {
+			continue
+		}
+		if r := firstOf(t.get(c, "Rsn/Cd"), t.get(c, "Rsn/Prtry")); r != "" {
+			if p.ReturnReason == "" {
+				p.ReturnReason = r
+			} else {
+				p.ReturnInfo = append(p.ReturnInfo, r)
+			}
+		}
+		for a := t.nodes[c].first; a >= 0; a = t.nodes[a].next {
+			if t.nodes[a].name == "AddtlInf" && t.nodes[a].text != "" {
+				t.nodes[a].used = true
+				p.ReturnInfo = append(p.ReturnInfo, t.nodes[a].text)
+			}
+		}
+	}
+	return nil
+}
+
+// party40 reads a Party40Choice: a party (Pty) or an agent (Agt).
+func (pp *pacsParser) party40(parent int, name string) (*payment.Party, *payment.Agent) {
+	id := pp.t.child(parent, name)
+	if id < 0 {
+		return nil, nil
+	}
+	if pp.t.child(id, "Agt") >= 0 {
+		return nil, pp.agent(id, "Agt")
+	}
+	return pp.party(id, "Pty"), nil
+}
+
+// RenderReturns writes each return as one message: an Envelope holding the
+// head.001.001.02 AppHdr and the pacs.004 Document.
+func RenderReturns(ps []*payment.Payment, version string) ([]string, []statement.Warning, error) {
+	if !contains(ReturnVersions, version) {
+		return nil, nil, fmt.Errorf("unsupported %s version %q", typePacs4, version)
+	}
+	r := &pacsRenderer{version: version, typ: typePacs4, warn: &payment.Warner{}}
+	out := make([]string, 0, len(ps))
+	for i, p := range ps {
+		if p.Kind != payment.Return {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: fmt.Sprintf("a %s payment is not a return (pacs.004): convert it to %s", p.Kind, payment.MXType(p.Kind))}
+		}
+		r.no = i + 1
+		doc, err := r.message(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, doc)
+	}
+	return out, r.warn.Result(), nil
+}
+
+// pacs004 writes a PmtRtr with one TxInf.
+func (r *pacsRenderer) pacs004(p *payment.Payment, ref string, created string, from, to string) error {
+	w := &r.w
+	w.open("PmtRtr")
+	w.open("GrpHdr")
+	msgID := firstOf(p.MessageID, ref)
+	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
+	w.rawLeaf("CreDtTm", []byte(created))
+	w.leaf("NbOfTxs", "1")
+	w.open("SttlmInf")
+	m := p.SettlementMethod
+	if m == "" {
+		m = "INDA"
+		if p.SendersCorrespondent != nil || p.ReceiversCorrespondent != nil {
+			m = "COVE"
+		}
+	}
+	w.leaf("SttlmMtd", m)
+	if p.SettlementAccount != "" {
+		r.account("SttlmAcct", p.SettlementAccount, "GrpHdr/SttlmInf/SttlmAcct")
+	}
+	r.agentWithAccount("InstgRmbrsmntAgt", p.SendersCorrespondent, "GrpHdr/SttlmInf/InstgRmbrsmntAgt")
+	r.agentWithAccount("InstdRmbrsmntAgt", p.ReceiversCorrespondent, "GrpHdr/SttlmInf/InstdRmbrsmntAgt")
+	r.agentWithAccount("ThrdRmbrsmntAgt", p.ThirdReimbursement, "GrpHdr/SttlmInf/ThrdRmbrsmntAgt")
+	w.close("SttlmInf")
+	w.close("GrpHdr")
+	w.open("TxInf")
+	r.leaf("RtrId", msgID, 35, "TxInf/RtrId")
+	if p.OriginalMessageID != "" || p.OriginalMessageType != "" {
+		w.open("OrgnlGrpInf")
+		om, nm := p.OriginalMessageID, p.OriginalMessageType
+		if om == "" {
+			om = "NOTPROVIDED"
+			r.warn.Add(payment.CodeFieldDefaulted, r.path("TxInf/OrgnlGrpInf/OrgnlMsgId"), 0, "no original message id: NOTPROVIDED")
+		}
+		if nm == "" {
+			nm = "NOTPROVIDED"
+			r.warn.Add(payment.CodeFieldDefaulted, r.path("TxInf/OrgnlGrpInf/OrgnlMsgNmId"), 0, "no original message name: NOTPROVIDED")
+		}
+		r.leaf("OrgnlMsgId", om, 35, "TxInf/OrgnlGrpInf/OrgnlMsgId")
+		r.leaf("OrgnlMsgNmId", nm, 35, "TxInf/OrgnlGrpInf/OrgnlMsgNmId")
+		w.close("OrgnlGrpInf")
+	}
+	r.leaf("OrgnlInstrId", p.OriginalInstructionID, 35, "TxInf/OrgnlInstrId")
+	r.leaf("OrgnlEndToEndId", p.EndToEndID, 35, "TxInf/OrgnlEndToEndId")
+	if p.UETR != "" {
+		w.leaf("OrgnlUETR", p.UETR)
+	}
+	if err := r.amount("RtrdIntrBkSttlmAmt", p.Amount, "TxInf/RtrdIntrBkSttlmAmt"); err != nil {
+		return err
+	}
+	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
+	if p.InstructedAmount.Currency != "" {
+		if err := r.amount("RtrdInstdAmt", p.InstructedAmount, "TxInf/RtrdInstdAmt"); err != nil {
+			return err
+		}
+	}
+	if !p.ExchangeRate.IsZero() {
+		rate := p.ExchangeRate
+		if rate.NumDigits() > 11 || rate.Exponent() < -10 {
+			rate = rate.Truncate(10)
+			r.warn.Add(payment.CodeTruncated, r.path("TxInf/XchgRate"), 0, "exchange rate %s cut to %s (BaseOneRate: 11 digits, 10 decimals)", p.ExchangeRate, rate)
+		}
+		w.leaf("XchgRate", rate.String())
+	}
+	if p.ChargeBearer != "" {
+		w.leaf("ChrgBr", p.ChargeBearer)
+	}
+	instg, instd := p.InstructingAgent, p.InstructedAgent
+	if instg == nil {
+		instg = &payment.Agent{BIC: from}
+	}
+	if instd == nil {
+		instd = &payment.Agent{BIC: to}
+	}
+	r.agent("InstgAgt", instg, "TxInf/InstgAgt")
+	r.agent("InstdAgt", instd, "TxInf/InstdAgt")
+	r.returnChain(p, from, to)
+	if p.ReturnReason != "" || len(p.ReturnInfo) > 0 {
+		w.open("RtrRsnInf")
+		if p.ReturnReason != "" {
+			r.codeOrPrtry("Rsn", p.ReturnReason, "TxInf/RtrRsnInf/Rsn")
+		}
+		for i, s := range p.ReturnInfo {
+			r.leaf("AddtlInf", s, 105, fmt.Sprintf("TxInf/RtrRsnInf/AddtlInf[%d]", i+1))
+		}
+		w.close("RtrRsnInf")
+	}
+	w.close("TxInf")
+	w.close("PmtRtr")
+	r.returnDropped(p)
+	return nil
+}
+
+// returnChain writes RtrChain: the debtor and creditor as parties (MT103)
+// or agents (MT202/205) with the agents between them.
+func (r *pacsRenderer) returnChain(p *payment.Payment, from, to string) {
+	w := &r.w
+	w.open("RtrChain")
+	r.party40("Dbtr", p.Debtor, p.DebtorFI, from, "TxInf/RtrChain/Dbtr")
+	if p.DebtorAgent != nil {
+		r.agent("DbtrAgt", p.DebtorAgent, "TxInf/RtrChain/DbtrAgt")
+	}
+	if p.Intermediary != nil {
+		r.agent("IntrmyAgt1", p.Intermediary, "TxInf/RtrChain/IntrmyAgt1")
+	}
+	if p.CreditorAgent != nil {
+		r.agent("CdtrAgt", p.CreditorAgent, "TxInf/RtrChain/CdtrAgt")
+	}
+	r.party40("Cdtr", p.Creditor, p.CreditorFI, to, "TxInf/RtrChain/Cdtr")
+	w.close("RtrChain")
+	for _, a := range []struct {
+		acct, rel string
+	}{{partyAccount(p.Debtor), "TxInf/RtrChain/Dbtr/Pty (account)"}, {partyAccount(p.Creditor), "TxInf/RtrChain/Cdtr/Pty (account)"}} {
+		if a.acct != "" {
+			r.warn.Add(payment.CodeFieldDropped, r.path(a.rel), 0, "account %s has no place in pacs.004 RtrChain", clip(a.acct))
+		}
+	}
+	for _, a := range []struct {
+		ag  *payment.Agent
+		rel string
+	}{{p.DebtorAgent, "TxInf/RtrChain/DbtrAgt"}, {p.CreditorAgent, "TxInf/RtrChain/CdtrAgt"}, {p.Intermediary, "TxInf/RtrChain/IntrmyAgt1"}, {p.DebtorFI, "TxInf/RtrChain/Dbtr/Agt"}, {p.CreditorFI, "TxInf/RtrChain/Cdtr/Agt"}} {
+		if a.ag != nil && a.ag.Account != "" {
+			r.warn.Add(payment.CodeFieldDropped, r.path(a.rel), 0, "agent account %s has no place in pacs.004 RtrChain", clip(a.ag.Account))
+		}
+	}
+}
+
+func partyAccount(p *payment.Party) string {
+	if p == nil {
+		return ""
+	}
+	return p.Account
+}
+
+func (r *pacsRenderer) party40(name string, pt *payment.Party, ag *payment.Agent, dflt, rel string) {
+	w := &r.w
+	w.open(name)
+	switch {
+	case pt != nil:
+		r.party("Pty", pt, rel+"/Pty")
+	case ag != nil:
+		r.agent("Agt", ag, rel+"/Agt")
+	default:
+		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel), 0, "no %s in the return: the %s agent %s", name, map[string]string{"Dbtr": "instructing", "Cdtr": "instructed"}[name], dflt)
+		r.agent("Agt", &payment.Agent{BIC: dflt}, rel+"/Agt")
+	}
+	w.close(name)
+}
+
+// returnDropped warns of what a return's pacs.004 has no place for.
+func (r *pacsRenderer) returnDropped(p *payment.Payment) {
+	drop := func(rel, what string) {
+		r.warn.Add(payment.CodeFieldDropped, r.path(rel), 0, "%s has no place in pacs.004", what)
+	}
+	if p.ReturnField != "" && p.ReturnField != "99" {
+		drop(":72: /RETN/", "the original field /RETN/"+clip(p.ReturnField))
+	}
+	if len(p.SenderCharges) > 0 || p.ReceiverCharges.Currency != "" {
+		drop(":71F:/:71G:", "charges information")
+	}
+	if len(p.Remittance) > 0 {
+		drop(":70:", "remittance information")
+	}
+	if len(p.Regulatory) > 0 {
+		drop(":77B:", "regulatory reporting")
+	}
+	if len(p.ServiceLevels) > 0 || p.LocalInstrument != "" || p.CategoryPurpose != "" || p.Purpose != "" {
+		drop(":23E:/:26T:/:72:", "payment type information and purpose")
+	}
+	if len(p.InstructionsForCreditorAgent) > 0 || len(p.InstructionsForNextAgent) > 0 || p.PreviousInstructingAgent != nil {
+		drop(":23E:/:72:", "instructions for agents")
+	}
+	if p.BankOperationCode != "" && p.BankOperationCode != "CRED" {
+		drop(":23B:", "bank operation code "+p.BankOperationCode)
+	}
+}
+
+// ReturnFormats is what this package adds to a conversion engine for
+// returns: the pacs.004 parser and renderer (an Envelope with the
+// head.001.001.02 AppHdr and the Document) and the pacs.004 detector. The
+// MT side (MT103, MT202, MT205 with /RETN/) is in mt.PaymentFormats.
+func ReturnFormats() engine.FormatSet {
+	return engine.FormatSet{
+		Parsers: []engine.Parser{{
+			Type:     typePacs4,
+			Versions: returnReadVersions,
+			ParsePayments: func(input []byte, _ string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
+				return ParseReturns(input)
+			},
+		}},
+		Renderers: []engine.Renderer{{
+			Type:           typePacs4,
+			MediaType:      MediaType,
+			Versions:       ReturnVersions,
+			DefaultVersion: ReturnVersions[0],
+			Options:        []string{"strict", "targetVersion"},
+			Accepts:        []string{"MT103", "MT202", "MT205", typePacs4},
+			RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
+				return RenderReturns(ps, version)
+			},
+		}},
+		Detectors: []engine.Detector{DetectReturn},
+	}
+}
+
+// DetectReturn recognises pacs.004 from the Document namespace, else from
+// the AppHdr's MsgDefIdr.
+func DetectReturn(input []byte) (string, string, bool) {
+	input, _ = fromUTF16(input)
+	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
+	if len(input) == 0 || input[0] != '<' {
+		return "", "", false
+	}
+	in := string(input[:min(len(input), 1<<16)])
+	for rest := in; ; {
+		i := strings.Index(rest, nsPrefix+typePacs4+".")
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		end := strings.IndexAny(rest, "\"' \t\r\n>")
+		if end < 0 {
+			end = len(rest)
+		}
+		if v, ok := returnVersionOf(rest[:end]); ok {
+			return typePacs4, v, true
+		}
+		rest = rest[len(nsPrefix):]
+	}
+	if i := strings.Index(in, "MsgDefIdr>"); i >= 0 {
+		v := in[i+len("MsgDefIdr>"):]
+		if j := strings.IndexByte(v, '<'); j >= 0 {
+			if ver, ok := returnVersionOf(nsPrefix + strings.TrimSpace(v[:j])); ok {
+				return typePacs4, ver, true
+			}
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,306 @@
+package finance
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// NetWorthView answers GET /v1/net-worth.
+type NetWorthView struct {
+	NetWorthFigures
+	IsManual   bool
+	ComputedAt time.Time
+	// Previous is yesterday's snapshot converted at yesterday's rate, for
+	// the day changes; nil without one (or without yesterday's rate).
+	Previous *NetWorthFigures
+}
+
+// NetWorthHistory answers GET /v1/net-worth/history.
+type NetWorthHistory struct {
+	Currency string
+	Points   []NetWorthFigures
+	// MissingRateDates are the snapshot days left out because a rate was
+	// missing (ours: missing_rate_dates).
+	MissingRateDates []string
+}
+
+func dataExcluded() error {
+	return problem.New(problem.DataExcluded,
+		"net worth comes from stored snapshots that cannot be filtered by account; this connection excludes accounts")
+}
+
+// netWorthScope checks the caller and refuses grants that exclude accounts
+// (403 data-excluded); category exclusions do not matter.
+func (s *Service) netWorthScope(ctx context.Context, c Caller) (scope, error) {
+	sc, err := s.scope(ctx, c, false)
+	if err != nil {
+		return sc, err
+	}
+	if len(sc.grant.ExcludedAccountIDs) > 0 {
+		return sc, dataExcluded()
+	}
+	return sc, nil
+}
+
+func (s *Service) baseCurrency(ctx context.Context, c Caller, sc scope, cur string) (string, error) {
+	if cur == "" {
+		return s.mainCurrency(ctx, c, sc)
+	}
+	if !currencyCode.MatchString(cur) {
+		return "", invalid("base_currency", "base_currency must be an upper-case ISO 4217 code")
+	}
+	return cur, nil
+}
+
+// snapshotNow computes the user's lines from the current accounts,
+// holdings and prices (today, service clock) and stores today's snapshot
+// when there is none yet (first writer wins).
+func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnapshot, error) {
+	now := s.now()
+	today := Day(now)
+	accts, err := s.store.ListAccounts(ctx, userID)
+	if err != nil {
+		return NetWorthSnapshot{}, s.internal(ctx, "list accounts", err)
+	}
+	hs, err := s.store.ListHoldings(ctx, userID, HoldingFilter{}, "", 0)
+	if err != nil {
+		return NetWorthSnapshot{}, s.internal(ctx, "list holdings", err)
+	}
+	var tickers []string
+	for _, h := range hs {
+		if h.Ticker != "" && !slices.Contains(tickers, h.Ticker) {
+			tickers = append(tickers, h.Ticker)
+		}
+	}
+	prices := map[string][]SecurityPrice{}
+	if len(tickers) > 0 {
+		ps, err := s.store.RecentSecurityPrices(ctx, tickers, today)
+		if err != nil {
+			return NetWorthSnapshot{}, s.internal(ctx, "recent prices", err)
+		}
+		for _, p := range ps {
+			k := p.Ticker + "|" + p.Currency
+			prices[k] = append(prices[k], p)
+		}
+	}
+	views := make([]HoldingView, 0, len(hs))
+	for _, h := range hs {
+		ps := prices[h.Ticker+"|"+h.Currency]
+		sortPricesNewestFirst(ps)
+		views = append(views, PriceHolding(h, ps))
+	}
+	lines, manual := NetWorthLines(accts, views)
+	snap := NetWorthSnapshot{UserID: userID, Date: today, Lines: lines, IsManual: manual, TakenAt: now}
+	if _, err := s.store.PutNetWorthSnapshot(ctx, snap); err != nil {
+		return NetWorthSnapshot{}, s.internal(ctx, "put snapshot", err)
+	}
+	return snap, nil
+}
+
+// SnapshotNetWorth is the daily snapshot job for one user (internal: no
+// grant): it stores today's snapshot unless one exists. The sandbox ticker
+// runs it; a read of either route runs it too, so a day someone looked at
+// always has its point.
+func (s *Service) SnapshotNetWorth(ctx context.Context, userID string) error {
+	_, err := s.snapshotNow(ctx, userID)
+	return err
+}
+
+func currenciesOf(lines []NetWorthLine, base string) []string {
+	out := []string{base}
+	for _, l := range lines {
+		if !slices.Contains(out, l.Currency) {
+			out = append(out, l.Currency)
+		}
+	}
+	return out
+}
+
+func rateProblem(err error) error {
+	var re *RateError
+	if errors.As(err, &re) {
+		return problem.New(problem.Unprocessable, "no exchange rate for "+re.Currency+" on or before "+
+			re.Date.Format(DateLayout)+"; amounts are never converted 1:1").WithField("base_currency")
+	}
+	return err
+}
+
+// GetNetWorth answers GET /v1/net-worth?base_currency=: today's figures,
+// live from the accounts and holdings (and stored as today's snapshot when
+// there is none), converted into base_currency (default: the user's main
+// currency) at today's rates. A currency without a rate on or before today
+// is 422 unprocessable naming base_currency.
+func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string) (NetWorthView, error) {
+	sc, err := s.netWorthScope(ctx, c)
+	if err != nil {
+		return NetWorthView{}, err
+	}
+	cur, err := s.baseCurrency(ctx, c, sc, baseCurrency)
+	if err != nil {
+		return NetWorthView{}, err
+	}
+	now := s.now()
+	today := Day(now)
+	live, err := s.snapshotNow(ctx, c.UserID)
+	if err != nil {
+		return NetWorthView{}, err
+	}
+	yesterday := today.AddDate(0, 0, -1)
+	prev, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, yesterday, yesterday)
+	if err != nil {
+		return NetWorthView{}, s.internal(ctx, "list snapshots", err)
+	}
+	curs := currenciesOf(live.Lines, cur)
+	for _, p := range prev {
+		curs = append(curs, currenciesOf(p.Lines, cur)...)
+	}
+	rs, err := s.store.FXRatesUpTo(ctx, curs, today)
+	if err != nil {
+		return NetWorthView{}, s.internal(ctx, "fx rates", err)
+	}
+	rt := NewRateTable(rs)
+	fig, err := ConvertNetWorth(live.Lines, rt, cur, today)
+	if err != nil {
+		return NetWorthView{}, rateProblem(err)
+	}
+	v := NetWorthView{NetWorthFigures: fig, IsManual: live.IsManual, ComputedAt: now}
+	if len(prev) == 1 {
+		if pf, err := ConvertNetWorth(prev[0].Lines, rt, cur, yesterday); err == nil {
+			v.Previous = &pf
+		}
+	}
+	return v, nil
+}
+
+// GetNetWorthHistory answers GET /v1/net-worth/history?period=&base_currency=:
+// one point per stored snapshot in the period (today's is taken first when
+// missing), each converted at its own day's rate. A day whose snapshot has
+// a currency without a rate on or before that day is left out and listed in
+// MissingRateDates; nothing is converted 1:1.
+func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, baseCurrency string) (NetWorthHistory, error) {
+	sc, err := s.netWorthScope(ctx, c)
+	if err != nil {
+		return NetWorthHistory{}, err
+	}
+	if period == "" {
+		period = "30d"
+	}
+	today := Day(s.now())
+	from, ok := NetWorthPeriodStart(period, today)
+	if !ok {
+		return NetWorthHistory{}, invalid("period", "period must be one of 30d, 90d, 6mo, 1y, 5y, all")
+	}
+	cur, err := s.baseCurrency(ctx, c, sc, baseCurrency)
+	if err != nil {
+		return NetWorthHistory{}, err
+	}
+	if _, err := s.snapshotNow(ctx, c.UserID); err != nil {
+		return NetWorthHistory{}, err
+	}
+	snaps, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, from, today)
+	if err != nil {
+		return NetWorthHistory{}, s.internal(ctx, "list snapshots", err)
+	}
+	curs := []string{cur}
+	for _, sn := range snaps {
+		for _, x := range currenciesOf(sn.Lines, cur) {
+			if !slices.Contains(curs, x) {
+				curs = append(curs, x)
+			}
+		}
+	}
+	rs, err := s.store.FXRatesUpTo(ctx, curs, today)
+	if err != nil {
+		return NetWorthHistory{}, s.internal(ctx, "fx rates", err)
+	}
+	rt := NewRateTable(rs)
+	h := NetWorthHistory{Currency: cur, Points: []NetWorthFigures{}}
+	for _, sn := range snaps {
+		f, err := ConvertNetWorth(sn.Lines, rt, cur, sn.Date)
+		if errors.Is(err, ErrNoRate) {
+			h.MissingRateDates = append(h.MissingRateDates, sn.Date.Format(DateLayout))
+			continue
+		}
+		if err != nil {
+			return NetWorthHistory{}, err
+		}
+		h.Points = append(h.Points, f)
+	}
+	return h, nil
+}
+
+// RecordFXRates stores rates from the aggregator (internal: no grant). Each
+// needs an upper-case ISO currency other than USD, a date and a rate above
+// zero; anything else is 400 naming rates[i].
+func (s *Service) RecordFXRates(ctx context.Context, rs []FXRate) error {
+	for i, r := range rs {
+		f := "rates[" + strconv.Itoa(i) + "]"
+		if !currencyCode.MatchString(r.Currency) || r.Currency == "USD" || r.Date.IsZero() || !r.PerUSD.IsPositive() {
+			return invalid(f, f+" is not a valid rate")
+		}
+		rs[i].Date = Day(r.Date)
+	}
+	if err := s.store.PutFXRates(ctx, rs); err != nil {
+		return s.internal(ctx, "put rates", err)
+	}
+	return nil
+}
+
+// AllocationEntries turns a breakdown map into entries sorted by value
+// (largest first, then label), each with its percentage of total (2
+// places, half-even; absent when total is not above zero) and its day
+// change against prev (absent without a previous figure).
+type AllocationEntry struct {
+	Label        string
+	Value        decimal.Decimal
+	Percentage   *decimal.Decimal
+	DayChange    *decimal.Decimal
+	DayChangePct *decimal.Decimal
+}
+
+// Allocation builds one entry.
+func Allocation(label string, v decimal.Decimal, total decimal.Decimal, prev map[string]decimal.Decimal, hasPrev bool) AllocationEntry {
+	e := AllocationEntry{Label: label, Value: v}
+	if total.IsPositive() {
+		p := DivRoundBank(v.Mul(decimal.NewFromInt(100)), total, 2)
+		e.Percentage = &p
+	}
+	if hasPrev {
+		pv := prev[label]
+		d := v.Sub(pv)
+		e.DayChange = &d
+		if !pv.IsZero() {
+			p := DivRoundBank(d.Mul(decimal.NewFromInt(100)), pv.Abs(), 2)
+			e.DayChangePct = &p
+		}
+	}
+	return e
+}
+
+// Allocations is Allocation over a map, largest value first, then label.
+func Allocations(m map[string]decimal.Decimal, total decimal.Decimal, prev map[string]decimal.Decimal, hasPrev bool) []AllocationEntry {
+	out := make([]AllocationEntry, 0, len(m))
+	for k, v := range m {
+		out = append(out, Allocation(k, v, total, prev, hasPrev))
+	}
+	slices.SortFunc(out, func(a, b AllocationEntry) int {
+		if c := b.Value.Cmp(a.Value); c != 0 {
+			return c
+		}
+		if a.Label < b.Label {
+			return -1
+		}
+		if a.Label > b.Label {
+			return 1
+		}
+		return 0
+	})
+	return out
+}

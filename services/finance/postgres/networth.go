@@ -1,0 +1,122 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+// PutFXRates implements finance.Store.
+func (s *Store) PutFXRates(ctx context.Context, rs []finance.FXRate) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	return wrap(pgx.BeginFunc(ctx, s.pool, func(dbtx pgx.Tx) error {
+		b := &pgx.Batch{}
+		for _, r := range rs {
+			b.Queue(`INSERT INTO fx_rates (currency, rate_date, per_usd, source) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (currency, rate_date) DO UPDATE SET per_usd = EXCLUDED.per_usd, source = EXCLUDED.source`,
+				r.Currency, finance.Day(r.Date), numeric(r.PerUSD), r.Source)
+		}
+		return dbtx.SendBatch(ctx, b).Close()
+	}), "put fx rates")
+}
+
+// FXRatesUpTo implements finance.Store.
+func (s *Store) FXRatesUpTo(ctx context.Context, currencies []string, day time.Time) ([]finance.FXRate, error) {
+	rows, err := s.pool.Query(ctx, `SELECT currency, rate_date, per_usd::text, source FROM fx_rates
+		WHERE currency = ANY($1::text[]) AND rate_date <= $2 ORDER BY currency, rate_date`, currencies, finance.Day(day))
+	if err != nil {
+		return nil, wrap(err, "fx rates")
+	}
+	defer rows.Close()
+	var out []finance.FXRate
+	for rows.Next() {
+		var (
+			r    finance.FXRate
+			rate string
+		)
+		if err := rows.Scan(&r.Currency, &r.Date, &rate, &r.Source); err != nil {
+			return nil, wrap(err, "fx rates")
+		}
+		if r.PerUSD, err = decimal.NewFromString(rate); err != nil {
+			return nil, err
+		}
+		r.Date = finance.Day(r.Date)
+		out = append(out, r)
+	}
+	return out, wrap(rows.Err(), "fx rates")
+}
+
+type snapshotLine struct {
+	Kind      string `json:"k"`
+	AssetType string `json:"t"`
+	Liquidity string `json:"l"`
+	Subtype   string `json:"r,omitempty"`
+	Currency  string `json:"c"`
+	Amount    string `json:"a"`
+}
+
+// PutNetWorthSnapshot implements finance.Store.
+func (s *Store) PutNetWorthSnapshot(ctx context.Context, sn finance.NetWorthSnapshot) (bool, error) {
+	if !isUUID(sn.UserID) {
+		return false, finance.ErrNotFound
+	}
+	lines := make([]snapshotLine, 0, len(sn.Lines))
+	for _, l := range sn.Lines {
+		lines = append(lines, snapshotLine{l.Kind, l.AssetType, l.Liquidity, l.RetirementSubtype, l.Currency, l.Amount.String()})
+	}
+	raw, err := json.Marshal(lines)
+	if err != nil {
+		return false, err
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO net_worth_snapshots (user_id, snapshot_date, lines, is_manual, taken_at)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (user_id, snapshot_date) DO NOTHING`,
+		sn.UserID, finance.Day(sn.Date), raw, sn.IsManual, sn.TakenAt)
+	if err != nil {
+		return false, wrap(err, "put snapshot")
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ListNetWorthSnapshots implements finance.Store.
+func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, to time.Time) ([]finance.NetWorthSnapshot, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT snapshot_date, lines, is_manual, taken_at FROM net_worth_snapshots
+		WHERE user_id = $1 AND snapshot_date BETWEEN $2 AND $3 ORDER BY snapshot_date`,
+		userID, finance.Day(from), finance.Day(to))
+	if err != nil {
+		return nil, wrap(err, "list snapshots")
+	}
+	defer rows.Close()
+	var out []finance.NetWorthSnapshot
+	for rows.Next() {
+		sn := finance.NetWorthSnapshot{UserID: userID}
+		var raw []byte
+		if err := rows.Scan(&sn.Date, &raw, &sn.IsManual, &sn.TakenAt); err != nil {
+			return nil, wrap(err, "list snapshots")
+		}
+		var lines []snapshotLine
+		if err := json.Unmarshal(raw, &lines); err != nil {
+			return nil, err
+		}
+		for _, l := range lines {
+			amt, err := decimal.NewFromString(l.Amount)
+			if err != nil {
+				return nil, err
+			}
+			sn.Lines = append(sn.Lines, finance.NetWorthLine{Kind: l.Kind, AssetType: l.AssetType, Liquidity: l.Liquidity,
+				RetirementSubtype: l.Subtype, Currency: l.Currency, Amount: amt})
+		}
+		sn.Date = finance.Day(sn.Date)
+		out = append(out, sn)
+	}
+	return out, wrap(rows.Err(), "list snapshots")
+}
