@@ -239,6 +239,13 @@ func TestResumeLostItems(t *testing.T) {
 				info, err := stream.Info(ctx)
 				return err == nil && info.State.Msgs == n
 			})
+			// The items reach the stream just before the job's enqueue intent
+			// is closed; the resumer looks only at enqueued jobs, so wait for
+			// the close (a claim far in the future finds no open intent).
+			waitFor(t, "enqueue intent closed", 5*time.Second, func() bool {
+				open, err := e.store.ClaimUnenqueued(ctx, e.clock.Now().Add(24*time.Hour), jobs.EnqueueLease, 20)
+				return err == nil && len(open) == 0
+			})
 			switch how {
 			case "purged":
 				if err := stream.Purge(ctx); err != nil {
