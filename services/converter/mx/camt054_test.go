@@ -232,67 +232,18 @@ func TestCamt054RoundTripProperties(t *testing.T) {
 		if gen.Kind == payment.CreditConfirmation {
 			typ = "910"
 		}
-		docs, w0, err := RenderPayments([]*payment.Payment{gen}, typeCamt54, camt54v08)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p1, w1, err := ParsePayments([]byte(docs[0]), typeCamt54, "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, docs[0])
-		}
-		pages, w2, err := mt.RenderPayments(typ, p1, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p2, w3, err := mt.ParsePayments([]byte(pages[0]), "MT"+typ)
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, pages[0])
-		}
-		docs2, w4, err := RenderPayments(p2, typeCamt54, camt54v08)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p3, w5, err := ParsePayments([]byte(docs2[0]), typeCamt54, "")
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		all := append(append(append(append(append(w0, w1...), w2...), w3...), w4...), w5...)
-		check(i, canon(p1[0]), canon(p3[0]), all, pages[0])
+		rt := paymentRoundTrip(t, i, gen, typeCamt54, camt54v08, typ)
+		check(i, canon(rt.mx1), canon(rt.mx2), rt.mxWarns, rt.mtPage)
 		if i%20 == 0 {
-			xmllintPayment(t, camt54v08, docs[0])
-			xmllintPayment(t, camt54v08, docs2[0])
+			xmllintPayment(t, camt54v08, rt.mxDocs[0])
+			xmllintPayment(t, camt54v08, rt.mxDocs[1])
 		}
-		mtPages, v0, err := mt.RenderPayments(typ, []*payment.Payment{gen}, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q1, v1, err := mt.ParsePayments([]byte(mtPages[0]), "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, mtPages[0])
-		}
-		mx, v2, err := RenderPayments(q1, typeCamt54, camt54v08)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q2, v3, err := ParsePayments([]byte(mx[0]), typeCamt54, "")
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		back, v4, err := mt.RenderPayments(typ, q2, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q3, v5, err := mt.ParsePayments([]byte(back[0]), "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, back[0])
-		}
-		all = append(append(append(append(append(v0, v1...), v2...), v3...), v4...), v5...)
-		check(i, canon(q1[0]), canon(q3[0]), all, mtPages[0]+"\n--\n"+back[0])
-		if q3[0].MT != typ {
-			t.Errorf("case %d: read back as MT%s", i, q3[0].MT)
+		check(i, canon(rt.mt1), canon(rt.mt2), rt.mtWarns, rt.mtPages[0]+"\n--\n"+rt.mtPages[1])
+		if rt.mt2.MT != typ {
+			t.Errorf("case %d: read back as MT%s", i, rt.mt2.MT)
 		}
 		if i%20 == 0 {
-			xmllintPayment(t, camt54v08, mx[0])
+			xmllintPayment(t, camt54v08, rt.mtMX)
 		}
 	}
 }

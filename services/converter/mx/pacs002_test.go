@@ -173,68 +173,19 @@ func TestPacs002RoundTripProperties(t *testing.T) {
 	for i := range n {
 		gen := genStatus(r, i%2 == 1)
 		typ := []string{"199", "299"}[i%2]
-		docs, w0, err := RenderPayments([]*payment.Payment{gen}, typePacs2, pacs2v10)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p1, w1, err := ParsePayments([]byte(docs[0]), typePacs2, "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, docs[0])
-		}
-		pages, w2, err := mt.RenderPayments(typ, p1, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p2, w3, err := mt.ParsePayments([]byte(pages[0]), "MT"+typ)
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, pages[0])
-		}
-		docs2, w4, err := RenderPayments(p2, typePacs2, pacs2v10)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p3, w5, err := ParsePayments([]byte(docs2[0]), typePacs2, "")
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		all := append(append(append(append(append(w0, w1...), w2...), w3...), w4...), w5...)
-		check(i, canon(p1[0]), canon(p3[0]), all, pages[0])
+		rt := paymentRoundTrip(t, i, gen, typePacs2, pacs2v10, typ)
+		check(i, canon(rt.mx1), canon(rt.mx2), rt.mxWarns, rt.mtPage)
 		if i%20 == 0 {
-			xmllintPayment(t, pacs2v10, docs[0])
-			xmllintPayment(t, pacs2v10, docs2[0])
+			xmllintPayment(t, pacs2v10, rt.mxDocs[0])
+			xmllintPayment(t, pacs2v10, rt.mxDocs[1])
 		}
-		mtPages, v0, err := mt.RenderPayments(typ, []*payment.Payment{gen}, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q1, v1, err := mt.ParsePayments([]byte(mtPages[0]), "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, mtPages[0])
-		}
-		mx, v2, err := RenderPayments(q1, typePacs2, pacs2v10)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q2, v3, err := ParsePayments([]byte(mx[0]), typePacs2, "")
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		back, v4, err := mt.RenderPayments(typ, q2, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q3, v5, err := mt.ParsePayments([]byte(back[0]), "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, back[0])
-		}
-		all = append(append(append(append(append(v0, v1...), v2...), v3...), v4...), v5...)
-		a, b := canon(q1[0]), canon(q3[0])
-		check(i, a, b, all, mtPages[0]+"\n--\n"+back[0])
-		if q3[0].MT != typ {
-			t.Errorf("case %d: read back as MT%s", i, q3[0].MT)
+		a, b := canon(rt.mt1), canon(rt.mt2)
+		check(i, a, b, rt.mtWarns, rt.mtPages[0]+"\n--\n"+rt.mtPages[1])
+		if rt.mt2.MT != typ {
+			t.Errorf("case %d: read back as MT%s", i, rt.mt2.MT)
 		}
 		if i%20 == 0 {
-			xmllintPayment(t, pacs2v10, mx[0])
+			xmllintPayment(t, pacs2v10, rt.mtMX)
 		}
 	}
 }

@@ -12,38 +12,7 @@ import (
 // (CORE) and MT202COV/MT205COV (COV, with UndrlygCstmrCdtTrf).
 
 func (pp *pacsParser) pacs009(doc int, hdr payment.Header) ([]*payment.Payment, error) {
-	t := pp.t
-	root := t.child(doc, "FICdtTrf")
-	if root < 0 {
-		return nil, pp.fail(doc, "expected FICdtTrf")
-	}
-	gh := t.child(root, "GrpHdr")
-	if gh < 0 {
-		return nil, pp.fail(root, "GrpHdr is missing")
-	}
-	msgID := t.get(gh, "MsgId")
-	createdAt, _ := parseDateTime(t.get(gh, "CreDtTm"))
-	t.get(gh, "NbOfTxs")
-	st := t.child(gh, "SttlmInf")
-	var out []*payment.Payment
-	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
-		if t.nodes[tx].name != "CdtTrfTxInf" {
-			continue
-		}
-		p := &payment.Payment{Kind: payment.Institution, Header: hdr, MessageID: msgID, CreatedAt: createdAt}
-		pp.settlement(st, p)
-		if err := pp.fiTransaction(tx, p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	if len(out) == 0 {
-		return nil, pp.fail(root, "the message has no CdtTrfTxInf")
-	}
-	if len(out) > 1 {
-		pp.w.Add(payment.CodeSplit, "FICdtTrf", 0, "%d transactions: one MT message each", len(out))
-	}
-	return out, nil
+	return pp.creditTransfers(doc, "FICdtTrf", payment.Payment{Kind: payment.Institution, Header: hdr}, pp.fiTransaction)
 }
 
 func (pp *pacsParser) fiTransaction(tx int, p *payment.Payment) error {

@@ -364,68 +364,19 @@ func TestPacs009RoundTripProperties(t *testing.T) {
 		if i%4 == 1 {
 			typ = "205"
 		}
-		docs, w0, err := RenderPayments([]*payment.Payment{gen}, typePacs9, pacs9v08)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p1, w1, err := ParsePayments([]byte(docs[0]), typePacs9, "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, docs[0])
-		}
-		pages, w2, err := mt.RenderPayments(typ, p1, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p2, w3, err := mt.ParsePayments([]byte(pages[0]), "MT"+typ)
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, pages[0])
-		}
-		docs2, w4, err := RenderPayments(p2, typePacs9, pacs9v08)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		p3, w5, err := ParsePayments([]byte(docs2[0]), typePacs9, "")
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		all := append(append(append(append(append(w0, w1...), w2...), w3...), w4...), w5...)
-		assertExplained9(t, canon9(p1[0]), canon9(p3[0]), all, func() string { return pages[0] })
+		rt := paymentRoundTrip(t, i, gen, typePacs9, pacs9v08, typ)
+		assertExplained9(t, canon9(rt.mx1), canon9(rt.mx2), rt.mxWarns, func() string { return rt.mtPage })
 		if i%20 == 0 {
-			xmllintPayment(t, pacs9v08, docs[0])
-			xmllintPayment(t, pacs9v08, docs2[0])
+			xmllintPayment(t, pacs9v08, rt.mxDocs[0])
+			xmllintPayment(t, pacs9v08, rt.mxDocs[1])
 		}
 		// MT → MX → MT.
-		mtPages, v0, err := mt.RenderPayments(typ, []*payment.Payment{gen}, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q1, v1, err := mt.ParsePayments([]byte(mtPages[0]), "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, mtPages[0])
-		}
-		mx, v2, err := RenderPayments(q1, typePacs9, pacs9v08)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q2, v3, err := ParsePayments([]byte(mx[0]), typePacs9, "")
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		back, v4, err := mt.RenderPayments(typ, q2, statement.Options{})
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		q3, v5, err := mt.ParsePayments([]byte(back[0]), "")
-		if err != nil {
-			t.Fatalf("case %d: %v\n%s", i, err, back[0])
-		}
-		all = append(append(append(append(append(v0, v1...), v2...), v3...), v4...), v5...)
-		assertExplained9(t, canon9(q1[0]), canon9(q3[0]), all, func() string { return mtPages[0] + "\n--\n" + back[0] })
-		if q1[0].MT != typ || q3[0].MT != typ {
-			t.Errorf("case %d: MT type %s → %s, want %s", i, q1[0].MT, q3[0].MT, typ)
+		assertExplained9(t, canon9(rt.mt1), canon9(rt.mt2), rt.mtWarns, func() string { return rt.mtPages[0] + "\n--\n" + rt.mtPages[1] })
+		if rt.mt1.MT != typ || rt.mt2.MT != typ {
+			t.Errorf("case %d: MT type %s → %s, want %s", i, rt.mt1.MT, rt.mt2.MT, typ)
 		}
 		if i%20 == 0 {
-			xmllintPayment(t, pacs9v08, mx[0])
+			xmllintPayment(t, pacs9v08, rt.mtMX)
 		}
 	}
 }

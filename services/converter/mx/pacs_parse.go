@@ -167,38 +167,43 @@ func (pp *pacsParser) appHdr(ah int) payment.Header {
 }
 
 func (pp *pacsParser) pacs008(doc int, hdr payment.Header) ([]*payment.Payment, error) {
+	return pp.creditTransfers(doc, "FIToFICstmrCdtTrf", payment.Payment{Kind: payment.Customer, Header: hdr}, pp.transaction)
+}
+
+// creditTransfers reads the group header and every CdtTrfTxInf of the
+// message element name under doc (pacs.008 and pacs.009 share the shape):
+// one payment each, starting from base, its transaction read by tx.
+func (pp *pacsParser) creditTransfers(doc int, name string, base payment.Payment, tx func(int, *payment.Payment) error) ([]*payment.Payment, error) {
 	t := pp.t
-	root := t.child(doc, "FIToFICstmrCdtTrf")
+	root := t.child(doc, name)
 	if root < 0 {
-		return nil, pp.fail(doc, "expected FIToFICstmrCdtTrf")
+		return nil, pp.fail(doc, "expected %s", name)
 	}
 	gh := t.child(root, "GrpHdr")
 	if gh < 0 {
 		return nil, pp.fail(root, "GrpHdr is missing")
 	}
-	msgID := t.get(gh, "MsgId")
-	var created statement.Date
-	_ = created
-	createdAt, _ := parseDateTime(t.get(gh, "CreDtTm"))
-	t.get(gh, "NbOfTxs")
+	base.MessageID = t.get(gh, "MsgId")
+	base.CreatedAt, _ = parseDateTime(t.get(gh, "CreDtTm"))
+	t.get(gh, "NbOfTxs") // read, so it is not reported as dropped
 	st := t.child(gh, "SttlmInf")
 	var out []*payment.Payment
-	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
-		if t.nodes[tx].name != "CdtTrfTxInf" {
+	for id := t.nodes[root].first; id >= 0; id = t.nodes[id].next {
+		if t.nodes[id].name != "CdtTrfTxInf" {
 			continue
 		}
-		p := &payment.Payment{Kind: payment.Customer, Header: hdr, MessageID: msgID, CreatedAt: createdAt}
-		pp.settlement(st, p)
-		if err := pp.transaction(tx, p); err != nil {
+		p := base
+		pp.settlement(st, &p)
+		if err := tx(id, &p); err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		out = append(out, &p)
 	}
 	if len(out) == 0 {
 		return nil, pp.fail(root, "the message has no CdtTrfTxInf")
 	}
 	if len(out) > 1 {
-		pp.w.Add(payment.CodeSplit, "FIToFICstmrCdtTrf", 0, "%d transactions: one MT message each", len(out))
+		pp.w.Add(payment.CodeSplit, name, 0, "%d transactions: one MT message each", len(out))
 	}
 	return out, nil
 }
