@@ -15,10 +15,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
@@ -123,8 +125,31 @@ func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		// Every form field travels to metering as a protobuf string, which
+		// must be UTF-8: refuse what is not (or holds a NUL) here, as the
+		// /v1 edge does, instead of failing the backend call.
+		if err := r.ParseForm(); err != nil || !cleanForm(r.PostForm) {
+			p.render(w, r, http.StatusBadRequest, "message", view{Title: "Check the form",
+				Error: "The form could not be read: use text without control characters."})
+			return
+		}
 	}
 	p.h.ServeHTTP(w, r)
+}
+
+// cleanForm reports whether every name and value is valid UTF-8 without NUL.
+func cleanForm(f url.Values) bool {
+	for k, vs := range f {
+		if !utf8.ValidString(k) || strings.IndexByte(k, 0) >= 0 {
+			return false
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // view is what every template gets.

@@ -83,3 +83,23 @@ func TestHeadersAndPreSessionCSRF(t *testing.T) {
 		t.Fatalf("stylesheet: %d %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
 }
+
+// A form field that is not UTF-8, or holds a NUL, is a 400 before any
+// backend call (the client is nil: a call would panic), whatever the page.
+func TestFormWithOddBytesIsRefused(t *testing.T) {
+	p := New(nil, Options{})
+	for _, tt := range []struct{ path, body string }{
+		{"/portal/signin", "email=%FF%FE&password=x&csrf=t"},
+		{"/portal/signup", "email=a%40b.c&password=%00&csrf=t"},
+		{"/portal/keys", "name=%C3&csrf=t"},
+		{"/portal/signin", "email=%zz"},
+	} {
+		req := httptest.NewRequest("POST", tt.path, strings.NewReader(tt.body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		p.ServeHTTP(rec, req)
+		if rec.Code != http.StatusBadRequest {
+			t.Errorf("%s %q: %d", tt.path, tt.body, rec.Code)
+		}
+	}
+}
