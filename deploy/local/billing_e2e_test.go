@@ -53,6 +53,21 @@ func billingEndToEnd(t *testing.T, withDB bool) {
 		t.Fatalf("first mail: %s", first[0].Data)
 	}
 
+	// The server has the mail; wait until the outbox has recorded it as sent
+	// too, or closing the server now would fail the sender's session and the
+	// mail would rightly be sent again (delivery is at least once).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, err := st.Metering.Service().Outbox(t.Context(), st.AccountID)
+		if err == nil && len(out) == 1 && out[0].SentAt != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first mail is not recorded as sent: %+v %v", out, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
 	// The mail server goes down; 90 %: a batch of 150 items (one unit each).
 	addr := st.Mail.Addr()
 	if err := st.Mail.Close(); err != nil {
