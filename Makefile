@@ -6,7 +6,7 @@ export PATH := $(BIN):$(PATH)
 # Every module of the workspace, in dependency order.
 MODULES := proto pkg services/metering/admission services/metering services/finance services/converter services/jobs gateway deploy/local deploy/k8s
 
-.PHONY: run test vet lint gen gen-check tools tidy build fmt fuzz-edge
+.PHONY: run test vet lint gen gen-check tools tidy build fmt fuzz-edge faults load rules-check
 
 # Build identity for /v1/version; empty outside a git checkout.
 COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -23,6 +23,30 @@ test: vet ## go vet and go test -race over every module.
 FUZZTIME ?= 60s
 fuzz-edge:
 	cd deploy/local && go test -run '^$$' -fuzz '^FuzzEdge$$' -fuzztime $(FUZZTIME) .
+
+# The load tool (docs/load.md): a short run of the default mix against the
+# whole stack started in its own process (on REDIS_URL, NATS_URL and
+# DATABASE_URL when set). LOAD_FLAGS adds or overrides flags, e.g.
+# LOAD_FLAGS='-rate 0 -duration 30s' or LOAD_FLAGS='-target http://host:8080 -keys-file keys.json'.
+LOAD_FLAGS ?=
+load:
+	go build -o $(BIN)/load ./deploy/local/cmd/load
+	$(BIN)/load -samples $(CURDIR)/../shared/samples -duration 10s -rate 200 $(LOAD_FLAGS)
+
+# The Prometheus alert rules (deploy/monitoring, docs/monitoring.md): syntax
+# and their unit tests. Skips with the reason when promtool is not installed
+# (Debian package `prometheus`; .ci/run installs it).
+rules-check:
+	@if ! command -v promtool >/dev/null 2>&1; then echo "rules-check: skipped: promtool not installed (apt-get install prometheus)"; exit 0; fi; \
+		promtool check rules deploy/monitoring/alerts.yaml && \
+		cd deploy/monitoring && promtool test rules alerts_test.yaml
+
+# The fault suite (docs/faults.md): its own PostgreSQL, Redis and NATS on free
+# ports, the binaries as separate processes, faults injected while work flows.
+# FAULTS=quick runs the bounded subset CI runs; FAULTS_RUN=<word> picks scenarios.
+FAULTS ?= all
+faults:
+	cd deploy/local && FAULTS=$(FAULTS) go test -count=1 -v -run '^TestFaults$$' -timeout 45m ./faults
 
 vet:
 	@set -e; for m in $(MODULES); do (cd $$m && go vet ./...); done

@@ -305,6 +305,13 @@ func quotaDetail(req admission.Request, d admission.Decision) string {
 			req.Units, left, req.Limits.TestQuota)
 	case req.Test:
 		return fmt.Sprintf("the one-time test pool of %d requests is spent; it never resets: use a live key", req.Limits.TestQuota)
+	case req.Limits.PaymentState == "settling":
+		// Introductory limits: the payment, not the plan, is the way out.
+		return fmt.Sprintf("%d left of the introductory quota of %d live conversions that applies until the account's first direct debit settles (3 to 6 business days): it lifts to the %s plan's volume then",
+			left, req.Limits.MonthlyQuota, req.Limits.Plan)
+	case req.Limits.PaymentState == "failed":
+		return fmt.Sprintf("%d left of the Free quota of %d live conversions that applies because a payment failed: it lifts when a payment settles (retry it in the portal's payment methods)",
+			left, req.Limits.MonthlyQuota)
 	case req.Units > 1:
 		return fmt.Sprintf("%d items requested, %d left in the %s plan's quota of %d live conversions until %s: send fewer items, raise the limit or upgrade",
 			req.Units, left, req.Limits.Plan, req.Limits.MonthlyQuota, req.Limits.PeriodEnd.UTC().Format(time.RFC3339))

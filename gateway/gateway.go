@@ -158,7 +158,10 @@ func New(cfg Config) (*Gateway, error) {
 		reg  func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
 	}{
 		{conv, b.Converter, wrap(conversionv1.RegisterConversionServiceHandlerClient, conversionv1.NewConversionServiceClient)},
-		{conv, b.Converter, wrap(conversionv1.RegisterAccountingConnectionServiceHandlerClient, conversionv1.NewAccountingConnectionServiceClient)},
+		{conv, b.Jobs, wrap(conversionv1.RegisterAccountingConnectionServiceHandlerClient, conversionv1.NewAccountingConnectionServiceClient)},
+		// The OAuth callback is public: on the public mux, reached only by the
+		// route table's public row.
+		{g.public, b.Jobs, wrap(conversionv1.RegisterAccountingCallbackServiceHandlerClient, conversionv1.NewAccountingCallbackServiceClient)},
 		{conv, b.Jobs, wrap(jobsv1.RegisterJobServiceHandlerClient, jobsv1.NewJobServiceClient)},
 		{conv, b.Jobs, wrap(jobsv1.RegisterWebhookServiceHandlerClient, jobsv1.NewWebhookServiceClient)},
 		{conv, b.Metering, wrap(meteringv1.RegisterUsageServiceHandlerClient, meteringv1.NewUsageServiceClient)},
@@ -172,6 +175,7 @@ func New(cfg Config) (*Gateway, error) {
 		{fin, b.Finance, wrap(financev1.RegisterDebtServiceHandlerClient, financev1.NewDebtServiceClient)},
 		{fin, b.Finance, wrap(financev1.RegisterInsightServiceHandlerClient, financev1.NewInsightServiceClient)},
 		{fin, b.Finance, wrap(financev1.RegisterNetWorthServiceHandlerClient, financev1.NewNetWorthServiceClient)},
+		{fin, b.Finance, wrap(financev1.RegisterImportServiceHandlerClient, financev1.NewImportServiceClient)},
 	}
 	for _, r := range regs {
 		if err := r.reg(ctx, r.mux, r.conn); err != nil {
@@ -296,6 +300,12 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 			h.ServeHTTP(w, r)
 			return
 		}
+		// Public routes take input too (the OAuth callback's query): what
+		// no backend could read is a 400 here, as on every other route.
+		if reject := checkInput(r, pub); reject != nil {
+			writeProblem(w, reject, reqID)
+			return
+		}
 		g.public.ServeHTTP(w, r)
 		return
 	}
@@ -339,7 +349,17 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	if reject != nil {
 		g.log.Info("request refused at the edge", "request_id", reqID, "type", string(reject.Type), "field", reject.Field)
 	}
-	r = r.WithContext(principal.With(r.Context(), p))
+	// A route that honours Idempotency-Key passes a valid one on: the jobs
+	// service stores it with a batch in the submission's transaction, so a
+	// retry whose first answer was lost finds the committed job (docs/jobs.md).
+	if key := r.Header.Get("Idempotency-Key"); reject == nil && rt.Idempotency != route.IdempotencyNone && validKey(key) {
+		p.IdempotencyKey = key
+	}
+	ctx := principal.With(r.Context(), p)
+	if len(body) > 0 && jsonBody(r, rt) {
+		ctx = withBody(ctx, body)
+	}
+	r = r.WithContext(ctx)
 	t := g.admit(w, r, p, res.Limits, rt, body, reject)
 	if t == nil {
 		return info // refused or replayed: admit answered

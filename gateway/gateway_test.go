@@ -209,10 +209,13 @@ func newHarnessWith(t *testing.T, o harnessOpts) *harness {
 	})
 	conv := serve(t, func(s *grpc.Server) {
 		conversionv1.RegisterConversionServiceServer(s, h.conv)
-		conversionv1.RegisterAccountingConnectionServiceServer(s, h.conv)
 	})
 	met := serve(t, func(s *grpc.Server) { meteringv1.RegisterCredentialServiceServer(s, h.metering) })
-	jobs := serve(t, func(s *grpc.Server) { jobsv1.RegisterJobServiceServer(s, fakeJobs{}) })
+	jobs := serve(t, func(s *grpc.Server) {
+		jobsv1.RegisterJobServiceServer(s, fakeJobs{})
+		// Accounting connections are the jobs service's.
+		conversionv1.RegisterAccountingConnectionServiceServer(s, h.conv)
+	})
 	g, err := gateway.New(gateway.Config{
 		Backends: gateway.Backends{Finance: fin, Converter: conv, Metering: met, Jobs: jobs},
 		Checks: []gateway.Check{{Name: "redis", Probe: func(context.Context) error {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/tracing"
 )
 
 type ctxKey int
@@ -97,10 +98,11 @@ func (g *Gateway) withAccessLog(serve func(http.ResponseWriter, *http.Request) l
 			sw = &statusWriter{ResponseWriter: w}
 		}
 		li := serve(sw, r)
+		tracing.SetRoute(r.Context(), r.Method, li.route)
 		g.metrics.observe(r.Method, li.route, sw.status, time.Since(start))
 		// Path only: query strings can hold search terms, and bodies are
 		// message content; neither is logged.
-		g.log.Info("request", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path,
+		g.log.InfoContext(r.Context(), "request", "request_id", requestID(r.Context()), "method", r.Method, "path", r.URL.Path,
 			"status", sw.status, "bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds(), "account_id", li.accountID)
 	})
 }

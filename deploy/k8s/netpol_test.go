@@ -171,7 +171,8 @@ type flow struct {
 // internalFlows are the connections the binaries make inside the namespace
 // and to the data stores (pods in dev, managed addresses in prod):
 //
-//   - the gateway calls the four services; jobs calls the converter;
+//   - the gateway calls the four services; jobs and finance (statement
+//     imports) call the converter; jobs calls metering (refunds);
 //     metering (meteringctl in a metering pod) and meteringctl call finance's
 //     DirectoryService;
 //   - the data stores' clients reach them; the NATS nodes reach each other.
@@ -179,7 +180,7 @@ func internalFlows() map[flow]bool {
 	w := map[flow]bool{}
 	for _, f := range []flow{
 		{"gateway", "finance", 9001}, {"gateway", "converter", 9002}, {"gateway", "metering", 9003}, {"gateway", "jobs", 9004},
-		{"jobs", "converter", 9002},
+		{"jobs", "converter", 9002}, {"jobs", "metering", 9003}, {"finance", "converter", 9002},
 		{"metering", "finance", 9001}, {"meteringctl", "finance", 9001},
 		{"nats", "nats", 6222},
 	} {

@@ -154,6 +154,27 @@ func financePatchEndToEnd(t *testing.T, st *local.Stack) {
 		}
 	})
 
+	t.Run("a member of the wrong JSON type is named", func(t *testing.T) {
+		f.t = t
+		tests := []struct{ body, field string }{
+			{`"location": 5`, "location"},
+			{`"location": {"city": 5}`, "location.city"},
+			{`"revert_to_provider": "amount"`, "revert_to_provider"},
+			{`"merchant": ["x"]`, "merchant"},
+			{`"clear_location": "yes"`, "clear_location"},
+		}
+		for _, tt := range tests {
+			r := patch(usdID, tt.body)
+			if r.status != 400 || r.json["type"] != "invalid-input" || r.json["field"] != tt.field {
+				t.Errorf("%s: %d %s; want field %s", tt.body, r.status, r.body, tt.field)
+			}
+		}
+		r := f.write("PATCH", "/v1/transactions/"+usdID, "finance-write", `{"expected_version": "abc"}`)
+		if r.status != 400 || r.json["field"] != "expected_version" {
+			t.Errorf("expected_version as a string: %d %s", r.status, r.body)
+		}
+	})
+
 	t.Run("page_size 0 is refused, absent is the default", func(t *testing.T) {
 		f.t = t
 		c := f.call("GET", "/v1/transactions?page_size=0", "finance-read", "")

@@ -25,16 +25,19 @@ import (
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	"github.com/ledgerlane/platform/pkg/tracing"
 	converterserver "github.com/ledgerlane/platform/services/converter/server"
 	financesandbox "github.com/ledgerlane/platform/services/finance/sandbox" // finance sandbox aggregator
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
 	financeserver "github.com/ledgerlane/platform/services/finance/server"
 	"github.com/ledgerlane/platform/services/jobs"
+	"github.com/ledgerlane/platform/services/jobs/accounting/sandboxplatform"
 	jobsserver "github.com/ledgerlane/platform/services/jobs/server"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/financedir"
 	"github.com/ledgerlane/platform/services/metering/mailsink"
+	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 	meteringserver "github.com/ledgerlane/platform/services/metering/server"
 	"github.com/ledgerlane/platform/services/metering/smtpmail"
 )
@@ -77,6 +80,9 @@ type Config struct {
 	// BillingInterval is how often metering closes periods, checks usage
 	// alerts and sends mail (0 means 2s).
 	BillingInterval time.Duration
+	// AccountingSandboxAddr is where the sandbox accounting platform listens
+	// (SANDBOX_PLATFORM_ADDR; default 127.0.0.1:0, a free port).
+	AccountingSandboxAddr string
 }
 
 // Stack is a running platform.
@@ -98,6 +104,12 @@ type Stack struct {
 	// and Metering the metering service's wiring (tests use both).
 	Mail     *mailsink.Sink
 	Metering *meteringserver.Server
+	// AccountingSandbox is the sandbox accounting platform the jobs
+	// service's "sandbox" connections talk to (docs/accounting.md).
+	AccountingSandbox *sandboxplatform.Server
+	// httpLis is the gateway's listener, opened before the services so the
+	// OAuth callback URL is known when jobs is built.
+	httpLis net.Listener
 
 	listeners map[string]net.Listener
 	cancel    context.CancelFunc
@@ -130,7 +142,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 
 	fin, err := financeserver.New(ctx, financeserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.FinanceSchema,
-		CursorSecret: cfg.CursorSecret, Clock: cfg.Now, Log: cfg.Log.With("service", "finance")})
+		CursorSecret: cfg.CursorSecret, Clock: cfg.Now, Log: cfg.Log.With("service", "finance"),
+		ConverterAddr: s.Addrs["converter"]})
 	if err = s.serve(runCtx, cfg.Log, "finance", fin, err); err != nil {
 		return nil, err
 	}
@@ -140,9 +153,18 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 	// Jobs: an in-memory store whatever DatabaseURL says, a random job key
 	// per start (so batches work without configuration) and private webhook
-	// targets allowed, so a receiver on localhost gets deliveries.
-	jobsSrv, err := jobsserver.New(ctx, jobsserver.Config{NATSURL: natsURL, ConverterAddr: s.Addrs["converter"],
-		Keys: jobs.NewRandomKeyring(), AllowPrivate: true, Clock: cfg.Now, Log: cfg.Log.With("service", "jobs")})
+	// targets allowed, so a receiver on localhost gets deliveries. Its
+	// accounting connections offer the sandbox platform, started here,
+	// redirecting to the gateway's callback.
+	if err := s.startAccountingSandbox(cfg); err != nil {
+		return nil, err
+	}
+	jobsSrv, err := jobsserver.New(ctx, jobsserver.Config{NATSURL: natsURL, ConverterAddr: s.Addrs["converter"], MeteringAddr: s.Addrs["metering"],
+		Keys: jobs.NewRandomKeyring(), AllowPrivate: true, Clock: cfg.Now, Log: cfg.Log.With("service", "jobs"),
+		Accounting: jobsserver.AccountingConfig{
+			RedirectURL: s.URL + "/v1/connections/callback", CursorKey: cfg.CursorSecret,
+			SandboxURL: s.AccountingSandbox.URL, SandboxClientID: sandboxplatform.ClientID, SandboxClientSecret: sandboxplatform.ClientSecret,
+		}})
 	if err = s.serve(runCtx, cfg.Log, "jobs", jobsSrv, err); err != nil {
 		return nil, err
 	}
@@ -155,7 +177,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 	met, err := meteringserver.New(ctx, meteringserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.MeteringSchema,
 		RedisURL: redisURL, FinanceDirectory: financedir.New(backends.Finance), Clock: cfg.Now, Log: cfg.Log.With("service", "metering"),
-		Mailer: mailer, BillingInterval: cmp.Or(cfg.BillingInterval, 2*time.Second), MailBackoff: time.Second, MailBackoffMax: 5 * time.Second})
+		Mailer: mailer, BillingInterval: cmp.Or(cfg.BillingInterval, 2*time.Second), MailBackoff: time.Second, MailBackoffMax: 5 * time.Second,
+		PaymentProcessor: sandboxpay.New()})
 	if err = s.serve(runCtx, cfg.Log, "metering", met, err); err != nil {
 		return nil, err
 	}
@@ -259,14 +282,33 @@ func (s *Stack) startMail(cfg Config) (*smtpmail.Mailer, error) {
 	return smtpmail.New(smtpmail.Config{Addr: sink.Addr(), From: "billing@ledgerlane.local", TLS: smtpmail.TLSNone, Timeout: 5 * time.Second})
 }
 
-// serveHTTP serves the gateway on addr (URL).
-func (s *Stack) serveHTTP(runCtx context.Context, addr string) error {
-	lis, err := net.Listen("tcp", addr)
+// startAccountingSandbox opens the gateway's listener (so its URL, the
+// OAuth callback's base, is known) and starts the sandbox accounting
+// platform.
+func (s *Stack) startAccountingSandbox(cfg Config) error {
+	lis, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return err
 	}
-	s.URL = "http://" + lis.Addr().String()
-	handler := s.Gateway.Handler()
+	s.httpLis, s.URL = lis, "http://"+lis.Addr().String()
+	s.closers = append(s.closers, func() { _ = lis.Close() })
+	sb, err := sandboxplatform.Start(cmp.Or(cfg.AccountingSandboxAddr, "127.0.0.1:0"), sandboxplatform.Config{Now: cfg.Now})
+	if err != nil {
+		return fmt.Errorf("accounting sandbox: %w", err)
+	}
+	s.AccountingSandbox = sb
+	s.closers = append(s.closers, func() { _ = sb.Close() })
+	cfg.Log.Info("sandbox accounting platform started", "url", sb.URL)
+	return nil
+}
+
+// serveHTTP serves the gateway on the listener startAccountingSandbox
+// opened (URL).
+func (s *Stack) serveHTTP(runCtx context.Context, _ string) error {
+	lis := s.httpLis
+	// The HTTP server span when tracing is on (pkg/tracing); the bare
+	// handler when off.
+	handler := tracing.HTTPHandler(s.Gateway.Handler(), "gateway")
 	s.run(func() error { return gateway.Serve(runCtx, lis, handler, 10*time.Second) })
 	return nil
 }

@@ -137,5 +137,84 @@ func TestPortalInBrowser(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.body.innerText.includes("revoked 20")`, &ok)); err != nil || !ok {
 		t.Fatalf("the page does not show the revocation: %v", err)
 	}
+
+	// Payment methods (docs/billing.md): an ACH mandate and a card, an
+	// upgrade to Scale that runs on introductory limits while the first
+	// debit settles, and the card refused as Scale's default (409).
+	var state, refusal string
+	err = chromedp.Run(ctx,
+		chromedp.EmulateViewport(1200, 900),
+		chromedp.Navigate(st.URL+"/portal/payments"),
+		chromedp.WaitVisible(`#routing`, chromedp.ByID),
+		shot("09-payments-empty"),
+		chromedp.SendKeys(`#dd-holder`, "Browser Ltd", chromedp.ByID),
+		chromedp.SendKeys(`#routing`, "021000021", chromedp.ByID),
+		chromedp.SendKeys(`#dd-account`, "000123456789", chromedp.ByID),
+		chromedp.Click(`input[name="mandate"]`, chromedp.ByQuery),
+		chromedp.Click(`#add-debit`, chromedp.ByID),
+		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+		chromedp.SendKeys(`#card-holder`, "Bea", chromedp.ByID),
+		chromedp.SendKeys(`#card-number`, "4242 4242 4242 4242", chromedp.ByID),
+		chromedp.SendKeys(`#exp-month`, "12", chromedp.ByID),
+		chromedp.SendKeys(`#exp-year`, "2040", chromedp.ByID),
+		chromedp.Click(`#add-card`, chromedp.ByID),
+		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+		shot("10-payment-methods"),
+		chromedp.Navigate(st.URL+"/portal/usage"),
+		chromedp.WaitVisible(`#cap`, chromedp.ByID),
+		chromedp.Click(`input[name="plan"][value="scale"]`, chromedp.ByQuery),
+		chromedp.Submit(`input[name="plan"][value="scale"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#confirm-change`, chromedp.ByID),
+		shot("11-confirm-scale"),
+		chromedp.Click(`#confirm-change`, chromedp.ByID),
+		chromedp.WaitVisible(`#usage-payment-state`, chromedp.ByID),
+		chromedp.Text(`#usage-payment-state`, &state, chromedp.ByID),
+		shot("12-usage-settling"),
+		chromedp.Navigate(st.URL+"/portal/payments"),
+		chromedp.WaitVisible(`button[aria-label^="Make Visa"]`, chromedp.ByQuery),
+		chromedp.Click(`button[aria-label^="Make Visa"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`p.error`, chromedp.ByQuery),
+		chromedp.Text(`p.error`, &refusal, chromedp.ByQuery),
+		shot("13-card-default-refused"),
+		chromedp.Navigate(st.URL+"/portal/finance"),
+		chromedp.WaitVisible(`#fin-name`, chromedp.ByID),
+		shot("14-finance-empty"),
+	)
+	if err != nil {
+		t.Fatalf("browser (payments): %v", err)
+	}
+	if !strings.Contains(state, "settling") || !strings.Contains(refusal, "Direct debit required") {
+		t.Fatalf("payment state %q, refusal %q", state, refusal)
+	}
+
+	// Finance credentials: a person joins the demo account (invited), and
+	// issues a credential for its finance user under the redacted grant.
+	token := demoInvitation(t, st, "browser@demo.example")
+	var finSecret string
+	err = chromedp.Run(ctx,
+		chromedp.Click(`form[action="/portal/signout"] button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#email`, chromedp.ByID),
+		chromedp.Navigate(st.URL+"/portal/invite?t="+token),
+		chromedp.WaitVisible(`#password`, chromedp.ByID),
+		chromedp.SendKeys(`#password`, pw, chromedp.ByID),
+		chromedp.Submit(`#password`, chromedp.ByID),
+		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
+		chromedp.Navigate(st.URL+"/portal/finance"),
+		chromedp.WaitVisible(`#fin-name`, chromedp.ByID),
+		chromedp.SendKeys(`#fin-name`, "budget app", chromedp.ByID),
+		chromedp.SendKeys(`#fin-user`, st.Demo.UserID, chromedp.ByID),
+		chromedp.SendKeys(`#fin-grant`, st.Demo.GrantRedactedID, chromedp.ByID),
+		chromedp.Click(`#issue-finance`, chromedp.ByID),
+		chromedp.WaitVisible(`#new-secret`, chromedp.ByID),
+		chromedp.Value(`#new-secret`, &finSecret, chromedp.ByID),
+		shot("15-finance-issued"),
+	)
+	if err != nil {
+		t.Fatalf("browser (finance): %v", err)
+	}
+	c := client{t: t, base: st.URL, keys: map[string]string{"fin": finSecret}}
+	if r := c.call("GET", "/v1/transactions?page_size=3", "fin", ""); !strings.HasPrefix(finSecret, "at_live_") || r.status != 200 {
+		t.Fatalf("the finance credential made in the browser: %q %d %s", finSecret[:min(12, len(finSecret))], r.status, r.body)
+	}
 	t.Logf("screenshots in %s", shots)
 }

@@ -94,6 +94,14 @@ func New(client meteringv1.PortalServiceClient, opts Options) *Portal {
 	p.mux.HandleFunc("GET /portal/usage", p.session(p.usage))
 	p.mux.HandleFunc("POST /portal/usage/limits", p.session(p.setLimits))
 	p.mux.HandleFunc("POST /portal/plan", p.session(p.changePlan))
+	p.mux.HandleFunc("GET /portal/payments", p.session(p.payments))
+	p.mux.HandleFunc("POST /portal/payments", p.session(p.addPaymentMethod))
+	p.mux.HandleFunc("POST /portal/payments/{id}/default", p.session(p.defaultPaymentMethod))
+	p.mux.HandleFunc("POST /portal/payments/{id}/remove", p.session(p.removePaymentMethod))
+	p.mux.HandleFunc("POST /portal/payments/{id}/retry", p.session(p.retryPayment))
+	p.mux.HandleFunc("GET /portal/finance", p.session(p.finance))
+	p.mux.HandleFunc("POST /portal/finance", p.session(p.createFinanceCredential))
+	p.mux.HandleFunc("POST /portal/finance/{id}/revoke", p.session(p.revokeFinanceCredential))
 	p.mux.HandleFunc("GET /portal/people", p.session(p.people))
 	p.mux.HandleFunc("POST /portal/people", p.session(p.invite))
 	// The invitation token travels in the query and the form, never in the
@@ -174,6 +182,10 @@ type view struct {
 	// The people page, and the invitation page (Email, AccountName).
 	People     []*meteringv1.PortalPerson
 	Invitation string
+	// The payment methods page.
+	Payments *paymentsView
+	// The finance credentials page.
+	Finance *financeView
 }
 
 type keyView struct {

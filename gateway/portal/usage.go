@@ -30,6 +30,7 @@ type usageView struct {
 	PeriodStart, PeriodEnd     time.Time
 	TestUsed, TestQuota        int64
 	ScheduledPlan, ScheduledAt string
+	PaymentState               string
 	Plans                      []planView
 	AlertMails                 []alertView
 	Invoices                   []invoiceView
@@ -57,6 +58,8 @@ type planView struct {
 type confirmView struct {
 	From, To, Kind, Charge string
 	EffectiveAt            string
+	// DirectDebitOnly: the new plan is billed only by direct debit.
+	DirectDebitOnly bool
 }
 
 // money is an amount of minor units in currency, e.g. "27.00 EUR".
@@ -76,7 +79,8 @@ func (p *Portal) usageView(r *http.Request, token string) (*usageView, []*meteri
 	u := res.GetUsage()
 	v := &usageView{Plan: u.GetPlan(), Used: int64(u.GetUsed()), Quota: int64(u.GetMonthlyQuota()), Remaining: int64(u.GetRemaining()),
 		OverageAllowed: u.GetOverageAllowed(), Blocked: u.GetOverageBlocked(), HardStop: res.GetHardStop(), Currency: u.GetCurrency(),
-		PeriodStart: u.GetPeriodStart().AsTime(), PeriodEnd: u.GetPeriodEnd().AsTime(), TestUsed: int64(u.GetTestUsed()), TestQuota: int64(u.GetTestQuota())}
+		PeriodStart: u.GetPeriodStart().AsTime(), PeriodEnd: u.GetPeriodEnd().AsTime(), TestUsed: int64(u.GetTestUsed()), TestQuota: int64(u.GetTestQuota()),
+		PaymentState: u.GetPaymentState()}
 	if c := u.GetOverageCapCents(); c != nil && c.GetKind() != nil {
 		if n, ok := c.GetKind().(*structpb.Value_NumberValue); ok {
 			cents := int64(n.NumberValue)
@@ -214,7 +218,7 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv
 			p.renderUsage(w, r, s, token, http.StatusBadRequest, "Choose one of the plans.", "")
 			return
 		}
-		c := &confirmView{From: from.GetId(), To: next.GetId()}
+		c := &confirmView{From: from.GetId(), To: next.GetId(), DirectDebitOnly: next.GetDirectDebitOnly()}
 		switch d := next.GetMonthlyPriceCents() - from.GetMonthlyPriceCents(); {
 		case to == v.Plan && v.ScheduledPlan != "":
 			c.Kind = "cancel"
@@ -232,6 +236,10 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv
 	res, err := p.client.ChangePortalPlan(r.Context(), &meteringv1.ChangePortalPlanRequest{Token: token, Plan: to})
 	if err != nil {
 		pr := rpc.Problem(err)
+		if pr.Type == problem.DirectDebitRequired {
+			p.renderUsage(w, r, s, token, http.StatusConflict, "Direct debit required: "+pr.Detail+" (Payment methods page).", "")
+			return
+		}
 		if pr.Type == problem.InvalidInput || pr.Type == problem.Conflict || pr.Type == problem.Unprocessable {
 			p.renderUsage(w, r, s, token, http.StatusBadRequest, pr.Detail, "")
 			return

@@ -140,6 +140,13 @@ var table = []Route{
 	write(http.MethodPost, "/v1/connections", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.CreateConnection", optional),
 	get("/v1/connections", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.ListConnections"),
 	write(http.MethodDelete, "/v1/connections/{id}", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.DeleteConnection", optional),
+	// A statement pushed to an accounting platform is converted once (to read
+	// its entries), so it is metered and limited like one conversion.
+	write(http.MethodPost, "/v1/connections/{id}/statements", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.PushStatement", optional).
+		metered(UnitsOne).limit(ConvertBodyLimit),
+	// The OAuth redirect target: the platform sends the user's browser here,
+	// without a key; the single-use state names the account and connection.
+	get("/v1/connections/callback", Public, "", "conversion.v1.AccountingCallbackService.CompleteConnection"),
 	get("/v1/usage", Conversion, "usage:read", "metering.v1.UsageService.GetUsage"),
 	// The spec names no scope for spend caps; changing billing is an account
 	// owner's act, so it needs the reserved operator scope, like usage. The
@@ -154,6 +161,10 @@ var table = []Route{
 	get("/v1/transactions/{id}", Finance, "transactions:read", "finance.v1.TransactionService.GetTransaction"),
 	write(http.MethodPatch, "/v1/transactions/{id}", Finance, "transactions:write", "finance.v1.TransactionService.UpdateTransaction", required),
 	write(http.MethodPost, "/v1/transactions/bulk-categorize", Finance, "transactions:write", "finance.v1.TransactionService.BulkCategorizeTransactions", required),
+	// A statement file for one account; the body carries the file's text, so
+	// it may be as large as a message the converter takes.
+	write(http.MethodPost, "/v1/imports", Finance, "transactions:write", "finance.v1.ImportService.ImportStatement", required).
+		limit(ConvertBodyLimit),
 	get("/v1/categories", Finance, "categories:read", "finance.v1.CategoryService.ListCategories"),
 	write(http.MethodPost, "/v1/categories", Finance, "categories:write", "finance.v1.CategoryService.CreateCategory", required),
 	write(http.MethodPatch, "/v1/categories/{id}", Finance, "categories:write", "finance.v1.CategoryService.UpdateCategory", required),
@@ -166,8 +177,12 @@ var table = []Route{
 	get("/v1/budgets/{id}", Finance, "budgets:read", "finance.v1.BudgetService.GetBudget"),
 	get("/v1/budgets/{id}/progress", Finance, "budgets:read", "finance.v1.BudgetService.GetBudgetProgress"),
 	write(http.MethodPost, "/v1/budgets/switch-method", Finance, "budgets:write", "finance.v1.BudgetService.SwitchBudgetMethod", required),
+	write(http.MethodPatch, "/v1/budgets/{id}/allocations", Finance, "budgets:write", "finance.v1.BudgetService.UpdateBudgetAllocations", required),
 	get("/v1/goals", Finance, "goals:read", "finance.v1.GoalService.ListGoals"),
 	get("/v1/goals/{id}", Finance, "goals:read", "finance.v1.GoalService.GetGoal"),
+	write(http.MethodPost, "/v1/goals", Finance, "goals:write", "finance.v1.GoalService.CreateGoal", required),
+	write(http.MethodPatch, "/v1/goals/{id}", Finance, "goals:write", "finance.v1.GoalService.UpdateGoal", required),
+	write(http.MethodDelete, "/v1/goals/{id}", Finance, "goals:write", "finance.v1.GoalService.DeleteGoal", required),
 	get("/v1/holdings", Finance, "holdings:read", "finance.v1.HoldingService.ListHoldings"),
 	get("/v1/debt/summary", Finance, "debt:read", "finance.v1.DebtService.GetDebtSummary"),
 	// The payoff plan only computes: nothing to make idempotent.

@@ -27,5 +27,5 @@ func NewTo(w io.Writer, service, level string) *slog.Logger {
 	default:
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})).With("service", service)
+	return slog.New(WithTrace(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))).With("service", service)
 }

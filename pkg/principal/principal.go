@@ -27,6 +27,10 @@ type Principal struct {
 	FinanceUserID string
 	GrantID       string
 	RequestID     string
+	// IdempotencyKey is the request's Idempotency-Key, as the edge checked
+	// it (empty when none was sent): a backend that commits work stores it
+	// so that a retry after a lost answer finds that work (jobs).
+	IdempotencyKey string
 }
 
 // HasScope reports whether p carries scope s.
@@ -49,6 +53,7 @@ const (
 	mdUser       = "x-ll-finance-user-id"
 	mdGrant      = "x-ll-grant-id"
 	mdRequest    = "x-request-id"
+	mdIdemKey    = "x-ll-idempotency-key"
 )
 
 // Pairs returns p as metadata key/value pairs for an outgoing call.
@@ -63,6 +68,7 @@ func (p Principal) Pairs() []string {
 		mdUser, p.FinanceUserID,
 		mdGrant, p.GrantID,
 		mdRequest, p.RequestID,
+		mdIdemKey, p.IdempotencyKey,
 	}
 }
 
@@ -92,6 +98,7 @@ func FromIncoming(ctx context.Context) (Principal, bool) {
 		GrantID:       get(mdGrant),
 		RequestID:     get(mdRequest),
 	}
+	p.IdempotencyKey = get(mdIdemKey)
 	return p, p.AccountID != ""
 }
 

@@ -33,6 +33,7 @@ const (
 	IdempotencyConflict Type = "idempotency-conflict"
 	IdempotencyInFlight Type = "idempotency-in-flight"
 	Conflict            Type = "conflict"
+	DirectDebitRequired Type = "direct-debit-required"
 	MessageTooLarge     Type = "message-too-large"
 	FieldImmutable      Type = "field-immutable"
 	Unprocessable       Type = "unprocessable"
@@ -42,6 +43,11 @@ const (
 	NotImplemented      Type = "not-implemented"
 	Unavailable         Type = "unavailable"
 	BatchUnavailable    Type = "batch-unavailable"
+	// Accounting-platform connections (docs/accounting.md).
+	AuthorizationFailed Type = "authorization-failed"
+	ConnectionInactive  Type = "connection-not-active"
+	PlatformRejected    Type = "platform-rejected"
+	PlatformUnavailable Type = "platform-unavailable"
 )
 
 // ContentType is the media type of problem documents (RFC 9457).
@@ -73,6 +79,7 @@ var registry = map[Type]meta{
 	IdempotencyConflict: {409, "Idempotency key reused"},
 	IdempotencyInFlight: {409, "Request with this idempotency key in flight"},
 	Conflict:            {409, "Conflict"},
+	DirectDebitRequired: {409, "Direct debit required"},
 	MessageTooLarge:     {413, "Message too large"},
 	FieldImmutable:      {422, "Field cannot be changed"},
 	Unprocessable:       {422, "Unprocessable message"},
@@ -82,6 +89,10 @@ var registry = map[Type]meta{
 	NotImplemented:      {501, "Not implemented yet"},
 	Unavailable:         {503, "Service unavailable"},
 	BatchUnavailable:    {503, "Batch conversion unavailable"},
+	AuthorizationFailed: {400, "Platform authorization failed"},
+	ConnectionInactive:  {409, "Connection not active"},
+	PlatformRejected:    {502, "Accounting platform refused the request"},
+	PlatformUnavailable: {503, "Accounting platform unavailable"},
 }
 
 // Types lists every slug, for documentation tests.

@@ -42,6 +42,7 @@ var codeOf = map[problem.Type]codes.Code{
 	problem.IdempotencyConflict: codes.AlreadyExists,
 	problem.IdempotencyInFlight: codes.Aborted,
 	problem.Conflict:            codes.FailedPrecondition,
+	problem.DirectDebitRequired: codes.FailedPrecondition,
 	problem.MessageTooLarge:     codes.ResourceExhausted,
 	problem.FieldImmutable:      codes.InvalidArgument,
 	problem.Unprocessable:       codes.InvalidArgument,
@@ -51,6 +52,10 @@ var codeOf = map[problem.Type]codes.Code{
 	problem.NotImplemented:      codes.Unimplemented,
 	problem.Unavailable:         codes.Unavailable,
 	problem.BatchUnavailable:    codes.Unavailable,
+	problem.AuthorizationFailed: codes.InvalidArgument,
+	problem.ConnectionInactive:  codes.FailedPrecondition,
+	problem.PlatformRejected:    codes.FailedPrecondition,
+	problem.PlatformUnavailable: codes.Unavailable,
 }
 
 // Status is p's wire form: a status error with the gRPC code of p's type,

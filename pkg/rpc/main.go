@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/logging"
+	"github.com/ledgerlane/platform/pkg/tracing"
 )
 
 // Grace bounds the drain on SIGTERM; it stays under Kubernetes' default 30 s
@@ -30,15 +31,28 @@ type Setup func(ctx context.Context, log *slog.Logger) (Service, error)
 // error.
 func Main(name, defaultAddr string, setup Setup) {
 	log := logging.New(name, config.String("LOG_LEVEL", "info"))
-	if err := run(log, defaultAddr, setup); err != nil {
+	if err := run(log, name, defaultAddr, setup); err != nil {
 		log.Error("exit", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, defaultAddr string, setup Setup) error {
+func run(log *slog.Logger, name, defaultAddr string, setup Setup) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// Traces only when OTEL_* asks for them (pkg/tracing); before setup, so
+	// the clients setup dials carry them too.
+	stopTracing, err := tracing.Setup(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(sctx); err != nil {
+			log.Warn("flush traces", "err", err)
+		}
+	}()
 	svc, err := setup(ctx, log)
 	if err != nil {
 		return err

@@ -20,10 +20,13 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
 	"google.golang.org/grpc/status"
 
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/tracing"
 )
 
 // Check is one dependency probe of a service (its database, say). The gRPC
@@ -51,6 +54,8 @@ func NewServer(log *slog.Logger, checks []Check, opts ...grpc.ServerOption) *grp
 		// service's pods: new replicas get traffic without a mesh.
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionAge: 2 * time.Minute, MaxConnectionAgeGrace: 30 * time.Second}),
 	)
+	// A server span per call when tracing is on (pkg/tracing); none when off.
+	opts = append(opts, tracing.ServerOptions()...)
 	s := grpc.NewServer(opts...)
 	healthpb.RegisterHealthServer(s, &healthServer{checks: checks})
 	return s
@@ -141,14 +146,32 @@ func Serve(ctx context.Context, s *grpc.Server, lis net.Listener, grace time.Dur
 
 // Dial opens a client connection to an in-cluster service address. A bare
 // host:port resolves through DNS and balances round robin over every address,
-// which spreads calls over all pods behind a headless Kubernetes Service.
+// which spreads calls over all pods behind a headless Kubernetes Service. A
+// comma-separated list of host:port balances round robin over those fixed
+// addresses: replicas on one machine listen on different ports, which one DNS
+// name cannot express (the fault suite, deploy/local/faults, runs two jobs and
+// two converter processes so).
 func Dial(addr string) (*grpc.ClientConn, error) {
-	if !strings.Contains(addr, "://") && !strings.HasPrefix(addr, "dns:") && !strings.HasPrefix(addr, "unix:") {
+	var opts []grpc.DialOption
+	if strings.Contains(addr, ",") {
+		var state resolver.State
+		for _, a := range strings.Split(addr, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				state.Addresses = append(state.Addresses, resolver.Address{Addr: a})
+			}
+		}
+		r := manual.NewBuilderWithScheme("list")
+		r.InitialState(state)
+		addr, opts = r.Scheme()+":///"+strings.ReplaceAll(addr, ",", "_"), append(opts, grpc.WithResolvers(r))
+	} else if !strings.Contains(addr, "://") && !strings.HasPrefix(addr, "dns:") && !strings.HasPrefix(addr, "unix:") {
 		addr = "dns:///" + addr
 	}
-	return grpc.NewClient(addr,
+	// A client span per call, its trace sent in the metadata, when tracing
+	// is on (pkg/tracing); nothing when off.
+	opts = append(opts, tracing.DialOptions()...)
+	return grpc.NewClient(addr, append(opts,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20), grpc.MaxCallSendMsgSize(32<<20)),
-	)
+	)...)
 }

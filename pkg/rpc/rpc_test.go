@@ -61,3 +61,69 @@ func TestPanicBecomesInternalProblem(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestDialListBalancesOverEveryAddress: a comma-separated address list spreads
+// calls round robin over every listed server, and keeps serving from the
+// others while one is gone (two replicas on one machine, as the fault suite
+// runs them).
+func TestDialListBalancesOverEveryAddress(t *testing.T) {
+	var addrs []string
+	stops := map[string]context.CancelFunc{}
+	for _, name := range []string{"a", "b"} {
+		// Each server's readiness fails with its own name, so the answer
+		// tells which server took the call.
+		s := NewServer(slog.New(slog.DiscardHandler), []Check{{Name: name, Probe: func(context.Context) error { return errors.New("down") }}})
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- Serve(ctx, s, lis, time.Second) }()
+		stop := func() { cancel(); <-done }
+		t.Cleanup(func() { cancel() })
+		addrs = append(addrs, lis.Addr().String())
+		stops[name] = stop
+	}
+	conn, err := Dial(addrs[0] + "," + addrs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	ask := func(n int) map[string]int {
+		seen := map[string]int{}
+		for range n {
+			_, err := hc.Check(context.Background(), &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
+			seen[status.Convert(err).Message()]++
+		}
+		return seen
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for seen := ask(10); seen["a unreachable"] == 0 || seen["b unreachable"] == 0; seen = ask(10) {
+		if time.Now().After(deadline) {
+			t.Fatalf("calls did not reach both servers: %v", seen)
+		}
+	}
+	stops["a"]()
+	deadline = time.Now().Add(10 * time.Second)
+	for seen := ask(10); seen["b unreachable"] != 10; seen = ask(10) {
+		if time.Now().After(deadline) {
+			t.Fatalf("with a gone, calls did not all go to b: %v", seen)
+		}
+	}
+}
+
+// FuzzDial: no address, list or not, makes Dial panic; it connects lazily,
+// so nothing is dialled here.
+func FuzzDial(f *testing.F) {
+	for _, s := range []string{"jobs:9004", "127.0.0.1:1,127.0.0.1:2", ",", " , ,", "dns:///x:1", "unix:/tmp/s", "a://b,c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, addr string) {
+		conn, err := Dial(addr)
+		if err == nil {
+			conn.Close()
+		}
+	})
+}

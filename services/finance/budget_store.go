@@ -22,6 +22,12 @@ type BudgetStore interface {
 	// Concurrent switches serialize: each archives the one before it.
 	SwitchBudget(ctx context.Context, next Budget) (archivedID string, err error)
 
+	// UpdateBudgetGroups is a compare-and-swap: it writes b's groups (with
+	// their items), version and updated_at only if the stored budget's
+	// version is expectedVersion. ErrNotFound if the user has no such
+	// budget, ErrVersionConflict if the version differs.
+	UpdateBudgetGroups(ctx context.Context, b Budget, expectedVersion int64) error
+
 	// SaveProgressSnapshot stores a closed period's progress unless one is
 	// stored for the same budget, grant and period start, and returns the
 	// stored one (the first writer wins, so a period freezes once).
@@ -39,6 +45,14 @@ type BudgetStore interface {
 	// ListGoals returns up to limit of the user's goals after the position
 	// (nil: from the start), by sort order then id.
 	ListGoals(ctx context.Context, userID string, after *GoalPosition, limit int) ([]Goal, error)
+	// UpdateGoal is a compare-and-swap: it writes every mutable field of g
+	// (all but id, user and created_at) only if the stored goal's version is
+	// expectedVersion. ErrNotFound if the user has no such goal,
+	// ErrVersionConflict if the version differs.
+	UpdateGoal(ctx context.Context, g Goal, expectedVersion int64) error
+	// DeleteGoal deletes the user's goal if its version is expectedVersion
+	// (ErrNotFound, ErrVersionConflict as for UpdateGoal).
+	DeleteGoal(ctx context.Context, userID, id string, expectedVersion int64) error
 	// MarkGoalCompleted sets status completed and completed_at = at on an
 	// active goal that has no completed_at yet; otherwise it changes
 	// nothing and returns nil.

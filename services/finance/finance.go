@@ -244,8 +244,13 @@ type RecurringRule struct {
 	LastSeenDate     *time.Time
 	LogoURL          string
 	IsActive         bool
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// Status and Occurrences are set by stream detection (recurring.go):
+	// early, mature or stale, and how many rows the stream holds. A rule
+	// written before detection ran has neither.
+	Status      string
+	Occurrences int
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Transaction sources.

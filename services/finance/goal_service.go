@@ -276,19 +276,21 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 			}
 			fl := base
 			fl.AccountID, fl.StartDate = a.ID, thisMonth.AddDate(-1, 0, 0)
-			rows, err := s.store.ListBudgetRows(ctx, c.UserID, fl)
+			// Monthly sums from the store: a year of an account's rows at
+			// scale is tens of thousands.
+			flows, err := s.store.MonthlyFlows(ctx, c.UserID, fl)
 			if err != nil {
-				return f, s.internal(ctx, "list budget rows", err)
+				return f, s.internal(ctx, "monthly flows", err)
 			}
-			for _, r := range rows {
-				if r.Amount.Currency != g.Currency {
+			for _, m := range flows {
+				if m.Currency != g.Currency {
 					continue
 				}
-				if i := monthIndex(r.Date); i >= 0 {
-					months[i] = months[i].Add(r.Amount.Amount)
+				if i := monthIndex(m.Month); i >= 0 {
+					months[i] = months[i].Add(m.Net)
 				}
-				if r.Amount.Amount.IsPositive() {
-					last(r.Date)
+				if m.LastInflow != nil {
+					last(*m.LastInflow)
 				}
 			}
 		}

@@ -430,10 +430,20 @@ func nextOccurrence(d time.Time, freq string) time.Time {
 		}
 		return time.Date(d.Year(), d.Month()+1, 15, 0, 0, 0, 0, time.UTC)
 	case FrequencyAnnually:
-		return d.AddDate(1, 0, 0)
+		return addMonthsClamped(d, 12)
+	case FrequencyQuarterly:
+		return addMonthsClamped(d, 3)
 	default:
-		return d.AddDate(0, 1, 0)
+		return addMonthsClamped(d, 1)
 	}
+}
+
+// addMonthsClamped adds n months, keeping the day but clamping it to the
+// target month's last day (Jan 31 + 1 month is Feb 28, not Mar 3).
+func addMonthsClamped(d time.Time, n int) time.Time {
+	first := time.Date(d.Year(), d.Month()+time.Month(n), 1, 0, 0, 0, 0, time.UTC)
+	last := first.AddDate(0, 1, -1).Day()
+	return time.Date(first.Year(), first.Month(), min(d.Day(), last), 0, 0, 0, 0, time.UTC)
 }
 
 func decNum(n int64) decimal.Decimal { return decimal.NewFromInt(n) }

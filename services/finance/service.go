@@ -42,6 +42,9 @@ type Service struct {
 	cursors *cursor.Codec
 	now     Clock
 	log     *slog.Logger
+	// parser reads imported statement files (import_service.go); nil until
+	// UseStatementParser, and then imports answer not-implemented.
+	parser StatementParser
 }
 
 // NewService returns a Service. cursors signs pagination cursors; every

@@ -115,6 +115,12 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 		w, res := s.mergeSync(conn, rows, existing)
 		err = s.store.ApplySync(ctx, w)
 		if err == nil {
+			// The rows changed: detect the user's recurring streams again. The
+			// sync itself is committed, so a failed detection is logged, not
+			// answered (the next sync retries it).
+			if _, derr := s.DetectRecurring(ctx, conn.UserID); derr != nil {
+				s.log.WarnContext(ctx, "recurring detection after sync", "connection_id", conn.ID, "err", derr)
+			}
 			return res, nil
 		}
 		if !errors.Is(err, ErrVersionConflict) && !errors.Is(err, ErrAlreadyExists) || attempt == syncAttempts {

@@ -98,14 +98,23 @@ func (s *Service) RunFanout(ctx context.Context) error {
 			continue
 		}
 		for msg := range batch {
+			mctx := msgContext(ctx, msg) // the completing worker's trace
 			ev, err := msg.Value()
 			if err != nil {
 				_ = msg.Term()
 				continue
 			}
-			if err := s.Fanout(ctx, ev.AccountID, ev.JobID, ev.Body); err != nil {
-				s.log.Warn("jobs: fanout will be retried", "job_id", ev.JobID, "err", err)
+			if err := s.Fanout(mctx, ev.AccountID, ev.JobID, ev.Body); err != nil {
+				s.log.WarnContext(mctx, "jobs: fanout will be retried", "job_id", ev.JobID, "err", err)
 				_ = msg.Nak(time.Second)
+				continue
+			}
+			// After the fan-out, so a metering outage delays no webhook; the
+			// event is redelivered until the refund is answered (the
+			// fan-out finds its deliveries there, the refund its reference).
+			if err := s.refundFailed(mctx, ev.AccountID, ev.JobID); err != nil {
+				s.log.WarnContext(mctx, "jobs: refund will be retried", "job_id", ev.JobID, "err", err)
+				_ = msg.Nak(5 * time.Second)
 				continue
 			}
 			_ = msg.Ack()

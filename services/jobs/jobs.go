@@ -72,6 +72,13 @@ type Job struct {
 	// ExpiresAt is CreatedAt+TTL until completion, then CompletedAt+TTL. The
 	// sweeper removes the job and its results once it has passed.
 	ExpiresAt time.Time
+	// IdempotencyKey, when set, names the submission for a retry: the
+	// client's Idempotency-Key scoped to its credential. An account holds at
+	// most one job per key (CreateJob answers ErrConflict), which
+	// JobByIdempotencyKey finds, with the RequestHash of the request that
+	// created it. Both are written at creation; JobByIdempotencyKey reads
+	// them back (other reads may leave them empty).
+	IdempotencyKey, RequestHash string
 }
 
 // Options are a job's conversion options, as on a synchronous conversion
@@ -201,7 +208,8 @@ type Attempt struct {
 // ErrNotFound is returned for a missing row, and for another tenant's row.
 var ErrNotFound = errors.New("jobs: not found")
 
-// ErrConflict is returned when a row with the same id exists.
+// ErrConflict is returned when a row with the same id exists, or a job with
+// the same idempotency key.
 var ErrConflict = errors.New("jobs: conflict")
 
 // Store persists jobs, items, endpoints and deliveries. Implementations:
@@ -214,6 +222,9 @@ type Store interface {
 	// leaves it to the submitting process first. The job's progress time is
 	// j.CreatedAt.
 	CreateJob(ctx context.Context, j Job, items []Item) error
+	// JobByIdempotencyKey returns the account's job created with
+	// IdempotencyKey key (with its RequestHash), or ErrNotFound.
+	JobByIdempotencyKey(ctx context.Context, accountID, key string) (Job, error)
 	// ClaimUnenqueued returns up to limit jobs whose enqueue intent is still
 	// open and claimable at now, oldest first, and makes each unclaimable
 	// until now+lease, so that one replica publishes a job at a time.

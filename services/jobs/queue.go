@@ -168,8 +168,23 @@ func (s *Service) fetchOne(ctx context.Context, cons Consumer[WorkItem]) {
 			_ = msg.InProgress()
 		}
 		first = false
-		s.handleWork(ctx, msg)
+		s.handleWork(msgContext(ctx, msg), msg)
 	}
+}
+
+// tracedMsg is a Msg that carries its publisher's trace (natsqueue's, when
+// tracing is on): the work it starts continues that trace, and settling the
+// message ends its processing span.
+type tracedMsg interface {
+	Context(ctx context.Context) context.Context
+}
+
+// msgContext is ctx continued with m's trace, when m carries one.
+func msgContext[T any](ctx context.Context, m Msg[T]) context.Context {
+	if t, ok := m.(tracedMsg); ok {
+		return t.Context(ctx)
+	}
+	return ctx
 }
 
 // fetchBatch items per pull request: fewer round trips than one at a time,
@@ -187,7 +202,7 @@ const fetchBatch = 4
 func (s *Service) handleWork(ctx context.Context, msg Msg[WorkItem]) {
 	wm, err := msg.Value()
 	if err != nil {
-		s.log.Error("jobs: malformed work message; dropped", "err", err)
+		s.log.ErrorContext(ctx, "jobs: malformed work message; dropped", "err", err)
 		_ = msg.Term()
 		return
 	}
@@ -204,7 +219,7 @@ func (s *Service) handleWork(ctx context.Context, msg Msg[WorkItem]) {
 		// Shutting down (or killed in a test): no ack, the queue redelivers.
 	case n < s.cfg.RetryDeliveries:
 		delay := s.backoff(attempt)
-		s.log.Warn("jobs: item will be retried", "job_id", wm.JobID, "index", wm.Index, "attempt", attempt, "delay", delay, "err", err)
+		s.log.WarnContext(ctx, "jobs: item will be retried", "job_id", wm.JobID, "index", wm.Index, "attempt", attempt, "delay", delay, "err", err)
 		_ = msg.Nak(delay)
 	default:
 		s.park(ctx, msg, wm, attempt, err)
@@ -220,11 +235,11 @@ func (s *Service) park(ctx context.Context, msg Msg[WorkItem], wm WorkItem, atte
 	next := wm
 	next.Retries = attempt
 	if err := s.queue.PublishWork(ctx, []WorkItem{next}); err != nil {
-		s.log.Warn("jobs: parking an item failed; retried", "job_id", wm.JobID, "index", wm.Index, "err", err)
+		s.log.WarnContext(ctx, "jobs: parking an item failed; retried", "job_id", wm.JobID, "index", wm.Index, "err", err)
 		_ = msg.Nak(s.backoff(attempt))
 		return
 	}
-	s.log.Warn("jobs: item parked after transient failures", "job_id", wm.JobID, "index", wm.Index, "attempt", attempt, "err", cause)
+	s.log.WarnContext(ctx, "jobs: item parked after transient failures", "job_id", wm.JobID, "index", wm.Index, "attempt", attempt, "err", cause)
 	_ = msg.Ack()
 }
 

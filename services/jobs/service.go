@@ -3,7 +3,9 @@ package jobs
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,6 +82,9 @@ type Config struct {
 	AllowPrivate bool
 	// Resolver resolves webhook hosts (net.DefaultResolver when nil).
 	Resolver Resolver
+	// Refunder gives back the units of items failed by an outage
+	// (meteringclient); nil leaves them counted.
+	Refunder Refunder
 }
 
 // Service implements the batch and webhook routes, the item workers, the
@@ -161,6 +166,21 @@ func (s *Service) timestamp() time.Time {
 type Caller struct {
 	AccountID string
 	Mode      string
+	// CredentialID and IdempotencyKey: the client's Idempotency-Key, when
+	// it sent one, and the credential it belongs to (the gateway scopes
+	// keys to the credential; so does the store's key, idempotencyKey).
+	CredentialID   string
+	IdempotencyKey string
+}
+
+// idempotencyKey is the caller's key as stored with a job: scoped to the
+// credential and mode as the gateway scopes it, so one credential never
+// finds another's job. Empty without a key.
+func (c Caller) idempotencyKey() string {
+	if c.IdempotencyKey == "" {
+		return ""
+	}
+	return c.CredentialID + ":" + c.Mode + ":" + c.IdempotencyKey
 }
 
 func (s *Service) check(c Caller) error {
@@ -224,12 +244,30 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		}
 		ttl = time.Duration(v) * time.Second
 	}
+	// With an Idempotency-Key, a job already committed for it answers this
+	// request: its first answer was lost (the replica that committed it
+	// died before answering, so the gateway answered 5xx and released the
+	// key), and a second job would run for a client that holds one 202.
+	key, hash := c.idempotencyKey(), ""
+	if key != "" {
+		hash = requestHash(req)
+		prev, err := s.store.JobByIdempotencyKey(ctx, c.AccountID, key)
+		if err == nil {
+			// Worth a warning: the first answer was lost after its commit.
+			s.log.WarnContext(ctx, "jobs: a retried submission gets the job its Idempotency-Key committed", "job_id", prev.ID)
+			return replayed(prev, hash)
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return Job{}, s.internal("job by key", err)
+		}
+	}
 	now := s.timestamp()
 	n := len(req.Messages)
 	j := Job{
 		ID: uuid.NewString(), AccountID: c.AccountID, Mode: c.Mode, Status: JobQueued,
 		From: req.From, To: req.To, Options: req.Options,
 		ItemCount: n, Pending: n, TTL: ttl, CreatedAt: now, ExpiresAt: now.Add(ttl),
+		IdempotencyKey: key, RequestHash: hash,
 	}
 	items := make([]Item, n)
 	for i, m := range req.Messages {
@@ -245,6 +283,12 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		return Job{}, err
 	}
 	if err := s.store.CreateJob(ctx, j, items); err != nil {
+		if key != "" && errors.Is(err, ErrConflict) {
+			// The same key committed concurrently (two replicas).
+			if prev, err := s.store.JobByIdempotencyKey(ctx, c.AccountID, key); err == nil {
+				return replayed(prev, hash)
+			}
+		}
 		return Job{}, s.internal("create job", err)
 	}
 	// Committed: the job runs whatever happens next. Publishing 10,000
@@ -426,4 +470,37 @@ func (s *Service) internal(op string, err error) error {
 	}
 	s.log.Error("jobs: "+op, "err", err)
 	return problem.New(problem.Internal, "")
+}
+
+// requestHash identifies a batch request: the same key with another request
+// is a conflict, as at the gateway.
+func requestHash(req BatchRequest) string {
+	h := sha256.New()
+	ttl := int32(-1)
+	if req.TTLSeconds != nil {
+		ttl = *req.TTLSeconds
+	}
+	head, _ := json.Marshal(struct {
+		To, From string
+		Options  Options
+		TTL      int32
+		N        int
+	}{req.To, req.From, req.Options, ttl, len(req.Messages)})
+	h.Write(head)
+	for _, m := range req.Messages {
+		// Length-prefixed, so no two lists of messages hash alike.
+		fmt.Fprintf(h, "\n%d:", len(m))
+		h.Write([]byte(m))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// replayed answers a request with the job its Idempotency-Key already
+// created, or 409 when that job came from another request.
+func replayed(prev Job, hash string) (Job, error) {
+	if prev.RequestHash != hash {
+		return Job{}, problem.New(problem.IdempotencyConflict, "this Idempotency-Key was used for another batch; use a new key")
+	}
+	prev.IdempotencyKey, prev.RequestHash = "", ""
+	return prev, nil
 }

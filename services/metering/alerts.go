@@ -115,6 +115,19 @@ func (s *Service) CheckAlerts(ctx context.Context, accountID string) (int, error
 	if err != nil {
 		return 0, err
 	}
+	if l.PaymentState != "" {
+		// Milestones count against the plan's volume, not the introductory
+		// or Free volume a payment standing narrows it to for a while (the
+		// 429's detail and the payment pages say that): otherwise they
+		// would fire early and, once a period, never for the plan.
+		a, err := s.account(ctx, accountID)
+		if err != nil {
+			return 0, err
+		}
+		if l, err = limitsOf(a, s.timestamp()); err != nil {
+			return 0, err
+		}
+	}
 	u, err := s.Usage(ctx, accountID)
 	if err != nil {
 		return 0, err

@@ -125,6 +125,12 @@ func (s *Service) upgrade(ctx context.Context, a Account, from, to Plan) (PlanCh
 		return PlanChange{}, fmt.Errorf("upgrade: %w", err)
 	}
 	s.log.InfoContext(ctx, "plan upgraded", "account_id", a.ID, "from", from.ID, "to", to.ID, "charge_cents", ch.ChargeCents)
+	// The charge is collected now; the invoice later collects only the rest.
+	// A processor failure leaves it to the invoice rather than undo the
+	// upgrade.
+	if _, err := s.collect(ctx, a, Payment{Purpose: PurposeUpgrade, PeriodStart: start, AmountCents: ch.ChargeCents}); err != nil {
+		s.log.WarnContext(ctx, "upgrade charge not collected; the invoice will", "account_id", a.ID, "err", err)
+	}
 	return ch, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/memory"
+	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
 
 // movedClock is a clock a test moves.
@@ -362,6 +363,8 @@ func TestDowngradeCancelAndReplace(t *testing.T) {
 func TestUpgradeCancelsScheduledDowngrade(t *testing.T) {
 	e := newBillingEnv(t)
 	a := e.account(metering.PlanGrowth)
+	e.svc.UsePaymentProcessor(sandboxpay.New())
+	e.addMethod(a.ID, ach("6789")) // Scale is billed only by direct debit
 	if _, err := e.svc.ChangePlan(t.Context(), a.ID, metering.PlanStarter); err != nil {
 		t.Fatal(err)
 	}

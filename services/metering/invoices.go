@@ -99,6 +99,7 @@ func (s *Service) ClosePeriods(ctx context.Context, accountID string) ([]Invoice
 			s.log.InfoContext(ctx, "invoice created", "account_id", a.ID, "invoice_id", stored.ID,
 				"period_start", stored.PeriodStart, "total_cents", stored.TotalCents)
 			out = append(out, stored)
+			s.collectInvoice(ctx, a, stored)
 		}
 		start = stored.PeriodEnd
 	}

@@ -131,4 +131,5 @@ type Store interface {
 
 	BillingStore
 	PortalStore
+	PaymentStore
 }

@@ -2,29 +2,784 @@ package metering
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
 
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering/admission"
 )
 
-// Payment states as GET /v1/usage shows them.
+// Payment methods and settlement (docs/billing.md, "Payment methods"):
+//
+//   - An account pays by card or by bank direct debit in the scheme of its
+//     billing currency: ACH (USD), SEPA (EUR), Bacs (GBP).
+//   - A plan that is DirectDebitOnly (Scale) never has a card as its default
+//     method: making one the default, upgrading without a direct-debit
+//     default, or removing the default are refused (direct-debit-required).
+//   - An upgrade's charge is collected at once from the default method, and
+//     each invoice at its close (less what the period's upgrades collected).
+//     A card settles or fails at once; a direct debit is pending until its
+//     settlement date, 3 to 6 business days after it starts for the
+//     account's first direct debit.
+//   - Until the first direct debit settles the account runs on introductory
+//     limits; after a payment fails it runs at Free limits until a payment
+//     settles. The limits ride on the credential lookup as the plan's do.
+
+// Payment method types and schemes.
 const (
-	PaymentOK       = "ok"
-	PaymentSettling = "settling"
-	PaymentFailed   = "failed"
+	MethodCard        = "card"
+	MethodDirectDebit = "direct_debit"
+
+	SchemeCard = "card"
+	SchemeACH  = "ach"
+	SchemeSEPA = "sepa"
+	SchemeBacs = "bacs"
 )
 
-// checkPaymentFor refuses a move onto plan to that the account's payment
-// methods cannot pay for.
-func (s *Service) checkPaymentFor(ctx context.Context, a Account, to Plan) error {
+// Payment states, and the account's payment standing as GET /v1/usage shows
+// it (payment_state).
+const (
+	PaymentPending = "pending"
+	PaymentSettled = "settled"
+	// PaymentFailed is both a payment's state and the standing: a payment
+	// failed and none settled since.
+	PaymentFailed = "failed"
+
+	PaymentOK = "ok"
+	// PaymentSettling: the account's first direct debit is on its way.
+	PaymentSettling = "settling"
+)
+
+// Payment purposes.
+const (
+	PurposeUpgrade = "upgrade"
+	PurposeInvoice = "invoice"
+	PurposeRetry   = "retry"
+)
+
+// SchemeFor is the direct-debit scheme of a billing currency.
+func SchemeFor(c Currency) string {
+	switch c {
+	case USD:
+		return SchemeACH
+	case EUR:
+		return SchemeSEPA
+	case GBP:
+		return SchemeBacs
+	}
+	return ""
+}
+
+// PaymentMethod is a card or a direct-debit mandate of an account. Only the
+// last four characters of the number (card number, account number or IBAN)
+// are kept; the processor holds the rest behind ProcessorRef.
+type PaymentMethod struct {
+	ID        string // UUID
+	AccountID string
+	Type      string // MethodCard or MethodDirectDebit
+	Scheme    string // SchemeCard, or the direct-debit scheme
+	// Brand is a card's network ("visa", "mastercard", "amex", "card"); the
+	// bank's sort code or routing number for a debit, which the holder
+	// recognises and which is not secret.
+	Brand      string
+	Last4      string
+	HolderName string
+	// ProcessorRef is the processor's token or mandate id.
+	ProcessorRef string
+	IsDefault    bool
+	CreatedAt    time.Time
+	RemovedAt    *time.Time
+}
+
+// Payment is one collection from a payment method.
+type Payment struct {
+	ID          string // UUID
+	AccountID   string
+	MethodID    string
+	MethodType  string
+	Scheme      string
+	Purpose     string // PurposeUpgrade, PurposeInvoice or PurposeRetry
+	InvoiceID   string // PurposeInvoice only
+	RetryOf     string // PurposeRetry only: the failed payment it retries
+	PeriodStart time.Time
+	AmountCents int64
+	Currency    Currency
+	// FirstDebit: the account's first direct debit (none had settled when
+	// it started); it runs the account on introductory limits while pending.
+	FirstDebit   bool
+	State        string // PaymentPending, PaymentSettled or PaymentFailed
+	ProcessorRef string
+	CreatedAt    time.Time
+	// SettleBy is when the outcome is due: the settlement date.
+	SettleBy      time.Time
+	ResolvedAt    *time.Time
+	FailureReason string
+}
+
+// MethodDetails is what a person enters for a new payment method. Which
+// fields apply depends on Type and Scheme; the others must be empty.
+type MethodDetails struct {
+	Type       string
+	Scheme     string // direct debit: SchemeACH, SchemeSEPA or SchemeBacs
+	HolderName string
+	// Card.
+	CardNumber        string
+	ExpMonth, ExpYear int
+	// SEPA.
+	IBAN string
+	// ACH: RoutingNumber and AccountNumber; Bacs: SortCode and AccountNumber.
+	RoutingNumber string
+	SortCode      string
+	AccountNumber string
+	// MakeDefault asks for the new method to be the default.
+	MakeDefault bool
+}
+
+// Collection is the processor's answer to a payment it was asked to start.
+type Collection struct {
+	Ref string
+	// State is PaymentPending, or PaymentSettled or PaymentFailed when the
+	// outcome is known at once (cards).
+	State  string
+	Reason string // failed only
+	// BusinessDays until a pending payment's outcome is due.
+	BusinessDays int
+}
+
+// PaymentProcessor moves the money. The domain asks it to set methods up and
+// start collections, and for a pending payment's outcome once it is due; a
+// processor that pushes outcomes instead (webhooks) calls RecordPaymentOutcome.
+// Adapters live outside this package: sandboxpay (make run, tests); a
+// deployment would plug in GoCardless for ACH, SEPA and Bacs mandates and
+// Stripe for cards (docs/billing.md).
+type PaymentProcessor interface {
+	// SetUp registers a checked method: tokenizes the card or creates the
+	// mandate, and answers its reference. details is in canonical form.
+	SetUp(ctx context.Context, accountID string, details MethodDetails) (ref string, err error)
+	// Collect starts collecting p from m.
+	Collect(ctx context.Context, m PaymentMethod, p Payment) (Collection, error)
+	// Outcome is a due pending payment's outcome: PaymentSettled,
+	// PaymentFailed (with a reason) or still PaymentPending.
+	Outcome(ctx context.Context, m PaymentMethod, p Payment) (state, reason string, err error)
+}
+
+// SandboxProcessor is a processor whose outcomes an operator or a test may
+// choose (ForcePaymentOutcome refuses any other).
+type SandboxProcessor interface {
+	PaymentProcessor
+	Sandbox() bool
+}
+
+// Introductory limits: while the account's first direct debit settles, its
+// plan's limits are capped at these, and overage is refused. They bound what
+// an account can run up before its bank has paid once (docs/billing.md).
+const (
+	IntroIncluded      = 50_000
+	IntroRatePerSecond = 50
+	IntroBurst         = 100
+)
+
+// First direct debits settle in 3 to 6 business days: a processor's
+// estimate outside that range is clamped into it.
+const (
+	firstDebitMinDays = 3
+	firstDebitMaxDays = 6
+)
+
+// UsePaymentProcessor sets the processor payments go through. Without one,
+// payment methods cannot be added and nothing is collected.
+func (s *Service) UsePaymentProcessor(p PaymentProcessor) { s.processor = p }
+
+// SetCalendar sets the business-day calendar of settlement dates.
+func (s *Service) SetCalendar(c Calendar) { s.calendar = c }
+
+func noProcessor() error {
+	return problem.New(problem.Unavailable, "no payment processor is configured")
+}
+
+func directDebitRequired(detail string) error {
+	return problem.New(problem.DirectDebitRequired, detail).WithField("payment_method")
+}
+
+// checkDetails checks d against the account's currency and answers it in
+// canonical form, and the brand and last four characters to keep.
+func checkDetails(a Account, d MethodDetails, now time.Time) (MethodDetails, string, string, error) {
+	d.HolderName = strings.TrimSpace(d.HolderName)
+	switch {
+	case d.HolderName == "":
+		return d, "", "", problem.New(problem.InvalidInput, "holder_name is required").WithField("holder_name")
+	case utf8.RuneCountInString(d.HolderName) > maxNameLen:
+		return d, "", "", problem.New(problem.InvalidInput, fmt.Sprintf("holder_name is longer than %d characters", maxNameLen)).WithField("holder_name")
+	}
+	extra := func(field string) error {
+		return problem.New(problem.InvalidInput, field+" does not apply to this payment method").WithField(field)
+	}
+	switch d.Type {
+	case MethodCard:
+		if d.Scheme != "" && d.Scheme != SchemeCard {
+			return d, "", "", problem.New(problem.InvalidInput, `a card's scheme is "card" (or empty)`).WithField("scheme")
+		}
+		for f, v := range map[string]string{"iban": d.IBAN, "routing_number": d.RoutingNumber, "sort_code": d.SortCode, "account_number": d.AccountNumber} {
+			if v != "" {
+				return d, "", "", extra(f)
+			}
+		}
+		num, brand, err := ParseCardNumber(d.CardNumber)
+		if err != nil {
+			return d, "", "", err
+		}
+		if d.ExpMonth < 1 || d.ExpMonth > 12 {
+			return d, "", "", problem.New(problem.InvalidInput, "exp_month must be 1 to 12").WithField("exp_month")
+		}
+		// A card is valid to the end of its expiry month.
+		if d.ExpYear < now.Year() || d.ExpYear > now.Year()+20 || (d.ExpYear == now.Year() && time.Month(d.ExpMonth) < now.Month()) {
+			return d, "", "", problem.New(problem.InvalidInput, "the card has expired or exp_year is not a four-digit year").WithField("exp_year")
+		}
+		d.Scheme, d.CardNumber = SchemeCard, num
+		return d, brand, num[len(num)-4:], nil
+	case MethodDirectDebit:
+	default:
+		return d, "", "", problem.New(problem.InvalidInput, `type must be "card" or "direct_debit"`).WithField("type")
+	}
+	want := SchemeFor(a.BillingCurrency)
+	if d.Scheme != want {
+		return d, "", "", problem.New(problem.InvalidInput, fmt.Sprintf("the account is billed in %s, so its direct debit scheme must be %q (%s)",
+			strings.ToUpper(string(a.BillingCurrency)), want, strings.ToUpper(want))).WithField("scheme")
+	}
+	if d.CardNumber != "" {
+		return d, "", "", extra("card_number")
+	}
+	if d.ExpMonth != 0 || d.ExpYear != 0 {
+		return d, "", "", extra("exp_month")
+	}
+	var err error
+	switch d.Scheme {
+	case SchemeSEPA:
+		for f, v := range map[string]string{"routing_number": d.RoutingNumber, "sort_code": d.SortCode, "account_number": d.AccountNumber} {
+			if v != "" {
+				return d, "", "", extra(f)
+			}
+		}
+		if d.IBAN, err = ParseIBAN(d.IBAN); err != nil {
+			return d, "", "", err
+		}
+		return d, d.IBAN[:2], d.IBAN[len(d.IBAN)-4:], nil
+	case SchemeACH:
+		if d.IBAN != "" {
+			return d, "", "", extra("iban")
+		}
+		if d.SortCode != "" {
+			return d, "", "", extra("sort_code")
+		}
+		if d.RoutingNumber, err = ParseRoutingNumber(d.RoutingNumber); err != nil {
+			return d, "", "", err
+		}
+		if d.AccountNumber, err = ParseUSAccountNumber(d.AccountNumber); err != nil {
+			return d, "", "", err
+		}
+		return d, d.RoutingNumber, d.AccountNumber[len(d.AccountNumber)-4:], nil
+	default: // Bacs
+		if d.IBAN != "" {
+			return d, "", "", extra("iban")
+		}
+		if d.RoutingNumber != "" {
+			return d, "", "", extra("routing_number")
+		}
+		if d.SortCode, err = ParseSortCode(d.SortCode); err != nil {
+			return d, "", "", err
+		}
+		if d.AccountNumber, err = ParseUKAccountNumber(d.AccountNumber); err != nil {
+			return d, "", "", err
+		}
+		return d, d.SortCode[:2] + "-" + d.SortCode[2:4] + "-" + d.SortCode[4:], d.AccountNumber[4:], nil
+	}
+}
+
+// AddPaymentMethod checks d, sets it up with the processor and stores it.
+// The account's first method becomes its default, when it may be; a card
+// asked to be the default of a direct-debit-only plan is refused before
+// anything is set up.
+func (s *Service) AddPaymentMethod(ctx context.Context, accountID string, d MethodDetails) (PaymentMethod, error) {
+	a, err := s.account(ctx, accountID)
+	if err != nil {
+		return PaymentMethod{}, err
+	}
+	if s.processor == nil {
+		return PaymentMethod{}, noProcessor()
+	}
+	d, brand, last4, err := checkDetails(a, d, s.timestamp())
+	if err != nil {
+		return PaymentMethod{}, err
+	}
+	plan, _ := PlanByID(a.PlanID)
+	if d.MakeDefault && d.Type == MethodCard && plan.DirectDebitOnly {
+		return PaymentMethod{}, directDebitRequired("the " + plan.ID + " plan is billed only by direct debit: a card cannot be its default payment method")
+	}
+	existing, err := s.store.PaymentMethods(ctx, accountID)
+	if err != nil {
+		return PaymentMethod{}, fmt.Errorf("payment methods: %w", err)
+	}
+	if len(existing) >= maxPaymentMethods {
+		return PaymentMethod{}, problem.New(problem.Conflict, fmt.Sprintf("an account has at most %d payment methods; remove one first", maxPaymentMethods))
+	}
+	ref, err := s.processor.SetUp(ctx, accountID, d)
+	if err != nil {
+		return PaymentMethod{}, err
+	}
+	hasDefault := slices.ContainsFunc(existing, func(m PaymentMethod) bool { return m.IsDefault })
+	m := PaymentMethod{
+		ID: uuid.NewString(), AccountID: accountID, Type: d.Type, Scheme: d.Scheme, Brand: brand, Last4: last4,
+		HolderName: d.HolderName, ProcessorRef: ref, CreatedAt: s.timestamp(),
+		IsDefault: d.MakeDefault || (!hasDefault && (d.Type == MethodDirectDebit || !plan.DirectDebitOnly)),
+	}
+	if err := s.store.AddPaymentMethod(ctx, m); err != nil {
+		return PaymentMethod{}, fmt.Errorf("add payment method: %w", err)
+	}
+	s.log.InfoContext(ctx, "payment method added", "account_id", accountID, "method_id", m.ID, "type", m.Type, "scheme", m.Scheme, "default", m.IsDefault)
+	return m, nil
+}
+
+// maxPaymentMethods bounds an account's methods (a listing, not a wallet).
+const maxPaymentMethods = 10
+
+// PaymentMethods returns the account's methods that were not removed,
+// oldest first.
+func (s *Service) PaymentMethods(ctx context.Context, accountID string) ([]PaymentMethod, error) {
+	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+		return nil, err
+	}
+	return s.store.PaymentMethods(ctx, accountID)
+}
+
+func (s *Service) method(ctx context.Context, accountID, methodID string) (PaymentMethod, error) {
+	ms, err := s.store.PaymentMethods(ctx, accountID)
+	if err != nil {
+		return PaymentMethod{}, err
+	}
+	for _, m := range ms {
+		if m.ID == methodID {
+			return m, nil
+		}
+	}
+	return PaymentMethod{}, problem.New(problem.NotFound, "no such payment method").WithField("payment_method")
+}
+
+// SetDefaultPaymentMethod makes one of the account's methods its default.
+// A card on a direct-debit-only plan is refused (direct-debit-required);
+// another account's method is not found.
+func (s *Service) SetDefaultPaymentMethod(ctx context.Context, accountID, methodID string) (PaymentMethod, error) {
+	a, err := s.account(ctx, accountID)
+	if err != nil {
+		return PaymentMethod{}, err
+	}
+	m, err := s.method(ctx, accountID, methodID)
+	if err != nil {
+		return PaymentMethod{}, err
+	}
+	if plan, _ := PlanByID(a.PlanID); m.Type == MethodCard && plan.DirectDebitOnly {
+		return PaymentMethod{}, directDebitRequired("the " + plan.ID + " plan is billed only by direct debit: a card cannot be its default payment method")
+	}
+	if err := s.store.SetDefaultPaymentMethod(ctx, accountID, methodID); err != nil {
+		return PaymentMethod{}, fmt.Errorf("set default payment method: %w", err)
+	}
+	m.IsDefault = true
+	s.log.InfoContext(ctx, "default payment method set", "account_id", accountID, "method_id", methodID)
+	return m, nil
+}
+
+// RemovePaymentMethod removes one of the account's methods. The default of
+// a direct-debit-only plan stays until another direct debit replaces it.
+// Payments already started from it carry on.
+func (s *Service) RemovePaymentMethod(ctx context.Context, accountID, methodID string) error {
+	a, err := s.account(ctx, accountID)
+	if err != nil {
+		return err
+	}
+	m, err := s.method(ctx, accountID, methodID)
+	if err != nil {
+		return err
+	}
+	if plan, _ := PlanByID(a.PlanID); m.IsDefault && plan.DirectDebitOnly {
+		return directDebitRequired("the " + plan.ID + " plan is billed only by direct debit: make another direct debit the default before removing this one")
+	}
+	if err := s.store.RemovePaymentMethod(ctx, accountID, methodID, s.timestamp()); err != nil {
+		return fmt.Errorf("remove payment method: %w", err)
+	}
+	s.log.InfoContext(ctx, "payment method removed", "account_id", accountID, "method_id", methodID)
 	return nil
+}
+
+// Payments returns the account's payments, oldest first.
+func (s *Service) Payments(ctx context.Context, accountID string) ([]Payment, error) {
+	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+		return nil, err
+	}
+	return s.store.Payments(ctx, accountID)
+}
+
+// checkPaymentFor refuses a move onto plan to that the account's payment
+// methods cannot pay for: a direct-debit-only plan needs a direct-debit
+// default method.
+func (s *Service) checkPaymentFor(ctx context.Context, a Account, to Plan) error {
+	if !to.DirectDebitOnly {
+		return nil
+	}
+	ms, err := s.store.PaymentMethods(ctx, a.ID)
+	if err != nil {
+		return fmt.Errorf("payment methods: %w", err)
+	}
+	for _, m := range ms {
+		if m.IsDefault && m.Type == MethodDirectDebit {
+			return nil
+		}
+	}
+	return directDebitRequired(fmt.Sprintf("the %s plan is billed only by direct debit: add a %s direct debit and make it the default payment method first",
+		to.ID, strings.ToUpper(SchemeFor(a.BillingCurrency))))
+}
+
+// collect starts a payment of amount from the account's default method and
+// stores it. Without a default method nothing is collected (the amount
+// stays on the invoice) and the zero Payment is returned.
+func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, error) {
+	if s.processor == nil || p.AmountCents <= 0 {
+		return Payment{}, nil
+	}
+	ms, err := s.store.PaymentMethods(ctx, a.ID)
+	if err != nil {
+		return Payment{}, fmt.Errorf("payment methods: %w", err)
+	}
+	i := slices.IndexFunc(ms, func(m PaymentMethod) bool { return m.IsDefault })
+	if i < 0 {
+		return Payment{}, nil
+	}
+	m := ms[i]
+	now := s.timestamp()
+	p.ID, p.AccountID, p.MethodID, p.MethodType, p.Scheme = uuid.NewString(), a.ID, m.ID, m.Type, m.Scheme
+	p.Currency, p.CreatedAt, p.State = a.BillingCurrency, now, PaymentPending
+	if m.Type == MethodDirectDebit {
+		prior, err := s.store.Payments(ctx, a.ID)
+		if err != nil {
+			return Payment{}, fmt.Errorf("payments: %w", err)
+		}
+		p.FirstDebit = !slices.ContainsFunc(prior, func(q Payment) bool {
+			return q.MethodType == MethodDirectDebit && q.State == PaymentSettled
+		})
+	}
+	c, err := s.processor.Collect(ctx, m, p)
+	if err != nil {
+		return Payment{}, fmt.Errorf("collect: %w", err)
+	}
+	p.ProcessorRef, p.SettleBy = c.Ref, now
+	switch c.State {
+	case PaymentSettled, PaymentFailed:
+		p.State, p.FailureReason, p.ResolvedAt = c.State, c.Reason, &now
+	default:
+		days := c.BusinessDays
+		if p.FirstDebit {
+			days = min(max(days, firstDebitMinDays), firstDebitMaxDays)
+		}
+		p.SettleBy = s.calendar.AddBusinessDays(now, days)
+	}
+	if err := s.store.CreatePayment(ctx, p); err != nil {
+		return Payment{}, fmt.Errorf("create payment: %w", err)
+	}
+	if p.State == PaymentFailed {
+		s.mailPaymentFailed(ctx, p)
+	}
+	s.log.InfoContext(ctx, "payment started", "account_id", a.ID, "payment_id", p.ID, "purpose", p.Purpose,
+		"amount_cents", p.AmountCents, "scheme", p.Scheme, "state", p.State, "first_debit", p.FirstDebit, "settle_by", p.SettleBy)
+	return p, nil
+}
+
+// collectInvoice collects what an invoice still owes: its total less what
+// the period's upgrades already collected (or are collecting).
+func (s *Service) collectInvoice(ctx context.Context, a Account, inv Invoice) {
+	prior, err := s.store.Payments(ctx, a.ID)
+	if err != nil {
+		s.log.WarnContext(ctx, "invoice not collected", "account_id", a.ID, "invoice_id", inv.ID, "err", err)
+		return
+	}
+	owed := inv.TotalCents
+	for _, p := range prior {
+		if p.Purpose == PurposeUpgrade && p.PeriodStart.Equal(inv.PeriodStart) && p.State != PaymentFailed {
+			owed -= p.AmountCents
+		}
+	}
+	if _, err := s.collect(ctx, a, Payment{Purpose: PurposeInvoice, InvoiceID: inv.ID, PeriodStart: inv.PeriodStart, AmountCents: owed}); err != nil {
+		s.log.WarnContext(ctx, "invoice not collected", "account_id", a.ID, "invoice_id", inv.ID, "err", err)
+	}
+}
+
+// RetryPayment collects a failed payment's amount again, from the account's
+// default method now. It answers the new payment.
+func (s *Service) RetryPayment(ctx context.Context, accountID, paymentID string) (Payment, error) {
+	a, err := s.account(ctx, accountID)
+	if err != nil {
+		return Payment{}, err
+	}
+	old, err := s.store.GetPayment(ctx, paymentID)
+	if errors.Is(err, ErrNotFound) || (err == nil && old.AccountID != accountID) {
+		return Payment{}, problem.New(problem.NotFound, "no such payment").WithField("payment")
+	}
+	if err != nil {
+		return Payment{}, err
+	}
+	if old.State != PaymentFailed {
+		return Payment{}, problem.New(problem.Conflict, "only a failed payment can be retried").WithField("payment")
+	}
+	prior, err := s.store.Payments(ctx, accountID)
+	if err != nil {
+		return Payment{}, fmt.Errorf("payments: %w", err)
+	}
+	// One retry at a time: a second click must not collect twice.
+	if slices.ContainsFunc(prior, func(q Payment) bool { return q.RetryOf == old.ID && q.State != PaymentFailed }) {
+		return Payment{}, problem.New(problem.Conflict, "the payment is already retried").WithField("payment")
+	}
+	if s.processor == nil {
+		return Payment{}, noProcessor()
+	}
+	p, err := s.collect(ctx, a, Payment{Purpose: PurposeRetry, RetryOf: old.ID, InvoiceID: old.InvoiceID, PeriodStart: old.PeriodStart, AmountCents: old.AmountCents})
+	if err != nil {
+		return Payment{}, err
+	}
+	if p.ID == "" {
+		return Payment{}, problem.New(problem.Conflict, "the account has no default payment method to collect from").WithField("payment_method")
+	}
+	return p, nil
+}
+
+// SettleDue asks the processor for the outcome of every pending payment
+// whose settlement date has come, and records the outcomes it knows. Every
+// replica may run it at once: a payment leaves pending once, and a
+// replica that loses the race records nothing. It answers how many
+// payments it resolved.
+func (s *Service) SettleDue(ctx context.Context) (int, error) {
+	if s.processor == nil {
+		return 0, nil
+	}
+	due, err := s.store.DuePayments(ctx, s.timestamp(), 500)
+	if err != nil {
+		return 0, fmt.Errorf("settle due: %w", err)
+	}
+	n := 0
+	var errs []error
+	for _, p := range due {
+		m, err := s.store.GetPaymentMethod(ctx, p.MethodID)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("payment %s: %w", p.ID, err))
+			continue
+		}
+		state, reason, err := s.processor.Outcome(ctx, m, p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("payment %s: %w", p.ID, err))
+			continue
+		}
+		if state != PaymentSettled && state != PaymentFailed {
+			continue
+		}
+		ok, err := s.resolve(ctx, p, state, reason)
+		if err != nil {
+			errs = append(errs, err)
+		} else if ok {
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+func (s *Service) resolve(ctx context.Context, p Payment, state, reason string) (bool, error) {
+	ok, err := s.store.ResolvePayment(ctx, p.ID, state, reason, s.timestamp())
+	if err != nil {
+		return false, fmt.Errorf("resolve payment %s: %w", p.ID, err)
+	}
+	if ok {
+		s.log.InfoContext(ctx, "payment "+state, "account_id", p.AccountID, "payment_id", p.ID, "amount_cents", p.AmountCents, "scheme", p.Scheme)
+		if state == PaymentFailed {
+			p.FailureReason = reason
+			s.mailPaymentFailed(ctx, p)
+		}
+	}
+	return ok, nil
+}
+
+// MilestonePaymentFailed prefixes the outbox milestone of a failed
+// payment's e-mail; the payment id follows, so each failure mails once.
+const MilestonePaymentFailed = "payment_failed:"
+
+// mailPaymentFailed tells the account's people that a payment failed and
+// what that means for their limits, through the alert outbox (once per
+// payment, whatever the number of replicas). Like every alert it carries
+// no link and no token. A failure to queue it is logged: the payment
+// pages and the 429's detail say the same.
+func (s *Service) mailPaymentFailed(ctx context.Context, p Payment) {
+	a, err := s.store.GetAccount(ctx, p.AccountID)
+	if err == nil {
+		var users []PortalUser
+		if users, err = s.store.PortalUsers(ctx, p.AccountID); err == nil {
+			free, _ := PlanByID(PlanFree)
+			how := "card"
+			if p.MethodType == MethodDirectDebit {
+				how = strings.ToUpper(p.Scheme) + " direct debit"
+			}
+			body := fmt.Sprintf("A payment of %s (%s) from %s by %s failed: %s.\n\n"+
+				"Until a payment settles, %s runs at Free limits: %d live conversions in the billing period, %d requests per second, no overage.\n\n"+
+				"To lift them, add or choose another payment method and retry the payment on the payment methods page of the portal.\n\n-- Ledgerlane\n",
+				formatMinor(p.AmountCents, p.Currency), p.Purpose, a.Name, how, p.FailureReason, a.Name, free.IncludedConversions, free.RatePerSecond)
+			now := s.timestamp()
+			mails := make([]OutboxMail, 0, len(users))
+			for _, u := range users {
+				mails = append(mails, OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: MilestonePaymentFailed + p.ID,
+					PeriodStart: p.PeriodStart, To: u.Email, Subject: "A payment failed: " + a.Name + " runs at Free limits",
+					Body: "Hello " + u.Name + ",\n\n" + body, CreatedAt: now, NextAttemptAt: now})
+			}
+			_, err = s.store.EnqueueAlert(ctx, Alert{AccountID: a.ID, PeriodStart: p.PeriodStart, Milestone: MilestonePaymentFailed + p.ID, CreatedAt: now}, mails)
+		}
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "payment failure mail not queued", "account_id", p.AccountID, "payment_id", p.ID, "err", err)
+	}
+}
+
+// Outcomes an operator or a test may force on a sandbox payment.
+const (
+	OutcomeSettle = "settle"
+	OutcomeFail   = "fail"
+	OutcomeDelay  = "delay"
+)
+
+// ForcePaymentOutcome, with a sandbox processor only, settles or fails a
+// pending payment now, or delays its settlement date by days business days
+// (OutcomeDelay). It is what a real processor's notification would record.
+func (s *Service) ForcePaymentOutcome(ctx context.Context, paymentID, outcome string, days int) (Payment, error) {
+	if sp, ok := s.processor.(SandboxProcessor); !ok || !sp.Sandbox() {
+		return Payment{}, problem.New(problem.Conflict, "outcomes can be forced only with the sandbox payment processor")
+	}
+	p, err := s.store.GetPayment(ctx, paymentID)
+	if errors.Is(err, ErrNotFound) {
+		return Payment{}, problem.New(problem.NotFound, "no such payment").WithField("payment")
+	}
+	if err != nil {
+		return Payment{}, err
+	}
+	if p.State != PaymentPending {
+		return Payment{}, problem.New(problem.Conflict, "the payment is already "+p.State).WithField("payment")
+	}
+	switch outcome {
+	case OutcomeSettle, OutcomeFail:
+		state, reason := PaymentSettled, ""
+		if outcome == OutcomeFail {
+			state, reason = PaymentFailed, "failed by the operator (sandbox)"
+		}
+		ok, err := s.resolve(ctx, p, state, reason)
+		if err != nil {
+			return Payment{}, err
+		}
+		if !ok {
+			return Payment{}, problem.New(problem.Conflict, "the payment was resolved meanwhile").WithField("payment")
+		}
+	case OutcomeDelay:
+		if days < 1 || days > 30 {
+			return Payment{}, problem.New(problem.InvalidInput, "days must be 1 to 30").WithField("days")
+		}
+		if err := s.store.DelayPayment(ctx, p.ID, s.calendar.AddBusinessDays(p.SettleBy, days)); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return Payment{}, problem.New(problem.Conflict, "the payment was resolved meanwhile").WithField("payment")
+			}
+			return Payment{}, err
+		}
+	default:
+		return Payment{}, problem.New(problem.InvalidInput, `outcome must be "settle", "fail" or "delay"`).WithField("outcome")
+	}
+	return s.store.GetPayment(ctx, paymentID)
+}
+
+// RecordPaymentOutcome records a processor's notification that a pending
+// payment settled or failed (an adapter's webhook calls it). A payment that
+// is no longer pending is left as it is: notifications may repeat.
+func (s *Service) RecordPaymentOutcome(ctx context.Context, paymentID, state, reason string) error {
+	if state != PaymentSettled && state != PaymentFailed {
+		return problem.New(problem.InvalidInput, `state must be "settled" or "failed"`).WithField("state")
+	}
+	p, err := s.store.GetPayment(ctx, paymentID)
+	if err != nil {
+		return err
+	}
+	_, err = s.resolve(ctx, p, state, reason)
+	return err
+}
+
+// standing is the account's payment standing from its payments: failed
+// when a payment failed after the last one that settled (or none settled),
+// settling while a first direct debit is pending, else ok.
+func standing(ps []Payment) string {
+	var lastSettled time.Time
+	for _, p := range ps {
+		if p.State == PaymentSettled && p.ResolvedAt != nil && p.ResolvedAt.After(lastSettled) {
+			lastSettled = *p.ResolvedAt
+		}
+	}
+	settling := false
+	for _, p := range ps {
+		switch {
+		case p.State == PaymentFailed && p.ResolvedAt != nil && !p.ResolvedAt.Before(lastSettled):
+			return PaymentFailed
+		case p.State == PaymentPending && p.FirstDebit:
+			settling = true
+		}
+	}
+	if settling {
+		return PaymentSettling
+	}
+	return PaymentOK
 }
 
 // paymentState is the account's payment standing.
 func (s *Service) paymentState(ctx context.Context, a Account) (string, error) {
-	return PaymentOK, nil
+	ps, err := s.store.Payments(ctx, a.ID)
+	if err != nil {
+		return "", fmt.Errorf("payments: %w", err)
+	}
+	return standing(ps), nil
 }
 
-// paymentLimits adjusts l to the account's payment standing.
+// paymentLimits adjusts l to the account's payment standing: Free's volume,
+// rate and hard stop after a failure, the introductory caps while the first
+// direct debit settles. The period and prices stay the plan's.
 func (s *Service) paymentLimits(ctx context.Context, a Account, l admission.Limits) (admission.Limits, error) {
-	return l, nil
+	state, err := s.paymentState(ctx, a)
+	if err != nil {
+		return admission.Limits{}, err
+	}
+	return limitsFor(state, l), nil
+}
+
+func limitsFor(state string, l admission.Limits) admission.Limits {
+	switch state {
+	case PaymentFailed:
+		free, _ := PlanByID(PlanFree)
+		l.MonthlyQuota = min(l.MonthlyQuota, free.IncludedConversions)
+		l.RatePerSecond, l.Burst = min(l.RatePerSecond, free.RatePerSecond), min(l.Burst, free.Burst)
+		l.HardStop, l.PaymentState = true, state
+	case PaymentSettling:
+		l.MonthlyQuota = min(l.MonthlyQuota, IntroIncluded)
+		l.RatePerSecond, l.Burst = min(l.RatePerSecond, IntroRatePerSecond), min(l.Burst, IntroBurst)
+		l.HardStop, l.PaymentState = true, state
+	}
+	return l
+}
+
+// PaymentState is the account's payment standing: PaymentOK,
+// PaymentSettling or PaymentFailed.
+func (s *Service) PaymentState(ctx context.Context, accountID string) (string, error) {
+	a, err := s.store.GetAccount(ctx, accountID)
+	if err != nil {
+		return "", err
+	}
+	return s.paymentState(ctx, a)
 }

@@ -81,7 +81,7 @@ func TestScopeLists(t *testing.T) {
 			[]string{"transactions:read", "categories:read", "accounts:read", "budgets:read", "goals:read",
 				"holdings:read", "debt:read", "insights:read", "net_worth:read"}},
 		{"FinanceWriteScopes", metering.FinanceWriteScopes(),
-			[]string{"transactions:write", "categories:write", "budgets:write"}},
+			[]string{"transactions:write", "categories:write", "budgets:write", "goals:write"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

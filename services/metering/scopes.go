@@ -43,6 +43,7 @@ const (
 	ScopeTransactionsWrite = "transactions:write"
 	ScopeCategoriesWrite   = "categories:write"
 	ScopeBudgetsWrite      = "budgets:write"
+	ScopeGoalsWrite        = "goals:write"
 )
 
 // grant says how a scope may be put on a credential.
@@ -88,6 +89,7 @@ var financeScopes = []scopeDef{
 	{ScopeTransactionsWrite, grantOptIn},
 	{ScopeCategoriesWrite, grantOptIn},
 	{ScopeBudgetsWrite, grantOptIn},
+	{ScopeGoalsWrite, grantOptIn},
 }
 
 func scopesWith(defs []scopeDef, g grant) []string {

@@ -34,6 +34,10 @@ type Service struct {
 	mailBackoff, mailBackoffMax time.Duration
 	// signins counts failed portal sign-ins (portal.go).
 	signins signinThrottle
+	// processor moves payments (payments.go); nil: no methods, no collection.
+	processor PaymentProcessor
+	// calendar dates direct-debit settlements.
+	calendar Calendar
 }
 
 // UseCounters lets the service read the usage counters admission keeps in

@@ -21,6 +21,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	"github.com/ledgerlane/platform/pkg/tracing"
 )
 
 // Set with -ldflags "-X main.version=… -X main.commit=… -X main.buildTime=…".
@@ -41,6 +42,17 @@ func main() {
 func run(log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// Traces only when OTEL_* asks for them (pkg/tracing); before the
+	// backends are dialled, so their clients carry the trace.
+	stopTracing, err := tracing.Setup(ctx, "gateway")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stopTracing(sctx)
+	}()
 
 	ttl, err := config.Duration("CREDENTIAL_TTL", 5*time.Second)
 	if err != nil {
@@ -129,5 +141,5 @@ func run(log *slog.Logger) error {
 		return err
 	}
 	log.Info("listening", "addr", lis.Addr().String(), "version", version)
-	return gateway.Serve(ctx, lis, g.Handler(), grace)
+	return gateway.Serve(ctx, lis, tracing.HTTPHandler(g.Handler(), "gateway"), grace)
 }

@@ -27,16 +27,29 @@ type Connection struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// UUID, tenant-scoped.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// Lowercase platform slug (e.g. "quickbooks", "xero"); the set of platforms
-	// is not in the spec.
+	// Platform slug: "quickbooks", "xero" or "sandbox".
 	Platform    string `protobuf:"bytes,2,opt,name=platform,proto3" json:"platform,omitempty"`
 	DisplayName string `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	// "active" once the platform accepted the credentials, "error" when it
-	// rejects them (decision: the spec names no statuses).
-	Status        string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// "pending" until the user approved at the platform, "active" once tokens
+	// are held, "error" when the platform refused or a token refresh failed
+	// for good (status_reason says why; delete and connect again).
+	Status    string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Why the connection is in status error.
+	StatusReason *string `protobuf:"bytes,6,opt,name=status_reason,json=statusReason,proto3,oneof" json:"status_reason,omitempty"`
+	// Only in the answer to CreateConnection: where to send the user to
+	// approve. It carries a single-use state; it is not stored and not shown
+	// again.
+	AuthorizationUrl *string `protobuf:"bytes,7,opt,name=authorization_url,json=authorizationUrl,proto3,oneof" json:"authorization_url,omitempty"`
+	// Until when the authorization_url can be completed (pending only).
+	AuthorizationExpiresAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=authorization_expires_at,json=authorizationExpiresAt,proto3" json:"authorization_expires_at,omitempty"`
+	// When the platform accepted the connection.
+	ConnectedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=connected_at,json=connectedAt,proto3" json:"connected_at,omitempty"`
+	// The platform's company or organisation id (QuickBooks realmId, Xero
+	// tenantId), once active.
+	PlatformTenantId *string `protobuf:"bytes,10,opt,name=platform_tenant_id,json=platformTenantId,proto3,oneof" json:"platform_tenant_id,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Connection) Reset() {
@@ -104,16 +117,47 @@ func (x *Connection) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
-// Exactly one of credentials or token must be given; both or neither answers
-// invalid-input. (A map field cannot sit in a oneof, hence the rule.)
+func (x *Connection) GetStatusReason() string {
+	if x != nil && x.StatusReason != nil {
+		return *x.StatusReason
+	}
+	return ""
+}
+
+func (x *Connection) GetAuthorizationUrl() string {
+	if x != nil && x.AuthorizationUrl != nil {
+		return *x.AuthorizationUrl
+	}
+	return ""
+}
+
+func (x *Connection) GetAuthorizationExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AuthorizationExpiresAt
+	}
+	return nil
+}
+
+func (x *Connection) GetConnectedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ConnectedAt
+	}
+	return nil
+}
+
+func (x *Connection) GetPlatformTenantId() string {
+	if x != nil && x.PlatformTenantId != nil {
+		return *x.PlatformTenantId
+	}
+	return ""
+}
+
 type CreateConnectionRequest struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	Platform    string                 `protobuf:"bytes,1,opt,name=platform,proto3" json:"platform,omitempty"`
-	DisplayName string                 `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	// Platform-specific credential members (e.g. client_id, client_secret).
-	Credentials map[string]string `protobuf:"bytes,3,rep,name=credentials,proto3" json:"credentials,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// A platform access or refresh token, as an alternative to credentials.
-	Token         string `protobuf:"bytes,4,opt,name=token,proto3" json:"token,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required: "quickbooks", "xero" or "sandbox".
+	Platform string `protobuf:"bytes,1,opt,name=platform,proto3" json:"platform,omitempty"`
+	// Optional label, at most 100 characters; defaults to the platform's name.
+	DisplayName   string `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -158,20 +202,6 @@ func (x *CreateConnectionRequest) GetPlatform() string {
 func (x *CreateConnectionRequest) GetDisplayName() string {
 	if x != nil {
 		return x.DisplayName
-	}
-	return ""
-}
-
-func (x *CreateConnectionRequest) GetCredentials() map[string]string {
-	if x != nil {
-		return x.Credentials
-	}
-	return nil
-}
-
-func (x *CreateConnectionRequest) GetToken() string {
-	if x != nil {
-		return x.Token
 	}
 	return ""
 }
@@ -410,11 +440,377 @@ func (*DeleteConnectionResponse) Descriptor() ([]byte, []int) {
 	return file_conversion_v1_connections_proto_rawDescGZIP(), []int{6}
 }
 
+// The query parameters the platform appends to the redirect URI.
+type CompleteConnectionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Code  string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	State string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// QuickBooks sends the company id as realmId.
+	RealmId string `protobuf:"bytes,3,opt,name=realm_id,json=realmId,proto3" json:"realm_id,omitempty"`
+	// Set when the user declined or the platform failed (RFC 6749 4.1.2.1).
+	Error            string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	ErrorDescription string `protobuf:"bytes,5,opt,name=error_description,json=errorDescription,proto3" json:"error_description,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CompleteConnectionRequest) Reset() {
+	*x = CompleteConnectionRequest{}
+	mi := &file_conversion_v1_connections_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteConnectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteConnectionRequest) ProtoMessage() {}
+
+func (x *CompleteConnectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_conversion_v1_connections_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteConnectionRequest.ProtoReflect.Descriptor instead.
+func (*CompleteConnectionRequest) Descriptor() ([]byte, []int) {
+	return file_conversion_v1_connections_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CompleteConnectionRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *CompleteConnectionRequest) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *CompleteConnectionRequest) GetRealmId() string {
+	if x != nil {
+		return x.RealmId
+	}
+	return ""
+}
+
+func (x *CompleteConnectionRequest) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *CompleteConnectionRequest) GetErrorDescription() string {
+	if x != nil {
+		return x.ErrorDescription
+	}
+	return ""
+}
+
+type CompleteConnectionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Connection    *Connection            `protobuf:"bytes,1,opt,name=connection,proto3" json:"connection,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteConnectionResponse) Reset() {
+	*x = CompleteConnectionResponse{}
+	mi := &file_conversion_v1_connections_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteConnectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteConnectionResponse) ProtoMessage() {}
+
+func (x *CompleteConnectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_conversion_v1_connections_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteConnectionResponse.ProtoReflect.Descriptor instead.
+func (*CompleteConnectionResponse) Descriptor() ([]byte, []int) {
+	return file_conversion_v1_connections_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CompleteConnectionResponse) GetConnection() *Connection {
+	if x != nil {
+		return x.Connection
+	}
+	return nil
+}
+
+type PushStatementRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Connection UUID (path).
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The statement's text: MT940, MT942, camt.053, camt.052 or anything
+	// else the converter reads (GET /v1/formats).
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// Source format; empty means detected, as on /v1/convert.
+	From string `protobuf:"bytes,3,opt,name=from,proto3" json:"from,omitempty"`
+	// The platform's bank account that receives the transactions: a
+	// QuickBooks account Id, a Xero account code. Required for quickbooks and
+	// xero; the sandbox takes any value and defaults to "1000".
+	BankAccount string `protobuf:"bytes,4,opt,name=bank_account,json=bankAccount,proto3" json:"bank_account,omitempty"`
+	// The platform account on the other side of each transaction (a
+	// QuickBooks income/expense account Id, a Xero account code). Required
+	// for quickbooks and xero; the sandbox defaults to "4000".
+	ContraAccount string `protobuf:"bytes,5,opt,name=contra_account,json=contraAccount,proto3" json:"contra_account,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PushStatementRequest) Reset() {
+	*x = PushStatementRequest{}
+	mi := &file_conversion_v1_connections_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PushStatementRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PushStatementRequest) ProtoMessage() {}
+
+func (x *PushStatementRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_conversion_v1_connections_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PushStatementRequest.ProtoReflect.Descriptor instead.
+func (*PushStatementRequest) Descriptor() ([]byte, []int) {
+	return file_conversion_v1_connections_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PushStatementRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PushStatementRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *PushStatementRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *PushStatementRequest) GetBankAccount() string {
+	if x != nil {
+		return x.BankAccount
+	}
+	return ""
+}
+
+func (x *PushStatementRequest) GetContraAccount() string {
+	if x != nil {
+		return x.ContraAccount
+	}
+	return ""
+}
+
+// PushedEntry is one statement entry and what became of it.
+type PushedEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The stable entry id: the same statement always yields the same ids.
+	EntryId string `protobuf:"bytes,1,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// "created" (booked now) or "present" (booked by an earlier push).
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// The platform's id of the bank transaction, when the platform gave one.
+	PlatformTransactionId string `protobuf:"bytes,3,opt,name=platform_transaction_id,json=platformTransactionId,proto3" json:"platform_transaction_id,omitempty"`
+	BookingDate           string `protobuf:"bytes,4,opt,name=booking_date,json=bookingDate,proto3" json:"booking_date,omitempty"`
+	// Signed decimal, negative for debits.
+	Amount        string `protobuf:"bytes,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	Currency      string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PushedEntry) Reset() {
+	*x = PushedEntry{}
+	mi := &file_conversion_v1_connections_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PushedEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PushedEntry) ProtoMessage() {}
+
+func (x *PushedEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_conversion_v1_connections_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PushedEntry.ProtoReflect.Descriptor instead.
+func (*PushedEntry) Descriptor() ([]byte, []int) {
+	return file_conversion_v1_connections_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *PushedEntry) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *PushedEntry) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *PushedEntry) GetPlatformTransactionId() string {
+	if x != nil {
+		return x.PlatformTransactionId
+	}
+	return ""
+}
+
+func (x *PushedEntry) GetBookingDate() string {
+	if x != nil {
+		return x.BookingDate
+	}
+	return ""
+}
+
+func (x *PushedEntry) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+func (x *PushedEntry) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+type PushStatementResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	ConnectionId   string                 `protobuf:"bytes,1,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
+	Created        int32                  `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	AlreadyPresent int32                  `protobuf:"varint,3,opt,name=already_present,json=alreadyPresent,proto3" json:"already_present,omitempty"`
+	Entries        []*PushedEntry         `protobuf:"bytes,4,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PushStatementResponse) Reset() {
+	*x = PushStatementResponse{}
+	mi := &file_conversion_v1_connections_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PushStatementResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PushStatementResponse) ProtoMessage() {}
+
+func (x *PushStatementResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_conversion_v1_connections_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PushStatementResponse.ProtoReflect.Descriptor instead.
+func (*PushStatementResponse) Descriptor() ([]byte, []int) {
+	return file_conversion_v1_connections_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *PushStatementResponse) GetConnectionId() string {
+	if x != nil {
+		return x.ConnectionId
+	}
+	return ""
+}
+
+func (x *PushStatementResponse) GetCreated() int32 {
+	if x != nil {
+		return x.Created
+	}
+	return 0
+}
+
+func (x *PushStatementResponse) GetAlreadyPresent() int32 {
+	if x != nil {
+		return x.AlreadyPresent
+	}
+	return 0
+}
+
+func (x *PushStatementResponse) GetEntries() []*PushedEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
 var File_conversion_v1_connections_proto protoreflect.FileDescriptor
 
 const file_conversion_v1_connections_proto_rawDesc = "" +
 	"\n" +
-	"\x1fconversion/v1/connections.proto\x12\rconversion.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xae\x01\n" +
+	"\x1fconversion/v1/connections.proto\x12\rconversion.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x91\x04\n" +
 	"\n" +
 	"Connection\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1a\n" +
@@ -422,15 +818,19 @@ const file_conversion_v1_connections_proto_rawDesc = "" +
 	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x12\x16\n" +
 	"\x06status\x18\x04 \x01(\tR\x06status\x129\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x89\x02\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12(\n" +
+	"\rstatus_reason\x18\x06 \x01(\tH\x00R\fstatusReason\x88\x01\x01\x120\n" +
+	"\x11authorization_url\x18\a \x01(\tH\x01R\x10authorizationUrl\x88\x01\x01\x12T\n" +
+	"\x18authorization_expires_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x16authorizationExpiresAt\x12=\n" +
+	"\fconnected_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vconnectedAt\x121\n" +
+	"\x12platform_tenant_id\x18\n" +
+	" \x01(\tH\x02R\x10platformTenantId\x88\x01\x01B\x10\n" +
+	"\x0e_status_reasonB\x14\n" +
+	"\x12_authorization_urlB\x15\n" +
+	"\x13_platform_tenant_id\"x\n" +
 	"\x17CreateConnectionRequest\x12\x1a\n" +
 	"\bplatform\x18\x01 \x01(\tR\bplatform\x12!\n" +
-	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12Y\n" +
-	"\vcredentials\x18\x03 \x03(\v27.conversion.v1.CreateConnectionRequest.CredentialsEntryR\vcredentials\x12\x14\n" +
-	"\x05token\x18\x04 \x01(\tR\x05token\x1a>\n" +
-	"\x10CredentialsEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"U\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayNameJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05R\vcredentialsR\x05token\"U\n" +
 	"\x18CreateConnectionResponse\x129\n" +
 	"\n" +
 	"connection\x18\x01 \x01(\v2\x19.conversion.v1.ConnectionR\n" +
@@ -446,11 +846,42 @@ const file_conversion_v1_connections_proto_rawDesc = "" +
 	"nextCursor\")\n" +
 	"\x17DeleteConnectionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x1a\n" +
-	"\x18DeleteConnectionResponse2\xc9\x02\n" +
+	"\x18DeleteConnectionResponse\"\xa3\x01\n" +
+	"\x19CompleteConnectionRequest\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x19\n" +
+	"\brealm_id\x18\x03 \x01(\tR\arealmId\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x12+\n" +
+	"\x11error_description\x18\x05 \x01(\tR\x10errorDescription\"W\n" +
+	"\x1aCompleteConnectionResponse\x129\n" +
+	"\n" +
+	"connection\x18\x01 \x01(\v2\x19.conversion.v1.ConnectionR\n" +
+	"connection\"\x9e\x01\n" +
+	"\x14PushStatementRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
+	"\x04from\x18\x03 \x01(\tR\x04from\x12!\n" +
+	"\fbank_account\x18\x04 \x01(\tR\vbankAccount\x12%\n" +
+	"\x0econtra_account\x18\x05 \x01(\tR\rcontraAccount\"\xcf\x01\n" +
+	"\vPushedEntry\x12\x19\n" +
+	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x126\n" +
+	"\x17platform_transaction_id\x18\x03 \x01(\tR\x15platformTransactionId\x12!\n" +
+	"\fbooking_date\x18\x04 \x01(\tR\vbookingDate\x12\x16\n" +
+	"\x06amount\x18\x05 \x01(\tR\x06amount\x12\x1a\n" +
+	"\bcurrency\x18\x06 \x01(\tR\bcurrency\"\xb5\x01\n" +
+	"\x15PushStatementResponse\x12#\n" +
+	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\x05R\acreated\x12'\n" +
+	"\x0falready_present\x18\x03 \x01(\x05R\x0ealreadyPresent\x124\n" +
+	"\aentries\x18\x04 \x03(\v2\x1a.conversion.v1.PushedEntryR\aentries2\xa5\x03\n" +
 	"\x1bAccountingConnectionService\x12c\n" +
 	"\x10CreateConnection\x12&.conversion.v1.CreateConnectionRequest\x1a'.conversion.v1.CreateConnectionResponse\x12`\n" +
 	"\x0fListConnections\x12%.conversion.v1.ListConnectionsRequest\x1a&.conversion.v1.ListConnectionsResponse\x12c\n" +
-	"\x10DeleteConnection\x12&.conversion.v1.DeleteConnectionRequest\x1a'.conversion.v1.DeleteConnectionResponseB\xbb\x01\n" +
+	"\x10DeleteConnection\x12&.conversion.v1.DeleteConnectionRequest\x1a'.conversion.v1.DeleteConnectionResponse\x12Z\n" +
+	"\rPushStatement\x12#.conversion.v1.PushStatementRequest\x1a$.conversion.v1.PushStatementResponse2\x86\x01\n" +
+	"\x19AccountingCallbackService\x12i\n" +
+	"\x12CompleteConnection\x12(.conversion.v1.CompleteConnectionRequest\x1a).conversion.v1.CompleteConnectionResponseB\xbb\x01\n" +
 	"\x11com.conversion.v1B\x10ConnectionsProtoP\x01Z?github.com/ledgerlane/platform/proto/conversion/v1;conversionv1\xa2\x02\x03CXX\xaa\x02\rConversion.V1\xca\x02\rConversion\\V1\xe2\x02\x19Conversion\\V1\\GPBMetadata\xea\x02\x0eConversion::V1b\x06proto3"
 
 var (
@@ -465,34 +896,45 @@ func file_conversion_v1_connections_proto_rawDescGZIP() []byte {
 	return file_conversion_v1_connections_proto_rawDescData
 }
 
-var file_conversion_v1_connections_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_conversion_v1_connections_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_conversion_v1_connections_proto_goTypes = []any{
-	(*Connection)(nil),               // 0: conversion.v1.Connection
-	(*CreateConnectionRequest)(nil),  // 1: conversion.v1.CreateConnectionRequest
-	(*CreateConnectionResponse)(nil), // 2: conversion.v1.CreateConnectionResponse
-	(*ListConnectionsRequest)(nil),   // 3: conversion.v1.ListConnectionsRequest
-	(*ListConnectionsResponse)(nil),  // 4: conversion.v1.ListConnectionsResponse
-	(*DeleteConnectionRequest)(nil),  // 5: conversion.v1.DeleteConnectionRequest
-	(*DeleteConnectionResponse)(nil), // 6: conversion.v1.DeleteConnectionResponse
-	nil,                              // 7: conversion.v1.CreateConnectionRequest.CredentialsEntry
-	(*timestamppb.Timestamp)(nil),    // 8: google.protobuf.Timestamp
+	(*Connection)(nil),                 // 0: conversion.v1.Connection
+	(*CreateConnectionRequest)(nil),    // 1: conversion.v1.CreateConnectionRequest
+	(*CreateConnectionResponse)(nil),   // 2: conversion.v1.CreateConnectionResponse
+	(*ListConnectionsRequest)(nil),     // 3: conversion.v1.ListConnectionsRequest
+	(*ListConnectionsResponse)(nil),    // 4: conversion.v1.ListConnectionsResponse
+	(*DeleteConnectionRequest)(nil),    // 5: conversion.v1.DeleteConnectionRequest
+	(*DeleteConnectionResponse)(nil),   // 6: conversion.v1.DeleteConnectionResponse
+	(*CompleteConnectionRequest)(nil),  // 7: conversion.v1.CompleteConnectionRequest
+	(*CompleteConnectionResponse)(nil), // 8: conversion.v1.CompleteConnectionResponse
+	(*PushStatementRequest)(nil),       // 9: conversion.v1.PushStatementRequest
+	(*PushedEntry)(nil),                // 10: conversion.v1.PushedEntry
+	(*PushStatementResponse)(nil),      // 11: conversion.v1.PushStatementResponse
+	(*timestamppb.Timestamp)(nil),      // 12: google.protobuf.Timestamp
 }
 var file_conversion_v1_connections_proto_depIdxs = []int32{
-	8, // 0: conversion.v1.Connection.created_at:type_name -> google.protobuf.Timestamp
-	7, // 1: conversion.v1.CreateConnectionRequest.credentials:type_name -> conversion.v1.CreateConnectionRequest.CredentialsEntry
-	0, // 2: conversion.v1.CreateConnectionResponse.connection:type_name -> conversion.v1.Connection
-	0, // 3: conversion.v1.ListConnectionsResponse.connections:type_name -> conversion.v1.Connection
-	1, // 4: conversion.v1.AccountingConnectionService.CreateConnection:input_type -> conversion.v1.CreateConnectionRequest
-	3, // 5: conversion.v1.AccountingConnectionService.ListConnections:input_type -> conversion.v1.ListConnectionsRequest
-	5, // 6: conversion.v1.AccountingConnectionService.DeleteConnection:input_type -> conversion.v1.DeleteConnectionRequest
-	2, // 7: conversion.v1.AccountingConnectionService.CreateConnection:output_type -> conversion.v1.CreateConnectionResponse
-	4, // 8: conversion.v1.AccountingConnectionService.ListConnections:output_type -> conversion.v1.ListConnectionsResponse
-	6, // 9: conversion.v1.AccountingConnectionService.DeleteConnection:output_type -> conversion.v1.DeleteConnectionResponse
-	7, // [7:10] is the sub-list for method output_type
-	4, // [4:7] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	12, // 0: conversion.v1.Connection.created_at:type_name -> google.protobuf.Timestamp
+	12, // 1: conversion.v1.Connection.authorization_expires_at:type_name -> google.protobuf.Timestamp
+	12, // 2: conversion.v1.Connection.connected_at:type_name -> google.protobuf.Timestamp
+	0,  // 3: conversion.v1.CreateConnectionResponse.connection:type_name -> conversion.v1.Connection
+	0,  // 4: conversion.v1.ListConnectionsResponse.connections:type_name -> conversion.v1.Connection
+	0,  // 5: conversion.v1.CompleteConnectionResponse.connection:type_name -> conversion.v1.Connection
+	10, // 6: conversion.v1.PushStatementResponse.entries:type_name -> conversion.v1.PushedEntry
+	1,  // 7: conversion.v1.AccountingConnectionService.CreateConnection:input_type -> conversion.v1.CreateConnectionRequest
+	3,  // 8: conversion.v1.AccountingConnectionService.ListConnections:input_type -> conversion.v1.ListConnectionsRequest
+	5,  // 9: conversion.v1.AccountingConnectionService.DeleteConnection:input_type -> conversion.v1.DeleteConnectionRequest
+	9,  // 10: conversion.v1.AccountingConnectionService.PushStatement:input_type -> conversion.v1.PushStatementRequest
+	7,  // 11: conversion.v1.AccountingCallbackService.CompleteConnection:input_type -> conversion.v1.CompleteConnectionRequest
+	2,  // 12: conversion.v1.AccountingConnectionService.CreateConnection:output_type -> conversion.v1.CreateConnectionResponse
+	4,  // 13: conversion.v1.AccountingConnectionService.ListConnections:output_type -> conversion.v1.ListConnectionsResponse
+	6,  // 14: conversion.v1.AccountingConnectionService.DeleteConnection:output_type -> conversion.v1.DeleteConnectionResponse
+	11, // 15: conversion.v1.AccountingConnectionService.PushStatement:output_type -> conversion.v1.PushStatementResponse
+	8,  // 16: conversion.v1.AccountingCallbackService.CompleteConnection:output_type -> conversion.v1.CompleteConnectionResponse
+	12, // [12:17] is the sub-list for method output_type
+	7,  // [7:12] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_conversion_v1_connections_proto_init() }
@@ -500,6 +942,7 @@ func file_conversion_v1_connections_proto_init() {
 	if File_conversion_v1_connections_proto != nil {
 		return
 	}
+	file_conversion_v1_connections_proto_msgTypes[0].OneofWrappers = []any{}
 	file_conversion_v1_connections_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -507,9 +950,9 @@ func file_conversion_v1_connections_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_conversion_v1_connections_proto_rawDesc), len(file_conversion_v1_connections_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   12,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_conversion_v1_connections_proto_goTypes,
 		DependencyIndexes: file_conversion_v1_connections_proto_depIdxs,

@@ -136,6 +136,86 @@ func local_request_AccountingConnectionService_DeleteConnection_0(ctx context.Co
 	return msg, metadata, err
 }
 
+func request_AccountingConnectionService_PushStatement_0(ctx context.Context, marshaler runtime.Marshaler, client AccountingConnectionServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq PushStatementRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "id")
+	}
+	protoReq.Id, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.PushStatement(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_AccountingConnectionService_PushStatement_0(ctx context.Context, marshaler runtime.Marshaler, server AccountingConnectionServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq PushStatementRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "id")
+	}
+	protoReq.Id, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	msg, err := server.PushStatement(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+var filter_AccountingCallbackService_CompleteConnection_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+
+func request_AccountingCallbackService_CompleteConnection_0(ctx context.Context, marshaler runtime.Marshaler, client AccountingCallbackServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq CompleteConnectionRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_AccountingCallbackService_CompleteConnection_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.CompleteConnection(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_AccountingCallbackService_CompleteConnection_0(ctx context.Context, marshaler runtime.Marshaler, server AccountingCallbackServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq CompleteConnectionRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_AccountingCallbackService_CompleteConnection_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.CompleteConnection(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterAccountingConnectionServiceHandlerServer registers the http handlers for service AccountingConnectionService to "mux".
 // UnaryRPC     :call AccountingConnectionServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -201,6 +281,56 @@ func RegisterAccountingConnectionServiceHandlerServer(ctx context.Context, mux *
 			return
 		}
 		forward_AccountingConnectionService_DeleteConnection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_AccountingConnectionService_PushStatement_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/conversion.v1.AccountingConnectionService/PushStatement", runtime.WithHTTPPathPattern("/v1/connections/{id}/statements"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_AccountingConnectionService_PushStatement_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_AccountingConnectionService_PushStatement_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+
+	return nil
+}
+
+// RegisterAccountingCallbackServiceHandlerServer registers the http handlers for service AccountingCallbackService to "mux".
+// UnaryRPC     :call AccountingCallbackServiceServer directly.
+// StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
+// Note that using this registration option will cause many gRPC library features to stop working. Consider using RegisterAccountingCallbackServiceHandlerFromEndpoint instead.
+// GRPC interceptors will not work for this type of registration. To use interceptors, you must use the "runtime.WithMiddlewares" option in the "runtime.NewServeMux" call.
+func RegisterAccountingCallbackServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux, server AccountingCallbackServiceServer) error {
+	mux.Handle(http.MethodGet, pattern_AccountingCallbackService_CompleteConnection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/conversion.v1.AccountingCallbackService/CompleteConnection", runtime.WithHTTPPathPattern("/v1/connections/callback"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_AccountingCallbackService_CompleteConnection_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_AccountingCallbackService_CompleteConnection_0(annotatedContext, mux, outboundMarshaler, w, req, response_AccountingCallbackService_CompleteConnection_0{resp.(*CompleteConnectionResponse)}, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -293,6 +423,23 @@ func RegisterAccountingConnectionServiceHandlerClient(ctx context.Context, mux *
 		}
 		forward_AccountingConnectionService_DeleteConnection_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_AccountingConnectionService_PushStatement_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/conversion.v1.AccountingConnectionService/PushStatement", runtime.WithHTTPPathPattern("/v1/connections/{id}/statements"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_AccountingConnectionService_PushStatement_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_AccountingConnectionService_PushStatement_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -309,10 +456,85 @@ var (
 	pattern_AccountingConnectionService_CreateConnection_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "connections"}, ""))
 	pattern_AccountingConnectionService_ListConnections_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "connections"}, ""))
 	pattern_AccountingConnectionService_DeleteConnection_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "connections", "id"}, ""))
+	pattern_AccountingConnectionService_PushStatement_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "connections", "id", "statements"}, ""))
 )
 
 var (
 	forward_AccountingConnectionService_CreateConnection_0 = runtime.ForwardResponseMessage
 	forward_AccountingConnectionService_ListConnections_0  = runtime.ForwardResponseMessage
 	forward_AccountingConnectionService_DeleteConnection_0 = runtime.ForwardResponseMessage
+	forward_AccountingConnectionService_PushStatement_0    = runtime.ForwardResponseMessage
+)
+
+// RegisterAccountingCallbackServiceHandlerFromEndpoint is same as RegisterAccountingCallbackServiceHandler but
+// automatically dials to "endpoint" and closes the connection when "ctx" gets done.
+func RegisterAccountingCallbackServiceHandlerFromEndpoint(ctx context.Context, mux *runtime.ServeMux, endpoint string, opts []grpc.DialOption) (err error) {
+	conn, err := grpc.NewClient(endpoint, opts...)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			if cerr := conn.Close(); cerr != nil {
+				grpclog.Errorf("Failed to close conn to %s: %v", endpoint, cerr)
+			}
+			return
+		}
+		go func() {
+			<-ctx.Done()
+			if cerr := conn.Close(); cerr != nil {
+				grpclog.Errorf("Failed to close conn to %s: %v", endpoint, cerr)
+			}
+		}()
+	}()
+	return RegisterAccountingCallbackServiceHandler(ctx, mux, conn)
+}
+
+// RegisterAccountingCallbackServiceHandler registers the http handlers for service AccountingCallbackService to "mux".
+// The handlers forward requests to the grpc endpoint over "conn".
+func RegisterAccountingCallbackServiceHandler(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
+	return RegisterAccountingCallbackServiceHandlerClient(ctx, mux, NewAccountingCallbackServiceClient(conn))
+}
+
+// RegisterAccountingCallbackServiceHandlerClient registers the http handlers for service AccountingCallbackService
+// to "mux". The handlers forward requests to the grpc endpoint over the given implementation of "AccountingCallbackServiceClient".
+// Note: the gRPC framework executes interceptors within the gRPC handler. If the passed in "AccountingCallbackServiceClient"
+// doesn't go through the normal gRPC flow (creating a gRPC client etc.) then it will be up to the passed in
+// "AccountingCallbackServiceClient" to call the correct interceptors. This client ignores the HTTP middlewares.
+func RegisterAccountingCallbackServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux, client AccountingCallbackServiceClient) error {
+	mux.Handle(http.MethodGet, pattern_AccountingCallbackService_CompleteConnection_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/conversion.v1.AccountingCallbackService/CompleteConnection", runtime.WithHTTPPathPattern("/v1/connections/callback"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_AccountingCallbackService_CompleteConnection_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_AccountingCallbackService_CompleteConnection_0(annotatedContext, mux, outboundMarshaler, w, req, response_AccountingCallbackService_CompleteConnection_0{resp.(*CompleteConnectionResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	return nil
+}
+
+type response_AccountingCallbackService_CompleteConnection_0 struct {
+	*CompleteConnectionResponse
+}
+
+func (m response_AccountingCallbackService_CompleteConnection_0) XXX_ResponseBody() interface{} {
+	response := m.CompleteConnectionResponse
+	return response.Connection
+}
+
+var (
+	pattern_AccountingCallbackService_CompleteConnection_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "connections", "callback"}, ""))
+)
+
+var (
+	forward_AccountingCallbackService_CompleteConnection_0 = runtime.ForwardResponseMessage
 )

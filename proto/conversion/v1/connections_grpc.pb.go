@@ -22,22 +22,31 @@ const (
 	AccountingConnectionService_CreateConnection_FullMethodName = "/conversion.v1.AccountingConnectionService/CreateConnection"
 	AccountingConnectionService_ListConnections_FullMethodName  = "/conversion.v1.AccountingConnectionService/ListConnections"
 	AccountingConnectionService_DeleteConnection_FullMethodName = "/conversion.v1.AccountingConnectionService/DeleteConnection"
+	AccountingConnectionService_PushStatement_FullMethodName    = "/conversion.v1.AccountingConnectionService/PushStatement"
 )
 
 // AccountingConnectionServiceClient is the client API for AccountingConnectionService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// AccountingConnectionService connects accounting platforms to the account.
-// Request and response shapes are "not shown" in the spec; the shapes below
-// are decisions. Credentials are write-only: no response ever returns them.
+// AccountingConnectionService connects accounting platforms (QuickBooks
+// Online, Xero, the local sandbox) to the account over OAuth 2.0 and pushes
+// bank statements to them. The jobs service implements it. Request and
+// response shapes are "not shown" in the spec; the shapes below are
+// decisions (docs/accounting.md). No response ever carries a platform token.
 type AccountingConnectionServiceClient interface {
-	// CreateConnection: POST /v1/connections, scope connections:manage.
+	// CreateConnection: POST /v1/connections, scope connections:manage. Answers
+	// a pending connection with the authorization_url to send the user to.
 	CreateConnection(ctx context.Context, in *CreateConnectionRequest, opts ...grpc.CallOption) (*CreateConnectionResponse, error)
 	// ListConnections: GET /v1/connections, scope connections:manage.
 	ListConnections(ctx context.Context, in *ListConnectionsRequest, opts ...grpc.CallOption) (*ListConnectionsResponse, error)
 	// DeleteConnection: DELETE /v1/connections/{id}, scope connections:manage.
+	// Revokes the platform's tokens, then forgets the connection.
 	DeleteConnection(ctx context.Context, in *DeleteConnectionRequest, opts ...grpc.CallOption) (*DeleteConnectionResponse, error)
+	// PushStatement: POST /v1/connections/{id}/statements, scope
+	// connections:manage. Books each entry of a bank statement as a bank
+	// transaction at the platform, at most once per entry.
+	PushStatement(ctx context.Context, in *PushStatementRequest, opts ...grpc.CallOption) (*PushStatementResponse, error)
 }
 
 type accountingConnectionServiceClient struct {
@@ -78,20 +87,38 @@ func (c *accountingConnectionServiceClient) DeleteConnection(ctx context.Context
 	return out, nil
 }
 
+func (c *accountingConnectionServiceClient) PushStatement(ctx context.Context, in *PushStatementRequest, opts ...grpc.CallOption) (*PushStatementResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PushStatementResponse)
+	err := c.cc.Invoke(ctx, AccountingConnectionService_PushStatement_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AccountingConnectionServiceServer is the server API for AccountingConnectionService service.
 // All implementations must embed UnimplementedAccountingConnectionServiceServer
 // for forward compatibility.
 //
-// AccountingConnectionService connects accounting platforms to the account.
-// Request and response shapes are "not shown" in the spec; the shapes below
-// are decisions. Credentials are write-only: no response ever returns them.
+// AccountingConnectionService connects accounting platforms (QuickBooks
+// Online, Xero, the local sandbox) to the account over OAuth 2.0 and pushes
+// bank statements to them. The jobs service implements it. Request and
+// response shapes are "not shown" in the spec; the shapes below are
+// decisions (docs/accounting.md). No response ever carries a platform token.
 type AccountingConnectionServiceServer interface {
-	// CreateConnection: POST /v1/connections, scope connections:manage.
+	// CreateConnection: POST /v1/connections, scope connections:manage. Answers
+	// a pending connection with the authorization_url to send the user to.
 	CreateConnection(context.Context, *CreateConnectionRequest) (*CreateConnectionResponse, error)
 	// ListConnections: GET /v1/connections, scope connections:manage.
 	ListConnections(context.Context, *ListConnectionsRequest) (*ListConnectionsResponse, error)
 	// DeleteConnection: DELETE /v1/connections/{id}, scope connections:manage.
+	// Revokes the platform's tokens, then forgets the connection.
 	DeleteConnection(context.Context, *DeleteConnectionRequest) (*DeleteConnectionResponse, error)
+	// PushStatement: POST /v1/connections/{id}/statements, scope
+	// connections:manage. Books each entry of a bank statement as a bank
+	// transaction at the platform, at most once per entry.
+	PushStatement(context.Context, *PushStatementRequest) (*PushStatementResponse, error)
 	mustEmbedUnimplementedAccountingConnectionServiceServer()
 }
 
@@ -110,6 +137,9 @@ func (UnimplementedAccountingConnectionServiceServer) ListConnections(context.Co
 }
 func (UnimplementedAccountingConnectionServiceServer) DeleteConnection(context.Context, *DeleteConnectionRequest) (*DeleteConnectionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteConnection not implemented")
+}
+func (UnimplementedAccountingConnectionServiceServer) PushStatement(context.Context, *PushStatementRequest) (*PushStatementResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PushStatement not implemented")
 }
 func (UnimplementedAccountingConnectionServiceServer) mustEmbedUnimplementedAccountingConnectionServiceServer() {
 }
@@ -187,6 +217,24 @@ func _AccountingConnectionService_DeleteConnection_Handler(srv interface{}, ctx 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AccountingConnectionService_PushStatement_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PushStatementRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AccountingConnectionServiceServer).PushStatement(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AccountingConnectionService_PushStatement_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AccountingConnectionServiceServer).PushStatement(ctx, req.(*PushStatementRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AccountingConnectionService_ServiceDesc is the grpc.ServiceDesc for AccountingConnectionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -205,6 +253,123 @@ var AccountingConnectionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteConnection",
 			Handler:    _AccountingConnectionService_DeleteConnection_Handler,
+		},
+		{
+			MethodName: "PushStatement",
+			Handler:    _AccountingConnectionService_PushStatement_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "conversion/v1/connections.proto",
+}
+
+const (
+	AccountingCallbackService_CompleteConnection_FullMethodName = "/conversion.v1.AccountingCallbackService/CompleteConnection"
+)
+
+// AccountingCallbackServiceClient is the client API for AccountingCallbackService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// AccountingCallbackService is the OAuth redirect target. It is public (the
+// platform sends the user's browser there, without an API key): the state
+// parameter alone identifies the account and the connection.
+type AccountingCallbackServiceClient interface {
+	// CompleteConnection: GET /v1/connections/callback, no credential.
+	CompleteConnection(ctx context.Context, in *CompleteConnectionRequest, opts ...grpc.CallOption) (*CompleteConnectionResponse, error)
+}
+
+type accountingCallbackServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewAccountingCallbackServiceClient(cc grpc.ClientConnInterface) AccountingCallbackServiceClient {
+	return &accountingCallbackServiceClient{cc}
+}
+
+func (c *accountingCallbackServiceClient) CompleteConnection(ctx context.Context, in *CompleteConnectionRequest, opts ...grpc.CallOption) (*CompleteConnectionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteConnectionResponse)
+	err := c.cc.Invoke(ctx, AccountingCallbackService_CompleteConnection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AccountingCallbackServiceServer is the server API for AccountingCallbackService service.
+// All implementations must embed UnimplementedAccountingCallbackServiceServer
+// for forward compatibility.
+//
+// AccountingCallbackService is the OAuth redirect target. It is public (the
+// platform sends the user's browser there, without an API key): the state
+// parameter alone identifies the account and the connection.
+type AccountingCallbackServiceServer interface {
+	// CompleteConnection: GET /v1/connections/callback, no credential.
+	CompleteConnection(context.Context, *CompleteConnectionRequest) (*CompleteConnectionResponse, error)
+	mustEmbedUnimplementedAccountingCallbackServiceServer()
+}
+
+// UnimplementedAccountingCallbackServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedAccountingCallbackServiceServer struct{}
+
+func (UnimplementedAccountingCallbackServiceServer) CompleteConnection(context.Context, *CompleteConnectionRequest) (*CompleteConnectionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CompleteConnection not implemented")
+}
+func (UnimplementedAccountingCallbackServiceServer) mustEmbedUnimplementedAccountingCallbackServiceServer() {
+}
+func (UnimplementedAccountingCallbackServiceServer) testEmbeddedByValue() {}
+
+// UnsafeAccountingCallbackServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to AccountingCallbackServiceServer will
+// result in compilation errors.
+type UnsafeAccountingCallbackServiceServer interface {
+	mustEmbedUnimplementedAccountingCallbackServiceServer()
+}
+
+func RegisterAccountingCallbackServiceServer(s grpc.ServiceRegistrar, srv AccountingCallbackServiceServer) {
+	// If the following call panics, it indicates UnimplementedAccountingCallbackServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&AccountingCallbackService_ServiceDesc, srv)
+}
+
+func _AccountingCallbackService_CompleteConnection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteConnectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AccountingCallbackServiceServer).CompleteConnection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AccountingCallbackService_CompleteConnection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AccountingCallbackServiceServer).CompleteConnection(ctx, req.(*CompleteConnectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// AccountingCallbackService_ServiceDesc is the grpc.ServiceDesc for AccountingCallbackService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var AccountingCallbackService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "conversion.v1.AccountingCallbackService",
+	HandlerType: (*AccountingCallbackServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "CompleteConnection",
+			Handler:    _AccountingCallbackService_CompleteConnection_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

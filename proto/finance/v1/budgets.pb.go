@@ -265,7 +265,9 @@ type Budget struct {
 	// Ours: YYYY-MM-DD, a day a biweekly period starts on.
 	PeriodAnchorDate *string `protobuf:"bytes,14,opt,name=period_anchor_date,json=periodAnchorDate,proto3,oneof" json:"period_anchor_date,omitempty"`
 	// Ours: when the budget was archived (absent while it is active).
-	ArchivedAt    *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=archived_at,json=archivedAt,proto3" json:"archived_at,omitempty"`
+	ArchivedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=archived_at,json=archivedAt,proto3" json:"archived_at,omitempty"`
+	// Ours: optimistic-concurrency counter; send it back as expected_version.
+	Version       *int32 `protobuf:"varint,16,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -403,6 +405,13 @@ func (x *Budget) GetArchivedAt() *timestamppb.Timestamp {
 		return x.ArchivedAt
 	}
 	return nil
+}
+
+func (x *Budget) GetVersion() int32 {
+	if x != nil && x.Version != nil {
+		return *x.Version
+	}
+	return 0
 }
 
 // GroupProgress is one target group's figures for the period.
@@ -1297,6 +1306,249 @@ func (x *SwitchBudgetMethodResponse) GetFiltered() bool {
 	return false
 }
 
+// ItemAllocation sets one budget item's allocated_amount.
+type ItemAllocation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required: an item of the budget.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Required: a decimal amount string, zero or more.
+	AllocatedAmount string `protobuf:"bytes,2,opt,name=allocated_amount,json=allocatedAmount,proto3" json:"allocated_amount,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ItemAllocation) Reset() {
+	*x = ItemAllocation{}
+	mi := &file_finance_v1_budgets_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ItemAllocation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ItemAllocation) ProtoMessage() {}
+
+func (x *ItemAllocation) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_budgets_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ItemAllocation.ProtoReflect.Descriptor instead.
+func (*ItemAllocation) Descriptor() ([]byte, []int) {
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ItemAllocation) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ItemAllocation) GetAllocatedAmount() string {
+	if x != nil {
+		return x.AllocatedAmount
+	}
+	return ""
+}
+
+// GroupAllocation sets a percent_of_income group's allocation_value.
+type GroupAllocation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required: a group of the budget.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Required: a percentage from 0 to 100, at most two decimal places.
+	AllocationValue string `protobuf:"bytes,2,opt,name=allocation_value,json=allocationValue,proto3" json:"allocation_value,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *GroupAllocation) Reset() {
+	*x = GroupAllocation{}
+	mi := &file_finance_v1_budgets_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GroupAllocation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GroupAllocation) ProtoMessage() {}
+
+func (x *GroupAllocation) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_budgets_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GroupAllocation.ProtoReflect.Descriptor instead.
+func (*GroupAllocation) Descriptor() ([]byte, []int) {
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GroupAllocation) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *GroupAllocation) GetAllocationValue() string {
+	if x != nil {
+		return x.AllocationValue
+	}
+	return ""
+}
+
+// UpdateBudgetAllocationsRequest is PATCH /v1/budgets/{id}/allocations
+// (ours): the items and groups listed change, the others stay.
+type UpdateBudgetAllocationsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path parameter.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Required by the service: must equal the budget's current version,
+	// otherwise 409.
+	ExpectedVersion int32              `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	Items           []*ItemAllocation  `protobuf:"bytes,3,rep,name=items,proto3" json:"items,omitempty"`
+	Groups          []*GroupAllocation `protobuf:"bytes,4,rep,name=groups,proto3" json:"groups,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *UpdateBudgetAllocationsRequest) Reset() {
+	*x = UpdateBudgetAllocationsRequest{}
+	mi := &file_finance_v1_budgets_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateBudgetAllocationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateBudgetAllocationsRequest) ProtoMessage() {}
+
+func (x *UpdateBudgetAllocationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_budgets_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateBudgetAllocationsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateBudgetAllocationsRequest) Descriptor() ([]byte, []int) {
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *UpdateBudgetAllocationsRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UpdateBudgetAllocationsRequest) GetExpectedVersion() int32 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
+func (x *UpdateBudgetAllocationsRequest) GetItems() []*ItemAllocation {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *UpdateBudgetAllocationsRequest) GetGroups() []*GroupAllocation {
+	if x != nil {
+		return x.Groups
+	}
+	return nil
+}
+
+type UpdateBudgetAllocationsResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Data           *Budget                `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	RedactedFields []string               `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
+	Filtered       bool                   `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *UpdateBudgetAllocationsResponse) Reset() {
+	*x = UpdateBudgetAllocationsResponse{}
+	mi := &file_finance_v1_budgets_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateBudgetAllocationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateBudgetAllocationsResponse) ProtoMessage() {}
+
+func (x *UpdateBudgetAllocationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_budgets_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateBudgetAllocationsResponse.ProtoReflect.Descriptor instead.
+func (*UpdateBudgetAllocationsResponse) Descriptor() ([]byte, []int) {
+	return file_finance_v1_budgets_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *UpdateBudgetAllocationsResponse) GetData() *Budget {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *UpdateBudgetAllocationsResponse) GetRedactedFields() []string {
+	if x != nil {
+		return x.RedactedFields
+	}
+	return nil
+}
+
+func (x *UpdateBudgetAllocationsResponse) GetFiltered() bool {
+	if x != nil {
+		return x.Filtered
+	}
+	return false
+}
+
 var File_finance_v1_budgets_proto protoreflect.FileDescriptor
 
 const file_finance_v1_budgets_proto_rawDesc = "" +
@@ -1331,7 +1583,7 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x05_nameB\r\n" +
 	"\v_sort_orderB\x12\n" +
 	"\x10_allocation_typeB\x13\n" +
-	"\x11_allocation_value\"\xc4\x06\n" +
+	"\x11_allocation_value\"\xef\x06\n" +
 	"\x06Budget\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12$\n" +
@@ -1354,7 +1606,8 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x11period_anchor_day\x18\r \x01(\x05H\aR\x0fperiodAnchorDay\x88\x01\x01\x121\n" +
 	"\x12period_anchor_date\x18\x0e \x01(\tH\bR\x10periodAnchorDate\x88\x01\x01\x12;\n" +
 	"\varchived_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"archivedAtB\a\n" +
+	"archivedAt\x12\x1d\n" +
+	"\aversion\x18\x10 \x01(\x05H\tR\aversion\x88\x01\x01B\a\n" +
 	"\x05_nameB\x0e\n" +
 	"\f_method_typeB\x0e\n" +
 	"\f_period_typeB\f\n" +
@@ -1364,7 +1617,9 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x18_expected_monthly_incomeB\v\n" +
 	"\t_currencyB\x14\n" +
 	"\x12_period_anchor_dayB\x15\n" +
-	"\x13_period_anchor_date\"\xae\x04\n" +
+	"\x13_period_anchor_dateB\n" +
+	"\n" +
+	"\b_version\"\xae\x04\n" +
 	"\rGroupProgress\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12\"\n" +
 	"\n" +
@@ -1470,12 +1725,28 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x1aSwitchBudgetMethodResponse\x128\n" +
 	"\x04data\x18\x01 \x01(\v2$.finance.v1.BudgetMethodSwitchResultR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\xf0\x02\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"K\n" +
+	"\x0eItemAllocation\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
+	"\x10allocated_amount\x18\x02 \x01(\tR\x0fallocatedAmount\"L\n" +
+	"\x0fGroupAllocation\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
+	"\x10allocation_value\x18\x02 \x01(\tR\x0fallocationValue\"\xc2\x01\n" +
+	"\x1eUpdateBudgetAllocationsRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
+	"\x10expected_version\x18\x02 \x01(\x05R\x0fexpectedVersion\x120\n" +
+	"\x05items\x18\x03 \x03(\v2\x1a.finance.v1.ItemAllocationR\x05items\x123\n" +
+	"\x06groups\x18\x04 \x03(\v2\x1b.finance.v1.GroupAllocationR\x06groups\"\x8e\x01\n" +
+	"\x1fUpdateBudgetAllocationsResponse\x12&\n" +
+	"\x04data\x18\x01 \x01(\v2\x12.finance.v1.BudgetR\x04data\x12'\n" +
+	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\xe4\x03\n" +
 	"\rBudgetService\x12N\n" +
 	"\vListBudgets\x12\x1e.finance.v1.ListBudgetsRequest\x1a\x1f.finance.v1.ListBudgetsResponse\x12H\n" +
 	"\tGetBudget\x12\x1c.finance.v1.GetBudgetRequest\x1a\x1d.finance.v1.GetBudgetResponse\x12`\n" +
 	"\x11GetBudgetProgress\x12$.finance.v1.GetBudgetProgressRequest\x1a%.finance.v1.GetBudgetProgressResponse\x12c\n" +
-	"\x12SwitchBudgetMethod\x12%.finance.v1.SwitchBudgetMethodRequest\x1a&.finance.v1.SwitchBudgetMethodResponseB\xa2\x01\n" +
+	"\x12SwitchBudgetMethod\x12%.finance.v1.SwitchBudgetMethodRequest\x1a&.finance.v1.SwitchBudgetMethodResponse\x12r\n" +
+	"\x17UpdateBudgetAllocations\x12*.finance.v1.UpdateBudgetAllocationsRequest\x1a+.finance.v1.UpdateBudgetAllocationsResponseB\xa2\x01\n" +
 	"\x0ecom.finance.v1B\fBudgetsProtoP\x01Z9github.com/ledgerlane/platform/proto/finance/v1;financev1\xa2\x02\x03FXX\xaa\x02\n" +
 	"Finance.V1\xca\x02\n" +
 	"Finance\\V1\xe2\x02\x16Finance\\V1\\GPBMetadata\xea\x02\vFinance::V1b\x06proto3"
@@ -1492,55 +1763,64 @@ func file_finance_v1_budgets_proto_rawDescGZIP() []byte {
 	return file_finance_v1_budgets_proto_rawDescData
 }
 
-var file_finance_v1_budgets_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_finance_v1_budgets_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_finance_v1_budgets_proto_goTypes = []any{
-	(*BudgetMethodMeta)(nil),           // 0: finance.v1.BudgetMethodMeta
-	(*BudgetItem)(nil),                 // 1: finance.v1.BudgetItem
-	(*TargetGroup)(nil),                // 2: finance.v1.TargetGroup
-	(*Budget)(nil),                     // 3: finance.v1.Budget
-	(*GroupProgress)(nil),              // 4: finance.v1.GroupProgress
-	(*BudgetAnomaly)(nil),              // 5: finance.v1.BudgetAnomaly
-	(*BudgetProgress)(nil),             // 6: finance.v1.BudgetProgress
-	(*BudgetMethodSwitchResult)(nil),   // 7: finance.v1.BudgetMethodSwitchResult
-	(*ListBudgetsRequest)(nil),         // 8: finance.v1.ListBudgetsRequest
-	(*ListBudgetsResponse)(nil),        // 9: finance.v1.ListBudgetsResponse
-	(*GetBudgetRequest)(nil),           // 10: finance.v1.GetBudgetRequest
-	(*GetBudgetResponse)(nil),          // 11: finance.v1.GetBudgetResponse
-	(*GetBudgetProgressRequest)(nil),   // 12: finance.v1.GetBudgetProgressRequest
-	(*GetBudgetProgressResponse)(nil),  // 13: finance.v1.GetBudgetProgressResponse
-	(*SwitchBudgetMethodRequest)(nil),  // 14: finance.v1.SwitchBudgetMethodRequest
-	(*SwitchBudgetMethodResponse)(nil), // 15: finance.v1.SwitchBudgetMethodResponse
-	(*timestamppb.Timestamp)(nil),      // 16: google.protobuf.Timestamp
-	(*Pagination)(nil),                 // 17: finance.v1.Pagination
+	(*BudgetMethodMeta)(nil),                // 0: finance.v1.BudgetMethodMeta
+	(*BudgetItem)(nil),                      // 1: finance.v1.BudgetItem
+	(*TargetGroup)(nil),                     // 2: finance.v1.TargetGroup
+	(*Budget)(nil),                          // 3: finance.v1.Budget
+	(*GroupProgress)(nil),                   // 4: finance.v1.GroupProgress
+	(*BudgetAnomaly)(nil),                   // 5: finance.v1.BudgetAnomaly
+	(*BudgetProgress)(nil),                  // 6: finance.v1.BudgetProgress
+	(*BudgetMethodSwitchResult)(nil),        // 7: finance.v1.BudgetMethodSwitchResult
+	(*ListBudgetsRequest)(nil),              // 8: finance.v1.ListBudgetsRequest
+	(*ListBudgetsResponse)(nil),             // 9: finance.v1.ListBudgetsResponse
+	(*GetBudgetRequest)(nil),                // 10: finance.v1.GetBudgetRequest
+	(*GetBudgetResponse)(nil),               // 11: finance.v1.GetBudgetResponse
+	(*GetBudgetProgressRequest)(nil),        // 12: finance.v1.GetBudgetProgressRequest
+	(*GetBudgetProgressResponse)(nil),       // 13: finance.v1.GetBudgetProgressResponse
+	(*SwitchBudgetMethodRequest)(nil),       // 14: finance.v1.SwitchBudgetMethodRequest
+	(*SwitchBudgetMethodResponse)(nil),      // 15: finance.v1.SwitchBudgetMethodResponse
+	(*ItemAllocation)(nil),                  // 16: finance.v1.ItemAllocation
+	(*GroupAllocation)(nil),                 // 17: finance.v1.GroupAllocation
+	(*UpdateBudgetAllocationsRequest)(nil),  // 18: finance.v1.UpdateBudgetAllocationsRequest
+	(*UpdateBudgetAllocationsResponse)(nil), // 19: finance.v1.UpdateBudgetAllocationsResponse
+	(*timestamppb.Timestamp)(nil),           // 20: google.protobuf.Timestamp
+	(*Pagination)(nil),                      // 21: finance.v1.Pagination
 }
 var file_finance_v1_budgets_proto_depIdxs = []int32{
 	1,  // 0: finance.v1.TargetGroup.items:type_name -> finance.v1.BudgetItem
 	0,  // 1: finance.v1.Budget.method_meta:type_name -> finance.v1.BudgetMethodMeta
 	2,  // 2: finance.v1.Budget.target_groups:type_name -> finance.v1.TargetGroup
-	16, // 3: finance.v1.Budget.created_at:type_name -> google.protobuf.Timestamp
-	16, // 4: finance.v1.Budget.archived_at:type_name -> google.protobuf.Timestamp
+	20, // 3: finance.v1.Budget.created_at:type_name -> google.protobuf.Timestamp
+	20, // 4: finance.v1.Budget.archived_at:type_name -> google.protobuf.Timestamp
 	1,  // 5: finance.v1.GroupProgress.items:type_name -> finance.v1.BudgetItem
 	0,  // 6: finance.v1.BudgetProgress.method_meta:type_name -> finance.v1.BudgetMethodMeta
 	4,  // 7: finance.v1.BudgetProgress.groups:type_name -> finance.v1.GroupProgress
 	5,  // 8: finance.v1.BudgetProgress.anomalies:type_name -> finance.v1.BudgetAnomaly
 	3,  // 9: finance.v1.ListBudgetsResponse.data:type_name -> finance.v1.Budget
-	17, // 10: finance.v1.ListBudgetsResponse.pagination:type_name -> finance.v1.Pagination
+	21, // 10: finance.v1.ListBudgetsResponse.pagination:type_name -> finance.v1.Pagination
 	3,  // 11: finance.v1.GetBudgetResponse.data:type_name -> finance.v1.Budget
 	6,  // 12: finance.v1.GetBudgetProgressResponse.data:type_name -> finance.v1.BudgetProgress
 	7,  // 13: finance.v1.SwitchBudgetMethodResponse.data:type_name -> finance.v1.BudgetMethodSwitchResult
-	8,  // 14: finance.v1.BudgetService.ListBudgets:input_type -> finance.v1.ListBudgetsRequest
-	10, // 15: finance.v1.BudgetService.GetBudget:input_type -> finance.v1.GetBudgetRequest
-	12, // 16: finance.v1.BudgetService.GetBudgetProgress:input_type -> finance.v1.GetBudgetProgressRequest
-	14, // 17: finance.v1.BudgetService.SwitchBudgetMethod:input_type -> finance.v1.SwitchBudgetMethodRequest
-	9,  // 18: finance.v1.BudgetService.ListBudgets:output_type -> finance.v1.ListBudgetsResponse
-	11, // 19: finance.v1.BudgetService.GetBudget:output_type -> finance.v1.GetBudgetResponse
-	13, // 20: finance.v1.BudgetService.GetBudgetProgress:output_type -> finance.v1.GetBudgetProgressResponse
-	15, // 21: finance.v1.BudgetService.SwitchBudgetMethod:output_type -> finance.v1.SwitchBudgetMethodResponse
-	18, // [18:22] is the sub-list for method output_type
-	14, // [14:18] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	16, // 14: finance.v1.UpdateBudgetAllocationsRequest.items:type_name -> finance.v1.ItemAllocation
+	17, // 15: finance.v1.UpdateBudgetAllocationsRequest.groups:type_name -> finance.v1.GroupAllocation
+	3,  // 16: finance.v1.UpdateBudgetAllocationsResponse.data:type_name -> finance.v1.Budget
+	8,  // 17: finance.v1.BudgetService.ListBudgets:input_type -> finance.v1.ListBudgetsRequest
+	10, // 18: finance.v1.BudgetService.GetBudget:input_type -> finance.v1.GetBudgetRequest
+	12, // 19: finance.v1.BudgetService.GetBudgetProgress:input_type -> finance.v1.GetBudgetProgressRequest
+	14, // 20: finance.v1.BudgetService.SwitchBudgetMethod:input_type -> finance.v1.SwitchBudgetMethodRequest
+	18, // 21: finance.v1.BudgetService.UpdateBudgetAllocations:input_type -> finance.v1.UpdateBudgetAllocationsRequest
+	9,  // 22: finance.v1.BudgetService.ListBudgets:output_type -> finance.v1.ListBudgetsResponse
+	11, // 23: finance.v1.BudgetService.GetBudget:output_type -> finance.v1.GetBudgetResponse
+	13, // 24: finance.v1.BudgetService.GetBudgetProgress:output_type -> finance.v1.GetBudgetProgressResponse
+	15, // 25: finance.v1.BudgetService.SwitchBudgetMethod:output_type -> finance.v1.SwitchBudgetMethodResponse
+	19, // 26: finance.v1.BudgetService.UpdateBudgetAllocations:output_type -> finance.v1.UpdateBudgetAllocationsResponse
+	22, // [22:27] is the sub-list for method output_type
+	17, // [17:22] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_budgets_proto_init() }
@@ -1563,7 +1843,7 @@ func file_finance_v1_budgets_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_finance_v1_budgets_proto_rawDesc), len(file_finance_v1_budgets_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

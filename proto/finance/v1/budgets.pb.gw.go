@@ -189,6 +189,51 @@ func local_request_BudgetService_SwitchBudgetMethod_0(ctx context.Context, marsh
 	return msg, metadata, err
 }
 
+func request_BudgetService_UpdateBudgetAllocations_0(ctx context.Context, marshaler runtime.Marshaler, client BudgetServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq UpdateBudgetAllocationsRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "id")
+	}
+	protoReq.Id, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.UpdateBudgetAllocations(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_BudgetService_UpdateBudgetAllocations_0(ctx context.Context, marshaler runtime.Marshaler, server BudgetServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq UpdateBudgetAllocationsRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "id")
+	}
+	protoReq.Id, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	msg, err := server.UpdateBudgetAllocations(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterBudgetServiceHandlerServer registers the http handlers for service BudgetService to "mux".
 // UnaryRPC     :call BudgetServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -274,6 +319,26 @@ func RegisterBudgetServiceHandlerServer(ctx context.Context, mux *runtime.ServeM
 			return
 		}
 		forward_BudgetService_SwitchBudgetMethod_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPatch, pattern_BudgetService_UpdateBudgetAllocations_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/finance.v1.BudgetService/UpdateBudgetAllocations", runtime.WithHTTPPathPattern("/v1/budgets/{id}/allocations"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_BudgetService_UpdateBudgetAllocations_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_BudgetService_UpdateBudgetAllocations_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -383,19 +448,38 @@ func RegisterBudgetServiceHandlerClient(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_BudgetService_SwitchBudgetMethod_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPatch, pattern_BudgetService_UpdateBudgetAllocations_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/finance.v1.BudgetService/UpdateBudgetAllocations", runtime.WithHTTPPathPattern("/v1/budgets/{id}/allocations"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_BudgetService_UpdateBudgetAllocations_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_BudgetService_UpdateBudgetAllocations_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
 var (
-	pattern_BudgetService_ListBudgets_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "budgets"}, ""))
-	pattern_BudgetService_GetBudget_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "budgets", "id"}, ""))
-	pattern_BudgetService_GetBudgetProgress_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "budgets", "id", "progress"}, ""))
-	pattern_BudgetService_SwitchBudgetMethod_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "budgets", "switch-method"}, ""))
+	pattern_BudgetService_ListBudgets_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "budgets"}, ""))
+	pattern_BudgetService_GetBudget_0               = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "budgets", "id"}, ""))
+	pattern_BudgetService_GetBudgetProgress_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "budgets", "id", "progress"}, ""))
+	pattern_BudgetService_SwitchBudgetMethod_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "budgets", "switch-method"}, ""))
+	pattern_BudgetService_UpdateBudgetAllocations_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "budgets", "id", "allocations"}, ""))
 )
 
 var (
-	forward_BudgetService_ListBudgets_0        = runtime.ForwardResponseMessage
-	forward_BudgetService_GetBudget_0          = runtime.ForwardResponseMessage
-	forward_BudgetService_GetBudgetProgress_0  = runtime.ForwardResponseMessage
-	forward_BudgetService_SwitchBudgetMethod_0 = runtime.ForwardResponseMessage
+	forward_BudgetService_ListBudgets_0             = runtime.ForwardResponseMessage
+	forward_BudgetService_GetBudget_0               = runtime.ForwardResponseMessage
+	forward_BudgetService_GetBudgetProgress_0       = runtime.ForwardResponseMessage
+	forward_BudgetService_SwitchBudgetMethod_0      = runtime.ForwardResponseMessage
+	forward_BudgetService_UpdateBudgetAllocations_0 = runtime.ForwardResponseMessage
 )

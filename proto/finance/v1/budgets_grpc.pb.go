@@ -19,10 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	BudgetService_ListBudgets_FullMethodName        = "/finance.v1.BudgetService/ListBudgets"
-	BudgetService_GetBudget_FullMethodName          = "/finance.v1.BudgetService/GetBudget"
-	BudgetService_GetBudgetProgress_FullMethodName  = "/finance.v1.BudgetService/GetBudgetProgress"
-	BudgetService_SwitchBudgetMethod_FullMethodName = "/finance.v1.BudgetService/SwitchBudgetMethod"
+	BudgetService_ListBudgets_FullMethodName             = "/finance.v1.BudgetService/ListBudgets"
+	BudgetService_GetBudget_FullMethodName               = "/finance.v1.BudgetService/GetBudget"
+	BudgetService_GetBudgetProgress_FullMethodName       = "/finance.v1.BudgetService/GetBudgetProgress"
+	BudgetService_SwitchBudgetMethod_FullMethodName      = "/finance.v1.BudgetService/SwitchBudgetMethod"
+	BudgetService_UpdateBudgetAllocations_FullMethodName = "/finance.v1.BudgetService/UpdateBudgetAllocations"
 )
 
 // BudgetServiceClient is the client API for BudgetService service.
@@ -41,6 +42,9 @@ type BudgetServiceClient interface {
 	GetBudgetProgress(ctx context.Context, in *GetBudgetProgressRequest, opts ...grpc.CallOption) (*GetBudgetProgressResponse, error)
 	// POST /v1/budgets/switch-method (body "*") — scope budgets:write; writes_enabled; Idempotency-Key header.
 	SwitchBudgetMethod(ctx context.Context, in *SwitchBudgetMethodRequest, opts ...grpc.CallOption) (*SwitchBudgetMethodResponse, error)
+	// PATCH /v1/budgets/{id}/allocations (body "*") — scope budgets:write; writes_enabled; Idempotency-Key header.
+	// Ours: the spec shows no budget write but the switch.
+	UpdateBudgetAllocations(ctx context.Context, in *UpdateBudgetAllocationsRequest, opts ...grpc.CallOption) (*UpdateBudgetAllocationsResponse, error)
 }
 
 type budgetServiceClient struct {
@@ -91,6 +95,16 @@ func (c *budgetServiceClient) SwitchBudgetMethod(ctx context.Context, in *Switch
 	return out, nil
 }
 
+func (c *budgetServiceClient) UpdateBudgetAllocations(ctx context.Context, in *UpdateBudgetAllocationsRequest, opts ...grpc.CallOption) (*UpdateBudgetAllocationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateBudgetAllocationsResponse)
+	err := c.cc.Invoke(ctx, BudgetService_UpdateBudgetAllocations_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BudgetServiceServer is the server API for BudgetService service.
 // All implementations must embed UnimplementedBudgetServiceServer
 // for forward compatibility.
@@ -107,6 +121,9 @@ type BudgetServiceServer interface {
 	GetBudgetProgress(context.Context, *GetBudgetProgressRequest) (*GetBudgetProgressResponse, error)
 	// POST /v1/budgets/switch-method (body "*") — scope budgets:write; writes_enabled; Idempotency-Key header.
 	SwitchBudgetMethod(context.Context, *SwitchBudgetMethodRequest) (*SwitchBudgetMethodResponse, error)
+	// PATCH /v1/budgets/{id}/allocations (body "*") — scope budgets:write; writes_enabled; Idempotency-Key header.
+	// Ours: the spec shows no budget write but the switch.
+	UpdateBudgetAllocations(context.Context, *UpdateBudgetAllocationsRequest) (*UpdateBudgetAllocationsResponse, error)
 	mustEmbedUnimplementedBudgetServiceServer()
 }
 
@@ -128,6 +145,9 @@ func (UnimplementedBudgetServiceServer) GetBudgetProgress(context.Context, *GetB
 }
 func (UnimplementedBudgetServiceServer) SwitchBudgetMethod(context.Context, *SwitchBudgetMethodRequest) (*SwitchBudgetMethodResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SwitchBudgetMethod not implemented")
+}
+func (UnimplementedBudgetServiceServer) UpdateBudgetAllocations(context.Context, *UpdateBudgetAllocationsRequest) (*UpdateBudgetAllocationsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateBudgetAllocations not implemented")
 }
 func (UnimplementedBudgetServiceServer) mustEmbedUnimplementedBudgetServiceServer() {}
 func (UnimplementedBudgetServiceServer) testEmbeddedByValue()                       {}
@@ -222,6 +242,24 @@ func _BudgetService_SwitchBudgetMethod_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BudgetService_UpdateBudgetAllocations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateBudgetAllocationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BudgetServiceServer).UpdateBudgetAllocations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BudgetService_UpdateBudgetAllocations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BudgetServiceServer).UpdateBudgetAllocations(ctx, req.(*UpdateBudgetAllocationsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // BudgetService_ServiceDesc is the grpc.ServiceDesc for BudgetService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -244,6 +282,10 @@ var BudgetService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SwitchBudgetMethod",
 			Handler:    _BudgetService_SwitchBudgetMethod_Handler,
+		},
+		{
+			MethodName: "UpdateBudgetAllocations",
+			Handler:    _BudgetService_UpdateBudgetAllocations_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -9,6 +9,7 @@ package financev1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -292,7 +293,9 @@ type Goal struct {
 	// Ours: the goal's spending plan. A budget anomaly in a line's category
 	// that the line can absorb is covered by the goal (BudgetAnomaly
 	// covered_by_goal / covered_by_plan_line) and leaves the group's spent.
-	SpendingPlan  []*GoalPlanLine `protobuf:"bytes,20,rep,name=spending_plan,json=spendingPlan,proto3" json:"spending_plan,omitempty"`
+	SpendingPlan []*GoalPlanLine `protobuf:"bytes,20,rep,name=spending_plan,json=spendingPlan,proto3" json:"spending_plan,omitempty"`
+	// Ours: optimistic-concurrency counter; send it back as expected_version.
+	Version       *int32 `protobuf:"varint,21,opt,name=version,proto3,oneof" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -465,6 +468,13 @@ func (x *Goal) GetSpendingPlan() []*GoalPlanLine {
 		return x.SpendingPlan
 	}
 	return nil
+}
+
+func (x *Goal) GetVersion() int32 {
+	if x != nil && x.Version != nil {
+		return *x.Version
+	}
+	return 0
 }
 
 // GoalPlanLine is one line of a goal's spending plan (ours).
@@ -753,12 +763,612 @@ func (x *GetGoalResponse) GetFiltered() bool {
 	return false
 }
 
+// CreateGoalRequest is POST /v1/goals (ours). account_type on a link and
+// is_active on a budget link are read from the account and default to true.
+type CreateGoalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required, 1-200 characters.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Up to 1000 characters.
+	Description *string `protobuf:"bytes,2,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	// savings (default), purchase or debt_payoff.
+	GoalType *string `protobuf:"bytes,3,opt,name=goal_type,json=goalType,proto3,oneof" json:"goal_type,omitempty"`
+	// Required: a decimal amount string above zero.
+	TargetAmount string `protobuf:"bytes,4,opt,name=target_amount,json=targetAmount,proto3" json:"target_amount,omitempty"`
+	// manual: the amount so far; budget_driven: saved before tracking;
+	// account_driven: not allowed (the accounts say it).
+	CurrentAmount *string `protobuf:"bytes,5,opt,name=current_amount,json=currentAmount,proto3,oneof" json:"current_amount,omitempty"`
+	// ISO 4217; default the user's main currency.
+	Currency *string `protobuf:"bytes,6,opt,name=currency,proto3,oneof" json:"currency,omitempty"`
+	// YYYY-MM-DD, from today to 100 years ahead.
+	TargetDate *string `protobuf:"bytes,7,opt,name=target_date,json=targetDate,proto3,oneof" json:"target_date,omitempty"`
+	// manual (default), account_driven or budget_driven.
+	TrackingMode *string `protobuf:"bytes,8,opt,name=tracking_mode,json=trackingMode,proto3,oneof" json:"tracking_mode,omitempty"`
+	// Default: after the user's last goal.
+	SortOrder     *int32             `protobuf:"varint,9,opt,name=sort_order,json=sortOrder,proto3,oneof" json:"sort_order,omitempty"`
+	ShowInDigest  *bool              `protobuf:"varint,10,opt,name=show_in_digest,json=showInDigest,proto3,oneof" json:"show_in_digest,omitempty"`
+	AccountLinks  []*GoalAccountLink `protobuf:"bytes,11,rep,name=account_links,json=accountLinks,proto3" json:"account_links,omitempty"`
+	BudgetLinks   []*GoalBudgetLink  `protobuf:"bytes,12,rep,name=budget_links,json=budgetLinks,proto3" json:"budget_links,omitempty"`
+	SpendingPlan  []*GoalPlanLine    `protobuf:"bytes,13,rep,name=spending_plan,json=spendingPlan,proto3" json:"spending_plan,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateGoalRequest) Reset() {
+	*x = CreateGoalRequest{}
+	mi := &file_finance_v1_goals_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateGoalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateGoalRequest) ProtoMessage() {}
+
+func (x *CreateGoalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_goals_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateGoalRequest.ProtoReflect.Descriptor instead.
+func (*CreateGoalRequest) Descriptor() ([]byte, []int) {
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CreateGoalRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateGoalRequest) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *CreateGoalRequest) GetGoalType() string {
+	if x != nil && x.GoalType != nil {
+		return *x.GoalType
+	}
+	return ""
+}
+
+func (x *CreateGoalRequest) GetTargetAmount() string {
+	if x != nil {
+		return x.TargetAmount
+	}
+	return ""
+}
+
+func (x *CreateGoalRequest) GetCurrentAmount() string {
+	if x != nil && x.CurrentAmount != nil {
+		return *x.CurrentAmount
+	}
+	return ""
+}
+
+func (x *CreateGoalRequest) GetCurrency() string {
+	if x != nil && x.Currency != nil {
+		return *x.Currency
+	}
+	return ""
+}
+
+func (x *CreateGoalRequest) GetTargetDate() string {
+	if x != nil && x.TargetDate != nil {
+		return *x.TargetDate
+	}
+	return ""
+}
+
+func (x *CreateGoalRequest) GetTrackingMode() string {
+	if x != nil && x.TrackingMode != nil {
+		return *x.TrackingMode
+	}
+	return ""
+}
+
+func (x *CreateGoalRequest) GetSortOrder() int32 {
+	if x != nil && x.SortOrder != nil {
+		return *x.SortOrder
+	}
+	return 0
+}
+
+func (x *CreateGoalRequest) GetShowInDigest() bool {
+	if x != nil && x.ShowInDigest != nil {
+		return *x.ShowInDigest
+	}
+	return false
+}
+
+func (x *CreateGoalRequest) GetAccountLinks() []*GoalAccountLink {
+	if x != nil {
+		return x.AccountLinks
+	}
+	return nil
+}
+
+func (x *CreateGoalRequest) GetBudgetLinks() []*GoalBudgetLink {
+	if x != nil {
+		return x.BudgetLinks
+	}
+	return nil
+}
+
+func (x *CreateGoalRequest) GetSpendingPlan() []*GoalPlanLine {
+	if x != nil {
+		return x.SpendingPlan
+	}
+	return nil
+}
+
+type CreateGoalResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Data           *Goal                  `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	RedactedFields []string               `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
+	Filtered       bool                   `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *CreateGoalResponse) Reset() {
+	*x = CreateGoalResponse{}
+	mi := &file_finance_v1_goals_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateGoalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateGoalResponse) ProtoMessage() {}
+
+func (x *CreateGoalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_goals_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateGoalResponse.ProtoReflect.Descriptor instead.
+func (*CreateGoalResponse) Descriptor() ([]byte, []int) {
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreateGoalResponse) GetData() *Goal {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *CreateGoalResponse) GetRedactedFields() []string {
+	if x != nil {
+		return x.RedactedFields
+	}
+	return nil
+}
+
+func (x *CreateGoalResponse) GetFiltered() bool {
+	if x != nil {
+		return x.Filtered
+	}
+	return false
+}
+
+// UpdateGoalRequest is PATCH /v1/goals/{id} (ours): absent fields are left
+// as they are.
+type UpdateGoalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path parameter.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Required by the service: must equal the goal's current version,
+	// otherwise 409.
+	ExpectedVersion int32   `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	Name            *string `protobuf:"bytes,3,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// An empty string clears it.
+	Description *string `protobuf:"bytes,4,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	GoalType    *string `protobuf:"bytes,5,opt,name=goal_type,json=goalType,proto3,oneof" json:"goal_type,omitempty"`
+	// active or paused (completed is set by the service when reached).
+	Status        *string `protobuf:"bytes,6,opt,name=status,proto3,oneof" json:"status,omitempty"`
+	TargetAmount  *string `protobuf:"bytes,7,opt,name=target_amount,json=targetAmount,proto3,oneof" json:"target_amount,omitempty"`
+	CurrentAmount *string `protobuf:"bytes,8,opt,name=current_amount,json=currentAmount,proto3,oneof" json:"current_amount,omitempty"`
+	// YYYY-MM-DD; an empty string clears it.
+	TargetDate   *string `protobuf:"bytes,9,opt,name=target_date,json=targetDate,proto3,oneof" json:"target_date,omitempty"`
+	TrackingMode *string `protobuf:"bytes,10,opt,name=tracking_mode,json=trackingMode,proto3,oneof" json:"tracking_mode,omitempty"`
+	SortOrder    *int32  `protobuf:"varint,11,opt,name=sort_order,json=sortOrder,proto3,oneof" json:"sort_order,omitempty"`
+	ShowInDigest *bool   `protobuf:"varint,12,opt,name=show_in_digest,json=showInDigest,proto3,oneof" json:"show_in_digest,omitempty"`
+	// Each list, when present, replaces the stored one ([] clears it).
+	// google.protobuf.ListValue because a repeated field cannot tell [] from
+	// absent; elements have the shape of GoalAccountLink, GoalBudgetLink and
+	// GoalPlanLine.
+	AccountLinks  *structpb.ListValue `protobuf:"bytes,13,opt,name=account_links,json=accountLinks,proto3" json:"account_links,omitempty"`
+	BudgetLinks   *structpb.ListValue `protobuf:"bytes,14,opt,name=budget_links,json=budgetLinks,proto3" json:"budget_links,omitempty"`
+	SpendingPlan  *structpb.ListValue `protobuf:"bytes,15,opt,name=spending_plan,json=spendingPlan,proto3" json:"spending_plan,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateGoalRequest) Reset() {
+	*x = UpdateGoalRequest{}
+	mi := &file_finance_v1_goals_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateGoalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateGoalRequest) ProtoMessage() {}
+
+func (x *UpdateGoalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_goals_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateGoalRequest.ProtoReflect.Descriptor instead.
+func (*UpdateGoalRequest) Descriptor() ([]byte, []int) {
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *UpdateGoalRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetExpectedVersion() int32 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
+func (x *UpdateGoalRequest) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetGoalType() string {
+	if x != nil && x.GoalType != nil {
+		return *x.GoalType
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetStatus() string {
+	if x != nil && x.Status != nil {
+		return *x.Status
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetTargetAmount() string {
+	if x != nil && x.TargetAmount != nil {
+		return *x.TargetAmount
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetCurrentAmount() string {
+	if x != nil && x.CurrentAmount != nil {
+		return *x.CurrentAmount
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetTargetDate() string {
+	if x != nil && x.TargetDate != nil {
+		return *x.TargetDate
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetTrackingMode() string {
+	if x != nil && x.TrackingMode != nil {
+		return *x.TrackingMode
+	}
+	return ""
+}
+
+func (x *UpdateGoalRequest) GetSortOrder() int32 {
+	if x != nil && x.SortOrder != nil {
+		return *x.SortOrder
+	}
+	return 0
+}
+
+func (x *UpdateGoalRequest) GetShowInDigest() bool {
+	if x != nil && x.ShowInDigest != nil {
+		return *x.ShowInDigest
+	}
+	return false
+}
+
+func (x *UpdateGoalRequest) GetAccountLinks() *structpb.ListValue {
+	if x != nil {
+		return x.AccountLinks
+	}
+	return nil
+}
+
+func (x *UpdateGoalRequest) GetBudgetLinks() *structpb.ListValue {
+	if x != nil {
+		return x.BudgetLinks
+	}
+	return nil
+}
+
+func (x *UpdateGoalRequest) GetSpendingPlan() *structpb.ListValue {
+	if x != nil {
+		return x.SpendingPlan
+	}
+	return nil
+}
+
+type UpdateGoalResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Data           *Goal                  `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	RedactedFields []string               `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
+	Filtered       bool                   `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *UpdateGoalResponse) Reset() {
+	*x = UpdateGoalResponse{}
+	mi := &file_finance_v1_goals_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateGoalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateGoalResponse) ProtoMessage() {}
+
+func (x *UpdateGoalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_goals_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateGoalResponse.ProtoReflect.Descriptor instead.
+func (*UpdateGoalResponse) Descriptor() ([]byte, []int) {
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *UpdateGoalResponse) GetData() *Goal {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *UpdateGoalResponse) GetRedactedFields() []string {
+	if x != nil {
+		return x.RedactedFields
+	}
+	return nil
+}
+
+func (x *UpdateGoalResponse) GetFiltered() bool {
+	if x != nil {
+		return x.Filtered
+	}
+	return false
+}
+
+type DeleteGoalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path parameter.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Optional: when sent, must equal the goal's current version (409
+	// otherwise).
+	ExpectedVersion *int32 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *DeleteGoalRequest) Reset() {
+	*x = DeleteGoalRequest{}
+	mi := &file_finance_v1_goals_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteGoalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteGoalRequest) ProtoMessage() {}
+
+func (x *DeleteGoalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_goals_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteGoalRequest.ProtoReflect.Descriptor instead.
+func (*DeleteGoalRequest) Descriptor() ([]byte, []int) {
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *DeleteGoalRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *DeleteGoalRequest) GetExpectedVersion() int32 {
+	if x != nil && x.ExpectedVersion != nil {
+		return *x.ExpectedVersion
+	}
+	return 0
+}
+
+// GoalDeleteResult is the answer of DELETE /v1/goals/{id}.
+type GoalDeleteResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Deleted       bool                   `protobuf:"varint,1,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GoalDeleteResult) Reset() {
+	*x = GoalDeleteResult{}
+	mi := &file_finance_v1_goals_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GoalDeleteResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GoalDeleteResult) ProtoMessage() {}
+
+func (x *GoalDeleteResult) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_goals_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GoalDeleteResult.ProtoReflect.Descriptor instead.
+func (*GoalDeleteResult) Descriptor() ([]byte, []int) {
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GoalDeleteResult) GetDeleted() bool {
+	if x != nil {
+		return x.Deleted
+	}
+	return false
+}
+
+type DeleteGoalResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Data           *GoalDeleteResult      `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	RedactedFields []string               `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
+	Filtered       bool                   `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *DeleteGoalResponse) Reset() {
+	*x = DeleteGoalResponse{}
+	mi := &file_finance_v1_goals_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteGoalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteGoalResponse) ProtoMessage() {}
+
+func (x *DeleteGoalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_goals_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteGoalResponse.ProtoReflect.Descriptor instead.
+func (*DeleteGoalResponse) Descriptor() ([]byte, []int) {
+	return file_finance_v1_goals_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *DeleteGoalResponse) GetData() *GoalDeleteResult {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *DeleteGoalResponse) GetRedactedFields() []string {
+	if x != nil {
+		return x.RedactedFields
+	}
+	return nil
+}
+
+func (x *DeleteGoalResponse) GetFiltered() bool {
+	if x != nil {
+		return x.Filtered
+	}
+	return false
+}
+
 var File_finance_v1_goals_proto protoreflect.FileDescriptor
 
 const file_finance_v1_goals_proto_rawDesc = "" +
 	"\n" +
 	"\x16finance/v1/goals.proto\x12\n" +
-	"finance.v1\x1a\x19finance/v1/envelope.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x01\n" +
+	"finance.v1\x1a\x19finance/v1/envelope.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xad\x01\n" +
 	"\x0fGoalAccountLink\x12\"\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tH\x00R\taccountId\x88\x01\x01\x12&\n" +
@@ -797,7 +1407,7 @@ const file_finance_v1_goals_proto_rawDesc = "" +
 	"\x1c_monthly_contribution_neededB\x14\n" +
 	"\x12_monthly_shortfallB\x11\n" +
 	"\x0f_days_remainingB\x1c\n" +
-	"\x1a_projected_completion_date\"\xcb\b\n" +
+	"\x1a_projected_completion_date\"\xf6\b\n" +
 	"\x04Goal\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12%\n" +
@@ -824,7 +1434,8 @@ const file_finance_v1_goals_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12=\n" +
 	"\fcompleted_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\x12=\n" +
-	"\rspending_plan\x18\x14 \x03(\v2\x18.finance.v1.GoalPlanLineR\fspendingPlanB\a\n" +
+	"\rspending_plan\x18\x14 \x03(\v2\x18.finance.v1.GoalPlanLineR\fspendingPlan\x12\x1d\n" +
+	"\aversion\x18\x15 \x01(\x05H\fR\aversion\x88\x01\x01B\a\n" +
 	"\x05_nameB\x0e\n" +
 	"\f_descriptionB\f\n" +
 	"\n" +
@@ -837,7 +1448,9 @@ const file_finance_v1_goals_proto_rawDesc = "" +
 	"\x14_funding_source_typeB\x10\n" +
 	"\x0e_tracking_modeB\r\n" +
 	"\v_sort_orderB\x11\n" +
-	"\x0f_show_in_digest\"\xa5\x01\n" +
+	"\x0f_show_in_digestB\n" +
+	"\n" +
+	"\b_version\"\xa5\x01\n" +
 	"\fGoalPlanLine\x12\x17\n" +
 	"\x04name\x18\x01 \x01(\tH\x00R\x04name\x88\x01\x01\x12$\n" +
 	"\vcategory_id\x18\x02 \x01(\tH\x01R\n" +
@@ -863,10 +1476,90 @@ const file_finance_v1_goals_proto_rawDesc = "" +
 	"\x0fGetGoalResponse\x12$\n" +
 	"\x04data\x18\x01 \x01(\v2\x10.finance.v1.GoalR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\x9b\x01\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"\xc3\x05\n" +
+	"\x11CreateGoalRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12%\n" +
+	"\vdescription\x18\x02 \x01(\tH\x00R\vdescription\x88\x01\x01\x12 \n" +
+	"\tgoal_type\x18\x03 \x01(\tH\x01R\bgoalType\x88\x01\x01\x12#\n" +
+	"\rtarget_amount\x18\x04 \x01(\tR\ftargetAmount\x12*\n" +
+	"\x0ecurrent_amount\x18\x05 \x01(\tH\x02R\rcurrentAmount\x88\x01\x01\x12\x1f\n" +
+	"\bcurrency\x18\x06 \x01(\tH\x03R\bcurrency\x88\x01\x01\x12$\n" +
+	"\vtarget_date\x18\a \x01(\tH\x04R\n" +
+	"targetDate\x88\x01\x01\x12(\n" +
+	"\rtracking_mode\x18\b \x01(\tH\x05R\ftrackingMode\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"sort_order\x18\t \x01(\x05H\x06R\tsortOrder\x88\x01\x01\x12)\n" +
+	"\x0eshow_in_digest\x18\n" +
+	" \x01(\bH\aR\fshowInDigest\x88\x01\x01\x12@\n" +
+	"\raccount_links\x18\v \x03(\v2\x1b.finance.v1.GoalAccountLinkR\faccountLinks\x12=\n" +
+	"\fbudget_links\x18\f \x03(\v2\x1a.finance.v1.GoalBudgetLinkR\vbudgetLinks\x12=\n" +
+	"\rspending_plan\x18\r \x03(\v2\x18.finance.v1.GoalPlanLineR\fspendingPlanB\x0e\n" +
+	"\f_descriptionB\f\n" +
+	"\n" +
+	"_goal_typeB\x11\n" +
+	"\x0f_current_amountB\v\n" +
+	"\t_currencyB\x0e\n" +
+	"\f_target_dateB\x10\n" +
+	"\x0e_tracking_modeB\r\n" +
+	"\v_sort_orderB\x11\n" +
+	"\x0f_show_in_digest\"\x7f\n" +
+	"\x12CreateGoalResponse\x12$\n" +
+	"\x04data\x18\x01 \x01(\v2\x10.finance.v1.GoalR\x04data\x12'\n" +
+	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"\x9e\x06\n" +
+	"\x11UpdateGoalRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
+	"\x10expected_version\x18\x02 \x01(\x05R\x0fexpectedVersion\x12\x17\n" +
+	"\x04name\x18\x03 \x01(\tH\x00R\x04name\x88\x01\x01\x12%\n" +
+	"\vdescription\x18\x04 \x01(\tH\x01R\vdescription\x88\x01\x01\x12 \n" +
+	"\tgoal_type\x18\x05 \x01(\tH\x02R\bgoalType\x88\x01\x01\x12\x1b\n" +
+	"\x06status\x18\x06 \x01(\tH\x03R\x06status\x88\x01\x01\x12(\n" +
+	"\rtarget_amount\x18\a \x01(\tH\x04R\ftargetAmount\x88\x01\x01\x12*\n" +
+	"\x0ecurrent_amount\x18\b \x01(\tH\x05R\rcurrentAmount\x88\x01\x01\x12$\n" +
+	"\vtarget_date\x18\t \x01(\tH\x06R\n" +
+	"targetDate\x88\x01\x01\x12(\n" +
+	"\rtracking_mode\x18\n" +
+	" \x01(\tH\aR\ftrackingMode\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"sort_order\x18\v \x01(\x05H\bR\tsortOrder\x88\x01\x01\x12)\n" +
+	"\x0eshow_in_digest\x18\f \x01(\bH\tR\fshowInDigest\x88\x01\x01\x12?\n" +
+	"\raccount_links\x18\r \x01(\v2\x1a.google.protobuf.ListValueR\faccountLinks\x12=\n" +
+	"\fbudget_links\x18\x0e \x01(\v2\x1a.google.protobuf.ListValueR\vbudgetLinks\x12?\n" +
+	"\rspending_plan\x18\x0f \x01(\v2\x1a.google.protobuf.ListValueR\fspendingPlanB\a\n" +
+	"\x05_nameB\x0e\n" +
+	"\f_descriptionB\f\n" +
+	"\n" +
+	"_goal_typeB\t\n" +
+	"\a_statusB\x10\n" +
+	"\x0e_target_amountB\x11\n" +
+	"\x0f_current_amountB\x0e\n" +
+	"\f_target_dateB\x10\n" +
+	"\x0e_tracking_modeB\r\n" +
+	"\v_sort_orderB\x11\n" +
+	"\x0f_show_in_digest\"\x7f\n" +
+	"\x12UpdateGoalResponse\x12$\n" +
+	"\x04data\x18\x01 \x01(\v2\x10.finance.v1.GoalR\x04data\x12'\n" +
+	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"h\n" +
+	"\x11DeleteGoalRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12.\n" +
+	"\x10expected_version\x18\x02 \x01(\x05H\x00R\x0fexpectedVersion\x88\x01\x01B\x13\n" +
+	"\x11_expected_version\",\n" +
+	"\x10GoalDeleteResult\x12\x18\n" +
+	"\adeleted\x18\x01 \x01(\bR\adeleted\"\x8b\x01\n" +
+	"\x12DeleteGoalResponse\x120\n" +
+	"\x04data\x18\x01 \x01(\v2\x1c.finance.v1.GoalDeleteResultR\x04data\x12'\n" +
+	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\x82\x03\n" +
 	"\vGoalService\x12H\n" +
 	"\tListGoals\x12\x1c.finance.v1.ListGoalsRequest\x1a\x1d.finance.v1.ListGoalsResponse\x12B\n" +
-	"\aGetGoal\x12\x1a.finance.v1.GetGoalRequest\x1a\x1b.finance.v1.GetGoalResponseB\xa0\x01\n" +
+	"\aGetGoal\x12\x1a.finance.v1.GetGoalRequest\x1a\x1b.finance.v1.GetGoalResponse\x12K\n" +
+	"\n" +
+	"CreateGoal\x12\x1d.finance.v1.CreateGoalRequest\x1a\x1e.finance.v1.CreateGoalResponse\x12K\n" +
+	"\n" +
+	"UpdateGoal\x12\x1d.finance.v1.UpdateGoalRequest\x1a\x1e.finance.v1.UpdateGoalResponse\x12K\n" +
+	"\n" +
+	"DeleteGoal\x12\x1d.finance.v1.DeleteGoalRequest\x1a\x1e.finance.v1.DeleteGoalResponseB\xa0\x01\n" +
 	"\x0ecom.finance.v1B\n" +
 	"GoalsProtoP\x01Z9github.com/ledgerlane/platform/proto/finance/v1;financev1\xa2\x02\x03FXX\xaa\x02\n" +
 	"Finance.V1\xca\x02\n" +
@@ -884,7 +1577,7 @@ func file_finance_v1_goals_proto_rawDescGZIP() []byte {
 	return file_finance_v1_goals_proto_rawDescData
 }
 
-var file_finance_v1_goals_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_finance_v1_goals_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_finance_v1_goals_proto_goTypes = []any{
 	(*GoalAccountLink)(nil),       // 0: finance.v1.GoalAccountLink
 	(*GoalBudgetLink)(nil),        // 1: finance.v1.GoalBudgetLink
@@ -895,30 +1588,53 @@ var file_finance_v1_goals_proto_goTypes = []any{
 	(*ListGoalsResponse)(nil),     // 6: finance.v1.ListGoalsResponse
 	(*GetGoalRequest)(nil),        // 7: finance.v1.GetGoalRequest
 	(*GetGoalResponse)(nil),       // 8: finance.v1.GetGoalResponse
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
-	(*Pagination)(nil),            // 10: finance.v1.Pagination
+	(*CreateGoalRequest)(nil),     // 9: finance.v1.CreateGoalRequest
+	(*CreateGoalResponse)(nil),    // 10: finance.v1.CreateGoalResponse
+	(*UpdateGoalRequest)(nil),     // 11: finance.v1.UpdateGoalRequest
+	(*UpdateGoalResponse)(nil),    // 12: finance.v1.UpdateGoalResponse
+	(*DeleteGoalRequest)(nil),     // 13: finance.v1.DeleteGoalRequest
+	(*GoalDeleteResult)(nil),      // 14: finance.v1.GoalDeleteResult
+	(*DeleteGoalResponse)(nil),    // 15: finance.v1.DeleteGoalResponse
+	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
+	(*Pagination)(nil),            // 17: finance.v1.Pagination
+	(*structpb.ListValue)(nil),    // 18: google.protobuf.ListValue
 }
 var file_finance_v1_goals_proto_depIdxs = []int32{
-	9,  // 0: finance.v1.GoalProgress.last_contribution_at:type_name -> google.protobuf.Timestamp
+	16, // 0: finance.v1.GoalProgress.last_contribution_at:type_name -> google.protobuf.Timestamp
 	0,  // 1: finance.v1.Goal.account_links:type_name -> finance.v1.GoalAccountLink
 	1,  // 2: finance.v1.Goal.budget_links:type_name -> finance.v1.GoalBudgetLink
 	2,  // 3: finance.v1.Goal.progress:type_name -> finance.v1.GoalProgress
-	9,  // 4: finance.v1.Goal.created_at:type_name -> google.protobuf.Timestamp
-	9,  // 5: finance.v1.Goal.updated_at:type_name -> google.protobuf.Timestamp
-	9,  // 6: finance.v1.Goal.completed_at:type_name -> google.protobuf.Timestamp
+	16, // 4: finance.v1.Goal.created_at:type_name -> google.protobuf.Timestamp
+	16, // 5: finance.v1.Goal.updated_at:type_name -> google.protobuf.Timestamp
+	16, // 6: finance.v1.Goal.completed_at:type_name -> google.protobuf.Timestamp
 	4,  // 7: finance.v1.Goal.spending_plan:type_name -> finance.v1.GoalPlanLine
 	3,  // 8: finance.v1.ListGoalsResponse.data:type_name -> finance.v1.Goal
-	10, // 9: finance.v1.ListGoalsResponse.pagination:type_name -> finance.v1.Pagination
+	17, // 9: finance.v1.ListGoalsResponse.pagination:type_name -> finance.v1.Pagination
 	3,  // 10: finance.v1.GetGoalResponse.data:type_name -> finance.v1.Goal
-	5,  // 11: finance.v1.GoalService.ListGoals:input_type -> finance.v1.ListGoalsRequest
-	7,  // 12: finance.v1.GoalService.GetGoal:input_type -> finance.v1.GetGoalRequest
-	6,  // 13: finance.v1.GoalService.ListGoals:output_type -> finance.v1.ListGoalsResponse
-	8,  // 14: finance.v1.GoalService.GetGoal:output_type -> finance.v1.GetGoalResponse
-	13, // [13:15] is the sub-list for method output_type
-	11, // [11:13] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	0,  // 11: finance.v1.CreateGoalRequest.account_links:type_name -> finance.v1.GoalAccountLink
+	1,  // 12: finance.v1.CreateGoalRequest.budget_links:type_name -> finance.v1.GoalBudgetLink
+	4,  // 13: finance.v1.CreateGoalRequest.spending_plan:type_name -> finance.v1.GoalPlanLine
+	3,  // 14: finance.v1.CreateGoalResponse.data:type_name -> finance.v1.Goal
+	18, // 15: finance.v1.UpdateGoalRequest.account_links:type_name -> google.protobuf.ListValue
+	18, // 16: finance.v1.UpdateGoalRequest.budget_links:type_name -> google.protobuf.ListValue
+	18, // 17: finance.v1.UpdateGoalRequest.spending_plan:type_name -> google.protobuf.ListValue
+	3,  // 18: finance.v1.UpdateGoalResponse.data:type_name -> finance.v1.Goal
+	14, // 19: finance.v1.DeleteGoalResponse.data:type_name -> finance.v1.GoalDeleteResult
+	5,  // 20: finance.v1.GoalService.ListGoals:input_type -> finance.v1.ListGoalsRequest
+	7,  // 21: finance.v1.GoalService.GetGoal:input_type -> finance.v1.GetGoalRequest
+	9,  // 22: finance.v1.GoalService.CreateGoal:input_type -> finance.v1.CreateGoalRequest
+	11, // 23: finance.v1.GoalService.UpdateGoal:input_type -> finance.v1.UpdateGoalRequest
+	13, // 24: finance.v1.GoalService.DeleteGoal:input_type -> finance.v1.DeleteGoalRequest
+	6,  // 25: finance.v1.GoalService.ListGoals:output_type -> finance.v1.ListGoalsResponse
+	8,  // 26: finance.v1.GoalService.GetGoal:output_type -> finance.v1.GetGoalResponse
+	10, // 27: finance.v1.GoalService.CreateGoal:output_type -> finance.v1.CreateGoalResponse
+	12, // 28: finance.v1.GoalService.UpdateGoal:output_type -> finance.v1.UpdateGoalResponse
+	15, // 29: finance.v1.GoalService.DeleteGoal:output_type -> finance.v1.DeleteGoalResponse
+	25, // [25:30] is the sub-list for method output_type
+	20, // [20:25] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_goals_proto_init() }
@@ -933,13 +1649,16 @@ func file_finance_v1_goals_proto_init() {
 	file_finance_v1_goals_proto_msgTypes[3].OneofWrappers = []any{}
 	file_finance_v1_goals_proto_msgTypes[4].OneofWrappers = []any{}
 	file_finance_v1_goals_proto_msgTypes[5].OneofWrappers = []any{}
+	file_finance_v1_goals_proto_msgTypes[9].OneofWrappers = []any{}
+	file_finance_v1_goals_proto_msgTypes[11].OneofWrappers = []any{}
+	file_finance_v1_goals_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_finance_v1_goals_proto_rawDesc), len(file_finance_v1_goals_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

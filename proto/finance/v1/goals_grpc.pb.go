@@ -19,21 +19,30 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	GoalService_ListGoals_FullMethodName = "/finance.v1.GoalService/ListGoals"
-	GoalService_GetGoal_FullMethodName   = "/finance.v1.GoalService/GetGoal"
+	GoalService_ListGoals_FullMethodName  = "/finance.v1.GoalService/ListGoals"
+	GoalService_GetGoal_FullMethodName    = "/finance.v1.GoalService/GetGoal"
+	GoalService_CreateGoal_FullMethodName = "/finance.v1.GoalService/CreateGoal"
+	GoalService_UpdateGoal_FullMethodName = "/finance.v1.GoalService/UpdateGoal"
+	GoalService_DeleteGoal_FullMethodName = "/finance.v1.GoalService/DeleteGoal"
 )
 
 // GoalServiceClient is the client API for GoalService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// GoalService reads savings and payoff goals. Goal writes are not shown in the
-// spec.
+// GoalService reads and writes savings and payoff goals. Goal writes are not
+// shown in the spec: the three below are ours, under the spec's write rules.
 type GoalServiceClient interface {
 	// GET /v1/goals — scope goals:read.
 	ListGoals(ctx context.Context, in *ListGoalsRequest, opts ...grpc.CallOption) (*ListGoalsResponse, error)
 	// GET /v1/goals/{id} — scope goals:read.
 	GetGoal(ctx context.Context, in *GetGoalRequest, opts ...grpc.CallOption) (*GetGoalResponse, error)
+	// POST /v1/goals (body "*") — scope goals:write; writes_enabled; Idempotency-Key header. Ours.
+	CreateGoal(ctx context.Context, in *CreateGoalRequest, opts ...grpc.CallOption) (*CreateGoalResponse, error)
+	// PATCH /v1/goals/{id} (body "*") — scope goals:write; writes_enabled; Idempotency-Key header. Ours.
+	UpdateGoal(ctx context.Context, in *UpdateGoalRequest, opts ...grpc.CallOption) (*UpdateGoalResponse, error)
+	// DELETE /v1/goals/{id} (optional body) — scope goals:write; writes_enabled; Idempotency-Key header. Ours.
+	DeleteGoal(ctx context.Context, in *DeleteGoalRequest, opts ...grpc.CallOption) (*DeleteGoalResponse, error)
 }
 
 type goalServiceClient struct {
@@ -64,17 +73,53 @@ func (c *goalServiceClient) GetGoal(ctx context.Context, in *GetGoalRequest, opt
 	return out, nil
 }
 
+func (c *goalServiceClient) CreateGoal(ctx context.Context, in *CreateGoalRequest, opts ...grpc.CallOption) (*CreateGoalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateGoalResponse)
+	err := c.cc.Invoke(ctx, GoalService_CreateGoal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *goalServiceClient) UpdateGoal(ctx context.Context, in *UpdateGoalRequest, opts ...grpc.CallOption) (*UpdateGoalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateGoalResponse)
+	err := c.cc.Invoke(ctx, GoalService_UpdateGoal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *goalServiceClient) DeleteGoal(ctx context.Context, in *DeleteGoalRequest, opts ...grpc.CallOption) (*DeleteGoalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteGoalResponse)
+	err := c.cc.Invoke(ctx, GoalService_DeleteGoal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GoalServiceServer is the server API for GoalService service.
 // All implementations must embed UnimplementedGoalServiceServer
 // for forward compatibility.
 //
-// GoalService reads savings and payoff goals. Goal writes are not shown in the
-// spec.
+// GoalService reads and writes savings and payoff goals. Goal writes are not
+// shown in the spec: the three below are ours, under the spec's write rules.
 type GoalServiceServer interface {
 	// GET /v1/goals — scope goals:read.
 	ListGoals(context.Context, *ListGoalsRequest) (*ListGoalsResponse, error)
 	// GET /v1/goals/{id} — scope goals:read.
 	GetGoal(context.Context, *GetGoalRequest) (*GetGoalResponse, error)
+	// POST /v1/goals (body "*") — scope goals:write; writes_enabled; Idempotency-Key header. Ours.
+	CreateGoal(context.Context, *CreateGoalRequest) (*CreateGoalResponse, error)
+	// PATCH /v1/goals/{id} (body "*") — scope goals:write; writes_enabled; Idempotency-Key header. Ours.
+	UpdateGoal(context.Context, *UpdateGoalRequest) (*UpdateGoalResponse, error)
+	// DELETE /v1/goals/{id} (optional body) — scope goals:write; writes_enabled; Idempotency-Key header. Ours.
+	DeleteGoal(context.Context, *DeleteGoalRequest) (*DeleteGoalResponse, error)
 	mustEmbedUnimplementedGoalServiceServer()
 }
 
@@ -90,6 +135,15 @@ func (UnimplementedGoalServiceServer) ListGoals(context.Context, *ListGoalsReque
 }
 func (UnimplementedGoalServiceServer) GetGoal(context.Context, *GetGoalRequest) (*GetGoalResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetGoal not implemented")
+}
+func (UnimplementedGoalServiceServer) CreateGoal(context.Context, *CreateGoalRequest) (*CreateGoalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateGoal not implemented")
+}
+func (UnimplementedGoalServiceServer) UpdateGoal(context.Context, *UpdateGoalRequest) (*UpdateGoalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateGoal not implemented")
+}
+func (UnimplementedGoalServiceServer) DeleteGoal(context.Context, *DeleteGoalRequest) (*DeleteGoalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteGoal not implemented")
 }
 func (UnimplementedGoalServiceServer) mustEmbedUnimplementedGoalServiceServer() {}
 func (UnimplementedGoalServiceServer) testEmbeddedByValue()                     {}
@@ -148,6 +202,60 @@ func _GoalService_GetGoal_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GoalService_CreateGoal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateGoalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GoalServiceServer).CreateGoal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GoalService_CreateGoal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GoalServiceServer).CreateGoal(ctx, req.(*CreateGoalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GoalService_UpdateGoal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateGoalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GoalServiceServer).UpdateGoal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GoalService_UpdateGoal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GoalServiceServer).UpdateGoal(ctx, req.(*UpdateGoalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GoalService_DeleteGoal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteGoalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GoalServiceServer).DeleteGoal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GoalService_DeleteGoal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GoalServiceServer).DeleteGoal(ctx, req.(*DeleteGoalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GoalService_ServiceDesc is the grpc.ServiceDesc for GoalService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -162,6 +270,18 @@ var GoalService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetGoal",
 			Handler:    _GoalService_GetGoal_Handler,
+		},
+		{
+			MethodName: "CreateGoal",
+			Handler:    _GoalService_CreateGoal_Handler,
+		},
+		{
+			MethodName: "UpdateGoal",
+			Handler:    _GoalService_UpdateGoal_Handler,
+		},
+		{
+			MethodName: "DeleteGoal",
+			Handler:    _GoalService_DeleteGoal_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

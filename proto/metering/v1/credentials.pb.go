@@ -144,7 +144,11 @@ type AccountLimits struct {
 	PeriodStart *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=period_start,json=periodStart,proto3" json:"period_start,omitempty"`
 	PeriodEnd   *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=period_end,json=periodEnd,proto3" json:"period_end,omitempty"`
 	// The one-time test pool shared by the account's test credentials.
-	TestQuota     int32 `protobuf:"varint,11,opt,name=test_quota,json=testQuota,proto3" json:"test_quota,omitempty"`
+	TestQuota int32 `protobuf:"varint,11,opt,name=test_quota,json=testQuota,proto3" json:"test_quota,omitempty"`
+	// Set when the account's payment standing narrows these limits:
+	// "settling" (introductory limits while its first direct debit settles) or
+	// "failed" (Free limits until a payment settles); empty otherwise.
+	PaymentState  string `protobuf:"bytes,12,opt,name=payment_state,json=paymentState,proto3" json:"payment_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -254,6 +258,13 @@ func (x *AccountLimits) GetTestQuota() int32 {
 		return x.TestQuota
 	}
 	return 0
+}
+
+func (x *AccountLimits) GetPaymentState() string {
+	if x != nil {
+		return x.PaymentState
+	}
+	return ""
 }
 
 // Principal is who a credential speaks for. The gateway forwards it to the
@@ -371,7 +382,7 @@ const file_metering_v1_credentials_proto_rawDesc = "" +
 	"\x06secret\x18\x01 \x01(\tR\x06secret\"\x85\x01\n" +
 	"\x19ResolveCredentialResponse\x124\n" +
 	"\tprincipal\x18\x01 \x01(\v2\x16.metering.v1.PrincipalR\tprincipal\x122\n" +
-	"\x06limits\x18\x02 \x01(\v2\x1a.metering.v1.AccountLimitsR\x06limits\"\xd4\x03\n" +
+	"\x06limits\x18\x02 \x01(\v2\x1a.metering.v1.AccountLimitsR\x06limits\"\xf9\x03\n" +
 	"\rAccountLimits\x12\x12\n" +
 	"\x04plan\x18\x01 \x01(\tR\x04plan\x12&\n" +
 	"\x0frate_per_second\x18\x02 \x01(\x05R\rratePerSecond\x12\x14\n" +
@@ -386,7 +397,8 @@ const file_metering_v1_credentials_proto_rawDesc = "" +
 	"period_end\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tperiodEnd\x12\x1d\n" +
 	"\n" +
-	"test_quota\x18\v \x01(\x05R\ttestQuotaB\x14\n" +
+	"test_quota\x18\v \x01(\x05R\ttestQuota\x12#\n" +
+	"\rpayment_state\x18\f \x01(\tR\fpaymentStateB\x14\n" +
 	"\x12_overage_cap_cents\"\xec\x01\n" +
 	"\tPrincipal\x12\x1d\n" +
 	"\n" +

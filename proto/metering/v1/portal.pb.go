@@ -2016,6 +2016,1208 @@ func (x *AcceptInvitationResponse) GetToken() string {
 	return ""
 }
 
+type ListPaymentMethodsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPaymentMethodsRequest) Reset() {
+	*x = ListPaymentMethodsRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPaymentMethodsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPaymentMethodsRequest) ProtoMessage() {}
+
+func (x *ListPaymentMethodsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPaymentMethodsRequest.ProtoReflect.Descriptor instead.
+func (*ListPaymentMethodsRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ListPaymentMethodsRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+type ListPaymentMethodsResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Methods []*PortalPaymentMethod `protobuf:"bytes,1,rep,name=methods,proto3" json:"methods,omitempty"`
+	// Newest first.
+	Payments []*PortalPayment `protobuf:"bytes,2,rep,name=payments,proto3" json:"payments,omitempty"`
+	// ok, settling or failed, as GET /v1/usage's payment_state.
+	PaymentState string `protobuf:"bytes,3,opt,name=payment_state,json=paymentState,proto3" json:"payment_state,omitempty"`
+	// The account's plan, whether it is billed only by direct debit, and the
+	// direct-debit scheme of its billing currency (ach, sepa or bacs).
+	Plan              string `protobuf:"bytes,4,opt,name=plan,proto3" json:"plan,omitempty"`
+	DirectDebitOnly   bool   `protobuf:"varint,5,opt,name=direct_debit_only,json=directDebitOnly,proto3" json:"direct_debit_only,omitempty"`
+	DirectDebitScheme string `protobuf:"bytes,6,opt,name=direct_debit_scheme,json=directDebitScheme,proto3" json:"direct_debit_scheme,omitempty"`
+	Currency          string `protobuf:"bytes,7,opt,name=currency,proto3" json:"currency,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ListPaymentMethodsResponse) Reset() {
+	*x = ListPaymentMethodsResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPaymentMethodsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPaymentMethodsResponse) ProtoMessage() {}
+
+func (x *ListPaymentMethodsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPaymentMethodsResponse.ProtoReflect.Descriptor instead.
+func (*ListPaymentMethodsResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ListPaymentMethodsResponse) GetMethods() []*PortalPaymentMethod {
+	if x != nil {
+		return x.Methods
+	}
+	return nil
+}
+
+func (x *ListPaymentMethodsResponse) GetPayments() []*PortalPayment {
+	if x != nil {
+		return x.Payments
+	}
+	return nil
+}
+
+func (x *ListPaymentMethodsResponse) GetPaymentState() string {
+	if x != nil {
+		return x.PaymentState
+	}
+	return ""
+}
+
+func (x *ListPaymentMethodsResponse) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+func (x *ListPaymentMethodsResponse) GetDirectDebitOnly() bool {
+	if x != nil {
+		return x.DirectDebitOnly
+	}
+	return false
+}
+
+func (x *ListPaymentMethodsResponse) GetDirectDebitScheme() string {
+	if x != nil {
+		return x.DirectDebitScheme
+	}
+	return ""
+}
+
+func (x *ListPaymentMethodsResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+// PortalPaymentMethod is a card or a mandate; only its last four characters
+// are ever shown.
+type PortalPaymentMethod struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// "card" or "direct_debit".
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// "card", "ach", "sepa" or "bacs".
+	Scheme string `protobuf:"bytes,3,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	// A card's network, or the bank's sort code, routing number or IBAN country.
+	Brand         string                 `protobuf:"bytes,4,opt,name=brand,proto3" json:"brand,omitempty"`
+	Last4         string                 `protobuf:"bytes,5,opt,name=last4,proto3" json:"last4,omitempty"`
+	HolderName    string                 `protobuf:"bytes,6,opt,name=holder_name,json=holderName,proto3" json:"holder_name,omitempty"`
+	IsDefault     bool                   `protobuf:"varint,7,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PortalPaymentMethod) Reset() {
+	*x = PortalPaymentMethod{}
+	mi := &file_metering_v1_portal_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PortalPaymentMethod) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PortalPaymentMethod) ProtoMessage() {}
+
+func (x *PortalPaymentMethod) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PortalPaymentMethod.ProtoReflect.Descriptor instead.
+func (*PortalPaymentMethod) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *PortalPaymentMethod) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PortalPaymentMethod) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *PortalPaymentMethod) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *PortalPaymentMethod) GetBrand() string {
+	if x != nil {
+		return x.Brand
+	}
+	return ""
+}
+
+func (x *PortalPaymentMethod) GetLast4() string {
+	if x != nil {
+		return x.Last4
+	}
+	return ""
+}
+
+func (x *PortalPaymentMethod) GetHolderName() string {
+	if x != nil {
+		return x.HolderName
+	}
+	return ""
+}
+
+func (x *PortalPaymentMethod) GetIsDefault() bool {
+	if x != nil {
+		return x.IsDefault
+	}
+	return false
+}
+
+func (x *PortalPaymentMethod) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+// PortalPayment is one collection, pre-tax, in the billing currency.
+type PortalPayment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// "upgrade", "invoice" or "retry".
+	Purpose     string `protobuf:"bytes,2,opt,name=purpose,proto3" json:"purpose,omitempty"`
+	AmountCents int64  `protobuf:"varint,3,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	Currency    string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	Scheme      string `protobuf:"bytes,5,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	// "pending", "settled" or "failed".
+	State      string                 `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
+	FirstDebit bool                   `protobuf:"varint,7,opt,name=first_debit,json=firstDebit,proto3" json:"first_debit,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When the outcome is due (pending) or was recorded.
+	SettleBy      *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=settle_by,json=settleBy,proto3" json:"settle_by,omitempty"`
+	ResolvedAt    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
+	FailureReason string                 `protobuf:"bytes,11,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PortalPayment) Reset() {
+	*x = PortalPayment{}
+	mi := &file_metering_v1_portal_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PortalPayment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PortalPayment) ProtoMessage() {}
+
+func (x *PortalPayment) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PortalPayment.ProtoReflect.Descriptor instead.
+func (*PortalPayment) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *PortalPayment) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PortalPayment) GetPurpose() string {
+	if x != nil {
+		return x.Purpose
+	}
+	return ""
+}
+
+func (x *PortalPayment) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *PortalPayment) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *PortalPayment) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *PortalPayment) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *PortalPayment) GetFirstDebit() bool {
+	if x != nil {
+		return x.FirstDebit
+	}
+	return false
+}
+
+func (x *PortalPayment) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *PortalPayment) GetSettleBy() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SettleBy
+	}
+	return nil
+}
+
+func (x *PortalPayment) GetResolvedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ResolvedAt
+	}
+	return nil
+}
+
+func (x *PortalPayment) GetFailureReason() string {
+	if x != nil {
+		return x.FailureReason
+	}
+	return ""
+}
+
+type AddPaymentMethodRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Token string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	// "card" or "direct_debit".
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// Direct debit: "ach", "sepa" or "bacs".
+	Scheme        string `protobuf:"bytes,3,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	HolderName    string `protobuf:"bytes,4,opt,name=holder_name,json=holderName,proto3" json:"holder_name,omitempty"`
+	CardNumber    string `protobuf:"bytes,5,opt,name=card_number,json=cardNumber,proto3" json:"card_number,omitempty"`
+	ExpMonth      int32  `protobuf:"varint,6,opt,name=exp_month,json=expMonth,proto3" json:"exp_month,omitempty"`
+	ExpYear       int32  `protobuf:"varint,7,opt,name=exp_year,json=expYear,proto3" json:"exp_year,omitempty"`
+	Iban          string `protobuf:"bytes,8,opt,name=iban,proto3" json:"iban,omitempty"`
+	RoutingNumber string `protobuf:"bytes,9,opt,name=routing_number,json=routingNumber,proto3" json:"routing_number,omitempty"`
+	SortCode      string `protobuf:"bytes,10,opt,name=sort_code,json=sortCode,proto3" json:"sort_code,omitempty"`
+	AccountNumber string `protobuf:"bytes,11,opt,name=account_number,json=accountNumber,proto3" json:"account_number,omitempty"`
+	MakeDefault   bool   `protobuf:"varint,12,opt,name=make_default,json=makeDefault,proto3" json:"make_default,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddPaymentMethodRequest) Reset() {
+	*x = AddPaymentMethodRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddPaymentMethodRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddPaymentMethodRequest) ProtoMessage() {}
+
+func (x *AddPaymentMethodRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddPaymentMethodRequest.ProtoReflect.Descriptor instead.
+func (*AddPaymentMethodRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *AddPaymentMethodRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetHolderName() string {
+	if x != nil {
+		return x.HolderName
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetCardNumber() string {
+	if x != nil {
+		return x.CardNumber
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetExpMonth() int32 {
+	if x != nil {
+		return x.ExpMonth
+	}
+	return 0
+}
+
+func (x *AddPaymentMethodRequest) GetExpYear() int32 {
+	if x != nil {
+		return x.ExpYear
+	}
+	return 0
+}
+
+func (x *AddPaymentMethodRequest) GetIban() string {
+	if x != nil {
+		return x.Iban
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetRoutingNumber() string {
+	if x != nil {
+		return x.RoutingNumber
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetSortCode() string {
+	if x != nil {
+		return x.SortCode
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetAccountNumber() string {
+	if x != nil {
+		return x.AccountNumber
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetMakeDefault() bool {
+	if x != nil {
+		return x.MakeDefault
+	}
+	return false
+}
+
+type AddPaymentMethodResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Method        *PortalPaymentMethod   `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddPaymentMethodResponse) Reset() {
+	*x = AddPaymentMethodResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddPaymentMethodResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddPaymentMethodResponse) ProtoMessage() {}
+
+func (x *AddPaymentMethodResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddPaymentMethodResponse.ProtoReflect.Descriptor instead.
+func (*AddPaymentMethodResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *AddPaymentMethodResponse) GetMethod() *PortalPaymentMethod {
+	if x != nil {
+		return x.Method
+	}
+	return nil
+}
+
+type SetDefaultPaymentMethodRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	MethodId      string                 `protobuf:"bytes,2,opt,name=method_id,json=methodId,proto3" json:"method_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetDefaultPaymentMethodRequest) Reset() {
+	*x = SetDefaultPaymentMethodRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetDefaultPaymentMethodRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetDefaultPaymentMethodRequest) ProtoMessage() {}
+
+func (x *SetDefaultPaymentMethodRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetDefaultPaymentMethodRequest.ProtoReflect.Descriptor instead.
+func (*SetDefaultPaymentMethodRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *SetDefaultPaymentMethodRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *SetDefaultPaymentMethodRequest) GetMethodId() string {
+	if x != nil {
+		return x.MethodId
+	}
+	return ""
+}
+
+type SetDefaultPaymentMethodResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Method        *PortalPaymentMethod   `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetDefaultPaymentMethodResponse) Reset() {
+	*x = SetDefaultPaymentMethodResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetDefaultPaymentMethodResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetDefaultPaymentMethodResponse) ProtoMessage() {}
+
+func (x *SetDefaultPaymentMethodResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetDefaultPaymentMethodResponse.ProtoReflect.Descriptor instead.
+func (*SetDefaultPaymentMethodResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *SetDefaultPaymentMethodResponse) GetMethod() *PortalPaymentMethod {
+	if x != nil {
+		return x.Method
+	}
+	return nil
+}
+
+type RemovePaymentMethodRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	MethodId      string                 `protobuf:"bytes,2,opt,name=method_id,json=methodId,proto3" json:"method_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePaymentMethodRequest) Reset() {
+	*x = RemovePaymentMethodRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePaymentMethodRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePaymentMethodRequest) ProtoMessage() {}
+
+func (x *RemovePaymentMethodRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePaymentMethodRequest.ProtoReflect.Descriptor instead.
+func (*RemovePaymentMethodRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *RemovePaymentMethodRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *RemovePaymentMethodRequest) GetMethodId() string {
+	if x != nil {
+		return x.MethodId
+	}
+	return ""
+}
+
+type RemovePaymentMethodResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePaymentMethodResponse) Reset() {
+	*x = RemovePaymentMethodResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePaymentMethodResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePaymentMethodResponse) ProtoMessage() {}
+
+func (x *RemovePaymentMethodResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePaymentMethodResponse.ProtoReflect.Descriptor instead.
+func (*RemovePaymentMethodResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{43}
+}
+
+type RetryPaymentRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	PaymentId     string                 `protobuf:"bytes,2,opt,name=payment_id,json=paymentId,proto3" json:"payment_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryPaymentRequest) Reset() {
+	*x = RetryPaymentRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryPaymentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryPaymentRequest) ProtoMessage() {}
+
+func (x *RetryPaymentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryPaymentRequest.ProtoReflect.Descriptor instead.
+func (*RetryPaymentRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *RetryPaymentRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *RetryPaymentRequest) GetPaymentId() string {
+	if x != nil {
+		return x.PaymentId
+	}
+	return ""
+}
+
+type RetryPaymentResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Payment       *PortalPayment         `protobuf:"bytes,1,opt,name=payment,proto3" json:"payment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryPaymentResponse) Reset() {
+	*x = RetryPaymentResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryPaymentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryPaymentResponse) ProtoMessage() {}
+
+func (x *RetryPaymentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryPaymentResponse.ProtoReflect.Descriptor instead.
+func (*RetryPaymentResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *RetryPaymentResponse) GetPayment() *PortalPayment {
+	if x != nil {
+		return x.Payment
+	}
+	return nil
+}
+
+type ListFinanceCredentialsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFinanceCredentialsRequest) Reset() {
+	*x = ListFinanceCredentialsRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFinanceCredentialsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFinanceCredentialsRequest) ProtoMessage() {}
+
+func (x *ListFinanceCredentialsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFinanceCredentialsRequest.ProtoReflect.Descriptor instead.
+func (*ListFinanceCredentialsRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *ListFinanceCredentialsRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+type ListFinanceCredentialsResponse struct {
+	state       protoimpl.MessageState     `protogen:"open.v1"`
+	Credentials []*PortalFinanceCredential `protobuf:"bytes,1,rep,name=credentials,proto3" json:"credentials,omitempty"`
+	// Finance scopes granted by default (reads) and opt-in (writes).
+	DefaultScopes []string `protobuf:"bytes,2,rep,name=default_scopes,json=defaultScopes,proto3" json:"default_scopes,omitempty"`
+	OptInScopes   []string `protobuf:"bytes,3,rep,name=opt_in_scopes,json=optInScopes,proto3" json:"opt_in_scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFinanceCredentialsResponse) Reset() {
+	*x = ListFinanceCredentialsResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFinanceCredentialsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFinanceCredentialsResponse) ProtoMessage() {}
+
+func (x *ListFinanceCredentialsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFinanceCredentialsResponse.ProtoReflect.Descriptor instead.
+func (*ListFinanceCredentialsResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *ListFinanceCredentialsResponse) GetCredentials() []*PortalFinanceCredential {
+	if x != nil {
+		return x.Credentials
+	}
+	return nil
+}
+
+func (x *ListFinanceCredentialsResponse) GetDefaultScopes() []string {
+	if x != nil {
+		return x.DefaultScopes
+	}
+	return nil
+}
+
+func (x *ListFinanceCredentialsResponse) GetOptInScopes() []string {
+	if x != nil {
+		return x.OptInScopes
+	}
+	return nil
+}
+
+// PortalFinanceCredential is a finance access token or key of the account.
+type PortalFinanceCredential struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name   string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Prefix string                 `protobuf:"bytes,3,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// "ak" or "at".
+	Kind          string                 `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	Mode          string                 `protobuf:"bytes,5,opt,name=mode,proto3" json:"mode,omitempty"`
+	Scopes        []string               `protobuf:"bytes,6,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	FinanceUserId string                 `protobuf:"bytes,7,opt,name=finance_user_id,json=financeUserId,proto3" json:"finance_user_id,omitempty"`
+	GrantId       string                 `protobuf:"bytes,8,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	RevokedAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PortalFinanceCredential) Reset() {
+	*x = PortalFinanceCredential{}
+	mi := &file_metering_v1_portal_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PortalFinanceCredential) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PortalFinanceCredential) ProtoMessage() {}
+
+func (x *PortalFinanceCredential) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PortalFinanceCredential.ProtoReflect.Descriptor instead.
+func (*PortalFinanceCredential) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *PortalFinanceCredential) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PortalFinanceCredential) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PortalFinanceCredential) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *PortalFinanceCredential) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *PortalFinanceCredential) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *PortalFinanceCredential) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *PortalFinanceCredential) GetFinanceUserId() string {
+	if x != nil {
+		return x.FinanceUserId
+	}
+	return ""
+}
+
+func (x *PortalFinanceCredential) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
+	}
+	return ""
+}
+
+func (x *PortalFinanceCredential) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *PortalFinanceCredential) GetRevokedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokedAt
+	}
+	return nil
+}
+
+type CreateFinanceCredentialRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Token string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// "ak" or "at" (default "at").
+	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	// "live" or "test".
+	Mode string `protobuf:"bytes,4,opt,name=mode,proto3" json:"mode,omitempty"`
+	// Empty: the finance read scopes.
+	Scopes        []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	FinanceUserId string   `protobuf:"bytes,6,opt,name=finance_user_id,json=financeUserId,proto3" json:"finance_user_id,omitempty"`
+	GrantId       string   `protobuf:"bytes,7,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateFinanceCredentialRequest) Reset() {
+	*x = CreateFinanceCredentialRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateFinanceCredentialRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateFinanceCredentialRequest) ProtoMessage() {}
+
+func (x *CreateFinanceCredentialRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateFinanceCredentialRequest.ProtoReflect.Descriptor instead.
+func (*CreateFinanceCredentialRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *CreateFinanceCredentialRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *CreateFinanceCredentialRequest) GetFinanceUserId() string {
+	if x != nil {
+		return x.FinanceUserId
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
+	}
+	return ""
+}
+
+type CreateFinanceCredentialResponse struct {
+	state      protoimpl.MessageState   `protogen:"open.v1"`
+	Credential *PortalFinanceCredential `protobuf:"bytes,1,opt,name=credential,proto3" json:"credential,omitempty"`
+	// The secret, shown this once and never stored.
+	Secret        string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateFinanceCredentialResponse) Reset() {
+	*x = CreateFinanceCredentialResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateFinanceCredentialResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateFinanceCredentialResponse) ProtoMessage() {}
+
+func (x *CreateFinanceCredentialResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateFinanceCredentialResponse.ProtoReflect.Descriptor instead.
+func (*CreateFinanceCredentialResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *CreateFinanceCredentialResponse) GetCredential() *PortalFinanceCredential {
+	if x != nil {
+		return x.Credential
+	}
+	return nil
+}
+
+func (x *CreateFinanceCredentialResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
 var File_metering_v1_portal_proto protoreflect.FileDescriptor
 
 const file_metering_v1_portal_proto_rawDesc = "" +
@@ -2164,7 +3366,111 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\x04name\x18\x03 \x01(\tR\x04name\"f\n" +
 	"\x18AcceptInvitationResponse\x124\n" +
 	"\asession\x18\x01 \x01(\v2\x1a.metering.v1.PortalSessionR\asession\x12\x14\n" +
-	"\x05token\x18\x02 \x01(\tR\x05token2\x82\t\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\"1\n" +
+	"\x19ListPaymentMethodsRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\"\xc1\x02\n" +
+	"\x1aListPaymentMethodsResponse\x12:\n" +
+	"\amethods\x18\x01 \x03(\v2 .metering.v1.PortalPaymentMethodR\amethods\x126\n" +
+	"\bpayments\x18\x02 \x03(\v2\x1a.metering.v1.PortalPaymentR\bpayments\x12#\n" +
+	"\rpayment_state\x18\x03 \x01(\tR\fpaymentState\x12\x12\n" +
+	"\x04plan\x18\x04 \x01(\tR\x04plan\x12*\n" +
+	"\x11direct_debit_only\x18\x05 \x01(\bR\x0fdirectDebitOnly\x12.\n" +
+	"\x13direct_debit_scheme\x18\x06 \x01(\tR\x11directDebitScheme\x12\x1a\n" +
+	"\bcurrency\x18\a \x01(\tR\bcurrency\"\xf8\x01\n" +
+	"\x13PortalPaymentMethod\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
+	"\x06scheme\x18\x03 \x01(\tR\x06scheme\x12\x14\n" +
+	"\x05brand\x18\x04 \x01(\tR\x05brand\x12\x14\n" +
+	"\x05last4\x18\x05 \x01(\tR\x05last4\x12\x1f\n" +
+	"\vholder_name\x18\x06 \x01(\tR\n" +
+	"holderName\x12\x1d\n" +
+	"\n" +
+	"is_default\x18\a \x01(\bR\tisDefault\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x9f\x03\n" +
+	"\rPortalPayment\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\apurpose\x18\x02 \x01(\tR\apurpose\x12!\n" +
+	"\famount_cents\x18\x03 \x01(\x03R\vamountCents\x12\x1a\n" +
+	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06scheme\x18\x05 \x01(\tR\x06scheme\x12\x14\n" +
+	"\x05state\x18\x06 \x01(\tR\x05state\x12\x1f\n" +
+	"\vfirst_debit\x18\a \x01(\bR\n" +
+	"firstDebit\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x127\n" +
+	"\tsettle_by\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\bsettleBy\x12;\n" +
+	"\vresolved_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"resolvedAt\x12%\n" +
+	"\x0efailure_reason\x18\v \x01(\tR\rfailureReason\"\xf7\x02\n" +
+	"\x17AddPaymentMethodRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
+	"\x06scheme\x18\x03 \x01(\tR\x06scheme\x12\x1f\n" +
+	"\vholder_name\x18\x04 \x01(\tR\n" +
+	"holderName\x12\x1f\n" +
+	"\vcard_number\x18\x05 \x01(\tR\n" +
+	"cardNumber\x12\x1b\n" +
+	"\texp_month\x18\x06 \x01(\x05R\bexpMonth\x12\x19\n" +
+	"\bexp_year\x18\a \x01(\x05R\aexpYear\x12\x12\n" +
+	"\x04iban\x18\b \x01(\tR\x04iban\x12%\n" +
+	"\x0erouting_number\x18\t \x01(\tR\rroutingNumber\x12\x1b\n" +
+	"\tsort_code\x18\n" +
+	" \x01(\tR\bsortCode\x12%\n" +
+	"\x0eaccount_number\x18\v \x01(\tR\raccountNumber\x12!\n" +
+	"\fmake_default\x18\f \x01(\bR\vmakeDefault\"T\n" +
+	"\x18AddPaymentMethodResponse\x128\n" +
+	"\x06method\x18\x01 \x01(\v2 .metering.v1.PortalPaymentMethodR\x06method\"S\n" +
+	"\x1eSetDefaultPaymentMethodRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x1b\n" +
+	"\tmethod_id\x18\x02 \x01(\tR\bmethodId\"[\n" +
+	"\x1fSetDefaultPaymentMethodResponse\x128\n" +
+	"\x06method\x18\x01 \x01(\v2 .metering.v1.PortalPaymentMethodR\x06method\"O\n" +
+	"\x1aRemovePaymentMethodRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x1b\n" +
+	"\tmethod_id\x18\x02 \x01(\tR\bmethodId\"\x1d\n" +
+	"\x1bRemovePaymentMethodResponse\"J\n" +
+	"\x13RetryPaymentRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x1d\n" +
+	"\n" +
+	"payment_id\x18\x02 \x01(\tR\tpaymentId\"L\n" +
+	"\x14RetryPaymentResponse\x124\n" +
+	"\apayment\x18\x01 \x01(\v2\x1a.metering.v1.PortalPaymentR\apayment\"5\n" +
+	"\x1dListFinanceCredentialsRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\"\xb3\x01\n" +
+	"\x1eListFinanceCredentialsResponse\x12F\n" +
+	"\vcredentials\x18\x01 \x03(\v2$.metering.v1.PortalFinanceCredentialR\vcredentials\x12%\n" +
+	"\x0edefault_scopes\x18\x02 \x03(\tR\rdefaultScopes\x12\"\n" +
+	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\xce\x02\n" +
+	"\x17PortalFinanceCredential\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06prefix\x18\x03 \x01(\tR\x06prefix\x12\x12\n" +
+	"\x04kind\x18\x04 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04mode\x18\x05 \x01(\tR\x04mode\x12\x16\n" +
+	"\x06scopes\x18\x06 \x03(\tR\x06scopes\x12&\n" +
+	"\x0ffinance_user_id\x18\a \x01(\tR\rfinanceUserId\x12\x19\n" +
+	"\bgrant_id\x18\b \x01(\tR\agrantId\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"revoked_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\"\xcd\x01\n" +
+	"\x1eCreateFinanceCredentialRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04mode\x18\x04 \x01(\tR\x04mode\x12\x16\n" +
+	"\x06scopes\x18\x05 \x03(\tR\x06scopes\x12&\n" +
+	"\x0ffinance_user_id\x18\x06 \x01(\tR\rfinanceUserId\x12\x19\n" +
+	"\bgrant_id\x18\a \x01(\tR\agrantId\"\x7f\n" +
+	"\x1fCreateFinanceCredentialResponse\x12D\n" +
+	"\n" +
+	"credential\x18\x01 \x01(\v2$.metering.v1.PortalFinanceCredentialR\n" +
+	"credential\x12\x16\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret2\xe8\x0e\n" +
 	"\rPortalService\x12A\n" +
 	"\x06SignUp\x12\x1a.metering.v1.SignUpRequest\x1a\x1b.metering.v1.SignUpResponse\x12A\n" +
 	"\x06SignIn\x12\x1a.metering.v1.SignInRequest\x1a\x1b.metering.v1.SignInResponse\x12M\n" +
@@ -2181,7 +3487,14 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"ListPeople\x12\x1e.metering.v1.ListPeopleRequest\x1a\x1f.metering.v1.ListPeopleResponse\x12S\n" +
 	"\fInvitePerson\x12 .metering.v1.InvitePersonRequest\x1a!.metering.v1.InvitePersonResponse\x12V\n" +
 	"\rGetInvitation\x12!.metering.v1.GetInvitationRequest\x1a\".metering.v1.GetInvitationResponse\x12_\n" +
-	"\x10AcceptInvitation\x12$.metering.v1.AcceptInvitationRequest\x1a%.metering.v1.AcceptInvitationResponseB\xa8\x01\n" +
+	"\x10AcceptInvitation\x12$.metering.v1.AcceptInvitationRequest\x1a%.metering.v1.AcceptInvitationResponse\x12e\n" +
+	"\x12ListPaymentMethods\x12&.metering.v1.ListPaymentMethodsRequest\x1a'.metering.v1.ListPaymentMethodsResponse\x12_\n" +
+	"\x10AddPaymentMethod\x12$.metering.v1.AddPaymentMethodRequest\x1a%.metering.v1.AddPaymentMethodResponse\x12t\n" +
+	"\x17SetDefaultPaymentMethod\x12+.metering.v1.SetDefaultPaymentMethodRequest\x1a,.metering.v1.SetDefaultPaymentMethodResponse\x12h\n" +
+	"\x13RemovePaymentMethod\x12'.metering.v1.RemovePaymentMethodRequest\x1a(.metering.v1.RemovePaymentMethodResponse\x12S\n" +
+	"\fRetryPayment\x12 .metering.v1.RetryPaymentRequest\x1a!.metering.v1.RetryPaymentResponse\x12q\n" +
+	"\x16ListFinanceCredentials\x12*.metering.v1.ListFinanceCredentialsRequest\x1a+.metering.v1.ListFinanceCredentialsResponse\x12t\n" +
+	"\x17CreateFinanceCredential\x12+.metering.v1.CreateFinanceCredentialRequest\x1a,.metering.v1.CreateFinanceCredentialResponseB\xa8\x01\n" +
 	"\x0fcom.metering.v1B\vPortalProtoP\x01Z;github.com/ledgerlane/platform/proto/metering/v1;meteringv1\xa2\x02\x03MXX\xaa\x02\vMetering.V1\xca\x02\vMetering\\V1\xe2\x02\x17Metering\\V1\\GPBMetadata\xea\x02\fMetering::V1b\x06proto3"
 
 var (
@@ -2196,104 +3509,148 @@ func file_metering_v1_portal_proto_rawDescGZIP() []byte {
 	return file_metering_v1_portal_proto_rawDescData
 }
 
-var file_metering_v1_portal_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_metering_v1_portal_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_metering_v1_portal_proto_goTypes = []any{
-	(*SignUpRequest)(nil),            // 0: metering.v1.SignUpRequest
-	(*SignUpResponse)(nil),           // 1: metering.v1.SignUpResponse
-	(*SignInRequest)(nil),            // 2: metering.v1.SignInRequest
-	(*SignInResponse)(nil),           // 3: metering.v1.SignInResponse
-	(*GetSessionRequest)(nil),        // 4: metering.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),       // 5: metering.v1.GetSessionResponse
-	(*SignOutRequest)(nil),           // 6: metering.v1.SignOutRequest
-	(*SignOutResponse)(nil),          // 7: metering.v1.SignOutResponse
-	(*PortalSession)(nil),            // 8: metering.v1.PortalSession
-	(*ListKeysRequest)(nil),          // 9: metering.v1.ListKeysRequest
-	(*ListKeysResponse)(nil),         // 10: metering.v1.ListKeysResponse
-	(*PortalKey)(nil),                // 11: metering.v1.PortalKey
-	(*CreateKeyRequest)(nil),         // 12: metering.v1.CreateKeyRequest
-	(*CreateKeyResponse)(nil),        // 13: metering.v1.CreateKeyResponse
-	(*RevokeKeyRequest)(nil),         // 14: metering.v1.RevokeKeyRequest
-	(*RevokeKeyResponse)(nil),        // 15: metering.v1.RevokeKeyResponse
-	(*GetPortalUsageRequest)(nil),    // 16: metering.v1.GetPortalUsageRequest
-	(*GetPortalUsageResponse)(nil),   // 17: metering.v1.GetPortalUsageResponse
-	(*PortalAlertMail)(nil),          // 18: metering.v1.PortalAlertMail
-	(*PortalInvoice)(nil),            // 19: metering.v1.PortalInvoice
-	(*PortalPlan)(nil),               // 20: metering.v1.PortalPlan
-	(*SetPortalLimitsRequest)(nil),   // 21: metering.v1.SetPortalLimitsRequest
-	(*SetPortalLimitsResponse)(nil),  // 22: metering.v1.SetPortalLimitsResponse
-	(*ChangePortalPlanRequest)(nil),  // 23: metering.v1.ChangePortalPlanRequest
-	(*ChangePortalPlanResponse)(nil), // 24: metering.v1.ChangePortalPlanResponse
-	(*ListPeopleRequest)(nil),        // 25: metering.v1.ListPeopleRequest
-	(*ListPeopleResponse)(nil),       // 26: metering.v1.ListPeopleResponse
-	(*PortalPerson)(nil),             // 27: metering.v1.PortalPerson
-	(*InvitePersonRequest)(nil),      // 28: metering.v1.InvitePersonRequest
-	(*InvitePersonResponse)(nil),     // 29: metering.v1.InvitePersonResponse
-	(*GetInvitationRequest)(nil),     // 30: metering.v1.GetInvitationRequest
-	(*GetInvitationResponse)(nil),    // 31: metering.v1.GetInvitationResponse
-	(*AcceptInvitationRequest)(nil),  // 32: metering.v1.AcceptInvitationRequest
-	(*AcceptInvitationResponse)(nil), // 33: metering.v1.AcceptInvitationResponse
-	(*timestamppb.Timestamp)(nil),    // 34: google.protobuf.Timestamp
-	(*GetUsageResponse)(nil),         // 35: metering.v1.GetUsageResponse
-	(*SetBillingLimitsRequest)(nil),  // 36: metering.v1.SetBillingLimitsRequest
-	(*BillingLimits)(nil),            // 37: metering.v1.BillingLimits
+	(*SignUpRequest)(nil),                   // 0: metering.v1.SignUpRequest
+	(*SignUpResponse)(nil),                  // 1: metering.v1.SignUpResponse
+	(*SignInRequest)(nil),                   // 2: metering.v1.SignInRequest
+	(*SignInResponse)(nil),                  // 3: metering.v1.SignInResponse
+	(*GetSessionRequest)(nil),               // 4: metering.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),              // 5: metering.v1.GetSessionResponse
+	(*SignOutRequest)(nil),                  // 6: metering.v1.SignOutRequest
+	(*SignOutResponse)(nil),                 // 7: metering.v1.SignOutResponse
+	(*PortalSession)(nil),                   // 8: metering.v1.PortalSession
+	(*ListKeysRequest)(nil),                 // 9: metering.v1.ListKeysRequest
+	(*ListKeysResponse)(nil),                // 10: metering.v1.ListKeysResponse
+	(*PortalKey)(nil),                       // 11: metering.v1.PortalKey
+	(*CreateKeyRequest)(nil),                // 12: metering.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),               // 13: metering.v1.CreateKeyResponse
+	(*RevokeKeyRequest)(nil),                // 14: metering.v1.RevokeKeyRequest
+	(*RevokeKeyResponse)(nil),               // 15: metering.v1.RevokeKeyResponse
+	(*GetPortalUsageRequest)(nil),           // 16: metering.v1.GetPortalUsageRequest
+	(*GetPortalUsageResponse)(nil),          // 17: metering.v1.GetPortalUsageResponse
+	(*PortalAlertMail)(nil),                 // 18: metering.v1.PortalAlertMail
+	(*PortalInvoice)(nil),                   // 19: metering.v1.PortalInvoice
+	(*PortalPlan)(nil),                      // 20: metering.v1.PortalPlan
+	(*SetPortalLimitsRequest)(nil),          // 21: metering.v1.SetPortalLimitsRequest
+	(*SetPortalLimitsResponse)(nil),         // 22: metering.v1.SetPortalLimitsResponse
+	(*ChangePortalPlanRequest)(nil),         // 23: metering.v1.ChangePortalPlanRequest
+	(*ChangePortalPlanResponse)(nil),        // 24: metering.v1.ChangePortalPlanResponse
+	(*ListPeopleRequest)(nil),               // 25: metering.v1.ListPeopleRequest
+	(*ListPeopleResponse)(nil),              // 26: metering.v1.ListPeopleResponse
+	(*PortalPerson)(nil),                    // 27: metering.v1.PortalPerson
+	(*InvitePersonRequest)(nil),             // 28: metering.v1.InvitePersonRequest
+	(*InvitePersonResponse)(nil),            // 29: metering.v1.InvitePersonResponse
+	(*GetInvitationRequest)(nil),            // 30: metering.v1.GetInvitationRequest
+	(*GetInvitationResponse)(nil),           // 31: metering.v1.GetInvitationResponse
+	(*AcceptInvitationRequest)(nil),         // 32: metering.v1.AcceptInvitationRequest
+	(*AcceptInvitationResponse)(nil),        // 33: metering.v1.AcceptInvitationResponse
+	(*ListPaymentMethodsRequest)(nil),       // 34: metering.v1.ListPaymentMethodsRequest
+	(*ListPaymentMethodsResponse)(nil),      // 35: metering.v1.ListPaymentMethodsResponse
+	(*PortalPaymentMethod)(nil),             // 36: metering.v1.PortalPaymentMethod
+	(*PortalPayment)(nil),                   // 37: metering.v1.PortalPayment
+	(*AddPaymentMethodRequest)(nil),         // 38: metering.v1.AddPaymentMethodRequest
+	(*AddPaymentMethodResponse)(nil),        // 39: metering.v1.AddPaymentMethodResponse
+	(*SetDefaultPaymentMethodRequest)(nil),  // 40: metering.v1.SetDefaultPaymentMethodRequest
+	(*SetDefaultPaymentMethodResponse)(nil), // 41: metering.v1.SetDefaultPaymentMethodResponse
+	(*RemovePaymentMethodRequest)(nil),      // 42: metering.v1.RemovePaymentMethodRequest
+	(*RemovePaymentMethodResponse)(nil),     // 43: metering.v1.RemovePaymentMethodResponse
+	(*RetryPaymentRequest)(nil),             // 44: metering.v1.RetryPaymentRequest
+	(*RetryPaymentResponse)(nil),            // 45: metering.v1.RetryPaymentResponse
+	(*ListFinanceCredentialsRequest)(nil),   // 46: metering.v1.ListFinanceCredentialsRequest
+	(*ListFinanceCredentialsResponse)(nil),  // 47: metering.v1.ListFinanceCredentialsResponse
+	(*PortalFinanceCredential)(nil),         // 48: metering.v1.PortalFinanceCredential
+	(*CreateFinanceCredentialRequest)(nil),  // 49: metering.v1.CreateFinanceCredentialRequest
+	(*CreateFinanceCredentialResponse)(nil), // 50: metering.v1.CreateFinanceCredentialResponse
+	(*timestamppb.Timestamp)(nil),           // 51: google.protobuf.Timestamp
+	(*GetUsageResponse)(nil),                // 52: metering.v1.GetUsageResponse
+	(*SetBillingLimitsRequest)(nil),         // 53: metering.v1.SetBillingLimitsRequest
+	(*BillingLimits)(nil),                   // 54: metering.v1.BillingLimits
 }
 var file_metering_v1_portal_proto_depIdxs = []int32{
 	8,  // 0: metering.v1.SignUpResponse.session:type_name -> metering.v1.PortalSession
 	8,  // 1: metering.v1.SignInResponse.session:type_name -> metering.v1.PortalSession
 	8,  // 2: metering.v1.GetSessionResponse.session:type_name -> metering.v1.PortalSession
-	34, // 3: metering.v1.PortalSession.expires_at:type_name -> google.protobuf.Timestamp
+	51, // 3: metering.v1.PortalSession.expires_at:type_name -> google.protobuf.Timestamp
 	11, // 4: metering.v1.ListKeysResponse.keys:type_name -> metering.v1.PortalKey
-	34, // 5: metering.v1.PortalKey.created_at:type_name -> google.protobuf.Timestamp
-	34, // 6: metering.v1.PortalKey.revoked_at:type_name -> google.protobuf.Timestamp
+	51, // 5: metering.v1.PortalKey.created_at:type_name -> google.protobuf.Timestamp
+	51, // 6: metering.v1.PortalKey.revoked_at:type_name -> google.protobuf.Timestamp
 	11, // 7: metering.v1.CreateKeyResponse.key:type_name -> metering.v1.PortalKey
-	35, // 8: metering.v1.GetPortalUsageResponse.usage:type_name -> metering.v1.GetUsageResponse
+	52, // 8: metering.v1.GetPortalUsageResponse.usage:type_name -> metering.v1.GetUsageResponse
 	20, // 9: metering.v1.GetPortalUsageResponse.plans:type_name -> metering.v1.PortalPlan
 	18, // 10: metering.v1.GetPortalUsageResponse.alert_mails:type_name -> metering.v1.PortalAlertMail
 	19, // 11: metering.v1.GetPortalUsageResponse.invoices:type_name -> metering.v1.PortalInvoice
-	34, // 12: metering.v1.PortalAlertMail.created_at:type_name -> google.protobuf.Timestamp
-	34, // 13: metering.v1.PortalAlertMail.sent_at:type_name -> google.protobuf.Timestamp
-	34, // 14: metering.v1.PortalInvoice.period_start:type_name -> google.protobuf.Timestamp
-	34, // 15: metering.v1.PortalInvoice.period_end:type_name -> google.protobuf.Timestamp
-	36, // 16: metering.v1.SetPortalLimitsRequest.limits:type_name -> metering.v1.SetBillingLimitsRequest
-	37, // 17: metering.v1.SetPortalLimitsResponse.limits:type_name -> metering.v1.BillingLimits
-	34, // 18: metering.v1.ChangePortalPlanResponse.effective_at:type_name -> google.protobuf.Timestamp
+	51, // 12: metering.v1.PortalAlertMail.created_at:type_name -> google.protobuf.Timestamp
+	51, // 13: metering.v1.PortalAlertMail.sent_at:type_name -> google.protobuf.Timestamp
+	51, // 14: metering.v1.PortalInvoice.period_start:type_name -> google.protobuf.Timestamp
+	51, // 15: metering.v1.PortalInvoice.period_end:type_name -> google.protobuf.Timestamp
+	53, // 16: metering.v1.SetPortalLimitsRequest.limits:type_name -> metering.v1.SetBillingLimitsRequest
+	54, // 17: metering.v1.SetPortalLimitsResponse.limits:type_name -> metering.v1.BillingLimits
+	51, // 18: metering.v1.ChangePortalPlanResponse.effective_at:type_name -> google.protobuf.Timestamp
 	27, // 19: metering.v1.ListPeopleResponse.people:type_name -> metering.v1.PortalPerson
-	34, // 20: metering.v1.PortalPerson.created_at:type_name -> google.protobuf.Timestamp
+	51, // 20: metering.v1.PortalPerson.created_at:type_name -> google.protobuf.Timestamp
 	27, // 21: metering.v1.InvitePersonResponse.person:type_name -> metering.v1.PortalPerson
 	8,  // 22: metering.v1.AcceptInvitationResponse.session:type_name -> metering.v1.PortalSession
-	0,  // 23: metering.v1.PortalService.SignUp:input_type -> metering.v1.SignUpRequest
-	2,  // 24: metering.v1.PortalService.SignIn:input_type -> metering.v1.SignInRequest
-	4,  // 25: metering.v1.PortalService.GetSession:input_type -> metering.v1.GetSessionRequest
-	6,  // 26: metering.v1.PortalService.SignOut:input_type -> metering.v1.SignOutRequest
-	9,  // 27: metering.v1.PortalService.ListKeys:input_type -> metering.v1.ListKeysRequest
-	12, // 28: metering.v1.PortalService.CreateKey:input_type -> metering.v1.CreateKeyRequest
-	14, // 29: metering.v1.PortalService.RevokeKey:input_type -> metering.v1.RevokeKeyRequest
-	16, // 30: metering.v1.PortalService.GetPortalUsage:input_type -> metering.v1.GetPortalUsageRequest
-	21, // 31: metering.v1.PortalService.SetPortalLimits:input_type -> metering.v1.SetPortalLimitsRequest
-	23, // 32: metering.v1.PortalService.ChangePortalPlan:input_type -> metering.v1.ChangePortalPlanRequest
-	25, // 33: metering.v1.PortalService.ListPeople:input_type -> metering.v1.ListPeopleRequest
-	28, // 34: metering.v1.PortalService.InvitePerson:input_type -> metering.v1.InvitePersonRequest
-	30, // 35: metering.v1.PortalService.GetInvitation:input_type -> metering.v1.GetInvitationRequest
-	32, // 36: metering.v1.PortalService.AcceptInvitation:input_type -> metering.v1.AcceptInvitationRequest
-	1,  // 37: metering.v1.PortalService.SignUp:output_type -> metering.v1.SignUpResponse
-	3,  // 38: metering.v1.PortalService.SignIn:output_type -> metering.v1.SignInResponse
-	5,  // 39: metering.v1.PortalService.GetSession:output_type -> metering.v1.GetSessionResponse
-	7,  // 40: metering.v1.PortalService.SignOut:output_type -> metering.v1.SignOutResponse
-	10, // 41: metering.v1.PortalService.ListKeys:output_type -> metering.v1.ListKeysResponse
-	13, // 42: metering.v1.PortalService.CreateKey:output_type -> metering.v1.CreateKeyResponse
-	15, // 43: metering.v1.PortalService.RevokeKey:output_type -> metering.v1.RevokeKeyResponse
-	17, // 44: metering.v1.PortalService.GetPortalUsage:output_type -> metering.v1.GetPortalUsageResponse
-	22, // 45: metering.v1.PortalService.SetPortalLimits:output_type -> metering.v1.SetPortalLimitsResponse
-	24, // 46: metering.v1.PortalService.ChangePortalPlan:output_type -> metering.v1.ChangePortalPlanResponse
-	26, // 47: metering.v1.PortalService.ListPeople:output_type -> metering.v1.ListPeopleResponse
-	29, // 48: metering.v1.PortalService.InvitePerson:output_type -> metering.v1.InvitePersonResponse
-	31, // 49: metering.v1.PortalService.GetInvitation:output_type -> metering.v1.GetInvitationResponse
-	33, // 50: metering.v1.PortalService.AcceptInvitation:output_type -> metering.v1.AcceptInvitationResponse
-	37, // [37:51] is the sub-list for method output_type
-	23, // [23:37] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	36, // 23: metering.v1.ListPaymentMethodsResponse.methods:type_name -> metering.v1.PortalPaymentMethod
+	37, // 24: metering.v1.ListPaymentMethodsResponse.payments:type_name -> metering.v1.PortalPayment
+	51, // 25: metering.v1.PortalPaymentMethod.created_at:type_name -> google.protobuf.Timestamp
+	51, // 26: metering.v1.PortalPayment.created_at:type_name -> google.protobuf.Timestamp
+	51, // 27: metering.v1.PortalPayment.settle_by:type_name -> google.protobuf.Timestamp
+	51, // 28: metering.v1.PortalPayment.resolved_at:type_name -> google.protobuf.Timestamp
+	36, // 29: metering.v1.AddPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
+	36, // 30: metering.v1.SetDefaultPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
+	37, // 31: metering.v1.RetryPaymentResponse.payment:type_name -> metering.v1.PortalPayment
+	48, // 32: metering.v1.ListFinanceCredentialsResponse.credentials:type_name -> metering.v1.PortalFinanceCredential
+	51, // 33: metering.v1.PortalFinanceCredential.created_at:type_name -> google.protobuf.Timestamp
+	51, // 34: metering.v1.PortalFinanceCredential.revoked_at:type_name -> google.protobuf.Timestamp
+	48, // 35: metering.v1.CreateFinanceCredentialResponse.credential:type_name -> metering.v1.PortalFinanceCredential
+	0,  // 36: metering.v1.PortalService.SignUp:input_type -> metering.v1.SignUpRequest
+	2,  // 37: metering.v1.PortalService.SignIn:input_type -> metering.v1.SignInRequest
+	4,  // 38: metering.v1.PortalService.GetSession:input_type -> metering.v1.GetSessionRequest
+	6,  // 39: metering.v1.PortalService.SignOut:input_type -> metering.v1.SignOutRequest
+	9,  // 40: metering.v1.PortalService.ListKeys:input_type -> metering.v1.ListKeysRequest
+	12, // 41: metering.v1.PortalService.CreateKey:input_type -> metering.v1.CreateKeyRequest
+	14, // 42: metering.v1.PortalService.RevokeKey:input_type -> metering.v1.RevokeKeyRequest
+	16, // 43: metering.v1.PortalService.GetPortalUsage:input_type -> metering.v1.GetPortalUsageRequest
+	21, // 44: metering.v1.PortalService.SetPortalLimits:input_type -> metering.v1.SetPortalLimitsRequest
+	23, // 45: metering.v1.PortalService.ChangePortalPlan:input_type -> metering.v1.ChangePortalPlanRequest
+	25, // 46: metering.v1.PortalService.ListPeople:input_type -> metering.v1.ListPeopleRequest
+	28, // 47: metering.v1.PortalService.InvitePerson:input_type -> metering.v1.InvitePersonRequest
+	30, // 48: metering.v1.PortalService.GetInvitation:input_type -> metering.v1.GetInvitationRequest
+	32, // 49: metering.v1.PortalService.AcceptInvitation:input_type -> metering.v1.AcceptInvitationRequest
+	34, // 50: metering.v1.PortalService.ListPaymentMethods:input_type -> metering.v1.ListPaymentMethodsRequest
+	38, // 51: metering.v1.PortalService.AddPaymentMethod:input_type -> metering.v1.AddPaymentMethodRequest
+	40, // 52: metering.v1.PortalService.SetDefaultPaymentMethod:input_type -> metering.v1.SetDefaultPaymentMethodRequest
+	42, // 53: metering.v1.PortalService.RemovePaymentMethod:input_type -> metering.v1.RemovePaymentMethodRequest
+	44, // 54: metering.v1.PortalService.RetryPayment:input_type -> metering.v1.RetryPaymentRequest
+	46, // 55: metering.v1.PortalService.ListFinanceCredentials:input_type -> metering.v1.ListFinanceCredentialsRequest
+	49, // 56: metering.v1.PortalService.CreateFinanceCredential:input_type -> metering.v1.CreateFinanceCredentialRequest
+	1,  // 57: metering.v1.PortalService.SignUp:output_type -> metering.v1.SignUpResponse
+	3,  // 58: metering.v1.PortalService.SignIn:output_type -> metering.v1.SignInResponse
+	5,  // 59: metering.v1.PortalService.GetSession:output_type -> metering.v1.GetSessionResponse
+	7,  // 60: metering.v1.PortalService.SignOut:output_type -> metering.v1.SignOutResponse
+	10, // 61: metering.v1.PortalService.ListKeys:output_type -> metering.v1.ListKeysResponse
+	13, // 62: metering.v1.PortalService.CreateKey:output_type -> metering.v1.CreateKeyResponse
+	15, // 63: metering.v1.PortalService.RevokeKey:output_type -> metering.v1.RevokeKeyResponse
+	17, // 64: metering.v1.PortalService.GetPortalUsage:output_type -> metering.v1.GetPortalUsageResponse
+	22, // 65: metering.v1.PortalService.SetPortalLimits:output_type -> metering.v1.SetPortalLimitsResponse
+	24, // 66: metering.v1.PortalService.ChangePortalPlan:output_type -> metering.v1.ChangePortalPlanResponse
+	26, // 67: metering.v1.PortalService.ListPeople:output_type -> metering.v1.ListPeopleResponse
+	29, // 68: metering.v1.PortalService.InvitePerson:output_type -> metering.v1.InvitePersonResponse
+	31, // 69: metering.v1.PortalService.GetInvitation:output_type -> metering.v1.GetInvitationResponse
+	33, // 70: metering.v1.PortalService.AcceptInvitation:output_type -> metering.v1.AcceptInvitationResponse
+	35, // 71: metering.v1.PortalService.ListPaymentMethods:output_type -> metering.v1.ListPaymentMethodsResponse
+	39, // 72: metering.v1.PortalService.AddPaymentMethod:output_type -> metering.v1.AddPaymentMethodResponse
+	41, // 73: metering.v1.PortalService.SetDefaultPaymentMethod:output_type -> metering.v1.SetDefaultPaymentMethodResponse
+	43, // 74: metering.v1.PortalService.RemovePaymentMethod:output_type -> metering.v1.RemovePaymentMethodResponse
+	45, // 75: metering.v1.PortalService.RetryPayment:output_type -> metering.v1.RetryPaymentResponse
+	47, // 76: metering.v1.PortalService.ListFinanceCredentials:output_type -> metering.v1.ListFinanceCredentialsResponse
+	50, // 77: metering.v1.PortalService.CreateFinanceCredential:output_type -> metering.v1.CreateFinanceCredentialResponse
+	57, // [57:78] is the sub-list for method output_type
+	36, // [36:57] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_portal_proto_init() }
@@ -2309,7 +3666,7 @@ func file_metering_v1_portal_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_metering_v1_portal_proto_rawDesc), len(file_metering_v1_portal_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   34,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,20 +19,27 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	PortalService_SignUp_FullMethodName           = "/metering.v1.PortalService/SignUp"
-	PortalService_SignIn_FullMethodName           = "/metering.v1.PortalService/SignIn"
-	PortalService_GetSession_FullMethodName       = "/metering.v1.PortalService/GetSession"
-	PortalService_SignOut_FullMethodName          = "/metering.v1.PortalService/SignOut"
-	PortalService_ListKeys_FullMethodName         = "/metering.v1.PortalService/ListKeys"
-	PortalService_CreateKey_FullMethodName        = "/metering.v1.PortalService/CreateKey"
-	PortalService_RevokeKey_FullMethodName        = "/metering.v1.PortalService/RevokeKey"
-	PortalService_GetPortalUsage_FullMethodName   = "/metering.v1.PortalService/GetPortalUsage"
-	PortalService_SetPortalLimits_FullMethodName  = "/metering.v1.PortalService/SetPortalLimits"
-	PortalService_ChangePortalPlan_FullMethodName = "/metering.v1.PortalService/ChangePortalPlan"
-	PortalService_ListPeople_FullMethodName       = "/metering.v1.PortalService/ListPeople"
-	PortalService_InvitePerson_FullMethodName     = "/metering.v1.PortalService/InvitePerson"
-	PortalService_GetInvitation_FullMethodName    = "/metering.v1.PortalService/GetInvitation"
-	PortalService_AcceptInvitation_FullMethodName = "/metering.v1.PortalService/AcceptInvitation"
+	PortalService_SignUp_FullMethodName                  = "/metering.v1.PortalService/SignUp"
+	PortalService_SignIn_FullMethodName                  = "/metering.v1.PortalService/SignIn"
+	PortalService_GetSession_FullMethodName              = "/metering.v1.PortalService/GetSession"
+	PortalService_SignOut_FullMethodName                 = "/metering.v1.PortalService/SignOut"
+	PortalService_ListKeys_FullMethodName                = "/metering.v1.PortalService/ListKeys"
+	PortalService_CreateKey_FullMethodName               = "/metering.v1.PortalService/CreateKey"
+	PortalService_RevokeKey_FullMethodName               = "/metering.v1.PortalService/RevokeKey"
+	PortalService_GetPortalUsage_FullMethodName          = "/metering.v1.PortalService/GetPortalUsage"
+	PortalService_SetPortalLimits_FullMethodName         = "/metering.v1.PortalService/SetPortalLimits"
+	PortalService_ChangePortalPlan_FullMethodName        = "/metering.v1.PortalService/ChangePortalPlan"
+	PortalService_ListPeople_FullMethodName              = "/metering.v1.PortalService/ListPeople"
+	PortalService_InvitePerson_FullMethodName            = "/metering.v1.PortalService/InvitePerson"
+	PortalService_GetInvitation_FullMethodName           = "/metering.v1.PortalService/GetInvitation"
+	PortalService_AcceptInvitation_FullMethodName        = "/metering.v1.PortalService/AcceptInvitation"
+	PortalService_ListPaymentMethods_FullMethodName      = "/metering.v1.PortalService/ListPaymentMethods"
+	PortalService_AddPaymentMethod_FullMethodName        = "/metering.v1.PortalService/AddPaymentMethod"
+	PortalService_SetDefaultPaymentMethod_FullMethodName = "/metering.v1.PortalService/SetDefaultPaymentMethod"
+	PortalService_RemovePaymentMethod_FullMethodName     = "/metering.v1.PortalService/RemovePaymentMethod"
+	PortalService_RetryPayment_FullMethodName            = "/metering.v1.PortalService/RetryPayment"
+	PortalService_ListFinanceCredentials_FullMethodName  = "/metering.v1.PortalService/ListFinanceCredentials"
+	PortalService_CreateFinanceCredential_FullMethodName = "/metering.v1.PortalService/CreateFinanceCredential"
 )
 
 // PortalServiceClient is the client API for PortalService service.
@@ -86,6 +93,31 @@ type PortalServiceClient interface {
 	GetInvitation(ctx context.Context, in *GetInvitationRequest, opts ...grpc.CallOption) (*GetInvitationResponse, error)
 	// AcceptInvitation sets the invited person's password and signs them in.
 	AcceptInvitation(ctx context.Context, in *AcceptInvitationRequest, opts ...grpc.CallOption) (*AcceptInvitationResponse, error)
+	// ListPaymentMethods answers the session account's payment methods, its
+	// payments (newest first) and its payment standing.
+	ListPaymentMethods(ctx context.Context, in *ListPaymentMethodsRequest, opts ...grpc.CallOption) (*ListPaymentMethodsResponse, error)
+	// AddPaymentMethod adds a card or a direct-debit mandate in the scheme of
+	// the account's billing currency (INVALID_ARGUMENT naming the field
+	// otherwise). A card asked to be the default of the direct-debit-only plan
+	// is FAILED_PRECONDITION direct-debit-required.
+	AddPaymentMethod(ctx context.Context, in *AddPaymentMethodRequest, opts ...grpc.CallOption) (*AddPaymentMethodResponse, error)
+	// SetDefaultPaymentMethod makes a method the default; a card on the
+	// direct-debit-only plan is direct-debit-required; another account's
+	// method is NOT_FOUND.
+	SetDefaultPaymentMethod(ctx context.Context, in *SetDefaultPaymentMethodRequest, opts ...grpc.CallOption) (*SetDefaultPaymentMethodResponse, error)
+	// RemovePaymentMethod removes a method; the default of the
+	// direct-debit-only plan is direct-debit-required.
+	RemovePaymentMethod(ctx context.Context, in *RemovePaymentMethodRequest, opts ...grpc.CallOption) (*RemovePaymentMethodResponse, error)
+	// RetryPayment collects a failed payment again from the default method.
+	RetryPayment(ctx context.Context, in *RetryPaymentRequest, opts ...grpc.CallOption) (*RetryPaymentResponse, error)
+	// ListFinanceCredentials answers the session account's finance
+	// credentials, revoked ones too, and the scopes the portal may offer.
+	ListFinanceCredentials(ctx context.Context, in *ListFinanceCredentialsRequest, opts ...grpc.CallOption) (*ListFinanceCredentialsResponse, error)
+	// CreateFinanceCredential issues a finance credential for one of the
+	// account's finance users under one of that user's connection grants
+	// (INVALID_ARGUMENT naming finance_user_id or grant_id otherwise). The
+	// grant's privacy settings apply to every request made with it.
+	CreateFinanceCredential(ctx context.Context, in *CreateFinanceCredentialRequest, opts ...grpc.CallOption) (*CreateFinanceCredentialResponse, error)
 }
 
 type portalServiceClient struct {
@@ -236,6 +268,76 @@ func (c *portalServiceClient) AcceptInvitation(ctx context.Context, in *AcceptIn
 	return out, nil
 }
 
+func (c *portalServiceClient) ListPaymentMethods(ctx context.Context, in *ListPaymentMethodsRequest, opts ...grpc.CallOption) (*ListPaymentMethodsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPaymentMethodsResponse)
+	err := c.cc.Invoke(ctx, PortalService_ListPaymentMethods_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) AddPaymentMethod(ctx context.Context, in *AddPaymentMethodRequest, opts ...grpc.CallOption) (*AddPaymentMethodResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddPaymentMethodResponse)
+	err := c.cc.Invoke(ctx, PortalService_AddPaymentMethod_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) SetDefaultPaymentMethod(ctx context.Context, in *SetDefaultPaymentMethodRequest, opts ...grpc.CallOption) (*SetDefaultPaymentMethodResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetDefaultPaymentMethodResponse)
+	err := c.cc.Invoke(ctx, PortalService_SetDefaultPaymentMethod_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) RemovePaymentMethod(ctx context.Context, in *RemovePaymentMethodRequest, opts ...grpc.CallOption) (*RemovePaymentMethodResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemovePaymentMethodResponse)
+	err := c.cc.Invoke(ctx, PortalService_RemovePaymentMethod_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) RetryPayment(ctx context.Context, in *RetryPaymentRequest, opts ...grpc.CallOption) (*RetryPaymentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RetryPaymentResponse)
+	err := c.cc.Invoke(ctx, PortalService_RetryPayment_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) ListFinanceCredentials(ctx context.Context, in *ListFinanceCredentialsRequest, opts ...grpc.CallOption) (*ListFinanceCredentialsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFinanceCredentialsResponse)
+	err := c.cc.Invoke(ctx, PortalService_ListFinanceCredentials_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) CreateFinanceCredential(ctx context.Context, in *CreateFinanceCredentialRequest, opts ...grpc.CallOption) (*CreateFinanceCredentialResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateFinanceCredentialResponse)
+	err := c.cc.Invoke(ctx, PortalService_CreateFinanceCredential_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PortalServiceServer is the server API for PortalService service.
 // All implementations must embed UnimplementedPortalServiceServer
 // for forward compatibility.
@@ -287,6 +389,31 @@ type PortalServiceServer interface {
 	GetInvitation(context.Context, *GetInvitationRequest) (*GetInvitationResponse, error)
 	// AcceptInvitation sets the invited person's password and signs them in.
 	AcceptInvitation(context.Context, *AcceptInvitationRequest) (*AcceptInvitationResponse, error)
+	// ListPaymentMethods answers the session account's payment methods, its
+	// payments (newest first) and its payment standing.
+	ListPaymentMethods(context.Context, *ListPaymentMethodsRequest) (*ListPaymentMethodsResponse, error)
+	// AddPaymentMethod adds a card or a direct-debit mandate in the scheme of
+	// the account's billing currency (INVALID_ARGUMENT naming the field
+	// otherwise). A card asked to be the default of the direct-debit-only plan
+	// is FAILED_PRECONDITION direct-debit-required.
+	AddPaymentMethod(context.Context, *AddPaymentMethodRequest) (*AddPaymentMethodResponse, error)
+	// SetDefaultPaymentMethod makes a method the default; a card on the
+	// direct-debit-only plan is direct-debit-required; another account's
+	// method is NOT_FOUND.
+	SetDefaultPaymentMethod(context.Context, *SetDefaultPaymentMethodRequest) (*SetDefaultPaymentMethodResponse, error)
+	// RemovePaymentMethod removes a method; the default of the
+	// direct-debit-only plan is direct-debit-required.
+	RemovePaymentMethod(context.Context, *RemovePaymentMethodRequest) (*RemovePaymentMethodResponse, error)
+	// RetryPayment collects a failed payment again from the default method.
+	RetryPayment(context.Context, *RetryPaymentRequest) (*RetryPaymentResponse, error)
+	// ListFinanceCredentials answers the session account's finance
+	// credentials, revoked ones too, and the scopes the portal may offer.
+	ListFinanceCredentials(context.Context, *ListFinanceCredentialsRequest) (*ListFinanceCredentialsResponse, error)
+	// CreateFinanceCredential issues a finance credential for one of the
+	// account's finance users under one of that user's connection grants
+	// (INVALID_ARGUMENT naming finance_user_id or grant_id otherwise). The
+	// grant's privacy settings apply to every request made with it.
+	CreateFinanceCredential(context.Context, *CreateFinanceCredentialRequest) (*CreateFinanceCredentialResponse, error)
 	mustEmbedUnimplementedPortalServiceServer()
 }
 
@@ -338,6 +465,27 @@ func (UnimplementedPortalServiceServer) GetInvitation(context.Context, *GetInvit
 }
 func (UnimplementedPortalServiceServer) AcceptInvitation(context.Context, *AcceptInvitationRequest) (*AcceptInvitationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AcceptInvitation not implemented")
+}
+func (UnimplementedPortalServiceServer) ListPaymentMethods(context.Context, *ListPaymentMethodsRequest) (*ListPaymentMethodsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPaymentMethods not implemented")
+}
+func (UnimplementedPortalServiceServer) AddPaymentMethod(context.Context, *AddPaymentMethodRequest) (*AddPaymentMethodResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddPaymentMethod not implemented")
+}
+func (UnimplementedPortalServiceServer) SetDefaultPaymentMethod(context.Context, *SetDefaultPaymentMethodRequest) (*SetDefaultPaymentMethodResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetDefaultPaymentMethod not implemented")
+}
+func (UnimplementedPortalServiceServer) RemovePaymentMethod(context.Context, *RemovePaymentMethodRequest) (*RemovePaymentMethodResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemovePaymentMethod not implemented")
+}
+func (UnimplementedPortalServiceServer) RetryPayment(context.Context, *RetryPaymentRequest) (*RetryPaymentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RetryPayment not implemented")
+}
+func (UnimplementedPortalServiceServer) ListFinanceCredentials(context.Context, *ListFinanceCredentialsRequest) (*ListFinanceCredentialsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFinanceCredentials not implemented")
+}
+func (UnimplementedPortalServiceServer) CreateFinanceCredential(context.Context, *CreateFinanceCredentialRequest) (*CreateFinanceCredentialResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateFinanceCredential not implemented")
 }
 func (UnimplementedPortalServiceServer) mustEmbedUnimplementedPortalServiceServer() {}
 func (UnimplementedPortalServiceServer) testEmbeddedByValue()                       {}
@@ -612,6 +760,132 @@ func _PortalService_AcceptInvitation_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PortalService_ListPaymentMethods_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPaymentMethodsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).ListPaymentMethods(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_ListPaymentMethods_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).ListPaymentMethods(ctx, req.(*ListPaymentMethodsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_AddPaymentMethod_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddPaymentMethodRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).AddPaymentMethod(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_AddPaymentMethod_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).AddPaymentMethod(ctx, req.(*AddPaymentMethodRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_SetDefaultPaymentMethod_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetDefaultPaymentMethodRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).SetDefaultPaymentMethod(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_SetDefaultPaymentMethod_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).SetDefaultPaymentMethod(ctx, req.(*SetDefaultPaymentMethodRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_RemovePaymentMethod_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemovePaymentMethodRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).RemovePaymentMethod(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_RemovePaymentMethod_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).RemovePaymentMethod(ctx, req.(*RemovePaymentMethodRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_RetryPayment_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RetryPaymentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).RetryPayment(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_RetryPayment_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).RetryPayment(ctx, req.(*RetryPaymentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_ListFinanceCredentials_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFinanceCredentialsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).ListFinanceCredentials(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_ListFinanceCredentials_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).ListFinanceCredentials(ctx, req.(*ListFinanceCredentialsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_CreateFinanceCredential_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateFinanceCredentialRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).CreateFinanceCredential(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_CreateFinanceCredential_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).CreateFinanceCredential(ctx, req.(*CreateFinanceCredentialRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // PortalService_ServiceDesc is the grpc.ServiceDesc for PortalService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -674,6 +948,34 @@ var PortalService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AcceptInvitation",
 			Handler:    _PortalService_AcceptInvitation_Handler,
+		},
+		{
+			MethodName: "ListPaymentMethods",
+			Handler:    _PortalService_ListPaymentMethods_Handler,
+		},
+		{
+			MethodName: "AddPaymentMethod",
+			Handler:    _PortalService_AddPaymentMethod_Handler,
+		},
+		{
+			MethodName: "SetDefaultPaymentMethod",
+			Handler:    _PortalService_SetDefaultPaymentMethod_Handler,
+		},
+		{
+			MethodName: "RemovePaymentMethod",
+			Handler:    _PortalService_RemovePaymentMethod_Handler,
+		},
+		{
+			MethodName: "RetryPayment",
+			Handler:    _PortalService_RetryPayment_Handler,
+		},
+		{
+			MethodName: "ListFinanceCredentials",
+			Handler:    _PortalService_ListFinanceCredentials_Handler,
+		},
+		{
+			MethodName: "CreateFinanceCredential",
+			Handler:    _PortalService_CreateFinanceCredential_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

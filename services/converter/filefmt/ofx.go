@@ -151,8 +151,12 @@ func RenderOFX(stmts []*statement.Statement, o OFXOptions) (string, []statement.
 	}
 	w.close("SONRS")
 	w.close("SIGNONMSGSRSV1")
+	accounts, err := groupAccounts(stmts)
+	if err != nil {
+		return "", nil, err
+	}
 	w.open("BANKMSGSRSV1")
-	for i, a := range groupAccounts(stmts) {
+	for i, a := range accounts {
 		warns = append(warns, stmtrs(w, a, i+1)...)
 	}
 	w.close("BANKMSGSRSV1")
@@ -183,12 +187,25 @@ func status(w *ofxWriter) {
 	w.close("STATUS")
 }
 
-func groupAccounts(stmts []*statement.Statement) []*account {
+// groupAccounts groups the statements by account and currency. A statement
+// without any currency is refused: CURDEF is mandatory and an importer
+// refuses an empty one, and guessing a currency would misstate every amount.
+func groupAccounts(stmts []*statement.Statement) ([]*account, error) {
 	var out []*account
 	index := map[string]*account{}
 	for _, s := range stmts {
 		id := firstNonEmpty(accountID(s.Account), "UNKNOWN")
 		ccy := firstNonEmpty(s.Account.Currency, firstCurrency(s))
+		if ccy == "" {
+			mtField, target := ":60a:", "CURDEF"
+			if s.Kind == statement.KindReport {
+				mtField = ":34F:"
+			}
+			if path := s.Origin.Path(); path != "" {
+				target = path + "/Acct/Ccy"
+			}
+			return nil, s.Refuse(0, mtField, target, "the statement has no currency (no account currency, balance or entry names one) and OFX requires CURDEF")
+		}
 		key := id + "\x00" + ccy
 		a, ok := index[key]
 		if !ok {
@@ -198,17 +215,22 @@ func groupAccounts(stmts []*statement.Statement) []*account {
 		}
 		a.stmts = append(a.stmts, s)
 	}
-	return out
+	return out, nil
 }
 
+// firstCurrency is the first currency a balance or entry names, or "".
 func firstCurrency(s *statement.Statement) string {
-	if len(s.Balances) > 0 {
-		return s.Balances[0].Currency
+	for _, b := range s.Balances {
+		if b.Currency != "" {
+			return b.Currency
+		}
 	}
-	if len(s.Entries) > 0 {
-		return s.Entries[0].Currency
+	for i := range s.Entries {
+		if c := s.Entries[i].Currency; c != "" {
+			return c
+		}
 	}
-	return "XXX"
+	return ""
 }
 
 // bankID fills BANKACCTFROM/BANKID, which US importers read as a

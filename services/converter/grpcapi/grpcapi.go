@@ -26,16 +26,13 @@ func newConversionServer(eng *engine.Engine) conversionServer {
 	return conversionServer{eng: eng, fromNames: from, toNames: to}
 }
 
-type connectionServer struct {
-	conversionv1.UnimplementedAccountingConnectionServiceServer
-}
-
 // Register adds the converter's services to s, converting with eng
 // (builtin.Engine in the service). Methods not built yet answer
 // codes.Unimplemented, which the gateway turns into 501 not-implemented.
+// (conversion.v1.AccountingConnectionService is the jobs service's.)
 func Register(s grpc.ServiceRegistrar, eng *engine.Engine) {
 	conversionv1.RegisterConversionServiceServer(s, newConversionServer(eng))
-	conversionv1.RegisterAccountingConnectionServiceServer(s, &connectionServer{})
+	conversionv1.RegisterStatementServiceServer(s, statementServer{eng: eng})
 }
 
 func (c conversionServer) Convert(_ context.Context, req *conversionv1.ConvertRequest) (*conversionv1.ConvertResponse, error) {

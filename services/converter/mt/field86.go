@@ -15,11 +15,28 @@ func (p *msgParser) info86(e *statement.Entry, lines []string) {
 	if !p.german || !structured86(lines[0]) {
 		if p.german {
 			p.warn(CodeUnstructured86, ":86: is not structured (GVC?nn); kept as text")
+			p.trimLines(lines, 0)
 		}
 		e.Info = p.a.text.join(lines, "\n")
 		return
 	}
+	// The lexer kept the lines' trailing spaces: joined without a
+	// separator, a space at a line's end separates words ("?32Mueller " +
+	// "GmbH"). Only the field's end is padding.
+	p.trimLines(lines[len(lines)-1:], len(lines)-1)
 	parseGerman86(e, p.a.text.join(lines, ""), &p.a.text)
+}
+
+// trimLines cuts the trailing spaces the lexer kept on :86: lines (german
+// profile) where they carry nothing: free-text lines and a field's end.
+// first is the index of lines[0] in the field, for the warning's line.
+func (p *msgParser) trimLines(lines []string, first int) {
+	for i, l := range lines {
+		if t := strings.TrimRight(l, " \t"); len(t) != len(l) {
+			lines[i] = t
+			p.w.add(CodeTrailingSpace, p.m.no, p.f.line+first+i, ":86:", "trailing spaces removed")
+		}
+	}
 }
 
 // structured86 reports whether s starts with a 3-digit GVC followed by the
@@ -92,6 +109,10 @@ func parseGerman86(e *statement.Entry, s string, tx *texts) {
 	e.Counterparty.Name = strings.TrimSpace(name)
 	joined := tx.join(remit, "")
 	if !hasSEPATag(joined) {
+		// Lines of their own: a space at a subfield's end is padding.
+		for i, r := range remit {
+			remit[i] = strings.TrimRight(r, " ")
+		}
 		e.Remittance = remit
 	} else {
 		pre := sepaFields(e, joined)

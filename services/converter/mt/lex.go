@@ -56,6 +56,15 @@ type lexer struct {
 	pendHeader                       int // skipped header lines
 	pendHeaderLine                   int
 	colonLine                        int // line of a lone ":" awaiting its tag on the next line
+	// keep86 keeps the trailing spaces of :86: lines (field86Profile
+	// german): the structured form joins its lines without a separator, so
+	// a space at a line's end is part of the text (?32Mueller + GmbH).
+	keep86 bool
+	// raw is the current line before its trailing spaces were cut, when it
+	// had any; kept is set when content stored it so.
+	raw     string
+	rawTrim int // length of raw without its trailing spaces
+	kept    bool
 	// Arenas shared by all messages: a message's fields and lines are
 	// windows on them, so the lexer allocates a few large slices instead of
 	// several small ones per message.
@@ -71,7 +80,7 @@ type lexer struct {
 // more real messages than this.
 const maxMessages = 1 << 17
 
-func lex(input string, w *warner) *lexer {
+func lex(input string, w *warner, keep86 bool) *lexer {
 	// A byte-order mark and old Mac line ends (CR only) come from desktop
 	// tools; neither changes the content.
 	input = strings.TrimPrefix(input, "\ufeff")
@@ -85,7 +94,7 @@ func lex(input string, w *warner) *lexer {
 	// times its size up front; the arenas still grow if it needs them.
 	nLines := min(strings.Count(input, "\n")+1, len(input)/16+4)
 	nFields := min(strings.Count(input, ":")/2+1, len(input)/24+4)
-	lx := &lexer{w: w, arenas: getArenas(nLines, nFields)}
+	lx := &lexer{w: w, arenas: getArenas(nLines, nFields), keep86: keep86}
 	lx.lines, lx.fields = lx.arenas.lines, lx.arenas.fields
 	lineNo := 0
 	for len(input) > 0 {
@@ -211,7 +220,16 @@ func (lx *lexer) line(line string, lineNo int) {
 		t = t[:len(t)-1]
 	}
 	if len(t) != len(line) && lx.cur != nil && strings.TrimSpace(t) != "" {
-		lx.w.add(CodeTrailingSpace, lx.cur.no, lineNo, "", "trailing spaces removed")
+		// Reported once the line's place is known: a :86: line that keeps
+		// its spaces lost nothing.
+		lx.raw, lx.rawTrim, lx.kept = line, len(t), false
+		no := lx.cur.no
+		defer func() {
+			if !lx.kept {
+				lx.w.add(CodeTrailingSpace, no, lineNo, "", "trailing spaces removed")
+			}
+			lx.raw = ""
+		}()
 	}
 	switch {
 	case lx.cur != nil && lx.inBlock4:
@@ -436,6 +454,9 @@ func (lx *lexer) content(t string, lineNo int) {
 // field starts a field of the open message. Its fields are the arena's
 // tail from cur.ff; close gives the message its windows.
 func (lx *lexer) field(tag, rest string, lineNo int) {
+	if tag == "86" {
+		rest = lx.keepSpaces(rest)
+	}
 	lx.lines = append(lx.lines, rest)
 	lx.fields = append(lx.fields, rawField{tag: tag, line: lineNo, from: len(lx.lines) - 1, to: len(lx.lines)})
 }
@@ -447,8 +468,22 @@ func (lx *lexer) appendText(t string, lineNo int) {
 	}
 	// Continuation lines always belong to the last field, whose lines are
 	// the tail of the line arena.
+	if lx.fields[len(lx.fields)-1].tag == "86" {
+		t = lx.keepSpaces(t)
+	}
 	lx.lines = append(lx.lines, t)
 	lx.fields[len(lx.fields)-1].to = len(lx.lines)
+}
+
+// keepSpaces returns t, the end of the current line without its trailing
+// spaces, with them again when :86: lines keep theirs.
+func (lx *lexer) keepSpaces(t string) string {
+	if !lx.keep86 || lx.raw == "" || !strings.HasSuffix(lx.raw[:lx.rawTrim], t) {
+		return t
+	}
+	lx.kept = true
+	// t ends where the trimmed line ends; the spaces follow it in raw.
+	return lx.raw[lx.rawTrim-len(t):]
 }
 
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }

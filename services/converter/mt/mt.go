@@ -69,8 +69,8 @@ func Formats() engine.FormatSet {
 }
 
 // PaymentFormats is what this package adds to a conversion engine for the
-// payment model: the MT103, MT202, MT205 (and COV), MT900 and MT910 parsers
-// and renderers and the MT payment detector,
+// payment model: the MT103, MT202, MT205 (and COV), MT900, MT910, MT199 and
+// MT299 parsers and renderers, the MT200 parser and the MT payment detector,
 // which must be tried before the statement detector (bare block 4 text of
 // an MT103 also starts with :20:).
 func PaymentFormats() engine.FormatSet {
@@ -84,7 +84,7 @@ func PaymentFormats() engine.FormatSet {
 		})
 	}
 	set.Renderers = []engine.Renderer{{
-		Type: "MT103", MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT103", "pacs.008", "pacs.004"},
+		Type: "MT103", MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT103", "pacs.008", "pacs.004", "pacs.002"},
 		RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
 			return RenderPayments("103", ps, o)
 		},
@@ -95,7 +95,8 @@ func PaymentFormats() engine.FormatSet {
 		typ := t[2:]
 		fi := []string{"MT202", "MT202COV", "MT205", "MT205COV", "pacs.009"}
 		if !strings.HasSuffix(t, "COV") {
-			fi = append(fi, "pacs.004") // a return (/RETN/ in :72:)
+			// a return (/RETN/ in :72:) and a reject (/REJT/)
+			fi = append(fi, "pacs.004", "pacs.002")
 		}
 		if strings.HasSuffix(t, "COV") {
 			fi = []string{"MT202COV", "MT205COV", "pacs.009"} // a core MT202/205 is never a cover
@@ -117,7 +118,8 @@ func PaymentFormats() engine.FormatSet {
 			},
 		})
 	}
-	// MT199 and MT299 carry a reject (/REJT/ in :79:): pacs.002.
+	// MT199 and MT299 carry a status, a reject (/REJT/ in :79:) or a gpi
+	// status confirmation: pacs.002.
 	for _, t := range []string{"MT199", "MT299"} {
 		typ := t[2:]
 		set.Renderers = append(set.Renderers, engine.Renderer{

@@ -15,7 +15,7 @@ import (
 // its :28C: sequence numbers and :60M:/:62M: intermediate balances.
 func Parse(input []byte, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
 	w := &warner{}
-	lx := lex(string(input), w)
+	lx := lex(string(input), w, opts.Field86Profile == "german")
 	defer lx.release()
 	msgs := lx.msgs
 	if len(msgs) == 0 {
@@ -125,6 +125,22 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 		st.Kind = statement.KindReport
 	}
 	st.Account.Servicer = senderBIC(m.block1, m.block2)
+	if m.fin && (m.block1 != "" || m.block2 != "") {
+		st.Header = statement.Header{Set: true, From: st.Account.Servicer, To: receiverBIC(m.block1, m.block2)}
+		if b2 := m.block2; len(b2) >= 46 && b2[0] == 'O' {
+			// An output message's date and time (YYMMDDHHMM, in the
+			// receiver's time, kept as UTC as for payments) is when the
+			// statement was delivered: its creation time, rather than the
+			// time of conversion.
+			if t, err := time.Parse("0601021504", b2[36:46]); err == nil {
+				st.CreatedAt = t
+			}
+		}
+	}
+	st.Origin = statement.Origin{Message: m.no, Line: m.line}
+	if len(m.fields) > 0 {
+		st.Origin.Line = m.fields[0].line
+	}
 	n61, nbal := 0, 0
 	for i := range m.fields {
 		switch m.fields[i].tag {
@@ -174,6 +190,7 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 			if err != nil {
 				return nil, err
 			}
+			b.Line = f.line
 			switch tag[:2] {
 			case "60":
 				b.Type, b.Intermediate = statement.OpeningBooked, tag == "60M"
@@ -209,10 +226,14 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 			if err = p.entry(&st.Entries[len(st.Entries)-1], lines); err != nil {
 				return nil, err
 			}
+			st.Entries[len(st.Entries)-1].Line = f.line
 		case "86":
 			if prev == "61" {
 				p.info86(&st.Entries[len(st.Entries)-1], lines)
 			} else {
+				if p.german {
+					p.trimLines(lines, 0)
+				}
 				info = append(info, lines...)
 			}
 		case "34F":
@@ -636,6 +657,18 @@ func senderBIC(b1, b2 string) string {
 		return bicOfLT(b2[14:26])
 	}
 	if len(b1) >= 15 && strings.HasPrefix(b1, "F01") {
+		return bicOfLT(b1[3:15])
+	}
+	return ""
+}
+
+// receiverBIC is the receiver of a FIN message: named in block 2 of an
+// input message, the owner of block 1 of an output message.
+func receiverBIC(b1, b2 string) string {
+	if len(b2) >= 16 && b2[0] == 'I' {
+		return bicOfLT(b2[4:16])
+	}
+	if len(b2) >= 28 && b2[0] == 'O' && len(b1) >= 15 && strings.HasPrefix(b1, "F01") {
 		return bicOfLT(b1[3:15])
 	}
 	return ""

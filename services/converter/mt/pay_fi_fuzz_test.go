@@ -24,9 +24,14 @@ func FuzzParseInstitution(f *testing.F) {
 			}
 		}
 	}
+	// MT200 (own account transfer), read as an institution transfer.
+	f.Add([]byte("{1:F01RBOSGB2LXXXX0000000000}{2:O2000815221020NDEAFIHHXXXX00000000002210200815N}{4:\n:20:39857579\n:32A:090525USD1000000,\n:53B:/34554-3049\n:56A:CITIUS33\n:57A:CITIUS33MIA\n:72:/ACC/X\n-}"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		DetectPayment(in)
-		pays, _, err := ParsePayments(in, "MT202")
+		want := "MT202"
+		if typ, _, ok := DetectPayment(in); ok && typ == "MT200" {
+			want = typ
+		}
+		pays, _, err := ParsePayments(in, want)
 		if err != nil {
 			var pe *statement.ParseError
 			if !errors.As(err, &pe) {

@@ -16,7 +16,7 @@ import (
 // PaymentTypes are the MT payment types this package reads and writes. An
 // MT103, MT202 or MT205 whose :72: starts with /RETN/ is a return
 // (payment.Return, pacs.004).
-var PaymentTypes = []string{"MT103", "MT202", "MT202COV", "MT205", "MT205COV", "MT900", "MT910", "MT199", "MT299"}
+var PaymentTypes = []string{"MT103", "MT200", "MT202", "MT202COV", "MT205", "MT205COV", "MT900", "MT910", "MT199", "MT299"}
 
 // ParsePayments reads every MT103, MT202, MT202COV, MT205, MT205COV, MT900
 // or MT910 in input. want is the type the caller named ("" or one of PaymentTypes); a
@@ -65,7 +65,7 @@ func DetectPayment(input []byte) (typ, version string, ok bool) {
 				return "MT" + t + "COV", "", true
 			}
 			return "MT" + t, "", true
-		case "900", "910", "199", "299":
+		case "200", "900", "910", "199", "299":
 			return "MT" + t, "", true
 		}
 		return "", "", false
@@ -143,9 +143,9 @@ func (p *payParser) kind(want string) error {
 		}
 	}
 	switch p.typ {
-	case "103", "202", "205", "900", "910", "199", "299":
+	case "103", "200", "202", "205", "900", "910", "199", "299":
 	default:
-		return p.fail(nil, "MT%s is not a payment type this converter reads (MT103, MT202, MT205 and their COV variants, MT900, MT910, MT199/MT299 with a status)", clip(p.typ))
+		return p.fail(nil, "MT%s is not a payment type this converter reads (MT103, MT200, MT202, MT205 and their COV variants, MT900, MT910, MT199/MT299 with a status)", clip(p.typ))
 	}
 	p.cov = p.m.block3["119"] == "COV" && (p.typ == "202" || p.typ == "205")
 	if (p.typ == "202" || p.typ == "205") && !p.cov {
@@ -172,6 +172,9 @@ func (p *payParser) parse(want string) (*payment.Payment, error) {
 	if (p.typ == "103" || p.typ == "202" || p.typ == "205") && !p.cov && p.hasReturn() {
 		return p.parseReturn(want)
 	}
+	if (p.typ == "103" || p.typ == "202" || p.typ == "205") && !p.cov && p.hasReject() {
+		return p.parseReject(want)
+	}
 	pay := &payment.Payment{MT: p.typ, Kind: payment.Customer}
 	switch p.typ {
 	case "900":
@@ -181,7 +184,7 @@ func (p *payParser) parse(want string) (*payment.Payment, error) {
 	case "199", "299":
 		pay.Kind = payment.Status
 	}
-	if p.typ == "202" || p.typ == "205" {
+	if p.typ == "200" || p.typ == "202" || p.typ == "205" {
 		pay.Kind = payment.Institution
 		if p.cov {
 			pay.Kind = payment.Cover
@@ -899,6 +902,33 @@ func trimLines(ls []string) []string {
 
 // institution reads an MT202/MT205 and, for COV, its sequence B (the
 // underlying customer credit transfer), which starts at the first :50a:.
+// ownAccount completes an MT200 (a financial institution transfer for its
+// own account): the sender moves its funds held by the receiver to its
+// account with the :57a: institution, so the sender is both debtor and
+// creditor (pacs.009 Dbtr and Cdtr) and :57a: the creditor agent; a
+// :53B: account is the debited account, DbtrAcct. MT200 has no :21:: the
+// end-to-end id is NOTPROVIDED, as CBPR+ writes it.
+func (p *payParser) ownAccount(pay *payment.Payment) {
+	if pay.DebtorFI != nil || pay.CreditorFI != nil {
+		p.warn(payment.CodeUnknownField, nil, "MT200 has no :52a: or :58a:; the sender is debtor and creditor")
+	}
+	pay.DebtorFI, pay.CreditorFI = nil, nil
+	if pay.Header.From != "" {
+		pay.CreditorFI = &payment.Agent{BIC: pay.Header.From}
+		if pay.SettlementAccount != "" {
+			// :53B:/account is the sender's account with the receiver, the
+			// one debited: the debtor's account (DbtrAcct).
+			pay.DebtorFI = &payment.Agent{BIC: pay.Header.From, Account: pay.SettlementAccount}
+			pay.SettlementAccount = ""
+		}
+	}
+	p.warn(payment.CodeAgentDefaulted, nil, "MT200 moves the sender's own funds: Cdtr is the sender (%s), CdtrAgt the :57a: institution", clip(pay.Header.From))
+	if pay.EndToEndID == "" {
+		pay.EndToEndID = "NOTPROVIDED"
+		p.warn(payment.CodeEndToEndDefaulted, nil, "MT200 has no :21:: EndToEndId NOTPROVIDED")
+	}
+}
+
 func (p *payParser) institution(pay *payment.Payment) error {
 	fields := p.m.fields
 	var seqB []finField
@@ -961,9 +991,15 @@ func (p *payParser) institution(pay *payment.Payment) error {
 		tag, name string
 		got       bool
 	}{{"20", "20", pay.InstructionID != ""}, {"21", "21", pay.EndToEndID != ""}, {"32", "32A", pay.Amount.Currency != ""}, {"58", "58a", pay.CreditorFI != nil}} {
+		if p.typ == "200" && (req.tag == "21" || req.tag == "58") {
+			continue // MT200 has neither: it moves the sender's own funds
+		}
 		if !seen[req.tag] || !req.got {
 			return p.fail(nil, "T13: mandatory field :%s: is missing", req.name)
 		}
+	}
+	if p.typ == "200" {
+		p.ownAccount(pay)
 	}
 	if has55 && (!has53 || !has54) {
 		p.warn(payment.CodeRuleE06, nil, "E06: :55a: requires :53a: and :54a:")

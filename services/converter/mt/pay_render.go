@@ -40,6 +40,8 @@ type payRenderer struct {
 	b   []byte
 	// ret are the :72: items of a return (/RETN/…), written first.
 	ret []string
+	// reject makes ret72 write /REJT/ (a reject in an MT103/202/205).
+	reject bool
 }
 
 // path names where a finding is: the payment (message) and the source
@@ -153,6 +155,10 @@ func (r *payRenderer) message(p *payment.Payment) (string, error) {
 	case p.Kind == payment.Return && mtType != "103" && mtType != "202" && mtType != "205" || p.Kind == payment.Return && r.typ != mtType:
 		return "", &statement.ParseError{Message: r.no, Field: "TxInf", Reason: "a payment return (pacs.004) is not an MT" + r.typ + ": convert it to MT103, MT202 or MT205"}
 	case p.Kind == payment.Return:
+	case p.Kind == payment.Status && (p.MT == r.typ || p.MT == "") && (mtType == "103" || mtType == "202" || mtType == "205"):
+		// A reject read from an MT103/202/205 (/REJT/ in :72:) is written
+		// back in its own type; a pacs.002 in the type asked for, when it
+		// names the rejected transfer (rejectMessage).
 	case mtType == "900" && p.Kind != payment.DebitConfirmation, mtType == "910" && p.Kind != payment.CreditConfirmation:
 		return "", &statement.ParseError{Message: r.no, Field: "Ntry/CdtDbtInd", Reason: "MT" + mtType + " confirms a " + map[string]string{"900": "debit (DBIT)", "910": "credit (CRDT)"}[mtType] + ", the payment is " + string(p.Kind)}
 	case (mtType == "199" || mtType == "299") != (p.Kind == payment.Status):
@@ -195,6 +201,10 @@ func (r *payRenderer) message(p *payment.Payment) (string, error) {
 	switch {
 	case p.Kind == payment.Return:
 		if err := r.returnMessage(p, mtType, from, to); err != nil {
+			return "", err
+		}
+	case p.Kind == payment.Status && mtType != "199" && mtType != "299":
+		if err := r.rejectMessage(p, mtType, from, to); err != nil {
 			return "", err
 		}
 	case mtType == "103":

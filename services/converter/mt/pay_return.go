@@ -47,23 +47,58 @@ func IsReturn(input []byte) bool {
 }
 
 // hasReturn reports whether the message's :72: starts with /RETN/.
-func (p *payParser) hasReturn() bool {
+func (p *payParser) hasReturn() bool { return p.has72("/RETN/") }
+
+// hasReject reports whether the message's :72: starts with /REJT/.
+func (p *payParser) hasReject() bool { return p.has72("/REJT/") }
+
+func (p *payParser) has72(prefix string) bool {
 	for i := range p.m.fields {
 		if f := &p.m.fields[i]; f.tag == "72" {
-			return len(f.lines) > 0 && strings.HasPrefix(strings.TrimSpace(f.lines[0]), "/RETN/")
+			return len(f.lines) > 0 && strings.HasPrefix(strings.TrimSpace(f.lines[0]), prefix)
 		}
 	}
 	return false
 }
 
+// parseReject reads an MT103, MT202 or MT205 with /REJT/ in :72: (the SWIFT
+// reject guidelines: the rejecting bank sends the funds back in the type of
+// the rejected message) as a payment status report RJCT, pacs.002's
+// meaning. The transfer's fields stay in the model, so that the message can
+// be written back as it was; pacs.002 carries the amount and date
+// (OrgnlTxRef) and reports the rest as dropped.
+func (p *payParser) parseReject(want string) (*payment.Payment, error) {
+	pay, err := p.parseTransferBack(want, "REJT")
+	if err != nil {
+		return nil, err
+	}
+	pay.Kind = payment.Status
+	pay.TransactionStatus = "RJCT"
+	pay.StatusReason, pay.StatusInfo = pay.ReturnReason, pay.ReturnInfo
+	pay.ReturnReason, pay.ReturnInfo = "", nil
+	// /MREF/ is the rejected message's reference: its message and
+	// instruction id (an MT message holds one transaction).
+	pay.OriginalMessageID, pay.InstructionID = pay.OriginalInstructionID, pay.OriginalInstructionID
+	pay.OriginalMessageType = "MT" + p.typ
+	return pay, nil
+}
+
 func (p *payParser) parseReturn(want string) (*payment.Payment, error) {
+	return p.parseTransferBack(want, "RETN")
+}
+
+// parseTransferBack reads an MT103, MT202 or MT205 whose :72: starts with
+// /code/ (RETN: a return, REJT: a reject; both guidelines share the
+// layout) as a return: the transfer's fields, and the original's
+// references and the reason from :72:.
+func (p *payParser) parseTransferBack(want, code string) (*payment.Payment, error) {
 	if p.typ == "" {
 		if err := p.kind(want); err != nil {
 			return nil, err
 		}
 	}
 	if p.typ != "103" && p.typ != "202" && p.typ != "205" || p.cov {
-		return nil, p.fail(nil, "MT%s is not a return type: a return is an MT103, MT202 or MT205 with /RETN/ in :72:", clip(p.typ))
+		return nil, p.fail(nil, "MT%s is not a return type: a return is an MT103, MT202 or MT205 with /%s/ in :72:", clip(p.typ), code)
 	}
 	var f72 *finField
 	rest := make([]finField, 0, len(p.m.fields))
@@ -75,8 +110,8 @@ func (p *payParser) parseReturn(want string) (*payment.Payment, error) {
 		}
 		rest = append(rest, f)
 	}
-	if f72 == nil || len(f72.lines) == 0 || !strings.HasPrefix(strings.TrimSpace(f72.lines[0]), "/RETN/") {
-		return nil, p.fail(f72, "MT%s carries no return: :72: does not start with /RETN/", p.typ)
+	if f72 == nil || len(f72.lines) == 0 || !strings.HasPrefix(strings.TrimSpace(f72.lines[0]), "/"+code+"/") {
+		return nil, p.fail(f72, "MT%s carries no %s: :72: does not start with /%s/", p.typ, map[string]string{"RETN": "return", "REJT": "reject"}[code], code)
 	}
 	pay := &payment.Payment{MT: p.typ, Kind: payment.Customer}
 	if p.typ != "103" {
@@ -169,7 +204,11 @@ func (r *payRenderer) ret72(p *payment.Payment) []string {
 	if len(field) != 2 || !allDigits(field) {
 		field = "99"
 	}
-	items := []string{"/RETN/" + field}
+	code := "RETN"
+	if r.reject {
+		code = "REJT"
+	}
+	items := []string{"/" + code + "/" + field}
 	reason := p.ReturnReason
 	if reason == "" {
 		r.w.Add(payment.CodeFieldDefaulted, r.path("RtrRsnInf/Rsn/Cd"), 0, "no return reason code: /NARR/ is written")
@@ -235,6 +274,9 @@ func (r *payRenderer) returnMessage(p *payment.Payment, mtType, from, to string)
 		return r.customer(&c, from, to)
 	}
 	c.Kind = payment.Institution
+	if len(p.SenderCharges) > 0 || p.ReceiverCharges.Currency != "" {
+		r.w.Add(payment.CodeFieldDropped, r.path("TxInf/ChrgsInf"), 0, "MT%s has no charges field (:71F:/:71G: are MT103's)", mtType)
+	}
 	if c.DebtorFI == nil && p.Debtor != nil {
 		if p.Debtor.BIC != "" {
 			c.DebtorFI = &payment.Agent{BIC: p.Debtor.BIC}
@@ -248,6 +290,37 @@ func (r *payRenderer) returnMessage(p *payment.Payment, mtType, from, to string)
 		r.w.Add(payment.CodeFieldDropped, r.path("TxInf/RtrChain/Cdtr/Pty"), 0, "the return chain's creditor is a party, which MT%s has no field for (only its BIC, as :58A:)", mtType)
 	}
 	return r.institution(&c, mtType, from, to)
+}
+
+// rejectMessage writes the block 4 of an MT103, MT202 or MT205 reject
+// (/REJT/ in :72:) read from one: the transfer's fields with the status
+// report's reason and references in the return guidelines' layout.
+func (r *payRenderer) rejectMessage(p *payment.Payment, mtType, from, to string) error {
+	// A pacs.002 names the rejected funds and parties in OrgnlTxRef, when
+	// it does; the reject moves them back, so they are required.
+	if p.TransactionStatus != "RJCT" {
+		return r.fail("TxInfAndSts/TxSts", "only a rejection (RJCT) is an MT"+mtType+" (/REJT/ in :72:); the status is "+clip(p.TransactionStatus)+": convert it to MT199 or MT299")
+	}
+	if p.Amount.Currency == "" || p.SettlementDate.IsZero() {
+		return r.fail("TxInfAndSts/OrgnlTxRef/IntrBkSttlmAmt", "the status report does not name the rejected funds (OrgnlTxRef/IntrBkSttlmAmt and IntrBkSttlmDt), which an MT"+mtType+" reject sends back in :32A:: convert it to MT199 or MT299")
+	}
+	switch {
+	case mtType == "103" && (p.Debtor == nil && p.DebtorFI == nil || p.Creditor == nil && p.CreditorFI == nil):
+		return r.fail("TxInfAndSts/OrgnlTxRef", "the status report does not name the rejected transfer's debtor and creditor (OrgnlTxRef/Dbtr, Cdtr), which an MT103 reject needs for :50a: and :59a:: convert it to MT199")
+	case mtType != "103" && p.Creditor == nil && p.CreditorFI == nil:
+		return r.fail("TxInfAndSts/OrgnlTxRef/Cdtr", "the status report does not name the rejected transfer's creditor (OrgnlTxRef/Cdtr), which an MT"+mtType+" reject needs for :58a:: convert it to MT299")
+	}
+	c := *p
+	c.Kind = payment.Return
+	c.ReturnReason, c.ReturnInfo = p.StatusReason, p.StatusInfo
+	c.OriginalInstructionID, c.OriginalMessageID = firstNonEmpty(p.OriginalMessageID, p.InstructionID), ""
+	if p.OriginalMessageType != "" && p.OriginalMessageType != "MT"+mtType {
+		r.w.Add(payment.CodeFieldDropped, r.path("OrgnlGrpInf/OrgnlMsgNmId"), 0, "the rejected message's type %s is not MT%s", clip(p.OriginalMessageType), mtType)
+	}
+	c.OriginalMessageType = ""
+	r.reject = true
+	defer func() { r.reject = false }()
+	return r.returnMessage(&c, mtType, from, to)
 }
 
 // RenderReturns writes each return as an MT103, MT202 or MT205 with /RETN/

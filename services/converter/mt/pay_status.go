@@ -2,6 +2,7 @@ package mt
 
 import (
 	"strings"
+	"time"
 
 	"github.com/ledgerlane/platform/services/converter/payment"
 	"github.com/ledgerlane/platform/services/converter/statement"
@@ -16,7 +17,9 @@ import (
 //	/TREF/ref          (the original transaction's end-to-end reference)
 //	/TEXT/text         (free text; /TEXT//UETR/uuid carries the UETR)
 //
-// A free-format MT199 without /REJT/ is no status and is refused.
+// A status other than a reject is read in the gpi confirmation form
+// (gpiStatus); a free-format MT199 in neither form is no status and is
+// refused.
 func (p *payParser) status(pay *payment.Payment) error {
 	seen := single{}
 	var f79 *finField
@@ -43,6 +46,9 @@ func (p *payParser) status(pay *payment.Payment) error {
 			return p.fail(nil, "T13: mandatory field :%s: is missing", req.name)
 		}
 	}
+	if len(f79.lines) > 0 && gpiTime(strings.TrimSpace(f79.lines[0])) {
+		return p.gpiStatus(pay, f79)
+	}
 	type item struct{ code, text string }
 	var items []item
 	for _, l := range f79.lines {
@@ -61,7 +67,7 @@ func (p *payParser) status(pay *payment.Payment) error {
 		}
 	}
 	if len(items) == 0 || items[0].code != "REJT" {
-		return p.fail(f79, "MT%s carries no status: the first line of :79: is not /REJT/ (a free-format MT%s has no pacs.002 meaning)", p.typ, p.typ)
+		return p.fail(f79, "MT%s carries no status: the first line of :79: is neither /REJT/ (a reject) nor a gpi status time //YYMMDDHHMM+HHMM (a free-format MT%s has no pacs.002 meaning)", p.typ, p.typ)
 	}
 	pay.TransactionStatus = "RJCT"
 	if t := strings.TrimSpace(items[0].text); len(t) == 3 && allDigits(t) {
@@ -101,6 +107,72 @@ func (p *payParser) status(pay *payment.Payment) error {
 	return nil
 }
 
+// A status other than a reject travels in an MT199 (MT299 for a cover) in
+// the form of the SWIFT gpi status confirmation, which is how CBPR+
+// correspondents exchange a pacs.002's positive and pending statuses on MT:
+//
+//	//YYMMDDHHMM+HHMM   (when the status was reached, with its UTC offset)
+//	//CODE[/REASON]      (TxSts: ACSP, ACCC, ACSC, PDNG, ...; the reason, e.g. G000)
+//	//text               (further lines: the confirming agents, amounts, ...)
+//
+// :21: is the original transaction's reference and block 3 :121: its UETR.
+
+// gpiTime reports whether l is the first line of a gpi status confirmation.
+func gpiTime(l string) bool {
+	if len(l) != 17 || !strings.HasPrefix(l, "//") || (l[12] != '+' && l[12] != '-') {
+		return false
+	}
+	return allDigits(l[2:12]) && allDigits(l[13:])
+}
+
+// parseGPITime reads YYMMDDHHMM±HHMM.
+func parseGPITime(s string) (time.Time, bool) {
+	t, err := time.Parse("0601021504", s[:10])
+	if err != nil {
+		return time.Time{}, false
+	}
+	oh, om := int(s[11]-'0')*10+int(s[12]-'0'), int(s[13]-'0')*10+int(s[14]-'0')
+	if oh > 13 || om > 59 {
+		return time.Time{}, false
+	}
+	off := (oh*60 + om) * 60
+	if s[10] == '-' {
+		off = -off
+	}
+	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, time.FixedZone("", off)), true
+}
+
+func (p *payParser) gpiStatus(pay *payment.Payment, f79 *finField) error {
+	var lines []string
+	for _, l := range f79.lines {
+		if l = strings.TrimRight(l, " "); l == "" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "//"):
+			lines = append(lines, l[2:])
+		case len(lines) > 0:
+			lines[len(lines)-1] += " " + l
+		}
+	}
+	t, ok := parseGPITime(lines[0])
+	if !ok {
+		return p.fail(f79, "T50: the status time %q on :79: line 1 is not a date and time YYMMDDHHMM+HHMM", clip(lines[0]))
+	}
+	pay.StatusTime = t
+	if len(lines) < 2 {
+		return p.fail(f79, "T13: the status code line (//CODE[/REASON]) after the status time is missing")
+	}
+	code, reason, _ := strings.Cut(lines[1], "/")
+	if len(code) != 4 || !isUpperAlnum(code) {
+		return p.fail(f79, "T47: the status %q on :79: line 2 is not a code of 4 letters (ACSP, ACCC, RJCT, ...)", clip(code))
+	}
+	pay.TransactionStatus = code
+	pay.StatusReason = strings.TrimSuffix(reason, "/")
+	pay.StatusInfo = append(pay.StatusInfo, lines[2:]...)
+	return nil
+}
+
 func isUpperAlnum(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
@@ -112,9 +184,6 @@ func isUpperAlnum(s string) bool {
 
 // status writes the block 4 of an MT199/MT299 reject from a pacs.002.
 func (r *payRenderer) status(p *payment.Payment, mtType string) error {
-	if p.TransactionStatus != "RJCT" {
-		return r.fail("TxInfAndSts/TxSts", "only a rejection (TxSts RJCT) has an MT"+mtType+" form (/REJT/); the status is "+clip(p.TransactionStatus))
-	}
 	ref := firstNonEmpty(p.MessageID, p.Header.BizMsgIdr)
 	if ref == "" {
 		r.w.Add(payment.CodeFieldDefaulted, r.path(":20:"), 0, "no message id: NONREF is used")
@@ -130,6 +199,13 @@ func (r *payRenderer) status(p *payment.Payment, mtType string) error {
 		rel = "NONREF"
 	}
 	r.line("21", r.fit(r.x(rel), 16, src, ":21:"))
+	if p.TransactionStatus != "RJCT" {
+		return r.gpiStatus(p, rel)
+	}
+	if !p.StatusTime.IsZero() {
+		r.w.Add(payment.CodeFieldDropped, r.path("TxInfAndSts/AccptncDtTm"), 0, "the status time has no place in a reject's :79: (/REJT/ form)")
+	}
+	r.transferDropped(p, mtType)
 	var lines []string
 	typ := "99"
 	if t := p.OriginalMessageType; len(t) == 5 && strings.HasPrefix(t, "MT") && allDigits(t[2:]) {
@@ -164,6 +240,72 @@ func (r *payRenderer) status(p *payment.Payment, mtType string) error {
 	}
 	r.field("79", lines)
 	return nil
+}
+
+// gpiStatus writes the :79: of a status other than a reject in the gpi
+// status confirmation form; rel is the :21: written.
+func (r *payRenderer) gpiStatus(p *payment.Payment, rel string) error {
+	code := p.TransactionStatus
+	if len(code) != 4 || !isUpperAlnum(code) {
+		return r.fail("TxInfAndSts/TxSts", "the status "+clip(code)+" is not a code of 4 letters")
+	}
+	t := p.StatusTime
+	if t.IsZero() {
+		t = firstTime(p.CreatedAt, p.Header.CreatedAt)
+		r.w.Add(payment.CodeFieldDefaulted, r.path("TxInfAndSts/AccptncDtTm"), 0, "no status time (AccptncDtTm): the report's creation time is written on :79: line 1")
+	}
+	_, off := t.Zone()
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	line1 := "//" + t.Format("0601021504") + string(sign) + twoDigits(off/3600) + twoDigits(off/60%60)
+	line2 := "//" + code
+	if p.StatusReason != "" {
+		line2 += "/" + r.fit(r.x(p.StatusReason), 48-len(line2), "TxInfAndSts/StsRsnInf/Rsn", ":79: status line")
+	}
+	lines := []string{line1, line2}
+	for i, s := range p.StatusInfo {
+		lines = append(lines, "//"+r.fit(r.x(s), 48, "TxInfAndSts/StsRsnInf/AddtlInf["+itoa(i+1)+"]", ":79: line"))
+	}
+	if p.OriginalMessageID != "" && p.OriginalMessageID != rel && p.InstructionID != "" {
+		r.w.Add(payment.CodeFieldDropped, r.path("TxInfAndSts/OrgnlGrpInf/OrgnlMsgId"), 0, "original message id %s has no place in a gpi status confirmation beside :21: %s", clip(p.OriginalMessageID), clip(rel))
+	}
+	if t := p.OriginalMessageType; t != "" && t != "NOTPROVIDED" {
+		r.w.Add(payment.CodeFieldDropped, r.path("TxInfAndSts/OrgnlGrpInf/OrgnlMsgNmId"), 0, "original message name %s has no place in a gpi status confirmation", clip(t))
+	}
+	if p.EndToEndID != "" && p.EndToEndID != rel {
+		r.w.Add(payment.CodeFieldDropped, r.path("TxInfAndSts/OrgnlEndToEndId"), 0, "original end-to-end id %s has no place in a gpi status confirmation", clip(p.EndToEndID))
+	}
+	r.transferDropped(p, "199")
+	r.field("79", lines)
+	return nil
+}
+
+// now is the clock for a status time neither the report nor its header
+// gives (a pacs.002 without CreDtTm); tests replace it.
+var now = time.Now
+
+// transferDropped warns when a status carries the rejected transfer
+// (pacs.002 OrgnlTxRef: amount, date, debtor, creditor and their agents; an
+// MT103/202/205 reject's fields), which an MT199/MT299 has no field for.
+func (r *payRenderer) transferDropped(p *payment.Payment, mtType string) {
+	if p.Amount.Currency != "" || !p.SettlementDate.IsZero() || p.Debtor != nil || p.DebtorFI != nil || p.Creditor != nil || p.CreditorFI != nil || p.DebtorAgent != nil || p.CreditorAgent != nil {
+		r.w.Add(payment.CodeFieldDropped, r.path("TxInfAndSts/OrgnlTxRef"), 0, "the rejected transfer's amount, settlement date and parties have no field in MT%s", mtType)
+	}
+}
+
+func firstTime(ts ...time.Time) time.Time {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return now().UTC()
+}
+
+func twoDigits(n int) string {
+	return string([]byte{byte('0' + n/10%10), byte('0' + n%10)})
 }
 
 // wrapText breaks a :79: item into lines of 50 with // continuations.

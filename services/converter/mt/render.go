@@ -15,7 +15,8 @@ import (
 // for unknown identifiers; it is syntactically a BIC11 (LT address
 // NOTPROVIXDED) so any FIN reader accepts it, and it is never a real bank.
 // The sender is the account servicer when the model has its BIC (MT input
-// keeps it from block 1/2; camt from Acct/Svcr); the receiver is never known.
+// keeps it from block 1/2; camt from Acct/Svcr); the receiver is known only
+// when the source had a header (statement.Header.To).
 const DefaultBIC = "NOTPROVIDED"
 
 // MaxPage is the largest block 4 (from after "{4:" to the closing "-"
@@ -61,11 +62,17 @@ type renderer struct {
 	paged  int
 	date   statement.Date // the statement's date, for values the source lacks
 	err    error          // first amount that could not be written
-	buf    []byte         // page under construction, reused
-	ebuf   []byte         // rendered entries of the current statement, reused
-	tbuf   []byte         // trailer of the current statement, reused
-	hbuf   []byte         // header measured for paging, reused
-	ends   []int          // where each rendered entry stops in ebuf, reused
+	// st is the statement being written; srcLine and srcField name the
+	// source line and field of the balance or entry being written (0 and
+	// "" for the statement's own fields), for refusals.
+	st       *statement.Statement
+	srcLine  int
+	srcField string
+	buf      []byte // page under construction, reused
+	ebuf     []byte // rendered entries of the current statement, reused
+	tbuf     []byte // trailer of the current statement, reused
+	hbuf     []byte // header measured for paging, reused
+	ends     []int  // where each rendered entry stops in ebuf, reused
 }
 
 func (r *renderer) warn(code, field, text string) {
@@ -105,13 +112,14 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 	if cur == "" && st.FloorLimitDebit != nil {
 		cur = st.FloorLimitDebit.Currency
 	}
+	r.st = st
 	if len(cur) != 3 {
-		return nil, &statement.ParseError{Message: r.stmtNo, Field: "currency", Reason: "the statement has no currency to write"}
+		return nil, st.Refuse(0, currencyField(st), "currency", "the statement has no currency to write")
 	}
 	report := r.typ == "942"
 	r.date = statementDate(st)
 	if r.date.IsZero() {
-		return nil, &statement.ParseError{Message: r.stmtNo, Field: "date", Reason: "the statement has no date (no balance, entry or creation time)"}
+		return nil, st.Refuse(0, ":60a:", "date", "the statement has no date (no balance, entry or creation time)")
 	}
 
 	// Entries first: each is one chunk of :61: (+ :86:) lines in one
@@ -176,7 +184,7 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 			r.warn(CodeBalanceDerived, ":62F:", "closing balance computed from the opening balance and the entries")
 		case !hasOpen && !hasClose:
 			if date.IsZero() {
-				return nil, &statement.ParseError{Message: r.stmtNo, Field: ":60F:", Reason: "the statement has no balance and no date to write one"}
+				return nil, st.Refuse(0, ":60a:", ":60F:", "the statement has no balance and no date to write one")
 			}
 			opening = balanceOf(decimal.Zero, firstDate(st, date), cur)
 			closing = balanceOf(sum, date, cur)
@@ -299,7 +307,7 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 		b = appendLTAddress(b, st.Account.Servicer)
 		b = append(b, "0000000000}{2:I"...)
 		b = append(b, r.typ...)
-		b = appendLTAddress(b, "")
+		b = appendLTAddress(b, st.Header.To)
 		b = append(b, "N}{4:\r\n"...)
 		// Transliterations in the header were counted when it was measured.
 		saved := r.tl.n
@@ -501,6 +509,8 @@ func (r *renderer) summaryLine(b []byte, tag string, n int, v decimal.Decimal, c
 
 // balanceLine writes :60F:/:60M:, :62F:/:62M:, :64:, :65:.
 func (r *renderer) balanceLine(b []byte, tag string, bal statement.Balance, cur string) []byte {
+	r.srcLine, r.srcField = bal.Line, bal.MTTag()
+	defer func() { r.srcLine, r.srcField = 0, "" }()
 	b = append(b, ':')
 	b = append(b, tag...)
 	if tag == "60" || tag == "62" {
@@ -559,6 +569,8 @@ func balanceOf(v decimal.Decimal, d statement.Date, cur string) statement.Balanc
 
 // entry renders one :61: and, except in MT950, its :86:.
 func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte {
+	r.srcLine, r.srcField = e.Line, ":61:"
+	defer func() { r.srcLine, r.srcField = 0, "" }()
 	b = append(b, ":61:"...)
 	vd := e.ValueDate
 	if vd.IsZero() {
@@ -825,7 +837,11 @@ func (r *renderer) appendAmount(b []byte, v decimal.Decimal, tag string) []byte 
 	b = appendDecimal(b, v)
 	if len(b)-start > 15 && r.err == nil {
 		// Money is never cut: an amount MT cannot hold fails the conversion.
-		r.err = &statement.ParseError{Message: r.stmtNo, Field: ":" + tag + ":", Reason: "amount " + v.String() + " does not fit in 15 characters (15d)"}
+		src := r.srcField
+		if src == "" {
+			src = ":" + tag + ":"
+		}
+		r.err = r.st.Refuse(r.srcLine, src, ":"+tag+":", "amount "+v.String()+" does not fit in 15 characters (15d)")
 	}
 	return b
 }
@@ -857,6 +873,15 @@ func appendLTAddress(b []byte, bic string) []byte {
 	return append(b, bic[8:]...)
 }
 
+// currencyField is the MT field that gives a statement its currency: :34F:
+// in a report (MT942), the opening balance otherwise.
+func currencyField(st *statement.Statement) string {
+	if st.Kind == statement.KindReport {
+		return ":34F:"
+	}
+	return ":60a:"
+}
+
 func statementDate(st *statement.Statement) statement.Date {
 	if b, ok := st.Balance(statement.ClosingBooked); ok {
 		return b.Date
@@ -867,14 +892,18 @@ func statementDate(st *statement.Statement) statement.Date {
 	if n := len(st.Entries); n > 0 {
 		return lastDate(st.Entries[n-1])
 	}
+	// A statement without entries is dated by its opening balance before
+	// its creation time: a camt.053 is often created (and converted) a day
+	// or more after the day it reports, and a closing balance derived from
+	// the opening one must not move to that day.
+	if b, ok := st.Balance(statement.OpeningBooked); ok {
+		return b.Date
+	}
 	if !st.DateTimeIndicator.IsZero() {
 		return statement.DateOf(st.DateTimeIndicator)
 	}
 	if !st.CreatedAt.IsZero() {
 		return statement.DateOf(st.CreatedAt)
-	}
-	if b, ok := st.Balance(statement.OpeningBooked); ok {
-		return b.Date
 	}
 	return statement.Date{}
 }

@@ -19,6 +19,7 @@ func TestDocsListEveryCode(t *testing.T) {
 		CodeBatchDetails, CodeVersionUntested, CodeTruncated, CodePaginationDropped,
 		CodeSequenceDropped, CodeRelatedRefDropped, CodeFloorLimitDropped, CodeAccountMissing,
 		CodeBICDropped, CodeAmountRounded, CodeFundsCodeDropped, CodeGermanDropped, CodeCounterpartyAccount,
+		CodePageZero, CodeBalanceMarking, CodeBalanceMismatch, CodeHeaderDefaulted,
 	} {
 		if !strings.Contains(string(doc), "| "+c+" |") {
 			t.Errorf("docs/conversion-warnings.md has no row for %s", c)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerlane/platform/services/converter/mt"
 	"github.com/ledgerlane/platform/services/converter/payment"
@@ -128,6 +129,12 @@ func genStatus(r *rand.Rand, xOnly bool) *payment.Payment {
 			p.StatusInfo = append(p.StatusInfo, c.Creditor.Name)
 		}
 	}
+	if r.IntN(3) == 0 {
+		// A status other than a reject: the gpi status confirmation form.
+		p.TransactionStatus = []string{"ACSP", "ACCC", "ACSC", "PDNG", "ACTC"}[r.IntN(5)]
+		p.StatusReason = []string{"", "G000", "G001", "G002", "G003", "G004"}[r.IntN(6)]
+		p.StatusTime = time.Date(2025, time.Month(1+r.IntN(12)), 1+r.IntN(28), r.IntN(24), r.IntN(60), 0, 0, time.FixedZone("", (r.IntN(27)-13)*3600))
+	}
 	return p
 }
 
@@ -141,14 +148,24 @@ func TestPacs002RoundTripProperties(t *testing.T) {
 		n = 30
 	}
 	type canonS struct {
-		Status, Reason, Info, Ref, OrigMsg, OrigType, OrigInstr, OrigE2E, UETR string
+		Status, Reason, Info, Ref, OrigMsg, OrigType, OrigInstr, OrigE2E, UETR, Time string
 	}
 	canon := func(p *payment.Payment) canonS {
+		tm := ""
+		if !p.StatusTime.IsZero() {
+			tm = p.StatusTime.Format(time.RFC3339)
+		}
 		return canonS{p.TransactionStatus, p.StatusReason, strings.Join(p.StatusInfo, "|"), p.MessageID, p.OriginalMessageID,
-			p.OriginalMessageType, p.InstructionID, p.EndToEndID, p.UETR}
+			p.OriginalMessageType, p.InstructionID, p.EndToEndID, p.UETR, tm}
 	}
 	lossy := []string{payment.CodeTruncated, payment.CodeTransliterated}
-	explainsS := map[string][]string{"Info": lossy, "Ref": lossy, "OrigMsg": lossy, "OrigInstr": lossy, "OrigE2E": lossy}
+	// A gpi status confirmation (statuses other than RJCT) has no place for
+	// the original message's id beside :21:, its name or the end-to-end id
+	// (PAY_FIELD_DROPPED); a status time it lacks is the report's
+	// (PAY_FIELD_DEFAULTED).
+	dropped := append([]string{payment.CodeFieldDropped}, lossy...)
+	explainsS := map[string][]string{"Info": lossy, "Ref": lossy, "OrigMsg": dropped, "OrigInstr": lossy, "OrigE2E": dropped,
+		"OrigType": {payment.CodeFieldDropped}, "Time": {payment.CodeFieldDefaulted, payment.CodeFieldDropped}}
 	check := func(i int, a, b canonS, warns []statement.Warning, detail string) {
 		t.Helper()
 		codes := map[string]bool{}
@@ -207,9 +224,9 @@ func TestPacs002Kinds(t *testing.T) {
 	if _, _, err := mt.RenderPayments("199", []*payment.Payment{fi}, statement.Options{}); err == nil {
 		t.Error("a transfer written as MT199")
 	}
-	s.TransactionStatus = "ACSP"
-	if _, _, err := mt.RenderPayments("199", []*payment.Payment{s}, statement.Options{}); err == nil || !strings.Contains(err.Error(), "RJCT") {
-		t.Errorf("ACSP as MT199: %v", err)
+	s.TransactionStatus = "ACCEPTED"
+	if _, _, err := mt.RenderPayments("199", []*payment.Payment{s}, statement.Options{}); err == nil || !strings.Contains(err.Error(), "4 letters") {
+		t.Errorf("a status of 8 letters as MT199: %v", err)
 	}
 	free := "{1:F01BANKDEFFXXXX0000000000}{2:I199BANKGB2LXXXXN}{4:\r\n:20:A\r\n:21:B\r\n:79:PLEASE CALL US\r\n-}"
 	if _, _, err := mt.ParsePayments([]byte(free), ""); err == nil || !strings.Contains(err.Error(), "/REJT/") {

@@ -159,6 +159,9 @@ func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {
 		p.ExchangeRate = r
 	}
 	p.ChargeBearer = t.get(tx, "ChrgBr")
+	if err := pp.charges(tx, p); err != nil {
+		return err
+	}
 	if a := pp.agent(tx, "InstgAgt"); a != nil {
 		p.InstructingAgent = a
 	}
@@ -295,6 +298,24 @@ func (r *pacsRenderer) pacs004(p *payment.Payment, ref string, created string, f
 	if p.ChargeBearer != "" {
 		w.leaf("ChrgBr", p.ChargeBearer)
 	}
+	// The returning bank's charges (:71F:) and the receiver's (:71G:) as
+	// in pacs.008: ChrgsInf with the sender, or the receiver, as agent.
+	for i, c := range p.SenderCharges {
+		w.open("ChrgsInf")
+		if err := r.amount("Amt", c, fmt.Sprintf("TxInf/ChrgsInf[%d]/Amt", i+1)); err != nil {
+			return err
+		}
+		r.agentBIC("Agt", from)
+		w.close("ChrgsInf")
+	}
+	if p.ReceiverCharges.Currency != "" {
+		w.open("ChrgsInf")
+		if err := r.amount("Amt", p.ReceiverCharges, "TxInf/ChrgsInf/Amt"); err != nil {
+			return err
+		}
+		r.agentBIC("Agt", to)
+		w.close("ChrgsInf")
+	}
 	instg, instd := p.InstructingAgent, p.InstructedAgent
 	if instg == nil {
 		instg = &payment.Agent{BIC: from}
@@ -367,7 +388,11 @@ func (r *pacsRenderer) party40(name string, pt *payment.Party, ag *payment.Agent
 	w.open(name)
 	switch {
 	case pt != nil:
-		r.party("Pty", pt, rel+"/Pty")
+		// Party40Choice has no account beside Pty (returnChain reports it
+		// dropped): party would write one as PtyAcct, which the schema refuses.
+		c := *pt
+		c.Account = ""
+		r.party("Pty", &c, rel+"/Pty")
 	case ag != nil:
 		r.agent("Agt", ag, rel+"/Agt")
 	default:
@@ -384,9 +409,6 @@ func (r *pacsRenderer) returnDropped(p *payment.Payment) {
 	}
 	if p.ReturnField != "" && p.ReturnField != "99" {
 		drop(":72: /RETN/", "the original field /RETN/"+clip(p.ReturnField))
-	}
-	if len(p.SenderCharges) > 0 || p.ReceiverCharges.Currency != "" {
-		drop(":71F:/:71G:", "charges information")
 	}
 	if len(p.Remittance) > 0 {
 		drop(":70:", "remittance information")

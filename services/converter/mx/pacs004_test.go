@@ -163,7 +163,7 @@ func genReturn(r *rand.Rand, xOnly, customer bool) *payment.Payment {
 		p = genPayment(r, xOnly)
 		p.Remittance, p.Regulatory, p.InstructionsForCreditorAgent, p.InstructionsForNextAgent = nil, nil, nil, nil
 		p.ServiceLevels, p.LocalInstrument, p.CategoryPurpose, p.Purpose = nil, "", "", ""
-		p.PreviousInstructingAgent, p.SenderCharges, p.ReceiverCharges = nil, nil, statement.Amount{}
+		p.PreviousInstructingAgent = nil
 		p.BankOperationCode = ""
 		p.Debtor.Account, p.Creditor.Account = "", ""
 		if p.DebtorAgent != nil {
@@ -206,7 +206,7 @@ func genReturn(r *rand.Rand, xOnly, customer bool) *payment.Payment {
 
 type canonR struct {
 	canonical
-	Reason, Info, OrigInstr string
+	Reason, Info, OrigInstr, ReceiverCharges string
 }
 
 func canonReturn(p *payment.Payment) canonR {
@@ -234,7 +234,8 @@ func canonReturn(p *payment.Payment) canonR {
 	if p.CreditorAgent != nil {
 		cn.CdtrAgt = bic8(p.CreditorAgent.BIC)
 	}
-	return canonR{canonical: cn, Reason: p.ReturnReason, Info: strings.Join(p.ReturnInfo, "|"), OrigInstr: firstOf(p.OriginalInstructionID, p.OriginalMessageID)}
+	return canonR{canonical: cn, Reason: p.ReturnReason, Info: strings.Join(p.ReturnInfo, "|"), OrigInstr: firstOf(p.OriginalInstructionID, p.OriginalMessageID),
+		ReceiverCharges: p.ReceiverCharges.Currency + p.ReceiverCharges.Value.String()}
 }
 
 // TestPacs004RoundTripProperties converts generated returns MX → MT → MX
@@ -275,6 +276,7 @@ func TestPacs004RoundTripProperties(t *testing.T) {
 		diff("Reason", a.Reason, b.Reason)
 		diff("Info", a.Info, b.Info)
 		diff("OrigInstr", a.OrigInstr, b.OrigInstr)
+		diff("ReceiverCharges", a.ReceiverCharges, b.ReceiverCharges)
 	}
 	for i := range n {
 		customer := i%2 == 0

@@ -264,6 +264,32 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 		p.ExchangeRate = v
 	}
 	p.ChargeBearer = t.get(tx, "ChrgBr")
+	if err := pp.charges(tx, p); err != nil {
+		return err
+	}
+	p.PreviousInstructingAgent = pp.agent(tx, "PrvsInstgAgt1")
+	p.InstructingAgent = pp.agent(tx, "InstgAgt")
+	p.InstructedAgent = pp.agent(tx, "InstdAgt")
+	p.Intermediary = pp.agentAcct(tx, "IntrmyAgt1")
+	p.Debtor = pp.party(tx, "Dbtr")
+	p.DebtorAgent = pp.agentAcct(tx, "DbtrAgt")
+	p.CreditorAgent = pp.agentAcct(tx, "CdtrAgt")
+	p.Creditor = pp.party(tx, "Cdtr")
+	if p.Debtor == nil || p.Creditor == nil {
+		return pp.fail(tx, "Dbtr and Cdtr are mandatory")
+	}
+	pp.texts(tx, p)
+	p.Purpose = firstOf(t.get(tx, "Purp/Prtry"), t.get(tx, "Purp/Cd"))
+	return nil
+}
+
+// charges reads the ChrgsInf of a transaction (pacs.008, pacs.004): the
+// receiver's charges (:71G:) are the one entry whose agent is the
+// instructed agent when the debtor bears all charges (DEBT, :71A: OUR, the
+// only bearer with which :71G: is allowed); every other entry is charges
+// deducted on the way (:71F:).
+func (pp *pacsParser) charges(tx int, p *payment.Payment) error {
+	t := pp.t
 	instd := t.get(tx, "InstdAgt/FinInstnId/BICFI")
 	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
 		if t.nodes[c].name != "ChrgsInf" {
@@ -280,19 +306,6 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 			p.SenderCharges = append(p.SenderCharges, a)
 		}
 	}
-	p.PreviousInstructingAgent = pp.agent(tx, "PrvsInstgAgt1")
-	p.InstructingAgent = pp.agent(tx, "InstgAgt")
-	p.InstructedAgent = pp.agent(tx, "InstdAgt")
-	p.Intermediary = pp.agentAcct(tx, "IntrmyAgt1")
-	p.Debtor = pp.party(tx, "Dbtr")
-	p.DebtorAgent = pp.agentAcct(tx, "DbtrAgt")
-	p.CreditorAgent = pp.agentAcct(tx, "CdtrAgt")
-	p.Creditor = pp.party(tx, "Cdtr")
-	if p.Debtor == nil || p.Creditor == nil {
-		return pp.fail(tx, "Dbtr and Cdtr are mandatory")
-	}
-	pp.texts(tx, p)
-	p.Purpose = firstOf(t.get(tx, "Purp/Prtry"), t.get(tx, "Purp/Cd"))
 	return nil
 }
 

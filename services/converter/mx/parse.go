@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -102,6 +103,8 @@ type parser struct {
 		msgID   string
 		created time.Time
 		from    string // AppHdr sender BIC
+		to      string // AppHdr receiver BIC
+		seen    bool   // the input has an AppHdr
 		bizID   string
 		appDate time.Time
 		pgNb    string
@@ -126,6 +129,8 @@ type parser struct {
 	// statement's.
 	entries     []statement.Entry
 	stmtEntries int
+	// lnPos and lnNo: the line breaks before lnPos, for lineAt.
+	lnPos, lnNo int
 }
 
 // nsDecl is an xmlns or xmlns:prefix attribute of the element at depth.
@@ -174,6 +179,19 @@ func Parse(input []byte, want string, opts statement.Options) ([]*statement.Stat
 		return nil, nil, err
 	}
 	return p.stmts, p.warns, nil
+}
+
+// lineAt is the 1-based line of byte offset pos, counted on from the last
+// offset asked for, so that naming every statement's line costs one pass
+// over the input rather than one per statement.
+func (p *parser) lineAt(pos int) int {
+	if pos < p.lnPos {
+		p.lnPos, p.lnNo = 0, 0
+	}
+	pos = min(pos, len(p.sc.src))
+	p.lnNo += strings.Count(p.sc.src[p.lnPos:pos], "\n")
+	p.lnPos = pos
+	return p.lnNo + 1
 }
 
 func (p *parser) fail(field, format string, args ...any) error {
@@ -330,6 +348,14 @@ func (p *parser) rootName() string {
 	return rootStmt
 }
 
+// stmtPath is the statement element's path below the Document.
+func (p *parser) stmtPath() string {
+	if p.typ == typeCamt2 {
+		return rootRpt + "/Rpt"
+	}
+	return rootStmt + "/Stmt"
+}
+
 func (p *parser) stmtName() string {
 	if p.typ == typeCamt2 {
 		return "Rpt"
@@ -430,6 +456,7 @@ func (p *parser) start() error {
 		if p.typ == typeCamt2 {
 			p.cur.Kind = statement.KindReport
 		}
+		p.cur.Origin = statement.Origin{Line: p.lineAt(p.sc.pos), Element: p.stmtPath(), Index: p.curIdx}
 		p.pgNb, p.lastPg, p.prcd = "", "", nil
 	}
 	if p.cur != nil && len(rel) == 3 {
@@ -513,6 +540,7 @@ func (p *parser) appHdr(txt string) {
 	if !p.inAppHdr() {
 		return
 	}
+	p.hdr.seen = true
 	switch p.stack[len(p.stack)-1] {
 	case "BizMsgIdr":
 		p.hdr.bizID = txt
@@ -524,6 +552,8 @@ func (p *parser) appHdr(txt string) {
 		// Fr/FIId/FinInstnId/BICFI is the sender, the account servicer.
 		if containsName(p.stack, "Fr") {
 			p.hdr.from = txt
+		} else if containsName(p.stack, "To") {
+			p.hdr.to = txt
 		}
 	}
 }
@@ -923,6 +953,9 @@ func (p *parser) finishStatement() error {
 	if s.Account.Servicer == "" {
 		s.Account.Servicer = p.hdr.from
 	}
+	if p.hdr.seen {
+		s.Header = statement.Header{Set: true, From: p.hdr.from, To: p.hdr.to, BizMsgIdr: p.hdr.bizID}
+	}
 	s.MessageID = p.hdr.msgID
 	if s.MessageID == "" {
 		s.MessageID = p.hdr.bizID
@@ -942,15 +975,20 @@ func (p *parser) finishStatement() error {
 	if pg != "" {
 		s.SequenceNumber = pg
 		s.LastPage = last == "true" || last == "1"
+		if n, err := strconv.Atoi(pg); err == nil && n == 0 {
+			// Pages count from 1; a bank that numbers from 0 means its first page.
+			p.warn(CodePageZero, false, s.Origin.Path()+"/"+stmtPgntnName(p.typ, p.pgNb == "")+"/PgNb", "page number 0 read as the first page")
+		}
 		// An MT statement split over pages has :60M:/:62M: at the page
 		// boundaries; pagination is how camt says the same thing.
+		openM, closeM := pageMarks(pg, true, s.LastPage)
 		for i := range s.Balances {
 			b := &s.Balances[i]
 			switch b.Type {
 			case statement.OpeningBooked:
-				b.Intermediate = pg != "1"
+				b.Intermediate = openM
 			case statement.ClosingBooked:
-				b.Intermediate = !s.LastPage
+				b.Intermediate = closeM
 			}
 		}
 	} else {
@@ -961,8 +999,97 @@ func (p *parser) finishStatement() error {
 			s.Entries[i].Currency = s.Account.Currency
 		}
 	}
+	p.checkBalance(s)
 	p.stmts = append(p.stmts, s)
 	return nil
+}
+
+// checkBalance warns, as the MT reader does, when the opening booked balance
+// plus the booked entries is not the closing booked balance. Pending entries
+// are not booked; a statement whose balances and entries are not all in one
+// currency cannot be summed and is not checked.
+func (p *parser) checkBalance(s *statement.Statement) {
+	open, ok1 := s.Balance(statement.OpeningBooked)
+	cl, ok2 := s.Balance(statement.ClosingBooked)
+	if !ok1 || !ok2 || open.Currency != cl.Currency {
+		return
+	}
+	for i := range s.Entries {
+		if e := &s.Entries[i]; !e.Pending && e.Currency != open.Currency {
+			return
+		}
+	}
+	// Nearly every statement sums in int64 units of 10^-5 without
+	// allocating; decimal arithmetic is the fallback and decides a mismatch.
+	if acc, ok := micros(open.Mark, open.Value); ok {
+		for i := range s.Entries {
+			if e := &s.Entries[i]; !e.Pending {
+				v, ok2 := micros(e.Mark, e.Value)
+				if !ok2 || (v > 0 && acc > math.MaxInt64-v) || (v < 0 && acc < math.MinInt64-v) {
+					ok = false
+					break
+				}
+				acc += v
+			}
+		}
+		if want, ok2 := micros(cl.Mark, cl.Value); ok && ok2 && acc == want {
+			return
+		}
+	}
+	sum := signed(open.Mark, open.Value)
+	for i := range s.Entries {
+		if e := &s.Entries[i]; !e.Pending {
+			sum = sum.Add(signed(e.Mark, e.Value))
+		}
+	}
+	if want := signed(cl.Mark, cl.Value); !sum.Equal(want) {
+		p.warn(CodeBalanceMismatch, true, s.Origin.Path()+"/Bal", "opening balance plus booked entries is %s, closing balance is %s", sum.String(), want.String())
+	}
+}
+
+// micros is the signed amount in units of 10^-5, when it is exactly that
+// and fits an int64 with room to add.
+func micros(m statement.Mark, v decimal.Decimal) (int64, bool) {
+	e := v.Exponent()
+	if e < -5 || e > 0 || v.NumDigits() > 12 {
+		return 0, false
+	}
+	c := v.CoefficientInt64() * powersOf10[e+5]
+	if m == statement.Debit {
+		c = -c
+	}
+	return c, true
+}
+
+func signed(m statement.Mark, v decimal.Decimal) decimal.Decimal {
+	if m == statement.Debit {
+		return v.Neg()
+	}
+	return v
+}
+
+// pageMarks is how a camt reader marks the opening and closing booked
+// balances of a statement from its pagination (page number pg, when paged):
+// the opening balance is intermediate (:60M:) on any page after the first,
+// the closing one (:62M:) on any page but the last. Page numbers count from
+// 1; 0 (which some banks write) and leading zeros are the first page too,
+// and a page number that is not a number is not the first page.
+func pageMarks(pg string, paged, last bool) (opening, closing bool) {
+	if !paged {
+		return false, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(pg))
+	return err != nil || n > 1, !last
+}
+
+func stmtPgntnName(typ string, grpHdr bool) string {
+	switch {
+	case grpHdr:
+		return "GrpHdr/MsgPgntn"
+	case typ == typeCamt2:
+		return "RptPgntn"
+	}
+	return "StmtPgntn"
 }
 
 func (p *parser) amount(txt string) (statement.Amount, error) {

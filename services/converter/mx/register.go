@@ -30,6 +30,14 @@ const (
 	CodeFundsCodeDropped     = "MX_FUNDS_CODE_DROPPED"
 	CodeGermanDropped        = "MX_POSTING_TEXT_DROPPED"
 	CodeCounterpartyAccount  = "MX_COUNTERPARTY_ACCOUNT_DROPPED"
+	CodePageZero             = "MX_PAGE_NUMBER_ZERO"
+	CodeHeaderDefaulted      = "MX_HEADER_DEFAULTED"
+	// CodeBalanceMarking: a :60M:/:62M: (or :60F:/:62F:) marking that camt's
+	// pagination cannot state as the model has it.
+	CodeBalanceMarking = "BALANCE_MARKING_CHANGED"
+	// CodeBalanceMismatch is the MT reader's BALANCE_MISMATCH: one code for
+	// the same finding whatever the source.
+	CodeBalanceMismatch = "BALANCE_MISMATCH"
 )
 
 // The versions we have checked element by element against the schemas; other
@@ -122,7 +130,7 @@ func PaymentFormats() engine.FormatSet {
 		Versions:       []string{typePacs9 + ".001.08"},
 		DefaultVersion: typePacs9 + ".001.08",
 		Options:        []string{"strict", "targetVersion"},
-		Accepts:        []string{"MT202", "MT202COV", "MT205", "MT205COV", typePacs9},
+		Accepts:        []string{"MT200", "MT202", "MT202COV", "MT205", "MT205COV", typePacs9},
 		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
 			return RenderPayments(ps, typePacs9, version)
 		},
@@ -142,7 +150,7 @@ func PaymentFormats() engine.FormatSet {
 		Versions:       []string{typePacs2 + ".001.10"},
 		DefaultVersion: typePacs2 + ".001.10",
 		Options:        []string{"strict", "targetVersion"},
-		Accepts:        []string{"MT199", "MT299", typePacs2},
+		Accepts:        []string{"MT199", "MT299", "MT103", "MT202", "MT205", typePacs2},
 		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
 			return RenderPayments(ps, typePacs2, version)
 		},

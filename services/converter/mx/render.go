@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/converter/bankid"
+	"github.com/ledgerlane/platform/services/converter/payment"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -33,6 +34,28 @@ type renderer struct {
 	stmt, bal, ntry int
 	// num is scratch space for formatting dates and amounts.
 	num [64]byte
+	// cur is the statement being written; srcLine and srcField the source
+	// line and MT field of the balance or entry being written, for refusals.
+	cur      *statement.Statement
+	srcLine  int
+	srcField string
+	// msgPg is the GrpHdr/MsgPgntn page number written (.001.02 with one
+	// statement), when msgPaged.
+	msgPg    string
+	msgPaged bool
+}
+
+// refuse is the error for a value of the current statement that cannot be
+// written at target (see statement.Statement.Refuse).
+func (r *renderer) refuse(target, reason string) error {
+	field := r.srcField
+	if field == "" {
+		field = ":20:"
+	}
+	if r.cur == nil {
+		return &statement.ParseError{Field: target, Reason: reason}
+	}
+	return r.cur.Refuse(r.srcLine, field, target, reason)
 }
 
 // Render writes all statements into one document: camt's group header holds
@@ -138,13 +161,7 @@ func (r *renderer) document(stmts []*statement.Statement) error {
 	size := sizeHint(stmts)
 	w.out.Grow(size)
 	w.b = make([]byte, 0, min(size, 4096))
-	w.b = append(w.b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Document xmlns=\""+nsPrefix...)
-	w.b = append(w.b, r.version...)
-	w.b = append(w.b, "\">"...)
-	w.depth = 1
-	w.open(r.root())
 	first := stmts[0]
-	w.open("GrpHdr")
 	msgID := first.MessageID
 	if msgID == "" {
 		msgID = first.Reference
@@ -152,6 +169,26 @@ func (r *renderer) document(stmts []*statement.Statement) error {
 	if msgID == "" {
 		msgID = "NONREF"
 	}
+	w.b = append(w.b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"...)
+	// A statement that travelled with a network header (an MT's blocks 1/2,
+	// a camt's AppHdr) keeps one, as CBPR+ exchanges it: the SWIFT envelope
+	// holding the AppHdr and the Document, as for payments. A bare file
+	// (block 4 text, a Document alone) stays a bare Document: it has no
+	// sender or receiver to state.
+	envelope := first.Header.Set
+	if envelope {
+		w.b = append(w.b, "<Envelope xmlns=\""+nsEnvelope+"\">"...)
+		r.appHdr(first, msgID)
+		w.set(appendIndent(w.b, 1))
+		w.depth = 2
+	} else {
+		w.depth = 1
+	}
+	w.b = append(w.b, "<Document xmlns=\""+nsPrefix...)
+	w.b = append(w.b, r.version...)
+	w.b = append(w.b, "\">"...)
+	w.open(r.root())
+	w.open("GrpHdr")
 	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
 	w.rawLeaf("CreDtTm", appendDateTime(r.num[:0], createdAt(first)))
 	// .001.02 has no statement pagination; with one statement per document
@@ -162,6 +199,7 @@ func (r *renderer) document(stmts []*statement.Statement) error {
 			w.leaf("PgNb", pg)
 			w.leaf("LastPgInd", boolText(lastPage(first)))
 			w.close("MsgPgntn")
+			r.msgPg, r.msgPaged = pg, true
 		}
 	}
 	w.close("GrpHdr")
@@ -172,10 +210,63 @@ func (r *renderer) document(stmts []*statement.Statement) error {
 		}
 	}
 	w.close(r.root())
-	w.depth = 0
-	w.b = append(w.b, "\n</Document>\n"...)
+	if envelope {
+		w.close("Document")
+		w.depth = 0
+		w.b = append(w.b, "\n</Envelope>\n"...)
+	} else {
+		w.depth = 0
+		w.b = append(w.b, "\n</Document>\n"...)
+	}
 	w.flush()
 	return nil
+}
+
+// appHdr writes the business application header (head.001.001.02) of a
+// statement that travelled with one: Fr the sender (MT block 1/2, the
+// source's AppHdr, else the account servicer), To the receiver, BizMsgIdr
+// the source's own, else the message id (MT :20:), MsgDefIdr the version
+// written, BizSvc swift.cbprplus.02 for the .001.08 versions CBPR+ uses,
+// CreDt the document's creation time with its offset, as CBPR+ requires.
+func (r *renderer) appHdr(s *statement.Statement, msgID string) {
+	w := &r.w
+	w.set(append(appendIndent(w.b, 1), "<AppHdr xmlns=\""+nsPrefix+headVersion+"\">"...))
+	w.depth = 2
+	from := s.Header.From
+	if from == "" {
+		from = s.Account.Servicer
+	}
+	r.headerParty("Fr", from)
+	r.headerParty("To", s.Header.To)
+	ref := s.Header.BizMsgIdr
+	if ref == "" {
+		ref = msgID
+	}
+	r.leaf("BizMsgIdr", ref, 35, "AppHdr/BizMsgIdr")
+	w.leaf("MsgDefIdr", r.version)
+	if r.v8 {
+		w.leaf("BizSvc", bizSvc)
+	}
+	w.rawLeaf("CreDt", appendOffsetTime(r.num[:0], createdAt(s)))
+	w.close("AppHdr")
+}
+
+// headerParty writes AppHdr Fr or To: the BIC, or the name NOTPROVIDED
+// when the source does not say who (a camt AppHdr requires both).
+func (r *renderer) headerParty(name, bic string) {
+	w := &r.w
+	w.open(name)
+	w.open("FIId")
+	w.open("FinInstnId")
+	if bic = strings.ToUpper(strings.TrimSpace(bic)); payment.IsBIC(bic) {
+		w.leaf("BICFI", bic)
+	} else {
+		r.warn(CodeHeaderDefaulted, false, "AppHdr/"+name, "the source names no BIC for AppHdr/%s: FinInstnId/Nm NOTPROVIDED", name)
+		w.leaf("Nm", "NOTPROVIDED")
+	}
+	w.close("FinInstnId")
+	w.close("FIId")
+	w.close(name)
 }
 
 // sizeHint estimates the document's length from the fixed markup per
@@ -233,6 +324,45 @@ func lastPage(s *statement.Statement) bool {
 	return false
 }
 
+// checkMarks warns for each opening or closing booked balance whose
+// first/intermediate marking (:60F:/:60M:, :62F:/:62M:) a reader of the
+// written document will not see as the model has it: camt has no marking of
+// its own and states it only through the pagination written (pg, when paged).
+func (r *renderer) checkMarks(s *statement.Statement, pg string, paged bool) {
+	openM, closeM := pageMarks(pg, paged, lastPage(s))
+	for i, b := range s.Balances {
+		var got bool
+		switch b.Type {
+		case statement.OpeningBooked:
+			got = openM
+		case statement.ClosingBooked:
+			got = closeM
+		default:
+			continue
+		}
+		if got == b.Intermediate {
+			continue
+		}
+		was, is := b.MTTag(), b
+		is.Intermediate = got
+		how := "the document has no page number"
+		if paged {
+			how = fmt.Sprintf("PgNb %s, LastPgInd %t", pg, lastPage(s))
+		}
+		r.bal = i + 1
+		r.warn(CodeBalanceMarking, true, r.path(), "the %s balance %s reads back as %s: camt marks first and intermediate balances only by pagination (%s)",
+			markName(b.Intermediate), was, is.MTTag(), how)
+	}
+	r.bal = 0
+}
+
+func markName(intermediate bool) string {
+	if intermediate {
+		return "intermediate"
+	}
+	return "first"
+}
+
 func (r *renderer) pagination(s *statement.Statement, rel string) (string, bool) {
 	pg := strings.TrimLeft(s.SequenceNumber, "0")
 	if s.SequenceNumber == "" {
@@ -255,13 +385,15 @@ func (r *renderer) statement(s *statement.Statement, count int) error {
 		name, pgntn, addtlInf = "Rpt", "RptPgntn", "AddtlRptInf"
 	}
 	w.open(name)
+	r.cur = s
 	ref := s.Reference
 	if ref == "" {
 		ref = "NONREF"
 	}
 	r.leaf("Id", ref, 35, "Id")
+	pg, paged := r.msgPg, r.msgPaged
 	if r.v8 {
-		if pg, ok := r.pagination(s, pgntn); ok {
+		if pg, paged = r.pagination(s, pgntn); paged {
 			w.open(pgntn)
 			w.leaf("PgNb", pg)
 			w.leaf("LastPgInd", boolText(lastPage(s)))
@@ -270,6 +402,7 @@ func (r *renderer) statement(s *statement.Statement, count int) error {
 	} else if count > 1 && s.SequenceNumber != "" {
 		r.warn(CodePaginationDropped, true, r.path(), ".001.02 has no statement pagination and the document holds several statements")
 	}
+	r.checkMarks(s, pg, paged)
 	if n := s.StatementNumber; n != "" {
 		if len(n) <= 18 && strings.Trim(n, "0123456789") == "" {
 			w.leaf("ElctrncSeqNb", n)
@@ -292,27 +425,29 @@ func (r *renderer) statement(s *statement.Statement, count int) error {
 		r.warn(CodeFloorLimitDropped, true, r.path(), "floor limits (:34F:) have no place in %s", r.typ)
 	}
 	if len(s.Balances) == 0 && r.typ == typeCamt3 {
-		return &statement.ParseError{Field: r.path("Bal"), Reason: "the statement has no balance (MT :60F:/:62F:) and camt.053 requires at least one"}
+		return s.Refuse(0, ":60a:", r.path("Bal"), "the statement has no balance (MT :60F:/:62F:) and camt.053 requires at least one")
 	}
 	for i, b := range s.Balances {
 		if b.Currency == "" {
 			b.Currency = s.Account.Currency
 		}
 		r.bal = i + 1
+		r.srcLine, r.srcField = b.Line, b.MTTag()
 		if err := r.balance(b); err != nil {
 			return err
 		}
 	}
-	r.bal = 0
+	r.bal, r.srcLine, r.srcField = 0, 0, ""
 	r.summary(s)
 	for i := range s.Entries {
 		r.ntry = i + 1
+		r.srcLine, r.srcField = s.Entries[i].Line, ":61:"
 		if err := r.entry(&s.Entries[i], s.Account.Currency); err != nil {
 			return err
 		}
 		w.flush()
 	}
-	r.ntry = 0
+	r.ntry, r.srcLine, r.srcField = 0, 0, ""
 	r.leaf(addtlInf, s.Info, 500, addtlInf)
 	w.close(name)
 	return nil
@@ -429,7 +564,7 @@ func (r *renderer) validBIC(s string) bool {
 func (r *renderer) amount(a statement.Amount, rel string) (string, []byte, error) {
 	ccy := strings.ToUpper(a.Currency)
 	if !isCurrency(ccy) {
-		return "", nil, &statement.ParseError{Field: r.path(rel), Reason: fmt.Sprintf("currency %q is not an ISO 4217 code", clip(a.Currency))}
+		return "", nil, r.refuse(r.path(rel), fmt.Sprintf("currency %q is not an ISO 4217 code", clip(a.Currency)))
 	}
 	s, rounded := appendAmount(r.num[:0], a.Value)
 	if rounded {
@@ -440,7 +575,7 @@ func (r *renderer) amount(a statement.Amount, rel string) (string, []byte, error
 		digits--
 	}
 	if digits > 18 {
-		return "", nil, &statement.ParseError{Field: r.path(rel), Reason: "amount has more than 18 digits"}
+		return "", nil, r.refuse(r.path(rel), "amount has more than 18 digits")
 	}
 	return ccy, s, nil
 }
@@ -517,7 +652,7 @@ func (r *renderer) balance(b statement.Balance) error {
 		return err
 	}
 	if b.Date.IsZero() {
-		return &statement.ParseError{Field: r.path("Dt"), Reason: "balance without date"}
+		return r.refuse(r.path("Dt"), "balance without date")
 	}
 	w.open("Bal")
 	w.open("Tp")

@@ -37,7 +37,9 @@ const (
 	// CreditConfirmation is an advice that an account was credited: MT910,
 	// camt.054 with a CRDT entry.
 	CreditConfirmation Kind = "credit-confirmation"
-	// Status is a payment status report: MT199/MT299 with /REJT/ in :79:,
+	// Status is a payment status report: MT199/MT299 with /REJT/ in :79: or
+	// in the gpi status confirmation form, an MT103/MT202/MT205 with /REJT/
+	// in :72: (MT then names its type and the transfer's fields stay),
 	// pacs.002.
 	Status Kind = "status"
 	// Return is a payment return: MT103, MT202 or MT205 with /RETN/ in
@@ -148,14 +150,20 @@ type Payment struct {
 	// AdditionalInfo is :72: as text (TxDtls/AddtlTxInf, Max500Text).
 	AdditionalInfo string
 
-	// Status reports (MT199/MT299, pacs.002) only; InstructionID,
-	// EndToEndID and UETR are then the original transaction's.
+	// Status reports (MT199/MT299, MT103/202/205 rejects, pacs.002) only;
+	// InstructionID, EndToEndID and UETR are then the original
+	// transaction's, and Amount, SettlementDate and the parties the rejected
+	// transfer's (pacs.002 OrgnlTxRef), when known.
 	// TransactionStatus is TxSts (RJCT for /REJT/).
 	TransactionStatus string
 	// StatusReason is StsRsnInf/Rsn/Cd (the code on :79: line 2).
 	StatusReason string
 	// StatusInfo are StsRsnInf/AddtlInf (the text after the code, /TEXT/ lines).
 	StatusInfo []string
+	// StatusTime is when the status was reached, with its offset: the
+	// first :79: line of a gpi status confirmation, pacs.002 AccptncDtTm;
+	// zero when absent.
+	StatusTime time.Time
 	// OriginalMessageID is OrgnlGrpInf/OrgnlMsgId (:79: /MREF/).
 	OriginalMessageID string
 	// OriginalMessageType is OrgnlGrpInf/OrgnlMsgNmId ("MT103" for /REJT/103).

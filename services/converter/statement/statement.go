@@ -6,6 +6,7 @@ package statement
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -64,6 +65,31 @@ type Balance struct {
 	// Intermediate is true for :60M:/:62M: (and camt's intermediate types):
 	// a balance at a page boundary of a statement split over several messages.
 	Intermediate bool
+	// Line is the 1-based input line the balance was read from (MT), 0 when
+	// unknown, so that a renderer refusing it can name the source line.
+	Line int
+}
+
+// MTTag is the MT field that carries b: ":60F:", ":62M:", ":64:", …; ""
+// for a balance type MT has no field for.
+func (b Balance) MTTag() string {
+	switch b.Type {
+	case OpeningBooked:
+		if b.Intermediate {
+			return ":60M:"
+		}
+		return ":60F:"
+	case ClosingBooked:
+		if b.Intermediate {
+			return ":62M:"
+		}
+		return ":62F:"
+	case ClosingAvailable:
+		return ":64:"
+	case ForwardAvailable:
+		return ":65:"
+	}
+	return ""
 }
 
 // BalanceType names a balance by its role.
@@ -132,6 +158,8 @@ type Entry struct {
 	// PostingText/Primanota/TextKeyAddition its other parts.
 	GVC, PostingText, Primanota, TextKeyAddition string
 	Pending                                      bool // camt Sts PDNG, MT942 entries when flagged
+	// Line is the 1-based input line of the entry's :61: (MT), 0 when unknown.
+	Line int
 }
 
 // Summary holds MT942's :90D:/:90C: and camt's TxsSummry.
@@ -163,6 +191,68 @@ type Statement struct {
 	// Info is statement-level additional information (a trailing :86:,
 	// camt AddtlStmtInf).
 	Info string
+	// Origin is where the statement was read, for refusals (Refuse).
+	Origin Origin
+	// Header is the SWIFT header the statement travelled with.
+	Header Header
+}
+
+// Header is what a statement's network header said: an MT's blocks 1 and 2
+// or a camt's business application header (head.001). It is zero for a
+// bare file (block 4 text, a Document alone), which travelled on no network.
+type Header struct {
+	// Set is true when the source had a FIN header (blocks 1/2) or an AppHdr.
+	Set bool
+	// From and To are the sender's and receiver's BICs, when known.
+	From, To string
+	// BizMsgIdr is a camt source's AppHdr/BizMsgIdr.
+	BizMsgIdr string
+}
+
+// Origin is the place in the input a statement was read from. A renderer
+// that cannot write something names it, so that the user can find the fault
+// in the file they sent rather than in a document they never saw.
+type Origin struct {
+	// Message is the 1-based MT message; 0 for a camt source.
+	Message int
+	// Line is the 1-based line of the MT message's first field or of the
+	// camt statement's start tag; 0 when unknown (a statement built in code).
+	Line int
+	// Element and Index name a camt statement: its element path without
+	// ordinal ("BkToCstmrStmt/Stmt") and its 1-based ordinal; empty for MT.
+	// Path joins them only when a refusal or warning needs it, so reading
+	// a file of many statements builds no strings for them.
+	Element string
+	Index   int
+}
+
+// Path is the camt statement's element path ("BkToCstmrStmt/Stmt[2]"), or
+// "" for an MT source.
+func (o Origin) Path() string {
+	if o.Element == "" {
+		return ""
+	}
+	return o.Element + "[" + strconv.Itoa(o.Index) + "]"
+}
+
+// Refuse is the error a renderer returns for something of s it cannot
+// write. line is the source line of the balance or entry at fault (0: the
+// statement's own line). An MT source is named by its message, line and
+// field (mtField, e.g. ":60a:"), with the target's element in the reason; any
+// other source by the target's element (target), as the renderer names it,
+// and the statement's line.
+func (s *Statement) Refuse(line int, mtField, target, reason string) *ParseError {
+	if line == 0 {
+		line = s.Origin.Line
+	}
+	pe := &ParseError{Line: line, Field: target, Reason: reason}
+	if s.Origin.Message > 0 {
+		pe.Message, pe.Field = s.Origin.Message, mtField
+		if target != "" && target != mtField {
+			pe.Reason += " (" + target + ")"
+		}
+	}
+	return pe
 }
 
 // Balance returns the first balance of type t, if any.

@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"Accounts", testAccounts},
 		{"Categories", testCategories},
 		{"RecurringRules", testRecurringRules},
+		{"SaveRecurringStreams", testSaveRecurringStreams}, // writes_budgets.go
 		{"TransactionRoundTrip", testTransactionRoundTrip},
 		{"DecimalRoundTrip", testDecimalRoundTrip},
 		{"InsertTransactionsIsAtomic", testInsertAtomic},
@@ -48,10 +49,16 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"ProgressSnapshots", testProgressSnapshots},
 		{"BudgetRows", testBudgetRows},
 		{"Goals", testGoals},
+		{"GoalWrites", testGoalWrites}, // writes_budgets.go
+		{"BudgetGroupsCompareAndSwap", testBudgetGroupsCAS},
 		{"Liabilities", testLiabilities}, // debt.go
 		{"Holdings", testHoldings},       // holding.go
 		{"FXRates", testFXRates},         // networth.go
 		{"NetWorthSnapshots", testNetWorthSnapshots},
+		{"UsersWithoutSnapshot", testUsersWithoutSnapshot}, // writes_budgets.go
+		{"MonthlyFlows", testMonthlyFlows},
+		{"Imports", testImports}, // imports.go
+		{"ConcurrentImports", testConcurrentImports},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -2,11 +2,16 @@ package grpcapi
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/shopspring/decimal"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/ledgerlane/platform/pkg/problem"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
 )
@@ -106,6 +111,7 @@ func budgetProto(v finance.BudgetView) *financev1.Budget {
 		CreatedAt:       timestamp(&b.CreatedAt),
 		Currency:        optional(b.Currency),
 		ArchivedAt:      timestamp(b.ArchivedAt),
+		Version:         proto.Int32(int32(b.Version)),
 	}
 	if b.ExpectedMonthlyIncome != nil {
 		out.ExpectedMonthlyIncome = amount(*b.ExpectedMonthlyIncome, b.Currency)
@@ -240,6 +246,7 @@ func goalProto(v finance.GoalView) *financev1.Goal {
 		CreatedAt:         timestamp(&g.CreatedAt),
 		UpdatedAt:         timestamp(&g.UpdatedAt),
 		CompletedAt:       timestamp(g.CompletedAt),
+		Version:           proto.Int32(int32(g.Version)),
 	}
 	if g.TargetDate != nil {
 		out.TargetDate = proto.String(g.TargetDate.Format(finance.DateLayout))
@@ -316,4 +323,166 @@ func (s *accountServer) ListAccounts(ctx context.Context, req *financev1.ListAcc
 		})
 	}
 	return resp, nil
+}
+
+func (s *budgetServer) UpdateBudgetAllocations(ctx context.Context, req *financev1.UpdateBudgetAllocationsRequest) (*financev1.UpdateBudgetAllocationsResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u := finance.AllocationUpdate{BudgetID: req.GetId(), ExpectedVersion: int64(req.GetExpectedVersion())}
+	for _, it := range req.GetItems() {
+		u.Items = append(u.Items, finance.ItemAllocation{ID: it.GetId(), AllocatedAmount: it.GetAllocatedAmount()})
+	}
+	for _, g := range req.GetGroups() {
+		u.Groups = append(u.Groups, finance.GroupAllocation{ID: g.GetId(), AllocationValue: g.GetAllocationValue()})
+	}
+	res, err := s.svc.UpdateBudgetAllocations(ctx, c, u)
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.UpdateBudgetAllocationsResponse{Data: budgetProto(res.Data), RedactedFields: res.RedactedFields,
+		Filtered: res.Filtered}, nil
+}
+
+func (s *goalServer) CreateGoal(ctx context.Context, req *financev1.CreateGoalRequest) (*financev1.CreateGoalResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := finance.GoalInput{Description: req.Description, GoalType: req.GoalType, CurrentAmount: req.CurrentAmount,
+		Currency: req.Currency, TargetDate: req.TargetDate, TrackingMode: req.TrackingMode, SortOrder: req.SortOrder,
+		ShowInDigest: req.ShowInDigest}
+	// proto3 strings cannot be absent: empty is "not sent", so the service
+	// names the field as required.
+	if req.GetName() != "" {
+		in.Name = proto.String(req.GetName())
+	}
+	if req.GetTargetAmount() != "" {
+		in.TargetAmount = proto.String(req.GetTargetAmount())
+	}
+	if len(req.GetAccountLinks()) > 0 {
+		in.AccountLinks = ptr(accountLinksFrom(req.GetAccountLinks()))
+	}
+	if len(req.GetBudgetLinks()) > 0 {
+		in.BudgetLinks = ptr(budgetLinksFrom(req.GetBudgetLinks()))
+	}
+	if len(req.GetSpendingPlan()) > 0 {
+		in.SpendingPlan = ptr(planLinesFrom(req.GetSpendingPlan()))
+	}
+	res, err := s.svc.CreateGoal(ctx, c, in)
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.CreateGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
+		Filtered: res.Filtered}, nil
+}
+
+func (s *goalServer) UpdateGoal(ctx context.Context, req *financev1.UpdateGoalRequest) (*financev1.UpdateGoalResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := finance.GoalInput{Name: req.Name, Description: req.Description, GoalType: req.GoalType, Status: req.Status,
+		TargetAmount: req.TargetAmount, CurrentAmount: req.CurrentAmount, TargetDate: req.TargetDate,
+		TrackingMode: req.TrackingMode, SortOrder: req.SortOrder, ShowInDigest: req.ShowInDigest}
+	if l := req.GetAccountLinks(); l != nil {
+		var links []*financev1.GoalAccountLink
+		if err := listOf(l, "account_links", &links); err != nil {
+			return nil, err
+		}
+		in.AccountLinks = ptr(accountLinksFrom(links))
+	}
+	if l := req.GetBudgetLinks(); l != nil {
+		var links []*financev1.GoalBudgetLink
+		if err := listOf(l, "budget_links", &links); err != nil {
+			return nil, err
+		}
+		in.BudgetLinks = ptr(budgetLinksFrom(links))
+	}
+	if l := req.GetSpendingPlan(); l != nil {
+		var lines []*financev1.GoalPlanLine
+		if err := listOf(l, "spending_plan", &lines); err != nil {
+			return nil, err
+		}
+		in.SpendingPlan = ptr(planLinesFrom(lines))
+	}
+	res, err := s.svc.UpdateGoal(ctx, c, req.GetId(), int64(req.GetExpectedVersion()), in)
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.UpdateGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
+		Filtered: res.Filtered}, nil
+}
+
+func (s *goalServer) DeleteGoal(ctx context.Context, req *financev1.DeleteGoalRequest) (*financev1.DeleteGoalResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var version *int64
+	if req.ExpectedVersion != nil {
+		version = ptr(int64(req.GetExpectedVersion()))
+	}
+	res, err := s.svc.DeleteGoal(ctx, c, req.GetId(), version)
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.DeleteGoalResponse{Data: &financev1.GoalDeleteResult{Deleted: res.Data.Deleted},
+		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// listOf reads a PATCH list (a google.protobuf.ListValue, so [] and absent
+// differ) into typed messages: each element must be an object of the
+// message's JSON shape, else 400 naming the element.
+func listOf[M proto.Message](l *structpb.ListValue, field string, out *[]M) error {
+	for i, v := range l.GetValues() {
+		raw, err := protojson.Marshal(v)
+		var m M
+		m = m.ProtoReflect().Type().New().Interface().(M)
+		if err == nil {
+			_, isObject := v.GetKind().(*structpb.Value_StructValue)
+			if !isObject {
+				err = errors.New("not an object")
+			} else {
+				err = protojson.Unmarshal(raw, m)
+			}
+		}
+		if err != nil {
+			return problem.New(problem.InvalidInput,
+				fmt.Sprintf("%s[%d] must be an object of the documented shape", field, i)).WithField(fmt.Sprintf("%s[%d]", field, i))
+		}
+		*out = append(*out, m)
+	}
+	return nil
+}
+
+func accountLinksFrom(in []*financev1.GoalAccountLink) []finance.GoalAccountLinkInput {
+	out := make([]finance.GoalAccountLinkInput, 0, len(in))
+	for _, l := range in {
+		// account_type is read from the account; a client sending back what
+		// it read is not refused for it.
+		out = append(out, finance.GoalAccountLinkInput{AccountID: l.GetAccountId(), LinkRole: l.GetLinkRole()})
+	}
+	return out
+}
+
+func budgetLinksFrom(in []*financev1.GoalBudgetLink) []finance.GoalBudgetLinkInput {
+	out := make([]finance.GoalBudgetLinkInput, 0, len(in))
+	for _, l := range in {
+		out = append(out, finance.GoalBudgetLinkInput{BudgetItemID: l.GetBudgetItemId(),
+			ContributionAmount: l.GetContributionAmount(), IsActive: l.IsActive})
+	}
+	return out
+}
+
+func planLinesFrom(in []*financev1.GoalPlanLine) []finance.GoalPlanLineInput {
+	out := make([]finance.GoalPlanLineInput, 0, len(in))
+	for _, l := range in {
+		out = append(out, finance.GoalPlanLineInput{Name: l.GetName(), CategoryID: l.GetCategoryId(),
+			PlannedAmount: l.GetPlannedAmount()})
+	}
+	return out
 }

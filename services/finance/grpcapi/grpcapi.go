@@ -34,6 +34,7 @@ func Register(s grpc.ServiceRegistrar, svc *finance.Service) {
 	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svc})
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})
+	financev1.RegisterImportServiceServer(s, &importServer{svc: svc})
 }
 
 type transactionServer struct {

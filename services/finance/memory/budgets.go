@@ -254,3 +254,50 @@ func (s *Store) MarkGoalCompleted(_ context.Context, userID, id string, at time.
 	s.goals[id] = g
 	return nil
 }
+
+// UpdateBudgetGroups implements finance.Store.
+func (s *Store) UpdateBudgetGroups(_ context.Context, b finance.Budget, expectedVersion int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.budgets[b.ID]
+	if !ok || old.UserID != b.UserID {
+		return fmt.Errorf("budget %s: %w", b.ID, finance.ErrNotFound)
+	}
+	if old.Version != expectedVersion {
+		return fmt.Errorf("budget %s: %w", b.ID, finance.ErrVersionConflict)
+	}
+	old.Groups, old.Version, old.UpdatedAt = b.Groups, b.Version, b.UpdatedAt
+	s.budgets[b.ID] = cloneBudget(old)
+	return nil
+}
+
+// UpdateGoal implements finance.Store.
+func (s *Store) UpdateGoal(_ context.Context, g finance.Goal, expectedVersion int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.goals[g.ID]
+	if !ok || old.UserID != g.UserID {
+		return fmt.Errorf("goal %s: %w", g.ID, finance.ErrNotFound)
+	}
+	if old.Version != expectedVersion {
+		return fmt.Errorf("goal %s: %w", g.ID, finance.ErrVersionConflict)
+	}
+	g.CreatedAt = old.CreatedAt
+	s.goals[g.ID] = cloneGoal(g)
+	return nil
+}
+
+// DeleteGoal implements finance.Store.
+func (s *Store) DeleteGoal(_ context.Context, userID, id string, expectedVersion int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.goals[id]
+	if !ok || old.UserID != userID {
+		return fmt.Errorf("goal %s: %w", id, finance.ErrNotFound)
+	}
+	if old.Version != expectedVersion {
+		return fmt.Errorf("goal %s: %w", id, finance.ErrVersionConflict)
+	}
+	delete(s.goals, id)
+	return nil
+}

@@ -30,6 +30,7 @@ type Store struct {
 	budgetState   // budgets.go; liabilities: debt.go
 	holdingState  // holding.go
 	netWorthState // networth.go
+	importState   // imports.go
 	liabilities   map[string]finance.Liability
 }
 

@@ -299,3 +299,89 @@ func (s *Store) MarkGoalCompleted(ctx context.Context, userID, id string, at tim
 		WHERE id = $1 AND user_id = $2 AND status = 'active' AND completed_at IS NULL`, id, userID, at)
 	return wrap(err, "mark goal completed")
 }
+
+// UpdateBudgetGroups implements finance.Store.
+func (s *Store) UpdateBudgetGroups(ctx context.Context, b finance.Budget, expectedVersion int64) error {
+	if !isUUID(b.ID) || !isUUID(b.UserID) {
+		return fmt.Errorf("budget %q: %w", b.ID, finance.ErrNotFound)
+	}
+	groups, err := json.Marshal(b.Groups)
+	if err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE budgets SET groups = $4, version = $5, updated_at = $6
+		WHERE id = $1 AND user_id = $2 AND version = $3`,
+		b.ID, b.UserID, expectedVersion, groups, b.Version, b.UpdatedAt)
+	if err != nil {
+		return wrap(err, "update budget groups")
+	}
+	if tag.RowsAffected() == 0 {
+		return s.casMiss(ctx, "budgets", b.UserID, b.ID)
+	}
+	return nil
+}
+
+// casMiss tells why a compare-and-swap on table changed no row: the row is
+// missing (ErrNotFound) or at another version (ErrVersionConflict).
+func (s *Store) casMiss(ctx context.Context, table, userID, id string) error {
+	var found bool
+	err := s.pool.QueryRow(ctx, `SELECT true FROM `+table+` WHERE id = $1 AND user_id = $2`, id, userID).Scan(&found)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s %s: %w", table, id, finance.ErrNotFound)
+	}
+	if err != nil {
+		return wrap(err, "compare-and-swap")
+	}
+	return fmt.Errorf("%s %s: %w", table, id, finance.ErrVersionConflict)
+}
+
+// UpdateGoal implements finance.Store.
+func (s *Store) UpdateGoal(ctx context.Context, g finance.Goal, expectedVersion int64) error {
+	if !isUUID(g.ID) || !isUUID(g.UserID) {
+		return fmt.Errorf("goal %q: %w", g.ID, finance.ErrNotFound)
+	}
+	accounts, err := jsonList(g.AccountLinks)
+	if err != nil {
+		return err
+	}
+	budgets, err := jsonList(g.BudgetLinks)
+	if err != nil {
+		return err
+	}
+	plans, err := jsonList(g.SpendingPlan)
+	if err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE goals SET name = $4, description = $5, goal_type = $6, status = $7, target_amount = $8,
+			current_amount = $9, currency = $10, target_date = $11, funding_source_type = $12, tracking_mode = $13,
+			sort_order = $14, show_in_digest = $15, account_links = $16, budget_links = $17, spending_plan = $18,
+			version = $19, updated_at = $20, completed_at = $21
+		WHERE id = $1 AND user_id = $2 AND version = $3`,
+		g.ID, g.UserID, expectedVersion, g.Name, nullStr(g.Description), g.GoalType, g.Status, numeric(g.TargetAmount),
+		numeric(g.CurrentAmount), g.Currency, dayPtr(g.TargetDate), nullStr(g.FundingSourceType), g.TrackingMode,
+		g.SortOrder, g.ShowInDigest, accounts, budgets, plans, g.Version, g.UpdatedAt, g.CompletedAt)
+	if err != nil {
+		return wrap(err, "update goal")
+	}
+	if tag.RowsAffected() == 0 {
+		return s.casMiss(ctx, "goals", g.UserID, g.ID)
+	}
+	return nil
+}
+
+// DeleteGoal implements finance.Store.
+func (s *Store) DeleteGoal(ctx context.Context, userID, id string, expectedVersion int64) error {
+	if !isUUID(id) || !isUUID(userID) {
+		return fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM goals WHERE id = $1 AND user_id = $2 AND version = $3`,
+		id, userID, expectedVersion)
+	if err != nil {
+		return wrap(err, "delete goal")
+	}
+	if tag.RowsAffected() == 0 {
+		return s.casMiss(ctx, "goals", userID, id)
+	}
+	return nil
+}

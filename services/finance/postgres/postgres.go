@@ -227,13 +227,8 @@ func (s *Store) ListCategories(ctx context.Context, userID string) ([]finance.Ca
 // CreateRecurringRule implements finance.Store.
 func (s *Store) CreateRecurringRule(ctx context.Context, r finance.RecurringRule) error {
 	_, err := s.pool.Exec(ctx, `
-		INSERT INTO recurring_rules (id, user_id, account_id, category_id, merchant, display_name, expected_amount,
-			expected_currency, frequency, stream_type, next_expected_date, last_seen_date, logo_url, is_active,
-			created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-		r.ID, r.UserID, nullStr(r.AccountID), nullStr(r.CategoryID), nullStr(r.Merchant), nullStr(r.DisplayName),
-		numeric(r.ExpectedAmount.Amount), r.ExpectedAmount.Currency, r.Frequency, r.StreamType,
-		finance.Day(r.NextExpectedDate), dayPtr(r.LastSeenDate), nullStr(r.LogoURL), r.IsActive, r.CreatedAt, r.UpdatedAt)
+		INSERT INTO recurring_rules (`+ruleColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, ruleArgs(r)...)
 	return wrap(err, "create recurring rule")
 }
 
@@ -245,7 +240,8 @@ func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]financ
 	rows, err := s.pool.Query(ctx, `
 		SELECT id::text, user_id::text, COALESCE(account_id::text, ''), COALESCE(category_id::text, ''),
 			COALESCE(merchant, ''), COALESCE(display_name, ''), expected_amount::text, expected_currency, frequency,
-			stream_type, next_expected_date, last_seen_date, COALESCE(logo_url, ''), is_active, created_at, updated_at
+			stream_type, next_expected_date, last_seen_date, COALESCE(logo_url, ''), is_active, created_at, updated_at,
+			COALESCE(status, ''), occurrences
 		FROM recurring_rules WHERE user_id = $1 ORDER BY next_expected_date, id`, userID)
 	if err != nil {
 		return nil, wrap(err, "list recurring rules")
@@ -257,7 +253,7 @@ func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]financ
 		)
 		err := row.Scan(&r.ID, &r.UserID, &r.AccountID, &r.CategoryID, &r.Merchant, &r.DisplayName, &amount,
 			&r.ExpectedAmount.Currency, &r.Frequency, &r.StreamType, &r.NextExpectedDate, &r.LastSeenDate,
-			&r.LogoURL, &r.IsActive, &r.CreatedAt, &r.UpdatedAt)
+			&r.LogoURL, &r.IsActive, &r.CreatedAt, &r.UpdatedAt, &r.Status, &r.Occurrences)
 		if err != nil {
 			return r, err
 		}

@@ -18,11 +18,13 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/postgres"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
+	"github.com/ledgerlane/platform/services/finance/statementclient"
 )
 
 // Config is what the finance service runs on.
@@ -40,16 +42,28 @@ type Config struct {
 	Clock finance.Clock
 	// Log defaults to discarding.
 	Log *slog.Logger
+	// ConverterAddr is the converter's gRPC address, which statement
+	// imports (POST /v1/imports) ask to read files. Empty: imports answer
+	// 501 not-implemented.
+	ConverterAddr string
+	// SnapshotInterval is how often Run's daily net-worth snapshot job
+	// looks for users without today's snapshot: zero is
+	// finance.DefaultSnapshotInterval, negative turns the job off (tests
+	// then call Service().SnapshotDue).
+	SnapshotInterval time.Duration
 }
 
 // Server is the finance service, wired.
 type Server struct {
 	svc    *finance.Service
 	store  finance.Store
-	pool   *pgxpool.Pool // nil on the in-memory store
+	pool   *pgxpool.Pool    // nil on the in-memory store
+	conv   *grpc.ClientConn // the converter, for statement imports; nil without one
 	checks []rpc.Check
 	clock  finance.Clock
 	log    *slog.Logger
+	// snapshotEvery is the snapshot job's interval; negative: off.
+	snapshotEvery time.Duration
 
 	mu           sync.Mutex
 	sandbox      *sandbox.Aggregator
@@ -73,7 +87,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{clock: cfg.Clock, log: cfg.Log, sandboxSet: make(chan struct{})}
+	s := &Server{clock: cfg.Clock, log: cfg.Log, sandboxSet: make(chan struct{}), snapshotEvery: cfg.SnapshotInterval}
 	if cfg.DatabaseURL != "" {
 		pool, err := pg.Open(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, cfg.Log)
 		if err != nil {
@@ -85,6 +99,17 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.store = memory.New()
 	}
 	s.svc = finance.NewService(s.store, cursor.New(cfg.CursorSecret), cfg.Clock, cfg.Log)
+	if cfg.ConverterAddr != "" {
+		conv, err := rpc.Dial(cfg.ConverterAddr)
+		if err != nil {
+			if s.pool != nil {
+				s.pool.Close()
+			}
+			return nil, err
+		}
+		s.conv = conv
+		s.svc.UseStatementParser(statementclient.New(conversionv1.NewStatementServiceClient(conv)))
+	}
 	return s, nil
 }
 
@@ -117,9 +142,18 @@ func (s *Server) UseSandbox(conns []sandbox.Connection, every time.Duration) *sa
 	return a
 }
 
-// Run runs the sandbox aggregator, once UseSandbox has set one with an
-// interval, until ctx ends.
+// Run runs the daily net-worth snapshot job (unless SnapshotInterval is
+// negative) and the sandbox aggregator, once UseSandbox has set one with
+// an interval, until ctx ends; it returns when both have stopped.
 func (s *Server) Run(ctx context.Context) error {
+	if s.snapshotEvery >= 0 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.svc.RunSnapshots(ctx, s.snapshotEvery)
+		}()
+		defer func() { <-done }()
+	}
 	select {
 	case <-ctx.Done():
 		return nil
@@ -136,10 +170,14 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the database pool.
+// Close closes the converter connection and the database pool.
 func (s *Server) Close() error {
+	var err error
+	if s.conv != nil {
+		err = s.conv.Close()
+	}
 	if s.pool != nil {
 		s.pool.Close()
 	}
-	return nil
+	return err
 }

@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"DeliveryExhaustionDisables", testDisable},
 		{"EnqueueIntent", testEnqueueIntent},
 		{"ClaimStalled", testClaimStalled},
+		{"IdempotencyKey", testIdempotencyKey},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, newStore(t)) })
 	}
@@ -518,5 +519,50 @@ func testClaimStalled(t *testing.T, s Store) {
 	sameIDs(t, "completed", claim(t0.Add(time.Hour)))
 	if _, err := s.PendingIndexes(ctx, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff"); !errors.Is(err, jobs.ErrNotFound) {
 		t.Fatalf("pending of a missing job: %v", err)
+	}
+}
+
+// testIdempotencyKey: a job stored with a key is found by it (with its
+// request hash) within its account only; a second job with the key is
+// refused whole (no job, no items), another account may use the same key,
+// and a deleted job takes its key with it.
+func testIdempotencyKey(t *testing.T, s Store) {
+	acct := uuid.NewString()
+	j, items := newJob(acct, 2)
+	j.IdempotencyKey, j.RequestHash = "cred:live:k1", "h1"
+	if err := s.CreateJob(ctx, j, items); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.JobByIdempotencyKey(ctx, acct, "cred:live:k1")
+	if err != nil || got.RequestHash != "h1" || got.IdempotencyKey != "cred:live:k1" {
+		t.Fatalf("by key: %+v %v", got, err)
+	}
+	sameJob(t, got, j)
+	for _, tc := range []struct{ acct, key string }{{acct, "cred:live:k2"}, {uuid.NewString(), "cred:live:k1"}} {
+		if _, err := s.JobByIdempotencyKey(ctx, tc.acct, tc.key); !errors.Is(err, jobs.ErrNotFound) {
+			t.Fatalf("by key %s in %s: %v, want not found", tc.key, tc.acct, err)
+		}
+	}
+	dup, dupItems := newJob(acct, 3)
+	dup.IdempotencyKey, dup.RequestHash = j.IdempotencyKey, "h2"
+	if err := s.CreateJob(ctx, dup, dupItems); !errors.Is(err, jobs.ErrConflict) {
+		t.Fatalf("a second job with the key: %v, want conflict", err)
+	}
+	if _, err := s.GetJob(ctx, acct, dup.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("the refused job was stored: %v", err)
+	}
+	other, otherItems := newJob(uuid.NewString(), 1)
+	other.IdempotencyKey, other.RequestHash = j.IdempotencyKey, "h3"
+	if err := s.CreateJob(ctx, other, otherItems); err != nil {
+		t.Fatalf("the same key in another account: %v", err)
+	}
+	if err := s.DeleteJob(ctx, acct, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.JobByIdempotencyKey(ctx, acct, j.IdempotencyKey); !errors.Is(err, jobs.ErrNotFound) {
+		t.Fatalf("by key after delete: %v", err)
+	}
+	if err := s.CreateJob(ctx, dup, dupItems); err != nil {
+		t.Fatalf("the key after its job was deleted: %v", err)
 	}
 }

@@ -36,7 +36,7 @@ func Register(s grpc.ServiceRegistrar, svc *jobs.Service) {
 
 func caller(ctx context.Context) jobs.Caller {
 	p, _ := principal.FromIncoming(ctx)
-	return jobs.Caller{AccountID: p.AccountID, Mode: p.Mode}
+	return jobs.Caller{AccountID: p.AccountID, Mode: p.Mode, CredentialID: p.CredentialID, IdempotencyKey: p.IdempotencyKey}
 }
 
 // tsOrNil leaves unset times out of the message instead of sending 1970.

@@ -60,6 +60,11 @@ func (s *Store) CreateJob(_ context.Context, j jobs.Job, items []jobs.Item) erro
 	if _, ok := s.jobs[j.ID]; ok {
 		return jobs.ErrConflict
 	}
+	if j.IdempotencyKey != "" {
+		if _, err := s.byKey(j.AccountID, j.IdempotencyKey); err == nil {
+			return jobs.ErrConflict
+		}
+	}
 	cp := cloneJob(j)
 	s.jobs[j.ID] = &cp
 	s.meta[j.ID] = &jobMeta{enqueueAfter: j.CreatedAt.Add(jobs.EnqueueLease), progressAt: j.CreatedAt}
@@ -70,6 +75,22 @@ func (s *Store) CreateJob(_ context.Context, j jobs.Job, items []jobs.Item) erro
 	sort.Slice(its, func(a, b int) bool { return its[a].Index < its[b].Index })
 	s.items[j.ID] = its
 	return nil
+}
+
+func (s *Store) JobByIdempotencyKey(_ context.Context, accountID, key string) (jobs.Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byKey(accountID, key)
+}
+
+// byKey scans the account's jobs: a deleted job takes its key with it.
+func (s *Store) byKey(accountID, key string) (jobs.Job, error) {
+	for _, j := range s.jobs {
+		if j.AccountID == accountID && j.IdempotencyKey == key {
+			return cloneJob(*j), nil
+		}
+	}
+	return jobs.Job{}, jobs.ErrNotFound
 }
 
 func (s *Store) GetJob(_ context.Context, accountID, id string) (jobs.Job, error) {

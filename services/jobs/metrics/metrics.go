@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/ledgerlane/platform/services/jobs"
+	"github.com/ledgerlane/platform/services/jobs/accounting"
 )
 
 // The collectors, exported for tests.
@@ -41,6 +42,14 @@ var (
 		Name: "ledgerlane_jobs_webhook_deliveries_exhausted_total",
 		Help: "Webhook deliveries whose last scheduled attempt failed; DisableAfter consecutive ones disable the endpoint.",
 	})
+	AccountingCalls = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
+		Name: "ledgerlane_jobs_accounting_platform_calls_total",
+		Help: "Calls to accounting platforms, by platform, operation (exchange, refresh, push, revoke) and outcome (ok, rejected, unavailable, invalid_grant, unauthorized).",
+	}, []string{"platform", "operation", "outcome"})
+	AccountingEntries = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
+		Name: "ledgerlane_jobs_accounting_entries_pushed_total",
+		Help: "Statement entries of pushes, by platform and outcome (created: booked now; present: booked by an earlier push).",
+	}, []string{"platform", "outcome"})
 )
 
 func init() {
@@ -54,10 +63,25 @@ func init() {
 	}
 }
 
-// Prometheus implements jobs.Metrics on the collectors above.
+// Prometheus implements jobs.Metrics and accounting.Metrics on the
+// collectors above.
 type Prometheus struct{}
 
-var _ jobs.Metrics = Prometheus{}
+var (
+	_ jobs.Metrics       = Prometheus{}
+	_ accounting.Metrics = Prometheus{}
+)
+
+// PlatformCall counts one accounting-platform call.
+func (Prometheus) PlatformCall(platform, operation, outcome string) {
+	AccountingCalls.WithLabelValues(platform, operation, outcome).Inc()
+}
+
+// EntriesPushed counts a push's entries.
+func (Prometheus) EntriesPushed(platform string, created, present int) {
+	AccountingEntries.WithLabelValues(platform, "created").Add(float64(created))
+	AccountingEntries.WithLabelValues(platform, "present").Add(float64(present))
+}
 
 // JobCreated counts an accepted batch.
 func (Prometheus) JobCreated() { BatchJobsCreated.Inc() }

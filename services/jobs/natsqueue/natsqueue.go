@@ -10,12 +10,16 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ledgerlane/platform/pkg/tracing"
 	"github.com/ledgerlane/platform/services/jobs"
 )
 
@@ -117,12 +121,16 @@ func (q *Queue) PublishWork(ctx context.Context, items []jobs.WorkItem) error {
 	// otherwise pay 10,000 round trips before answering 202, and an unbounded
 	// window overruns the client's pending-ack limit.
 	const window = 500
+	// One producer span for the publish; each message carries it in its
+	// headers, so the worker's processing continues the request's trace.
+	ctx, hdr, end := tracing.StartPublish(ctx, q.names.WorkSubject)
+	defer end()
 	for lo := 0; lo < len(items); lo += window {
 		hi := min(lo+window, len(items))
 		futures := make([]jetstream.PubAckFuture, 0, hi-lo)
 		for _, it := range items[lo:hi] {
 			body, _ := json.Marshal(workMsg{JobID: it.JobID, Index: it.Index, Retries: it.Retries, Resumes: it.Resumes})
-			f, err := q.js.PublishAsync(q.workSubject(it), body, jetstream.WithMsgID(it.MsgID()))
+			f, err := q.publishAsync(q.workSubject(it), body, hdr, jetstream.WithMsgID(it.MsgID()))
 			if err != nil {
 				return err
 			}
@@ -139,6 +147,16 @@ func (q *Queue) PublishWork(ctx context.Context, items []jobs.WorkItem) error {
 		}
 	}
 	return nil
+}
+
+// publishAsync publishes data, with a copy of hdr when there is one (the
+// client adds its message id to a message's headers, so messages must not
+// share them); without, exactly as before tracing existed.
+func (q *Queue) publishAsync(subject string, data []byte, hdr nats.Header, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	if hdr == nil {
+		return q.js.PublishAsync(subject, data, opts...)
+	}
+	return q.js.PublishMsgAsync(&nats.Msg{Subject: subject, Data: data, Header: maps.Clone(hdr)}, opts...)
 }
 
 func (q *Queue) workSubject(it jobs.WorkItem) string {
@@ -204,7 +222,13 @@ func (q *Queue) PublishCompleted(ctx context.Context, ev jobs.CompletedEvent) er
 	if err != nil {
 		return err
 	}
-	_, err = q.js.Publish(ctx, q.names.EventSubject, data, jetstream.WithMsgID("job.completed."+ev.JobID))
+	ctx, hdr, end := tracing.StartPublish(ctx, q.names.EventSubject)
+	defer end()
+	if hdr == nil {
+		_, err = q.js.Publish(ctx, q.names.EventSubject, data, jetstream.WithMsgID("job.completed."+ev.JobID))
+		return err
+	}
+	_, err = q.js.PublishMsg(ctx, &nats.Msg{Subject: q.names.EventSubject, Data: data, Header: hdr}, jetstream.WithMsgID("job.completed."+ev.JobID))
 	return err
 }
 
@@ -220,7 +244,7 @@ func (q *Queue) WorkConsumer(ctx context.Context, c jobs.WorkConsumerConfig) (jo
 	if err != nil {
 		return nil, err
 	}
-	return consumer[jobs.WorkItem]{cons: cons, decode: decodeWork}, nil
+	return consumer[jobs.WorkItem]{cons: cons, decode: decodeWork, destination: q.names.WorkSubject}, nil
 }
 
 // EventConsumer creates or updates the durable event consumer: explicit
@@ -233,7 +257,7 @@ func (q *Queue) EventConsumer(ctx context.Context) (jobs.Consumer[jobs.Completed
 	if err != nil {
 		return nil, err
 	}
-	return consumer[jobs.CompletedEvent]{cons: cons, decode: decodeEvent}, nil
+	return consumer[jobs.CompletedEvent]{cons: cons, decode: decodeEvent, destination: q.names.EventSubject}, nil
 }
 
 func decodeWork(m jetstream.Msg) (jobs.WorkItem, error) {
@@ -255,6 +279,8 @@ func decodeEvent(m jetstream.Msg) (jobs.CompletedEvent, error) {
 type consumer[T any] struct {
 	cons   jetstream.Consumer
 	decode func(jetstream.Msg) (T, error)
+	// destination names the processing span (the subject pattern).
+	destination string
 }
 
 func (c consumer[T]) Fetch(ctx context.Context, max int) (iter.Seq[jobs.Msg[T]], error) {
@@ -264,7 +290,7 @@ func (c consumer[T]) Fetch(ctx context.Context, max int) (iter.Seq[jobs.Msg[T]],
 	}
 	return func(yield func(jobs.Msg[T]) bool) {
 		for m := range batch.Messages() {
-			if !yield(msg[T]{m: m, decode: c.decode}) {
+			if !yield(&msg[T]{m: m, decode: c.decode, destination: c.destination}) {
 				return
 			}
 		}
@@ -272,17 +298,38 @@ func (c consumer[T]) Fetch(ctx context.Context, max int) (iter.Seq[jobs.Msg[T]],
 }
 
 type msg[T any] struct {
-	m      jetstream.Msg
-	decode func(jetstream.Msg) (T, error)
+	m           jetstream.Msg
+	decode      func(jetstream.Msg) (T, error)
+	destination string
+	// span is the processing span Context opened; settling the message
+	// ends it.
+	span trace.Span
 }
 
-func (m msg[T]) Value() (T, error)             { return m.decode(m.m) }
-func (m msg[T]) Ack() error                    { return m.m.Ack() }
-func (m msg[T]) Nak(delay time.Duration) error { return m.m.NakWithDelay(delay) }
-func (m msg[T]) InProgress() error             { return m.m.InProgress() }
-func (m msg[T]) Term() error                   { return m.m.Term() }
+func (m *msg[T]) Value() (T, error)             { return m.decode(m.m) }
+func (m *msg[T]) Ack() error                    { defer m.end(); return m.m.Ack() }
+func (m *msg[T]) Nak(delay time.Duration) error { defer m.end(); return m.m.NakWithDelay(delay) }
+func (m *msg[T]) InProgress() error             { return m.m.InProgress() }
+func (m *msg[T]) Term() error                   { defer m.end(); return m.m.Term() }
 
-func (m msg[T]) NumDelivered() (int, error) {
+// Context opens the message's processing span, continuing the trace its
+// publisher put in the headers (pkg/tracing); the jobs service processes
+// the message under the context it returns. Off, it returns ctx.
+func (m *msg[T]) Context(ctx context.Context) context.Context {
+	if !tracing.Enabled() {
+		return ctx
+	}
+	ctx, m.span = tracing.StartProcess(ctx, m.m.Headers(), m.destination)
+	return ctx
+}
+
+func (m *msg[T]) end() {
+	if m.span != nil {
+		m.span.End()
+	}
+}
+
+func (m *msg[T]) NumDelivered() (int, error) {
 	md, err := m.m.Metadata()
 	if err != nil {
 		return 0, err

@@ -125,6 +125,14 @@ func (s *Store) CreateJob(ctx context.Context, j jobs.Job, items []jobs.Item) er
 	if err != nil {
 		return storeErr("create job", err)
 	}
+	// The key in the same transaction: a retry finds the job exactly when
+	// it was committed (a unique violation is ErrConflict).
+	if j.IdempotencyKey != "" {
+		if _, err = tx.Exec(ctx, `INSERT INTO job_keys (account_id, key, job_id, request_hash) VALUES ($1,$2,$3,$4)`,
+			j.AccountID, j.IdempotencyKey, j.ID, j.RequestHash); err != nil {
+			return storeErr("create job key", err)
+		}
+	}
 	// COPY: a batch holds up to 10,000 items.
 	_, err = tx.CopyFrom(ctx, pgx.Identifier{"items"}, []string{"job_id", "idx", "status", "input", "result"},
 		pgx.CopyFromSlice(len(items), func(i int) ([]any, error) {
@@ -142,6 +150,21 @@ func storeErr0(op string, err error) error {
 		return nil
 	}
 	return storeErr(op, err)
+}
+
+func (s *Store) JobByIdempotencyKey(ctx context.Context, accountID, key string) (jobs.Job, error) {
+	var jobID, hash string
+	err := s.pool.QueryRow(ctx, `SELECT job_id::text, request_hash FROM job_keys WHERE account_id = $1 AND key = $2`,
+		accountID, key).Scan(&jobID, &hash)
+	if err != nil {
+		return jobs.Job{}, storeErr("job by key", err)
+	}
+	j, err := s.GetJob(ctx, accountID, jobID)
+	if err != nil {
+		return jobs.Job{}, err
+	}
+	j.IdempotencyKey, j.RequestHash = key, hash
+	return j, nil
 }
 
 func (s *Store) GetJob(ctx context.Context, accountID, id string) (jobs.Job, error) {

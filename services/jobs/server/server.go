@@ -7,22 +7,32 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 
+	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/jobs"
+	"github.com/ledgerlane/platform/services/jobs/accounting"
+	"github.com/ledgerlane/platform/services/jobs/accounting/quickbooks"
+	"github.com/ledgerlane/platform/services/jobs/accounting/xero"
 	"github.com/ledgerlane/platform/services/jobs/convertclient"
 	"github.com/ledgerlane/platform/services/jobs/grpcapi"
 	"github.com/ledgerlane/platform/services/jobs/memory"
+	"github.com/ledgerlane/platform/services/jobs/meteringclient"
 	"github.com/ledgerlane/platform/services/jobs/metrics"
 	"github.com/ledgerlane/platform/services/jobs/natsqueue"
 	"github.com/ledgerlane/platform/services/jobs/postgres"
@@ -44,6 +54,10 @@ type Config struct {
 	// ConverterAddr is the converter's gRPC address, which the workers call
 	// (required).
 	ConverterAddr string
+	// MeteringAddr is the metering service's gRPC address, which gives
+	// back the units of items failed by an outage (docs/jobs.md). Empty:
+	// those units stay counted.
+	MeteringAddr string
 	// Keys seals item data and webhook secrets. Nil: every batch and webhook
 	// route answers batch-unavailable and no worker starts.
 	Keys *jobs.Keyring
@@ -56,6 +70,28 @@ type Config struct {
 	Clock jobs.Clock
 	// Log defaults to discarding.
 	Log *slog.Logger
+	// Accounting configures accounting-platform connections.
+	Accounting AccountingConfig
+}
+
+// AccountingConfig names the accounting platforms this deployment offers
+// (docs/accounting.md). A platform without configuration is not offered.
+type AccountingConfig struct {
+	// RedirectURL is the public OAuth callback, GET /v1/connections/callback
+	// on the edge, as registered with every platform.
+	RedirectURL string
+	// CursorKey signs list cursors; the same on every replica (random per
+	// process when empty).
+	CursorKey []byte
+	// QuickBooks and Xero are the real platforms' apps; nil: not offered.
+	QuickBooks *quickbooks.Config
+	Xero       *xero.Config
+	// SandboxURL is the local sandbox platform's base URL (empty: not
+	// offered), with its client credentials.
+	SandboxURL, SandboxClientID, SandboxClientSecret string
+	// RefreshInterval is how often tokens near expiry are refreshed
+	// (default 1 minute).
+	RefreshInterval time.Duration
 }
 
 // Server is the jobs service, wired.
@@ -65,6 +101,10 @@ type Server struct {
 	pool   *pgxpool.Pool // nil on the in-memory store
 	nc     *nats.Conn
 	conv   *grpc.ClientConn
+	met    *grpc.ClientConn // nil without a metering address
+	acct   *accounting.Service
+	// refreshEvery is the accounting refresher's interval.
+	refreshEvery time.Duration
 }
 
 var _ rpc.Service = (*Server)(nil)
@@ -91,11 +131,13 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 	}()
 	var store jobs.Store = memory.New()
+	var acctStore accounting.Store = memory.NewAccounting()
 	if cfg.DatabaseURL != "" {
 		if s.pool, err = pg.Open(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, cfg.Log); err != nil {
 			return nil, err
 		}
 		store = postgres.New(s.pool)
+		acctStore = postgres.NewAccounting(s.pool)
 		s.checks = append(s.checks, rpc.Check{Name: "postgresql", Probe: s.pool.Ping})
 	}
 	nc, js, err := natsconn.Connect(cfg.NATSURL, "jobs")
@@ -107,37 +149,126 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if s.conv, err = rpc.Dial(cfg.ConverterAddr); err != nil {
 		return nil, err
 	}
+	converter := convertclient.New(conversionv1.NewConversionServiceClient(s.conv))
+	var refunder jobs.Refunder // a nil interface, not a nil *Refunder
+	if cfg.MeteringAddr != "" {
+		if s.met, err = rpc.Dial(cfg.MeteringAddr); err != nil {
+			return nil, err
+		}
+		refunder = meteringclient.New(meteringv1.NewUsageRefundServiceClient(s.met))
+	} else {
+		cfg.Log.Warn("jobs: no metering address: units of items failed by an outage stay counted")
+	}
 	s.svc = jobs.NewService(jobs.Config{
 		Store:     store,
 		Queue:     natsqueue.New(js, natsqueue.DefaultNames()),
-		Converter: convertclient.New(conversionv1.NewConversionServiceClient(s.conv)),
+		Converter: converter,
 		Webhooks:  webhook.NewClient(cfg.AllowPrivate),
 		Metrics:   metrics.Prometheus{},
 		Keys:      cfg.Keys, Clock: cfg.Clock, Log: cfg.Log, Workers: cfg.Workers, AllowPrivate: cfg.AllowPrivate,
+		Refunder: refunder,
 	})
+	s.acct = newAccounting(cfg, acctStore, converter)
+	s.refreshEvery = cfg.Accounting.RefreshInterval
+	if s.refreshEvery <= 0 {
+		s.refreshEvery = time.Minute
+	}
 	return s, nil
 }
+
+// newAccounting builds the accounting-connections service on the configured
+// platforms. Tokens are sealed with the job key ring; without one the routes
+// answer unavailable.
+func newAccounting(cfg Config, store accounting.Store, conv jobs.Converter) *accounting.Service {
+	a := cfg.Accounting
+	platforms := map[string]accounting.Platform{}
+	if a.QuickBooks != nil {
+		qc := *a.QuickBooks
+		qc.RedirectURL = cmp.Or(qc.RedirectURL, a.RedirectURL)
+		platforms[accounting.QuickBooks] = quickbooks.New(qc)
+	}
+	if a.Xero != nil {
+		xc := *a.Xero
+		xc.RedirectURL = cmp.Or(xc.RedirectURL, a.RedirectURL)
+		platforms[accounting.Xero] = xero.New(xc)
+	}
+	if a.SandboxURL != "" {
+		platforms[accounting.Sandbox] = xero.NewSandbox(a.SandboxURL, a.SandboxClientID, a.SandboxClientSecret, a.RedirectURL, nil)
+	}
+	var keys accounting.Sealer // a nil *Keyring must stay a nil interface
+	if cfg.Keys != nil {
+		keys = cfg.Keys
+	}
+	var cursors *cursor.Codec
+	if len(a.CursorKey) > 0 {
+		cursors = cursor.New(a.CursorKey)
+	}
+	return accounting.NewService(accounting.Config{
+		Store: store, Keys: keys, Platforms: platforms, Converter: statementCSV{conv}, Cursors: cursors, Metrics: metrics.Prometheus{},
+		Clock: cfg.Clock, Log: cfg.Log.With("component", "accounting"),
+	})
+}
+
+// statementCSV reads statements through the converter: any format it reads,
+// to its CSV target, which accounting.ReadCSV reads back.
+type statementCSV struct{ conv jobs.Converter }
+
+func (c statementCSV) StatementCSV(ctx context.Context, caller accounting.Caller, from, message string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	out, err := c.conv.Convert(ctx, jobs.ConvertRequest{AccountID: caller.AccountID, Mode: caller.Mode, RequestID: caller.RequestID,
+		From: from, To: "csv", Message: message, Options: jobs.Options{DateFormat: "ymd"}})
+	if errors.Is(err, jobs.ErrConverterUnavailable) {
+		return "", problem.New(problem.Unavailable, "the converter did not answer; retry shortly").WithRetryAfter(5)
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(out.Pages, ""), nil
+}
+
+// Accounting is the accounting-connections service the APIs serve.
+func (s *Server) Accounting() *accounting.Service { return s.acct }
 
 // Service is the jobs Service the APIs serve.
 func (s *Server) Service() *jobs.Service { return s.svc }
 
-// Register adds jobs.v1's JobService and WebhookService to g.
-func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svc) }
+// Register adds jobs.v1's JobService and WebhookService, and conversion.v1's
+// AccountingConnectionService and AccountingCallbackService, to g.
+func (s *Server) Register(g grpc.ServiceRegistrar) {
+	grpcapi.Register(g, s.svc)
+	grpcapi.RegisterAccounting(g, s.acct)
+}
 
 // Checks are the readiness checks: the database, when there is one, and
 // NATS.
 func (s *Server) Checks() []rpc.Check { return s.checks }
 
 // Run sets the queue up and runs the item workers, the webhook fan-out and
-// delivery and the sweeper until ctx ends (jobs.Service.Run). In-flight
+// delivery and the sweeper until ctx ends (jobs.Service.Run), and the
+// accounting token refresher beside them. In-flight
 // items are left unacknowledged and redelivered elsewhere.
-func (s *Server) Run(ctx context.Context) error { return s.svc.Run(ctx) }
+func (s *Server) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.acct.RunRefresher(ctx, s.refreshEvery)
+	}()
+	err := s.svc.Run(ctx)
+	cancel()
+	<-done
+	return err
+}
 
 // Close closes the converter connection, NATS and the database pool.
 func (s *Server) Close() error {
 	var err error
 	if s.conv != nil {
 		err = s.conv.Close()
+	}
+	if s.met != nil {
+		_ = s.met.Close()
 	}
 	if s.nc != nil {
 		s.nc.Close()

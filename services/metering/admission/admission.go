@@ -18,9 +18,13 @@ var admitLua string
 //go:embed reconcile.lua
 var reconcileLua string
 
+//go:embed refund.lua
+var refundLua string
+
 var (
 	admitScript     = redis.NewScript(admitLua)
 	reconcileScript = redis.NewScript(reconcileLua)
+	refundScript    = redis.NewScript(refundLua)
 )
 
 // Retention of idempotency records: 24 hours after the first request, as the
@@ -47,6 +51,11 @@ type Limits struct {
 	PeriodStart     time.Time
 	PeriodEnd       time.Time
 	TestQuota       int64
+	// PaymentState is the account's payment standing when it narrows these
+	// limits ("settling": introductory limits while a first direct debit
+	// settles; "failed": Free limits after a failed payment), else empty.
+	// It only words a refusal.
+	PaymentState string
 }
 
 // Request describes one request to admit.
@@ -442,4 +451,35 @@ func (m *Controller) ForgiveOverage(ctx context.Context, acct string, periodStar
 		return 0, fmt.Errorf("admission: forgive overage: %w", err)
 	}
 	return used, nil
+}
+
+// RefundTTL is how long a refund's reference is remembered: longer than a
+// live window is kept (its end plus 35 days), so a repeated refund of one
+// reference can never apply twice.
+const RefundTTL = 70 * 24 * time.Hour
+
+// Refund gives back n units that r's account was counted for work the
+// platform then failed on its own account (a batch item that failed because
+// a dependency stayed unavailable), once per ref: a repeated call with the
+// same ref changes nothing, so a caller retries freely. r names the counter
+// as at admission: its Test flag and Limits (the window the units were
+// counted in). Units past the included volume give their overage back. It
+// returns the units given back, 0 when ref was refunded before.
+func (m *Controller) Refund(ctx context.Context, r Request, ref string, n int64) (int64, error) {
+	if n <= 0 || ref == "" {
+		return 0, errors.New("admission: refund: no units or no reference")
+	}
+	qkey, limit, _ := m.quotaKey(r, m.now())
+	// Overage accrued before a hard stop was switched on is given back too:
+	// the script never gives back more than the counter holds.
+	price := int64(0)
+	if !r.Test {
+		price = r.Limits.OveragePer1000
+	}
+	got, err := refundScript.Run(ctx, m.rdb, []string{qkey, "ll:{" + r.AccountID + "}:refund:" + ref},
+		n, limit, price, RefundTTL.Milliseconds()).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("admission: refund: %w", err)
+	}
+	return got, nil
 }

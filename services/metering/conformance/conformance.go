@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	t.Run("ValuesAreCopies", func(t *testing.T) { testValuesAreCopies(t, newStore) })
 	runBilling(t, newStore)
 	runPortal(t, newStore)
+	runPayments(t, newStore)
 }
 
 func newAccount(name string) metering.Account {

@@ -18,6 +18,7 @@ type Store struct {
 	credentials map[string]metering.Credential
 	byHash      map[string]string // secret hash -> credential ID
 	billing                       // billing.go
+	pay         payments          // payments.go
 }
 
 var _ metering.Store = (*Store)(nil)

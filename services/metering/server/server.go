@@ -55,6 +55,10 @@ type Config struct {
 	// MailBackoff and MailBackoffMax: the outbox's first retry delay and the
 	// longest (defaults metering.DefaultMailBackoff and DefaultMailBackoffMax).
 	MailBackoff, MailBackoffMax time.Duration
+	// PaymentProcessor moves payments (sandboxpay in the local stack; a
+	// deployment's real adapter). Nil: payment methods cannot be added and
+	// nothing is collected.
+	PaymentProcessor metering.PaymentProcessor
 	// Clock defaults to time.Now.
 	Clock metering.Clock
 	// Log defaults to discarding.
@@ -114,6 +118,9 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.FinanceDirectory != nil {
 		s.svc.UseFinanceDirectory(cfg.FinanceDirectory)
 	}
+	if cfg.PaymentProcessor != nil {
+		s.svc.UsePaymentProcessor(cfg.PaymentProcessor)
+	}
 	if cfg.CloseGrace > 0 {
 		s.svc.SetCloseGrace(cfg.CloseGrace)
 	}
@@ -135,8 +142,8 @@ func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svc) 
 func (s *Server) Checks() []rpc.Check { return s.checks }
 
 // Run does the billing work every BillingInterval until ctx ends: it
-// closes ended periods into invoices, queues usage alert e-mails and sends
-// the outbox. Every replica runs it; the store makes each invoice and
+// closes ended periods into invoices (collecting them), settles due
+// payments, queues usage alert e-mails and sends the outbox. Every replica runs it; the store makes each invoice and
 // alert exactly once and leases each mail to one sender.
 func (s *Server) Run(ctx context.Context) error {
 	if s.cfg.BillingInterval < 0 || s.cfg.RedisURL == "" {
@@ -161,6 +168,11 @@ func (s *Server) BillingTick(ctx context.Context) {
 	log := s.cfg.Log
 	if _, err := s.svc.CloseDue(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "closing billing periods", "err", err)
+	}
+	// Settlement follows the clock: a direct debit whose date has come is
+	// settled or failed here, once, whichever replica gets to it first.
+	if _, err := s.svc.SettleDue(ctx); err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "settling payments", "err", err)
 	}
 	if _, err := s.svc.ScanAlerts(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "checking usage alerts", "err", err)

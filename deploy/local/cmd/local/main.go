@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerlane/platform/deploy/local"
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/logging"
+	"github.com/ledgerlane/platform/pkg/tracing"
 )
 
 // Set by `make run` through -ldflags.
@@ -37,6 +38,17 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	log := logging.New("local", config.String("LOG_LEVEL", "info"))
+	// Traces only when OTEL_* asks for them (pkg/tracing), before the
+	// stack dials anything.
+	stopTracing, err := tracing.Setup(ctx, "ledgerlane-local")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stopTracing(sctx)
+	}()
 	demoUsage, err := config.Int("LOCAL_DEMO_USAGE", 0)
 	if err != nil {
 		return err
@@ -50,10 +62,12 @@ func run() error {
 		DemoPlan:     config.String("LOCAL_DEMO_PLAN", "starter"),
 		DemoUsage:    int64(demoUsage),
 		MailDir:      config.String("LOCAL_MAIL_DIR", ""),
-		Version:      version,
-		Commit:       commit,
-		BuildTime:    parseTime(buildTime),
-		Log:          log,
+		// The sandbox accounting platform (docs/accounting.md).
+		AccountingSandboxAddr: config.String("SANDBOX_PLATFORM_ADDR", "127.0.0.1:0"),
+		Version:               version,
+		Commit:                commit,
+		BuildTime:             parseTime(buildTime),
+		Log:                   log,
 	})
 	if err != nil {
 		return err
@@ -77,6 +91,7 @@ func printBanner(st *local.Stack) {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", k.Name, k.Key, strings.Join(k.Scopes, " "))
 	}
 	_ = w.Flush()
+	fmt.Printf("\nSandbox accounting platform: %s  (docs/accounting.md walks through connecting it)\n", st.AccountingSandbox.URL)
 	fmt.Printf("\nTry:  curl -s %s/v1/health\n", st.URL)
 	fmt.Printf("      curl -s -H \"Authorization: Bearer %s\" '%s/v1/transactions?page_size=3'\n\n", keyNamed(st, "finance-read"), st.URL)
 }

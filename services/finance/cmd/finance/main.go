@@ -7,6 +7,7 @@
 //	GRPC_ADDR      listen address (default :9001)
 //	DATABASE_URL   PostgreSQL URL (required); tables live in schema "finance"
 //	CURSOR_SECRET  key that signs pagination cursors (required; shared by replicas)
+//	CONVERTER_ADDR converter gRPC address, which reads imported statements (default converter:9002)
 //	LOG_LEVEL      debug, info, warn or error (default info)
 package main
 
@@ -28,7 +29,9 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 	cfg := server.Config{
 		DatabaseURL:  config.String("DATABASE_URL", ""),
 		CursorSecret: []byte(config.String("CURSOR_SECRET", "")),
-		Log:          log,
+		// Statement imports (POST /v1/imports) have the converter read files.
+		ConverterAddr: config.String("CONVERTER_ADDR", "converter:9002"),
+		Log:           log,
 	}
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is required")

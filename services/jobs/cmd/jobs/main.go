@@ -8,6 +8,8 @@
 //	DATABASE_URL           PostgreSQL URL (required); the service owns schema "jobs"
 //	NATS_URL               NATS with JetStream (default nats://nats:4222)
 //	CONVERTER_ADDR         converter gRPC address (default converter:9002)
+//	METERING_ADDR          metering gRPC address (default metering:9003), which
+//	                       gives back the units of items failed by an outage
 //	JOB_ENCRYPTION_KEY     "<id>:<base64 32 bytes>[,<id>:<base64>...]"; the first
 //	                       key encrypts, all decrypt. Unset: batch routes answer
 //	                       503 batch-unavailable.
@@ -15,6 +17,21 @@
 //	WEBHOOK_ALLOW_PRIVATE  true allows webhook URLs on loopback/private addresses
 //	                       (local development only; default false)
 //	LOG_LEVEL              debug, info, warn or error (default info)
+//
+// Accounting-platform connections (docs/accounting.md); a platform whose
+// client id is unset is not offered:
+//
+//	ACCOUNTING_REDIRECT_URL   the public callback, https://<edge>/v1/connections/callback
+//	CURSOR_SECRET             key signing connection-list cursors (same on every replica)
+//	QUICKBOOKS_CLIENT_ID, QUICKBOOKS_CLIENT_SECRET
+//	QUICKBOOKS_AUTH_URL, QUICKBOOKS_TOKEN_URL, QUICKBOOKS_REVOKE_URL, QUICKBOOKS_API_URL
+//	                          Intuit's endpoints by default (QUICKBOOKS_API_URL
+//	                          https://sandbox-quickbooks.api.intuit.com for development keys)
+//	XERO_CLIENT_ID, XERO_CLIENT_SECRET
+//	XERO_AUTH_URL, XERO_TOKEN_URL, XERO_REVOKE_URL, XERO_CONNECTIONS_URL, XERO_API_URL
+//	                          Xero's endpoints by default
+//	SANDBOX_PLATFORM_URL, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET
+//	                          a sandbox platform (services/jobs/accounting/sandboxplatform)
 package main
 
 import (
@@ -25,6 +42,8 @@ import (
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/jobs"
+	"github.com/ledgerlane/platform/services/jobs/accounting/quickbooks"
+	"github.com/ledgerlane/platform/services/jobs/accounting/xero"
 	"github.com/ledgerlane/platform/services/jobs/server"
 )
 
@@ -38,6 +57,7 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 		DatabaseURL:   config.String("DATABASE_URL", ""),
 		NATSURL:       config.String("NATS_URL", "nats://nats:4222"),
 		ConverterAddr: config.String("CONVERTER_ADDR", "converter:9002"),
+		MeteringAddr:  config.String("METERING_ADDR", "metering:9003"),
 		Log:           log,
 	}
 	if cfg.DatabaseURL == "" {
@@ -56,6 +76,26 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 		}
 	} else {
 		log.Warn("JOB_ENCRYPTION_KEY is not set: batch and webhook routes answer batch-unavailable")
+	}
+	cfg.Accounting = server.AccountingConfig{
+		RedirectURL:     config.String("ACCOUNTING_REDIRECT_URL", ""),
+		CursorKey:       []byte(config.String("CURSOR_SECRET", "")),
+		SandboxURL:      config.String("SANDBOX_PLATFORM_URL", ""),
+		SandboxClientID: config.String("SANDBOX_CLIENT_ID", ""), SandboxClientSecret: config.String("SANDBOX_CLIENT_SECRET", ""),
+	}
+	if id := config.String("QUICKBOOKS_CLIENT_ID", ""); id != "" {
+		cfg.Accounting.QuickBooks = &quickbooks.Config{ClientID: id, ClientSecret: config.String("QUICKBOOKS_CLIENT_SECRET", ""),
+			AuthURL: config.String("QUICKBOOKS_AUTH_URL", ""), TokenURL: config.String("QUICKBOOKS_TOKEN_URL", ""),
+			RevokeURL: config.String("QUICKBOOKS_REVOKE_URL", ""), APIURL: config.String("QUICKBOOKS_API_URL", "")}
+	}
+	if id := config.String("XERO_CLIENT_ID", ""); id != "" {
+		cfg.Accounting.Xero = &xero.Config{ClientID: id, ClientSecret: config.String("XERO_CLIENT_SECRET", ""),
+			AuthURL: config.String("XERO_AUTH_URL", ""), TokenURL: config.String("XERO_TOKEN_URL", ""),
+			RevokeURL: config.String("XERO_REVOKE_URL", ""), ConnectionsURL: config.String("XERO_CONNECTIONS_URL", ""),
+			APIURL: config.String("XERO_API_URL", "")}
+	}
+	if (cfg.Accounting.QuickBooks != nil || cfg.Accounting.Xero != nil || cfg.Accounting.SandboxURL != "") && cfg.Accounting.RedirectURL == "" {
+		return nil, errors.New("ACCOUNTING_REDIRECT_URL is required when an accounting platform is configured")
 	}
 	return server.New(ctx, cfg)
 }

@@ -17,7 +17,7 @@ func ToProto(l admission.Limits) *meteringv1.AccountLimits {
 		Plan: l.Plan, RatePerSecond: int32(l.RatePerSecond), Burst: int32(l.Burst),
 		MonthlyQuota: int32(l.MonthlyQuota), HardStop: l.HardStop, OveragePricePer_1000: int32(l.OveragePer1000),
 		Currency: l.Currency, PeriodStart: timestamppb.New(l.PeriodStart), PeriodEnd: timestamppb.New(l.PeriodEnd),
-		TestQuota: int32(l.TestQuota),
+		TestQuota: int32(l.TestQuota), PaymentState: l.PaymentState,
 	}
 	if l.OverageCapCents != nil {
 		v := int32(*l.OverageCapCents)
@@ -32,7 +32,7 @@ func FromProto(p *meteringv1.AccountLimits) admission.Limits {
 		Plan: p.GetPlan(), RatePerSecond: int(p.GetRatePerSecond()), Burst: int(p.GetBurst()),
 		MonthlyQuota: int64(p.GetMonthlyQuota()), HardStop: p.GetHardStop(), OveragePer1000: int64(p.GetOveragePricePer_1000()),
 		Currency: p.GetCurrency(), PeriodStart: p.GetPeriodStart().AsTime(), PeriodEnd: p.GetPeriodEnd().AsTime(),
-		TestQuota: int64(p.GetTestQuota()),
+		TestQuota: int64(p.GetTestQuota()), PaymentState: p.GetPaymentState(),
 	}
 	if p.OverageCapCents != nil {
 		v := int64(p.GetOverageCapCents())

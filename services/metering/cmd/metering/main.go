@@ -14,7 +14,8 @@
 //	SMTP_USERNAME, SMTP_PASSWORD  SMTP AUTH PLAIN credentials (optional)
 //	SMTP_TLS      required (default), opportunistic or none
 //	SMTP_TIMEOUT  per connection (default 10s)
-//	BILLING_INTERVAL  how often invoices, alerts and mail run (default 1m)
+//	BILLING_INTERVAL  how often invoices, settlement, alerts and mail run (default 1m)
+//	PAYMENT_PROCESSOR sandbox, or unset: no payment methods, nothing collected
 //	LOG_LEVEL     debug, info, warn or error (default info)
 package main
 
@@ -26,6 +27,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 	"github.com/ledgerlane/platform/services/metering/server"
 	"github.com/ledgerlane/platform/services/metering/smtpmail"
 )
@@ -48,6 +50,16 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 	var err error
 	if cfg.BillingInterval, err = config.Duration("BILLING_INTERVAL", time.Minute); err != nil {
 		return nil, err
+	}
+	switch pp := config.String("PAYMENT_PROCESSOR", ""); pp {
+	case "sandbox":
+		cfg.PaymentProcessor = sandboxpay.New()
+	case "":
+		log.Warn("PAYMENT_PROCESSOR is not set: payment methods cannot be added and nothing is collected")
+	default:
+		// Only the sandbox is built; a real adapter (docs/billing.md) is
+		// named here when it is.
+		return nil, errors.New(`PAYMENT_PROCESSOR must be "sandbox" or unset`)
 	}
 	if addr := config.String("SMTP_ADDR", ""); addr != "" {
 		timeout, err := config.Duration("SMTP_TIMEOUT", 10*time.Second)

@@ -23,7 +23,7 @@ func TestBillingCommands(t *testing.T) {
 		{args: []string{"plan", "list", "--account", a.ID}, wantOut: "growth"},
 		{args: []string{"plan", "cancel", "--account", a.ID}, wantOut: "canceled"},
 		{args: []string{"plan", "cancel", "--account", a.ID}, wantErr: "no downgrade is scheduled"},
-		{args: []string{"plan", "change", "--account", a.ID, "--plan", "scale"}, wantErr: "usage counters are not configured"},
+		{args: []string{"plan", "change", "--account", a.ID, "--plan", "scale"}, wantErr: "direct-debit-required"},
 		{args: []string{"plan", "change", "--account", a.ID, "--plan", "gold"}, wantErr: "unknown plan"},
 		{args: []string{"user", "add", "--account", a.ID, "--email", "ann@example.com", "--name", "Ann"}, wantOut: "ann@example.com"},
 		{args: []string{"user", "list", "--account", a.ID}, wantOut: "Ann"},

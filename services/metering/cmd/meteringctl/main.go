@@ -16,6 +16,14 @@
 //	meteringctl credit grant --account ID --cents N
 //	meteringctl user add --account ID --email E --name N
 //	meteringctl user list --account ID
+//	meteringctl payment-method add --account ID --type card|direct_debit --holder N [details] [--default]
+//	meteringctl payment-method list|default|remove --account ID [--id M]
+//	meteringctl payment list --account ID
+//	meteringctl payment retry --account ID --id P
+//	meteringctl payment force --id P --outcome settle|fail|delay [--days N]   (sandbox only)
+//	meteringctl payment settle-due                   (the settlement step, now)
+//
+// Payment methods need PAYMENT_PROCESSOR (sandbox, the only one built).
 //
 // Upgrades and invoices read the usage counters: they need REDIS_URL.
 //
@@ -49,6 +57,7 @@ import (
 	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/financedir"
 	"github.com/ledgerlane/platform/services/metering/postgres"
+	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
 
 const usage = `usage:
@@ -66,6 +75,16 @@ const usage = `usage:
   meteringctl credit grant --account ID --cents N
   meteringctl user add --account ID --email E --name N
   meteringctl user list --account ID
+  meteringctl payment-method add --account ID --type card|direct_debit --holder N
+      [--scheme ach|sepa|bacs] [--card-number C --exp-month M --exp-year Y]
+      [--iban I] [--routing-number R] [--sort-code S] [--account-number A] [--default]
+  meteringctl payment-method list --account ID
+  meteringctl payment-method default --account ID --id M
+  meteringctl payment-method remove --account ID --id M
+  meteringctl payment list --account ID
+  meteringctl payment retry --account ID --id P
+  meteringctl payment force --id P --outcome settle|fail|delay [--days N]
+  meteringctl payment settle-due
 `
 
 // errUsage marks a mistake on the command line (exit status 2).
@@ -115,6 +134,15 @@ func openPostgres(ctx context.Context, o openOptions) (*metering.Service, func()
 		}
 		svc.UseCounters(admission.New(rc, time.Now))
 		closeRedis = func() { _ = rc.Close() }
+	}
+	switch pp := config.String("PAYMENT_PROCESSOR", ""); pp {
+	case "sandbox":
+		svc.UsePaymentProcessor(sandboxpay.New())
+	case "":
+	default:
+		closeRedis()
+		pool.Close()
+		return nil, nil, errors.New(`PAYMENT_PROCESSOR must be "sandbox" or unset`)
 	}
 	closeFinance, err := useFinance(svc, o.FinanceAddr)
 	if err != nil {
@@ -182,6 +210,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, open open
 		cmd = userAdd
 	case "user list":
 		cmd = userList
+	case "payment-method add":
+		cmd = methodAdd
+	case "payment-method list":
+		cmd = methodList
+	case "payment-method default":
+		cmd = methodDefault
+	case "payment-method remove":
+		cmd = methodRemove
+	case "payment list":
+		cmd = paymentList
+	case "payment retry":
+		cmd = paymentRetry
+	case "payment force":
+		cmd = paymentForce
+	case "payment settle-due":
+		cmd = paymentSettleDue
 	default:
 		fmt.Fprint(stderr, usage)
 		return errUsage

@@ -1,0 +1,111 @@
+package portal
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+)
+
+// The finance credentials page: the other surface's credentials, issued for
+// one of the account's finance users under one of that user's connection
+// grants, by the same service method meteringctl's `key issue --surface
+// finance` uses. The grant (the finance service's) decides what the
+// credential sees and may change.
+
+type financeView struct {
+	Credentials   []financeCredView
+	DefaultScopes []string
+	OptInScopes   []string
+	NewSecret     string
+	NewName       string
+	// Form values after a refusal.
+	Name, UserID, GrantID string
+}
+
+type financeCredView struct {
+	ID, Name, Prefix, Kind, Mode, UserID, GrantID string
+	Scopes                                        []string
+	Created                                       time.Time
+	Revoked                                       *time.Time
+}
+
+func (p *Portal) financeView(r *http.Request, token string) (*financeView, error) {
+	res, err := p.client.ListFinanceCredentials(r.Context(), &meteringv1.ListFinanceCredentialsRequest{Token: token})
+	if err != nil {
+		return nil, err
+	}
+	v := &financeView{DefaultScopes: res.GetDefaultScopes(), OptInScopes: res.GetOptInScopes()}
+	cs := res.GetCredentials()
+	for i := len(cs) - 1; i >= 0; i-- { // newest first
+		v.Credentials = append(v.Credentials, toFinanceCredView(cs[i]))
+	}
+	return v, nil
+}
+
+func toFinanceCredView(c *meteringv1.PortalFinanceCredential) financeCredView {
+	out := financeCredView{ID: c.GetId(), Name: c.GetName(), Prefix: c.GetPrefix(), Kind: c.GetKind(), Mode: c.GetMode(),
+		UserID: c.GetFinanceUserId(), GrantID: c.GetGrantId(), Scopes: c.GetScopes(), Created: c.GetCreatedAt().AsTime()}
+	if c.RevokedAt != nil {
+		t := c.GetRevokedAt().AsTime()
+		out.Revoked = &t
+	}
+	return out
+}
+
+func (p *Portal) renderFinance(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, v view, fill func(*financeView)) {
+	fv, err := p.financeView(r, token)
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	if fill != nil {
+		fill(fv)
+	}
+	v.Title, v.Session, v.CSRF, v.Finance = "Finance credentials", s, s.GetCsrfToken(), fv
+	p.render(w, r, status, "finance", v)
+}
+
+func (p *Portal) finance(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	var v view
+	if r.URL.Query().Get("revoked") == "1" {
+		v.Notice = "The credential is revoked. Requests with it are refused within seconds."
+	}
+	p.renderFinance(w, r, s, token, http.StatusOK, v, nil)
+}
+
+func (p *Portal) createFinanceCredential(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	name, user, grant := r.PostFormValue("name"), r.PostFormValue("finance_user_id"), r.PostFormValue("grant_id")
+	res, err := p.client.CreateFinanceCredential(r.Context(), &meteringv1.CreateFinanceCredentialRequest{Token: token, Name: name,
+		Kind: r.PostFormValue("kind"), Mode: r.PostFormValue("mode"), Scopes: r.PostForm["scope"], FinanceUserId: user, GrantId: grant})
+	if err != nil {
+		pr := rpc.Problem(err)
+		if pr.Type != problem.InvalidInput {
+			p.failed(w, r, err)
+			return
+		}
+		p.renderFinance(w, r, s, token, http.StatusBadRequest, view{Error: pr.Detail}, func(fv *financeView) {
+			fv.Name, fv.UserID, fv.GrantID = name, user, grant
+		})
+		return
+	}
+	// The secret is in this one answer (no-store) and nowhere else.
+	p.renderFinance(w, r, s, token, http.StatusOK, view{}, func(fv *financeView) {
+		fv.NewSecret, fv.NewName = res.GetSecret(), res.GetCredential().GetName()
+	})
+}
+
+func (p *Portal) revokeFinanceCredential(w http.ResponseWriter, r *http.Request, _ *meteringv1.PortalSession, token string) {
+	_, err := p.client.RevokeKey(r.Context(), &meteringv1.RevokeKeyRequest{Token: token, KeyId: r.PathValue("id")})
+	if err != nil {
+		if rpc.Problem(err).Type == problem.NotFound {
+			p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such credential."})
+			return
+		}
+		p.failed(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/portal/finance?revoked=1", http.StatusSeeOther)
+}

@@ -1,0 +1,219 @@
+package finance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// Limits of PATCH /v1/budgets/{id}/allocations (ours).
+const (
+	MaxAllocationItems  = 500
+	MaxAllocationGroups = 50
+)
+
+// percentValue is a percentage from 0 to 100 with at most two places.
+var percentValue = regexp.MustCompile(`^[0-9]{1,3}(\.[0-9]{1,2})?$`)
+
+// AllocationUpdate is PATCH /v1/budgets/{id}/allocations: the items and
+// groups listed change, the others stay.
+type AllocationUpdate struct {
+	BudgetID        string
+	ExpectedVersion int64
+	Items           []ItemAllocation
+	Groups          []GroupAllocation
+}
+
+// ItemAllocation sets one item's allocated amount (a decimal string).
+type ItemAllocation struct {
+	ID              string
+	AllocatedAmount string
+}
+
+// GroupAllocation sets a percent_of_income group's percentage.
+type GroupAllocation struct {
+	ID              string
+	AllocationValue string
+}
+
+// UpdateBudgetAllocations answers PATCH /v1/budgets/{id}/allocations.
+//
+// Method rules: an item's allocated_amount can change in every group (in
+// an amount group the group's allocation_value is the sum of its items,
+// recomputed here; in percent and remainder groups the items are
+// per-category guides and the group's allocation follows the income). A
+// group's allocation_value can change only on percent_of_income groups,
+// except under fifty_thirty_twenty, whose percentages are the method; the
+// percent groups together may not exceed 100. Archived budgets are
+// read-only (409 conflict). A compare-and-swap on the budget's version;
+// a PATCH that changes nothing keeps it.
+func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u AllocationUpdate) (Result[BudgetView], error) {
+	var res Result[BudgetView]
+	sc, err := s.writeScope(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	id, err := requiredUUID(u.BudgetID, "id")
+	if err != nil {
+		return res, err
+	}
+	if u.ExpectedVersion <= 0 {
+		return res, invalid("expected_version", "expected_version is required: send the version you read")
+	}
+	switch {
+	case len(u.Items) == 0 && len(u.Groups) == 0:
+		return res, invalid("items", "send at least one of items or groups")
+	case len(u.Items) > MaxAllocationItems:
+		return res, invalid("items", fmt.Sprintf("at most %d items", MaxAllocationItems))
+	case len(u.Groups) > MaxAllocationGroups:
+		return res, invalid("groups", fmt.Sprintf("at most %d groups", MaxAllocationGroups))
+	}
+	old, err := s.loadBudget(ctx, c, id)
+	if err != nil {
+		return res, err
+	}
+	b, err := applyAllocations(sc, old, u)
+	if err != nil {
+		return res, err
+	}
+	if !old.IsActive {
+		return res, problem.New(problem.Conflict, "an archived budget cannot change; switch the method to start a new one")
+	}
+	if old.Version != u.ExpectedVersion {
+		return res, budgetVersionConflict(old.Version)
+	}
+	if sameGroups(old.Groups, b.Groups) {
+		return s.GetBudget(ctx, c, id)
+	}
+	b.Version, b.UpdatedAt = old.Version+1, s.now()
+	switch err := s.store.UpdateBudgetGroups(ctx, b, old.Version); {
+	case errors.Is(err, ErrVersionConflict):
+		return res, budgetVersionConflict(0)
+	case errors.Is(err, ErrNotFound):
+		return res, problem.New(problem.NotFound, "budget not found")
+	case err != nil:
+		return res, s.internal(ctx, "update budget", err)
+	}
+	return s.GetBudget(ctx, c, id)
+}
+
+// applyAllocations checks u against b and returns b with it applied. Items
+// of categories the grant hides are unknown to it (400 naming the item).
+func applyAllocations(sc scope, b Budget, u AllocationUpdate) (Budget, error) {
+	groups := make([]TargetGroup, len(b.Groups))
+	where := map[string][2]int{} // item id → group, item index
+	for gi, g := range b.Groups {
+		g.Items = append([]BudgetItem(nil), g.Items...)
+		groups[gi] = g
+		for ii, it := range g.Items {
+			if !sc.hidesCategory(it.CategoryID) {
+				where[it.ID] = [2]int{gi, ii}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for i, a := range u.Items {
+		field := fmt.Sprintf("items[%d].id", i)
+		id, err := requiredUUID(a.ID, field)
+		if err != nil {
+			return b, err
+		}
+		at, ok := where[id]
+		if !ok {
+			return b, invalid(field, field+" names no item of this budget")
+		}
+		if seen[id] {
+			return b, invalid(field, "an item is listed once")
+		}
+		seen[id] = true
+		amount, err := parseAmount(a.AllocatedAmount, fmt.Sprintf("items[%d].allocated_amount", i), b.Currency)
+		if err != nil {
+			return b, err
+		}
+		groups[at[0]].Items[at[1]].AllocatedAmount = amount
+	}
+	for i, a := range u.Groups {
+		field := fmt.Sprintf("groups[%d].id", i)
+		id, err := requiredUUID(a.ID, field)
+		if err != nil {
+			return b, err
+		}
+		gi := -1
+		for j, g := range groups {
+			if g.ID == id {
+				gi = j
+			}
+		}
+		if gi < 0 {
+			return b, invalid(field, field+" names no group of this budget")
+		}
+		if seen[id] {
+			return b, invalid(field, "a group is listed once")
+		}
+		seen[id] = true
+		vf := fmt.Sprintf("groups[%d].allocation_value", i)
+		switch {
+		case groups[gi].AllocationType != AllocPercent:
+			return b, invalid(vf, "only a percent_of_income group takes an allocation_value; an amount group's is the sum of its items")
+		case b.MethodType == MethodFiftyThirtyTwenty:
+			return b, invalid(vf, "a 50/30/20 budget keeps its percentages; switch to another method to change them")
+		case !percentValue.MatchString(a.AllocationValue):
+			return b, invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
+		}
+		v, _ := decimal.NewFromString(a.AllocationValue)
+		if v.GreaterThan(decNum(100)) {
+			return b, invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
+		}
+		groups[gi].AllocationValue = v
+	}
+	var percent decimal.Decimal
+	for gi, g := range groups {
+		switch g.AllocationType {
+		case AllocPercent:
+			percent = percent.Add(g.AllocationValue)
+		case AllocAmount:
+			var sum decimal.Decimal
+			for _, it := range g.Items {
+				sum = sum.Add(it.AllocatedAmount)
+			}
+			groups[gi].AllocationValue = sum
+		}
+	}
+	if percent.GreaterThan(decNum(100)) {
+		return b, invalid("groups", "the percent_of_income groups together may not exceed 100")
+	}
+	b.Groups = groups
+	return b, nil
+}
+
+// sameGroups compares groups as stored (jsonb: 450 and 450.00 are one
+// value).
+func sameGroups(a, b []TargetGroup) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || !a[i].AllocationValue.Equal(b[i].AllocationValue) || len(a[i].Items) != len(b[i].Items) {
+			return false
+		}
+		for j := range a[i].Items {
+			if !a[i].Items[j].AllocatedAmount.Equal(b[i].Items[j].AllocatedAmount) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func budgetVersionConflict(current int64) error {
+	detail := "the budget changed since you read it: read it again and retry"
+	if current > 0 {
+		detail = fmt.Sprintf("the budget is at version %d: read it again and retry", current)
+	}
+	return problem.New(problem.VersionConflict, detail).WithField("expected_version")
+}

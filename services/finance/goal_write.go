@@ -1,0 +1,547 @@
+package finance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// Limits of goal writes (ours; the spec shows no goal write). README.md
+// "Goal writes" lists them.
+const (
+	MaxGoalNameLength        = 200
+	MaxGoalDescriptionLength = 1000
+	MaxPlanLineNameLength    = 100
+	MaxGoalLinks             = 20 // per list: account links, budget links, plan lines
+	MaxGoalSortOrder         = 1_000_000
+	MaxGoalYearsAhead        = 100
+)
+
+// maxAmount bounds every amount a client writes (goal and budget amounts):
+// far above any real figure, it keeps numerics bounded.
+var maxAmount = decimal.New(1, 12)
+
+// unsignedDecimal is a non-negative plain decimal: no sign, exponent or
+// separators.
+var unsignedDecimal = regexp.MustCompile(`^[0-9]{1,13}(\.[0-9]{1,6})?$`)
+
+// GoalInput is the body of POST /v1/goals and PATCH /v1/goals/{id}. Nil
+// fields were not sent; a nil list leaves the stored list, an empty one
+// clears it.
+type GoalInput struct {
+	Name          *string
+	Description   *string // "" clears
+	GoalType      *string
+	Status        *string // PATCH only: active or paused
+	TargetAmount  *string
+	CurrentAmount *string
+	Currency      *string // POST only
+	TargetDate    *string // "" clears (PATCH)
+	TrackingMode  *string
+	SortOrder     *int32
+	ShowInDigest  *bool
+	AccountLinks  *[]GoalAccountLinkInput
+	BudgetLinks   *[]GoalBudgetLinkInput
+	SpendingPlan  *[]GoalPlanLineInput
+}
+
+// GoalAccountLinkInput is one account link as a client sends it.
+type GoalAccountLinkInput struct {
+	AccountID string
+	LinkRole  string // funding (default) or payoff
+}
+
+// GoalBudgetLinkInput is one budget link as a client sends it.
+type GoalBudgetLinkInput struct {
+	BudgetItemID       string
+	ContributionAmount string
+	IsActive           *bool // default true
+}
+
+// GoalPlanLineInput is one spending-plan line as a client sends it.
+type GoalPlanLineInput struct {
+	Name          string
+	CategoryID    string
+	PlannedAmount string
+}
+
+// GoalDeleteResult answers DELETE /v1/goals/{id}.
+type GoalDeleteResult struct{ Deleted bool }
+
+// CreateGoal answers POST /v1/goals.
+func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Result[GoalView], error) {
+	var res Result[GoalView]
+	sc, err := s.writeScope(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	if in.Status != nil {
+		return res, invalid("status", "a new goal is active; status can change later")
+	}
+	now := s.now()
+	g := Goal{ID: uuid.NewString(), UserID: c.UserID, GoalType: GoalSavings, Status: GoalActive,
+		TrackingMode: TrackManual, Version: 1, CreatedAt: now, UpdatedAt: now}
+	if in.Name == nil {
+		return res, invalid("name", "name is required")
+	}
+	if in.TargetAmount == nil {
+		return res, invalid("target_amount", "target_amount is required")
+	}
+	if in.Currency != nil {
+		if !currencyCode.MatchString(*in.Currency) {
+			return res, invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
+		}
+		g.Currency = *in.Currency
+	} else if g.Currency, err = s.mainCurrency(ctx, c, sc); err != nil {
+		return res, err
+	}
+	gc, err := s.goalContext(ctx, c, sc)
+	if err != nil {
+		return res, err
+	}
+	if in.SortOrder == nil {
+		all, err := s.store.ListGoals(ctx, c.UserID, nil, 0)
+		if err != nil {
+			return res, s.internal(ctx, "list goals", err)
+		}
+		if n := len(all); n > 0 {
+			g.SortOrder = min(all[n-1].SortOrder+1, MaxGoalSortOrder)
+		}
+	}
+	if err := s.applyGoalInput(sc, gc, &g, in, now, true); err != nil {
+		return res, err
+	}
+	if err := s.store.CreateGoal(ctx, g); err != nil {
+		return res, s.internal(ctx, "create goal", err)
+	}
+	return s.GetGoal(ctx, c, g.ID)
+}
+
+// UpdateGoal answers PATCH /v1/goals/{id}: a compare-and-swap on the
+// goal's version. A PATCH that changes nothing keeps the version.
+func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedVersion int64, in GoalInput) (Result[GoalView], error) {
+	var res Result[GoalView]
+	sc, err := s.writeScope(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	if id, err = requiredUUID(id, "id"); err != nil {
+		return res, err
+	}
+	if expectedVersion <= 0 {
+		return res, invalid("expected_version", "expected_version is required: send the version you read")
+	}
+	if in.Currency != nil {
+		return res, problem.New(problem.FieldImmutable, "a goal keeps its currency").WithField("currency")
+	}
+	gc, err := s.goalContext(ctx, c, sc)
+	if err != nil {
+		return res, err
+	}
+	old, err := s.writableGoal(ctx, c, sc, gc, id)
+	if err != nil {
+		return res, err
+	}
+	if old.Version != expectedVersion {
+		return res, goalVersionConflict(old.Version)
+	}
+	g := old
+	g.AccountLinks, g.BudgetLinks, g.SpendingPlan = slices.Clone(old.AccountLinks), slices.Clone(old.BudgetLinks), slices.Clone(old.SpendingPlan)
+	now := s.now()
+	if err := s.applyGoalInput(sc, gc, &g, in, now, false); err != nil {
+		return res, err
+	}
+	if sameGoal(g, old) {
+		return s.GetGoal(ctx, c, id)
+	}
+	g.Version, g.UpdatedAt = old.Version+1, now
+	switch err := s.store.UpdateGoal(ctx, g, old.Version); {
+	case errors.Is(err, ErrVersionConflict):
+		return res, goalVersionConflict(0)
+	case errors.Is(err, ErrNotFound):
+		return res, problem.New(problem.NotFound, "goal not found")
+	case err != nil:
+		return res, s.internal(ctx, "update goal", err)
+	}
+	return s.GetGoal(ctx, c, id)
+}
+
+// DeleteGoal answers DELETE /v1/goals/{id}; expectedVersion, when sent,
+// must be the current version.
+func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedVersion *int64) (Result[GoalDeleteResult], error) {
+	var res Result[GoalDeleteResult]
+	sc, err := s.writeScope(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	if id, err = requiredUUID(id, "id"); err != nil {
+		return res, err
+	}
+	if expectedVersion != nil && *expectedVersion <= 0 {
+		return res, invalid("expected_version", "expected_version must be a version you read (1 or more)")
+	}
+	gc, err := s.goalContext(ctx, c, sc)
+	if err != nil {
+		return res, err
+	}
+	old, err := s.writableGoal(ctx, c, sc, gc, id)
+	if err != nil {
+		return res, err
+	}
+	want := old.Version
+	if expectedVersion != nil {
+		if *expectedVersion != old.Version {
+			return res, goalVersionConflict(old.Version)
+		}
+		want = *expectedVersion
+	}
+	switch err := s.store.DeleteGoal(ctx, c.UserID, id, want); {
+	case errors.Is(err, ErrVersionConflict):
+		return res, goalVersionConflict(0)
+	case errors.Is(err, ErrNotFound):
+		return res, problem.New(problem.NotFound, "goal not found")
+	case err != nil:
+		return res, s.internal(ctx, "delete goal", err)
+	}
+	res.Data = GoalDeleteResult{Deleted: true}
+	res.Filtered = sc.grant.Filtered()
+	return res, nil
+}
+
+// writableGoal reads a goal for a write. A write needs the goal's accounts
+// in view: a goal the grant hides, or one linked to any account the grant
+// excludes, is not found (the credential cannot tell it from an unknown
+// one). Budget links and plan lines in excluded categories are kept as
+// they are by a write (applyGoalInput).
+func (s *Service) writableGoal(ctx context.Context, c Caller, sc scope, gc goalContext, id string) (Goal, error) {
+	g, err := s.store.GetGoal(ctx, c.UserID, id)
+	if errors.Is(err, ErrNotFound) {
+		return g, problem.New(problem.NotFound, "goal not found")
+	}
+	if err != nil {
+		return g, s.internal(ctx, "get goal", err)
+	}
+	if _, ok := sc.visibleGoal(g, gc.items); !ok {
+		return g, problem.New(problem.NotFound, "goal not found")
+	}
+	for _, l := range g.AccountLinks {
+		if sc.hidesAccount(l.AccountID) {
+			return g, problem.New(problem.NotFound, "goal not found")
+		}
+	}
+	return g, nil
+}
+
+// sameGoal compares goals as stored: decimals by value (5000 and 5000.00
+// are one amount), which JSON gives.
+func sameGoal(a, b Goal) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
+
+func goalVersionConflict(current int64) error {
+	detail := "the goal changed since you read it: read it again and retry"
+	if current > 0 {
+		detail = fmt.Sprintf("the goal is at version %d: read it again and retry", current)
+	}
+	return problem.New(problem.VersionConflict, detail).WithField("expected_version")
+}
+
+// parseAmount reads a non-negative amount of the currency: a plain decimal
+// with at most the currency's minor-unit places, below 10^12.
+func parseAmount(s, field, currency string) (decimal.Decimal, error) {
+	if !unsignedDecimal.MatchString(s) {
+		return decimal.Zero, invalid(field, field+` must be a non-negative decimal string such as "250.00"`)
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return d, invalid(field, field+" must be a decimal string")
+	}
+	if places := minorPlaces(currency); -d.Exponent() > places {
+		return d, invalid(field, fmt.Sprintf("%s amounts have at most %d decimal places", currency, places))
+	}
+	if !d.LessThan(maxAmount) {
+		return d, invalid(field, field+" must be below 1000000000000")
+	}
+	return d, nil
+}
+
+// text checks a free-text field: printable, at most max characters.
+func text(s, field string, max int, required bool) (string, error) {
+	s = strings.TrimSpace(s)
+	if required && s == "" {
+		return s, invalid(field, field+" must not be empty")
+	}
+	if !printable(s) || utf8.RuneCountInString(s) > max {
+		return s, invalid(field, fmt.Sprintf("%s must be at most %d printable characters", field, max))
+	}
+	return s, nil
+}
+
+// applyGoalInput checks in and applies it to g. Every field is checked
+// before anything else; then the goal as a whole (its tracking mode needs
+// its links, its links the goal's currency).
+func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput, now time.Time, create bool) error {
+	var err error
+	if in.Name != nil {
+		if g.Name, err = text(*in.Name, "name", MaxGoalNameLength, true); err != nil {
+			return err
+		}
+	}
+	if in.Description != nil {
+		if g.Description, err = text(*in.Description, "description", MaxGoalDescriptionLength, false); err != nil {
+			return err
+		}
+	}
+	if in.GoalType != nil {
+		switch *in.GoalType {
+		case GoalSavings, GoalPurchase, GoalDebtPayoff:
+			g.GoalType = *in.GoalType
+		default:
+			return invalid("goal_type", "goal_type must be savings, purchase or debt_payoff")
+		}
+	}
+	if in.Status != nil {
+		switch *in.Status {
+		case GoalActive, GoalPaused:
+			// Reopening (or pausing) a completed goal clears completed_at:
+			// a reached active goal is marked completed again on its next
+			// read.
+			if g.Status != *in.Status {
+				g.Status, g.CompletedAt = *in.Status, nil
+			}
+		default:
+			return invalid("status", "status must be active or paused (completed is set when the goal is reached)")
+		}
+	}
+	if in.TargetAmount != nil {
+		if g.TargetAmount, err = parseAmount(*in.TargetAmount, "target_amount", g.Currency); err != nil {
+			return err
+		}
+		if !g.TargetAmount.IsPositive() {
+			return invalid("target_amount", "target_amount must be above zero")
+		}
+	}
+	if in.TargetDate != nil {
+		switch {
+		case *in.TargetDate == "" && create:
+			return invalid("target_date", "target_date must be a date (YYYY-MM-DD); leave it out for none")
+		case *in.TargetDate == "":
+			g.TargetDate = nil
+		default:
+			d, err := ParseDate(*in.TargetDate)
+			today := Day(now)
+			if err != nil || d.Before(today) || d.After(today.AddDate(MaxGoalYearsAhead, 0, 0)) {
+				return invalid("target_date", fmt.Sprintf("target_date must be a date (YYYY-MM-DD) from today to %d years ahead", MaxGoalYearsAhead))
+			}
+			g.TargetDate = &d
+		}
+	}
+	if in.TrackingMode != nil {
+		switch *in.TrackingMode {
+		case TrackManual, TrackAccountDriven, TrackBudgetDriven:
+			if *in.TrackingMode != g.TrackingMode && *in.TrackingMode == TrackAccountDriven {
+				g.CurrentAmount = decimal.Zero // the accounts say it now
+			}
+			g.TrackingMode = *in.TrackingMode
+		default:
+			return invalid("tracking_mode", "tracking_mode must be manual, account_driven or budget_driven")
+		}
+	}
+	if in.CurrentAmount != nil {
+		if g.TrackingMode == TrackAccountDriven {
+			return invalid("current_amount", "an account_driven goal's current_amount comes from its accounts")
+		}
+		if g.CurrentAmount, err = parseAmount(*in.CurrentAmount, "current_amount", g.Currency); err != nil {
+			return err
+		}
+	}
+	if in.SortOrder != nil {
+		if *in.SortOrder < 0 || *in.SortOrder > MaxGoalSortOrder {
+			return invalid("sort_order", fmt.Sprintf("sort_order must be from 0 to %d", MaxGoalSortOrder))
+		}
+		g.SortOrder = *in.SortOrder
+	}
+	if in.ShowInDigest != nil {
+		g.ShowInDigest = *in.ShowInDigest
+	}
+	if in.AccountLinks != nil {
+		if g.AccountLinks, err = accountLinks(sc, gc, *in.AccountLinks, g.Currency); err != nil {
+			return err
+		}
+	}
+	if in.BudgetLinks != nil {
+		links, err := budgetLinks(sc, gc, *in.BudgetLinks, g.Currency)
+		if err != nil {
+			return err
+		}
+		// Links the grant cannot see stay: this credential cannot remove
+		// what it is not shown.
+		for _, l := range g.BudgetLinks {
+			if it, ok := gc.items[l.BudgetItemID]; ok && sc.hidesCategory(it.CategoryID) {
+				links = append(links, l)
+			}
+		}
+		g.BudgetLinks = links
+	}
+	if in.SpendingPlan != nil {
+		plan, err := planLines(sc, gc, *in.SpendingPlan, g.Currency)
+		if err != nil {
+			return err
+		}
+		for _, l := range g.SpendingPlan {
+			if sc.hidesCategory(l.CategoryID) {
+				plan = append(plan, l)
+			}
+		}
+		g.SpendingPlan = plan
+	}
+	// The goal as a whole.
+	switch g.TrackingMode {
+	case TrackAccountDriven:
+		if len(g.AccountLinks) == 0 {
+			return invalid("account_links", "an account_driven goal needs at least one account link")
+		}
+		g.FundingSourceType = FundingAccount
+	case TrackBudgetDriven:
+		if len(g.BudgetLinks) == 0 {
+			return invalid("budget_links", "a budget_driven goal needs at least one budget link")
+		}
+		g.FundingSourceType = FundingBudget
+	default:
+		g.FundingSourceType = FundingManual
+	}
+	if len(g.AccountLinks) == 0 {
+		g.AccountLinks = nil
+	}
+	if len(g.BudgetLinks) == 0 {
+		g.BudgetLinks = nil
+	}
+	if len(g.SpendingPlan) == 0 {
+		g.SpendingPlan = nil
+	}
+	return nil
+}
+
+// accountLinks checks account links. An account the grant hides is not
+// found, exactly like an unknown one (404 naming the link), so a
+// credential learns nothing about excluded accounts.
+func accountLinks(sc scope, gc goalContext, in []GoalAccountLinkInput, currency string) ([]GoalAccountLink, error) {
+	if len(in) > MaxGoalLinks {
+		return nil, invalid("account_links", fmt.Sprintf("at most %d account links", MaxGoalLinks))
+	}
+	out := make([]GoalAccountLink, 0, len(in))
+	for i, l := range in {
+		field := fmt.Sprintf("account_links[%d].account_id", i)
+		id, err := requiredUUID(l.AccountID, field)
+		if err != nil {
+			return nil, err
+		}
+		a, ok := gc.accounts[id]
+		if !ok || sc.hidesAccount(id) {
+			return nil, problem.New(problem.NotFound, "account not found").WithField(field)
+		}
+		if slices.ContainsFunc(out, func(o GoalAccountLink) bool { return o.AccountID == id }) {
+			return nil, invalid(field, "an account is linked once")
+		}
+		role := l.LinkRole
+		if role == "" {
+			role = LinkRoleFunding
+		}
+		debt := a.Type == AccountCredit || a.Type == AccountLoan
+		switch {
+		case role != LinkRoleFunding && role != LinkRolePayoff:
+			return nil, invalid(fmt.Sprintf("account_links[%d].link_role", i), "link_role must be funding or payoff")
+		case role == LinkRolePayoff && !debt:
+			return nil, invalid(fmt.Sprintf("account_links[%d].link_role", i), "a payoff link names a credit or loan account")
+		case role == LinkRoleFunding && debt:
+			return nil, invalid(fmt.Sprintf("account_links[%d].link_role", i), "a credit or loan account can only be a payoff link")
+		case a.Currency != currency:
+			return nil, invalid(field, fmt.Sprintf("the account is in %s, the goal in %s", a.Currency, currency))
+		}
+		out = append(out, GoalAccountLink{AccountID: id, LinkRole: role})
+	}
+	return out, nil
+}
+
+// budgetLinks checks budget links: each names an item of one of the
+// user's budgets in a category the grant shows (400 otherwise, as a
+// transaction's category_id).
+func budgetLinks(sc scope, gc goalContext, in []GoalBudgetLinkInput, currency string) ([]GoalBudgetLink, error) {
+	if len(in) > MaxGoalLinks {
+		return nil, invalid("budget_links", fmt.Sprintf("at most %d budget links", MaxGoalLinks))
+	}
+	out := make([]GoalBudgetLink, 0, len(in))
+	for i, l := range in {
+		field := fmt.Sprintf("budget_links[%d].budget_item_id", i)
+		id, err := requiredUUID(l.BudgetItemID, field)
+		if err != nil {
+			return nil, err
+		}
+		if it, ok := gc.items[id]; !ok || sc.hidesCategory(it.CategoryID) {
+			return nil, invalid(field, field+" names no budget item")
+		}
+		if slices.ContainsFunc(out, func(o GoalBudgetLink) bool { return o.BudgetItemID == id }) {
+			return nil, invalid(field, "a budget item is linked once")
+		}
+		af := fmt.Sprintf("budget_links[%d].contribution_amount", i)
+		amount, err := parseAmount(l.ContributionAmount, af, currency)
+		if err != nil {
+			return nil, err
+		}
+		if !amount.IsPositive() {
+			return nil, invalid(af, af+" must be above zero")
+		}
+		active := true
+		if l.IsActive != nil {
+			active = *l.IsActive
+		}
+		out = append(out, GoalBudgetLink{BudgetItemID: id, ContributionAmount: amount, IsActive: active})
+	}
+	return out, nil
+}
+
+// planLines checks spending-plan lines: a name, a category the grant
+// shows, an amount above zero.
+func planLines(sc scope, gc goalContext, in []GoalPlanLineInput, currency string) ([]GoalPlanLine, error) {
+	if len(in) > MaxGoalLinks {
+		return nil, invalid("spending_plan", fmt.Sprintf("at most %d spending-plan lines", MaxGoalLinks))
+	}
+	out := make([]GoalPlanLine, 0, len(in))
+	for i, l := range in {
+		name, err := text(l.Name, fmt.Sprintf("spending_plan[%d].name", i), MaxPlanLineNameLength, true)
+		if err != nil {
+			return nil, err
+		}
+		field := fmt.Sprintf("spending_plan[%d].category_id", i)
+		id, err := requiredUUID(l.CategoryID, field)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(gc.cats, func(c Category) bool { return c.ID == id }) || sc.hidesCategory(id) {
+			return nil, invalid(field, field+" names no category")
+		}
+		af := fmt.Sprintf("spending_plan[%d].planned_amount", i)
+		amount, err := parseAmount(l.PlannedAmount, af, currency)
+		if err != nil {
+			return nil, err
+		}
+		if !amount.IsPositive() {
+			return nil, invalid(af, af+" must be above zero")
+		}
+		out = append(out, GoalPlanLine{Name: name, CategoryID: id, PlannedAmount: amount})
+	}
+	return out, nil
+}

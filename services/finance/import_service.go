@@ -1,0 +1,155 @@
+package finance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// UseStatementParser sets what reads imported files: the converter's
+// client in server.New. Call it before the Service serves.
+func (s *Service) UseStatementParser(p StatementParser) { s.parser = p }
+
+// ImportStatement answers POST /v1/imports: it has the converter read the
+// file, then adds each entry of it to the account unless it is refused or
+// already present (see import.go for the rules). Importing the same file
+// again adds nothing. A hidden or unknown account is 404.
+func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportRequest) (Result[ImportResult], error) {
+	var res Result[ImportResult]
+	sc, err := s.writeScope(ctx, c)
+	if err != nil {
+		return res, err
+	}
+	accountID, err := requiredUUID(req.AccountID, "account_id")
+	if err != nil {
+		return res, err
+	}
+	if strings.TrimSpace(req.Message) == "" {
+		return res, invalid("message", "message is required: the statement file's text")
+	}
+	account, err := s.store.GetAccount(ctx, c.UserID, accountID)
+	if errors.Is(err, ErrNotFound) || err == nil && sc.hidesAccount(account.ID) {
+		return res, problem.New(problem.NotFound, "account not found").WithField("account_id")
+	}
+	if err != nil {
+		return res, s.internal(ctx, "get account", err)
+	}
+	if s.parser == nil {
+		return res, problem.New(problem.NotImplemented, "statement import is not configured on this server")
+	}
+	parsed, err := s.parser.ParseStatement(ctx, req.StatementFile)
+	if err != nil {
+		return res, err
+	}
+	if len(parsed.Entries) > MaxImportEntries {
+		return res, invalid("message", fmt.Sprintf("the file has %d entries; at most %d per import", len(parsed.Entries), MaxImportEntries))
+	}
+	entries, refused := prepareImport(parsed.Entries, account, s.now())
+	out := ImportResult{DetectedType: parsed.DetectedType, Refused: len(refused), Rows: refused}
+	if out.Rows == nil {
+		out.Rows = []RefusedRow{}
+	}
+	for attempt := 1; len(entries) > 0; attempt++ {
+		counted := out
+		err := s.applyImport(ctx, c.UserID, account, entries, &counted)
+		if errors.Is(err, ErrNotFound) && attempt < syncAttempts {
+			// A bank sync withdrew a row this import matched: read again.
+			continue
+		}
+		var p *problem.Problem
+		switch {
+		case errors.As(err, &p):
+			return res, err
+		case err != nil:
+			return res, s.internal(ctx, "apply import", err)
+		}
+		out = counted
+		break
+	}
+	res.Data = out
+	return res, nil
+}
+
+// applyImport matches the accepted entries against what the account holds
+// and writes the rest, counting each entry as added or matched.
+func (s *Service) applyImport(ctx context.Context, userID string, account Account, entries []importEntry, out *ImportResult) error {
+	keys := make([]string, len(entries))
+	first, last := entries[0].date, entries[0].date
+	for i, e := range entries {
+		keys[i] = e.key
+		for _, d := range []time.Time{e.date, e.valueDate} {
+			if d.IsZero() {
+				continue
+			}
+			if d.Before(first) {
+				first = d
+			}
+			if d.After(last) {
+				last = d
+			}
+		}
+	}
+	bankRows, err := s.store.ListTransactions(ctx, userID, TransactionFilter{AccountID: account.ID, Source: SourceBankSync,
+		StartDate: first, EndDate: last}, nil, 0)
+	if err != nil {
+		return s.internal(ctx, "list bank rows", err)
+	}
+	ids := make([]string, len(bankRows))
+	for i, t := range bankRows {
+		ids[i] = t.ID
+	}
+	claims, err := s.store.ImportClaims(ctx, account.ID, keys, ids)
+	if err != nil {
+		return s.internal(ctx, "import claims", err)
+	}
+	keyTaken, rowTaken := map[string]bool{}, map[string]bool{}
+	for _, cl := range claims {
+		keyTaken[cl.Key], rowTaken[cl.TransactionID] = true, true
+	}
+	for i := range entries {
+		entries[i].claimed, entries[i].bankRowID = keyTaken[entries[i].key], ""
+	}
+	matchBankRows(entries, bankRows, rowTaken)
+
+	now := s.now()
+	w := ImportWrite{UserID: userID, AccountID: account.ID}
+	for _, e := range entries {
+		switch {
+		case e.claimed:
+			out.Matched++
+		case e.bankRowID != "":
+			w.Rows = append(w.Rows, ImportRow{Key: e.key, MatchID: e.bankRowID})
+		default:
+			w.Rows = append(w.Rows, ImportRow{Key: e.key, Insert: &Transaction{
+				ID: uuid.NewString(), UserID: userID, AccountID: account.ID, Amount: e.amount,
+				Merchant: e.merchant, DisplayName: e.merchant, Description: e.descr, Date: e.date,
+				Source: SourceImport, Tags: []string{}, Version: 1, CreatedAt: now, UpdatedAt: now,
+			}})
+		}
+	}
+	if len(w.Rows) == 0 {
+		return nil
+	}
+	claimed, err := s.store.ApplyImport(ctx, w)
+	if err != nil {
+		return err // the caller retries ErrNotFound and maps the rest
+	}
+	for i, r := range w.Rows {
+		// A row another import claimed in the meantime is present all the
+		// same: matched.
+		if claimed[i] && r.Insert != nil {
+			out.Added++
+		} else {
+			out.Matched++
+		}
+	}
+	s.log.InfoContext(ctx, "statement imported", "account_id", account.ID, "format", out.DetectedType,
+		"added", out.Added, "matched", out.Matched, "refused", out.Refused)
+	return nil
+}

@@ -1,0 +1,316 @@
+package accounting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// PushRequest is a statement to book through a connection.
+type PushRequest struct {
+	ConnectionID  string
+	Message       string
+	From          string
+	BankAccount   string
+	ContraAccount string
+}
+
+// Entry outcomes.
+const (
+	EntryCreated = "created"
+	EntryPresent = "present"
+)
+
+// PushedEntry is one entry and what became of it.
+type PushedEntry struct {
+	Entry      Entry
+	Status     string
+	PlatformID string
+}
+
+// PushResult counts what a push did.
+type PushResult struct {
+	ConnectionID   string
+	Created        int
+	AlreadyPresent int
+	Entries        []PushedEntry
+}
+
+// Push books each entry of a statement as a bank transaction at the
+// connection's platform, at most once: entries recorded as pushed through
+// this connection are reported present, the others are sent with an
+// idempotency key derived from their stable id (so a booking whose answer
+// was lost is not doubled by the retry either) and recorded one by one. A
+// failure part-way answers the platform's problem; the entries booked
+// before it stay recorded, and the same push again continues from there.
+func (s *Service) Push(ctx context.Context, c Caller, req PushRequest) (PushResult, error) {
+	if err := s.check(c); err != nil {
+		return PushResult{}, err
+	}
+	if uuid.Validate(req.ConnectionID) != nil {
+		return PushResult{}, notFound()
+	}
+	conn, err := s.cfg.Store.GetConnection(ctx, c.AccountID, req.ConnectionID)
+	if err != nil {
+		return PushResult{}, storeErr(err)
+	}
+	if conn.Status != StatusActive {
+		d := fmt.Sprintf("the connection is %s, not active", conn.Status)
+		if conn.StatusReason != "" {
+			d += ": " + conn.StatusReason
+		}
+		return PushResult{}, problem.New(problem.ConnectionInactive, d)
+	}
+	p, ok := s.cfg.Platforms[conn.Platform]
+	if !ok {
+		return PushResult{}, problem.New(problem.ConnectionInactive, "the connection's platform is no longer configured on this deployment")
+	}
+	required, bank, contra := p.Accounts()
+	bank = firstNonEmpty(strings.TrimSpace(req.BankAccount), bank)
+	contra = firstNonEmpty(strings.TrimSpace(req.ContraAccount), contra)
+	switch {
+	case strings.TrimSpace(req.Message) == "":
+		return PushResult{}, problem.New(problem.InvalidInput, "message is required: the statement's text").WithField("message")
+	case required && strings.TrimSpace(req.BankAccount) == "":
+		return PushResult{}, problem.New(problem.InvalidInput, "bank_account is required for "+conn.Platform+": the platform's bank account to book into").WithField("bank_account")
+	case required && strings.TrimSpace(req.ContraAccount) == "":
+		return PushResult{}, problem.New(problem.InvalidInput, "contra_account is required for "+conn.Platform+": the platform's account on the other side").WithField("contra_account")
+	case len(bank) > 100:
+		return PushResult{}, problem.New(problem.InvalidInput, "bank_account is longer than 100 characters").WithField("bank_account")
+	case len(contra) > 100:
+		return PushResult{}, problem.New(problem.InvalidInput, "contra_account is longer than 100 characters").WithField("contra_account")
+	}
+
+	text, err := s.cfg.Converter.StatementCSV(ctx, c, req.From, req.Message)
+	if err != nil {
+		return PushResult{}, err // the converter's problem (invalid-input naming the line, unavailable)
+	}
+	entries, err := ReadCSV(text)
+	if err != nil {
+		return PushResult{}, fmt.Errorf("accounting: reading the converter's csv: %w", err)
+	}
+	// Pending entries (camt.052, MT942) are not booked yet: a later
+	// statement books them, under the same id when nothing about them changed.
+	booked := entries[:0]
+	for _, e := range entries {
+		if e.Status != "pending" {
+			booked = append(booked, e)
+		}
+	}
+	entries = booked
+	if len(entries) == 0 {
+		return PushResult{}, problem.New(problem.Unprocessable, "the statement has no entries to push").WithField("message")
+	}
+	if len(entries) > MaxEntries {
+		return PushResult{}, problem.New(problem.InvalidInput, fmt.Sprintf("the statement has %d entries; at most %d are pushed at once", len(entries), MaxEntries)).WithField("message")
+	}
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	done, err := s.cfg.Store.PushedEntries(ctx, conn.ID, ids)
+	if err != nil {
+		return PushResult{}, err
+	}
+	res := PushResult{ConnectionID: conn.ID, Entries: make([]PushedEntry, len(entries))}
+	var tok Token
+	for i, e := range entries {
+		if pid, ok := done[e.ID]; ok {
+			res.Entries[i] = PushedEntry{Entry: e, Status: EntryPresent, PlatformID: pid}
+			res.AlreadyPresent++
+			continue
+		}
+		if tok.AccessToken == "" {
+			if conn, tok, err = s.freshToken(ctx, conn, p); err != nil {
+				return PushResult{}, err
+			}
+		}
+		tx := transaction(conn.ID, e, bank, contra)
+		pid, err := p.Push(ctx, tok.AccessToken, conn.PlatformTenantID, tx)
+		s.cfg.Metrics.PlatformCall(conn.Platform, "push", outcome(err))
+		if kind, _ := kindOf(err); err != nil && kind == KindUnauthorized {
+			// The platform dropped the access token early: refresh once.
+			conn.TokenExpiresAt = time.Time{}
+			if conn, tok, err = s.freshToken(ctx, conn, p); err != nil {
+				return PushResult{}, err
+			}
+			pid, err = p.Push(ctx, tok.AccessToken, conn.PlatformTenantID, tx)
+			s.cfg.Metrics.PlatformCall(conn.Platform, "push", outcome(err))
+		}
+		if err != nil {
+			s.cfg.Metrics.EntriesPushed(conn.Platform, res.Created, res.AlreadyPresent)
+			s.log.Warn("accounting push failed", "account_id", c.AccountID, "connection_id", conn.ID,
+				"entry_id", e.ID, "pushed", res.Created, "error", err)
+			return PushResult{}, platformProblem(err, fmt.Sprintf("entry %d (%s) after %d were booked", i+1, e.ID, res.Created))
+		}
+		if err := s.cfg.Store.RecordPushed(ctx, conn.ID, e.ID, pid, s.timestamp()); err != nil {
+			return PushResult{}, err
+		}
+		res.Entries[i] = PushedEntry{Entry: e, Status: EntryCreated, PlatformID: pid}
+		res.Created++
+	}
+	s.cfg.Metrics.EntriesPushed(conn.Platform, res.Created, res.AlreadyPresent)
+	s.log.Info("accounting statement pushed", "account_id", c.AccountID, "connection_id", conn.ID,
+		"created", res.Created, "already_present", res.AlreadyPresent)
+	return res, nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// transaction is an entry in the platform-neutral shape adapters map.
+func transaction(connID string, e Entry, bank, contra string) BankTransaction {
+	amount, credit := strings.CutPrefix(e.Amount, "-")
+	desc := e.Description
+	if desc == "" {
+		desc = e.Counterparty
+	}
+	ref := firstNonEmpty(e.Reference, firstNonEmpty(e.BankReference, e.EndToEndID))
+	return BankTransaction{
+		Key: idempotencyKey(connID, e.ID), EntryID: e.ID, Date: e.BookingDate, Amount: amount, Credit: !credit,
+		Currency: e.Currency, Description: clip(desc, 4000), Counterparty: clip(e.Counterparty, 255),
+		Reference: clip(ref, 255), BankAccount: bank, ContraAccount: contra,
+	}
+}
+
+// freshToken returns the connection's tokens, refreshed first when the
+// access token expires within RefreshBefore.
+func (s *Service) freshToken(ctx context.Context, conn Connection, p Platform) (Connection, Token, error) {
+	now := s.timestamp()
+	if !conn.TokenExpiresAt.IsZero() && now.Add(s.cfg.RefreshBefore).Before(conn.TokenExpiresAt) {
+		tok, err := s.openToken(conn)
+		return conn, tok, err
+	}
+	ok, err := s.cfg.Store.ClaimRefresh(ctx, conn.ID, now, now.Add(refreshLease))
+	if err != nil {
+		return conn, Token{}, err
+	}
+	if !ok {
+		return conn, Token{}, problem.New(problem.PlatformUnavailable, "the connection's token is being refreshed; retry shortly").WithRetryAfter(5)
+	}
+	conn, err = s.refresh(ctx, conn, p)
+	if err != nil {
+		return conn, Token{}, err
+	}
+	tok, err := s.openToken(conn)
+	return conn, tok, err
+}
+
+// refresh trades the refresh token for new tokens, under a claim the caller
+// holds. A refusal (invalid_grant) puts the connection in error at once; a
+// transient failure is retried by the refresher with a doubling backoff, and
+// the MaxRefreshFailures-th puts it in error: never retried forever.
+func (s *Service) refresh(ctx context.Context, conn Connection, p Platform) (Connection, error) {
+	old, err := s.openToken(conn)
+	if err != nil {
+		return conn, err
+	}
+	now := s.timestamp()
+	tok, err := p.Refresh(ctx, old.RefreshToken)
+	s.cfg.Metrics.PlatformCall(conn.Platform, "refresh", outcome(err))
+	if err != nil {
+		kind, msg := kindOf(err)
+		conn.UpdatedAt = now
+		if kind == KindUnavailable {
+			conn.RefreshFailures++
+			conn.RefreshAfter = now.Add(s.cfg.RefreshBackoff << min(conn.RefreshFailures-1, 10))
+			if conn.RefreshFailures >= MaxRefreshFailures {
+				conn.Status = StatusError
+				conn.StatusReason = fmt.Sprintf("token refresh failed %d times in a row (platform unavailable); connect again", conn.RefreshFailures)
+			}
+		} else {
+			conn.Status = StatusError
+			conn.StatusReason = "the platform refused the token refresh; connect again"
+			if msg != "" {
+				conn.StatusReason += " (" + clip(msg, 200) + ")"
+			}
+		}
+		s.log.Warn("accounting token refresh failed", "account_id", conn.AccountID, "connection_id", conn.ID,
+			"failures", conn.RefreshFailures, "status", conn.Status)
+		if uerr := s.cfg.Store.UpdateConnection(ctx, conn); uerr != nil {
+			return conn, uerr
+		}
+		if conn.Status == StatusError {
+			return conn, problem.New(problem.ConnectionInactive, "the connection is error, not active: "+conn.StatusReason)
+		}
+		return conn, platformProblem(err, "the token refresh")
+	}
+	if tok.RefreshToken == "" {
+		tok.RefreshToken = old.RefreshToken // not rotated by this platform
+	}
+	blob, err := s.sealToken(conn.ID, tok)
+	if err != nil {
+		return conn, err
+	}
+	conn.Tokens, conn.TokenExpiresAt = blob, tok.Expiry.UTC().Truncate(time.Microsecond)
+	conn.RefreshFailures, conn.RefreshAfter, conn.UpdatedAt = 0, time.Time{}, now
+	if err := s.cfg.Store.UpdateConnection(ctx, conn); err != nil {
+		return conn, err
+	}
+	s.log.Info("accounting token refreshed", "account_id", conn.AccountID, "connection_id", conn.ID)
+	return conn, nil
+}
+
+// RefreshDue refreshes every active connection whose access token expires
+// within RefreshBefore (and whose backoff has passed), up to limit; it
+// returns how many it refreshed. The refresh keeps rolling refresh tokens
+// (QuickBooks 100 days, Xero 60 days) alive while nothing is pushed.
+func (s *Service) RefreshDue(ctx context.Context, limit int) (int, error) {
+	if s.cfg.Keys == nil {
+		return 0, nil
+	}
+	now := s.timestamp()
+	due, err := s.cfg.Store.DueRefresh(ctx, now.Add(s.cfg.RefreshBefore), now, limit)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, conn := range due {
+		p, ok := s.cfg.Platforms[conn.Platform]
+		if !ok {
+			continue
+		}
+		claimed, err := s.cfg.Store.ClaimRefresh(ctx, conn.ID, now, now.Add(refreshLease))
+		if err != nil {
+			return n, err
+		}
+		if !claimed {
+			continue
+		}
+		if _, err := s.refresh(ctx, conn, p); err != nil {
+			var pr *problem.Problem
+			if errors.Is(err, ErrNotFound) || errors.As(err, &pr) {
+				continue // deleted meanwhile, or the failure is recorded on the connection
+			}
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// RunRefresher calls RefreshDue every interval until ctx ends.
+func (s *Service) RunRefresher(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := s.RefreshDue(ctx, 100); err != nil && ctx.Err() == nil {
+			s.log.Warn("accounting refresher", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
