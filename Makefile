@@ -14,7 +14,7 @@ LDFLAGS := -X main.commit=$(COMMIT) -X main.buildTime=$(shell date -u +%Y-%m-%dT
 
 run: ## Start the whole system on embedded defaults (gateway on 127.0.0.1:8080).
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/local ./deploy/local/cmd/local
-	exec $(BIN)/local
+	GOGC=$${GOGC:-400} exec $(BIN)/local
 
 test: vet ## go vet and go test -race over every module.
 	@set -e; for m in $(MODULES); do echo "== go test $$m"; (cd $$m && go test -race -count=1 ./...); done
@@ -31,7 +31,7 @@ fuzz-edge:
 LOAD_FLAGS ?=
 load:
 	go build -o $(BIN)/load ./deploy/local/cmd/load
-	$(BIN)/load -samples $(CURDIR)/../shared/samples -duration 10s -rate 200 $(LOAD_FLAGS)
+	GOGC=$${GOGC:-400} $(BIN)/load -samples $(CURDIR)/../shared/samples -duration 10s -rate 200 $(LOAD_FLAGS)
 
 # The Prometheus alert rules (deploy/monitoring, docs/monitoring.md): syntax
 # and their unit tests. Skips with the reason when promtool is not installed
