@@ -306,3 +306,37 @@ func TestBatchIsAcceptedOrRefusedWhole(t *testing.T) {
 		t.Fatalf("batch of 2: %d %v", r.status, r.header)
 	}
 }
+
+// TestBatchFoundByItsKeyIsBilledOnce: a batch the jobs service finds by its
+// Idempotency-Key (the attempt that committed it lost its answer) is billed
+// only when that attempt's units were given back: after a 5xx, yes; after a
+// gateway that died before settling (no record of the key), no.
+func TestBatchFoundByItsKeyIsBilledOnce(t *testing.T) {
+	h := admitted(t, testLimits(1000, 1000, 100, true, nil))
+	batch := func(to, key string) reply {
+		t.Helper()
+		return h.do(t, "POST", "/v1/convert/batch", keyConvert,
+			strings.NewReader(`{"to":"`+to+`","items":[{"message":":20:X"},{"message":":20:Y"}]}`),
+			map[string]string{"Content-Type": "application/json", "Idempotency-Key": key})
+	}
+	steps := []struct {
+		name, to, key string
+		status        int
+		remaining     string // X-Quota-Remaining: the count before the request
+		replayed      bool
+	}{
+		{"a new job", "camt.053", "k-new", 202, "100", false},
+		{"found, its attempt never settled", "found", "k-orphan", 202, "98", true},
+		{"the replica died after committing", "unavailable", "k-lost", 503, "", false},
+		{"found after that 503", "found", "k-lost", 202, "98", true},
+		{"what the account was billed", "camt.053", "k-check", 202, "96", false},
+	}
+	for _, s := range steps {
+		r := batch(s.to, s.key)
+		if r.status != s.status || (s.remaining != "" && r.header.Get("X-Quota-Remaining") != s.remaining) ||
+			(r.header.Get("Idempotency-Replayed") == "true") != s.replayed {
+			t.Fatalf("%s: %d remaining %q replayed %q; want %d %q %v: %s", s.name, r.status,
+				r.header.Get("X-Quota-Remaining"), r.header.Get("Idempotency-Replayed"), s.status, s.remaining, s.replayed, r.body)
+		}
+	}
+}

@@ -281,6 +281,14 @@ func (a answer) send(w http.ResponseWriter) {
 // meaning "the backend decided it" (backend.go).
 func (g *Gateway) settle(ctx context.Context, t *ticket, a answer) {
 	counted := admission.Counted(a.status, a.v.contentLevel)
+	if counted && t.req.IdempotencyKey != "" && !t.d.PriorRefunded && a.resp.Header["Idempotency-Replayed"] != nil {
+		// The backend answered with work this key had already committed (a
+		// batch whose first answer was lost). The attempt that committed it
+		// was billed and never refunded, or its key would say so (a gateway
+		// killed before settling it, or a record older than 24 hours): not
+		// twice.
+		counted = false
+	}
 	switch {
 	case t.failOpen:
 		if t.req.Metered && counted {

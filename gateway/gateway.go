@@ -30,6 +30,7 @@ import (
 	"github.com/ledgerlane/platform/gateway/route"
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	edgev1 "github.com/ledgerlane/platform/proto/edge/v1"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
@@ -233,7 +234,14 @@ func (g *Gateway) newMux() *runtime.ServeMux {
 		// Nothing a client sends becomes gRPC metadata: the principal is the
 		// only identity a backend sees, and secrets never leave the edge.
 		runtime.WithIncomingHeaderMatcher(func(string) (string, bool) { return "", false }),
-		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		// Backends' metadata stays inside, but for one mark: work an earlier
+		// attempt with the same Idempotency-Key committed (settle reads it).
+		runtime.WithOutgoingHeaderMatcher(func(k string) (string, bool) {
+			if k == rpc.ReplayedHeader {
+				return "Idempotency-Replayed", true
+			}
+			return "", false
+		}),
 		// A route's success status other than 200 (a batch's 202) comes
 		// from the route table.
 		runtime.WithForwardResponseOption(func(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {

@@ -129,7 +129,18 @@ type fakeJobs struct {
 	jobsv1.UnimplementedJobServiceServer
 }
 
-func (fakeJobs) CreateBatch(_ context.Context, r *jobsv1.CreateBatchRequest) (*jobsv1.CreateBatchResponse, error) {
+// CreateBatch answers a new job, but for two targets that act out the jobs
+// service's key handling: "unavailable" (its replica died after the commit)
+// and "found" (the job its Idempotency-Key had already committed).
+func (fakeJobs) CreateBatch(ctx context.Context, r *jobsv1.CreateBatchRequest) (*jobsv1.CreateBatchResponse, error) {
+	switch r.GetTo() {
+	case "unavailable":
+		return nil, status.Error(codes.Unavailable, "replica stopped")
+	case "found":
+		if err := rpc.MarkReplayed(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return &jobsv1.CreateBatchResponse{Job: &jobsv1.Job{Id: "job-1", Status: "queued", ItemCount: int32(len(r.GetItems()))}}, nil
 }
 

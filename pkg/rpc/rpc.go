@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
 	"google.golang.org/grpc/status"
@@ -174,4 +175,15 @@ func Dial(addr string) (*grpc.ClientConn, error) {
 		grpc.WithDefaultServiceConfig(`{"loadBalancingConfig":[{"round_robin":{}}]}`),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20), grpc.MaxCallSendMsgSize(32<<20)),
 	)...)
+}
+
+// ReplayedHeader is the one response metadata key the gateway passes to the
+// client (as Idempotency-Replayed: true): the backend answered with work an
+// earlier attempt with the same Idempotency-Key had already committed, so the
+// gateway must not bill it a second time (gateway/gate.go settle).
+const ReplayedHeader = "x-ll-idempotency-replayed"
+
+// MarkReplayed sets ReplayedHeader on the answer of the call in ctx.
+func MarkReplayed(ctx context.Context) error {
+	return grpc.SetHeader(ctx, metadata.Pairs(ReplayedHeader, "true"))
 }

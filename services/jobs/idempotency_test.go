@@ -27,8 +27,8 @@ func submissionWithKeyIsFoundAgain(t *testing.T, e *env) {
 	}
 	req := jobs.BatchRequest{To: "camt.053", Messages: []string{"a", "b"}}
 	first, err := svc.CreateBatch(ctx, withKey("cred-1", "k1"), req)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || first.Replayed {
+		t.Fatal(first.Replayed, err)
 	}
 	other := jobs.BatchRequest{To: "camt.053", Messages: []string{"a", "c"}}
 	for _, tc := range []struct {
@@ -55,6 +55,10 @@ func submissionWithKeyIsFoundAgain(t *testing.T, e *env) {
 			}
 			if (j.ID == first.ID) != tc.sameJob {
 				t.Fatalf("job %s, first %s: same %v, want %v", j.ID, first.ID, j.ID == first.ID, tc.sameJob)
+			}
+			// The edge bills a found job only when told (gateway settle).
+			if j.Replayed != tc.sameJob {
+				t.Fatalf("Replayed %v, want %v", j.Replayed, tc.sameJob)
 			}
 		})
 	}

@@ -502,5 +502,6 @@ func replayed(prev Job, hash string) (Job, error) {
 		return Job{}, problem.New(problem.IdempotencyConflict, "this Idempotency-Key was used for another batch; use a new key")
 	}
 	prev.IdempotencyKey, prev.RequestHash = "", ""
+	prev.Replayed = true
 	return prev, nil
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/ledgerlane/platform/pkg/principal"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	"github.com/ledgerlane/platform/services/jobs"
@@ -71,6 +72,11 @@ func (s *jobServer) CreateBatch(ctx context.Context, req *jobsv1.CreateBatchRequ
 	j, err := s.svc.CreateBatch(ctx, caller(ctx), br)
 	if err != nil {
 		return nil, err
+	}
+	if j.Replayed {
+		if err := rpc.MarkReplayed(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return &jobsv1.CreateBatchResponse{Job: jobPB(j)}, nil
 }

@@ -116,6 +116,12 @@ type Decision struct {
 	OverageUnits int64
 	// Stored is the response to replay (Replay only).
 	Stored *Response
+	// PriorRefunded (Admitted with an idempotency key only): the key's last
+	// attempt was settled without being kept (a 5xx or 429), so whatever it
+	// counted was given back. A backend that answers this attempt with work
+	// the key already committed is then billed now; without it, that work
+	// was billed by the attempt that committed it.
+	PriorRefunded bool
 }
 
 // QuotaRemaining is the count before this request, clamped at zero.
@@ -271,6 +277,9 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 		UsedBefore:   toInt(res[4]),
 		OverageUnits: toInt(res[5]),
 	}
+	if d.Outcome == Admitted && len(res) >= 7 {
+		d.PriorRefunded = toInt(res[6]) == 1
+	}
 	if d.Outcome == Replay && len(res) >= 9 {
 		resp := &Response{Status: int(toInt(res[6])), Header: map[string][]string{}}
 		if s, ok := res[7].(string); ok {
@@ -309,7 +318,13 @@ func (m *Controller) Settle(ctx context.Context, r Request, d Decision, resp Res
 				p.HSet(ctx, k, "st", "done", "code", resp.Status, "hdr", string(hdr), "body", resp.Body)
 				p.PExpire(ctx, k, IdempotencyTTL)
 			} else {
+				// Released, not deleted: a retry may run (with any body),
+				// and its admission learns that this attempt was settled
+				// (Decision.PriorRefunded). A reservation left by a gateway
+				// that died never gets here and simply expires.
 				p.Del(ctx, k)
+				p.HSet(ctx, k, "st", "released")
+				p.PExpire(ctx, k, IdempotencyTTL)
 			}
 		}
 		return nil

@@ -11,6 +11,9 @@
 --       15 void_at (Redis TIME in ms after which the script changes nothing
 --          and answers 7: its caller has given up waiting; 0: no deadline)
 -- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage_units, code, hdr, body}
+--   (admitted: {0, tokens, full_ms, 0, used_before, overage_units, prior_refunded}, where
+--   prior_refunded is 1 when the key's last attempt was answered without being kept and
+--   its units were given back: see Settle's 'released' record)
 -- outcome: 0 admitted, 1 rate limited, 2 quota exceeded, 3 cap reached,
 --          4 idempotency conflict, 5 in flight, 6 replay, 7 void (too late)
 local void_at = tonumber(ARGV[15])
@@ -53,9 +56,14 @@ if not peek then
   save_bucket()
 end
 
+local prior = 0
 if not peek and ARGV[10] == '1' then
   local rec = redis.call('HMGET', KEYS[3], 'st', 'fp', 'code', 'hdr', 'body')
-  if rec[1] then
+  if rec[1] == 'released' then
+    -- The last attempt was answered 5xx or 429 and settled: the key is free
+    -- again (any body), and whatever it reserved was given back.
+    prior = 1
+  elseif rec[1] then
     if rec[2] ~= ARGV[11] then
       return {4, math.floor(tokens), full_ms(), 0, 0, 0}
     end
@@ -106,4 +114,4 @@ if ARGV[10] == '1' then
   redis.call('HSET', KEYS[3], 'st', 'run', 'fp', ARGV[11])
   redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[12]))
 end
-return {0, math.floor(tokens), full_ms(), 0, used, overage}
+return {0, math.floor(tokens), full_ms(), 0, used, overage, prior}
