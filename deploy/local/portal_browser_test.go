@@ -158,7 +158,9 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.SendKeys(`#exp-month`, "12", chromedp.ByID),
 		chromedp.SendKeys(`#exp-year`, "2040", chromedp.ByID),
 		chromedp.Click(`#add-card`, chromedp.ByID),
-		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+		// Not p.notice: the page before the submit shows one too (the
+		// mandate's), and a screenshot taken while it navigates never ends.
+		chromedp.WaitVisible(`button[aria-label^="Make Visa"]`, chromedp.ByQuery),
 		shot("10-payment-methods"),
 		chromedp.Navigate(st.URL+"/portal/usage"),
 		chromedp.WaitVisible(`#cap`, chromedp.ByID),
