@@ -189,6 +189,8 @@ func New(cfg Config) (*Gateway, error) {
 	g.handlers = map[route.Handler]http.Handler{
 		route.HandlerConvert: http.HandlerFunc(g.convert),
 		route.HandlerOpenAPI: openapi.Handler(),
+		// The OAuth token route (gateway/oauth.go).
+		route.HandlerOAuthToken: g.oauthToken(meteringv1.NewOAuthServiceClient(cfg.Backends.Metering)),
 	}
 	g.after = map[route.After]func(principal.Principal){
 		route.AfterForgetLimits: func(p principal.Principal) { g.resolver.ForgetAccount(p.AccountID) },

@@ -334,7 +334,7 @@ func TestPortalFinanceCredentials(t *testing.T) {
 	}
 	// Another account cannot issue for the demo's user.
 	other := newBrowser(t, st.URL)
-	otok := other.signUp("x@example.com", pw, "X Ltd").csrf(t)
+	otok := other.signUpVerified(st.Mail, "x@example.com", pw, "X Ltd").csrf(t)
 	form.Set("csrf", otok)
 	form.Set("grant_id", st.Demo.GrantRedactedID)
 	if p := other.post("/portal/finance", form); p.status != 400 || !strings.Contains(p.errorText(), "finance user") {

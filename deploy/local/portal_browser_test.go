@@ -86,6 +86,20 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.Submit(`#password`, chromedp.ByID),
 		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
 		shot("03-keys-empty"),
+	)
+	if err != nil {
+		t.Fatalf("browser (title %q): %v", title, err)
+	}
+	// Live keys need a verified address: follow the link that arrived by mail.
+	verify := mailToken(t, st.Mail, "bea@example.com", verifyLink)
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(st.URL+"/portal/verify?t="+verify),
+		chromedp.WaitVisible(`#confirm-email`, chromedp.ByID),
+		shot("03b-verify"),
+		chromedp.Click(`#confirm-email`, chromedp.ByID),
+		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+		chromedp.Navigate(st.URL+"/portal/keys"),
+		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
 		chromedp.SendKeys(`#key-name`, "laptop", chromedp.ByID),
 		chromedp.Submit(`#key-name`, chromedp.ByID),
 		chromedp.WaitVisible(`#new-secret`, chromedp.ByID),
@@ -185,6 +199,30 @@ func TestPortalInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser (payments): %v", err)
 	}
+
+	// A test OAuth client: its id and secret shown once, a token by the
+	// client-credentials grant, used like a key.
+	var clientID, clientSecret string
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(st.URL+"/portal/oauth"),
+		chromedp.WaitVisible(`#client-name`, chromedp.ByID),
+		shot("14b-oauth-empty"),
+		chromedp.SendKeys(`#client-name`, "staging CI", chromedp.ByID),
+		chromedp.Click(`#create-client`, chromedp.ByID),
+		chromedp.WaitVisible(`#new-client-id`, chromedp.ByID),
+		chromedp.Value(`#new-client-id`, &clientID, chromedp.ByID),
+		chromedp.Value(`#new-secret`, &clientSecret, chromedp.ByID),
+		shot("14c-oauth-created"),
+	)
+	if err != nil {
+		t.Fatalf("browser (oauth): %v", err)
+	}
+	tr := client{t: t, base: st.URL}.call("POST", "/v1/oauth/token", "", "grant_type=client_credentials",
+		"Content-Type", "application/x-www-form-urlencoded", "Authorization", basic(clientID, clientSecret))
+	tok, _ := tr.json["access_token"].(string)
+	if tr.status != 200 || formats(t, st.URL, tok) != 200 {
+		t.Fatalf("a token for the client made in the browser: %d %s", tr.status, tr.body)
+	}
 	if !strings.Contains(state, "settling") || !strings.Contains(refusal, "Direct debit required") {
 		t.Fatalf("payment state %q, refusal %q", state, refusal)
 	}
@@ -217,6 +255,35 @@ func TestPortalInBrowser(t *testing.T) {
 	c := client{t: t, base: st.URL, keys: map[string]string{"fin": finSecret}}
 	if r := c.call("GET", "/v1/transactions?page_size=3", "fin", ""); !strings.HasPrefix(finSecret, "at_live_") || r.status != 200 {
 		t.Fatalf("the finance credential made in the browser: %q %d %s", finSecret[:min(12, len(finSecret))], r.status, r.body)
+	}
+
+	// Password reset, signed out: the request form, then the form of the
+	// link that arrived by mail.
+	err = chromedp.Run(ctx,
+		chromedp.Click(`form[action="/portal/signout"] button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`a[href="/portal/forgot"]`, chromedp.ByQuery),
+		chromedp.Click(`a[href="/portal/forgot"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#email`, chromedp.ByID),
+		chromedp.SendKeys(`#email`, "bea@example.com", chromedp.ByID),
+		chromedp.Submit(`#email`, chromedp.ByID),
+		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+		shot("16-forgot-sent"),
+	)
+	if err != nil {
+		t.Fatalf("browser (forgot): %v", err)
+	}
+	reset := mailToken(t, st.Mail, "bea@example.com", resetLink)
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(st.URL+"/portal/reset?t="+reset),
+		chromedp.WaitVisible(`#password`, chromedp.ByID),
+		chromedp.SendKeys(`#password`, "a brand new passphrase", chromedp.ByID),
+		shot("17-reset"),
+		chromedp.Submit(`#password`, chromedp.ByID),
+		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+		shot("18-reset-done"),
+	)
+	if err != nil {
+		t.Fatalf("browser (reset): %v", err)
 	}
 	t.Logf("screenshots in %s", shots)
 }

@@ -182,7 +182,7 @@ func TestPortalEndToEnd(t *testing.T) {
 			if p := b.get("/portal/"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/portal/signin" {
 				t.Fatalf("/portal/ signed out: %d %v", p.status, p.header)
 			}
-			keys := b.signUp("founder@example.com", pw, "Founder Ltd")
+			keys := b.signUpVerified(st.Mail, "founder@example.com", pw, "Founder Ltd")
 			if !strings.Contains(keys.body, "founder@example.com") || !strings.Contains(keys.body, "No keys yet") {
 				t.Fatalf("keys page: %s", keys.body)
 			}
@@ -278,7 +278,7 @@ func TestPortalCSRF(t *testing.T) {
 			}
 		}
 	}
-	keys := b.signUp("csrf@example.com", pw, "CSRF Ltd")
+	keys := b.signUpVerified(st.Mail, "csrf@example.com", pw, "CSRF Ltd")
 	good := keys.csrf(t)
 	other := newBrowser(t, st.URL)
 	otherTok := other.signUp("other@example.com", pw, "Other Ltd").csrf(t)
@@ -429,7 +429,7 @@ var usedCount = regexp.MustCompile(`<span id="used">(\d+)</span>`)
 func TestPortalUsageAndBilling(t *testing.T) {
 	st := stack(t, false)
 	b := newBrowser(t, st.URL)
-	b.signUp("billing@example.com", pw, "Billing Ltd")
+	b.signUpVerified(st.Mail, "billing@example.com", pw, "Billing Ltd")
 	secret, _ := b.createKey("conv", "live")
 	u := b.get("/portal/usage")
 	if u.status != 200 || usedCount.FindStringSubmatch(u.body)[1] != "0" || !strings.Contains(u.body, "Plan <strong>free</strong>") {
@@ -524,7 +524,8 @@ func TestPortalInvitations(t *testing.T) {
 		t.Fatalf("second invitation of the same person: %d", p.status)
 	}
 	var link, token string
-	for _, m := range waitMail(t, st.Mail, 1) {
+	// Ann's verification mail and Bob's invitation.
+	for _, m := range waitMail(t, st.Mail, 2) {
 		decoded, _ := io.ReadAll(quotedprintable.NewReader(strings.NewReader(string(m.Data))))
 		if got := inviteLink.FindStringSubmatch(string(decoded)); got != nil && m.To[0] == "bob@team.example" {
 			link, token = got[0], got[1]
@@ -574,7 +575,7 @@ func TestPortalInvitations(t *testing.T) {
 func TestPortalAlertMails(t *testing.T) {
 	st := stack(t, false, func(c *local.Config) { c.BillingInterval = 200 * time.Millisecond })
 	b := newBrowser(t, st.URL)
-	b.signUp("alerts@example.com", pw, "Alerts Ltd")
+	b.signUpVerified(st.Mail, "alerts@example.com", pw, "Alerts Ltd")
 	if p := b.get("/portal/usage"); !strings.Contains(p.body, "None so far") || !strings.Contains(p.body, "No invoice yet") {
 		t.Fatalf("usage page before: %s", p.body)
 	}

@@ -102,12 +102,25 @@ func New(client meteringv1.PortalServiceClient, opts Options) *Portal {
 	p.mux.HandleFunc("GET /portal/finance", p.session(p.finance))
 	p.mux.HandleFunc("POST /portal/finance", p.session(p.createFinanceCredential))
 	p.mux.HandleFunc("POST /portal/finance/{id}/revoke", p.session(p.revokeFinanceCredential))
+	p.mux.HandleFunc("GET /portal/oauth", p.session(p.oauthClients))
+	p.mux.HandleFunc("POST /portal/oauth", p.session(p.createOAuthClient))
+	p.mux.HandleFunc("POST /portal/oauth/{id}/revoke", p.session(p.revokeOAuthClient))
 	p.mux.HandleFunc("GET /portal/people", p.session(p.people))
 	p.mux.HandleFunc("POST /portal/people", p.session(p.invite))
 	// The invitation token travels in the query and the form, never in the
 	// path, which the access log records.
 	p.mux.HandleFunc("GET /portal/invite", p.invitationForm)
 	p.mux.HandleFunc("POST /portal/invite", p.acceptInvitation)
+	// Password reset: the token travels like an invitation's.
+	p.mux.HandleFunc("GET /portal/forgot", p.forgotForm)
+	p.mux.HandleFunc("POST /portal/forgot", p.forgot)
+	p.mux.HandleFunc("GET /portal/reset", p.resetForm)
+	p.mux.HandleFunc("POST /portal/reset", p.reset)
+	// E-mail verification: the link's page confirms with a form (a mail
+	// scanner fetching the link does not use the token up).
+	p.mux.HandleFunc("GET /portal/verify", p.verifyForm)
+	p.mux.HandleFunc("POST /portal/verify", p.verify)
+	p.mux.HandleFunc("POST /portal/verify/send", p.session(p.sendVerification))
 	p.mux.HandleFunc("/portal/", func(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such page."})
 	})
@@ -186,6 +199,10 @@ type view struct {
 	Payments *paymentsView
 	// The finance credentials page.
 	Finance *financeView
+	// The test OAuth clients page.
+	OAuth *oauthView
+	// The password reset form: the token from the mailed link.
+	ResetToken string
 }
 
 type keyView struct {
@@ -364,7 +381,7 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 	v := view{Title: "Create an account", CSRF: p.preToken(w, r), Email: r.PostFormValue("email"),
 		Name: r.PostFormValue("name"), AccountName: r.PostFormValue("account_name")}
 	res, err := p.client.SignUp(r.Context(), &meteringv1.SignUpRequest{Email: v.Email, Password: r.PostFormValue("password"),
-		AccountName: v.AccountName, Name: v.Name})
+		AccountName: v.AccountName, Name: v.Name, VerifyLinkBase: p.verifyLinkBase(r)})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type != problem.InvalidInput {

@@ -46,6 +46,8 @@ type invoiceView struct {
 	Start, End              time.Time
 	Plan                    string
 	Subtotal, Credit, Total string
+	// Payment is how its collection stands, in words.
+	Payment string
 }
 
 type planView struct {
@@ -115,7 +117,7 @@ func (p *Portal) usageView(r *http.Request, token string) (*usageView, []*meteri
 	for _, inv := range res.GetInvoices() {
 		v.Invoices = append(v.Invoices, invoiceView{Start: inv.GetPeriodStart().AsTime(), End: inv.GetPeriodEnd().AsTime(),
 			Plan: inv.GetPlan(), Subtotal: money(inv.GetSubtotalCents(), v.Currency), Credit: money(inv.GetCreditCents(), v.Currency),
-			Total: money(inv.GetTotalCents(), v.Currency)})
+			Total: money(inv.GetTotalCents(), v.Currency), Payment: collectionText(inv)})
 	}
 	// The bar: included volume and overage share 100 % of the width.
 	total := max(v.Quota, v.Used, 1)
@@ -255,4 +257,21 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv
 		done = "canceled"
 	}
 	http.Redirect(w, r, "/portal/usage?done="+done, http.StatusSeeOther)
+}
+
+// collectionText says how an invoice's collection stands (docs/billing.md,
+// "Collecting an invoice").
+func collectionText(inv *meteringv1.PortalInvoice) string {
+	switch inv.GetCollectionState() {
+	case "open":
+		return "awaiting a payment method"
+	case "collecting":
+		if inv.GetNextAttemptAt() != nil {
+			return "retrying " + inv.GetNextAttemptAt().AsTime().UTC().Format("2006-01-02 15:04 UTC")
+		}
+		return "collecting"
+	case "":
+		return ""
+	}
+	return inv.GetCollectionState() // paid, failed
 }

@@ -56,6 +56,8 @@ const (
 	HandlerGenerated Handler = ""        // grpc-gateway's generated handler
 	HandlerConvert   Handler = "convert" // POST /v1/convert: raw bodies and Accept negotiation
 	HandlerOpenAPI   Handler = "openapi" // GET /v1/openapi.json: the embedded OpenAPI 3 document
+	// POST /v1/oauth/token: a form body, HTTP Basic and RFC 6749 answers.
+	HandlerOAuthToken Handler = "oauth-token"
 )
 
 // After names what the gateway runs once a route answered 2xx.
@@ -117,6 +119,11 @@ var table = []Route{
 	// The OpenAPI 3 document, generated from the protos and this table by
 	// `make gen` and served as a file.
 	get("/v1/openapi.json", Public, "", "edge.v1.EdgeService.OpenAPI").handler(HandlerOpenAPI),
+	// The OAuth token route (client-credentials grant, RFC 6749 §4.4): public,
+	// since the client authenticates with its own id and secret, not a key.
+	// Each grant makes a new token, so no idempotency.
+	write(http.MethodPost, "/v1/oauth/token", Public, "", "metering.v1.OAuthService.Token", none).
+		limit(16 << 10).handler(HandlerOAuthToken),
 
 	// Conversion surface: scopes exactly as the conversion spec's table.
 	write(http.MethodPost, "/v1/convert", Conversion, "convert", "conversion.v1.ConversionService.Convert", optional).

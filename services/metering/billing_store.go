@@ -76,6 +76,8 @@ type Invoice struct {
 	// the overage line never exceeds (nil: none).
 	OverageCapCents *int64
 	CreatedAt       time.Time
+	// Collection is how collecting TotalCents stands (collection.go).
+	Collection InvoiceCollection
 }
 
 // PortalUser is a person of an account: they receive its usage alerts.
@@ -92,6 +94,10 @@ type PortalUser struct {
 	InviteHash      string
 	InviteExpiresAt *time.Time
 	CreatedAt       time.Time
+	// EmailVerified: the person proved they read mail at Email (a
+	// verification link, an invitation or a password reset); until then
+	// live keys are refused (email_verify.go).
+	EmailVerified bool
 }
 
 // Alert records that a usage milestone was reached in a period; it exists

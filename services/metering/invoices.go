@@ -99,7 +99,10 @@ func (s *Service) ClosePeriods(ctx context.Context, accountID string) ([]Invoice
 			s.log.InfoContext(ctx, "invoice created", "account_id", a.ID, "invoice_id", stored.ID,
 				"period_start", stored.PeriodStart, "total_cents", stored.TotalCents)
 			out = append(out, stored)
-			s.collectInvoice(ctx, a, stored)
+			// The first attempt now; the billing tick makes any later one.
+			if _, err := s.attemptCollection(ctx, stored); err != nil {
+				s.log.WarnContext(ctx, "invoice not collected", "account_id", a.ID, "invoice_id", stored.ID, "err", err)
+			}
 		}
 		start = stored.PeriodEnd
 	}
@@ -165,6 +168,8 @@ func (s *Service) draftInvoice(ctx context.Context, h history, start, end time.T
 		ID: uuid.NewString(), AccountID: a.ID, PeriodStart: start, PeriodEnd: end, PlanID: last.ID,
 		Currency: a.BillingCurrency, OverageCapCents: h.capBefore(end), CreatedAt: s.timestamp(),
 	}
+	now := inv.CreatedAt
+	inv.Collection = InvoiceCollection{State: CollectionCollecting, NextAttemptAt: &now}
 	if price, _ := first.MonthlyPrice.In(a.BillingCurrency); price > 0 {
 		inv.Lines = append(inv.Lines, InvoiceLine{Kind: LineFlat, Quantity: 1, AmountCents: price,
 			Description: fmt.Sprintf("%s plan, %s to %s", first.ID, start.Format(time.DateOnly), end.Format(time.DateOnly))})

@@ -92,6 +92,11 @@ type Credential struct {
 	GrantID       string
 	CreatedAt     time.Time
 	RevokedAt     *time.Time
+	// ExpiresAt ends an OAuth access token's life (nil: never expires).
+	ExpiresAt *time.Time
+	// OAuthClientID is the OAuthClient.ID an access token was issued to;
+	// revoking the client revokes it too. Empty otherwise.
+	OAuthClientID string
 }
 
 // Revoked reports whether the credential has been revoked.
@@ -132,4 +137,6 @@ type Store interface {
 	BillingStore
 	PortalStore
 	PaymentStore
+	OAuthStore
+	PortalTokenStore
 }

@@ -44,4 +44,30 @@ type PaymentStore interface {
 	// DelayPayment moves a pending payment's SettleBy; ErrConflict when it
 	// is not pending, ErrNotFound for an unknown one.
 	DelayPayment(ctx context.Context, id string, settleBy time.Time) error
+
+	// Invoice collection (collection.go). Each is one conditional update, so
+	// any number of replicas may run them at once.
+
+	// ClaimCollection claims attempt of an invoice's collection: only while
+	// the invoice is collecting, its Attempts is attempt-1 and its
+	// NextAttemptAt is set and not after now, it sets Attempts to attempt and
+	// NextAttemptAt to leaseUntil and answers true; otherwise it changes
+	// nothing and answers false. ErrNotFound for an unknown invoice.
+	ClaimCollection(ctx context.Context, invoiceID string, attempt int, now, leaseUntil time.Time) (bool, error)
+	// RecordCollection sets the invoice's collection to c, only while it is
+	// collecting with Attempts equal to attempt (the claimer's); false
+	// otherwise.
+	RecordCollection(ctx context.Context, invoiceID string, attempt int, c InvoiceCollection) (bool, error)
+	// DueCollections returns up to limit collecting invoices whose
+	// NextAttemptAt is set and not after now, the earliest first.
+	DueCollections(ctx context.Context, now time.Time, limit int) ([]Invoice, error)
+	// ReopenCollections makes the account's open invoices collecting, due
+	// at now, and answers how many.
+	ReopenCollections(ctx context.Context, accountID string, now time.Time) (int, error)
+	// ResolveCollection records the outcome of the invoice's payment
+	// paymentID: CollectionPaid (from collecting or failed: a retry that
+	// settles pays a failed invoice) or CollectionFailed (only from
+	// collecting with that PaymentID). It answers false when nothing
+	// changed.
+	ResolveCollection(ctx context.Context, invoiceID, paymentID, state string) (bool, error)
 }

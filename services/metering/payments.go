@@ -120,6 +120,10 @@ type Payment struct {
 	SettleBy      time.Time
 	ResolvedAt    *time.Time
 	FailureReason string
+	// IdempotencyKey goes with the processor call that starts the payment
+	// (not stored): an invoice's attempt n carries "invoice:<id>:<n>", so
+	// a processor that sees the same key twice starts one collection.
+	IdempotencyKey string
 }
 
 // MethodDetails is what a person enters for a new payment method. Which
@@ -162,7 +166,12 @@ type PaymentProcessor interface {
 	// SetUp registers a checked method: tokenizes the card or creates the
 	// mandate, and answers its reference. details is in canonical form.
 	SetUp(ctx context.Context, accountID string, details MethodDetails) (ref string, err error)
-	// Collect starts collecting p from m.
+	// Collect starts collecting p from m; p.IdempotencyKey, when set,
+	// is the processor's idempotency key. An error wrapping
+	// ErrPaymentRefused is definitive (the processor will not collect this
+	// payment: a revoked mandate, a closed account); any other error is
+	// transient (unreachable, timed out, a 5xx) and the invoice's
+	// collection is retried (collection.go).
 	Collect(ctx context.Context, m PaymentMethod, p Payment) (Collection, error)
 	// Outcome is a due pending payment's outcome: PaymentSettled,
 	// PaymentFailed (with a reason) or still PaymentPending.
@@ -342,6 +351,9 @@ func (s *Service) AddPaymentMethod(ctx context.Context, accountID string, d Meth
 		return PaymentMethod{}, fmt.Errorf("add payment method: %w", err)
 	}
 	s.log.InfoContext(ctx, "payment method added", "account_id", accountID, "method_id", m.ID, "type", m.Type, "scheme", m.Scheme, "default", m.IsDefault)
+	if m.IsDefault {
+		s.collectOpenInvoices(ctx, accountID)
+	}
 	return m, nil
 }
 
@@ -390,6 +402,7 @@ func (s *Service) SetDefaultPaymentMethod(ctx context.Context, accountID, method
 	}
 	m.IsDefault = true
 	s.log.InfoContext(ctx, "default payment method set", "account_id", accountID, "method_id", methodID)
+	s.collectOpenInvoices(ctx, accountID)
 	return m, nil
 }
 
@@ -445,7 +458,9 @@ func (s *Service) checkPaymentFor(ctx context.Context, a Account, to Plan) error
 
 // collect starts a payment of amount from the account's default method and
 // stores it. Without a default method nothing is collected (the amount
-// stays on the invoice) and the zero Payment is returned.
+// stays on the invoice) and the zero Payment is returned. p.ID is kept when
+// set (an invoice's attempt derives it). When the processor answers an
+// error the payment is returned unstored, with its method, beside it.
 func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, error) {
 	if s.processor == nil || p.AmountCents <= 0 {
 		return Payment{}, nil
@@ -460,7 +475,10 @@ func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, e
 	}
 	m := ms[i]
 	now := s.timestamp()
-	p.ID, p.AccountID, p.MethodID, p.MethodType, p.Scheme = uuid.NewString(), a.ID, m.ID, m.Type, m.Scheme
+	if p.ID == "" {
+		p.ID = uuid.NewString()
+	}
+	p.AccountID, p.MethodID, p.MethodType, p.Scheme = a.ID, m.ID, m.Type, m.Scheme
 	p.Currency, p.CreatedAt, p.State = a.BillingCurrency, now, PaymentPending
 	if m.Type == MethodDirectDebit {
 		prior, err := s.store.Payments(ctx, a.ID)
@@ -473,7 +491,7 @@ func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, e
 	}
 	c, err := s.processor.Collect(ctx, m, p)
 	if err != nil {
-		return Payment{}, fmt.Errorf("collect: %w", err)
+		return p, fmt.Errorf("collect: %w", err)
 	}
 	p.ProcessorRef, p.SettleBy = c.Ref, now
 	switch c.State {
@@ -495,25 +513,6 @@ func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, e
 	s.log.InfoContext(ctx, "payment started", "account_id", a.ID, "payment_id", p.ID, "purpose", p.Purpose,
 		"amount_cents", p.AmountCents, "scheme", p.Scheme, "state", p.State, "first_debit", p.FirstDebit, "settle_by", p.SettleBy)
 	return p, nil
-}
-
-// collectInvoice collects what an invoice still owes: its total less what
-// the period's upgrades already collected (or are collecting).
-func (s *Service) collectInvoice(ctx context.Context, a Account, inv Invoice) {
-	prior, err := s.store.Payments(ctx, a.ID)
-	if err != nil {
-		s.log.WarnContext(ctx, "invoice not collected", "account_id", a.ID, "invoice_id", inv.ID, "err", err)
-		return
-	}
-	owed := inv.TotalCents
-	for _, p := range prior {
-		if p.Purpose == PurposeUpgrade && p.PeriodStart.Equal(inv.PeriodStart) && p.State != PaymentFailed {
-			owed -= p.AmountCents
-		}
-	}
-	if _, err := s.collect(ctx, a, Payment{Purpose: PurposeInvoice, InvoiceID: inv.ID, PeriodStart: inv.PeriodStart, AmountCents: owed}); err != nil {
-		s.log.WarnContext(ctx, "invoice not collected", "account_id", a.ID, "invoice_id", inv.ID, "err", err)
-	}
 }
 
 // RetryPayment collects a failed payment's amount again, from the account's
@@ -550,6 +549,9 @@ func (s *Service) RetryPayment(ctx context.Context, accountID, paymentID string)
 	}
 	if p.ID == "" {
 		return Payment{}, problem.New(problem.Conflict, "the account has no default payment method to collect from").WithField("payment_method")
+	}
+	if p.State == PaymentSettled {
+		s.invoicePaymentResolved(ctx, p) // a card settles at once
 	}
 	return p, nil
 }
@@ -604,6 +606,8 @@ func (s *Service) resolve(ctx context.Context, p Payment, state, reason string) 
 			p.FailureReason = reason
 			s.mailPaymentFailed(ctx, p)
 		}
+		p.State = state
+		s.invoicePaymentResolved(ctx, p)
 	}
 	return ok, nil
 }

@@ -351,15 +351,27 @@ func (s *Service) RevokeAccountCredential(ctx context.Context, accountID, id str
 	return s.Revoke(ctx, id)
 }
 
-// signinThrottle counts failed sign-ins per address, in this process. Its
-// zero value is ready.
+// signinThrottle counts failed sign-ins per address (or failed client
+// authentications per client id), in this process. Its zero value is ready
+// and uses the sign-in limits.
 type signinThrottle struct {
 	mu       sync.Mutex
 	failures map[string][]time.Time
+	// max failures within window; zero: SignInFailures, SignInWindow.
+	max    int
+	window time.Duration
+}
+
+func (t *signinThrottle) limits() (int, time.Duration) {
+	if t.max == 0 {
+		return SignInFailures, SignInWindow
+	}
+	return t.max, t.window
 }
 
 func (t *signinThrottle) recent(key string, now time.Time) []time.Time {
-	f := slices.DeleteFunc(t.failures[key], func(at time.Time) bool { return !now.Before(at.Add(SignInWindow)) })
+	_, window := t.limits()
+	f := slices.DeleteFunc(t.failures[key], func(at time.Time) bool { return !now.Before(at.Add(window)) })
 	if len(f) == 0 {
 		delete(t.failures, key)
 	} else {
@@ -372,11 +384,12 @@ func (t *signinThrottle) recent(key string, now time.Time) []time.Time {
 func (t *signinThrottle) blocked(key string, now time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	max, window := t.limits()
 	f := t.recent(key, now)
-	if len(f) < SignInFailures {
+	if len(f) < max {
 		return 0
 	}
-	return f[len(f)-SignInFailures].Add(SignInWindow).Sub(now)
+	return f[len(f)-max].Add(window).Sub(now)
 }
 
 func (t *signinThrottle) fail(key string, now time.Time) {
@@ -484,6 +497,10 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, name string
 		}
 		return "", SessionInfo{}, err
 	}
-	u.Name, u.InviteHash, u.InviteExpiresAt = name, "", nil
+	// The invitation link reached the address: it is verified.
+	if err := s.store.MarkEmailVerified(ctx, u.ID); err != nil {
+		return "", SessionInfo{}, fmt.Errorf("accept invitation: %w", err)
+	}
+	u.Name, u.InviteHash, u.InviteExpiresAt, u.EmailVerified = name, "", nil, true
 	return s.startSession(ctx, u, a)
 }

@@ -34,6 +34,12 @@ type Service struct {
 	mailBackoff, mailBackoffMax time.Duration
 	// signins counts failed portal sign-ins (portal.go).
 	signins signinThrottle
+	// clientAuths counts failed OAuth client authentications (oauth.go).
+	clientAuths signinThrottle
+	// resets counts password reset requests (password_reset.go).
+	resets signinThrottle
+	// verifies counts verification mails per person (email_verify.go).
+	verifies signinThrottle
 	// processor moves payments (payments.go); nil: no methods, no collection.
 	processor PaymentProcessor
 	// calendar dates direct-debit settlements.
@@ -54,7 +60,10 @@ func NewService(store Store, clock Clock, log *slog.Logger) *Service {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{store: store, now: clock, log: log, closeGrace: DefaultCloseGrace,
-		mailBackoff: DefaultMailBackoff, mailBackoffMax: DefaultMailBackoffMax}
+		mailBackoff: DefaultMailBackoff, mailBackoffMax: DefaultMailBackoffMax,
+		clientAuths: signinThrottle{max: ClientAuthFailures, window: ClientAuthWindow},
+		resets:      signinThrottle{max: ResetRequests, window: ResetWindow},
+		verifies:    signinThrottle{max: VerifyMails, window: VerifyWindow}}
 }
 
 // timestamp is the current time in UTC at PostgreSQL's microsecond precision,
@@ -208,6 +217,9 @@ func (s *Service) Resolve(ctx context.Context, secret string) (Credential, error
 		s.log.ErrorContext(ctx, "resolve credential", "err", err)
 		return Credential{}, fmt.Errorf("resolve credential: %w", err)
 	case c.Revoked():
+		return Credential{}, ErrNotFound
+	case c.ExpiresAt != nil && !s.now().Before(*c.ExpiresAt):
+		// An expired access token is refused exactly as a revoked one.
 		return Credential{}, ErrNotFound
 	}
 	return c, nil

@@ -298,6 +298,8 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 		b.convert(op)
 	case route.HandlerOpenAPI:
 		b.openapi(op)
+	case route.HandlerOAuthToken:
+		b.oauthToken(op)
 	}
 	return nil
 }

@@ -29,9 +29,12 @@ type SignUpRequest struct {
 	// The account's display name.
 	AccountName string `protobuf:"bytes,3,opt,name=account_name,json=accountName,proto3" json:"account_name,omitempty"`
 	// The person's name (optional).
-	Name          string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The root of the verification link mailed to the address; the token is
+	// appended. Empty: no verification mail is sent.
+	VerifyLinkBase string `protobuf:"bytes,5,opt,name=verify_link_base,json=verifyLinkBase,proto3" json:"verify_link_base,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *SignUpRequest) Reset() {
@@ -88,6 +91,13 @@ func (x *SignUpRequest) GetAccountName() string {
 func (x *SignUpRequest) GetName() string {
 	if x != nil {
 		return x.Name
+	}
+	return ""
+}
+
+func (x *SignUpRequest) GetVerifyLinkBase() string {
+	if x != nil {
+		return x.VerifyLinkBase
 	}
 	return ""
 }
@@ -435,8 +445,11 @@ type PortalSession struct {
 	AccountId   string                 `protobuf:"bytes,4,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	AccountName string                 `protobuf:"bytes,5,opt,name=account_name,json=accountName,proto3" json:"account_name,omitempty"`
 	// The synchronizer token every form of this session must carry.
-	CsrfToken     string                 `protobuf:"bytes,6,opt,name=csrf_token,json=csrfToken,proto3" json:"csrf_token,omitempty"`
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	CsrfToken string                 `protobuf:"bytes,6,opt,name=csrf_token,json=csrfToken,proto3" json:"csrf_token,omitempty"`
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// Whether the person's address is verified; until it is, live
+	// credentials are refused.
+	EmailVerified bool `protobuf:"varint,8,opt,name=email_verified,json=emailVerified,proto3" json:"email_verified,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -518,6 +531,13 @@ func (x *PortalSession) GetExpiresAt() *timestamppb.Timestamp {
 		return x.ExpiresAt
 	}
 	return nil
+}
+
+func (x *PortalSession) GetEmailVerified() bool {
+	if x != nil {
+		return x.EmailVerified
+	}
+	return false
 }
 
 type ListKeysRequest struct {
@@ -1131,6 +1151,13 @@ type PortalInvoice struct {
 	SubtotalCents int64                  `protobuf:"varint,4,opt,name=subtotal_cents,json=subtotalCents,proto3" json:"subtotal_cents,omitempty"`
 	CreditCents   int64                  `protobuf:"varint,5,opt,name=credit_cents,json=creditCents,proto3" json:"credit_cents,omitempty"`
 	TotalCents    int64                  `protobuf:"varint,6,opt,name=total_cents,json=totalCents,proto3" json:"total_cents,omitempty"`
+	// How its collection stands: "open" (no default payment method yet),
+	// "collecting", "paid" or "failed" (docs/billing.md).
+	CollectionState string `protobuf:"bytes,7,opt,name=collection_state,json=collectionState,proto3" json:"collection_state,omitempty"`
+	// Processor calls made so far.
+	CollectionAttempts int32 `protobuf:"varint,8,opt,name=collection_attempts,json=collectionAttempts,proto3" json:"collection_attempts,omitempty"`
+	// When the next attempt is due, while collecting after a processor error.
+	NextAttemptAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=next_attempt_at,json=nextAttemptAt,proto3" json:"next_attempt_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1205,6 +1232,27 @@ func (x *PortalInvoice) GetTotalCents() int64 {
 		return x.TotalCents
 	}
 	return 0
+}
+
+func (x *PortalInvoice) GetCollectionState() string {
+	if x != nil {
+		return x.CollectionState
+	}
+	return ""
+}
+
+func (x *PortalInvoice) GetCollectionAttempts() int32 {
+	if x != nil {
+		return x.CollectionAttempts
+	}
+	return 0
+}
+
+func (x *PortalInvoice) GetNextAttemptAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NextAttemptAt
+	}
+	return nil
 }
 
 // PortalPlan is one row of the price list, in the account's currency.
@@ -3218,16 +3266,844 @@ func (x *CreateFinanceCredentialResponse) GetSecret() string {
 	return ""
 }
 
+type ListOAuthClientsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOAuthClientsRequest) Reset() {
+	*x = ListOAuthClientsRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOAuthClientsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOAuthClientsRequest) ProtoMessage() {}
+
+func (x *ListOAuthClientsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOAuthClientsRequest.ProtoReflect.Descriptor instead.
+func (*ListOAuthClientsRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ListOAuthClientsRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+type ListOAuthClientsResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Clients []*PortalOAuthClient   `protobuf:"bytes,1,rep,name=clients,proto3" json:"clients,omitempty"`
+	// Conversion scopes granted by default, and opt-in.
+	DefaultScopes []string `protobuf:"bytes,2,rep,name=default_scopes,json=defaultScopes,proto3" json:"default_scopes,omitempty"`
+	OptInScopes   []string `protobuf:"bytes,3,rep,name=opt_in_scopes,json=optInScopes,proto3" json:"opt_in_scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOAuthClientsResponse) Reset() {
+	*x = ListOAuthClientsResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOAuthClientsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOAuthClientsResponse) ProtoMessage() {}
+
+func (x *ListOAuthClientsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOAuthClientsResponse.ProtoReflect.Descriptor instead.
+func (*ListOAuthClientsResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ListOAuthClientsResponse) GetClients() []*PortalOAuthClient {
+	if x != nil {
+		return x.Clients
+	}
+	return nil
+}
+
+func (x *ListOAuthClientsResponse) GetDefaultScopes() []string {
+	if x != nil {
+		return x.DefaultScopes
+	}
+	return nil
+}
+
+func (x *ListOAuthClientsResponse) GetOptInScopes() []string {
+	if x != nil {
+		return x.OptInScopes
+	}
+	return nil
+}
+
+// PortalOAuthClient is a test-mode OAuth client of the account.
+type PortalOAuthClient struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The public client identifier, oc_test_….
+	ClientId  string                 `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	Scopes    []string               `protobuf:"bytes,4,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Absent while the client is live.
+	RevokedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PortalOAuthClient) Reset() {
+	*x = PortalOAuthClient{}
+	mi := &file_metering_v1_portal_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PortalOAuthClient) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PortalOAuthClient) ProtoMessage() {}
+
+func (x *PortalOAuthClient) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PortalOAuthClient.ProtoReflect.Descriptor instead.
+func (*PortalOAuthClient) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *PortalOAuthClient) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PortalOAuthClient) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PortalOAuthClient) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *PortalOAuthClient) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *PortalOAuthClient) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *PortalOAuthClient) GetRevokedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokedAt
+	}
+	return nil
+}
+
+type CreateOAuthClientRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Token string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Empty: the six default conversion scopes.
+	Scopes        []string `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOAuthClientRequest) Reset() {
+	*x = CreateOAuthClientRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOAuthClientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOAuthClientRequest) ProtoMessage() {}
+
+func (x *CreateOAuthClientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOAuthClientRequest.ProtoReflect.Descriptor instead.
+func (*CreateOAuthClientRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *CreateOAuthClientRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *CreateOAuthClientRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateOAuthClientRequest) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+type CreateOAuthClientResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Client *PortalOAuthClient     `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	// The client secret, shown this once and never stored.
+	Secret        string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOAuthClientResponse) Reset() {
+	*x = CreateOAuthClientResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOAuthClientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOAuthClientResponse) ProtoMessage() {}
+
+func (x *CreateOAuthClientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOAuthClientResponse.ProtoReflect.Descriptor instead.
+func (*CreateOAuthClientResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *CreateOAuthClientResponse) GetClient() *PortalOAuthClient {
+	if x != nil {
+		return x.Client
+	}
+	return nil
+}
+
+func (x *CreateOAuthClientResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
+type RevokeOAuthClientRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	ClientId      string                 `protobuf:"bytes,2,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOAuthClientRequest) Reset() {
+	*x = RevokeOAuthClientRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOAuthClientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOAuthClientRequest) ProtoMessage() {}
+
+func (x *RevokeOAuthClientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOAuthClientRequest.ProtoReflect.Descriptor instead.
+func (*RevokeOAuthClientRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *RevokeOAuthClientRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *RevokeOAuthClientRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+type RevokeOAuthClientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOAuthClientResponse) Reset() {
+	*x = RevokeOAuthClientResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOAuthClientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOAuthClientResponse) ProtoMessage() {}
+
+func (x *RevokeOAuthClientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOAuthClientResponse.ProtoReflect.Descriptor instead.
+func (*RevokeOAuthClientResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{57}
+}
+
+type RequestPasswordResetRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Email string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	// The link's root; the reset token is appended.
+	LinkBase      string `protobuf:"bytes,2,opt,name=link_base,json=linkBase,proto3" json:"link_base,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestPasswordResetRequest) Reset() {
+	*x = RequestPasswordResetRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestPasswordResetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestPasswordResetRequest) ProtoMessage() {}
+
+func (x *RequestPasswordResetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestPasswordResetRequest.ProtoReflect.Descriptor instead.
+func (*RequestPasswordResetRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *RequestPasswordResetRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *RequestPasswordResetRequest) GetLinkBase() string {
+	if x != nil {
+		return x.LinkBase
+	}
+	return ""
+}
+
+type RequestPasswordResetResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestPasswordResetResponse) Reset() {
+	*x = RequestPasswordResetResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestPasswordResetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestPasswordResetResponse) ProtoMessage() {}
+
+func (x *RequestPasswordResetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestPasswordResetResponse.ProtoReflect.Descriptor instead.
+func (*RequestPasswordResetResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{59}
+}
+
+type GetPasswordResetRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ResetToken    string                 `protobuf:"bytes,1,opt,name=reset_token,json=resetToken,proto3" json:"reset_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPasswordResetRequest) Reset() {
+	*x = GetPasswordResetRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPasswordResetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPasswordResetRequest) ProtoMessage() {}
+
+func (x *GetPasswordResetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPasswordResetRequest.ProtoReflect.Descriptor instead.
+func (*GetPasswordResetRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *GetPasswordResetRequest) GetResetToken() string {
+	if x != nil {
+		return x.ResetToken
+	}
+	return ""
+}
+
+type GetPasswordResetResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Email         string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPasswordResetResponse) Reset() {
+	*x = GetPasswordResetResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPasswordResetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPasswordResetResponse) ProtoMessage() {}
+
+func (x *GetPasswordResetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPasswordResetResponse.ProtoReflect.Descriptor instead.
+func (*GetPasswordResetResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *GetPasswordResetResponse) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+type ResetPasswordRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ResetToken    string                 `protobuf:"bytes,1,opt,name=reset_token,json=resetToken,proto3" json:"reset_token,omitempty"`
+	Password      string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResetPasswordRequest) Reset() {
+	*x = ResetPasswordRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetPasswordRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetPasswordRequest) ProtoMessage() {}
+
+func (x *ResetPasswordRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetPasswordRequest.ProtoReflect.Descriptor instead.
+func (*ResetPasswordRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ResetPasswordRequest) GetResetToken() string {
+	if x != nil {
+		return x.ResetToken
+	}
+	return ""
+}
+
+func (x *ResetPasswordRequest) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+type ResetPasswordResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResetPasswordResponse) Reset() {
+	*x = ResetPasswordResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetPasswordResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetPasswordResponse) ProtoMessage() {}
+
+func (x *ResetPasswordResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetPasswordResponse.ProtoReflect.Descriptor instead.
+func (*ResetPasswordResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{63}
+}
+
+type SendVerificationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Token         string                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	LinkBase      string                 `protobuf:"bytes,2,opt,name=link_base,json=linkBase,proto3" json:"link_base,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendVerificationRequest) Reset() {
+	*x = SendVerificationRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendVerificationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendVerificationRequest) ProtoMessage() {}
+
+func (x *SendVerificationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendVerificationRequest.ProtoReflect.Descriptor instead.
+func (*SendVerificationRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *SendVerificationRequest) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
+func (x *SendVerificationRequest) GetLinkBase() string {
+	if x != nil {
+		return x.LinkBase
+	}
+	return ""
+}
+
+type SendVerificationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendVerificationResponse) Reset() {
+	*x = SendVerificationResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendVerificationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendVerificationResponse) ProtoMessage() {}
+
+func (x *SendVerificationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendVerificationResponse.ProtoReflect.Descriptor instead.
+func (*SendVerificationResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{65}
+}
+
+type VerifyEmailRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	VerifyToken   string                 `protobuf:"bytes,1,opt,name=verify_token,json=verifyToken,proto3" json:"verify_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyEmailRequest) Reset() {
+	*x = VerifyEmailRequest{}
+	mi := &file_metering_v1_portal_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyEmailRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyEmailRequest) ProtoMessage() {}
+
+func (x *VerifyEmailRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyEmailRequest.ProtoReflect.Descriptor instead.
+func (*VerifyEmailRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *VerifyEmailRequest) GetVerifyToken() string {
+	if x != nil {
+		return x.VerifyToken
+	}
+	return ""
+}
+
+type VerifyEmailResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyEmailResponse) Reset() {
+	*x = VerifyEmailResponse{}
+	mi := &file_metering_v1_portal_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyEmailResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyEmailResponse) ProtoMessage() {}
+
+func (x *VerifyEmailResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_portal_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyEmailResponse.ProtoReflect.Descriptor instead.
+func (*VerifyEmailResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_portal_proto_rawDescGZIP(), []int{67}
+}
+
 var File_metering_v1_portal_proto protoreflect.FileDescriptor
 
 const file_metering_v1_portal_proto_rawDesc = "" +
 	"\n" +
-	"\x18metering/v1/portal.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19metering/v1/billing.proto\x1a\x17metering/v1/usage.proto\"x\n" +
+	"\x18metering/v1/portal.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x19metering/v1/billing.proto\x1a\x17metering/v1/usage.proto\"\xa2\x01\n" +
 	"\rSignUpRequest\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1a\n" +
 	"\bpassword\x18\x02 \x01(\tR\bpassword\x12!\n" +
 	"\faccount_name\x18\x03 \x01(\tR\vaccountName\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name\"\\\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12(\n" +
+	"\x10verify_link_base\x18\x05 \x01(\tR\x0everifyLinkBase\"\\\n" +
 	"\x0eSignUpResponse\x124\n" +
 	"\asession\x18\x01 \x01(\v2\x1a.metering.v1.PortalSessionR\asession\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\"A\n" +
@@ -3246,7 +4122,7 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\n" +
 	"everywhere\x18\x02 \x01(\bR\n" +
 	"everywhere\"\x11\n" +
-	"\x0fSignOutResponse\"\xee\x01\n" +
+	"\x0fSignOutResponse\"\x95\x02\n" +
 	"\rPortalSession\x12\x17\n" +
 	"\auser_id\x18\x01 \x01(\tR\x06userId\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12\x12\n" +
@@ -3257,7 +4133,8 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\n" +
 	"csrf_token\x18\x06 \x01(\tR\tcsrfToken\x129\n" +
 	"\n" +
-	"expires_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"'\n" +
+	"expires_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12%\n" +
+	"\x0eemail_verified\x18\b \x01(\bR\remailVerified\"'\n" +
 	"\x0fListKeysRequest\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\"\x89\x01\n" +
 	"\x10ListKeysResponse\x12*\n" +
@@ -3300,7 +4177,7 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\asubject\x18\x02 \x01(\tR\asubject\x129\n" +
 	"\n" +
 	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x123\n" +
-	"\asent_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\"\x88\x02\n" +
+	"\asent_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\"\xa8\x03\n" +
 	"\rPortalInvoice\x12=\n" +
 	"\fperiod_start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\vperiodStart\x129\n" +
 	"\n" +
@@ -3309,7 +4186,10 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\x0esubtotal_cents\x18\x04 \x01(\x03R\rsubtotalCents\x12!\n" +
 	"\fcredit_cents\x18\x05 \x01(\x03R\vcreditCents\x12\x1f\n" +
 	"\vtotal_cents\x18\x06 \x01(\x03R\n" +
-	"totalCents\"\xfd\x01\n" +
+	"totalCents\x12)\n" +
+	"\x10collection_state\x18\a \x01(\tR\x0fcollectionState\x12/\n" +
+	"\x13collection_attempts\x18\b \x01(\x05R\x12collectionAttempts\x12B\n" +
+	"\x0fnext_attempt_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\rnextAttemptAt\"\xfd\x01\n" +
 	"\n" +
 	"PortalPlan\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x121\n" +
@@ -3470,7 +4350,54 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\n" +
 	"credential\x18\x01 \x01(\v2$.metering.v1.PortalFinanceCredentialR\n" +
 	"credential\x12\x16\n" +
-	"\x06secret\x18\x02 \x01(\tR\x06secret2\xe8\x0e\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret\"/\n" +
+	"\x17ListOAuthClientsRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\"\x9f\x01\n" +
+	"\x18ListOAuthClientsResponse\x128\n" +
+	"\aclients\x18\x01 \x03(\v2\x1e.metering.v1.PortalOAuthClientR\aclients\x12%\n" +
+	"\x0edefault_scopes\x18\x02 \x03(\tR\rdefaultScopes\x12\"\n" +
+	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\xe2\x01\n" +
+	"\x11PortalOAuthClient\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
+	"\tclient_id\x18\x03 \x01(\tR\bclientId\x12\x16\n" +
+	"\x06scopes\x18\x04 \x03(\tR\x06scopes\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"revoked_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\"\\\n" +
+	"\x18CreateOAuthClientRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06scopes\x18\x03 \x03(\tR\x06scopes\"k\n" +
+	"\x19CreateOAuthClientResponse\x126\n" +
+	"\x06client\x18\x01 \x01(\v2\x1e.metering.v1.PortalOAuthClientR\x06client\x12\x16\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret\"M\n" +
+	"\x18RevokeOAuthClientRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x1b\n" +
+	"\tclient_id\x18\x02 \x01(\tR\bclientId\"\x1b\n" +
+	"\x19RevokeOAuthClientResponse\"P\n" +
+	"\x1bRequestPasswordResetRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1b\n" +
+	"\tlink_base\x18\x02 \x01(\tR\blinkBase\"\x1e\n" +
+	"\x1cRequestPasswordResetResponse\":\n" +
+	"\x17GetPasswordResetRequest\x12\x1f\n" +
+	"\vreset_token\x18\x01 \x01(\tR\n" +
+	"resetToken\"0\n" +
+	"\x18GetPasswordResetResponse\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\"S\n" +
+	"\x14ResetPasswordRequest\x12\x1f\n" +
+	"\vreset_token\x18\x01 \x01(\tR\n" +
+	"resetToken\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"\x17\n" +
+	"\x15ResetPasswordResponse\"L\n" +
+	"\x17SendVerificationRequest\x12\x14\n" +
+	"\x05token\x18\x01 \x01(\tR\x05token\x12\x1b\n" +
+	"\tlink_base\x18\x02 \x01(\tR\blinkBase\"\x1a\n" +
+	"\x18SendVerificationResponse\"7\n" +
+	"\x12VerifyEmailRequest\x12!\n" +
+	"\fverify_token\x18\x01 \x01(\tR\vverifyToken\"\x15\n" +
+	"\x13VerifyEmailResponse2\xea\x14\n" +
 	"\rPortalService\x12A\n" +
 	"\x06SignUp\x12\x1a.metering.v1.SignUpRequest\x1a\x1b.metering.v1.SignUpResponse\x12A\n" +
 	"\x06SignIn\x12\x1a.metering.v1.SignInRequest\x1a\x1b.metering.v1.SignInResponse\x12M\n" +
@@ -3494,7 +4421,15 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\x13RemovePaymentMethod\x12'.metering.v1.RemovePaymentMethodRequest\x1a(.metering.v1.RemovePaymentMethodResponse\x12S\n" +
 	"\fRetryPayment\x12 .metering.v1.RetryPaymentRequest\x1a!.metering.v1.RetryPaymentResponse\x12q\n" +
 	"\x16ListFinanceCredentials\x12*.metering.v1.ListFinanceCredentialsRequest\x1a+.metering.v1.ListFinanceCredentialsResponse\x12t\n" +
-	"\x17CreateFinanceCredential\x12+.metering.v1.CreateFinanceCredentialRequest\x1a,.metering.v1.CreateFinanceCredentialResponseB\xa8\x01\n" +
+	"\x17CreateFinanceCredential\x12+.metering.v1.CreateFinanceCredentialRequest\x1a,.metering.v1.CreateFinanceCredentialResponse\x12_\n" +
+	"\x10ListOAuthClients\x12$.metering.v1.ListOAuthClientsRequest\x1a%.metering.v1.ListOAuthClientsResponse\x12b\n" +
+	"\x11CreateOAuthClient\x12%.metering.v1.CreateOAuthClientRequest\x1a&.metering.v1.CreateOAuthClientResponse\x12b\n" +
+	"\x11RevokeOAuthClient\x12%.metering.v1.RevokeOAuthClientRequest\x1a&.metering.v1.RevokeOAuthClientResponse\x12k\n" +
+	"\x14RequestPasswordReset\x12(.metering.v1.RequestPasswordResetRequest\x1a).metering.v1.RequestPasswordResetResponse\x12_\n" +
+	"\x10GetPasswordReset\x12$.metering.v1.GetPasswordResetRequest\x1a%.metering.v1.GetPasswordResetResponse\x12V\n" +
+	"\rResetPassword\x12!.metering.v1.ResetPasswordRequest\x1a\".metering.v1.ResetPasswordResponse\x12_\n" +
+	"\x10SendVerification\x12$.metering.v1.SendVerificationRequest\x1a%.metering.v1.SendVerificationResponse\x12P\n" +
+	"\vVerifyEmail\x12\x1f.metering.v1.VerifyEmailRequest\x1a .metering.v1.VerifyEmailResponseB\xa8\x01\n" +
 	"\x0fcom.metering.v1B\vPortalProtoP\x01Z;github.com/ledgerlane/platform/proto/metering/v1;meteringv1\xa2\x02\x03MXX\xaa\x02\vMetering.V1\xca\x02\vMetering\\V1\xe2\x02\x17Metering\\V1\\GPBMetadata\xea\x02\fMetering::V1b\x06proto3"
 
 var (
@@ -3509,7 +4444,7 @@ func file_metering_v1_portal_proto_rawDescGZIP() []byte {
 	return file_metering_v1_portal_proto_rawDescData
 }
 
-var file_metering_v1_portal_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_metering_v1_portal_proto_msgTypes = make([]protoimpl.MessageInfo, 68)
 var file_metering_v1_portal_proto_goTypes = []any{
 	(*SignUpRequest)(nil),                   // 0: metering.v1.SignUpRequest
 	(*SignUpResponse)(nil),                  // 1: metering.v1.SignUpResponse
@@ -3562,95 +4497,133 @@ var file_metering_v1_portal_proto_goTypes = []any{
 	(*PortalFinanceCredential)(nil),         // 48: metering.v1.PortalFinanceCredential
 	(*CreateFinanceCredentialRequest)(nil),  // 49: metering.v1.CreateFinanceCredentialRequest
 	(*CreateFinanceCredentialResponse)(nil), // 50: metering.v1.CreateFinanceCredentialResponse
-	(*timestamppb.Timestamp)(nil),           // 51: google.protobuf.Timestamp
-	(*GetUsageResponse)(nil),                // 52: metering.v1.GetUsageResponse
-	(*SetBillingLimitsRequest)(nil),         // 53: metering.v1.SetBillingLimitsRequest
-	(*BillingLimits)(nil),                   // 54: metering.v1.BillingLimits
+	(*ListOAuthClientsRequest)(nil),         // 51: metering.v1.ListOAuthClientsRequest
+	(*ListOAuthClientsResponse)(nil),        // 52: metering.v1.ListOAuthClientsResponse
+	(*PortalOAuthClient)(nil),               // 53: metering.v1.PortalOAuthClient
+	(*CreateOAuthClientRequest)(nil),        // 54: metering.v1.CreateOAuthClientRequest
+	(*CreateOAuthClientResponse)(nil),       // 55: metering.v1.CreateOAuthClientResponse
+	(*RevokeOAuthClientRequest)(nil),        // 56: metering.v1.RevokeOAuthClientRequest
+	(*RevokeOAuthClientResponse)(nil),       // 57: metering.v1.RevokeOAuthClientResponse
+	(*RequestPasswordResetRequest)(nil),     // 58: metering.v1.RequestPasswordResetRequest
+	(*RequestPasswordResetResponse)(nil),    // 59: metering.v1.RequestPasswordResetResponse
+	(*GetPasswordResetRequest)(nil),         // 60: metering.v1.GetPasswordResetRequest
+	(*GetPasswordResetResponse)(nil),        // 61: metering.v1.GetPasswordResetResponse
+	(*ResetPasswordRequest)(nil),            // 62: metering.v1.ResetPasswordRequest
+	(*ResetPasswordResponse)(nil),           // 63: metering.v1.ResetPasswordResponse
+	(*SendVerificationRequest)(nil),         // 64: metering.v1.SendVerificationRequest
+	(*SendVerificationResponse)(nil),        // 65: metering.v1.SendVerificationResponse
+	(*VerifyEmailRequest)(nil),              // 66: metering.v1.VerifyEmailRequest
+	(*VerifyEmailResponse)(nil),             // 67: metering.v1.VerifyEmailResponse
+	(*timestamppb.Timestamp)(nil),           // 68: google.protobuf.Timestamp
+	(*GetUsageResponse)(nil),                // 69: metering.v1.GetUsageResponse
+	(*SetBillingLimitsRequest)(nil),         // 70: metering.v1.SetBillingLimitsRequest
+	(*BillingLimits)(nil),                   // 71: metering.v1.BillingLimits
 }
 var file_metering_v1_portal_proto_depIdxs = []int32{
 	8,  // 0: metering.v1.SignUpResponse.session:type_name -> metering.v1.PortalSession
 	8,  // 1: metering.v1.SignInResponse.session:type_name -> metering.v1.PortalSession
 	8,  // 2: metering.v1.GetSessionResponse.session:type_name -> metering.v1.PortalSession
-	51, // 3: metering.v1.PortalSession.expires_at:type_name -> google.protobuf.Timestamp
+	68, // 3: metering.v1.PortalSession.expires_at:type_name -> google.protobuf.Timestamp
 	11, // 4: metering.v1.ListKeysResponse.keys:type_name -> metering.v1.PortalKey
-	51, // 5: metering.v1.PortalKey.created_at:type_name -> google.protobuf.Timestamp
-	51, // 6: metering.v1.PortalKey.revoked_at:type_name -> google.protobuf.Timestamp
+	68, // 5: metering.v1.PortalKey.created_at:type_name -> google.protobuf.Timestamp
+	68, // 6: metering.v1.PortalKey.revoked_at:type_name -> google.protobuf.Timestamp
 	11, // 7: metering.v1.CreateKeyResponse.key:type_name -> metering.v1.PortalKey
-	52, // 8: metering.v1.GetPortalUsageResponse.usage:type_name -> metering.v1.GetUsageResponse
+	69, // 8: metering.v1.GetPortalUsageResponse.usage:type_name -> metering.v1.GetUsageResponse
 	20, // 9: metering.v1.GetPortalUsageResponse.plans:type_name -> metering.v1.PortalPlan
 	18, // 10: metering.v1.GetPortalUsageResponse.alert_mails:type_name -> metering.v1.PortalAlertMail
 	19, // 11: metering.v1.GetPortalUsageResponse.invoices:type_name -> metering.v1.PortalInvoice
-	51, // 12: metering.v1.PortalAlertMail.created_at:type_name -> google.protobuf.Timestamp
-	51, // 13: metering.v1.PortalAlertMail.sent_at:type_name -> google.protobuf.Timestamp
-	51, // 14: metering.v1.PortalInvoice.period_start:type_name -> google.protobuf.Timestamp
-	51, // 15: metering.v1.PortalInvoice.period_end:type_name -> google.protobuf.Timestamp
-	53, // 16: metering.v1.SetPortalLimitsRequest.limits:type_name -> metering.v1.SetBillingLimitsRequest
-	54, // 17: metering.v1.SetPortalLimitsResponse.limits:type_name -> metering.v1.BillingLimits
-	51, // 18: metering.v1.ChangePortalPlanResponse.effective_at:type_name -> google.protobuf.Timestamp
-	27, // 19: metering.v1.ListPeopleResponse.people:type_name -> metering.v1.PortalPerson
-	51, // 20: metering.v1.PortalPerson.created_at:type_name -> google.protobuf.Timestamp
-	27, // 21: metering.v1.InvitePersonResponse.person:type_name -> metering.v1.PortalPerson
-	8,  // 22: metering.v1.AcceptInvitationResponse.session:type_name -> metering.v1.PortalSession
-	36, // 23: metering.v1.ListPaymentMethodsResponse.methods:type_name -> metering.v1.PortalPaymentMethod
-	37, // 24: metering.v1.ListPaymentMethodsResponse.payments:type_name -> metering.v1.PortalPayment
-	51, // 25: metering.v1.PortalPaymentMethod.created_at:type_name -> google.protobuf.Timestamp
-	51, // 26: metering.v1.PortalPayment.created_at:type_name -> google.protobuf.Timestamp
-	51, // 27: metering.v1.PortalPayment.settle_by:type_name -> google.protobuf.Timestamp
-	51, // 28: metering.v1.PortalPayment.resolved_at:type_name -> google.protobuf.Timestamp
-	36, // 29: metering.v1.AddPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
-	36, // 30: metering.v1.SetDefaultPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
-	37, // 31: metering.v1.RetryPaymentResponse.payment:type_name -> metering.v1.PortalPayment
-	48, // 32: metering.v1.ListFinanceCredentialsResponse.credentials:type_name -> metering.v1.PortalFinanceCredential
-	51, // 33: metering.v1.PortalFinanceCredential.created_at:type_name -> google.protobuf.Timestamp
-	51, // 34: metering.v1.PortalFinanceCredential.revoked_at:type_name -> google.protobuf.Timestamp
-	48, // 35: metering.v1.CreateFinanceCredentialResponse.credential:type_name -> metering.v1.PortalFinanceCredential
-	0,  // 36: metering.v1.PortalService.SignUp:input_type -> metering.v1.SignUpRequest
-	2,  // 37: metering.v1.PortalService.SignIn:input_type -> metering.v1.SignInRequest
-	4,  // 38: metering.v1.PortalService.GetSession:input_type -> metering.v1.GetSessionRequest
-	6,  // 39: metering.v1.PortalService.SignOut:input_type -> metering.v1.SignOutRequest
-	9,  // 40: metering.v1.PortalService.ListKeys:input_type -> metering.v1.ListKeysRequest
-	12, // 41: metering.v1.PortalService.CreateKey:input_type -> metering.v1.CreateKeyRequest
-	14, // 42: metering.v1.PortalService.RevokeKey:input_type -> metering.v1.RevokeKeyRequest
-	16, // 43: metering.v1.PortalService.GetPortalUsage:input_type -> metering.v1.GetPortalUsageRequest
-	21, // 44: metering.v1.PortalService.SetPortalLimits:input_type -> metering.v1.SetPortalLimitsRequest
-	23, // 45: metering.v1.PortalService.ChangePortalPlan:input_type -> metering.v1.ChangePortalPlanRequest
-	25, // 46: metering.v1.PortalService.ListPeople:input_type -> metering.v1.ListPeopleRequest
-	28, // 47: metering.v1.PortalService.InvitePerson:input_type -> metering.v1.InvitePersonRequest
-	30, // 48: metering.v1.PortalService.GetInvitation:input_type -> metering.v1.GetInvitationRequest
-	32, // 49: metering.v1.PortalService.AcceptInvitation:input_type -> metering.v1.AcceptInvitationRequest
-	34, // 50: metering.v1.PortalService.ListPaymentMethods:input_type -> metering.v1.ListPaymentMethodsRequest
-	38, // 51: metering.v1.PortalService.AddPaymentMethod:input_type -> metering.v1.AddPaymentMethodRequest
-	40, // 52: metering.v1.PortalService.SetDefaultPaymentMethod:input_type -> metering.v1.SetDefaultPaymentMethodRequest
-	42, // 53: metering.v1.PortalService.RemovePaymentMethod:input_type -> metering.v1.RemovePaymentMethodRequest
-	44, // 54: metering.v1.PortalService.RetryPayment:input_type -> metering.v1.RetryPaymentRequest
-	46, // 55: metering.v1.PortalService.ListFinanceCredentials:input_type -> metering.v1.ListFinanceCredentialsRequest
-	49, // 56: metering.v1.PortalService.CreateFinanceCredential:input_type -> metering.v1.CreateFinanceCredentialRequest
-	1,  // 57: metering.v1.PortalService.SignUp:output_type -> metering.v1.SignUpResponse
-	3,  // 58: metering.v1.PortalService.SignIn:output_type -> metering.v1.SignInResponse
-	5,  // 59: metering.v1.PortalService.GetSession:output_type -> metering.v1.GetSessionResponse
-	7,  // 60: metering.v1.PortalService.SignOut:output_type -> metering.v1.SignOutResponse
-	10, // 61: metering.v1.PortalService.ListKeys:output_type -> metering.v1.ListKeysResponse
-	13, // 62: metering.v1.PortalService.CreateKey:output_type -> metering.v1.CreateKeyResponse
-	15, // 63: metering.v1.PortalService.RevokeKey:output_type -> metering.v1.RevokeKeyResponse
-	17, // 64: metering.v1.PortalService.GetPortalUsage:output_type -> metering.v1.GetPortalUsageResponse
-	22, // 65: metering.v1.PortalService.SetPortalLimits:output_type -> metering.v1.SetPortalLimitsResponse
-	24, // 66: metering.v1.PortalService.ChangePortalPlan:output_type -> metering.v1.ChangePortalPlanResponse
-	26, // 67: metering.v1.PortalService.ListPeople:output_type -> metering.v1.ListPeopleResponse
-	29, // 68: metering.v1.PortalService.InvitePerson:output_type -> metering.v1.InvitePersonResponse
-	31, // 69: metering.v1.PortalService.GetInvitation:output_type -> metering.v1.GetInvitationResponse
-	33, // 70: metering.v1.PortalService.AcceptInvitation:output_type -> metering.v1.AcceptInvitationResponse
-	35, // 71: metering.v1.PortalService.ListPaymentMethods:output_type -> metering.v1.ListPaymentMethodsResponse
-	39, // 72: metering.v1.PortalService.AddPaymentMethod:output_type -> metering.v1.AddPaymentMethodResponse
-	41, // 73: metering.v1.PortalService.SetDefaultPaymentMethod:output_type -> metering.v1.SetDefaultPaymentMethodResponse
-	43, // 74: metering.v1.PortalService.RemovePaymentMethod:output_type -> metering.v1.RemovePaymentMethodResponse
-	45, // 75: metering.v1.PortalService.RetryPayment:output_type -> metering.v1.RetryPaymentResponse
-	47, // 76: metering.v1.PortalService.ListFinanceCredentials:output_type -> metering.v1.ListFinanceCredentialsResponse
-	50, // 77: metering.v1.PortalService.CreateFinanceCredential:output_type -> metering.v1.CreateFinanceCredentialResponse
-	57, // [57:78] is the sub-list for method output_type
-	36, // [36:57] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	68, // 12: metering.v1.PortalAlertMail.created_at:type_name -> google.protobuf.Timestamp
+	68, // 13: metering.v1.PortalAlertMail.sent_at:type_name -> google.protobuf.Timestamp
+	68, // 14: metering.v1.PortalInvoice.period_start:type_name -> google.protobuf.Timestamp
+	68, // 15: metering.v1.PortalInvoice.period_end:type_name -> google.protobuf.Timestamp
+	68, // 16: metering.v1.PortalInvoice.next_attempt_at:type_name -> google.protobuf.Timestamp
+	70, // 17: metering.v1.SetPortalLimitsRequest.limits:type_name -> metering.v1.SetBillingLimitsRequest
+	71, // 18: metering.v1.SetPortalLimitsResponse.limits:type_name -> metering.v1.BillingLimits
+	68, // 19: metering.v1.ChangePortalPlanResponse.effective_at:type_name -> google.protobuf.Timestamp
+	27, // 20: metering.v1.ListPeopleResponse.people:type_name -> metering.v1.PortalPerson
+	68, // 21: metering.v1.PortalPerson.created_at:type_name -> google.protobuf.Timestamp
+	27, // 22: metering.v1.InvitePersonResponse.person:type_name -> metering.v1.PortalPerson
+	8,  // 23: metering.v1.AcceptInvitationResponse.session:type_name -> metering.v1.PortalSession
+	36, // 24: metering.v1.ListPaymentMethodsResponse.methods:type_name -> metering.v1.PortalPaymentMethod
+	37, // 25: metering.v1.ListPaymentMethodsResponse.payments:type_name -> metering.v1.PortalPayment
+	68, // 26: metering.v1.PortalPaymentMethod.created_at:type_name -> google.protobuf.Timestamp
+	68, // 27: metering.v1.PortalPayment.created_at:type_name -> google.protobuf.Timestamp
+	68, // 28: metering.v1.PortalPayment.settle_by:type_name -> google.protobuf.Timestamp
+	68, // 29: metering.v1.PortalPayment.resolved_at:type_name -> google.protobuf.Timestamp
+	36, // 30: metering.v1.AddPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
+	36, // 31: metering.v1.SetDefaultPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
+	37, // 32: metering.v1.RetryPaymentResponse.payment:type_name -> metering.v1.PortalPayment
+	48, // 33: metering.v1.ListFinanceCredentialsResponse.credentials:type_name -> metering.v1.PortalFinanceCredential
+	68, // 34: metering.v1.PortalFinanceCredential.created_at:type_name -> google.protobuf.Timestamp
+	68, // 35: metering.v1.PortalFinanceCredential.revoked_at:type_name -> google.protobuf.Timestamp
+	48, // 36: metering.v1.CreateFinanceCredentialResponse.credential:type_name -> metering.v1.PortalFinanceCredential
+	53, // 37: metering.v1.ListOAuthClientsResponse.clients:type_name -> metering.v1.PortalOAuthClient
+	68, // 38: metering.v1.PortalOAuthClient.created_at:type_name -> google.protobuf.Timestamp
+	68, // 39: metering.v1.PortalOAuthClient.revoked_at:type_name -> google.protobuf.Timestamp
+	53, // 40: metering.v1.CreateOAuthClientResponse.client:type_name -> metering.v1.PortalOAuthClient
+	0,  // 41: metering.v1.PortalService.SignUp:input_type -> metering.v1.SignUpRequest
+	2,  // 42: metering.v1.PortalService.SignIn:input_type -> metering.v1.SignInRequest
+	4,  // 43: metering.v1.PortalService.GetSession:input_type -> metering.v1.GetSessionRequest
+	6,  // 44: metering.v1.PortalService.SignOut:input_type -> metering.v1.SignOutRequest
+	9,  // 45: metering.v1.PortalService.ListKeys:input_type -> metering.v1.ListKeysRequest
+	12, // 46: metering.v1.PortalService.CreateKey:input_type -> metering.v1.CreateKeyRequest
+	14, // 47: metering.v1.PortalService.RevokeKey:input_type -> metering.v1.RevokeKeyRequest
+	16, // 48: metering.v1.PortalService.GetPortalUsage:input_type -> metering.v1.GetPortalUsageRequest
+	21, // 49: metering.v1.PortalService.SetPortalLimits:input_type -> metering.v1.SetPortalLimitsRequest
+	23, // 50: metering.v1.PortalService.ChangePortalPlan:input_type -> metering.v1.ChangePortalPlanRequest
+	25, // 51: metering.v1.PortalService.ListPeople:input_type -> metering.v1.ListPeopleRequest
+	28, // 52: metering.v1.PortalService.InvitePerson:input_type -> metering.v1.InvitePersonRequest
+	30, // 53: metering.v1.PortalService.GetInvitation:input_type -> metering.v1.GetInvitationRequest
+	32, // 54: metering.v1.PortalService.AcceptInvitation:input_type -> metering.v1.AcceptInvitationRequest
+	34, // 55: metering.v1.PortalService.ListPaymentMethods:input_type -> metering.v1.ListPaymentMethodsRequest
+	38, // 56: metering.v1.PortalService.AddPaymentMethod:input_type -> metering.v1.AddPaymentMethodRequest
+	40, // 57: metering.v1.PortalService.SetDefaultPaymentMethod:input_type -> metering.v1.SetDefaultPaymentMethodRequest
+	42, // 58: metering.v1.PortalService.RemovePaymentMethod:input_type -> metering.v1.RemovePaymentMethodRequest
+	44, // 59: metering.v1.PortalService.RetryPayment:input_type -> metering.v1.RetryPaymentRequest
+	46, // 60: metering.v1.PortalService.ListFinanceCredentials:input_type -> metering.v1.ListFinanceCredentialsRequest
+	49, // 61: metering.v1.PortalService.CreateFinanceCredential:input_type -> metering.v1.CreateFinanceCredentialRequest
+	51, // 62: metering.v1.PortalService.ListOAuthClients:input_type -> metering.v1.ListOAuthClientsRequest
+	54, // 63: metering.v1.PortalService.CreateOAuthClient:input_type -> metering.v1.CreateOAuthClientRequest
+	56, // 64: metering.v1.PortalService.RevokeOAuthClient:input_type -> metering.v1.RevokeOAuthClientRequest
+	58, // 65: metering.v1.PortalService.RequestPasswordReset:input_type -> metering.v1.RequestPasswordResetRequest
+	60, // 66: metering.v1.PortalService.GetPasswordReset:input_type -> metering.v1.GetPasswordResetRequest
+	62, // 67: metering.v1.PortalService.ResetPassword:input_type -> metering.v1.ResetPasswordRequest
+	64, // 68: metering.v1.PortalService.SendVerification:input_type -> metering.v1.SendVerificationRequest
+	66, // 69: metering.v1.PortalService.VerifyEmail:input_type -> metering.v1.VerifyEmailRequest
+	1,  // 70: metering.v1.PortalService.SignUp:output_type -> metering.v1.SignUpResponse
+	3,  // 71: metering.v1.PortalService.SignIn:output_type -> metering.v1.SignInResponse
+	5,  // 72: metering.v1.PortalService.GetSession:output_type -> metering.v1.GetSessionResponse
+	7,  // 73: metering.v1.PortalService.SignOut:output_type -> metering.v1.SignOutResponse
+	10, // 74: metering.v1.PortalService.ListKeys:output_type -> metering.v1.ListKeysResponse
+	13, // 75: metering.v1.PortalService.CreateKey:output_type -> metering.v1.CreateKeyResponse
+	15, // 76: metering.v1.PortalService.RevokeKey:output_type -> metering.v1.RevokeKeyResponse
+	17, // 77: metering.v1.PortalService.GetPortalUsage:output_type -> metering.v1.GetPortalUsageResponse
+	22, // 78: metering.v1.PortalService.SetPortalLimits:output_type -> metering.v1.SetPortalLimitsResponse
+	24, // 79: metering.v1.PortalService.ChangePortalPlan:output_type -> metering.v1.ChangePortalPlanResponse
+	26, // 80: metering.v1.PortalService.ListPeople:output_type -> metering.v1.ListPeopleResponse
+	29, // 81: metering.v1.PortalService.InvitePerson:output_type -> metering.v1.InvitePersonResponse
+	31, // 82: metering.v1.PortalService.GetInvitation:output_type -> metering.v1.GetInvitationResponse
+	33, // 83: metering.v1.PortalService.AcceptInvitation:output_type -> metering.v1.AcceptInvitationResponse
+	35, // 84: metering.v1.PortalService.ListPaymentMethods:output_type -> metering.v1.ListPaymentMethodsResponse
+	39, // 85: metering.v1.PortalService.AddPaymentMethod:output_type -> metering.v1.AddPaymentMethodResponse
+	41, // 86: metering.v1.PortalService.SetDefaultPaymentMethod:output_type -> metering.v1.SetDefaultPaymentMethodResponse
+	43, // 87: metering.v1.PortalService.RemovePaymentMethod:output_type -> metering.v1.RemovePaymentMethodResponse
+	45, // 88: metering.v1.PortalService.RetryPayment:output_type -> metering.v1.RetryPaymentResponse
+	47, // 89: metering.v1.PortalService.ListFinanceCredentials:output_type -> metering.v1.ListFinanceCredentialsResponse
+	50, // 90: metering.v1.PortalService.CreateFinanceCredential:output_type -> metering.v1.CreateFinanceCredentialResponse
+	52, // 91: metering.v1.PortalService.ListOAuthClients:output_type -> metering.v1.ListOAuthClientsResponse
+	55, // 92: metering.v1.PortalService.CreateOAuthClient:output_type -> metering.v1.CreateOAuthClientResponse
+	57, // 93: metering.v1.PortalService.RevokeOAuthClient:output_type -> metering.v1.RevokeOAuthClientResponse
+	59, // 94: metering.v1.PortalService.RequestPasswordReset:output_type -> metering.v1.RequestPasswordResetResponse
+	61, // 95: metering.v1.PortalService.GetPasswordReset:output_type -> metering.v1.GetPasswordResetResponse
+	63, // 96: metering.v1.PortalService.ResetPassword:output_type -> metering.v1.ResetPasswordResponse
+	65, // 97: metering.v1.PortalService.SendVerification:output_type -> metering.v1.SendVerificationResponse
+	67, // 98: metering.v1.PortalService.VerifyEmail:output_type -> metering.v1.VerifyEmailResponse
+	70, // [70:99] is the sub-list for method output_type
+	41, // [41:70] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_portal_proto_init() }
@@ -3666,7 +4639,7 @@ func file_metering_v1_portal_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_metering_v1_portal_proto_rawDesc), len(file_metering_v1_portal_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   51,
+			NumMessages:   68,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

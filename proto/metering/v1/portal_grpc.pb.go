@@ -40,6 +40,14 @@ const (
 	PortalService_RetryPayment_FullMethodName            = "/metering.v1.PortalService/RetryPayment"
 	PortalService_ListFinanceCredentials_FullMethodName  = "/metering.v1.PortalService/ListFinanceCredentials"
 	PortalService_CreateFinanceCredential_FullMethodName = "/metering.v1.PortalService/CreateFinanceCredential"
+	PortalService_ListOAuthClients_FullMethodName        = "/metering.v1.PortalService/ListOAuthClients"
+	PortalService_CreateOAuthClient_FullMethodName       = "/metering.v1.PortalService/CreateOAuthClient"
+	PortalService_RevokeOAuthClient_FullMethodName       = "/metering.v1.PortalService/RevokeOAuthClient"
+	PortalService_RequestPasswordReset_FullMethodName    = "/metering.v1.PortalService/RequestPasswordReset"
+	PortalService_GetPasswordReset_FullMethodName        = "/metering.v1.PortalService/GetPasswordReset"
+	PortalService_ResetPassword_FullMethodName           = "/metering.v1.PortalService/ResetPassword"
+	PortalService_SendVerification_FullMethodName        = "/metering.v1.PortalService/SendVerification"
+	PortalService_VerifyEmail_FullMethodName             = "/metering.v1.PortalService/VerifyEmail"
 )
 
 // PortalServiceClient is the client API for PortalService service.
@@ -118,6 +126,32 @@ type PortalServiceClient interface {
 	// (INVALID_ARGUMENT naming finance_user_id or grant_id otherwise). The
 	// grant's privacy settings apply to every request made with it.
 	CreateFinanceCredential(ctx context.Context, in *CreateFinanceCredentialRequest, opts ...grpc.CallOption) (*CreateFinanceCredentialResponse, error)
+	// ListOAuthClients answers the session account's test OAuth clients,
+	// revoked ones too, and the scopes the portal may offer.
+	ListOAuthClients(ctx context.Context, in *ListOAuthClientsRequest, opts ...grpc.CallOption) (*ListOAuthClientsResponse, error)
+	// CreateOAuthClient creates a test-mode OAuth client; its secret is in
+	// this answer only.
+	CreateOAuthClient(ctx context.Context, in *CreateOAuthClientRequest, opts ...grpc.CallOption) (*CreateOAuthClientResponse, error)
+	// RevokeOAuthClient revokes one of the account's clients and every access
+	// token issued to it (NOT_FOUND for another account's client).
+	RevokeOAuthClient(ctx context.Context, in *RevokeOAuthClientRequest, opts ...grpc.CallOption) (*RevokeOAuthClientResponse, error)
+	// RequestPasswordReset mails a reset link to every portal user of the
+	// address who can sign in. It answers the same whether or not there is
+	// one; RESOURCE_EXHAUSTED (rate-limited) after too many requests for the
+	// address, known or not.
+	RequestPasswordReset(ctx context.Context, in *RequestPasswordResetRequest, opts ...grpc.CallOption) (*RequestPasswordResetResponse, error)
+	// GetPasswordReset answers the e-mail address of a live reset token;
+	// NOT_FOUND for an unknown, used or expired one.
+	GetPasswordReset(ctx context.Context, in *GetPasswordResetRequest, opts ...grpc.CallOption) (*GetPasswordResetResponse, error)
+	// ResetPassword sets a new password with a live reset token, uses it up
+	// and ends every session of the person.
+	ResetPassword(ctx context.Context, in *ResetPasswordRequest, opts ...grpc.CallOption) (*ResetPasswordResponse, error)
+	// SendVerification mails the session's person a new verification link
+	// (none when verified); RESOURCE_EXHAUSTED after too many.
+	SendVerification(ctx context.Context, in *SendVerificationRequest, opts ...grpc.CallOption) (*SendVerificationResponse, error)
+	// VerifyEmail uses a verification token up and marks its person's
+	// address verified; NOT_FOUND for an unknown, used or expired one.
+	VerifyEmail(ctx context.Context, in *VerifyEmailRequest, opts ...grpc.CallOption) (*VerifyEmailResponse, error)
 }
 
 type portalServiceClient struct {
@@ -338,6 +372,86 @@ func (c *portalServiceClient) CreateFinanceCredential(ctx context.Context, in *C
 	return out, nil
 }
 
+func (c *portalServiceClient) ListOAuthClients(ctx context.Context, in *ListOAuthClientsRequest, opts ...grpc.CallOption) (*ListOAuthClientsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOAuthClientsResponse)
+	err := c.cc.Invoke(ctx, PortalService_ListOAuthClients_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) CreateOAuthClient(ctx context.Context, in *CreateOAuthClientRequest, opts ...grpc.CallOption) (*CreateOAuthClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateOAuthClientResponse)
+	err := c.cc.Invoke(ctx, PortalService_CreateOAuthClient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) RevokeOAuthClient(ctx context.Context, in *RevokeOAuthClientRequest, opts ...grpc.CallOption) (*RevokeOAuthClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeOAuthClientResponse)
+	err := c.cc.Invoke(ctx, PortalService_RevokeOAuthClient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) RequestPasswordReset(ctx context.Context, in *RequestPasswordResetRequest, opts ...grpc.CallOption) (*RequestPasswordResetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RequestPasswordResetResponse)
+	err := c.cc.Invoke(ctx, PortalService_RequestPasswordReset_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) GetPasswordReset(ctx context.Context, in *GetPasswordResetRequest, opts ...grpc.CallOption) (*GetPasswordResetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPasswordResetResponse)
+	err := c.cc.Invoke(ctx, PortalService_GetPasswordReset_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) ResetPassword(ctx context.Context, in *ResetPasswordRequest, opts ...grpc.CallOption) (*ResetPasswordResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResetPasswordResponse)
+	err := c.cc.Invoke(ctx, PortalService_ResetPassword_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) SendVerification(ctx context.Context, in *SendVerificationRequest, opts ...grpc.CallOption) (*SendVerificationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendVerificationResponse)
+	err := c.cc.Invoke(ctx, PortalService_SendVerification_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *portalServiceClient) VerifyEmail(ctx context.Context, in *VerifyEmailRequest, opts ...grpc.CallOption) (*VerifyEmailResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VerifyEmailResponse)
+	err := c.cc.Invoke(ctx, PortalService_VerifyEmail_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PortalServiceServer is the server API for PortalService service.
 // All implementations must embed UnimplementedPortalServiceServer
 // for forward compatibility.
@@ -414,6 +528,32 @@ type PortalServiceServer interface {
 	// (INVALID_ARGUMENT naming finance_user_id or grant_id otherwise). The
 	// grant's privacy settings apply to every request made with it.
 	CreateFinanceCredential(context.Context, *CreateFinanceCredentialRequest) (*CreateFinanceCredentialResponse, error)
+	// ListOAuthClients answers the session account's test OAuth clients,
+	// revoked ones too, and the scopes the portal may offer.
+	ListOAuthClients(context.Context, *ListOAuthClientsRequest) (*ListOAuthClientsResponse, error)
+	// CreateOAuthClient creates a test-mode OAuth client; its secret is in
+	// this answer only.
+	CreateOAuthClient(context.Context, *CreateOAuthClientRequest) (*CreateOAuthClientResponse, error)
+	// RevokeOAuthClient revokes one of the account's clients and every access
+	// token issued to it (NOT_FOUND for another account's client).
+	RevokeOAuthClient(context.Context, *RevokeOAuthClientRequest) (*RevokeOAuthClientResponse, error)
+	// RequestPasswordReset mails a reset link to every portal user of the
+	// address who can sign in. It answers the same whether or not there is
+	// one; RESOURCE_EXHAUSTED (rate-limited) after too many requests for the
+	// address, known or not.
+	RequestPasswordReset(context.Context, *RequestPasswordResetRequest) (*RequestPasswordResetResponse, error)
+	// GetPasswordReset answers the e-mail address of a live reset token;
+	// NOT_FOUND for an unknown, used or expired one.
+	GetPasswordReset(context.Context, *GetPasswordResetRequest) (*GetPasswordResetResponse, error)
+	// ResetPassword sets a new password with a live reset token, uses it up
+	// and ends every session of the person.
+	ResetPassword(context.Context, *ResetPasswordRequest) (*ResetPasswordResponse, error)
+	// SendVerification mails the session's person a new verification link
+	// (none when verified); RESOURCE_EXHAUSTED after too many.
+	SendVerification(context.Context, *SendVerificationRequest) (*SendVerificationResponse, error)
+	// VerifyEmail uses a verification token up and marks its person's
+	// address verified; NOT_FOUND for an unknown, used or expired one.
+	VerifyEmail(context.Context, *VerifyEmailRequest) (*VerifyEmailResponse, error)
 	mustEmbedUnimplementedPortalServiceServer()
 }
 
@@ -486,6 +626,30 @@ func (UnimplementedPortalServiceServer) ListFinanceCredentials(context.Context, 
 }
 func (UnimplementedPortalServiceServer) CreateFinanceCredential(context.Context, *CreateFinanceCredentialRequest) (*CreateFinanceCredentialResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateFinanceCredential not implemented")
+}
+func (UnimplementedPortalServiceServer) ListOAuthClients(context.Context, *ListOAuthClientsRequest) (*ListOAuthClientsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOAuthClients not implemented")
+}
+func (UnimplementedPortalServiceServer) CreateOAuthClient(context.Context, *CreateOAuthClientRequest) (*CreateOAuthClientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateOAuthClient not implemented")
+}
+func (UnimplementedPortalServiceServer) RevokeOAuthClient(context.Context, *RevokeOAuthClientRequest) (*RevokeOAuthClientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeOAuthClient not implemented")
+}
+func (UnimplementedPortalServiceServer) RequestPasswordReset(context.Context, *RequestPasswordResetRequest) (*RequestPasswordResetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RequestPasswordReset not implemented")
+}
+func (UnimplementedPortalServiceServer) GetPasswordReset(context.Context, *GetPasswordResetRequest) (*GetPasswordResetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPasswordReset not implemented")
+}
+func (UnimplementedPortalServiceServer) ResetPassword(context.Context, *ResetPasswordRequest) (*ResetPasswordResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResetPassword not implemented")
+}
+func (UnimplementedPortalServiceServer) SendVerification(context.Context, *SendVerificationRequest) (*SendVerificationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendVerification not implemented")
+}
+func (UnimplementedPortalServiceServer) VerifyEmail(context.Context, *VerifyEmailRequest) (*VerifyEmailResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method VerifyEmail not implemented")
 }
 func (UnimplementedPortalServiceServer) mustEmbedUnimplementedPortalServiceServer() {}
 func (UnimplementedPortalServiceServer) testEmbeddedByValue()                       {}
@@ -886,6 +1050,150 @@ func _PortalService_CreateFinanceCredential_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PortalService_ListOAuthClients_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOAuthClientsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).ListOAuthClients(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_ListOAuthClients_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).ListOAuthClients(ctx, req.(*ListOAuthClientsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_CreateOAuthClient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateOAuthClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).CreateOAuthClient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_CreateOAuthClient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).CreateOAuthClient(ctx, req.(*CreateOAuthClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_RevokeOAuthClient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeOAuthClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).RevokeOAuthClient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_RevokeOAuthClient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).RevokeOAuthClient(ctx, req.(*RevokeOAuthClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_RequestPasswordReset_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RequestPasswordResetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).RequestPasswordReset(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_RequestPasswordReset_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).RequestPasswordReset(ctx, req.(*RequestPasswordResetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_GetPasswordReset_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPasswordResetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).GetPasswordReset(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_GetPasswordReset_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).GetPasswordReset(ctx, req.(*GetPasswordResetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_ResetPassword_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResetPasswordRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).ResetPassword(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_ResetPassword_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).ResetPassword(ctx, req.(*ResetPasswordRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_SendVerification_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendVerificationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).SendVerification(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_SendVerification_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).SendVerification(ctx, req.(*SendVerificationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PortalService_VerifyEmail_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VerifyEmailRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PortalServiceServer).VerifyEmail(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PortalService_VerifyEmail_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PortalServiceServer).VerifyEmail(ctx, req.(*VerifyEmailRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // PortalService_ServiceDesc is the grpc.ServiceDesc for PortalService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -976,6 +1284,38 @@ var PortalService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateFinanceCredential",
 			Handler:    _PortalService_CreateFinanceCredential_Handler,
+		},
+		{
+			MethodName: "ListOAuthClients",
+			Handler:    _PortalService_ListOAuthClients_Handler,
+		},
+		{
+			MethodName: "CreateOAuthClient",
+			Handler:    _PortalService_CreateOAuthClient_Handler,
+		},
+		{
+			MethodName: "RevokeOAuthClient",
+			Handler:    _PortalService_RevokeOAuthClient_Handler,
+		},
+		{
+			MethodName: "RequestPasswordReset",
+			Handler:    _PortalService_RequestPasswordReset_Handler,
+		},
+		{
+			MethodName: "GetPasswordReset",
+			Handler:    _PortalService_GetPasswordReset_Handler,
+		},
+		{
+			MethodName: "ResetPassword",
+			Handler:    _PortalService_ResetPassword_Handler,
+		},
+		{
+			MethodName: "SendVerification",
+			Handler:    _PortalService_SendVerification_Handler,
+		},
+		{
+			MethodName: "VerifyEmail",
+			Handler:    _PortalService_VerifyEmail_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

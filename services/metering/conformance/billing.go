@@ -141,7 +141,8 @@ func newInvoice(a metering.Account, start time.Time, subtotal int64) metering.In
 			{Kind: metering.LineFlat, Description: "starter plan", Quantity: 1, AmountCents: subtotal - 150},
 			{Kind: metering.LineOverage, Description: "1000 conversions", Quantity: 1000, AmountCents: 150},
 		},
-		CreatedAt: t0,
+		CreatedAt:  t0,
+		Collection: metering.InvoiceCollection{State: metering.CollectionOpen},
 	}
 }
 

@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	runBilling(t, newStore)
 	runPortal(t, newStore)
 	runPayments(t, newStore)
+	runOAuth(t, newStore)
 }
 
 func newAccount(name string) metering.Account {

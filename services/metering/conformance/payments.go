@@ -15,6 +15,9 @@ func runPayments(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	t.Run("PaymentMethods", func(t *testing.T) { testPaymentMethods(t, newStore) })
 	t.Run("Payments", func(t *testing.T) { testPayments(t, newStore) })
 	t.Run("ResolveOnceUnderConcurrency", func(t *testing.T) { testResolveConcurrency(t, newStore) })
+	t.Run("InvoiceCollection", func(t *testing.T) { testInvoiceCollection(t, newStore) })
+	t.Run("ClaimOnceUnderConcurrency", func(t *testing.T) { testClaimConcurrency(t, newStore) })
+	t.Run("TwoTickersCollectOnce", func(t *testing.T) { testTickersCollectOnce(t, newStore) })
 }
 
 func method(a metering.Account, typ, scheme, last4 string, at time.Time, def bool) metering.PaymentMethod {

@@ -20,13 +20,14 @@ import (
 	"github.com/ledgerlane/platform/services/metering/admission/limitswire"
 )
 
-// Register adds CredentialService, UsageService, BillingService,
+// Register adds CredentialService, UsageService, BillingService, OAuthService,
 // PortalService and the internal UsageRefundService to s.
 func Register(s grpc.ServiceRegistrar, svc *metering.Service) {
 	meteringv1.RegisterCredentialServiceServer(s, &credentialServer{svc: svc})
 	meteringv1.RegisterUsageServiceServer(s, &usageServer{svc: svc})
 	meteringv1.RegisterBillingServiceServer(s, &billingServer{svc: svc})
 	meteringv1.RegisterPortalServiceServer(s, &portalServer{svc: svc})
+	meteringv1.RegisterOAuthServiceServer(s, &oauthServer{svc: svc})
 	meteringv1.RegisterUsageRefundServiceServer(s, &refundServer{svc: svc})
 }
 

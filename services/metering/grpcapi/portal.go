@@ -19,7 +19,8 @@ type portalServer struct {
 
 func sessionProto(si metering.SessionInfo) *meteringv1.PortalSession {
 	return &meteringv1.PortalSession{UserId: si.User.ID, Email: si.User.Email, Name: si.User.Name,
-		AccountId: si.Account.ID, AccountName: si.Account.Name, CsrfToken: si.CSRFToken, ExpiresAt: timestamppb.New(si.ExpiresAt)}
+		AccountId: si.Account.ID, AccountName: si.Account.Name, CsrfToken: si.CSRFToken, ExpiresAt: timestamppb.New(si.ExpiresAt),
+		EmailVerified: si.User.EmailVerified}
 }
 
 func keyProto(c metering.Credential) *meteringv1.PortalKey {
@@ -34,6 +35,11 @@ func (s *portalServer) SignUp(ctx context.Context, req *meteringv1.SignUpRequest
 	token, si, err := s.svc.SignUp(ctx, req.GetEmail(), req.GetPassword(), req.GetAccountName(), req.GetName())
 	if err != nil {
 		return nil, storeError(err)
+	}
+	if base := req.GetVerifyLinkBase(); base != "" {
+		// The account exists now: a mail that cannot be queued does not undo
+		// it, and the portal offers to send the link again.
+		_ = s.svc.SendVerification(ctx, si.User.ID, base)
 	}
 	return &meteringv1.SignUpResponse{Session: sessionProto(si), Token: token}, nil
 }
@@ -82,6 +88,9 @@ func (s *portalServer) CreateKey(ctx context.Context, req *meteringv1.CreateKeyR
 	if err != nil {
 		return nil, storeError(err)
 	}
+	if err := metering.RequireVerified(si.User, req.GetMode()); err != nil {
+		return nil, err
+	}
 	secret, c, err := s.svc.IssuePortalKey(ctx, si.Account.ID, metering.PortalKeyParams{Name: req.GetName(), Mode: req.GetMode(), Scopes: req.GetScopes()})
 	if err != nil {
 		return nil, storeError(err)
@@ -115,7 +124,7 @@ func (s *portalServer) GetPortalUsage(ctx context.Context, req *meteringv1.GetPo
 		return nil, storeError(err)
 	}
 	for _, m := range mails {
-		if m.Milestone == metering.MilestoneInvite || !m.PeriodStart.Equal(u.PeriodStart) {
+		if metering.PersonalMail(m.Milestone) || !m.PeriodStart.Equal(u.PeriodStart) {
 			continue
 		}
 		am := &meteringv1.PortalAlertMail{To: m.To, Subject: m.Subject, CreatedAt: timestamppb.New(m.CreatedAt)}
@@ -130,9 +139,15 @@ func (s *portalServer) GetPortalUsage(ctx context.Context, req *meteringv1.GetPo
 	}
 	for i := len(invs) - 1; i >= 0; i-- {
 		inv := invs[i]
-		out.Invoices = append(out.Invoices, &meteringv1.PortalInvoice{PeriodStart: timestamppb.New(inv.PeriodStart),
+		pi := &meteringv1.PortalInvoice{PeriodStart: timestamppb.New(inv.PeriodStart),
 			PeriodEnd: timestamppb.New(inv.PeriodEnd), Plan: inv.PlanID, SubtotalCents: inv.SubtotalCents,
-			CreditCents: inv.CreditCents, TotalCents: inv.TotalCents})
+			CreditCents: inv.CreditCents, TotalCents: inv.TotalCents,
+			CollectionState: inv.Collection.State, CollectionAttempts: int32(inv.Collection.Attempts)}
+		// Only a retry's due time: while an attempt runs it is its lease.
+		if c := inv.Collection; c.State == metering.CollectionCollecting && c.NextAttemptAt != nil && c.LastError != "" {
+			pi.NextAttemptAt = timestamppb.New(*c.NextAttemptAt)
+		}
+		out.Invoices = append(out.Invoices, pi)
 	}
 	cur := si.Account.BillingCurrency
 	for _, p := range metering.Plans() {

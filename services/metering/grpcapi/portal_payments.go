@@ -140,6 +140,9 @@ func (s *portalServer) CreateFinanceCredential(ctx context.Context, req *meterin
 	if err != nil {
 		return nil, storeError(err)
 	}
+	if err := metering.RequireVerified(si.User, req.GetMode()); err != nil {
+		return nil, err
+	}
 	secret, c, err := s.svc.IssuePortalFinanceCredential(ctx, si.Account.ID, metering.FinanceCredentialParams{Name: req.GetName(),
 		Kind: req.GetKind(), Mode: req.GetMode(), Scopes: req.GetScopes(), FinanceUserID: req.GetFinanceUserId(), GrantID: req.GetGrantId()})
 	if err != nil {

@@ -170,6 +170,7 @@ func (s *Store) GrantCredit(_ context.Context, id string, cents int64) error {
 func cloneInvoice(inv metering.Invoice) metering.Invoice {
 	inv.Lines = slices.Clone(inv.Lines)
 	inv.OverageCapCents = copyPtr(inv.OverageCapCents)
+	inv.Collection.NextAttemptAt = copyPtr(inv.Collection.NextAttemptAt)
 	return inv
 }
 
@@ -186,6 +187,9 @@ func (s *Store) CreateInvoice(_ context.Context, inv metering.Invoice) (metering
 		}
 	}
 	inv = cloneInvoice(inv)
+	if inv.Collection.State == "" {
+		inv.Collection.State = metering.CollectionOpen
+	}
 	inv.CreditCents = min(a.CreditCents, max(0, inv.SubtotalCents))
 	inv.TotalCents = inv.SubtotalCents - inv.CreditCents
 	a.CreditCents -= inv.CreditCents

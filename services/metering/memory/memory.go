@@ -16,9 +16,11 @@ type Store struct {
 	mu          sync.RWMutex
 	accounts    map[string]metering.Account
 	credentials map[string]metering.Credential
-	byHash      map[string]string // secret hash -> credential ID
-	billing                       // billing.go
-	pay         payments          // payments.go
+	byHash      map[string]string               // secret hash -> credential ID
+	billing                                     // billing.go
+	pay         payments                        // payments.go
+	oauth       map[string]metering.OAuthClient // by ID; oauth.go
+	tokens      map[string]metering.PortalToken // by hash; tokens.go
 }
 
 var _ metering.Store = (*Store)(nil)
@@ -133,5 +135,6 @@ func clone(c metering.Credential) metering.Credential {
 		t := *c.RevokedAt
 		c.RevokedAt = &t
 	}
+	c.ExpiresAt = copyPtr(c.ExpiresAt)
 	return c
 }

@@ -220,16 +220,22 @@ func (s *Store) GrantCredit(ctx context.Context, id string, cents int64) error {
 }
 
 const invoiceColumns = `id::text, account_id::text, period_start, period_end, plan_id, currency, lines,
-	subtotal_cents, credit_cents, total_cents, overage_cap_cents, created_at`
+	subtotal_cents, credit_cents, total_cents, overage_cap_cents, created_at,
+	collection_state, collection_attempts, next_attempt_at, coalesce(payment_id::text, ''), collection_error`
 
 func scanInvoice(row pgx.CollectableRow) (metering.Invoice, error) {
 	var inv metering.Invoice
 	var currency string
 	var lines []byte
 	err := row.Scan(&inv.ID, &inv.AccountID, &inv.PeriodStart, &inv.PeriodEnd, &inv.PlanID, &currency, &lines,
-		&inv.SubtotalCents, &inv.CreditCents, &inv.TotalCents, &inv.OverageCapCents, &inv.CreatedAt)
+		&inv.SubtotalCents, &inv.CreditCents, &inv.TotalCents, &inv.OverageCapCents, &inv.CreatedAt,
+		&inv.Collection.State, &inv.Collection.Attempts, &inv.Collection.NextAttemptAt, &inv.Collection.PaymentID, &inv.Collection.LastError)
 	if err != nil {
 		return inv, err
+	}
+	if t := inv.Collection.NextAttemptAt; t != nil {
+		u := t.UTC()
+		inv.Collection.NextAttemptAt = &u
 	}
 	inv.Currency = metering.Currency(currency)
 	inv.PeriodStart, inv.PeriodEnd, inv.CreatedAt = inv.PeriodStart.UTC(), inv.PeriodEnd.UTC(), inv.CreatedAt.UTC()
@@ -273,6 +279,7 @@ func (s *Store) CreateInvoice(ctx context.Context, inv metering.Invoice) (meteri
 			inv = existing[0]
 			return nil
 		}
+		inv.Collection.State = collectionState(inv.Collection.State)
 		inv.CreditCents = min(credit, max(0, inv.SubtotalCents))
 		inv.TotalCents = inv.SubtotalCents - inv.CreditCents
 		if _, err := tx.Exec(ctx, `UPDATE accounts SET credit_cents = credit_cents - $2 WHERE id = $1`, inv.AccountID, inv.CreditCents); err != nil {
@@ -280,10 +287,12 @@ func (s *Store) CreateInvoice(ctx context.Context, inv metering.Invoice) (meteri
 		}
 		_, err = tx.Exec(ctx, `
 			INSERT INTO invoices (id, account_id, period_start, period_end, plan_id, currency, lines,
-				subtotal_cents, credit_cents, total_cents, overage_cap_cents, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+				subtotal_cents, credit_cents, total_cents, overage_cap_cents, created_at,
+				collection_state, collection_attempts, next_attempt_at, payment_id, collection_error)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, NULLIF($16, '')::uuid, $17)`,
 			inv.ID, inv.AccountID, inv.PeriodStart, inv.PeriodEnd, inv.PlanID, string(inv.Currency), body,
-			inv.SubtotalCents, inv.CreditCents, inv.TotalCents, inv.OverageCapCents, inv.CreatedAt)
+			inv.SubtotalCents, inv.CreditCents, inv.TotalCents, inv.OverageCapCents, inv.CreatedAt,
+			collectionState(inv.Collection.State), inv.Collection.Attempts, inv.Collection.NextAttemptAt, inv.Collection.PaymentID, inv.Collection.LastError)
 		if err != nil {
 			return storeErr("create invoice", err)
 		}
@@ -315,7 +324,7 @@ func (s *Store) AddPortalUser(ctx context.Context, u metering.PortalUser) error 
 	if !isUUID(u.AccountID) {
 		return metering.ErrNotFound
 	}
-	_, err := s.pool.Exec(ctx, insertPortalUser, u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt, u.PasswordHash, u.InviteHash, u.InviteExpiresAt)
+	_, err := s.pool.Exec(ctx, insertPortalUser, u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt, u.PasswordHash, u.InviteHash, u.InviteExpiresAt, u.EmailVerified)
 	if err != nil {
 		return storeErr("add portal user", err)
 	}

@@ -10,11 +10,11 @@ import (
 
 var _ metering.PortalStore = (*Store)(nil)
 
-const portalUserColumns = `id::text, account_id::text, email, name, created_at, password_hash, invite_hash, invite_expires_at`
+const portalUserColumns = `id::text, account_id::text, email, name, created_at, password_hash, invite_hash, invite_expires_at, email_verified`
 
 func scanPortalUser(row pgx.CollectableRow) (metering.PortalUser, error) {
 	var u metering.PortalUser
-	err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.CreatedAt, &u.PasswordHash, &u.InviteHash, &u.InviteExpiresAt)
+	err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.CreatedAt, &u.PasswordHash, &u.InviteHash, &u.InviteExpiresAt, &u.EmailVerified)
 	u.CreatedAt = u.CreatedAt.UTC()
 	if u.InviteExpiresAt != nil {
 		t := u.InviteExpiresAt.UTC()
@@ -98,15 +98,15 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID string) error {
 	return nil
 }
 
-const insertPortalUser = `INSERT INTO portal_users (id, account_id, email, name, created_at, password_hash, invite_hash, invite_expires_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+const insertPortalUser = `INSERT INTO portal_users (id, account_id, email, name, created_at, password_hash, invite_hash, invite_expires_at, email_verified)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
 func (s *Store) InviteUser(ctx context.Context, u metering.PortalUser, m metering.OutboxMail) error {
 	if !isUUID(u.AccountID) {
 		return metering.ErrNotFound
 	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, insertPortalUser, u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt, u.PasswordHash, u.InviteHash, u.InviteExpiresAt); err != nil {
+		if _, err := tx.Exec(ctx, insertPortalUser, u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt, u.PasswordHash, u.InviteHash, u.InviteExpiresAt, u.EmailVerified); err != nil {
 			return storeErr("invite user", err)
 		}
 		_, err := tx.Exec(ctx, `

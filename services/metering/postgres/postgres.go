@@ -127,10 +127,10 @@ func (s *Store) CreateCredential(ctx context.Context, c metering.Credential) err
 	}
 	_, err := s.pool.Exec(ctx, `
 		INSERT INTO credentials (id, account_id, name, kind, surface, mode, scopes, secret_hash,
-			prefix, finance_user_id, grant_id, created_at, revoked_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			prefix, finance_user_id, grant_id, created_at, revoked_at, expires_at, oauth_client_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, NULLIF($15, '')::uuid)`,
 		c.ID, c.AccountID, c.Name, c.Kind, c.Surface, c.Mode, scopes, c.SecretHash,
-		c.Prefix, c.FinanceUserID, c.GrantID, c.CreatedAt, c.RevokedAt)
+		c.Prefix, c.FinanceUserID, c.GrantID, c.CreatedAt, c.RevokedAt, c.ExpiresAt, c.OAuthClientID)
 	if err != nil {
 		return storeErr("create credential", err)
 	}
@@ -138,12 +138,12 @@ func (s *Store) CreateCredential(ctx context.Context, c metering.Credential) err
 }
 
 const credentialColumns = `id::text, account_id::text, name, kind, surface, mode, scopes, secret_hash,
-	prefix, finance_user_id, grant_id, created_at, revoked_at`
+	prefix, finance_user_id, grant_id, created_at, revoked_at, expires_at, COALESCE(oauth_client_id::text, '')`
 
 func scanCredential(row pgx.Row) (metering.Credential, error) {
 	var c metering.Credential
 	err := row.Scan(&c.ID, &c.AccountID, &c.Name, &c.Kind, &c.Surface, &c.Mode, &c.Scopes, &c.SecretHash,
-		&c.Prefix, &c.FinanceUserID, &c.GrantID, &c.CreatedAt, &c.RevokedAt)
+		&c.Prefix, &c.FinanceUserID, &c.GrantID, &c.CreatedAt, &c.RevokedAt, &c.ExpiresAt, &c.OAuthClientID)
 	if err != nil {
 		return metering.Credential{}, err
 	}
@@ -151,6 +151,10 @@ func scanCredential(row pgx.Row) (metering.Credential, error) {
 	if c.RevokedAt != nil {
 		t := c.RevokedAt.UTC()
 		c.RevokedAt = &t
+	}
+	if c.ExpiresAt != nil {
+		t := c.ExpiresAt.UTC()
+		c.ExpiresAt = &t
 	}
 	return c, nil
 }

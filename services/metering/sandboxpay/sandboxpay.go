@@ -9,6 +9,9 @@
 //
 //	0002  fails: a card is declined at once, a debit fails on its date
 //	0003  a debit stays pending past its date until forced (a delay)
+//	0004  collecting answers a transient error, as an unreachable processor
+//	      would: an invoice's collection is retried, then fails
+//	0005  collecting is refused (metering.ErrPaymentRefused): definitive
 //	else  a card settles at once, a debit settles on its date
 //
 // A deployment plugs in a real processor behind the same interface:
@@ -18,6 +21,8 @@ package sandboxpay
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -27,9 +32,14 @@ import (
 
 // The sandbox's magic endings.
 const (
-	FailSuffix  = "0002"
-	DelaySuffix = "0003"
+	FailSuffix        = "0002"
+	DelaySuffix       = "0003"
+	UnreachableSuffix = "0004"
+	RefuseSuffix      = "0005"
 )
+
+// ErrUnreachable is the sandbox's transient error (UnreachableSuffix).
+var ErrUnreachable = errors.New("the payment processor did not answer (sandbox)")
 
 // Processor is the sandbox processor.
 type Processor struct {
@@ -64,6 +74,12 @@ func (*Processor) SetUp(_ context.Context, _ string, d metering.MethodDetails) (
 
 // Collect settles or declines a card at once and starts a debit.
 func (p *Processor) Collect(_ context.Context, m metering.PaymentMethod, pay metering.Payment) (metering.Collection, error) {
+	switch {
+	case strings.HasSuffix(m.Last4, UnreachableSuffix):
+		return metering.Collection{}, ErrUnreachable
+	case strings.HasSuffix(m.Last4, RefuseSuffix):
+		return metering.Collection{}, fmt.Errorf("mandate or card not usable (sandbox): %w", metering.ErrPaymentRefused)
+	}
 	ref := "sbx_pay_" + uuid.NewString()
 	if m.Type == metering.MethodCard {
 		if strings.HasSuffix(m.Last4, FailSuffix) {

@@ -142,9 +142,11 @@ func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svc) 
 func (s *Server) Checks() []rpc.Check { return s.checks }
 
 // Run does the billing work every BillingInterval until ctx ends: it
-// closes ended periods into invoices (collecting them), settles due
-// payments, queues usage alert e-mails and sends the outbox. Every replica runs it; the store makes each invoice and
-// alert exactly once and leases each mail to one sender.
+// closes ended periods into invoices (collecting them), retries due
+// invoice collections, settles due payments, queues usage alert e-mails and
+// sends the outbox. Every replica runs it; the store makes each invoice and
+// alert exactly once, claims each collection attempt for one replica and
+// leases each mail to one sender.
 func (s *Server) Run(ctx context.Context) error {
 	if s.cfg.BillingInterval < 0 || s.cfg.RedisURL == "" {
 		<-ctx.Done()
@@ -168,6 +170,12 @@ func (s *Server) BillingTick(ctx context.Context) {
 	log := s.cfg.Log
 	if _, err := s.svc.CloseDue(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "closing billing periods", "err", err)
+	}
+	// Invoice collections whose attempt is due (a processor error earlier,
+	// or a closer that stopped mid-way): each attempt is claimed by one
+	// replica.
+	if _, err := s.svc.CollectDue(ctx); err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "collecting invoices", "err", err)
 	}
 	// Settlement follows the clock: a direct debit whose date has come is
 	// settled or failed here, once, whichever replica gets to it first.

@@ -105,6 +105,18 @@ func printInvoices(w io.Writer, invs []metering.Invoice) error {
 			fmt.Fprintf(tw, "  %s\t%s\t\t%d\n", l.Kind, l.Description, l.AmountCents)
 		}
 		fmt.Fprintf(tw, "  subtotal\t\t\t%d\n  credit\t\t\t-%d\n  total\t\t\t%d\n", inv.SubtotalCents, inv.CreditCents, inv.TotalCents)
+		c := inv.Collection
+		fmt.Fprintf(tw, "  collection\t%s, %d attempt(s)", c.State, c.Attempts)
+		if c.NextAttemptAt != nil {
+			fmt.Fprintf(tw, ", next %s", c.NextAttemptAt.Format(time.RFC3339))
+		}
+		if c.PaymentID != "" {
+			fmt.Fprintf(tw, ", payment %s", c.PaymentID)
+		}
+		if c.LastError != "" {
+			fmt.Fprintf(tw, ", last error: %s", c.LastError)
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

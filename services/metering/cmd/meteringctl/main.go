@@ -13,6 +13,7 @@
 //	meteringctl plan list --account ID
 //	meteringctl invoice close --account ID           (invoice ended periods now)
 //	meteringctl invoice list --account ID
+//	meteringctl invoice collect-due                  (the due collection attempts, now)
 //	meteringctl credit grant --account ID --cents N
 //	meteringctl user add --account ID --email E --name N
 //	meteringctl user list --account ID
@@ -72,6 +73,7 @@ const usage = `usage:
   meteringctl plan list --account ID
   meteringctl invoice close --account ID
   meteringctl invoice list --account ID
+  meteringctl invoice collect-due
   meteringctl credit grant --account ID --cents N
   meteringctl user add --account ID --email E --name N
   meteringctl user list --account ID
@@ -204,6 +206,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, open open
 		cmd = invoiceClose
 	case "invoice list":
 		cmd = invoiceList
+	case "invoice collect-due":
+		cmd = invoiceCollectDue
 	case "credit grant":
 		cmd = creditGrant
 	case "user add":

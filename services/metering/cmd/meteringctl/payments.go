@@ -161,6 +161,26 @@ func paymentForce(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	return printPayments(stdout, []metering.Payment{p})
 }
 
+// invoiceCollectDue makes the due invoice collection attempts now, as the
+// billing tick does (docs/billing.md, "Collecting an invoice").
+func invoiceCollectDue(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
+	fs := flag.NewFlagSet("invoice collect-due", flag.ContinueOnError)
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	svc, closeFn, err := open(ctx, openOptions{})
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	n, err := svc.CollectDue(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "made %d collection attempts\n", n)
+	return err
+}
+
 func paymentSettleDue(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
 	fs := flag.NewFlagSet("payment settle-due", flag.ContinueOnError)
 	if err := parse(fs, args, stderr); err != nil {

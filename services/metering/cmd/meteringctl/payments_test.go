@@ -59,4 +59,7 @@ func TestPaymentCommands(t *testing.T) {
 	if out := runOK("payment", "settle-due"); !strings.Contains(out, "resolved 0") {
 		t.Fatalf("settle-due: %s", out)
 	}
+	if out := runOK("invoice", "collect-due"); !strings.Contains(out, "made 0 collection attempts") {
+		t.Fatalf("collect-due: %s", out)
+	}
 }

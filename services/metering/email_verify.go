@@ -1,0 +1,112 @@
+package metering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// E-mail verification (docs/portal.md, "E-mail verification"): sign-up mails
+// a single-use link; until the person follows it, they may do everything in
+// the portal except create live credentials, which spend money and reach
+// production. An accepted invitation or a password reset verifies too: both
+// links arrived at the address.
+
+// Verification rules.
+const (
+	// VerifyEmailTTL is how long a verification link works.
+	VerifyEmailTTL = 48 * time.Hour
+	// VerifyMails verification mails per person within VerifyWindow.
+	VerifyMails  = 3
+	VerifyWindow = time.Hour
+	// MilestoneVerifyEmail marks a verification mail in the outbox.
+	MilestoneVerifyEmail = "verify-email"
+)
+
+var errVerify = problem.New(problem.NotFound, "this verification link is not valid any more; send a new one from the portal")
+
+// ErrUnverifiedLive refuses a live credential to a person whose address is
+// not verified yet.
+var ErrUnverifiedLive = problem.New(problem.InvalidInput,
+	"confirm your e-mail address first: live credentials need a verified address (test ones do not)").WithField("mode")
+
+// RequireVerified answers ErrUnverifiedLive when u may not create a
+// credential of mode.
+func RequireVerified(u PortalUser, mode string) error {
+	if mode == ModeLive && !u.EmailVerified {
+		return ErrUnverifiedLive
+	}
+	return nil
+}
+
+// SendVerification mails u a verification link (linkBase followed by the
+// token). A verified person gets none (nil); more than VerifyMails within
+// VerifyWindow answer rate-limited.
+func (s *Service) SendVerification(ctx context.Context, userID, linkBase string) error {
+	u, err := s.store.GetPortalUser(ctx, userID)
+	if err != nil {
+		return fmt.Errorf("verification: %w", err)
+	}
+	if u.EmailVerified {
+		return nil
+	}
+	now := s.now()
+	if wait := s.verifies.blocked(u.ID, now); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		return problem.New(problem.RateLimited,
+			fmt.Sprintf("a verification e-mail was sent %d times this hour; try again in %d minutes", VerifyMails, (secs+59)/60)).WithRetryAfter(secs)
+	}
+	s.verifies.fail(u.ID, now)
+	a, err := s.store.GetAccount(ctx, u.AccountID)
+	if err != nil {
+		return fmt.Errorf("verification: %w", err)
+	}
+	token := "pv_" + newToken()
+	at := s.timestamp()
+	exp := at.Add(VerifyEmailTTL)
+	body := fmt.Sprintf("Hello,\n\nplease confirm that %s is your address for the Ledgerlane account %q.\n\n"+
+		"Confirm it here (the link works once, until %s):\n\n%s%s\n\n"+
+		"Until then the portal creates test keys only. If you did not sign up, ignore this e-mail.\n\n-- Ledgerlane\n",
+		u.Email, a.Name, exp.Format("2006-01-02 15:04 UTC"), linkBase, token)
+	m := OutboxMail{ID: uuid.NewString(), AccountID: u.AccountID, Milestone: MilestoneVerifyEmail, PeriodStart: at, To: u.Email,
+		Subject: "Confirm your e-mail address for Ledgerlane", Body: body, CreatedAt: at, NextAttemptAt: at}
+	tk := PortalToken{TokenHash: HashSecret(token), Purpose: TokenVerifyEmail, UserID: u.ID, CreatedAt: at, ExpiresAt: exp}
+	if err := s.store.CreatePortalToken(ctx, tk, m); err != nil {
+		return fmt.Errorf("verification: %w", err)
+	}
+	s.log.InfoContext(ctx, "portal verification mail queued", "account_id", u.AccountID, "user_id", u.ID)
+	return nil
+}
+
+// VerifyEmail uses a live verification token up and marks its person's
+// address verified; otherwise a not-found problem.
+func (s *Service) VerifyEmail(ctx context.Context, token string) error {
+	if !strings.HasPrefix(token, "pv_") || len(token) > 100 {
+		return errVerify
+	}
+	hash := HashSecret(token)
+	tk, err := s.store.PortalTokenByHash(ctx, hash)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return errVerify
+	case err != nil:
+		return err
+	case tk.Purpose != TokenVerifyEmail || tk.UsedAt != nil || !s.now().Before(tk.ExpiresAt):
+		return errVerify
+	}
+	if err := s.store.VerifyEmail(ctx, hash, s.timestamp()); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return errVerify
+		}
+		return fmt.Errorf("verify e-mail: %w", err)
+	}
+	s.log.InfoContext(ctx, "portal e-mail verified", "user_id", tk.UserID)
+	return nil
+}

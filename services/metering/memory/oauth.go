@@ -1,0 +1,97 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/ledgerlane/platform/services/metering"
+)
+
+var _ metering.OAuthStore = (*Store)(nil)
+
+func cloneClient(c metering.OAuthClient) metering.OAuthClient {
+	c.Scopes = slices.Clone(c.Scopes)
+	c.RevokedAt = copyPtr(c.RevokedAt)
+	return c
+}
+
+func (s *Store) CreateOAuthClient(_ context.Context, c metering.OAuthClient) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[c.AccountID]; !ok {
+		return metering.ErrNotFound
+	}
+	if s.oauth == nil {
+		s.oauth = map[string]metering.OAuthClient{}
+	}
+	for _, o := range s.oauth {
+		if o.ID == c.ID || o.ClientID == c.ClientID || o.SecretHash == c.SecretHash {
+			return metering.ErrConflict
+		}
+	}
+	s.oauth[c.ID] = cloneClient(c)
+	return nil
+}
+
+func (s *Store) OAuthClientByClientID(_ context.Context, clientID string) (metering.OAuthClient, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, o := range s.oauth {
+		if o.ClientID == clientID {
+			return cloneClient(o), nil
+		}
+	}
+	return metering.OAuthClient{}, metering.ErrNotFound
+}
+
+func (s *Store) ListOAuthClients(_ context.Context, accountID string) ([]metering.OAuthClient, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []metering.OAuthClient{}
+	for _, o := range s.oauth {
+		if o.AccountID == accountID {
+			out = append(out, cloneClient(o))
+		}
+	}
+	slices.SortFunc(out, func(a, b metering.OAuthClient) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (s *Store) RevokeOAuthClient(_ context.Context, accountID, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.oauth[id]
+	if !ok || o.AccountID != accountID {
+		return metering.ErrNotFound
+	}
+	if o.RevokedAt == nil {
+		o.RevokedAt = &at
+		s.oauth[id] = o
+	}
+	for cid, c := range s.credentials {
+		if c.OAuthClientID == id && c.RevokedAt == nil {
+			t := at
+			c.RevokedAt = &t
+			s.credentials[cid] = c
+		}
+	}
+	return nil
+}
+
+func (s *Store) DeleteExpiredTokens(_ context.Context, id string, before time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for cid, c := range s.credentials {
+		if c.OAuthClientID == id && c.ExpiresAt != nil && !c.ExpiresAt.After(before) {
+			delete(s.credentials, cid)
+			delete(s.byHash, c.SecretHash)
+			n++
+		}
+	}
+	return n, nil
+}

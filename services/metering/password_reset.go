@@ -1,0 +1,174 @@
+package metering
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// Password reset (docs/portal.md, "Password reset"): a person asks for a
+// link by e-mail address; the answer is the same whether or not the address
+// has a portal user. The link carries a single-use token, stored only as its
+// SHA-256, that works for PasswordResetTTL; setting a new password with it
+// ends every session of that person.
+
+// PortalToken is a single-use token mailed to a portal user.
+type PortalToken struct {
+	TokenHash string
+	Purpose   string // TokenPasswordReset
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+// Portal token purposes.
+const (
+	TokenPasswordReset = "reset"
+	TokenVerifyEmail   = "verify"
+)
+
+// PortalTokenStore is the part of the Store behind mailed portal tokens.
+type PortalTokenStore interface {
+	// CreatePortalToken stores tk and puts m in the mail outbox, in one
+	// transaction; ErrNotFound when the user does not exist, ErrConflict
+	// when the hash does.
+	CreatePortalToken(ctx context.Context, tk PortalToken, m OutboxMail) error
+	// PortalTokenByHash returns a token, used and expired ones too;
+	// ErrNotFound.
+	PortalTokenByHash(ctx context.Context, hash string) (PortalToken, error)
+	// ResetPassword, only while the reset token of hash is unused: marks it
+	// used at at, sets its user's password hash, marks their address
+	// verified (the link reached it) and deletes every session of the user,
+	// in one transaction. ErrNotFound when the token is
+	// unknown, of another purpose, or used.
+	ResetPassword(ctx context.Context, hash, passwordHash string, at time.Time) error
+	// VerifyEmail, only while the verification token of hash is unused:
+	// marks it used at at and its user's address verified, in one
+	// transaction; ErrNotFound when the token is unknown, of another
+	// purpose, or used.
+	VerifyEmail(ctx context.Context, hash string, at time.Time) error
+	// MarkEmailVerified marks a user's address verified; ErrNotFound for an
+	// unknown user.
+	MarkEmailVerified(ctx context.Context, userID string) error
+}
+
+// Password reset rules.
+const (
+	// PasswordResetTTL is how long a reset link works.
+	PasswordResetTTL = 30 * time.Minute
+	// ResetRequests requests for one address within ResetWindow refuse
+	// further requests for it until the window has passed.
+	ResetRequests = 3
+	ResetWindow   = time.Hour
+	// MilestonePasswordReset marks a reset mail in the outbox.
+	MilestonePasswordReset = "password-reset"
+)
+
+var errReset = problem.New(problem.NotFound, "this password reset link is not valid any more; ask for a new one")
+
+// PersonalMail reports whether an outbox milestone is a mail to one person
+// (an invitation, a reset link) rather than a usage alert.
+func PersonalMail(milestone string) bool {
+	return milestone == MilestoneInvite || milestone == MilestonePasswordReset || milestone == MilestoneVerifyEmail
+}
+
+// RequestPasswordReset mails a reset link (linkBase followed by the token)
+// to every portal user of address who can sign in, one per account. It
+// answers nil whether or not there is one, so the answer never tells; only a
+// malformed address (invalid input) and too many requests for the address
+// (rate-limited, for any address alike) are refused.
+func (s *Service) RequestPasswordReset(ctx context.Context, email, linkBase string) error {
+	addr, err := normalizeEmail(email)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	if wait := s.resets.blocked(addr, now); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		return problem.New(problem.RateLimited,
+			fmt.Sprintf("too many reset requests for this address; try again in %d minutes", (secs+59)/60)).WithRetryAfter(secs)
+	}
+	// Every request counts, known address or not, so the throttle says
+	// nothing either.
+	s.resets.fail(addr, now)
+	users, err := s.store.PortalLogins(ctx, addr)
+	if err != nil {
+		return fmt.Errorf("password reset: %w", err)
+	}
+	for _, u := range users {
+		a, err := s.store.GetAccount(ctx, u.AccountID)
+		if err != nil {
+			return fmt.Errorf("password reset: %w", err)
+		}
+		token := "pr_" + newToken()
+		at := s.timestamp()
+		exp := at.Add(PasswordResetTTL)
+		body := fmt.Sprintf("Hello,\n\nsomeone asked to reset the password of %s for the Ledgerlane account %q.\n\n"+
+			"Choose a new password here (the link works once, until %s):\n\n%s%s\n\n"+
+			"Setting it signs you out everywhere. If you did not ask for this, ignore this e-mail: your password stays as it is.\n\n-- Ledgerlane\n",
+			u.Email, a.Name, exp.Format("2006-01-02 15:04 UTC"), linkBase, token)
+		m := OutboxMail{ID: uuid.NewString(), AccountID: u.AccountID, Milestone: MilestonePasswordReset, PeriodStart: at, To: u.Email,
+			Subject: "Reset your Ledgerlane password", Body: body, CreatedAt: at, NextAttemptAt: at}
+		tk := PortalToken{TokenHash: HashSecret(token), Purpose: TokenPasswordReset, UserID: u.ID, CreatedAt: at, ExpiresAt: exp}
+		if err := s.store.CreatePortalToken(ctx, tk, m); err != nil {
+			return fmt.Errorf("password reset: %w", err)
+		}
+		s.log.InfoContext(ctx, "portal password reset requested", "account_id", u.AccountID, "user_id", u.ID)
+	}
+	return nil
+}
+
+// PasswordResetUser returns the person a live reset token is for (for the
+// form); otherwise a not-found problem.
+func (s *Service) PasswordResetUser(ctx context.Context, token string) (PortalUser, error) {
+	if !strings.HasPrefix(token, "pr_") || len(token) > 100 {
+		return PortalUser{}, errReset
+	}
+	tk, err := s.store.PortalTokenByHash(ctx, HashSecret(token))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return PortalUser{}, errReset
+	case err != nil:
+		return PortalUser{}, err
+	case tk.Purpose != TokenPasswordReset || tk.UsedAt != nil || !s.now().Before(tk.ExpiresAt):
+		return PortalUser{}, errReset
+	}
+	u, err := s.store.GetPortalUser(ctx, tk.UserID)
+	if errors.Is(err, ErrNotFound) {
+		return PortalUser{}, errReset
+	} else if err != nil {
+		return PortalUser{}, err
+	}
+	u.PasswordHash = ""
+	return u, nil
+}
+
+// ResetPassword sets a new password with a live reset token, uses the token
+// up and ends every session of its person. It does not sign them in: they
+// sign in with the new password.
+func (s *Service) ResetPassword(ctx context.Context, token, password string) error {
+	u, err := s.PasswordResetUser(ctx, token)
+	if err != nil {
+		return err
+	}
+	if err := CheckNewPassword(password, u.Email); err != nil {
+		return err
+	}
+	if err := s.store.ResetPassword(ctx, HashSecret(token), HashPassword(password), s.timestamp()); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return errReset // used meanwhile
+		}
+		return fmt.Errorf("reset password: %w", err)
+	}
+	s.signins.clear(u.Email)
+	s.log.InfoContext(ctx, "portal password reset", "account_id", u.AccountID, "user_id", u.ID)
+	return nil
+}
