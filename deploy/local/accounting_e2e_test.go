@@ -1,7 +1,6 @@
 package local_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -10,30 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ledgerlane/platform/deploy/local"
 	"github.com/ledgerlane/platform/services/metering"
 )
-
-// acctLogSink collects the stack's log lines from many goroutines.
-type acctLogSink struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *acctLogSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *acctLogSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestAccountingConnectionsEndToEnd connects the sandbox accounting platform
 // through the gateway as a client would with curl (docs/accounting.md):
@@ -55,7 +35,7 @@ func TestAccountingConnectionsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Skipf("../shared samples not found: %v", err)
 	}
-	logs := &acctLogSink{}
+	logs := &lockedBuffer{}
 	st := stack(t, false, func(c *local.Config) {
 		c.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
