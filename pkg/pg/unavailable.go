@@ -57,13 +57,17 @@ func Unavailable(err error) bool {
 
 // unavailableState: SQLSTATE class 08 (connection exception), 57P01
 // admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300
-// too_many_connections, 58000/58030 system and I/O errors.
+// too_many_connections, 58000/58030 system and I/O errors, and 40001
+// serialization_failure and 40P01 deadlock_detected: the server rolled the
+// transaction back for a concurrent one and the same request, retried,
+// succeeds (finance's flow-total triggers can deadlock a bulk
+// recategorize against a PATCH of the same row).
 func unavailableState(code string) bool {
 	if strings.HasPrefix(code, "08") {
 		return true
 	}
 	switch code {
-	case "57P01", "57P02", "57P03", "53300", "58000", "58030":
+	case "57P01", "57P02", "57P03", "53300", "58000", "58030", "40001", "40P01":
 		return true
 	}
 	return false

@@ -34,6 +34,8 @@ func TestUnavailable(t *testing.T) {
 		{"admin shutdown", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}, true},
 		{"starting up", &pgconn.PgError{Code: "57P03"}, true},
 		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
+		{"deadlock", &pgconn.PgError{Code: "40P01", Message: "deadlock detected"}, true},
+		{"serialization failure", &pgconn.PgError{Code: "40001"}, true},
 		{"connection failure", &pgconn.PgError{Code: "08006"}, true},
 		{"closed pool", errors.New("closed pool"), true},
 		{"unique violation", &pgconn.PgError{Code: "23505"}, false},

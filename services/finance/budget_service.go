@@ -247,15 +247,25 @@ func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p 
 			}
 		}
 	}
-	f := TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories,
-		StartDate: p.Start, EndDate: p.End.AddDate(0, 0, -1)}
-	if in.Rows, err = s.store.ListBudgetRows(ctx, c.UserID, f); err != nil {
-		return BudgetProgress{}, s.internal(ctx, "list budget rows", err)
+	last := p.End.AddDate(0, 0, -1)
+	in.Totals, err = s.store.SumFlows(ctx, c.UserID, FlowQuery{From: p.Start, To: last, Currency: b.Currency,
+		CountedOnly: true, ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories})
+	if err != nil {
+		return BudgetProgress{}, s.internal(ctx, "sum flows", err)
+	}
+	if in.Totals == nil {
+		in.Totals = []FlowTotal{} // read from the store: ComputeProgress must not sum Rows
 	}
 	if b.HasFeature(FeatureAnomalies) {
-		f.StartDate, f.EndDate = p.Start.AddDate(0, -AnomalyLookbackMonths, 0), p.Start.AddDate(0, 0, -1)
-		if in.History, err = s.store.ListBudgetRows(ctx, c.UserID, f); err != nil {
-			return BudgetProgress{}, s.internal(ctx, "list budget rows", err)
+		if in.Baseline, err = s.anomalyBaseline(ctx, c, sc, b.Currency, p); err != nil {
+			return BudgetProgress{}, err
+		}
+		if floors := in.Baseline.Floors(); len(floors) > 0 {
+			f := TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories,
+				StartDate: p.Start, EndDate: last}
+			if in.Candidates, err = s.store.ListAnomalyCandidates(ctx, c.UserID, f, floors); err != nil {
+				return BudgetProgress{}, s.internal(ctx, "list anomaly candidates", err)
+			}
 		}
 		if in.Goals, err = s.visibleGoals(ctx, c, sc); err != nil {
 			return BudgetProgress{}, err
@@ -361,28 +371,27 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method strin
 func (s *Service) monthlyAverages(ctx context.Context, c Caller, cats []Category, currency string, now time.Time) (map[string]decimal.Decimal, decimal.Decimal, error) {
 	end := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	start := end.AddDate(0, -3, 0)
-	rows, err := s.store.ListBudgetRows(ctx, c.UserID, TransactionFilter{StartDate: start, EndDate: end.AddDate(0, 0, -1)})
+	totals, err := s.store.SumFlows(ctx, c.UserID, FlowQuery{From: start, To: end.AddDate(0, 0, -1), Currency: currency, CountedOnly: true})
 	if err != nil {
-		return nil, decimal.Zero, s.internal(ctx, "list budget rows", err)
+		return nil, decimal.Zero, s.internal(ctx, "sum flows", err)
 	}
 	cl := classify(cats)
-	b := Budget{Currency: currency}
-	cn := newCounter(b, cats, rows)
+	cn := newCounter(Budget{Currency: currency}, cats)
 	spend := map[string]decimal.Decimal{}
 	var income decimal.Decimal
-	for _, r := range rows {
-		if !cn.counts(r) {
+	for _, t := range totals {
+		if !cn.countsTotal(t) {
 			continue
 		}
-		if cn.isIncome(r.CategoryID) {
-			income = income.Add(r.Amount.Amount)
+		if cn.isIncome(t.CategoryID) {
+			income = income.Add(t.Net)
 			continue
 		}
-		key := r.CategoryID
+		key := t.CategoryID
 		if key != cl.savings && cn.parent[key] != "" {
 			key = cn.parent[key]
 		}
-		spend[key] = spend[key].Sub(r.Amount.Amount)
+		spend[key] = spend[key].Sub(t.Net)
 	}
 	three := decNum(3)
 	for k, v := range spend {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 )
@@ -115,6 +116,10 @@ func (s *Service) visibleGoals(ctx context.Context, c Caller, sc scope) ([]Goal,
 	return out, nil
 }
 
+// goalViewParallelism bounds the goals of one page measured at once (each
+// holds a database connection while it reads).
+const goalViewParallelism = 4
+
 // ListGoals answers GET /v1/goals, by sort order then id.
 func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[GoalView], error) {
 	var page Page[GoalView]
@@ -140,29 +145,36 @@ func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[Go
 		return page, err
 	}
 	// Hidden goals are skipped, so a page reads on until it is full.
-	for len(page.Data) <= size {
+	var visible []Goal
+	for len(visible) <= size {
 		goals, err := s.store.ListGoals(ctx, c.UserID, after, size+1)
 		if err != nil {
 			return page, s.internal(ctx, "list goals", err)
 		}
 		for _, g := range goals {
 			after = &GoalPosition{SortOrder: g.SortOrder, ID: g.ID}
-			v, ok := sc.visibleGoal(g, gc.items)
-			if !ok {
-				continue
-			}
-			view, err := s.goalView(ctx, c, sc, gc, v)
-			if err != nil {
-				return page, err
-			}
-			page.Data = append(page.Data, view)
-			if len(page.Data) > size {
-				break
+			if v, ok := sc.visibleGoal(g, gc.items); ok && len(visible) <= size {
+				visible = append(visible, v)
 			}
 		}
 		if len(goals) <= size {
 			break
 		}
+	}
+	// Each goal's measures are a few store reads: a page's run side by
+	// side, so it answers in about the time of its slowest goal.
+	page.Data = make([]GoalView, len(visible))
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(goalViewParallelism)
+	for i, g := range visible {
+		eg.Go(func() error {
+			view, err := s.goalView(ectx, c, sc, gc, g)
+			page.Data[i] = view
+			return err
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return Page[GoalView]{}, err
 	}
 	if len(page.Data) > size {
 		page.Data = page.Data[:size]
@@ -252,7 +264,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 	}
 	months := make([]decimal.Decimal, 3)
 	f.MonthlyContributions = months
-	base := TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories}
+	base := FlowQuery{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories}
 	last := func(d time.Time) {
 		if f.LastContributionAt == nil || d.After(*f.LastContributionAt) {
 			f.LastContributionAt = &d
@@ -263,6 +275,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 		f.Current = decimal.Zero
 		var owed decimal.Decimal
 		payoff := false
+		var ids []string
 		for _, l := range g.AccountLinks {
 			a, ok := gc.accounts[l.AccountID]
 			if !ok || a.Balance.Currency != g.Currency {
@@ -274,24 +287,29 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 			} else {
 				f.Current = f.Current.Add(a.Balance.Amount)
 			}
-			fl := base
-			fl.AccountID, fl.StartDate = a.ID, thisMonth.AddDate(-1, 0, 0)
-			// Monthly sums from the store: a year of an account's rows at
-			// scale is tens of thousands.
-			flows, err := s.store.MonthlyFlows(ctx, c.UserID, fl)
+			ids = append(ids, a.ID)
+		}
+		if len(ids) > 0 {
+			// Sums from the store's flow totals: a year of an account's
+			// rows at scale is tens of thousands.
+			q := base
+			q.AccountIDs, q.Currency, q.From, q.To, q.ByMonth = ids, g.Currency, rateStart, thisMonth.AddDate(0, 0, -1), true
+			flows, err := s.store.SumFlows(ctx, c.UserID, q)
 			if err != nil {
-				return f, s.internal(ctx, "monthly flows", err)
+				return f, s.internal(ctx, "sum flows", err)
 			}
 			for _, m := range flows {
-				if m.Currency != g.Currency {
-					continue
-				}
 				if i := monthIndex(m.Month); i >= 0 {
 					months[i] = months[i].Add(m.Net)
 				}
-				if m.LastInflow != nil {
-					last(*m.LastInflow)
-				}
+			}
+			q.From, q.To, q.ByMonth = thisMonth.AddDate(-1, 0, 0), endOfTime, false
+			in, err := s.store.LastFlowDay(ctx, c.UserID, q, true)
+			if err != nil {
+				return f, s.internal(ctx, "last flow day", err)
+			}
+			if in != nil {
+				last(*in)
 			}
 		}
 		if payoff {
@@ -303,14 +321,15 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 		if rateStart.Before(from) {
 			from = rateStart
 		}
-		cn := newCounter(Budget{Currency: g.Currency}, gc.cats, nil)
-		var rows []BudgetRow
+		cn := newCounter(Budget{Currency: g.Currency}, gc.cats)
+		var totals []FlowTotal
+		q := base
+		q.Currency, q.CountedOnly, q.From, q.To = g.Currency, true, from, endOfTime
 		if len(g.BudgetLinks) > 0 {
-			fl := base
-			fl.StartDate = from
+			q.ByMonth = true
 			var err error
-			if rows, err = s.store.ListBudgetRows(ctx, c.UserID, fl); err != nil {
-				return f, s.internal(ctx, "list budget rows", err)
+			if totals, err = s.store.SumFlows(ctx, c.UserID, q); err != nil {
+				return f, s.internal(ctx, "sum flows", err)
 			}
 		}
 		for _, l := range g.BudgetLinks {
@@ -319,15 +338,23 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 				continue
 			}
 			flow := map[time.Time]decimal.Decimal{}
-			for _, r := range rows {
-				if !cn.counts(r) || (r.CategoryID != it.CategoryID && cn.parent[r.CategoryID] != it.CategoryID) {
-					continue
+			for _, t := range totals {
+				if cn.countsTotal(t) && (t.CategoryID == it.CategoryID || cn.parent[t.CategoryID] == it.CategoryID) {
+					flow[t.Month] = flow[t.Month].Sub(t.Net)
 				}
-				m := time.Date(r.Date.Year(), r.Date.Month(), 1, 0, 0, 0, 0, time.UTC)
-				flow[m] = flow[m].Sub(r.Amount.Amount)
-				if r.Amount.Amount.IsNegative() {
-					last(r.Date)
+			}
+			q.ByMonth, q.CategoryIDs = false, []string{it.CategoryID}
+			for id, parent := range cn.parent {
+				if parent == it.CategoryID {
+					q.CategoryIDs = append(q.CategoryIDs, id)
 				}
+			}
+			out, err := s.store.LastFlowDay(ctx, c.UserID, q, false)
+			if err != nil {
+				return f, s.internal(ctx, "last flow day", err)
+			}
+			if out != nil {
+				last(*out)
 			}
 			for m, v := range flow {
 				contrib := decimal.Min(decimal.Max(v, decimal.Zero), l.ContributionAmount)

@@ -29,20 +29,14 @@ type CategorySpend struct {
 
 // insightCounter applies the budgets' counting rules to reports.
 type insightCounter struct {
-	currency  string
-	cats      map[string]Category
-	splitPars map[string]bool
+	currency string
+	cats     map[string]Category
 }
 
-func newInsightCounter(currency string, cats []Category, rows []BudgetRow) insightCounter {
-	c := insightCounter{currency: currency, cats: map[string]Category{}, splitPars: map[string]bool{}}
+func newInsightCounter(currency string, cats []Category) insightCounter {
+	c := insightCounter{currency: currency, cats: map[string]Category{}}
 	for _, cat := range cats {
 		c.cats[cat.ID] = cat
-	}
-	for _, r := range rows {
-		if r.SplitParentID != "" {
-			c.splitPars[r.SplitParentID] = true
-		}
 	}
 	return c
 }
@@ -57,21 +51,19 @@ func (c insightCounter) top(cat string) string {
 
 func (c insightCounter) tag(cat string) string { return c.cats[c.top(cat)].TypeTag }
 
-// kind classifies a row: "income", "expense", or "" when it does not count.
-// A row counts when it is in the report's currency, categorized, not the
-// incoming leg of a transfer between the user's own accounts, not a split
-// parent whose slices are present (they count instead), and not in a
-// transfer category (card payments, savings transfers, top-ups: money
-// moving between the user's own accounts). Income: a row in an income
-// category (or a child of one); expense: any other counted row, so refunds
-// (positive rows) net against spending.
-func (c insightCounter) kind(r BudgetRow) string {
-	switch {
-	case r.Amount.Currency != c.currency, r.CategoryID == "", c.splitPars[r.ID],
-		r.TransferPairID != "" && r.Amount.Amount.IsPositive():
+// kind classifies a total: "income", "expense", or "" when its rows do not
+// count. Rows count when they are in the report's currency, categorized,
+// counted by CountsTowardBudgets (not a split parent whose slices are
+// present, not the incoming leg of a transfer between the user's own
+// accounts), and not in a transfer category (card payments, savings
+// transfers, top-ups: money moving between the user's own accounts).
+// Income: an income category (or a child of one); expense: any other
+// counted category, so refunds (positive rows) net against spending.
+func (c insightCounter) kind(t FlowTotal) string {
+	if t.Currency != c.currency || t.CategoryID == "" || !t.Counted {
 		return ""
 	}
-	switch c.tag(r.CategoryID) {
+	switch c.tag(t.CategoryID) {
 	case CategoryIncome:
 		return CategoryIncome
 	case CategoryTransfer:
@@ -80,23 +72,32 @@ func (c insightCounter) kind(r BudgetRow) string {
 	return CategoryExpense
 }
 
+// allRows selects every row: the pure functions over rows sum them all.
+var allRows = FlowQuery{}
+
 // SummarizeMonth totals rows (one month's, already privacy-filtered) in
-// currency: income, expenses, net savings = income − expenses, savings rate
-// = net savings / income × 100 rounded half-even to 2 places (nil without
-// income above zero), and how many rows counted.
+// currency; SummarizeMonthTotals says how.
 func SummarizeMonth(month, currency string, rows []BudgetRow, cats []Category) MonthSummary {
-	c := newInsightCounter(currency, cats, rows)
+	return SummarizeMonthTotals(month, currency, SumFlowRows(rows, allRows), cats)
+}
+
+// SummarizeMonthTotals totals one month's flow totals (already
+// privacy-filtered) in currency: income, expenses, net savings = income −
+// expenses, savings rate = net savings / income × 100 rounded half-even to
+// 2 places (nil without income above zero), and how many rows counted.
+func SummarizeMonthTotals(month, currency string, totals []FlowTotal, cats []Category) MonthSummary {
+	c := newInsightCounter(currency, cats)
 	s := MonthSummary{Month: month, Currency: currency}
-	for _, r := range rows {
-		switch c.kind(r) {
+	for _, t := range totals {
+		switch c.kind(t) {
 		case CategoryIncome:
-			s.TotalIncome = s.TotalIncome.Add(r.Amount.Amount)
+			s.TotalIncome = s.TotalIncome.Add(t.Net)
 		case CategoryExpense:
-			s.TotalExpenses = s.TotalExpenses.Sub(r.Amount.Amount)
+			s.TotalExpenses = s.TotalExpenses.Sub(t.Net)
 		default:
 			continue
 		}
-		s.TransactionCount++
+		s.TransactionCount += t.Rows
 	}
 	s.NetSavings = s.TotalIncome.Sub(s.TotalExpenses)
 	if s.TotalIncome.IsPositive() {
@@ -106,19 +107,25 @@ func SummarizeMonth(month, currency string, rows []BudgetRow, cats []Category) M
 	return s
 }
 
-// SpendingByCategory groups the counted expense rows by top-level category
-// (subcategories roll up): amount = −Σ amount (refunds net). Categories
-// whose net spending is not above zero are left out. Percentages are each
-// line's share of the total, rounded to 2 places by largest remainder so
-// they sum to exactly 100. Ordered by amount, largest first, then name,
-// then id.
+// SpendingByCategory groups rows (already privacy-filtered) as
+// SpendingByCategoryTotals does.
 func SpendingByCategory(currency string, rows []BudgetRow, cats []Category) []CategorySpend {
-	c := newInsightCounter(currency, cats, rows)
+	return SpendingByCategoryTotals(currency, SumFlowRows(rows, allRows), cats)
+}
+
+// SpendingByCategoryTotals groups the counted expense totals by top-level
+// category (subcategories roll up): amount = −Σ amount (refunds net).
+// Categories whose net spending is not above zero are left out.
+// Percentages are each line's share of the total, rounded to 2 places by
+// largest remainder so they sum to exactly 100. Ordered by amount, largest
+// first, then name, then id.
+func SpendingByCategoryTotals(currency string, totals []FlowTotal, cats []Category) []CategorySpend {
+	c := newInsightCounter(currency, cats)
 	by := map[string]decimal.Decimal{}
-	for _, r := range rows {
-		if c.kind(r) == CategoryExpense {
-			t := c.top(r.CategoryID)
-			by[t] = by[t].Sub(r.Amount.Amount)
+	for _, t := range totals {
+		if c.kind(t) == CategoryExpense {
+			top := c.top(t.CategoryID)
+			by[top] = by[top].Sub(t.Net)
 		}
 	}
 	var out []CategorySpend

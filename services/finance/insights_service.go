@@ -43,18 +43,18 @@ func (s *Service) reportCurrency(ctx context.Context, c Caller, sc scope, cur st
 	return cur, nil
 }
 
-// reportRows reads the user's rows between from and to (inclusive) with no
-// privacy filter, and returns them with the rows the grant shows. Reports
-// compute both so that filtered is true only when the grant's exclusions
-// changed a figure.
-func (s *Service) reportRows(ctx context.Context, c Caller, sc scope, from, to time.Time) (all, visible []BudgetRow, err error) {
-	all, err = s.store.ListBudgetRows(ctx, c.UserID, TransactionFilter{StartDate: from, EndDate: to})
+// reportTotals sums the user's counted rows in currency between from and
+// to (inclusive) with no privacy filter, and returns the totals with those
+// the grant shows. Reports compute both so that filtered is true only when
+// the grant's exclusions changed a figure.
+func (s *Service) reportTotals(ctx context.Context, c Caller, sc scope, currency string, from, to time.Time) (all, visible []FlowTotal, err error) {
+	all, err = s.store.SumFlows(ctx, c.UserID, FlowQuery{From: from, To: to, Currency: currency, CountedOnly: true})
 	if err != nil {
-		return nil, nil, s.internal(ctx, "list rows", err)
+		return nil, nil, s.internal(ctx, "sum flows", err)
 	}
-	for _, r := range all {
-		if !sc.hidesAccount(r.AccountID) && !sc.hidesCategory(r.CategoryID) {
-			visible = append(visible, r)
+	for _, t := range all {
+		if !sc.hidesAccount(t.AccountID) && !sc.hidesCategory(t.CategoryID) {
+			visible = append(visible, t)
 		}
 	}
 	return all, visible, nil
@@ -89,14 +89,14 @@ func (s *Service) GetMonthSummary(ctx context.Context, c Caller, month, currency
 	if err != nil {
 		return res, s.internal(ctx, "list categories", err)
 	}
-	all, visible, err := s.reportRows(ctx, c, sc, from, to)
+	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
 		return res, err
 	}
 	label := from.Format("2006-01")
-	res.Data = SummarizeMonth(label, currency, visible, cats)
+	res.Data = SummarizeMonthTotals(label, currency, visible, cats)
 	if len(visible) != len(all) {
-		full := SummarizeMonth(label, currency, all, cats)
+		full := SummarizeMonthTotals(label, currency, all, cats)
 		res.Filtered = !sameSummary(full, res.Data)
 	}
 	return res, nil
@@ -158,11 +158,11 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q Spendin
 	if err != nil {
 		return res, s.internal(ctx, "list categories", err)
 	}
-	all, visible, err := s.reportRows(ctx, c, sc, from, to)
+	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
 		return res, err
 	}
-	res.Data = SpendingByCategory(currency, visible, cats)
+	res.Data = SpendingByCategoryTotals(currency, visible, cats)
 	if sc.grant.Redacts(FieldConnectionInstitution) {
 		// A user's category may be named after a bank ("Chase fees").
 		for i := range res.Data {
@@ -173,7 +173,7 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q Spendin
 	}
 	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
 	if len(visible) != len(all) {
-		full := SpendingByCategory(currency, all, cats)
+		full := SpendingByCategoryTotals(currency, all, cats)
 		res.Filtered = !slices.EqualFunc(full, res.Data, func(a, b CategorySpend) bool {
 			return a.CategoryID == b.CategoryID && a.Amount.Equal(b.Amount)
 		})

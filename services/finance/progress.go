@@ -3,6 +3,7 @@ package finance
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -86,34 +87,43 @@ const (
 	AnomalyMinHistory     = 8
 )
 
-// ProgressInput is everything one period's progress is computed from. Rows
-// are already filtered by the grant (hidden accounts and categories gone).
+// ProgressInput is everything one period's progress is computed from.
+// Rows, totals and candidates are already filtered by the grant (hidden
+// accounts and categories gone).
 type ProgressInput struct {
 	Budget     Budget // items of hidden categories removed
 	Period     Period
 	Today      time.Time
 	Categories []Category // the categories the grant shows
-	// Rows are the period's rows; History the AnomalyLookbackMonths before.
-	Rows, History []BudgetRow
-	Rules         []RecurringRule
-	Goals         []Goal // visible goals, for spending-plan coverage
+	// Totals are the period's counted flow totals (SumFlows, CountedOnly);
+	// Candidates its counted outflows above their category's anomaly floor
+	// (ListAnomalyCandidates); Baseline the anomaly thresholds of the
+	// AnomalyLookbackMonths before the period. The service reads these from
+	// the store. When Totals is nil they are computed from Rows (the
+	// period's rows) and History (the look-back's rows) instead.
+	Totals     []FlowTotal
+	Candidates []BudgetRow
+	Baseline   AnomalyBaseline
+	Rows       []BudgetRow
+	History    []BudgetRow
+	Rules      []RecurringRule
+	Goals      []Goal // visible goals, for spending-plan coverage
 	// Rollover is the previous period's remaining per group id (only read
 	// when the budget has FeatureRollover).
 	Rollover map[string]decimal.Decimal
 }
 
-// counter decides which rows count and where.
+// counter decides where counted totals and rows go.
 type counter struct {
-	currency  string
-	parent    map[string]string // category id → parent id
-	typeTag   map[string]string
-	itemOf    map[string][2]int // category id → (group, item) index
-	splitPars map[string]bool   // ids of rows whose slices are present
+	currency string
+	parent   map[string]string // category id → parent id
+	typeTag  map[string]string
+	itemOf   map[string][2]int // category id → (group, item) index
 }
 
-func newCounter(b Budget, cats []Category, rows []BudgetRow) counter {
+func newCounter(b Budget, cats []Category) counter {
 	c := counter{currency: b.Currency, parent: map[string]string{}, typeTag: map[string]string{},
-		itemOf: map[string][2]int{}, splitPars: map[string]bool{}}
+		itemOf: map[string][2]int{}}
 	for _, cat := range cats {
 		c.parent[cat.ID] = cat.ParentID
 		c.typeTag[cat.ID] = cat.TypeTag
@@ -123,26 +133,13 @@ func newCounter(b Budget, cats []Category, rows []BudgetRow) counter {
 			c.itemOf[it.CategoryID] = [2]int{gi, ii}
 		}
 	}
-	for _, r := range rows {
-		if r.SplitParentID != "" {
-			c.splitPars[r.SplitParentID] = true
-		}
-	}
 	return c
 }
 
-// counts reports whether a row counts at all: in the budget's currency,
-// categorized, not the incoming leg of a transfer between the user's own
-// accounts (the outgoing leg already counted the money), not a split
-// parent whose slices count instead.
-func (c counter) counts(r BudgetRow) bool {
-	switch {
-	case r.Amount.Currency != c.currency, r.CategoryID == "", c.splitPars[r.ID]:
-		return false
-	case r.TransferPairID != "" && r.Amount.Amount.IsPositive():
-		return false
-	}
-	return true
+// countsTotal reports whether a total counts at all: counted rows
+// (CountsTowardBudgets), categorized, in the budget's currency.
+func (c counter) countsTotal(t FlowTotal) bool {
+	return t.Counted && t.CategoryID != "" && t.Currency == c.currency
 }
 
 // item finds the item a row's category counts toward: its own, else its
@@ -175,33 +172,41 @@ func ComputeProgress(in ProgressInput) BudgetProgress {
 	out := BudgetProgress{BudgetID: b.ID, MethodType: b.MethodType, Currency: b.Currency,
 		MethodMeta: MetaFor(b.MethodType), PeriodStart: in.Period.Start, PeriodEnd: in.Period.End,
 		PeriodLabel: in.Period.Label, IsCurrentPeriod: isCurrent}
-	c := newCounter(b, in.Categories, in.Rows)
+	c := newCounter(b, in.Categories)
+	if in.Totals == nil {
+		last := in.Period.End.AddDate(0, 0, -1)
+		in.Totals = SumFlowRows(in.Rows, FlowQuery{From: in.Period.Start, To: last, CountedOnly: true})
+		sliced := SlicedParents(in.Rows)
+		in.Candidates = nil
+		for _, r := range in.Rows {
+			if in.Period.Contains(r.Date) && CountsTowardBudgets(r, sliced[r.ID]) {
+				in.Candidates = append(in.Candidates, r)
+			}
+		}
+		in.Baseline = BuildAnomalyBaseline(b.Currency, in.History)
+	}
 
 	// Spend per item and income.
 	spent := make([][]decimal.Decimal, len(b.Groups))
 	for gi, g := range b.Groups {
 		spent[gi] = make([]decimal.Decimal, len(g.Items))
 	}
-	var counted []BudgetRow
-	for _, r := range in.Rows {
-		if !c.counts(r) || !in.Period.Contains(r.Date) {
+	for _, t := range in.Totals {
+		if !c.countsTotal(t) {
 			continue
 		}
-		if c.isIncome(r.CategoryID) {
-			out.TotalIncome = out.TotalIncome.Add(r.Amount.Amount)
+		if c.isIncome(t.CategoryID) {
+			out.TotalIncome = out.TotalIncome.Add(t.Net)
 			continue
 		}
-		ix, ok := c.item(r.CategoryID)
-		if !ok {
-			continue
+		if ix, ok := c.item(t.CategoryID); ok {
+			spent[ix[0]][ix[1]] = spent[ix[0]][ix[1]].Sub(t.Net)
 		}
-		spent[ix[0]][ix[1]] = spent[ix[0]][ix[1]].Sub(r.Amount.Amount)
-		counted = append(counted, r)
 	}
 
 	// Anomalies; covered ones leave the spend.
 	if b.HasFeature(FeatureAnomalies) {
-		out.Anomalies = findAnomalies(c, counted, in.History, in.Goals)
+		out.Anomalies = findAnomalies(c, in.Period, in.Candidates, in.Baseline, in.Goals)
 		for _, a := range out.Anomalies {
 			out.AnomalyTotal = out.AnomalyTotal.Add(a.Amount)
 			if a.Status == AnomalyCovered {
@@ -293,36 +298,88 @@ func ComputeProgress(in ProgressInput) BudgetProgress {
 	return out
 }
 
-// findAnomalies applies the anomaly rule to the period's counted outflows
-// and lets the goals' spending-plan lines absorb what they can, in date
-// order: a line absorbs a spend in its category (or a subcategory) while
-// what it absorbed this period stays within its planned amount.
-func findAnomalies(c counter, counted, history []BudgetRow, goals []Goal) []BudgetAnomaly {
+// AnomalyBaseline is the anomaly rule's thresholds learned from a
+// look-back: per category, and per category and merchant, each only where
+// there are at least AnomalyMinHistory spends to learn from.
+type AnomalyBaseline struct {
+	ByCategory map[string]decimal.Decimal
+	ByMerchant map[string]decimal.Decimal // key: category id + "|" + merchant
+}
+
+// BuildAnomalyBaseline learns the thresholds from history: the counted
+// outflows (CountsTowardBudgets, categorized) in currency.
+func BuildAnomalyBaseline(currency string, history []BudgetRow) AnomalyBaseline {
+	sliced := SlicedParents(history)
 	byCat := map[string][]decimal.Decimal{}
 	byMerchant := map[string][]decimal.Decimal{}
 	for _, r := range history {
-		if c.counts(r) && r.Amount.Amount.IsNegative() {
-			byCat[r.CategoryID] = append(byCat[r.CategoryID], r.Amount.Amount.Neg())
-			if r.Merchant != "" {
-				k := r.CategoryID + "|" + r.Merchant
-				byMerchant[k] = append(byMerchant[k], r.Amount.Amount.Neg())
-			}
+		if r.Amount.Currency != currency || r.CategoryID == "" || !CountsTowardBudgets(r, sliced[r.ID]) ||
+			!r.Amount.Amount.IsNegative() {
+			continue
+		}
+		byCat[r.CategoryID] = append(byCat[r.CategoryID], r.Amount.Amount.Neg())
+		if r.Merchant != "" {
+			k := r.CategoryID + "|" + r.Merchant
+			byMerchant[k] = append(byMerchant[k], r.Amount.Amount.Neg())
 		}
 	}
+	b := AnomalyBaseline{ByCategory: map[string]decimal.Decimal{}, ByMerchant: map[string]decimal.Decimal{}}
+	for k, h := range byCat {
+		if len(h) >= AnomalyMinHistory {
+			b.ByCategory[k] = AnomalyThreshold(h)
+		}
+	}
+	for k, h := range byMerchant {
+		if len(h) >= AnomalyMinHistory {
+			b.ByMerchant[k] = AnomalyThreshold(h)
+		}
+	}
+	return b
+}
+
+// Threshold is the spend above which a spend at merchant in cat is
+// anomalous: the merchant's threshold when it has one, else the
+// category's; false when neither has enough history.
+func (b AnomalyBaseline) Threshold(cat, merchant string) (decimal.Decimal, bool) {
+	if t, ok := b.ByMerchant[cat+"|"+merchant]; ok {
+		return t, true
+	}
+	t, ok := b.ByCategory[cat]
+	return t, ok
+}
+
+// Floors is, per category, the lowest threshold any spend in it can meet:
+// only spends above it can be anomalies, so only those are read.
+func (b AnomalyBaseline) Floors() map[string]decimal.Decimal {
+	out := map[string]decimal.Decimal{}
+	for cat, t := range b.ByCategory {
+		out[cat] = t
+	}
+	for k, t := range b.ByMerchant {
+		cat, _, _ := strings.Cut(k, "|")
+		if f, ok := out[cat]; !ok || t.LessThan(f) {
+			out[cat] = t
+		}
+	}
+	return out
+}
+
+// findAnomalies applies the anomaly rule to the period's counted outflows
+// in the budget's items and lets the goals' spending-plan lines absorb
+// what they can, in date order: a line absorbs a spend in its category (or
+// a subcategory) while what it absorbed this period stays within its
+// planned amount.
+func findAnomalies(c counter, p Period, candidates []BudgetRow, base AnomalyBaseline, goals []Goal) []BudgetAnomaly {
 	var out []BudgetAnomaly
-	for _, r := range counted {
+	for _, r := range candidates {
 		spend := r.Amount.Amount.Neg()
-		if !spend.IsPositive() {
+		if r.Amount.Currency != c.currency || r.CategoryID == "" || !spend.IsPositive() || !p.Contains(r.Date) {
 			continue
 		}
-		h := byMerchant[r.CategoryID+"|"+r.Merchant]
-		if len(h) < AnomalyMinHistory {
-			h = byCat[r.CategoryID]
-		}
-		if len(h) < AnomalyMinHistory {
+		if _, ok := c.item(r.CategoryID); !ok {
 			continue
 		}
-		if spend.GreaterThan(AnomalyThreshold(h)) {
+		if t, ok := base.Threshold(r.CategoryID, r.Merchant); ok && spend.GreaterThan(t) {
 			out = append(out, BudgetAnomaly{TransactionID: r.ID, CategoryID: r.CategoryID, Amount: spend,
 				TransactionDate: r.Date, Status: AnomalyFlagged})
 		}

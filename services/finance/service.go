@@ -45,6 +45,8 @@ type Service struct {
 	// parser reads imported statement files (import_service.go); nil until
 	// UseStatementParser, and then imports answer not-implemented.
 	parser StatementParser
+	// baselines caches budget anomaly baselines (baseline.go).
+	baselines *baselineCache
 }
 
 // NewService returns a Service. cursors signs pagination cursors; every
@@ -56,7 +58,7 @@ func NewService(store Store, cursors *cursor.Codec, clock Clock, log *slog.Logge
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, cursors: cursors, now: clock, log: log}
+	return &Service{store: store, cursors: cursors, now: clock, log: log, baselines: &baselineCache{}}
 }
 
 // Caller is who a request is for: the finance user and the grant through

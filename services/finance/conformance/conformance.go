@@ -56,8 +56,8 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"FXRates", testFXRates},         // networth.go
 		{"NetWorthSnapshots", testNetWorthSnapshots},
 		{"UsersWithoutSnapshot", testUsersWithoutSnapshot}, // writes_budgets.go
-		{"MonthlyFlows", testMonthlyFlows},
-		{"Imports", testImports}, // imports.go
+		{"FlowTotals", testFlowTotals},                     // flows.go
+		{"Imports", testImports},                           // imports.go
 		{"ConcurrentImports", testConcurrentImports},
 	}
 	for _, tc := range tests {

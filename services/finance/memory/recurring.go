@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
@@ -70,43 +69,5 @@ func (s *Store) UsersWithoutSnapshot(_ context.Context, day time.Time, after str
 			}
 		}
 	}
-	return out, nil
-}
-
-// MonthlyFlows implements finance.Store.
-func (s *Store) MonthlyFlows(_ context.Context, userID string, f finance.TransactionFilter) ([]finance.MonthFlow, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	type key struct {
-		month    time.Time
-		currency string
-	}
-	sums := map[key]*finance.MonthFlow{}
-	for _, t := range s.transactions {
-		if t.UserID != userID || !matches(t, f) {
-			continue
-		}
-		d := finance.Day(t.Date)
-		k := key{time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC), t.Amount.Currency}
-		m := sums[k]
-		if m == nil {
-			m = &finance.MonthFlow{Month: k.month, Currency: k.currency}
-			sums[k] = m
-		}
-		m.Net = m.Net.Add(t.Amount.Amount)
-		if t.Amount.Amount.IsPositive() && (m.LastInflow == nil || d.After(*m.LastInflow)) {
-			m.LastInflow = &d
-		}
-	}
-	out := make([]finance.MonthFlow, 0, len(sums))
-	for _, m := range sums {
-		out = append(out, *m)
-	}
-	slices.SortFunc(out, func(a, b finance.MonthFlow) int {
-		if c := a.Month.Compare(b.Month); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Currency, b.Currency)
-	})
 	return out, nil
 }

@@ -165,20 +165,22 @@ func (s *Store) ListBudgetRows(ctx context.Context, userID string, f finance.Tra
 	if err != nil {
 		return nil, wrap(err, "list budget rows")
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.BudgetRow, error) {
-		var (
-			b      finance.BudgetRow
-			amount string
-		)
-		if err := r.Scan(&b.ID, &b.AccountID, &b.CategoryID, &b.Merchant, &amount, &b.Amount.Currency, &b.Date, &b.IsPending,
-			&b.TransferPairID, &b.SplitParentID); err != nil {
-			return b, err
-		}
-		var err error
-		b.Amount.Amount, err = decimal.NewFromString(amount)
-		return b, err
-	})
+	out, err := pgx.CollectRows(rows, scanBudgetRow)
 	return out, wrap(err, "list budget rows")
+}
+
+func scanBudgetRow(r pgx.CollectableRow) (finance.BudgetRow, error) {
+	var (
+		b      finance.BudgetRow
+		amount string
+	)
+	if err := r.Scan(&b.ID, &b.AccountID, &b.CategoryID, &b.Merchant, &amount, &b.Amount.Currency, &b.Date, &b.IsPending,
+		&b.TransferPairID, &b.SplitParentID); err != nil {
+		return b, err
+	}
+	var err error
+	b.Amount.Amount, err = decimal.NewFromString(amount)
+	return b, err
 }
 
 const goalColumns = `id::text, user_id::text, name, COALESCE(description, ''), goal_type, status, target_amount::text,

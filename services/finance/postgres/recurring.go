@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
 )
@@ -87,33 +86,4 @@ func (s *Store) UsersWithoutSnapshot(ctx context.Context, day time.Time, after s
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	return ids, wrap(err, "users without snapshot")
-}
-
-// MonthlyFlows implements finance.Store: one grouped scan (the covering
-// transactions_user_date_budget_idx holds date, account, category, amount
-// and currency).
-func (s *Store) MonthlyFlows(ctx context.Context, userID string, f finance.TransactionFilter) ([]finance.MonthFlow, error) {
-	q, ok := txQuery(`SELECT date_trunc('month', date)::date AS month, currency, sum(amount)::text,
-		max(date) FILTER (WHERE amount > 0)`, userID, f, nil, "")
-	if !ok {
-		return nil, nil
-	}
-	q.sql.WriteString(` GROUP BY 1, 2 ORDER BY 1, 2`)
-	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
-	if err != nil {
-		return nil, wrap(err, "monthly flows")
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.MonthFlow, error) {
-		var (
-			m   finance.MonthFlow
-			net string
-		)
-		if err := r.Scan(&m.Month, &m.Currency, &net, &m.LastInflow); err != nil {
-			return m, err
-		}
-		var err error
-		m.Net, err = decimal.NewFromString(net)
-		return m, err
-	})
-	return out, wrap(err, "monthly flows")
 }
