@@ -1,6 +1,7 @@
 package finance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -280,7 +281,7 @@ func ConvertNetWorth(lines []NetWorthLine, t RateTable, cur string, day time.Tim
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		return strings.Compare(a.fig+"|"+a.label+"|"+a.currency, b.fig+"|"+b.label+"|"+b.currency)
+		return cmp.Or(strings.Compare(a.fig, b.fig), strings.Compare(a.label, b.label), strings.Compare(a.currency, b.currency))
 	})
 	var liquidLiab decimal.Decimal
 	for _, k := range keys {

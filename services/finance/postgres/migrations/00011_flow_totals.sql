@@ -32,10 +32,12 @@ CREATE TABLE transaction_day_totals (
     n_out       integer NOT NULL, -- rows with amount < 0
     PRIMARY KEY (user_id, day, account_id, category_id, currency, counted)
 );
--- "The last day money came into this account" (account-driven goals) and
--- "the last day this category was spent in" (budget-driven goals).
-CREATE INDEX transaction_day_totals_account_idx ON transaction_day_totals (user_id, account_id, day);
-CREATE INDEX transaction_day_totals_category_idx ON transaction_day_totals (user_id, category_id, day);
+-- "The last day money came into these accounts" (account-driven goals)
+-- and "the last day these categories were spent in" (budget-driven goals):
+-- partial, so an account that rarely receives money is not read day by day
+-- back to the start of the range.
+CREATE INDEX transaction_day_totals_inflow_idx ON transaction_day_totals (user_id, account_id, day) WHERE n_in > 0;
+CREATE INDEX transaction_day_totals_outflow_idx ON transaction_day_totals (user_id, category_id, day) WHERE n_out > 0;
 
 CREATE TABLE transaction_month_totals (
     user_id     uuid NOT NULL,
@@ -132,11 +134,13 @@ CREATE TRIGGER transactions_flow_totals AFTER INSERT OR DELETE OR UPDATE OF
     user_id, account_id, category_id, merchant, amount, currency, date, transfer_pair_id, split_parent_id, has_slices
     ON transactions FOR EACH ROW EXECUTE FUNCTION flow_totals_trigger();
 
--- Budget reads stay index-only: the anomaly candidates' query needs
--- has_slices too.
+-- Budget reads become index-only: the anomaly candidates' query needs
+-- has_slices, and every budget read the id (without it each row was a heap
+-- fetch: 11.6 ms instead of 2.0 ms for a month's candidates at a million
+-- rows).
 DROP INDEX transactions_user_date_budget_idx;
 CREATE INDEX transactions_user_date_budget_idx ON transactions (user_id, date)
-    INCLUDE (account_id, category_id, merchant, amount, currency, is_pending, transfer_pair_id, split_parent_id, has_slices);
+    INCLUDE (id, account_id, category_id, merchant, amount, currency, is_pending, transfer_pair_id, split_parent_id, has_slices);
 
 INSERT INTO transaction_day_totals
     SELECT user_id, date, account_id, COALESCE(category_id, '00000000-0000-0000-0000-000000000000'), currency,
