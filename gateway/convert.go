@@ -158,7 +158,7 @@ func parseConvertRequest(r *http.Request) (*conversionv1.ConvertRequest, *proble
 	if err != nil {
 		return nil, problem.New(problem.InvalidInput, "Content-Type must be application/json, text/plain, application/x-swift-mt or application/xml").WithField("Content-Type")
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := bodyBytes(r)
 	if err != nil {
 		return nil, problem.New(problem.InvalidInput, "the request body could not be read")
 	}

@@ -21,11 +21,13 @@ import (
 // PostgreSQL text), and a query string that does not parse. Each answer
 // names the parameter.
 func checkInput(r *http.Request, rt route.Route) *problem.Problem {
-	segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	for i, p := range strings.Split(strings.TrimPrefix(rt.Pattern, "/"), "/") {
-		if name, ok := strings.CutPrefix(p, "{"); ok && i < len(segs) && !cleanText(segs[i]) {
-			name = strings.TrimSuffix(name, "}")
-			return problem.New(problem.InvalidInput, "path parameter "+name+" must be valid UTF-8 without control characters").WithField(name)
+	if strings.Contains(rt.Pattern, "{") { // only parameters are checked: skip the splits without any
+		segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		for i, p := range strings.Split(strings.TrimPrefix(rt.Pattern, "/"), "/") {
+			if name, ok := strings.CutPrefix(p, "{"); ok && i < len(segs) && !cleanText(segs[i]) {
+				name = strings.TrimSuffix(name, "}")
+				return problem.New(problem.InvalidInput, "path parameter "+name+" must be valid UTF-8 without control characters").WithField(name)
+			}
 		}
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)

@@ -112,3 +112,57 @@ func FuzzConvertRequest(f *testing.F) {
 		_, _ = negotiateConvert(body, "application/xml", req.GetTo())
 	})
 }
+
+// TestReadBody: the body is read whole (sized or chunked), over the limit is
+// 413, and the handler behind reads the same bytes again: the convert handler
+// takes them without a copy, any other reader gets a fresh stream.
+func TestReadBody(t *testing.T) {
+	const limit = 64
+	tests := []struct {
+		name     string
+		body     string
+		chunked  bool // no Content-Length
+		preRead  int  // bytes a handler read before asking for the whole body
+		want     string
+		wantType problem.Type
+	}{
+		{name: "sized", body: "hello world", want: "hello world"},
+		{name: "chunked", body: "hello world", chunked: true, want: "hello world"},
+		{name: "empty", body: "", want: ""},
+		{name: "at the limit", body: strings.Repeat("x", limit), want: strings.Repeat("x", limit)},
+		{name: "over the limit", body: strings.Repeat("x", limit+1), wantType: problem.MessageTooLarge},
+		{name: "chunked over the limit", body: strings.Repeat("x", limit+1), chunked: true, wantType: problem.MessageTooLarge},
+		{name: "partly read again", body: "hello world", preRead: 6, want: "world"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/v1/convert", strings.NewReader(tt.body))
+			if tt.chunked {
+				r.ContentLength = -1
+			}
+			body, p := readBody(httptest.NewRecorder(), r, limit)
+			if tt.wantType != "" {
+				if p == nil || p.Type != tt.wantType {
+					t.Fatalf("problem %v, want %s", p, tt.wantType)
+				}
+				return
+			}
+			if p != nil || string(body) != tt.body || r.ContentLength != int64(len(tt.body)) {
+				t.Fatalf("read %q (length %d), %v; want %q", body, r.ContentLength, p, tt.body)
+			}
+			if tt.preRead > 0 {
+				_, _ = r.Body.Read(make([]byte, tt.preRead))
+			}
+			again, err := bodyBytes(r)
+			if err != nil || string(again) != tt.want {
+				t.Fatalf("read again %q, %v; want %q", again, err, tt.want)
+			}
+			if tt.preRead == 0 && len(body) > 0 && &again[0] != &body[0] {
+				t.Error("the body was copied")
+			}
+			if n, _ := r.Body.Read(make([]byte, 1)); n != 0 {
+				t.Error("the body can be read past its end")
+			}
+		})
+	}
+}

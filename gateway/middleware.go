@@ -132,22 +132,49 @@ func (g *Gateway) withRecover(next http.Handler) http.Handler {
 // and idempotency can fingerprint it. A body over the limit is refused with
 // 413 before any backend is called.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *problem.Problem) {
-	tooLarge := problem.New(problem.MessageTooLarge, fmt.Sprintf("the request body exceeds %d bytes", limit))
+	tooLarge := func() *problem.Problem {
+		return problem.New(problem.MessageTooLarge, fmt.Sprintf("the request body exceeds %d bytes", limit))
+	}
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
 	if r.ContentLength > limit {
-		return nil, tooLarge
+		return nil, tooLarge()
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
+	// With a Content-Length the buffer is sized once: io.ReadAll would start
+	// at 512 bytes and grow (and copy) its way up to the body.
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit)); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, tooLarge
+			return nil, tooLarge()
 		}
 		return nil, problem.New(problem.InvalidInput, "the request body could not be read")
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body := buf.Bytes()
+	r.Body = &readBack{Reader: bytes.NewReader(body), body: body}
 	r.ContentLength = int64(len(body))
 	return body, nil
+}
+
+// readBack is a request body readBody has read: handlers read it again, and
+// the convert handler takes the bytes as they are instead of a copy.
+type readBack struct {
+	*bytes.Reader
+	body []byte
+}
+
+func (readBack) Close() error { return nil }
+
+// bodyBytes is r's body whole: the bytes readBody kept when nothing has read
+// them yet, else what is left to read.
+func bodyBytes(r *http.Request) ([]byte, error) {
+	if rb, ok := r.Body.(*readBack); ok && rb.Len() == len(rb.body) {
+		_, _ = rb.Seek(0, io.SeekEnd) // read, as io.ReadAll would leave it
+		return rb.body, nil
+	}
+	return io.ReadAll(r.Body)
 }

@@ -9,6 +9,7 @@ package route
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -221,21 +222,31 @@ type Match struct {
 	Allowed []string
 }
 
+// patternSegs holds each table row's pattern split into segments, by row:
+// Lookup runs on every request and would otherwise split every pattern of the
+// table each time (most of the edge's allocations per request, before this).
+var patternSegs = func() [][]string {
+	out := make([][]string, len(table))
+	for i, rt := range table {
+		out[i] = split(rt.Pattern)
+	}
+	return out
+}()
+
 // Lookup finds the routes for method and path. A path that no pattern matches
 // yields an empty Match; a path matched under other methods only yields
 // Allowed without Routes.
 func Lookup(method, path string) Match {
 	segs := split(path)
 	var m Match
-	seen := map[string]bool{}
 	best := -1
-	for _, rt := range table {
-		lit, ok := matches(rt.Pattern, segs)
+	for i, rt := range table {
+		lit, ok := matches(patternSegs[i], segs)
 		if !ok {
 			continue
 		}
-		if !seen[rt.Method] {
-			seen[rt.Method] = true
+		// A path answers a handful of methods at most: a scan beats a set.
+		if !slices.Contains(m.Allowed, rt.Method) {
 			m.Allowed = append(m.Allowed, rt.Method)
 		}
 		if rt.Method != method {
@@ -274,9 +285,9 @@ func split(path string) []string {
 	return strings.Split(path, "/")
 }
 
-// matches reports whether segs fit pattern and how many literal segments matched.
-func matches(pattern string, segs []string) (int, bool) {
-	ps := split(pattern)
+// matches reports whether segs fit the pattern split into ps and how many
+// literal segments matched.
+func matches(ps, segs []string) (int, bool) {
 	if len(ps) != len(segs) {
 		return 0, false
 	}

@@ -62,6 +62,7 @@ func TestLookup(t *testing.T) {
 		{"GET", "/v1/connections", []string{"conversion.v1.AccountingConnectionService.ListConnections", "finance.v1.AccountService.ListConnections"}, []string{"GET", "POST"}},
 		{"DELETE", "/v1/jobs/1", []string{"jobs.v1.JobService.DeleteJob"}, []string{"DELETE", "GET"}},
 		{"GET", "/v1/accounts//balances", nil, nil},
+		{"POST", "/v1/convert", []string{"conversion.v1.ConversionService.Convert"}, []string{"POST"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -78,6 +79,22 @@ func TestLookup(t *testing.T) {
 				t.Errorf("allowed = %v, want %v", m.Allowed, tt.allowed)
 			}
 		})
+	}
+}
+
+// Lookup runs on every request: it splits the path and nothing else, and
+// allocates only the Match it returns (Routes and Allowed).
+func TestLookupAllocations(t *testing.T) {
+	allocs := testing.AllocsPerRun(100, func() { Lookup(http.MethodPost, "/v1/convert") })
+	if allocs > 3 {
+		t.Errorf("Lookup(POST /v1/convert) allocates %.0f times, want at most 3", allocs)
+	}
+}
+
+func BenchmarkLookup(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Lookup(http.MethodPost, "/v1/convert")
 	}
 }
 

@@ -56,20 +56,28 @@ const (
 	mdIdemKey    = "x-ll-idempotency-key"
 )
 
-// Pairs returns p as metadata key/value pairs for an outgoing call.
+// Pairs returns p as metadata key/value pairs for an outgoing call. Empty
+// fields are left out (FromIncoming reads a missing key as empty): every
+// pair is encoded, sent and decoded into a map on each call, and a
+// conversion request leaves three of them empty.
 func (p Principal) Pairs() []string {
-	return []string{
-		mdAccount, p.AccountID,
-		mdCredential, p.CredentialID,
-		mdKind, p.Kind,
-		mdSurface, p.Surface,
-		mdMode, p.Mode,
-		mdScopes, strings.Join(p.Scopes, " "),
-		mdUser, p.FinanceUserID,
-		mdGrant, p.GrantID,
-		mdRequest, p.RequestID,
-		mdIdemKey, p.IdempotencyKey,
+	kv := make([]string, 0, 20)
+	add := func(k, v string) {
+		if v != "" {
+			kv = append(kv, k, v)
+		}
 	}
+	add(mdAccount, p.AccountID)
+	add(mdCredential, p.CredentialID)
+	add(mdKind, p.Kind)
+	add(mdSurface, p.Surface)
+	add(mdMode, p.Mode)
+	add(mdScopes, strings.Join(p.Scopes, " "))
+	add(mdUser, p.FinanceUserID)
+	add(mdGrant, p.GrantID)
+	add(mdRequest, p.RequestID)
+	add(mdIdemKey, p.IdempotencyKey)
+	return kv
 }
 
 // Outgoing attaches p to ctx for a gRPC call.

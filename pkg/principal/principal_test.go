@@ -24,6 +24,11 @@ func TestRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, _ := metadata.FromOutgoingContext(Outgoing(context.Background(), tc.p))
+			for k, vs := range out {
+				if len(vs) != 1 || vs[0] == "" {
+					t.Errorf("metadata %s = %q: empty fields are not sent", k, vs)
+				}
+			}
 			got, ok := FromIncoming(metadata.NewIncomingContext(context.Background(), out))
 			if ok != tc.ok {
 				t.Fatalf("ok %v, want %v", ok, tc.ok)

@@ -1,10 +1,12 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,7 +14,10 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/ledgerlane/platform/pkg/principal"
 )
 
 func TestHealthFollowsChecksButLivenessDoesNot(t *testing.T) {
@@ -126,4 +131,50 @@ func FuzzDial(f *testing.F) {
 			conn.Close()
 		}
 	})
+}
+
+// TestCallLog: a successful call is logged at debug, a refused one at info
+// and an internal error at error, each with the caller's request id; a level
+// the logger leaves off writes nothing (and costs no metadata read).
+func TestCallLog(t *testing.T) {
+	md := metadata.Pairs(principal.Principal{AccountID: "acct_1", RequestID: "req_1"}.Pairs()...)
+	ctx := metadata.NewIncomingContext(context.Background(), md)
+	tests := []struct {
+		name    string
+		level   slog.Level
+		err     error
+		want    string // the level logged, "" for no line
+		allocsZ bool   // nothing logged: the interceptor itself allocates nothing
+	}{
+		{"success at debug", slog.LevelDebug, nil, "DEBUG", false},
+		{"success at info", slog.LevelInfo, nil, "", true},
+		{"refusal at info", slog.LevelInfo, status.Error(codes.InvalidArgument, "bad"), "INFO", false},
+		{"refusal at warn", slog.LevelWarn, status.Error(codes.InvalidArgument, "bad"), "", false},
+		{"internal at warn", slog.LevelWarn, status.Error(codes.Internal, "boom"), "ERROR", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: tt.level}))
+			call := logUnary(log)
+			h := func(context.Context, any) (any, error) { return nil, tt.err }
+			info := &grpc.UnaryServerInfo{FullMethod: "/x.v1.X/Y"}
+			if _, err := call(ctx, nil, info, h); err != tt.err {
+				t.Fatalf("error %v, want %v", err, tt.err)
+			}
+			line := buf.String()
+			switch {
+			case tt.want == "" && line != "":
+				t.Fatalf("logged %q, want nothing", line)
+			case tt.want != "" && (!strings.Contains(line, `"level":"`+tt.want+`"`) || !strings.Contains(line, `"request_id":"req_1"`) ||
+				!strings.Contains(line, `"account_id":"acct_1"`) || !strings.Contains(line, `"method":"/x.v1.X/Y"`)):
+				t.Fatalf("logged %q, want a %s line with the caller", line, tt.want)
+			}
+			if tt.allocsZ {
+				if n := testing.AllocsPerRun(50, func() { _, _ = call(ctx, nil, info, h) }); n > 0 {
+					t.Errorf("%.0f allocations per call with nothing to log", n)
+				}
+			}
+		})
+	}
 }

@@ -86,3 +86,10 @@ func TestConvertMetrics(t *testing.T) {
 		}
 	}
 }
+
+// outcomeOf runs on every Convert call: a success costs no allocation.
+func TestOutcomeOfSuccessAllocatesNothing(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { _ = outcomeOf(nil) }); n != 0 {
+		t.Errorf("outcomeOf(nil) allocates %.0f times", n)
+	}
+}

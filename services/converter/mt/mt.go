@@ -171,8 +171,16 @@ func Detect(input []byte) (typ, version string, ok bool) {
 	if hasLinePrefix(input, ":34F:") || hasLinePrefix(input, ":13D:") {
 		return "MT942", "", true
 	}
-	for _, l := range bytes.SplitN(head, []byte("\n"), 8) {
-		switch headerType(string(bytes.TrimSpace(l))) {
+	// The first eight lines (the eighth is the rest, as bytes.SplitN would
+	// leave it), read in place: this runs on every MT conversion.
+	rest := head
+	for n := 0; n < 8 && rest != nil; n++ {
+		l := rest
+		rest = nil
+		if i := bytes.IndexByte(l, '\n'); i >= 0 && n < 7 {
+			l, rest = l[:i], l[i+1:]
+		}
+		switch headerTypeBytes(bytes.TrimSpace(l)) {
 		case "942":
 			return "MT942", "", true
 		case "950":
@@ -180,6 +188,23 @@ func Detect(input []byte) (typ, version string, ok bool) {
 		}
 	}
 	return "MT940", "", true
+}
+
+// headerTypeBytes is headerType of a line still in the input's bytes,
+// without making a string of it.
+func headerTypeBytes(t []byte) string {
+	t = bytes.Trim(t, ": ")
+	if len(t) >= 3 && (len(t) == 3 || t[3] == ' ') {
+		switch string(t[:3]) {
+		case "940":
+			return "940"
+		case "942":
+			return "942"
+		case "950":
+			return "950"
+		}
+	}
+	return ""
 }
 
 // hasLinePrefix reports whether some line of b starts with p.

@@ -1,6 +1,7 @@
 package mt
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -440,5 +441,28 @@ func TestOwnerBIC(t *testing.T) {
 				t.Errorf("render dropped something: %+v", rw)
 			}
 		})
+	}
+}
+
+// TestHeaderTypeBytes: the detector's in-place reading of a bank header line
+// answers as headerType does on the line made a string.
+func TestHeaderTypeBytes(t *testing.T) {
+	for _, line := range []string{"940", "940 00", "942", ":942:", " 950 01 ", "950x", "94", "", "941 00", "940\t00", "0000 01INGBNL2AXXXX00001", ": 940 :"} {
+		want := headerType(strings.TrimSpace(line))
+		if got := headerTypeBytes(bytes.TrimSpace([]byte(line))); got != want {
+			t.Errorf("headerTypeBytes(%q) = %q, headerType says %q", line, got, want)
+		}
+	}
+}
+
+// The detectors run on every MT conversion: recognising a statement with a
+// bank header reads it in place.
+func TestDetectAllocations(t *testing.T) {
+	in := []byte("0000 01INGBNL2AXXXX00001\n0000 01INGBNL2AXXXX00001\n940 00\n:20:MPBZ\n:25:0000000000\n:28C:000\n:60F:C100722EUR0,00\n:62F:C100723EUR0,00\n-\n")
+	if typ, _, ok := Detect(in); !ok || typ != "MT940" {
+		t.Fatalf("Detect = %q, %v", typ, ok)
+	}
+	if n := testing.AllocsPerRun(50, func() { Detect(in); DetectPayment(in) }); n != 0 {
+		t.Errorf("Detect and DetectPayment allocate %.0f times", n)
 	}
 }

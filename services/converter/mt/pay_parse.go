@@ -1,6 +1,7 @@
 package mt
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,13 +51,15 @@ func DetectPayment(input []byte) (typ, version string, ok bool) {
 	if len(head) > detectWindow {
 		head = head[:detectWindow]
 	}
-	s := strings.TrimLeft(string(head), " \t\r\n\x01\ufeff")
-	if s == "" || s[0] == '<' {
+	// Read in place: this runs on every MT conversion, statements included,
+	// and a string of the head would be a copy of up to 4 KiB each time.
+	s := bytes.TrimLeft(head, " \t\r\n\x01\ufeff")
+	if len(s) == 0 || s[0] == '<' {
 		return "", "", false
 	}
-	if i := strings.Index(s, "{2:"); i >= 0 && len(s) >= i+7 && (s[i+3] == 'I' || s[i+3] == 'O') {
-		t := s[i+4 : i+7]
-		cov := strings.Contains(s, "{119:COV}")
+	if i := bytes.Index(s, []byte("{2:")); i >= 0 && len(s) >= i+7 && (s[i+3] == 'I' || s[i+3] == 'O') {
+		t := string(s[i+4 : i+7])
+		cov := bytes.Contains(s, []byte("{119:COV}"))
 		switch t {
 		case "103":
 			return "MT103", "", true
@@ -70,7 +73,7 @@ func DetectPayment(input []byte) (typ, version string, ok bool) {
 		}
 		return "", "", false
 	}
-	if strings.HasPrefix(s, "{1:") || strings.HasPrefix(s, "{4:") || strings.HasPrefix(s, ":") {
+	if bytes.HasPrefix(s, []byte("{1:")) || bytes.HasPrefix(s, []byte("{4:")) || bytes.HasPrefix(s, []byte(":")) {
 		all := string(input)
 		if !hasField(all, "32A") {
 			return "", "", false

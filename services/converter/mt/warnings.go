@@ -137,7 +137,9 @@ func (w *warner) result() []statement.Warning {
 }
 
 func path(msg, line int, field string) string {
-	var b []byte
+	// Built on the stack: only the string returned is allocated.
+	var buf [64]byte
+	b := buf[:0]
 	if msg > 0 {
 		b = append(b, "message "...)
 		b = strconv.AppendInt(b, int64(msg), 10)

@@ -73,7 +73,10 @@ func Render(stmts []*statement.Statement, typ, version string) (string, []statem
 		return "", nil, fmt.Errorf("unsupported %s version %q", typ, version)
 	}
 	r := &renderer{typ: typ, version: version, v8: v8}
-	if err := r.document(stmts); err != nil {
+	// The staging buffer is flushed into the result as the document is
+	// written, so it is reused across conversions: one 4 KiB garbage
+	// object less per request on the convert route.
+	if err := r.w.withStaging(func() error { return r.document(stmts) }); err != nil {
 		return "", nil, err
 	}
 	return r.w.out.String(), r.warns, nil
@@ -160,7 +163,6 @@ func (r *renderer) document(stmts []*statement.Statement) error {
 	w := &r.w
 	size := sizeHint(stmts)
 	w.out.Grow(size)
-	w.b = make([]byte, 0, min(size, 4096))
 	first := stmts[0]
 	msgID := first.MessageID
 	if msgID == "" {

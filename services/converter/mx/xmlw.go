@@ -2,6 +2,7 @@ package mx
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -16,6 +17,28 @@ type xmlWriter struct {
 	out   strings.Builder
 	b     []byte
 	depth int
+}
+
+// staging holds the xmlWriter staging buffers finished documents gave back.
+// A buffer that grew past maxStaging (a huge entry) is left to the collector
+// rather than kept.
+var staging = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxStaging = 64 << 10
+
+// withStaging runs f with w.b a pooled staging buffer, and takes it back.
+// w.b must not be kept past f: everything written is flushed into w.out.
+func (w *xmlWriter) withStaging(f func() error) error {
+	p := staging.Get().(*[]byte)
+	w.b = (*p)[:0]
+	defer func() {
+		if cap(w.b) <= maxStaging {
+			*p = w.b[:0]
+			staging.Put(p)
+		}
+		w.b = nil
+	}()
+	return f()
 }
 
 func (w *xmlWriter) flush() {
