@@ -176,3 +176,23 @@ func DialOptions() []grpc.DialOption {
 	}
 	return []grpc.DialOption{grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithFilter(notHealth)))}
 }
+
+// Internal opens spans for background work no request started (a sweep, a
+// retried delivery, an outbox publish): it implements the Tracer contract
+// of the jobs service, Start(ctx, name) (ctx, end). Each span continues the
+// trace in ctx or, as in a background loop, starts a new one, so the log
+// lines written with the returned context carry a trace id (pkg/logging)
+// and messages published under it carry the trace on. Off, Start returns
+// ctx and a no-op end, allocating nothing.
+type Internal struct{}
+
+// Start opens an internal span named name.
+func (Internal) Start(ctx context.Context, name string) (context.Context, func()) {
+	if !Enabled() {
+		return ctx, noEnd
+	}
+	ctx, span := otel.Tracer(tracerName).Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal))
+	return ctx, func() { span.End() }
+}
+
+func noEnd() {}

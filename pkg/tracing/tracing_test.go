@@ -141,3 +141,32 @@ func BenchmarkSetRouteOff(b *testing.B) {
 		SetRoute(ctx, "POST", "/v1/convert")
 	}
 }
+
+// Internal opens a span only when tracing is on: off it hands ctx back and
+// allocates nothing; on, the context it returns holds a recording span that
+// ending finishes.
+func TestInternal(t *testing.T) {
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(100, func() {
+		got, end := Internal{}.Start(ctx, "jobs.sweep")
+		end()
+		if got != ctx {
+			t.Fatal("Internal changed the context with tracing off")
+		}
+	}); n != 0 {
+		t.Fatalf("Internal allocates %v times with tracing off", n)
+	}
+
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer Install(tp)()
+	sctx, end := Internal{}.Start(ctx, "jobs.sweep")
+	if !trace.SpanFromContext(sctx).IsRecording() {
+		t.Fatal("no recording span in the context with tracing on")
+	}
+	end()
+	spans := exp.GetSpans()
+	if len(spans) != 1 || spans[0].Name != "jobs.sweep" || spans[0].SpanKind != trace.SpanKindInternal || spans[0].Parent.IsValid() {
+		t.Fatalf("spans %+v, want one internal root span jobs.sweep", spans)
+	}
+}

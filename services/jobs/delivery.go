@@ -22,8 +22,61 @@ const EventJobCompleted = "job.completed"
 
 // RetrySchedule holds when each delivery attempt is due, measured from the
 // delivery's creation (the first attempt): 0 s, 1 m, 5 m, 30 m, 2 h. Five
-// attempts at most; the fifth failure exhausts the delivery.
+// attempts at most; the fifth failure exhausts the delivery. It is the
+// default of Config.RetrySchedule, which WEBHOOK_RETRY_SCHEDULE replaces
+// (ParseRetrySchedule).
 var RetrySchedule = []time.Duration{0, time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour}
+
+// Bounds of a configured retry schedule (ValidateRetrySchedule): at most
+// MaxRetryAttempts attempts, the last due at most MaxRetryOffset after the
+// first, well inside DeliveryRetention.
+const (
+	MaxRetryAttempts = 10
+	MaxRetryOffset   = 24 * time.Hour
+)
+
+// ParseRetrySchedule reads a retry schedule written as comma-separated Go
+// durations, each an offset from the delivery's creation ("0s,1m,5m,30m,2h"
+// is the default), and validates it (ValidateRetrySchedule).
+func ParseRetrySchedule(spec string) ([]time.Duration, error) {
+	var out []time.Duration
+	for i, f := range strings.Split(spec, ",") {
+		f = strings.TrimSpace(f)
+		d, err := time.ParseDuration(f)
+		if err != nil {
+			return nil, fmt.Errorf("retry schedule: entry %d %q is not a duration (e.g. 0s, 90s, 5m, 2h)", i+1, f)
+		}
+		out = append(out, d)
+	}
+	if err := ValidateRetrySchedule(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidateRetrySchedule checks a retry schedule: the first attempt is due at
+// once (0), each later one strictly after the one before, at most
+// MaxRetryAttempts of them, the last within MaxRetryOffset. A schedule that
+// went backwards would make "attempt n" ambiguous; an unbounded one would
+// keep deliveries pending past their retention.
+func ValidateRetrySchedule(s []time.Duration) error {
+	switch {
+	case len(s) == 0:
+		return errors.New("retry schedule: no attempts")
+	case len(s) > MaxRetryAttempts:
+		return fmt.Errorf("retry schedule: %d attempts, at most %d", len(s), MaxRetryAttempts)
+	case s[0] != 0:
+		return fmt.Errorf("retry schedule: the first attempt must be due at 0s, not %s", s[0])
+	case s[len(s)-1] > MaxRetryOffset:
+		return fmt.Errorf("retry schedule: the last attempt is due %s after the first, at most %s", s[len(s)-1], MaxRetryOffset)
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] <= s[i-1] {
+			return fmt.Errorf("retry schedule: attempt %d (%s) is not after attempt %d (%s)", i+1, s[i], i, s[i-1])
+		}
+	}
+	return nil
+}
 
 // DeliveryTimeout bounds one attempt; running out counts as a failure.
 const DeliveryTimeout = 10 * time.Second
@@ -193,19 +246,24 @@ func (s *Service) DeliverDue(ctx context.Context) int {
 	return total
 }
 
+// attempt makes one delivery attempt in a span of its own: the event's
+// trace ended with the fan-out (deliveries are stored without it), and the
+// attempt's log lines still need a trace id.
 func (s *Service) attempt(ctx context.Context, d Delivery) {
+	ctx, end := s.tracer.Start(ctx, "jobs.webhook.attempt")
+	defer end()
 	e, err := s.store.EndpointByID(ctx, d.EndpointID)
 	if errors.Is(err, ErrNotFound) || (err == nil && e.Status != EndpointActive) {
 		s.record(ctx, d, Attempt{At: s.now(), Abandoned: true})
 		return
 	}
 	if err != nil {
-		s.log.Error("jobs: endpoint", "err", err)
+		s.log.ErrorContext(ctx, "jobs: endpoint", "delivery_id", d.ID, "err", err)
 		return // the lease expires and the delivery is claimed again
 	}
 	secret, err := s.keys.Open(e.Secret, secretAAD(e.ID))
 	if err != nil {
-		s.log.Error("jobs: open webhook secret", "endpoint_id", e.ID, "err", err)
+		s.log.ErrorContext(ctx, "jobs: open webhook secret", "endpoint_id", e.ID, "err", err)
 		return
 	}
 	now := s.now()
@@ -213,20 +271,27 @@ func (s *Service) attempt(ctx context.Context, d Delivery) {
 	a := Attempt{At: now, Succeeded: err == nil}
 	if err != nil {
 		n := d.Attempts + 1
-		if n >= len(RetrySchedule) {
+		if sched := s.cfg.RetrySchedule; n >= len(sched) {
 			a.Exhausted = true
 		} else {
-			a.NextAttemptAt = d.CreatedAt.Add(RetrySchedule[n])
+			a.NextAttemptAt = d.CreatedAt.Add(sched[n])
 		}
-		s.log.Info("jobs: delivery attempt failed", "delivery_id", d.ID, "endpoint_id", e.ID, "attempt", n, "reason", err.Error())
+		s.log.InfoContext(ctx, "jobs: delivery attempt failed", "delivery_id", d.ID, "endpoint_id", e.ID, "attempt", n, "reason", err.Error())
 	}
 	s.metrics.DeliveryAttempted(a)
 	s.record(ctx, d, a)
 }
 
 func (s *Service) record(ctx context.Context, d Delivery, a Attempt) {
-	if err := s.store.RecordAttempt(ctx, d.ID, a); err != nil {
-		s.log.Error("jobs: record attempt", "delivery_id", d.ID, "err", err)
+	disabled, err := s.store.RecordAttempt(ctx, d.ID, a)
+	if err != nil {
+		s.log.ErrorContext(ctx, "jobs: record attempt", "delivery_id", d.ID, "err", err)
+		return
+	}
+	if disabled {
+		s.metrics.EndpointAutoDisabled()
+		s.log.WarnContext(ctx, "jobs: webhook endpoint disabled after consecutive exhausted deliveries",
+			"endpoint_id", d.EndpointID, "account_id", d.AccountID, "exhausted", DisableAfter)
 	}
 }
 

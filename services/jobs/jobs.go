@@ -236,6 +236,10 @@ type Store interface {
 	// MarkEnqueued closes a job's enqueue intent: its items are in the queue.
 	// A missing job is no error.
 	MarkEnqueued(ctx context.Context, jobID string) error
+	// OutboxBacklog counts the jobs whose enqueue intent is open (claimed or
+	// not) and returns the creation time of the oldest: the metrics of the
+	// submission outbox. It must stay cheap (the publisher asks every pass).
+	OutboxBacklog(ctx context.Context) (OutboxBacklog, error)
 	// ClaimStalled returns up to limit enqueued, unfinished jobs that made no
 	// progress (creation, start, an item completed) since now-stalledFor and
 	// were not claimed since, and makes each unclaimable until now+lease:
@@ -290,8 +294,13 @@ type Store interface {
 	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Delivery, error)
 	// RecordAttempt applies an attempt to a delivery and its endpoint: a
 	// success resets the endpoint's ConsecutiveFailures; an exhausted delivery
-	// increments it and disables the endpoint at DisableAfter.
-	RecordAttempt(ctx context.Context, deliveryID string, a Attempt) error
+	// increments it and disables the endpoint at DisableAfter. disabled
+	// reports whether this call moved the endpoint from active to disabled,
+	// so the disabling is observed once.
+	RecordAttempt(ctx context.Context, deliveryID string, a Attempt) (disabled bool, err error)
+	// CountDisabledEndpoints returns how many endpoints, of every tenant,
+	// are disabled.
+	CountDisabledEndpoints(ctx context.Context) (int, error)
 	// Delivery returns one delivery.
 	Delivery(ctx context.Context, id string) (Delivery, error)
 }

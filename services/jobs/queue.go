@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -210,6 +211,7 @@ func (s *Service) handleWork(ctx context.Context, msg Msg[WorkItem]) {
 	if err != nil || n < 1 {
 		n = 1
 	}
+	s.metrics.ItemDelivered(n > 1)
 	attempt := wm.Retries + n
 	err = s.processItem(ctx, wm, attempt)
 	switch {
@@ -239,6 +241,7 @@ func (s *Service) park(ctx context.Context, msg Msg[WorkItem], wm WorkItem, atte
 		_ = msg.Nak(s.backoff(attempt))
 		return
 	}
+	s.metrics.ItemParked()
 	s.log.WarnContext(ctx, "jobs: item parked after transient failures", "job_id", wm.JobID, "index", wm.Index, "attempt", attempt, "err", cause)
 	_ = msg.Ack()
 }
@@ -305,12 +308,12 @@ func (s *Service) processItem(ctx context.Context, wm WorkItem, attempt int) err
 	var out Outcome
 	var retry error
 	if wm.Resumes > MaxResumes {
-		s.log.Error("jobs: item lost by the queue too often; failed", "job_id", j.ID, "index", it.Index, "resumes", wm.Resumes)
+		s.log.ErrorContext(ctx, "jobs: item lost by the queue too often; failed", "job_id", j.ID, "index", it.Index, "resumes", wm.Resumes)
 		out = Outcome{Problem: itemProblem(problem.New(problem.Internal, "the item could not be processed"))}
 	} else if input, err := s.keys.Open(it.Input, inputAAD(j.ID, it.Index)); err != nil {
 		// Retrying cannot help (its key was removed from JOB_ENCRYPTION_KEY
 		// too early, say): fail the item so the job still completes.
-		s.log.Error("jobs: item input does not decrypt", "job_id", j.ID, "index", it.Index)
+		s.log.ErrorContext(ctx, "jobs: item input does not decrypt", "job_id", j.ID, "index", it.Index)
 		out = Outcome{Problem: itemProblem(problem.New(problem.Internal, "the item could not be decrypted"))}
 	} else {
 		out, retry = s.convert(ctx, j, input)
@@ -349,6 +352,9 @@ func (s *Service) processItem(ctx context.Context, wm WorkItem, attempt int) err
 	}
 	if changed {
 		s.metrics.ItemCompleted(st, j.CreatedAt, s.now())
+		if s.log.Enabled(ctx, slog.LevelDebug) { // no argument boxing per item when off
+			s.log.DebugContext(ctx, "jobs: item completed", "job_id", j.ID, "index", it.Index, "status", st, "attempt", attempt)
+		}
 	}
 	if done.Status == JobCompleted && changed {
 		return s.publishCompleted(ctx, done)

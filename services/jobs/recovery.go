@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -26,7 +27,9 @@ func (s *Service) publishNew(ctx context.Context, j Job) {
 	ctx, cancel := context.WithTimeout(ctx, EnqueueLease/2)
 	defer cancel()
 	if err := s.publishJob(ctx, j); err != nil {
-		s.log.Warn("jobs: enqueue after submission failed; the publisher retries", "job_id", j.ID, "err", err)
+		// ctx is the submitting request's, detached from its end: the line
+		// carries that request's trace.
+		s.log.WarnContext(ctx, "jobs: enqueue after submission failed; the publisher retries", "job_id", j.ID, "err", err)
 	}
 }
 
@@ -39,11 +42,26 @@ func (s *Service) publishJob(ctx context.Context, j Job) error {
 
 // PublishPending publishes the items of every stored job whose enqueue
 // intent is open and claimable now, and returns how many jobs it enqueued.
+// Each job is published in a span of its own (the request that stored it
+// left no trace in the store), which its items carry to the workers. The
+// pass ends by measuring the outbox (Metrics.OutboxObserved): the publisher
+// is the one loop that runs every few seconds on every replica whatever
+// the load, so the gauges are never older than its interval.
 // RunPublisher calls it; tests call it after moving the clock.
 func (s *Service) PublishPending(ctx context.Context) (int, error) {
 	if s.keys == nil {
 		return 0, nil
 	}
+	n, err := s.publishPending(ctx)
+	if b, berr := s.store.OutboxBacklog(ctx); berr == nil {
+		s.metrics.OutboxObserved(b, s.now())
+	} else if err == nil {
+		err = fmt.Errorf("outbox backlog: %w", berr)
+	}
+	return n, err
+}
+
+func (s *Service) publishPending(ctx context.Context) (int, error) {
 	n := 0
 	for ctx.Err() == nil {
 		js, err := s.store.ClaimUnenqueued(ctx, s.timestamp(), EnqueueLease, 20)
@@ -51,15 +69,28 @@ func (s *Service) PublishPending(ctx context.Context) (int, error) {
 			return n, err
 		}
 		for _, j := range js {
-			if err := s.publishJob(ctx, j); err != nil {
-				return n, err // the claim expires and the intent is taken again
+			jctx, end := s.tracer.Start(ctx, "jobs.outbox.publish")
+			err := s.publishJob(jctx, j)
+			if err != nil {
+				s.log.WarnContext(jctx, "jobs: enqueue of a stored job failed; retried after the lease", "job_id", j.ID, "err", err)
+			} else {
+				s.log.InfoContext(jctx, "jobs: enqueued a stored job", "job_id", j.ID, "items", j.ItemCount)
 			}
-			s.log.Info("jobs: enqueued a stored job", "job_id", j.ID, "items", j.ItemCount)
+			end()
+			if err != nil {
+				return n, loggedError{err} // the claim expires and the intent is taken again
+			}
 			n++
 		}
 	}
 	return n, ctx.Err()
 }
+
+// loggedError is an error its pass has already logged with its job and
+// trace; every() does not log it again.
+type loggedError struct{ error }
+
+func (e loggedError) Unwrap() error { return e.error }
 
 // RunPublisher runs PublishPending every interval until ctx ends.
 func (s *Service) RunPublisher(ctx context.Context, every time.Duration) {
@@ -82,7 +113,11 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 			return n, err
 		}
 		for _, j := range js {
-			k, err := s.resumeJob(ctx, j)
+			// A span per stalled job: the items it re-enqueues carry it to
+			// the workers.
+			jctx, end := s.tracer.Start(ctx, "jobs.resume")
+			k, err := s.resumeJob(jctx, j)
+			end()
 			n += k
 			if err != nil {
 				return n, err
@@ -114,7 +149,8 @@ func (s *Service) resumeJob(ctx context.Context, j Job) (int, error) {
 	if err := s.queue.PublishWork(ctx, lost); err != nil {
 		return 0, err
 	}
-	s.log.Warn("jobs: re-enqueued items the queue had lost", "job_id", j.ID, "items", len(lost))
+	s.metrics.ItemsResumed(len(lost))
+	s.log.WarnContext(ctx, "jobs: re-enqueued items the queue had lost", "job_id", j.ID, "items", len(lost))
 	return len(lost), nil
 }
 
@@ -127,8 +163,8 @@ func (s *Service) every(ctx context.Context, every time.Duration, what string, f
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if _, err := f(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("jobs: "+what, "err", err)
+		if _, err := f(ctx); err != nil && ctx.Err() == nil && !errors.As(err, new(loggedError)) {
+			s.log.WarnContext(ctx, "jobs: "+what, "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -19,6 +20,7 @@ import (
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/jobs"
 	"github.com/ledgerlane/platform/services/jobs/conformance"
+	"github.com/ledgerlane/platform/services/jobs/metrics"
 	"github.com/ledgerlane/platform/services/jobs/natsqueue"
 )
 
@@ -287,8 +289,12 @@ func TestResumeLostItems(t *testing.T) {
 				t.Fatalf("resumed %d (%v) before the job stalled", got, err)
 			}
 			e.clock.Add(2 * time.Minute)
+			resumed0 := testutil.ToFloat64(metrics.BatchItemsResumed)
 			if got, err := svc.Resume(ctx); got != n || err != nil {
 				t.Fatalf("resumed %d items (%v), want %d", got, err, n)
+			}
+			if got := testutil.ToFloat64(metrics.BatchItemsResumed) - resumed0; got != n {
+				t.Fatalf("resumed items counter rose by %v, want %d", got, n)
 			}
 			start(t, func(ctx context.Context) { _ = svc.RunWorkers(ctx) })
 			allOK(t, waitCompleted(t, svc, j.ID, 20*time.Second), n)

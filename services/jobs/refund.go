@@ -78,6 +78,6 @@ func (s *Service) refundFailed(ctx context.Context, accountID, jobID string) err
 		Units: n, Reference: "job:" + j.ID}); err != nil {
 		return fmt.Errorf("refund: %w", err)
 	}
-	s.log.Info("jobs: units of items failed by an outage refunded", "job_id", j.ID, "units", n)
+	s.log.InfoContext(ctx, "jobs: units of items failed by an outage refunded", "job_id", j.ID, "units", n)
 	return nil
 }

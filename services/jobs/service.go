@@ -39,6 +39,9 @@ type Config struct {
 	// Metrics observes the service (metrics.Prometheus); nil observes
 	// nothing.
 	Metrics Metrics
+	// Tracer opens the spans of background work no request started
+	// (tracing.Internal); nil opens none.
+	Tracer Tracer
 	// Keys seals item data and webhook secrets. Nil means no
 	// JOB_ENCRYPTION_KEY: every batch and webhook route answers
 	// batch-unavailable and no worker starts.
@@ -85,6 +88,12 @@ type Config struct {
 	// Refunder gives back the units of items failed by an outage
 	// (meteringclient); nil leaves them counted.
 	Refunder Refunder
+	// RetrySchedule is when each webhook delivery attempt is due, as offsets
+	// from the delivery's creation (default RetrySchedule; checked by
+	// ValidateRetrySchedule, which server.New applies). Operators shorten it
+	// only to watch the whole schedule and the auto-disable in seconds (the
+	// fault suite).
+	RetrySchedule []time.Duration
 }
 
 // Service implements the batch and webhook routes, the item workers, the
@@ -95,6 +104,7 @@ type Service struct {
 	conv     Converter
 	webhooks WebhookSender
 	metrics  Metrics
+	tracer   Tracer
 	keys     *Keyring
 	now      Clock
 	log      *slog.Logger
@@ -114,6 +124,9 @@ func NewService(cfg Config) *Service {
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = noMetrics{}
+	}
+	if cfg.Tracer == nil {
+		cfg.Tracer = noTracer{}
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4
@@ -148,8 +161,11 @@ func NewService(cfg Config) *Service {
 	if cfg.Resolver == nil {
 		cfg.Resolver = net.DefaultResolver
 	}
+	if len(cfg.RetrySchedule) == 0 {
+		cfg.RetrySchedule = RetrySchedule
+	}
 	return &Service{
-		store: cfg.Store, queue: cfg.Queue, conv: cfg.Converter, webhooks: cfg.Webhooks, metrics: cfg.Metrics,
+		store: cfg.Store, queue: cfg.Queue, conv: cfg.Converter, webhooks: cfg.Webhooks, metrics: cfg.Metrics, tracer: cfg.Tracer,
 		keys: cfg.Keys, now: cfg.Clock, log: cfg.Log, cfg: cfg, resolver: cfg.Resolver,
 	}
 }
@@ -363,14 +379,26 @@ func (s *Service) DeleteJob(ctx context.Context, c Caller, id string) error {
 	return nil
 }
 
-// Sweep removes every job whose results have expired.
+// Sweep removes every job whose results have expired, and counts the
+// disabled webhook endpoints for their gauge: once a minute is often enough
+// for a figure that changes after hours of failed deliveries, and keeps the
+// query off faster loops.
 func (s *Service) Sweep(ctx context.Context) (int, error) {
 	n, err := s.store.SweepExpired(ctx, s.now())
 	s.metrics.JobsSwept(n)
-	return n, err
+	if err != nil {
+		return n, err
+	}
+	d, err := s.store.CountDisabledEndpoints(ctx)
+	if err != nil {
+		return n, fmt.Errorf("count disabled endpoints: %w", err)
+	}
+	s.metrics.EndpointsDisabled(d)
+	return n, nil
 }
 
-// RunSweeper sweeps every interval until ctx ends.
+// RunSweeper sweeps every interval until ctx ends, each pass in a span of
+// its own so that its log lines carry a trace id.
 func (s *Service) RunSweeper(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -379,11 +407,13 @@ func (s *Service) RunSweeper(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if n, err := s.Sweep(ctx); err != nil {
-				s.log.Error("sweep", "err", err)
+			sctx, end := s.tracer.Start(ctx, "jobs.sweep")
+			if n, err := s.Sweep(sctx); err != nil {
+				s.log.ErrorContext(sctx, "jobs: sweep", "err", err)
 			} else if n > 0 {
-				s.log.Info("swept expired jobs", "jobs", n)
+				s.log.InfoContext(sctx, "jobs: swept expired jobs", "jobs", n)
 			}
+			end()
 		}
 	}
 }

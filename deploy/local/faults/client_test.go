@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -317,9 +318,13 @@ type receiver struct {
 	mu        sync.Mutex
 	secrets   map[string]string
 	failFirst map[string]bool
+	failAll   map[string]bool           // tenants whose every attempt is answered 503
 	seen      map[string]bool           // delivery ids attempted at least once
 	ok        map[string]map[string]int // job id → delivery id → successful receipts
 	attempts  map[string]int            // delivery id → attempts
+	arrivals  map[string][]time.Time    // delivery id → when each attempt arrived
+	jobOf     map[string]string         // delivery id → its job
+	byTenant  map[string][]string       // tenant → its delivery ids, first seen first
 	bad       []string                  // deliveries that did not verify
 }
 
@@ -329,7 +334,8 @@ func newReceiver() (*receiver, error) {
 		return nil, err
 	}
 	r := &receiver{url: "http://" + l.Addr().String(), secrets: map[string]string{}, failFirst: map[string]bool{},
-		seen: map[string]bool{}, ok: map[string]map[string]int{}, attempts: map[string]int{}}
+		failAll: map[string]bool{}, seen: map[string]bool{}, ok: map[string]map[string]int{}, attempts: map[string]int{},
+		arrivals: map[string][]time.Time{}, jobOf: map[string]string{}, byTenant: map[string][]string{}}
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = r.srv.Serve(l) }()
 	return r, nil
@@ -349,7 +355,16 @@ func (r *receiver) setFailFirst(name string) {
 	r.mu.Unlock()
 }
 
+// setFailAll makes the receiver answer every attempt of the tenant's
+// deliveries 503 (fail), or none (recover).
+func (r *receiver) setFailAll(name string, fail bool) {
+	r.mu.Lock()
+	r.failAll[name] = fail
+	r.mu.Unlock()
+}
+
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	arrived := time.Now()
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, 1<<20))
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)
@@ -365,11 +380,11 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.attempts[id]++
+	r.arrivals[id] = append(r.arrivals[id], arrived)
 	first := !r.seen[id]
 	r.seen[id] = true
-	if first && r.failFirst[name] {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		return
+	if first {
+		r.byTenant[name] = append(r.byTenant[name], id)
 	}
 	var ev struct {
 		Event string `json:"event"`
@@ -378,6 +393,11 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err := json.Unmarshal(body, &ev); err != nil || ev.Event != "job.completed" {
 		r.bad = append(r.bad, name+": not a job.completed event")
 		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	r.jobOf[id] = ev.ID
+	if r.failAll[name] || (first && r.failFirst[name]) {
+		w.WriteHeader(http.StatusServiceUnavailable)
 		return
 	}
 	if r.ok[ev.ID] == nil {
@@ -397,6 +417,26 @@ func (r *receiver) deliveries(job string) (ids []string, attempts []int) {
 		attempts = append(attempts, r.attempts[id])
 	}
 	return ids, attempts
+}
+
+// attemptRecord is one delivery as the receiver saw it.
+type attemptRecord struct {
+	id, job  string
+	arrivals []time.Time
+}
+
+// tenantAttempts returns the tenant's deliveries, first seen first, with
+// when each attempt arrived, and the attempts in all.
+func (r *receiver) tenantAttempts(name string) ([]attemptRecord, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []attemptRecord
+	total := 0
+	for _, id := range r.byTenant[name] {
+		out = append(out, attemptRecord{id: id, job: r.jobOf[id], arrivals: slices.Clone(r.arrivals[id])})
+		total += len(r.arrivals[id])
+	}
+	return out, total
 }
 
 // waitWebhooks waits until every job has a successful delivery, then checks
@@ -433,4 +473,55 @@ func (r *receiver) waitWebhooks(jobs []string, timeout time.Duration) (retried i
 		return 0, errors.New("deliveries that did not verify: " + strings.Join(r.bad, "; "))
 	}
 	return retried, nil
+}
+
+// deliveryRow is a webhook delivery as the jobs schema holds it.
+type deliveryRow struct {
+	id, job, endpoint, status string
+	attempts                  int
+	createdAt                 time.Time
+}
+
+// deliveriesOf lists the account's webhook deliveries as stored, oldest
+// first.
+func (c *cluster) deliveriesOf(ctx context.Context, account string) ([]deliveryRow, error) {
+	db, err := c.pool(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.Query(ctx, `SELECT id::text, job_id::text, endpoint_id::text, status, attempts, created_at
+		FROM jobs.deliveries WHERE account_id = $1 ORDER BY created_at, id`, account)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []deliveryRow
+	for rows.Next() {
+		var d deliveryRow
+		if err := rows.Scan(&d.id, &d.job, &d.endpoint, &d.status, &d.attempts, &d.createdAt); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// endpoint is a webhook endpoint as GET /v1/webhooks lists it.
+type endpoint struct {
+	ID, URL, Status     string
+	ConsecutiveFailures int `json:"consecutive_failures"`
+}
+
+// webhooks lists the tenant's webhook endpoints through the API.
+func (tn *tenant) webhooks() ([]endpoint, error) {
+	r := tn.do(http.MethodGet, "/v1/webhooks", "", nil)
+	if r.err != nil || r.status != http.StatusOK {
+		return nil, fmt.Errorf("GET /v1/webhooks: %d %v %s", r.status, r.err, r.body)
+	}
+	var out struct{ Endpoints []endpoint }
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		return nil, fmt.Errorf("GET /v1/webhooks: %w: %s", err, r.body)
+	}
+	return out.Endpoints, nil
 }

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ledgerlane/platform/services/jobs"
 )
 
 // The servers the suite starts. Each is looked up at these paths first (where
@@ -130,6 +132,62 @@ func (p *proc) stop(sig syscall.Signal, grace time.Duration) {
 
 func (p *proc) kill9() { p.stop(syscall.SIGKILL, 10*time.Second) }
 
+// crash kills p and every process it started with SIGKILL at once, as a
+// container kill or an OOM kill of its cgroup does, waits for p to exit and
+// returns how many children it killed. p is stopped (SIGSTOP) first so that
+// it forks no child between the listing and the kill. Killing a PostgreSQL
+// postmaster alone would let each backend finish its statement and answer
+// before it noticed; killing them all at once loses the answers of
+// transactions that committed.
+func (p *proc) crash() int {
+	p.mu.Lock()
+	cmd, done := p.cmd, p.done
+	p.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return 0
+	}
+	pid := cmd.Process.Pid
+	_ = syscall.Kill(pid, syscall.SIGSTOP)
+	kids := childPIDs(pid)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	for _, k := range kids {
+		_ = syscall.Kill(k, syscall.SIGKILL)
+	}
+	<-done
+	return len(kids)
+}
+
+// childPIDs lists the processes whose parent is pid, from /proc.
+func childPIDs(pid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, ent := range ents {
+		child, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...": comm may hold spaces and parentheses,
+		// so the fields are read after its last ')'.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) >= 2 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
 // tail returns the last n lines of the process's log, for a failure message.
 func (p *proc) tail(n int) string {
 	f, err := os.Open(p.log)
@@ -197,7 +255,15 @@ type cluster struct {
 	financeAddr                       string
 	dbURL, redisURL, natsURL, baseURL string
 	all                               []*proc
+	// retrySchedule is the jobs replicas' webhook retry schedule
+	// (suiteRetrySchedule, parsed as they parse it).
+	retrySchedule []time.Duration
 }
+
+// suiteRetrySchedule is the jobs replicas' WEBHOOK_RETRY_SCHEDULE: the
+// spec's five attempts, seconds apart instead of minutes and hours, so the
+// suite sees a delivery exhausted and an endpoint disabled on the real clock.
+const suiteRetrySchedule = "0s,2s,4s,6s,8s"
 
 // startCluster starts everything, or skips the test when a server binary is
 // missing. Cleanup stops every process and removes every directory, whatever
@@ -222,6 +288,9 @@ func startCluster(t *testing.T) *cluster {
 	}
 	c := &cluster{t: t, dir: dir, bins: filepath.Join(dir, "bin")}
 	t.Cleanup(c.close)
+	if c.retrySchedule, err = jobs.ParseRetrySchedule(suiteRetrySchedule); err != nil {
+		t.Fatal(err)
+	}
 
 	c.build()
 	c.startPostgres(paths["initdb"], paths["postgres"])
@@ -400,7 +469,8 @@ func (c *cluster) startServices() {
 		// they would reach one headless Service on Kubernetes (pkg/rpc.Dial).
 		c.jobs = append(c.jobs, c.newProc(fmt.Sprintf("jobs-%d", i+1), bin("jobs"), nil, append(base, "GRPC_ADDR="+a,
 			"DATABASE_URL="+c.dbURL, "NATS_URL="+c.natsURL, "CONVERTER_ADDR="+strings.Join(convAddrs, ","), "METERING_ADDR="+metAddr,
-			"JOB_ENCRYPTION_KEY="+jobKey, "WORKERS=2", "WEBHOOK_ALLOW_PRIVATE=true")))
+			"JOB_ENCRYPTION_KEY="+jobKey, "WORKERS=2", "WEBHOOK_ALLOW_PRIVATE=true",
+			"WEBHOOK_RETRY_SCHEDULE="+suiteRetrySchedule)))
 	}
 	c.gatewayPort = freePort(t)
 	c.baseURL = fmt.Sprintf("http://127.0.0.1:%d", c.gatewayPort)
@@ -452,6 +522,20 @@ func (c *cluster) restart(p *proc, port int) error {
 		return fmt.Errorf("%s did not come back:\n%s", p.name, p.tail(20))
 	}
 	return nil
+}
+
+// restartRetrying starts p again until it listens on port, for up to
+// within: a PostgreSQL started while a killed backend still holds the old
+// shared memory refuses to start, and is started again a moment later.
+func (c *cluster) restartRetrying(p *proc, port int, within time.Duration) (tries int, err error) {
+	deadline := time.Now().Add(within)
+	for {
+		tries++
+		if err = c.restart(p, port); err == nil || time.Now().After(deadline) {
+			return tries, err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // portOf reads the port back from a process's GRPC_ADDR or HTTP_ADDR.

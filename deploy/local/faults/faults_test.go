@@ -116,6 +116,13 @@ func (e *env) waitProgress(tn *tenant, job string, min, n int) int {
 // the API agree), one job.completed delivery id per job, and the account's
 // usage equals the units of every 2xx answer (extra: synchronous 2xx).
 func (e *env) verify(tn *tenant, accepted map[string]int, extra int64, timeout time.Duration) string {
+	e.t.Helper()
+	return e.verifyHooked(tn, accepted, slices.Sorted(maps.Keys(accepted)), extra, timeout)
+}
+
+// verifyHooked is verify where only the jobs hooked must have their
+// job.completed delivered (the others' endpoint failed or was disabled).
+func (e *env) verifyHooked(tn *tenant, accepted map[string]int, hooked []string, extra int64, timeout time.Duration) string {
 	t := e.t
 	t.Helper()
 	rows, done := e.c.waitJobsDone(tn.account, timeout)
@@ -158,7 +165,7 @@ func (e *env) verify(tn *tenant, accepted map[string]int, extra int64, timeout t
 			t.Error(err)
 		}
 	}
-	retried, err := e.recv.waitWebhooks(ids, 3*time.Minute)
+	retried, err := e.recv.waitWebhooks(hooked, 3*time.Minute)
 	if err != nil {
 		t.Error(err)
 	}
@@ -167,7 +174,7 @@ func (e *env) verify(tn *tenant, accepted map[string]int, extra int64, timeout t
 		t.Errorf("usage %d, want %d (the 2xx answered)", used, units+extra)
 	}
 	return fmt.Sprintf("jobs %d/%d completed, items %d ok %d failed %d, orphans %d, webhooks %d (%d retried), usage %d=%d",
-		len(rows), len(accepted), items, ok, failed, orphans, len(ids), retried, used, units+extra)
+		len(rows), len(accepted), items, ok, failed, orphans, len(hooked), retried, used, units+extra)
 }
 
 // unchangedServices fails when a service process was restarted since before.
@@ -260,6 +267,11 @@ var scenarios = []scenario{
 	{name: "NATS restarted with its store", run: natsRestarted},
 	{name: "SIGTERM to the gateway", run: gatewaySIGTERM},
 	{name: "50 concurrent duplicates", quick: true, run: duplicates},
+	// The crash took 9 s quick, inside the quick subset's budget of 15 s a
+	// scenario; the webhook scenario spans the retry schedule twice (over
+	// 20 s) and runs in the full suite only.
+	{name: "PostgreSQL kill -9", quick: true, run: postgresKilled},
+	{name: "webhook schedule and auto-disable", run: webhookSchedule},
 }
 
 // TestFaults runs the scenarios one after the other on one cluster and prints
@@ -668,8 +680,56 @@ func duplicates(e *env) string {
 // one. An edit applied although it was answered 5xx would show as a 409
 // version-conflict on its retry; a lost one as a version short.
 func financeWrites(e *env) string {
-	const writers, edits = 4, 20
-	tn, err := e.c.newFinanceTenant("finance-writes")
+	fw := e.financeWriters("finance-writes", 4, 20)
+	before := e.c.serviceStarts()
+	fw.start()
+	time.Sleep(1500 * time.Millisecond)
+	e.c.pg.stop(syscall.SIGINT, 30*time.Second)
+	time.Sleep(10 * time.Second)
+	if err := e.c.restart(e.c.pg, e.c.pgPort); err != nil {
+		e.t.Fatal(err)
+	}
+	statuses := fw.wait()
+	if statuses[http.StatusServiceUnavailable] == 0 {
+		e.t.Errorf("no write answered 503 while PostgreSQL was down: %s", statusList(statuses))
+	}
+	applied := fw.check()
+	e.unchangedServices(before)
+	return fmt.Sprintf("down 10s; writes %s; edits applied %d of %d, each once", statusList(statuses), applied, fw.total())
+}
+
+// financeLoad is writers editing one transaction each of a seeded finance
+// user: edits PATCHes of its memo, 300 ms apart, each with expected_version
+// and its own Idempotency-Key, retried with that key on a transport error, a
+// 5xx or 409 in flight, as a careful client does.
+type financeLoad struct {
+	e     *env
+	tn    *tenant
+	txns  []financeTxn
+	edits int
+	wg    sync.WaitGroup
+
+	mu       sync.Mutex
+	statuses map[int]int
+	// noRetryAfter counts 503 answers without a Retry-After header.
+	noRetryAfter int
+	// appliedAnyway counts edits applied although answered 5xx (or not
+	// answered): their retry with the same key met 409 version-conflict
+	// instead of the first answer.
+	appliedAnyway int
+	ok            int // edits answered 200
+}
+
+type financeTxn struct {
+	id      string
+	version int
+}
+
+// financeWriters provisions a finance tenant and picks a transaction per
+// writer; start sets them going.
+func (e *env) financeWriters(name string, writers, edits int) *financeLoad {
+	e.t.Helper()
+	tn, err := e.c.newFinanceTenant(name)
 	if err != nil {
 		e.t.Fatalf("provision: %v", err)
 	}
@@ -678,71 +738,102 @@ func financeWrites(e *env) string {
 	if r.status != http.StatusOK || len(data) != writers {
 		e.t.Fatalf("list transactions: %d %s", r.status, r.body)
 	}
-	type txn struct {
-		id      string
-		version int
-	}
-	var txns []txn
+	f := &financeLoad{e: e, tn: tn, edits: edits, statuses: map[int]int{}}
 	for _, d := range data {
 		m, _ := d.(map[string]any)
 		id, _ := m["id"].(string)
 		v, _ := m["version"].(float64)
-		txns = append(txns, txn{id, int(v)})
+		f.txns = append(f.txns, financeTxn{id, int(v)})
 	}
-	before := e.c.serviceStarts()
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	var wg sync.WaitGroup
-	for _, tx := range txns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range edits {
-				body := fmt.Sprintf(`{"expected_version": %d, "memo": "faults edit %d"}`, tx.version+k, k)
-				deadline := time.Now().Add(2 * time.Minute)
-				for {
-					r := tn.do(http.MethodPatch, "/v1/transactions/"+tx.id, fmt.Sprintf("edit-%s-%d", tx.id, k), []byte(body))
-					mu.Lock()
-					statuses[r.status]++
-					mu.Unlock()
-					if r.err == nil && r.status == http.StatusOK {
-						break
-					}
-					if r.err == nil && r.status < 500 && r.problemType() != "idempotency-in-flight" {
-						e.t.Errorf("edit %d of %s answered %d: %s", k, tx.id, r.status, r.body)
-						return
-					}
-					if r.status == http.StatusInternalServerError || time.Now().After(deadline) {
-						e.t.Errorf("edit %d of %s answered %d: %s", k, tx.id, r.status, r.body)
-						return
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
-				time.Sleep(300 * time.Millisecond)
+	return f
+}
+
+func (f *financeLoad) total() int { return len(f.txns) * f.edits }
+
+// answered is how many edits were answered 200 so far.
+func (f *financeLoad) answered() int { f.mu.Lock(); defer f.mu.Unlock(); return f.ok }
+
+func (f *financeLoad) start() {
+	for _, tx := range f.txns {
+		f.wg.Go(func() { f.write(tx) })
+	}
+}
+
+func (f *financeLoad) write(tx financeTxn) {
+	e, tn := f.e, f.tn
+	memo := func(k int) string { return fmt.Sprintf("faults edit %d", k) }
+	for k := range f.edits {
+		body := fmt.Sprintf(`{"expected_version": %d, "memo": %q}`, tx.version+k, memo(k))
+		deadline := time.Now().Add(2 * time.Minute)
+		unsure := false // an earlier attempt of this edit may have been applied
+		for {
+			r := tn.do(http.MethodPatch, "/v1/transactions/"+tx.id, fmt.Sprintf("edit-%s-%d", tx.id, k), []byte(body))
+			f.mu.Lock()
+			f.statuses[r.status]++
+			if r.err == nil && r.status == http.StatusServiceUnavailable && r.header.Get("Retry-After") == "" {
+				f.noRetryAfter++
 			}
-		}()
+			if r.err == nil && r.status == http.StatusOK {
+				f.ok++
+			}
+			f.mu.Unlock()
+			if r.err == nil && r.status == http.StatusOK {
+				break
+			}
+			if r.err == nil && r.status == http.StatusConflict && unsure && r.problemType() != "idempotency-in-flight" {
+				// The retry of an edit whose earlier attempt got no 2xx found
+				// the version moved: was it this edit, applied although
+				// answered 5xx? Then the key did not replay its answer.
+				g := tn.do(http.MethodGet, "/v1/transactions/"+tx.id, "", nil)
+				got, _ := g.json["data"].(map[string]any)
+				if v, _ := got["version"].(float64); int(v) == tx.version+k+1 && got["memo"] == memo(k) {
+					f.mu.Lock()
+					f.appliedAnyway++
+					f.mu.Unlock()
+					e.t.Errorf("edit %d of %s was applied although answered 5xx or not at all: its retry with the same Idempotency-Key answered 409 %s", k, tx.id, r.problemType())
+					break
+				}
+			}
+			if r.err == nil && r.status < 500 && r.problemType() != "idempotency-in-flight" {
+				e.t.Errorf("edit %d of %s answered %d: %s", k, tx.id, r.status, r.body)
+				return
+			}
+			if r.status == http.StatusInternalServerError || time.Now().After(deadline) {
+				e.t.Errorf("edit %d of %s answered %d: %s", k, tx.id, r.status, r.body)
+				return
+			}
+			if r.err != nil || r.status >= 500 {
+				unsure = true
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	e.c.pg.stop(syscall.SIGINT, 30*time.Second)
-	time.Sleep(10 * time.Second)
-	if err := e.c.restart(e.c.pg, e.c.pgPort); err != nil {
-		e.t.Fatal(err)
-	}
-	wg.Wait()
-	if statuses[http.StatusServiceUnavailable] == 0 {
-		e.t.Errorf("no write answered 503 while PostgreSQL was down: %s", statusList(statuses))
-	}
+}
+
+// wait waits for the writers and returns the statuses they saw (0: no
+// answer).
+func (f *financeLoad) wait() map[int]int {
+	f.wg.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.statuses)
+}
+
+// check reads every transaction back: its version advanced by exactly the
+// edits and it holds the last one (a lost edit leaves it short, a doubled
+// one cannot pass expected_version). It returns the edits applied.
+func (f *financeLoad) check() int {
 	applied := 0
-	for _, tx := range txns {
-		r := tn.do(http.MethodGet, "/v1/transactions/"+tx.id, "", nil)
+	for _, tx := range f.txns {
+		r := f.tn.do(http.MethodGet, "/v1/transactions/"+tx.id, "", nil)
 		got, _ := r.json["data"].(map[string]any)
 		v, _ := got["version"].(float64)
-		if r.status != http.StatusOK || int(v) != tx.version+edits || got["memo"] != fmt.Sprintf("faults edit %d", edits-1) {
-			e.t.Errorf("transaction %s: %d version %v memo %v, want version %d and the last edit", tx.id, r.status, got["version"], got["memo"], tx.version+edits)
+		if r.status != http.StatusOK || int(v) != tx.version+f.edits || got["memo"] != fmt.Sprintf("faults edit %d", f.edits-1) {
+			f.e.t.Errorf("transaction %s: %d version %v memo %v, want version %d and the last edit", tx.id, r.status, got["version"], got["memo"], tx.version+f.edits)
 			continue
 		}
 		applied += int(v) - tx.version
 	}
-	e.unchangedServices(before)
-	return fmt.Sprintf("down 10s; writes %s; edits applied %d of %d, each once", statusList(statuses), applied, writers*edits)
+	return applied
 }

@@ -284,7 +284,7 @@ func testSweepDeliveries(t *testing.T, s Store) {
 			t.Fatal(err)
 		}
 	}
-	_ = s.RecordAttempt(ctx, done.ID, jobs.Attempt{At: t0, Succeeded: true})
+	_, _ = s.RecordAttempt(ctx, done.ID, jobs.Attempt{At: t0, Succeeded: true})
 	_, _ = s.SweepExpired(ctx, t0.Add(jobs.DeliveryRetention-time.Second))
 	if _, err := s.Delivery(ctx, done.ID); err != nil {
 		t.Fatalf("finished delivery dropped early: %v", err)
@@ -367,14 +367,14 @@ func testDeliveries(t *testing.T, s Store) {
 	if again, _ := s.ClaimDue(ctx, t0.Add(30*time.Second), time.Minute, 10); len(again) != 0 {
 		t.Fatalf("claimed twice: %+v", again)
 	}
-	if err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, NextAttemptAt: t0.Add(time.Minute)}); err != nil {
+	if _, err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, NextAttemptAt: t0.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	dd, _ := s.Delivery(ctx, d.ID)
 	if dd.Attempts != 1 || dd.Status != jobs.DeliveryPending || !dd.NextAttemptAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("after failed attempt: %+v", dd)
 	}
-	if err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0.Add(time.Minute), Succeeded: true}); err != nil {
+	if _, err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0.Add(time.Minute), Succeeded: true}); err != nil {
 		t.Fatal(err)
 	}
 	if dd, _ = s.Delivery(ctx, d.ID); dd.Attempts != 2 || dd.Status != jobs.DeliverySucceeded {
@@ -386,7 +386,7 @@ func testDeliveries(t *testing.T, s Store) {
 	// Abandoned deliveries do not count against the endpoint.
 	d2 := newDelivery(e, uuid.NewString(), t0)
 	_, _ = s.CreateDelivery(ctx, d2)
-	if err := s.RecordAttempt(ctx, d2.ID, jobs.Attempt{At: t0, Abandoned: true}); err != nil {
+	if _, err := s.RecordAttempt(ctx, d2.ID, jobs.Attempt{At: t0, Abandoned: true}); err != nil {
 		t.Fatal(err)
 	}
 	if dd, _ = s.Delivery(ctx, d2.ID); dd.Status != jobs.DeliveryAbandoned {
@@ -402,17 +402,32 @@ func testDisable(t *testing.T, s Store) {
 	if err := s.CreateEndpoint(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	exhaust := func() {
+	// exhaust records one exhausted delivery and returns whether that
+	// disabled the endpoint.
+	exhaust := func() bool {
+		t.Helper()
 		d := newDelivery(e, uuid.NewString(), t0)
 		if _, err := s.CreateDelivery(ctx, d); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, Exhausted: true}); err != nil {
+		disabled, err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, Exhausted: true})
+		if err != nil {
 			t.Fatal(err)
 		}
+		return disabled
+	}
+	countDisabled := func() int {
+		t.Helper()
+		n, err := s.CountDisabledEndpoints(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
 	}
 	for range jobs.DisableAfter - 1 {
-		exhaust()
+		if exhaust() {
+			t.Fatal("disabled before the threshold")
+		}
 	}
 	ep, _ := s.EndpointByID(ctx, e.ID)
 	if ep.ConsecutiveFailures != jobs.DisableAfter-1 || ep.Status != jobs.EndpointActive {
@@ -421,15 +436,46 @@ func testDisable(t *testing.T, s Store) {
 	// A success resets the streak.
 	d := newDelivery(e, uuid.NewString(), t0)
 	_, _ = s.CreateDelivery(ctx, d)
-	_ = s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, Succeeded: true})
+	_, _ = s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, Succeeded: true})
 	if ep, _ = s.EndpointByID(ctx, e.ID); ep.ConsecutiveFailures != 0 {
 		t.Fatalf("success did not reset: %+v", ep)
 	}
-	for range jobs.DisableAfter {
-		exhaust()
+	if n := countDisabled(); n != 0 {
+		t.Fatalf("%d disabled endpoints before the threshold", n)
 	}
-	if ep, _ = s.EndpointByID(ctx, e.ID); ep.ConsecutiveFailures != jobs.DisableAfter || ep.Status != jobs.EndpointDisabled {
+	// Exactly the DisableAfter-th consecutive exhaustion reports the
+	// disabling; a later one (a delivery already claimed when the endpoint
+	// went) does not report it again.
+	for i := 1; i <= jobs.DisableAfter+1; i++ {
+		if got, want := exhaust(), i == jobs.DisableAfter; got != want {
+			t.Fatalf("exhaustion %d reported disabled=%v, want %v", i, got, want)
+		}
+	}
+	if ep, _ = s.EndpointByID(ctx, e.ID); ep.ConsecutiveFailures != jobs.DisableAfter+1 || ep.Status != jobs.EndpointDisabled {
 		t.Fatalf("after threshold: %+v", ep)
+	}
+	other := newEndpoint(uuid.NewString(), t0)
+	if err := s.CreateEndpoint(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if n := countDisabled(); n != 1 {
+		t.Fatalf("%d disabled endpoints, want 1 (of every tenant, active ones left out)", n)
+	}
+	// An endpoint deleted while its delivery was being attempted: the
+	// exhaustion is recorded, nothing is disabled.
+	gone := newEndpoint(uuid.NewString(), t0)
+	if err := s.CreateEndpoint(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	d = newDelivery(gone, uuid.NewString(), t0)
+	if _, err := s.CreateDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteEndpoint(ctx, gone.AccountID, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if disabled, err := s.RecordAttempt(ctx, d.ID, jobs.Attempt{At: t0, Exhausted: true}); err != nil || disabled {
+		t.Fatalf("exhausted delivery of a deleted endpoint: disabled=%v err=%v", disabled, err)
 	}
 }
 
@@ -457,7 +503,21 @@ func sameIDs(t *testing.T, what string, got []jobs.Job, want ...string) {
 // testEnqueueIntent: a stored job's enqueue intent is left to its creator
 // for EnqueueLease, then claimable by one publisher at a time, until closed.
 func testEnqueueIntent(t *testing.T, s Store) {
+	backlog := func() jobs.OutboxBacklog {
+		t.Helper()
+		b, err := s.OutboxBacklog(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if b := backlog(); b.Open != 0 || !b.Oldest.IsZero() {
+		t.Fatalf("backlog of an empty store: %+v", b)
+	}
 	j, _ := mustCreate(t, s, "0e8a3c6e-2f4b-4f54-9f53-000000000001", 3)
+	if b := backlog(); b.Open != 1 || !b.Oldest.Equal(j.CreatedAt) {
+		t.Fatalf("backlog: %+v, want 1 from %v", b, j.CreatedAt)
+	}
 	claim := func(at time.Time) []jobs.Job {
 		t.Helper()
 		js, err := s.ClaimUnenqueued(ctx, at, time.Minute, 10)
@@ -476,6 +536,30 @@ func testEnqueueIntent(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	sameIDs(t, "enqueued", claim(t0.Add(time.Hour)))
+	if b := backlog(); b.Open != 0 || !b.Oldest.IsZero() {
+		t.Fatalf("backlog with every intent closed: %+v", b)
+	}
+	// Two open intents, the older created second: the backlog counts both,
+	// claimed or not, and is as old as the older.
+	var open []jobs.Job
+	for _, after := range []time.Duration{2 * time.Second, time.Second} {
+		oj, items := newJob("0e8a3c6e-2f4b-4f54-9f53-000000000002", 1)
+		oj.CreatedAt = t0.Add(after)
+		if err := s.CreateJob(ctx, oj, items); err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, oj)
+	}
+	claim(t0.Add(time.Hour))
+	if b := backlog(); b.Open != 2 || !b.Oldest.Equal(open[1].CreatedAt) {
+		t.Fatalf("backlog: %+v, want 2 from %v", b, open[1].CreatedAt)
+	}
+	if err := s.MarkEnqueued(ctx, open[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if b := backlog(); b.Open != 1 || !b.Oldest.Equal(open[0].CreatedAt) {
+		t.Fatalf("backlog after the older intent closed: %+v, want 1 from %v", b, open[0].CreatedAt)
+	}
 	if err := s.MarkEnqueued(ctx, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff"); err != nil {
 		t.Fatalf("mark a missing job: %v", err)
 	}

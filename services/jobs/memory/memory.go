@@ -210,6 +210,22 @@ func (s *Store) MarkEnqueued(_ context.Context, jobID string) error {
 	return nil
 }
 
+func (s *Store) OutboxBacklog(context.Context) (jobs.OutboxBacklog, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b jobs.OutboxBacklog
+	for id, m := range s.meta {
+		if m.enqueued {
+			continue
+		}
+		b.Open++
+		if c := s.jobs[id].CreatedAt; b.Oldest.IsZero() || c.Before(b.Oldest) {
+			b.Oldest = c
+		}
+	}
+	return b, nil
+}
+
 func (s *Store) ClaimStalled(_ context.Context, now time.Time, stalledFor, lease time.Duration, limit int) ([]jobs.Job, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -392,21 +408,21 @@ func (s *Store) ClaimDue(_ context.Context, now time.Time, lease time.Duration, 
 	return out, nil
 }
 
-func (s *Store) RecordAttempt(_ context.Context, deliveryID string, a jobs.Attempt) error {
+func (s *Store) RecordAttempt(_ context.Context, deliveryID string, a jobs.Attempt) (disabled bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.deliveries[deliveryID]
 	if !ok {
-		return jobs.ErrNotFound
+		return false, jobs.ErrNotFound
 	}
 	if d.Status != jobs.DeliveryPending {
-		return nil
+		return false, nil
 	}
 	e := s.endpoints[d.EndpointID]
 	switch {
 	case a.Abandoned:
 		d.Status = jobs.DeliveryAbandoned
-		return nil
+		return false, nil
 	case a.Succeeded:
 		d.Attempts++
 		d.Status = jobs.DeliverySucceeded
@@ -418,15 +434,28 @@ func (s *Store) RecordAttempt(_ context.Context, deliveryID string, a jobs.Attem
 		d.Status = jobs.DeliveryFailed
 		if e != nil {
 			e.ConsecutiveFailures++
-			if e.ConsecutiveFailures >= jobs.DisableAfter {
+			if e.ConsecutiveFailures >= jobs.DisableAfter && e.Status == jobs.EndpointActive {
 				e.Status = jobs.EndpointDisabled
+				disabled = true
 			}
 		}
 	default:
 		d.Attempts++
 		d.NextAttemptAt = a.NextAttemptAt
 	}
-	return nil
+	return disabled, nil
+}
+
+func (s *Store) CountDisabledEndpoints(context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, e := range s.endpoints {
+		if e.Status == jobs.EndpointDisabled {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func (s *Store) Delivery(_ context.Context, id string) (jobs.Delivery, error) {

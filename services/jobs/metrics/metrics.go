@@ -30,6 +30,26 @@ var (
 		Help:    "Time from a batch's creation (when its items are enqueued) to the completion of each item, retries included.",
 		Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600},
 	})
+	BatchItemDeliveries = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
+		Name: "ledgerlane_jobs_batch_item_deliveries_total",
+		Help: "Work-queue messages received by the item workers, by delivery (first; redelivered: the queue delivered it before, after a nak for a transient failure or an ack wait that ran out).",
+	}, []string{"delivery"})
+	BatchItemsParked = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
+		Name: "ledgerlane_jobs_batch_items_parked_total",
+		Help: "Items that used their message's retry deliveries on transient failures and were queued again as a fresh message.",
+	})
+	BatchItemsResumed = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
+		Name: "ledgerlane_jobs_batch_items_resumed_total",
+		Help: "Items of stalled jobs the resumer re-enqueued because the queue had lost them (removed, or past their last delivery).",
+	})
+	OutboxOpenIntents = promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{
+		Name: "ledgerlane_jobs_outbox_open_intents",
+		Help: "Stored batch jobs whose items are not yet confirmed in the work queue (open enqueue intents), as the last publisher pass counted them.",
+	})
+	OutboxOldestAge = promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{
+		Name: "ledgerlane_jobs_outbox_oldest_intent_age_seconds",
+		Help: "Age of the oldest open enqueue intent at the last publisher pass; 0 when there is none.",
+	})
 	BatchJobsSwept = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
 		Name: "ledgerlane_jobs_batch_jobs_swept_total",
 		Help: "Expired batch jobs removed with their results by the sweeper.",
@@ -41,6 +61,14 @@ var (
 	WebhookExhausted = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
 		Name: "ledgerlane_jobs_webhook_deliveries_exhausted_total",
 		Help: "Webhook deliveries whose last scheduled attempt failed; DisableAfter consecutive ones disable the endpoint.",
+	})
+	WebhookEndpointsAutoDisabled = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
+		Name: "ledgerlane_jobs_webhook_endpoints_auto_disabled_total",
+		Help: "Webhook endpoints disabled automatically after DisableAfter consecutive exhausted deliveries.",
+	})
+	WebhookEndpointsDisabled = promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{
+		Name: "ledgerlane_jobs_webhook_endpoints_disabled",
+		Help: "Webhook endpoints of every tenant that are disabled, as the last sweeper pass counted them.",
 	})
 	AccountingCalls = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
 		Name: "ledgerlane_jobs_accounting_platform_calls_total",
@@ -60,6 +88,9 @@ func init() {
 	}
 	for _, o := range []string{"delivered", "failed"} {
 		WebhookAttempts.WithLabelValues(o)
+	}
+	for _, d := range []string{"first", "redelivered"} {
+		BatchItemDeliveries.WithLabelValues(d)
 	}
 }
 
@@ -93,6 +124,38 @@ func (Prometheus) ItemCompleted(status string, created, now time.Time) {
 	if !created.IsZero() && !now.Before(created) {
 		BatchItemLatency.Observe(now.Sub(created).Seconds())
 	}
+}
+
+// ItemDelivered counts a work message a worker received.
+func (Prometheus) ItemDelivered(redelivered bool) {
+	d := "first"
+	if redelivered {
+		d = "redelivered"
+	}
+	BatchItemDeliveries.WithLabelValues(d).Inc()
+}
+
+// ItemParked counts a parked item.
+func (Prometheus) ItemParked() { BatchItemsParked.Inc() }
+
+// ItemsResumed counts items the resumer re-enqueued.
+func (Prometheus) ItemsResumed(n int) { BatchItemsResumed.Add(float64(n)) }
+
+// EndpointAutoDisabled counts an endpoint disabled by its failures.
+func (Prometheus) EndpointAutoDisabled() { WebhookEndpointsAutoDisabled.Inc() }
+
+// EndpointsDisabled sets the disabled-endpoints gauge.
+func (Prometheus) EndpointsDisabled(n int) { WebhookEndpointsDisabled.Set(float64(n)) }
+
+// OutboxObserved sets the outbox gauges from b at now. Every replica
+// reports the same shared backlog: aggregate with max, not sum.
+func (Prometheus) OutboxObserved(b jobs.OutboxBacklog, now time.Time) {
+	OutboxOpenIntents.Set(float64(b.Open))
+	age := 0.0
+	if b.Open > 0 && !b.Oldest.IsZero() && now.After(b.Oldest) {
+		age = now.Sub(b.Oldest).Seconds()
+	}
+	OutboxOldestAge.Set(age)
 }
 
 // JobsSwept counts swept jobs.

@@ -290,6 +290,20 @@ func (s *Store) MarkEnqueued(ctx context.Context, jobID string) error {
 	return err
 }
 
+func (s *Store) OutboxBacklog(ctx context.Context) (jobs.OutboxBacklog, error) {
+	// Served by the partial index jobs_unenqueued_idx, which holds only the
+	// open intents: cheap however many jobs the table holds.
+	var b jobs.OutboxBacklog
+	var oldest *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT count(*), min(created_at) FROM jobs WHERE NOT enqueued`).Scan(&b.Open, &oldest); err != nil {
+		return jobs.OutboxBacklog{}, storeErr("outbox backlog", err)
+	}
+	if oldest != nil {
+		b.Oldest = oldest.UTC()
+	}
+	return b, nil
+}
+
 func (s *Store) ClaimStalled(ctx context.Context, now time.Time, stalledFor, lease time.Duration, limit int) ([]jobs.Job, error) {
 	return s.claimJobs(ctx, "claim stalled", `UPDATE jobs j SET check_after = $3
 		FROM (SELECT id FROM jobs WHERE enqueued AND status <> 'completed' AND COALESCE(progress_at, created_at) <= $2
@@ -463,18 +477,18 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	return out, nil
 }
 
-func (s *Store) RecordAttempt(ctx context.Context, deliveryID string, a jobs.Attempt) error {
+func (s *Store) RecordAttempt(ctx context.Context, deliveryID string, a jobs.Attempt) (disabled bool, err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return storeErr("record attempt", err)
+		return false, storeErr("record attempt", err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
 	d, err := scanDelivery(tx.QueryRow(ctx, `SELECT `+deliveryCols+` FROM deliveries WHERE id = $1 FOR UPDATE`, deliveryID))
 	if err != nil {
-		return storeErr("record attempt", err)
+		return false, storeErr("record attempt", err)
 	}
 	if d.Status != jobs.DeliveryPending {
-		return nil
+		return false, nil
 	}
 	switch {
 	case a.Abandoned:
@@ -485,17 +499,35 @@ func (s *Store) RecordAttempt(ctx context.Context, deliveryID string, a jobs.Att
 		}
 	case a.Exhausted:
 		if _, err = tx.Exec(ctx, `UPDATE deliveries SET status = 'failed', attempts = attempts + 1 WHERE id = $1`, deliveryID); err == nil {
-			_, err = tx.Exec(ctx, `UPDATE endpoints SET consecutive_failures = consecutive_failures + 1,
-				status = CASE WHEN consecutive_failures + 1 >= $2 THEN 'disabled' ELSE status END
-				WHERE id = $1`, d.EndpointID, jobs.DisableAfter)
+			// The old row (locked first) beside the new one tells whether
+			// this update is the one that disabled the endpoint.
+			err = tx.QueryRow(ctx, `WITH old AS (SELECT id, status FROM endpoints WHERE id = $1 FOR UPDATE)
+				UPDATE endpoints e SET consecutive_failures = e.consecutive_failures + 1,
+				status = CASE WHEN e.consecutive_failures + 1 >= $2 THEN 'disabled' ELSE e.status END
+				FROM old WHERE e.id = old.id
+				RETURNING old.status = 'active' AND e.status = 'disabled'`, d.EndpointID, jobs.DisableAfter).Scan(&disabled)
+			if errors.Is(err, pgx.ErrNoRows) {
+				err = nil // the endpoint was deleted meanwhile
+			}
 		}
 	default:
 		_, err = tx.Exec(ctx, `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = $2 WHERE id = $1`, deliveryID, a.NextAttemptAt)
 	}
 	if err != nil {
-		return storeErr("record attempt", err)
+		return false, storeErr("record attempt", err)
 	}
-	return storeErr0("record attempt", tx.Commit(ctx))
+	if err := tx.Commit(ctx); err != nil {
+		return false, storeErr("record attempt", err)
+	}
+	return disabled, nil
+}
+
+func (s *Store) CountDisabledEndpoints(ctx context.Context) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM endpoints WHERE status = 'disabled'`).Scan(&n); err != nil {
+		return 0, storeErr("count disabled endpoints", err)
+	}
+	return n, nil
 }
 
 func (s *Store) Delivery(ctx context.Context, id string) (jobs.Delivery, error) {

@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	"github.com/ledgerlane/platform/pkg/tracing"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/jobs"
@@ -72,6 +74,11 @@ type Config struct {
 	Log *slog.Logger
 	// Accounting configures accounting-platform connections.
 	Accounting AccountingConfig
+	// RetrySchedule is when webhook delivery attempts are due, as offsets
+	// from a delivery's creation (WEBHOOK_RETRY_SCHEDULE); empty:
+	// jobs.RetrySchedule. New refuses one that jobs.ValidateRetrySchedule
+	// rejects.
+	RetrySchedule []time.Duration
 }
 
 // AccountingConfig names the accounting platforms this deployment offers
@@ -121,6 +128,11 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.Schema == "" {
 		cfg.Schema = "jobs"
 	}
+	if len(cfg.RetrySchedule) > 0 {
+		if err := jobs.ValidateRetrySchedule(cfg.RetrySchedule); err != nil {
+			return nil, fmt.Errorf("jobs: %w", err)
+		}
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -165,8 +177,9 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		Converter: converter,
 		Webhooks:  webhook.NewClient(cfg.AllowPrivate),
 		Metrics:   metrics.Prometheus{},
+		Tracer:    tracing.Internal{},
 		Keys:      cfg.Keys, Clock: cfg.Clock, Log: cfg.Log, Workers: cfg.Workers, AllowPrivate: cfg.AllowPrivate,
-		Refunder: refunder,
+		Refunder: refunder, RetrySchedule: cfg.RetrySchedule,
 	})
 	s.acct = newAccounting(cfg, acctStore, converter)
 	s.refreshEvery = cfg.Accounting.RefreshInterval

@@ -16,6 +16,10 @@
 //	WORKERS                item workers in this process (default 4)
 //	WEBHOOK_ALLOW_PRIVATE  true allows webhook URLs on loopback/private addresses
 //	                       (local development only; default false)
+//	WEBHOOK_RETRY_SCHEDULE when webhook attempts are due after a delivery's creation,
+//	                       comma-separated durations starting at 0s, strictly
+//	                       increasing, at most 10, the last within 24h (default
+//	                       0s,1m,5m,30m,2h; the fault suite shortens it)
 //	LOG_LEVEL              debug, info, warn or error (default info)
 //
 // Accounting-platform connections (docs/accounting.md); a platform whose
@@ -37,6 +41,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/ledgerlane/platform/pkg/config"
@@ -69,6 +74,14 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 	}
 	if cfg.AllowPrivate, err = config.Bool("WEBHOOK_ALLOW_PRIVATE", false); err != nil {
 		return nil, err
+	}
+	if spec := config.String("WEBHOOK_RETRY_SCHEDULE", ""); spec != "" {
+		if cfg.RetrySchedule, err = jobs.ParseRetrySchedule(spec); err != nil {
+			return nil, fmt.Errorf("WEBHOOK_RETRY_SCHEDULE: %w", err)
+		}
+		// Once, at start: a schedule other than the spec's is a test
+		// setting, and replicas whose schedules differ should be visible.
+		log.Info("webhook retry schedule from WEBHOOK_RETRY_SCHEDULE", "schedule", spec)
 	}
 	if spec := config.String("JOB_ENCRYPTION_KEY", ""); spec != "" {
 		if cfg.Keys, err = jobs.ParseKeyring(spec); err != nil {
