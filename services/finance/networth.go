@@ -338,3 +338,63 @@ func NetWorthPeriodStart(period string, today time.Time) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// ConvertNetWorthTotals is ConvertNetWorth without the breakdowns: total
+// assets and liabilities, net worth, liquid and investable net worth, which
+// is all a history point carries. It follows the same rounding rule (each
+// figure's per-currency sum converted once), so those figures equal
+// ConvertNetWorth's (TestConvertNetWorthTotalsMatches), at a fraction of the
+// cost: a five-year history converts 1,826 snapshots.
+func ConvertNetWorthTotals(lines []NetWorthLine, t RateTable, cur string, day time.Time) (NetWorthFigures, error) {
+	type sums struct {
+		currency                                     string
+		assets, liab, liquidLiab, liquid, investable decimal.Decimal
+	}
+	var by []sums // a user has a few currencies: a scan beats a map
+	for _, l := range lines {
+		i := slices.IndexFunc(by, func(s sums) bool { return s.currency == l.Currency })
+		if i < 0 {
+			by = append(by, sums{currency: l.Currency})
+			i = len(by) - 1
+		}
+		s := &by[i]
+		if l.Kind == NetWorthLiability {
+			s.liab = s.liab.Add(l.Amount)
+			if l.Liquidity == LiquidityLiquid {
+				s.liquidLiab = s.liquidLiab.Add(l.Amount)
+			}
+			continue
+		}
+		s.assets = s.assets.Add(l.Amount)
+		switch l.Liquidity {
+		case LiquidityLiquid:
+			s.liquid = s.liquid.Add(l.Amount)
+		case LiquidityInvestable:
+			s.investable = s.investable.Add(l.Amount)
+		}
+	}
+	// The first currency without a rate, in order, is the one reported.
+	slices.SortFunc(by, func(a, b sums) int { return strings.Compare(a.currency, b.currency) })
+	f := NetWorthFigures{Currency: cur, Date: Day(day)}
+	var liquid, investable, liquidLiab decimal.Decimal
+	for _, s := range by {
+		for _, p := range []struct {
+			into *decimal.Decimal
+			v    decimal.Decimal
+		}{{&f.TotalAssets, s.assets}, {&f.TotalLiabilities, s.liab}, {&liquidLiab, s.liquidLiab},
+			{&liquid, s.liquid}, {&investable, s.investable}} {
+			v, err := t.Convert(p.v, s.currency, cur, day)
+			if err != nil {
+				return NetWorthFigures{}, err
+			}
+			*p.into = p.into.Add(v)
+		}
+	}
+	places := MinorUnit(cur)
+	f.TotalAssets = f.TotalAssets.RoundBank(places)
+	f.TotalLiabilities = f.TotalLiabilities.RoundBank(places)
+	f.NetWorth = f.TotalAssets.Sub(f.TotalLiabilities)
+	f.LiquidNetWorth = liquid.Sub(liquidLiab)
+	f.InvestableNetWorth = liquid.Add(investable).Sub(liquidLiab)
+	return f, nil
+}

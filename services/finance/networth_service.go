@@ -223,7 +223,7 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	rt := NewRateTable(rs)
 	h := NetWorthHistory{Currency: cur, Points: []NetWorthFigures{}}
 	for _, sn := range snaps {
-		f, err := ConvertNetWorth(sn.Lines, rt, cur, sn.Date)
+		f, err := ConvertNetWorthTotals(sn.Lines, rt, cur, sn.Date)
 		if errors.Is(err, ErrNoRate) {
 			h.MissingRateDates = append(h.MissingRateDates, sn.Date.Format(DateLayout))
 			continue

@@ -378,3 +378,51 @@ func TestNetWorthService(t *testing.T) {
 		}
 	})
 }
+
+// TestConvertNetWorthTotalsMatches: the history's totals-only conversion
+// answers exactly ConvertNetWorth's totals, and fails on the same missing
+// rates, on random lines (sometimes in a currency without a rate).
+func TestConvertNetWorthTotalsMatches(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 15))
+	curs := []string{"USD", "EUR", "GBP", "JPY", "CHF"} // no CHF rate
+	day := time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC)
+	rt := finance.NewRateTable([]finance.FXRate{rate("EUR", day, "0.913"), rate("GBP", day.AddDate(0, 0, -3), "0.791"),
+		rate("JPY", day, "154.2")})
+	failed := 0
+	for i := range 500 {
+		var lines []finance.NetWorthLine
+		for range r.IntN(10) {
+			cur := curs[r.IntN(len(curs)-1)]
+			if r.IntN(40) == 0 {
+				cur = "CHF"
+			}
+			kind := finance.NetWorthAsset
+			if r.IntN(3) == 0 {
+				kind = finance.NetWorthLiability
+			}
+			lines = append(lines, finance.NetWorthLine{Kind: kind, AssetType: []string{"depository", "etf", "credit", "loan"}[r.IntN(4)],
+				Liquidity: []string{finance.LiquidityLiquid, finance.LiquidityInvestable, finance.LiquidityIlliquid}[r.IntN(3)],
+				RetirementSubtype: []string{"", "ira"}[r.IntN(2)], Currency: cur,
+				Amount: decimal.New(int64(r.IntN(10_000_000)), -int32(finance.MinorUnit(cur))-int32(r.IntN(2)))})
+		}
+		base := curs[r.IntN(len(curs)-1)]
+		want, werr := finance.ConvertNetWorth(lines, rt, base, day)
+		got, gerr := finance.ConvertNetWorthTotals(lines, rt, base, day)
+		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+			t.Fatalf("case %d: errors %v and %v", i, werr, gerr)
+		}
+		if werr != nil {
+			failed++
+			continue
+		}
+		for _, c := range [][2]decimal.Decimal{{want.TotalAssets, got.TotalAssets}, {want.TotalLiabilities, got.TotalLiabilities},
+			{want.NetWorth, got.NetWorth}, {want.LiquidNetWorth, got.LiquidNetWorth}, {want.InvestableNetWorth, got.InvestableNetWorth}} {
+			if !c[0].Equal(c[1]) {
+				t.Fatalf("case %d: totals %+v, want %+v", i, got, want)
+			}
+		}
+	}
+	if failed == 0 || failed == 500 {
+		t.Fatalf("%d of 500 cases had a missing rate: the generator does not cover both paths", failed)
+	}
+}
