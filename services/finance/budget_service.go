@@ -356,7 +356,18 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method strin
 	}
 	b := NewBudget(BudgetTemplate{Method: method, UserID: c.UserID, Currency: currency, Categories: cats,
 		MonthlySpend: spend, MonthlyIncome: income, NewID: uuid.NewString, Now: now})
+	b.ID = c.derivedID("budget")
 	archived, err := s.store.SwitchBudget(ctx, b)
+	if errors.Is(err, ErrAlreadyExists) && c.IdempotencyKey != "" {
+		// The same key switched already and its answer was lost after the
+		// commit: answer what it did. Every switch archives the budget
+		// active before it, so one was archived exactly when the new
+		// budget is not the user's first.
+		res.Data = SwitchResult{NewBudgetID: b.ID, PreviousBudgetArchived: len(budgets) > 1 ||
+			(len(budgets) == 1 && budgets[0].ID != b.ID)}
+		res.Filtered = sc.grant.Filtered()
+		return res, nil
+	}
 	if err != nil {
 		return res, s.internal(ctx, "switch budget", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/pkg/problem"
@@ -90,7 +89,7 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 		return res, invalid("status", "a new goal is active; status can change later")
 	}
 	now := s.now()
-	g := Goal{ID: uuid.NewString(), UserID: c.UserID, GoalType: GoalSavings, Status: GoalActive,
+	g := Goal{ID: c.derivedID("goal"), UserID: c.UserID, GoalType: GoalSavings, Status: GoalActive,
 		TrackingMode: TrackManual, Version: 1, CreatedAt: now, UpdatedAt: now}
 	if in.Name == nil {
 		return res, invalid("name", "name is required")
@@ -122,7 +121,11 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 	if err := s.applyGoalInput(sc, gc, &g, in, now, true); err != nil {
 		return res, err
 	}
-	if err := s.store.CreateGoal(ctx, g); err != nil {
+	if err := s.store.CreateGoal(ctx, g); errors.Is(err, ErrAlreadyExists) && c.IdempotencyKey != "" {
+		// The same key created it: its first answer was lost after the
+		// commit (the edge keeps answers only of requests it saw answered).
+		return s.GetGoal(ctx, c, g.ID)
+	} else if err != nil {
 		return res, s.internal(ctx, "create goal", err)
 	}
 	return s.GetGoal(ctx, c, g.ID)

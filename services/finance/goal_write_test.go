@@ -470,3 +470,69 @@ func TestAllocationProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestCreatesAfterALostAnswer: a create retried with the same
+// Idempotency-Key after its first answer was lost (the edge released the
+// key on the 5xx, so the retry reaches the service) finds what the first
+// made instead of making it twice; another key makes a new one.
+func TestCreatesAfterALostAnswer(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	keyed := func(key string) finance.Caller {
+		c := e.write
+		c.CredentialID, c.IdempotencyKey = "cred-1", key
+		return c
+	}
+	count := func() int {
+		t.Helper()
+		page, err := e.svc.ListGoals(ctx, e.read, finance.PageQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(page.Data)
+	}
+	before := count()
+	in := finance.GoalInput{Name: sp("Boat"), TargetAmount: sp("5000.00")}
+	first, err := e.svc.CreateGoal(ctx, keyed("k-1"), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := e.svc.CreateGoal(ctx, keyed("k-1"), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Data.ID != first.Data.ID || count() != before+1 {
+		t.Fatalf("retried create: goal %s after %s, %d goals (want %d)", again.Data.ID, first.Data.ID, count(), before+1)
+	}
+	other, err := e.svc.CreateGoal(ctx, keyed("k-2"), in)
+	if err != nil || other.Data.ID == first.Data.ID || count() != before+2 {
+		t.Fatalf("another key: %v, %s, %d goals", err, other.Data.ID, count())
+	}
+	// The same key under another credential is another request.
+	c := keyed("k-1")
+	c.CredentialID = "cred-2"
+	if g, err := e.svc.CreateGoal(ctx, c, in); err != nil || g.Data.ID == first.Data.ID {
+		t.Fatalf("another credential: %v, %s", err, g.Data.ID)
+	}
+
+	yes := true
+	sw, err := e.svc.SwitchBudgetMethod(ctx, keyed("s-1"), finance.MethodZeroBased, &yes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := e.svc.SwitchBudgetMethod(ctx, keyed("s-1"), finance.MethodZeroBased, &yes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.Data != sw.Data {
+		t.Fatalf("retried switch answered %+v, the first %+v", re.Data, sw.Data)
+	}
+	cur, err := e.svc.GetBudget(ctx, e.read, sw.Data.NewBudgetID)
+	if err != nil || !cur.Data.IsActive {
+		t.Fatalf("the first switch's budget is no longer active after the retry: %v", err)
+	}
+	next, err := e.svc.SwitchBudgetMethod(ctx, keyed("s-2"), finance.MethodEnvelope, &yes)
+	if err != nil || next.Data.NewBudgetID == sw.Data.NewBudgetID || !next.Data.PreviousBudgetArchived {
+		t.Fatalf("a second switch: %+v %v", next.Data, err)
+	}
+}

@@ -70,6 +70,26 @@ type Caller struct {
 	// OwnerAccountID is the metering account of the credential; it must
 	// own the user.
 	OwnerAccountID string
+	// CredentialID and IdempotencyKey name a write the edge admitted with an
+	// Idempotency-Key: a create derives its new row's id from them
+	// (derivedID), so a retry whose first answer was lost after the commit
+	// finds that row instead of making a second one.
+	CredentialID   string
+	IdempotencyKey string
+}
+
+// idNamespace is the UUID namespace of ids derived from idempotency keys.
+var idNamespace = uuid.MustParse("5b0e3c1e-7f4a-4d6e-9d8b-2c61a3f0e9a4")
+
+// derivedID is the id a create under c makes: random without an
+// Idempotency-Key, else a name-based UUID of the key in the scope the edge
+// keys its idempotency records by (the credential, the user and the grant)
+// and of what is created.
+func (c Caller) derivedID(kind string) string {
+	if c.IdempotencyKey == "" {
+		return uuid.NewString()
+	}
+	return uuid.NewSHA1(idNamespace, []byte(kind+"|"+c.UserID+"|"+c.GrantID+"|"+c.CredentialID+"|"+c.IdempotencyKey)).String()
 }
 
 // Page is one page of a list response with its envelope members.

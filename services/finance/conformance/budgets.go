@@ -116,9 +116,11 @@ func testBudgets(t *testing.T, s finance.Store) {
 		if prev.IsActive || prev.ArchivedAt == nil || !prev.ArchivedAt.Equal(next.CreatedAt) || prev.Version != 2 {
 			t.Errorf("previous: %+v", prev)
 		}
-		// A failing switch (the id exists) changes nothing.
-		if _, err := s.SwitchBudget(ctx, next); err == nil {
-			t.Fatal("switch with an existing id succeeded")
+		// A failing switch (the id exists: a retried switch, whose id is
+		// derived from its Idempotency-Key) is ErrAlreadyExists and changes
+		// nothing.
+		if _, err := s.SwitchBudget(ctx, next); !errors.Is(err, finance.ErrAlreadyExists) {
+			t.Fatalf("switch with an existing id: want ErrAlreadyExists, got %v", err)
 		}
 		cur, err := s.GetBudget(ctx, f.user, next.ID)
 		must(t, err)

@@ -216,7 +216,8 @@ func caller(ctx context.Context) (finance.Caller, error) {
 	if !ok || p.Surface != principal.SurfaceFinance || p.FinanceUserID == "" || p.GrantID == "" {
 		return finance.Caller{}, problem.New(problem.Unauthorized, "a finance credential is required")
 	}
-	return finance.Caller{UserID: p.FinanceUserID, GrantID: p.GrantID, OwnerAccountID: p.AccountID}, nil
+	return finance.Caller{UserID: p.FinanceUserID, GrantID: p.GrantID, OwnerAccountID: p.AccountID,
+		CredentialID: p.CredentialID, IdempotencyKey: p.IdempotencyKey}, nil
 }
 
 func transactionProto(t finance.Transaction) *financev1.Transaction {
