@@ -401,7 +401,7 @@ func TestConvertNetWorthTotalsMatches(t *testing.T) {
 				kind = finance.NetWorthLiability
 			}
 			lines = append(lines, finance.NetWorthLine{Kind: kind, AssetType: []string{"depository", "etf", "credit", "loan"}[r.IntN(4)],
-				Liquidity: []string{finance.LiquidityLiquid, finance.LiquidityInvestable, finance.LiquidityIlliquid}[r.IntN(3)],
+				Liquidity:         []string{finance.LiquidityLiquid, finance.LiquidityInvestable, finance.LiquidityIlliquid}[r.IntN(3)],
 				RetirementSubtype: []string{"", "ira"}[r.IntN(2)], Currency: cur,
 				Amount: decimal.New(int64(r.IntN(10_000_000)), -int32(finance.MinorUnit(cur))-int32(r.IntN(2)))})
 		}
