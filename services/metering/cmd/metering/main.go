@@ -16,6 +16,9 @@
 //	SMTP_TIMEOUT  per connection (default 10s)
 //	BILLING_INTERVAL  how often invoices, settlement, alerts and mail run (default 1m)
 //	PAYMENT_PROCESSOR sandbox, or unset: no payment methods, nothing collected
+//	FINANCE_ADDR  the finance service (default finance:9001), whose directory
+//	              confirms the user and grant of each finance credential the
+//	              portal or an operator issues
 //	LOG_LEVEL     debug, info, warn or error (default info)
 package main
 
@@ -27,6 +30,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	"github.com/ledgerlane/platform/services/metering/financedir"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 	"github.com/ledgerlane/platform/services/metering/server"
 	"github.com/ledgerlane/platform/services/metering/smtpmail"
@@ -37,6 +41,15 @@ func main() {
 }
 
 func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
+	cfg, err := configFromEnv(log)
+	if err != nil {
+		return nil, err
+	}
+	return server.New(ctx, cfg)
+}
+
+// configFromEnv reads the Environment above into the service's wiring.
+func configFromEnv(log *slog.Logger) (server.Config, error) {
 	// The URLs may hold passwords: they are never logged.
 	cfg := server.Config{
 		DatabaseURL: config.String("DATABASE_URL", ""),
@@ -45,11 +58,11 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 		Log:      log,
 	}
 	if cfg.DatabaseURL == "" {
-		return nil, errors.New("DATABASE_URL is required")
+		return cfg, errors.New("DATABASE_URL is required")
 	}
 	var err error
 	if cfg.BillingInterval, err = config.Duration("BILLING_INTERVAL", time.Minute); err != nil {
-		return nil, err
+		return cfg, err
 	}
 	switch pp := config.String("PAYMENT_PROCESSOR", ""); pp {
 	case "sandbox":
@@ -59,23 +72,31 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 	default:
 		// Only the sandbox is built; a real adapter (docs/billing.md) is
 		// named here when it is.
-		return nil, errors.New(`PAYMENT_PROCESSOR must be "sandbox" or unset`)
+		return cfg, errors.New(`PAYMENT_PROCESSOR must be "sandbox" or unset`)
 	}
 	if addr := config.String("SMTP_ADDR", ""); addr != "" {
 		timeout, err := config.Duration("SMTP_TIMEOUT", 10*time.Second)
 		if err != nil {
-			return nil, err
+			return cfg, err
 		}
 		m, err := smtpmail.New(smtpmail.Config{
 			Addr: addr, From: config.String("SMTP_FROM", ""), Username: config.String("SMTP_USERNAME", ""),
 			Password: config.String("SMTP_PASSWORD", ""), TLS: config.String("SMTP_TLS", smtpmail.TLSRequired), Timeout: timeout,
 		})
 		if err != nil {
-			return nil, err
+			return cfg, err
 		}
 		cfg.Mailer = m
 	} else {
 		log.Warn("SMTP_ADDR is not set: usage alert e-mails wait in the outbox")
 	}
-	return server.New(ctx, cfg)
+	// Dialling is lazy: a finance service that is not up yet only fails the
+	// issuing of finance credentials until it is. The connection lives as
+	// long as the process.
+	fin, err := rpc.Dial(config.String("FINANCE_ADDR", "finance:9001"))
+	if err != nil {
+		return cfg, err
+	}
+	cfg.FinanceDirectory = financedir.New(fin)
+	return cfg, nil
 }
