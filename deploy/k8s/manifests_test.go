@@ -719,6 +719,12 @@ func TestDevRunsEverything(t *testing.T) {
 			if len(nats.Spec.VolumeClaimTemplates) == 0 {
 				t.Error("NATS: JetStream needs a volume per node")
 			}
+			// The jobs streams are kept on as many nodes as there are, and
+			// never more (a stream asking more replicas than nodes is refused).
+			if cm := find[*corev1.ConfigMap](b, "ledgerlane-config"); cm == nil ||
+				cm.Data["NATS_STREAM_REPLICAS"] != strconv.Itoa(int(ptrValue(nats.Spec.Replicas))) {
+				t.Errorf("NATS_STREAM_REPLICAS is not the NATS node count (%d)", ptrValue(nats.Spec.Replicas))
+			}
 			var conf string
 			for _, cm := range all[*corev1.ConfigMap](b) {
 				if strings.HasPrefix(cm.Name, "nats-config") {

@@ -4,7 +4,9 @@ package natsconn
 
 import (
 	"fmt"
+	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +85,44 @@ func TestURL(t testing.TB) string {
 	}
 	t.Cleanup(e.Close)
 	return e.URL()
+}
+
+// TestClusterURL starts n embedded JetStream servers clustered with each
+// other on free loopback ports, all stopping with the test, and returns
+// their client URLs joined by commas (a NATS_URL). Streams with Replicas > 1
+// need it: a single server refuses them.
+func TestClusterURL(t testing.TB, n int) string {
+	t.Helper()
+	ports := make([]int, n)
+	for i := range ports {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = lis.Addr().(*net.TCPAddr).Port
+		_ = lis.Close() // a small race with other listeners; routes retry
+	}
+	var routes []string
+	for _, p := range ports {
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))
+	}
+	var urls []string
+	for i, p := range ports {
+		srv, err := server.NewServer(&server.Options{
+			ServerName: fmt.Sprintf("n%d", i), Host: "127.0.0.1", Port: server.RANDOM_PORT,
+			JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+			Cluster: server.ClusterOpts{Name: "test", Host: "127.0.0.1", Port: p},
+			Routes:  server.RoutesFromStr(strings.Join(routes, ",")),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Start()
+		t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+		if !srv.ReadyForConnections(10 * time.Second) {
+			t.Fatal("nats: clustered server not ready")
+		}
+		urls = append(urls, srv.ClientURL())
+	}
+	return strings.Join(urls, ",")
 }

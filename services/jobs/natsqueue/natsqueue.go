@@ -51,8 +51,9 @@ func NamesWithPrefix(p string) Names {
 
 // Queue implements jobs.Queue on JetStream.
 type Queue struct {
-	js    jetstream.JetStream
-	names Names
+	js       jetstream.JetStream
+	names    Names
+	replicas int
 }
 
 var _ jobs.Queue = (*Queue)(nil)
@@ -63,6 +64,14 @@ func New(js jetstream.JetStream, names Names) *Queue {
 		names = DefaultNames()
 	}
 	return &Queue{js: js, names: names}
+}
+
+// WithReplicas makes Setup create (or update) both streams kept on n
+// JetStream nodes, so the queue survives a node of a NATS cluster; n ≤ 1 is
+// one node, which a single server requires. It returns q.
+func (q *Queue) WithReplicas(n int) *Queue {
+	q.replicas = n
+	return q
 }
 
 // Names returns the names the queue uses.
@@ -89,6 +98,7 @@ func (q *Queue) Setup(ctx context.Context) error {
 			MaxAge: jobs.MaxTTL, Duplicates: 2 * time.Minute,
 		},
 	} {
+		cfg.Replicas = max(1, q.replicas)
 		if _, err := q.js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("jobs: stream %s: %w", cfg.Name, err)
 		}

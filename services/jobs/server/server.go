@@ -65,6 +65,10 @@ type Config struct {
 	Keys *jobs.Keyring
 	// Workers is the number of item workers (default 4).
 	Workers int
+	// StreamReplicas is how many JetStream nodes keep the work and event
+	// streams (default 1; 3 on a 3-node NATS cluster, so the queue survives
+	// a node).
+	StreamReplicas int
 	// AllowPrivate permits webhook URLs on loopback and private addresses
 	// (local development only).
 	AllowPrivate bool
@@ -173,7 +177,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	s.svc = jobs.NewService(jobs.Config{
 		Store:     store,
-		Queue:     natsqueue.New(js, natsqueue.DefaultNames()),
+		Queue:     natsqueue.New(js, natsqueue.DefaultNames()).WithReplicas(cfg.StreamReplicas),
 		Converter: converter,
 		Webhooks:  webhook.NewClient(cfg.AllowPrivate),
 		Metrics:   metrics.Prometheus{},

@@ -14,6 +14,8 @@
 //	                       key encrypts, all decrypt. Unset: batch routes answer
 //	                       503 batch-unavailable.
 //	WORKERS                item workers in this process (default 4)
+//	NATS_STREAM_REPLICAS   JetStream nodes keeping each jobs stream (default 1;
+//	                       3 on a 3-node NATS cluster)
 //	WEBHOOK_ALLOW_PRIVATE  true allows webhook URLs on loopback/private addresses
 //	                       (local development only; default false)
 //	WEBHOOK_RETRY_SCHEDULE when webhook attempts are due after a delivery's creation,
@@ -69,6 +71,9 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 		return nil, errors.New("DATABASE_URL is required")
 	}
 	var err error
+	if cfg.StreamReplicas, err = config.Int("NATS_STREAM_REPLICAS", 1); err != nil {
+		return nil, err
+	}
 	if cfg.Workers, err = config.Int("WORKERS", 4); err != nil {
 		return nil, err
 	}
