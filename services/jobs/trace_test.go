@@ -156,6 +156,15 @@ func TestBackgroundLogLinesCarryATrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The submission's own attempt to enqueue runs after the answer:
+		// the queue must refuse it before it comes back, or that attempt
+		// (not the publisher) enqueues the item.
+		for deadline := time.Now().Add(10 * time.Second); len(sink.lines(t, "jobs: enqueue after submission failed; the publisher retries",
+			map[string]any{"job_id": j.ID})) == 0; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the submission's enqueue attempt never failed")
+			}
+		}
 		q.down.Store(false)
 		e.clock.Add(jobs.EnqueueLease)
 		if n, err := svc.PublishPending(ctx); n != 1 || err != nil {

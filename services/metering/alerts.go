@@ -168,22 +168,83 @@ func (s *Service) CheckAlerts(ctx context.Context, accountID string) (int, error
 	return n, nil
 }
 
-// ScanAlerts runs CheckAlerts for every account.
+// alertBatch is about how many accounts ScanAlerts reads from Redis at a
+// time; orphanAfter is how long a mark of an account this store does not
+// have stays before ScanAlerts removes it.
+const (
+	alertBatch  = 500
+	orphanAfter = 10 * time.Minute
+)
+
+// ScanAlerts runs CheckAlerts for the accounts whose usage, plan, billing
+// limits or payment standing changed since they were last checked (the set
+// admission.Controller keeps in Redis: the admission script marks an
+// account when it counts live usage, and the Service when it changes the
+// rest), so an idle account costs it nothing. An account stays marked when
+// its check fails, and when it changed again during the check: the next
+// tick checks it. Any number of replicas may run it at once: the store
+// records each milestone once.
 func (s *Service) ScanAlerts(ctx context.Context) (int, error) {
-	ids, err := s.store.ListAccountIDs(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("scan alerts: %w", err)
+	if s.counters == nil {
+		return 0, problem.New(problem.Unavailable, "usage counters are not configured: alerts need them")
 	}
 	n := 0
 	var errs []error
-	for _, id := range ids {
-		k, err := s.CheckAlerts(ctx, id)
-		n += k
+	for cursor := uint64(0); ; {
+		page, next, err := s.counters.Changed(ctx, cursor, alertBatch)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("account %s: %w", id, err))
+			return n, errors.Join(append(errs, fmt.Errorf("scan alerts: %w", err))...)
 		}
+		for _, c := range page {
+			k, err := s.CheckAlerts(ctx, c.AccountID)
+			n += k
+			switch {
+			case errors.Is(err, ErrNotFound):
+				s.orphanMark(ctx, c)
+				continue
+			case err != nil:
+				errs = append(errs, fmt.Errorf("account %s: %w", c.AccountID, err))
+				continue
+			}
+			if _, err := s.counters.Checked(ctx, c); err != nil {
+				errs = append(errs, fmt.Errorf("account %s: %w", c.AccountID, err))
+			}
+		}
+		if next == 0 || ctx.Err() != nil {
+			break
+		}
+		cursor = next
 	}
 	return n, errors.Join(errs...)
+}
+
+// orphanMark hands a mark of an account this store does not have to the
+// counters, which remove it once it has sat unchanged for orphanAfter
+// (admission.Controller.Orphan says why not at once). The wait is in wall
+// time, not the service's clock: it is about other processes, which a
+// test's moved clock does not move.
+func (s *Service) orphanMark(ctx context.Context, c admission.Changed) {
+	removed, err := s.counters.Orphan(ctx, c, time.Now(), orphanAfter)
+	switch {
+	case err != nil:
+		s.log.WarnContext(ctx, "orphan usage alert mark not handled", "account_id", c.AccountID, "err", err)
+	case removed:
+		s.log.DebugContext(ctx, "orphan usage alert mark removed", "account_id", c.AccountID)
+	}
+}
+
+// markForAlerts has the next ScanAlerts check the account: its plan,
+// billing limits or payment standing changed, which can reach a milestone
+// (a lowered cap, a hard stop, Free limits after a failed payment) without
+// new usage. A failure is logged: the change itself is made, and the
+// account's next counted request marks it again.
+func (s *Service) markForAlerts(ctx context.Context, accountID string) {
+	if s.counters == nil {
+		return
+	}
+	if err := s.counters.MarkChanged(ctx, accountID); err != nil {
+		s.log.WarnContext(ctx, "account not marked for a usage alert check", "account_id", accountID, "err", err)
+	}
 }
 
 // alertText is a milestone's subject and body. It carries no link and no

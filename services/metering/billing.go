@@ -59,6 +59,7 @@ func (s *Service) account(ctx context.Context, id string) (Account, error) {
 			return Account{}, fmt.Errorf("apply downgrade: %w", err)
 		}
 		a.PlanID, a.ScheduledPlanID, a.ScheduledAt = a.ScheduledPlanID, "", nil
+		s.markForAlerts(ctx, id)
 	}
 	return a, nil
 }
@@ -111,7 +112,7 @@ func (s *Service) upgrade(ctx context.Context, a Account, from, to Plan) (PlanCh
 	}
 	used, err := s.counters.ForgiveOverage(ctx, a.ID, start, end)
 	if err != nil {
-		s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
+		s.countersUnreachable(ctx, err)
 		return PlanChange{}, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly").WithRetryAfter(1)
 	}
 	ch := PlanChange{
@@ -125,6 +126,7 @@ func (s *Service) upgrade(ctx context.Context, a Account, from, to Plan) (PlanCh
 		return PlanChange{}, fmt.Errorf("upgrade: %w", err)
 	}
 	s.log.InfoContext(ctx, "plan upgraded", "account_id", a.ID, "from", from.ID, "to", to.ID, "charge_cents", ch.ChargeCents)
+	s.markForAlerts(ctx, a.ID)
 	// The charge is collected now; the invoice later collects only the rest.
 	// A processor failure leaves it to the invoice rather than undo the
 	// upgrade.

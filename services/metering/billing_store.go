@@ -129,9 +129,13 @@ type OutboxMail struct {
 // usage alerts. Every method that takes an account id answers ErrNotFound
 // for an unknown one, unless it says otherwise.
 type BillingStore interface {
-	// ListAccountIDs returns every account's id (the closing job and the
-	// alert scan walk them).
-	ListAccountIDs(ctx context.Context) ([]string, error)
+	// AccountsDueForClose returns, by id, up to limit ids greater than
+	// afterID of the accounts whose NextCloseAt is nil or not after due
+	// (the closing job pages through them; an index serves it, so the job
+	// costs nothing per account that has nothing to close).
+	AccountsDueForClose(ctx context.Context, due time.Time, afterID string, limit int) ([]string, error)
+	// SetNextClose sets the account's NextCloseAt.
+	SetNextClose(ctx context.Context, accountID string, at time.Time) error
 	// Upgrade, in one transaction and only while the account is on
 	// ch.FromPlan (ErrConflict otherwise): sets its plan to ch.ToPlan and
 	// its billing anchor to anchor, cancels a scheduled downgrade (at

@@ -109,9 +109,12 @@ func (e *billingEnv) usage(id string) metering.UsageSummary {
 	return u
 }
 
+// invoices runs the closing job as the billing tick does (only the
+// accounts whose NextCloseAt has come), so every invoice test also checks
+// that the plan changes it makes never leave an ended period unseen.
 func (e *billingEnv) invoices(id string) []metering.Invoice {
 	e.t.Helper()
-	if _, err := e.svc.ClosePeriods(e.t.Context(), id); err != nil {
+	if _, err := e.svc.CloseDue(e.t.Context()); err != nil {
 		e.t.Fatal(err)
 	}
 	invs, err := e.svc.Invoices(e.t.Context(), id)
@@ -594,6 +597,33 @@ func TestAlertsAcrossTwoPeriods(t *testing.T) {
 	overage := mailer.got[4]
 	if !strings.Contains(overage.Body, "$1.50 per 1,000") {
 		t.Fatalf("overage mail names no rate: %q", overage.Body)
+	}
+}
+
+// TestScanAlertsLeavesOtherDeploymentsMarks: a mark of an account this
+// store does not have (another stack on the same Redis) is no error and is
+// left for its owner; the scan goes on to the accounts it has.
+func TestScanAlertsLeavesOtherDeploymentsMarks(t *testing.T) {
+	e := newBillingEnv(t)
+	ctx := t.Context()
+	foreign := "5f0c1a52-7f3e-4f59-9d4a-2b8c6e1d0a77"
+	if err := e.ctl.MarkChanged(ctx, foreign); err != nil {
+		t.Fatal(err)
+	}
+	a := e.account(metering.PlanStarter)
+	e.use(a.ID, 19_000)
+	for range 2 {
+		n, err := e.svc.ScanAlerts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alerts, _ := e.store.Alerts(ctx, a.ID); len(alerts) != 1 {
+			t.Fatalf("alerts %+v after %d new", alerts, n)
+		}
+	}
+	page, _, err := e.ctl.Changed(ctx, 0, 100)
+	if err != nil || len(page) != 1 || page[0].AccountID != foreign {
+		t.Fatalf("marks left %+v, %v; want only the other deployment's", page, err)
 	}
 }
 

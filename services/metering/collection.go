@@ -204,6 +204,7 @@ func (s *Service) attemptCollection(ctx context.Context, inv Invoice) (bool, err
 		if err := s.store.CreatePayment(ctx, p); err != nil && !errors.Is(err, ErrConflict) {
 			return true, fmt.Errorf("create payment: %w", err)
 		}
+		s.markForAlerts(ctx, a.ID)
 		s.mailPaymentFailed(ctx, p)
 		return true, record(InvoiceCollection{State: CollectionFailed, Attempts: attempt, PaymentID: p.ID, LastError: err.Error()})
 	default:

@@ -28,30 +28,43 @@ func (s *Service) Invoices(ctx context.Context, accountID string) ([]Invoice, er
 	return s.store.Invoices(ctx, accountID)
 }
 
-// CloseDue invoices every account's ended periods (ClosePeriods) and
-// returns how many invoices it created. Any number of replicas may run it
-// at once: the store keeps exactly one invoice per account and period.
+// closeBatch is how many due accounts the closing job reads at a time.
+const closeBatch = 500
+
+// CloseDue invoices the ended periods (ClosePeriods) of the accounts whose
+// oldest period without an invoice ended at least the close grace ago, and
+// returns how many invoices it created. It reads only those accounts
+// (Account.NextCloseAt, indexed), so its cost follows the periods to close,
+// not the number of accounts. Any number of replicas may run it at once:
+// the store keeps exactly one invoice per account and period.
 func (s *Service) CloseDue(ctx context.Context) (int, error) {
-	ids, err := s.store.ListAccountIDs(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("close due: %w", err)
-	}
+	due := s.timestamp().Add(-s.closeGrace)
 	n := 0
 	var errs []error
-	for _, id := range ids {
-		invs, err := s.ClosePeriods(ctx, id)
-		n += len(invs)
+	for after := ""; ; {
+		ids, err := s.store.AccountsDueForClose(ctx, due, after, closeBatch)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("account %s: %w", id, err))
+			return n, errors.Join(append(errs, fmt.Errorf("close due: %w", err))...)
 		}
+		for _, id := range ids {
+			invs, err := s.ClosePeriods(ctx, id)
+			n += len(invs)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("account %s: %w", id, err))
+			}
+		}
+		if len(ids) < closeBatch || ctx.Err() != nil {
+			return n, errors.Join(errs...)
+		}
+		after = ids[len(ids)-1]
 	}
-	return n, errors.Join(errs...)
 }
 
 // ClosePeriods invoices the account's periods that ended at least the close
 // grace ago and have no invoice yet, oldest first, and returns the invoices
 // it created (another closer may have created some of them first: those are
-// not returned).
+// not returned). It then records the end of the first period left open as
+// the account's NextCloseAt.
 func (s *Service) ClosePeriods(ctx context.Context, accountID string) ([]Invoice, error) {
 	if s.counters == nil {
 		return nil, problem.New(problem.Unavailable, "usage counters are not configured: invoices need them")
@@ -85,6 +98,17 @@ func (s *Service) ClosePeriods(ctx context.Context, accountID string) ([]Invoice
 	for {
 		_, end := admission.Period(h.planAt(start).CalendarMonth, a.BillingAnchor, start)
 		if now.Before(end.Add(s.closeGrace)) {
+			// Written after the invoices, never before: a closer that
+			// stops in between leaves the older NextCloseAt, and the next
+			// tick looks again. No plan change moves an open period's end
+			// earlier (an upgrade keeps the billing date, leaving Free
+			// anchors on the 1st, the calendar month's start; a downgrade
+			// waits for the end), so the value stays right until then.
+			if a.NextCloseAt == nil || !a.NextCloseAt.Equal(end) {
+				if err := s.store.SetNextClose(ctx, a.ID, end); err != nil {
+					return out, fmt.Errorf("set next close: %w", err)
+				}
+			}
 			return out, nil
 		}
 		inv, err := s.draftInvoice(ctx, h, start, end)
@@ -187,7 +211,7 @@ func (s *Service) draftInvoice(ctx context.Context, h history, start, end time.T
 		window, _ := admission.Period(last.CalendarMonth, a.BillingAnchor, start)
 		used, accrued, err := s.counters.Counter(ctx, a.ID, window)
 		if err != nil {
-			s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
+			s.countersUnreachable(ctx, err)
 			return Invoice{}, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly").WithRetryAfter(1)
 		}
 		rate, _ := last.OveragePer1000.In(a.BillingCurrency)

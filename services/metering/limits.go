@@ -81,7 +81,7 @@ func (s *Service) Usage(ctx context.Context, accountID string) (UsageSummary, er
 	}
 	u, err := s.counters.Usage(ctx, accountID, l)
 	if err != nil {
-		s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
+		s.countersUnreachable(ctx, err)
 		return UsageSummary{}, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly")
 	}
 	sum := summarize(l, u)
@@ -152,6 +152,17 @@ func (s *Service) SetBillingLimits(ctx context.Context, accountID string, c Bill
 		return Account{}, err
 	}
 	a.HardStop, a.OverageCapCents = hardStop, capCents
+	s.markForAlerts(ctx, accountID) // a lowered cap or a hard stop can reach a milestone
 	s.log.InfoContext(ctx, "billing limits changed", "account_id", accountID, "hard_stop", hardStop, "cap_set", capCents != nil)
 	return a, nil
+}
+
+// countersUnreachable logs a failed read or write of the usage counters,
+// unless the caller gave up first (a client gone, a stopping service): that
+// is not the counters' failure, and a stopping stack would log one line per
+// request in flight.
+func (s *Service) countersUnreachable(ctx context.Context, err error) {
+	if ctx.Err() == nil {
+		s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
+	}
 }

@@ -70,6 +70,10 @@ type Account struct {
 	// CreditCents is credit granted to the account and not yet applied to
 	// an invoice, in the billing currency's minor units.
 	CreditCents int64
+	// NextCloseAt is the end of the account's oldest period without an
+	// invoice, which the closing job waits for (invoices.go); nil: not known
+	// yet (an account from before it was kept), so the next tick looks.
+	NextCloseAt *time.Time
 }
 
 // Credential is an API key or access token. The secret itself is never kept:

@@ -507,6 +507,7 @@ func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, e
 	if err := s.store.CreatePayment(ctx, p); err != nil {
 		return Payment{}, fmt.Errorf("create payment: %w", err)
 	}
+	s.markForAlerts(ctx, a.ID) // the standing may change the limits milestones follow
 	if p.State == PaymentFailed {
 		s.mailPaymentFailed(ctx, p)
 	}
@@ -608,6 +609,7 @@ func (s *Service) resolve(ctx context.Context, p Payment, state, reason string) 
 		}
 		p.State = state
 		s.invoicePaymentResolved(ctx, p)
+		s.markForAlerts(ctx, p.AccountID)
 	}
 	return ok, nil
 }

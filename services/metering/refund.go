@@ -57,7 +57,7 @@ func (s *Service) RefundUnits(ctx context.Context, r Refund) (int64, error) {
 	}
 	n, err := s.counters.Refund(ctx, admission.Request{AccountID: a.ID, Test: r.Mode == ModeTest, Metered: true, Limits: l}, r.Reference, r.Units)
 	if err != nil {
-		s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
+		s.countersUnreachable(ctx, err)
 		return 0, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly").WithRetryAfter(1)
 	}
 	if n > 0 {

@@ -86,6 +86,9 @@ func (s *Service) CreateAccount(ctx context.Context, name, planID string, curren
 		return Account{}, problem.New(problem.InvalidInput, `currency must be one of "usd", "eur", "gbp"`).WithField("currency")
 	}
 	now := s.timestamp()
+	// The first period's end is when the closing job first looks at it.
+	p, _ := PlanByID(planID)
+	_, end := admission.Period(p.CalendarMonth, now, now)
 	a := Account{
 		ID:              uuid.NewString(),
 		Name:            name,
@@ -93,6 +96,7 @@ func (s *Service) CreateAccount(ctx context.Context, name, planID string, curren
 		BillingCurrency: currency,
 		BillingAnchor:   now,
 		CreatedAt:       now,
+		NextCloseAt:     &end,
 	}
 	if err := s.store.CreateAccount(ctx, a); err != nil {
 		return Account{}, fmt.Errorf("create account: %w", err)

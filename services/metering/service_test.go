@@ -79,9 +79,14 @@ func TestCreateAccount(t *testing.T) {
 		plan      string
 		currency  metering.Currency
 		wantField string
+		// The first period's end: Free's is the calendar month's, a paid
+		// plan's the next anniversary (its midnight).
+		wantNextClose time.Time
 	}{
-		{name: "free in usd", acctName: "Acme", plan: metering.PlanFree, currency: metering.USD},
-		{name: "scale in gbp", acctName: "Acme", plan: metering.PlanScale, currency: metering.GBP},
+		{name: "free in usd", acctName: "Acme", plan: metering.PlanFree, currency: metering.USD,
+			wantNextClose: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)},
+		{name: "scale in gbp", acctName: "Acme", plan: metering.PlanScale, currency: metering.GBP,
+			wantNextClose: time.Date(2026, 6, 4, 0, 0, 0, 0, time.UTC)},
 		{name: "name is trimmed and required", acctName: "   ", plan: metering.PlanFree, currency: metering.USD, wantField: "name"},
 		{name: "unknown plan", acctName: "Acme", plan: "enterprise", currency: metering.USD, wantField: "plan"},
 		{name: "unknown currency", acctName: "Acme", plan: metering.PlanFree, currency: "chf", wantField: "currency"},
@@ -106,6 +111,7 @@ func TestCreateAccount(t *testing.T) {
 				BillingCurrency: tc.currency,
 				BillingAnchor:   now.Truncate(time.Microsecond),
 				CreatedAt:       now.Truncate(time.Microsecond),
+				NextCloseAt:     &tc.wantNextClose,
 			}
 			if d := cmp.Diff(want, a); d != "" {
 				t.Errorf("account (-want +got):\n%s", d)

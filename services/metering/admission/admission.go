@@ -151,6 +151,11 @@ type Controller struct {
 	// (unix ms, 0 before the first measurement: no deadline is sent).
 	skew, syncedAt atomic.Int64
 	syncing        atomic.Bool
+	// ChangedKey is the sorted set of accounts whose live usage changed
+	// since the metering service last checked their usage alerts
+	// (changed.go); DefaultChangedKey unless a test isolates itself. Every
+	// Controller on one Redis must use the same key.
+	ChangedKey string
 }
 
 // ErrVoid: the admission script ran after its deadline and changed nothing.
@@ -199,7 +204,7 @@ func New(rdb redis.UniversalClient, now func() time.Time) *Controller {
 	if now == nil {
 		now = time.Now
 	}
-	return &Controller{rdb: rdb, now: now, VoidAfter: time.Second}
+	return &Controller{rdb: rdb, now: now, VoidAfter: time.Second, ChangedKey: DefaultChangedKey}
 }
 
 // Keys. The {account} hash tag keeps an account's keys in one Redis Cluster
@@ -253,10 +258,10 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 		ikey = idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
 	}
 	res, err := admitScript.Run(ctx, m.rdb,
-		[]string{bucketKey(r.AccountID), qkey, ikey},
+		[]string{bucketKey(r.AccountID), qkey, ikey, m.changedKey()},
 		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
 		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
-		r.units(), b2i(peek), m.voidAt(),
+		r.units(), b2i(peek), m.voidAt(), r.changedMember(),
 	).Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("admission: admit: %w", err)
@@ -426,7 +431,8 @@ func anyInt(v any) int64 {
 func (m *Controller) Reconcile(ctx context.Context, r Request, n int64) error {
 	qkey, limit, ttl := m.quotaKey(r, m.now())
 	allowOverage := !r.Test && !r.Limits.HardStop && r.Limits.OveragePer1000 > 0
-	err := reconcileScript.Run(ctx, m.rdb, []string{qkey}, n, limit, b2i(allowOverage), r.Limits.OveragePer1000, ttl.Milliseconds()).Err()
+	err := reconcileScript.Run(ctx, m.rdb, []string{qkey, m.changedKey()}, n, limit, b2i(allowOverage),
+		r.Limits.OveragePer1000, ttl.Milliseconds(), r.changedMember()).Err()
 	if err != nil {
 		return fmt.Errorf("admission: reconcile: %w", err)
 	}

@@ -30,7 +30,12 @@ func (c *clock) add(d time.Duration) {
 func setup(t *testing.T) (*admission.Controller, *clock) {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)}
-	return admission.New(redisconn.ForTest(t), c.now), c
+	m := admission.New(redisconn.ForTest(t), c.now)
+	// Marks of these random accounts would otherwise sit in a shared
+	// server's set for the metering services that run on it.
+	m.ChangedKey = "ll:{test}:changed:" + uuid.NewString()
+	t.Cleanup(func() { _ = m.DropChanged(context.Background()) })
+	return m, c
 }
 
 func limits(c *clock) admission.Limits {

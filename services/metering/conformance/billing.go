@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -18,7 +20,8 @@ func runBilling(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	t.Run("InvoiceOncePerPeriodUnderConcurrency", func(t *testing.T) { testInvoiceConcurrency(t, newStore) })
 	t.Run("PortalUsers", func(t *testing.T) { testPortalUsers(t, newStore) })
 	t.Run("AlertsAndOutbox", func(t *testing.T) { testAlertsAndOutbox(t, newStore) })
-	t.Run("ListAccountIDs", func(t *testing.T) { testListAccountIDs(t, newStore) })
+	t.Run("AccountsDueForClose", func(t *testing.T) { testAccountsDueForClose(t, newStore) })
+	t.Run("BillingTickTouchesOnlyDueAccounts", func(t *testing.T) { testTickTouchesOnlyDue(t, newStore) })
 }
 
 const unknownID = "00000000-0000-0000-0000-000000000000"
@@ -338,20 +341,53 @@ func testAlertsAndOutbox(t *testing.T, newStore func(t *testing.T) metering.Stor
 	}
 }
 
-func testListAccountIDs(t *testing.T, newStore func(t *testing.T) metering.Store) {
+// testAccountsDueForClose: an account is due when its NextCloseAt is unset
+// or not after the time asked for, and pages come by id.
+func testAccountsDueForClose(t *testing.T, newStore func(t *testing.T) metering.Store) {
+	ctx := t.Context()
 	s := newStore(t)
-	a, b := newAccount("a"), newAccount("b")
-	mustCreateAccount(t, s, a)
-	mustCreateAccount(t, s, b)
-	ids, err := s.ListAccountIDs(t.Context())
-	if err != nil {
+	later := t0.Add(time.Hour)
+	accounts := []struct {
+		next *time.Time
+		due  bool // at t0
+	}{{next: nil, due: true}, {next: &t0, due: true}, {next: ptr(t0.Add(-time.Second)), due: true}, {next: &later, due: false}}
+	var want []string
+	for i, c := range accounts {
+		a := newAccount(fmt.Sprint("a", i))
+		a.NextCloseAt = c.next
+		mustCreateAccount(t, s, a)
+		if c.due {
+			want = append(want, a.ID)
+		}
+	}
+	slices.Sort(want)
+	var got []string
+	for after := ""; ; {
+		page, err := s.AccountsDueForClose(ctx, t0, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, page...)
+		if len(page) < 2 {
+			break
+		}
+		after = page[len(page)-1]
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("due at t0 = %v, want %v", got, want)
+	}
+	// Moved past the end: no longer due; the later account is due later.
+	if err := s.SetNextClose(ctx, want[0], later); err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
-	for _, id := range ids {
-		seen[id] = true
+	if got, err := s.GetAccount(ctx, want[0]); err != nil || got.NextCloseAt == nil || !got.NextCloseAt.Equal(later) {
+		t.Fatalf("GetAccount after SetNextClose = %+v, %v", got.NextCloseAt, err)
 	}
-	if !seen[a.ID] || !seen[b.ID] {
-		t.Fatalf("ListAccountIDs = %v, want %s and %s among them", ids, a.ID, b.ID)
+	if page, _ := s.AccountsDueForClose(ctx, t0, "", 10); len(page) != len(want)-1 || slices.Contains(page, want[0]) {
+		t.Fatalf("due after SetNextClose = %v", page)
 	}
+	if page, _ := s.AccountsDueForClose(ctx, later, "", 10); len(page) != len(accounts) {
+		t.Fatalf("due at the later time = %v, want all %d", page, len(accounts))
+	}
+	wantErr(t, s.SetNextClose(ctx, unknownID, later), metering.ErrNotFound)
 }

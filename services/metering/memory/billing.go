@@ -40,15 +40,29 @@ func copyPtr[T any](p *T) *T {
 	return &v
 }
 
-func (s *Store) ListAccountIDs(context.Context) ([]string, error) {
+func (s *Store) AccountsDueForClose(_ context.Context, due time.Time, afterID string, limit int) ([]string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.accounts))
-	for id := range s.accounts {
-		out = append(out, id)
+	var out []string
+	for id, a := range s.accounts {
+		if id > afterID && (a.NextCloseAt == nil || !a.NextCloseAt.After(due)) {
+			out = append(out, id)
+		}
 	}
 	slices.Sort(out)
-	return out, nil
+	return out[:min(len(out), limit)], nil
+}
+
+func (s *Store) SetNextClose(_ context.Context, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[id]
+	if !ok {
+		return metering.ErrNotFound
+	}
+	a.NextCloseAt = &at
+	s.accounts[id] = a
+	return nil
 }
 
 // cancelScheduled cancels the account's pending downgrade rows at at.

@@ -41,7 +41,7 @@ func (s *Store) CreateAccount(_ context.Context, a metering.Account) error {
 	if _, ok := s.accounts[a.ID]; ok {
 		return metering.ErrConflict
 	}
-	a.OverageCapCents, a.ScheduledAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt)
+	a.OverageCapCents, a.ScheduledAt, a.NextCloseAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt), copyPtr(a.NextCloseAt)
 	s.accounts[a.ID] = a
 	return nil
 }
@@ -53,7 +53,7 @@ func (s *Store) GetAccount(_ context.Context, id string) (metering.Account, erro
 	if !ok {
 		return metering.Account{}, metering.ErrNotFound
 	}
-	a.OverageCapCents, a.ScheduledAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt)
+	a.OverageCapCents, a.ScheduledAt, a.NextCloseAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt), copyPtr(a.NextCloseAt)
 	return a, nil
 }
 

@@ -21,16 +21,41 @@ func utcPtr(t *time.Time) *time.Time {
 	return &u
 }
 
-func (s *Store) ListAccountIDs(ctx context.Context) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id::text FROM accounts ORDER BY id`)
+func (s *Store) AccountsDueForClose(ctx context.Context, due time.Time, afterID string, limit int) ([]string, error) {
+	if afterID == "" {
+		afterID = "00000000-0000-0000-0000-000000000000"
+	}
+	if !isUUID(afterID) {
+		return nil, fmt.Errorf("accounts due for close: bad cursor %q", afterID)
+	}
+	// Both arms read accounts_next_close_idx (migration 00009): the
+	// accounts not looked at yet, and those whose period has ended.
+	rows, err := s.pool.Query(ctx, `
+		SELECT id::text FROM accounts
+		WHERE (next_close_at IS NULL OR next_close_at <= $1) AND id > $2
+		ORDER BY id LIMIT $3`, due, afterID, limit)
 	if err != nil {
-		return nil, storeErr("list accounts", err)
+		return nil, storeErr("accounts due for close", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, storeErr("list accounts", err)
+		return nil, storeErr("accounts due for close", err)
 	}
 	return ids, nil
+}
+
+func (s *Store) SetNextClose(ctx context.Context, id string, at time.Time) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE accounts SET next_close_at = $2 WHERE id = $1`, id, at)
+	if err != nil {
+		return storeErr("set next close", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return metering.ErrNotFound
+	}
+	return nil
 }
 
 // lockAccount locks the account's row for the transaction and returns its

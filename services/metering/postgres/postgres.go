@@ -65,9 +65,9 @@ func isUUID(id string) bool { return uuid.Validate(id) == nil }
 
 func (s *Store) CreateAccount(ctx context.Context, a metering.Account) error {
 	_, err := s.pool.Exec(ctx, `
-		INSERT INTO accounts (id, name, plan_id, billing_currency, billing_anchor, created_at, hard_stop, overage_cap_cents)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		a.ID, a.Name, a.PlanID, string(a.BillingCurrency), a.BillingAnchor, a.CreatedAt, a.HardStop, a.OverageCapCents)
+		INSERT INTO accounts (id, name, plan_id, billing_currency, billing_anchor, created_at, hard_stop, overage_cap_cents, next_close_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		a.ID, a.Name, a.PlanID, string(a.BillingCurrency), a.BillingAnchor, a.CreatedAt, a.HardStop, a.OverageCapCents, a.NextCloseAt)
 	if err != nil {
 		return storeErr("create account", err)
 	}
@@ -82,17 +82,17 @@ func (s *Store) GetAccount(ctx context.Context, id string) (metering.Account, er
 	var currency string
 	err := s.pool.QueryRow(ctx, `
 		SELECT id::text, name, plan_id, billing_currency, billing_anchor, created_at, hard_stop, overage_cap_cents,
-			COALESCE(scheduled_plan_id, ''), scheduled_at, credit_cents
+			COALESCE(scheduled_plan_id, ''), scheduled_at, credit_cents, next_close_at
 		FROM accounts WHERE id = $1`, id).
 		Scan(&a.ID, &a.Name, &a.PlanID, &currency, &a.BillingAnchor, &a.CreatedAt, &a.HardStop, &a.OverageCapCents,
-			&a.ScheduledPlanID, &a.ScheduledAt, &a.CreditCents)
+			&a.ScheduledPlanID, &a.ScheduledAt, &a.CreditCents, &a.NextCloseAt)
 	if err != nil {
 		return metering.Account{}, storeErr("get account", err)
 	}
 	a.BillingCurrency = metering.Currency(currency)
 	a.BillingAnchor = a.BillingAnchor.UTC()
 	a.CreatedAt = a.CreatedAt.UTC()
-	a.ScheduledAt = utcPtr(a.ScheduledAt)
+	a.ScheduledAt, a.NextCloseAt = utcPtr(a.ScheduledAt), utcPtr(a.NextCloseAt)
 	return a, nil
 }
 

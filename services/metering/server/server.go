@@ -1,7 +1,8 @@
 // Package server is the metering service's wiring: New builds it from a
 // Config (store, usage counters, finance directory, Service, readiness
-// checks), Register puts its gRPC APIs on a server, and Close releases what
-// New opened (it has no background work: the gateway reconciles usage).
+// checks), Register puts its gRPC APIs on a server, Run does the billing
+// tick (BillingTick: each step reads only what is due, docs/billing.md) and
+// Close releases what New opened.
 // cmd/metering and deploy/local both run it, so the end-to-end test drives
 // the production wiring.
 package server
