@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/config"
 	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/natsconn"
+	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/pkg/tracing"
 )
@@ -87,15 +88,14 @@ func run(log *slog.Logger) error {
 	if url := config.String("REDIS_URL", ""); url != "" {
 		// Parsed, not pinged: the edge must start (and fail open) while Redis
 		// is down; /v1/ready reports it.
-		opt, err := redis.ParseURL(url)
+		// Tight timeouts: when Redis is slow or gone the edge fails open, and
+		// should decide that in milliseconds, not after dial retries. A URL
+		// with addr= seed nodes is a Redis Cluster (pkg/redisconn).
+		const d = 250 * time.Millisecond
+		rc, err := redisconn.Open(url, &redisconn.Tuning{DialTimeout: d, ReadTimeout: d, WriteTimeout: d, PoolTimeout: d, MaxRetries: 1})
 		if err != nil {
 			return fmt.Errorf("REDIS_URL: %w", err)
 		}
-		// Tight timeouts: when Redis is slow or gone the edge fails open, and
-		// should decide that in milliseconds, not after dial retries.
-		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = 250*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond, 250*time.Millisecond
-		opt.MaxRetries = 1
-		rc := redis.NewClient(opt)
 		defer rc.Close()
 		rdb = rc
 		checks = append(checks, gateway.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})

@@ -257,11 +257,15 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 	if r.IdempotencyKey != "" {
 		ikey = idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
 	}
-	res, err := admitScript.Run(ctx, m.rdb,
-		[]string{bucketKey(r.AccountID), qkey, ikey, m.changedKey()},
+	mark := r.changedMember()
+	if peek {
+		mark = ""
+	}
+	res, err := m.runMarked(ctx, admitScript, mark,
+		[]string{bucketKey(r.AccountID), qkey, ikey},
 		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
 		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
-		r.units(), b2i(peek), m.voidAt(), r.changedMember(),
+		r.units(), b2i(peek), m.voidAt(),
 	).Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("admission: admit: %w", err)
@@ -431,8 +435,8 @@ func anyInt(v any) int64 {
 func (m *Controller) Reconcile(ctx context.Context, r Request, n int64) error {
 	qkey, limit, ttl := m.quotaKey(r, m.now())
 	allowOverage := !r.Test && !r.Limits.HardStop && r.Limits.OveragePer1000 > 0
-	err := reconcileScript.Run(ctx, m.rdb, []string{qkey, m.changedKey()}, n, limit, b2i(allowOverage),
-		r.Limits.OveragePer1000, ttl.Milliseconds(), r.changedMember()).Err()
+	err := m.runMarked(ctx, reconcileScript, r.changedMember(), []string{qkey}, n, limit, b2i(allowOverage),
+		r.Limits.OveragePer1000, ttl.Milliseconds()).Err()
 	if err != nil {
 		return fmt.Errorf("admission: reconcile: %w", err)
 	}

@@ -2,9 +2,6 @@
 -- KEYS[1] bucket hash {t = tokens, ts = ms}
 -- KEYS[2] quota hash {used, over}   (live window or test pool)
 -- KEYS[3] idempotency hash {st, fp, code, hdr, body}
--- KEYS[4] the sorted set of accounts whose live usage changed since the
---         metering service last checked their usage alerts (member: account
---         id, score: how many changes)
 -- ARGV: 1 now_ms, 2 rate/s, 3 burst, 4 metered, 5 limit, 6 allow_overage,
 --       7 price (milli-minor units per request), 8 cap (milli-minor, -1 none),
 --       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms,
@@ -12,9 +9,7 @@
 --       14 peek (1: only say what a metered request of that many units would
 --          meet, changing nothing: no token, no reservation, no count),
 --       15 void_at (Redis TIME in ms after which the script changes nothing
---          and answers 7: its caller has given up waiting; 0: no deadline),
---       16 the account id to mark in KEYS[4] when live usage is counted
---          ('': a test request, which no alert follows)
+--          and answers 7: its caller has given up waiting; 0: no deadline)
 -- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage_units, code, hdr, body}
 --   (admitted: {0, tokens, full_ms, 0, used_before, overage_units, prior_refunded}, where
 --   prior_refunded is 1 when the key's last attempt was answered without being kept and
@@ -112,9 +107,6 @@ if ARGV[4] == '1' then
   local ttl = tonumber(ARGV[9])
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[2], ttl)
-  end
-  if ARGV[16] ~= '' then
-    redis.call('ZINCRBY', KEYS[4], 1, ARGV[16])
   end
 end
 

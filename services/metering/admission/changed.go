@@ -24,11 +24,18 @@ import (
 //     it read (Checked): a change that arrived during the check keeps it for
 //     the next tick, so none is lost, and a checker that died removes nothing.
 //
-// The set is one key beside the accounts' hash-tagged keys: on Redis Cluster
-// it would sit in another slot than KEYS[1..3] of the admission script, which
-// Cluster refuses; the platform runs a single Redis (redisconn.Connect), and
-// a move to Cluster would send the mark as its own command in the same
-// pipeline. docs/billing.md ("What the billing tick costs") has the reasons.
+// The set is one key for every account, outside the accounts' hash tags:
+// on Redis Cluster it sits in another slot than the admission script's keys,
+// so the mark is not made inside the script but sent as its own command in
+// the same pipeline, after the script (runMarked): one round trip still, and
+// legal on a cluster. Because of that a metered live request marks its
+// account whether or not the script admitted it (a refusal costs the account
+// one more check, never a missed one). On a single Redis the pipeline runs
+// in order, so the mark lands after the usage it announces; on a cluster the
+// two may land on different nodes in either order, and a check that read the
+// mark in between could miss that one request's usage until the account's
+// next request marks it again. docs/billing.md ("What the billing tick
+// costs") has the reasons.
 //
 // A mark of an account the checker's store does not have is an orphan: it
 // comes from another deployment on the same Redis (test stacks on a shared
@@ -80,6 +87,31 @@ func (m *Controller) changedKey() string {
 }
 
 func (m *Controller) orphansKey() string { return m.changedKey() + ":orphans" }
+
+// runMarked runs script s on keys and args and, when member is not empty,
+// bumps member's mark in the changed set in the same round trip, after the
+// script, as a command of its own (see above). When Redis does not hold the
+// script yet (NOSCRIPT: it did not run; the first call after a restart), the
+// pair is sent again with the whole script, so the mark again follows the
+// script: that account's version then moves by two, which a checker reads as
+// any other change.
+func (m *Controller) runMarked(ctx context.Context, s *redis.Script, member string, keys []string, args ...any) *redis.Cmd {
+	if member == "" {
+		return s.Run(ctx, m.rdb, keys, args...)
+	}
+	send := func(run func(redis.Pipeliner) *redis.Cmd) *redis.Cmd {
+		pipe := m.rdb.Pipeline()
+		cmd := run(pipe)
+		pipe.ZIncrBy(ctx, m.changedKey(), 1, member)
+		_, _ = pipe.Exec(ctx) // each command carries its own error
+		return cmd
+	}
+	cmd := send(func(p redis.Pipeliner) *redis.Cmd { return s.EvalSha(ctx, p, keys, args...) })
+	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+		cmd = send(func(p redis.Pipeliner) *redis.Cmd { return s.Eval(ctx, p, keys, args...) })
+	}
+	return cmd
+}
 
 // changedMember is what the scripts mark: the account, for live metered
 // usage; nothing for the test pool, which no alert follows.

@@ -1,7 +1,6 @@
 -- Apply usage counted while Redis was unreachable.
--- KEYS[1] quota hash, KEYS[2] the accounts whose live usage changed (admit.lua)
--- ARGV: 1 count, 2 limit, 3 allow_overage, 4 price, 5 ttl ms,
---       6 the account id to mark in KEYS[2] ('': the test pool)
+-- KEYS[1] quota hash
+-- ARGV: 1 count, 2 limit, 3 allow_overage, 4 price, 5 ttl ms
 -- Requests past the included volume accrue overage as they would have; caps
 -- could not be enforced during the outage, so none is applied here.
 local n = tonumber(ARGV[1])
@@ -15,8 +14,5 @@ end
 local ttl = tonumber(ARGV[5])
 if ttl > 0 then
   redis.call('PEXPIRE', KEYS[1], ttl)
-end
-if ARGV[6] ~= '' then
-  redis.call('ZINCRBY', KEYS[2], 1, ARGV[6])
 end
 return used + n
