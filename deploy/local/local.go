@@ -176,7 +176,8 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 	met, err := meteringserver.New(ctx, meteringserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.MeteringSchema,
-		RedisURL: redisURL, FinanceDirectory: financedir.New(backends.Finance), Clock: cfg.Now, Log: cfg.Log.With("service", "metering"),
+		RedisURL: redisURL, ThrottlePrefix: "ll:local-" + rand.Text() + ":", // one metering per stack: its throttles are its own
+		FinanceDirectory: financedir.New(backends.Finance), Clock: cfg.Now, Log: cfg.Log.With("service", "metering"),
 		Mailer: mailer, BillingInterval: cmp.Or(cfg.BillingInterval, 2*time.Second), MailBackoff: time.Second, MailBackoffMax: 5 * time.Second,
 		PaymentProcessor: sandboxpay.New()})
 	if err = s.serve(runCtx, cfg.Log, "metering", met, err); err != nil {

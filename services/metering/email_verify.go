@@ -58,12 +58,12 @@ func (s *Service) SendVerification(ctx context.Context, userID, linkBase string)
 		return nil
 	}
 	now := s.now()
-	if wait := s.verifies.blocked(u.ID, now); wait > 0 {
+	if wait := s.verifies.Blocked(ctx, u.ID, now); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		return problem.New(problem.RateLimited,
 			fmt.Sprintf("a verification e-mail was sent %d times this hour; try again in %d minutes", VerifyMails, (secs+59)/60)).WithRetryAfter(secs)
 	}
-	s.verifies.fail(u.ID, now)
+	s.verifies.Fail(ctx, u.ID, now)
 	a, err := s.store.GetAccount(ctx, u.AccountID)
 	if err != nil {
 		return fmt.Errorf("verification: %w", err)

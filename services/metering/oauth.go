@@ -183,7 +183,7 @@ func (s *Service) ClientCredentialsToken(ctx context.Context, req TokenRequest) 
 		key = key[:100] // bound the throttle's memory per key
 	}
 	now := s.now()
-	if wait := s.clientAuths.blocked(key, now); wait > 0 {
+	if wait := s.clientAuths.Blocked(ctx, key, now); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		return IssuedToken{}, problem.New(problem.RateLimited,
 			fmt.Sprintf("too many failed authentications of this client; try again in %d seconds", secs)).WithRetryAfter(secs)
@@ -203,11 +203,11 @@ func (s *Service) ClientCredentialsToken(ctx context.Context, req TokenRequest) 
 	}
 	ok := subtle.ConstantTimeCompare([]byte(HashSecret(req.ClientSecret)), []byte(want)) == 1
 	if !ok || c.ID == "" || c.Revoked() {
-		s.clientAuths.fail(key, now)
+		s.clientAuths.Fail(ctx, key, now)
 		s.log.InfoContext(ctx, "oauth client authentication refused")
 		return IssuedToken{}, errClient
 	}
-	s.clientAuths.clear(key)
+	s.clientAuths.Clear(ctx, key)
 
 	switch req.GrantType {
 	case "":

@@ -91,14 +91,14 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, linkBase stri
 		return err
 	}
 	now := s.now()
-	if wait := s.resets.blocked(addr, now); wait > 0 {
+	if wait := s.resets.Blocked(ctx, addr, now); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		return problem.New(problem.RateLimited,
 			fmt.Sprintf("too many reset requests for this address; try again in %d minutes", (secs+59)/60)).WithRetryAfter(secs)
 	}
 	// Every request counts, known address or not, so the throttle says
 	// nothing either.
-	s.resets.fail(addr, now)
+	s.resets.Fail(ctx, addr, now)
 	users, err := s.store.PortalLogins(ctx, addr)
 	if err != nil {
 		return fmt.Errorf("password reset: %w", err)
@@ -168,7 +168,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) err
 		}
 		return fmt.Errorf("reset password: %w", err)
 	}
-	s.signins.clear(u.Email)
+	s.signins.Clear(ctx, u.Email)
 	s.log.InfoContext(ctx, "portal password reset", "account_id", u.AccountID, "user_id", u.ID)
 	return nil
 }

@@ -76,6 +76,11 @@ const (
 	// refuse further attempts for that address until the window has passed.
 	SignInFailures = 5
 	SignInWindow   = 15 * time.Minute
+	// SignUps sign-ups with one address within SignUpWindow refuse further
+	// sign-ups with it until the window has passed. Counted per address, not
+	// per client IP: the gateway passes no client address to metering.
+	SignUps      = 5
+	SignUpWindow = time.Hour
 )
 
 // ErrSignIn is the one answer to a wrong address or password: it never says
@@ -190,6 +195,12 @@ func (s *Service) SignUp(ctx context.Context, email, password, accountName, name
 	if err != nil {
 		return "", SessionInfo{}, err
 	}
+	now := s.now()
+	if wait := s.signups.Blocked(ctx, email, now); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		return "", SessionInfo{}, problem.New(problem.RateLimited,
+			fmt.Sprintf("too many sign-ups with this address; try again in %d minutes", (secs+59)/60)).WithRetryAfter(secs)
+	}
 	if err := CheckNewPassword(password, email); err != nil {
 		return "", SessionInfo{}, err
 	}
@@ -208,6 +219,8 @@ func (s *Service) SignUp(ctx context.Context, email, password, accountName, name
 	if err := s.store.AddPortalUser(ctx, u); err != nil {
 		return "", SessionInfo{}, fmt.Errorf("sign up: %w", err)
 	}
+	// Only accounts created count: a rejected password costs nothing.
+	s.signups.Fail(ctx, email, now)
 	s.log.InfoContext(ctx, "portal sign-up", "account_id", a.ID, "user_id", u.ID)
 	return s.startSession(ctx, u, a)
 }
@@ -224,7 +237,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, S
 		key = addr
 	}
 	now := s.now()
-	if wait := s.signins.blocked(key, now); wait > 0 {
+	if wait := s.signins.Blocked(ctx, key, now); wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		return "", SessionInfo{}, problem.New(problem.RateLimited,
 			fmt.Sprintf("too many sign-in attempts for this address; try again in %d minutes", (secs+59)/60)).WithRetryAfter(secs)
@@ -247,11 +260,11 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, S
 			if err != nil {
 				return "", SessionInfo{}, fmt.Errorf("sign in: %w", err)
 			}
-			s.signins.clear(key)
+			s.signins.Clear(ctx, key)
 			return s.startSession(ctx, u, a)
 		}
 	}
-	s.signins.fail(key, now)
+	s.signins.Fail(ctx, key, now)
 	s.log.InfoContext(ctx, "portal sign-in refused")
 	return "", SessionInfo{}, ErrSignIn
 }
@@ -349,67 +362,6 @@ func (s *Service) RevokeAccountCredential(ctx context.Context, accountID, id str
 		return problem.New(problem.NotFound, "no such key")
 	}
 	return s.Revoke(ctx, id)
-}
-
-// signinThrottle counts failed sign-ins per address (or failed client
-// authentications per client id), in this process. Its zero value is ready
-// and uses the sign-in limits.
-type signinThrottle struct {
-	mu       sync.Mutex
-	failures map[string][]time.Time
-	// max failures within window; zero: SignInFailures, SignInWindow.
-	max    int
-	window time.Duration
-}
-
-func (t *signinThrottle) limits() (int, time.Duration) {
-	if t.max == 0 {
-		return SignInFailures, SignInWindow
-	}
-	return t.max, t.window
-}
-
-func (t *signinThrottle) recent(key string, now time.Time) []time.Time {
-	_, window := t.limits()
-	f := slices.DeleteFunc(t.failures[key], func(at time.Time) bool { return !now.Before(at.Add(window)) })
-	if len(f) == 0 {
-		delete(t.failures, key)
-	} else {
-		t.failures[key] = f
-	}
-	return f
-}
-
-// blocked is how long attempts for key are still refused (0: not).
-func (t *signinThrottle) blocked(key string, now time.Time) time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	max, window := t.limits()
-	f := t.recent(key, now)
-	if len(f) < max {
-		return 0
-	}
-	return f[len(f)-max].Add(window).Sub(now)
-}
-
-func (t *signinThrottle) fail(key string, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.failures == nil {
-		t.failures = map[string][]time.Time{}
-	}
-	if len(t.failures) > 100_000 { // bound memory under a spray of addresses
-		for k := range t.failures {
-			t.recent(k, now)
-		}
-	}
-	t.failures[key] = append(t.recent(key, now), now)
-}
-
-func (t *signinThrottle) clear(key string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.failures, key)
 }
 
 // InviteTTL is how long an invitation link works.

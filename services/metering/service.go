@@ -32,14 +32,18 @@ type Service struct {
 	// Usage alert mail retries: the first after mailBackoff, doubling up
 	// to mailBackoffMax.
 	mailBackoff, mailBackoffMax time.Duration
+	// Throttles (throttle.go): in this process unless UseRedisThrottles
+	// shares them between replicas.
 	// signins counts failed portal sign-ins (portal.go).
-	signins signinThrottle
+	signins Throttle
+	// signups counts portal sign-ups per address (portal.go).
+	signups Throttle
 	// clientAuths counts failed OAuth client authentications (oauth.go).
-	clientAuths signinThrottle
+	clientAuths Throttle
 	// resets counts password reset requests (password_reset.go).
-	resets signinThrottle
+	resets Throttle
 	// verifies counts verification mails per person (email_verify.go).
-	verifies signinThrottle
+	verifies Throttle
 	// processor moves payments (payments.go); nil: no methods, no collection.
 	processor PaymentProcessor
 	// calendar dates direct-debit settlements.
@@ -61,9 +65,11 @@ func NewService(store Store, clock Clock, log *slog.Logger) *Service {
 	}
 	return &Service{store: store, now: clock, log: log, closeGrace: DefaultCloseGrace,
 		mailBackoff: DefaultMailBackoff, mailBackoffMax: DefaultMailBackoffMax,
-		clientAuths: signinThrottle{max: ClientAuthFailures, window: ClientAuthWindow},
-		resets:      signinThrottle{max: ResetRequests, window: ResetWindow},
-		verifies:    signinThrottle{max: VerifyMails, window: VerifyWindow}}
+		signins:     newMemThrottle(SignInFailures, SignInWindow),
+		signups:     newMemThrottle(SignUps, SignUpWindow),
+		clientAuths: newMemThrottle(ClientAuthFailures, ClientAuthWindow),
+		resets:      newMemThrottle(ResetRequests, ResetWindow),
+		verifies:    newMemThrottle(VerifyMails, VerifyWindow)}
 }
 
 // timestamp is the current time in UTC at PostgreSQL's microsecond precision,

@@ -38,6 +38,12 @@ type Config struct {
 	// RedisURL is the Redis holding the usage counters the gateway writes.
 	// Empty: usage cannot be read (GET /v1/usage answers 503).
 	RedisURL string
+	// ThrottlePrefix starts the Redis keys of the portal and OAuth throttles
+	// (default metering.DefaultThrottlePrefix). Every replica of one
+	// deployment must use the same; the local stack takes one per stack so
+	// test runs on a shared Redis (with fixed addresses and clocks) do not
+	// lock each other out.
+	ThrottlePrefix string
 	// FinanceDirectory checks the user and grant of each finance credential
 	// the Service issues (financedir over gRPC). Nil: finance credentials
 	// are refused.
@@ -114,6 +120,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 		s.redis = rc
 		s.svc.UseCounters(admission.New(rc, cfg.Clock))
+		s.svc.UseRedisThrottles(rc, cfg.ThrottlePrefix)
 		s.checks = append(s.checks, rpc.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
 	}
 	if cfg.FinanceDirectory != nil {
