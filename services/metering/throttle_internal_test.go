@@ -13,9 +13,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// testRedis is a client on TEST_REDIS_URL and a key prefix unique to this
-// run (parallel stacks share that Redis); the test skips without it.
-func testRedis(t *testing.T) (redis.UniversalClient, string) {
+// RedisForTest is a client on TEST_REDIS_URL and a key prefix unique to this
+// run (parallel stacks share that Redis), its keys deleted with the test;
+// the test skips without it. Exported for the external throttle tests (a
+// _test.go file: not part of the package).
+func RedisForTest(t *testing.T) (redis.UniversalClient, string) {
 	t.Helper()
 	url := os.Getenv("TEST_REDIS_URL")
 	if url == "" {
@@ -113,7 +115,7 @@ func TestMemThrottle(t *testing.T) {
 }
 
 func TestRedisThrottle(t *testing.T) {
-	rdb, prefix := testRedis(t)
+	rdb, prefix := RedisForTest(t)
 	n := 0
 	runThrottleCases(t, func(*testing.T) Throttle {
 		n++ // a kind per case: cases do not see each other's counts
@@ -124,7 +126,7 @@ func TestRedisThrottle(t *testing.T) {
 var discard = slog.New(slog.DiscardHandler)
 
 func TestRedisThrottleKeys(t *testing.T) {
-	rdb, prefix := testRedis(t)
+	rdb, prefix := RedisForTest(t)
 	th := newRedisThrottle(rdb, prefix, "signin", SignInFailures, SignInWindow, discard)
 	key := th.redisKey("ann@example.com")
 	if strings.Contains(key, "ann") || !strings.HasPrefix(key, prefix+"{throttle:signin:") || !strings.HasSuffix(key, "}:n") {

@@ -2,13 +2,8 @@ package metering_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
@@ -24,26 +19,7 @@ func replicas(t *testing.T, shared bool) (*portalEnv, *metering.Service) {
 	if !shared {
 		return e, other
 	}
-	url := os.Getenv("TEST_REDIS_URL")
-	if url == "" {
-		t.Skip("TEST_REDIS_URL not set: throttles shared through Redis are not tested")
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("TEST_REDIS_URL: %v", err)
-	}
-	rdb := redis.NewClient(opt)
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	prefix := "lltest-" + hex.EncodeToString(b[:]) + ":"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		for iter.Next(ctx) {
-			rdb.Del(ctx, iter.Val())
-		}
-		rdb.Close()
-	})
+	rdb, prefix := metering.RedisForTest(t)
 	e.svc.UseRedisThrottles(rdb, prefix)
 	other.UseRedisThrottles(rdb, prefix)
 	return e, other
