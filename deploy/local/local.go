@@ -83,6 +83,11 @@ type Config struct {
 	// AccountingSandboxAddr is where the sandbox accounting platform listens
 	// (SANDBOX_PLATFORM_ADDR; default 127.0.0.1:0, a free port).
 	AccountingSandboxAddr string
+	// LoopbackGRPC makes the gateway (and metering's finance directory)
+	// call the services over their loopback gRPC ports, as separately run
+	// binaries do, instead of in process (rpc.InProcess), which is the
+	// default (LOCAL_GATEWAY_GRPC=loopback).
+	LoopbackGRPC bool
 }
 
 // Stack is a running platform.
@@ -112,6 +117,7 @@ type Stack struct {
 	httpLis net.Listener
 
 	listeners map[string]net.Listener
+	inProcess map[string]*rpc.InProcess // by service name; nil with LoopbackGRPC
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	errMu     sync.Mutex
@@ -136,7 +142,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	backends, err := s.listen()
+	backends, err := s.listen(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -201,12 +207,18 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	return s, nil
 }
 
-// listen opens a loopback listener per service (Addrs) and a connection to
-// each, before any service is built: services and the gateway dial each
-// other's addresses as in a cluster.
-func (s *Stack) listen() (gateway.Backends, error) {
+// listen opens a loopback listener per service (Addrs), on which services
+// call each other as in a cluster, and the gateway's connection to each,
+// before any service is built. The gateway's connections are in process
+// (rpc.InProcess; serve registers each service on its own), which spares
+// every request an HTTP/2 round trip over loopback; with cfg.LoopbackGRPC
+// they dial the listeners like the rest.
+func (s *Stack) listen(cfg Config) (gateway.Backends, error) {
 	var b gateway.Backends
 	s.Addrs, s.listeners = map[string]string{}, map[string]net.Listener{}
+	if !cfg.LoopbackGRPC {
+		s.inProcess = map[string]*rpc.InProcess{}
+	}
 	for name, dst := range map[string]*grpc.ClientConnInterface{
 		"finance": &b.Finance, "converter": &b.Converter, "jobs": &b.Jobs, "metering": &b.Metering,
 	} {
@@ -216,6 +228,11 @@ func (s *Stack) listen() (gateway.Backends, error) {
 		}
 		s.closers = append(s.closers, func() { _ = lis.Close() })
 		s.listeners[name], s.Addrs[name] = lis, lis.Addr().String()
+		if s.inProcess != nil {
+			conn := rpc.NewInProcess(cfg.Log.With("service", name))
+			s.inProcess[name], *dst = conn, conn
+			continue
+		}
 		conn, err := rpc.Dial(s.Addrs[name])
 		if err != nil {
 			return b, err
@@ -234,6 +251,9 @@ func (s *Stack) serve(runCtx context.Context, log *slog.Logger, name string, srv
 	}
 	s.closers = append(s.closers, func() { _ = srv.Close() })
 	g, lis := rpc.NewServiceServer(log.With("service", name), srv), s.listeners[name]
+	if conn := s.inProcess[name]; conn != nil {
+		conn.Register(srv)
+	}
 	s.run(func() error { return rpc.Serve(runCtx, g, lis, 10*time.Second) })
 	s.run(func() error { return srv.Run(runCtx) })
 	return nil

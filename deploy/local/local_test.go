@@ -126,6 +126,11 @@ func TestEndToEnd(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) { endToEnd(t, stack(t, withDB)) })
 	}
+	// The gateway reaches the services in process by default; the same
+	// walk over their loopback gRPC ports, as separate binaries talk.
+	t.Run("memory/loopback-grpc", func(t *testing.T) {
+		endToEnd(t, stack(t, false, func(c *local.Config) { c.LoopbackGRPC = true }))
+	})
 }
 
 func endToEnd(t *testing.T, st *local.Stack) {

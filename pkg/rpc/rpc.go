@@ -44,11 +44,8 @@ type Check struct {
 // and serves grpc.health.v1 backed by checks.
 func NewServer(log *slog.Logger, checks []Check, opts ...grpc.ServerOption) *grpc.Server {
 	opts = append(opts,
-		// Metrics first, so that a recovered panic counts as the Internal it
-		// is answered with; the error interceptor last (innermost), so that
-		// metrics and the call log see the code the client gets.
-		grpc.ChainUnaryInterceptor(serverMetrics.UnaryServerInterceptor(), recoverUnary(log), logUnary(log), problemUnary(log)),
-		grpc.ChainStreamInterceptor(serverMetrics.StreamServerInterceptor(), problemStream(log)),
+		grpc.ChainUnaryInterceptor(unaryInterceptors(log)...),
+		grpc.ChainStreamInterceptor(streamInterceptors(log)...),
 		grpc.MaxRecvMsgSize(32<<20), // batch requests are up to 16 MiB of JSON
 		grpc.MaxSendMsgSize(64<<20),
 		// Clients reconnect at least every few minutes and so re-resolve the
@@ -60,6 +57,18 @@ func NewServer(log *slog.Logger, checks []Check, opts ...grpc.ServerOption) *grp
 	s := grpc.NewServer(opts...)
 	healthpb.RegisterHealthServer(s, &healthServer{checks: checks})
 	return s
+}
+
+// unaryInterceptors are every server's, outermost first: metrics first, so
+// that a recovered panic counts as the Internal it is answered with; the
+// error interceptor last (innermost), so that metrics and the call log see
+// the code the client gets. NewServer and NewInProcess share the list.
+func unaryInterceptors(log *slog.Logger) []grpc.UnaryServerInterceptor {
+	return []grpc.UnaryServerInterceptor{serverMetrics.UnaryServerInterceptor(), recoverUnary(log), logUnary(log), problemUnary(log)}
+}
+
+func streamInterceptors(log *slog.Logger) []grpc.StreamServerInterceptor {
+	return []grpc.StreamServerInterceptor{serverMetrics.StreamServerInterceptor(), problemStream(log)}
 }
 
 type healthServer struct {

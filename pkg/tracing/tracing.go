@@ -32,6 +32,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/stats"
 )
 
 // enabled is set once a real tracer provider is installed.
@@ -162,19 +163,37 @@ var notHealth = filters.Not(filters.HealthCheck())
 // ServerOptions are the gRPC server options that open a server span per
 // call, continuing the trace the caller put in the metadata; none when off.
 func ServerOptions() []grpc.ServerOption {
+	if h := ServerStatsHandler(); h != nil {
+		return []grpc.ServerOption{grpc.StatsHandler(h)}
+	}
+	return nil
+}
+
+// ServerStatsHandler is the handler ServerOptions installs, for a server
+// that takes stats handlers another way (pkg/rpc's in-process connection);
+// nil when off.
+func ServerStatsHandler() stats.Handler {
 	if !Enabled() {
 		return nil
 	}
-	return []grpc.ServerOption{grpc.StatsHandler(otelgrpc.NewServerHandler(otelgrpc.WithFilter(notHealth)))}
+	return otelgrpc.NewServerHandler(otelgrpc.WithFilter(notHealth))
 }
 
 // DialOptions are the gRPC client options that open a client span per
 // call and send its trace in the metadata; none when off.
 func DialOptions() []grpc.DialOption {
+	if h := ClientStatsHandler(); h != nil {
+		return []grpc.DialOption{grpc.WithStatsHandler(h)}
+	}
+	return nil
+}
+
+// ClientStatsHandler is the handler DialOptions installs; nil when off.
+func ClientStatsHandler() stats.Handler {
 	if !Enabled() {
 		return nil
 	}
-	return []grpc.DialOption{grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithFilter(notHealth)))}
+	return otelgrpc.NewClientHandler(otelgrpc.WithFilter(notHealth))
 }
 
 // Internal opens spans for background work no request started (a sweep, a
@@ -183,7 +202,8 @@ func DialOptions() []grpc.DialOption {
 // trace in ctx or, as in a background loop, starts a new one, so the log
 // lines written with the returned context carry a trace id (pkg/logging)
 // and messages published under it carry the trace on. Off, Start returns
-// ctx and a no-op end, allocating nothing.
+// ctx and a no-op end, allocating nothing. Inject and Extract (carry.go)
+// keep a span's context as text for work stored to run later.
 type Internal struct{}
 
 // Start opens an internal span named name.

@@ -53,6 +53,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	var loopback bool
+	switch transport := config.String("LOCAL_GATEWAY_GRPC", "in-process"); transport {
+	case "in-process":
+	case "loopback":
+		loopback = true
+	default:
+		return fmt.Errorf("LOCAL_GATEWAY_GRPC: %q is neither in-process nor loopback", transport)
+	}
 	st, err := local.Start(ctx, local.Config{
 		HTTPAddr:     config.String("HTTP_ADDR", "127.0.0.1:8080"),
 		DatabaseURL:  config.String("DATABASE_URL", ""),
@@ -68,6 +76,7 @@ func run() error {
 		Commit:                commit,
 		BuildTime:             parseTime(buildTime),
 		Log:                   log,
+		LoopbackGRPC:          loopback,
 	})
 	if err != nil {
 		return err
