@@ -187,6 +187,9 @@ func (s *Service) Fanout(ctx context.Context, accountID, jobID string, body []by
 		return err
 	}
 	now := s.timestamp()
+	// The attempts run later, from the store: they continue this trace (the
+	// completing worker's) only through what is stored with them.
+	traceparent, tracestate := s.tracer.Inject(ctx)
 	for _, e := range es {
 		if e.Status != EndpointActive {
 			continue
@@ -194,6 +197,7 @@ func (s *Service) Fanout(ctx context.Context, accountID, jobID string, body []by
 		_, err := s.store.CreateDelivery(ctx, Delivery{
 			ID: uuid.NewString(), AccountID: accountID, EndpointID: e.ID, JobID: jobID,
 			Event: EventJobCompleted, Body: body, Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now,
+			TraceParent: traceparent, TraceState: tracestate,
 		})
 		if err != nil {
 			return err
@@ -246,10 +250,15 @@ func (s *Service) DeliverDue(ctx context.Context) int {
 	return total
 }
 
-// attempt makes one delivery attempt in a span of its own: the event's
-// trace ended with the fan-out (deliveries are stored without it), and the
-// attempt's log lines still need a trace id.
+// attempt makes one delivery attempt in a span of its own, a child of the
+// fan-out's span stored with the delivery, so every attempt (a retry hours
+// later, or after a restart) is in the job's trace and its log lines carry
+// the job's trace id. A delivery stored without a trace (tracing was off)
+// starts a trace of its own, so the lines still carry one.
 func (s *Service) attempt(ctx context.Context, d Delivery) {
+	if d.TraceParent != "" {
+		ctx = s.tracer.Extract(ctx, d.TraceParent, d.TraceState)
+	}
 	ctx, end := s.tracer.Start(ctx, "jobs.webhook.attempt")
 	defer end()
 	e, err := s.store.EndpointByID(ctx, d.EndpointID)

@@ -195,6 +195,12 @@ type Delivery struct {
 	Attempts      int
 	NextAttemptAt time.Time
 	CreatedAt     time.Time
+	// TraceParent and TraceState are the W3C trace context (traceparent and
+	// tracestate headers) of the fan-out that created the delivery, so every
+	// attempt, even after a restart, continues the job's trace (Tracer).
+	// Empty when tracing is off or the event carried no trace.
+	TraceParent string
+	TraceState  string
 }
 
 // Attempt is the result of one delivery attempt, applied by RecordAttempt.

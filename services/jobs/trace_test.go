@@ -13,6 +13,7 @@ import (
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ledgerlane/platform/pkg/logging"
@@ -67,13 +68,20 @@ func (l *logSink) lines(t *testing.T, msg string, attrs map[string]any) []map[st
 // only needed for their ids) and returns a logger as the binaries build it,
 // with the trace handler of pkg/logging, at debug level.
 func traced(t *testing.T) (trace.Tracer, *slog.Logger, *logSink) {
+	tracer, log, sink, _ := tracedSpans(t)
+	return tracer, log, sink
+}
+
+// tracedSpans is traced that also records every ended span.
+func tracedSpans(t *testing.T) (trace.Tracer, *slog.Logger, *logSink, *tracetest.SpanRecorder) {
 	t.Helper()
-	tp := sdktrace.NewTracerProvider()
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	t.Cleanup(tracing.Install(tp))
 	sink := &logSink{}
 	log := slog.New(logging.WithTrace(slog.NewJSONHandler(sink, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	return tp.Tracer("test"), log, sink
+	return tp.Tracer("test"), log, sink, spans
 }
 
 // wantTrace checks that recs is not empty and that every record carries
@@ -126,6 +134,73 @@ func TestWorkerLogLinesCarryTheSubmittersTrace(t *testing.T) {
 		t.Fatalf("%d completion lines for 2 items", len(done))
 	}
 	wantTrace(t, "completion", done, submitter)
+}
+
+// TestWebhookAttemptsContinueTheSubmittersTrace: with tracing on, every
+// attempt of a batch's job.completed delivery is in the trace of the
+// request that submitted the batch: its span is a child of the fan-out's
+// and its log lines carry the submitter's trace id. That holds for the
+// first attempt, sent by the fan-out's own pass, and for the retry a minute
+// later sent by another process (a restart): the delivery's stored trace
+// context is all that links them.
+func TestWebhookAttemptsContinueTheSubmittersTrace(t *testing.T) {
+	eachStore(t, webhookAttemptsContinueTheSubmittersTrace)
+}
+
+func webhookAttemptsContinueTheSubmittersTrace(t *testing.T, e *env) {
+	tracer, log, sink, spans := tracedSpans(t)
+	withTracing := func(c *jobs.Config) { c.Log, c.Tracer = log, tracing.Internal{} }
+	svc := e.service(t, &fakeConverter{}, withTracing)
+	rec := newReceiver(t, http.StatusServiceUnavailable)
+	if _, err := svc.CreateWebhook(context.Background(), alice, rec.srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	stopWorkers := start(t, func(ctx context.Context) { _ = svc.RunWorkers(ctx) })
+	stopFanout := start(t, func(ctx context.Context) { _ = svc.RunFanout(ctx) })
+
+	ctx, span := tracer.Start(context.Background(), "POST /v1/convert/batch")
+	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs(1)})
+	span.End()
+	if err != nil {
+		t.Fatal(err)
+	}
+	submitter := span.SpanContext().TraceID()
+	waitCompleted(t, svc, j.ID, 20*time.Second)
+	failed := func(attempt int) []map[string]any {
+		// JSON numbers decode as float64.
+		return sink.lines(t, "jobs: delivery attempt failed", map[string]any{"attempt": float64(attempt)})
+	}
+	waitFor(t, "the first attempt", 10*time.Second, func() bool { return len(failed(1)) > 0 })
+	wantTrace(t, "first attempt", failed(1), submitter.String())
+	stopFanout()
+	stopWorkers()
+
+	// Another process takes the retry over, from the store alone, with a
+	// context that carries no trace.
+	restarted := e.service(t, &fakeConverter{}, withTracing)
+	e.clock.Add(jobs.RetrySchedule[1])
+	if n := restarted.DeliverDue(context.Background()); n != 1 {
+		t.Fatalf("%d retries", n)
+	}
+	wantTrace(t, "retried attempt", failed(2), submitter.String())
+	if got := len(rec.deliveries()); got != 2 {
+		t.Fatalf("%d attempts reached the receiver", got)
+	}
+
+	var attempts int
+	for _, s := range spans.Ended() {
+		if s.Name() != "jobs.webhook.attempt" {
+			continue
+		}
+		attempts++
+		if s.SpanContext().TraceID() != submitter || !s.Parent().IsValid() || !s.Parent().IsRemote() {
+			t.Fatalf("attempt span in trace %s with parent %+v, want a child of a stored span in trace %s",
+				s.SpanContext().TraceID(), s.Parent(), submitter)
+		}
+	}
+	if attempts != 2 {
+		t.Fatalf("%d attempt spans", attempts)
+	}
 }
 
 // TestBackgroundLogLinesCarryATrace: work no request started runs in a span

@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SweepDeliveries", testSweepDeliveries},
 		{"Endpoints", testEndpoints},
 		{"Deliveries", testDeliveries},
+		{"DeliveryTrace", testDeliveryTrace},
 		{"DeliveryExhaustionDisables", testDisable},
 		{"EnqueueIntent", testEnqueueIntent},
 		{"ClaimStalled", testClaimStalled},
@@ -394,6 +395,53 @@ func testDeliveries(t *testing.T, s Store) {
 	}
 	if ep, _ := s.EndpointByID(ctx, e.ID); ep.ConsecutiveFailures != 0 {
 		t.Fatalf("abandon counted: %+v", ep)
+	}
+}
+
+// testDeliveryTrace: the trace context stored with a delivery comes back
+// on every claim (a retry after a restart continues the job's trace) and
+// from Delivery; a delivery stored without one comes back with none.
+func testDeliveryTrace(t *testing.T, s Store) {
+	e := newEndpoint(uuid.NewString(), t0)
+	if err := s.CreateEndpoint(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	traced := newDelivery(e, uuid.NewString(), t0)
+	traced.TraceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	traced.TraceState = "vendor=opaque,other=1"
+	bare := newDelivery(e, uuid.NewString(), t0.Add(time.Second))
+	for _, d := range []jobs.Delivery{traced, bare} {
+		if created, err := s.CreateDelivery(ctx, d); err != nil || !created {
+			t.Fatal(err, created)
+		}
+	}
+	check := func(what string, got jobs.Delivery, want jobs.Delivery) {
+		t.Helper()
+		if got.TraceParent != want.TraceParent || got.TraceState != want.TraceState {
+			t.Fatalf("%s: trace %q %q, want %q %q", what, got.TraceParent, got.TraceState, want.TraceParent, want.TraceState)
+		}
+	}
+	claimed, err := s.ClaimDue(ctx, t0.Add(time.Second), time.Minute, 10)
+	if err != nil || len(claimed) != 2 || claimed[0].ID != traced.ID || claimed[1].ID != bare.ID {
+		t.Fatalf("claim: %v %+v", err, claimed)
+	}
+	check("first claim", claimed[0], traced)
+	check("first claim without a trace", claimed[1], bare)
+	// A failed attempt leaves the trace for the retry.
+	if _, err := s.RecordAttempt(ctx, traced.ID, jobs.Attempt{At: t0, NextAttemptAt: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.ClaimDue(ctx, t0.Add(time.Minute), time.Minute, 10)
+	if err != nil || len(again) != 1 || again[0].ID != traced.ID {
+		t.Fatalf("claim of the retry: %v %+v", err, again)
+	}
+	check("retry claim", again[0], traced)
+	for _, want := range []jobs.Delivery{traced, bare} {
+		got, err := s.Delivery(ctx, want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("delivery", got, want)
 	}
 }
 

@@ -439,19 +439,30 @@ func (s *Store) DeleteEndpoint(ctx context.Context, accountID, id string) error 
 	return nil
 }
 
-const deliveryCols = `id, account_id, endpoint_id, job_id, event, body, status, attempts, next_attempt_at, created_at`
+const deliveryCols = `id, account_id, endpoint_id, job_id, event, body, status, attempts, next_attempt_at, created_at, traceparent, tracestate`
 
 func scanDelivery(row pgx.Row) (jobs.Delivery, error) {
 	var d jobs.Delivery
-	err := row.Scan(&d.ID, &d.AccountID, &d.EndpointID, &d.JobID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.CreatedAt)
+	var traceparent, tracestate *string // NULL without a trace
+	err := row.Scan(&d.ID, &d.AccountID, &d.EndpointID, &d.JobID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.CreatedAt,
+		&traceparent, &tracestate)
 	d.NextAttemptAt, d.CreatedAt = d.NextAttemptAt.UTC(), d.CreatedAt.UTC()
+	if traceparent != nil {
+		d.TraceParent = *traceparent
+	}
+	if tracestate != nil {
+		d.TraceState = *tracestate
+	}
 	return d, err
 }
 
 func (s *Store) CreateDelivery(ctx context.Context, d jobs.Delivery) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `INSERT INTO deliveries (`+deliveryCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)
+	// An empty trace is stored as NULL, as in the rows written before the
+	// columns existed.
+	tag, err := s.pool.Exec(ctx, `INSERT INTO deliveries (`+deliveryCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,NULLIF($11,''),NULLIF($12,''))
 		ON CONFLICT (job_id, endpoint_id, event) DO NOTHING`,
-		d.ID, d.AccountID, d.EndpointID, d.JobID, d.Event, d.Body, d.Status, d.Attempts, d.NextAttemptAt, d.CreatedAt)
+		d.ID, d.AccountID, d.EndpointID, d.JobID, d.Event, d.Body, d.Status, d.Attempts, d.NextAttemptAt, d.CreatedAt,
+		d.TraceParent, d.TraceState)
 	if err != nil {
 		return false, storeErr("create delivery", err)
 	}
@@ -465,7 +476,8 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		      WHERE status = 'pending' AND next_attempt_at <= $1
 		      ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) c
 		WHERE d.id = c.id
-		RETURNING d.id, d.account_id, d.endpoint_id, d.job_id, d.event, d.body, d.status, d.attempts, c.due, d.created_at`,
+		RETURNING d.id, d.account_id, d.endpoint_id, d.job_id, d.event, d.body, d.status, d.attempts, c.due, d.created_at,
+		          d.traceparent, d.tracestate`,
 		now, now.Add(lease), limit)
 	if err != nil {
 		return nil, storeErr("claim due", err)
