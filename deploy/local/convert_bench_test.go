@@ -24,8 +24,9 @@ import (
 // BenchmarkMeteredConvert measures the cost of one metered raw MT940 →
 // camt.053 conversion (the load tool's main scenario) through the whole stack
 // in this process: the gateway (credential cache, one admission script on
-// Redis, the JSON envelope), gRPC over loopback to the converter, and the
-// conversion. B/op and allocs/op are the whole process's, stack and client
+// Redis, the JSON envelope), the call to the converter (in process, as `make
+// run` makes it, or gRPC over loopback, as between separate binaries), and
+// the conversion. B/op and allocs/op are the whole process's, stack and client
 // together, which is what a profile of `make run` under load sees.
 //
 //	go test -run x -bench MeteredConvert -benchmem -count 5 ./deploy/local/
@@ -45,9 +46,20 @@ func BenchmarkMeteredConvert(b *testing.B) {
 	if err != nil {
 		b.Skipf("../shared samples not found: %v", err)
 	}
+	for _, tr := range []struct {
+		name     string
+		loopback bool
+	}{{"in-process", false}, {"loopback-grpc", true}} {
+		b.Run(tr.name, func(b *testing.B) { meteredConvert(b, msg, tr.loopback) })
+	}
+}
+
+// meteredConvert runs BenchmarkMeteredConvert's two ways on a stack whose
+// gateway reaches the converter in process or over loopback gRPC.
+func meteredConvert(b *testing.B, msg []byte, loopback bool) {
 	ctx := context.Background()
 	st, err := local.Start(ctx, local.Config{HTTPAddr: "127.0.0.1:0", Log: logging.NewTo(io.Discard, "local", "info"),
-		RedisURL: os.Getenv("TEST_REDIS_URL"), SandboxInterval: -1})
+		RedisURL: os.Getenv("TEST_REDIS_URL"), SandboxInterval: -1, LoopbackGRPC: loopback})
 	if err != nil {
 		b.Fatal(err)
 	}
