@@ -107,7 +107,9 @@ func (c *InProcess) Invoke(ctx context.Context, method string, args, reply any, 
 		ctx = c.clientStats.TagRPC(ctx, &stats.RPCTagInfo{FullMethodName: method})
 		begin := time.Now()
 		c.clientStats.HandleRPC(ctx, &stats.Begin{Client: true, BeginTime: begin})
-		defer func() { c.clientStats.HandleRPC(ctx, &stats.End{Client: true, BeginTime: begin, EndTime: time.Now(), Error: err}) }()
+		defer func() {
+			c.clientStats.HandleRPC(ctx, &stats.End{Client: true, BeginTime: begin, EndTime: time.Now(), Error: err})
+		}()
 	}
 
 	// The server's context: the caller's deadline and cancellation, none of
@@ -206,4 +208,3 @@ func chainUnary(ics []grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
 		return h(ctx, req)
 	}
 }
-
