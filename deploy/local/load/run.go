@@ -20,6 +20,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Account is a provisioned metering account and its key, which carries
@@ -47,9 +49,6 @@ type Config struct {
 	// FinanceRead and FinanceWrite are the demo finance credentials, needed
 	// only when the mix has finance scenarios.
 	FinanceRead, FinanceWrite string
-	// Client sends the requests; nil builds one pooling a keep-alive
-	// connection per worker.
-	Client *http.Client
 	// UsageWait bounds how long the usage check waits for the stack's
 	// counters to settle (refunds of non-2xx answers land after the answer).
 	UsageWait time.Duration
@@ -94,7 +93,8 @@ type Result struct {
 
 type runner struct {
 	cfg      Config
-	client   *http.Client
+	client   *fasthttp.Client // the mix
+	setup    *http.Client     // everything else
 	samples  samples
 	runID    string
 	schedule []string
@@ -145,14 +145,11 @@ func newRunner(ctx context.Context, cfg Config) (*runner, error) {
 		return nil, errors.New("empty mix")
 	}
 	cfg.Target = strings.TrimRight(cfg.Target, "/")
-	r := &runner{cfg: cfg, client: cfg.Client, schedule: schedule(cfg.Mix), stats: map[string]*stats{}, units: map[string]int64{},
+	r := &runner{cfg: cfg, client: newClient(cfg.Workers), setup: newSetupClient(cfg.Workers), schedule: schedule(cfg.Mix), stats: map[string]*stats{}, units: map[string]int64{},
 		used: make([]atomic.Int64, len(cfg.Accounts))}
 	var id [4]byte
 	_, _ = rand.Read(id[:])
 	r.runID = hex.EncodeToString(id[:])
-	if r.client == nil {
-		r.client = NewClient(cfg.Workers)
-	}
 	var err error
 	if r.samples, err = readSamples(cfg.SamplesDir, cfg.BatchItems); err != nil {
 		return nil, err
@@ -174,12 +171,31 @@ func newRunner(ctx context.Context, cfg Config) (*runner, error) {
 	return r, nil
 }
 
-// NewClient pools one keep-alive connection per worker to the one host the
-// tool talks to; without raising MaxIdleConnsPerHost (default 2) most
-// requests would open a new connection and measure the handshake.
-func NewClient(workers int) *http.Client {
+// requestTimeout bounds one request of the mix, as the setup client's
+// Timeout bounds the others.
+const requestTimeout = 30 * time.Second
+
+// newClient is the client the mix is sent with: fasthttp's, whose requests
+// and responses are pooled and which reads and writes each connection on the
+// calling goroutine. net/http's client hands every request to a read and a
+// write goroutine per connection; on a machine the tool shares with the
+// stack it measures, that cost about a quarter of the tool's CPU in
+// scheduling and wake-ups, taken from the stack (docs/load.md). It keeps a
+// keep-alive connection per worker (and some spare) to the one host.
+func newClient(workers int) *fasthttp.Client {
+	return &fasthttp.Client{
+		MaxConnsPerHost:     workers + 16,
+		MaxIdleConnDuration: 90 * time.Second,
+		ReadTimeout:         requestTimeout,
+		WriteTimeout:        requestTimeout,
+	}
+}
+
+// newSetupClient sends what is not measured: the usage reads, the finance
+// rows' versions.
+func newSetupClient(workers int) *http.Client {
 	return &http.Client{
-		Timeout: 30 * time.Second,
+		Timeout: requestTimeout,
 		Transport: &http.Transport{
 			Proxy:               nil,
 			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -259,60 +275,50 @@ func (r *runner) pace(ctx context.Context, start time.Time, jobs chan<- uint64) 
 // sent with a context that the end of the run does not cancel.
 func (r *runner) one(runCtx context.Context, n uint64) {
 	sc := scenarios[r.schedule[n%uint64(len(r.schedule))]]
-	req, after, skip, err := sc.build(runCtx, r)
+	c, after, skip := sc.build(runCtx, r)
 	if skip {
 		return
 	}
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer func() { fasthttp.ReleaseRequest(req); fasthttp.ReleaseResponse(resp) }()
+	req.Header.SetMethod(c.method)
+	req.SetRequestURI(r.cfg.Target + c.path)
+	for _, h := range c.header {
+		req.Header.Set(h[0], h[1])
+	}
+	if c.body != nil {
+		req.SetBodyRaw(c.body)
+	}
 	acct := -1
-	if err == nil {
-		switch sc.cred {
-		case accountKey:
-			acct = int(r.acctSeq.Add(1)-1) % len(r.cfg.Accounts)
-			req.Header.Set("Authorization", "Bearer "+r.cfg.Accounts[acct].Key)
-		case financeRead:
-			req.Header.Set("Authorization", "Bearer "+r.cfg.FinanceRead)
-		case financeWrite:
-			req.Header.Set("Authorization", "Bearer "+r.cfg.FinanceWrite)
-		}
+	switch sc.cred {
+	case accountKey:
+		acct = int(r.acctSeq.Add(1)-1) % len(r.cfg.Accounts)
+		req.Header.Set("Authorization", "Bearer "+r.cfg.Accounts[acct].Key)
+	case financeRead:
+		req.Header.Set("Authorization", "Bearer "+r.cfg.FinanceRead)
+	case financeWrite:
+		req.Header.Set("Authorization", "Bearer "+r.cfg.FinanceWrite)
 	}
 	st := r.stats[sc.name]
-	if err != nil {
-		st.record(0, 0)
-		return
-	}
 	t0 := time.Now()
-	resp, err := r.client.Do(req)
+	err := r.client.DoTimeout(req, resp, requestTimeout)
+	d := time.Since(t0)
 	if err != nil {
-		st.record(0, time.Since(t0))
+		st.record(0, d)
 		if after != nil {
 			after(0, nil, false)
 		}
 		return
 	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	d := time.Since(t0)
-	status := resp.StatusCode
-	if err != nil {
-		status = 0
-	}
+	status := resp.StatusCode()
 	st.record(status, d)
 	if status >= 200 && status < 300 && acct >= 0 {
 		r.used[acct].Add(r.units[sc.name])
 	}
 	if after != nil {
-		after(status, body, resp.Header.Get("Idempotency-Replayed") == "true")
+		// The body is the response's until it is released, after after.
+		after(status, resp.Body(), string(resp.Header.Peek("Idempotency-Replayed")) == "true")
 	}
-}
-
-// request builds a request to the target; the run's end does not cancel
-// it (see one).
-func (r *runner) request(_ context.Context, method, path string, body []byte) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	return http.NewRequestWithContext(context.Background(), method, r.cfg.Target+path, rd)
 }
 
 // getJSON is a setup or check request outside the measured mix.
@@ -322,7 +328,7 @@ func (r *runner) getJSON(ctx context.Context, path, key string, dst any) error {
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := r.client.Do(req)
+	resp, err := r.setup.Do(req)
 	if err != nil {
 		return err
 	}

@@ -33,8 +33,18 @@ type scenario struct {
 	// build makes the request. after, when not nil, runs with the answer
 	// (finance writes learn the row's next version from it). skip: nothing
 	// to send this time (the run is ending).
-	build func(ctx context.Context, r *runner) (req *http.Request, after afterFunc, skip bool, err error)
+	build func(ctx context.Context, r *runner) (c *call, after afterFunc, skip bool)
 }
+
+// call is one request of the mix; the runner adds the credential and sends
+// it (one).
+type call struct {
+	method, path string
+	body         []byte
+	header       [][2]string
+}
+
+func (c *call) set(name, value string) { c.header = append(c.header, [2]string{name, value}) }
 
 // afterFunc sees a scenario's answer: its status (0: none), body, and
 // whether it was replayed from the idempotency store.
@@ -79,23 +89,19 @@ func readSamples(dir string, batchItems int) (samples, error) {
 // rawConvert posts body as it is, as a client converting files does.
 func rawConvert(name, to, contentType string, body func(*samples) []byte) scenario {
 	return scenario{name: name, method: http.MethodPost, pattern: "/v1/convert", cred: accountKey,
-		build: func(ctx context.Context, r *runner) (*http.Request, afterFunc, bool, error) {
-			req, err := r.request(ctx, http.MethodPost, "/v1/convert?to="+to, body(&r.samples))
-			if err == nil {
-				req.Header.Set("Content-Type", contentType)
-			}
-			return req, nil, false, err
+		build: func(ctx context.Context, r *runner) (*call, afterFunc, bool) {
+			c := &call{method: http.MethodPost, path: "/v1/convert?to=" + to, body: body(&r.samples)}
+			c.set("Content-Type", contentType)
+			return c, nil, false
 		}}
 }
 
 func jsonPost(name, path string, body func(*samples) []byte) scenario {
 	return scenario{name: name, method: http.MethodPost, pattern: path, cred: accountKey,
-		build: func(ctx context.Context, r *runner) (*http.Request, afterFunc, bool, error) {
-			req, err := r.request(ctx, http.MethodPost, path, body(&r.samples))
-			if err == nil {
-				req.Header.Set("Content-Type", "application/json")
-			}
-			return req, nil, false, err
+		build: func(ctx context.Context, r *runner) (*call, afterFunc, bool) {
+			c := &call{method: http.MethodPost, path: path, body: body(&r.samples)}
+			c.set("Content-Type", "application/json")
+			return c, nil, false
 		}}
 }
 
@@ -107,9 +113,8 @@ var scenarios = map[string]scenario{
 	"validate":              jsonPost("validate", "/v1/validate", func(s *samples) []byte { return s.validate }),
 	"batch":                 jsonPost("batch", "/v1/convert/batch", func(s *samples) []byte { return s.batch }),
 	"finance-read": {name: "finance-read", method: http.MethodGet, pattern: "/v1/transactions", cred: financeRead,
-		build: func(ctx context.Context, r *runner) (*http.Request, afterFunc, bool, error) {
-			req, err := r.request(ctx, http.MethodGet, "/v1/transactions?page_size=25", nil)
-			return req, nil, false, err
+		build: func(ctx context.Context, r *runner) (*call, afterFunc, bool) {
+			return &call{method: http.MethodGet, path: "/v1/transactions?page_size=25"}, nil, false
 		}},
 	"finance-write": {name: "finance-write", method: http.MethodPatch, pattern: "/v1/transactions/{id}", cred: financeWrite,
 		build: buildFinanceWrite},
@@ -166,39 +171,32 @@ const replayEvery = 5
 // with a fresh Idempotency-Key, or replays an earlier write. A row is edited
 // by one request at a time, so writes do not conflict with each other; the
 // answer gives the row back with its new version.
-func buildFinanceWrite(ctx context.Context, r *runner) (*http.Request, afterFunc, bool, error) {
+func buildFinanceWrite(ctx context.Context, r *runner) (*call, afterFunc, bool) {
 	n := r.writes.Add(1)
 	if last := r.lastWrite.Load(); last != nil && n%replayEvery == 0 {
-		req, err := r.request(ctx, http.MethodPatch, "/v1/transactions/"+last.id, last.body)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", last.key)
-		return req, func(status int, _ []byte, replayed bool) {
+		c := &call{method: http.MethodPatch, path: "/v1/transactions/" + last.id, body: last.body}
+		c.set("Content-Type", "application/json")
+		c.set("Idempotency-Key", last.key)
+		return c, func(status int, _ []byte, replayed bool) {
 			if status == http.StatusOK && replayed {
 				r.replays.Add(1)
 			} else {
 				r.replayMisses.Add(1)
 			}
-		}, false, nil
+		}, false
 	}
 	var tx txRow
 	select {
 	case tx = <-r.txPool:
 	case <-ctx.Done():
-		return nil, nil, true, nil
+		return nil, nil, true
 	}
 	key := fmt.Sprintf("load-%s-%d", r.runID, n)
 	body, _ := json.Marshal(map[string]any{"expected_version": tx.version, "memo": fmt.Sprintf("load %s #%d", r.runID, n)})
-	req, err := r.request(ctx, http.MethodPatch, "/v1/transactions/"+tx.id, body)
-	if err != nil {
-		r.txPool <- tx
-		return nil, nil, false, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", key)
-	return req, func(status int, b []byte, _ bool) {
+	c := &call{method: http.MethodPatch, path: "/v1/transactions/" + tx.id, body: body}
+	c.set("Content-Type", "application/json")
+	c.set("Idempotency-Key", key)
+	return c, func(status int, b []byte, _ bool) {
 		if v, ok := versionOf(b); ok && status == http.StatusOK {
 			tx.version = v
 			r.lastWrite.Store(&sentWrite{id: tx.id, key: key, body: body})
@@ -208,7 +206,7 @@ func buildFinanceWrite(ctx context.Context, r *runner) (*http.Request, afterFunc
 			tx.version = v
 		}
 		r.txPool <- tx
-	}, false, nil
+	}, false
 }
 
 // versionOf reads "version" from a transaction's JSON, bare (a list's
