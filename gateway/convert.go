@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
@@ -106,11 +105,6 @@ func (g *Gateway) convert(w http.ResponseWriter, r *http.Request) {
 		if n := len(resp.GetResult()); n > 1 {
 			h.Set("X-Service-Pages", strconv.Itoa(n))
 		}
-		n := 0
-		for _, page := range resp.GetResult() {
-			n += len(page)
-		}
-		h.Set("Content-Length", strconv.Itoa(n))
 		w.WriteHeader(http.StatusOK)
 		for _, page := range resp.GetResult() {
 			_, _ = io.WriteString(w, page)
@@ -129,35 +123,10 @@ func (g *Gateway) convert(w http.ResponseWriter, r *http.Request) {
 	m := resp.GetMeta()
 	out.Meta = convertMeta{DetectedType: m.GetDetectedType(), DetectedVersion: m.GetDetectedVersion(),
 		TargetType: m.GetTargetType(), DurationMs: m.GetDurationMs(), Pages: m.GetPages()}
-	// Encoded whole, then sent with its Content-Length in one write: the
-	// server need not chunk it, which saves a write to the socket and the
-	// chunk framing on every answer.
-	buf := envelopes.Get().(*bytes.Buffer)
-	defer putEnvelope(buf)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false) // XML and OFX results stay readable
-	if err := enc.Encode(out); err != nil {
-		fail(problem.New(problem.Internal, ""))
-		return
-	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	_, _ = w.Write(buf.Bytes())
-}
-
-// envelopes are the buffers convert encodes its answers in; writers copy
-// what they are given (the HTTP server, the idempotency recorder), so a
-// buffer is reused once its answer is written.
-var envelopes = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// putEnvelope returns buf to the pool, unless an unusually large answer
-// grew it: one 64 MiB document must not stay pinned for every later one.
-func putEnvelope(buf *bytes.Buffer) {
-	if buf.Cap() > 1<<20 {
-		return
-	}
-	buf.Reset()
-	envelopes.Put(buf)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // XML and OFX results stay readable
+	_ = enc.Encode(out)
 }
 
 // convertResponse is the spec's convert envelope; its members are camelCase.
