@@ -80,6 +80,10 @@ type Budget struct {
 	CreatedAt             time.Time
 	UpdatedAt             time.Time
 	ArchivedAt            *time.Time
+	// LastWrite fingerprints the last allocations PATCH under an
+	// Idempotency-Key (write_mark.go); nil when the last one had none. Not
+	// on the wire.
+	LastWrite *WriteMark
 }
 
 // TargetGroup is a group of budget items (e.g. "Needs" under 50/30/20).

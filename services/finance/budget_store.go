@@ -23,9 +23,9 @@ type BudgetStore interface {
 	SwitchBudget(ctx context.Context, next Budget) (archivedID string, err error)
 
 	// UpdateBudgetGroups is a compare-and-swap: it writes b's groups (with
-	// their items), version and updated_at only if the stored budget's
-	// version is expectedVersion. ErrNotFound if the user has no such
-	// budget, ErrVersionConflict if the version differs.
+	// their items), version, updated_at and LastWrite only if the stored
+	// budget's version is expectedVersion. ErrNotFound if the user has no
+	// such budget, ErrVersionConflict if the version differs.
 	UpdateBudgetGroups(ctx context.Context, b Budget, expectedVersion int64) error
 
 	// SaveProgressSnapshot stores a closed period's progress unless one is

@@ -73,6 +73,12 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u Alloc
 	case len(u.Groups) > MaxAllocationGroups:
 		return res, invalid("groups", fmt.Sprintf("at most %d groups", MaxAllocationGroups))
 	}
+	fp := u
+	fp.ExpectedVersion = 0
+	pw, err := newPendingWrite(c, "budget-allocations", fp)
+	if err != nil {
+		return res, s.internal(ctx, "fingerprint allocations update", err)
+	}
 	old, err := s.loadBudget(ctx, c, id)
 	if err != nil {
 		return res, err
@@ -85,12 +91,20 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u Alloc
 		return res, problem.New(problem.Conflict, "an archived budget cannot change; switch the method to start a new one")
 	}
 	if old.Version != u.ExpectedVersion {
+		if pw.replays(old.LastWrite, old.Version, u.ExpectedVersion) {
+			// The retry of the write that made this version, whose
+			// answer was lost: answer it again.
+			res, err := s.GetBudget(ctx, c, id)
+			res.Replayed = err == nil
+			return res, err
+		}
 		return res, budgetVersionConflict(old.Version)
 	}
 	if sameGroups(old.Groups, b.Groups) {
 		return s.GetBudget(ctx, c, id)
 	}
 	b.Version, b.UpdatedAt = old.Version+1, s.now()
+	b.LastWrite = pw.mark(b.Version)
 	switch err := s.store.UpdateBudgetGroups(ctx, b, old.Version); {
 	case errors.Is(err, ErrVersionConflict):
 		return res, budgetVersionConflict(0)

@@ -318,6 +318,9 @@ type Transaction struct {
 	OwnedByUser   []string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// LastWrite fingerprints the last PATCH under an Idempotency-Key
+	// (write_mark.go); nil when the last PATCH had none. Not on the wire.
+	LastWrite *WriteMark
 }
 
 // TransactionFilter narrows ListTransactions. Zero values mean no filter; all

@@ -61,6 +61,9 @@ type Goal struct {
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	CompletedAt       *time.Time
+	// LastWrite fingerprints the last PATCH under an Idempotency-Key
+	// (write_mark.go); nil when the last PATCH had none. Not on the wire.
+	LastWrite *WriteMark
 }
 
 // GoalAccountLink ties a goal to an account. AccountType is filled in from

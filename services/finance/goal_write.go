@@ -148,6 +148,13 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 	if in.Currency != nil {
 		return res, problem.New(problem.FieldImmutable, "a goal keeps its currency").WithField("currency")
 	}
+	pw, err := newPendingWrite(c, "goal", struct {
+		ID string
+		In GoalInput
+	}{id, in})
+	if err != nil {
+		return res, s.internal(ctx, "fingerprint goal update", err)
+	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
 		return res, err
@@ -157,6 +164,13 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 		return res, err
 	}
 	if old.Version != expectedVersion {
+		if pw.replays(old.LastWrite, old.Version, expectedVersion) {
+			// The retry of the write that made this version, whose
+			// answer was lost: answer it again.
+			res, err := s.GetGoal(ctx, c, id)
+			res.Replayed = err == nil
+			return res, err
+		}
 		return res, goalVersionConflict(old.Version)
 	}
 	g := old
@@ -169,6 +183,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 		return s.GetGoal(ctx, c, id)
 	}
 	g.Version, g.UpdatedAt = old.Version+1, now
+	g.LastWrite = pw.mark(g.Version)
 	switch err := s.store.UpdateGoal(ctx, g, old.Version); {
 	case errors.Is(err, ErrVersionConflict):
 		return res, goalVersionConflict(0)

@@ -106,6 +106,11 @@ type Result[T any] struct {
 	Data           T
 	RedactedFields []string
 	Filtered       bool
+	// Replayed is set when a versioned write was recognised as the retry of
+	// one an earlier attempt with the same Idempotency-Key committed
+	// (WriteMark): Data is the row that write left, and the answer carries
+	// Idempotency-Replayed: true.
+	Replayed bool
 }
 
 // PageQuery is the paging input of a list endpoint. A nil PageSize means the

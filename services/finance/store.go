@@ -61,7 +61,8 @@ type Store interface {
 	GetTransaction(ctx context.Context, userID, id string) (Transaction, error)
 	// UpdateTransaction is a compare-and-swap: it writes every mutable field
 	// of t (all but id, user, account, source, external_ref, split parent,
-	// created_at) only if the stored row's version is expectedVersion.
+	// created_at; LastWrite included) only if the stored row's version is
+	// expectedVersion.
 	// ErrNotFound if the user has no such row, ErrVersionConflict if the
 	// version differs.
 	UpdateTransaction(ctx context.Context, t Transaction, expectedVersion int64) error

@@ -106,6 +106,14 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	if err != nil {
 		return res, err
 	}
+	// The fingerprint is of the request as sent, before any
+	// normalisation, with expected_version left out (replays checks it).
+	fp := u
+	fp.ExpectedVersion = 0
+	pw, err := newPendingWrite(c, "transaction", fp)
+	if err != nil {
+		return res, s.internal(ctx, "fingerprint transaction update", err)
+	}
 	if u.CategoryID != nil {
 		// Compare ids in their stored, lower-case form.
 		u.CategoryID = ptrTo(strings.ToLower(*u.CategoryID))
@@ -122,6 +130,13 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 		return res, s.internal(ctx, "get transaction", err)
 	}
 	if old.Version != u.ExpectedVersion {
+		if pw.replays(old.LastWrite, old.Version, u.ExpectedVersion) {
+			// The retry of the write that made this version, whose
+			// answer was lost: answer it again.
+			res = s.txResult(sc, old)
+			res.Replayed = true
+			return res, nil
+		}
 		return res, versionConflict(old.Version)
 	}
 
@@ -227,6 +242,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	}
 	t.Version = old.Version + 1
 	t.UpdatedAt = s.now()
+	t.LastWrite = pw.mark(t.Version)
 	switch err := s.store.UpdateTransaction(ctx, t, old.Version); {
 	case errors.Is(err, ErrVersionConflict):
 		return res, versionConflict(0)

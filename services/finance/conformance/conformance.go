@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"Goals", testGoals},
 		{"GoalWrites", testGoalWrites}, // writes_budgets.go
 		{"BudgetGroupsCompareAndSwap", testBudgetGroupsCAS},
+		{"WriteMarks", testWriteMarks},   // write_marks.go
 		{"Liabilities", testLiabilities}, // debt.go
 		{"Holdings", testHoldings},       // holding.go
 		{"FXRates", testFXRates},         // networth.go

@@ -341,6 +341,9 @@ func (s *budgetServer) UpdateBudgetAllocations(ctx context.Context, req *finance
 	if err != nil {
 		return nil, err
 	}
+	if err := markReplayed(ctx, res.Replayed); err != nil {
+		return nil, err
+	}
 	return &financev1.UpdateBudgetAllocationsResponse{Data: budgetProto(res.Data), RedactedFields: res.RedactedFields,
 		Filtered: res.Filtered}, nil
 }
@@ -409,6 +412,9 @@ func (s *goalServer) UpdateGoal(ctx context.Context, req *financev1.UpdateGoalRe
 	}
 	res, err := s.svc.UpdateGoal(ctx, c, req.GetId(), int64(req.GetExpectedVersion()), in)
 	if err != nil {
+		return nil, err
+	}
+	if err := markReplayed(ctx, res.Replayed); err != nil {
 		return nil, err
 	}
 	return &financev1.UpdateGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
 )
@@ -206,6 +207,18 @@ func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncS
 		})
 	}
 	return &financev1.GetSyncStatusResponse{Data: st, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+}
+
+// markReplayed marks the answer of a versioned write the service recognised
+// as the retry of one an earlier attempt committed (finance.WriteMark), so
+// the gateway sends Idempotency-Replayed: true, as for a batch the jobs
+// service replays. Finance answers are unmetered, so the mark changes no
+// billing (gateway/gate.go settle).
+func markReplayed(ctx context.Context, replayed bool) error {
+	if !replayed {
+		return nil
+	}
+	return rpc.MarkReplayed(ctx)
 }
 
 // caller reads the account, finance user and grant the gateway

@@ -64,6 +64,9 @@ func (s *transactionServer) UpdateTransaction(ctx context.Context, req *financev
 	if err != nil {
 		return nil, err
 	}
+	if err := markReplayed(ctx, res.Replayed); err != nil {
+		return nil, err
+	}
 	return &financev1.UpdateTransactionResponse{Data: transactionProto(res.Data),
 		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
 }

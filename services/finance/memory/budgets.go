@@ -32,6 +32,7 @@ func cloneBudget(b finance.Budget) finance.Budget {
 	b.EnabledFeatures = cloneStrings(b.EnabledFeatures)
 	b.ExpectedMonthlyIncome = copyPtr(b.ExpectedMonthlyIncome)
 	b.ArchivedAt = tsPtr(b.ArchivedAt)
+	b.LastWrite = copyPtr(b.LastWrite)
 	b.CreatedAt, b.UpdatedAt = ts(b.CreatedAt), ts(b.UpdatedAt)
 	if b.PeriodType == finance.PeriodBiweekly {
 		b.PeriodAnchorDate = finance.Day(b.PeriodAnchorDate)
@@ -60,6 +61,7 @@ func cloneGoal(g finance.Goal) finance.Goal {
 		c.TargetDate = &d
 	}
 	c.CompletedAt = tsPtr(g.CompletedAt)
+	c.LastWrite = copyPtr(g.LastWrite)
 	c.CreatedAt, c.UpdatedAt = ts(g.CreatedAt), ts(g.UpdatedAt)
 	return c
 }
@@ -266,7 +268,7 @@ func (s *Store) UpdateBudgetGroups(_ context.Context, b finance.Budget, expected
 	if old.Version != expectedVersion {
 		return fmt.Errorf("budget %s: %w", b.ID, finance.ErrVersionConflict)
 	}
-	old.Groups, old.Version, old.UpdatedAt = b.Groups, b.Version, b.UpdatedAt
+	old.Groups, old.Version, old.UpdatedAt, old.LastWrite = b.Groups, b.Version, b.UpdatedAt, b.LastWrite
 	s.budgets[b.ID] = cloneBudget(old)
 	return nil
 }

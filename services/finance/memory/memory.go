@@ -402,5 +402,6 @@ func cloneTx(t finance.Transaction) finance.Transaction {
 	t.ProviderTransactionDate = copyPtr(t.ProviderTransactionDate)
 	t.ProviderDescription = copyPtr(t.ProviderDescription)
 	t.ProviderMemo = copyPtr(t.ProviderMemo)
+	t.LastWrite = copyPtr(t.LastWrite)
 	return t
 }

@@ -15,7 +15,7 @@ import (
 
 const budgetColumns = `id::text, user_id::text, name, method_type, period_type, COALESCE(period_anchor_day, 0),
 	period_anchor_date, is_active, COALESCE(income_type, ''), expected_monthly_income::text, currency,
-	enabled_features, groups, version, created_at, updated_at, archived_at`
+	enabled_features, groups, version, created_at, updated_at, archived_at, last_write`
 
 func scanBudget(r pgx.Row) (finance.Budget, error) {
 	var (
@@ -23,11 +23,15 @@ func scanBudget(r pgx.Row) (finance.Budget, error) {
 		anchor *time.Time
 		income *string
 		groups []byte
+		mark   []byte
 	)
 	err := r.Scan(&b.ID, &b.UserID, &b.Name, &b.MethodType, &b.PeriodType, &b.PeriodAnchorDay, &anchor,
 		&b.IsActive, &b.IncomeType, &income, &b.Currency, &b.EnabledFeatures, &groups, &b.Version,
-		&b.CreatedAt, &b.UpdatedAt, &b.ArchivedAt)
+		&b.CreatedAt, &b.UpdatedAt, &b.ArchivedAt, &mark)
 	if err != nil {
+		return b, err
+	}
+	if b.LastWrite, err = scanMark(mark); err != nil {
 		return b, err
 	}
 	if anchor != nil {
@@ -68,10 +72,11 @@ func insertBudget(ctx context.Context, db execer, b finance.Budget) error {
 	_, err = db.Exec(ctx, `
 		INSERT INTO budgets (id, user_id, name, method_type, period_type, period_anchor_day, period_anchor_date,
 			is_active, income_type, expected_monthly_income, currency, enabled_features, groups, version,
-			created_at, updated_at, archived_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+			created_at, updated_at, archived_at, last_write)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
 		b.ID, b.UserID, b.Name, b.MethodType, b.PeriodType, anchorDay, anchorDate, b.IsActive, nullStr(b.IncomeType),
-		income, b.Currency, list(b.EnabledFeatures), groups, b.Version, b.CreatedAt, b.UpdatedAt, b.ArchivedAt)
+		income, b.Currency, list(b.EnabledFeatures), groups, b.Version, b.CreatedAt, b.UpdatedAt, b.ArchivedAt,
+		markArg(b.LastWrite))
 	return err
 }
 
@@ -185,18 +190,23 @@ func scanBudgetRow(r pgx.CollectableRow) (finance.BudgetRow, error) {
 
 const goalColumns = `id::text, user_id::text, name, COALESCE(description, ''), goal_type, status, target_amount::text,
 	current_amount::text, currency, target_date, COALESCE(funding_source_type, ''), tracking_mode, sort_order,
-	show_in_digest, account_links, budget_links, spending_plan, version, created_at, updated_at, completed_at`
+	show_in_digest, account_links, budget_links, spending_plan, version, created_at, updated_at, completed_at,
+	last_write`
 
 func scanGoal(r pgx.Row) (finance.Goal, error) {
 	var (
 		g                        finance.Goal
 		target, current          string
 		accounts, budgets, plans []byte
+		mark                     []byte
 	)
 	err := r.Scan(&g.ID, &g.UserID, &g.Name, &g.Description, &g.GoalType, &g.Status, &target, &current,
 		&g.Currency, &g.TargetDate, &g.FundingSourceType, &g.TrackingMode, &g.SortOrder, &g.ShowInDigest,
-		&accounts, &budgets, &plans, &g.Version, &g.CreatedAt, &g.UpdatedAt, &g.CompletedAt)
+		&accounts, &budgets, &plans, &g.Version, &g.CreatedAt, &g.UpdatedAt, &g.CompletedAt, &mark)
 	if err != nil {
+		return g, err
+	}
+	if g.LastWrite, err = scanMark(mark); err != nil {
 		return g, err
 	}
 	if g.TargetAmount, err = decimal.NewFromString(target); err != nil {
@@ -249,11 +259,12 @@ func (s *Store) CreateGoal(ctx context.Context, g finance.Goal) error {
 	_, err = s.pool.Exec(ctx, `
 		INSERT INTO goals (id, user_id, name, description, goal_type, status, target_amount, current_amount,
 			currency, target_date, funding_source_type, tracking_mode, sort_order, show_in_digest,
-			account_links, budget_links, spending_plan, version, created_at, updated_at, completed_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+			account_links, budget_links, spending_plan, version, created_at, updated_at, completed_at, last_write)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
 		g.ID, g.UserID, g.Name, nullStr(g.Description), g.GoalType, g.Status, numeric(g.TargetAmount),
 		numeric(g.CurrentAmount), g.Currency, dayPtr(g.TargetDate), nullStr(g.FundingSourceType), g.TrackingMode,
-		g.SortOrder, g.ShowInDigest, accounts, budgets, plans, g.Version, g.CreatedAt, g.UpdatedAt, g.CompletedAt)
+		g.SortOrder, g.ShowInDigest, accounts, budgets, plans, g.Version, g.CreatedAt, g.UpdatedAt, g.CompletedAt,
+		markArg(g.LastWrite))
 	return wrap(err, "create goal")
 }
 
@@ -311,9 +322,9 @@ func (s *Store) UpdateBudgetGroups(ctx context.Context, b finance.Budget, expect
 	if err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE budgets SET groups = $4, version = $5, updated_at = $6
+	tag, err := s.pool.Exec(ctx, `UPDATE budgets SET groups = $4, version = $5, updated_at = $6, last_write = $7
 		WHERE id = $1 AND user_id = $2 AND version = $3`,
-		b.ID, b.UserID, expectedVersion, groups, b.Version, b.UpdatedAt)
+		b.ID, b.UserID, expectedVersion, groups, b.Version, b.UpdatedAt, markArg(b.LastWrite))
 	if err != nil {
 		return wrap(err, "update budget groups")
 	}
@@ -358,11 +369,11 @@ func (s *Store) UpdateGoal(ctx context.Context, g finance.Goal, expectedVersion 
 		UPDATE goals SET name = $4, description = $5, goal_type = $6, status = $7, target_amount = $8,
 			current_amount = $9, currency = $10, target_date = $11, funding_source_type = $12, tracking_mode = $13,
 			sort_order = $14, show_in_digest = $15, account_links = $16, budget_links = $17, spending_plan = $18,
-			version = $19, updated_at = $20, completed_at = $21
+			version = $19, updated_at = $20, completed_at = $21, last_write = $22
 		WHERE id = $1 AND user_id = $2 AND version = $3`,
 		g.ID, g.UserID, expectedVersion, g.Name, nullStr(g.Description), g.GoalType, g.Status, numeric(g.TargetAmount),
 		numeric(g.CurrentAmount), g.Currency, dayPtr(g.TargetDate), nullStr(g.FundingSourceType), g.TrackingMode,
-		g.SortOrder, g.ShowInDigest, accounts, budgets, plans, g.Version, g.UpdatedAt, g.CompletedAt)
+		g.SortOrder, g.ShowInDigest, accounts, budgets, plans, g.Version, g.UpdatedAt, g.CompletedAt, markArg(g.LastWrite))
 	if err != nil {
 		return wrap(err, "update goal")
 	}

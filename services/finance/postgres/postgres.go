@@ -5,6 +5,7 @@ package postgres
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -269,9 +270,9 @@ const insertTransaction = `
 		external_ref, tags, check_number, memo, location_street, location_city, location_state,
 		location_postal_code, location_country, provider_amount, provider_currency, provider_merchant_name,
 		provider_transaction_date, provider_description, provider_memo, owned_by_user, version, split_parent_id,
-		created_at, updated_at)
+		created_at, updated_at, last_write)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36)`
+		$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37)`
 
 // InsertTransactions implements finance.Store. The rows go in one database
 // transaction, sent as one batch.
@@ -302,7 +303,28 @@ func insertArgs(t finance.Transaction) []any {
 		nullStr(t.Memo), nullStr(loc.Street), nullStr(loc.City), nullStr(loc.State),
 		nullStr(loc.PostalCode), nullStr(loc.Country), provAmount, provCurrency, t.ProviderMerchantName,
 		dayPtr(t.ProviderTransactionDate), t.ProviderDescription, t.ProviderMemo, list(t.OwnedByUser),
-		t.Version, nullStr(t.SplitParentID), t.CreatedAt, t.UpdatedAt}
+		t.Version, nullStr(t.SplitParentID), t.CreatedAt, t.UpdatedAt, markArg(t.LastWrite)}
+}
+
+// markArg is a WriteMark as a jsonb parameter: NULL for none.
+func markArg(m *finance.WriteMark) any {
+	if m == nil {
+		return nil
+	}
+	b, _ := json.Marshal(m) // cannot fail: two strings and an integer
+	return string(b)
+}
+
+// scanMark reads a jsonb WriteMark column (nil for NULL).
+func scanMark(raw []byte) (*finance.WriteMark, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var m finance.WriteMark
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("last_write: %w", err)
+	}
+	return &m, nil
 }
 
 const transactionColumns = `id::text, user_id::text, account_id::text, COALESCE(category_id::text, ''),
@@ -312,7 +334,7 @@ const transactionColumns = `id::text, user_id::text, account_id::text, COALESCE(
 	COALESCE(memo, ''), COALESCE(location_street, ''), COALESCE(location_city, ''), COALESCE(location_state, ''),
 	COALESCE(location_postal_code, ''), COALESCE(location_country, ''), provider_amount::text, provider_currency,
 	provider_merchant_name, provider_transaction_date, provider_description, provider_memo, owned_by_user,
-	version, COALESCE(split_parent_id::text, ''), created_at, updated_at`
+	version, COALESCE(split_parent_id::text, ''), created_at, updated_at, last_write`
 
 func scanTransaction(r pgx.Row) (finance.Transaction, error) {
 	var (
@@ -320,14 +342,18 @@ func scanTransaction(r pgx.Row) (finance.Transaction, error) {
 		amount                 string
 		loc                    finance.Location
 		provAmount, provCurrcy *string
+		lastWrite              []byte
 	)
 	err := r.Scan(&t.ID, &t.UserID, &t.AccountID, &t.CategoryID, &amount, &t.Amount.Currency, &t.Merchant,
 		&t.DisplayName, &t.Description, &t.Date, &t.PostedAt, &t.IsPending, &t.Source, &t.PaymentChannel,
 		&t.TransferPairID, &t.RecurringRuleID, &t.ExternalRef, &t.Tags, &t.CheckNumber, &t.Memo,
 		&loc.Street, &loc.City, &loc.State, &loc.PostalCode, &loc.Country, &provAmount, &provCurrcy,
 		&t.ProviderMerchantName, &t.ProviderTransactionDate, &t.ProviderDescription, &t.ProviderMemo,
-		&t.OwnedByUser, &t.Version, &t.SplitParentID, &t.CreatedAt, &t.UpdatedAt)
+		&t.OwnedByUser, &t.Version, &t.SplitParentID, &t.CreatedAt, &t.UpdatedAt, &lastWrite)
 	if err != nil {
+		return t, err
+	}
+	if t.LastWrite, err = scanMark(lastWrite); err != nil {
 		return t, err
 	}
 	if t.Amount.Amount, err = decimal.NewFromString(amount); err != nil {

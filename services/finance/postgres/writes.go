@@ -170,7 +170,7 @@ const updateTransaction = `
 		check_number = $15, memo = $16, location_street = $17, location_city = $18, location_state = $19,
 		location_postal_code = $20, location_country = $21, provider_amount = $22, provider_currency = $23,
 		provider_merchant_name = $24, provider_transaction_date = $25, provider_description = $26,
-		provider_memo = $27, owned_by_user = $28, version = $29, updated_at = $30
+		provider_memo = $27, owned_by_user = $28, version = $29, updated_at = $30, last_write = $31
 	WHERE id = $1 AND user_id = $2 AND version = $3`
 
 func updateArgs(t finance.Transaction, expected int64) []any {
@@ -184,7 +184,7 @@ func updateArgs(t finance.Transaction, expected int64) []any {
 		t.IsPending, nullStr(t.PaymentChannel), list(t.Tags), nullStr(t.CheckNumber), nullStr(t.Memo),
 		nullStr(loc.Street), nullStr(loc.City), nullStr(loc.State), nullStr(loc.PostalCode), nullStr(loc.Country),
 		provAmount, provCurrency, t.ProviderMerchantName, dayPtr(t.ProviderTransactionDate), t.ProviderDescription,
-		t.ProviderMemo, list(t.OwnedByUser), t.Version, t.UpdatedAt}
+		t.ProviderMemo, list(t.OwnedByUser), t.Version, t.UpdatedAt, markArg(t.LastWrite)}
 }
 
 type querier interface {
