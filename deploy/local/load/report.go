@@ -34,13 +34,17 @@ func (res Result) Print(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if res.Replays+res.ReplayMisses > 0 {
+	if checked := res.Replays + res.ReplayMisses; checked+res.ReplaysRefused > 0 {
 		verdict := "OK"
 		if res.ReplayMisses > 0 {
 			verdict = "MISMATCH"
 		}
-		fmt.Fprintf(w, "\nidempotency: %s, %d of %d finance-write replays (same Idempotency-Key and body) answered from the store\n",
-			verdict, res.Replays, res.Replays+res.ReplayMisses)
+		fmt.Fprintf(w, "\nidempotency: %s, %d of %d finance-write replays (same Idempotency-Key and body) answered from the store",
+			verdict, res.Replays, checked)
+		if res.ReplaysRefused > 0 {
+			fmt.Fprintf(w, "; %d more refused by the rate limiter (429) before reaching it, not checked", res.ReplaysRefused)
+		}
+		fmt.Fprintln(w)
 	}
 	u := res.Usage
 	switch {

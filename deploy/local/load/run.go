@@ -88,7 +88,9 @@ type Result struct {
 	Accounts int
 	// Replays are finance writes sent again with the same Idempotency-Key
 	// and answered from the idempotency store; ReplayMisses were not.
-	Replays, ReplayMisses int64
+	// ReplaysRefused were refused by the rate limiter (429), which runs
+	// before the store: they say nothing about it either way.
+	Replays, ReplayMisses, ReplaysRefused int64
 }
 
 type runner struct {
@@ -106,9 +108,10 @@ type runner struct {
 	writes  atomic.Uint64
 	txPool  chan txRow
 	// replays counts finance-write replays answered from the idempotency
-	// store; replayMisses those that were not.
-	replays, replayMisses atomic.Int64
-	lastWrite             atomic.Pointer[sentWrite]
+	// store, replayMisses those that were not, replaysRefused those the
+	// rate limiter turned away first.
+	replays, replayMisses, replaysRefused atomic.Int64
+	lastWrite                             atomic.Pointer[sentWrite]
 }
 
 // Run sends the mix for cfg.Duration and then checks usage.
@@ -124,7 +127,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		res.Rows = append(res.Rows, Row{Scenario: sc.name, Route: sc.method + " " + sc.pattern, Summary: r.stats[sc.name].summary(res.Elapsed)})
 	}
 	res.Usage = r.checkUsage(ctx)
-	res.Replays, res.ReplayMisses = r.replays.Load(), r.replayMisses.Load()
+	res.Replays, res.ReplayMisses, res.ReplaysRefused = r.replays.Load(), r.replayMisses.Load(), r.replaysRefused.Load()
 	return res, nil
 }
 

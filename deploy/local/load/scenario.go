@@ -178,9 +178,12 @@ func buildFinanceWrite(ctx context.Context, r *runner) (*call, afterFunc, bool) 
 		c.set("Content-Type", "application/json")
 		c.set("Idempotency-Key", last.key)
 		return c, func(status int, _ []byte, replayed bool) {
-			if status == http.StatusOK && replayed {
+			switch {
+			case status == http.StatusOK && replayed:
 				r.replays.Add(1)
-			} else {
+			case status == http.StatusTooManyRequests:
+				r.replaysRefused.Add(1)
+			default:
 				r.replayMisses.Add(1)
 			}
 		}, false
