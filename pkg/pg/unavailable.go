@@ -60,8 +60,8 @@ func Unavailable(err error) bool {
 // too_many_connections, 58000/58030 system and I/O errors, and 40001
 // serialization_failure and 40P01 deadlock_detected: the server rolled the
 // transaction back for a concurrent one and the same request, retried,
-// succeeds (finance's flow-total triggers can deadlock a bulk
-// recategorize against a PATCH of the same row).
+// succeeds. Stores run such a transaction again themselves (InTx), so this
+// is what is left when every attempt lost.
 func unavailableState(code string) bool {
 	if strings.HasPrefix(code, "08") {
 		return true

@@ -60,6 +60,7 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"FlowTotals", testFlowTotals},                     // flows.go
 		{"Imports", testImports},                           // imports.go
 		{"ConcurrentImports", testConcurrentImports},
+		{"ConcurrentWrites", testConcurrentWrites}, // concurrent.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

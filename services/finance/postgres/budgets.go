@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
 )
 
@@ -113,7 +114,8 @@ func (s *Store) ListBudgets(ctx context.Context, userID string) ([]finance.Budge
 // concurrent switches of one user run one after the other.
 func (s *Store) SwitchBudget(ctx context.Context, next finance.Budget) (string, error) {
 	archived := ""
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		archived = "" // InTx may run this again
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, next.UserID); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
 )
 
@@ -91,7 +92,7 @@ func (s *Store) PutSecurityPrices(ctx context.Context, ps []finance.SecurityPric
 	if len(ps) == 0 {
 		return nil
 	}
-	return wrap(pgx.BeginFunc(ctx, s.pool, func(dbtx pgx.Tx) error {
+	return wrap(pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, p := range ps {
 			b.Queue(`INSERT INTO security_prices (ticker, currency, price_date, price, source)

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
 )
 
@@ -47,7 +48,8 @@ func (s *Store) ApplyImport(ctx context.Context, w finance.ImportWrite) ([]bool,
 		}
 	}
 	claimed := make([]bool, len(w.Rows))
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		clear(claimed) // InTx may run this again
 		rows, err := tx.Query(ctx, `
 			INSERT INTO import_claims (account_id, import_key, transaction_id)
 			SELECT $1, k, t FROM unnest($2::text[], $3::uuid[]) AS u (k, t) ORDER BY k

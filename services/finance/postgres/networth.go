@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
 )
 
@@ -16,7 +17,7 @@ func (s *Store) PutFXRates(ctx context.Context, rs []finance.FXRate) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	return wrap(pgx.BeginFunc(ctx, s.pool, func(dbtx pgx.Tx) error {
+	return wrap(pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, r := range rs {
 			b.Queue(`INSERT INTO fx_rates (currency, rate_date, per_usd, source) VALUES ($1, $2, $3, $4)

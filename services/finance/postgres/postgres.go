@@ -280,7 +280,7 @@ func (s *Store) InsertTransactions(ctx context.Context, txs []finance.Transactio
 	if len(txs) == 0 {
 		return nil
 	}
-	return wrap(pgx.BeginFunc(ctx, s.pool, func(dbtx pgx.Tx) error {
+	return wrap(pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, t := range txs {
 			b.Queue(insertTransaction, insertArgs(t)...)

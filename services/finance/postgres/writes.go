@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
 )
 
@@ -58,7 +59,7 @@ func recordSync(ctx context.Context, db execer, st finance.ConnectionSyncState) 
 // serialises concurrent creates of one user, so the count stays true until
 // the insert commits.
 func (s *Store) CreateCustomCategory(ctx context.Context, c finance.Category, limit int) error {
-	return wrap(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return wrap(pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var n int
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, c.UserID); err != nil {
 			return err
@@ -116,7 +117,7 @@ func (s *Store) DeleteCategory(ctx context.Context, userID, id, mergeInto string
 		return nil, fmt.Errorf("category %q: %w", id, finance.ErrNotFound)
 	}
 	var moved []string
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var found bool
 		err := tx.QueryRow(ctx, `SELECT true FROM categories WHERE id = $1 AND user_id = $2 FOR UPDATE`, id, userID).Scan(&found)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -214,8 +215,11 @@ func casUpdate(ctx context.Context, db querier, t finance.Transaction, expected 
 }
 
 // UpdateTransaction implements finance.Store.
+// A deadlock of the flow-total triggers with a concurrent multi-row write
+// (a sync, a category delete) is run again, as InTx does for those.
 func (s *Store) UpdateTransaction(ctx context.Context, t finance.Transaction, expectedVersion int64) error {
-	return wrap(casUpdate(ctx, s.pool, t, expectedVersion), "update transaction")
+	err := pg.RetryConflicts(ctx, func() error { return casUpdate(ctx, s.pool, t, expectedVersion) })
+	return wrap(err, "update transaction")
 }
 
 // IsSplitParent implements finance.Store.
@@ -312,7 +316,7 @@ func (s *Store) TransactionsByExternalRef(ctx context.Context, userID string, ac
 
 // ApplySync implements finance.Store in one database transaction.
 func (s *Store) ApplySync(ctx context.Context, w finance.SyncWrite) error {
-	return wrap(pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return wrap(pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if len(w.Inserts) > 0 {
 			b := &pgx.Batch{}
 			for _, t := range w.Inserts {
