@@ -143,4 +143,5 @@ type Store interface {
 	PaymentStore
 	OAuthStore
 	PortalTokenStore
+	HousekeepingStore
 }

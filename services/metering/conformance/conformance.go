@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	runPortal(t, newStore)
 	runPayments(t, newStore)
 	runOAuth(t, newStore)
+	t.Run("Housekeeping", func(t *testing.T) { testHousekeeping(t, newStore) }) // housekeeping.go
 }
 
 func newAccount(name string) metering.Account {

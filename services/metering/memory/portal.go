@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
 )
@@ -94,17 +93,6 @@ func (s *Store) DeleteUserSessions(_ context.Context, userID string) error {
 		}
 	}
 	return nil
-}
-
-// PruneSessions removes sessions expired at now (memory only grows otherwise).
-func (s *Store) PruneSessions(now time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for h, ps := range s.sessions {
-		if !now.Before(ps.ExpiresAt) {
-			delete(s.sessions, h)
-		}
-	}
 }
 
 func (s *Store) InviteUser(_ context.Context, u metering.PortalUser, m metering.OutboxMail) error {

@@ -79,6 +79,9 @@ type Server struct {
 	pool   *pgxpool.Pool // nil on the in-memory store
 	redis  io.Closer     // nil without RedisURL
 	cfg    Config
+	// housekept is when BillingTick last ran the housekeeping (zero: never,
+	// so a replica's first tick runs it).
+	housekept time.Time
 }
 
 var _ rpc.Service = (*Server)(nil)
@@ -151,8 +154,8 @@ func (s *Server) Checks() []rpc.Check { return s.checks }
 
 // Run does the billing work every BillingInterval until ctx ends: it
 // closes ended periods into invoices (collecting them), retries due
-// invoice collections, settles due payments, queues usage alert e-mails and
-// sends the outbox. Every replica runs it; the store makes each invoice and
+// invoice collections, settles due payments, queues usage alert e-mails,
+// sends the outbox and, hourly, deletes expired sessions and tokens. Every replica runs it; the store makes each invoice and
 // alert exactly once, claims each collection attempt for one replica and
 // leases each mail to one sender.
 func (s *Server) Run(ctx context.Context) error {
@@ -196,6 +199,14 @@ func (s *Server) BillingTick(ctx context.Context) {
 	if s.cfg.Mailer != nil {
 		if _, err := s.svc.DeliverMail(ctx, s.cfg.Mailer); err != nil && ctx.Err() == nil {
 			log.WarnContext(ctx, "sending usage alert mail", "err", err)
+		}
+	}
+	// Expired sessions and tokens, hourly: they only take space.
+	if now := s.cfg.Clock(); now.Sub(s.housekept) >= metering.HousekeepingInterval {
+		if _, err := s.svc.Housekeep(ctx); err != nil && ctx.Err() == nil {
+			log.WarnContext(ctx, "housekeeping", "err", err)
+		} else {
+			s.housekept = now
 		}
 	}
 }

@@ -1,0 +1,72 @@
+package metering_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/services/metering"
+)
+
+// TestHousekeep: what has expired by the service clock goes, what is live
+// stays, and a run with nothing expired deletes nothing.
+func TestHousekeep(t *testing.T) {
+	e := newPortal(t)
+	ctx := t.Context()
+	a, err := e.svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", CreatedAt: e.now()}
+	if err := e.store.AddPortalUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	session := func(hash string, ttl time.Duration) {
+		if err := e.store.CreateSession(ctx, metering.PortalSession{TokenHash: hash, UserID: u.ID, AccountID: a.ID,
+			CSRFToken: "c", CreatedAt: e.now(), ExpiresAt: e.now().Add(ttl)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	session("short", time.Hour)
+	session("long", metering.DefaultSessionTTL)
+	mail := metering.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: metering.MilestonePasswordReset,
+		PeriodStart: e.now(), To: u.Email, Subject: "reset", Body: "link", CreatedAt: e.now(), NextAttemptAt: e.now()}
+	if err := e.store.CreatePortalToken(ctx, metering.PortalToken{TokenHash: "reset", Purpose: metering.TokenPasswordReset,
+		UserID: u.ID, CreatedAt: e.now(), ExpiresAt: e.now().Add(30 * time.Minute)}, mail); err != nil {
+		t.Fatal(err)
+	}
+	secret, c, err := e.svc.CreateOAuthClient(ctx, a.ID, "ci", []string{"convert"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := e.svc.ClientCredentialsToken(ctx, metering.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if got, err := e.svc.Housekeep(ctx); err != nil || got != (metering.Housekept{}) {
+		t.Fatalf("nothing expired yet: %+v, %v", got, err)
+	}
+	e.advance(metering.AccessTokenTTL + time.Minute) // past the token, the link and the short session
+	got, err := e.svc.Housekeep(ctx)
+	if want := (metering.Housekept{Sessions: 1, PortalTokens: 1, AccessTokens: 1}); err != nil || got != want {
+		t.Fatalf("Housekeep = %+v, %v; want %+v", got, err, want)
+	}
+	if _, err := e.store.SessionByHash(ctx, "short"); !errors.Is(err, metering.ErrNotFound) {
+		t.Errorf("the expired session is still there: %v", err)
+	}
+	if _, err := e.store.SessionByHash(ctx, "long"); err != nil {
+		t.Errorf("the live session was deleted: %v", err)
+	}
+	if _, err := e.store.PortalTokenByHash(ctx, "reset"); !errors.Is(err, metering.ErrNotFound) {
+		t.Errorf("the expired reset link is still there: %v", err)
+	}
+	if _, err := e.store.CredentialByHash(ctx, tok.Credential.SecretHash); !errors.Is(err, metering.ErrNotFound) {
+		t.Errorf("the expired access token is still there: %v", err)
+	}
+	if _, err := e.store.OAuthClientByClientID(ctx, c.ClientID); err != nil {
+		t.Errorf("the client went with its token: %v", err)
+	}
+}
