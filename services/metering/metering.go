@@ -101,6 +101,9 @@ type Credential struct {
 	// OAuthClientID is the OAuthClient.ID an access token was issued to;
 	// revoking the client revokes it too. Empty otherwise.
 	OAuthClientID string
+	// LastUsedAt is when a request last authenticated with the credential,
+	// to within LastUsedGranularity; nil: never.
+	LastUsedAt *time.Time
 }
 
 // Revoked reports whether the credential has been revoked.
@@ -137,6 +140,10 @@ type Store interface {
 	// RevokeCredential records the revocation time. Revoking twice keeps the
 	// first time, so the audit trail shows when access really ended.
 	RevokeCredential(ctx context.Context, id string, at time.Time) error
+	// TouchCredential records at as the credential's LastUsedAt unless it
+	// already holds a later time (replicas may touch it out of order);
+	// ErrNotFound for an unknown id.
+	TouchCredential(ctx context.Context, id string, at time.Time) error
 
 	BillingStore
 	PortalStore

@@ -232,7 +232,29 @@ func (s *Service) Resolve(ctx context.Context, secret string) (Credential, error
 		// An expired access token is refused exactly as a revoked one.
 		return Credential{}, ErrNotFound
 	}
+	s.touch(ctx, &c)
 	return c, nil
+}
+
+// LastUsedGranularity is how stale a credential's LastUsedAt may get: the
+// gateway resolves a credential at most every few seconds (its cache), and
+// Resolve writes the time only when the stored one is older than this, so a
+// busy key costs one UPDATE a minute, not one per request.
+const LastUsedGranularity = time.Minute
+
+// touch records now as c's last use when the stored time is older than
+// LastUsedGranularity. It is best effort: a failed write is logged and the
+// request goes on, since authenticating must not depend on it.
+func (s *Service) touch(ctx context.Context, c *Credential) {
+	now := s.now().UTC().Truncate(time.Second) // the listing shows seconds
+	if c.LastUsedAt != nil && now.Sub(*c.LastUsedAt) < LastUsedGranularity {
+		return
+	}
+	if err := s.store.TouchCredential(ctx, c.ID, now); err != nil {
+		s.log.WarnContext(ctx, "record credential use", "credential_id", c.ID, "err", err)
+		return
+	}
+	c.LastUsedAt = &now
 }
 
 // Revoke ends a credential's access from now on. Revoking a revoked credential

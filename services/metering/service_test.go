@@ -462,6 +462,9 @@ func TestResolve(t *testing.T) {
 		return secret, c
 	}
 	liveSecret, live := issue("live")
+	// Resolving records the use (at the clock's second: last_used_test.go).
+	used := now.UTC().Truncate(time.Second)
+	live.LastUsedAt = &used
 	revokedSecret, revoked := issue("revoked")
 	if err := svc.Revoke(t.Context(), revoked.ID); err != nil {
 		t.Fatalf("Revoke: %v", err)

@@ -27,6 +27,7 @@ func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	t.Run("CredentialByHash", func(t *testing.T) { testCredentialByHash(t, newStore) })
 	t.Run("ListCredentials", func(t *testing.T) { testListCredentials(t, newStore) })
 	t.Run("RevokeCredential", func(t *testing.T) { testRevokeCredential(t, newStore) })
+	t.Run("TouchCredential", func(t *testing.T) { testTouchCredential(t, newStore) }) // last_used.go
 	t.Run("SetBillingLimits", func(t *testing.T) { testSetBillingLimits(t, newStore) })
 	t.Run("ValuesAreCopies", func(t *testing.T) { testValuesAreCopies(t, newStore) })
 	runBilling(t, newStore)

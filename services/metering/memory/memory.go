@@ -113,6 +113,20 @@ func (s *Store) ListCredentials(_ context.Context, accountID string) ([]metering
 	return out, nil
 }
 
+func (s *Store) TouchCredential(_ context.Context, id string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.credentials[id]
+	if !ok {
+		return metering.ErrNotFound
+	}
+	if c.LastUsedAt == nil || c.LastUsedAt.Before(at) {
+		c.LastUsedAt = copyPtr(&at)
+		s.credentials[id] = c
+	}
+	return nil
+}
+
 func (s *Store) RevokeCredential(_ context.Context, id string, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -136,5 +150,6 @@ func clone(c metering.Credential) metering.Credential {
 		c.RevokedAt = &t
 	}
 	c.ExpiresAt = copyPtr(c.ExpiresAt)
+	c.LastUsedAt = copyPtr(c.LastUsedAt)
 	return c
 }

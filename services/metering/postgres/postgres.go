@@ -138,23 +138,22 @@ func (s *Store) CreateCredential(ctx context.Context, c metering.Credential) err
 }
 
 const credentialColumns = `id::text, account_id::text, name, kind, surface, mode, scopes, secret_hash,
-	prefix, finance_user_id, grant_id, created_at, revoked_at, expires_at, COALESCE(oauth_client_id::text, '')`
+	prefix, finance_user_id, grant_id, created_at, revoked_at, expires_at, COALESCE(oauth_client_id::text, ''),
+	last_used_at`
 
 func scanCredential(row pgx.Row) (metering.Credential, error) {
 	var c metering.Credential
 	err := row.Scan(&c.ID, &c.AccountID, &c.Name, &c.Kind, &c.Surface, &c.Mode, &c.Scopes, &c.SecretHash,
-		&c.Prefix, &c.FinanceUserID, &c.GrantID, &c.CreatedAt, &c.RevokedAt, &c.ExpiresAt, &c.OAuthClientID)
+		&c.Prefix, &c.FinanceUserID, &c.GrantID, &c.CreatedAt, &c.RevokedAt, &c.ExpiresAt, &c.OAuthClientID, &c.LastUsedAt)
 	if err != nil {
 		return metering.Credential{}, err
 	}
 	c.CreatedAt = c.CreatedAt.UTC()
-	if c.RevokedAt != nil {
-		t := c.RevokedAt.UTC()
-		c.RevokedAt = &t
-	}
-	if c.ExpiresAt != nil {
-		t := c.ExpiresAt.UTC()
-		c.ExpiresAt = &t
+	for _, p := range []**time.Time{&c.RevokedAt, &c.ExpiresAt, &c.LastUsedAt} {
+		if *p != nil {
+			t := (*p).UTC()
+			*p = &t
+		}
 	}
 	return c, nil
 }
@@ -190,6 +189,26 @@ func (s *Store) ListCredentials(ctx context.Context, accountID string) ([]meteri
 		return nil, storeErr("list credentials", err)
 	}
 	return out, nil
+}
+
+func (s *Store) TouchCredential(ctx context.Context, id string, at time.Time) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	// An equal or later time already there is kept: the row is found, so
+	// this is no miss, but the UPDATE changes nothing.
+	var found bool
+	err := s.pool.QueryRow(ctx, `
+		WITH t AS (UPDATE credentials SET last_used_at = $2
+			WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2) RETURNING 1)
+		SELECT EXISTS (SELECT 1 FROM t) OR EXISTS (SELECT 1 FROM credentials WHERE id = $1)`, id, at).Scan(&found)
+	if err != nil {
+		return storeErr("touch credential", err)
+	}
+	if !found {
+		return metering.ErrNotFound
+	}
+	return nil
 }
 
 func (s *Store) RevokeCredential(ctx context.Context, id string, at time.Time) error {
