@@ -205,12 +205,18 @@ func TestPortalEndToEnd(t *testing.T) {
 			if !strings.HasPrefix(secret, "ak_live_") {
 				t.Fatalf("secret %q", secret)
 			}
+			if l := b.get("/portal/keys"); !strings.Contains(l.body, `<td data-label="Last used">never</td>`) {
+				t.Fatalf("a new key's last use is not \"never\": %s", l.body)
+			}
 			if got := formats(t, st.URL, secret); got != 200 {
 				t.Fatalf("/v1/formats with the new key: %d", got)
 			}
 			again := b.get("/portal/keys")
 			if strings.Contains(again.body, secret) || !strings.Contains(again.body, secret[:12]) {
 				t.Fatal("the secret is shown twice, or the prefix not at all")
+			}
+			if !regexp.MustCompile(`<td data-label="Last used">20\d\d-\d\d-\d\d \d\d:\d\d UTC</td>`).MatchString(again.body) {
+				t.Fatalf("the key's use is not shown: %s", again.body)
 			}
 			p := b.post("/portal/keys/"+id+"/revoke", url.Values{"csrf": {again.csrf(t)}})
 			if p.status != http.StatusSeeOther {

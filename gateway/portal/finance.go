@@ -29,7 +29,7 @@ type financeCredView struct {
 	ID, Name, Prefix, Kind, Mode, UserID, GrantID string
 	Scopes                                        []string
 	Created                                       time.Time
-	Revoked                                       *time.Time
+	Revoked, LastUsed                             *time.Time
 }
 
 func (p *Portal) financeView(r *http.Request, token string) (*financeView, error) {
@@ -51,6 +51,10 @@ func toFinanceCredView(c *meteringv1.PortalFinanceCredential) financeCredView {
 	if c.RevokedAt != nil {
 		t := c.GetRevokedAt().AsTime()
 		out.Revoked = &t
+	}
+	if c.LastUsedAt != nil {
+		t := c.GetLastUsedAt().AsTime()
+		out.LastUsed = &t
 	}
 	return out
 }

@@ -209,7 +209,7 @@ type keyView struct {
 	ID, Name, Prefix, Mode string
 	Scopes                 []string
 	Created                time.Time
-	Revoked                *time.Time
+	Revoked, LastUsed      *time.Time
 }
 
 func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, page string, v view) {
@@ -429,6 +429,10 @@ func toKeyView(k *meteringv1.PortalKey) keyView {
 	if k.RevokedAt != nil {
 		t := k.GetRevokedAt().AsTime()
 		kv.Revoked = &t
+	}
+	if k.LastUsedAt != nil {
+		t := k.GetLastUsedAt().AsTime()
+		kv.LastUsed = &t
 	}
 	return kv
 }

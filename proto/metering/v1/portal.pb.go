@@ -655,7 +655,10 @@ type PortalKey struct {
 	Scopes    []string               `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// Absent while the key is live.
-	RevokedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	RevokedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	// When a request last authenticated with the key, to within a minute;
+	// absent if none has.
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -735,6 +738,13 @@ func (x *PortalKey) GetCreatedAt() *timestamppb.Timestamp {
 func (x *PortalKey) GetRevokedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.RevokedAt
+	}
+	return nil
+}
+
+func (x *PortalKey) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
 	}
 	return nil
 }
@@ -3014,6 +3024,8 @@ type PortalFinanceCredential struct {
 	GrantId       string                 `protobuf:"bytes,8,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	RevokedAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	// As PortalKey's.
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3114,6 +3126,13 @@ func (x *PortalFinanceCredential) GetCreatedAt() *timestamppb.Timestamp {
 func (x *PortalFinanceCredential) GetRevokedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.RevokedAt
+	}
+	return nil
+}
+
+func (x *PortalFinanceCredential) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
 	}
 	return nil
 }
@@ -4140,7 +4159,7 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\x10ListKeysResponse\x12*\n" +
 	"\x04keys\x18\x01 \x03(\v2\x16.metering.v1.PortalKeyR\x04keys\x12%\n" +
 	"\x0edefault_scopes\x18\x02 \x03(\tR\rdefaultScopes\x12\"\n" +
-	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\xe9\x01\n" +
+	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\xa7\x02\n" +
 	"\tPortalKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -4150,7 +4169,9 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"revoked_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\"h\n" +
+	"revoked_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x12<\n" +
+	"\flast_used_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\"h\n" +
 	"\x10CreateKeyRequest\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -4323,7 +4344,7 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\x1eListFinanceCredentialsResponse\x12F\n" +
 	"\vcredentials\x18\x01 \x03(\v2$.metering.v1.PortalFinanceCredentialR\vcredentials\x12%\n" +
 	"\x0edefault_scopes\x18\x02 \x03(\tR\rdefaultScopes\x12\"\n" +
-	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\xce\x02\n" +
+	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\x8c\x03\n" +
 	"\x17PortalFinanceCredential\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -4337,7 +4358,9 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"revoked_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\"\xcd\x01\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x12<\n" +
+	"\flast_used_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\"\xcd\x01\n" +
 	"\x1eCreateFinanceCredentialRequest\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -4527,103 +4550,105 @@ var file_metering_v1_portal_proto_depIdxs = []int32{
 	11, // 4: metering.v1.ListKeysResponse.keys:type_name -> metering.v1.PortalKey
 	68, // 5: metering.v1.PortalKey.created_at:type_name -> google.protobuf.Timestamp
 	68, // 6: metering.v1.PortalKey.revoked_at:type_name -> google.protobuf.Timestamp
-	11, // 7: metering.v1.CreateKeyResponse.key:type_name -> metering.v1.PortalKey
-	69, // 8: metering.v1.GetPortalUsageResponse.usage:type_name -> metering.v1.GetUsageResponse
-	20, // 9: metering.v1.GetPortalUsageResponse.plans:type_name -> metering.v1.PortalPlan
-	18, // 10: metering.v1.GetPortalUsageResponse.alert_mails:type_name -> metering.v1.PortalAlertMail
-	19, // 11: metering.v1.GetPortalUsageResponse.invoices:type_name -> metering.v1.PortalInvoice
-	68, // 12: metering.v1.PortalAlertMail.created_at:type_name -> google.protobuf.Timestamp
-	68, // 13: metering.v1.PortalAlertMail.sent_at:type_name -> google.protobuf.Timestamp
-	68, // 14: metering.v1.PortalInvoice.period_start:type_name -> google.protobuf.Timestamp
-	68, // 15: metering.v1.PortalInvoice.period_end:type_name -> google.protobuf.Timestamp
-	68, // 16: metering.v1.PortalInvoice.next_attempt_at:type_name -> google.protobuf.Timestamp
-	70, // 17: metering.v1.SetPortalLimitsRequest.limits:type_name -> metering.v1.SetBillingLimitsRequest
-	71, // 18: metering.v1.SetPortalLimitsResponse.limits:type_name -> metering.v1.BillingLimits
-	68, // 19: metering.v1.ChangePortalPlanResponse.effective_at:type_name -> google.protobuf.Timestamp
-	27, // 20: metering.v1.ListPeopleResponse.people:type_name -> metering.v1.PortalPerson
-	68, // 21: metering.v1.PortalPerson.created_at:type_name -> google.protobuf.Timestamp
-	27, // 22: metering.v1.InvitePersonResponse.person:type_name -> metering.v1.PortalPerson
-	8,  // 23: metering.v1.AcceptInvitationResponse.session:type_name -> metering.v1.PortalSession
-	36, // 24: metering.v1.ListPaymentMethodsResponse.methods:type_name -> metering.v1.PortalPaymentMethod
-	37, // 25: metering.v1.ListPaymentMethodsResponse.payments:type_name -> metering.v1.PortalPayment
-	68, // 26: metering.v1.PortalPaymentMethod.created_at:type_name -> google.protobuf.Timestamp
-	68, // 27: metering.v1.PortalPayment.created_at:type_name -> google.protobuf.Timestamp
-	68, // 28: metering.v1.PortalPayment.settle_by:type_name -> google.protobuf.Timestamp
-	68, // 29: metering.v1.PortalPayment.resolved_at:type_name -> google.protobuf.Timestamp
-	36, // 30: metering.v1.AddPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
-	36, // 31: metering.v1.SetDefaultPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
-	37, // 32: metering.v1.RetryPaymentResponse.payment:type_name -> metering.v1.PortalPayment
-	48, // 33: metering.v1.ListFinanceCredentialsResponse.credentials:type_name -> metering.v1.PortalFinanceCredential
-	68, // 34: metering.v1.PortalFinanceCredential.created_at:type_name -> google.protobuf.Timestamp
-	68, // 35: metering.v1.PortalFinanceCredential.revoked_at:type_name -> google.protobuf.Timestamp
-	48, // 36: metering.v1.CreateFinanceCredentialResponse.credential:type_name -> metering.v1.PortalFinanceCredential
-	53, // 37: metering.v1.ListOAuthClientsResponse.clients:type_name -> metering.v1.PortalOAuthClient
-	68, // 38: metering.v1.PortalOAuthClient.created_at:type_name -> google.protobuf.Timestamp
-	68, // 39: metering.v1.PortalOAuthClient.revoked_at:type_name -> google.protobuf.Timestamp
-	53, // 40: metering.v1.CreateOAuthClientResponse.client:type_name -> metering.v1.PortalOAuthClient
-	0,  // 41: metering.v1.PortalService.SignUp:input_type -> metering.v1.SignUpRequest
-	2,  // 42: metering.v1.PortalService.SignIn:input_type -> metering.v1.SignInRequest
-	4,  // 43: metering.v1.PortalService.GetSession:input_type -> metering.v1.GetSessionRequest
-	6,  // 44: metering.v1.PortalService.SignOut:input_type -> metering.v1.SignOutRequest
-	9,  // 45: metering.v1.PortalService.ListKeys:input_type -> metering.v1.ListKeysRequest
-	12, // 46: metering.v1.PortalService.CreateKey:input_type -> metering.v1.CreateKeyRequest
-	14, // 47: metering.v1.PortalService.RevokeKey:input_type -> metering.v1.RevokeKeyRequest
-	16, // 48: metering.v1.PortalService.GetPortalUsage:input_type -> metering.v1.GetPortalUsageRequest
-	21, // 49: metering.v1.PortalService.SetPortalLimits:input_type -> metering.v1.SetPortalLimitsRequest
-	23, // 50: metering.v1.PortalService.ChangePortalPlan:input_type -> metering.v1.ChangePortalPlanRequest
-	25, // 51: metering.v1.PortalService.ListPeople:input_type -> metering.v1.ListPeopleRequest
-	28, // 52: metering.v1.PortalService.InvitePerson:input_type -> metering.v1.InvitePersonRequest
-	30, // 53: metering.v1.PortalService.GetInvitation:input_type -> metering.v1.GetInvitationRequest
-	32, // 54: metering.v1.PortalService.AcceptInvitation:input_type -> metering.v1.AcceptInvitationRequest
-	34, // 55: metering.v1.PortalService.ListPaymentMethods:input_type -> metering.v1.ListPaymentMethodsRequest
-	38, // 56: metering.v1.PortalService.AddPaymentMethod:input_type -> metering.v1.AddPaymentMethodRequest
-	40, // 57: metering.v1.PortalService.SetDefaultPaymentMethod:input_type -> metering.v1.SetDefaultPaymentMethodRequest
-	42, // 58: metering.v1.PortalService.RemovePaymentMethod:input_type -> metering.v1.RemovePaymentMethodRequest
-	44, // 59: metering.v1.PortalService.RetryPayment:input_type -> metering.v1.RetryPaymentRequest
-	46, // 60: metering.v1.PortalService.ListFinanceCredentials:input_type -> metering.v1.ListFinanceCredentialsRequest
-	49, // 61: metering.v1.PortalService.CreateFinanceCredential:input_type -> metering.v1.CreateFinanceCredentialRequest
-	51, // 62: metering.v1.PortalService.ListOAuthClients:input_type -> metering.v1.ListOAuthClientsRequest
-	54, // 63: metering.v1.PortalService.CreateOAuthClient:input_type -> metering.v1.CreateOAuthClientRequest
-	56, // 64: metering.v1.PortalService.RevokeOAuthClient:input_type -> metering.v1.RevokeOAuthClientRequest
-	58, // 65: metering.v1.PortalService.RequestPasswordReset:input_type -> metering.v1.RequestPasswordResetRequest
-	60, // 66: metering.v1.PortalService.GetPasswordReset:input_type -> metering.v1.GetPasswordResetRequest
-	62, // 67: metering.v1.PortalService.ResetPassword:input_type -> metering.v1.ResetPasswordRequest
-	64, // 68: metering.v1.PortalService.SendVerification:input_type -> metering.v1.SendVerificationRequest
-	66, // 69: metering.v1.PortalService.VerifyEmail:input_type -> metering.v1.VerifyEmailRequest
-	1,  // 70: metering.v1.PortalService.SignUp:output_type -> metering.v1.SignUpResponse
-	3,  // 71: metering.v1.PortalService.SignIn:output_type -> metering.v1.SignInResponse
-	5,  // 72: metering.v1.PortalService.GetSession:output_type -> metering.v1.GetSessionResponse
-	7,  // 73: metering.v1.PortalService.SignOut:output_type -> metering.v1.SignOutResponse
-	10, // 74: metering.v1.PortalService.ListKeys:output_type -> metering.v1.ListKeysResponse
-	13, // 75: metering.v1.PortalService.CreateKey:output_type -> metering.v1.CreateKeyResponse
-	15, // 76: metering.v1.PortalService.RevokeKey:output_type -> metering.v1.RevokeKeyResponse
-	17, // 77: metering.v1.PortalService.GetPortalUsage:output_type -> metering.v1.GetPortalUsageResponse
-	22, // 78: metering.v1.PortalService.SetPortalLimits:output_type -> metering.v1.SetPortalLimitsResponse
-	24, // 79: metering.v1.PortalService.ChangePortalPlan:output_type -> metering.v1.ChangePortalPlanResponse
-	26, // 80: metering.v1.PortalService.ListPeople:output_type -> metering.v1.ListPeopleResponse
-	29, // 81: metering.v1.PortalService.InvitePerson:output_type -> metering.v1.InvitePersonResponse
-	31, // 82: metering.v1.PortalService.GetInvitation:output_type -> metering.v1.GetInvitationResponse
-	33, // 83: metering.v1.PortalService.AcceptInvitation:output_type -> metering.v1.AcceptInvitationResponse
-	35, // 84: metering.v1.PortalService.ListPaymentMethods:output_type -> metering.v1.ListPaymentMethodsResponse
-	39, // 85: metering.v1.PortalService.AddPaymentMethod:output_type -> metering.v1.AddPaymentMethodResponse
-	41, // 86: metering.v1.PortalService.SetDefaultPaymentMethod:output_type -> metering.v1.SetDefaultPaymentMethodResponse
-	43, // 87: metering.v1.PortalService.RemovePaymentMethod:output_type -> metering.v1.RemovePaymentMethodResponse
-	45, // 88: metering.v1.PortalService.RetryPayment:output_type -> metering.v1.RetryPaymentResponse
-	47, // 89: metering.v1.PortalService.ListFinanceCredentials:output_type -> metering.v1.ListFinanceCredentialsResponse
-	50, // 90: metering.v1.PortalService.CreateFinanceCredential:output_type -> metering.v1.CreateFinanceCredentialResponse
-	52, // 91: metering.v1.PortalService.ListOAuthClients:output_type -> metering.v1.ListOAuthClientsResponse
-	55, // 92: metering.v1.PortalService.CreateOAuthClient:output_type -> metering.v1.CreateOAuthClientResponse
-	57, // 93: metering.v1.PortalService.RevokeOAuthClient:output_type -> metering.v1.RevokeOAuthClientResponse
-	59, // 94: metering.v1.PortalService.RequestPasswordReset:output_type -> metering.v1.RequestPasswordResetResponse
-	61, // 95: metering.v1.PortalService.GetPasswordReset:output_type -> metering.v1.GetPasswordResetResponse
-	63, // 96: metering.v1.PortalService.ResetPassword:output_type -> metering.v1.ResetPasswordResponse
-	65, // 97: metering.v1.PortalService.SendVerification:output_type -> metering.v1.SendVerificationResponse
-	67, // 98: metering.v1.PortalService.VerifyEmail:output_type -> metering.v1.VerifyEmailResponse
-	70, // [70:99] is the sub-list for method output_type
-	41, // [41:70] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	68, // 7: metering.v1.PortalKey.last_used_at:type_name -> google.protobuf.Timestamp
+	11, // 8: metering.v1.CreateKeyResponse.key:type_name -> metering.v1.PortalKey
+	69, // 9: metering.v1.GetPortalUsageResponse.usage:type_name -> metering.v1.GetUsageResponse
+	20, // 10: metering.v1.GetPortalUsageResponse.plans:type_name -> metering.v1.PortalPlan
+	18, // 11: metering.v1.GetPortalUsageResponse.alert_mails:type_name -> metering.v1.PortalAlertMail
+	19, // 12: metering.v1.GetPortalUsageResponse.invoices:type_name -> metering.v1.PortalInvoice
+	68, // 13: metering.v1.PortalAlertMail.created_at:type_name -> google.protobuf.Timestamp
+	68, // 14: metering.v1.PortalAlertMail.sent_at:type_name -> google.protobuf.Timestamp
+	68, // 15: metering.v1.PortalInvoice.period_start:type_name -> google.protobuf.Timestamp
+	68, // 16: metering.v1.PortalInvoice.period_end:type_name -> google.protobuf.Timestamp
+	68, // 17: metering.v1.PortalInvoice.next_attempt_at:type_name -> google.protobuf.Timestamp
+	70, // 18: metering.v1.SetPortalLimitsRequest.limits:type_name -> metering.v1.SetBillingLimitsRequest
+	71, // 19: metering.v1.SetPortalLimitsResponse.limits:type_name -> metering.v1.BillingLimits
+	68, // 20: metering.v1.ChangePortalPlanResponse.effective_at:type_name -> google.protobuf.Timestamp
+	27, // 21: metering.v1.ListPeopleResponse.people:type_name -> metering.v1.PortalPerson
+	68, // 22: metering.v1.PortalPerson.created_at:type_name -> google.protobuf.Timestamp
+	27, // 23: metering.v1.InvitePersonResponse.person:type_name -> metering.v1.PortalPerson
+	8,  // 24: metering.v1.AcceptInvitationResponse.session:type_name -> metering.v1.PortalSession
+	36, // 25: metering.v1.ListPaymentMethodsResponse.methods:type_name -> metering.v1.PortalPaymentMethod
+	37, // 26: metering.v1.ListPaymentMethodsResponse.payments:type_name -> metering.v1.PortalPayment
+	68, // 27: metering.v1.PortalPaymentMethod.created_at:type_name -> google.protobuf.Timestamp
+	68, // 28: metering.v1.PortalPayment.created_at:type_name -> google.protobuf.Timestamp
+	68, // 29: metering.v1.PortalPayment.settle_by:type_name -> google.protobuf.Timestamp
+	68, // 30: metering.v1.PortalPayment.resolved_at:type_name -> google.protobuf.Timestamp
+	36, // 31: metering.v1.AddPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
+	36, // 32: metering.v1.SetDefaultPaymentMethodResponse.method:type_name -> metering.v1.PortalPaymentMethod
+	37, // 33: metering.v1.RetryPaymentResponse.payment:type_name -> metering.v1.PortalPayment
+	48, // 34: metering.v1.ListFinanceCredentialsResponse.credentials:type_name -> metering.v1.PortalFinanceCredential
+	68, // 35: metering.v1.PortalFinanceCredential.created_at:type_name -> google.protobuf.Timestamp
+	68, // 36: metering.v1.PortalFinanceCredential.revoked_at:type_name -> google.protobuf.Timestamp
+	68, // 37: metering.v1.PortalFinanceCredential.last_used_at:type_name -> google.protobuf.Timestamp
+	48, // 38: metering.v1.CreateFinanceCredentialResponse.credential:type_name -> metering.v1.PortalFinanceCredential
+	53, // 39: metering.v1.ListOAuthClientsResponse.clients:type_name -> metering.v1.PortalOAuthClient
+	68, // 40: metering.v1.PortalOAuthClient.created_at:type_name -> google.protobuf.Timestamp
+	68, // 41: metering.v1.PortalOAuthClient.revoked_at:type_name -> google.protobuf.Timestamp
+	53, // 42: metering.v1.CreateOAuthClientResponse.client:type_name -> metering.v1.PortalOAuthClient
+	0,  // 43: metering.v1.PortalService.SignUp:input_type -> metering.v1.SignUpRequest
+	2,  // 44: metering.v1.PortalService.SignIn:input_type -> metering.v1.SignInRequest
+	4,  // 45: metering.v1.PortalService.GetSession:input_type -> metering.v1.GetSessionRequest
+	6,  // 46: metering.v1.PortalService.SignOut:input_type -> metering.v1.SignOutRequest
+	9,  // 47: metering.v1.PortalService.ListKeys:input_type -> metering.v1.ListKeysRequest
+	12, // 48: metering.v1.PortalService.CreateKey:input_type -> metering.v1.CreateKeyRequest
+	14, // 49: metering.v1.PortalService.RevokeKey:input_type -> metering.v1.RevokeKeyRequest
+	16, // 50: metering.v1.PortalService.GetPortalUsage:input_type -> metering.v1.GetPortalUsageRequest
+	21, // 51: metering.v1.PortalService.SetPortalLimits:input_type -> metering.v1.SetPortalLimitsRequest
+	23, // 52: metering.v1.PortalService.ChangePortalPlan:input_type -> metering.v1.ChangePortalPlanRequest
+	25, // 53: metering.v1.PortalService.ListPeople:input_type -> metering.v1.ListPeopleRequest
+	28, // 54: metering.v1.PortalService.InvitePerson:input_type -> metering.v1.InvitePersonRequest
+	30, // 55: metering.v1.PortalService.GetInvitation:input_type -> metering.v1.GetInvitationRequest
+	32, // 56: metering.v1.PortalService.AcceptInvitation:input_type -> metering.v1.AcceptInvitationRequest
+	34, // 57: metering.v1.PortalService.ListPaymentMethods:input_type -> metering.v1.ListPaymentMethodsRequest
+	38, // 58: metering.v1.PortalService.AddPaymentMethod:input_type -> metering.v1.AddPaymentMethodRequest
+	40, // 59: metering.v1.PortalService.SetDefaultPaymentMethod:input_type -> metering.v1.SetDefaultPaymentMethodRequest
+	42, // 60: metering.v1.PortalService.RemovePaymentMethod:input_type -> metering.v1.RemovePaymentMethodRequest
+	44, // 61: metering.v1.PortalService.RetryPayment:input_type -> metering.v1.RetryPaymentRequest
+	46, // 62: metering.v1.PortalService.ListFinanceCredentials:input_type -> metering.v1.ListFinanceCredentialsRequest
+	49, // 63: metering.v1.PortalService.CreateFinanceCredential:input_type -> metering.v1.CreateFinanceCredentialRequest
+	51, // 64: metering.v1.PortalService.ListOAuthClients:input_type -> metering.v1.ListOAuthClientsRequest
+	54, // 65: metering.v1.PortalService.CreateOAuthClient:input_type -> metering.v1.CreateOAuthClientRequest
+	56, // 66: metering.v1.PortalService.RevokeOAuthClient:input_type -> metering.v1.RevokeOAuthClientRequest
+	58, // 67: metering.v1.PortalService.RequestPasswordReset:input_type -> metering.v1.RequestPasswordResetRequest
+	60, // 68: metering.v1.PortalService.GetPasswordReset:input_type -> metering.v1.GetPasswordResetRequest
+	62, // 69: metering.v1.PortalService.ResetPassword:input_type -> metering.v1.ResetPasswordRequest
+	64, // 70: metering.v1.PortalService.SendVerification:input_type -> metering.v1.SendVerificationRequest
+	66, // 71: metering.v1.PortalService.VerifyEmail:input_type -> metering.v1.VerifyEmailRequest
+	1,  // 72: metering.v1.PortalService.SignUp:output_type -> metering.v1.SignUpResponse
+	3,  // 73: metering.v1.PortalService.SignIn:output_type -> metering.v1.SignInResponse
+	5,  // 74: metering.v1.PortalService.GetSession:output_type -> metering.v1.GetSessionResponse
+	7,  // 75: metering.v1.PortalService.SignOut:output_type -> metering.v1.SignOutResponse
+	10, // 76: metering.v1.PortalService.ListKeys:output_type -> metering.v1.ListKeysResponse
+	13, // 77: metering.v1.PortalService.CreateKey:output_type -> metering.v1.CreateKeyResponse
+	15, // 78: metering.v1.PortalService.RevokeKey:output_type -> metering.v1.RevokeKeyResponse
+	17, // 79: metering.v1.PortalService.GetPortalUsage:output_type -> metering.v1.GetPortalUsageResponse
+	22, // 80: metering.v1.PortalService.SetPortalLimits:output_type -> metering.v1.SetPortalLimitsResponse
+	24, // 81: metering.v1.PortalService.ChangePortalPlan:output_type -> metering.v1.ChangePortalPlanResponse
+	26, // 82: metering.v1.PortalService.ListPeople:output_type -> metering.v1.ListPeopleResponse
+	29, // 83: metering.v1.PortalService.InvitePerson:output_type -> metering.v1.InvitePersonResponse
+	31, // 84: metering.v1.PortalService.GetInvitation:output_type -> metering.v1.GetInvitationResponse
+	33, // 85: metering.v1.PortalService.AcceptInvitation:output_type -> metering.v1.AcceptInvitationResponse
+	35, // 86: metering.v1.PortalService.ListPaymentMethods:output_type -> metering.v1.ListPaymentMethodsResponse
+	39, // 87: metering.v1.PortalService.AddPaymentMethod:output_type -> metering.v1.AddPaymentMethodResponse
+	41, // 88: metering.v1.PortalService.SetDefaultPaymentMethod:output_type -> metering.v1.SetDefaultPaymentMethodResponse
+	43, // 89: metering.v1.PortalService.RemovePaymentMethod:output_type -> metering.v1.RemovePaymentMethodResponse
+	45, // 90: metering.v1.PortalService.RetryPayment:output_type -> metering.v1.RetryPaymentResponse
+	47, // 91: metering.v1.PortalService.ListFinanceCredentials:output_type -> metering.v1.ListFinanceCredentialsResponse
+	50, // 92: metering.v1.PortalService.CreateFinanceCredential:output_type -> metering.v1.CreateFinanceCredentialResponse
+	52, // 93: metering.v1.PortalService.ListOAuthClients:output_type -> metering.v1.ListOAuthClientsResponse
+	55, // 94: metering.v1.PortalService.CreateOAuthClient:output_type -> metering.v1.CreateOAuthClientResponse
+	57, // 95: metering.v1.PortalService.RevokeOAuthClient:output_type -> metering.v1.RevokeOAuthClientResponse
+	59, // 96: metering.v1.PortalService.RequestPasswordReset:output_type -> metering.v1.RequestPasswordResetResponse
+	61, // 97: metering.v1.PortalService.GetPasswordReset:output_type -> metering.v1.GetPasswordResetResponse
+	63, // 98: metering.v1.PortalService.ResetPassword:output_type -> metering.v1.ResetPasswordResponse
+	65, // 99: metering.v1.PortalService.SendVerification:output_type -> metering.v1.SendVerificationResponse
+	67, // 100: metering.v1.PortalService.VerifyEmail:output_type -> metering.v1.VerifyEmailResponse
+	72, // [72:101] is the sub-list for method output_type
+	43, // [43:72] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_portal_proto_init() }

@@ -28,6 +28,9 @@ func keyProto(c metering.Credential) *meteringv1.PortalKey {
 	if c.RevokedAt != nil {
 		k.RevokedAt = timestamppb.New(*c.RevokedAt)
 	}
+	if c.LastUsedAt != nil {
+		k.LastUsedAt = timestamppb.New(*c.LastUsedAt)
+	}
 	return k
 }
 

@@ -116,6 +116,9 @@ func financeCredentialProto(c metering.Credential) *meteringv1.PortalFinanceCred
 	if c.RevokedAt != nil {
 		out.RevokedAt = timestamppb.New(*c.RevokedAt)
 	}
+	if c.LastUsedAt != nil {
+		out.LastUsedAt = timestamppb.New(*c.LastUsedAt)
+	}
 	return out
 }
 
