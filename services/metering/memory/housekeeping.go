@@ -10,9 +10,10 @@ import (
 
 var _ metering.HousekeepingStore = (*Store)(nil)
 
-// expiredKeys returns up to limit keys of m whose expiry is at or before
-// before, the oldest expiry first (as the SQL store deletes them).
-func expiredKeys[V any](m map[string]V, expiry func(V) *time.Time, before time.Time, limit int) []string {
+// deleteExpired deletes from m up to limit entries whose expiry is at or
+// before before, the oldest expiry first (as the SQL store does), and
+// returns them.
+func deleteExpired[V any](m map[string]V, expiry func(V) *time.Time, before time.Time, limit int) []V {
 	type entry struct {
 		key string
 		at  time.Time
@@ -24,45 +25,37 @@ func expiredKeys[V any](m map[string]V, expiry func(V) *time.Time, before time.T
 		}
 	}
 	slices.SortFunc(due, func(a, b entry) int { return a.at.Compare(b.at) })
-	keys := make([]string, 0, min(limit, len(due)))
+	gone := make([]V, 0, min(limit, len(due)))
 	for _, e := range due[:min(limit, len(due))] {
-		keys = append(keys, e.key)
+		gone = append(gone, m[e.key])
+		delete(m, e.key)
 	}
-	return keys
+	return gone
 }
 
 func (s *Store) DeleteExpiredSessions(_ context.Context, before time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keys := expiredKeys(s.sessions, func(ps metering.PortalSession) *time.Time { return &ps.ExpiresAt }, before, limit)
-	for _, k := range keys {
-		delete(s.sessions, k)
-	}
-	return len(keys), nil
+	return len(deleteExpired(s.sessions, func(ps metering.PortalSession) *time.Time { return &ps.ExpiresAt }, before, limit)), nil
 }
 
 func (s *Store) DeleteExpiredPortalTokens(_ context.Context, before time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keys := expiredKeys(s.tokens, func(tk metering.PortalToken) *time.Time { return &tk.ExpiresAt }, before, limit)
-	for _, k := range keys {
-		delete(s.tokens, k)
-	}
-	return len(keys), nil
+	return len(deleteExpired(s.tokens, func(tk metering.PortalToken) *time.Time { return &tk.ExpiresAt }, before, limit)), nil
 }
 
 func (s *Store) DeleteExpiredAccessTokens(_ context.Context, before time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keys := expiredKeys(s.credentials, func(c metering.Credential) *time.Time {
+	gone := deleteExpired(s.credentials, func(c metering.Credential) *time.Time {
 		if c.OAuthClientID == "" {
 			return nil // API keys do not expire
 		}
 		return c.ExpiresAt
 	}, before, limit)
-	for _, k := range keys {
-		delete(s.byHash, s.credentials[k].SecretHash)
-		delete(s.credentials, k)
+	for _, c := range gone {
+		delete(s.byHash, c.SecretHash)
 	}
-	return len(keys), nil
+	return len(gone), nil
 }
