@@ -216,7 +216,9 @@ func (s *Service) attemptCollection(ctx context.Context, inv Invoice) (bool, err
 }
 
 // owed is what an invoice still owes: its total less what the period's
-// upgrades collected or are collecting.
+// upgrades collected or are collecting, directly or by a retry of a failed
+// upgrade payment (else the invoice and the retry would both collect the
+// upgrade's charge).
 func (s *Service) owed(ctx context.Context, inv Invoice) (int64, error) {
 	prior, err := s.store.Payments(ctx, inv.AccountID)
 	if err != nil {
@@ -224,11 +226,27 @@ func (s *Service) owed(ctx context.Context, inv Invoice) (int64, error) {
 	}
 	owed := inv.TotalCents
 	for _, p := range prior {
-		if p.Purpose == PurposeUpgrade && p.PeriodStart.Equal(inv.PeriodStart) && p.State != PaymentFailed {
+		if root := retryRoot(prior, p); p.State != PaymentFailed && root.Purpose == PurposeUpgrade && root.PeriodStart.Equal(inv.PeriodStart) {
 			owed -= p.AmountCents
 		}
 	}
 	return owed, nil
+}
+
+// retryRoot is the payment p's chain of retries started from: p itself
+// unless it is a retry.
+func retryRoot(ps []Payment, p Payment) Payment {
+	for range len(ps) { // a chain is never longer than the payments
+		if p.RetryOf == "" {
+			return p
+		}
+		i := slices.IndexFunc(ps, func(q Payment) bool { return q.ID == p.RetryOf })
+		if i < 0 {
+			return p
+		}
+		p = ps[i]
+	}
+	return p
 }
 
 // invoicePaymentResolved moves the invoice of a payment that settled or

@@ -541,6 +541,19 @@ func (s *Service) RetryPayment(ctx context.Context, accountID, paymentID string)
 	if slices.ContainsFunc(prior, func(q Payment) bool { return q.RetryOf == old.ID && q.State != PaymentFailed }) {
 		return Payment{}, problem.New(problem.Conflict, "the payment is already retried").WithField("payment")
 	}
+	// A failed upgrade charge whose period has been invoiced since is the
+	// invoice's to collect (owed counts it): retrying it would collect it
+	// twice.
+	if root := retryRoot(prior, old); root.Purpose == PurposeUpgrade {
+		invs, err := s.store.Invoices(ctx, accountID)
+		if err != nil {
+			return Payment{}, fmt.Errorf("invoices: %w", err)
+		}
+		if slices.ContainsFunc(invs, func(inv Invoice) bool { return inv.PeriodStart.Equal(root.PeriodStart) }) {
+			return Payment{}, problem.New(problem.Conflict,
+				"this upgrade charge is now part of the period's invoice; retry the invoice's payment instead").WithField("payment")
+		}
+	}
 	if s.processor == nil {
 		return Payment{}, noProcessor()
 	}
@@ -722,20 +735,25 @@ func (s *Service) RecordPaymentOutcome(ctx context.Context, paymentID, state, re
 
 // standing is the account's payment standing from its payments: failed
 // when a payment failed after the last one that settled (or none settled),
-// settling while a first direct debit is pending, else ok.
+// settling while a first direct debit is pending and no direct debit has
+// settled, else ok. (A debit started as the first can see an earlier one
+// settle while it is pending, e.g. a retry settling in the billing round
+// that closes the period: the account has proven its mandate then.)
 func standing(ps []Payment) string {
 	var lastSettled time.Time
+	debitSettled := false
 	for _, p := range ps {
 		if p.State == PaymentSettled && p.ResolvedAt != nil && p.ResolvedAt.After(lastSettled) {
 			lastSettled = *p.ResolvedAt
 		}
+		debitSettled = debitSettled || (p.State == PaymentSettled && p.MethodType == MethodDirectDebit)
 	}
 	settling := false
 	for _, p := range ps {
 		switch {
 		case p.State == PaymentFailed && p.ResolvedAt != nil && !p.ResolvedAt.Before(lastSettled):
 			return PaymentFailed
-		case p.State == PaymentPending && p.FirstDebit:
+		case p.State == PaymentPending && p.FirstDebit && !debitSettled:
 			settling = true
 		}
 	}

@@ -371,12 +371,26 @@ func TestFailedFirstDirectDebit(t *testing.T) {
 	wantPayProblem(t, err, problem.Conflict, "payment") // one retry at a time
 	_, err = e.svc.RetryPayment(ctx, a.ID, retry.ID)
 	wantPayProblem(t, err, problem.Conflict, "payment")
+	// An upgrade an hour before the retry settles starts as a first debit
+	// too (none has settled yet); once the retry settles the mandate is
+	// proven and the pending upgrade no longer holds the account on
+	// introductory limits.
+	e.clock.Set(retry.SettleBy.Add(-time.Hour))
+	if _, err := e.svc.ChangePlan(ctx, a.ID, metering.PlanScale); err != nil {
+		t.Fatal(err)
+	}
+	upgrade := e.payments(a.ID)
+	if p := upgrade[len(upgrade)-1]; p.Purpose != metering.PurposeUpgrade || !p.FirstDebit || p.State != metering.PaymentPending ||
+		!p.SettleBy.After(retry.SettleBy) {
+		t.Fatalf("the upgrade's payment %+v", p)
+	}
 	e.clock.Set(retry.SettleBy)
 	if n := e.settle(e.svc); n != 1 {
 		t.Fatalf("settled %d", n)
 	}
-	if u := e.usage(a.ID); u.PaymentState != metering.PaymentOK || u.MonthlyQuota != 250_000 || !u.OverageAllowed {
-		t.Fatalf("after the retry settled: %+v", u)
+	scale, _ := metering.PlanByID(metering.PlanScale)
+	if u := e.usage(a.ID); u.PaymentState != metering.PaymentOK || u.MonthlyQuota != scale.IncludedConversions || !u.OverageAllowed {
+		t.Fatalf("after the retry settled, the upgrade pending: %+v", u)
 	}
 }
 
@@ -518,4 +532,64 @@ func TestFirstDebitDaysPerScheme(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFailedUpgradeIsCollectedOnce: an upgrade's charge that failed is
+// collected once, whichever comes first: a retry pending when the period
+// closes is left out of the invoice's collection; once the period is
+// invoiced, the invoice collects the charge and the failed upgrade payment
+// can no longer be retried.
+func TestFailedUpgradeIsCollectedOnce(t *testing.T) {
+	ctx := t.Context()
+	failUpgrade := func(e *billingEnv) (metering.Account, metering.Payment) {
+		a := e.account(metering.PlanStarter)
+		e.addMethod(a.ID, ach(sandboxpay.FailSuffix))
+		if _, err := e.svc.ChangePlan(ctx, a.ID, metering.PlanGrowth); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(thursday.AddDate(0, 0, 6))
+		e.settle(e.svc)
+		failed := e.payments(a.ID)[0]
+		if failed.Purpose != metering.PurposeUpgrade || failed.State != metering.PaymentFailed {
+			t.Fatalf("upgrade payment %+v", failed)
+		}
+		e.addMethod(a.ID, ach("6789"))
+		return a, failed
+	}
+
+	t.Run("retried before the close", func(t *testing.T) {
+		e := newBillingEnv(t)
+		e.payEnv()
+		a, failed := failUpgrade(e)
+		retry, err := e.svc.RetryPayment(ctx, a.ID, failed.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(thursday.AddDate(0, 1, 1))
+		invs, err := e.svc.ClosePeriods(ctx, a.ID)
+		if err != nil || len(invs) != 1 {
+			t.Fatalf("invoices %+v %v", invs, err)
+		}
+		ps := e.payments(a.ID)
+		last := ps[len(ps)-1]
+		if last.Purpose != metering.PurposeInvoice || last.AmountCents != invs[0].TotalCents-retry.AmountCents {
+			t.Fatalf("the invoice (total %d) collects %+v; the retry collects %d", invs[0].TotalCents, last, retry.AmountCents)
+		}
+	})
+	t.Run("invoiced before a retry", func(t *testing.T) {
+		e := newBillingEnv(t)
+		e.payEnv()
+		a, failed := failUpgrade(e)
+		e.clock.Set(thursday.AddDate(0, 1, 1))
+		invs, err := e.svc.ClosePeriods(ctx, a.ID)
+		if err != nil || len(invs) != 1 {
+			t.Fatalf("invoices %+v %v", invs, err)
+		}
+		ps := e.payments(a.ID)
+		if last := ps[len(ps)-1]; last.Purpose != metering.PurposeInvoice || last.AmountCents != invs[0].TotalCents {
+			t.Fatalf("the invoice (total %d) collects %+v", invs[0].TotalCents, last)
+		}
+		_, err = e.svc.RetryPayment(ctx, a.ID, failed.ID)
+		wantPayProblem(t, err, problem.Conflict, "payment")
+	})
 }

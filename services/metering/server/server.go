@@ -179,6 +179,13 @@ func (s *Server) Run(ctx context.Context) error {
 // round retries it.
 func (s *Server) BillingTick(ctx context.Context) {
 	log := s.cfg.Log
+	// Settlement follows the clock: a direct debit whose date has come is
+	// settled or failed here, once, whichever replica gets to it first. It
+	// goes before the closing, so a collection started this round knows
+	// what has settled (whether it is the account's first direct debit).
+	if _, err := s.svc.SettleDue(ctx); err != nil && ctx.Err() == nil {
+		log.WarnContext(ctx, "settling payments", "err", err)
+	}
 	if _, err := s.svc.CloseDue(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "closing billing periods", "err", err)
 	}
@@ -187,11 +194,6 @@ func (s *Server) BillingTick(ctx context.Context) {
 	// replica.
 	if _, err := s.svc.CollectDue(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "collecting invoices", "err", err)
-	}
-	// Settlement follows the clock: a direct debit whose date has come is
-	// settled or failed here, once, whichever replica gets to it first.
-	if _, err := s.svc.SettleDue(ctx); err != nil && ctx.Err() == nil {
-		log.WarnContext(ctx, "settling payments", "err", err)
 	}
 	if _, err := s.svc.ScanAlerts(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "checking usage alerts", "err", err)
