@@ -57,7 +57,7 @@ type DetectedStream struct {
 	// normalized counterparty, direction and currency.
 	Key        string
 	AccountID  string
-	Merchant   string // the latest occurrence's merchant as written
+	Merchant   string // the latest occurrence's counterparty (BudgetRow.Counterparty)
 	CategoryID string // the latest occurrence's category
 	StreamType string // StreamInflow or StreamOutflow
 	Frequency  string
@@ -140,10 +140,11 @@ func DetectStreams(rows []BudgetRow, today time.Time) []DetectedStream {
 		if r.TransferPairID != "" || r.SplitParentID != "" || r.Amount.Amount.IsZero() {
 			continue
 		}
-		cp, ok := norm[r.Merchant]
+		name := r.Counterparty()
+		cp, ok := norm[name]
 		if !ok {
-			cp = NormalizeCounterparty(r.Merchant)
-			norm[r.Merchant] = cp
+			cp = NormalizeCounterparty(name)
+			norm[name] = cp
 		}
 		if cp == "" {
 			continue
@@ -219,7 +220,7 @@ func detectGroup(rows []BudgetRow, ix []int32, today time.Time) (DetectedStream,
 		return DetectedStream{}, false
 	}
 	last, first := g(best.idx[0]), g(best.idx[len(best.idx)-1])
-	s := DetectedStream{AccountID: last.AccountID, Merchant: last.Merchant, CategoryID: last.CategoryID,
+	s := DetectedStream{AccountID: last.AccountID, Merchant: last.Counterparty(), CategoryID: last.CategoryID,
 		StreamType: StreamOutflow, Frequency: best.cad.freq, ExpectedAmount: last.Amount,
 		FirstDate: Day(first.Date), LastDate: Day(last.Date)}
 	if last.Amount.Amount.IsPositive() {

@@ -51,6 +51,17 @@ func without(rows []finance.BudgetRow, ids ...string) []finance.BudgetRow {
 	return slices.DeleteFunc(slices.Clone(rows), func(r finance.BudgetRow) bool { return slices.Contains(ids, r.ID) })
 }
 
+// renamed gives the rows ids the name the user wrote, keeping the bank's.
+func renamed(rows []finance.BudgetRow, name string, ids ...string) []finance.BudgetRow {
+	out := slices.Clone(rows)
+	for i := range out {
+		if slices.Contains(ids, out[i].ID) {
+			out[i].BankMerchant, out[i].Merchant = out[i].Merchant, name
+		}
+	}
+	return out
+}
+
 func TestNormalizeCounterparty(t *testing.T) {
 	for in, want := range map[string]string{
 		"NETFLIX.COM 866-579-7172 CA": "netflix",
@@ -82,6 +93,13 @@ func TestDetectStreams(t *testing.T) {
 			rows: history("n", acct, "Netflix", "-15.49", finance.FrequencyMonthly, date("2025-05-05"), 13),
 			want: map[string]string{"Netflix": finance.FrequencyMonthly}, status: map[string]string{"Netflix": finance.StreamMature},
 			count: map[string]int{"Netflix": 13}},
+		// The demo's user renames a Netflix charge now and then: the row
+		// is still Netflix's and stays in the stream, whichever occurrence
+		// it is; the stream keeps the bank's name.
+		{name: "a row the user renamed",
+			rows: renamed(history("n", acct, "Netflix", "-15.49", finance.FrequencyMonthly, date("2025-05-05"), 13),
+				"Netflix (work lunch)", "n-06", "n-12"),
+			want: map[string]string{"Netflix": finance.FrequencyMonthly}, count: map[string]int{"Netflix": 13}},
 		{name: "a missed month",
 			rows: without(history("n", acct, "Netflix", "-15.49", finance.FrequencyMonthly, date("2025-11-05"), 7), "n-03"),
 			want: map[string]string{"Netflix": finance.FrequencyMonthly}, count: map[string]int{"Netflix": 6}},

@@ -210,6 +210,9 @@ func testBudgetRows(t *testing.T, s finance.Store) {
 		mk(f.account2, 2, "300.00", "", pair),
 		mk(f.account, 40, "-7.00", cat, ""),
 	}
+	// A bank row the user renamed: the bank's name comes along.
+	rows[1].Source, rows[1].Merchant, rows[1].ProviderMerchantName = finance.SourceBankSync, "Shop (gift)", ptr("Shop")
+	rows[1].OwnedByUser = []string{finance.OwnMerchant}
 	must(t, s.InsertTransactions(ctx, rows))
 	other := mk(f.otherAccount, 0, "-3", "", "")
 	other.UserID = f.other
@@ -244,6 +247,15 @@ func testBudgetRows(t *testing.T, s finance.Store) {
 	if len(got) != 1 || got[0].TransferPairID != pair || got[0].Amount.Amount.String() != "300" ||
 		got[0].Amount.Currency != "USD" || !got[0].Date.Equal(day(2)) || got[0].Merchant != "Shop" || got[0].CategoryID != "" {
 		t.Errorf("row: %+v", got)
+	}
+	got, err = s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{StartDate: day(5), EndDate: day(5)})
+	must(t, err)
+	if len(got) != 1 || got[0].Merchant != "Shop (gift)" || got[0].BankMerchant != "Shop" || got[0].Counterparty() != "Shop" {
+		t.Errorf("renamed row: %+v", got)
+	}
+	if got, err = s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{StartDate: day(0), EndDate: day(0)}); err != nil ||
+		len(got) != 1 || got[0].BankMerchant != "" || got[0].Counterparty() != "Shop" {
+		t.Errorf("row never renamed: %+v %v", got, err)
 	}
 }
 

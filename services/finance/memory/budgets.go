@@ -184,9 +184,7 @@ func (s *Store) ListBudgetRows(_ context.Context, userID string, f finance.Trans
 		if t.UserID != userID || !matches(t, f) {
 			continue
 		}
-		out = append(out, finance.BudgetRow{ID: t.ID, AccountID: t.AccountID, CategoryID: t.CategoryID,
-			Merchant: t.Merchant, Amount: t.Amount, Date: t.Date, IsPending: t.IsPending,
-			TransferPairID: t.TransferPairID, SplitParentID: t.SplitParentID})
+		out = append(out, budgetRow(t))
 	}
 	return out, nil
 }
@@ -302,4 +300,15 @@ func (s *Store) DeleteGoal(_ context.Context, userID, id string, expectedVersion
 	}
 	delete(s.goals, id)
 	return nil
+}
+
+// budgetRow is the part of t that budgets, goals and detection read.
+func budgetRow(t finance.Transaction) finance.BudgetRow {
+	row := finance.BudgetRow{ID: t.ID, AccountID: t.AccountID, CategoryID: t.CategoryID,
+		Merchant: t.Merchant, Amount: t.Amount, Date: t.Date, IsPending: t.IsPending,
+		TransferPairID: t.TransferPairID, SplitParentID: t.SplitParentID}
+	if t.ProviderMerchantName != nil {
+		row.BankMerchant = *t.ProviderMerchantName
+	}
+	return row
 }

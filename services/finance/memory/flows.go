@@ -77,9 +77,7 @@ func (s *Store) ListAnomalyCandidates(_ context.Context, userID string, f financ
 		if !ok || !t.Amount.Amount.Neg().GreaterThan(floor) {
 			continue
 		}
-		out = append(out, finance.BudgetRow{ID: t.ID, AccountID: t.AccountID, CategoryID: t.CategoryID,
-			Merchant: t.Merchant, Amount: t.Amount, Date: t.Date, IsPending: t.IsPending,
-			TransferPairID: t.TransferPairID, SplitParentID: t.SplitParentID})
+		out = append(out, budgetRow(t))
 	}
 	return out, nil
 }

@@ -163,7 +163,8 @@ func (s *Store) GetProgressSnapshot(ctx context.Context, budgetID, grantID strin
 // ListBudgetRows implements finance.Store: the listing's conditions, only
 // the counted columns (transactions_user_date_budget_idx covers them).
 func (s *Store) ListBudgetRows(ctx context.Context, userID string, f finance.TransactionFilter) ([]finance.BudgetRow, error) {
-	q, ok := txQuery(`SELECT id::text, account_id::text, COALESCE(category_id::text, ''), COALESCE(merchant, ''), amount::text,
+	q, ok := txQuery(`SELECT id::text, account_id::text, COALESCE(category_id::text, ''), COALESCE(merchant, ''),
+		COALESCE(provider_merchant_name, ''), amount::text,
 		currency, date, is_pending, COALESCE(transfer_pair_id::text, ''), COALESCE(split_parent_id::text, '')`, userID, f, nil, "")
 	if !ok {
 		return nil, nil
@@ -181,7 +182,7 @@ func scanBudgetRow(r pgx.CollectableRow) (finance.BudgetRow, error) {
 		b      finance.BudgetRow
 		amount string
 	)
-	if err := r.Scan(&b.ID, &b.AccountID, &b.CategoryID, &b.Merchant, &amount, &b.Amount.Currency, &b.Date, &b.IsPending,
+	if err := r.Scan(&b.ID, &b.AccountID, &b.CategoryID, &b.Merchant, &b.BankMerchant, &amount, &b.Amount.Currency, &b.Date, &b.IsPending,
 		&b.TransferPairID, &b.SplitParentID); err != nil {
 		return b, err
 	}

@@ -186,7 +186,8 @@ func (s *Store) ListAnomalyCandidates(ctx context.Context, userID string, f fina
 	}
 	args := []any{userID, cats, vals}
 	var sql strings.Builder
-	sql.WriteString(`SELECT t.id::text, t.account_id::text, t.category_id::text, COALESCE(t.merchant, ''), t.amount::text,
+	sql.WriteString(`SELECT t.id::text, t.account_id::text, t.category_id::text, COALESCE(t.merchant, ''),
+		COALESCE(t.provider_merchant_name, ''), t.amount::text,
 		t.currency, t.date, t.is_pending, COALESCE(t.transfer_pair_id::text, ''), COALESCE(t.split_parent_id::text, '')
 		FROM transactions t JOIN unnest($2::uuid[], $3::numeric[]) AS f(category_id, floor) ON t.category_id = f.category_id
 		WHERE t.user_id = $1 AND NOT t.has_slices AND -t.amount > f.floor`)
