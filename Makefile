@@ -6,7 +6,7 @@ export PATH := $(BIN):$(PATH)
 # Every module of the workspace, in dependency order.
 MODULES := proto pkg services/metering/admission services/metering services/finance services/converter services/jobs gateway deploy/local deploy/k8s
 
-.PHONY: run test vet lint gen gen-check tools tidy build fmt fuzz-edge faults load rules-check
+.PHONY: run test test-dates vet lint gen gen-check tools tidy build fmt fuzz-edge faults load rules-check
 
 # Build identity for /v1/version; empty outside a git checkout.
 COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -18,6 +18,12 @@ run: ## Start the whole system on embedded defaults (gateway on 127.0.0.1:8080).
 
 test: vet ## go vet and go test -race over every module.
 	@set -e; for m in $(MODULES); do echo "== go test $$m"; (cd $$m && go test -race -count=1 ./...); done
+
+# The date sweep alone (docs/testing.md): the seeded stack at month ends,
+# 29 February, DST changes, New Year, ... and the date-sensitive end-to-end
+# checks at each. `make test` runs it too.
+test-dates:
+	cd deploy/local && go test -count=1 -run '^TestDateSweep$$' .
 
 # Arbitrary requests against the whole in-process stack; fails on any 5xx.
 FUZZTIME ?= 60s

@@ -197,7 +197,7 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	g.portal = portal.New(meteringv1.NewPortalServiceClient(cfg.Backends.Metering),
 		portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
-			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL})
+			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now})
 	g.status = map[string]int{}
 	for _, rt := range route.All() {
 		if _, ok := g.handlers[rt.Handler]; !ok && rt.Handler != route.HandlerGenerated {

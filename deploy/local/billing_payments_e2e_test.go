@@ -70,7 +70,7 @@ func demoInvitation(t *testing.T, st *local.Stack, email string) string {
 // says settling; the clock moves past the settlement date, the billing tick
 // settles the debit, and the gateway lets conversions through again.
 func TestIntroLimitsThroughTheGateway(t *testing.T) {
-	clock := &stepClock{t: time.Now().UTC()}
+	clock := newStepClock()
 	st, err := local.Start(context.Background(), local.Config{
 		HTTPAddr: "127.0.0.1:0", RedisURL: os.Getenv("TEST_REDIS_URL"), NATSURL: os.Getenv("TEST_NATS_URL"),
 		Log: slog.New(slog.DiscardHandler), Now: clock.Now, DemoPlan: metering.PlanGrowth,
@@ -165,7 +165,10 @@ var methodAction = regexp.MustCompile(`action="/portal/payments/([0-9a-f-]{36})/
 // puts the account at Free limits until a retry settles; another account
 // can touch none of it.
 func TestPortalPaymentMethods(t *testing.T) {
-	clock := &stepClock{t: time.Now().UTC()}
+	// The walk moves the clock 20 days and must stay inside one billing
+	// period (calendar months): what a period's close does with a failed
+	// debit is TestFailedUpgradeIsCollectedOnce's (services/metering).
+	clock := &stepClock{t: time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)}
 	st := stack(t, false, func(c *local.Config) { c.Now, c.BillingInterval = clock.Now, 100*time.Millisecond })
 	a := newBrowser(t, st.URL)
 	tok := a.signUp("payer@example.com", pw, "Payer Ltd").csrf(t)

@@ -59,7 +59,7 @@ func BenchmarkMeteredConvert(b *testing.B) {
 func meteredConvert(b *testing.B, msg []byte, loopback bool) {
 	ctx := context.Background()
 	st, err := local.Start(ctx, local.Config{HTTPAddr: "127.0.0.1:0", Log: logging.NewTo(io.Discard, "local", "info"),
-		RedisURL: os.Getenv("TEST_REDIS_URL"), SandboxInterval: -1, LoopbackGRPC: loopback})
+		RedisURL: os.Getenv("TEST_REDIS_URL"), SandboxInterval: -1, LoopbackGRPC: loopback, Now: local.TickingClock(testInstant())})
 	if err != nil {
 		b.Fatal(err)
 	}

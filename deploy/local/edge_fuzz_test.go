@@ -32,7 +32,7 @@ var fuzzContentTypes = []string{"", "application/json", "text/plain", "applicati
 func FuzzEdge(f *testing.F) {
 	// A stepped clock on the highest plan keeps the token bucket out of the
 	// way, so inputs reach the backends instead of a 429.
-	clock := &stepClock{t: time.Now().UTC()}
+	clock := newStepClock()
 	st, err := local.Start(context.Background(), local.Config{
 		HTTPAddr: "127.0.0.1:0", RedisURL: os.Getenv("TEST_REDIS_URL"), NATSURL: os.Getenv("TEST_NATS_URL"),
 		Log: slog.New(slog.DiscardHandler), Now: clock.Now, DemoPlan: "scale", SandboxInterval: -1,

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/ledgerlane/platform/deploy/local"
 )
@@ -140,7 +139,7 @@ func financePatchEndToEnd(t *testing.T, st *local.Stack) {
 
 	t.Run("date bounds", func(t *testing.T) {
 		f.t = t
-		limit := time.Now().UTC().AddDate(1, 0, 0).Format("2006-01-02")
+		limit := st.Now().UTC().AddDate(1, 0, 0).Format("2006-01-02")
 		for _, d := range []string{"1900-01-01", limit} {
 			if tx := f.ok(patch(usdID, `"date": "`+d+`"`)); tx["date"] != d {
 				t.Errorf("date %s: %v", d, tx["date"])

@@ -18,7 +18,7 @@ import (
 func TestIdempotencyNeverCrossesCredentials(t *testing.T) {
 	// The demo account's token bucket is shared by all its credentials: a
 	// stepped clock keeps the pairs under the plan's rate.
-	clock := &stepClock{t: time.Now().UTC()}
+	clock := newStepClock()
 	st := stack(t, false, func(c *local.Config) { c.SandboxInterval, c.Now = -1, clock.Now })
 	keys := map[string]string{}
 	var names []string

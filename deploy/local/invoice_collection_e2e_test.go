@@ -27,7 +27,7 @@ func TestInvoiceCollectionThroughThePortal(t *testing.T) {
 }
 
 func invoiceCollectionThroughThePortal(t *testing.T, withDB bool) {
-	clock := &stepClock{t: time.Now().UTC()}
+	clock := newStepClock()
 	st := stack(t, withDB, func(c *local.Config) { c.Now, c.BillingInterval = clock.Now, 50*time.Millisecond })
 	keys := map[string]string{}
 	for _, k := range st.Keys {

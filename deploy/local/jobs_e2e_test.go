@@ -162,7 +162,7 @@ func jobsEndToEnd(t *testing.T, st *local.Stack) {
 	mu.Lock()
 	d := got[0]
 	mu.Unlock()
-	if err := webhook.Verify(secret, d.header.Get("X-Service-Signature"), d.body, time.Now()); err != nil {
+	if err := webhook.Verify(secret, d.header.Get("X-Service-Signature"), d.body, st.Now()); err != nil {
 		t.Fatalf("verify: %v", err)
 	}
 	var ev map[string]any

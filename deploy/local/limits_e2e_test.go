@@ -5,31 +5,18 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ledgerlane/platform/deploy/local"
 )
 
-type stepClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *stepClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // TestLimitsEndToEnd drives the metering rules through the real stack: quota
 // headers, a spend cap refusing the request that would reach it, usage
 // matching what was used, idempotent replays and 409s, the test pool running
 // out at 250, and 429 with Retry-After from the token bucket.
 func TestLimitsEndToEnd(t *testing.T) {
-	clock := &stepClock{t: time.Now().UTC()}
+	clock := newStepClock()
 	st, err := local.Start(context.Background(), local.Config{
 		HTTPAddr: "127.0.0.1:0", RedisURL: os.Getenv("TEST_REDIS_URL"), NATSURL: os.Getenv("TEST_NATS_URL"),
 		Log: slog.New(slog.DiscardHandler), Now: clock.Now, DemoUsage: 24_999, // starter includes 25,000

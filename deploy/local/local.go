@@ -67,7 +67,10 @@ type Config struct {
 	Commit    string
 	BuildTime time.Time
 	Log       *slog.Logger
-	Now       func() time.Time
+	// Now is the clock every service, the seed and the sandboxes run on
+	// (default time.Now). Tests pin it (local_test.go, docs/testing.md):
+	// the demo data is laid out relative to it.
+	Now func() time.Time
 	// Finance sandbox aggregator: SandboxInterval is its tick (0 means
 	// 30s; negative starts no ticker, and only Stack.Sandbox.SyncNow syncs).
 	SandboxInterval time.Duration
@@ -102,6 +105,9 @@ type Stack struct {
 	// AccountID is the demo metering account.
 	AccountID string
 	Demo      financeseed.DemoData
+	// Now is the stack's clock (Config.Now): tests derive the dates they
+	// assert on from it, never from the wall clock.
+	Now func() time.Time
 	// Sandbox is the finance sandbox aggregator syncing the demo user's
 	// bank connections; tests call its SyncNow.
 	Sandbox *financesandbox.Aggregator
@@ -132,7 +138,7 @@ type Stack struct {
 func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	cfg = cfg.withDefaults()
 	runCtx, cancel := context.WithCancel(context.Background())
-	s := &Stack{cancel: cancel}
+	s := &Stack{cancel: cancel, Now: cfg.Now}
 	defer func() {
 		if err != nil {
 			s.Close()

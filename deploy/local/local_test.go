@@ -21,7 +21,9 @@ import (
 // stack boots the whole platform in process on a free port. It uses the real
 // Redis and NATS named by TEST_REDIS_URL / TEST_NATS_URL when set, and the
 // embedded servers otherwise; withDB also puts both stores on TEST_DATABASE_URL.
-// opts adjust the configuration before start.
+// opts adjust the configuration before start. The stack's clock starts at
+// testInstant() and ticks on (clock_test.go), so the seeded data and every
+// date a test asserts on are the same on any day.
 func stack(t *testing.T, withDB bool, opts ...func(*local.Config)) *local.Stack {
 	t.Helper()
 	cfg := local.Config{
@@ -29,6 +31,7 @@ func stack(t *testing.T, withDB bool, opts ...func(*local.Config)) *local.Stack 
 		RedisURL: os.Getenv("TEST_REDIS_URL"),
 		NATSURL:  os.Getenv("TEST_NATS_URL"),
 		Log:      slog.New(slog.DiscardHandler),
+		Now:      local.TickingClock(testInstant()),
 	}
 	if withDB {
 		url := os.Getenv("TEST_DATABASE_URL")

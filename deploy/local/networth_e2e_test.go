@@ -4,7 +4,6 @@ import (
 	"math/big"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/ledgerlane/platform/deploy/local"
 )
@@ -29,7 +28,7 @@ func netWorthEndToEnd(t *testing.T, st *local.Stack) {
 		keys[k.Name] = k.Key
 	}
 	f := &fin{client: client{t: t, base: st.URL, keys: keys}}
-	today := time.Now().UTC().Format("2006-01-02")
+	today := st.Now().UTC().Format("2006-01-02")
 
 	t.Run("net worth reconciles", func(t *testing.T) {
 		f.t = t

@@ -34,7 +34,7 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 		b.Skipf("../shared samples not found: %v", err)
 	}
 	st, err := local.Start(context.Background(), local.Config{HTTPAddr: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler),
-		RedisURL: os.Getenv("TEST_REDIS_URL"), DemoPlan: "scale", SandboxInterval: -1})
+		RedisURL: os.Getenv("TEST_REDIS_URL"), DemoPlan: "scale", SandboxInterval: -1, Now: local.TickingClock(testInstant())})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -359,7 +359,7 @@ func TestPortalThrottling(t *testing.T) {
 // is never kept; sessions end at their expiry (the injectable clock) and
 // everywhere on request.
 func TestPortalSessionFixationAndExpiry(t *testing.T) {
-	clock := &stepClock{t: time.Now().UTC()}
+	clock := newStepClock()
 	st := stack(t, false, func(c *local.Config) { c.Now = clock.Now })
 	attacker := newBrowser(t, st.URL)
 	attacker.signUp("fix@example.com", pw, "Fix Ltd")

@@ -64,6 +64,9 @@ type Options struct {
 	// request (scheme and Host), which is right for make run; set it behind
 	// a proxy.
 	PublicURL string
+	// Now is the gateway's clock (default time.Now): a session cookie's
+	// Max-Age is counted from it.
+	Now func() time.Time
 }
 
 // Portal is the /portal/ handler.
@@ -78,6 +81,9 @@ type Portal struct {
 func New(client meteringv1.PortalServiceClient, opts Options) *Portal {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	p := &Portal{client: client, opts: opts, mux: http.NewServeMux()}
 	static, _ := fs.Sub(assetFS, "assets")
@@ -226,8 +232,12 @@ func (p *Portal) render(w http.ResponseWriter, r *http.Request, status int, page
 
 func (p *Portal) secure(r *http.Request) bool { return p.opts.SecureCookies || r.TLS != nil }
 
+// setSession sets the session cookie. Max-Age (which browsers prefer to
+// Expires) counts from our clock, so a browser whose clock is off keeps the
+// session as long as the server does; Expires stays for old clients.
 func (p *Portal) setSession(w http.ResponseWriter, r *http.Request, token string, expires time.Time) {
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/portal/", Expires: expires,
+	maxAge := max(int(expires.Sub(p.opts.Now()).Seconds()), 1)
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/portal/", Expires: expires, MaxAge: maxAge,
 		HttpOnly: true, Secure: p.secure(r), SameSite: http.SameSiteLaxMode})
 }
 

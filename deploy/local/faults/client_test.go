@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ledgerlane/platform/deploy/local"
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
 	financeserver "github.com/ledgerlane/platform/services/finance/server"
 	"github.com/ledgerlane/platform/services/jobs/webhook"
@@ -102,7 +103,7 @@ func (c *cluster) newFinanceTenant(name string) (*tenant, error) {
 	if err != nil {
 		return nil, err
 	}
-	demo, err := financeseed.Demo(ctx, fin.Store(), acct["account"], time.Now())
+	demo, err := financeseed.Demo(ctx, fin.Store(), acct["account"], local.TestInstant) // rows only: the binaries run on the real clock
 	_ = fin.Close()
 	if err != nil {
 		return nil, fmt.Errorf("seed the finance user: %w", err)

@@ -32,6 +32,7 @@ func TestLoadAgainstLocalStack(t *testing.T) {
 	st, err := local.Start(context.Background(), local.Config{
 		HTTPAddr: "127.0.0.1:0", RedisURL: os.Getenv("TEST_REDIS_URL"),
 		DemoPlan: metering.PlanScale, SandboxInterval: -1, Log: slog.New(slog.DiscardHandler),
+		Now: local.TickingClock(local.TestInstant),
 	})
 	if err != nil {
 		t.Fatal(err)

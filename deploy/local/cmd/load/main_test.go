@@ -99,7 +99,7 @@ func TestRunAgainstTarget(t *testing.T) {
 	})
 	st, err := local.Start(context.Background(), local.Config{HTTPAddr: "127.0.0.1:0", DatabaseURL: url,
 		FinanceSchema: finSchema, MeteringSchema: metSchema, RedisURL: os.Getenv("TEST_REDIS_URL"),
-		DemoPlan: "scale", SandboxInterval: -1, Log: slog.New(slog.DiscardHandler)})
+		DemoPlan: "scale", SandboxInterval: -1, Log: slog.New(slog.DiscardHandler), Now: local.TickingClock(local.TestInstant)})
 	if err != nil {
 		t.Fatal(err)
 	}
