@@ -75,8 +75,9 @@ type Config struct {
 	// PortalSecureCookies marks the portal's cookies Secure on plain HTTP
 	// requests too (behind a TLS-terminating proxy); see docs/portal.md.
 	PortalSecureCookies bool
-	// PortalPublicURL is the public root for links in the portal's
-	// invitation e-mails; empty takes the inviting request's Host.
+	// PortalPublicURL is the gateway's public root, e.g.
+	// https://api.example.com: every link the portal mails starts with it,
+	// and portal requests must carry its host. Empty: no portal (404).
 	PortalPublicURL string
 }
 
@@ -195,9 +196,21 @@ func New(cfg Config) (*Gateway, error) {
 	g.after = map[route.After]func(principal.Principal){
 		route.AfterForgetLimits: func(p principal.Principal) { g.resolver.ForgetAccount(p.AccountID) },
 	}
-	g.portal = portal.New(meteringv1.NewPortalServiceClient(cfg.Backends.Metering),
-		portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
-			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now})
+	// Without a public URL there is no portal (its mails need links that
+	// cannot follow a request's Host): /portal/ answers 404 and the log
+	// says why. cmd/gateway refuses to start without one.
+	g.portal = http.NotFoundHandler()
+	if cfg.PortalPublicURL != "" {
+		p, err := portal.New(meteringv1.NewPortalServiceClient(cfg.Backends.Metering),
+			portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
+				LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now})
+		if err != nil {
+			return nil, err
+		}
+		g.portal = p
+	} else {
+		cfg.Log.Warn("the portal is off: PortalPublicURL (PORTAL_PUBLIC_URL) is not set")
+	}
 	g.status = map[string]int{}
 	for _, rt := range route.All() {
 		if _, ok := g.handlers[rt.Handler]; !ok && rt.Handler != route.HandlerGenerated {

@@ -3,6 +3,7 @@ package k8s
 import (
 	"maps"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -125,6 +126,36 @@ func TestAccountingEgress(t *testing.T) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// TestPortalPublicURL: every overlay gives the gateway its public URL (the
+// gateway refuses to start without one: the portal's mailed links start
+// with it), an absolute root; in prod over https.
+func TestPortalPublicURL(t *testing.T) {
+	forEachOverlay(t, func(t *testing.T, b *build, e expectation) {
+		cm := find[*corev1.ConfigMap](b, "ledgerlane-config")
+		if cm == nil {
+			t.Fatal("no ConfigMap ledgerlane-config")
+		}
+		v := cm.Data["PORTAL_PUBLIC_URL"]
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" || strings.Trim(u.Path, "/") != "" || (u.Scheme != "https" && (e.managed || u.Scheme != "http")) {
+			t.Errorf("PORTAL_PUBLIC_URL %q: want an absolute root URL (https in a managed overlay)", v)
+		}
+		w, ok := b.workload("gateway")
+		if !ok {
+			t.Fatal("no gateway workload")
+		}
+		reads := false
+		for _, c := range containers(w.spec) {
+			for _, ef := range c.EnvFrom {
+				reads = reads || (ef.ConfigMapRef != nil && ef.ConfigMapRef.Name == cm.Name)
+			}
+		}
+		if !reads {
+			t.Errorf("the gateway does not read %s", cm.Name)
 		}
 	})
 }

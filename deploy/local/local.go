@@ -74,6 +74,9 @@ type Config struct {
 	// Finance sandbox aggregator: SandboxInterval is its tick (0 means
 	// 30s; negative starts no ticker, and only Stack.Sandbox.SyncNow syncs).
 	SandboxInterval time.Duration
+	// PortalPublicURL (PORTAL_PUBLIC_URL) is the root of the links the
+	// portal mails; default the gateway's own address (Stack.URL).
+	PortalPublicURL string
 	// PortalSecureCookies marks the portal's cookies Secure although make
 	// run serves plain HTTP on loopback (docs/portal.md); tests set it.
 	PortalSecureCookies bool
@@ -287,7 +290,7 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, cfg Config, b gateway.
 		},
 		Version: cfg.Version, Commit: cfg.Commit, BuildTime: cfg.BuildTime,
 		Log: cfg.Log.With("service", "gateway"), Now: cfg.Now, Redis: rc,
-		PortalSecureCookies: cfg.PortalSecureCookies,
+		PortalSecureCookies: cfg.PortalSecureCookies, PortalPublicURL: cmp.Or(cfg.PortalPublicURL, s.URL),
 	})
 	if err != nil {
 		return nil, err

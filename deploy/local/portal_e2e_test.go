@@ -73,6 +73,9 @@ func (b *browser) do(method, path string, form url.Values, hdr ...string) page {
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1] // the client sends req.Host, not the header
+		}
 	}
 	res, err := b.hc.Do(req)
 	if err != nil {

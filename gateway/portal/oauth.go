@@ -38,7 +38,7 @@ func (p *Portal) renderOAuth(w http.ResponseWriter, r *http.Request, s *metering
 		return
 	}
 	ov := &oauthView{DefaultScopes: res.GetDefaultScopes(), OptInScopes: res.GetOptInScopes(),
-		TokenURL: p.publicRoot(r) + "/v1/oauth/token"}
+		TokenURL: p.link("/v1/oauth/token")}
 	cs := res.GetClients()
 	for i := len(cs) - 1; i >= 0; i-- { // newest first
 		c := cs[i]

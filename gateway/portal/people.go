@@ -23,22 +23,9 @@ func (p *Portal) people(w http.ResponseWriter, r *http.Request, s *meteringv1.Po
 	p.renderPeople(w, r, s, token, http.StatusOK, view{})
 }
 
-// linkBase is where invitation links point.
-func (p *Portal) linkBase(r *http.Request) string {
-	root := strings.TrimRight(p.opts.PublicURL, "/")
-	if root == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		root = scheme + "://" + r.Host
-	}
-	return root + "/portal/invite?t="
-}
-
 func (p *Portal) invite(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
 	email := r.PostFormValue("email")
-	_, err := p.client.InvitePerson(r.Context(), &meteringv1.InvitePersonRequest{Token: token, Email: email, LinkBase: p.linkBase(r)})
+	_, err := p.client.InvitePerson(r.Context(), &meteringv1.InvitePersonRequest{Token: token, Email: email, LinkBase: p.link("/portal/invite?t=")})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type == problem.InvalidInput || pr.Type == problem.Conflict {

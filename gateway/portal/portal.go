@@ -59,10 +59,11 @@ type Options struct {
 	// LimitsChanged, when set, is told an account's billing limits changed,
 	// so the edge re-reads them at once instead of within its cache TTL.
 	LimitsChanged func(accountID string)
-	// PublicURL is the gateway's public root, e.g. "https://api.example.com",
-	// for the links in invitation e-mails. Empty: taken from the inviting
-	// request (scheme and Host), which is right for make run; set it behind
-	// a proxy.
+	// PublicURL is the gateway's public root, e.g. "https://api.example.com"
+	// (required): every link the portal mails (password reset, invitation,
+	// address verification) starts with it, never with the request's Host,
+	// which an attacker chooses; portal requests for another host are
+	// refused or, for a page, redirected to it (hostGuard).
 	PublicURL string
 	// Now is the gateway's clock (default time.Now): a session cookie's
 	// Max-Age is counted from it.
@@ -75,17 +76,26 @@ type Portal struct {
 	opts   Options
 	mux    *http.ServeMux
 	h      http.Handler
+	// host is PublicURL's host with its default port made explicit
+	// (canonicalHost), what a request's Host must equal.
+	host string
 }
 
-// New returns the portal calling metering through client.
-func New(client meteringv1.PortalServiceClient, opts Options) *Portal {
+// New returns the portal calling metering through client. It refuses an
+// Options.PublicURL that is not an absolute http(s) root.
+func New(client meteringv1.PortalServiceClient, opts Options) (*Portal, error) {
+	root, err := parsePublicURL(opts.PublicURL)
+	if err != nil {
+		return nil, err
+	}
+	opts.PublicURL = root.String()
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	p := &Portal{client: client, opts: opts, mux: http.NewServeMux()}
+	p := &Portal{client: client, opts: opts, mux: http.NewServeMux(), host: canonicalHost(root.Scheme, root.Host)}
 	static, _ := fs.Sub(assetFS, "assets")
 	p.mux.Handle("GET /portal/assets/", http.StripPrefix("/portal/assets/", http.FileServerFS(static)))
 	p.mux.HandleFunc("GET /portal/{$}", p.home)
@@ -136,8 +146,8 @@ func New(client meteringv1.PortalServiceClient, opts Options) *Portal {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, http.StatusForbidden, "message", view{Title: "Refused", Error: "This form was sent from another site and was refused."})
 	}))
-	p.h = cop.Handler(p.mux)
-	return p
+	p.h = p.hostGuard(cop.Handler(p.mux))
+	return p, nil
 }
 
 // ServeHTTP serves every /portal/ path.
@@ -391,7 +401,7 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 	v := view{Title: "Create an account", CSRF: p.preToken(w, r), Email: r.PostFormValue("email"),
 		Name: r.PostFormValue("name"), AccountName: r.PostFormValue("account_name")}
 	res, err := p.client.SignUp(r.Context(), &meteringv1.SignUpRequest{Email: v.Email, Password: r.PostFormValue("password"),
-		AccountName: v.AccountName, Name: v.Name, VerifyLinkBase: p.verifyLinkBase(r)})
+		AccountName: v.AccountName, Name: v.Name, VerifyLinkBase: p.verifyLinkBase()})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type != problem.InvalidInput {

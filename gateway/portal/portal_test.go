@@ -31,7 +31,7 @@ func TestMoney(t *testing.T) {
 // TestHeadersAndPreSessionCSRF needs no backend: the pages before sign-in
 // and the refusals happen in the portal itself.
 func TestHeadersAndPreSessionCSRF(t *testing.T) {
-	p := New(nil, Options{})
+	p := newTestPortal(t)
 	rec := httptest.NewRecorder()
 	p.ServeHTTP(rec, httptest.NewRequest("GET", "/portal/signin", nil))
 	res := rec.Result()
@@ -87,7 +87,7 @@ func TestHeadersAndPreSessionCSRF(t *testing.T) {
 // A form field that is not UTF-8, or holds a NUL, is a 400 before any
 // backend call (the client is nil: a call would panic), whatever the page.
 func TestFormWithOddBytesIsRefused(t *testing.T) {
-	p := New(nil, Options{})
+	p := newTestPortal(t)
 	for _, tt := range []struct{ path, body string }{
 		{"/portal/signin", "email=%FF%FE&password=x&csrf=t"},
 		{"/portal/signup", "email=a%40b.c&password=%00&csrf=t"},

@@ -3,7 +3,6 @@ package portal
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
@@ -15,11 +14,6 @@ import (
 // never the path the access log records), and the reset form sets a new
 // password, which signs the person out everywhere. Both forms are before
 // sign-in, so they carry the double-submit CSRF token.
-
-// publicRoot is the gateway's public root for links in mails.
-func (p *Portal) publicRoot(r *http.Request) string {
-	return strings.TrimSuffix(p.linkBase(r), "/portal/invite?t=")
-}
 
 // resetSent is the one answer to a reset request, whether or not the
 // address has a portal user.
@@ -37,7 +31,7 @@ func (p *Portal) forgot(w http.ResponseWriter, r *http.Request) {
 	}
 	email := r.PostFormValue("email")
 	_, err := p.client.RequestPasswordReset(r.Context(), &meteringv1.RequestPasswordResetRequest{Email: email,
-		LinkBase: p.publicRoot(r) + "/portal/reset?t="})
+		LinkBase: p.link("/portal/reset?t=")})
 	if err != nil {
 		pr := rpc.Problem(err)
 		v := view{Title: "Reset your password", CSRF: p.preToken(w, r), Email: email, Error: pr.Detail}

@@ -15,7 +15,7 @@ import (
 // people whose address is not verified see a notice with a button that
 // sends the link again.
 
-func (p *Portal) verifyLinkBase(r *http.Request) string { return p.publicRoot(r) + "/portal/verify?t=" }
+func (p *Portal) verifyLinkBase() string { return p.link("/portal/verify?t=") }
 
 func (p *Portal) verifyForm(w http.ResponseWriter, r *http.Request) {
 	p.render(w, r, http.StatusOK, "verify", view{Title: "Confirm your e-mail address", CSRF: p.preToken(w, r),
@@ -41,7 +41,7 @@ func (p *Portal) verify(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Portal) sendVerification(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
-	_, err := p.client.SendVerification(r.Context(), &meteringv1.SendVerificationRequest{Token: token, LinkBase: p.verifyLinkBase(r)})
+	_, err := p.client.SendVerification(r.Context(), &meteringv1.SendVerificationRequest{Token: token, LinkBase: p.verifyLinkBase()})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type == problem.RateLimited {

@@ -1,9 +1,12 @@
 // Command gateway runs the public HTTP edge alone, as it runs on Kubernetes:
-// it dials the four services by address and serves /v1.
+// it dials the four services by address and serves /v1 and the portal.
+// PORTAL_PUBLIC_URL (required) is its public root, where the portal's mailed
+// links lead.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -117,11 +120,18 @@ func run(log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	// The portal mails links (password reset, invitations, verification):
+	// they start with the public URL, so the gateway does not start without
+	// one (docs/security.md).
+	publicURL := config.String("PORTAL_PUBLIC_URL", "")
+	if publicURL == "" {
+		return errors.New("PORTAL_PUBLIC_URL is required: the gateway's public root (e.g. https://api.example.com), where the portal's mailed links lead")
+	}
 	bt, _ := time.Parse(time.RFC3339, buildTime)
 	g, err := gateway.New(gateway.Config{
 		Backends: b, Checks: checks, Version: version, Commit: commit, BuildTime: bt,
 		CredentialTTL: ttl, DocsURL: config.String("DOCS_URL", ""), Log: log, Redis: rdb,
-		PortalSecureCookies: secureCookies, PortalPublicURL: config.String("PORTAL_PUBLIC_URL", ""),
+		PortalSecureCookies: secureCookies, PortalPublicURL: publicURL,
 	})
 	if err != nil {
 		return err

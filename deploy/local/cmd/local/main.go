@@ -70,6 +70,9 @@ func run() error {
 		DemoPlan:     config.String("LOCAL_DEMO_PLAN", "starter"),
 		DemoUsage:    int64(demoUsage),
 		MailDir:      config.String("LOCAL_MAIL_DIR", ""),
+		// Where the portal's mailed links lead: the gateway's own address
+		// unless set (e.g. behind a tunnel).
+		PortalPublicURL: config.String("PORTAL_PUBLIC_URL", ""),
 		// The sandbox accounting platform (docs/accounting.md).
 		AccountingSandboxAddr: config.String("SANDBOX_PLATFORM_ADDR", "127.0.0.1:0"),
 		Version:               version,

@@ -1,0 +1,57 @@
+package local_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgerlane/platform/deploy/local"
+)
+
+// TestPortalLinksNeverFollowTheHost (issue 27, 1): an attacker who asks
+// for a victim's password reset with a Host header of their own gets no
+// mail sent at all (421), pages asked for under another host are
+// redirected to the configured public URL, and X-Forwarded-Host changes
+// nothing: the link a victim receives always leads to the public URL.
+func TestPortalLinksNeverFollowTheHost(t *testing.T) {
+	st := stack(t, false, func(c *local.Config) { c.BillingInterval = 100 * time.Millisecond })
+	newBrowser(t, st.URL).signUp("victim@host.example", pw, "Victim Ltd")
+	const evil = "attacker.example"
+
+	a := newBrowser(t, st.URL)
+	if p := a.do("GET", "/portal/forgot?x=1", nil, "Host", evil); p.status != http.StatusPermanentRedirect ||
+		p.header.Get("Location") != st.URL+"/portal/forgot?x=1" {
+		t.Fatalf("a page under another host: %d %q", p.status, p.header.Get("Location"))
+	}
+	tok := a.get("/portal/forgot").csrf(t)
+	for _, host := range []string{evil, evil + ":80", strings.TrimPrefix(st.URL, "http://") + "." + evil} {
+		p := a.post("/portal/forgot", url.Values{"csrf": {tok}, "email": {"victim@host.example"}}, "Host", host)
+		if p.status != http.StatusMisdirectedRequest || strings.Contains(p.body, "on its way") {
+			t.Fatalf("a reset asked with Host %q: %d %s", host, p.status, p.body)
+		}
+	}
+	// Through the right host, with a forged forwarding header: the link
+	// still starts with the public URL.
+	if p := a.post("/portal/forgot", url.Values{"csrf": {tok}, "email": {"victim@host.example"}},
+		"X-Forwarded-Host", evil, "X-Forwarded-Proto", "https"); p.status != 200 {
+		t.Fatalf("reset: %d %s", p.status, p.body)
+	}
+	link := regexp.MustCompile(regexp.QuoteMeta(st.URL) + `/portal/reset\?t=(pr_[a-z2-7]+)`)
+	mailToken(t, st.Mail, "victim@host.example", link)
+	time.Sleep(300 * time.Millisecond) // a mail for a refused request would have gone by now
+	resets := 0
+	for _, m := range st.Mail.Messages() {
+		if strings.Contains(string(m.Data), evil) {
+			t.Fatalf("a mail names the attacker's host:\n%s", m.Data)
+		}
+		if m.To[0] == "victim@host.example" && strings.Contains(string(m.Data), "/portal/reset") {
+			resets++
+		}
+	}
+	if resets != 1 {
+		t.Fatalf("%d reset mails, want the one asked through the public host", resets)
+	}
+}
