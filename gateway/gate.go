@@ -172,8 +172,13 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 	}
 	err := errRedisSkipped
 	if a.available() {
+		t.req.Attempt = admission.NewAttempt()
 		if t.d, err = a.ctl.Admit(r.Context(), t.req); err != nil {
 			a.tripped()
+			// The script may have run with its reply lost (a stall): the
+			// reconciler abandons it, undoing what it counted and reserved,
+			// since this request now runs and is journalled instead.
+			a.journal.Abandon(t.req)
 		}
 	}
 	if err != nil {
@@ -363,7 +368,8 @@ func (g *Gateway) ReconcileUsage(ctx context.Context) (int64, error) {
 	return g.adm.journal.Size(), err
 }
 
-// RunReconciler flushes the journal every interval until ctx ends.
+// RunReconciler flushes the journal (abandonments and usage) every interval
+// until ctx ends.
 func (g *Gateway) RunReconciler(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -372,7 +378,7 @@ func (g *Gateway) RunReconciler(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if g.adm == nil || g.adm.journal.Size() == 0 {
+			if g.adm == nil || (g.adm.journal.Size() == 0 && g.adm.journal.Abandons() == 0) {
 				continue
 			}
 			if left, err := g.ReconcileUsage(ctx); err != nil {

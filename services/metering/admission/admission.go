@@ -2,7 +2,9 @@ package admission
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,10 +23,14 @@ var reconcileLua string
 //go:embed refund.lua
 var refundLua string
 
+//go:embed abandon.lua
+var abandonLua string
+
 var (
 	admitScript     = redis.NewScript(admitLua)
 	reconcileScript = redis.NewScript(reconcileLua)
 	refundScript    = redis.NewScript(refundLua)
+	abandonScript   = redis.NewScript(abandonLua)
 )
 
 // Retention of idempotency records: 24 hours after the first request, as the
@@ -73,6 +79,10 @@ type Request struct {
 	IdempotencyKey   string
 	IdempotencyScope string
 	Fingerprint      string
+	// Attempt names this admission (NewAttempt), so that the client
+	// library's retry of the script recognises its own earlier run and a
+	// caller that gave up can Abandon it. Empty: Admit makes one.
+	Attempt string
 }
 
 // IdempotencyScope is the part of an idempotency record's key that names who
@@ -144,7 +154,8 @@ type Controller struct {
 	// The caller has failed open and counted the request by then, or will
 	// on ErrVoid, so a late script must not count it again nor reserve its
 	// Idempotency-Key. It must be well below the client's read timeout
-	// (go-redis: 3 s); zero turns the check off.
+	// (go-redis: 3 s; New derives it from the client's); zero turns the
+	// check off.
 	VoidAfter time.Duration
 	// skew is Redis's clock minus ours (ms), measured with TIME now and
 	// then, so deadlines are stated in Redis's time; syncedAt is when
@@ -204,7 +215,28 @@ func New(rdb redis.UniversalClient, now func() time.Time) *Controller {
 	if now == nil {
 		now = time.Now
 	}
-	return &Controller{rdb: rdb, now: now, VoidAfter: time.Second, ChangedKey: DefaultChangedKey}
+	return &Controller{rdb: rdb, now: now, VoidAfter: voidAfter(rdb), ChangedKey: DefaultChangedKey}
+}
+
+// voidAfter is the script deadline for rdb: one second, or four fifths of
+// the client's read timeout when that is shorter. The deadline must come
+// before the client gives up: then a script still queued when the client
+// retries (or fails open) can no longer run, and the retry itself, sent
+// after the read timeout, never runs as a second admission; the one case
+// left, a script that ran but whose reply was lost, is the attempt
+// record's (docs/limits.md, "Stalls").
+func voidAfter(rdb redis.UniversalClient) time.Duration {
+	var rt time.Duration
+	switch c := rdb.(type) {
+	case *redis.Client:
+		rt = c.Options().ReadTimeout
+	case *redis.ClusterClient:
+		rt = c.Options().ReadTimeout
+	}
+	if rt > 0 && rt*4/5 < time.Second {
+		return rt * 4 / 5
+	}
+	return time.Second
 }
 
 // Keys. The {account} hash tag keeps an account's keys in one Redis Cluster
@@ -258,14 +290,18 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 		ikey = idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
 	}
 	mark := r.changedMember()
+	attempt, attemptTTL := r.Attempt, AttemptTTL.Milliseconds()
 	if peek {
-		mark = ""
+		mark, attemptTTL = "", 0
+	}
+	if attempt == "" {
+		attempt = NewAttempt()
 	}
 	res, err := m.runMarked(ctx, admitScript, mark,
-		[]string{bucketKey(r.AccountID), qkey, ikey},
+		[]string{bucketKey(r.AccountID), qkey, ikey, attemptKey(r.AccountID, attempt)},
 		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
 		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
-		r.units(), b2i(peek), m.voidAt(),
+		r.units(), b2i(peek), m.voidAt(), attemptTTL,
 	).Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("admission: admit: %w", err)
@@ -507,4 +543,46 @@ func (m *Controller) Refund(ctx context.Context, r Request, ref string, n int64)
 		return 0, fmt.Errorf("admission: refund: %w", err)
 	}
 	return got, nil
+}
+
+// AttemptTTL is how long an admission's attempt record is kept: long
+// enough for the client library's retry (within a read timeout) and for an
+// Abandon after a stall, short enough that the records of a busy gateway
+// stay small (about 100 bytes a metered request).
+const AttemptTTL = 30 * time.Second
+
+func attemptKey(acct, attempt string) string { return "ll:{" + acct + "}:att:" + attempt }
+
+// NewAttempt returns a fresh Request.Attempt: 96 random bits.
+func NewAttempt() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Abandon undoes r's admission when its caller got no decision (Admit
+// returned an error, and the caller failed open: the request runs and its
+// journal counts it). If the script ran after all (its reply was lost to a
+// stall), its count and its reservation of the Idempotency-Key are given
+// back; either way it can no longer run (ARGV void). It reports whether
+// there was something to undo. r.Attempt must be the one Admit was given.
+func (m *Controller) Abandon(ctx context.Context, r Request) (bool, error) {
+	if r.Attempt == "" {
+		return false, errors.New("admission: abandon: the request has no attempt")
+	}
+	qkey, _, _ := m.quotaKey(r, m.now())
+	ikey := idemKey(r.AccountID, "-", "-")
+	if r.IdempotencyKey != "" {
+		ikey = idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
+	}
+	units := int64(0)
+	if r.Metered {
+		units = r.units()
+	}
+	n, err := abandonScript.Run(ctx, m.rdb, []string{attemptKey(r.AccountID, r.Attempt), qkey, ikey},
+		units, r.Limits.OveragePer1000, AttemptTTL.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("admission: abandon: %w", err)
+	}
+	return n == 1, nil
 }

@@ -2,6 +2,7 @@ package admission_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -373,5 +374,54 @@ func TestLiveBlockedIsAdmissionsRule(t *testing.T) {
 		if u.LiveBlocked != refused {
 			t.Fatalf("case %d: %+v with usage %+v: LiveBlocked %v, next request outcome %d", i, l, before, u.LiveBlocked, d.Outcome)
 		}
+	}
+}
+
+// TestAbandon: an admission that ran but whose caller got no decision is
+// undone by the journal's flush (its count given back, its key free); one
+// abandoned before its script ran can never run; the client library's
+// retry of an admission that ran is answered as the first run, unchanged.
+func TestAbandon(t *testing.T) {
+	m, c := setup(t)
+	ctx := context.Background()
+	r := admission.Request{AccountID: uuid.NewString(), Metered: true, Limits: limits(c), IdempotencyKey: "k", Fingerprint: "fp",
+		Attempt: admission.NewAttempt()}
+	first := admit(t, m, r)
+	if again := admit(t, m, r); first.Outcome != admission.Admitted || again.Outcome != admission.Admitted ||
+		again.UsedBefore != first.UsedBefore {
+		t.Fatalf("the retry of one attempt: %+v then %+v", first, again)
+	}
+	if u, _ := m.Usage(ctx, r.AccountID, r.Limits); u.Used != 1 {
+		t.Fatalf("one attempt run twice counted %d", u.Used)
+	}
+	other := r
+	other.Attempt = admission.NewAttempt()
+	if d := admit(t, m, other); d.Outcome != admission.InFlight {
+		t.Fatalf("another attempt with the key: %v", d.Outcome)
+	}
+	j := admission.NewJournal()
+	j.Abandon(r)
+	if err := j.Flush(ctx, m); err != nil || j.Abandons() != 0 {
+		t.Fatalf("flush: %v, %d left", err, j.Abandons())
+	}
+	if u, _ := m.Usage(ctx, r.AccountID, r.Limits); u.Used != 0 {
+		t.Fatalf("abandoned, still counted %d", u.Used)
+	}
+	if _, err := m.Admit(ctx, r); !errors.Is(err, admission.ErrVoid) {
+		t.Fatalf("an abandoned attempt ran again: %v", err)
+	}
+	if d := admit(t, m, other); d.Outcome != admission.Admitted {
+		t.Fatalf("the key after the abandon: %v", d.Outcome)
+	}
+	// Abandoned before it ran: it never does.
+	late := admission.Request{AccountID: r.AccountID, Metered: true, Limits: r.Limits, Attempt: admission.NewAttempt()}
+	if undone, err := m.Abandon(ctx, late); err != nil || undone {
+		t.Fatalf("abandon before the script: %v %v", undone, err)
+	}
+	if _, err := m.Admit(ctx, late); !errors.Is(err, admission.ErrVoid) {
+		t.Fatalf("the abandoned attempt ran: %v", err)
+	}
+	if u, _ := m.Usage(ctx, r.AccountID, r.Limits); u.Used != 1 {
+		t.Fatalf("usage %d, want the other attempt's 1", u.Used)
 	}
 }

@@ -2,6 +2,8 @@
 -- KEYS[1] bucket hash {t = tokens, ts = ms}
 -- KEYS[2] quota hash {used, over}   (live window or test pool)
 -- KEYS[3] idempotency hash {st, fp, code, hdr, body}
+-- KEYS[4] attempt hash {ub, ov, pr} of this admission (Request.Attempt), or
+--         {void} once its caller abandoned it (abandon.lua)
 -- ARGV: 1 now_ms, 2 rate/s, 3 burst, 4 metered, 5 limit, 6 allow_overage,
 --       7 price (milli-minor units per request), 8 cap (milli-minor, -1 none),
 --       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms,
@@ -9,13 +11,29 @@
 --       14 peek (1: only say what a metered request of that many units would
 --          meet, changing nothing: no token, no reservation, no count),
 --       15 void_at (Redis TIME in ms after which the script changes nothing
---          and answers 7: its caller has given up waiting; 0: no deadline)
+--          and answers 7: its caller has given up waiting; 0: no deadline),
+--       16 attempt ttl ms (how long KEYS[4] is kept; 0: no attempt record)
 -- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage_units, code, hdr, body}
 --   (admitted: {0, tokens, full_ms, 0, used_before, overage_units, prior_refunded}, where
 --   prior_refunded is 1 when the key's last attempt was answered without being kept and
 --   its units were given back: see Settle's 'released' record)
 -- outcome: 0 admitted, 1 rate limited, 2 quota exceeded, 3 cap reached,
 --          4 idempotency conflict, 5 in flight, 6 replay, 7 void (too late)
+-- The client library's retry of this very admission (the first run's reply
+-- was lost to a stall): answer what the first run decided, changing
+-- nothing, so the request is neither refused as in flight by its own
+-- reservation nor counted twice. An abandoned attempt stays void.
+local attempt_ttl = tonumber(ARGV[16]) or 0
+if attempt_ttl > 0 and ARGV[14] ~= '1' then
+  local a = redis.call('HMGET', KEYS[4], 'ub', 'ov', 'pr', 'void')
+  if a[4] then
+    return {7, 0, 0, 0, 0, 0}
+  end
+  if a[1] then
+    return {0, 0, 0, 0, tonumber(a[1]), tonumber(a[2]), tonumber(a[3])}
+  end
+end
+
 local void_at = tonumber(ARGV[15])
 if void_at and void_at > 0 then
   local t = redis.call('TIME')
@@ -113,5 +131,9 @@ end
 if ARGV[10] == '1' then
   redis.call('HSET', KEYS[3], 'st', 'run', 'fp', ARGV[11])
   redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[12]))
+end
+if attempt_ttl > 0 and (ARGV[4] == '1' or ARGV[10] == '1') then
+  redis.call('HSET', KEYS[4], 'ub', used, 'ov', overage, 'pr', prior)
+  redis.call('PEXPIRE', KEYS[4], attempt_ttl)
 end
 return {0, math.floor(tokens), full_ms(), 0, used, overage, prior}

@@ -2,7 +2,8 @@ package admission_test
 
 import (
 	"context"
-	"io"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"testing"
@@ -24,7 +25,10 @@ type pausable struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	paused bool
-	conns  sync.WaitGroup
+	// repliesPaused holds Redis's answers instead: the script has run, its
+	// reply has not reached the client (a stall between the two).
+	repliesPaused bool
+	conns         sync.WaitGroup
 }
 
 func newPausable(t *testing.T, target string) *pausable {
@@ -57,7 +61,25 @@ func (p *pausable) serve(c net.Conn) {
 		return
 	}
 	defer b.Close()
-	go func() { _, _ = io.Copy(c, b) }()
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := b.Read(buf)
+			p.mu.Lock()
+			for p.repliesPaused {
+				p.cond.Wait()
+			}
+			p.mu.Unlock()
+			if n > 0 {
+				if _, werr := c.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := c.Read(buf)
@@ -78,10 +100,11 @@ func (p *pausable) serve(c net.Conn) {
 	}
 }
 
-func (p *pausable) pause() { p.mu.Lock(); p.paused = true; p.mu.Unlock() }
+func (p *pausable) pause()        { p.mu.Lock(); p.paused = true; p.mu.Unlock() }
+func (p *pausable) pauseReplies() { p.mu.Lock(); p.repliesPaused = true; p.mu.Unlock() }
 func (p *pausable) resume() {
 	p.mu.Lock()
-	p.paused = false
+	p.paused, p.repliesPaused = false, false
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }
@@ -133,5 +156,91 @@ func TestScriptRunAfterTheCallerGaveUpIsVoid(t *testing.T) {
 	again := admission.New(direct, c.now)
 	if d, err := again.Admit(ctx, r); err != nil || d.Outcome != admission.Admitted {
 		t.Fatalf("the key must not stay reserved by the late script: %+v %v", d, err)
+	}
+}
+
+// TestStallsChargeOnce (issue 28): Redis stalls for a random time around
+// the timeouts (the gateway's client gives up after 250 ms and retries
+// once; the script's deadline is derived from that), either before the
+// script runs or after it ran but before its reply left. The caller acts
+// as the gateway does: admitted, it runs the request and settles it;
+// refused by an error, it fails open (runs the request, counts it in its
+// journal) and abandons the attempt. Whatever the stall, every request
+// runs once and is counted once (Redis + journal = runs), no key is left
+// in flight, and a client retry with the same key after the stall is a
+// replay or a fresh run, never 409 in flight, and is not charged again.
+func TestStallsChargeOnce(t *testing.T) {
+	direct := redisconn.ForTest(t)
+	proxy := newPausable(t, direct.Options().Addr)
+	opt := *direct.Options()
+	opt.Addr = proxy.lis.Addr().String()
+	opt.ReadTimeout, opt.WriteTimeout, opt.MaxRetries = 250*time.Millisecond, 250*time.Millisecond, 1
+	viaProxy := redis.NewClient(&opt)
+	t.Cleanup(func() { _ = viaProxy.Close() })
+
+	c := &clock{t: time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)}
+	ctl := admission.New(viaProxy, c.now)
+	ctx := context.Background()
+	acct := uuid.NewString()
+	l := limits(c)
+	l.MonthlyQuota = 1_000_000
+	for range 20 { // the first calls measure Redis's clock; later ones carry deadlines
+		if _, err := ctl.Admit(ctx, admission.Request{AccountID: acct, Limits: l}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	rng := rand.New(rand.NewPCG(28, uint64(time.Now().UnixNano())))
+	runs, journal := int64(0), int64(0)
+	// call is one request as the gateway handles it.
+	call := func(r admission.Request) (admission.Outcome, error) {
+		r.Attempt = admission.NewAttempt()
+		d, err := ctl.Admit(ctx, r)
+		if err != nil {
+			runs++ // fail open: it runs, and the journal counts it
+			journal += r.Units
+			go func() { _, _ = ctl.Abandon(context.Background(), r) }()
+			return 0, err
+		}
+		if d.Outcome == admission.Admitted {
+			runs++
+			if err := ctl.Settle(ctx, r, d, admission.Response{Status: 200}, true, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d.Outcome, nil
+	}
+	trials := 14
+	if testing.Short() {
+		trials = 4
+	}
+	for i := range trials {
+		stall := time.Duration(100+rng.IntN(1000)) * time.Millisecond
+		replies := rng.IntN(2) == 1
+		r := admission.Request{AccountID: acct, Metered: true, Limits: l, Units: 1,
+			IdempotencyKey: fmt.Sprintf("stall-%d", i), Fingerprint: "fp"}
+		if replies {
+			proxy.pauseReplies()
+		} else {
+			proxy.pause()
+		}
+		go func() { time.Sleep(stall); proxy.resume() }()
+		first, err := call(r)
+		time.Sleep(stall + 300*time.Millisecond) // resumed, and any abandon done
+		again, err2 := call(r)
+		if err2 != nil || (again != admission.Replay && again != admission.Admitted) {
+			t.Errorf("stall %v (replies %v): first %v %v; the client's retry: %v %v", stall, replies, first, err, again, err2)
+		}
+		if err == nil && first == admission.Admitted && again != admission.Replay {
+			t.Errorf("stall %v: an admitted, settled request was not replayed: %v", stall, again)
+		}
+	}
+	time.Sleep(time.Second)
+	u, err := admission.New(direct, c.now).Usage(ctx, acct, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Used+journal != runs {
+		t.Fatalf("counted %d in Redis + %d in the journal for %d runs", u.Used, journal, runs)
 	}
 }

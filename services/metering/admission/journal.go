@@ -4,14 +4,45 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Journal holds usage counted while Redis was unreachable, per account, mode
-// and window, until Flush adds it to the counters it would have drawn on.
-// It lives in the memory of the process that served the requests.
+// and window, until Flush adds it to the counters it would have drawn on,
+// and the admissions whose callers got no decision, until Flush abandons
+// them (Controller.Abandon: one whose script ran after all, its reply lost
+// to a stall, would otherwise count the request a second time and keep its
+// Idempotency-Key in flight). It lives in the memory of the process that
+// served the requests.
 type Journal struct {
-	mu      sync.Mutex
-	pending map[string]*journalEntry
+	mu        sync.Mutex
+	pending   map[string]*journalEntry
+	abandoned []abandonedAttempt
+}
+
+// abandonedAttempt is an admission to abandon until (after which its
+// attempt record, and so what there was to undo, has expired).
+type abandonedAttempt struct {
+	req   Request
+	until time.Time
+}
+
+// maxAbandoned bounds the attempts a journal keeps: a gateway skips Redis
+// for a moment after a failure, so only the requests in flight when Redis
+// stalled get here, far fewer than this.
+const maxAbandoned = 100_000
+
+// Abandon records that r's admission gave its caller no decision (Admit
+// returned an error) and the caller failed open; r.Attempt must be set.
+func (j *Journal) Abandon(r Request) {
+	if r.Attempt == "" {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.abandoned) < maxAbandoned {
+		j.abandoned = append(j.abandoned, abandonedAttempt{req: r, until: time.Now().Add(AttemptTTL)})
+	}
 }
 
 type journalEntry struct {
@@ -35,7 +66,14 @@ func (j *Journal) Add(r Request) {
 	e.n++
 }
 
-// Size is how many requests are pending.
+// Abandons is how many abandonments are pending.
+func (j *Journal) Abandons() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.abandoned)
+}
+
+// Size is how many requests' usage is pending.
 func (j *Journal) Size() int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -46,13 +84,30 @@ func (j *Journal) Size() int64 {
 	return n
 }
 
-// Flush writes pending usage through c; entries that fail stay for next time.
+// Flush abandons the pending attempts and writes pending usage through c;
+// what fails stays for next time (an attempt until its record expired).
 func (j *Journal) Flush(ctx context.Context, c *Controller) error {
 	j.mu.Lock()
-	entries := j.pending
-	j.pending = map[string]*journalEntry{}
+	entries, attempts := j.pending, j.abandoned
+	j.pending, j.abandoned = map[string]*journalEntry{}, nil
 	j.mu.Unlock()
 	var firstErr error
+	var retry []abandonedAttempt
+	for _, a := range attempts {
+		if _, err := c.Abandon(ctx, a.req); err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			if time.Now().Before(a.until) {
+				retry = append(retry, a)
+			}
+		}
+	}
+	if len(retry) > 0 {
+		j.mu.Lock()
+		j.abandoned = append(j.abandoned, retry...)
+		j.mu.Unlock()
+	}
 	for k, e := range entries {
 		if err := c.Reconcile(ctx, e.req, e.n); err != nil {
 			if firstErr == nil {
