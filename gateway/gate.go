@@ -45,16 +45,56 @@ const breakerOpen = time.Second
 func (a *gate) available() bool { return time.Now().UnixNano() >= a.downUntil.Load() }
 func (a *gate) tripped()        { a.downUntil.Store(time.Now().Add(breakerOpen).UnixNano()) }
 
-// batchItems counts a batch request's items; a body that does not parse
-// counts as one (the jobs service will refuse it with 400).
-func batchItems(body []byte) int64 {
-	var b struct {
-		Items []json.RawMessage `json:"items"`
+// batchItems counts the elements of a batch body's top-level "items"
+// array, stopping once there are more than limit (an over-limit batch costs
+// a scan of limit+1 items, not of the whole body). It checks only the
+// structure the count needs: an object, items an array, each element one
+// JSON value; the jobs service checks the rest. One item is decoded at a
+// time into one reused buffer, so counting allocates about the largest item.
+func batchItems(body []byte, limit int64) (int64, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, errors.New("not a JSON object")
 	}
-	if err := json.Unmarshal(body, &b); err != nil || len(b.Items) == 0 {
-		return 1
+	var item json.RawMessage
+	n, seen := int64(0), false
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return 0, errors.New("not a JSON object")
+		}
+		if k != "items" {
+			if err := dec.Decode(&item); err != nil {
+				return 0, fmt.Errorf("member %q: not a JSON value", k)
+			}
+			continue
+		}
+		if seen {
+			return 0, errors.New("items appears twice")
+		}
+		seen = true
+		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+			return 0, errors.New("items is not an array")
+		}
+		for dec.More() {
+			if n++; n > limit {
+				return n, nil
+			}
+			if err := dec.Decode(&item); err != nil {
+				return 0, fmt.Errorf("items[%d] is not a JSON value", n-1)
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return 0, errors.New("items is not closed")
+		}
 	}
-	return int64(len(b.Items))
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return 0, errors.New("the object is not closed")
+	}
+	if !seen {
+		return 0, errors.New("items is missing")
+	}
+	return n, nil
 }
 
 // validKey: 1 to 128 visible ASCII characters.
@@ -131,6 +171,9 @@ type ticket struct {
 	// tracked: admitted in Redis (settle there); failOpen: Redis could not be
 	// reached (journal metered usage); neither: no admission configured.
 	tracked, failOpen bool
+	// batch: a request counted per item, which counts only when accepted
+	// (2xx): a batch refused whole ran no item.
+	batch bool
 }
 
 // admit decides the request on route rt for principal p: the token bucket,
@@ -145,6 +188,24 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 	reqID := requestID(r.Context())
 	key := r.Header.Get("Idempotency-Key")
 	_, keySent := r.Header["Idempotency-Key"]
+	units := int64(0)
+	if rt.Units == route.UnitsPerItem && reject == nil {
+		// A batch is counted before anything is reserved, and one the jobs
+		// service would refuse whole is refused here, unmetered, in the time
+		// it takes to count to the limit.
+		n, err := batchItems(body, route.MaxBatchItems)
+		switch {
+		case err != nil:
+			reject = problem.New(problem.InvalidInput, "the body must be a JSON object whose items is an array: "+err.Error()).WithField("items")
+		case n < 1 || n > route.MaxBatchItems:
+			count := strconv.FormatInt(n, 10)
+			if n > route.MaxBatchItems {
+				count = "more"
+			}
+			reject = problem.New(problem.InvalidInput, fmt.Sprintf("items must hold 1 to %d entries, got %s", route.MaxBatchItems, count)).WithField("items")
+		}
+		units = n
+	}
 	if reject == nil {
 		switch {
 		case rt.Idempotency == route.IdempotencyRequired && !keySent:
@@ -163,8 +224,8 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 	}
 	t := &ticket{req: admission.Request{AccountID: p.AccountID, Test: p.Mode == "test", Metered: rt.Metered && reject == nil,
 		Limits: limitswire.FromProto(limits)}}
-	if rt.Units == route.UnitsPerItem {
-		t.req.Units = batchItems(body)
+	if rt.Units == route.UnitsPerItem && reject == nil {
+		t.req.Units, t.batch = units, true
 	}
 	if rt.Idempotency != route.IdempotencyNone && reject == nil && key != "" {
 		t.req.IdempotencyKey, t.req.Fingerprint = key, fingerprint(r, rt, body)
@@ -286,6 +347,9 @@ func (a answer) send(w http.ResponseWriter) {
 // meaning "the backend decided it" (backend.go).
 func (g *Gateway) settle(ctx context.Context, t *ticket, a answer) {
 	counted := admission.Counted(a.status, a.v.contentLevel)
+	if t.batch && (a.status < 200 || a.status > 299) {
+		counted = false // refused whole: no item ran
+	}
 	if counted && t.req.IdempotencyKey != "" && !t.d.PriorRefunded && a.resp.Header["Idempotency-Replayed"] != nil {
 		// The backend answered with work this key had already committed (a
 		// batch whose first answer was lost). The attempt that committed it

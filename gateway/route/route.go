@@ -28,6 +28,10 @@ const (
 const (
 	ConvertBodyLimit = 2 << 20
 	BatchBodyLimit   = 16 << 20
+	// MaxBatchItems is the most items one batch may hold: the jobs
+	// service's jobs.MaxItems, checked at the edge before anything is
+	// reserved (deploy/local TestBatchLimitsAgree holds the two equal).
+	MaxBatchItems    = 10_000
 	DefaultBodyLimit = 1 << 20
 )
 

@@ -158,13 +158,19 @@ func (tn *tenant) do(method, path, idemKey string, body []byte) answer {
 }
 
 // convert sends one synchronous conversion of msg.
-func (tn *tenant) convert(msg []byte) answer {
+func (tn *tenant) convert(msg []byte) answer { return tn.convertKeyed(msg, "") }
+
+// convertKeyed is convert with an Idempotency-Key (none when empty).
+func (tn *tenant) convertKeyed(msg []byte, key string) answer {
 	req, err := http.NewRequest(http.MethodPost, tn.c.baseURL+"/v1/convert?to=camt.053", bytes.NewReader(msg))
 	if err != nil {
 		return answer{err: err}
 	}
 	req.Header.Set("Authorization", "Bearer "+tn.key)
 	req.Header.Set("Content-Type", "text/plain")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	resp, err := tn.http.Do(req)
 	if err != nil {
 		return answer{err: err}

@@ -264,6 +264,7 @@ var scenarios = []scenario{
 	{name: "kill -9 jobs mid-submission", run: killJobsMidSubmission},
 	{name: "Redis stopped", run: func(e *env) string { return redisOutage(e, false) }},
 	{name: "Redis paused (SIGSTOP) 10 s", quick: true, run: func(e *env) string { return redisOutage(e, true) }},
+	{name: "Redis stalls 0.3, 0.5, 0.8 s", quick: true, run: redisStalls},
 	{name: "NATS restarted with its store", run: natsRestarted},
 	{name: "SIGTERM to the gateway", run: gatewaySIGTERM},
 	{name: "50 concurrent duplicates", quick: true, run: duplicates},
@@ -560,6 +561,101 @@ func redisOutage(e *env, pause bool) string {
 	}
 	e.unchangedServices(before)
 	return fmt.Sprintf("out %s; conversions %s; usage %d=%d", outage, statusList(statuses), used, ok)
+}
+
+// redisStalls (issue 28): metered conversions with an Idempotency-Key each
+// flow while Redis is paused (SIGSTOP) for 0.3, 0.5 and 0.8 s, a second
+// apart: stalls past the gateway's 250 ms read timeout and around its
+// script deadline. A client retries a key whose answer was not 2xx, as a
+// client would, until it is. Then: no request is refused as in flight (a
+// retry meeting its own first attempt), every key is charged once (usage =
+// the keys answered 2xx, replays not charged), and every key answers its
+// stored result again (none left in flight).
+func redisStalls(e *env) string {
+	tn := e.tenant("redis-stalls")
+	before := e.c.serviceStarts()
+	var (
+		mu       sync.Mutex
+		keys     []string
+		statuses = map[int]int{}
+		inFlight int
+		n        atomic.Int64
+		wg       sync.WaitGroup
+	)
+	stop := make(chan struct{})
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				key := fmt.Sprintf("stall-%d-%d", w, n.Add(1))
+				for attempt := 0; ; attempt++ {
+					r := tn.convertKeyed(e.msg, key)
+					mu.Lock()
+					statuses[r.status]++
+					if r.status == http.StatusConflict && strings.Contains(string(r.body), "idempotency-in-flight") {
+						inFlight++
+					}
+					mu.Unlock()
+					if r.status >= 200 && r.status < 300 {
+						mu.Lock()
+						keys = append(keys, key)
+						mu.Unlock()
+						break
+					}
+					if attempt == 20 {
+						e.t.Errorf("key %s never answered 2xx: last %d %s", key, r.status, r.body)
+						break
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+	}
+	time.Sleep(2 * time.Second)
+	stalls := []time.Duration{300 * time.Millisecond, 500 * time.Millisecond, 800 * time.Millisecond}
+	for _, d := range stalls {
+		e.c.redis.signal(syscall.SIGSTOP)
+		time.Sleep(d)
+		e.c.redis.signal(syscall.SIGCONT)
+		time.Sleep(time.Second)
+	}
+	time.Sleep(2 * time.Second)
+	close(stop)
+	wg.Wait()
+	if inFlight > 0 {
+		e.t.Errorf("%d answers were 409 idempotency-in-flight: a retry met its own earlier attempt", inFlight)
+	}
+	used, exact := tn.waitUsage(int64(len(keys)), time.Minute)
+	if !exact {
+		e.t.Errorf("usage %d, want %d (each key answered 2xx charged once)", used, len(keys))
+	}
+	// Every key again: a replay of its stored answer, or (a key whose
+	// request ran while the gateway failed open, without idempotency) a
+	// fresh run; never in flight. Replays are not charged, fresh runs are.
+	fresh := int64(0)
+	for _, k := range keys {
+		r := tn.convertKeyed(e.msg, k)
+		switch {
+		case r.status == http.StatusOK && r.header.Get("Idempotency-Replayed") == "true":
+		case r.status == http.StatusOK:
+			fresh++
+		default:
+			e.t.Errorf("key %s after the stalls: %d %s", k, r.status, r.body)
+		}
+	}
+	if after, exact := tn.waitUsage(used+fresh, time.Minute); !exact {
+		e.t.Errorf("usage %d after the replays, want %d + %d fresh runs", after, used, fresh)
+	}
+	e.unchangedServices(before)
+	return fmt.Sprintf("stalls %v; answers %s; keys %d, usage %d, in flight %d; again: %d fresh (failed open), the rest replayed",
+		stalls, statusList(statuses), len(keys), used, inFlight, fresh)
 }
 
 // natsRestarted: NATS stops (SIGTERM) during a batch and starts again on its
