@@ -288,6 +288,14 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 		pr.RetryAfter = 1
 		writeProblem(w, pr, reqID)
 	case admission.Replay:
+		if d.Stored == nil {
+			// Kept sealed under a key since rotated out of the ring (older
+			// than the rotation allows): the answer is gone, not the key's
+			// meaning, so the request must not run again under it.
+			g.log.Warn("a kept answer does not open", "request_id", reqID, "err", d.StoredErr)
+			writeProblem(w, problem.New(problem.IdempotencyConflict, "the answer kept for this Idempotency-Key can no longer be read; check whether the first request took effect, then use a new key").WithField("Idempotency-Key"), reqID)
+			return nil
+		}
 		for k, vs := range d.Stored.Header {
 			h[k] = vs
 		}

@@ -79,6 +79,12 @@ type Config struct {
 	// https://api.example.com: every link the portal mails starts with it,
 	// and portal requests must carry its host. Empty: no portal (404).
 	PortalPublicURL string
+	// Sealer seals the answers kept for Idempotency-Key replays in Redis
+	// (the jobs service's key ring, JOB_ENCRYPTION_KEY): a converted
+	// statement or a webhook's one-time secret is never at rest in the
+	// clear. Nil keeps them in the clear (tests only: cmd/gateway refuses
+	// to start without a key).
+	Sealer admission.Sealer
 }
 
 // Gateway is the edge's HTTP handler.
@@ -134,7 +140,9 @@ func New(cfg Config) (*Gateway, error) {
 		surfaces:  map[route.Surface]*runtime.ServeMux{},
 	}
 	if cfg.Redis != nil {
-		g.adm = &gate{ctl: admission.New(cfg.Redis, cfg.Now), journal: admission.NewJournal()}
+		ctl := admission.New(cfg.Redis, cfg.Now)
+		ctl.Sealer = cfg.Sealer
+		g.adm = &gate{ctl: ctl, journal: admission.NewJournal()}
 	}
 	g.metrics = newMetrics(func() float64 {
 		if g.adm == nil {

@@ -125,6 +125,7 @@ type Stack struct {
 	// OAuth callback URL is known when jobs is built.
 	httpLis net.Listener
 
+	keys      *jobs.Keyring // seals batch items and kept answers
 	listeners map[string]net.Listener
 	inProcess map[string]*rpc.InProcess // by service name; nil with LoopbackGRPC
 	cancel    context.CancelFunc
@@ -141,7 +142,10 @@ type Stack struct {
 func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	cfg = cfg.withDefaults()
 	runCtx, cancel := context.WithCancel(context.Background())
-	s := &Stack{cancel: cancel, Now: cfg.Now}
+	// One random key ring per start seals batch items (jobs) and the
+	// answers kept for Idempotency-Key replays (gateway), as
+	// JOB_ENCRYPTION_KEY does for the separate binaries.
+	s := &Stack{cancel: cancel, Now: cfg.Now, keys: jobs.NewRandomKeyring()}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -175,7 +179,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 	jobsSrv, err := jobsserver.New(ctx, jobsserver.Config{NATSURL: natsURL, ConverterAddr: s.Addrs["converter"], MeteringAddr: s.Addrs["metering"],
-		Keys: jobs.NewRandomKeyring(), AllowPrivate: true, Clock: cfg.Now, Log: cfg.Log.With("service", "jobs"),
+		Keys: s.keys, AllowPrivate: true, Clock: cfg.Now, Log: cfg.Log.With("service", "jobs"),
 		Accounting: jobsserver.AccountingConfig{
 			RedirectURL: s.URL + "/v1/connections/callback", CursorKey: cfg.CursorSecret,
 			SandboxURL: s.AccountingSandbox.URL, SandboxClientID: sandboxplatform.ClientID, SandboxClientSecret: sandboxplatform.ClientSecret,
@@ -290,7 +294,7 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, cfg Config, b gateway.
 		},
 		Version: cfg.Version, Commit: cfg.Commit, BuildTime: cfg.BuildTime,
 		Log: cfg.Log.With("service", "gateway"), Now: cfg.Now, Redis: rc,
-		PortalSecureCookies: cfg.PortalSecureCookies, PortalPublicURL: cmp.Or(cfg.PortalPublicURL, s.URL),
+		PortalSecureCookies: cfg.PortalSecureCookies, PortalPublicURL: cmp.Or(cfg.PortalPublicURL, s.URL), Sealer: s.keys,
 	})
 	if err != nil {
 		return nil, err

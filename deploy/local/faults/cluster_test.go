@@ -478,7 +478,7 @@ func (c *cluster) startServices() {
 		fmt.Sprintf("HTTP_ADDR=127.0.0.1:%d", c.gatewayPort), fmt.Sprintf("METRICS_ADDR=127.0.0.1:%d", freePort(t)),
 		"FINANCE_ADDR="+finAddr, "METERING_ADDR="+metAddr, "CONVERTER_ADDR="+strings.Join(convAddrs, ","),
 		"JOBS_ADDR="+strings.Join(jobsAddrs, ","), "REDIS_URL="+c.redisURL, "NATS_URL="+c.natsURL, "SHUTDOWN_GRACE=10s",
-		"PORTAL_PUBLIC_URL="+c.baseURL))
+		"PORTAL_PUBLIC_URL="+c.baseURL, "JOB_ENCRYPTION_KEY="+jobKey))
 
 	// One at a time where they share a schema: two replicas migrating the
 	// same schema at once is not what a rollout does either.

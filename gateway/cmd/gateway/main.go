@@ -25,7 +25,9 @@ import (
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	"github.com/ledgerlane/platform/pkg/seal"
 	"github.com/ledgerlane/platform/pkg/tracing"
+	"github.com/ledgerlane/platform/services/metering/admission"
 )
 
 // Set with -ldflags "-X main.version=… -X main.commit=… -X main.buildTime=…".
@@ -127,11 +129,25 @@ func run(log *slog.Logger) error {
 	if publicURL == "" {
 		return errors.New("PORTAL_PUBLIC_URL is required: the gateway's public root (e.g. https://api.example.com), where the portal's mailed links lead")
 	}
+	// The answers kept in Redis for Idempotency-Key replays are sealed with
+	// the jobs service's key ring: never at rest in the clear.
+	var sealer admission.Sealer
+	if rdb != nil {
+		spec := config.String("JOB_ENCRYPTION_KEY", "")
+		if spec == "" {
+			return errors.New("JOB_ENCRYPTION_KEY is required with REDIS_URL: it seals the answers kept for Idempotency-Key replays (the jobs service's key ring)")
+		}
+		keys, err := seal.ParseKeyring("JOB_ENCRYPTION_KEY", spec)
+		if err != nil {
+			return err
+		}
+		sealer = keys
+	}
 	bt, _ := time.Parse(time.RFC3339, buildTime)
 	g, err := gateway.New(gateway.Config{
 		Backends: b, Checks: checks, Version: version, Commit: commit, BuildTime: bt,
 		CredentialTTL: ttl, DocsURL: config.String("DOCS_URL", ""), Log: log, Redis: rdb,
-		PortalSecureCookies: secureCookies, PortalPublicURL: publicURL,
+		PortalSecureCookies: secureCookies, PortalPublicURL: publicURL, Sealer: sealer,
 	})
 	if err != nil {
 		return err

@@ -108,6 +108,20 @@ const (
 	void // the script ran past its deadline (ErrVoid); never returned
 )
 
+// Sealer seals and opens blobs bound to additional data (seal.Keyring).
+type Sealer interface {
+	Seal(plaintext []byte, aad string) ([]byte, error)
+	Open(blob []byte, aad string) ([]byte, error)
+}
+
+// ErrStoredUnreadable: a kept answer does not open (its key was rotated
+// out of the ring, or the record was tampered with).
+var ErrStoredUnreadable = errors.New("admission: the kept answer does not open")
+
+// storedAAD binds a sealed answer to its record's key, so a blob copied
+// onto another key does not open.
+func storedAAD(recordKey string) string { return "idem/v1|" + recordKey }
+
 // Decision is the admission's answer.
 type Decision struct {
 	Outcome Outcome
@@ -124,8 +138,10 @@ type Decision struct {
 	UsedBefore int64
 	// OverageUnits is how many of the request's units went into paid overage.
 	OverageUnits int64
-	// Stored is the response to replay (Replay only).
-	Stored *Response
+	// Stored is the response to replay (Replay only); nil with
+	// StoredErr set when the kept answer does not open.
+	Stored    *Response
+	StoredErr error
 	// PriorRefunded (Admitted with an idempotency key only): the key's last
 	// attempt was settled without being kept (a 5xx or 429), so whatever it
 	// counted was given back. A backend that answers this attempt with work
@@ -162,6 +178,12 @@ type Controller struct {
 	// (unix ms, 0 before the first measurement: no deadline is sent).
 	skew, syncedAt atomic.Int64
 	syncing        atomic.Bool
+	// Sealer seals the answers kept for Idempotency-Key replays (the body,
+	// which may hold a converted statement or a one-time webhook secret)
+	// before they reach Redis, and opens them for a replay; nil keeps them
+	// in the clear (tests). The gateway uses the jobs service's key ring
+	// (JOB_ENCRYPTION_KEY, pkg/seal).
+	Sealer Sealer
 	// ChangedKey is the sorted set of accounts whose live usage changed
 	// since the metering service last checked their usage alerts
 	// (changed.go); DefaultChangedKey unless a test isolates itself. Every
@@ -331,9 +353,20 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 			_ = json.Unmarshal([]byte(s), &resp.Header)
 		}
 		if s, ok := res[8].(string); ok {
-			resp.Body = []byte(s)
+			resp.Body = []byte(s) // kept in the clear (no Sealer, or an older gateway)
 		}
-		d.Stored = resp
+		if len(res) >= 10 {
+			if s, ok := res[9].(string); ok {
+				if m.Sealer == nil {
+					d.StoredErr = ErrStoredUnreadable
+				} else if resp.Body, err = m.Sealer.Open([]byte(s), storedAAD(ikey)); err != nil {
+					resp.Body, d.StoredErr = nil, ErrStoredUnreadable
+				}
+			}
+		}
+		if d.StoredErr == nil {
+			d.Stored = resp
+		}
 	}
 	return d, nil
 }
@@ -348,6 +381,13 @@ func (m *Controller) Settle(ctx context.Context, r Request, d Decision, resp Res
 	if !refund && r.IdempotencyKey == "" {
 		return nil
 	}
+	var sealed []byte
+	if keep && r.IdempotencyKey != "" && m.Sealer != nil {
+		var err error
+		if sealed, err = m.Sealer.Seal(resp.Body, storedAAD(idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey))); err != nil {
+			return fmt.Errorf("admission: seal the kept answer: %w", err)
+		}
+	}
 	_, err := m.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if refund {
 			qkey, _, _ := m.quotaKey(r, m.now())
@@ -360,7 +400,11 @@ func (m *Controller) Settle(ctx context.Context, r Request, d Decision, resp Res
 			k := idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
 			if keep {
 				hdr, _ := json.Marshal(resp.Header)
-				p.HSet(ctx, k, "st", "done", "code", resp.Status, "hdr", string(hdr), "body", resp.Body)
+				if sealed != nil {
+					p.HSet(ctx, k, "st", "done", "code", resp.Status, "hdr", string(hdr), "sb", sealed)
+				} else {
+					p.HSet(ctx, k, "st", "done", "code", resp.Status, "hdr", string(hdr), "body", resp.Body)
+				}
 				p.PExpire(ctx, k, IdempotencyTTL)
 			} else {
 				// Released, not deleted: a retry may run (with any body),

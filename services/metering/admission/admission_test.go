@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/redisconn"
+	"github.com/ledgerlane/platform/pkg/seal"
 	"github.com/ledgerlane/platform/services/metering/admission"
 )
 
@@ -423,5 +424,26 @@ func TestAbandon(t *testing.T) {
 	}
 	if u, _ := m.Usage(ctx, r.AccountID, r.Limits); u.Used != 1 {
 		t.Fatalf("usage %d, want the other attempt's 1", u.Used)
+	}
+}
+
+// TestKeptAnswersSealed: with a Sealer the kept answer is stored sealed,
+// bound to its record, and a replay opens it; a ring that no longer holds
+// the key answers the replay as unreadable rather than running it again.
+func TestKeptAnswersSealed(t *testing.T) {
+	m, c := setup(t)
+	ctx := context.Background()
+	m.Sealer = seal.NewRandomKeyring()
+	r := admission.Request{AccountID: uuid.NewString(), Limits: limits(c), IdempotencyKey: "k", Fingerprint: "fp"}
+	d := admit(t, m, r)
+	if err := m.Settle(ctx, r, d, admission.Response{Status: 200, Body: []byte("whsec_secret")}, true, true); err != nil {
+		t.Fatal(err)
+	}
+	if d := admit(t, m, r); d.Outcome != admission.Replay || d.Stored == nil || string(d.Stored.Body) != "whsec_secret" {
+		t.Fatalf("replay: %+v", d)
+	}
+	m.Sealer = seal.NewRandomKeyring() // the key was rotated out
+	if d := admit(t, m, r); d.Outcome != admission.Replay || d.Stored != nil || !errors.Is(d.StoredErr, admission.ErrStoredUnreadable) {
+		t.Fatalf("replay under another ring: %+v", d)
 	}
 }

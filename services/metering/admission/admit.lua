@@ -1,7 +1,8 @@
 -- Admit one request: token bucket, idempotency, quota, reservation.
 -- KEYS[1] bucket hash {t = tokens, ts = ms}
 -- KEYS[2] quota hash {used, over}   (live window or test pool)
--- KEYS[3] idempotency hash {st, fp, code, hdr, body}
+-- KEYS[3] idempotency hash {st, fp, code, hdr, body or sb}: sb is the body
+--         sealed (Controller.Sealer), body one kept in the clear
 -- KEYS[4] attempt hash {ub, ov, pr} of this admission (Request.Attempt), or
 --         {void} once its caller abandoned it (abandon.lua)
 -- ARGV: 1 now_ms, 2 rate/s, 3 burst, 4 metered, 5 limit, 6 allow_overage,
@@ -76,7 +77,7 @@ end
 
 local prior = 0
 if not peek and ARGV[10] == '1' then
-  local rec = redis.call('HMGET', KEYS[3], 'st', 'fp', 'code', 'hdr', 'body')
+  local rec = redis.call('HMGET', KEYS[3], 'st', 'fp', 'code', 'hdr', 'body', 'sb')
   if rec[1] == 'released' then
     -- The last attempt was answered 5xx or 429 and settled: the key is free
     -- again (any body), and whatever it reserved was given back.
@@ -88,7 +89,7 @@ if not peek and ARGV[10] == '1' then
     if rec[1] == 'run' then
       return {5, math.floor(tokens), full_ms(), 0, 0, 0}
     end
-    return {6, math.floor(tokens), full_ms(), 0, 0, 0, rec[3], rec[4], rec[5]}
+    return {6, math.floor(tokens), full_ms(), 0, 0, 0, rec[3], rec[4], rec[5] or '', rec[6]}
   end
 end
 
