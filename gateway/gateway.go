@@ -341,6 +341,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 		return
 	}
 
+	if auth.Ambiguous(r) {
+		writeProblem(w, problem.New(problem.InvalidInput, "Authorization and X-API-Key carry different credentials; send one").WithField("X-API-Key"), reqID)
+		return
+	}
 	res, err := g.resolver.ResolveWithLimits(r.Context(), auth.FromRequest(r))
 	p := res.Principal
 	switch {

@@ -43,7 +43,11 @@ func (g *Gateway) withRequestID(next http.Handler) http.Handler {
 		if !validRequestID.MatchString(id) {
 			id = newRequestID()
 		}
-		w.Header().Set("X-Request-Id", id)
+		h := w.Header()
+		h.Set("X-Request-Id", id)
+		// Every answer, /v1 and the portal alike: never sniff a JSON or
+		// XML answer into something a browser would run.
+		h.Set("X-Content-Type-Options", "nosniff")
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), reqIDKey, id)))
 	})
 }

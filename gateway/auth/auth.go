@@ -30,6 +30,15 @@ var ErrUnavailable = errors.New("credential store unavailable")
 // maxSecretLen bounds what we hash and send on: real secrets are ~60 chars.
 const maxSecretLen = 256
 
+// Ambiguous reports whether the request presents two different secrets,
+// a Bearer token in Authorization and another in X-API-Key: which one would
+// be used is nobody's guess, so such a request is refused (400), never
+// decided silently.
+func Ambiguous(r *http.Request) bool {
+	k := strings.TrimSpace(r.Header.Get("X-API-Key"))
+	return k != "" && r.Header.Get("Authorization") != "" && FromRequest(r) != k
+}
+
 // FromRequest returns the presented secret: a Bearer token in Authorization,
 // else the X-API-Key header. Both carry the same kinds of credential (ak_ API
 // keys, at_ access tokens).

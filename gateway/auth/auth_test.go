@@ -19,13 +19,15 @@ func TestFromRequest(t *testing.T) {
 		name          string
 		authz, apiKey string
 		want          string
+		ambiguous     bool
 	}{
-		{"bearer", "Bearer ak_live_x", "", "ak_live_x"},
-		{"bearer any case", "bearer at_test_y", "", "at_test_y"},
-		{"x-api-key", "", "ak_live_z", "ak_live_z"},
-		{"authorization wins", "Bearer ak_live_a", "ak_live_b", "ak_live_a"},
-		{"basic is not accepted", "Basic abc", "ak_live_b", ""},
-		{"none", "", "", ""},
+		{"bearer", "Bearer ak_live_x", "", "ak_live_x", false},
+		{"bearer any case", "bearer at_test_y", "", "at_test_y", false},
+		{"x-api-key", "", "ak_live_z", "ak_live_z", false},
+		{"both, different: refused", "Bearer ak_live_a", "ak_live_b", "ak_live_a", true},
+		{"both, the same", "Bearer ak_live_a", " ak_live_a", "ak_live_a", false},
+		{"basic and a key: refused", "Basic abc", "ak_live_b", "", true},
+		{"none", "", "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,6 +40,9 @@ func TestFromRequest(t *testing.T) {
 			}
 			if got := FromRequest(r); got != tt.want {
 				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+			if got := Ambiguous(r); got != tt.ambiguous {
+				t.Fatalf("ambiguous %v, want %v", got, tt.ambiguous)
 			}
 		})
 	}

@@ -72,3 +72,27 @@ func TestHostGuard(t *testing.T) {
 		}
 	}
 }
+
+// TestAssetsAndTransportHeaders: the assets folder serves its files but no
+// listing; HSTS goes out behind TLS (SecureCookies), not on plain HTTP.
+func TestAssetsAndTransportHeaders(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		p, err := New(nil, Options{PublicURL: "http://example.com", SecureCookies: secure})
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func(path string) *http.Response {
+			rec := httptest.NewRecorder()
+			p.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+			return rec.Result()
+		}
+		for path, want := range map[string]int{"/portal/assets/": 404, "/portal/assets/portal.css": 200} {
+			if res := get(path); res.StatusCode != want {
+				t.Errorf("%s: %d, want %d", path, res.StatusCode, want)
+			}
+		}
+		if hsts := get("/portal/signin").Header.Get("Strict-Transport-Security"); (hsts != "") != secure {
+			t.Errorf("secure=%v: HSTS %q", secure, hsts)
+		}
+	}
+}

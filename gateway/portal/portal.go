@@ -97,7 +97,7 @@ func New(client meteringv1.PortalServiceClient, opts Options) (*Portal, error) {
 	}
 	p := &Portal{client: client, opts: opts, mux: http.NewServeMux(), host: canonicalHost(root.Scheme, root.Host)}
 	static, _ := fs.Sub(assetFS, "assets")
-	p.mux.Handle("GET /portal/assets/", http.StripPrefix("/portal/assets/", http.FileServerFS(static)))
+	p.mux.Handle("GET /portal/assets/", http.StripPrefix("/portal/assets/", noListing(http.FileServerFS(static))))
 	p.mux.HandleFunc("GET /portal/{$}", p.home)
 	p.mux.HandleFunc("GET /portal/signin", p.signinForm)
 	p.mux.HandleFunc("POST /portal/signin", p.signin)
@@ -157,6 +157,11 @@ func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
+	if p.secure(r) {
+		// Behind TLS (or a proxy that terminates it, SecureCookies): the
+		// browser keeps to https for this host from now on.
+		h.Set("Strict-Transport-Security", "max-age=31536000")
+	}
 	if !strings.HasPrefix(r.URL.Path, "/portal/assets/") {
 		h.Set("Cache-Control", "no-store")
 	}
@@ -506,4 +511,16 @@ func (p *Portal) revokeKey(w http.ResponseWriter, r *http.Request, _ *meteringv1
 		return
 	}
 	http.Redirect(w, r, "/portal/keys?revoked=1", http.StatusSeeOther)
+}
+
+// noListing serves files only: a folder (a path ending in "/", or the root)
+// is 404, not a listing of what the portal ships.
+func noListing(files http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
 }

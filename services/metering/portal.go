@@ -149,8 +149,37 @@ func CheckPassword(hash, password string) bool {
 // takes as long whether or not it does.
 var dummyHash = sync.OnceValue(func() string { return HashPassword(newToken()) })
 
+// commonPasswords are well-known passwords of 12 characters or more (from
+// the lists breached-password checkers start with), lower case.
+var commonPasswords = map[string]bool{
+	"123456789012": true, "1234567890123": true, "12345678901234": true, "123456789123": true,
+	"111111111111": true, "000000000000": true, "qwertyuiopas": true, "qwertyuiop12": true,
+	"qwertyqwerty": true, "1q2w3e4r5t6y": true, "1qaz2wsx3edc": true, "password1234": true,
+	"password123!": true, "passwordpassword": true, "password12345": true, "iloveyou1234": true,
+	"letmein12345": true, "welcome12345": true, "administrator": true, "abc123abc123": true,
+	"abcdefghijkl": true, "changeme1234": true, "football1234": true, "baseball1234": true,
+	"superman1234": true, "trustno11234": true, "monkey123456": true, "dragon123456": true,
+}
+
+// trivial reports a password made of fewer than five distinct characters
+// ("aaaaaaaaaaaa", "abababababab") or one straight run ("abcdefghijkl",
+// "987654321098" is not one: the run breaks).
+func trivial(password string) bool {
+	rs := []rune(password)
+	distinct := map[rune]bool{}
+	up, down := true, true
+	for i, r := range rs {
+		distinct[r] = true
+		if i > 0 {
+			up = up && r == rs[i-1]+1
+			down = down && r == rs[i-1]-1
+		}
+	}
+	return len(distinct) < 5 || up || down
+}
+
 // CheckNewPassword applies the password rules: 12 to 256 characters, not the
-// e-mail address.
+// e-mail address, not a well-known password, not a trivial repeat or run.
 func CheckNewPassword(password, email string) error {
 	n := utf8.RuneCountInString(password)
 	switch {
@@ -160,6 +189,10 @@ func CheckNewPassword(password, email string) error {
 		return problem.New(problem.InvalidInput, fmt.Sprintf("the password must have at most %d characters", MaxPasswordLen)).WithField("password")
 	case strings.EqualFold(strings.TrimSpace(password), strings.TrimSpace(email)):
 		return problem.New(problem.InvalidInput, "the password must not be the e-mail address").WithField("password")
+	case commonPasswords[strings.ToLower(password)]:
+		return problem.New(problem.InvalidInput, "this password is one of the most common ones; choose another").WithField("password")
+	case trivial(password):
+		return problem.New(problem.InvalidInput, "the password must not be a repeat of a few characters or a straight run; choose another").WithField("password")
 	}
 	return nil
 }

@@ -34,6 +34,9 @@ var (
 	ErrMalformed = errors.New("webhook: malformed signature header")
 	ErrSignature = errors.New("webhook: signature does not match")
 	ErrTimestamp = errors.New("webhook: timestamp outside tolerance")
+	// ErrNoSecret: Verify was given an empty secret (a receiver whose
+	// configuration lost it), against which anyone can sign.
+	ErrNoSecret = errors.New("webhook: empty secret: refusing to verify")
 )
 
 // Sign returns the X-Service-Signature value for body sent at t.
@@ -54,7 +57,15 @@ func mac(secret, ts string, body []byte) string {
 // constant time, checks the signature before the timestamp's freshness, and
 // never looks at the body beyond hashing it: parse the JSON only after Verify
 // returns nil, from the same raw bytes.
+//
+// The signature covers the timestamp and the body, not the
+// X-Service-Delivery header: deduplicate on what is signed (the body's job
+// id and event, or the signature itself), since a captured delivery could be
+// resent within Tolerance under another delivery id.
 func Verify(secret, header string, body []byte, now time.Time) error {
+	if secret == "" {
+		return ErrNoSecret
+	}
 	var ts string
 	var sigs []string
 	for _, part := range strings.Split(header, ",") {

@@ -34,6 +34,9 @@ func TestVerify(t *testing.T) {
 		{"secret without prefix", strings.TrimPrefix(secret, "whsec_"), good, body, at, webhook.ErrSignature},
 		{"timestamp changed", secret, "t=1790000001,v1=" + sig, body, at, webhook.ErrSignature},
 		{"empty", secret, "", body, at, webhook.ErrMalformed},
+		// Anyone can sign with an empty secret: a receiver that lost its
+		// secret must not accept what it signs.
+		{"empty secret", "", webhook.Sign("", at, body), body, at, webhook.ErrNoSecret},
 		{"no v1", secret, "t=1790000000", body, at, webhook.ErrMalformed},
 		{"no t", secret, "v1=" + sig, body, at, webhook.ErrMalformed},
 		{"bad t", secret, "t=soon,v1=" + sig, body, at, webhook.ErrMalformed},

@@ -1,20 +1,21 @@
 -- Abandon one admission whose caller gave up on Redis and failed open (it
 -- runs the request and counts it in its journal): undo what the admission
 -- did if it ran, and make sure it never runs later.
--- KEYS[1] attempt hash (admit.lua KEYS[4]), KEYS[2] quota hash,
+-- KEYS[1] attempt record (admit.lua KEYS[4]), KEYS[2] quota hash,
 -- KEYS[3] idempotency hash
 -- ARGV: 1 units, 2 price per overage unit (milli-minor), 3 attempt ttl ms
 -- Returns 1 when the admission had run and was undone, else 0.
-local a = redis.call('HMGET', KEYS[1], 'ub', 'ov', 'void')
-if a[3] then
+local a = redis.call('GET', KEYS[1])
+if a == 'void' then
   return 0
 end
 local undone = 0
-if a[1] then
+if a then
   undone = 1
+  local _, ov = string.match(a, '^(%d+):(%d+):')
   if redis.call('EXISTS', KEYS[2]) == 1 and tonumber(ARGV[1]) > 0 then
     redis.call('HINCRBY', KEYS[2], 'used', -tonumber(ARGV[1]))
-    local ov = tonumber(a[2]) or 0
+    ov = tonumber(ov) or 0
     if ov > 0 then
       redis.call('HINCRBY', KEYS[2], 'over', -ov * tonumber(ARGV[2]))
     end
@@ -27,7 +28,5 @@ if a[1] then
     redis.call('DEL', KEYS[3])
   end
 end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'void', 1)
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+redis.call('SET', KEYS[1], 'void', 'PX', tonumber(ARGV[3]))
 return undone

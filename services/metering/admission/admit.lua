@@ -3,8 +3,9 @@
 -- KEYS[2] quota hash {used, over}   (live window or test pool)
 -- KEYS[3] idempotency hash {st, fp, code, hdr, body or sb}: sb is the body
 --         sealed (Controller.Sealer), body one kept in the clear
--- KEYS[4] attempt hash {ub, ov, pr} of this admission (Request.Attempt), or
---         {void} once its caller abandoned it (abandon.lua)
+-- KEYS[4] attempt record of this admission (Request.Attempt): the string
+--         "<used_before>:<overage_units>:<prior_refunded>", or "void" once its
+--         caller abandoned it (abandon.lua)
 -- ARGV: 1 now_ms, 2 rate/s, 3 burst, 4 metered, 5 limit, 6 allow_overage,
 --       7 price (milli-minor units per request), 8 cap (milli-minor, -1 none),
 --       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms,
@@ -26,12 +27,13 @@
 -- reservation nor counted twice. An abandoned attempt stays void.
 local attempt_ttl = tonumber(ARGV[16]) or 0
 if attempt_ttl > 0 and ARGV[14] ~= '1' then
-  local a = redis.call('HMGET', KEYS[4], 'ub', 'ov', 'pr', 'void')
-  if a[4] then
+  local a = redis.call('GET', KEYS[4])
+  if a == 'void' then
     return {7, 0, 0, 0, 0, 0}
   end
-  if a[1] then
-    return {0, 0, 0, 0, tonumber(a[1]), tonumber(a[2]), tonumber(a[3])}
+  if a then
+    local ub, ov, pr = string.match(a, '^(%d+):(%d+):(%d)$')
+    return {0, 0, 0, 0, tonumber(ub), tonumber(ov), tonumber(pr)}
   end
 end
 
@@ -134,7 +136,6 @@ if ARGV[10] == '1' then
   redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[12]))
 end
 if attempt_ttl > 0 and (ARGV[4] == '1' or ARGV[10] == '1') then
-  redis.call('HSET', KEYS[4], 'ub', used, 'ov', overage, 'pr', prior)
-  redis.call('PEXPIRE', KEYS[4], attempt_ttl)
+  redis.call('SET', KEYS[4], used .. ':' .. overage .. ':' .. prior, 'PX', attempt_ttl)
 end
 return {0, math.floor(tokens), full_ms(), 0, used, overage, prior}

@@ -40,7 +40,7 @@ type Sink struct {
 // Close. dir, when not empty, receives one .eml file per message.
 func Start(addr, dir string) (*Sink, error) {
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil { // mails hold reset and invitation links: owner only
 			return nil, err
 		}
 	}
@@ -78,7 +78,7 @@ func (s *Sink) keep(m Message) error {
 	s.seq++
 	if s.dir != "" {
 		name := filepath.Join(s.dir, fmt.Sprintf("%s-%04d.eml", time.Now().UTC().Format("20060102T150405"), s.seq))
-		if err := os.WriteFile(name, m.Data, 0o644); err != nil {
+		if err := os.WriteFile(name, m.Data, 0o600); err != nil {
 			return err
 		}
 	}
