@@ -340,8 +340,17 @@ func (p *Portal) failed(w http.ResponseWriter, r *http.Request, err error) {
 	pr := rpc.Problem(err)
 	p.opts.Log.Warn("portal backend call failed", "type", string(pr.Type), "err", err)
 	status := http.StatusInternalServerError
-	if pr.Type == problem.Unavailable {
+	switch pr.Type {
+	case problem.Unavailable:
 		status = http.StatusServiceUnavailable
+	case problem.RateLimited:
+		// A throttle of a form that does not handle it itself: still a 429
+		// with its wait, never a 500.
+		if pr.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(pr.RetryAfter))
+		}
+		p.render(w, r, http.StatusTooManyRequests, "message", view{Title: "Too many attempts", Error: pr.Detail})
+		return
 	}
 	p.render(w, r, status, "message", view{Title: "Something went wrong", Error: "Something went wrong on our side. Try again in a moment."})
 }
@@ -409,12 +418,19 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 		AccountName: v.AccountName, Name: v.Name, VerifyLinkBase: p.verifyLinkBase()})
 	if err != nil {
 		pr := rpc.Problem(err)
-		if pr.Type != problem.InvalidInput {
+		switch pr.Type {
+		case problem.InvalidInput:
+			v.Error = pr.Detail
+			p.render(w, r, http.StatusBadRequest, "signup", v)
+		case problem.RateLimited: // too many sign-ups with this address
+			if pr.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(pr.RetryAfter))
+			}
+			v.Error = pr.Detail
+			p.render(w, r, http.StatusTooManyRequests, "signup", v)
+		default:
 			p.failed(w, r, err)
-			return
 		}
-		v.Error = pr.Detail
-		p.render(w, r, http.StatusBadRequest, "signup", v)
 		return
 	}
 	p.endOld(r)

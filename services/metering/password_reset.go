@@ -45,9 +45,9 @@ type PortalTokenStore interface {
 	// ErrNotFound.
 	PortalTokenByHash(ctx context.Context, hash string) (PortalToken, error)
 	// ResetPassword, only while the reset token of hash is unused: marks it
-	// used at at, sets its user's password hash, marks their address
-	// verified (the link reached it) and deletes every session of the user,
-	// in one transaction. ErrNotFound when the token is
+	// and every other unused reset token of its user used at at, sets the
+	// user's password hash, marks their address verified (the link reached
+	// it) and deletes every session of the user, in one transaction. ErrNotFound when the token is
 	// unknown, of another purpose, or used.
 	ResetPassword(ctx context.Context, hash, passwordHash string, at time.Time) error
 	// VerifyEmail, only while the verification token of hash is unused:

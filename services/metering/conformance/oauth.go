@@ -204,11 +204,24 @@ func testPasswordReset(t *testing.T, newStore func(t *testing.T) metering.Store)
 	_, err = s.PortalTokenByHash(ctx, "unknown")
 	wantErr(t, err, metering.ErrNotFound)
 
+	// An older link of the same user, and one of another user: the reset
+	// ends the first, not the second.
+	older := tk
+	older.TokenHash, older.CreatedAt = "reset-hash-older", t0.Add(-time.Minute)
+	wantErr(t, s.CreatePortalToken(ctx, older, mail()), nil)
+	others := tk
+	others.TokenHash, others.UserID = "reset-hash-other-user", other.ID
+	wantErr(t, s.CreatePortalToken(ctx, others, mail()), nil)
+
 	at := t0.Add(time.Minute)
 	wantErr(t, s.ResetPassword(ctx, "unknown", "$argon2id$new", at), metering.ErrNotFound)
 	wantErr(t, s.ResetPassword(ctx, tk.TokenHash, "$argon2id$new", at), nil)
-	// Once only.
+	// Once only, and the user's other links died with it.
 	wantErr(t, s.ResetPassword(ctx, tk.TokenHash, "$argon2id$newer", at), metering.ErrNotFound)
+	wantErr(t, s.ResetPassword(ctx, older.TokenHash, "$argon2id$newer", at), metering.ErrNotFound)
+	if o, _ := s.PortalTokenByHash(ctx, others.TokenHash); o.UsedAt != nil {
+		t.Fatal("another user's reset link died with this reset")
+	}
 	if got, _ := s.GetPortalUser(ctx, u.ID); got.PasswordHash != "$argon2id$new" || !got.EmailVerified {
 		t.Fatalf("after the reset: hash %q, verified %v", got.PasswordHash, got.EmailVerified)
 	}

@@ -62,6 +62,13 @@ func (s *Store) ResetPassword(_ context.Context, hash, passwordHash string, at t
 	}
 	tk.UsedAt = &at
 	s.tokens[hash] = tk
+	// Every other link of the user dies with this reset.
+	for h, other := range s.tokens {
+		if other.UserID == tk.UserID && other.Purpose == metering.TokenPasswordReset && other.UsedAt == nil {
+			other.UsedAt = &at
+			s.tokens[h] = other
+		}
+	}
 	for h, ps := range s.sessions {
 		if ps.UserID == tk.UserID {
 			delete(s.sessions, h)

@@ -56,6 +56,11 @@ func (s *Store) ResetPassword(ctx context.Context, hash, passwordHash string, at
 		if err != nil {
 			return storeErr("use reset token", err)
 		}
+		// Every other link of the user dies with this reset.
+		if _, err := tx.Exec(ctx, `UPDATE portal_tokens SET used_at = $2
+			WHERE user_id = $1 AND purpose = 'reset' AND used_at IS NULL`, userID, at); err != nil {
+			return storeErr("end the other reset links", err)
+		}
 		if _, err := tx.Exec(ctx, `UPDATE portal_users SET password_hash = $2, email_verified = true WHERE id = $1`, userID, passwordHash); err != nil {
 			return storeErr("set password", err)
 		}
