@@ -5,12 +5,22 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
 // Serve runs h on lis until ctx ends, then shuts down gracefully: the listener
-// closes at once and in-flight requests get up to grace to finish.
+// closes at once and in-flight requests get up to grace to finish. It
+// returns as soon as the last of them has: connections that never sent a
+// request (a client's pre-dialled spare, a probe) are closed at once, where
+// http.Server.Shutdown alone waits five seconds for each before counting it
+// idle.
 func Serve(ctx context.Context, lis net.Listener, h http.Handler, grace time.Duration) error {
+	var (
+		mu       sync.Mutex
+		fresh    = map[net.Conn]bool{} // accepted, no request read yet
+		stopping bool
+	)
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -18,6 +28,18 @@ func Serve(ctx context.Context, lis net.Listener, h http.Handler, grace time.Dur
 		WriteTimeout:      2 * time.Minute,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
+		ConnState: func(c net.Conn, st http.ConnState) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case st == http.StateNew && stopping:
+				_ = c.Close()
+			case st == http.StateNew:
+				fresh[c] = true
+			default:
+				delete(fresh, c)
+			}
+		},
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(lis) }()
@@ -31,5 +53,11 @@ func Serve(ctx context.Context, lis net.Listener, h http.Handler, grace time.Dur
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	mu.Lock()
+	stopping = true
+	for c := range fresh {
+		_ = c.Close()
+	}
+	mu.Unlock()
 	return srv.Shutdown(sctx)
 }

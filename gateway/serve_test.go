@@ -63,3 +63,58 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 		t.Fatalf("Serve: %v", err)
 	}
 }
+
+// TestServeDoesNotWaitForSilentConnections (issue 28): a connection that
+// never sent a request (a client's spare, a probe) does not hold the
+// shutdown: Serve returns once the in-flight request has its answer, and
+// the silent connection is closed. (http.Server.Shutdown alone counts such a
+// connection idle only after five seconds.)
+func TestServeDoesNotWaitForSilentConnections(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		close(entered)
+		<-release
+		_, _ = io.WriteString(w, "finished")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- gateway.Serve(ctx, lis, h, 20*time.Second) }()
+	silent, err := net.Dial("tcp", lis.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Get("http://" + lis.Addr().String())
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- string(b)
+	}()
+	<-entered
+	cancel()
+	close(release)
+	if body := <-got; body != "finished" {
+		t.Fatalf("in-flight request got %q", body)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(4 * time.Second): // below the five seconds the silent connection used to cost
+		t.Fatal("Serve still waiting for a connection that never sent a request")
+	}
+	_ = silent.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := silent.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the silent connection is still open")
+	}
+}
