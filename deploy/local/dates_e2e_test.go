@@ -87,6 +87,7 @@ func TestDateSweep(t *testing.T) {
 					t.Run(store+"/"+c.name, func(t *testing.T) {
 						c.run(t, stack(t, withDB, func(cfg *local.Config) {
 							cfg.Now, cfg.SandboxInterval, cfg.DemoPlan, cfg.RedisURL = local.TickingClock(in.at), -1, "scale", redisURL
+							cfg.RecurringInterval = -1 // the recurring check runs the job itself
 						}))
 					})
 				}

@@ -77,6 +77,10 @@ type Config struct {
 	// PortalPublicURL (PORTAL_PUBLIC_URL) is the root of the links the
 	// portal mails; default the gateway's own address (Stack.URL).
 	PortalPublicURL string
+	// RecurringInterval is the finance recurring detection job's tick (0
+	// means finance.DefaultRecurringInterval, 2s; negative starts no job,
+	// and tests run it with Stack.Finance.Service().DetectDue).
+	RecurringInterval time.Duration
 	// PortalSecureCookies marks the portal's cookies Secure although make
 	// run serves plain HTTP on loopback (docs/portal.md); tests set it.
 	PortalSecureCookies bool
@@ -118,6 +122,8 @@ type Stack struct {
 	// and Metering the metering service's wiring (tests use both).
 	Mail     *mailsink.Sink
 	Metering *meteringserver.Server
+	// Finance is the finance service's wiring (tests run its jobs).
+	Finance *financeserver.Server
 	// AccountingSandbox is the sandbox accounting platform the jobs
 	// service's "sandbox" connections talk to (docs/accounting.md).
 	AccountingSandbox *sandboxplatform.Server
@@ -162,10 +168,11 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 
 	fin, err := financeserver.New(ctx, financeserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.FinanceSchema,
 		CursorSecret: cfg.CursorSecret, Clock: cfg.Now, Log: cfg.Log.With("service", "finance"),
-		ConverterAddr: s.Addrs["converter"]})
+		ConverterAddr: s.Addrs["converter"], RecurringInterval: cfg.RecurringInterval})
 	if err = s.serve(runCtx, cfg.Log, "finance", fin, err); err != nil {
 		return nil, err
 	}
+	s.Finance = fin
 	conv, err := converterserver.New(ctx, converterserver.Config{})
 	if err = s.serve(runCtx, cfg.Log, "converter", conv, err); err != nil {
 		return nil, err

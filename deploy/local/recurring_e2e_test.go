@@ -8,15 +8,19 @@ import (
 )
 
 // TestRecurringStreamsEndToEnd: a bank sync (the sandbox aggregator's
-// path) runs stream detection; through the gateway, the subscription rows
-// point at detected rules and the upcoming bills come from them.
+// path) marks the demo user due and one run of the recurring detection job
+// detects the streams; through the gateway, the subscription rows point at
+// detected rules and the upcoming bills come from them. The job's ticker
+// is off, so the test runs it (the production wiring's Service) itself.
 func TestRecurringStreamsEndToEnd(t *testing.T) {
 	for _, withDB := range []bool{false, true} {
 		name := "memory"
 		if withDB {
 			name = "postgres"
 		}
-		t.Run(name, func(t *testing.T) { recurringEndToEnd(t, financeStack(t, withDB)) })
+		t.Run(name, func(t *testing.T) {
+			recurringEndToEnd(t, stack(t, withDB, func(c *local.Config) { c.SandboxInterval, c.RecurringInterval = -1, -1 }))
+		})
 	}
 }
 
@@ -26,8 +30,15 @@ func recurringEndToEnd(t *testing.T, st *local.Stack) {
 		keys[k.Name] = k.Key
 	}
 	f := &fin{client: client{t: t, base: st.URL, keys: keys}}
-	if _, err := st.Sandbox.SyncNow(context.Background()); err != nil {
+	ctx := context.Background()
+	if _, err := st.Sandbox.SyncNow(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := st.Finance.Service().DetectDue(ctx); err != nil || n != 1 {
+		t.Fatalf("the job after a sync: %d detections, %v", n, err)
+	}
+	if n, err := st.Finance.Service().DetectDue(ctx); err != nil || n != 0 {
+		t.Fatalf("the job's second run: %d detections, %v", n, err)
 	}
 	bills := map[string]map[string]any{}
 	r := f.call("GET", "/v1/bills/upcoming?days_ahead=31", "finance-read", "")

@@ -78,9 +78,9 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int
 	case daysAhead < 0 || daysAhead > MaxBillsDaysAhead:
 		return res, invalid("days_ahead", "days_ahead must be between 1 and 365")
 	}
-	rules, err := s.store.ListRecurringRules(ctx, c.UserID)
+	rules, err := s.recurringRules(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list recurring rules", err)
+		return res, err
 	}
 	var visible, hidden []RecurringRule
 	for _, r := range rules {

@@ -275,9 +275,9 @@ func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p 
 		return BudgetProgress{}, err
 	}
 	if p.End.After(today) {
-		rules, err := s.store.ListRecurringRules(ctx, c.UserID)
+		rules, err := s.recurringRules(ctx, c.UserID)
 		if err != nil {
-			return BudgetProgress{}, s.internal(ctx, "list recurring rules", err)
+			return BudgetProgress{}, err
 		}
 		for _, r := range rules {
 			if !sc.hidesAccount(r.AccountID) && !sc.hidesCategory(r.CategoryID) {

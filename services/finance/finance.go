@@ -380,6 +380,10 @@ type SyncWrite struct {
 	Deletes    []string
 	UserID     string
 	Connection ConnectionSyncState
+	// RecurringDueAt, when set, marks the user due for recurring detection
+	// at that time (RecurringDueStore.MarkRecurringDue) in the same atomic
+	// step, so a committed sync is never left undetected.
+	RecurringDueAt time.Time
 }
 
 // ConnectionSyncState is the sync outcome recorded on a connection.

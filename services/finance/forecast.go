@@ -199,9 +199,9 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 	if known {
 		starting = &sum
 	}
-	rules, err := s.store.ListRecurringRules(ctx, c.UserID)
+	rules, err := s.recurringRules(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list recurring rules", err)
+		return res, err
 	}
 	var visible, hidden []RecurringRule
 	for _, r := range rules {

@@ -35,8 +35,10 @@ type RecurringStore interface {
 //   - Transaction.recurring_rule_id becomes exactly the detection's
 //     membership.
 //
-// It runs after every successful bank sync (UpsertProviderTransactions)
-// and returns the user's rules as stored.
+// It runs off the sync path: a bank sync that changed rows marks the user
+// due (UpsertProviderTransactions), and the recurring job (DetectDue) or
+// the first read of a user never detected (recurringRules) runs it. It
+// returns the user's rules as stored.
 func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]RecurringRule, error) {
 	rows, err := s.store.ListBudgetRows(ctx, userID, TransactionFilter{})
 	if err != nil {

@@ -83,12 +83,13 @@ type Store interface {
 	// ApplySync applies w atomically: all of it or none of it.
 	ApplySync(ctx context.Context, w SyncWrite) error
 
-	BudgetStore    // budget_store.go
-	DebtStore      // debt_store.go
-	HoldingStore   // holding.go
-	NetWorthStore  // networth.go
-	ImportStore    // import.go
-	RecurringStore // recurring_service.go
-	SnapshotStore  // snapshot_job.go
-	FlowStore      // flows.go
+	BudgetStore       // budget_store.go
+	DebtStore         // debt_store.go
+	HoldingStore      // holding.go
+	NetWorthStore     // networth.go
+	ImportStore       // import.go
+	RecurringStore    // recurring_service.go
+	RecurringDueStore // recurring_job.go
+	SnapshotStore     // snapshot_job.go
+	FlowStore         // flows.go
 }

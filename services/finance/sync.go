@@ -115,12 +115,6 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 		w, res := s.mergeSync(conn, rows, existing)
 		err = s.store.ApplySync(ctx, w)
 		if err == nil {
-			// The rows changed: detect the user's recurring streams again. The
-			// sync itself is committed, so a failed detection is logged, not
-			// answered (the next sync retries it).
-			if _, derr := s.DetectRecurring(ctx, conn.UserID); derr != nil {
-				s.log.WarnContext(ctx, "recurring detection after sync", "connection_id", conn.ID, "err", derr)
-			}
 			return res, nil
 		}
 		if !errors.Is(err, ErrVersionConflict) && !errors.Is(err, ErrAlreadyExists) || attempt == syncAttempts {
@@ -235,6 +229,13 @@ func (s *Service) mergeSync(conn Connection, rows []providerRow, existing []Tran
 		}
 	}
 	w.Connection = ConnectionSyncState{ID: conn.ID, Status: ConnectionActive, LastSyncedAt: &now, UpdatedAt: now}
+	if res != (SyncResult{}) {
+		// The rows changed, so the recurring streams may have. Detection
+		// reads the user's whole history (seconds at a million rows), so the
+		// sync only marks the user, with its rows, and the recurring job
+		// (recurring_job.go) detects.
+		w.RecurringDueAt = now
+	}
 	return w, res
 }
 

@@ -57,6 +57,7 @@ func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
 		{"FXRates", testFXRates},         // networth.go
 		{"NetWorthSnapshots", testNetWorthSnapshots},
 		{"UsersWithoutSnapshot", testUsersWithoutSnapshot}, // writes_budgets.go
+		{"RecurringDue", testRecurringDue},                 // recurring_due.go
 		{"FlowTotals", testFlowTotals},                     // flows.go
 		{"Imports", testImports},                           // imports.go
 		{"ConcurrentImports", testConcurrentImports},

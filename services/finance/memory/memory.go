@@ -32,6 +32,9 @@ type Store struct {
 	netWorthState // networth.go
 	importState   // imports.go
 	liabilities   map[string]finance.Liability
+	// recurringDue holds the users due for recurring detection
+	// (recurring.go), by user id.
+	recurringDue map[string]recurringDue
 }
 
 var _ finance.Store = (*Store)(nil)
@@ -46,6 +49,7 @@ func New() *Store {
 		categories:   map[string]finance.Category{},
 		rules:        map[string]finance.RecurringRule{},
 		transactions: map[string]finance.Transaction{},
+		recurringDue: map[string]recurringDue{},
 	}
 }
 

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -70,4 +71,97 @@ func (s *Store) UsersWithoutSnapshot(_ context.Context, day time.Time, after str
 		}
 	}
 	return out, nil
+}
+
+// recurringDue is one user's mark (finance.RecurringMark) and the end of
+// the claim on it, if any.
+type recurringDue struct {
+	mark         finance.RecurringMark
+	claimedUntil time.Time
+}
+
+// markRecurringDue marks userID due; the caller holds s.mu.
+func (s *Store) markRecurringDue(userID string, at time.Time) {
+	at = ts(at)
+	d, ok := s.recurringDue[userID]
+	if !ok {
+		s.recurringDue[userID] = recurringDue{mark: finance.RecurringMark{UserID: userID, DueAt: at, Generation: 1}}
+		return
+	}
+	if at.Before(d.mark.DueAt) {
+		d.mark.DueAt = at
+	}
+	d.mark.Generation++
+	s.recurringDue[userID] = d
+}
+
+// MarkRecurringDue implements finance.Store.
+func (s *Store) MarkRecurringDue(_ context.Context, userID string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.users[userID]; !ok {
+		return fmt.Errorf("user %s: %w", userID, finance.ErrNotFound)
+	}
+	s.markRecurringDue(userID, at)
+	return nil
+}
+
+// RecurringDue implements finance.Store.
+func (s *Store) RecurringDue(_ context.Context, userID string) (finance.RecurringMark, bool, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	d, ok := s.recurringDue[userID]
+	return d.mark, ok, nil
+}
+
+// ClaimRecurringDue implements finance.Store.
+func (s *Store) ClaimRecurringDue(_ context.Context, now, leaseUntil time.Time, limit int) ([]finance.RecurringMark, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var free []finance.RecurringMark
+	for _, d := range s.recurringDue {
+		if !d.mark.DueAt.After(now) && !d.claimedUntil.After(now) {
+			free = append(free, d.mark)
+		}
+	}
+	slices.SortFunc(free, func(a, b finance.RecurringMark) int {
+		return cmp.Or(a.DueAt.Compare(b.DueAt), cmp.Compare(a.UserID, b.UserID))
+	})
+	if limit > 0 && len(free) > limit {
+		free = free[:limit]
+	}
+	for _, m := range free {
+		d := s.recurringDue[m.UserID]
+		d.claimedUntil = ts(leaseUntil)
+		s.recurringDue[m.UserID] = d
+	}
+	return free, nil
+}
+
+// ClearRecurringDue implements finance.Store.
+func (s *Store) ClearRecurringDue(_ context.Context, m finance.RecurringMark, now time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.recurringDue[m.UserID]
+	switch {
+	case !ok:
+		return false, nil
+	case d.mark.Generation == m.Generation:
+		delete(s.recurringDue, m.UserID)
+		return true, nil
+	}
+	d.mark.DueAt, d.claimedUntil = ts(now), time.Time{}
+	s.recurringDue[m.UserID] = d
+	return false, nil
+}
+
+// ReleaseRecurringDue implements finance.Store.
+func (s *Store) ReleaseRecurringDue(_ context.Context, userID string, retryAt time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.recurringDue[userID]; ok {
+		d.claimedUntil = ts(retryAt)
+		s.recurringDue[userID] = d
+	}
+	return nil
 }

@@ -237,5 +237,8 @@ func (s *Store) ApplySync(_ context.Context, w finance.SyncWrite) error {
 			}
 		}
 	}
+	if !w.RecurringDueAt.IsZero() {
+		s.markRecurringDue(w.UserID, w.RecurringDueAt)
+	}
 	return s.recordSync(w.Connection)
 }

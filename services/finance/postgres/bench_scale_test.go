@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -227,4 +228,40 @@ func BenchmarkScaleDetectRecurring(b *testing.B) {
 	e := scaleSetup(b)
 	ctx := context.Background()
 	measure(b, func() error { _, err := e.svc.DetectRecurring(ctx, e.d.UserID); return err })
+}
+
+// BenchmarkScaleSync: what a bank sync call of ten new rows costs the
+// scale user. "sync" is the call as it is now (the rows, the connection
+// and the recurring mark in one transaction); "sync_then_detect" adds the
+// detection the call used to run inline before the recurring job took it
+// over (README "Recurring streams"), for comparison.
+func BenchmarkScaleSync(b *testing.B) {
+	e := scaleSetup(b)
+	ctx := context.Background()
+	acct, err := postgres.New(e.pool).GetAccount(ctx, e.d.UserID, e.d.AccountIDs[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	batch := func() []finance.ProviderTransaction {
+		rows := make([]finance.ProviderTransaction, 10)
+		for i := range rows {
+			n++
+			rows[i] = finance.ProviderTransaction{ProviderTransactionID: fmt.Sprintf("bench-sync-%d-%d", time.Now().UnixNano(), n),
+				AccountID: acct.ID, Amount: "-4.75", Currency: acct.Currency, Date: e.now.Format(finance.DateLayout),
+				MerchantName: "Blue Bottle Coffee"}
+		}
+		return rows
+	}
+	upsert := func() error { _, err := e.svc.UpsertProviderTransactions(ctx, acct.ConnectionID, batch()); return err }
+	b.Run("sync", func(b *testing.B) { measure(b, upsert) })
+	b.Run("sync_then_detect", func(b *testing.B) {
+		measure(b, func() error {
+			if err := upsert(); err != nil {
+				return err
+			}
+			_, err := e.svc.DetectRecurring(ctx, e.d.UserID)
+			return err
+		})
+	})
 }

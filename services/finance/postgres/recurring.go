@@ -1,8 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -87,4 +91,105 @@ func (s *Store) UsersWithoutSnapshot(ctx context.Context, day time.Time, after s
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	return ids, wrap(err, "users without snapshot")
+}
+
+// markRecurringDue upserts the user's mark in db (the pool, or a sync's
+// transaction): the earlier due time stays, the generation goes up, a
+// claim in force stays.
+func markRecurringDue(ctx context.Context, db execer, userID string, at time.Time) error {
+	_, err := db.Exec(ctx, `
+		INSERT INTO recurring_due (user_id, due_at) VALUES ($1, $2)
+		ON CONFLICT (user_id) DO UPDATE SET due_at = LEAST(recurring_due.due_at, EXCLUDED.due_at),
+			generation = recurring_due.generation + 1`, userID, at)
+	return err
+}
+
+// MarkRecurringDue implements finance.Store.
+func (s *Store) MarkRecurringDue(ctx context.Context, userID string, at time.Time) error {
+	if !isUUID(userID) {
+		return fmt.Errorf("postgres: mark recurring due: user %q: %w", userID, finance.ErrNotFound)
+	}
+	return wrap(markRecurringDue(ctx, s.pool, userID, at), "mark recurring due")
+}
+
+// RecurringDue implements finance.Store.
+func (s *Store) RecurringDue(ctx context.Context, userID string) (finance.RecurringMark, bool, error) {
+	m := finance.RecurringMark{UserID: userID}
+	if !isUUID(userID) {
+		return m, false, nil
+	}
+	err := s.pool.QueryRow(ctx, `SELECT due_at, generation FROM recurring_due WHERE user_id = $1`, userID).
+		Scan(&m.DueAt, &m.Generation)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, wrap(err, "recurring due")
+	}
+	return m, true, nil
+}
+
+// ClaimRecurringDue implements finance.Store in one statement, so the
+// claim is not held open during detection: the lease (claimed_until) keeps
+// other replicas off the user, and SKIP LOCKED lets a replica pass over
+// rows another replica is claiming, or a sync is marking, this instant
+// instead of waiting for them.
+func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time, limit int) ([]finance.RecurringMark, error) {
+	if limit <= 0 {
+		limit = math.MaxInt32
+	}
+	rows, err := s.pool.Query(ctx, `
+		UPDATE recurring_due d SET claimed_until = $2
+		FROM (SELECT user_id FROM recurring_due
+			WHERE due_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+			ORDER BY due_at, user_id LIMIT $3
+			FOR UPDATE SKIP LOCKED) c
+		WHERE d.user_id = c.user_id
+		RETURNING d.user_id::text, d.due_at, d.generation`, now, leaseUntil, limit)
+	if err != nil {
+		return nil, wrap(err, "claim recurring due")
+	}
+	marks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.RecurringMark, error) {
+		var m finance.RecurringMark
+		err := r.Scan(&m.UserID, &m.DueAt, &m.Generation)
+		return m, err
+	})
+	if err != nil {
+		return nil, wrap(err, "claim recurring due")
+	}
+	// RETURNING keeps no order.
+	slices.SortFunc(marks, func(a, b finance.RecurringMark) int {
+		return cmp.Or(a.DueAt.Compare(b.DueAt), cmp.Compare(a.UserID, b.UserID))
+	})
+	return marks, nil
+}
+
+// ClearRecurringDue implements finance.Store in two statements, each on a
+// fresh snapshot (read committed): the delete matches only the claimed
+// generation (a sync upserting the mark at that moment holds its row lock;
+// the delete waits, re-checks the bumped generation and misses); the update
+// then sees the committed re-mark and frees it for the next run. No other
+// replica can claim the user in between: the lease still holds.
+func (s *Store) ClearRecurringDue(ctx context.Context, m finance.RecurringMark, now time.Time) (bool, error) {
+	if !isUUID(m.UserID) {
+		return false, nil
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM recurring_due WHERE user_id = $1 AND generation = $2`, m.UserID, m.Generation)
+	if err != nil {
+		return false, wrap(err, "clear recurring due")
+	}
+	if tag.RowsAffected() > 0 {
+		return true, nil
+	}
+	_, err = s.pool.Exec(ctx, `UPDATE recurring_due SET due_at = $2, claimed_until = NULL WHERE user_id = $1`, m.UserID, now)
+	return false, wrap(err, "free recurring due")
+}
+
+// ReleaseRecurringDue implements finance.Store.
+func (s *Store) ReleaseRecurringDue(ctx context.Context, userID string, retryAt time.Time) error {
+	if !isUUID(userID) {
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE recurring_due SET claimed_until = $2 WHERE user_id = $1`, userID, retryAt)
+	return wrap(err, "release recurring due")
 }

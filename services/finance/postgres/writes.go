@@ -337,6 +337,12 @@ func (s *Store) ApplySync(ctx context.Context, w finance.SyncWrite) error {
 				return err
 			}
 		}
+		if !w.RecurringDueAt.IsZero() {
+			// In the sync's transaction: rows committed are rows marked.
+			if err := markRecurringDue(ctx, tx, w.UserID, w.RecurringDueAt); err != nil {
+				return err
+			}
+		}
 		return recordSync(ctx, tx, w.Connection)
 	}), "apply sync")
 }

@@ -51,6 +51,11 @@ type Config struct {
 	// finance.DefaultSnapshotInterval, negative turns the job off (tests
 	// then call Service().SnapshotDue).
 	SnapshotInterval time.Duration
+	// RecurringInterval is how often Run's recurring detection job looks
+	// for users a sync marked due: zero is
+	// finance.DefaultRecurringInterval, negative turns the job off (tests
+	// then call Service().DetectDue).
+	RecurringInterval time.Duration
 }
 
 // Server is the finance service, wired.
@@ -64,6 +69,8 @@ type Server struct {
 	log    *slog.Logger
 	// snapshotEvery is the snapshot job's interval; negative: off.
 	snapshotEvery time.Duration
+	// recurringEvery is the recurring detection job's interval; negative: off.
+	recurringEvery time.Duration
 
 	mu           sync.Mutex
 	sandbox      *sandbox.Aggregator
@@ -87,7 +94,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{clock: cfg.Clock, log: cfg.Log, sandboxSet: make(chan struct{}), snapshotEvery: cfg.SnapshotInterval}
+	s := &Server{clock: cfg.Clock, log: cfg.Log, sandboxSet: make(chan struct{}), snapshotEvery: cfg.SnapshotInterval,
+		recurringEvery: cfg.RecurringInterval}
 	if cfg.DatabaseURL != "" {
 		pool, err := pg.Open(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, cfg.Log)
 		if err != nil {
@@ -142,15 +150,24 @@ func (s *Server) UseSandbox(conns []sandbox.Connection, every time.Duration) *sa
 	return a
 }
 
-// Run runs the daily net-worth snapshot job (unless SnapshotInterval is
-// negative) and the sandbox aggregator, once UseSandbox has set one with
-// an interval, until ctx ends; it returns when both have stopped.
+// Run runs the daily net-worth snapshot job and the recurring detection
+// job (each unless its interval is negative) and the sandbox aggregator,
+// once UseSandbox has set one with an interval, until ctx ends; it returns
+// when all have stopped.
 func (s *Server) Run(ctx context.Context) error {
 	if s.snapshotEvery >= 0 {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			s.svc.RunSnapshots(ctx, s.snapshotEvery)
+		}()
+		defer func() { <-done }()
+	}
+	if s.recurringEvery >= 0 {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.svc.RunRecurring(ctx, s.recurringEvery)
 		}()
 		defer func() { <-done }()
 	}

@@ -1,0 +1,166 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
+)
+
+// testRecurringDue: marks for the recurring detection job. Marks coalesce
+// (earliest due time, a new generation per mark), a sync marks in its own
+// atomic step, a claim hides the user from other claims until its lease
+// ends, a clear keeps a mark made during the detection, a release after a
+// failed detection lets the user be claimed again from its retry time, and
+// racing claimers never get the same user.
+func testRecurringDue(t *testing.T, s finance.Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	due := func(user string) (finance.RecurringMark, bool) {
+		t.Helper()
+		m, ok, err := s.RecurringDue(ctx, user)
+		must(t, err)
+		return m, ok
+	}
+	claim := func(now time.Time, limit int) []string {
+		t.Helper()
+		marks, err := s.ClaimRecurringDue(ctx, now, now.Add(time.Hour), limit)
+		must(t, err)
+		var ids []string
+		for _, m := range marks {
+			ids = append(ids, m.UserID)
+		}
+		return ids
+	}
+	if _, ok := due(f.user); ok {
+		t.Fatal("a new user is due")
+	}
+
+	// Coalescing: three marks are one, due at the earliest.
+	must(t, s.MarkRecurringDue(ctx, f.user, base))
+	first, _ := due(f.user)
+	must(t, s.MarkRecurringDue(ctx, f.user, base.Add(-time.Hour)))
+	must(t, s.MarkRecurringDue(ctx, f.user, base.Add(time.Hour)))
+	m, ok := due(f.user)
+	if !ok || !m.DueAt.Equal(base.Add(-time.Hour)) || m.Generation <= first.Generation {
+		t.Fatalf("coalesced mark %+v (first %+v)", m, first)
+	}
+
+	// A failed sync marks nothing; a sync marks with its rows.
+	synced := base.Add(2 * time.Hour)
+	conn := finance.ConnectionSyncState{ID: f.otherConn, Status: finance.ConnectionActive, LastSyncedAt: &synced, UpdatedAt: synced}
+	ghost := finance.Transaction{ID: newID(), UserID: f.other, AccountID: f.otherAccount, Amount: money("-1", "USD"),
+		Date: day(0), Source: finance.SourceBankSync, Version: 2, CreatedAt: base, UpdatedAt: synced}
+	if err := s.ApplySync(ctx, finance.SyncWrite{UserID: f.other, Updates: []finance.Transaction{ghost},
+		Connection: conn, RecurringDueAt: synced}); err == nil {
+		t.Fatal("a sync updating a missing row succeeded")
+	}
+	if _, ok := due(f.other); ok {
+		t.Fatal("a failed sync marked its user")
+	}
+	row := ghost
+	row.Version = 1
+	must(t, s.ApplySync(ctx, finance.SyncWrite{UserID: f.other, Inserts: []finance.Transaction{row},
+		Connection: conn, RecurringDueAt: synced}))
+	if m, ok := due(f.other); !ok || !m.DueAt.Equal(synced) {
+		t.Fatalf("after a sync: %+v %v", m, ok)
+	}
+
+	// Claims: earliest due first; a claimed user is not claimed again
+	// while the lease lasts; nobody is due before their due time.
+	if got := claim(base.Add(-2*time.Hour), 0); len(got) != 0 {
+		t.Fatalf("claimed before due: %v", got)
+	}
+	now := base.Add(3 * time.Hour)
+	diff(t, "first claim", []string{f.user}, claim(now, 1))
+	diff(t, "second claim", []string{f.other}, claim(now, 0))
+	if got := claim(now.Add(59*time.Minute), 0); len(got) != 0 {
+		t.Fatalf("claimed users claimed again: %v", got)
+	}
+
+	// Clear if unchanged: a mark made during the detection survives the
+	// clear and can be claimed at once.
+	mUser, _ := due(f.user)
+	must(t, s.MarkRecurringDue(ctx, f.user, now.Add(time.Minute)))
+	cleared, err := s.ClearRecurringDue(ctx, mUser, now.Add(2*time.Minute))
+	must(t, err)
+	if cleared {
+		t.Fatal("a clear removed a newer mark")
+	}
+	if _, ok := due(f.user); !ok {
+		t.Fatal("the newer mark is gone")
+	}
+	diff(t, "re-marked user claimed again", []string{f.user}, claim(now.Add(2*time.Minute), 0))
+	mUser, _ = due(f.user)
+	cleared, err = s.ClearRecurringDue(ctx, mUser, now.Add(3*time.Minute))
+	must(t, err)
+	if _, ok := due(f.user); !cleared || ok {
+		t.Fatalf("an unchanged mark was not cleared (%v, due %v)", cleared, ok)
+	}
+
+	// A failed detection is retried: released, the mark stays and is
+	// claimable from the retry time.
+	must(t, s.ReleaseRecurringDue(ctx, f.other, now.Add(10*time.Minute)))
+	if got := claim(now.Add(9*time.Minute), 0); len(got) != 0 {
+		t.Fatalf("claimed before the retry time: %v", got)
+	}
+	diff(t, "retry", []string{f.other}, claim(now.Add(10*time.Minute), 0))
+	mOther, _ := due(f.other)
+	if cleared, err := s.ClearRecurringDue(ctx, mOther, now.Add(11*time.Minute)); err != nil || !cleared {
+		t.Fatalf("clear after the retry: %v %v", cleared, err)
+	}
+
+	// A claimer that dies holds the user until its lease ends.
+	must(t, s.MarkRecurringDue(ctx, f.user, now))
+	diff(t, "claim", []string{f.user}, claim(now.Add(20*time.Minute), 0))
+	if got := claim(now.Add(79*time.Minute), 0); len(got) != 0 {
+		t.Fatalf("claimed during the lease: %v", got)
+	}
+	diff(t, "after the lease", []string{f.user}, claim(now.Add(80*time.Minute), 0))
+
+	// Racing claimers (replicas) share the due users without overlap.
+	var users []string
+	for range 12 {
+		id := newID()
+		must(t, s.CreateUser(ctx, finance.User{ID: id, CreatedAt: base}))
+		must(t, s.MarkRecurringDue(ctx, id, base))
+		users = append(users, id)
+	}
+	later := now.Add(5 * time.Hour)
+	var (
+		mu  sync.Mutex
+		got []string
+		wg  sync.WaitGroup
+	)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				marks, err := s.ClaimRecurringDue(ctx, later, later.Add(time.Hour), 1)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(marks) == 0 {
+					return
+				}
+				mu.Lock()
+				got = append(got, marks[0].UserID)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	users = append(users, f.user) // its lease ended too
+	slices.Sort(users)
+	slices.Sort(got)
+	diff(t, "racing claims", users, got)
+	if err := s.MarkRecurringDue(ctx, "not-a-uuid", base); err == nil || !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("mark of a malformed user id: %v", err)
+	}
+}
