@@ -157,7 +157,7 @@ func (s *Service) RunFanout(ctx context.Context) error {
 				_ = msg.Term()
 				continue
 			}
-			if err := s.Fanout(mctx, ev.AccountID, ev.JobID, ev.Body); err != nil {
+			if err := s.Fanout(mctx, ev.AccountID, ev.Mode, ev.JobID, ev.Body); err != nil {
 				s.log.WarnContext(mctx, "jobs: fanout will be retried", "job_id", ev.JobID, "err", err)
 				_ = msg.Nak(time.Second)
 				continue
@@ -179,13 +179,15 @@ func (s *Service) RunFanout(ctx context.Context) error {
 	return nil
 }
 
-// Fanout creates the deliveries of one job.completed event. It is idempotent:
-// a repeated event finds its deliveries already there.
-func (s *Service) Fanout(ctx context.Context, accountID, jobID string, body []byte) error {
+// Fanout creates the deliveries of one job.completed event, to the active
+// endpoints of the job's mode (test jobs to test endpoints, live to live).
+// It is idempotent: a repeated event finds its deliveries already there.
+func (s *Service) Fanout(ctx context.Context, accountID, mode, jobID string, body []byte) error {
 	es, err := s.store.ListEndpoints(ctx, accountID)
 	if err != nil {
 		return err
 	}
+	es = ofMode(es, mode)
 	now := s.timestamp()
 	// The attempts run later, from the store: they continue this trace (the
 	// completing worker's) only through what is stored with them.
@@ -355,4 +357,23 @@ func (s *Service) checkURL(ctx context.Context, raw string) (string, error) {
 		}
 	}
 	return u.String(), nil
+}
+
+// modeOf is a stored mode, "live" for rows and events from before modes.
+func modeOf(m string) string {
+	if m == "" {
+		return "live"
+	}
+	return m
+}
+
+// ofMode keeps the endpoints of mode.
+func ofMode(es []Endpoint, mode string) []Endpoint {
+	out := es[:0:0]
+	for _, e := range es {
+		if modeOf(e.Mode) == modeOf(mode) {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -162,7 +162,11 @@ const DisableAfter = 10
 type Endpoint struct {
 	ID        string
 	AccountID string
-	URL       string
+	// Mode is the mode of the credential that registered it ("live" or
+	// "test"): it receives the events of its mode's jobs only, and only
+	// credentials of its mode see it.
+	Mode string
+	URL  string
 	// Secret is the sealed whsec_ signing secret.
 	Secret              []byte
 	Status              string

@@ -100,7 +100,7 @@ func TestWebhookMetrics(t *testing.T) {
 			}
 			c := metrics.WebhookAttempts.WithLabelValues(tt.outcome)
 			c0, x0 := testutil.ToFloat64(c), testutil.ToFloat64(metrics.WebhookExhausted)
-			if err := svc.Fanout(ctx, alice.AccountID, "0e8a3c6e-2f4b-4f54-9f53-00000000eeee", []byte(`{}`)); err != nil {
+			if err := svc.Fanout(ctx, alice.AccountID, alice.Mode, "0e8a3c6e-2f4b-4f54-9f53-00000000eeee", []byte(`{}`)); err != nil {
 				t.Fatal(err)
 			}
 			// Each pass makes every attempt due by then; 2 h covers the schedule.
@@ -204,7 +204,7 @@ func TestEndpointDisabledMetrics(t *testing.T) {
 		disabled0 := testutil.ToFloat64(metrics.WebhookEndpointsAutoDisabled)
 		exhaust := func(k int) {
 			t.Helper()
-			if err := svc.Fanout(ctx, alice.AccountID, fmt.Sprintf("0e8a3c6e-2f4b-4f54-9f53-%012d", k), []byte(`{}`)); err != nil {
+			if err := svc.Fanout(ctx, alice.AccountID, alice.Mode, fmt.Sprintf("0e8a3c6e-2f4b-4f54-9f53-%012d", k), []byte(`{}`)); err != nil {
 				t.Fatal(err)
 			}
 			for range jobs.RetrySchedule {

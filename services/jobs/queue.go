@@ -47,8 +47,11 @@ func (w WorkItem) MsgID() string {
 // (job metadata only).
 type CompletedEvent struct {
 	AccountID string
-	JobID     string
-	Body      []byte
+	// Mode is the job's mode: only endpoints of that mode get the event
+	// (empty, from a replica older than modes: live).
+	Mode  string
+	JobID string
+	Body  []byte
 }
 
 // Queue carries work items to the item workers and job.completed events to
@@ -401,5 +404,5 @@ func (s *Service) publishCompleted(ctx context.Context, j Job) error {
 	if err != nil {
 		return err
 	}
-	return s.queue.PublishCompleted(ctx, CompletedEvent{AccountID: j.AccountID, JobID: j.ID, Body: body})
+	return s.queue.PublishCompleted(ctx, CompletedEvent{AccountID: j.AccountID, Mode: j.Mode, JobID: j.ID, Body: body})
 }

@@ -81,7 +81,7 @@ func TestConfiguredRetrySchedule(t *testing.T) {
 		if _, err := svc.CreateWebhook(ctx, alice, rec.srv.URL); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.Fanout(ctx, alice.AccountID, "0e8a3c6e-2f4b-4f54-9f53-00000000cccc", []byte(`{"event":"job.completed"}`)); err != nil {
+		if err := svc.Fanout(ctx, alice.AccountID, alice.Mode, "0e8a3c6e-2f4b-4f54-9f53-00000000cccc", []byte(`{"event":"job.completed"}`)); err != nil {
 			t.Fatal(err)
 		}
 		steps := []struct {

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -334,7 +335,8 @@ func (s *Service) GetJob(ctx context.Context, c Caller, id string) (JobView, err
 		return JobView{}, err
 	}
 	j, err := s.store.GetJob(ctx, c.AccountID, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ErrNotFound) || (err == nil && modeOf(j.Mode) != modeOf(c.Mode)) {
+		// Another mode's job is as absent as another tenant's.
 		return JobView{}, errNotFoundJob()
 	}
 	if err != nil {
@@ -369,7 +371,15 @@ func (s *Service) DeleteJob(ctx context.Context, c Caller, id string) error {
 	if err := s.check(c); err != nil {
 		return err
 	}
-	err := s.store.DeleteJob(ctx, c.AccountID, id)
+	// A job's mode never changes, so checking it first is safe.
+	j, err := s.store.GetJob(ctx, c.AccountID, id)
+	if errors.Is(err, ErrNotFound) || (err == nil && modeOf(j.Mode) != modeOf(c.Mode)) {
+		return errNotFoundJob()
+	}
+	if err != nil {
+		return s.internal("get job", err)
+	}
+	err = s.store.DeleteJob(ctx, c.AccountID, id)
 	if errors.Is(err, ErrNotFound) {
 		return errNotFoundJob()
 	}
@@ -439,16 +449,16 @@ func (s *Service) CreateWebhook(ctx context.Context, c Caller, rawURL string) (E
 	if err != nil {
 		return EndpointCreated{}, s.internal("list endpoints", err)
 	}
-	if len(have) >= MaxEndpoints {
+	if len(ofMode(have, c.Mode)) >= MaxEndpoints {
 		return EndpointCreated{}, fieldProblem(problem.Conflict,
-			fmt.Sprintf("an account may have at most %d webhook endpoints; delete one first", MaxEndpoints), "url")
+			fmt.Sprintf("an account may have at most %d webhook endpoints in %s mode; delete one first", MaxEndpoints, modeOf(c.Mode)), "url")
 	}
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return EndpointCreated{}, s.internal("secret", err)
 	}
 	secret := "whsec_" + base64.RawURLEncoding.EncodeToString(b[:])
-	e := Endpoint{ID: uuid.NewString(), AccountID: c.AccountID, URL: u, Status: EndpointActive, CreatedAt: s.timestamp()}
+	e := Endpoint{ID: uuid.NewString(), AccountID: c.AccountID, Mode: modeOf(c.Mode), URL: u, Status: EndpointActive, CreatedAt: s.timestamp()}
 	if e.Secret, err = s.keys.Seal([]byte(secret), secretAAD(e.ID)); err != nil {
 		return EndpointCreated{}, s.internal("seal secret", err)
 	}
@@ -467,6 +477,7 @@ func (s *Service) ListWebhooks(ctx context.Context, c Caller) ([]Endpoint, error
 	if err != nil {
 		return nil, s.internal("list endpoints", err)
 	}
+	es = ofMode(es, c.Mode)
 	for i := range es {
 		es[i].Secret = nil
 	}
@@ -479,7 +490,14 @@ func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error 
 	if err := s.check(c); err != nil {
 		return err
 	}
-	err := s.store.DeleteEndpoint(ctx, c.AccountID, id)
+	have, err := s.store.ListEndpoints(ctx, c.AccountID)
+	if err != nil {
+		return s.internal("list endpoints", err)
+	}
+	if !slices.ContainsFunc(ofMode(have, c.Mode), func(e Endpoint) bool { return e.ID == id }) {
+		return problem.New(problem.NotFound, "no such webhook endpoint") // another mode's is as absent as another tenant's
+	}
+	err = s.store.DeleteEndpoint(ctx, c.AccountID, id)
 	if errors.Is(err, ErrNotFound) {
 		return problem.New(problem.NotFound, "no such webhook endpoint")
 	}

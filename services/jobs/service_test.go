@@ -625,7 +625,7 @@ func deliveryRetryScheduleAndAutoDisable(t *testing.T, e *env) {
 	body := []byte(`{"event":"job.completed","id":"j"}`)
 	fanout := func(jobID string) {
 		t.Helper()
-		if err := svc.Fanout(ctx, alice.AccountID, jobID, body); err != nil {
+		if err := svc.Fanout(ctx, alice.AccountID, alice.Mode, jobID, body); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -703,7 +703,7 @@ func TestDeliverySuccessAndTimeout(t *testing.T) {
 	if _, err := svc.CreateWebhook(ctx, alice, slow.srv.URL); err != nil {
 		t.Fatal(err)
 	}
-	_ = svc.Fanout(ctx, alice.AccountID, "0e8a3c6e-2f4b-4f54-9f53-00000000cccc", []byte(`{}`))
+	_ = svc.Fanout(ctx, alice.AccountID, alice.Mode, "0e8a3c6e-2f4b-4f54-9f53-00000000cccc", []byte(`{}`))
 	svc.DeliverDue(ctx)
 	// The timed-out attempt is a failure: it is retried a minute later.
 	e.clock.Add(time.Minute)
@@ -792,7 +792,7 @@ func TestDeliveryRefusesPrivateAddressAtDialTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	strict := e.service(t, &fakeConverter{}, func(c *jobs.Config) { c.AllowPrivate = false })
-	if err := strict.Fanout(ctx, alice.AccountID, "0e8a3c6e-2f4b-4f54-9f53-00000000dddd", []byte(`{}`)); err != nil {
+	if err := strict.Fanout(ctx, alice.AccountID, alice.Mode, "0e8a3c6e-2f4b-4f54-9f53-00000000dddd", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if n := strict.DeliverDue(ctx); n != 1 {

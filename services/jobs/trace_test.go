@@ -250,7 +250,7 @@ func TestBackgroundLogLinesCarryATrace(t *testing.T) {
 		wantTrace(t, "completion of a published item", sink.lines(t, "jobs: item completed", map[string]any{"job_id": j.ID}), id)
 	})
 	t.Run("webhook attempt", func(t *testing.T) {
-		if err := svc.Fanout(ctx, alice.AccountID, "0e8a3c6e-2f4b-4f54-9f53-00000000cccc", []byte(`{}`)); err != nil {
+		if err := svc.Fanout(ctx, alice.AccountID, alice.Mode, "0e8a3c6e-2f4b-4f54-9f53-00000000cccc", []byte(`{}`)); err != nil {
 			t.Fatal(err)
 		}
 		if n := svc.DeliverDue(ctx); n != 1 {

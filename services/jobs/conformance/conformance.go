@@ -300,13 +300,14 @@ func testSweepDeliveries(t *testing.T, s Store) {
 }
 
 func newEndpoint(account string, at time.Time) jobs.Endpoint {
-	return jobs.Endpoint{ID: uuid.NewString(), AccountID: account, URL: "https://example.com/hook",
+	return jobs.Endpoint{ID: uuid.NewString(), AccountID: account, Mode: "live", URL: "https://example.com/hook",
 		Secret: []byte{1, 2, 3}, Status: jobs.EndpointActive, CreatedAt: at}
 }
 
 func testEndpoints(t *testing.T, s Store) {
 	acct := uuid.NewString()
 	e1, e2 := newEndpoint(acct, t0), newEndpoint(acct, t0.Add(time.Second))
+	e2.Mode = "test" // the mode is kept
 	other := newEndpoint(uuid.NewString(), t0)
 	for _, e := range []jobs.Endpoint{e2, e1, other} {
 		if err := s.CreateEndpoint(ctx, e); err != nil {
@@ -317,7 +318,8 @@ func testEndpoints(t *testing.T, s Store) {
 	if err != nil || len(list) != 2 || list[0].ID != e1.ID || list[1].ID != e2.ID {
 		t.Fatalf("list: %v %+v", err, list)
 	}
-	if list[0].URL != e1.URL || string(list[0].Secret) != string(e1.Secret) || list[0].Status != jobs.EndpointActive || !list[0].CreatedAt.Equal(t0) {
+	if list[0].URL != e1.URL || string(list[0].Secret) != string(e1.Secret) || list[0].Status != jobs.EndpointActive || !list[0].CreatedAt.Equal(t0) ||
+		list[0].Mode != "live" || list[1].Mode != "test" {
 		t.Fatalf("endpoint: %+v", list[0])
 	}
 	if empty, err := s.ListEndpoints(ctx, uuid.NewString()); err != nil || empty == nil || len(empty) != 0 {

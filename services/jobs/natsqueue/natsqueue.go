@@ -120,6 +120,7 @@ type workMsg struct {
 // eventMsg is an event message's body: the tenant and the delivery body.
 type eventMsg struct {
 	AccountID string          `json:"account_id"`
+	Mode      string          `json:"mode,omitempty"`
 	JobID     string          `json:"job_id"`
 	Body      json.RawMessage `json:"body"`
 }
@@ -228,7 +229,7 @@ func (q *Queue) Lost(ctx context.Context, items []jobs.WorkItem) ([]jobs.WorkIte
 // job.completed.<job>, which lets JetStream drop a republish within its
 // duplicate window.
 func (q *Queue) PublishCompleted(ctx context.Context, ev jobs.CompletedEvent) error {
-	data, err := json.Marshal(eventMsg{AccountID: ev.AccountID, JobID: ev.JobID, Body: ev.Body})
+	data, err := json.Marshal(eventMsg{AccountID: ev.AccountID, Mode: ev.Mode, JobID: ev.JobID, Body: ev.Body})
 	if err != nil {
 		return err
 	}
@@ -283,7 +284,7 @@ func decodeEvent(m jetstream.Msg) (jobs.CompletedEvent, error) {
 	if err := json.Unmarshal(m.Data(), &ev); err != nil {
 		return jobs.CompletedEvent{}, fmt.Errorf("subject %s: %w", m.Subject(), err)
 	}
-	return jobs.CompletedEvent{AccountID: ev.AccountID, JobID: ev.JobID, Body: ev.Body}, nil
+	return jobs.CompletedEvent{AccountID: ev.AccountID, Mode: ev.Mode, JobID: ev.JobID, Body: ev.Body}, nil
 }
 
 type consumer[T any] struct {

@@ -3,6 +3,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -390,18 +391,18 @@ func (s *Store) SweepExpired(ctx context.Context, now time.Time) (int, error) {
 	return int(tag.RowsAffected()), nil
 }
 
-const endpointCols = `id, account_id, url, secret, status, consecutive_failures, created_at`
+const endpointCols = `id, account_id, url, secret, status, consecutive_failures, created_at, mode`
 
 func scanEndpoint(row pgx.Row) (jobs.Endpoint, error) {
 	var e jobs.Endpoint
-	err := row.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &e.Status, &e.ConsecutiveFailures, &e.CreatedAt)
+	err := row.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &e.Status, &e.ConsecutiveFailures, &e.CreatedAt, &e.Mode)
 	e.CreatedAt = e.CreatedAt.UTC()
 	return e, err
 }
 
 func (s *Store) CreateEndpoint(ctx context.Context, e jobs.Endpoint) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO endpoints (`+endpointCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
-		e.ID, e.AccountID, e.URL, e.Secret, e.Status, e.ConsecutiveFailures, e.CreatedAt)
+	_, err := s.pool.Exec(ctx, `INSERT INTO endpoints (`+endpointCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
+		e.ID, e.AccountID, e.URL, e.Secret, e.Status, e.ConsecutiveFailures, e.CreatedAt, cmp.Or(e.Mode, "live"))
 	return storeErr0("create endpoint", err)
 }
 
