@@ -13,19 +13,20 @@ import (
 	"github.com/ledgerlane/platform/services/metering"
 )
 
-// TestTestModeIsASandboxForJobsAndWebhooks (issue 27, 2; the jobs and
-// webhook part): every object the jobs service keeps belongs to the mode of
+// TestTestModeIsASandboxForJobs (issue 27, 2; the jobs service's
+// objects: jobs, webhook endpoints, accounting connections): every object
+// the jobs service keeps belongs to the mode of
 // the credential that made it. For each route × credential mode × object
 // mode, a credential of the object's mode reaches it and one of the other
 // mode gets 404 exactly as for another tenant's id; a webhook endpoint
 // receives the job.completed events of its own mode only.
-func TestTestModeIsASandboxForJobsAndWebhooks(t *testing.T) {
+func TestTestModeIsASandboxForJobs(t *testing.T) {
 	st := stack(t, false)
 	keys := map[string]string{}
 	for _, k := range st.Keys {
 		keys[k.Name] = k.Key
 	}
-	scopes := append(metering.DefaultConversionScopes(), "webhooks:manage")
+	scopes := append(metering.DefaultConversionScopes(), "webhooks:manage", "connections:manage")
 	for _, mode := range []string{metering.ModeLive, metering.ModeTest} {
 		secret, _, err := st.Metering.Service().IssueCredential(context.Background(), metering.IssueParams{
 			AccountID: st.AccountID, Name: "modes-" + mode, Kind: metering.KindAPIKey, Surface: metering.SurfaceConversion,
@@ -94,6 +95,16 @@ func TestTestModeIsASandboxForJobsAndWebhooks(t *testing.T) {
 	}
 	mu.Unlock()
 
+	// One accounting connection per mode.
+	conns := map[string]string{}
+	for _, mode := range []string{metering.ModeLive, metering.ModeTest} {
+		r := c.call("POST", "/v1/connections", mode, `{"platform":"sandbox","display_name":"Books `+mode+`"}`, "Content-Type", "application/json")
+		if r.status != 200 {
+			t.Fatalf("%s connection: %d %s", mode, r.status, r.body)
+		}
+		conns[mode] = r.json["id"].(string)
+	}
+
 	// The matrix: route × credential mode × object mode.
 	for _, cred := range []string{metering.ModeLive, metering.ModeTest} {
 		for _, obj := range []string{metering.ModeLive, metering.ModeTest} {
@@ -108,9 +119,16 @@ func TestTestModeIsASandboxForJobsAndWebhooks(t *testing.T) {
 			if sees := strings.Contains(string(list.body), hooks[obj]); list.status != 200 || sees != (cred == obj) {
 				t.Errorf("a %s key lists the %s endpoint: %v (%d)", cred, obj, sees, list.status)
 			}
+			conList := c.call("GET", "/v1/connections", cred, "")
+			if sees := strings.Contains(string(conList.body), conns[obj]); conList.status != 200 || sees != (cred == obj) {
+				t.Errorf("a %s key lists the %s connection: %v (%d)", cred, obj, sees, conList.status)
+			}
 			if cred != obj {
 				c.call("DELETE", "/v1/jobs/"+jobs[obj], cred, "").wantProblem(t, 404, "not-found")
 				c.call("DELETE", "/v1/webhooks/"+hooks[obj], cred, "").wantProblem(t, 404, "not-found")
+				c.call("DELETE", "/v1/connections/"+conns[obj], cred, "").wantProblem(t, 404, "not-found")
+				c.call("POST", "/v1/connections/"+conns[obj]+"/statements", cred, `{"message":"x"}`, "Content-Type", "application/json").
+					wantProblem(t, 404, "not-found")
 			}
 		}
 	}
@@ -121,6 +139,9 @@ func TestTestModeIsASandboxForJobsAndWebhooks(t *testing.T) {
 		}
 		if r := c.call("DELETE", "/v1/webhooks/"+hooks[mode], mode, ""); r.status != 200 && r.status != 204 {
 			t.Errorf("DELETE own %s endpoint: %d %s", mode, r.status, r.body)
+		}
+		if r := c.call("DELETE", "/v1/connections/"+conns[mode], mode, ""); r.status != 200 && r.status != 204 {
+			t.Errorf("DELETE own %s connection: %d %s", mode, r.status, r.body)
 		}
 	}
 }

@@ -39,8 +39,11 @@ const (
 // (the PKCE verifier, the tokens) are sealed blobs: the store never sees
 // plaintext.
 type Connection struct {
-	ID          string // UUID
-	AccountID   string // the tenant
+	ID        string // UUID
+	AccountID string // the tenant
+	// Mode is the mode of the key that created it ("live" or "test"): only
+	// keys of that mode see, use or delete it (docs/accounting.md).
+	Mode        string
 	Platform    string
 	DisplayName string
 	Status      string
@@ -192,10 +195,10 @@ type Store interface {
 	CreateConnection(ctx context.Context, c Connection) error
 	// GetConnection returns the tenant's connection.
 	GetConnection(ctx context.Context, accountID, id string) (Connection, error)
-	// ListConnections returns up to limit of the tenant's connections,
-	// newest first (CreatedAt, then ID, descending), strictly after after
-	// when it is not nil.
-	ListConnections(ctx context.Context, accountID string, after *Position, limit int) ([]Connection, error)
+	// ListConnections returns up to limit of the tenant's connections of
+	// mode, newest first (CreatedAt, then ID, descending), strictly after
+	// after when it is not nil.
+	ListConnections(ctx context.Context, accountID, mode string, after *Position, limit int) ([]Connection, error)
 	// UpdateConnection writes every mutable field of c (found by ID).
 	UpdateConnection(ctx context.Context, c Connection) error
 	// DeleteConnection removes the tenant's connection and its push records.

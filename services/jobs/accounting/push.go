@@ -56,7 +56,7 @@ func (s *Service) Push(ctx context.Context, c Caller, req PushRequest) (PushResu
 	if uuid.Validate(req.ConnectionID) != nil {
 		return PushResult{}, notFound()
 	}
-	conn, err := s.cfg.Store.GetConnection(ctx, c.AccountID, req.ConnectionID)
+	conn, err := s.connection(ctx, c, req.ConnectionID)
 	if err != nil {
 		return PushResult{}, storeErr(err)
 	}

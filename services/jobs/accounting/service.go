@@ -210,7 +210,7 @@ func (s *Service) Create(ctx context.Context, c Caller, req CreateRequest) (Crea
 	state, verifier := randomToken(), randomToken()
 	now := s.timestamp()
 	conn := Connection{
-		ID: uuid.NewString(), AccountID: c.AccountID, Platform: slug, DisplayName: name, Status: StatusPending,
+		ID: uuid.NewString(), AccountID: c.AccountID, Mode: modeOf(c.Mode), Platform: slug, DisplayName: name, Status: StatusPending,
 		CreatedAt: now, UpdatedAt: now, StateHash: hashState(state), StateExpiresAt: now.Add(s.cfg.StateTTL),
 	}
 	sealed, err := s.cfg.Keys.Seal([]byte(verifier), verifierAAD(conn.ID))
@@ -349,7 +349,25 @@ type Page struct {
 	NextCursor  string
 }
 
-func listScope(accountID string) string { return accountID + "|/v1/connections" }
+func listScope(accountID, mode string) string { return accountID + "|" + mode + "|/v1/connections" }
+
+// modeOf is a stored mode: "live" for connections from before modes.
+func modeOf(m string) string {
+	if m == "" {
+		return "live"
+	}
+	return m
+}
+
+// connection is the caller's connection id: another mode's is as absent as
+// another tenant's.
+func (s *Service) connection(ctx context.Context, c Caller, id string) (Connection, error) {
+	conn, err := s.cfg.Store.GetConnection(ctx, c.AccountID, id)
+	if err == nil && modeOf(conn.Mode) != modeOf(c.Mode) {
+		return Connection{}, ErrNotFound
+	}
+	return conn, err
+}
 
 type listPos struct {
 	CreatedAt int64  `json:"c"` // Unix microseconds
@@ -371,12 +389,12 @@ func (s *Service) List(ctx context.Context, c Caller, cur string, pageSize *int3
 	var after *Position
 	if cur != "" {
 		var p listPos
-		if err := s.cfg.Cursors.Decode(cur, listScope(c.AccountID), &p); err != nil {
+		if err := s.cfg.Cursors.Decode(cur, listScope(c.AccountID, modeOf(c.Mode)), &p); err != nil {
 			return Page{}, problem.New(problem.InvalidInput, "invalid value for parameter cursor").WithField("cursor")
 		}
 		after = &Position{CreatedAt: time.UnixMicro(p.CreatedAt).UTC(), ID: p.ID}
 	}
-	cs, err := s.cfg.Store.ListConnections(ctx, c.AccountID, after, size+1)
+	cs, err := s.cfg.Store.ListConnections(ctx, c.AccountID, modeOf(c.Mode), after, size+1)
 	if err != nil {
 		return Page{}, err
 	}
@@ -384,7 +402,7 @@ func (s *Service) List(ctx context.Context, c Caller, cur string, pageSize *int3
 	if len(cs) > size {
 		cs = cs[:size]
 		last := cs[len(cs)-1]
-		if page.NextCursor, err = s.cfg.Cursors.Encode(listScope(c.AccountID), listPos{last.CreatedAt.UnixMicro(), last.ID}); err != nil {
+		if page.NextCursor, err = s.cfg.Cursors.Encode(listScope(c.AccountID, modeOf(c.Mode)), listPos{last.CreatedAt.UnixMicro(), last.ID}); err != nil {
 			return Page{}, err
 		}
 	}
@@ -403,7 +421,7 @@ func (s *Service) Delete(ctx context.Context, c Caller, id string) error {
 	if uuid.Validate(id) != nil {
 		return notFound()
 	}
-	conn, err := s.cfg.Store.GetConnection(ctx, c.AccountID, id)
+	conn, err := s.connection(ctx, c, id)
 	if err != nil {
 		return storeErr(err)
 	}

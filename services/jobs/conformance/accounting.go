@@ -30,7 +30,7 @@ func RunAccounting(t *testing.T, newStore func(t *testing.T) accounting.Store) {
 
 func newConn(account string, at time.Time) accounting.Connection {
 	return accounting.Connection{
-		ID: uuid.NewString(), AccountID: account, Platform: accounting.Sandbox, DisplayName: "Books",
+		ID: uuid.NewString(), AccountID: account, Mode: "live", Platform: accounting.Sandbox, DisplayName: "Books",
 		Status: accounting.StatusPending, CreatedAt: at, UpdatedAt: at,
 		StateHash: uuid.NewString(), StateExpiresAt: at.Add(15 * time.Minute), Verifier: []byte{1, 2, 3},
 	}
@@ -99,11 +99,20 @@ func testConnList(t *testing.T, s accounting.Store) {
 	}
 	want = append([]string{hi, lo}, want...)
 	mustConn(t, s, "acct-b", t0)
+	// A test-mode connection of the same tenant is not in its live list.
+	testConn := newConn("acct-a", t0.Add(30*time.Minute))
+	testConn.Mode = "test"
+	if err := s.CreateConnection(ctx, testConn); err != nil {
+		t.Fatal(err)
+	}
+	if tests, err := s.ListConnections(ctx, "acct-a", "test", nil, 10); err != nil || len(tests) != 1 || tests[0].ID != testConn.ID || tests[0].Mode != "test" {
+		t.Fatalf("the test-mode list: %+v %v", tests, err)
+	}
 
 	var got []string
 	var after *accounting.Position
 	for range 10 {
-		page, err := s.ListConnections(ctx, "acct-a", after, 3)
+		page, err := s.ListConnections(ctx, "acct-a", "live", after, 3)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"sort"
@@ -54,12 +55,12 @@ func (s *Accounting) GetConnection(_ context.Context, accountID, id string) (acc
 	return cloneConn(*c), nil
 }
 
-func (s *Accounting) ListConnections(_ context.Context, accountID string, after *accounting.Position, limit int) ([]accounting.Connection, error) {
+func (s *Accounting) ListConnections(_ context.Context, accountID, mode string, after *accounting.Position, limit int) ([]accounting.Connection, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []accounting.Connection
 	for _, c := range s.conns {
-		if c.AccountID != accountID {
+		if c.AccountID != accountID || cmp.Or(c.Mode, "live") != mode {
 			continue
 		}
 		if after != nil && !before(c.CreatedAt, c.ID, after.CreatedAt, after.ID) {

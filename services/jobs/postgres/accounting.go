@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,7 +43,7 @@ func acctErr(op string, err error) error {
 
 const connCols = `id, account_id, platform, display_name, status, status_reason, created_at, updated_at,
 	connected_at, state_hash, state_expires_at, verifier, tokens, token_expires_at, platform_tenant_id,
-	refresh_failures, refresh_after`
+	refresh_failures, refresh_after, mode`
 
 func nullString(s string) *string {
 	if s == "" {
@@ -57,7 +58,7 @@ func scanConn(row pgx.Row) (accounting.Connection, error) {
 	var stateHash *string
 	err := row.Scan(&c.ID, &c.AccountID, &c.Platform, &c.DisplayName, &c.Status, &c.StatusReason, &c.CreatedAt, &c.UpdatedAt,
 		&connected, &stateHash, &stateExp, &c.Verifier, &c.Tokens, &tokenExp, &c.PlatformTenantID,
-		&c.RefreshFailures, &refreshAfter)
+		&c.RefreshFailures, &refreshAfter, &c.Mode)
 	if err != nil {
 		return c, err
 	}
@@ -77,10 +78,10 @@ func scanConn(row pgx.Row) (accounting.Connection, error) {
 
 func (s *Accounting) CreateConnection(ctx context.Context, c accounting.Connection) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO accounting_connections (`+connCols+`)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)`,
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)`,
 		c.ID, c.AccountID, c.Platform, c.DisplayName, c.Status, c.StatusReason, c.CreatedAt, c.UpdatedAt,
 		nullTime(c.ConnectedAt), nullString(c.StateHash), nullTime(c.StateExpiresAt), c.Verifier, c.Tokens,
-		nullTime(c.TokenExpiresAt), c.PlatformTenantID, c.RefreshFailures, nullTime(c.RefreshAfter))
+		nullTime(c.TokenExpiresAt), c.PlatformTenantID, c.RefreshFailures, nullTime(c.RefreshAfter), cmp.Or(c.Mode, "live"))
 	return acctErr("create connection", err)
 }
 
@@ -106,13 +107,14 @@ func (s *Accounting) list(ctx context.Context, op, q string, args ...any) ([]acc
 	return out, acctErr(op, rows.Err())
 }
 
-func (s *Accounting) ListConnections(ctx context.Context, accountID string, after *accounting.Position, limit int) ([]accounting.Connection, error) {
+func (s *Accounting) ListConnections(ctx context.Context, accountID, mode string, after *accounting.Position, limit int) ([]accounting.Connection, error) {
 	if after == nil {
 		return s.list(ctx, "list connections", `SELECT `+connCols+` FROM accounting_connections WHERE account_id = $1
-			ORDER BY created_at DESC, id DESC LIMIT $2`, accountID, limit)
+			AND mode = $2 ORDER BY created_at DESC, id DESC LIMIT $3`, accountID, mode, limit)
 	}
 	return s.list(ctx, "list connections", `SELECT `+connCols+` FROM accounting_connections WHERE account_id = $1
-		AND (created_at, id) < ($2, $3::uuid) ORDER BY created_at DESC, id DESC LIMIT $4`, accountID, after.CreatedAt, after.ID, limit)
+		AND mode = $2 AND (created_at, id) < ($3, $4::uuid) ORDER BY created_at DESC, id DESC LIMIT $5`,
+		accountID, mode, after.CreatedAt, after.ID, limit)
 }
 
 func (s *Accounting) UpdateConnection(ctx context.Context, c accounting.Connection) error {
