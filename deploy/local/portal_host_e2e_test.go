@@ -77,3 +77,27 @@ func TestPortalSignUpThrottle(t *testing.T) {
 		}
 	}
 }
+
+// TestUnverifiedCannotReachThirdParties (issue 27, 2): before confirming
+// the address a person may create test keys, but not with
+// connections:manage, which sends people to third-party accounting
+// platforms; after confirming, they may.
+func TestUnverifiedCannotReachThirdParties(t *testing.T) {
+	st := stack(t, false, func(c *local.Config) { c.BillingInterval = 100 * time.Millisecond })
+	b := newBrowser(t, st.URL)
+	tok := b.signUp("new@verify.example", pw, "New Ltd").csrf(t)
+	create := func(scopes ...string) page {
+		return b.post("/portal/keys", url.Values{"csrf": {tok}, "name": {"k"}, "mode": {"test"}, "scope": scopes})
+	}
+	if p := create("convert"); p.status != http.StatusOK && p.status != http.StatusSeeOther {
+		t.Fatalf("a plain test key: %d %q", p.status, p.errorText())
+	}
+	if p := create("convert", "connections:manage"); p.status != http.StatusBadRequest || !strings.Contains(p.errorText(), "verified address") {
+		t.Fatalf("connections:manage before verifying: %d %q", p.status, p.errorText())
+	}
+	b.verify(st.Mail, "new@verify.example")
+	tok = b.get("/portal/keys").csrf(t)
+	if p := create("convert", "connections:manage"); p.status != http.StatusOK && p.status != http.StatusSeeOther {
+		t.Fatalf("connections:manage after verifying: %d %q", p.status, p.errorText())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,11 +38,22 @@ var errVerify = problem.New(problem.NotFound, "this verification link is not val
 var ErrUnverifiedLive = problem.New(problem.InvalidInput,
 	"confirm your e-mail address first: live credentials need a verified address (test ones do not)").WithField("mode")
 
-// RequireVerified answers ErrUnverifiedLive when u may not create a
-// credential of mode.
-func RequireVerified(u PortalUser, mode string) error {
-	if mode == ModeLive && !u.EmailVerified {
+// ErrUnverifiedConnections refuses connections:manage to a person whose
+// address is not verified: the scope lets a key send people to third-party
+// accounting platforms and act there, test keys included.
+var ErrUnverifiedConnections = problem.New(problem.InvalidInput,
+	"confirm your e-mail address first: connections:manage needs a verified address").WithField("scopes")
+
+// RequireVerified answers ErrUnverifiedLive or ErrUnverifiedConnections
+// when u may not create a credential of mode with scopes.
+func RequireVerified(u PortalUser, mode string, scopes []string) error {
+	switch {
+	case u.EmailVerified:
+		return nil
+	case mode == ModeLive:
 		return ErrUnverifiedLive
+	case slices.Contains(scopes, "connections:manage"):
+		return ErrUnverifiedConnections
 	}
 	return nil
 }

@@ -23,11 +23,18 @@ func TestEmailVerification(t *testing.T) {
 		t.Fatal("a new sign-up is verified")
 	}
 	for _, tc := range []struct {
-		mode string
-		ok   bool
-	}{{metering.ModeTest, true}, {metering.ModeLive, false}} {
-		if err := metering.RequireVerified(si.User, tc.mode); (err == nil) != tc.ok {
-			t.Fatalf("RequireVerified(%s) = %v", tc.mode, err)
+		mode   string
+		scopes []string
+		ok     bool
+	}{
+		{metering.ModeTest, []string{"convert", "webhooks:manage"}, true},
+		{metering.ModeLive, []string{"convert"}, false},
+		// Reaching third-party accounting platforms needs a verified
+		// address, whatever the mode.
+		{metering.ModeTest, []string{"convert", "connections:manage"}, false},
+	} {
+		if err := metering.RequireVerified(si.User, tc.mode, tc.scopes); (err == nil) != tc.ok {
+			t.Fatalf("RequireVerified(%s, %v) = %v", tc.mode, tc.scopes, err)
 		}
 	}
 	if err := e.svc.SendVerification(ctx, si.User.ID, base); err != nil {
@@ -51,7 +58,7 @@ func TestEmailVerification(t *testing.T) {
 		t.Fatalf("twice: %v", err)
 	}
 	after, err := e.svc.Session(ctx, sess)
-	if err != nil || !after.User.EmailVerified || metering.RequireVerified(after.User, metering.ModeLive) != nil {
+	if err != nil || !after.User.EmailVerified || metering.RequireVerified(after.User, metering.ModeLive, []string{"connections:manage"}) != nil {
 		t.Fatalf("after verification: %+v %v", after.User, err)
 	}
 	// A verified person gets no more mails.

@@ -91,7 +91,7 @@ func (s *portalServer) CreateKey(ctx context.Context, req *meteringv1.CreateKeyR
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if err := metering.RequireVerified(si.User, req.GetMode()); err != nil {
+	if err := metering.RequireVerified(si.User, req.GetMode(), req.GetScopes()); err != nil {
 		return nil, err
 	}
 	secret, c, err := s.svc.IssuePortalKey(ctx, si.Account.ID, metering.PortalKeyParams{Name: req.GetName(), Mode: req.GetMode(), Scopes: req.GetScopes()})

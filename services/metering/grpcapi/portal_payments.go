@@ -143,7 +143,7 @@ func (s *portalServer) CreateFinanceCredential(ctx context.Context, req *meterin
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if err := metering.RequireVerified(si.User, req.GetMode()); err != nil {
+	if err := metering.RequireVerified(si.User, req.GetMode(), req.GetScopes()); err != nil {
 		return nil, err
 	}
 	secret, c, err := s.svc.IssuePortalFinanceCredential(ctx, si.Account.ID, metering.FinanceCredentialParams{Name: req.GetName(),
