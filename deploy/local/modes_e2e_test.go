@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering"
 )
 
@@ -143,5 +145,27 @@ func TestTestModeIsASandboxForJobs(t *testing.T) {
 		if r := c.call("DELETE", "/v1/connections/"+conns[mode], mode, ""); r.status != 200 && r.status != 204 {
 			t.Errorf("DELETE own %s connection: %d %s", mode, r.status, r.body)
 		}
+	}
+}
+
+// TestTestModeNeverReadsLiveFinanceData (issue 27, 2): a finance user
+// belongs to a mode (the demo's is live); a test credential for a live user
+// is refused when it is issued, naming mode, so test mode never reads real
+// transactions; a live one is issued.
+func TestTestModeNeverReadsLiveFinanceData(t *testing.T) {
+	st := stack(t, false)
+	issue := func(mode string) error {
+		_, _, err := st.Metering.Service().IssueCredential(context.Background(), metering.IssueParams{
+			AccountID: st.AccountID, Name: "fin-" + mode, Kind: metering.KindAccessToken, Surface: metering.SurfaceFinance,
+			Mode: mode, Scopes: metering.FinanceReadScopes(), FinanceUserID: st.Demo.UserID, GrantID: st.Demo.GrantReadID})
+		return err
+	}
+	err := issue(metering.ModeTest)
+	var pr *problem.Problem
+	if !errors.As(err, &pr) || pr.Type != problem.InvalidInput || pr.Field != "mode" {
+		t.Fatalf("a test credential for the live demo user: %v", err)
+	}
+	if err := issue(metering.ModeLive); err != nil {
+		t.Fatalf("a live credential: %v", err)
 	}
 }

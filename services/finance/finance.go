@@ -79,7 +79,19 @@ type User struct {
 	// Empty only for users stored before owners existed, which no
 	// credential can use.
 	OwnerAccountID string
-	CreatedAt      time.Time
+	// Mode is "live" or "test" (empty: live, users from before modes). Only
+	// credentials of the user's mode act for it: a test credential never
+	// reaches a live user's data (docs/security.md).
+	Mode      string
+	CreatedAt time.Time
+}
+
+// ModeOf is a user's mode: "live" unless it is "test".
+func ModeOf(m string) string {
+	if m == "test" {
+		return "test"
+	}
+	return "live"
 }
 
 // Field ids a grant can redact. They name a unit of the payload, not a single

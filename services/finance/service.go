@@ -70,6 +70,8 @@ type Caller struct {
 	// OwnerAccountID is the metering account of the credential; it must
 	// own the user.
 	OwnerAccountID string
+	// Mode is the credential's mode; it must be the user's (User.Mode).
+	Mode string
 	// CredentialID and IdempotencyKey name a write the edge admitted with an
 	// Idempotency-Key: a create derives its new row's id from them
 	// (derivedID), so a retry whose first answer was lost after the commit
@@ -462,7 +464,7 @@ func (s *Service) scope(ctx context.Context, c Caller, withCategories bool) (sco
 	if c.UserID == "" || c.GrantID == "" {
 		return scope{}, problem.New(problem.Unauthorized, "no finance user on this credential")
 	}
-	g, check, err := s.lookupGrant(ctx, c.OwnerAccountID, c.UserID, c.GrantID)
+	g, check, err := s.lookupGrant(ctx, c.OwnerAccountID, c.UserID, c.GrantID, c.Mode)
 	if err != nil {
 		return scope{}, err
 	}

@@ -627,13 +627,18 @@ func TestCheckGrant(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := e.svc.CheckGrant(ctx, tc.account, tc.user, tc.grant)
+			got, err := e.svc.CheckGrant(ctx, tc.account, tc.user, tc.grant, "live")
 			if err != nil {
 				t.Fatalf("CheckGrant: %v", err)
 			}
-			want := finance.GrantCheck{UserInAccount: tc.userInAccount, GrantOfUser: tc.ofUser}
+			userKnown := tc.user == e.demo.UserID || tc.user == stranger // the users that exist, both live
+			want := finance.GrantCheck{UserInAccount: tc.userInAccount, GrantOfUser: tc.ofUser, UserOfMode: userKnown}
 			if got != want || got.OK() != (tc.userInAccount && tc.ofUser) {
 				t.Errorf("CheckGrant = %+v (OK %v), want %+v", got, got.OK(), want)
+			}
+			// A test credential never reaches a live user.
+			if test, err := e.svc.CheckGrant(ctx, tc.account, tc.user, tc.grant, "test"); err != nil || test.OK() {
+				t.Errorf("CheckGrant in test mode = %+v %v", test, err)
 			}
 		})
 	}

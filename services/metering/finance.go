@@ -15,24 +15,28 @@ import (
 // grant. Adapter: financedir, over gRPC (meteringctl and the local stack).
 type FinanceDirectory interface {
 	// CheckGrant returns nil when userID is a finance user of accountID and
-	// grantID one of that user's grants; an error wrapping
-	// ErrFinanceUserNotInAccount or ErrGrantNotOfUser when they are not
-	// (unknown ids included); any other error when it could not tell.
-	CheckGrant(ctx context.Context, accountID, userID, grantID string) error
+	// of mode, and grantID one of that user's grants; an error wrapping
+	// ErrFinanceUserNotInAccount, ErrFinanceUserOtherMode or
+	// ErrGrantNotOfUser when they are not (unknown ids included); any other
+	// error when it could not tell.
+	CheckGrant(ctx context.Context, accountID, userID, grantID, mode string) error
 }
 
 // FinanceDirectoryFunc is a function used as a FinanceDirectory.
-type FinanceDirectoryFunc func(ctx context.Context, accountID, userID, grantID string) error
+type FinanceDirectoryFunc func(ctx context.Context, accountID, userID, grantID, mode string) error
 
 // CheckGrant calls f.
-func (f FinanceDirectoryFunc) CheckGrant(ctx context.Context, accountID, userID, grantID string) error {
-	return f(ctx, accountID, userID, grantID)
+func (f FinanceDirectoryFunc) CheckGrant(ctx context.Context, accountID, userID, grantID, mode string) error {
+	return f(ctx, accountID, userID, grantID, mode)
 }
 
 // FinanceDirectory answers.
 var (
 	ErrFinanceUserNotInAccount = errors.New("metering: the finance user is not a user of the account")
 	ErrGrantNotOfUser          = errors.New("metering: the grant is not a grant of the finance user")
+	// ErrFinanceUserOtherMode: a test credential for a live user or the
+	// reverse; test mode never reaches live data.
+	ErrFinanceUserOtherMode = errors.New("metering: the finance user is of the other mode")
 )
 
 // ErrNoFinanceDirectory: the Service has no FinanceDirectory, so it cannot
@@ -49,13 +53,17 @@ func (s *Service) checkFinance(ctx context.Context, p IssueParams) error {
 	if s.finance == nil {
 		return ErrNoFinanceDirectory
 	}
-	err := s.finance.CheckGrant(ctx, p.AccountID, p.FinanceUserID, p.GrantID)
+	err := s.finance.CheckGrant(ctx, p.AccountID, p.FinanceUserID, p.GrantID, p.Mode)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrFinanceUserNotInAccount):
 		return problem.New(problem.InvalidInput,
 			fmt.Sprintf("finance user %q is not a user of account %q", p.FinanceUserID, p.AccountID)).WithField("finance_user_id")
+	case errors.Is(err, ErrFinanceUserOtherMode):
+		return problem.New(problem.InvalidInput,
+			fmt.Sprintf("finance user %q is not a %s user: a %s credential reaches %s users only, so test mode never reads live data",
+				p.FinanceUserID, p.Mode, p.Mode, p.Mode)).WithField("mode")
 	case errors.Is(err, ErrGrantNotOfUser):
 		return problem.New(problem.InvalidInput,
 			fmt.Sprintf("grant %q is not a grant of finance user %q", p.GrantID, p.FinanceUserID)).WithField("grant_id")

@@ -58,7 +58,7 @@ func newService(t *testing.T) (*metering.Service, *spyStore, metering.Account) {
 
 // allowAll is a FinanceDirectory for which every user and grant belong to
 // every account.
-var allowAll = metering.FinanceDirectoryFunc(func(context.Context, string, string, string) error { return nil })
+var allowAll = metering.FinanceDirectoryFunc(func(context.Context, string, string, string, string) error { return nil })
 
 // wantProblem checks err is an invalid-input problem naming field.
 func wantProblem(t *testing.T, err error, field string) {
@@ -322,7 +322,7 @@ func TestIssueFinanceCredentialChecksOwnership(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			svc, store, acct := newService(t)
 			var calls []call
-			svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(_ context.Context, account, user, grant string) error {
+			svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(_ context.Context, account, user, grant, _ string) error {
 				calls = append(calls, call{account, user, grant})
 				return tc.answer
 			}))
@@ -360,7 +360,7 @@ func TestIssueFinanceCredentialChecksOwnership(t *testing.T) {
 
 	t.Run("conversion credentials never ask", func(t *testing.T) {
 		svc, _, acct := newService(t)
-		svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(context.Context, string, string, string) error {
+		svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(context.Context, string, string, string, string) error {
 			t.Error("the directory was asked for a conversion key")
 			return nil
 		}))

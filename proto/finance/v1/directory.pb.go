@@ -24,9 +24,11 @@ const (
 type CheckGrantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The metering account (tenant) the credential is issued for.
-	AccountId     string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
-	UserId        string `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
-	GrantId       string `protobuf:"bytes,3,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	AccountId string `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	UserId    string `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	GrantId   string `protobuf:"bytes,3,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	// The credential's mode, "live" or "test" (empty: live).
+	Mode          string `protobuf:"bytes,4,opt,name=mode,proto3" json:"mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -82,14 +84,26 @@ func (x *CheckGrantRequest) GetGrantId() string {
 	return ""
 }
 
+func (x *CheckGrantRequest) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
 type CheckGrantResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The user exists and account_id owns it.
 	UserInAccount bool `protobuf:"varint,1,opt,name=user_in_account,json=userInAccount,proto3" json:"user_in_account,omitempty"`
 	// The grant exists and is one of user_id's grants.
-	GrantOfUser   bool `protobuf:"varint,2,opt,name=grant_of_user,json=grantOfUser,proto3" json:"grant_of_user,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	GrantOfUser bool `protobuf:"varint,2,opt,name=grant_of_user,json=grantOfUser,proto3" json:"grant_of_user,omitempty"`
+	// The user is of the other mode than the credential's: a test credential
+	// reaches test users only, a live one live users only. (Stated as the
+	// refusal so a finance server from before modes, which leaves it false,
+	// changes nothing during a rollout.)
+	UserOfOtherMode bool `protobuf:"varint,3,opt,name=user_of_other_mode,json=userOfOtherMode,proto3" json:"user_of_other_mode,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CheckGrantResponse) Reset() {
@@ -136,20 +150,29 @@ func (x *CheckGrantResponse) GetGrantOfUser() bool {
 	return false
 }
 
+func (x *CheckGrantResponse) GetUserOfOtherMode() bool {
+	if x != nil {
+		return x.UserOfOtherMode
+	}
+	return false
+}
+
 var File_finance_v1_directory_proto protoreflect.FileDescriptor
 
 const file_finance_v1_directory_proto_rawDesc = "" +
 	"\n" +
 	"\x1afinance/v1/directory.proto\x12\n" +
-	"finance.v1\"f\n" +
+	"finance.v1\"z\n" +
 	"\x11CheckGrantRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x19\n" +
-	"\bgrant_id\x18\x03 \x01(\tR\agrantId\"`\n" +
+	"\bgrant_id\x18\x03 \x01(\tR\agrantId\x12\x12\n" +
+	"\x04mode\x18\x04 \x01(\tR\x04mode\"\x8d\x01\n" +
 	"\x12CheckGrantResponse\x12&\n" +
 	"\x0fuser_in_account\x18\x01 \x01(\bR\ruserInAccount\x12\"\n" +
-	"\rgrant_of_user\x18\x02 \x01(\bR\vgrantOfUser2_\n" +
+	"\rgrant_of_user\x18\x02 \x01(\bR\vgrantOfUser\x12+\n" +
+	"\x12user_of_other_mode\x18\x03 \x01(\bR\x0fuserOfOtherMode2_\n" +
 	"\x10DirectoryService\x12K\n" +
 	"\n" +
 	"CheckGrant\x12\x1d.finance.v1.CheckGrantRequest\x1a\x1e.finance.v1.CheckGrantResponseB\xa4\x01\n" +

@@ -125,12 +125,14 @@ func setup(t *testing.T, s finance.Store) fixture {
 
 func testUsers(t *testing.T, s finance.Store) {
 	ctx := context.Background()
-	owned := finance.User{ID: newID(), Name: "Grace", OwnerAccountID: newID(), CreatedAt: base}
-	// A user stored before owners existed reads back with none.
+	owned := finance.User{ID: newID(), Name: "Grace", OwnerAccountID: newID(), Mode: "test", CreatedAt: base}
+	// A user stored before owners existed reads back with none; without a
+	// mode, as live.
 	bare := finance.User{ID: newID(), CreatedAt: base}
 	for _, u := range []finance.User{owned, bare} {
 		must(t, s.CreateUser(ctx, u))
 	}
+	bare.Mode = "live"
 	if err := s.CreateUser(ctx, finance.User{ID: owned.ID, CreatedAt: base}); !errors.Is(err, finance.ErrAlreadyExists) {
 		t.Fatalf("duplicate user: want ErrAlreadyExists, got %v", err)
 	}

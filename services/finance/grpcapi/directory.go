@@ -16,9 +16,10 @@ type directoryServer struct {
 }
 
 func (s *directoryServer) CheckGrant(ctx context.Context, req *financev1.CheckGrantRequest) (*financev1.CheckGrantResponse, error) {
-	check, err := s.svc.CheckGrant(ctx, req.GetAccountId(), req.GetUserId(), req.GetGrantId())
+	check, err := s.svc.CheckGrant(ctx, req.GetAccountId(), req.GetUserId(), req.GetGrantId(), req.GetMode())
 	if err != nil {
 		return nil, err
 	}
-	return &financev1.CheckGrantResponse{UserInAccount: check.UserInAccount, GrantOfUser: check.GrantOfUser}, nil
+	return &financev1.CheckGrantResponse{UserInAccount: check.UserInAccount, GrantOfUser: check.GrantOfUser,
+		UserOfOtherMode: check.UserInAccount && !check.UserOfMode}, nil
 }

@@ -229,7 +229,7 @@ func caller(ctx context.Context) (finance.Caller, error) {
 	if !ok || p.Surface != principal.SurfaceFinance || p.FinanceUserID == "" || p.GrantID == "" {
 		return finance.Caller{}, problem.New(problem.Unauthorized, "a finance credential is required")
 	}
-	return finance.Caller{UserID: p.FinanceUserID, GrantID: p.GrantID, OwnerAccountID: p.AccountID,
+	return finance.Caller{UserID: p.FinanceUserID, GrantID: p.GrantID, OwnerAccountID: p.AccountID, Mode: p.Mode,
 		CredentialID: p.CredentialID, IdempotencyKey: p.IdempotencyKey}, nil
 }
 

@@ -58,7 +58,7 @@ func start(t *testing.T) clients {
 	conn := serve(t, store)
 	p := func(grant string) principal.Principal {
 		return principal.Principal{AccountID: demoAccount, CredentialID: "cred_1", Kind: "at", Surface: principal.SurfaceFinance,
-			Mode: "test", FinanceUserID: d.UserID, GrantID: grant, RequestID: "req-1"}
+			Mode: "live", FinanceUserID: d.UserID, GrantID: grant, RequestID: "req-1"}
 	}
 	return clients{
 		tx:       financev1.NewTransactionServiceClient(conn),
@@ -413,4 +413,17 @@ func TestNetWorth(t *testing.T) {
 	wantProblem(t, err, problem.InvalidInput, "period")
 	_, err = c.netWorth.GetNetWorth(as(c.read), &financev1.GetNetWorthRequest{BaseCurrency: "JPY"})
 	wantProblem(t, err, problem.Unprocessable, "base_currency")
+}
+
+// TestTestCredentialNeverReachesALiveUser: a test-mode credential bound to
+// the (live) demo user, as one issued before modes could be, is refused on
+// every call: test mode never reads live data.
+func TestTestCredentialNeverReachesALiveUser(t *testing.T) {
+	c := start(t)
+	test := c.read
+	test.Mode = "test"
+	_, err := c.tx.ListTransactions(as(test), &financev1.ListTransactionsRequest{})
+	if status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("a test credential on a live user: %v", err)
+	}
 }

@@ -114,7 +114,7 @@ func seedRedactionFixture(t *testing.T, s finance.Store) redactionFixture {
 // principal is the finance credential of the fixture's user under grant.
 func (f redactionFixture) principal(grant string) principal.Principal {
 	return principal.Principal{AccountID: f.owner, CredentialID: "cred_1", Kind: "at", Surface: principal.SurfaceFinance,
-		Mode: "test", FinanceUserID: f.userID, GrantID: grant, RequestID: "req-1"}
+		Mode: "live", FinanceUserID: f.userID, GrantID: grant, RequestID: "req-1"}
 }
 
 func usd(s string) finance.Money {

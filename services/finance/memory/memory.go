@@ -60,7 +60,7 @@ func (s *Store) CreateUser(_ context.Context, u finance.User) error {
 			return fmt.Errorf("memory: owner account id %q is not a uuid", u.OwnerAccountID)
 		}
 	}
-	u.CreatedAt = ts(u.CreatedAt)
+	u.CreatedAt, u.Mode = ts(u.CreatedAt), finance.ModeOf(u.Mode)
 	return put(s, s.users, u.ID, u)
 }
 

@@ -41,8 +41,8 @@ func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 // CreateUser implements finance.Store.
 func (s *Store) CreateUser(ctx context.Context, u finance.User) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO users (id, name, owner_account_id, created_at) VALUES ($1, $2, $3, $4)`,
-		u.ID, nullStr(u.Name), nullStr(u.OwnerAccountID), u.CreatedAt)
+	_, err := s.pool.Exec(ctx, `INSERT INTO users (id, name, owner_account_id, created_at, mode) VALUES ($1, $2, $3, $4, $5)`,
+		u.ID, nullStr(u.Name), nullStr(u.OwnerAccountID), u.CreatedAt, finance.ModeOf(u.Mode))
 	return wrap(err, "create user")
 }
 
@@ -53,9 +53,9 @@ func (s *Store) GetUser(ctx context.Context, id string) (finance.User, error) {
 	}
 	var u finance.User
 	err := s.pool.QueryRow(ctx, `
-		SELECT id::text, COALESCE(name, ''), COALESCE(owner_account_id::text, ''), created_at
+		SELECT id::text, COALESCE(name, ''), COALESCE(owner_account_id::text, ''), created_at, mode
 		FROM users WHERE id = $1`, id).
-		Scan(&u.ID, &u.Name, &u.OwnerAccountID, &u.CreatedAt)
+		Scan(&u.ID, &u.Name, &u.OwnerAccountID, &u.CreatedAt, &u.Mode)
 	if err != nil {
 		return finance.User{}, wrap(err, "get user")
 	}

@@ -29,9 +29,9 @@ func New(conn grpc.ClientConnInterface) *Directory {
 }
 
 // CheckGrant implements metering.FinanceDirectory.
-func (d *Directory) CheckGrant(ctx context.Context, accountID, userID, grantID string) error {
+func (d *Directory) CheckGrant(ctx context.Context, accountID, userID, grantID, mode string) error {
 	resp, err := d.client.CheckGrant(ctx, &financev1.CheckGrantRequest{
-		AccountId: accountID, UserId: userID, GrantId: grantID,
+		AccountId: accountID, UserId: userID, GrantId: grantID, Mode: mode,
 	})
 	if err != nil {
 		// Kept as text, not as a status: the failure is finance's
@@ -44,6 +44,8 @@ func (d *Directory) CheckGrant(ctx context.Context, accountID, userID, grantID s
 		return metering.ErrFinanceUserNotInAccount
 	case !resp.GetGrantOfUser():
 		return metering.ErrGrantNotOfUser
+	case resp.GetUserOfOtherMode():
+		return metering.ErrFinanceUserOtherMode
 	}
 	return nil
 }

@@ -29,7 +29,8 @@ func (f *fakeFinance) CheckGrant(_ context.Context, req *financev1.CheckGrantReq
 		return nil, status.Error(codes.Unavailable, "finance store unreachable")
 	}
 	grant, ok := f.members[req.GetAccountId()][req.GetUserId()]
-	return &financev1.CheckGrantResponse{UserInAccount: ok, GrantOfUser: ok && grant == req.GetGrantId()}, nil
+	return &financev1.CheckGrantResponse{UserInAccount: ok, GrantOfUser: ok && grant == req.GetGrantId(),
+		UserOfOtherMode: ok && req.GetMode() == "test"}, nil // the fake's users are live
 }
 
 func dial(t *testing.T, srv financev1.DirectoryServiceServer) *grpc.ClientConn {
@@ -51,18 +52,19 @@ func dial(t *testing.T, srv financev1.DirectoryServiceServer) *grpc.ClientConn {
 func TestCheckGrant(t *testing.T) {
 	d := financedir.New(dial(t, &fakeFinance{members: map[string]map[string]string{"acct": {"user": "grant"}}}))
 	tests := []struct {
-		name                 string
-		account, user, grant string
-		want                 error // nil, a sentinel, or errAny
+		name                       string
+		account, user, grant, mode string
+		want                       error // nil, a sentinel, or errAny
 	}{
-		{"belong together", "acct", "user", "grant", nil},
-		{"user of another account", "other", "user", "grant", metering.ErrFinanceUserNotInAccount},
-		{"grant of another user", "acct", "user", "other", metering.ErrGrantNotOfUser},
-		{"finance fails", "down", "user", "grant", errAny},
+		{"belong together", "acct", "user", "grant", "live", nil},
+		{"user of another account", "other", "user", "grant", "live", metering.ErrFinanceUserNotInAccount},
+		{"grant of another user", "acct", "user", "other", "live", metering.ErrGrantNotOfUser},
+		{"a test credential for a live user", "acct", "user", "grant", "test", metering.ErrFinanceUserOtherMode},
+		{"finance fails", "down", "user", "grant", "live", errAny},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := d.CheckGrant(t.Context(), tc.account, tc.user, tc.grant)
+			err := d.CheckGrant(t.Context(), tc.account, tc.user, tc.grant, tc.mode)
 			switch tc.want {
 			case nil:
 				if err != nil {

@@ -65,7 +65,7 @@ func dial(t *testing.T, svc *metering.Service) *grpc.ClientConn {
 func TestResolveCredential(t *testing.T) {
 	ctx := t.Context()
 	svc := metering.NewService(memory.New(), nil, nil)
-	svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(context.Context, string, string, string) error { return nil }))
+	svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(context.Context, string, string, string, string) error { return nil }))
 	acct, err := svc.CreateAccount(ctx, "Acme", metering.PlanStarter, metering.USD)
 	if err != nil {
 		t.Fatal(err)

@@ -53,10 +53,10 @@ func TestConfigAsksFinance(t *testing.T) {
 		t.Fatal("no finance directory")
 	}
 	ctx := context.Background()
-	if err := cfg.FinanceDirectory.CheckGrant(ctx, "acct", "user", "grant"); err != nil {
+	if err := cfg.FinanceDirectory.CheckGrant(ctx, "acct", "user", "grant", "live"); err != nil {
 		t.Fatalf("a user and grant of the account: %v", err)
 	}
-	if err := cfg.FinanceDirectory.CheckGrant(ctx, "acct", "user", "other"); !errors.Is(err, metering.ErrGrantNotOfUser) {
+	if err := cfg.FinanceDirectory.CheckGrant(ctx, "acct", "user", "other", "live"); !errors.Is(err, metering.ErrGrantNotOfUser) {
 		t.Fatalf("another user's grant: %v", err)
 	}
 	if n := d.calls.Load(); n != 2 {
