@@ -522,6 +522,13 @@ func TestPortalInvitations(t *testing.T) {
 	keys := ann.signUp("ann@team.example", pw, "Team Ltd")
 	_, keyID := ann.createKey("shared", "test")
 	tok := keys.csrf(t)
+	// Only people who confirmed their own address invite.
+	if p := ann.post("/portal/people", url.Values{"csrf": {tok}, "email": {"bob@team.example"}}); p.status != 400 ||
+		!strings.Contains(p.errorText(), "verified address") {
+		t.Fatalf("an unverified inviter: %d %q", p.status, p.errorText())
+	}
+	ann.verify(st.Mail, "ann@team.example")
+	tok = ann.get("/portal/people").csrf(t)
 	if p := ann.post("/portal/people", url.Values{"csrf": {tok}, "email": {"not an address"}}); p.status != 400 {
 		t.Fatalf("bad address: %d", p.status)
 	}

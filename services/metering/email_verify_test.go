@@ -93,8 +93,14 @@ func TestEmailVerificationExpiryThrottleAndInvitation(t *testing.T) {
 	if err := e.svc.VerifyEmail(ctx, token); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("an expired link: %v", err)
 	}
-	// An accepted invitation verifies: its link reached the address.
-	if _, err := e.svc.Invite(ctx, si.Account.ID, si.User, "gus@example.com", "https://portal.example/invite?t="); err != nil {
+	// An unverified person cannot invite; a verified one can, and an
+	// accepted invitation verifies: its link reached the address.
+	if _, err := e.svc.Invite(ctx, si.Account.ID, si.User, "gus@example.com", "https://portal.example/invite?t="); rpc.Problem(err).Type != problem.InvalidInput {
+		t.Fatalf("an unverified inviter: %v", err)
+	}
+	inviter := si.User
+	inviter.EmailVerified = true
+	if _, err := e.svc.Invite(ctx, si.Account.ID, inviter, "gus@example.com", "https://portal.example/invite?t="); err != nil {
 		t.Fatal(err)
 	}
 	mails, _ = e.svc.Outbox(ctx, si.Account.ID)

@@ -81,6 +81,10 @@ const (
 	// per client IP: the gateway passes no client address to metering.
 	SignUps      = 5
 	SignUpWindow = time.Hour
+	// Invites invitations of one account within InviteWindow refuse
+	// further ones until the window has passed.
+	Invites      = 10
+	InviteWindow = time.Hour
 )
 
 // ErrSignIn is the one answer to a wrong address or password: it never says
@@ -410,10 +414,24 @@ var errInvite = problem.New(problem.NotFound, "this invitation link is not valid
 // password: linkBase followed by the invitation token. The link is valid for
 // InviteTTL. inviter names who invited them in the mail.
 func (s *Service) Invite(ctx context.Context, accountID string, inviter PortalUser, email, linkBase string) (PortalUser, error) {
+	// An invitation mails a stranger in the account's name: only people
+	// who proved their own address may send one, and an account sends at
+	// most Invites an InviteWindow.
+	if !inviter.EmailVerified {
+		return PortalUser{}, problem.New(problem.InvalidInput,
+			"confirm your e-mail address first: invitations need a verified address").WithField("email")
+	}
 	email, err := normalizeEmail(email)
 	if err != nil {
 		return PortalUser{}, err
 	}
+	now0 := s.now()
+	if wait := s.invites.Blocked(ctx, accountID, now0); wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		return PortalUser{}, problem.New(problem.RateLimited,
+			fmt.Sprintf("the account sent %d invitations within the hour; try again in %d minutes", Invites, (secs+59)/60)).WithRetryAfter(secs)
+	}
+	s.invites.Fail(ctx, accountID, now0)
 	a, err := s.store.GetAccount(ctx, accountID)
 	if err != nil {
 		return PortalUser{}, err

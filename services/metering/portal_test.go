@@ -1,6 +1,7 @@
 package metering_test
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -272,6 +273,7 @@ func TestInvitations(t *testing.T) {
 	e := newPortal(t)
 	ctx := t.Context()
 	_, ann, _ := e.svc.SignUp(ctx, "ann@example.com", goodPassword, "Team", "Ann")
+	ann.User.EmailVerified = true // only verified people invite (TestInvitationLimits)
 	u, err := e.svc.Invite(ctx, ann.Account.ID, ann.User, "Bob@Example.com", "https://portal.example/portal/invite?t=")
 	if err != nil || u.Email != "bob@example.com" || u.PasswordHash != "" {
 		t.Fatalf("Invite = %+v, %v", u, err)
@@ -322,5 +324,28 @@ func TestInvitations(t *testing.T) {
 		if _, _, err := e.svc.Invitation(ctx, bad); rpc.Problem(err).Type != problem.NotFound {
 			t.Fatalf("Invitation(%q) = %v", bad, err)
 		}
+	}
+}
+
+// TestInvitationLimits: an account sends at most metering.Invites
+// invitations an hour (then 429 with the wait), counted per account, not
+// per person; the window passes.
+func TestInvitationLimits(t *testing.T) {
+	e := newPortal(t)
+	ctx := t.Context()
+	_, ann, _ := e.svc.SignUp(ctx, "ann@limits.example", goodPassword, "Team", "Ann")
+	ann.User.EmailVerified = true
+	for i := range metering.Invites {
+		if _, err := e.svc.Invite(ctx, ann.Account.ID, ann.User, fmt.Sprintf("p%d@limits.example", i), "L:"); err != nil {
+			t.Fatalf("invitation %d: %v", i+1, err)
+		}
+	}
+	_, err := e.svc.Invite(ctx, ann.Account.ID, ann.User, "one-more@limits.example", "L:")
+	if p := rpc.Problem(err); p.Type != problem.RateLimited || p.RetryAfter <= 0 {
+		t.Fatalf("over the limit: %v", err)
+	}
+	e.advance(metering.InviteWindow)
+	if _, err := e.svc.Invite(ctx, ann.Account.ID, ann.User, "one-more@limits.example", "L:"); err != nil {
+		t.Fatalf("after the window: %v", err)
 	}
 }

@@ -44,6 +44,8 @@ type Service struct {
 	resets Throttle
 	// verifies counts verification mails per person (email_verify.go).
 	verifies Throttle
+	// invites counts invitations per account (portal.go).
+	invites Throttle
 	// processor moves payments (payments.go); nil: no methods, no collection.
 	processor PaymentProcessor
 	// calendar dates direct-debit settlements.
@@ -69,7 +71,8 @@ func NewService(store Store, clock Clock, log *slog.Logger) *Service {
 		signups:     newMemThrottle(SignUps, SignUpWindow),
 		clientAuths: newMemThrottle(ClientAuthFailures, ClientAuthWindow),
 		resets:      newMemThrottle(ResetRequests, ResetWindow),
-		verifies:    newMemThrottle(VerifyMails, VerifyWindow)}
+		verifies:    newMemThrottle(VerifyMails, VerifyWindow),
+		invites:     newMemThrottle(Invites, InviteWindow)}
 }
 
 // timestamp is the current time in UTC at PostgreSQL's microsecond precision,

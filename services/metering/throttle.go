@@ -183,4 +183,5 @@ func (s *Service) UseRedisThrottles(rdb redis.UniversalClient, prefix string) {
 	s.clientAuths = newRedisThrottle(rdb, prefix, "clientauth", ClientAuthFailures, ClientAuthWindow, s.log)
 	s.resets = newRedisThrottle(rdb, prefix, "reset", ResetRequests, ResetWindow, s.log)
 	s.verifies = newRedisThrottle(rdb, prefix, "verify", VerifyMails, VerifyWindow, s.log)
+	s.invites = newRedisThrottle(rdb, prefix, "invite", Invites, InviteWindow, s.log)
 }
