@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,33 @@ func TestServeDoesNotWaitForSilentConnections(t *testing.T) {
 	_ = silent.SetReadDeadline(time.Now().Add(time.Second))
 	if _, err := silent.Read(make([]byte, 1)); err == nil {
 		t.Fatal("the silent connection is still open")
+	}
+}
+
+// TestSlowBodyIsCutOff (issue 27, 5): a client that sends a small route's
+// headers and then trickles (here: withholds) its body does not hold the
+// connection for the server's two-minute read timeout: the body's own
+// deadline (bodyReadDeadline of the route's limit) ends it.
+func TestSlowBodyIsCutOff(t *testing.T) {
+	defer gateway.SetBodyReadGraceForTest(200 * time.Millisecond)()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, harnessOpts{}).gw.Handler()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = gateway.Serve(ctx, lis, h, time.Second) }()
+	c, err := net.Dial("tcp", lis.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _ = io.WriteString(c, "POST /v1/convert?to=camt.053 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+keyConvert+
+		"\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n:20:")
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second)) // far below the two minutes, far above the deadline
+	b, err := io.ReadAll(c)
+	if !strings.Contains(string(b), "400 Bad Request") || !strings.Contains(string(b), "did not arrive within") {
+		t.Fatalf("answer %q (%v)", b, err)
 	}
 }
