@@ -25,14 +25,23 @@ const (
 )
 
 // Outbox delivery defaults: a failed mail is retried after 30 s, then
-// after twice as long each time, up to an hour between attempts; it is
-// never given up (an SMTP outage delays mail and loses none).
+// after twice as long each time, up to an hour between attempts, for as long
+// as the failure may pass (an SMTP outage delays mail and loses none). A
+// permanent refusal (ErrMailPermanent: an address the server or the mail
+// library refuses, a 5xx) parks the mail at once: never attempted again,
+// its reason kept in the outbox (LastError) for the portal and operators.
 const (
 	DefaultMailBackoff    = 30 * time.Second
 	DefaultMailBackoffMax = time.Hour
 	mailLease             = 2 * time.Minute
 	mailBatch             = 50
 )
+
+// ErrMailPermanent marks a Mailer's error that no retry can mend.
+var ErrMailPermanent = errors.New("the mail server refused the mail for good")
+
+// mailParked is the next attempt of a parked mail: never.
+var mailParked = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // SetMailBackoff changes the outbox's retry delays.
 func (s *Service) SetMailBackoff(first, most time.Duration) {
@@ -56,7 +65,7 @@ type Mailer interface {
 // AddPortalUser adds a person to the account; they receive its usage alerts.
 func (s *Service) AddPortalUser(ctx context.Context, accountID, email, name string) (PortalUser, error) {
 	addr, err := mail.ParseAddress(strings.TrimSpace(email))
-	if err != nil || addr.Name != "" || len(addr.Address) > 254 {
+	if err != nil || addr.Name != "" || len(addr.Address) > 254 || !plainAddress.MatchString(addr.Address) {
 		return PortalUser{}, problem.New(problem.InvalidInput, "email must be a plain e-mail address").WithField("email")
 	}
 	name = strings.TrimSpace(name)
@@ -306,9 +315,12 @@ func (s *Service) DeliverMail(ctx context.Context, m Mailer) (int, error) {
 	var errs []error
 	for _, om := range mails {
 		if err := m.Send(ctx, Mail{ID: om.ID, To: om.To, Subject: om.Subject, Body: om.Body}); err != nil {
-			next := s.timestamp().Add(s.backoff(om.Attempts))
+			next, reason := s.timestamp().Add(s.backoff(om.Attempts)), err.Error()
+			if errors.Is(err, ErrMailPermanent) {
+				next, reason = mailParked, "given up: "+reason
+			}
 			s.log.WarnContext(ctx, "usage alert mail not sent", "mail_id", om.ID, "attempt", om.Attempts, "next", next, "err", err)
-			if err := s.store.RetryMail(ctx, om.ID, next, err.Error()); err != nil {
+			if err := s.store.RetryMail(ctx, om.ID, next, reason); err != nil {
 				errs = append(errs, err)
 			}
 			continue

@@ -3,6 +3,7 @@ package metering_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -666,3 +667,43 @@ func TestMailRetriedWithBackoffUntilSent(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// refusingMailer refuses every mail for good, as a server does an address
+// it cannot take.
+type refusingMailer struct{ calls int }
+
+func (r *refusingMailer) Send(context.Context, metering.Mail) error {
+	r.calls++
+	return fmt.Errorf("smtp: to: %w: bad address", metering.ErrMailPermanent)
+}
+
+// TestMailRefusedForGoodIsParked (issue 27, 5): a permanent refusal is not
+// retried forever: the mail is parked at once, never attempted again, with
+// its reason kept; addresses SMTP cannot take are refused when stored.
+func TestMailRefusedForGoodIsParked(t *testing.T) {
+	e := newBillingEnv(t)
+	ctx := t.Context()
+	a := e.account(metering.PlanStarter)
+	for _, bad := range []string{`"ann smith"@example.com`, "ann@localhost", "ännä@example.com", "ann@-example.com", "a..b@example.com"} {
+		if _, err := e.svc.AddPortalUser(ctx, a.ID, bad, "Ann"); err == nil {
+			t.Errorf("stored %q", bad)
+		}
+	}
+	if _, err := e.svc.AddPortalUser(ctx, a.ID, "ann.o'neil+billing@mail.example.com", "Ann"); err != nil {
+		t.Fatal(err)
+	}
+	e.use(a.ID, 19_000)
+	if _, err := e.svc.CheckAlerts(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	m := &refusingMailer{}
+	start := e.clock.Now()
+	for _, after := range []time.Duration{0, time.Hour, 24 * time.Hour, 30 * 24 * time.Hour} {
+		e.clock.Set(start.Add(after))
+		_, _ = e.svc.DeliverMail(ctx, m)
+	}
+	box, _ := e.svc.Outbox(ctx, a.ID)
+	if m.calls != 1 || len(box) != 1 || box[0].SentAt != nil || !strings.HasPrefix(box[0].LastError, "given up: ") {
+		t.Fatalf("%d attempts; outbox %+v", m.calls, box)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/mail"
 	"slices"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -203,11 +204,17 @@ func CheckNewPassword(password, email string) error {
 
 func normalizeEmail(email string) (string, error) {
 	addr, err := mail.ParseAddress(strings.TrimSpace(email))
-	if err != nil || addr.Name != "" || len(addr.Address) > 254 {
+	if err != nil || addr.Name != "" || len(addr.Address) > 254 || !plainAddress.MatchString(addr.Address) {
 		return "", problem.New(problem.InvalidInput, "email must be a plain e-mail address").WithField("email")
 	}
 	return strings.ToLower(addr.Address), nil
 }
+
+// plainAddress is what every mail server takes (RFC 5321's dot-string and a
+// dotted host name, ASCII): net/mail also parses quoted local parts, spaces,
+// comments and bare host names, which SMTP servers and libraries refuse, and
+// a stored address that can never be sent to is a mail retried forever.
+var plainAddress = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$")
 
 // newToken is 32 random bytes in the secrets' alphabet.
 func newToken() string {

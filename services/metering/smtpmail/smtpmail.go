@@ -8,6 +8,7 @@ package smtpmail
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -80,7 +81,7 @@ func (s *Mailer) Send(ctx context.Context, m metering.Mail) error {
 		return fmt.Errorf("smtp: from: %w", err)
 	}
 	if err := msg.To(m.To); err != nil {
-		return fmt.Errorf("smtp: to: %w", err)
+		return fmt.Errorf("smtp: to: %w: %w", metering.ErrMailPermanent, err)
 	}
 	msg.Subject(m.Subject)
 	msg.SetDate()
@@ -99,6 +100,11 @@ func (s *Mailer) Send(ctx context.Context, m metering.Mail) error {
 		return fmt.Errorf("smtp: %w", err)
 	}
 	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
+		var se *gomail.SendError
+		if errors.As(err, &se) && !se.IsTemp() && se.Reason == gomail.ErrSMTPRcptTo {
+			// The server refused the recipient for good (a 5xx to RCPT TO).
+			return fmt.Errorf("smtp: send to %s: %w: %w", s.cfg.Addr, metering.ErrMailPermanent, err)
+		}
 		return fmt.Errorf("smtp: send to %s: %w", s.cfg.Addr, err)
 	}
 	return nil
