@@ -1,12 +1,10 @@
 package local_test
 
 import (
-	"os"
 	"testing"
 	"time"
 
 	"github.com/ledgerlane/platform/deploy/local"
-	"github.com/ledgerlane/platform/pkg/redisconn"
 )
 
 // sweepInstants are the instants the date sweep seeds the demo at: the
@@ -48,15 +46,7 @@ func TestDateSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the date sweep boots about a hundred stacks; -short skips it")
 	}
-	redisURL := os.Getenv("TEST_REDIS_URL")
-	if redisURL == "" {
-		e, err := redisconn.StartEmbedded()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(e.Close)
-		redisURL = e.URL()
-	}
+	redisURL := reachableRedis(t)
 	instants := append(sweepInstants, struct {
 		name string
 		at   time.Time

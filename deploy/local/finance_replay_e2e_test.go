@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -33,18 +32,8 @@ func TestFinancePatchRetriedAfterALostAnswer(t *testing.T) {
 			name = "postgres"
 		}
 		t.Run(name, func(t *testing.T) {
-			// The test reaches into the gateway's Redis, so it needs its
-			// address: the real server when named, else an embedded one it
-			// starts itself.
-			redisURL := os.Getenv("TEST_REDIS_URL")
-			if redisURL == "" {
-				e, err := redisconn.StartEmbedded()
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(e.Close)
-				redisURL = e.URL()
-			}
+			// The test reaches into the gateway's Redis.
+			redisURL := reachableRedis(t)
 			st := stack(t, withDB, func(c *local.Config) { c.SandboxInterval, c.DemoPlan, c.RedisURL = -1, "scale", redisURL })
 			financePatchRetriedAfterALostAnswer(t, st, redisURL)
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/deploy/local"
+	"github.com/ledgerlane/platform/pkg/redisconn"
 )
 
 // stack boots the whole platform in process on a free port. It uses the real
@@ -66,6 +67,22 @@ func stack(t *testing.T, withDB bool, opts ...func(*local.Config)) *local.Stack 
 		}
 	})
 	return st
+}
+
+// reachableRedis is the Redis a test that reaches into the gateway's
+// records shares with its stack: the real server TEST_REDIS_URL names, else
+// an embedded one started for the test.
+func reachableRedis(t *testing.T) string {
+	t.Helper()
+	if url := os.Getenv("TEST_REDIS_URL"); url != "" {
+		return url
+	}
+	e, err := redisconn.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e.URL()
 }
 
 type client struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
 
@@ -17,15 +16,7 @@ import (
 // one-time secret, are at rest only sealed: the record holds no clear body
 // and nothing of either answer, and a replay still returns the answer.
 func TestKeptAnswersAreSealed(t *testing.T) {
-	redisURL := os.Getenv("TEST_REDIS_URL")
-	if redisURL == "" {
-		e, err := redisconn.StartEmbedded()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(e.Close)
-		redisURL = e.URL()
-	}
+	redisURL := reachableRedis(t)
 	st := stack(t, false, func(c *local.Config) { c.RedisURL = redisURL })
 	ctx := context.Background()
 	rc, err := redisconn.Connect(ctx, redisURL)
