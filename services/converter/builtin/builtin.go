@@ -14,9 +14,11 @@ import (
 // tried before the MX ones, and the MT payment detector before the statement
 // one (bare block 4 text of both starts with :20:). The payment sets put the
 // payment model (MT103 ⇄ pacs.008) beside the statement model; the returns
-// set adds pacs.004 (MT103/MT202/MT205 with /RETN/).
+// set adds pacs.004 (MT103/MT202/MT205 with /RETN/). The cash management
+// sets (MT210, MT920, MT110/111/112 ⇄ camt.057, camt.060, camt.107/108/109)
+// come first: bare block 4 text of an MT110 has the fields of an MT103.
 func Formats() []engine.FormatSet {
-	return []engine.FormatSet{mt.PaymentFormats(), mt.Formats(), mx.PaymentFormats(), mx.ReturnFormats(), mx.Formats(), filefmt.Formats()}
+	return []engine.FormatSet{mt.CashFormats(), mt.PaymentFormats(), mt.Formats(), mx.CashFormats(), mx.PaymentFormats(), mx.ReturnFormats(), mx.Formats(), filefmt.Formats()}
 }
 
 // Engine returns an engine over Formats.

@@ -19,6 +19,8 @@ func TestRenderersCarryTheirMediaType(t *testing.T) {
 		"MT900": "text/plain", "MT910": "text/plain", "camt.054": "application/xml",
 		"MT199": "text/plain", "MT299": "text/plain", "pacs.002": "application/xml",
 		"pacs.004": "application/xml",
+		"MT210":    "text/plain", "MT920": "text/plain", "MT110": "text/plain", "MT111": "text/plain", "MT112": "text/plain",
+		"camt.057": "application/xml", "camt.060": "application/xml", "camt.107": "application/xml", "camt.108": "application/xml", "camt.109": "application/xml",
 	}
 	seen := map[string]bool{}
 	for _, f := range eng.Formats() {

@@ -175,29 +175,7 @@ func (r *payRenderer) message(p *payment.Payment) (string, error) {
 	case strings.HasSuffix(r.typ, "COV") && p.Kind != payment.Cover:
 		return "", &statement.ParseError{Message: r.no, Field: "CdtTrfTxInf/UndrlygCstmrCdtTrf", Reason: "MT" + r.typ + " needs the underlying customer credit transfer of a cover payment"}
 	}
-	r.b = r.b[:0]
-	from := r.headerBIC(p.Header.From, p.InstructingAgent, "AppHdr/Fr")
-	to := r.headerBIC(p.Header.To, p.InstructedAgent, "AppHdr/To")
-	r.b = append(r.b, "{1:F01"...)
-	r.b = appendLTAddress(r.b, from)
-	r.b = append(r.b, "0000000000}{2:I"...)
-	r.b = append(r.b, mtType...)
-	r.b = appendLTAddress(r.b, to)
-	r.b = append(r.b, "N}"...)
-	cov := p.Kind == payment.Cover
-	if p.UETR != "" || p.ValidationFlag != "" || cov {
-		r.b = append(r.b, "{3:"...)
-		if cov {
-			r.b = append(r.b, "{119:COV}"...)
-		} else if f := p.ValidationFlag; mtType == "103" && (f == "STP" || f == "REMIT") {
-			r.b = append(r.b, "{119:"+f+"}"...)
-		}
-		if p.UETR != "" {
-			r.b = append(r.b, "{121:"+p.UETR+"}"...)
-		}
-		r.b = append(r.b, '}')
-	}
-	r.b = append(r.b, "{4:\r\n"...)
+	from, to := r.blocks(p, mtType)
 	switch {
 	case p.Kind == payment.Return:
 		if err := r.returnMessage(p, mtType, from, to); err != nil {
@@ -226,6 +204,36 @@ func (r *payRenderer) message(p *payment.Payment) (string, error) {
 	}
 	r.b = append(r.b, "-}"...)
 	return string(r.b), nil
+}
+
+// blocks starts the message in r.b: blocks 1 to 3 of an input message of
+// type mtType and the opening of block 4. It returns the sender's and
+// receiver's BICs written (or the placeholder).
+func (r *payRenderer) blocks(p *payment.Payment, mtType string) (from, to string) {
+	r.b = r.b[:0]
+	from = r.headerBIC(p.Header.From, p.InstructingAgent, "AppHdr/Fr")
+	to = r.headerBIC(p.Header.To, p.InstructedAgent, "AppHdr/To")
+	r.b = append(r.b, "{1:F01"...)
+	r.b = appendLTAddress(r.b, from)
+	r.b = append(r.b, "0000000000}{2:I"...)
+	r.b = append(r.b, mtType...)
+	r.b = appendLTAddress(r.b, to)
+	r.b = append(r.b, "N}"...)
+	cov := p.Kind == payment.Cover
+	if p.UETR != "" || p.ValidationFlag != "" || cov {
+		r.b = append(r.b, "{3:"...)
+		if cov {
+			r.b = append(r.b, "{119:COV}"...)
+		} else if f := p.ValidationFlag; mtType == "103" && (f == "STP" || f == "REMIT") {
+			r.b = append(r.b, "{119:"+f+"}"...)
+		}
+		if p.UETR != "" {
+			r.b = append(r.b, "{121:"+p.UETR+"}"...)
+		}
+		r.b = append(r.b, '}')
+	}
+	r.b = append(r.b, "{4:\r\n"...)
+	return from, to
 }
 
 func (r *payRenderer) customer(p *payment.Payment, from, to string) error {

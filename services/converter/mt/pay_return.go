@@ -22,21 +22,7 @@ import (
 // ParseReturns reads every MT103, MT202 or MT205 in input as a return; a
 // message whose :72: does not start with /RETN/ is refused.
 func ParseReturns(input []byte, want string) ([]*payment.Payment, []statement.Warning, error) {
-	msgs, err := splitFIN(string(input))
-	if err != nil {
-		return nil, nil, err
-	}
-	w := &payment.Warner{}
-	out := make([]*payment.Payment, 0, len(msgs))
-	for _, m := range msgs {
-		p := &payParser{w: w, m: m}
-		pay, err := p.parseReturn(want)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, pay)
-	}
-	return out, w.Result(), nil
+	return parseEach(input, func(p *payParser) (*payment.Payment, error) { return p.parseReturn(want) })
 }
 
 // IsReturn reports whether an MT payment message's :72: starts with /RETN/.

@@ -1,9 +1,7 @@
 package mx
 
 import (
-	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/ledgerlane/platform/services/converter/engine"
 	"github.com/ledgerlane/platform/services/converter/payment"
@@ -458,34 +456,8 @@ func ReturnFormats() engine.FormatSet {
 // DetectReturn recognises pacs.004 from the Document namespace, else from
 // the AppHdr's MsgDefIdr.
 func DetectReturn(input []byte) (string, string, bool) {
-	input, _ = fromUTF16(input)
-	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
-	if len(input) == 0 || input[0] != '<' {
-		return "", "", false
-	}
-	in := string(input[:min(len(input), 1<<16)])
-	for rest := in; ; {
-		i := strings.Index(rest, nsPrefix+typePacs4+".")
-		if i < 0 {
-			break
-		}
-		rest = rest[i:]
-		end := strings.IndexAny(rest, "\"' \t\r\n>")
-		if end < 0 {
-			end = len(rest)
-		}
-		if v, ok := returnVersionOf(rest[:end]); ok {
-			return typePacs4, v, true
-		}
-		rest = rest[len(nsPrefix):]
-	}
-	if i := strings.Index(in, "MsgDefIdr>"); i >= 0 {
-		v := in[i+len("MsgDefIdr>"):]
-		if j := strings.IndexByte(v, '<'); j >= 0 {
-			if ver, ok := returnVersionOf(nsPrefix + strings.TrimSpace(v[:j])); ok {
-				return typePacs4, ver, true
-			}
-		}
-	}
-	return "", "", false
+	return detectNamespace(input, nsPrefix+typePacs4+".", func(ns string) (string, string, bool) {
+		v, ok := returnVersionOf(ns)
+		return typePacs4, v, ok
+	})
 }

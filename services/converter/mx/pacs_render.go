@@ -144,12 +144,14 @@ func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
 	w.close("AppHdr")
 	w.set(append(appendIndent(w.b, 1), "<Document xmlns=\""+nsPrefix+r.version+"\">"...))
 	w.depth = 2
-	if r.typ == typeCamt54 || r.typ == typePacs2 || r.typ == typePacs4 {
+	if r.typ == typeCamt54 || r.typ == typePacs2 || r.typ == typePacs4 || isCashType(r.typ) {
 		var err error
-		switch r.typ {
-		case typeCamt54:
+		switch {
+		case isCashType(r.typ):
+			err = r.cash(p, ref, string(appendOffsetTime(nil, created)), from, to)
+		case r.typ == typeCamt54:
 			err = r.camt054(p, ref, string(appendOffsetTime(nil, created)))
-		case typePacs4:
+		case r.typ == typePacs4:
 			err = r.pacs004(p, ref, string(appendOffsetTime(nil, created)), from, to)
 		default:
 			err = r.pacs002(p, ref, string(appendOffsetTime(nil, created)), from, to)

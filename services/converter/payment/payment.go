@@ -141,6 +141,11 @@ type Payment struct {
 	// sequence B, pacs.009 UndrlygCstmrCdtTrf).
 	Underlying *Payment
 
+	// Cash is what a cash management message (Kind NoticeToReceive,
+	// ReportRequest, ChequeAdvice, ChequeStopRequest, ChequeStopStatus)
+	// adds: cash.go.
+	Cash *Cash
+
 	// Confirmations (MT900/MT910, camt.054) only:
 	// Account is the account debited or credited (:25:, Ntfctn/Acct).
 	Account string
