@@ -16,9 +16,12 @@ import (
 // payment model (MT103 ⇄ pacs.008) beside the statement model; the returns
 // set adds pacs.004 (MT103/MT202/MT205 with /RETN/). The cash management
 // sets (MT210, MT920, MT110/111/112 ⇄ camt.057, camt.060, camt.107/108/109)
-// come first: bare block 4 text of an MT110 has the fields of an MT103.
+// come first: bare block 4 text of an MT110 has the fields of an MT103. The
+// exceptions and investigations sets (MTn90/n91/n92/n95/n96 ⇄ camt.105,
+// camt.106, camt.056, camt.029; camt.026 refused) come before the payment
+// sets: an n92 may carry a copy of an MT103's fields.
 func Formats() []engine.FormatSet {
-	return []engine.FormatSet{mt.CashFormats(), mt.PaymentFormats(), mt.Formats(), mx.CashFormats(), mx.PaymentFormats(), mx.ReturnFormats(), mx.Formats(), filefmt.Formats()}
+	return []engine.FormatSet{mt.CashFormats(), mt.InvestigationFormats(), mt.PaymentFormats(), mt.Formats(), mx.CashFormats(), mx.InvestigationFormats(), mx.PaymentFormats(), mx.ReturnFormats(), mx.Formats(), filefmt.Formats()}
 }
 
 // Engine returns an engine over Formats.

@@ -47,6 +47,11 @@ type Renderer struct {
 	Options []string
 	// Accepts lists the source types this target can be made from.
 	Accepts []string
+	// Refuses names source types this target does not convert although a
+	// client may expect it to, each with the reason and what to use
+	// instead: Convert answers with it rather than with a bare
+	// unsupported pair. Keys are type names as Accepts spells them.
+	Refuses map[string]string
 	// Render returns one or more pages (MT paging) for the statements.
 	Render func(stmts []*statement.Statement, version string, opts statement.Options) ([]string, []statement.Warning, error)
 	// RenderPayments writes payments (the payment model), one page per
@@ -218,6 +223,11 @@ func (e *Engine) Convert(req Request) (*Result, error) {
 		return nil, err
 	}
 	if !accepts(r, p.Type) {
+		for from, why := range r.Refuses {
+			if strings.EqualFold(from, p.Type) {
+				return nil, fmt.Errorf("%w: %s to %s: %s", ErrUnsupported, p.Type, r.Type, why)
+			}
+		}
 		return nil, fmt.Errorf("%w: %s to %s", ErrUnsupported, p.Type, r.Type)
 	}
 	if target == "" {

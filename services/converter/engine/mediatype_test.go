@@ -21,6 +21,9 @@ func TestRenderersCarryTheirMediaType(t *testing.T) {
 		"pacs.004": "application/xml",
 		"MT210":    "text/plain", "MT920": "text/plain", "MT110": "text/plain", "MT111": "text/plain", "MT112": "text/plain",
 		"camt.057": "application/xml", "camt.060": "application/xml", "camt.107": "application/xml", "camt.108": "application/xml", "camt.109": "application/xml",
+		"MT190": "text/plain", "MT290": "text/plain", "MT191": "text/plain", "MT291": "text/plain", "MT192": "text/plain", "MT292": "text/plain",
+		"MT195": "text/plain", "MT295": "text/plain", "MT196": "text/plain", "MT296": "text/plain",
+		"camt.105": "application/xml", "camt.106": "application/xml", "camt.056": "application/xml", "camt.029": "application/xml",
 	}
 	seen := map[string]bool{}
 	for _, f := range eng.Formats() {

@@ -169,6 +169,9 @@ func (p *payParser) kind(want string) error {
 }
 
 func (p *payParser) parse(want string) (*payment.Payment, error) {
+	if t := caseTypeOf(p.m, want); t != "" {
+		return p.parseCase(t, want) // exceptions and investigations: pay_case.go
+	}
 	if err := p.kind(want); err != nil {
 		return nil, err
 	}

@@ -151,6 +151,12 @@ func (r *payRenderer) headerBIC(h string, agent *payment.Agent, src string) stri
 
 func (r *payRenderer) message(p *payment.Payment) (string, error) {
 	mtType := strings.TrimSuffix(r.typ, "COV")
+	if isCaseType(mtType) || p.Kind.Investigative() {
+		if !isCaseType(mtType) {
+			return "", &statement.ParseError{Message: r.no, Reason: "a " + string(p.Kind) + " (" + payment.MXType(p.Kind) + ") is not an MT" + r.typ + ": convert it to " + caseTarget(p.Kind)}
+		}
+		return r.caseMessage(p, mtType) // exceptions and investigations: pay_case.go
+	}
 	switch {
 	case p.Kind == payment.Return && mtType != "103" && mtType != "202" && mtType != "205" || p.Kind == payment.Return && r.typ != mtType:
 		return "", &statement.ParseError{Message: r.no, Field: "TxInf", Reason: "a payment return (pacs.004) is not an MT" + r.typ + ": convert it to MT103, MT202 or MT205"}

@@ -49,6 +49,12 @@ func isDigits(s string) bool {
 // DetectPayment recognises pacs.008, pacs.009 and camt.054 from the
 // Document namespace, else from the AppHdr's MsgDefIdr.
 func DetectPayment(input []byte) (string, string, bool) {
+	return detectDocument(input, pacsVersionOf)
+}
+
+// detectDocument finds the first namespace of input that versionOf
+// recognises, else the AppHdr's MsgDefIdr it recognises.
+func detectDocument(input []byte, versionOf func(ns string) (typ, version string, ok bool)) (string, string, bool) {
 	input, _ = fromUTF16(input)
 	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
 	if len(input) == 0 || input[0] != '<' {
@@ -68,7 +74,7 @@ func DetectPayment(input []byte) (string, string, bool) {
 		if end < 0 {
 			end = len(rest)
 		}
-		if typ, v, ok := pacsVersionOf(rest[:end]); ok {
+		if typ, v, ok := versionOf(rest[:end]); ok {
 			return typ, v, true
 		}
 		rest = rest[len(nsPrefix):]
@@ -76,7 +82,7 @@ func DetectPayment(input []byte) (string, string, bool) {
 	if i := strings.Index(in, "MsgDefIdr>"); i >= 0 {
 		v := in[i+len("MsgDefIdr>"):]
 		if j := strings.IndexByte(v, '<'); j >= 0 {
-			if typ, ver, ok := pacsVersionOf(nsPrefix + strings.TrimSpace(v[:j])); ok {
+			if typ, ver, ok := versionOf(nsPrefix + strings.TrimSpace(v[:j])); ok {
 				return typ, ver, true
 			}
 		}
@@ -89,6 +95,26 @@ func DetectPayment(input []byte) (string, string, bool) {
 // without its business application header, bare or in an envelope; want
 // names the type.
 func ParsePayments(input []byte, want, version string) ([]*payment.Payment, []statement.Warning, error) {
+	return parseDocument(input, want, pacsVersionOf, pacsReadVersions, func(pp *pacsParser, doc int, hdr payment.Header) ([]*payment.Payment, error) {
+		switch pp.typ {
+		case typePacs9:
+			return pp.pacs009(doc, hdr)
+		case typeCamt54:
+			return pp.camt054(doc, hdr)
+		case typePacs2:
+			return pp.pacs002(doc, hdr)
+		}
+		return pp.pacs008(doc, hdr)
+	})
+}
+
+// parseDocument reads the first Document of input whose namespace
+// versionOf recognises (of type want, when named) with read, with the
+// AppHdr beside it; a version not in tested[typ] is read with
+// PAY_VERSION_UNTESTED, and every leaf the mapping did not read is
+// PAY_FIELD_DROPPED.
+func parseDocument(input []byte, want string, versionOf func(ns string) (typ, version string, ok bool), tested map[string][]string,
+	read func(pp *pacsParser, doc int, hdr payment.Header) ([]*payment.Payment, error)) ([]*payment.Payment, []statement.Warning, error) {
 	t, err := parseTree(input)
 	if err != nil {
 		return nil, nil, err
@@ -97,7 +123,7 @@ func ParsePayments(input []byte, want, version string) ([]*payment.Payment, []st
 	doc := -1
 	for i := range t.nodes {
 		if t.nodes[i].name == "Document" {
-			if typ, v, ok := pacsVersionOf(t.namespace(i)); ok {
+			if typ, v, ok := versionOf(t.namespace(i)); ok {
 				if want != "" && !strings.EqualFold(want, typ) {
 					return nil, nil, pp.fail(i, "document is %s, not %s", v, want)
 				}
@@ -109,24 +135,14 @@ func ParsePayments(input []byte, want, version string) ([]*payment.Payment, []st
 	if doc < 0 {
 		return nil, nil, &statement.ParseError{Field: "Document", Reason: "no " + want + " Document element found"}
 	}
-	if !contains(pacsReadVersions[pp.typ], pp.version) {
-		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, pacsReadVersions[pp.typ][0])
+	if !contains(tested[pp.typ], pp.version) {
+		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, tested[pp.typ][0])
 	}
 	var hdr payment.Header
 	if ah := t.find(-1, "AppHdr"); ah >= 0 {
 		hdr = pp.appHdr(ah)
 	}
-	var pays []*payment.Payment
-	switch pp.typ {
-	case typePacs9:
-		pays, err = pp.pacs009(doc, hdr)
-	case typeCamt54:
-		pays, err = pp.camt054(doc, hdr)
-	case typePacs2:
-		pays, err = pp.pacs002(doc, hdr)
-	default:
-		pays, err = pp.pacs008(doc, hdr)
-	}
+	pays, err := read(pp, doc, hdr)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -135,20 +135,25 @@ func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
 	r.headerParty("To", to, "AppHdr/To")
 	r.leaf("BizMsgIdr", ref, 35, "AppHdr/BizMsgIdr")
 	w.leaf("MsgDefIdr", r.version)
-	if p.Kind == payment.Cover {
+	switch p.Kind {
+	case payment.Cover:
 		w.leaf("BizSvc", bizSvcCov)
-	} else {
+	case payment.ChargesNotification, payment.ChargesRequest:
+		w.leaf("BizSvc", bizSvcCharges)
+	default:
 		w.leaf("BizSvc", bizSvc)
 	}
 	w.rawLeaf("CreDt", appendOffsetTime(r.num[:0], created))
 	w.close("AppHdr")
 	w.set(append(appendIndent(w.b, 1), "<Document xmlns=\""+nsPrefix+r.version+"\">"...))
 	w.depth = 2
-	if r.typ == typeCamt54 || r.typ == typePacs2 || r.typ == typePacs4 || isCashType(r.typ) {
+	if r.typ == typeCamt54 || r.typ == typePacs2 || r.typ == typePacs4 || isCashType(r.typ) || isCaseType(r.typ) {
 		var err error
 		switch {
 		case isCashType(r.typ):
 			err = r.cash(p, ref, string(appendOffsetTime(nil, created)), from, to)
+		case isCaseType(r.typ):
+			err = r.caseDocument(p, ref, string(appendOffsetTime(nil, created)), from, to) // camt_case.go
 		case r.typ == typeCamt54:
 			err = r.camt054(p, ref, string(appendOffsetTime(nil, created)))
 		case r.typ == typePacs4:

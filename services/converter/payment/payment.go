@@ -193,6 +193,11 @@ type Payment struct {
 	// ReturnField is the nn of /RETN/nn, the field of the original message
 	// that caused the return (99: none named); MX has no place for it.
 	ReturnField string
+
+	// Case is what an exceptions and investigations message (Kind
+	// Cancellation, Resolution, ChargesNotification, ChargesRequest,
+	// Query) adds: investigation.go.
+	Case *Case
 }
 
 // Header is the business application header (head.001) or the MT's blocks 1
@@ -286,6 +291,8 @@ func MXType(k Kind) string {
 		return "pacs.002"
 	case k == Return:
 		return "pacs.004"
+	case k.Investigative():
+		return investigationMX[k]
 	}
 	return "pacs.009"
 }
