@@ -15,9 +15,15 @@ import (
 	"github.com/ledgerlane/platform/pkg/tracing"
 )
 
-// Grace bounds the drain on SIGTERM; it stays under Kubernetes' default 30 s
-// termination grace period so in-flight calls finish before SIGKILL.
+// Grace bounds the whole shutdown after SIGTERM: the drain of in-flight
+// calls, the stop of the background work and Close. With the pods' 5 s
+// preStop it stays under Kubernetes' default 30 s termination grace period,
+// so the process exits on its own, never by SIGKILL.
 const Grace = 20 * time.Second
+
+// closeShare is the part of a grace kept for stopping the background work
+// and Close after the drain.
+const closeShare = 5 * time.Second
 
 // Setup builds a service from its environment: it reads the service's
 // variables into its server.Config and calls its server.New.
@@ -57,26 +63,41 @@ func run(log *slog.Logger, name, defaultAddr string, setup Setup) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := svc.Close(); err != nil {
-			log.Error("close", "err", err)
-		}
-	}()
 	// Off unless set: several binaries run side by side on a developer's
 	// machine; the Kubernetes manifests set it to :9090.
 	if maddr := config.String("METRICS_ADDR", ""); maddr != "" {
 		if err := ServeMetrics(ctx, log, maddr); err != nil {
+			_ = svc.Close()
 			return err
 		}
 	}
 	addr := config.String("GRPC_ADDR", defaultAddr)
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
+		_ = svc.Close()
 		return fmt.Errorf("listen %s: %w", addr, err)
 	}
 	log.Info("listening", "addr", lis.Addr().String())
+	err = ServeService(ctx, log, svc, lis, Grace)
+	if err != nil {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// ServeService serves svc on lis and runs its background work until ctx
+// ends, then shuts down within grace: in-flight calls drain (for at most
+// grace less a share kept for the rest), the background work is told to
+// stop, and svc.Close runs once it has. A step still running at the
+// deadline is logged and left to the process's exit: a stuck worker or a
+// pool waiting for a connection never holds the process until SIGKILL.
+// Close is skipped when the background work did not stop (it would release
+// what that work still uses).
+func ServeService(ctx context.Context, log *slog.Logger, svc Service, lis net.Listener, grace time.Duration) error {
 	// The background work outlives the drain: it stops once the server has.
 	runCtx, stopRun := context.WithCancel(context.Background())
+	defer stopRun()
 	ran := make(chan struct{})
 	go func() {
 		defer close(ran)
@@ -84,12 +105,38 @@ func run(log *slog.Logger, name, defaultAddr string, setup Setup) error {
 			log.Error("background work stopped", "err", err)
 		}
 	}()
-	err = Serve(ctx, NewServiceServer(log, svc), lis, Grace)
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, NewServiceServer(log, svc), lis, max(grace-closeShare, grace/2)) }()
+	err := <-served
+	// Serve returns at the latest grace-closeShare after ctx ended (or at
+	// once with a listener error); the rest of the grace counts from here.
+	deadline := time.Now().Add(min(closeShare, grace/2))
 	stopRun()
-	<-ran
-	if err != nil {
+	if !waitUntil(ran, deadline) {
+		log.Error("shutdown: background work did not stop in time; exiting without Close")
 		return err
 	}
-	log.Info("stopped")
-	return nil
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		if cerr := svc.Close(); cerr != nil {
+			log.Error("close", "err", cerr)
+		}
+	}()
+	if !waitUntil(closed, deadline) {
+		log.Error("shutdown: Close did not finish in time; exiting")
+	}
+	return err
+}
+
+// waitUntil waits for done until deadline and reports whether it closed.
+func waitUntil(done <-chan struct{}, deadline time.Time) bool {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }

@@ -35,6 +35,12 @@ type Metrics interface {
 	EndpointsDisabled(n int)
 	// OutboxObserved: the publisher's pass found b open enqueue intents.
 	OutboxObserved(b OutboxBacklog, now time.Time)
+	// LeftoversObserved: the queue stores n work messages it will never
+	// deliver again, before this pass discarded any.
+	LeftoversObserved(n int)
+	// LeftoversDiscarded: the pass removed n leftover messages of settled
+	// items.
+	LeftoversDiscarded(n int)
 }
 
 // OutboxBacklog is the submission outbox as the store holds it: the stored
@@ -57,3 +63,5 @@ func (noMetrics) DeliveryAttempted(Attempt)                  {}
 func (noMetrics) EndpointAutoDisabled()                      {}
 func (noMetrics) EndpointsDisabled(int)                      {}
 func (noMetrics) OutboxObserved(OutboxBacklog, time.Time)    {}
+func (noMetrics) LeftoversObserved(int)                      {}
+func (noMetrics) LeftoversDiscarded(int)                     {}

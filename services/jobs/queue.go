@@ -42,6 +42,13 @@ func (w WorkItem) MsgID() string {
 	return id + "." + strconv.Itoa(w.Retries) + "." + strconv.Itoa(w.Resumes)
 }
 
+// Leftover is a stored work message the queue will never deliver again.
+type Leftover struct {
+	Item WorkItem
+	// Ref is the queue's reference to the message (its stream sequence).
+	Ref uint64
+}
+
 // CompletedEvent is a job.completed event on its way from the worker that
 // completed the job to the webhook fan-out: the tenant and the delivery body
 // (job metadata only).
@@ -73,6 +80,13 @@ type Queue interface {
 	// back with the Retries and Resumes its message carried, and that
 	// message is removed.
 	Lost(ctx context.Context, items []WorkItem) ([]WorkItem, error)
+	// Leftovers reports the work messages the queue still stores but will
+	// never deliver again (a crash of the queue's server kept messages
+	// already acknowledged, or a message is past its last delivery): how
+	// many there are, and up to max of them, oldest first.
+	Leftovers(ctx context.Context, max int) (int, []Leftover, error)
+	// Discard removes a leftover message; one already gone is no error.
+	Discard(ctx context.Context, l Leftover) error
 	// PublishCompleted queues ev, de-duplicated by job for a short window so
 	// that a republish (a redelivered last item) is dropped.
 	PublishCompleted(ctx context.Context, ev CompletedEvent) error

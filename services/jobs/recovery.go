@@ -154,6 +154,54 @@ func (s *Service) resumeJob(ctx context.Context, j Job) (int, error) {
 	return len(lost), nil
 }
 
+// DiscardLeftovers removes the work messages the queue stores but will
+// never deliver again (Queue.Leftovers) whose items are settled or whose
+// job is gone: without it a crash of the queue's server leaves them in the
+// stream until its MaxAge. A leftover of a pending item is left to the
+// resumer, which re-enqueues it once the job stalls (Lost removes the old
+// message). It returns how many it removed. Run calls it every few
+// seconds; a pass with nothing left over costs two requests.
+func (s *Service) DiscardLeftovers(ctx context.Context) (int, error) {
+	if s.keys == nil {
+		return 0, nil
+	}
+	total, left, err := s.queue.Leftovers(ctx, 500)
+	s.metrics.LeftoversObserved(total)
+	if err != nil || len(left) == 0 {
+		return 0, err
+	}
+	pending := map[string]map[int]bool{}
+	n := 0
+	for _, l := range left {
+		if l.Item.JobID != "" {
+			p, ok := pending[l.Item.JobID]
+			if !ok {
+				idx, err := s.store.PendingIndexes(ctx, l.Item.JobID)
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					return n, err
+				}
+				p = make(map[int]bool, len(idx))
+				for _, i := range idx {
+					p[i] = true
+				}
+				pending[l.Item.JobID] = p
+			}
+			if p[l.Item.Index] {
+				continue
+			}
+		}
+		if err := s.queue.Discard(ctx, l); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if n > 0 {
+		s.metrics.LeftoversDiscarded(n)
+		s.log.InfoContext(ctx, "jobs: discarded work messages of settled items the queue kept", "messages", n, "leftover", total)
+	}
+	return n, nil
+}
+
 // RunResumer runs Resume every interval until ctx ends.
 func (s *Service) RunResumer(ctx context.Context, every time.Duration) {
 	s.every(ctx, every, "resume", s.Resume)

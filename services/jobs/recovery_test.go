@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -254,35 +255,7 @@ func TestResumeLostItems(t *testing.T) {
 					t.Fatal(err)
 				}
 			case "exhausted":
-				// Two deliveries of every item, neither acknowledged: the
-				// consumer delivers them no more.
-				cons, err := natsqueue.New(js, e.names).WorkConsumer(ctx, jobs.WorkConsumerConfig{AckWait: 300 * time.Millisecond, MaxDeliver: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := 0
-				deadline := time.Now().Add(10 * time.Second)
-				for got < 2*n && time.Now().Before(deadline) {
-					fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-					batch, err := cons.Fetch(fctx, n)
-					if err == nil {
-						for range batch {
-							got++
-						}
-					}
-					cancel()
-				}
-				if got != 2*n {
-					t.Fatalf("%d deliveries", got)
-				}
-				time.Sleep(400 * time.Millisecond)
-				fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-				if batch, err := cons.Fetch(fctx, n); err == nil {
-					for range batch {
-						t.Fatal("a third delivery")
-					}
-				}
-				cancel()
+				exhaust(t, js, e.names, n)
 			}
 			// Not stalled yet: nothing to do.
 			if got, err := svc.Resume(ctx); got != 0 || err != nil {
@@ -302,6 +275,125 @@ func TestResumeLostItems(t *testing.T) {
 				t.Fatalf("%d conversions for %d items", got, n)
 			}
 		})
+	}
+}
+
+// exhaust takes two deliveries of each of the n queued work messages and
+// acknowledges none (AckWait 300 ms, MaxDeliver 2): the consumer delivers
+// them no more, and the stream keeps them.
+func exhaust(t *testing.T, js jetstream.JetStream, names natsqueue.Names, n int) {
+	t.Helper()
+	ctx := context.Background()
+	cons, err := natsqueue.New(js, names).WorkConsumer(ctx, jobs.WorkConsumerConfig{AckWait: 300 * time.Millisecond, MaxDeliver: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	deadline := time.Now().Add(10 * time.Second)
+	for got < 2*n && time.Now().Before(deadline) {
+		fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		batch, err := cons.Fetch(fctx, n)
+		if err == nil {
+			for range batch {
+				got++
+			}
+		}
+		cancel()
+	}
+	if got != 2*n {
+		t.Fatalf("%d deliveries", got)
+	}
+	time.Sleep(400 * time.Millisecond)
+	fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if batch, err := cons.Fetch(fctx, n); err == nil {
+		for range batch {
+			t.Fatal("a third delivery")
+		}
+	}
+}
+
+// TestDiscardLeftovers (issue 28, item 3): work messages the stream keeps
+// but the consumer will never deliver (here: past their last delivery; after
+// a kill -9 of nats-server: acknowledged, but the removal was lost) are
+// counted, and those of settled items are removed; those of pending items
+// stay for the resumer, which re-enqueues them. Once the job is complete
+// the stream is empty.
+func TestDiscardLeftovers(t *testing.T) {
+	ctx := context.Background()
+	const n = 4
+	e := newEnv(t)
+	conv := &fakeConverter{}
+	svc := e.service(t, conv, func(c *jobs.Config) { c.MaxDeliver, c.AckWait = 2, 300*time.Millisecond })
+	_, js, err := natsconn.Connect(e.url, "jobs-test-leftovers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs(n)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := js.Stream(ctx, e.names.WorkStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func() uint64 {
+		info, err := stream.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.Msgs
+	}
+	waitFor(t, "items queued", 5*time.Second, func() bool { return stored() == n })
+	waitFor(t, "enqueue intent closed", 5*time.Second, func() bool {
+		open, err := e.store.ClaimUnenqueued(ctx, e.clock.Now().Add(24*time.Hour), jobs.EnqueueLease, 20)
+		return err == nil && len(open) == 0
+	})
+	if got, err := svc.DiscardLeftovers(ctx); got != 0 || err != nil {
+		t.Fatalf("discarded %d (%v) while every message is still to be delivered", got, err)
+	}
+	exhaust(t, js, e.names, n)
+	// Items 0 and 1 settled by a worker whose acknowledgement was lost (no
+	// result: this test reads only the counts).
+	for i := range 2 {
+		if _, _, err := e.store.CompleteItem(ctx, j.ID, i, jobs.ItemOK, nil, e.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	discarded0 := testutil.ToFloat64(metrics.WorkLeftoversDiscarded)
+	if got, err := svc.DiscardLeftovers(ctx); got != 2 || err != nil {
+		t.Fatalf("discarded %d (%v), want the 2 of settled items", got, err)
+	}
+	if got := testutil.ToFloat64(metrics.WorkLeftovers); got != n {
+		t.Fatalf("leftover gauge %v, want %d", got, n)
+	}
+	if got := testutil.ToFloat64(metrics.WorkLeftoversDiscarded) - discarded0; got != 2 {
+		t.Fatalf("discarded counter rose by %v, want 2", got)
+	}
+	if got := stored(); got != n-2 {
+		t.Fatalf("stream holds %d messages, want the %d of pending items", got, n-2)
+	}
+	// Again: the pending items' messages stay (the resumer's).
+	if got, err := svc.DiscardLeftovers(ctx); got != 0 || err != nil {
+		t.Fatalf("discarded %d (%v) on the second pass", got, err)
+	}
+	e.clock.Add(2 * time.Minute)
+	if got, err := svc.Resume(ctx); got != n-2 || err != nil {
+		t.Fatalf("resumed %d items (%v), want %d", got, err, n-2)
+	}
+	start(t, func(ctx context.Context) { _ = svc.RunWorkers(ctx) })
+	if v := waitCompleted(t, svc, j.ID, 20*time.Second); v.Job.Succeeded != n {
+		t.Fatalf("job: %+v", v.Job)
+	}
+	if got := conv.calls.Load(); got != n-2 {
+		t.Fatalf("%d conversions, want %d (the pending items once)", got, n-2)
+	}
+	waitFor(t, "stream empty", 5*time.Second, func() bool { return stored() == 0 })
+	if got, err := svc.DiscardLeftovers(ctx); got != 0 || err != nil {
+		t.Fatalf("discarded %d (%v) with the stream empty", got, err)
+	}
+	if got := testutil.ToFloat64(metrics.WorkLeftovers); got != 0 {
+		t.Fatalf("leftover gauge %v once the stream is empty", got)
 	}
 }
 

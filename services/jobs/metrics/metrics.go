@@ -50,6 +50,14 @@ var (
 		Name: "ledgerlane_jobs_outbox_oldest_intent_age_seconds",
 		Help: "Age of the oldest open enqueue intent at the last publisher pass; 0 when there is none.",
 	})
+	WorkLeftovers = promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{
+		Name: "ledgerlane_jobs_work_leftover_messages",
+		Help: "Work-queue messages the stream still stores but the consumer will never deliver again (kept by a crash of the queue's server, or past their last delivery), as the last leftover pass found them.",
+	})
+	WorkLeftoversDiscarded = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
+		Name: "ledgerlane_jobs_work_leftovers_discarded_total",
+		Help: "Leftover work-queue messages of settled items (or of jobs no longer stored) the leftover pass removed.",
+	})
 	BatchJobsSwept = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
 		Name: "ledgerlane_jobs_batch_jobs_swept_total",
 		Help: "Expired batch jobs removed with their results by the sweeper.",
@@ -157,6 +165,13 @@ func (Prometheus) OutboxObserved(b jobs.OutboxBacklog, now time.Time) {
 	}
 	OutboxOldestAge.Set(age)
 }
+
+// LeftoversObserved sets the leftover gauge. Shared state: aggregate with
+// max.
+func (Prometheus) LeftoversObserved(n int) { WorkLeftovers.Set(float64(n)) }
+
+// LeftoversDiscarded counts discarded leftover messages.
+func (Prometheus) LeftoversDiscarded(n int) { WorkLeftoversDiscarded.Add(float64(n)) }
 
 // JobsSwept counts swept jobs.
 func (Prometheus) JobsSwept(n int) { BatchJobsSwept.Add(float64(n)) }

@@ -225,6 +225,84 @@ func (q *Queue) Lost(ctx context.Context, items []jobs.WorkItem) ([]jobs.WorkIte
 	return lost, nil
 }
 
+// Leftovers compares the work stream with its consumer: in a work-queue
+// stream every stored message is either still to be delivered or awaiting
+// an acknowledgement, so any surplus is a message the consumer will never
+// deliver again. A kill -9 of nats-server leaves such messages (the
+// consumer's acknowledgements were written, the stream's removals were
+// not), and so does a message past its last delivery. The surplus lies at
+// or below the consumer's acknowledgement floor, which a "next message on
+// the subject" walk from the stream's first sequence finds in one request
+// per message, however sparse.
+func (q *Queue) Leftovers(ctx context.Context, max int) (int, []jobs.Leftover, error) {
+	stream, err := q.js.Stream(ctx, q.names.WorkStream)
+	if err != nil {
+		return 0, nil, err
+	}
+	cons, err := stream.Consumer(ctx, q.names.WorkConsumer)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	// Consumer first, then the stream: a message published in between is
+	// counted by the stream only, and errs towards a surplus the walk
+	// below then does not find (it stops at the floor).
+	ci, err := cons.Info(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	si, err := stream.Info(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	waiting := ci.NumPending + uint64(ci.NumAckPending)
+	if si.State.Msgs <= waiting {
+		return 0, nil, nil
+	}
+	surplus := int(si.State.Msgs - waiting)
+	floor := ci.AckFloor.Stream
+	if ci.NumAckPending == 0 {
+		floor = ci.Delivered.Stream
+	}
+	var found []jobs.Leftover
+	for seq := si.State.FirstSeq; seq <= floor && len(found) < max; {
+		m, err := stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(q.names.WorkSubject+".>"))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return surplus, found, err
+		}
+		if m.Sequence > floor {
+			break
+		}
+		var wm workMsg
+		if err := json.Unmarshal(m.Data, &wm); err == nil {
+			found = append(found, jobs.Leftover{Ref: m.Sequence,
+				Item: jobs.WorkItem{JobID: wm.JobID, Index: wm.Index, Retries: wm.Retries, Resumes: wm.Resumes}})
+		} else {
+			// Not a message this code wrote: nothing to settle, remove it.
+			found = append(found, jobs.Leftover{Ref: m.Sequence})
+		}
+		seq = m.Sequence + 1
+	}
+	return surplus, found, nil
+}
+
+// Discard removes the leftover message l.Ref.
+func (q *Queue) Discard(ctx context.Context, l jobs.Leftover) error {
+	stream, err := q.js.Stream(ctx, q.names.WorkStream)
+	if err != nil {
+		return err
+	}
+	if err := stream.DeleteMsg(ctx, l.Ref); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return err
+	}
+	return nil
+}
+
 // PublishCompleted publishes ev on EventSubject with message id
 // job.completed.<job>, which lets JetStream drop a republish within its
 // duplicate window.
