@@ -294,6 +294,12 @@ func (s *Service) attempt(ctx context.Context, d Delivery) {
 }
 
 func (s *Service) record(ctx context.Context, d Delivery, a Attempt) {
+	// The attempt has happened: its outcome is written even when the pass
+	// is being stopped (a shutdown mid-attempt). A record lost so would
+	// leave the delivery due at its old time, and the next pass would send
+	// that attempt again under the wrong number.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	disabled, err := s.store.RecordAttempt(ctx, d.ID, a)
 	if err != nil {
 		s.log.ErrorContext(ctx, "jobs: record attempt", "delivery_id", d.ID, "err", err)
