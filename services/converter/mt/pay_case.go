@@ -828,7 +828,7 @@ func (r *payRenderer) caseDropped(p *payment.Payment, mtType string) {
 		drop("OrgnlIntrBkSttlmAmt", "the original amount and settlement date have no field in MT%s", mtType)
 	}
 	if c.Originator != nil {
-		drop("CxlRsnInf/Orgtr", "the originator of the reason (%s) has no field in MT%s", clip(firstNonEmpty(c.Originator.Name, c.Originator.BIC)), mtType)
+		drop(map[bool]string{true: "CxlStsRsnInf/Orgtr", false: "CxlRsnInf/Orgtr"}[p.Kind == payment.Resolution], "the originator of the reason (%s) has no field in MT%s", clip(firstNonEmpty(c.Originator.Name, c.Originator.BIC)), mtType)
 	}
 	if c.Creator != nil || c.CreatorParty != nil {
 		drop("Case/Cretr", "the case's creator has no field in MT%s", mtType)

@@ -67,7 +67,7 @@ func (p *payParser) status(pay *payment.Payment) error {
 		}
 	}
 	if len(items) == 0 || items[0].code != "REJT" {
-		return p.fail(f79, "MT%s carries no status: the first line of :79: is neither /REJT/ (a reject) nor a gpi status time //YYMMDDHHMM+HHMM (a free-format MT%s has no pacs.002 meaning)", p.typ, p.typ)
+		return p.fail(f79, "MT%s carries no status: the first line of :79: is neither /REJT/ (a reject) nor a gpi status time //YYMMDDHHMM+HHMM (a free-format MT%s has no pacs.002 meaning, and no other MX it converts to: CBPR+ carries free-format correspondence as admi.024, which this converter does not write; send it as it is, or use camt.056 (MT%c92) to request a cancellation and camt.029 (MT%c96) to answer one)", p.typ, p.typ, p.typ[0], p.typ[0])
 	}
 	pay.TransactionStatus = "RJCT"
 	if t := strings.TrimSpace(items[0].text); len(t) == 3 && allDigits(t) {
