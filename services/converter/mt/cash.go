@@ -47,12 +47,16 @@ func CashFormats() engine.FormatSet {
 				return ParseCash(input, t)
 			},
 		})
-		set.Renderers = append(set.Renderers, engine.Renderer{
+		r := engine.Renderer{
 			Type: t, MediaType: MediaType, Options: opts, Accepts: []string{t, cashMX[cashKinds[t[2:]]]},
 			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
 				return RenderCash(t[2:], ps, o)
 			},
-		})
+		}
+		if t == "MT210" {
+			r.Refuses = map[string]string{"camt.058": payment.RefusedCamt058}
+		}
+		set.Renderers = append(set.Renderers, r)
 	}
 	set.Detectors = []engine.Detector{DetectCash}
 	return set
@@ -451,10 +455,17 @@ func (p *payParser) cashPayee(f *finField) (*payment.Party, error) {
 			numbered = numbered && isNumberedLine(l) && l[0] <= '3'
 		}
 		if numbered {
-			p.warn(payment.CodeNonstandard, f, "lines of :59: numbered as in option F were read as name (1/), address (2/) and country and town (3/)")
 			g := *f
 			g.tag = "59F"
-			return p.party(&g)
+			w := &payment.Warner{}
+			q := &payParser{w: w, m: p.m, typ: p.typ}
+			if pt, err := q.party(&g); err == nil {
+				p.warn(payment.CodeNonstandard, f, "lines of :59: numbered as in option F were read as name (1/), address (2/) and country and town (3/)")
+				for _, w := range w.Result() {
+					p.w.Add(w.Code, w.Path, w.Line, "%s", w.Message)
+				}
+				return pt, nil
+			}
 		}
 	}
 	return p.party(f)

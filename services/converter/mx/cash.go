@@ -199,8 +199,7 @@ func ParseCash(input []byte, want, _ string) ([]*payment.Payment, []statement.Wa
 		return nil, nil, err
 	}
 	if pp.typ == typeCamt58 {
-		return nil, nil, &statement.ParseError{Line: t.line(doc), Field: "Document", Reason: "camt.058 (notification to receive cancellation advice, MT292 in CBPR+ translation) is not converted: " +
-			"the MT292 side is a request for cancellation of another message, which this converter reads as camt.056; cancel the notice with a new camt.057 or an MT292 converted on its own"}
+		return nil, nil, &statement.ParseError{Line: t.line(doc), Field: "Document", Reason: payment.RefusedCamt058}
 	}
 	if pp.version != cashVersions[pp.typ] {
 		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, cashVersions[pp.typ])

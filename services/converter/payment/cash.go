@@ -30,6 +30,11 @@ const (
 	ChequeStopStatus Kind = "cheque-stop-status"
 )
 
+// RefusedCamt058 says why a camt.058 (cancellation of a notice to receive)
+// is not converted.
+const RefusedCamt058 = "camt.058 (notification to receive cancellation advice) is not converted: CBPR+ translates it into an MT292 request for cancellation, " +
+	"a different message than a notice; send the cancellation as a camt.056 (MT292) or a new camt.057"
+
 // CashManagement reports whether k is one of the cash management kinds
 // (Cash holds their items).
 func (k Kind) CashManagement() bool {

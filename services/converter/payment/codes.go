@@ -80,7 +80,7 @@ var Codes = map[string]CodeInfo{
 	CodeRuleE02:             {statement.SeverityWarning, false, "Network rule E02: with :23B: SSTD or SPAY, :23E: is not allowed.", true},
 	CodeRuleE06:             {statement.SeverityWarning, false, "Network rule E06: when :55a: is present, :53a: and :54a: are mandatory.", true},
 	CodeRuleC81:             {statement.SeverityWarning, false, "Network rule C81: when :56a: is present, :57a: is mandatory.", true},
-	CodeRuleC06:             {statement.SeverityWarning, false, "Network rule C06 of MT910: either :50a: (ordering customer) or :52a: (ordering institution) must be present.", true},
+	CodeRuleC06:             {statement.SeverityWarning, false, "Network rule C06 of MT910 and MT210: either :50a: (ordering customer) or :52a: (ordering institution) must be present, in each sequence of an MT210 one of them only.", true},
 	CodeRuleT26:             {statement.SeverityWarning, false, "Network rule T26: a reference (:20:, :21:) must not start or end with '/' nor contain '//'.", true},
 }
 
