@@ -68,16 +68,12 @@ func caseKind(t string) payment.Kind {
 // an n91 and with :32C:/:32D: an n90. The category of bare text is the one
 // of the original message named in :11a:, else 1.
 func DetectInvestigation(input []byte) (typ, version string, ok bool) {
-	head := input
-	if len(head) > detectWindow {
-		head = head[:detectWindow]
-	}
-	s := bytes.TrimLeft(head, " \t\r\n\x01\ufeff")
-	if len(s) == 0 || s[0] == '<' {
+	s, b2 := finHead(input)
+	if s == nil {
 		return "", "", false
 	}
-	if i := bytes.Index(s, []byte("{2:")); i >= 0 && len(s) >= i+7 && (s[i+3] == 'I' || s[i+3] == 'O') {
-		if t := string(s[i+4 : i+7]); isCaseType(t) {
+	if b2 != nil {
+		if t := string(b2); isCaseType(t) {
 			return "MT" + t, "", true
 		}
 		return "", "", false
@@ -85,7 +81,12 @@ func DetectInvestigation(input []byte) (typ, version string, ok bool) {
 	if !bytes.HasPrefix(s, []byte("{4:")) && !bytes.HasPrefix(s, []byte(":")) {
 		return "", "", false
 	}
-	if t := bareCaseType(string(head)); t != "" {
+	// Bare text of a statement or payment has none of these fields: look
+	// for them in place before making a string of the head.
+	if !hasLinePrefix(s, ":11S:") && !hasLinePrefix(s, ":11R:") && !hasLinePrefix(s, ":76:") && !hasLinePrefix(s, ":75:") && !hasLinePrefix(s, ":71B:") {
+		return "", "", false
+	}
+	if t := bareCaseType(string(s)); t != "" {
 		return "MT" + t, "", true
 	}
 	return "", "", false

@@ -47,18 +47,12 @@ func ParsePayments(input []byte, want string) ([]*payment.Payment, []statement.W
 // :32A: with :58a: an MT202, with :50a: also an MT202COV). Bare MT900/MT910
 // text is read only when the caller names the type.
 func DetectPayment(input []byte) (typ, version string, ok bool) {
-	head := input
-	if len(head) > detectWindow {
-		head = head[:detectWindow]
-	}
-	// Read in place: this runs on every MT conversion, statements included,
-	// and a string of the head would be a copy of up to 4 KiB each time.
-	s := bytes.TrimLeft(head, " \t\r\n\x01\ufeff")
-	if len(s) == 0 || s[0] == '<' {
+	s, b2 := finHead(input)
+	if s == nil {
 		return "", "", false
 	}
-	if i := bytes.Index(s, []byte("{2:")); i >= 0 && len(s) >= i+7 && (s[i+3] == 'I' || s[i+3] == 'O') {
-		t := string(s[i+4 : i+7])
+	if b2 != nil {
+		t := string(b2)
 		cov := bytes.Contains(s, []byte("{119:COV}"))
 		switch t {
 		case "103":
@@ -90,6 +84,26 @@ func DetectPayment(input []byte) (typ, version string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// finHead is the start of input as the MT detectors read it, in place
+// (they run on every MT conversion, and a string of the head would be a
+// copy of up to 4 KiB each time): at most detectWindow bytes without
+// leading space and framing, nil for XML or nothing; and the message type
+// of block 2 ("103"), nil when there is none.
+func finHead(input []byte) (s, b2 []byte) {
+	head := input
+	if len(head) > detectWindow {
+		head = head[:detectWindow]
+	}
+	s = bytes.TrimLeft(head, " \t\r\n\x01\ufeff")
+	if len(s) == 0 || s[0] == '<' {
+		return nil, nil
+	}
+	if i := bytes.Index(s, []byte("{2:")); i >= 0 && len(s) >= i+7 && (s[i+3] == 'I' || s[i+3] == 'O') {
+		return s, s[i+4 : i+7]
+	}
+	return s, nil
 }
 
 func hasField(s, tag string) bool {

@@ -60,16 +60,7 @@ const RefusedQuery = "an MTn95 query carries SWIFT query codes (:75: /1/ to /49/
 
 // caseVersionOf returns the type and version of an investigations namespace.
 func caseVersionOf(ns string) (typ, version string, ok bool) {
-	v, found := strings.CutPrefix(ns, nsPrefix)
-	if !found {
-		return "", "", false
-	}
-	for _, t := range caseTypes {
-		if strings.HasPrefix(v, t+".001.") && len(v) == len(t)+7 && isDigits(v[len(t)+5:]) {
-			return t, v, true
-		}
-	}
-	return "", "", false
+	return versionIn(ns, caseTypes)
 }
 
 // DetectInvestigation recognises camt.056, camt.029, camt.105, camt.106 and

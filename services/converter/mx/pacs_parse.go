@@ -25,11 +25,17 @@ var pacsReadVersions = map[string][]string{
 
 // pacsVersionOf returns the type and version of a pacs namespace.
 func pacsVersionOf(ns string) (typ, version string, ok bool) {
+	return versionIn(ns, []string{typePacs8, typePacs9, typeCamt54, typePacs2})
+}
+
+// versionIn returns the type of types whose .001.NN namespace ns is, and
+// its version.
+func versionIn(ns string, types []string) (typ, version string, ok bool) {
 	v, found := strings.CutPrefix(ns, nsPrefix)
 	if !found {
 		return "", "", false
 	}
-	for _, t := range []string{typePacs8, typePacs9, typeCamt54, typePacs2} {
+	for _, t := range types {
 		if strings.HasPrefix(v, t+".001.") && len(v) == len(t)+7 && isDigits(v[len(t)+5:]) {
 			return t, v, true
 		}
