@@ -83,7 +83,10 @@ type Queue interface {
 	// Leftovers reports the work messages the queue still stores but will
 	// never deliver again (a crash of the queue's server kept messages
 	// already acknowledged, or a message is past its last delivery): how
-	// many there are, and up to max of them, oldest first.
+	// many there are, and up to max messages to check, oldest first. Those
+	// may include messages still awaiting an acknowledgement (a crash can
+	// lose the acknowledgement itself): the caller discards only messages
+	// of settled items.
 	Leftovers(ctx context.Context, max int) (int, []Leftover, error)
 	// Discard removes a leftover message; one already gone is no error.
 	Discard(ctx context.Context, l Leftover) error

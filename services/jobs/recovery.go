@@ -154,13 +154,14 @@ func (s *Service) resumeJob(ctx context.Context, j Job) (int, error) {
 	return len(lost), nil
 }
 
-// DiscardLeftovers removes the work messages the queue stores but will
-// never deliver again (Queue.Leftovers) whose items are settled or whose
-// job is gone: without it a crash of the queue's server leaves them in the
-// stream until its MaxAge. A leftover of a pending item is left to the
+// DiscardLeftovers removes the work messages the queue stores but no
+// worker needs (Queue.Leftovers): those whose items are settled or whose
+// job is gone. Without it a crash of the queue's server leaves them in the
+// stream until its MaxAge (acknowledged, but kept) or for an ack wait (the
+// acknowledgement lost). A leftover of a pending item is left to the
 // resumer, which re-enqueues it once the job stalls (Lost removes the old
 // message). It returns how many it removed. Run calls it every few
-// seconds; a pass with nothing left over costs two requests.
+// seconds; a pass with nothing to check costs two requests.
 func (s *Service) DiscardLeftovers(ctx context.Context) (int, error) {
 	if s.keys == nil {
 		return 0, nil
@@ -197,7 +198,7 @@ func (s *Service) DiscardLeftovers(ctx context.Context) (int, error) {
 	}
 	if n > 0 {
 		s.metrics.LeftoversDiscarded(n)
-		s.log.InfoContext(ctx, "jobs: discarded work messages of settled items the queue kept", "messages", n, "leftover", total)
+		s.log.InfoContext(ctx, "jobs: discarded work messages of settled items the queue kept", "messages", n, "never_delivered", total)
 	}
 	return n, nil
 }

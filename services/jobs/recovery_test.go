@@ -397,6 +397,65 @@ func TestDiscardLeftovers(t *testing.T) {
 	}
 }
 
+// TestDiscardLeftoversAwaitingAnAck: a kill -9 of nats-server can lose
+// acknowledgements a worker sent: the messages of settled items then await
+// an acknowledgement that never comes, until their ack wait (2 minutes)
+// runs out. At the tail of the work (nothing waiting for delivery) the
+// leftover pass removes them at once; a message of a pending item in
+// flight stays.
+func TestDiscardLeftoversAwaitingAnAck(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	svc := e.service(t, &fakeConverter{}, nil)
+	_, js, err := natsconn.Connect(e.url, "jobs-test-leftovers-ack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := js.Stream(ctx, e.names.WorkStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "items queued", 5*time.Second, func() bool {
+		info, err := stream.Info(ctx)
+		return err == nil && info.State.Msgs == 2
+	})
+	// Both delivered, neither acknowledged (the acknowledgements lost).
+	cons, err := natsqueue.New(js, e.names).WorkConsumer(ctx, jobs.WorkConsumerConfig{AckWait: time.Minute, MaxDeliver: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for deadline := time.Now().Add(5 * time.Second); got < 2 && time.Now().Before(deadline); {
+		fctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		if batch, err := cons.Fetch(fctx, 2); err == nil {
+			for range batch {
+				got++
+			}
+		}
+		cancel()
+	}
+	if got != 2 {
+		t.Fatalf("%d deliveries", got)
+	}
+	if _, _, err := e.store.CompleteItem(ctx, j.ID, 0, jobs.ItemOK, nil, e.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := svc.DiscardLeftovers(ctx); n != 1 || err != nil {
+		t.Fatalf("discarded %d (%v), want the settled item's message", n, err)
+	}
+	if got := testutil.ToFloat64(metrics.WorkLeftovers); got != 0 {
+		t.Fatalf("leftover gauge %v: messages awaiting an acknowledgement are not leftovers", got)
+	}
+	info, err := stream.Info(ctx)
+	if err != nil || info.State.Msgs != 1 {
+		t.Fatalf("stream holds %d messages (%v), want the pending item's", info.State.Msgs, err)
+	}
+}
+
 // TestStoreOutageAnswersUnavailable (issue 11, item 4): a batch submitted
 // while the database does not answer gets 503 unavailable with Retry-After.
 func TestStoreOutageAnswersUnavailable(t *testing.T) {

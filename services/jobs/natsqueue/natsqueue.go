@@ -228,12 +228,21 @@ func (q *Queue) Lost(ctx context.Context, items []jobs.WorkItem) ([]jobs.WorkIte
 // Leftovers compares the work stream with its consumer: in a work-queue
 // stream every stored message is either still to be delivered or awaiting
 // an acknowledgement, so any surplus is a message the consumer will never
-// deliver again. A kill -9 of nats-server leaves such messages (the
-// consumer's acknowledgements were written, the stream's removals were
-// not), and so does a message past its last delivery. The surplus lies at
-// or below the consumer's acknowledgement floor, which a "next message on
-// the subject" walk from the stream's first sequence finds in one request
-// per message, however sparse.
+// deliver again (past its last delivery, or acknowledged before a crash
+// that kept it). The surplus lies at or below the consumer's
+// acknowledgement floor, which a "next message on the subject" walk from
+// the stream's first sequence finds in one request per message, however
+// sparse.
+//
+// A kill -9 of nats-server also leaves messages awaiting an
+// acknowledgement that was sent but lost with the server: they are
+// redelivered after the ack wait (2 minutes) and discarded as duplicates.
+// So that they do not linger that long, the walk goes on past the floor to
+// the last delivered message when nothing waits for delivery and at most
+// max messages await an acknowledgement (the tail of the work: a pass then
+// costs one request per message in flight). Those come back too; the
+// caller removes only the messages of items already settled, which no
+// worker needs, whether one holds them or not.
 func (q *Queue) Leftovers(ctx context.Context, max int) (int, []jobs.Leftover, error) {
 	stream, err := q.js.Stream(ctx, q.names.WorkStream)
 	if err != nil {
@@ -248,7 +257,7 @@ func (q *Queue) Leftovers(ctx context.Context, max int) (int, []jobs.Leftover, e
 	}
 	// Consumer first, then the stream: a message published in between is
 	// counted by the stream only, and errs towards a surplus the walk
-	// below then does not find (it stops at the floor).
+	// below then does not find (it stops at the last delivered message).
 	ci, err := cons.Info(ctx)
 	if err != nil {
 		return 0, nil, err
@@ -257,17 +266,22 @@ func (q *Queue) Leftovers(ctx context.Context, max int) (int, []jobs.Leftover, e
 	if err != nil {
 		return 0, nil, err
 	}
-	waiting := ci.NumPending + uint64(ci.NumAckPending)
-	if si.State.Msgs <= waiting {
+	if si.State.Msgs == 0 {
 		return 0, nil, nil
 	}
-	surplus := int(si.State.Msgs - waiting)
-	floor := ci.AckFloor.Stream
-	if ci.NumAckPending == 0 {
-		floor = ci.Delivered.Stream
+	surplus := 0
+	if waiting := ci.NumPending + uint64(ci.NumAckPending); si.State.Msgs > waiting {
+		surplus = int(si.State.Msgs - waiting)
+	}
+	upTo := ci.AckFloor.Stream
+	if ci.NumAckPending == 0 || (ci.NumPending == 0 && ci.NumAckPending <= max) {
+		upTo = ci.Delivered.Stream
+	}
+	if surplus == 0 && upTo == ci.AckFloor.Stream {
+		return 0, nil, nil
 	}
 	var found []jobs.Leftover
-	for seq := si.State.FirstSeq; seq <= floor && len(found) < max; {
+	for seq := si.State.FirstSeq; seq <= upTo && len(found) < max; {
 		m, err := stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(q.names.WorkSubject+".>"))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			break
@@ -275,7 +289,7 @@ func (q *Queue) Leftovers(ctx context.Context, max int) (int, []jobs.Leftover, e
 		if err != nil {
 			return surplus, found, err
 		}
-		if m.Sequence > floor {
+		if m.Sequence > upTo {
 			break
 		}
 		var wm workMsg
