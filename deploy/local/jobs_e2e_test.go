@@ -80,6 +80,7 @@ func jobsEndToEnd(t *testing.T, st *local.Stack) {
 		{`{"to":"camt.053","items":[]}`, "items"},
 		{`{"to":"camt.053","items":[{"message":""}]}`, "items[0].message"},
 		{`{"to":"camt.053","items":[{"message":"x"}],"ttl_seconds":90000}`, "ttl_seconds"},
+		{`{"to":"camt.053","items":[{"message":"x"}],"reference":"a\nb"}`, "reference"},
 	} {
 		r := c.call("POST", "/v1/convert/batch", "conversion-live", tc.body)
 		r.wantProblem(t, 400, "invalid-input")
@@ -93,9 +94,12 @@ func jobsEndToEnd(t *testing.T, st *local.Stack) {
 	for i := range items {
 		items[i] = fmt.Sprintf(`{"message":":20:E2E%d\n:25:DE89370400440532013000\n:28C:1/1\n:60F:C260101EUR100,00\n:62F:C260101EUR100,00"}`, i)
 	}
-	r = c.call("POST", "/v1/convert/batch", "conversion-live", `{"to":"camt.053","items":[`+strings.Join(items, ",")+`]}`)
+	// The client's reference (docs/jobs.md) comes back on the job and in its
+	// webhook.
+	const ref = "nightly statements / 2026-05-20"
+	r = c.call("POST", "/v1/convert/batch", "conversion-live", `{"to":"camt.053","reference":"`+ref+`","items":[`+strings.Join(items, ",")+`]}`)
 	jobID, _ := r.json["id"].(string)
-	if r.status != 202 || r.json["status"] != "queued" || jobID == "" || r.json["expires_at"] == nil || r.json["created_at"] == nil {
+	if r.status != 202 || r.json["status"] != "queued" || jobID == "" || r.json["expires_at"] == nil || r.json["created_at"] == nil || r.json["reference"] != ref {
 		t.Fatalf("batch: %d %s", r.status, r.body)
 	}
 
@@ -168,7 +172,7 @@ func jobsEndToEnd(t *testing.T, st *local.Stack) {
 	var ev map[string]any
 	_ = json.Unmarshal(d.body, &ev)
 	if d.header.Get("X-Service-Event") != "job.completed" || d.header.Get("X-Service-Delivery") == "" ||
-		ev["event"] != "job.completed" || ev["id"] != jobID || ev["status"] != "completed" || strings.Contains(string(d.body), "E2E") {
+		ev["event"] != "job.completed" || ev["id"] != jobID || ev["status"] != "completed" || ev["reference"] != ref || strings.Contains(string(d.body), "E2E") {
 		t.Fatalf("delivery: %v %s", d.header, d.body)
 	}
 

@@ -107,6 +107,7 @@ type completedBody struct {
 	StartedAt      string `json:"started_at,omitempty"`
 	CompletedAt    string `json:"completed_at,omitempty"`
 	ExpiresAt      string `json:"expires_at,omitempty"`
+	Reference      string `json:"reference"`
 }
 
 // timestamp formats t as protojson formats a google.protobuf.Timestamp: RFC
@@ -129,6 +130,7 @@ func eventBody(j Job) ([]byte, error) {
 		ItemCount: j.ItemCount, SucceededCount: j.Succeeded, FailedCount: j.Failed,
 		CreatedAt: timestamp(j.CreatedAt), StartedAt: timestamp(j.StartedAt),
 		CompletedAt: timestamp(j.CompletedAt), ExpiresAt: timestamp(j.ExpiresAt),
+		Reference: j.Reference,
 	})
 }
 

@@ -28,7 +28,7 @@ func TestEventBodyMatchesProtoContract(t *testing.T) {
 	for name, j := range map[string]jobs.Job{
 		"completed": {ID: "5b0c2a7e-0000-4000-8000-000000000001", Status: jobs.JobCompleted, ItemCount: 5, Succeeded: 4, Failed: 1,
 			CreatedAt: created, StartedAt: created.Add(120 * time.Millisecond), CompletedAt: created.Add(time.Second + 123456*time.Nanosecond),
-			ExpiresAt: created.Add(time.Hour + time.Second + 123456789*time.Nanosecond)},
+			ExpiresAt: created.Add(time.Hour + time.Second + 123456789*time.Nanosecond), Reference: "payroll 2026-11 \"Zürich\" <3>"},
 		"zero counts, not started": {ID: "5b0c2a7e-0000-4000-8000-000000000002", Status: jobs.JobCompleted,
 			CreatedAt: created.In(time.FixedZone("CET", 3600)), CompletedAt: created.Add(time.Microsecond), ExpiresAt: created.Add(time.Hour)},
 	} {
@@ -41,6 +41,7 @@ func TestEventBodyMatchesProtoContract(t *testing.T) {
 				Event: jobs.EventJobCompleted, Id: j.ID, Status: j.Status,
 				ItemCount: int32(j.ItemCount), SucceededCount: int32(j.Succeeded), FailedCount: int32(j.Failed),
 				CreatedAt: ts(j.CreatedAt), StartedAt: ts(j.StartedAt), CompletedAt: ts(j.CompletedAt), ExpiresAt: ts(j.ExpiresAt),
+				Reference: j.Reference,
 			}
 			var parsed jobsv1.JobCompletedEvent
 			if err := protojson.Unmarshal(got, &parsed); err != nil || !proto.Equal(&parsed, want) {

@@ -79,6 +79,9 @@ type Job struct {
 	// created it. Both are written at creation; JobByIdempotencyKey reads
 	// them back (other reads may leave them empty).
 	IdempotencyKey, RequestHash string
+	// Reference is the client's own name for the batch, as submitted
+	// (BatchRequest.Reference); "" when none.
+	Reference string
 	// Replayed is never stored: CreateBatch sets it on a job it answers
 	// because the request's Idempotency-Key had already committed it, so
 	// that the edge does not bill that job again (docs/jobs.md "Billing").

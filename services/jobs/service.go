@@ -15,6 +15,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -225,6 +227,32 @@ type BatchRequest struct {
 	Messages []string
 	// TTL is nil for the default.
 	TTLSeconds *int32
+	// Reference is the client's own name for the batch (MaxReferenceLen
+	// characters at most, no control characters), echoed on the job and in
+	// its job.completed body: what lets a client that never got the 202
+	// recognise the job (docs/jobs.md, "Submission").
+	Reference string
+}
+
+// MaxReferenceLen bounds BatchRequest.Reference, in characters.
+const MaxReferenceLen = 128
+
+// checkReference refuses a reference that is too long, not UTF-8, or holds
+// control characters (it travels in JSON, logs and receivers' databases).
+func checkReference(ref string) error {
+	bad := func(detail string) error { return fieldProblem(problem.InvalidInput, detail, "reference") }
+	if !utf8.ValidString(ref) {
+		return bad("reference must be UTF-8")
+	}
+	if n := utf8.RuneCountInString(ref); n > MaxReferenceLen {
+		return bad(fmt.Sprintf("reference has %d characters; at most %d", n, MaxReferenceLen))
+	}
+	for _, r := range ref {
+		if unicode.IsControl(r) {
+			return bad("reference must not contain control characters")
+		}
+	}
+	return nil
 }
 
 // CreateBatch validates req and stores the job with its items sealed and
@@ -252,6 +280,9 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 			return Job{}, fieldProblem(problem.MessageTooLarge,
 				fmt.Sprintf("%s is %d bytes; a message may have at most %d", f, len(m), MaxItemBytes), f)
 		}
+	}
+	if err := checkReference(req.Reference); err != nil {
+		return Job{}, err
 	}
 	ttl := DefaultTTL
 	if req.TTLSeconds != nil {
@@ -284,7 +315,7 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		ID: uuid.NewString(), AccountID: c.AccountID, Mode: c.Mode, Status: JobQueued,
 		From: req.From, To: req.To, Options: req.Options,
 		ItemCount: n, Pending: n, TTL: ttl, CreatedAt: now, ExpiresAt: now.Add(ttl),
-		IdempotencyKey: key, RequestHash: hash,
+		IdempotencyKey: key, RequestHash: hash, Reference: req.Reference,
 	}
 	items := make([]Item, n)
 	for i, m := range req.Messages {
@@ -535,6 +566,11 @@ func requestHash(req BatchRequest) string {
 		N        int
 	}{req.To, req.From, req.Options, ttl, len(req.Messages)})
 	h.Write(head)
+	if req.Reference != "" {
+		// Only when set: the hashes of keys stored before references existed
+		// stay valid.
+		fmt.Fprintf(h, "\nreference %d:%s", len(req.Reference), req.Reference)
+	}
 	for _, m := range req.Messages {
 		// Length-prefixed, so no two lists of messages hash alike.
 		fmt.Fprintf(h, "\n%d:", len(m))

@@ -207,6 +207,9 @@ func TestCreateBatchValidation(t *testing.T) {
 		{"ttl zero", jobs.BatchRequest{To: "camt.053", Messages: []string{"x"}, TTLSeconds: ttl(0)}, "ttl_seconds"},
 		{"ttl negative", jobs.BatchRequest{To: "camt.053", Messages: []string{"x"}, TTLSeconds: ttl(-5)}, "ttl_seconds"},
 		{"ttl over a day", jobs.BatchRequest{To: "camt.053", Messages: []string{"x"}, TTLSeconds: ttl(86401)}, "ttl_seconds"},
+		{"reference too long", jobs.BatchRequest{To: "camt.053", Messages: []string{"x"}, Reference: strings.Repeat("ü", jobs.MaxReferenceLen+1)}, "reference"},
+		{"reference with a newline", jobs.BatchRequest{To: "camt.053", Messages: []string{"x"}, Reference: "run 4\nX-Injected: 1"}, "reference"},
+		{"reference not UTF-8", jobs.BatchRequest{To: "camt.053", Messages: []string{"x"}, Reference: "run \xff"}, "reference"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := svc.CreateBatch(ctx, alice, tc.req)
@@ -223,6 +226,12 @@ func TestCreateBatchValidation(t *testing.T) {
 		j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: []string{"x"}})
 		if err != nil || j.TTL != time.Hour || j.Status != jobs.JobQueued || j.ItemCount != 1 || j.Pending != 1 {
 			t.Fatalf("default: %v %+v", err, j)
+		}
+	})
+	t.Run("reference of 128 characters accepted", func(t *testing.T) {
+		ref := strings.Repeat("ü", jobs.MaxReferenceLen)
+		if j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: []string{"x"}, Reference: ref}); err != nil || j.Reference != ref {
+			t.Fatalf("%v %q", err, j.Reference)
 		}
 	})
 	t.Run("no principal", func(t *testing.T) {
@@ -345,9 +354,13 @@ func batchThroughQueueWithWebhook(t *testing.T, e *env) {
 		}
 		return fmt.Sprintf("secret payment %d", i)
 	})
-	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs})
+	const ref = "statements 2026-11-27 / run 4"
+	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs, Reference: ref})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if j.Reference != ref {
+		t.Fatalf("reference %q on the answer", j.Reference)
 	}
 	var v jobs.JobView
 	waitFor(t, "job completion", 20*time.Second, func() bool {
@@ -403,7 +416,7 @@ func batchThroughQueueWithWebhook(t *testing.T, e *env) {
 	}
 	if body["event"] != "job.completed" || body["id"] != j.ID || body["status"] != "completed" ||
 		body["item_count"] != float64(n) || body["succeeded_count"] != float64(n-2) || body["failed_count"] != float64(2) ||
-		body["completed_at"] == nil || body["expires_at"] == nil {
+		body["completed_at"] == nil || body["expires_at"] == nil || body["reference"] != ref || v.Job.Reference != ref {
 		t.Fatalf("body: %s", d.body)
 	}
 	if bytes.Contains(d.body, []byte("payment")) || bytes.Contains(d.body, []byte("PAYMENT")) {

@@ -54,7 +54,10 @@ type Job struct {
 	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
 	// Per-item results, in request order. Item inputs are purged as each item
 	// completes; results remain until expires_at.
-	Items         []*JobItem `protobuf:"bytes,11,rep,name=items,proto3" json:"items,omitempty"`
+	Items []*JobItem `protobuf:"bytes,11,rep,name=items,proto3" json:"items,omitempty"`
+	// The client's own reference, as submitted (empty when none); also in the
+	// job.completed body. Not shown in the spec; decision (docs/jobs.md).
+	Reference     string `protobuf:"bytes,12,opt,name=reference,proto3" json:"reference,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -164,6 +167,13 @@ func (x *Job) GetItems() []*JobItem {
 		return x.Items
 	}
 	return nil
+}
+
+func (x *Job) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
 }
 
 type JobItem struct {
@@ -331,7 +341,14 @@ type CreateBatchRequest struct {
 	Items []*BatchItem `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
 	// Result TTL in seconds. Unset means 3600 (1 hour); the maximum is 86400
 	// (24 hours). Decision: values outside 1..86400 answer invalid-input.
-	TtlSeconds    *int32 `protobuf:"varint,5,opt,name=ttl_seconds,json=ttlSeconds,proto3,oneof" json:"ttl_seconds,omitempty"`
+	TtlSeconds *int32 `protobuf:"varint,5,opt,name=ttl_seconds,json=ttlSeconds,proto3,oneof" json:"ttl_seconds,omitempty"`
+	// The client's own reference for the batch (its file name, batch id, ...):
+	// at most 128 characters, no control characters. Echoed on the job and in
+	// its job.completed webhook, so that a client whose answer was lost (no
+	// Idempotency-Key, a connection cut after the commit) can recognise the
+	// job. Not message content: it is stored as given. Not shown in the spec;
+	// decision (docs/jobs.md).
+	Reference     string `protobuf:"bytes,6,opt,name=reference,proto3" json:"reference,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -399,6 +416,13 @@ func (x *CreateBatchRequest) GetTtlSeconds() int32 {
 		return *x.TtlSeconds
 	}
 	return 0
+}
+
+func (x *CreateBatchRequest) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
 }
 
 type BatchItem struct {
@@ -666,7 +690,7 @@ var File_jobs_v1_jobs_proto protoreflect.FileDescriptor
 
 const file_jobs_v1_jobs_proto_rawDesc = "" +
 	"\n" +
-	"\x12jobs/v1/jobs.proto\x12\ajobs.v1\x1a\x1econversion/v1/conversion.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd5\x03\n" +
+	"\x12jobs/v1/jobs.proto\x12\ajobs.v1\x1a\x1econversion/v1/conversion.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf3\x03\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1d\n" +
@@ -683,7 +707,8 @@ const file_jobs_v1_jobs_proto_rawDesc = "" +
 	"\n" +
 	"expires_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12&\n" +
-	"\x05items\x18\v \x03(\v2\x10.jobs.v1.JobItemR\x05items\"\xaf\x01\n" +
+	"\x05items\x18\v \x03(\v2\x10.jobs.v1.JobItemR\x05items\x12\x1c\n" +
+	"\treference\x18\f \x01(\tR\treference\"\xaf\x01\n" +
 	"\aJobItem\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n" +
@@ -694,14 +719,15 @@ const file_jobs_v1_jobs_proto_rawDesc = "" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\x05R\x06status\x12\x16\n" +
-	"\x06detail\x18\x04 \x01(\tR\x06detail\"\xca\x01\n" +
+	"\x06detail\x18\x04 \x01(\tR\x06detail\"\xe8\x01\n" +
 	"\x12CreateBatchRequest\x12\x0e\n" +
 	"\x02to\x18\x01 \x01(\tR\x02to\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\tR\x04from\x120\n" +
 	"\aoptions\x18\x03 \x01(\v2\x16.conversion.v1.OptionsR\aoptions\x12(\n" +
 	"\x05items\x18\x04 \x03(\v2\x12.jobs.v1.BatchItemR\x05items\x12$\n" +
 	"\vttl_seconds\x18\x05 \x01(\x05H\x00R\n" +
-	"ttlSeconds\x88\x01\x01B\x0e\n" +
+	"ttlSeconds\x88\x01\x01\x12\x1c\n" +
+	"\treference\x18\x06 \x01(\tR\treferenceB\x0e\n" +
 	"\f_ttl_seconds\"%\n" +
 	"\tBatchItem\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\"5\n" +

@@ -401,8 +401,12 @@ type JobCompletedEvent struct {
 	StartedAt      *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
 	CompletedAt    *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=completed_at,json=completedAt,proto3" json:"completed_at,omitempty"`
 	ExpiresAt      *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The client's reference submitted with the batch; "" when it had none.
+	// Decision (docs/jobs.md): what lets a client whose 202 was lost
+	// recognise the job.
+	Reference     string `protobuf:"bytes,11,opt,name=reference,proto3" json:"reference,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JobCompletedEvent) Reset() {
@@ -505,6 +509,13 @@ func (x *JobCompletedEvent) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *JobCompletedEvent) GetReference() string {
+	if x != nil {
+		return x.Reference
+	}
+	return ""
+}
+
 var File_jobs_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_jobs_v1_webhooks_proto_rawDesc = "" +
@@ -530,7 +541,7 @@ const file_jobs_v1_webhooks_proto_rawDesc = "" +
 	"\x14consecutive_failures\x18\x05 \x01(\x05R\x13consecutiveFailures\"&\n" +
 	"\x14DeleteWebhookRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x17\n" +
-	"\x15DeleteWebhookResponse\"\xac\x03\n" +
+	"\x15DeleteWebhookResponse\"\xca\x03\n" +
 	"\x11JobCompletedEvent\x12\x14\n" +
 	"\x05event\x18\x01 \x01(\tR\x05event\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x16\n" +
@@ -546,7 +557,8 @@ const file_jobs_v1_webhooks_proto_rawDesc = "" +
 	"\fcompleted_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\x129\n" +
 	"\n" +
 	"expires_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt2\xfd\x01\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x1c\n" +
+	"\treference\x18\v \x01(\tR\treference2\xfd\x01\n" +
 	"\x0eWebhookService\x12N\n" +
 	"\rCreateWebhook\x12\x1d.jobs.v1.CreateWebhookRequest\x1a\x1e.jobs.v1.CreateWebhookResponse\x12K\n" +
 	"\fListWebhooks\x12\x1c.jobs.v1.ListWebhooksRequest\x1a\x1d.jobs.v1.ListWebhooksResponse\x12N\n" +

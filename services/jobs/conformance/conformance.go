@@ -56,6 +56,7 @@ func newJob(account string, n int) (jobs.Job, []jobs.Item) {
 		ID: uuid.NewString(), AccountID: account, Mode: "live", Status: jobs.JobQueued,
 		From: "mt940", To: "camt.053", Options: jobs.Options{Strict: true, TargetVersion: "camt.053.001.08", Field86Profile: "german"},
 		ItemCount: n, Pending: n, TTL: time.Hour, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
+		Reference: "payroll 2026-11 / Zürich #3",
 	}
 	items := make([]jobs.Item, n)
 	for i := range items {
@@ -79,7 +80,8 @@ func sameJob(t *testing.T, got, want jobs.Job) {
 		got.From == want.From && got.To == want.To && got.Options == want.Options &&
 		got.ItemCount == want.ItemCount && got.Succeeded == want.Succeeded && got.Failed == want.Failed &&
 		got.Pending == want.Pending && got.TTL == want.TTL && got.CreatedAt.Equal(want.CreatedAt) &&
-		got.StartedAt.Equal(want.StartedAt) && got.CompletedAt.Equal(want.CompletedAt) && got.ExpiresAt.Equal(want.ExpiresAt)
+		got.StartedAt.Equal(want.StartedAt) && got.CompletedAt.Equal(want.CompletedAt) && got.ExpiresAt.Equal(want.ExpiresAt) &&
+		got.Reference == want.Reference
 	if !eq {
 		t.Fatalf("job:\n got %+v\nwant %+v", got, want)
 	}

@@ -56,6 +56,7 @@ func jobPB(j jobs.Job) *jobsv1.Job {
 		StartedAt:   tsOrNil(j.StartedAt),
 		CompletedAt: tsOrNil(j.CompletedAt),
 		ExpiresAt:   tsOrNil(j.ExpiresAt),
+		Reference:   j.Reference,
 	}
 }
 
@@ -64,7 +65,7 @@ func (s *jobServer) CreateBatch(ctx context.Context, req *jobsv1.CreateBatchRequ
 	for i, it := range req.GetItems() {
 		msgs[i] = it.GetMessage()
 	}
-	br := jobs.BatchRequest{To: req.GetTo(), From: req.GetFrom(), Options: convertclient.OptionsFromPB(req.GetOptions()), Messages: msgs}
+	br := jobs.BatchRequest{To: req.GetTo(), From: req.GetFrom(), Options: convertclient.OptionsFromPB(req.GetOptions()), Messages: msgs, Reference: req.GetReference()}
 	if req.TtlSeconds != nil {
 		v := req.GetTtlSeconds()
 		br.TTLSeconds = &v
