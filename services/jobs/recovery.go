@@ -198,7 +198,7 @@ func (s *Service) DiscardLeftovers(ctx context.Context) (int, error) {
 	}
 	if n > 0 {
 		s.metrics.LeftoversDiscarded(n)
-		s.log.InfoContext(ctx, "jobs: discarded work messages of settled items the queue kept", "messages", n, "never_delivered", total)
+		s.log.WarnContext(ctx, "jobs: discarded work messages of settled items the queue kept", "messages", n, "never_delivered", total)
 	}
 	return n, nil
 }

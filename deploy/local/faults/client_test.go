@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -39,6 +40,9 @@ type tenant struct {
 	secret  string // its webhook endpoint's signing secret
 	hookURL string
 	http    *http.Client
+	// lastAnswer is when the latest answer to a conversion arrived (Unix
+	// nanoseconds): the end of the last request a stopping gateway served.
+	lastAnswer atomic.Int64
 }
 
 // meteringctl runs the operators' tool against the suite's database.
@@ -180,10 +184,14 @@ func (tn *tenant) convertKeyed(msg []byte, key string) answer {
 	if err != nil {
 		return answer{err: err}
 	}
+	tn.lastAnswer.Store(time.Now().UnixNano())
 	return answer{status: resp.StatusCode, header: resp.Header, body: b}
 }
 
-func batchBody(msg []byte, n int) []byte {
+func batchBody(msg []byte, n int) []byte { return batchBodyRef(msg, n, "") }
+
+// batchBodyRef is batchBody with the client's reference (none when empty).
+func batchBodyRef(msg []byte, n int, ref string) []byte {
 	type item struct {
 		Message string `json:"message"`
 	}
@@ -191,7 +199,11 @@ func batchBody(msg []byte, n int) []byte {
 	for i := range items {
 		items[i].Message = string(msg)
 	}
-	b, _ := json.Marshal(map[string]any{"to": "camt.053", "items": items})
+	body := map[string]any{"to": "camt.053", "items": items}
+	if ref != "" {
+		body["reference"] = ref
+	}
+	b, _ := json.Marshal(body)
 	return b
 }
 
@@ -331,6 +343,7 @@ type receiver struct {
 	attempts  map[string]int            // delivery id → attempts
 	arrivals  map[string][]time.Time    // delivery id → when each attempt arrived
 	jobOf     map[string]string         // delivery id → its job
+	refOf     map[string]string         // job id → the reference its job.completed carried
 	byTenant  map[string][]string       // tenant → its delivery ids, first seen first
 	bad       []string                  // deliveries that did not verify
 }
@@ -342,7 +355,7 @@ func newReceiver() (*receiver, error) {
 	}
 	r := &receiver{url: "http://" + l.Addr().String(), secrets: map[string]string{}, failFirst: map[string]bool{},
 		failAll: map[string]bool{}, seen: map[string]bool{}, ok: map[string]map[string]int{}, attempts: map[string]int{},
-		arrivals: map[string][]time.Time{}, jobOf: map[string]string{}, byTenant: map[string][]string{}}
+		arrivals: map[string][]time.Time{}, jobOf: map[string]string{}, refOf: map[string]string{}, byTenant: map[string][]string{}}
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = r.srv.Serve(l) }()
 	return r, nil
@@ -394,8 +407,9 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.byTenant[name] = append(r.byTenant[name], id)
 	}
 	var ev struct {
-		Event string `json:"event"`
-		ID    string `json:"id"`
+		Event     string `json:"event"`
+		ID        string `json:"id"`
+		Reference string `json:"reference"`
 	}
 	if err := json.Unmarshal(body, &ev); err != nil || ev.Event != "job.completed" {
 		r.bad = append(r.bad, name+": not a job.completed event")
@@ -403,6 +417,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.jobOf[id] = ev.ID
+	r.refOf[ev.ID] = ev.Reference
 	if r.failAll[name] || (first && r.failFirst[name]) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return
@@ -412,6 +427,14 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.ok[ev.ID][id]++
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// reference is the reference job's job.completed carried ("" when none
+// arrived).
+func (r *receiver) reference(job string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.refOf[job]
 }
 
 // deliveries returns, for each job, the delivery ids received successfully

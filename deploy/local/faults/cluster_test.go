@@ -20,7 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/ledgerlane/platform/services/jobs"
+	"github.com/ledgerlane/platform/services/jobs/natsqueue"
 )
 
 // The servers the suite starts. Each is looked up at these paths first (where
@@ -588,4 +592,37 @@ func countLog(substr string, procs ...*proc) int {
 		n += strings.Count(string(b), substr)
 	}
 	return n
+}
+
+// workStream reports how many messages the jobs' work stream stores, and
+// the state of its consumer for the record.
+func (c *cluster) workStream() (uint64, string, error) {
+	nc, err := nats.Connect(c.natsURL, nats.Timeout(2*time.Second))
+	if err != nil {
+		return 0, "", err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return 0, "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	names := natsqueue.DefaultNames()
+	st, err := js.Stream(ctx, names.WorkStream)
+	if err != nil {
+		return 0, "", err
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	state := fmt.Sprintf("stream first %d last %d msgs %d", info.State.FirstSeq, info.State.LastSeq, info.State.Msgs)
+	if cons, err := st.Consumer(ctx, names.WorkConsumer); err == nil {
+		if ci, err := cons.Info(ctx); err == nil {
+			state += fmt.Sprintf("; consumer delivered %d ack floor %d pending %d ack pending %d redelivered %d",
+				ci.Delivered.Stream, ci.AckFloor.Stream, ci.NumPending, ci.NumAckPending, ci.NumRedelivered)
+		}
+	}
+	return info.State.Msgs, state, nil
 }
