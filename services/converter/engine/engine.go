@@ -344,7 +344,7 @@ func ValidateOptions(o statement.Options) error {
 	if err := check("translitProfile", o.TranslitProfile, "base", "german"); err != nil {
 		return err
 	}
-	if err := check("field86Profile", o.Field86Profile, "plain", "german"); err != nil {
+	if err := check("field86Profile", o.Field86Profile, "plain", "german", "sepa"); err != nil {
 		return err
 	}
 	if err := check("dateFormat", o.DateFormat, "dmy", "mdy", "ymd"); err != nil {

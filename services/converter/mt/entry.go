@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerlane/platform/services/converter/bankid"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -118,6 +119,16 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	}
 	ref := s[i:]
 	extra := ""
+	if acct, after, ok := accountAsReference(ref); ok {
+		// ASN Bank writes the counterparty's IBAN where the reference
+		// belongs, past its 16 characters: it is the counterparty's
+		// account, never a (cut) reference.
+		e.Counterparty.IBAN = acct
+		ref, extra = "", after
+		if k := indexSlashes(after); k >= 0 {
+			extra, e.BankReference = strings.TrimSpace(after[:k]), strings.TrimSpace(after[k+2:])
+		}
+	}
 	if k := indexSlashes(ref); k >= 0 {
 		ref, e.BankReference = ref[:k], strings.TrimSpace(ref[k+2:])
 		if len(e.BankReference) > 16 {
@@ -145,7 +156,29 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 		}
 	}
 	e.Supplementary = strings.TrimSpace(extra)
+	if e.Counterparty.IBAN == "" && bankid.ValidIBAN(e.Supplementary) {
+		// Rabobank writes the counterparty's IBAN as the supplementary
+		// details.
+		e.Counterparty.IBAN = e.Supplementary
+	}
 	return nil
+}
+
+// accountAsReference reports whether the :61: reference subfield starts
+// with a valid IBAN (up to a space or "//"), and returns it and what
+// follows it.
+func accountAsReference(ref string) (acct, after string, ok bool) {
+	end := len(ref)
+	if k := strings.IndexByte(ref, ' '); k >= 0 {
+		end = k
+	}
+	if k := indexSlashes(ref[:end]); k >= 0 {
+		end = k
+	}
+	if end < 15 || !bankid.ValidIBAN(ref[:end]) {
+		return "", "", false
+	}
+	return ref[:end], strings.TrimSpace(ref[end:]), true
 }
 
 // indexSlashes is strings.Index(s, "//") for the short texts of :61:,

@@ -11,12 +11,23 @@ import (
 // (lines joined with "\n"); the german profile reads the structured form of
 // the German banking industry (DFÜ-Abkommen): a 3-digit business transaction
 // code (GVC) and ?nn subfields, with SEPA identifiers inside the remittance.
+//
+// The plain profile (the default) and the sepa profile read the slash-coded
+// SEPA form of the Dutch banks when they find it (field86_sepa.go), and
+// ASN's leading counterparty line; other text is free text. The plain
+// profile takes the form when a line starts with a code, sepa also when a
+// code stands anywhere.
 func (p *msgParser) info86(e *statement.Entry, lines []string) {
-	if !p.german || !structured86(lines[0]) {
-		if p.german {
-			p.warn(CodeUnstructured86, ":86: is not structured (GVC?nn); kept as text")
+	if p.profile != "german" {
+		if !p.sepa86(e, lines, p.profile == "sepa") {
 			p.trimLines(lines, 0)
+			e.Info = p.a.text.join(lines, "\n")
 		}
+		return
+	}
+	if !structured86(lines[0]) {
+		p.warn(CodeUnstructured86, ":86: is not structured (GVC?nn); kept as text")
+		p.trimLines(lines, 0)
 		e.Info = p.a.text.join(lines, "\n")
 		return
 	}

@@ -15,7 +15,9 @@ import (
 // its :28C: sequence numbers and :60M:/:62M: intermediate balances.
 func Parse(input []byte, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
 	w := &warner{}
-	lx := lex(string(input), w, opts.Field86Profile == "german")
+	// The structured forms join their lines without a separator: a space
+	// at a line's end is text there, kept for the profiles that ask for them.
+	lx := lex(string(input), w, opts.Field86Profile == "german" || opts.Field86Profile == "sepa")
 	defer lx.release()
 	msgs := lx.msgs
 	if len(msgs) == 0 {
@@ -32,7 +34,7 @@ func Parse(input []byte, opts statement.Options) ([]*statement.Statement, []stat
 	a.text.chunk = min(len(input), 32<<10)
 	out := make([]*statement.Statement, 0, len(msgs))
 	for _, m := range msgs {
-		p := msgParser{m: m, w: w, german: opts.Field86Profile == "german", a: &a}
+		p := msgParser{m: m, w: w, profile: opts.Field86Profile, a: &a}
 		st, err := p.parse()
 		if err != nil {
 			return nil, nil, err
@@ -43,12 +45,13 @@ func Parse(input []byte, opts statement.Options) ([]*statement.Statement, []stat
 }
 
 type msgParser struct {
-	m      *rawMessage
-	w      *warner
-	german bool
-	a      *arena
-	st     *statement.Statement
-	f      rawField // the field being parsed
+	m *rawMessage
+	w *warner
+	// profile is the field86Profile: "german", "sepa", else plain.
+	profile string
+	a       *arena
+	st      *statement.Statement
+	f       rawField // the field being parsed
 	// last is the int64 form of the amount read last; entries sums the
 	// entries' signed amounts while that holds, so the balance check need
 	// not take the amounts apart again.
@@ -231,7 +234,7 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 			if prev == "61" {
 				p.info86(&st.Entries[len(st.Entries)-1], lines)
 			} else {
-				if p.german {
+				if p.profile == "german" || p.profile == "sepa" {
 					p.trimLines(lines, 0)
 				}
 				info = append(info, lines...)

@@ -59,9 +59,11 @@ type renderer struct {
 	german bool
 	tl     translit
 	stmtNo int
-	paged  int
-	date   statement.Date // the statement's date, for values the source lacks
-	err    error          // first amount that could not be written
+	// entryNo is the 1-based entry being written, for warning paths.
+	entryNo int
+	paged   int
+	date    statement.Date // the statement's date, for values the source lacks
+	err     error          // first amount that could not be written
 	// st is the statement being written; srcLine and srcField name the
 	// source line and field of the balance or entry being written (0 and
 	// "" for the statement's own fields), for refusals.
@@ -133,9 +135,11 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 		if e.Currency != "" && e.Currency != cur {
 			r.warn(CodeCurrencyDiffers, ":61:", "entry currency differs from the statement currency")
 		}
+		r.entryNo = i + 1
 		ebuf = r.entry(ebuf, e, &dropped)
 		ends[i] = len(ebuf)
 	}
+	r.entryNo = 0
 	r.ebuf = ebuf
 	entryLen := func(i int) int {
 		if i == 0 {
@@ -651,35 +655,72 @@ func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte 
 	}
 	if r.german {
 		text, trunc := german86(r.xEntry(e))
+		if e.Purpose != "" || e.ReturnReason != "" {
+			*dropped |= lostPurpose
+		}
+		if e.CreditorReference != "" {
+			*dropped |= lostRemittance
+		}
 		if trunc {
-			r.warn(CodeTruncated, ":86:", "structured :86: subfields cut to fit")
+			r.warn(CodeTruncated, r.mxPath(":86:", "NtryDtls/TxDtls/RmtInf/Ustrd"), "structured :86: subfields cut to fit")
 		}
 		w := lines86{r: r, b: b}
 		w.text(text)
 		return w.done()
 	}
 	w := lines86{r: r, b: b}
-	for _, l := range e.Remittance {
-		w.text(l)
+	if !structured(e) {
+		for _, l := range e.Remittance {
+			w.text(l)
+		}
+		w.text(e.Info)
+		return w.done()
 	}
+	// The slash-coded form of the Dutch banks (field86_sepa.go): the entry
+	// information as it is (pairs it kept, /TRTP/…), then the pairs.
 	w.text(e.Info)
-	if structured(e) {
-		w.line(r.plainParties(e, w.out, dropped))
-	}
+	w.line(r.slashPairs(e, w.out, dropped))
 	return w.done()
 }
 
-// plainParties carries an entry's structured data in a free-text :86: as
-// the "/CODE/value" pairs Dutch banks use in their MT940 (EREF, MARF, CSID,
-// NAME, IBAN, ACCT, BIC, ULTD, ULTC), in the room the text left. What does
-// not fit, or is already in the text, is not repeated; what does not fit
-// is reported as dropped.
-func (r *renderer) plainParties(e *statement.Entry, used int, dropped *lostSet) string {
-	text := strings.Join(e.Remittance, " ") + " " + e.Info
+// mxPath names a value of the entry being written: the field, and for a
+// camt source the element it came from (BkToCstmrStmt/Stmt[1]/Ntry[2]/…).
+func (r *renderer) mxPath(field, rel string) string {
+	if r.st == nil || r.st.Origin.Element == "" || r.entryNo == 0 {
+		return field
+	}
+	return field + " (" + r.st.Origin.Path() + "/Ntry[" + itoa(r.entryNo) + "]/" + rel + ")"
+}
+
+// slashPairs writes an entry's structured data as the "/CODE/value" pairs
+// Dutch banks use in their MT940, in the room the :86: has left after used
+// lines: the remittance first, one /REMI/ a line (cut to the room, with
+// TRUNCATED naming its source), as the free-text form gives the text
+// priority; then EREF, MARF, CSID, NAME, IBAN, ACCT, BIC, BANK, PURP, RTRN,
+// ULTD, ULTC and a Currence reference (/REMI/STRD/CUR/). What the entry
+// information already holds is not repeated; a pair that does not fit is
+// reported as dropped.
+func (r *renderer) slashPairs(e *statement.Entry, used int, dropped *lostSet) string {
 	room := (6-used)*65 - 6 // a little slack for line breaks moved off ':' and '-'
 	var b strings.Builder
+	for i, l := range e.Remittance {
+		if l = r.x(strings.TrimSpace(l)); l == "" {
+			continue
+		}
+		free := room - b.Len() - len("/REMI/")
+		if free < 1 {
+			*dropped |= lostRemittance
+			break
+		}
+		if len(l) > free {
+			r.warn(CodeTruncated, r.mxPath(":86:", "NtryDtls/TxDtls/RmtInf/Ustrd["+itoa(i+1)+"]"),
+				"remittance cut to "+itoa(free)+" of "+itoa(len(l))+" characters to fit :86: (6 x 65)")
+			l = strings.TrimRight(l[:free], " ")
+		}
+		b.WriteString("/REMI/" + l)
+	}
 	add := func(code, v string, flag lostSet) {
-		if v == "" || strings.Contains(text, v) {
+		if v == "" || strings.Contains(e.Info, "/"+code+"/"+v) {
 			return
 		}
 		v = r.x(v)
@@ -698,14 +739,26 @@ func (r *renderer) plainParties(e *statement.Entry, used int, dropped *lostSet) 
 	add("ACCT", cp.Account, lostCounterparty)
 	add("BIC", cp.BIC, lostCounterparty)
 	add("BANK", cp.BankCode, lostCounterparty)
+	add("PURP", e.Purpose, lostPurpose)
+	add("RTRN", e.ReturnReason, lostPurpose)
 	add("ULTD", e.UltimateDebtor, lostUltimate)
 	add("ULTC", e.UltimateCreditor, lostUltimate)
+	add("REMI", remiPrefix(e.CreditorReference), lostRemittance)
 	return b.String()
+}
+
+// remiPrefix is the /REMI/ value of a Currence payment reference.
+func remiPrefix(ref string) string {
+	if ref == "" {
+		return ""
+	}
+	return "STRD/CUR/" + ref
 }
 
 func structured(e *statement.Entry) bool {
 	return e.Counterparty != (statement.Counterparty{}) || e.EndToEndID != "" || e.MandateID != "" ||
-		e.CreditorID != "" || e.UltimateDebtor != "" || e.UltimateCreditor != ""
+		e.CreditorID != "" || e.UltimateDebtor != "" || e.UltimateCreditor != "" ||
+		e.Purpose != "" || e.ReturnReason != "" || e.CreditorReference != ""
 }
 
 // lostParties notes structured entry data that a free-text :86: (or none)
@@ -727,6 +780,12 @@ func (r *renderer) lostParties(e *statement.Entry, text string, dropped *lostSet
 	if miss(e.UltimateDebtor) || miss(e.UltimateCreditor) {
 		*dropped |= lostUltimate
 	}
+	if miss(e.Purpose) || miss(e.ReturnReason) {
+		*dropped |= lostPurpose
+	}
+	if miss(e.CreditorReference) {
+		*dropped |= lostRemittance
+	}
 }
 
 // lostSet records which kinds of entry data a statement could not carry.
@@ -739,9 +798,11 @@ const (
 	lostCreditor
 	lostUltimate
 	lostInfo
+	lostPurpose
+	lostRemittance
 )
 
-var lostNames = []string{"counterparty", "end-to-end id", "mandate id", "creditor id", "ultimate parties", ":86: information"}
+var lostNames = []string{"counterparty", "end-to-end id", "mandate id", "creditor id", "ultimate parties", ":86: information", "purpose or return reason", "remittance"}
 
 // xEntry is a copy of e with every text the german :86: uses already in
 // the X character set, so subfield lengths count output characters.

@@ -158,6 +158,8 @@ type entState struct {
 	ultDbtr, ultCdt string
 	cdtrID          string
 	instrID         string
+	// refIssr is the issuer of the structured creditor reference being read.
+	refIssr string
 }
 
 // Parse reads every statement (camt.053) or report (camt.052) in input.
@@ -814,9 +816,21 @@ func (p *parser) txDetail(path []byte, txt string) error {
 		if txt != "" {
 			e.Remittance = append(e.Remittance, txt)
 		}
+	case "Purp/Cd", "Purp/Prtry":
+		e.Purpose = txt
+	case "RtrInf/Rsn/Cd", "RtrInf/Rsn/Prtry":
+		e.ReturnReason = txt
+	case "RmtInf/Strd/CdtrRefInf/Tp/Issr":
+		en.refIssr = txt
 	case "RmtInf/Strd/CdtrRefInf/Ref":
-		// A structured creditor reference (RF, QR, ISR) is the part of the
-		// remittance a payee reconciles on; carry it as a remittance line.
+		// A Currence payment reference is the Dutch banks' /REMI/STRD/CUR/.
+		// Any other structured creditor reference (RF, QR, ISR) is the part
+		// of the remittance a payee reconciles on; carry it as a line.
+		if en.refIssr == "CUR" && e.CreditorReference == "" {
+			e.CreditorReference = txt
+			en.refIssr = ""
+			return nil
+		}
 		if txt != "" {
 			e.Remittance = append(e.Remittance, txt)
 			p.warnOnce(CodeStructuredRemittance, false, p.pathString(), "structured creditor reference carried as an unstructured remittance line")

@@ -282,7 +282,8 @@ func sizeHint(stmts []*statement.Statement) int {
 			e := &s.Entries[i]
 			t := len(e.Info) + len(e.CustomerReference) + len(e.BankReference) + len(e.Supplementary) +
 				len(e.EndToEndID) + len(e.MandateID) + len(e.CreditorID) + len(e.UltimateDebtor) + len(e.UltimateCreditor) +
-				len(e.Counterparty.Name) + len(e.Counterparty.IBAN) + len(e.Counterparty.Account) + len(e.Counterparty.BankCode)
+				len(e.Counterparty.Name) + len(e.Counterparty.IBAN) + len(e.Counterparty.Account) + len(e.Counterparty.BankCode) +
+				len(e.Purpose) + len(e.ReturnReason) + len(e.CreditorReference)
 			for _, l := range e.Remittance {
 				t += 40 + len(l)
 			}
@@ -831,7 +832,8 @@ func (r *renderer) details(e *statement.Entry) {
 	cp := e.Counterparty
 	hasParties := cp.Name != "" || cp.IBAN != "" || cp.Account != "" || e.UltimateDebtor != "" || e.UltimateCreditor != "" || e.CreditorID != ""
 	hasRefs := e2e != "" || instr != "" || e.MandateID != ""
-	if !hasRefs && !hasParties && len(e.Remittance) == 0 && e.Supplementary == "" {
+	if !hasRefs && !hasParties && len(e.Remittance) == 0 && e.Supplementary == "" &&
+		e.Purpose == "" && e.ReturnReason == "" && e.CreditorReference == "" && cp.BIC == "" && cp.BankCode == "" {
 		return
 	}
 	w := &r.w
@@ -850,7 +852,13 @@ func (r *renderer) details(e *statement.Entry) {
 	if cp.BIC != "" || cp.BankCode != "" {
 		r.agents(e)
 	}
-	r.remittance(e.Remittance)
+	r.codeOrPrtry("Purp", e.Purpose, txDtls+"/Purp")
+	r.remittance(e.Remittance, e.CreditorReference)
+	if e.ReturnReason != "" {
+		w.open("RtrInf")
+		r.codeOrPrtry("Rsn", e.ReturnReason, txDtls+"/RtrInf/Rsn")
+		w.close("RtrInf")
+	}
 	r.leaf("AddtlTxInf", e.Supplementary, 500, txDtls+"/AddtlTxInf")
 	w.close("TxDtls")
 	w.close("NtryDtls")
@@ -978,9 +986,26 @@ func (r *renderer) agents(e *statement.Entry) {
 	w.close("RltdAgts")
 }
 
+// codeOrPrtry writes a Purpose2Choice or ReturnReason5Choice: Cd for an
+// external code (1 to 4 letters or digits), else Prtry (Max35Text).
+func (r *renderer) codeOrPrtry(name, v, rel string) {
+	if v = strings.TrimSpace(v); v == "" {
+		return
+	}
+	w := &r.w
+	w.open(name)
+	if code4(v) && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == "" {
+		w.leaf("Cd", v)
+	} else {
+		r.leaf("Prtry", v, 35, rel, "Prtry")
+	}
+	w.close(name)
+}
+
 // remittance writes RmtInf with the lines split into Max140Text pieces; the
-// text survives whole, only its line breaks move.
-func (r *renderer) remittance(lines []string) {
+// text survives whole, only its line breaks move. A Currence payment
+// reference (cur) is the structured creditor reference, SCOR issued by CUR.
+func (r *renderer) remittance(lines []string, cur string) {
 	w := &r.w
 	opened := false
 	piece := func(s string) {
@@ -1007,6 +1032,23 @@ func (r *renderer) remittance(lines []string) {
 		if l != "" {
 			piece(l)
 		}
+	}
+	if cur = r.text(cur, 35, txDtls+"/RmtInf/Strd/CdtrRefInf/Ref"); cur != "" {
+		if !opened {
+			w.open("RmtInf")
+			opened = true
+		}
+		w.open("Strd")
+		w.open("CdtrRefInf")
+		w.open("Tp")
+		w.open("CdOrPrtry")
+		w.leaf("Cd", "SCOR")
+		w.close("CdOrPrtry")
+		w.leaf("Issr", "CUR")
+		w.close("Tp")
+		w.leaf("Ref", cur)
+		w.close("CdtrRefInf")
+		w.close("Strd")
 	}
 	if opened {
 		w.close("RmtInf")

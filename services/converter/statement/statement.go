@@ -149,6 +149,16 @@ type Entry struct {
 	Counterparty                                Counterparty
 	UltimateDebtor                              string // SEPA ABWA+
 	UltimateCreditor                            string // SEPA ABWE+
+	// Purpose is the SEPA purpose code (MT :86: /PURP/, camt Purp/Cd, or
+	// Purp/Prtry when it is not a code of 1 to 4 characters).
+	Purpose string
+	// ReturnReason is the reason of a returned payment (MT :86: /RTRN/,
+	// camt RtrInf/Rsn/Cd, or Rsn/Prtry when it is not a code).
+	ReturnReason string
+	// CreditorReference is a structured creditor reference issued by
+	// Currence, the Dutch payment reference (MT :86: /REMI/STRD/CUR/,
+	// camt RmtInf/Strd/CdtrRefInf with Issr CUR).
+	CreditorReference string
 	// Remittance is the unstructured remittance information, one element per
 	// line as the source had it.
 	Remittance []string

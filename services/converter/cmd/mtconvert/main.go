@@ -38,7 +38,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		from     = fs.String("from", "", "source format; detected when empty")
 		out      = fs.String("o", "", "write the result here instead of stdout")
 		translit = fs.String("translit", "", "translitProfile: base or german")
-		field86  = fs.String("field86", "", "field86Profile: plain or german")
+		field86  = fs.String("field86", "", "field86Profile: plain, german or sepa")
 		strict   = fs.Bool("strict", false, "fail instead of warning on lossy steps")
 		version  = fs.String("target-version", "", "targetVersion, e.g. camt.053.001.02")
 		dates    = fs.String("date-format", "", "dateFormat for CSV: dmy, mdy or ymd")
