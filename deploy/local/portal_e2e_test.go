@@ -587,11 +587,22 @@ func TestPortalInvitations(t *testing.T) {
 	}
 }
 
-// TestPortalAlertMails: the usage page lists the period's alert e-mails.
+// TestPortalAlertMails: the usage page lists the period's alert e-mails,
+// and says so when one could not be delivered (issue 27, 5: a mail the
+// server refuses for good is given up at once and shown, not retried
+// forever).
 func TestPortalAlertMails(t *testing.T) {
+	t.Run("sent", func(t *testing.T) { portalAlertMails(t, false) })
+	t.Run("refused for good", func(t *testing.T) { portalAlertMails(t, true) })
+}
+
+func portalAlertMails(t *testing.T, refused bool) {
 	st := stack(t, false, func(c *local.Config) { c.BillingInterval = 200 * time.Millisecond })
 	b := newBrowser(t, st.URL)
 	b.signUpVerified(st.Mail, "alerts@example.com", pw, "Alerts Ltd")
+	if refused {
+		st.Mail.Refuse("alerts@example.com")
+	}
 	if p := b.get("/portal/usage"); !strings.Contains(p.body, "None so far") || !strings.Contains(p.body, "No invoice yet") {
 		t.Fatalf("usage page before: %s", p.body)
 	}
@@ -612,9 +623,16 @@ func TestPortalAlertMails(t *testing.T) {
 		t.Fatalf("batch: %d", res.StatusCode)
 	}
 	deadline := time.Now().Add(15 * time.Second)
+	want := "to alerts@example.com, sent 20"
+	if refused {
+		want = "to alerts@example.com, <strong>not delivered</strong>: "
+	}
 	for {
 		p := b.get("/portal/usage")
-		if strings.Contains(p.body, "to alerts@example.com, sent 20") {
+		if strings.Contains(p.body, want) {
+			if refused && !strings.Contains(p.body, "550") {
+				t.Fatalf("the refusal's reason is not shown: %s", p.body)
+			}
 			return
 		}
 		if time.Now().After(deadline) {

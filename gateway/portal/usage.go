@@ -40,6 +40,10 @@ type alertView struct {
 	To, Subject string
 	Created     time.Time
 	Sent        *time.Time
+	// Failure is why the last attempt failed ("" when none did); GivenUp:
+	// the outbox will not try again.
+	Failure string
+	GivenUp bool
 }
 
 type invoiceView struct {
@@ -107,7 +111,8 @@ func (p *Portal) usageView(r *http.Request, token string) (*usageView, []*meteri
 	}
 	v.OverageCost = money(v.Overage*per1000/1000, v.Currency)
 	for _, m := range res.GetAlertMails() {
-		a := alertView{To: m.GetTo(), Subject: m.GetSubject(), Created: m.GetCreatedAt().AsTime()}
+		a := alertView{To: m.GetTo(), Subject: m.GetSubject(), Created: m.GetCreatedAt().AsTime(),
+			Failure: strings.TrimPrefix(m.GetLastError(), "given up: "), GivenUp: m.GetGivenUp()}
 		if m.SentAt != nil {
 			t := m.GetSentAt().AsTime()
 			a.Sent = &t

@@ -25,14 +25,18 @@ const (
 )
 
 // Outbox delivery defaults: a failed mail is retried after 30 s, then
-// after twice as long each time, up to an hour between attempts, for as long
-// as the failure may pass (an SMTP outage delays mail and loses none). A
-// permanent refusal (ErrMailPermanent: an address the server or the mail
-// library refuses, a 5xx) parks the mail at once: never attempted again,
-// its reason kept in the outbox (LastError) for the portal and operators.
+// after twice as long each time, up to an hour between attempts, for up to
+// MailGiveUpAfter from its creation (an SMTP outage of a few hours delays
+// mail and loses none; a usage alert three days late is news no more, and
+// the links in the portal's mails have expired by then). A permanent
+// refusal (ErrMailPermanent: an address the server or the mail library
+// refuses, a 5xx) parks the mail at once. A parked mail is never attempted
+// again; its reason stays in the outbox (LastError, "given up: …"), shown on
+// the portal's usage page and to operators.
 const (
 	DefaultMailBackoff    = 30 * time.Second
 	DefaultMailBackoffMax = time.Hour
+	MailGiveUpAfter       = 72 * time.Hour
 	mailLease             = 2 * time.Minute
 	mailBatch             = 50
 )
@@ -42,6 +46,10 @@ var ErrMailPermanent = errors.New("the mail server refused the mail for good")
 
 // mailParked is the next attempt of a parked mail: never.
 var mailParked = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// GivenUp reports whether the outbox gave m up (it is never attempted
+// again).
+func (m OutboxMail) GivenUp() bool { return m.SentAt == nil && !m.NextAttemptAt.Before(mailParked) }
 
 // SetMailBackoff changes the outbox's retry delays.
 func (s *Service) SetMailBackoff(first, most time.Duration) {
@@ -316,8 +324,12 @@ func (s *Service) DeliverMail(ctx context.Context, m Mailer) (int, error) {
 	for _, om := range mails {
 		if err := m.Send(ctx, Mail{ID: om.ID, To: om.To, Subject: om.Subject, Body: om.Body}); err != nil {
 			next, reason := s.timestamp().Add(s.backoff(om.Attempts)), err.Error()
-			if errors.Is(err, ErrMailPermanent) {
+			switch {
+			case errors.Is(err, ErrMailPermanent):
 				next, reason = mailParked, "given up: "+reason
+			case next.Sub(om.CreatedAt) > MailGiveUpAfter:
+				next, reason = mailParked, fmt.Sprintf("given up after %d attempts over %s: %s",
+					om.Attempts, s.timestamp().Sub(om.CreatedAt).Round(time.Minute), reason)
 			}
 			s.log.WarnContext(ctx, "usage alert mail not sent", "mail_id", om.ID, "attempt", om.Attempts, "next", next, "err", err)
 			if err := s.store.RetryMail(ctx, om.ID, next, reason); err != nil {

@@ -703,7 +703,54 @@ func TestMailRefusedForGoodIsParked(t *testing.T) {
 		_, _ = e.svc.DeliverMail(ctx, m)
 	}
 	box, _ := e.svc.Outbox(ctx, a.ID)
-	if m.calls != 1 || len(box) != 1 || box[0].SentAt != nil || !strings.HasPrefix(box[0].LastError, "given up: ") {
+	if m.calls != 1 || len(box) != 1 || box[0].SentAt != nil || !strings.HasPrefix(box[0].LastError, "given up: ") || !box[0].GivenUp() {
 		t.Fatalf("%d attempts; outbox %+v", m.calls, box)
+	}
+}
+
+// TestMailStillFailingAfterThreeDaysIsGivenUp (issue 27, 5): a mail that
+// keeps failing for a passing reason is retried with a growing delay for
+// MailGiveUpAfter, then given up with the count and the last reason, and
+// never attempted again.
+func TestMailStillFailingAfterThreeDaysIsGivenUp(t *testing.T) {
+	e := newBillingEnv(t)
+	ctx := t.Context()
+	a := e.account(metering.PlanStarter)
+	if _, err := e.svc.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
+		t.Fatal(err)
+	}
+	e.use(a.ID, 19_000)
+	if _, err := e.svc.CheckAlerts(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	mailer := &fakeMailer{down: true}
+	start := e.clock.Now()
+	// Every ten minutes for four days: each due attempt is made once.
+	for at := time.Duration(0); at <= 96*time.Hour; at += 10 * time.Minute {
+		e.clock.Set(start.Add(at))
+		_, _ = e.svc.DeliverMail(ctx, mailer)
+		box, _ := e.svc.Outbox(ctx, a.ID)
+		if len(box) != 1 {
+			t.Fatalf("outbox %+v", box)
+		}
+		if at < metering.MailGiveUpAfter-time.Hour && box[0].GivenUp() {
+			t.Fatalf("given up at +%v: %+v", at, box[0])
+		}
+	}
+	box, _ := e.svc.Outbox(ctx, a.ID)
+	m := box[0]
+	// 30 s, 1, 2, 4, 8, 16, 32 min, then hourly: about 77 attempts in 72 h.
+	if !m.GivenUp() || m.SentAt != nil || !strings.HasPrefix(m.LastError, "given up after ") ||
+		!strings.HasSuffix(m.LastError, ": connection refused") || m.Attempts < 70 || m.Attempts > 80 {
+		t.Fatalf("after four days: %+v", m)
+	}
+	attempts := m.Attempts
+	mailer.down = false
+	e.clock.Set(start.Add(30 * 24 * time.Hour))
+	if n, _ := e.svc.DeliverMail(ctx, mailer); n != 0 {
+		t.Fatal("a given-up mail was sent")
+	}
+	if box, _ := e.svc.Outbox(ctx, a.ID); box[0].Attempts != attempts {
+		t.Fatalf("attempted again: %+v", box[0])
 	}
 }

@@ -1089,7 +1089,12 @@ type PortalAlertMail struct {
 	Subject   string                 `protobuf:"bytes,2,opt,name=subject,proto3" json:"subject,omitempty"`
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// Absent while it waits in the outbox.
-	SentAt        *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=sent_at,json=sentAt,proto3" json:"sent_at,omitempty"`
+	SentAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=sent_at,json=sentAt,proto3" json:"sent_at,omitempty"`
+	// Why the last attempt failed; empty when none did.
+	LastError string `protobuf:"bytes,5,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// True when the outbox gave the mail up: refused for good by the mail
+	// server, or still failing three days after it was queued.
+	GivenUp       bool `protobuf:"varint,6,opt,name=given_up,json=givenUp,proto3" json:"given_up,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1150,6 +1155,20 @@ func (x *PortalAlertMail) GetSentAt() *timestamppb.Timestamp {
 		return x.SentAt
 	}
 	return nil
+}
+
+func (x *PortalAlertMail) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *PortalAlertMail) GetGivenUp() bool {
+	if x != nil {
+		return x.GivenUp
+	}
+	return false
 }
 
 // PortalInvoice is one closed period's invoice, pre-tax.
@@ -4192,13 +4211,16 @@ const file_metering_v1_portal_proto_rawDesc = "" +
 	"\x05plans\x18\x03 \x03(\v2\x17.metering.v1.PortalPlanR\x05plans\x12=\n" +
 	"\valert_mails\x18\x04 \x03(\v2\x1c.metering.v1.PortalAlertMailR\n" +
 	"alertMails\x126\n" +
-	"\binvoices\x18\x05 \x03(\v2\x1a.metering.v1.PortalInvoiceR\binvoices\"\xab\x01\n" +
+	"\binvoices\x18\x05 \x03(\v2\x1a.metering.v1.PortalInvoiceR\binvoices\"\xe5\x01\n" +
 	"\x0fPortalAlertMail\x12\x0e\n" +
 	"\x02to\x18\x01 \x01(\tR\x02to\x12\x18\n" +
 	"\asubject\x18\x02 \x01(\tR\asubject\x129\n" +
 	"\n" +
 	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x123\n" +
-	"\asent_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\"\xa8\x03\n" +
+	"\asent_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x05 \x01(\tR\tlastError\x12\x19\n" +
+	"\bgiven_up\x18\x06 \x01(\bR\agivenUp\"\xa8\x03\n" +
 	"\rPortalInvoice\x12=\n" +
 	"\fperiod_start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\vperiodStart\x129\n" +
 	"\n" +

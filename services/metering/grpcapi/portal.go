@@ -130,7 +130,8 @@ func (s *portalServer) GetPortalUsage(ctx context.Context, req *meteringv1.GetPo
 		if metering.PersonalMail(m.Milestone) || !m.PeriodStart.Equal(u.PeriodStart) {
 			continue
 		}
-		am := &meteringv1.PortalAlertMail{To: m.To, Subject: m.Subject, CreatedAt: timestamppb.New(m.CreatedAt)}
+		am := &meteringv1.PortalAlertMail{To: m.To, Subject: m.Subject, CreatedAt: timestamppb.New(m.CreatedAt),
+			LastError: m.LastError, GivenUp: m.GivenUp()}
 		if m.SentAt != nil {
 			am.SentAt = timestamppb.New(*m.SentAt)
 		}

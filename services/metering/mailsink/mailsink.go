@@ -31,9 +31,10 @@ type Sink struct {
 	lis  net.Listener
 	addr string
 
-	mu   sync.Mutex
-	msgs []Message
-	seq  int
+	mu      sync.Mutex
+	msgs    []Message
+	seq     int
+	refused map[string]bool
 }
 
 // Start listens on addr ("127.0.0.1:0" for a free port) and serves until
@@ -64,6 +65,24 @@ func (s *Sink) Addr() string { return s.addr }
 
 // Close stops the server.
 func (s *Sink) Close() error { return s.srv.Close() }
+
+// Refuse makes the server refuse addr for good from now on (550 to RCPT
+// TO), as a mail server does a mailbox that does not exist: what tests of
+// a permanent refusal need.
+func (s *Sink) Refuse(addr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refused == nil {
+		s.refused = map[string]bool{}
+	}
+	s.refused[addr] = true
+}
+
+func (s *Sink) refuses(addr string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused[addr]
+}
 
 // Messages returns the messages received so far, oldest first.
 func (s *Sink) Messages() []Message {
@@ -99,6 +118,9 @@ func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
 	return nil
 }
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if ss.sink.refuses(to) {
+		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"}
+	}
 	ss.to = append(ss.to, to)
 	return nil
 }
