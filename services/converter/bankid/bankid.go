@@ -5,6 +5,15 @@
 // identifier belongs to: there is no bank directory here.
 package bankid
 
+import "strings"
+
+// IBANShaped reports whether s looks like an IBAN (country letters, two
+// digits, 15 to 34 characters without spaces) whatever its check digits.
+func IBANShaped(s string) bool {
+	s = strings.ReplaceAll(s, " ", "")
+	return len(s) >= 15 && len(s) <= 34 && upper(s[0]) && upper(s[1]) && digit(s[2]) && digit(s[3])
+}
+
 // ValidIBAN reports whether s, compact and upper case, is an IBAN by its
 // structure and check digits: two letters, two digits, 11 to 30 letters or
 // digits, and the ISO 7064 mod-97 remainder 1. The country's own length is

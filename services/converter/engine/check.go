@@ -170,7 +170,7 @@ func (e *Engine) Enrich(input []byte, from string, opts statement.Options) (*Enr
 	for i, s := range stmts {
 		sp := fmt.Sprintf("statement[%d]/account", i+1)
 		addIBAN(s.Account.IBAN, sp)
-		if ibanShaped(s.Account.Other) {
+		if bankid.IBANShaped(s.Account.Other) {
 			// Read as another kind of number because its check digits fail:
 			// listed so that the fault shows.
 			addIBAN(s.Account.Other, sp)
@@ -181,7 +181,7 @@ func (e *Engine) Enrich(input []byte, from string, opts statement.Options) (*Enr
 			cp := s.Entries[j].Counterparty
 			path := fmt.Sprintf("statement[%d]/entry[%d]/counterparty", i+1, j+1)
 			addIBAN(cp.IBAN, path)
-			if ibanShaped(cp.Account) {
+			if bankid.IBANShaped(cp.Account) {
 				addIBAN(cp.Account, path)
 			}
 			addBIC(cp.BIC, path)
@@ -203,7 +203,7 @@ func enrichPayment(p *payment.Payment, at string, addIBAN, addBIC func(v, path s
 			return
 		}
 		addBIC(a.BIC, at+"/"+name)
-		if bankid.ValidIBAN(a.Account) || ibanShaped(a.Account) {
+		if bankid.ValidIBAN(a.Account) || bankid.IBANShaped(a.Account) {
 			addIBAN(a.Account, at+"/"+name)
 		}
 	}
@@ -212,7 +212,7 @@ func enrichPayment(p *payment.Payment, at string, addIBAN, addBIC func(v, path s
 			return
 		}
 		addBIC(pt.BIC, at+"/"+name)
-		if bankid.ValidIBAN(pt.Account) || ibanShaped(pt.Account) {
+		if bankid.ValidIBAN(pt.Account) || bankid.IBANShaped(pt.Account) {
 			addIBAN(pt.Account, at+"/"+name)
 		}
 	}
@@ -232,12 +232,4 @@ func enrichPayment(p *payment.Payment, at string, addIBAN, addBIC func(v, path s
 	if p.Underlying != nil {
 		enrichPayment(p.Underlying, at+"/underlying", addIBAN, addBIC)
 	}
-}
-
-// ibanShaped reports whether s looks like an IBAN (country letters, two
-// digits, 15 to 34 characters without spaces) whatever its check digits.
-func ibanShaped(s string) bool {
-	s = strings.ReplaceAll(s, " ", "")
-	return len(s) >= 15 && len(s) <= 34 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' &&
-		s[2] >= '0' && s[2] <= '9' && s[3] >= '0' && s[3] <= '9'
 }

@@ -123,7 +123,7 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 		// ASN Bank writes the counterparty's IBAN where the reference
 		// belongs, past its 16 characters: it is the counterparty's
 		// account, never a (cut) reference.
-		e.Counterparty.IBAN = acct
+		setAccount(&e.Counterparty, acct)
 		ref, extra = "", after
 		if k := indexSlashes(after); k >= 0 {
 			extra, e.BankReference = strings.TrimSpace(after[:k]), strings.TrimSpace(after[k+2:])
@@ -156,17 +156,18 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 		}
 	}
 	e.Supplementary = strings.TrimSpace(extra)
-	if e.Counterparty.IBAN == "" && bankid.ValidIBAN(e.Supplementary) {
+	if cp := &e.Counterparty; cp.IBAN == "" && cp.Account == "" && bankid.IBANShaped(e.Supplementary) && !strings.Contains(e.Supplementary, " ") {
 		// Rabobank writes the counterparty's IBAN as the supplementary
 		// details.
-		e.Counterparty.IBAN = e.Supplementary
+		setAccount(cp, e.Supplementary)
 	}
 	return nil
 }
 
 // accountAsReference reports whether the :61: reference subfield starts
-// with a valid IBAN (up to a space or "//"), and returns it and what
-// follows it.
+// with an account (up to a space or "//"): a valid IBAN, or one shaped like
+// an IBAN and longer than the 16 characters a reference has (its check
+// digits wrong, as in anonymised files). It returns it and what follows.
 func accountAsReference(ref string) (acct, after string, ok bool) {
 	end := len(ref)
 	if k := strings.IndexByte(ref, ' '); k >= 0 {
@@ -175,7 +176,7 @@ func accountAsReference(ref string) (acct, after string, ok bool) {
 	if k := indexSlashes(ref[:end]); k >= 0 {
 		end = k
 	}
-	if end < 15 || !bankid.ValidIBAN(ref[:end]) {
+	if end < 15 || !bankid.ValidIBAN(ref[:end]) && (end <= 16 || !bankid.IBANShaped(ref[:end])) {
 		return "", "", false
 	}
 	return ref[:end], strings.TrimSpace(ref[end:]), true

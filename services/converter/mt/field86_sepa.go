@@ -72,14 +72,18 @@ func slashStart(lines []string, anywhere bool) (int, int) {
 }
 
 // leadParty reads the line ASN Bank starts a :86: with, the counterparty's
-// IBAN and name ("NL29INGB0006475121 j blom"). Only a valid IBAN counts, so
-// free text is never taken for an account.
-func leadParty(line string) (statement.Counterparty, bool) {
+// IBAN and name ("NL29INGB0006475121 j blom"). Only a valid IBAN counts, or
+// the account the :61: named (cp), so free text is never taken for one.
+func leadParty(cp statement.Counterparty, line string) (statement.Counterparty, bool) {
 	acct, name, _ := strings.Cut(strings.TrimSpace(line), " ")
-	if !bankid.ValidIBAN(acct) {
+	if !bankid.ValidIBAN(acct) && (acct == "" || acct != cp.IBAN && acct != cp.Account) {
 		return statement.Counterparty{}, false
 	}
-	return statement.Counterparty{IBAN: acct, Name: strings.TrimSpace(name)}, true
+	var lc statement.Counterparty
+	setAccount(&lc, acct)
+	// As a pair's value: a slash at the end would not read back.
+	lc.Name = strings.TrimSpace(strings.TrimRight(name, "/ "))
+	return lc, true
 }
 
 // sepa86 reads a :86: in the slash-coded form, or ASN's leading party line,
@@ -94,29 +98,25 @@ func (p *msgParser) sepa86(e *statement.Entry, lines []string, anywhere bool) bo
 		pre = lines[:k]
 	}
 	var (
-		lc   statement.Counterparty
-		lead bool
+		lc       statement.Counterparty
+		lead     bool
+		leadText string // the text the leading line took
 	)
 	switch {
 	case len(pre) > 0:
-		if lc, lead = leadParty(pre[0]); lead {
+		leadText = pre[0]
+		if lc, lead = leadParty(e.Counterparty, leadText); lead {
 			pre = pre[1:]
 		}
 	case at > 0:
-		lc, lead = leadParty(lines[0][:at])
-	}
-	if lead && e.Counterparty.IBAN != "" && e.Counterparty.IBAN != lc.IBAN {
-		// Another account than the :61: names: text, not a party.
-		lead, pre = false, lines
-		if k >= 0 {
-			pre = lines[:k]
-		}
+		leadText = lines[0][:at]
+		lc, lead = leadParty(e.Counterparty, leadText)
 	}
 	if k < 0 && !lead {
 		return false
 	}
 	p.trimLines(pre, 0)
-	info := make([]string, 0, len(pre)+1)
+	info := make([]string, 0, len(pre)+2)
 	info = append(info, pre...)
 	if k >= 0 {
 		if at > 0 && !lead {
@@ -129,10 +129,19 @@ func (p *msgParser) sepa86(e *statement.Entry, lines []string, anywhere bool) bo
 			info = append(info, left)
 		}
 	}
+	if cp := e.Counterparty; lead && (cp.IBAN != "" && lc.IBAN != "" && cp.IBAN != lc.IBAN ||
+		cp.Account != "" && lc.Account != "" && cp.Account != lc.Account) {
+		// The :61: or the pairs name another account: the line is text.
+		lead = false
+		info = append([]string{strings.TrimSpace(leadText)}, info...)
+	}
 	if lead {
 		cp := &e.Counterparty
 		if cp.IBAN == "" {
 			cp.IBAN = lc.IBAN
+		}
+		if cp.Account == "" && cp.IBAN != lc.Account {
+			cp.Account = lc.Account
 		}
 		if cp.Name == "" {
 			cp.Name = lc.Name
@@ -185,10 +194,13 @@ func slashPairs(e *statement.Entry, s string) string {
 			case v == "":
 			case ult != nil:
 				*ult = v
-			case cp.Name == "":
-				cp.Name = v
 			default:
-				keep()
+				// The last name wins and an earlier one stays as text: the
+				// writer puts the text first, so reading again agrees.
+				if cp.Name != "" {
+					left.WriteString("/NAME/" + cp.Name)
+				}
+				cp.Name = v
 			}
 		case "IBAN":
 			setAccount(cp, v)
