@@ -14,6 +14,7 @@ var CSVHeader = []string{
 	"account", "currency", "booking_date", "value_date", "amount", "direction",
 	"reference", "bank_reference", "end_to_end_id", "counterparty", "counterparty_account",
 	"description", "additional_info", "transaction_type", "status", "statement_id",
+	"counterparty_bic",
 }
 
 // formatDate renders d per the dateFormat option: ymd (default) is ISO 8601
@@ -83,6 +84,7 @@ func RenderCSV(stmts []*statement.Statement, dateFormat string) (string, []state
 				cell(ref(e.CustomerReference)), cell(e.BankReference), cell(e.EndToEndID),
 				cell(e.Counterparty.Name), cell(firstNonEmpty(e.Counterparty.IBAN, e.Counterparty.Account)),
 				cell(desc), cell(info), cell(e.TransactionType), status, cell(s.Reference),
+				cell(firstNonEmpty(e.Counterparty.BIC, e.Counterparty.BankCode)),
 			}
 			if err := w.Write(row); err != nil {
 				return "", nil, err

@@ -35,7 +35,7 @@ func sample() []*statement.Statement {
 		},
 		Entries: []statement.Entry{
 			{BookingDate: day(1), ValueDate: day(1), Mark: statement.Credit, Amount: amt("10", "EUR"), CustomerReference: "NONREF",
-				Counterparty: statement.Counterparty{Name: "Müller, \"Quote\" & <Sons> International Trading GmbH", IBAN: "GB29NWBK60161331926819"},
+				Counterparty: statement.Counterparty{Name: "Müller, \"Quote\" & <Sons> International Trading GmbH", IBAN: "GB29NWBK60161331926819", BIC: "NWBKGB2L"},
 				Remittance:   []string{"Invoice 1,2", "line\nbreak"}, TransactionType: "NTRF"},
 			{BookingDate: day(2), ValueDate: day(3), Mark: statement.Debit, Amount: amt("160.25", "EUR"), CustomerReference: "=HYPERLINK(1)",
 				BankReference: "B2", Info: "Card payment", TransactionType: "NMSC"},
@@ -88,6 +88,9 @@ func TestCSV(t *testing.T) {
 			}
 			if got := col(1, "counterparty"); got != "Müller, \"Quote\" & <Sons> International Trading GmbH" {
 				t.Errorf("counterparty = %q", got)
+			}
+			if got, none := col(1, "counterparty_bic"), col(2, "counterparty_bic"); got != "NWBKGB2L" || none != "" {
+				t.Errorf("counterparty_bic = %q and %q", got, none)
 			}
 			if got := col(1, "description"); got != "Invoice 1,2 line\nbreak" {
 				t.Errorf("description = %q", got)
