@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,28 +38,20 @@ func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[
 	if err != nil {
 		return page, err
 	}
-	size, err := pageSize(q.PageSize)
+	pager, err := NewPager[budgetCursor](s, q)
 	if err != nil {
 		return page, err
 	}
-	cursorScope := scopeString(c, "/v1/budgets")
-	var after *budgetCursor
-	if q.Cursor != "" {
-		var pos budgetCursor
-		if err := s.cursors.Decode(q.Cursor, cursorScope, &pos); err != nil || !isUUID(pos.ID) {
-			return page, badCursor()
-		}
-		after = &pos
+	after, err := pager.After(c, "/v1/budgets")
+	if err != nil {
+		return page, err
 	}
 	all, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
 		return page, s.internal(ctx, "list budgets", err)
 	}
 	if after != nil {
-		at, err := time.Parse(time.RFC3339Nano, after.CreatedAt)
-		if err != nil {
-			return page, badCursor()
-		}
+		at, _ := time.Parse(time.RFC3339Nano, after.CreatedAt)
 		pos := Budget{ID: after.ID, IsActive: after.Active, CreatedAt: at}
 		i := 0
 		for i < len(all) && CompareBudgets(all[i], pos) <= 0 {
@@ -68,15 +59,12 @@ func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[
 		}
 		all = all[i:]
 	}
-	if len(all) > size {
-		all = all[:size]
-		last := all[size-1]
-		page.HasMore = true
-		pos := budgetCursor{ID: last.ID, Active: last.IsActive, CreatedAt: last.CreatedAt.UTC().Format(time.RFC3339Nano)}
-		if page.NextCursor, err = s.cursors.Encode(cursorScope, pos); err != nil {
-			return page, s.internal(ctx, "encode cursor", err)
-		}
+	if all, page.NextCursor, err = Cut(ctx, pager, all, func(b Budget) budgetCursor {
+		return budgetCursor{ID: b.ID, Active: b.IsActive, CreatedAt: b.CreatedAt.UTC().Format(time.RFC3339Nano)}
+	}); err != nil {
+		return page, err
 	}
+	page.HasMore = page.NextCursor != ""
 	for _, b := range all {
 		v, err := s.budgetView(ctx, c, sc, b)
 		if err != nil {
@@ -93,6 +81,11 @@ type budgetCursor struct {
 	ID        string `json:"i"`
 	Active    bool   `json:"a"`
 	CreatedAt string `json:"c"`
+}
+
+func (p budgetCursor) Valid() bool {
+	_, err := time.Parse(time.RFC3339Nano, p.CreatedAt)
+	return err == nil && isUUID(p.ID)
 }
 
 // GetBudget answers GET /v1/budgets/{id}.
@@ -305,14 +298,6 @@ func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p 
 	return stored, nil
 }
 
-func (s *Service) visibleCategories(ctx context.Context, c Caller, sc scope) ([]Category, error) {
-	all, err := s.store.ListCategories(ctx, c.UserID)
-	if err != nil {
-		return nil, s.internal(ctx, "list categories", err)
-	}
-	return slices.DeleteFunc(all, func(cat Category) bool { return sc.hidesCategory(cat.ID) }), nil
-}
-
 // SwitchBudgetMethod answers POST /v1/budgets/switch-method: it builds a new
 // active budget of the method from the user's categories (allocations from
 // the last three full months' spend, expected income from the previous
@@ -408,7 +393,7 @@ func (s *Service) monthlyAverages(ctx context.Context, c Caller, cats []Category
 	for k, v := range spend {
 		spend[k] = v.Div(three)
 	}
-	return spend, income.Div(three).Round(minorPlaces(currency)), nil
+	return spend, income.Div(three).Round(MinorUnit(currency)), nil
 }
 
 // MethodMeta is the view's method meta.

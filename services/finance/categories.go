@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -285,4 +286,35 @@ func validIcon(icon string) bool {
 		return singleEmoji(e)
 	}
 	return materialIcon.MatchString(icon)
+}
+
+// ListCategories answers GET /v1/categories: the system categories and the
+// user's own, less those the grant excludes (with their subcategories). The
+// spec gives this endpoint no paging, so it is one page.
+func (s *Service) ListCategories(ctx context.Context, c Caller) (Page[Category], error) {
+	var page Page[Category]
+	sc, err := s.scope(ctx, c, false)
+	if err != nil {
+		return page, err
+	}
+	all, err := s.store.ListCategories(ctx, c.UserID)
+	if err != nil {
+		return page, s.internal(ctx, "list categories", err)
+	}
+	hidden := expandCategories(sc.grant.ExcludedCategoryIDs, all)
+	for _, cat := range all {
+		if !slices.Contains(hidden, cat.ID) {
+			page.Data = append(page.Data, cat)
+		}
+	}
+	page.Filtered = len(sc.grant.ExcludedCategoryIDs) > 0
+	return page, nil
+}
+
+func (s *Service) visibleCategories(ctx context.Context, c Caller, sc scope) ([]Category, error) {
+	all, err := s.store.ListCategories(ctx, c.UserID)
+	if err != nil {
+		return nil, s.internal(ctx, "list categories", err)
+	}
+	return slices.DeleteFunc(all, func(cat Category) bool { return sc.hidesCategory(cat.ID) }), nil
 }

@@ -51,14 +51,6 @@ func (l Liability) RateOn(d time.Time) *decimal.Decimal {
 // charge, counted by the debt summary's year-to-date interest.
 const InterestChargeCategoryName = "Loan Interest"
 
-// MinorUnit is the number of decimal places of currency cur's minor unit.
-func MinorUnit(cur string) int32 {
-	if p, ok := minorUnits[cur]; ok {
-		return p
-	}
-	return 2
-}
-
 // MonthlyInterest is one month's interest on balance at apr percent a year:
 // balance × apr / 100 / 12, rounded half-even (banker's rounding) to the
 // currency's minor unit. Computed exactly before the one rounding.

@@ -11,8 +11,6 @@ import (
 	"errors"
 	"slices"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // Store errors. Implementations return them unwrapped or wrapped; callers test
@@ -27,48 +25,6 @@ var (
 	// ErrLimitReached: the user has as many custom categories as allowed.
 	ErrLimitReached = errors.New("finance: limit reached")
 )
-
-// DateLayout is the wire form of a calendar date.
-const DateLayout = "2006-01-02"
-
-// Day returns the calendar date of t as midnight UTC, the one form dates take
-// in this package. The date is read in t's own location, so a local evening
-// does not roll over to the next UTC day.
-func Day(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
-// ParseDate parses a YYYY-MM-DD date.
-func ParseDate(s string) (time.Time, error) {
-	return time.ParseInLocation(DateLayout, s, time.UTC)
-}
-
-// Money is an exact amount in one currency. Amount is never a float: rounding
-// money through binary floating point loses cents.
-type Money struct {
-	Amount   decimal.Decimal
-	Currency string // ISO 4217
-}
-
-// minorUnits holds the currencies whose minor unit is not cents.
-var minorUnits = map[string]int32{
-	"BHD": 3, "CLP": 0, "IQD": 3, "ISK": 0, "JOD": 3, "JPY": 0,
-	"KRW": 0, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3, "VND": 0,
-}
-
-// AmountString formats the amount with at least the currency's minor-unit
-// digits ("-12.50", not "-12.5"), keeping any extra precision it carries.
-func (m Money) AmountString() string {
-	places, ok := minorUnits[m.Currency]
-	if !ok {
-		places = 2
-	}
-	if exp := -m.Amount.Exponent(); exp > places {
-		places = exp
-	}
-	return m.Amount.StringFixed(places)
-}
 
 // User is a person whose financial data the service holds.
 type User struct {
@@ -235,6 +191,8 @@ const (
 	FrequencySemiMonthly = "semi_monthly"
 	FrequencyMonthly     = "monthly"
 	FrequencyAnnually    = "annually"
+	// FrequencyQuarterly joins the spec-open values for detected streams.
+	FrequencyQuarterly = "quarterly"
 
 	StreamInflow  = "inflow"
 	StreamOutflow = "outflow"

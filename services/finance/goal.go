@@ -129,7 +129,7 @@ type GoalFacts struct {
 //   - days_remaining = days from today to target_date, never negative.
 func ComputeGoalProgress(g Goal, f GoalFacts, today time.Time) GoalProgress {
 	today = Day(today)
-	places := minorPlaces(g.Currency)
+	places := MinorUnit(g.Currency)
 	p := GoalProgress{CurrentAmount: f.Current, TargetAmount: g.TargetAmount, LastContributionAt: f.LastContributionAt}
 	p.RemainingAmount = decimal.Max(g.TargetAmount.Sub(f.Current), decimal.Zero)
 	if g.TargetAmount.IsPositive() {

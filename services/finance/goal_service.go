@@ -127,18 +127,18 @@ func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[Go
 	if err != nil {
 		return page, err
 	}
-	size, err := pageSize(q.PageSize)
+	pager, err := NewPager[goalCursor](s, q)
 	if err != nil {
 		return page, err
 	}
-	cursorScope := scopeString(c, "/v1/goals")
+	cur, err := pager.After(c, "/v1/goals")
+	if err != nil {
+		return page, err
+	}
+	size := pager.Size
 	var after *GoalPosition
-	if q.Cursor != "" {
-		var pos goalCursor
-		if err := s.cursors.Decode(q.Cursor, cursorScope, &pos); err != nil || !isUUID(pos.ID) {
-			return page, badCursor()
-		}
-		after = &GoalPosition{SortOrder: pos.SortOrder, ID: pos.ID}
+	if cur != nil {
+		after = &GoalPosition{SortOrder: cur.SortOrder, ID: cur.ID}
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
@@ -176,14 +176,12 @@ func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[Go
 	if err := eg.Wait(); err != nil {
 		return Page[GoalView]{}, err
 	}
-	if len(page.Data) > size {
-		page.Data = page.Data[:size]
-		last := page.Data[size-1]
-		page.HasMore = true
-		if page.NextCursor, err = s.cursors.Encode(cursorScope, goalCursor{SortOrder: last.SortOrder, ID: last.ID}); err != nil {
-			return page, s.internal(ctx, "encode cursor", err)
-		}
+	if page.Data, page.NextCursor, err = Cut(ctx, pager, page.Data, func(g GoalView) goalCursor {
+		return goalCursor{SortOrder: g.SortOrder, ID: g.ID}
+	}); err != nil {
+		return page, err
 	}
+	page.HasMore = page.NextCursor != ""
 	page.RedactedFields = sc.redacted(FieldConnectionInstitution)
 	page.Filtered = sc.grant.Filtered()
 	return page, nil
@@ -193,6 +191,8 @@ type goalCursor struct {
 	SortOrder int32  `json:"s"`
 	ID        string `json:"i"`
 }
+
+func (p goalCursor) Valid() bool { return isUUID(p.ID) }
 
 // GetGoal answers GET /v1/goals/{id}.
 func (s *Service) GetGoal(ctx context.Context, c Caller, id string) (Result[GoalView], error) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -26,14 +25,6 @@ const (
 	MaxGoalSortOrder         = 1_000_000
 	MaxGoalYearsAhead        = 100
 )
-
-// maxAmount bounds every amount a client writes (goal and budget amounts):
-// far above any real figure, it keeps numerics bounded.
-var maxAmount = decimal.New(1, 12)
-
-// unsignedDecimal is a non-negative plain decimal: no sign, exponent or
-// separators.
-var unsignedDecimal = regexp.MustCompile(`^[0-9]{1,13}(\.[0-9]{1,6})?$`)
 
 // GoalInput is the body of POST /v1/goals and PATCH /v1/goals/{id}. Nil
 // fields were not sent; a nil list leaves the stored list, an empty one
@@ -275,25 +266,6 @@ func goalVersionConflict(current int64) error {
 		detail = fmt.Sprintf("the goal is at version %d: read it again and retry", current)
 	}
 	return problem.New(problem.VersionConflict, detail).WithField("expected_version")
-}
-
-// parseAmount reads a non-negative amount of the currency: a plain decimal
-// with at most the currency's minor-unit places, below 10^12.
-func parseAmount(s, field, currency string) (decimal.Decimal, error) {
-	if !unsignedDecimal.MatchString(s) {
-		return decimal.Zero, invalid(field, field+` must be a non-negative decimal string such as "250.00"`)
-	}
-	d, err := decimal.NewFromString(s)
-	if err != nil {
-		return d, invalid(field, field+" must be a decimal string")
-	}
-	if places := minorPlaces(currency); -d.Exponent() > places {
-		return d, invalid(field, fmt.Sprintf("%s amounts have at most %d decimal places", currency, places))
-	}
-	if !d.LessThan(maxAmount) {
-		return d, invalid(field, field+" must be below 1000000000000")
-	}
-	return d, nil
 }
 
 // text checks a free-text field: printable, at most max characters.

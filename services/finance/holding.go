@@ -112,26 +112,3 @@ func PriceHolding(h Holding, prices []SecurityPrice) HoldingView {
 	}
 	return v
 }
-
-// DivRoundBank is num / den rounded half-even to places, exactly (one
-// rounding, no intermediate precision). den must not be zero.
-func DivRoundBank(num, den decimal.Decimal, places int32) decimal.Decimal {
-	q, r := num.QuoRem(den, places)
-	if r.IsZero() {
-		return q
-	}
-	// |r| against half a unit of the last place of |den|.
-	twice := r.Abs().Mul(decimal.NewFromInt(2))
-	unit := den.Abs().Shift(-places)
-	step := decimal.New(1, -places)
-	if num.Sign()*den.Sign() < 0 {
-		step = step.Neg()
-	}
-	switch c := twice.Cmp(unit); {
-	case c > 0:
-		q = q.Add(step)
-	case c == 0 && q.Shift(places).BigInt().Bit(0) == 1:
-		q = q.Add(step)
-	}
-	return q
-}

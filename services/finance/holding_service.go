@@ -11,6 +11,8 @@ type holdingCursor struct {
 	ID string `json:"i"`
 }
 
+func (p holdingCursor) Valid() bool { return isUUID(p.ID) }
+
 // ListHoldings answers GET /v1/holdings: the holdings on accounts the grant
 // shows, by id, in cursor pages, each priced from the price table as of
 // today (service clock). An account_id the grant hides, or that is not the
@@ -23,7 +25,7 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 	if err != nil {
 		return page, err
 	}
-	size, err := pageSize(q.PageSize)
+	pager, err := NewPager[holdingCursor](s, q)
 	if err != nil {
 		return page, err
 	}
@@ -31,26 +33,22 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 	if f.AccountID, err = optionalUUID(accountID, "account_id"); err != nil {
 		return page, err
 	}
-	cursorScope := scopeString(c, "/v1/holdings", "account_id="+f.AccountID)
-	after := ""
-	if q.Cursor != "" {
-		var pos holdingCursor
-		if err := s.cursors.Decode(q.Cursor, cursorScope, &pos); err != nil || !isUUID(pos.ID) {
-			return page, badCursor()
-		}
-		after = pos.ID
+	cur, err := pager.After(c, "/v1/holdings", "account_id="+f.AccountID)
+	if err != nil {
+		return page, err
 	}
-	rows, err := s.store.ListHoldings(ctx, c.UserID, f, after, size+1)
+	after := ""
+	if cur != nil {
+		after = cur.ID
+	}
+	rows, err := s.store.ListHoldings(ctx, c.UserID, f, after, pager.Size+1)
 	if err != nil {
 		return page, s.internal(ctx, "list holdings", err)
 	}
-	if len(rows) > size {
-		rows = rows[:size]
-		page.HasMore = true
-		if page.NextCursor, err = s.cursors.Encode(cursorScope, holdingCursor{ID: rows[size-1].ID}); err != nil {
-			return page, s.internal(ctx, "encode cursor", err)
-		}
+	if rows, page.NextCursor, err = Cut(ctx, pager, rows, func(h Holding) holdingCursor { return holdingCursor{ID: h.ID} }); err != nil {
+		return page, err
 	}
+	page.HasMore = page.NextCursor != ""
 	var tickers []string
 	for _, h := range rows {
 		if h.Ticker != "" {

@@ -9,30 +9,6 @@ import (
 // MaxSpendingRangeDays bounds GET /v1/insights/spending-by-category.
 const MaxSpendingRangeDays = 366
 
-// mainCurrency is the currency most of the accounts the grant shows are in
-// (ties: the earliest-created account's); USD when it shows none.
-func (s *Service) mainCurrency(ctx context.Context, c Caller, sc scope) (string, error) {
-	accts, err := s.store.ListAccounts(ctx, c.UserID)
-	if err != nil {
-		return "", s.internal(ctx, "list accounts", err)
-	}
-	count := map[string]int{}
-	best := ""
-	for _, a := range accts { // by creation time
-		if sc.hidesAccount(a.ID) {
-			continue
-		}
-		count[a.Currency]++
-		if best == "" || count[a.Currency] > count[best] {
-			best = a.Currency
-		}
-	}
-	if best == "" {
-		best = "USD"
-	}
-	return best, nil
-}
-
 func (s *Service) reportCurrency(ctx context.Context, c Caller, sc scope, cur string) (string, error) {
 	if cur == "" {
 		return s.mainCurrency(ctx, c, sc)

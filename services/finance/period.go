@@ -1,9 +1,6 @@
 package finance
 
 import (
-	"fmt"
-	"regexp"
-	"strconv"
 	"time"
 )
 
@@ -99,23 +96,7 @@ func (b Budget) period(start time.Time) Period {
 // scaling a monthly income to one period: 1, or 12/26 for two weeks.
 func (b Budget) incomeForPeriod(monthly Money) Money {
 	if b.PeriodType == PeriodBiweekly {
-		monthly.Amount = monthly.Amount.Mul(decNum(12)).Div(decNum(26)).Round(minorPlaces(monthly.Currency))
+		monthly.Amount = monthly.Amount.Mul(decNum(12)).Div(decNum(26)).Round(MinorUnit(monthly.Currency))
 	}
 	return monthly
-}
-
-var monthParam = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})$`)
-
-// parseMonth reads ?month=YYYY-MM.
-func parseMonth(s string) (int, time.Month, error) {
-	m := monthParam.FindStringSubmatch(s)
-	if m == nil {
-		return 0, 0, fmt.Errorf("not YYYY-MM")
-	}
-	y, _ := strconv.Atoi(m[1])
-	mo, _ := strconv.Atoi(m[2])
-	if mo < 1 || mo > 12 || y < 1970 {
-		return 0, 0, fmt.Errorf("out of range")
-	}
-	return y, time.Month(mo), nil
 }

@@ -224,7 +224,7 @@ func ComputeProgress(in ProgressInput) BudgetProgress {
 		out.ExpectedIncome = &e
 		basis = e
 	}
-	places := minorPlaces(b.Currency)
+	places := MinorUnit(b.Currency)
 
 	// Allocations: percent and amount groups first, remainder groups after.
 	alloc := make([]decimal.Decimal, len(b.Groups))
@@ -467,40 +467,6 @@ func upcomingByGroup(c counter, b Budget, p Period, today time.Time, rules []Rec
 		}
 	}
 	return out
-}
-
-// nextOccurrence steps a recurring date by its frequency. Semi-monthly
-// dates fall on the 15th and the month's last day.
-func nextOccurrence(d time.Time, freq string) time.Time {
-	switch freq {
-	case FrequencyWeekly:
-		return d.AddDate(0, 0, 7)
-	case FrequencyBiweekly:
-		return d.AddDate(0, 0, 14)
-	case FrequencySemiMonthly:
-		if d.Day() < 15 {
-			return time.Date(d.Year(), d.Month(), 15, 0, 0, 0, 0, time.UTC)
-		}
-		last := time.Date(d.Year(), d.Month()+1, 0, 0, 0, 0, 0, time.UTC)
-		if d.Before(last) {
-			return last
-		}
-		return time.Date(d.Year(), d.Month()+1, 15, 0, 0, 0, 0, time.UTC)
-	case FrequencyAnnually:
-		return addMonthsClamped(d, 12)
-	case FrequencyQuarterly:
-		return addMonthsClamped(d, 3)
-	default:
-		return addMonthsClamped(d, 1)
-	}
-}
-
-// addMonthsClamped adds n months, keeping the day but clamping it to the
-// target month's last day (Jan 31 + 1 month is Feb 28, not Mar 3).
-func addMonthsClamped(d time.Time, n int) time.Time {
-	first := time.Date(d.Year(), d.Month()+time.Month(n), 1, 0, 0, 0, 0, time.UTC)
-	last := first.AddDate(0, 1, -1).Day()
-	return time.Date(first.Year(), first.Month(), min(d.Day(), last), 0, 0, 0, 0, time.UTC)
 }
 
 func decNum(n int64) decimal.Decimal { return decimal.NewFromInt(n) }

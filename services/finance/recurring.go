@@ -8,10 +8,6 @@ import (
 	"unicode"
 )
 
-// FrequencyQuarterly joins the spec-open frequency values for detected
-// streams (the others are in finance.go).
-const FrequencyQuarterly = "quarterly"
-
 // Stream statuses of a detected recurring stream (ours).
 const (
 	// StreamEarly: detected from 3 or 4 occurrences.

@@ -45,17 +45,16 @@ type ProviderTransaction struct {
 	CheckNumber           string
 }
 
+var (
+	plainDecimal  = regexp.MustCompile(`^-?[0-9]{1,15}(\.[0-9]{1,6})?$`)
+	maxProviderID = 256
+)
+
 // SyncResult counts what a sync changed. Rows that came back unchanged
 // count nowhere.
 type SyncResult struct {
 	Inserted, Updated, Removed int
 }
-
-var (
-	currencyCode  = regexp.MustCompile(`^[A-Z]{3}$`)
-	plainDecimal  = regexp.MustCompile(`^-?[0-9]{1,15}(\.[0-9]{1,6})?$`)
-	maxProviderID = 256
-)
 
 // UpsertProviderTransactions applies one connection's provider rows: new
 // ones are inserted (uncategorized, version 1), known ones (same account

@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/postgres"
 )
 
 // failingWrites is a store whose transaction writes fail with err, as
@@ -42,6 +43,7 @@ func TestStoreOutageAnswersUnavailable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := finance.NewService(failingWrites{Store: e.store, err: tc.err}, cursor.New([]byte("test-key")), nil, nil)
+			svc.UseUnavailability(postgres.Unavailable) // as server.New does on PostgreSQL
 			_, err := svc.UpdateTransaction(ctx, e.write, finance.TransactionUpdate{ID: tx.ID, ExpectedVersion: tx.Version, Memo: sp("lunch")})
 			wantProblem(t, err, tc.want, "")
 			var p *problem.Problem

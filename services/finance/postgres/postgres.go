@@ -29,6 +29,10 @@ var migrationFiles embed.FS
 // Migrations holds the goose SQL migrations at its root, for pg.Open.
 var Migrations fs.FS = pg.MigrationsFS(migrationFiles, "migrations")
 
+// Unavailable is the finance.Unavailability of this store: pkg/pg's one
+// classification of PostgreSQL not answering.
+var Unavailable finance.Unavailability = pg.UnavailableProblem
+
 // Store is a finance.Store on a pool whose search_path is the finance schema.
 type Store struct {
 	pool *pgxpool.Pool

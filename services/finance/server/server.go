@@ -107,6 +107,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.store = memory.New()
 	}
 	s.svc = finance.NewService(s.store, cursor.New(cfg.CursorSecret), cfg.Clock, cfg.Log)
+	if s.pool != nil {
+		s.svc.UseUnavailability(postgres.Unavailable)
+	}
 	if cfg.ConverterAddr != "" {
 		conv, err := rpc.Dial(cfg.ConverterAddr)
 		if err != nil {

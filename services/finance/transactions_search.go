@@ -59,33 +59,26 @@ func (s *Service) SearchTransactions(ctx context.Context, c Caller, q SearchQuer
 	case len(terms) > MaxSearchTerms:
 		return page, invalid("q", "q has more than 16 words")
 	}
-	size, err := pageSize(q.PageSize)
+	pager, err := NewPager[txCursor](s, q.PageQuery)
 	if err != nil {
 		return page, err
 	}
 	f := TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories}
-	if f.StartDate, err = optionalDate(q.StartDate, "start_date"); err != nil {
+	if f.StartDate, f.EndDate, err = dateRange(q.StartDate, q.EndDate); err != nil {
 		return page, err
-	}
-	if f.EndDate, err = optionalDate(q.EndDate, "end_date"); err != nil {
-		return page, err
-	}
-	if !f.StartDate.IsZero() && !f.EndDate.IsZero() && f.StartDate.After(f.EndDate) {
-		return page, invalid("start_date", "start_date is after end_date")
 	}
 	// Terms are letters and digits only, so a space cannot be confused with
 	// the scope separator.
-	cursorScope := scopeString(c, "/v1/transactions/search", "q="+strings.Join(terms, " "),
+	after, err := pager.After(c, "/v1/transactions/search", "q="+strings.Join(terms, " "),
 		"start_date="+dateOrEmpty(f.StartDate), "end_date="+dateOrEmpty(f.EndDate))
-	after, err := s.txAfter(q.Cursor, cursorScope)
 	if err != nil {
 		return page, err
 	}
-	rows, err := s.store.SearchTransactions(ctx, c.UserID, terms, f, after, size+1)
+	rows, err := s.store.SearchTransactions(ctx, c.UserID, terms, f, after.position(), pager.Size+1)
 	if err != nil {
 		return page, s.internal(ctx, "search transactions", err)
 	}
-	if page, err = s.txPage(ctx, sc, rows, size, cursorScope); err != nil || len(page.RedactedFields) == 0 {
+	if page, err = s.txPage(ctx, sc, pager, rows); err != nil || len(page.RedactedFields) == 0 {
 		return page, err
 	}
 	// A row found through text the grant stripped would tell that the text

@@ -68,18 +68,6 @@ var MinTransactionDate = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
 // after the date of today.
 func MaxTransactionDate(today time.Time) time.Time { return Day(today).AddDate(1, 0, 0) }
 
-// writeScope is scope for a write: the grant must allow writes.
-func (s *Service) writeScope(ctx context.Context, c Caller) (scope, error) {
-	sc, err := s.scope(ctx, c, true)
-	if err != nil {
-		return sc, err
-	}
-	if !sc.grant.WritesEnabled {
-		return sc, problem.New(problem.WritesDisabled, "this connection does not allow writes")
-	}
-	return sc, nil
-}
-
 // UpdateTransaction answers PATCH /v1/transactions/{id}.
 //
 // Provider ownership: on a bank-synced row, the first edit of amount,
@@ -147,7 +135,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 			return res, problem.New(problem.FieldImmutable,
 				fmt.Sprintf("the transaction settled in %s and keeps that currency", old.Amount.Currency)).WithField("amount")
 		}
-		if places := minorPlaces(old.Amount.Currency); -in.amount.Exponent() > places {
+		if places := MinorUnit(old.Amount.Currency); -in.amount.Exponent() > places {
 			return res, invalid("amount", fmt.Sprintf("%s amounts have at most %d decimal places", old.Amount.Currency, places))
 		}
 	}
@@ -430,13 +418,6 @@ func (s *Service) categoryVisible(ctx context.Context, c Caller, sc scope, id st
 		return false, s.internal(ctx, "get category", err)
 	}
 	return true, nil
-}
-
-func minorPlaces(currency string) int32 {
-	if p, ok := minorUnits[currency]; ok {
-		return p
-	}
-	return 2
 }
 
 func equalLocation(a, b *Location) bool {
