@@ -37,8 +37,10 @@ type Options struct {
 	// translitProfile: "base" (default) or "german". Transliteration for
 	// characters outside the SWIFT X character set.
 	TranslitProfile string `protobuf:"bytes,1,opt,name=translit_profile,json=translitProfile,proto3" json:"translit_profile,omitempty"`
-	// field86Profile: "plain" (default) or "german". How MT :86: remittance
-	// information is structured.
+	// field86Profile: "plain" (default), "sepa" or "german". How MT :86:
+	// remittance information is structured: free text, the slash-coded SEPA
+	// form of the Dutch banks (/EREF/…/NAME/…/REMI/…), or the German GVC?nn
+	// form.
 	Field86Profile string `protobuf:"bytes,2,opt,name=field86_profile,json=field86Profile,proto3" json:"field86_profile,omitempty"`
 	// strict: fail instead of warn on lossy steps. Unset means false.
 	Strict *bool `protobuf:"varint,3,opt,name=strict,proto3,oneof" json:"strict,omitempty"`
