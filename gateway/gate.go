@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/gateway/route"
+	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
@@ -443,21 +444,15 @@ func (g *Gateway) ReconcileUsage(ctx context.Context) (int64, error) {
 // RunReconciler flushes the journal (abandonments and usage) every interval
 // until ctx ends.
 func (g *Gateway) RunReconciler(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if g.adm == nil || (g.adm.journal.Size() == 0 && g.adm.journal.Abandons() == 0) {
-				continue
-			}
-			if left, err := g.ReconcileUsage(ctx); err != nil {
-				g.log.Warn("usage reconciliation pending", "requests", left, "err", err)
-			} else {
-				g.log.Info("usage reconciled after a Redis outage")
-			}
+	periodic.Task{Name: "usage reconciliation", Every: interval, Log: g.log, Run: func(ctx context.Context) error {
+		if g.adm == nil || (g.adm.journal.Size() == 0 && g.adm.journal.Abandons() == 0) {
+			return nil
 		}
-	}
+		if left, err := g.ReconcileUsage(ctx); err != nil {
+			g.log.Warn("usage reconciliation pending", "requests", left, "err", err)
+		} else {
+			g.log.Info("usage reconciled after a Redis outage")
+		}
+		return nil
+	}}.Loop(ctx)
 }

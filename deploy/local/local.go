@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,10 +23,10 @@ import (
 
 	"github.com/ledgerlane/platform/gateway"
 	"github.com/ledgerlane/platform/gateway/portal"
+	gatewayserver "github.com/ledgerlane/platform/gateway/server"
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
-	"github.com/ledgerlane/platform/pkg/tracing"
 	converterserver "github.com/ledgerlane/platform/services/converter/server"
 	financesandbox "github.com/ledgerlane/platform/services/finance/sandbox" // finance sandbox aggregator
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
@@ -132,6 +133,9 @@ type Stack struct {
 	httpLis net.Listener
 
 	keys      *jobs.Keyring // seals batch items and kept answers
+	keySpec   string        // keys, as JOB_ENCRYPTION_KEY would give them
+
+	gatewayServer *gatewayserver.Server
 	listeners map[string]net.Listener
 	inProcess map[string]*rpc.InProcess // by service name; nil with LoopbackGRPC
 	cancel    context.CancelFunc
@@ -151,7 +155,13 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	// One random key ring per start seals batch items (jobs) and the
 	// answers kept for Idempotency-Key replays (gateway), as
 	// JOB_ENCRYPTION_KEY does for the separate binaries.
-	s := &Stack{cancel: cancel, Now: cfg.Now, keys: jobs.NewRandomKeyring()}
+	spec := randomKeySpec()
+	keys, err := jobs.ParseKeyring(spec)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s := &Stack{cancel: cancel, Now: cfg.Now, keys: keys, keySpec: spec}
 	defer func() {
 		if err != nil {
 			s.Close()
@@ -279,35 +289,32 @@ func (s *Stack) serve(runCtx context.Context, log *slog.Logger, name string, srv
 	return nil
 }
 
-// startGateway builds the gateway on the services' connections, with Redis
-// and NATS in its readiness, and runs its usage reconciler. It returns the
-// usage counters on the gateway's Redis.
+// startGateway builds the gateway (gateway/server, as cmd/gateway does) on
+// the services' connections, with Redis and NATS in its readiness, and runs
+// its usage reconciler. It returns the usage counters on the gateway's
+// Redis.
 func (s *Stack) startGateway(ctx, runCtx context.Context, cfg Config, b gateway.Backends, redisURL, natsURL string) (*admission.Controller, error) {
-	rc, err := redisconn.Connect(ctx, redisURL)
-	if err != nil {
-		return nil, err
-	}
-	s.closers = append(s.closers, func() { _ = rc.Close() })
-	nc, _, err := natsconn.Connect(natsURL, "local")
-	if err != nil {
-		return nil, err
-	}
-	s.closers = append(s.closers, nc.Close)
-	s.Gateway, err = gateway.New(gateway.Config{
-		Backends: b,
-		Checks: []gateway.Check{
-			{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }},
-			{Name: "nats", Probe: func(ctx context.Context) error { return nc.FlushWithContext(ctx) }},
-		},
+	conns := map[string]grpc.ClientConnInterface{"finance": b.Finance, "converter": b.Converter, "metering": b.Metering, "jobs": b.Jobs}
+	srv, err := gatewayserver.New(ctx, gatewayserver.Config{
+		Dial: func(name, _ string) (grpc.ClientConnInterface, error) { return conns[name], nil },
+		// The services share one process and the race detector's pace:
+		// go-redis's own defaults instead of the deployed edge's 250 ms.
+		RedisURL: redisURL, RedisTimeout: 3 * time.Second, NATSURL: natsURL, SealKey: s.keySpec,
 		Version: cfg.Version, Commit: cfg.Commit, BuildTime: cfg.BuildTime,
-		Log: cfg.Log.With("service", "gateway"), Now: cfg.Now, Redis: rc,
-		PortalSecureCookies: cfg.PortalSecureCookies, PortalPublicURL: cmp.Or(cfg.PortalPublicURL, s.URL), Sealer: s.keys,
+		Log: cfg.Log.With("service", "gateway"), Now: cfg.Now, ReconcileEvery: 2 * time.Second,
+		PortalSecureCookies: cfg.PortalSecureCookies, PortalPublicURL: cmp.Or(cfg.PortalPublicURL, s.URL),
+		ShutdownGrace: 10 * time.Second,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.run(func() error { s.Gateway.RunReconciler(runCtx, 2*time.Second); return nil })
-	return admission.New(rc, cfg.Now), nil
+	s.closers = append(s.closers, func() { _ = srv.Close() })
+	s.Gateway, s.gatewayServer = srv.Gateway, srv
+	if err := srv.Redis().Ping(ctx).Err(); err != nil {
+		return nil, fmt.Errorf("redis: ping: %w", err)
+	}
+	s.run(func() error { return srv.Run(runCtx) })
+	return admission.New(srv.Redis(), cfg.Now), nil
 }
 
 // startMail starts the in-process SMTP server and returns the SMTP client
@@ -347,10 +354,7 @@ func (s *Stack) startAccountingSandbox(cfg Config) error {
 // opened (URL).
 func (s *Stack) serveHTTP(runCtx context.Context, _ string) error {
 	lis := s.httpLis
-	// The HTTP server span when tracing is on (pkg/tracing); the bare
-	// handler when off.
-	handler := tracing.HTTPHandler(s.Gateway.Handler(), "gateway")
-	s.run(func() error { return gateway.Serve(runCtx, lis, handler, 10*time.Second) })
+	s.run(func() error { return s.gatewayServer.Serve(runCtx, lis) })
 	return nil
 }
 
@@ -435,4 +439,13 @@ func WriteKeysFile(path string, keys []Key) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
+
+// randomKeySpec is a fresh one-key ring in JOB_ENCRYPTION_KEY's format: the
+// local stack seals with it without configuration (what it sealed does not
+// outlive the process, nor need to).
+func randomKeySpec() string {
+	var raw [32]byte
+	_, _ = rand.Read(raw[:])
+	return "local:" + base64.StdEncoding.EncodeToString(raw[:])
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/jobs/internal/ipaddr"
 )
@@ -212,16 +213,8 @@ func (s *Service) Fanout(ctx context.Context, accountID, mode, jobID string, bod
 
 // RunDeliveries sends due deliveries every interval until ctx ends.
 func (s *Service) RunDeliveries(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.DeliverDue(ctx)
-		}
-	}
+	periodic.Task{Name: "jobs: deliveries", Every: every, Log: s.log,
+		Run: func(ctx context.Context) error { s.DeliverDue(ctx); return nil }}.Loop(ctx)
 }
 
 // DeliverDue sends every delivery due at the clock's now, in parallel, and

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ledgerlane/platform/pkg/periodic"
 )
 
 // Submission is an outbox: CreateBatch commits the job, its items and the
@@ -208,17 +210,13 @@ func (s *Service) RunResumer(ctx context.Context, every time.Duration) {
 	s.every(ctx, every, "resume", s.Resume)
 }
 
+// every runs f at once and then every interval until ctx ends; an error
+// its pass has logged already (loggedError) is not logged twice.
 func (s *Service) every(ctx context.Context, every time.Duration, what string, f func(context.Context) (int, error)) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if _, err := f(ctx); err != nil && ctx.Err() == nil && !errors.As(err, new(loggedError)) {
-			s.log.WarnContext(ctx, "jobs: "+what, "err", err)
+	periodic.Task{Name: "jobs: " + what, Every: every, AtStart: true, Log: s.log, Run: func(ctx context.Context) error {
+		if _, err := f(ctx); err != nil && !errors.As(err, new(loggedError)) {
+			return err
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+		return nil
+	}}.Loop(ctx)
 }

@@ -20,7 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
@@ -441,22 +441,16 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 // RunSweeper sweeps every interval until ctx ends, each pass in a span of
 // its own so that its log lines carry a trace id.
 func (s *Service) RunSweeper(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			sctx, end := s.tracer.Start(ctx, "jobs.sweep")
-			if n, err := s.Sweep(sctx); err != nil {
-				s.log.ErrorContext(sctx, "jobs: sweep", "err", err)
-			} else if n > 0 {
-				s.log.InfoContext(sctx, "jobs: swept expired jobs", "jobs", n)
-			}
-			end()
+	periodic.Task{Name: "jobs: sweep", Every: every, Log: s.log, Run: func(ctx context.Context) error {
+		sctx, end := s.tracer.Start(ctx, "jobs.sweep")
+		defer end()
+		if n, err := s.Sweep(sctx); err != nil {
+			s.log.ErrorContext(sctx, "jobs: sweep", "err", err)
+		} else if n > 0 {
+			s.log.InfoContext(sctx, "jobs: swept expired jobs", "jobs", n)
 		}
-	}
+		return nil
+	}}.Loop(ctx)
 }
 
 // EndpointCreated is CreateWebhook's answer; Secret is shown only here.
@@ -538,17 +532,12 @@ func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error 
 	return nil
 }
 
-// internal logs err (which never holds content or secrets) and answers 503
-// unavailable with Retry-After when the database did not answer
-// (pg.Unavailable, the one classification), an opaque internal problem
-// otherwise.
+// internal wraps a failure no rule of the service answers, with op: pkg/rpc
+// logs it and answers 503 unavailable (with Retry-After) when the store
+// marked it so (pg.Error: the database did not answer), an opaque internal
+// problem otherwise. err never holds content or secrets.
 func (s *Service) internal(op string, err error) error {
-	if p := pg.UnavailableProblem(err); p != nil {
-		s.log.Warn("jobs: "+op+": store unavailable", "err", err)
-		return p
-	}
-	s.log.Error("jobs: "+op, "err", err)
-	return problem.New(problem.Internal, "")
+	return fmt.Errorf("jobs: %s: %w", op, err)
 }
 
 // requestHash identifies a batch request: the same key with another request

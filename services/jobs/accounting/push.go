@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
@@ -301,16 +302,9 @@ func (s *Service) RefreshDue(ctx context.Context, limit int) (int, error) {
 
 // RunRefresher calls RefreshDue every interval until ctx ends.
 func (s *Service) RunRefresher(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if _, err := s.RefreshDue(ctx, 100); err != nil && ctx.Err() == nil {
-			s.log.Warn("accounting refresher", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	periodic.Task{Name: "accounting refresher", Every: interval, AtStart: true, Log: s.log, Run: func(ctx context.Context) error {
+		_, err := s.RefreshDue(ctx, 100)
+		return err
+	}}.Loop(ctx)
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/grpc"
 
+	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/pkg/rpc"
@@ -163,16 +164,9 @@ func (s *Server) Run(ctx context.Context) error {
 		<-ctx.Done()
 		return nil
 	}
-	t := time.NewTicker(s.cfg.BillingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			s.BillingTick(ctx)
-		}
-	}
+	periodic.Task{Name: "billing round", Every: s.cfg.BillingInterval, Log: s.cfg.Log,
+		Run: func(ctx context.Context) error { s.BillingTick(ctx); return nil }}.Loop(ctx)
+	return nil
 }
 
 // BillingTick runs one round of Run's work, logging what fails: the next
