@@ -132,18 +132,18 @@ type Stack struct {
 	// OAuth callback URL is known when jobs is built.
 	httpLis net.Listener
 
-	keys      *jobs.Keyring // seals batch items and kept answers
-	keySpec   string        // keys, as JOB_ENCRYPTION_KEY would give them
+	keys    *jobs.Keyring // seals batch items and kept answers
+	keySpec string        // keys, as JOB_ENCRYPTION_KEY would give them
 
 	gatewayServer *gatewayserver.Server
-	listeners map[string]net.Listener
-	inProcess map[string]*rpc.InProcess // by service name; nil with LoopbackGRPC
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	errMu     sync.Mutex
-	err       error
-	closers   []func()
-	closeOnce sync.Once
+	listeners     map[string]net.Listener
+	inProcess     map[string]*rpc.InProcess // by service name; nil with LoopbackGRPC
+	cancel        context.CancelFunc
+	wg            sync.WaitGroup
+	errMu         sync.Mutex
+	err           error
+	closers       []func()
+	closeOnce     sync.Once
 }
 
 // Start brings the whole stack up and seeds the demo account. Close stops it.

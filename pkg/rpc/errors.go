@@ -173,7 +173,9 @@ func problemStream(log *slog.Logger) grpc.StreamServerInterceptor {
 }
 
 // wireError is what a handler's error becomes on the wire:
-//   - a *problem.Problem anywhere in its chain: Status of it;
+//   - a *problem.Problem anywhere in its chain: Status of it (an
+//     unavailable one wrapped with its cause, as pg.Error makes them, is
+//     logged with that cause);
 //   - a status error: unchanged;
 //   - the call's own context error (the caller left or its deadline passed):
 //     Canceled or DeadlineExceeded, as gRPC itself answers them;
@@ -182,6 +184,12 @@ func problemStream(log *slog.Logger) grpc.StreamServerInterceptor {
 func wireError(ctx context.Context, log *slog.Logger, method string, err error) error {
 	var p *problem.Problem
 	if errors.As(err, &p) {
+		if p.Type == problem.Unavailable && error(p) != err {
+			// A store's unavailability (pg.Error) reaches here with its
+			// cause, which the caller never sees: the log keeps it.
+			pr, _ := principal.FromIncoming(ctx)
+			log.WarnContext(ctx, "dependency unavailable", "method", method, "request_id", pr.RequestID, "err", err)
+		}
 		return Status(p)
 	}
 	if _, ok := status.FromError(err); ok {

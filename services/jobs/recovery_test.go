@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/ledgerlane/platform/pkg/natsconn"
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
@@ -25,8 +26,9 @@ import (
 	"github.com/ledgerlane/platform/services/jobs/natsqueue"
 )
 
-// errRefused is what a store answers while PostgreSQL is down.
-var errRefused = fmt.Errorf("jobs postgres: dial: %w", syscall.ECONNREFUSED)
+// errRefused is what the PostgreSQL store answers while the database is
+// down: marked unavailable by the one mapping (pg.Error).
+var errRefused = pg.Error("jobs postgres: create job", fmt.Errorf("dial: %w", syscall.ECONNREFUSED), jobs.ErrNotFound, jobs.ErrConflict)
 
 // downStore fails what the workers and submission use while down is set,
 // as a store does during a database outage.

@@ -18,7 +18,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/cursor"
-	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
@@ -119,14 +118,11 @@ func (s *Service) check(c Caller) error {
 func notFound() error { return problem.New(problem.NotFound, "no such connection") }
 
 // storeErr maps a store failure: a missing row is 404, anything else is
-// returned as is (the interceptor answers internal, or unavailable for a
-// database that does not answer).
+// returned as is (pkg/rpc answers internal, or unavailable for a database
+// that does not answer: the adapter marked it, pg.Error).
 func storeErr(err error) error {
 	if errors.Is(err, ErrNotFound) {
 		return notFound()
-	}
-	if p := pg.UnavailableProblem(err); p != nil {
-		return p
 	}
 	return err
 }

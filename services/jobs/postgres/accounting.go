@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/jobs/accounting"
 )
 
@@ -25,20 +25,9 @@ var _ accounting.Store = (*Accounting)(nil)
 // NewAccounting returns the accounting store on pool.
 func NewAccounting(pool *pgxpool.Pool) *Accounting { return &Accounting{pool: pool} }
 
+// acctErr maps a driver error the way every adapter does (pg.Error).
 func acctErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return accounting.ErrNotFound
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == invalidTextRepr {
-		return accounting.ErrNotFound
-	}
-	// Wrapped, so the service's pg.Unavailable still sees a database that
-	// does not answer.
-	return fmt.Errorf("accounting postgres: %s: %w", op, err)
+	return pg.Error("accounting postgres: "+op, err, accounting.ErrNotFound, nil)
 }
 
 const connCols = `id, account_id, platform, display_name, status, status_reason, created_at, updated_at,

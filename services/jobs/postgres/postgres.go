@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/ledgerlane/platform/pkg/pg"
@@ -38,25 +37,9 @@ var _ jobs.Store = (*Store)(nil)
 // New returns a Store on pool.
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
-const (
-	uniqueViolation = "23505"
-	invalidTextRepr = "22P02" // a malformed uuid: no such row
-)
-
+// storeErr maps a driver error the way every adapter does (pg.Error).
 func storeErr(op string, err error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return jobs.ErrNotFound
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch pgErr.Code {
-		case uniqueViolation:
-			return jobs.ErrConflict
-		case invalidTextRepr:
-			return jobs.ErrNotFound
-		}
-	}
-	return fmt.Errorf("jobs postgres: %s: %w", op, err)
+	return pg.Error("jobs postgres: "+op, err, jobs.ErrNotFound, jobs.ErrConflict)
 }
 
 const jobCols = `id, account_id, mode, status, from_format, to_format, options, item_count,
