@@ -1,0 +1,109 @@
+package local_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMessageFamiliesEndToEnd (issue 29): the exceptions-and-investigations
+// and cash-management families convert both ways through the gateway,
+// synchronously and in a batch job, from the shared CBPR+ inputs: each MT
+// input becomes its camt document (answered in its namespace, with the
+// business application header), each camt input its MT, and a batch of them
+// all completes with every item ok.
+func TestMessageFamiliesEndToEnd(t *testing.T) {
+	pairs := filepath.Join("..", "..", "..", "shared", "samples", "pairs")
+	if _, err := os.Stat(pairs); err != nil {
+		t.Skipf("shared samples not found beside the repository: %v", err)
+	}
+	read := func(dir, name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(pairs, dir, name))
+		if err != nil {
+			t.Skipf("shared sample %s: %v", name, err)
+		}
+		return string(b)
+	}
+	toMX := []struct{ input, to, namespace string }{
+		{"c_29_2_2__mt192_camt_056_A_D.input.fin", "camt.056", "camt.056.001.08"},
+		{"c_56_4_1__mt296_camt_029_E_B.input.fin", "camt.029", "camt.029.001.09"},
+		{"c_105_1_1__mt190_camt_105_B_A.input.fin", "camt.105", "camt.105.001.02"},
+		{"c_106_3_1_b__mt191_camt_106_C_B.input.fin", "camt.106", "camt.106.001.02"},
+		{"c_58_1_1__mt210_camt_057_A_B.input.fin", "camt.057", "camt.057.001.06"},
+		{"c_60_1_1__mt920_camt_060_A_B.input.fin", "camt.060", "camt.060.001.05"},
+		{"c_107_1_1__mt110_camt_107_A_B.input.fin", "camt.107", "camt.107.001.01"},
+		{"c_108_1_1__mt111_camt_108_A_B.input.fin", "camt.108", "camt.108.001.01"},
+		{"c_109_1_1__mt112_camt_109_A_B.input.fin", "camt.109", "camt.109.001.01"},
+	}
+	toMT := []struct{ input, to, block2 string }{
+		{"c_29_1_2__CBPR+_c.29.1.2_camt.056-AtoB.input.xml", "MT192", "{2:I192"},
+		{"c_29_1_2__CBPR+_c.29.1.2_camt.029-BtoA.input.xml", "MT196", "{2:I196"},
+		{"c_58_1_1__CBPR+_c.58.1.1_camt.057-CdtrtoC.input.xml", "MT210", "{2:I210"},
+		{"c_108_1_2__CBPR+_c.108.1.2_camt.108-AtoB.input.xml", "MT111", "{2:I111"},
+	}
+	st := stack(t, false)
+	keys := map[string]string{}
+	for _, k := range st.Keys {
+		keys[k.Name] = k.Key
+	}
+	c := client{t: t, base: st.URL, keys: keys}
+
+	type item struct {
+		Message string `json:"message"`
+	}
+	var batch []item
+	var batchTo string
+	for _, tc := range toMX {
+		in := read("cbpr_mt_to_mx", tc.input)
+		r := c.call("POST", "/v1/convert?to="+tc.to, "conversion-live", in, "Content-Type", "application/x-swift-mt", "Accept", "application/xml")
+		body := string(r.body)
+		if r.status != 200 || !strings.Contains(body, `xmlns="urn:iso:std:iso:20022:tech:xsd:`+tc.namespace+`"`) ||
+			!strings.Contains(body, "urn:iso:std:iso:20022:tech:xsd:head.001.001.02") {
+			t.Errorf("%s → %s: %d %s", tc.input, tc.to, r.status, truncate(body, 600))
+		}
+		if tc.to == "camt.056" {
+			batch, batchTo = append(batch, item{in}), tc.to
+		}
+	}
+	for _, tc := range toMT {
+		in := read("cbpr_mx_to_mt", tc.input)
+		r := c.call("POST", "/v1/convert?to="+tc.to, "conversion-live", in, "Content-Type", "application/xml", "Accept", "text/plain")
+		if body := string(r.body); r.status != 200 || !strings.Contains(body, tc.block2) {
+			t.Errorf("%s → %s: %d %s", tc.input, tc.to, r.status, truncate(body, 600))
+		}
+	}
+	// The MT192 inputs as a batch of three.
+	batch = append(batch, batch[0], batch[0])
+	b, _ := json.Marshal(map[string]any{"to": batchTo, "items": batch})
+	r := c.call("POST", "/v1/convert/batch", "conversion-live", string(b))
+	id, _ := r.json["id"].(string)
+	if r.status != 202 || id == "" {
+		t.Fatalf("batch: %d %s", r.status, r.body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r = c.call("GET", "/v1/jobs/"+id, "conversion-live", "")
+		if r.json["status"] == "completed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the batch did not complete: %s", r.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if fmt.Sprint(r.json["succeeded_count"]) != "3" || !strings.Contains(string(r.body), "camt.056.001.08") {
+		t.Fatalf("batch job: %s", truncate(string(r.body), 800))
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
