@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/ledgerlane/platform/services/finance"
 	financeseed "github.com/ledgerlane/platform/services/finance/seed"
 	financeserver "github.com/ledgerlane/platform/services/finance/server"
 	"github.com/ledgerlane/platform/services/metering"
@@ -46,7 +45,7 @@ func (s *Stack) seed(ctx context.Context, cfg Config, fin *financeserver.Server,
 // about two years of data, and the seven demo credentials. The account is
 // new on every start and the user's ids derive from it, so on a database
 // that outlives a start each start seeds beside the earlier ones.
-func seed(ctx context.Context, fs finance.Store, ms *metering.Service, plan string, now time.Time) (financeseed.DemoData, metering.Account, []Key, error) {
+func seed(ctx context.Context, fs financeseed.Store, ms *metering.Service, plan string, now time.Time) (financeseed.DemoData, metering.Account, []Key, error) {
 	var demo financeseed.DemoData
 	acct, err := ms.CreateAccount(ctx, "Demo Company", plan, metering.USD)
 	if err != nil {

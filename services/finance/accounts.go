@@ -14,7 +14,7 @@ import (
 // redacted as on its balances route, and its nickname is dropped.
 func (s *Service) ListAccounts(ctx context.Context, c Caller, q PageQuery) (Page[Account], error) {
 	var page Page[Account]
-	sc, err := s.scope(ctx, c, false)
+	sc, err := s.Scope(ctx, c, false)
 	if err != nil {
 		return page, err
 	}
@@ -29,11 +29,11 @@ func (s *Service) ListAccounts(ctx context.Context, c Caller, q PageQuery) (Page
 	after := cur.position()
 	all, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return page, s.internal(ctx, "list accounts", err)
+		return page, s.Internal(ctx, "list accounts", err)
 	}
 	var rows []Account
 	for _, a := range all {
-		if sc.hidesAccount(a.ID) {
+		if sc.HidesAccount(a.ID) {
 			continue
 		}
 		if after != nil && compareCreatedAt(a.CreatedAt, a.ID, after.CreatedAt, after.ID) <= 0 {
@@ -57,7 +57,7 @@ func (s *Service) ListAccounts(ctx context.Context, c Caller, q PageQuery) (Page
 		}
 	}
 	page.Data = rows
-	page.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	page.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	page.Filtered = len(sc.excludedAccounts) > 0
 	return page, nil
 }
@@ -90,40 +90,40 @@ type AccountBalance struct {
 // connection.institution the name is a neutral label (redact.go).
 func (s *Service) GetAccountBalances(ctx context.Context, c Caller, accountID string) (Result[AccountBalance], error) {
 	var res Result[AccountBalance]
-	sc, err := s.scope(ctx, c, false)
+	sc, err := s.Scope(ctx, c, false)
 	if err != nil {
 		return res, err
 	}
-	if accountID, err = requiredUUID(accountID, "id"); err != nil {
+	if accountID, err = RequiredUUID(accountID, "id"); err != nil {
 		return res, err
 	}
 	a, err := s.store.GetAccount(ctx, c.UserID, accountID)
-	if errors.Is(err, ErrNotFound) || (err == nil && sc.hidesAccount(a.ID)) {
+	if errors.Is(err, ErrNotFound) || (err == nil && sc.HidesAccount(a.ID)) {
 		return res, problem.New(problem.NotFound, "account not found")
 	}
 	if err != nil {
-		return res, s.internal(ctx, "get account", err)
+		return res, s.Internal(ctx, "get account", err)
 	}
 	if sc.grant.Redacts(FieldConnectionInstitution) {
 		redactAccount(&a, sc.institutions)
 	}
 	res.Data = AccountBalance{AccountID: a.ID, Name: a.Name, Balance: a.Balance,
 		AvailableBalance: a.AvailableBalance, AsOf: a.BalanceAsOf}
-	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	return res, nil
 }
 
 // mainCurrency is the currency most of the accounts the grant shows are in
 // (ties: the earliest-created account's); USD when it shows none.
-func (s *Service) mainCurrency(ctx context.Context, c Caller, sc scope) (string, error) {
+func (s *Service) mainCurrency(ctx context.Context, c Caller, sc Scope) (string, error) {
 	accts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return "", s.internal(ctx, "list accounts", err)
+		return "", s.Internal(ctx, "list accounts", err)
 	}
 	count := map[string]int{}
 	best := ""
 	for _, a := range accts { // by creation time
-		if sc.hidesAccount(a.ID) {
+		if sc.HidesAccount(a.ID) {
 			continue
 		}
 		count[a.Currency]++

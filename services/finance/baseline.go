@@ -49,11 +49,11 @@ func (c *baselineCache) put(key, version string, b AnomalyBaseline) {
 
 // anomalyBaseline is the baseline of the AnomalyLookbackMonths before
 // period p, under the caller's grant, for a budget in currency.
-func (s *Service) anomalyBaseline(ctx context.Context, c Caller, sc scope, currency string, p Period) (AnomalyBaseline, error) {
+func (s *Service) anomalyBaseline(ctx context.Context, c Caller, sc Scope, currency string, p Period) (AnomalyBaseline, error) {
 	from, to := p.Start.AddDate(0, -AnomalyLookbackMonths, 0), p.Start.AddDate(0, 0, -1)
 	version, err := s.store.FlowVersion(ctx, c.UserID, from, to)
 	if err != nil {
-		return AnomalyBaseline{}, s.internal(ctx, "flow version", err)
+		return AnomalyBaseline{}, s.Internal(ctx, "flow version", err)
 	}
 	acc, cat := slices.Clone(sc.excludedAccounts), slices.Clone(sc.excludedCategories)
 	slices.Sort(acc)
@@ -66,7 +66,7 @@ func (s *Service) anomalyBaseline(ctx context.Context, c Caller, sc scope, curre
 	rows, err := s.store.ListBudgetRows(ctx, c.UserID, TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts,
 		ExcludeCategoryIDs: sc.excludedCategories, StartDate: from, EndDate: to})
 	if err != nil {
-		return AnomalyBaseline{}, s.internal(ctx, "list budget rows", err)
+		return AnomalyBaseline{}, s.Internal(ctx, "list budget rows", err)
 	}
 	b := BuildAnomalyBaseline(currency, rows)
 	s.baselines.put(key, version, b)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
@@ -20,25 +22,25 @@ import (
 //
 //	go test -run '^$' -bench PayoffPlan -benchtime 200x .
 func BenchmarkPayoffPlan600Months20Debts(b *testing.B) {
-	var debts []finance.PayoffDebt
+	var debts []debt.PayoffDebt
 	for i := range 20 {
 		apr := decimal.New(int64(400+i*100), -2) // 4 % … 23 %
 		bal := decimal.New(int64(500000+i*250000), -2)
 		floor := bal.Mul(apr).Div(decimal.NewFromInt(1200)).Sub(decimal.New(10, -2)).Round(2)
-		debts = append(debts, finance.PayoffDebt{ID: fmt.Sprintf("debt-%02d", i), Balance: bal,
-			Liability: finance.Liability{APR: &apr, MinPaymentFloor: floor}})
+		debts = append(debts, debt.PayoffDebt{ID: fmt.Sprintf("debt-%02d", i), Balance: bal,
+			Liability: debt.Liability{APR: &apr, MinPaymentFloor: floor}})
 	}
 	var minimums decimal.Decimal
 	for _, d := range debts {
 		minimums = minimums.Add(d.Liability.MinPaymentFloor)
 	}
 	budget := minimums
-	in := finance.PayoffInput{Debts: debts, Currency: "USD", Strategy: finance.StrategyAvalanche, Budget: &budget,
+	in := debt.PayoffInput{Debts: debts, Currency: "USD", Strategy: debt.StrategyAvalanche, Budget: &budget,
 		Today: time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC), Horizon: 600}
 	var took []time.Duration
 	for b.Loop() {
 		start := time.Now()
-		p := finance.SimulatePayoff(in)
+		p := debt.SimulatePayoff(in)
 		took = append(took, time.Since(start))
 		if len(p.Timeline) < 600 {
 			b.Fatalf("%d months", len(p.Timeline))

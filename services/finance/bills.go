@@ -68,7 +68,7 @@ func UpcomingBills(rules []RecurringRule, today time.Time, daysAhead int) []Upco
 // name names an institution loses both and its logo.
 func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int32) (Result[[]UpcomingBill], error) {
 	var res Result[[]UpcomingBill]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int
 	case daysAhead == 0:
 		daysAhead = DefaultBillsDaysAhead
 	case daysAhead < 0 || daysAhead > MaxBillsDaysAhead:
-		return res, invalid("days_ahead", "days_ahead must be between 1 and 365")
+		return res, Invalid("days_ahead", "days_ahead must be between 1 and 365")
 	}
 	rules, err := s.recurringRules(ctx, c.UserID)
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int
 	}
 	var visible, hidden []RecurringRule
 	for _, r := range rules {
-		if sc.hidesAccount(r.AccountID) || sc.hidesCategory(r.CategoryID) {
+		if sc.HidesAccount(r.AccountID) || sc.HidesCategory(r.CategoryID) {
 			hidden = append(hidden, r)
 		} else {
 			visible = append(visible, r)
@@ -96,11 +96,11 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int
 	if sc.grant.Redacts(FieldConnectionInstitution) {
 		for i := range res.Data {
 			b := &res.Data[i]
-			if namesAny(b.Merchant, sc.institutions) || namesAny(b.DisplayName, sc.institutions) {
+			if sc.NamesInstitution(b.Merchant) || sc.NamesInstitution(b.DisplayName) {
 				b.Merchant, b.DisplayName, b.LogoURL = "", "", ""
 			}
 		}
 	}
-	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	return res, nil
 }

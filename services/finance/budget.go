@@ -147,34 +147,6 @@ type ProgressSnapshot struct {
 	CreatedAt   time.Time
 }
 
-// BudgetRow is the part of a transaction budgets and goals count: a narrow
-// read of the transactions table (Store.ListBudgetRows).
-type BudgetRow struct {
-	ID         string
-	AccountID  string
-	CategoryID string
-	Merchant   string
-	// BankMerchant is the merchant as the bank reported it where the user
-	// renamed the row (Transaction.ProviderMerchantName); empty otherwise.
-	BankMerchant   string
-	Amount         Money
-	Date           time.Time
-	IsPending      bool
-	TransferPairID string
-	SplitParentID  string
-}
-
-// Counterparty is who the row's money went to or came from as the bank
-// names it: a user's rename of one row ("Netflix (work lunch)") labels
-// that row, it does not make the charge another payee's, so recurring
-// streams group by this.
-func (r *BudgetRow) Counterparty() string {
-	if r.BankMerchant != "" {
-		return r.BankMerchant
-	}
-	return r.Merchant
-}
-
 // CompareBudgets is the order budgets are listed in: the active one first,
 // then newest first (creation time, then id, descending).
 func CompareBudgets(a, b Budget) int {

@@ -34,7 +34,7 @@ const MaxFutureMonths = 12
 // archived ones, newest first.
 func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[BudgetView], error) {
 	var page Page[BudgetView]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return page, err
 	}
@@ -48,7 +48,7 @@ func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[
 	}
 	all, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return page, s.internal(ctx, "list budgets", err)
+		return page, s.Internal(ctx, "list budgets", err)
 	}
 	if after != nil {
 		at, _ := time.Parse(time.RFC3339Nano, after.CreatedAt)
@@ -72,7 +72,7 @@ func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[
 		}
 		page.Data = append(page.Data, v)
 	}
-	page.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	page.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	page.Filtered = sc.grant.Filtered()
 	return page, nil
 }
@@ -85,13 +85,13 @@ type budgetCursor struct {
 
 func (p budgetCursor) Valid() bool {
 	_, err := time.Parse(time.RFC3339Nano, p.CreatedAt)
-	return err == nil && isUUID(p.ID)
+	return err == nil && IsUUID(p.ID)
 }
 
 // GetBudget answers GET /v1/budgets/{id}.
 func (s *Service) GetBudget(ctx context.Context, c Caller, id string) (Result[BudgetView], error) {
 	var res Result[BudgetView]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -102,13 +102,13 @@ func (s *Service) GetBudget(ctx context.Context, c Caller, id string) (Result[Bu
 	if res.Data, err = s.budgetView(ctx, c, sc, b); err != nil {
 		return res, err
 	}
-	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	res.Filtered = sc.grant.Filtered()
 	return res, nil
 }
 
 func (s *Service) loadBudget(ctx context.Context, c Caller, id string) (Budget, error) {
-	id, err := requiredUUID(id, "id")
+	id, err := RequiredUUID(id, "id")
 	if err != nil {
 		return Budget{}, err
 	}
@@ -117,37 +117,37 @@ func (s *Service) loadBudget(ctx context.Context, c Caller, id string) (Budget, 
 		return b, problem.New(problem.NotFound, "budget not found")
 	}
 	if err != nil {
-		return b, s.internal(ctx, "get budget", err)
+		return b, s.Internal(ctx, "get budget", err)
 	}
 	return b, nil
 }
 
 // visibleBudget leaves out the items of categories the grant hides, and
 // free text naming a redacted institution.
-func (sc scope) visibleBudget(b Budget) Budget {
+func (sc Scope) visibleBudget(b Budget) Budget {
 	groups := make([]TargetGroup, 0, len(b.Groups))
 	redact := sc.grant.Redacts(FieldConnectionInstitution)
 	for _, g := range b.Groups {
 		items := make([]BudgetItem, 0, len(g.Items))
 		for _, it := range g.Items {
-			if !sc.hidesCategory(it.CategoryID) {
+			if !sc.HidesCategory(it.CategoryID) {
 				items = append(items, it)
 			}
 		}
 		g.Items = items
-		if redact && namesAny(g.Name, sc.institutions) {
+		if redact && sc.NamesInstitution(g.Name) {
 			g.Name = ""
 		}
 		groups = append(groups, g)
 	}
 	b.Groups = groups
-	if redact && namesAny(b.Name, sc.institutions) {
+	if redact && sc.NamesInstitution(b.Name) {
 		b.Name = ""
 	}
 	return b
 }
 
-func (s *Service) budgetView(ctx context.Context, c Caller, sc scope, b Budget) (BudgetView, error) {
+func (s *Service) budgetView(ctx context.Context, c Caller, sc Scope, b Budget) (BudgetView, error) {
 	b = sc.visibleBudget(b)
 	v := BudgetView{Budget: b, ItemSpent: map[string]decimal.Decimal{}}
 	if !b.IsActive {
@@ -170,7 +170,7 @@ func (s *Service) budgetView(ctx context.Context, c Caller, sc scope, b Budget) 
 // containing today.
 func (s *Service) GetBudgetProgress(ctx context.Context, c Caller, id, month string) (Result[BudgetProgress], error) {
 	var res Result[BudgetProgress]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -184,18 +184,18 @@ func (s *Service) GetBudgetProgress(ctx context.Context, c Caller, id, month str
 	if month != "" {
 		y, m, err := parseMonth(month)
 		if err != nil {
-			return res, invalid("month", "month must be YYYY-MM, from 1970-01")
+			return res, Invalid("month", "month must be YYYY-MM, from 1970-01")
 		}
 		p = b.PeriodStartingIn(y, m)
 		limit := time.Date(today.Year(), today.Month()+MaxFutureMonths+1, 1, 0, 0, 0, 0, time.UTC)
 		if !p.Start.Before(limit) {
-			return res, invalid("month", "month may be at most 12 months after the current one")
+			return res, Invalid("month", "month may be at most 12 months after the current one")
 		}
 	}
 	if res.Data, err = s.progress(ctx, c, sc, b, p); err != nil {
 		return res, err
 	}
-	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	res.Filtered = sc.grant.Filtered()
 	return res, nil
 }
@@ -209,7 +209,7 @@ func (s *Service) GetBudgetProgress(ctx context.Context, c Caller, id, month str
 // every later read answers them, whatever edits arrive after. A snapshot at
 // first read rather than a recomputation "as of the close": the store keeps
 // no history of edits, so data as of the close cannot be rebuilt later.
-func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p Period) (BudgetProgress, error) {
+func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p Period) (BudgetProgress, error) {
 	today := Day(s.now())
 	closed := !p.End.After(today)
 	if closed {
@@ -217,12 +217,12 @@ func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p 
 		if err == nil {
 			var out BudgetProgress
 			if err := json.Unmarshal(snap.Data, &out); err != nil {
-				return out, s.internal(ctx, "decode progress snapshot", err)
+				return out, s.Internal(ctx, "decode progress snapshot", err)
 			}
 			return out, nil
 		}
 		if !errors.Is(err, ErrNotFound) {
-			return BudgetProgress{}, s.internal(ctx, "get progress snapshot", err)
+			return BudgetProgress{}, s.Internal(ctx, "get progress snapshot", err)
 		}
 	}
 	in := ProgressInput{Budget: b, Period: p, Today: today}
@@ -244,7 +244,7 @@ func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p 
 	in.Totals, err = s.store.SumFlows(ctx, c.UserID, FlowQuery{From: p.Start, To: last, Currency: b.Currency,
 		CountedOnly: true, ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories})
 	if err != nil {
-		return BudgetProgress{}, s.internal(ctx, "sum flows", err)
+		return BudgetProgress{}, s.Internal(ctx, "sum flows", err)
 	}
 	if in.Totals == nil {
 		in.Totals = []FlowTotal{} // read from the store: ComputeProgress must not sum Rows
@@ -257,7 +257,7 @@ func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p 
 			f := TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories,
 				StartDate: p.Start, EndDate: last}
 			if in.Candidates, err = s.store.ListAnomalyCandidates(ctx, c.UserID, f, floors); err != nil {
-				return BudgetProgress{}, s.internal(ctx, "list anomaly candidates", err)
+				return BudgetProgress{}, s.Internal(ctx, "list anomaly candidates", err)
 			}
 		}
 		if in.Goals, err = s.visibleGoals(ctx, c, sc); err != nil {
@@ -273,7 +273,7 @@ func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p 
 			return BudgetProgress{}, err
 		}
 		for _, r := range rules {
-			if !sc.hidesAccount(r.AccountID) && !sc.hidesCategory(r.CategoryID) {
+			if !sc.HidesAccount(r.AccountID) && !sc.HidesCategory(r.CategoryID) {
 				in.Rules = append(in.Rules, r)
 			}
 		}
@@ -284,16 +284,16 @@ func (s *Service) progress(ctx context.Context, c Caller, sc scope, b Budget, p 
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		return out, s.internal(ctx, "encode progress snapshot", err)
+		return out, s.Internal(ctx, "encode progress snapshot", err)
 	}
 	snap, err := s.store.SaveProgressSnapshot(ctx, ProgressSnapshot{BudgetID: b.ID, UserID: c.UserID,
 		GrantID: c.GrantID, PeriodStart: p.Start, Data: data, CreatedAt: s.now()})
 	if err != nil {
-		return out, s.internal(ctx, "save progress snapshot", err)
+		return out, s.Internal(ctx, "save progress snapshot", err)
 	}
 	var stored BudgetProgress
 	if err := json.Unmarshal(snap.Data, &stored); err != nil {
-		return out, s.internal(ctx, "decode progress snapshot", err)
+		return out, s.Internal(ctx, "decode progress snapshot", err)
 	}
 	return stored, nil
 }
@@ -310,22 +310,22 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method strin
 		return res, err
 	}
 	if method == "" {
-		return res, invalid("method", "method is required")
+		return res, Invalid("method", "method is required")
 	}
 	if !ValidMethod(method) {
-		return res, invalid("method", "method must be one of fifty_thirty_twenty, pay_yourself_first, zero_based, envelope, kakeibo, fire, values_based, custom")
+		return res, Invalid("method", "method must be one of fifty_thirty_twenty, pay_yourself_first, zero_based, envelope, kakeibo, fire, values_based, custom")
 	}
 	if confirm == nil || !*confirm {
-		return res, invalid("confirm", "confirm must be true: the switch archives the current budget and creates a new one")
+		return res, Invalid("confirm", "confirm must be true: the switch archives the current budget and creates a new one")
 	}
 	now := s.now()
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list categories", err)
+		return res, s.Internal(ctx, "list categories", err)
 	}
 	budgets, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list budgets", err)
+		return res, s.Internal(ctx, "list budgets", err)
 	}
 	currency := "USD"
 	var income *decimal.Decimal
@@ -354,7 +354,7 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method strin
 		return res, nil
 	}
 	if err != nil {
-		return res, s.internal(ctx, "switch budget", err)
+		return res, s.Internal(ctx, "switch budget", err)
 	}
 	res.Data = SwitchResult{NewBudgetID: b.ID, PreviousBudgetArchived: archived != ""}
 	res.Filtered = sc.grant.Filtered()
@@ -369,7 +369,7 @@ func (s *Service) monthlyAverages(ctx context.Context, c Caller, cats []Category
 	start := end.AddDate(0, -3, 0)
 	totals, err := s.store.SumFlows(ctx, c.UserID, FlowQuery{From: start, To: end.AddDate(0, 0, -1), Currency: currency, CountedOnly: true})
 	if err != nil {
-		return nil, decimal.Zero, s.internal(ctx, "sum flows", err)
+		return nil, decimal.Zero, s.Internal(ctx, "sum flows", err)
 	}
 	cl := classify(cats)
 	cn := newCounter(Budget{Currency: currency}, cats)

@@ -35,11 +35,6 @@ type BudgetStore interface {
 	// GetProgressSnapshot reads a stored snapshot (ErrNotFound if none).
 	GetProgressSnapshot(ctx context.Context, budgetID, grantID string, periodStart time.Time) (ProgressSnapshot, error)
 
-	// ListBudgetRows returns the user's rows matching f (its privacy,
-	// account, category and date conditions) as narrow BudgetRows, in no
-	// particular order.
-	ListBudgetRows(ctx context.Context, userID string, f TransactionFilter) ([]BudgetRow, error)
-
 	CreateGoal(ctx context.Context, g Goal) error
 	GetGoal(ctx context.Context, userID, id string) (Goal, error)
 	// ListGoals returns up to limit of the user's goals after the position

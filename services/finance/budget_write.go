@@ -58,26 +58,26 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u Alloc
 	if err != nil {
 		return res, err
 	}
-	id, err := requiredUUID(u.BudgetID, "id")
+	id, err := RequiredUUID(u.BudgetID, "id")
 	if err != nil {
 		return res, err
 	}
 	if u.ExpectedVersion <= 0 {
-		return res, invalid("expected_version", "expected_version is required: send the version you read")
+		return res, Invalid("expected_version", "expected_version is required: send the version you read")
 	}
 	switch {
 	case len(u.Items) == 0 && len(u.Groups) == 0:
-		return res, invalid("items", "send at least one of items or groups")
+		return res, Invalid("items", "send at least one of items or groups")
 	case len(u.Items) > MaxAllocationItems:
-		return res, invalid("items", fmt.Sprintf("at most %d items", MaxAllocationItems))
+		return res, Invalid("items", fmt.Sprintf("at most %d items", MaxAllocationItems))
 	case len(u.Groups) > MaxAllocationGroups:
-		return res, invalid("groups", fmt.Sprintf("at most %d groups", MaxAllocationGroups))
+		return res, Invalid("groups", fmt.Sprintf("at most %d groups", MaxAllocationGroups))
 	}
 	fp := u
 	fp.ExpectedVersion = 0
 	pw, err := newPendingWrite(c, "budget-allocations", fp)
 	if err != nil {
-		return res, s.internal(ctx, "fingerprint allocations update", err)
+		return res, s.Internal(ctx, "fingerprint allocations update", err)
 	}
 	old, err := s.loadBudget(ctx, c, id)
 	if err != nil {
@@ -111,21 +111,21 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u Alloc
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "budget not found")
 	case err != nil:
-		return res, s.internal(ctx, "update budget", err)
+		return res, s.Internal(ctx, "update budget", err)
 	}
 	return s.GetBudget(ctx, c, id)
 }
 
 // applyAllocations checks u against b and returns b with it applied. Items
 // of categories the grant hides are unknown to it (400 naming the item).
-func applyAllocations(sc scope, b Budget, u AllocationUpdate) (Budget, error) {
+func applyAllocations(sc Scope, b Budget, u AllocationUpdate) (Budget, error) {
 	groups := make([]TargetGroup, len(b.Groups))
 	where := map[string][2]int{} // item id → group, item index
 	for gi, g := range b.Groups {
 		g.Items = append([]BudgetItem(nil), g.Items...)
 		groups[gi] = g
 		for ii, it := range g.Items {
-			if !sc.hidesCategory(it.CategoryID) {
+			if !sc.HidesCategory(it.CategoryID) {
 				where[it.ID] = [2]int{gi, ii}
 			}
 		}
@@ -133,16 +133,16 @@ func applyAllocations(sc scope, b Budget, u AllocationUpdate) (Budget, error) {
 	seen := map[string]bool{}
 	for i, a := range u.Items {
 		field := fmt.Sprintf("items[%d].id", i)
-		id, err := requiredUUID(a.ID, field)
+		id, err := RequiredUUID(a.ID, field)
 		if err != nil {
 			return b, err
 		}
 		at, ok := where[id]
 		if !ok {
-			return b, invalid(field, field+" names no item of this budget")
+			return b, Invalid(field, field+" names no item of this budget")
 		}
 		if seen[id] {
-			return b, invalid(field, "an item is listed once")
+			return b, Invalid(field, "an item is listed once")
 		}
 		seen[id] = true
 		amount, err := parseAmount(a.AllocatedAmount, fmt.Sprintf("items[%d].allocated_amount", i), b.Currency)
@@ -153,7 +153,7 @@ func applyAllocations(sc scope, b Budget, u AllocationUpdate) (Budget, error) {
 	}
 	for i, a := range u.Groups {
 		field := fmt.Sprintf("groups[%d].id", i)
-		id, err := requiredUUID(a.ID, field)
+		id, err := RequiredUUID(a.ID, field)
 		if err != nil {
 			return b, err
 		}
@@ -164,24 +164,24 @@ func applyAllocations(sc scope, b Budget, u AllocationUpdate) (Budget, error) {
 			}
 		}
 		if gi < 0 {
-			return b, invalid(field, field+" names no group of this budget")
+			return b, Invalid(field, field+" names no group of this budget")
 		}
 		if seen[id] {
-			return b, invalid(field, "a group is listed once")
+			return b, Invalid(field, "a group is listed once")
 		}
 		seen[id] = true
 		vf := fmt.Sprintf("groups[%d].allocation_value", i)
 		switch {
 		case groups[gi].AllocationType != AllocPercent:
-			return b, invalid(vf, "only a percent_of_income group takes an allocation_value; an amount group's is the sum of its items")
+			return b, Invalid(vf, "only a percent_of_income group takes an allocation_value; an amount group's is the sum of its items")
 		case b.MethodType == MethodFiftyThirtyTwenty:
-			return b, invalid(vf, "a 50/30/20 budget keeps its percentages; switch to another method to change them")
+			return b, Invalid(vf, "a 50/30/20 budget keeps its percentages; switch to another method to change them")
 		case !percentValue.MatchString(a.AllocationValue):
-			return b, invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
+			return b, Invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
 		}
 		v, _ := decimal.NewFromString(a.AllocationValue)
 		if v.GreaterThan(decNum(100)) {
-			return b, invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
+			return b, Invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
 		}
 		groups[gi].AllocationValue = v
 	}
@@ -199,7 +199,7 @@ func applyAllocations(sc scope, b Budget, u AllocationUpdate) (Budget, error) {
 		}
 	}
 	if percent.GreaterThan(decNum(100)) {
-		return b, invalid("groups", "the percent_of_income groups together may not exceed 100")
+		return b, Invalid("groups", "the percent_of_income groups together may not exceed 100")
 	}
 	b.Groups = groups
 	return b, nil

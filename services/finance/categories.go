@@ -84,7 +84,7 @@ func (s *Service) CreateCategory(ctx context.Context, c Caller, in NewCategory) 
 		return res, problem.New(problem.CategoryLimit,
 			"you have 250 custom categories, the most allowed: delete one first")
 	case err != nil:
-		return res, s.internal(ctx, "create category", err)
+		return res, s.Internal(ctx, "create category", err)
 	}
 	return s.categoryResult(ctx, c, cat.ID)
 }
@@ -117,7 +117,7 @@ func (s *Service) UpdateCategory(ctx context.Context, c Caller, p CategoryPatch)
 	}
 	if p.SortOrder != nil {
 		if *p.SortOrder < 0 {
-			return res, invalid("sort_order", "sort_order must not be negative")
+			return res, Invalid("sort_order", "sort_order must not be negative")
 		}
 		cat.SortOrder = *p.SortOrder
 	}
@@ -126,7 +126,7 @@ func (s *Service) UpdateCategory(ctx context.Context, c Caller, p CategoryPatch)
 			cat.ParentID = ""
 		} else {
 			if strings.EqualFold(*p.ParentID, cat.ID) {
-				return res, invalid("parent_id", "a category cannot be its own parent")
+				return res, Invalid("parent_id", "a category cannot be its own parent")
 			}
 			parent, err := s.topLevelParent(ctx, c, sc, *p.ParentID)
 			if err != nil {
@@ -143,7 +143,7 @@ func (s *Service) UpdateCategory(ctx context.Context, c Caller, p CategoryPatch)
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "category not found")
 	case err != nil:
-		return res, s.internal(ctx, "update category", err)
+		return res, s.Internal(ctx, "update category", err)
 	}
 	return s.categoryResult(ctx, c, cat.ID)
 }
@@ -163,17 +163,17 @@ func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, merge
 	}
 	target := ""
 	if mergeInto != nil {
-		if !isUUID(*mergeInto) {
-			return res, invalid("merge_into_category_id", "merge_into_category_id must be a UUID")
+		if !IsUUID(*mergeInto) {
+			return res, Invalid("merge_into_category_id", "merge_into_category_id must be a UUID")
 		}
 		target = strings.ToLower(*mergeInto)
 		if target == cat.ID {
-			return res, invalid("merge_into_category_id", "a category cannot be merged into itself")
+			return res, Invalid("merge_into_category_id", "a category cannot be merged into itself")
 		}
 		if ok, err := s.categoryVisible(ctx, c, sc, target); err != nil {
 			return res, err
 		} else if !ok {
-			return res, invalid("merge_into_category_id", "merge_into_category_id names no category")
+			return res, Invalid("merge_into_category_id", "merge_into_category_id names no category")
 		}
 	}
 	moved, err := s.store.DeleteCategory(ctx, c.UserID, cat.ID, target, s.now())
@@ -184,11 +184,11 @@ func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, merge
 		// The category, or the target, went away meanwhile.
 		return res, problem.New(problem.NotFound, "category not found")
 	case err != nil:
-		return res, s.internal(ctx, "delete category", err)
+		return res, s.Internal(ctx, "delete category", err)
 	}
 	n := 0
 	for _, acct := range moved {
-		if !sc.hidesAccount(acct) {
+		if !sc.HidesAccount(acct) {
 			n++
 		}
 	}
@@ -199,17 +199,17 @@ func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, merge
 
 // ownCategory loads a category the caller may change: visible, and the
 // user's own (a system category is 409, never editable).
-func (s *Service) ownCategory(ctx context.Context, c Caller, sc scope, id string) (Category, error) {
-	id, err := requiredUUID(id, "id")
+func (s *Service) ownCategory(ctx context.Context, c Caller, sc Scope, id string) (Category, error) {
+	id, err := RequiredUUID(id, "id")
 	if err != nil {
 		return Category{}, err
 	}
 	cat, err := s.store.GetCategory(ctx, c.UserID, id)
-	if errors.Is(err, ErrNotFound) || (err == nil && sc.hidesCategory(cat.ID)) {
+	if errors.Is(err, ErrNotFound) || (err == nil && sc.HidesCategory(cat.ID)) {
 		return Category{}, problem.New(problem.NotFound, "category not found")
 	}
 	if err != nil {
-		return Category{}, s.internal(ctx, "get category", err)
+		return Category{}, s.Internal(ctx, "get category", err)
 	}
 	if cat.IsSystem() {
 		return Category{}, problem.New(problem.SystemCategory, "system categories cannot be changed or deleted")
@@ -218,20 +218,20 @@ func (s *Service) ownCategory(ctx context.Context, c Caller, sc scope, id string
 }
 
 // topLevelParent checks that id names a visible top-level category.
-func (s *Service) topLevelParent(ctx context.Context, c Caller, sc scope, id string) (Category, error) {
-	if !isUUID(id) {
-		return Category{}, invalid("parent_id", "parent_id must be a UUID")
+func (s *Service) topLevelParent(ctx context.Context, c Caller, sc Scope, id string) (Category, error) {
+	if !IsUUID(id) {
+		return Category{}, Invalid("parent_id", "parent_id must be a UUID")
 	}
 	id = strings.ToLower(id)
 	parent, err := s.store.GetCategory(ctx, c.UserID, id)
-	if errors.Is(err, ErrNotFound) || (err == nil && sc.hidesCategory(parent.ID)) {
-		return Category{}, invalid("parent_id", "parent_id names no category")
+	if errors.Is(err, ErrNotFound) || (err == nil && sc.HidesCategory(parent.ID)) {
+		return Category{}, Invalid("parent_id", "parent_id names no category")
 	}
 	if err != nil {
-		return Category{}, s.internal(ctx, "get category", err)
+		return Category{}, s.Internal(ctx, "get category", err)
 	}
 	if parent.ParentID != "" {
-		return Category{}, invalid("parent_id", "parent_id must name a top-level category: categories nest one level")
+		return Category{}, Invalid("parent_id", "parent_id must name a top-level category: categories nest one level")
 	}
 	return parent, nil
 }
@@ -240,7 +240,7 @@ func (s *Service) topLevelParent(ctx context.Context, c Caller, sc scope, id str
 func (s *Service) noChildren(ctx context.Context, c Caller, id string) error {
 	all, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return s.internal(ctx, "list categories", err)
+		return s.Internal(ctx, "list categories", err)
 	}
 	for _, other := range all {
 		if other.ParentID == id {
@@ -257,7 +257,7 @@ func hasChildren() error {
 func (s *Service) categoryResult(ctx context.Context, c Caller, id string) (Result[Category], error) {
 	cat, err := s.store.GetCategory(ctx, c.UserID, id)
 	if err != nil {
-		return Result[Category]{}, s.internal(ctx, "reread category", err)
+		return Result[Category]{}, s.Internal(ctx, "reread category", err)
 	}
 	return Result[Category]{Data: cat}, nil
 }
@@ -265,7 +265,7 @@ func (s *Service) categoryResult(ctx context.Context, c Caller, id string) (Resu
 func categoryName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n == 0 || n > MaxCategoryName || !printable(name) {
-		return "", invalid("name", "name is required: 1 to 64 printable characters")
+		return "", Invalid("name", "name is required: 1 to 64 printable characters")
 	}
 	return name, nil
 }
@@ -273,10 +273,10 @@ func categoryName(name string) (string, error) {
 // checkIconColor validates the icon and color when given (non-empty).
 func checkIconColor(icon, color string) error {
 	if icon != "" && !validIcon(icon) {
-		return invalid("icon", `icon must be a Material icon name (a-z, 0-9, _) or "emoji:" followed by one emoji`)
+		return Invalid("icon", `icon must be a Material icon name (a-z, 0-9, _) or "emoji:" followed by one emoji`)
 	}
 	if color != "" && !hexColor.MatchString(color) {
-		return invalid("color", "color must be a hex color #RRGGBB")
+		return Invalid("color", "color must be a hex color #RRGGBB")
 	}
 	return nil
 }
@@ -293,13 +293,13 @@ func validIcon(icon string) bool {
 // spec gives this endpoint no paging, so it is one page.
 func (s *Service) ListCategories(ctx context.Context, c Caller) (Page[Category], error) {
 	var page Page[Category]
-	sc, err := s.scope(ctx, c, false)
+	sc, err := s.Scope(ctx, c, false)
 	if err != nil {
 		return page, err
 	}
 	all, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return page, s.internal(ctx, "list categories", err)
+		return page, s.Internal(ctx, "list categories", err)
 	}
 	hidden := expandCategories(sc.grant.ExcludedCategoryIDs, all)
 	for _, cat := range all {
@@ -311,10 +311,10 @@ func (s *Service) ListCategories(ctx context.Context, c Caller) (Page[Category],
 	return page, nil
 }
 
-func (s *Service) visibleCategories(ctx context.Context, c Caller, sc scope) ([]Category, error) {
+func (s *Service) visibleCategories(ctx context.Context, c Caller, sc Scope) ([]Category, error) {
 	all, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return nil, s.internal(ctx, "list categories", err)
+		return nil, s.Internal(ctx, "list categories", err)
 	}
-	return slices.DeleteFunc(all, func(cat Category) bool { return sc.hidesCategory(cat.ID) }), nil
+	return slices.DeleteFunc(all, func(cat Category) bool { return sc.HidesCategory(cat.ID) }), nil
 }

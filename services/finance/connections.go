@@ -37,7 +37,7 @@ type SyncStatus struct {
 // response filtered.
 func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (Page[ConnectionSummary], error) {
 	var page Page[ConnectionSummary]
-	sc, err := s.scope(ctx, c, false)
+	sc, err := s.Scope(ctx, c, false)
 	if err != nil {
 		return page, err
 	}
@@ -51,7 +51,7 @@ func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (P
 	}
 	conns, err := s.store.ListConnections(ctx, c.UserID, after.position(), pager.Size+1)
 	if err != nil {
-		return page, s.internal(ctx, "list connections", err)
+		return page, s.Internal(ctx, "list connections", err)
 	}
 	if conns, page.NextCursor, err = Cut(ctx, pager, conns, func(c Connection) connCursor {
 		return createdCursor(c.CreatedAt, c.ID)
@@ -61,11 +61,11 @@ func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (P
 	page.HasMore = page.NextCursor != ""
 	accounts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return page, s.internal(ctx, "list accounts", err)
+		return page, s.Internal(ctx, "list accounts", err)
 	}
 	counts := map[string]int{}
 	for _, a := range accounts {
-		if !sc.hidesAccount(a.ID) {
+		if !sc.HidesAccount(a.ID) {
 			counts[a.ConnectionID]++
 		}
 	}
@@ -76,7 +76,7 @@ func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (P
 		}
 		page.Data = append(page.Data, ConnectionSummary{Connection: conn, AccountCount: counts[conn.ID]})
 	}
-	page.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	page.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	page.Filtered = len(sc.excludedAccounts) > 0
 	return page, nil
 }
@@ -85,13 +85,13 @@ func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (P
 // is active and, unless manual, synced within StaleAfter.
 func (s *Service) GetSyncStatus(ctx context.Context, c Caller) (Result[SyncStatus], error) {
 	var res Result[SyncStatus]
-	sc, err := s.scope(ctx, c, false)
+	sc, err := s.Scope(ctx, c, false)
 	if err != nil {
 		return res, err
 	}
 	conns, err := s.store.ListConnections(ctx, c.UserID, nil, 0)
 	if err != nil {
-		return res, s.internal(ctx, "list connections", err)
+		return res, s.Internal(ctx, "list connections", err)
 	}
 	now := s.now()
 	redact := sc.grant.Redacts(FieldConnectionInstitution)
@@ -138,7 +138,7 @@ func createdCursor(at time.Time, id string) connCursor {
 
 func (p connCursor) Valid() bool {
 	_, err := time.Parse(time.RFC3339Nano, p.CreatedAt)
-	return err == nil && isUUID(p.ID)
+	return err == nil && IsUUID(p.ID)
 }
 
 // position is the store's form of p; nil stays nil (the first page).

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
@@ -27,7 +29,7 @@ func debtGrant(t *testing.T, e env) finance.Caller {
 
 // expectedSummary recomputes the USD debt summary from what the grant shows
 // through the other routes: GET /v1/accounts and GET /v1/transactions.
-func expectedSummary(t *testing.T, e env, c finance.Caller) finance.DebtCurrencySummary {
+func expectedSummary(t *testing.T, e env, c finance.Caller) debt.DebtCurrencySummary {
 	t.Helper()
 	ctx := context.Background()
 	accts, err := e.svc.ListAccounts(ctx, c, finance.PageQuery{PageSize: size(finance.MaxPageSize)})
@@ -38,14 +40,14 @@ func expectedSummary(t *testing.T, e env, c finance.Caller) finance.DebtCurrency
 	if err != nil {
 		t.Fatal(err)
 	}
-	terms := map[string]finance.Liability{}
+	terms := map[string]debt.Liability{}
 	for _, l := range ls {
 		terms[l.AccountID] = l
 	}
-	want := finance.DebtCurrencySummary{Currency: "USD"}
+	want := debt.DebtCurrencySummary{Currency: "USD"}
 	debtAccounts := map[string]bool{}
 	for _, a := range accts.Data {
-		if !finance.IsDebtAccount(a.Type) {
+		if !debt.IsDebtAccount(a.Type) {
 			continue
 		}
 		debtAccounts[a.ID] = true
@@ -86,7 +88,7 @@ func TestDebtSummaryReconciles(t *testing.T) {
 		{"hides the mortgage and Housing", hiding, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := e.svc.GetDebtSummary(ctx, tc.c)
+			res, err := e.debt.GetDebtSummary(ctx, tc.c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,14 +105,14 @@ func TestDebtSummaryReconciles(t *testing.T) {
 			t.Logf("%+v", got)
 		})
 	}
-	read, _ := e.svc.GetDebtSummary(ctx, e.read)
+	read, _ := e.debt.GetDebtSummary(ctx, e.read)
 	s := read.Data.Summaries[0]
 	// The demo: two cards, the mortgage, a car loan and a student loan owe;
 	// the mortgage and both loans were charged interest this year.
 	if s.DebtCount != 5 || s.YTDInterestDebtCount != 3 || s.EstimatedInterestDebtCount != 5 {
 		t.Errorf("demo summary %+v", s)
 	}
-	hidden, _ := e.svc.GetDebtSummary(ctx, hiding)
+	hidden, _ := e.debt.GetDebtSummary(ctx, hiding)
 	if h := hidden.Data.Summaries[0]; h.DebtCount != 4 || !h.TotalYTDInterestPaid.IsZero() || h.YTDInterestDebtCount != 0 {
 		t.Errorf("hidden summary %+v", h)
 	}
@@ -135,7 +137,7 @@ func TestPayoffPlanService(t *testing.T) {
 		}
 	}
 	apr := dec("3.5")
-	if err := e.store.PutLiability(ctx, finance.Liability{AccountID: eur.ID, UserID: e.demo.UserID, APR: &apr,
+	if err := e.store.PutLiability(ctx, debt.Liability{AccountID: eur.ID, UserID: e.demo.UserID, APR: &apr,
 		MinPaymentFloor: dec("150"), CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
@@ -144,45 +146,45 @@ func TestPayoffPlanService(t *testing.T) {
 		unknown := uuid.NewString()
 		tests := []struct {
 			name  string
-			req   finance.PayoffRequest
+			req   debt.PayoffRequest
 			field string
 		}{
-			{"no strategy", finance.PayoffRequest{TotalMonthlyBudget: "500"}, "strategy"},
-			{"bad strategy", finance.PayoffRequest{Strategy: "fastest", TotalMonthlyBudget: "500"}, "strategy"},
-			{"no amount", finance.PayoffRequest{Strategy: "avalanche"}, "total_monthly_budget"},
-			{"both amounts", finance.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "500", ExtraMonthlyPay: "5"}, "total_monthly_budget"},
-			{"negative budget", finance.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "-500"}, "total_monthly_budget"},
-			{"zero budget", finance.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "0"}, "total_monthly_budget"},
-			{"exponent", finance.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "5e2"}, "total_monthly_budget"},
-			{"not a number", finance.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "lots"}, "extra_monthly_payment"},
-			{"too precise", finance.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "10.001"}, "extra_monthly_payment"},
-			{"huge", finance.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "1000000000000.01"}, "extra_monthly_payment"},
-			{"bad id", finance.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "500", LiabilityIDs: []string{"card"}}, "liability_ids[0]"},
-			{"repeated id", finance.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "500",
+			{"no strategy", debt.PayoffRequest{TotalMonthlyBudget: "500"}, "strategy"},
+			{"bad strategy", debt.PayoffRequest{Strategy: "fastest", TotalMonthlyBudget: "500"}, "strategy"},
+			{"no amount", debt.PayoffRequest{Strategy: "avalanche"}, "total_monthly_budget"},
+			{"both amounts", debt.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "500", ExtraMonthlyPay: "5"}, "total_monthly_budget"},
+			{"negative budget", debt.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "-500"}, "total_monthly_budget"},
+			{"zero budget", debt.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "0"}, "total_monthly_budget"},
+			{"exponent", debt.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "5e2"}, "total_monthly_budget"},
+			{"not a number", debt.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "lots"}, "extra_monthly_payment"},
+			{"too precise", debt.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "10.001"}, "extra_monthly_payment"},
+			{"huge", debt.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "1000000000000.01"}, "extra_monthly_payment"},
+			{"bad id", debt.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "500", LiabilityIDs: []string{"card"}}, "liability_ids[0]"},
+			{"repeated id", debt.PayoffRequest{Strategy: "avalanche", TotalMonthlyBudget: "500",
 				LiabilityIDs: []string{ids.Mortgage, ids.Mortgage}}, "liability_ids[1]"},
-			{"custom without order", finance.PayoffRequest{Strategy: "custom", TotalMonthlyBudget: "500"}, "custom_order"},
-			{"order without custom", finance.PayoffRequest{Strategy: "snowball", TotalMonthlyBudget: "500",
+			{"custom without order", debt.PayoffRequest{Strategy: "custom", TotalMonthlyBudget: "500"}, "custom_order"},
+			{"order without custom", debt.PayoffRequest{Strategy: "snowball", TotalMonthlyBudget: "500",
 				CustomOrder: []string{ids.Mortgage}}, "custom_order"},
-			{"order outside the ids", finance.PayoffRequest{Strategy: "custom", TotalMonthlyBudget: "500",
+			{"order outside the ids", debt.PayoffRequest{Strategy: "custom", TotalMonthlyBudget: "500",
 				LiabilityIDs: []string{ids.Mortgage}, CustomOrder: []string{unknown}}, "custom_order"},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				_, err := e.svc.CreatePayoffPlan(ctx, e.read, tc.req)
+				_, err := e.debt.CreatePayoffPlan(ctx, e.read, tc.req)
 				wantProblem(t, err, problem.InvalidInput, tc.field)
 			})
 		}
 	})
 
 	t.Run("every debt with terms by default", func(t *testing.T) {
-		res, err := e.svc.CreatePayoffPlan(ctx, e.read, finance.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "500"})
+		res, err := e.debt.CreatePayoffPlan(ctx, e.read, debt.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "500"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := res.Data
 		// The EUR loan has terms too, but the plan is in USD (its first debt's).
-		if len(p.Debts) != 5 || len(p.Excluded) != 1 || p.Excluded[0] != (finance.PayoffExcluded{LiabilityID: eur.ID,
-			Reason: finance.ExcludedCurrencyMismatch}) || p.Currency != "USD" || !p.PlanFeasible || p.BudgetInsufficient ||
+		if len(p.Debts) != 5 || len(p.Excluded) != 1 || p.Excluded[0] != (debt.PayoffExcluded{LiabilityID: eur.ID,
+			Reason: debt.ExcludedCurrencyMismatch}) || p.Currency != "USD" || !p.PlanFeasible || p.BudgetInsufficient ||
 			p.DebtFreeDate == nil || !p.InterestSavedVsMinimum.IsPositive() || res.Filtered {
 			t.Fatalf("plan: %d debts, excluded %v, feasible %v", len(p.Debts), p.Excluded, p.PlanFeasible)
 		}
@@ -193,7 +195,7 @@ func TestPayoffPlanService(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, b := range p.Timeline[0].Balances {
-			paid := acct.Balance.Amount.Add(finance.MonthlyInterest(acct.Balance.Amount, dec("24.99"), "USD")).Sub(b.Balance)
+			paid := acct.Balance.Amount.Add(debt.MonthlyInterest(acct.Balance.Amount, dec("24.99"), "USD")).Sub(b.Balance)
 			if b.LiabilityID == ids.CreditCard && !paid.GreaterThan(dec("500")) {
 				t.Errorf("card %s → %s in month 1", acct.Balance.Amount, b.Balance)
 			}
@@ -203,14 +205,14 @@ func TestPayoffPlanService(t *testing.T) {
 	t.Run("exclusions", func(t *testing.T) {
 		unknown := uuid.NewString()
 		hiding := debtGrant(t, e)
-		res, err := e.svc.CreatePayoffPlan(ctx, hiding, finance.PayoffRequest{Strategy: "custom", TotalMonthlyBudget: "4000",
+		res, err := e.debt.CreatePayoffPlan(ctx, hiding, debt.PayoffRequest{Strategy: "custom", TotalMonthlyBudget: "4000",
 			LiabilityIDs: []string{loans.CarLoan, eur.ID, bare.ID, unknown, ids.Mortgage, ids.Checking, loans.StudentLoan},
 			CustomOrder:  []string{loans.StudentLoan}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]string{eur.ID: finance.ExcludedCurrencyMismatch, bare.ID: finance.ExcludedNoAPR,
-			unknown: finance.ExcludedNotFound, ids.Mortgage: finance.ExcludedNotFound, ids.Checking: finance.ExcludedNotFound}
+		want := map[string]string{eur.ID: debt.ExcludedCurrencyMismatch, bare.ID: debt.ExcludedNoAPR,
+			unknown: debt.ExcludedNotFound, ids.Mortgage: debt.ExcludedNotFound, ids.Checking: debt.ExcludedNotFound}
 		if len(res.Data.Excluded) != len(want) || !res.Filtered || len(res.Data.Debts) != 2 {
 			t.Fatalf("excluded %+v filtered %v debts %d", res.Data.Excluded, res.Filtered, len(res.Data.Debts))
 		}
@@ -227,15 +229,16 @@ func TestPayoffPlanService(t *testing.T) {
 	})
 
 	t.Run("all debts under a grant hiding one", func(t *testing.T) {
-		res, err := e.svc.CreatePayoffPlan(ctx, debtGrant(t, e), finance.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "100"})
+		res, err := e.debt.CreatePayoffPlan(ctx, debtGrant(t, e), debt.PayoffRequest{Strategy: "avalanche", ExtraMonthlyPay: "100"})
 		if err != nil || !res.Filtered || len(res.Data.Debts) != 4 {
 			t.Fatalf("filtered %v, %d debts, %v", res.Filtered, len(res.Data.Debts), err)
 		}
 	})
 
 	t.Run("the clock sets the first month", func(t *testing.T) {
-		later := finance.NewService(e.store, nil, func() time.Time { return time.Date(2027, 12, 31, 23, 0, 0, 0, time.UTC) }, nil)
-		res, err := later.CreatePayoffPlan(ctx, e.read, finance.PayoffRequest{Strategy: "snowball", ExtraMonthlyPay: "100",
+		kernel := finance.NewService(e.store, nil, func() time.Time { return time.Date(2027, 12, 31, 23, 0, 0, 0, time.UTC) }, nil)
+		later := debt.NewService(debt.Config{Kernel: kernel, Store: e.store})
+		res, err := later.CreatePayoffPlan(ctx, e.read, debt.PayoffRequest{Strategy: "snowball", ExtraMonthlyPay: "100",
 			LiabilityIDs: []string{loans.CarLoan}})
 		if err != nil {
 			t.Fatal(err)

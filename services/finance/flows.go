@@ -49,6 +49,11 @@ var endOfTime = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 // Store). The PostgreSQL store keeps the totals by trigger (migration
 // 00011); the memory store sums its rows with SumFlowRows.
 type FlowStore interface {
+	// ListBudgetRows returns the user's rows matching f (its privacy,
+	// account, category and date conditions) as narrow BudgetRows, in no
+	// particular order.
+	ListBudgetRows(ctx context.Context, userID string, f TransactionFilter) ([]BudgetRow, error)
+
 	// SumFlows totals the user's rows q selects, ordered by month, account,
 	// category, currency, counted.
 	SumFlows(ctx context.Context, userID string, q FlowQuery) ([]FlowTotal, error)
@@ -178,4 +183,32 @@ func compareBool(a, b bool) int {
 		return 1
 	}
 	return -1
+}
+
+// BudgetRow is the part of a transaction budgets and goals count: a narrow
+// read of the transactions table (Store.ListBudgetRows).
+type BudgetRow struct {
+	ID         string
+	AccountID  string
+	CategoryID string
+	Merchant   string
+	// BankMerchant is the merchant as the bank reported it where the user
+	// renamed the row (Transaction.ProviderMerchantName); empty otherwise.
+	BankMerchant   string
+	Amount         Money
+	Date           time.Time
+	IsPending      bool
+	TransferPairID string
+	SplitParentID  string
+}
+
+// Counterparty is who the row's money went to or came from as the bank
+// names it: a user's rename of one row ("Netflix (work lunch)") labels
+// that row, it does not make the charge another payee's, so recurring
+// streams group by this.
+func (r *BudgetRow) Counterparty() string {
+	if r.BankMerchant != "" {
+		return r.BankMerchant
+	}
+	return r.Merchant
 }

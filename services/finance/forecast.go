@@ -140,7 +140,7 @@ func ForecastCashFlow(rules []RecurringRule, starting *decimal.Decimal, currency
 // given, only the expected flows.
 func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead int32, accountID string) (Result[CashFlowForecast], error) {
 	var res Result[CashFlowForecast]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -148,24 +148,24 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 	case daysAhead == 0:
 		daysAhead = DefaultForecastDays
 	case daysAhead < 0 || daysAhead > MaxForecastDays:
-		return res, invalid("days_ahead", "days_ahead must be between 1 and 365")
+		return res, Invalid("days_ahead", "days_ahead must be between 1 and 365")
 	}
-	if accountID, err = optionalUUID(accountID, "account_id"); err != nil {
+	if accountID, err = OptionalUUID(accountID, "account_id"); err != nil {
 		return res, err
 	}
 	accts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list accounts", err)
+		return res, s.Internal(ctx, "list accounts", err)
 	}
 	var currency string
 	included, hiddenCash := map[string]bool{}, map[string]bool{}
 	if accountID != "" {
 		a, err := s.store.GetAccount(ctx, c.UserID, accountID)
-		if errors.Is(err, ErrNotFound) || (err == nil && sc.hidesAccount(a.ID)) {
+		if errors.Is(err, ErrNotFound) || (err == nil && sc.HidesAccount(a.ID)) {
 			return res, problem.New(problem.NotFound, "account not found")
 		}
 		if err != nil {
-			return res, s.internal(ctx, "get account", err)
+			return res, s.Internal(ctx, "get account", err)
 		}
 		currency = a.Currency
 		included[a.ID] = true
@@ -177,7 +177,7 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 			if a.Type != AccountDepository || a.Currency != currency {
 				continue
 			}
-			if sc.hidesAccount(a.ID) {
+			if sc.HidesAccount(a.ID) {
 				hiddenCash[a.ID] = true
 				continue
 			}
@@ -209,7 +209,7 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 		case hiddenCash[r.AccountID]:
 			hidden = append(hidden, r)
 		case !included[r.AccountID]:
-		case sc.hidesCategory(r.CategoryID):
+		case sc.HidesCategory(r.CategoryID):
 			hidden = append(hidden, r)
 		default:
 			visible = append(visible, r)
@@ -220,11 +220,11 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 	res.Filtered = len(hiddenCash) > 0 || len(ForecastCashFlow(hidden, nil, currency, now, int(daysAhead)).RecurringItems) > 0
 	if sc.grant.Redacts(FieldConnectionInstitution) {
 		for i := range res.Data.RecurringItems {
-			if namesAny(res.Data.RecurringItems[i].Merchant, sc.institutions) {
+			if sc.NamesInstitution(res.Data.RecurringItems[i].Merchant) {
 				res.Data.RecurringItems[i].Merchant = ""
 			}
 		}
 	}
-	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	return res, nil
 }

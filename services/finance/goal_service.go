@@ -24,18 +24,18 @@ type goalContext struct {
 	cats     []Category
 }
 
-func (s *Service) goalContext(ctx context.Context, c Caller, sc scope) (goalContext, error) {
+func (s *Service) goalContext(ctx context.Context, c Caller, sc Scope) (goalContext, error) {
 	gc := goalContext{accounts: map[string]Account{}, items: map[string]BudgetItem{}}
 	accounts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return gc, s.internal(ctx, "list accounts", err)
+		return gc, s.Internal(ctx, "list accounts", err)
 	}
 	for _, a := range accounts {
 		gc.accounts[a.ID] = a
 	}
 	budgets, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return gc, s.internal(ctx, "list budgets", err)
+		return gc, s.Internal(ctx, "list budgets", err)
 	}
 	for _, b := range budgets {
 		for _, g := range b.Groups {
@@ -52,10 +52,10 @@ func (s *Service) goalContext(ctx context.Context, c Caller, sc scope) (goalCont
 // budget links to items of hidden categories and plan lines in hidden
 // categories are left out; a goal that was linked to accounts and has none
 // left is hidden whole (ok false), exactly like one that does not exist.
-func (sc scope) visibleGoal(g Goal, items map[string]BudgetItem) (Goal, bool) {
+func (sc Scope) visibleGoal(g Goal, items map[string]BudgetItem) (Goal, bool) {
 	var accounts []GoalAccountLink
 	for _, l := range g.AccountLinks {
-		if !sc.hidesAccount(l.AccountID) {
+		if !sc.HidesAccount(l.AccountID) {
 			accounts = append(accounts, l)
 		}
 	}
@@ -65,27 +65,27 @@ func (sc scope) visibleGoal(g Goal, items map[string]BudgetItem) (Goal, bool) {
 	g.AccountLinks = accounts
 	var links []GoalBudgetLink
 	for _, l := range g.BudgetLinks {
-		if it, ok := items[l.BudgetItemID]; !ok || !sc.hidesCategory(it.CategoryID) {
+		if it, ok := items[l.BudgetItemID]; !ok || !sc.HidesCategory(it.CategoryID) {
 			links = append(links, l)
 		}
 	}
 	g.BudgetLinks = links
 	var plan []GoalPlanLine
 	for _, l := range g.SpendingPlan {
-		if !sc.hidesCategory(l.CategoryID) {
+		if !sc.HidesCategory(l.CategoryID) {
 			plan = append(plan, l)
 		}
 	}
 	g.SpendingPlan = plan
 	if sc.grant.Redacts(FieldConnectionInstitution) {
-		if namesAny(g.Name, sc.institutions) {
+		if sc.NamesInstitution(g.Name) {
 			g.Name = ""
 		}
-		if namesAny(g.Description, sc.institutions) {
+		if sc.NamesInstitution(g.Description) {
 			g.Description = ""
 		}
 		for i := range g.SpendingPlan {
-			if namesAny(g.SpendingPlan[i].Name, sc.institutions) {
+			if sc.NamesInstitution(g.SpendingPlan[i].Name) {
 				g.SpendingPlan[i].Name = ""
 			}
 		}
@@ -94,10 +94,10 @@ func (sc scope) visibleGoal(g Goal, items map[string]BudgetItem) (Goal, bool) {
 }
 
 // visibleGoals is every goal the grant shows, for spending-plan coverage.
-func (s *Service) visibleGoals(ctx context.Context, c Caller, sc scope) ([]Goal, error) {
+func (s *Service) visibleGoals(ctx context.Context, c Caller, sc Scope) ([]Goal, error) {
 	all, err := s.store.ListGoals(ctx, c.UserID, nil, 0)
 	if err != nil {
-		return nil, s.internal(ctx, "list goals", err)
+		return nil, s.Internal(ctx, "list goals", err)
 	}
 	var items map[string]BudgetItem
 	if len(sc.excludedCategories) > 0 {
@@ -123,7 +123,7 @@ const goalViewParallelism = 4
 // ListGoals answers GET /v1/goals, by sort order then id.
 func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[GoalView], error) {
 	var page Page[GoalView]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return page, err
 	}
@@ -149,7 +149,7 @@ func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[Go
 	for len(visible) <= size {
 		goals, err := s.store.ListGoals(ctx, c.UserID, after, size+1)
 		if err != nil {
-			return page, s.internal(ctx, "list goals", err)
+			return page, s.Internal(ctx, "list goals", err)
 		}
 		for _, g := range goals {
 			after = &GoalPosition{SortOrder: g.SortOrder, ID: g.ID}
@@ -182,7 +182,7 @@ func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[Go
 		return page, err
 	}
 	page.HasMore = page.NextCursor != ""
-	page.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	page.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	page.Filtered = sc.grant.Filtered()
 	return page, nil
 }
@@ -192,16 +192,16 @@ type goalCursor struct {
 	ID        string `json:"i"`
 }
 
-func (p goalCursor) Valid() bool { return isUUID(p.ID) }
+func (p goalCursor) Valid() bool { return IsUUID(p.ID) }
 
 // GetGoal answers GET /v1/goals/{id}.
 func (s *Service) GetGoal(ctx context.Context, c Caller, id string) (Result[GoalView], error) {
 	var res Result[GoalView]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
-	if id, err = requiredUUID(id, "id"); err != nil {
+	if id, err = RequiredUUID(id, "id"); err != nil {
 		return res, err
 	}
 	g, err := s.store.GetGoal(ctx, c.UserID, id)
@@ -209,7 +209,7 @@ func (s *Service) GetGoal(ctx context.Context, c Caller, id string) (Result[Goal
 		return res, problem.New(problem.NotFound, "goal not found")
 	}
 	if err != nil {
-		return res, s.internal(ctx, "get goal", err)
+		return res, s.Internal(ctx, "get goal", err)
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
@@ -222,14 +222,14 @@ func (s *Service) GetGoal(ctx context.Context, c Caller, id string) (Result[Goal
 	if res.Data, err = s.goalView(ctx, c, sc, gc, v); err != nil {
 		return res, err
 	}
-	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	res.Filtered = sc.grant.Filtered()
 	return res, nil
 }
 
 // goalView measures a visible goal and computes its progress. A goal found
 // reached (unfiltered view) is marked completed once, at that moment.
-func (s *Service) goalView(ctx context.Context, c Caller, sc scope, gc goalContext, g Goal) (GoalView, error) {
+func (s *Service) goalView(ctx context.Context, c Caller, sc Scope, gc goalContext, g Goal) (GoalView, error) {
 	now := s.now()
 	facts, err := s.goalFacts(ctx, c, sc, gc, g, now)
 	if err != nil {
@@ -243,7 +243,7 @@ func (s *Service) goalView(ctx context.Context, c Caller, sc scope, gc goalConte
 	if g.Status == GoalActive && g.CompletedAt == nil && g.TargetAmount.IsPositive() &&
 		!facts.Current.LessThan(g.TargetAmount) && !sc.grant.Filtered() {
 		if err := s.store.MarkGoalCompleted(ctx, c.UserID, g.ID, now); err != nil {
-			return GoalView{}, s.internal(ctx, "mark goal completed", err)
+			return GoalView{}, s.Internal(ctx, "mark goal completed", err)
 		}
 		at := now.UTC().Truncate(time.Microsecond)
 		g.Status, g.CompletedAt = GoalCompleted, &at
@@ -252,7 +252,7 @@ func (s *Service) goalView(ctx context.Context, c Caller, sc scope, gc goalConte
 }
 
 // goalFacts measures a goal by its tracking mode (goal.go).
-func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalContext, g Goal, now time.Time) (GoalFacts, error) {
+func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalContext, g Goal, now time.Time) (GoalFacts, error) {
 	f := GoalFacts{Current: g.CurrentAmount}
 	thisMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	rateStart := thisMonth.AddDate(0, -3, 0)
@@ -296,7 +296,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 			q.AccountIDs, q.Currency, q.From, q.To, q.ByMonth = ids, g.Currency, rateStart, thisMonth.AddDate(0, 0, -1), true
 			flows, err := s.store.SumFlows(ctx, c.UserID, q)
 			if err != nil {
-				return f, s.internal(ctx, "sum flows", err)
+				return f, s.Internal(ctx, "sum flows", err)
 			}
 			for _, m := range flows {
 				if i := monthIndex(m.Month); i >= 0 {
@@ -306,7 +306,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 			q.From, q.To, q.ByMonth = thisMonth.AddDate(-1, 0, 0), endOfTime, false
 			in, err := s.store.LastFlowDay(ctx, c.UserID, q, true)
 			if err != nil {
-				return f, s.internal(ctx, "last flow day", err)
+				return f, s.Internal(ctx, "last flow day", err)
 			}
 			if in != nil {
 				last(*in)
@@ -329,7 +329,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 			q.ByMonth = true
 			var err error
 			if totals, err = s.store.SumFlows(ctx, c.UserID, q); err != nil {
-				return f, s.internal(ctx, "sum flows", err)
+				return f, s.Internal(ctx, "sum flows", err)
 			}
 		}
 		for _, l := range g.BudgetLinks {
@@ -351,7 +351,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc scope, gc goalCont
 			}
 			out, err := s.store.LastFlowDay(ctx, c.UserID, q, false)
 			if err != nil {
-				return f, s.internal(ctx, "last flow day", err)
+				return f, s.Internal(ctx, "last flow day", err)
 			}
 			if out != nil {
 				last(*out)

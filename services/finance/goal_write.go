@@ -77,20 +77,20 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 		return res, err
 	}
 	if in.Status != nil {
-		return res, invalid("status", "a new goal is active; status can change later")
+		return res, Invalid("status", "a new goal is active; status can change later")
 	}
 	now := s.now()
 	g := Goal{ID: c.derivedID("goal"), UserID: c.UserID, GoalType: GoalSavings, Status: GoalActive,
 		TrackingMode: TrackManual, Version: 1, CreatedAt: now, UpdatedAt: now}
 	if in.Name == nil {
-		return res, invalid("name", "name is required")
+		return res, Invalid("name", "name is required")
 	}
 	if in.TargetAmount == nil {
-		return res, invalid("target_amount", "target_amount is required")
+		return res, Invalid("target_amount", "target_amount is required")
 	}
 	if in.Currency != nil {
 		if !currencyCode.MatchString(*in.Currency) {
-			return res, invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
+			return res, Invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
 		}
 		g.Currency = *in.Currency
 	} else if g.Currency, err = s.mainCurrency(ctx, c, sc); err != nil {
@@ -103,7 +103,7 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 	if in.SortOrder == nil {
 		all, err := s.store.ListGoals(ctx, c.UserID, nil, 0)
 		if err != nil {
-			return res, s.internal(ctx, "list goals", err)
+			return res, s.Internal(ctx, "list goals", err)
 		}
 		if n := len(all); n > 0 {
 			g.SortOrder = min(all[n-1].SortOrder+1, MaxGoalSortOrder)
@@ -117,7 +117,7 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 		// commit (the edge keeps answers only of requests it saw answered).
 		return s.GetGoal(ctx, c, g.ID)
 	} else if err != nil {
-		return res, s.internal(ctx, "create goal", err)
+		return res, s.Internal(ctx, "create goal", err)
 	}
 	return s.GetGoal(ctx, c, g.ID)
 }
@@ -130,11 +130,11 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 	if err != nil {
 		return res, err
 	}
-	if id, err = requiredUUID(id, "id"); err != nil {
+	if id, err = RequiredUUID(id, "id"); err != nil {
 		return res, err
 	}
 	if expectedVersion <= 0 {
-		return res, invalid("expected_version", "expected_version is required: send the version you read")
+		return res, Invalid("expected_version", "expected_version is required: send the version you read")
 	}
 	if in.Currency != nil {
 		return res, problem.New(problem.FieldImmutable, "a goal keeps its currency").WithField("currency")
@@ -144,7 +144,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 		In GoalInput
 	}{id, in})
 	if err != nil {
-		return res, s.internal(ctx, "fingerprint goal update", err)
+		return res, s.Internal(ctx, "fingerprint goal update", err)
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
@@ -181,7 +181,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "goal not found")
 	case err != nil:
-		return res, s.internal(ctx, "update goal", err)
+		return res, s.Internal(ctx, "update goal", err)
 	}
 	return s.GetGoal(ctx, c, id)
 }
@@ -194,11 +194,11 @@ func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedV
 	if err != nil {
 		return res, err
 	}
-	if id, err = requiredUUID(id, "id"); err != nil {
+	if id, err = RequiredUUID(id, "id"); err != nil {
 		return res, err
 	}
 	if expectedVersion != nil && *expectedVersion <= 0 {
-		return res, invalid("expected_version", "expected_version must be a version you read (1 or more)")
+		return res, Invalid("expected_version", "expected_version must be a version you read (1 or more)")
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
@@ -221,7 +221,7 @@ func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedV
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "goal not found")
 	case err != nil:
-		return res, s.internal(ctx, "delete goal", err)
+		return res, s.Internal(ctx, "delete goal", err)
 	}
 	res.Data = GoalDeleteResult{Deleted: true}
 	res.Filtered = sc.grant.Filtered()
@@ -233,19 +233,19 @@ func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedV
 // excludes, is not found (the credential cannot tell it from an unknown
 // one). Budget links and plan lines in excluded categories are kept as
 // they are by a write (applyGoalInput).
-func (s *Service) writableGoal(ctx context.Context, c Caller, sc scope, gc goalContext, id string) (Goal, error) {
+func (s *Service) writableGoal(ctx context.Context, c Caller, sc Scope, gc goalContext, id string) (Goal, error) {
 	g, err := s.store.GetGoal(ctx, c.UserID, id)
 	if errors.Is(err, ErrNotFound) {
 		return g, problem.New(problem.NotFound, "goal not found")
 	}
 	if err != nil {
-		return g, s.internal(ctx, "get goal", err)
+		return g, s.Internal(ctx, "get goal", err)
 	}
 	if _, ok := sc.visibleGoal(g, gc.items); !ok {
 		return g, problem.New(problem.NotFound, "goal not found")
 	}
 	for _, l := range g.AccountLinks {
-		if sc.hidesAccount(l.AccountID) {
+		if sc.HidesAccount(l.AccountID) {
 			return g, problem.New(problem.NotFound, "goal not found")
 		}
 	}
@@ -272,10 +272,10 @@ func goalVersionConflict(current int64) error {
 func text(s, field string, max int, required bool) (string, error) {
 	s = strings.TrimSpace(s)
 	if required && s == "" {
-		return s, invalid(field, field+" must not be empty")
+		return s, Invalid(field, field+" must not be empty")
 	}
 	if !printable(s) || utf8.RuneCountInString(s) > max {
-		return s, invalid(field, fmt.Sprintf("%s must be at most %d printable characters", field, max))
+		return s, Invalid(field, fmt.Sprintf("%s must be at most %d printable characters", field, max))
 	}
 	return s, nil
 }
@@ -283,7 +283,7 @@ func text(s, field string, max int, required bool) (string, error) {
 // applyGoalInput checks in and applies it to g. Every field is checked
 // before anything else; then the goal as a whole (its tracking mode needs
 // its links, its links the goal's currency).
-func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput, now time.Time, create bool) error {
+func (s *Service) applyGoalInput(sc Scope, gc goalContext, g *Goal, in GoalInput, now time.Time, create bool) error {
 	var err error
 	if in.Name != nil {
 		if g.Name, err = text(*in.Name, "name", MaxGoalNameLength, true); err != nil {
@@ -300,7 +300,7 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 		case GoalSavings, GoalPurchase, GoalDebtPayoff:
 			g.GoalType = *in.GoalType
 		default:
-			return invalid("goal_type", "goal_type must be savings, purchase or debt_payoff")
+			return Invalid("goal_type", "goal_type must be savings, purchase or debt_payoff")
 		}
 	}
 	if in.Status != nil {
@@ -313,7 +313,7 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 				g.Status, g.CompletedAt = *in.Status, nil
 			}
 		default:
-			return invalid("status", "status must be active or paused (completed is set when the goal is reached)")
+			return Invalid("status", "status must be active or paused (completed is set when the goal is reached)")
 		}
 	}
 	if in.TargetAmount != nil {
@@ -321,20 +321,20 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 			return err
 		}
 		if !g.TargetAmount.IsPositive() {
-			return invalid("target_amount", "target_amount must be above zero")
+			return Invalid("target_amount", "target_amount must be above zero")
 		}
 	}
 	if in.TargetDate != nil {
 		switch {
 		case *in.TargetDate == "" && create:
-			return invalid("target_date", "target_date must be a date (YYYY-MM-DD); leave it out for none")
+			return Invalid("target_date", "target_date must be a date (YYYY-MM-DD); leave it out for none")
 		case *in.TargetDate == "":
 			g.TargetDate = nil
 		default:
 			d, err := ParseDate(*in.TargetDate)
 			today := Day(now)
 			if err != nil || d.Before(today) || d.After(today.AddDate(MaxGoalYearsAhead, 0, 0)) {
-				return invalid("target_date", fmt.Sprintf("target_date must be a date (YYYY-MM-DD) from today to %d years ahead", MaxGoalYearsAhead))
+				return Invalid("target_date", fmt.Sprintf("target_date must be a date (YYYY-MM-DD) from today to %d years ahead", MaxGoalYearsAhead))
 			}
 			g.TargetDate = &d
 		}
@@ -347,12 +347,12 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 			}
 			g.TrackingMode = *in.TrackingMode
 		default:
-			return invalid("tracking_mode", "tracking_mode must be manual, account_driven or budget_driven")
+			return Invalid("tracking_mode", "tracking_mode must be manual, account_driven or budget_driven")
 		}
 	}
 	if in.CurrentAmount != nil {
 		if g.TrackingMode == TrackAccountDriven {
-			return invalid("current_amount", "an account_driven goal's current_amount comes from its accounts")
+			return Invalid("current_amount", "an account_driven goal's current_amount comes from its accounts")
 		}
 		if g.CurrentAmount, err = parseAmount(*in.CurrentAmount, "current_amount", g.Currency); err != nil {
 			return err
@@ -360,7 +360,7 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 	}
 	if in.SortOrder != nil {
 		if *in.SortOrder < 0 || *in.SortOrder > MaxGoalSortOrder {
-			return invalid("sort_order", fmt.Sprintf("sort_order must be from 0 to %d", MaxGoalSortOrder))
+			return Invalid("sort_order", fmt.Sprintf("sort_order must be from 0 to %d", MaxGoalSortOrder))
 		}
 		g.SortOrder = *in.SortOrder
 	}
@@ -380,7 +380,7 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 		// Links the grant cannot see stay: this credential cannot remove
 		// what it is not shown.
 		for _, l := range g.BudgetLinks {
-			if it, ok := gc.items[l.BudgetItemID]; ok && sc.hidesCategory(it.CategoryID) {
+			if it, ok := gc.items[l.BudgetItemID]; ok && sc.HidesCategory(it.CategoryID) {
 				links = append(links, l)
 			}
 		}
@@ -392,7 +392,7 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 			return err
 		}
 		for _, l := range g.SpendingPlan {
-			if sc.hidesCategory(l.CategoryID) {
+			if sc.HidesCategory(l.CategoryID) {
 				plan = append(plan, l)
 			}
 		}
@@ -402,12 +402,12 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 	switch g.TrackingMode {
 	case TrackAccountDriven:
 		if len(g.AccountLinks) == 0 {
-			return invalid("account_links", "an account_driven goal needs at least one account link")
+			return Invalid("account_links", "an account_driven goal needs at least one account link")
 		}
 		g.FundingSourceType = FundingAccount
 	case TrackBudgetDriven:
 		if len(g.BudgetLinks) == 0 {
-			return invalid("budget_links", "a budget_driven goal needs at least one budget link")
+			return Invalid("budget_links", "a budget_driven goal needs at least one budget link")
 		}
 		g.FundingSourceType = FundingBudget
 	default:
@@ -428,23 +428,23 @@ func (s *Service) applyGoalInput(sc scope, gc goalContext, g *Goal, in GoalInput
 // accountLinks checks account links. An account the grant hides is not
 // found, exactly like an unknown one (404 naming the link), so a
 // credential learns nothing about excluded accounts.
-func accountLinks(sc scope, gc goalContext, in []GoalAccountLinkInput, currency string) ([]GoalAccountLink, error) {
+func accountLinks(sc Scope, gc goalContext, in []GoalAccountLinkInput, currency string) ([]GoalAccountLink, error) {
 	if len(in) > MaxGoalLinks {
-		return nil, invalid("account_links", fmt.Sprintf("at most %d account links", MaxGoalLinks))
+		return nil, Invalid("account_links", fmt.Sprintf("at most %d account links", MaxGoalLinks))
 	}
 	out := make([]GoalAccountLink, 0, len(in))
 	for i, l := range in {
 		field := fmt.Sprintf("account_links[%d].account_id", i)
-		id, err := requiredUUID(l.AccountID, field)
+		id, err := RequiredUUID(l.AccountID, field)
 		if err != nil {
 			return nil, err
 		}
 		a, ok := gc.accounts[id]
-		if !ok || sc.hidesAccount(id) {
+		if !ok || sc.HidesAccount(id) {
 			return nil, problem.New(problem.NotFound, "account not found").WithField(field)
 		}
 		if slices.ContainsFunc(out, func(o GoalAccountLink) bool { return o.AccountID == id }) {
-			return nil, invalid(field, "an account is linked once")
+			return nil, Invalid(field, "an account is linked once")
 		}
 		role := l.LinkRole
 		if role == "" {
@@ -453,13 +453,13 @@ func accountLinks(sc scope, gc goalContext, in []GoalAccountLinkInput, currency 
 		debt := a.Type == AccountCredit || a.Type == AccountLoan
 		switch {
 		case role != LinkRoleFunding && role != LinkRolePayoff:
-			return nil, invalid(fmt.Sprintf("account_links[%d].link_role", i), "link_role must be funding or payoff")
+			return nil, Invalid(fmt.Sprintf("account_links[%d].link_role", i), "link_role must be funding or payoff")
 		case role == LinkRolePayoff && !debt:
-			return nil, invalid(fmt.Sprintf("account_links[%d].link_role", i), "a payoff link names a credit or loan account")
+			return nil, Invalid(fmt.Sprintf("account_links[%d].link_role", i), "a payoff link names a credit or loan account")
 		case role == LinkRoleFunding && debt:
-			return nil, invalid(fmt.Sprintf("account_links[%d].link_role", i), "a credit or loan account can only be a payoff link")
+			return nil, Invalid(fmt.Sprintf("account_links[%d].link_role", i), "a credit or loan account can only be a payoff link")
 		case a.Currency != currency:
-			return nil, invalid(field, fmt.Sprintf("the account is in %s, the goal in %s", a.Currency, currency))
+			return nil, Invalid(field, fmt.Sprintf("the account is in %s, the goal in %s", a.Currency, currency))
 		}
 		out = append(out, GoalAccountLink{AccountID: id, LinkRole: role})
 	}
@@ -469,22 +469,22 @@ func accountLinks(sc scope, gc goalContext, in []GoalAccountLinkInput, currency 
 // budgetLinks checks budget links: each names an item of one of the
 // user's budgets in a category the grant shows (400 otherwise, as a
 // transaction's category_id).
-func budgetLinks(sc scope, gc goalContext, in []GoalBudgetLinkInput, currency string) ([]GoalBudgetLink, error) {
+func budgetLinks(sc Scope, gc goalContext, in []GoalBudgetLinkInput, currency string) ([]GoalBudgetLink, error) {
 	if len(in) > MaxGoalLinks {
-		return nil, invalid("budget_links", fmt.Sprintf("at most %d budget links", MaxGoalLinks))
+		return nil, Invalid("budget_links", fmt.Sprintf("at most %d budget links", MaxGoalLinks))
 	}
 	out := make([]GoalBudgetLink, 0, len(in))
 	for i, l := range in {
 		field := fmt.Sprintf("budget_links[%d].budget_item_id", i)
-		id, err := requiredUUID(l.BudgetItemID, field)
+		id, err := RequiredUUID(l.BudgetItemID, field)
 		if err != nil {
 			return nil, err
 		}
-		if it, ok := gc.items[id]; !ok || sc.hidesCategory(it.CategoryID) {
-			return nil, invalid(field, field+" names no budget item")
+		if it, ok := gc.items[id]; !ok || sc.HidesCategory(it.CategoryID) {
+			return nil, Invalid(field, field+" names no budget item")
 		}
 		if slices.ContainsFunc(out, func(o GoalBudgetLink) bool { return o.BudgetItemID == id }) {
-			return nil, invalid(field, "a budget item is linked once")
+			return nil, Invalid(field, "a budget item is linked once")
 		}
 		af := fmt.Sprintf("budget_links[%d].contribution_amount", i)
 		amount, err := parseAmount(l.ContributionAmount, af, currency)
@@ -492,7 +492,7 @@ func budgetLinks(sc scope, gc goalContext, in []GoalBudgetLinkInput, currency st
 			return nil, err
 		}
 		if !amount.IsPositive() {
-			return nil, invalid(af, af+" must be above zero")
+			return nil, Invalid(af, af+" must be above zero")
 		}
 		active := true
 		if l.IsActive != nil {
@@ -505,9 +505,9 @@ func budgetLinks(sc scope, gc goalContext, in []GoalBudgetLinkInput, currency st
 
 // planLines checks spending-plan lines: a name, a category the grant
 // shows, an amount above zero.
-func planLines(sc scope, gc goalContext, in []GoalPlanLineInput, currency string) ([]GoalPlanLine, error) {
+func planLines(sc Scope, gc goalContext, in []GoalPlanLineInput, currency string) ([]GoalPlanLine, error) {
 	if len(in) > MaxGoalLinks {
-		return nil, invalid("spending_plan", fmt.Sprintf("at most %d spending-plan lines", MaxGoalLinks))
+		return nil, Invalid("spending_plan", fmt.Sprintf("at most %d spending-plan lines", MaxGoalLinks))
 	}
 	out := make([]GoalPlanLine, 0, len(in))
 	for i, l := range in {
@@ -516,12 +516,12 @@ func planLines(sc scope, gc goalContext, in []GoalPlanLineInput, currency string
 			return nil, err
 		}
 		field := fmt.Sprintf("spending_plan[%d].category_id", i)
-		id, err := requiredUUID(l.CategoryID, field)
+		id, err := RequiredUUID(l.CategoryID, field)
 		if err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(gc.cats, func(c Category) bool { return c.ID == id }) || sc.hidesCategory(id) {
-			return nil, invalid(field, field+" names no category")
+		if !slices.ContainsFunc(gc.cats, func(c Category) bool { return c.ID == id }) || sc.HidesCategory(id) {
+			return nil, Invalid(field, field+" names no category")
 		}
 		af := fmt.Sprintf("spending_plan[%d].planned_amount", i)
 		amount, err := parseAmount(l.PlannedAmount, af, currency)
@@ -529,7 +529,7 @@ func planLines(sc scope, gc goalContext, in []GoalPlanLineInput, currency string
 			return nil, err
 		}
 		if !amount.IsPositive() {
-			return nil, invalid(af, af+" must be above zero")
+			return nil, Invalid(af, af+" must be above zero")
 		}
 		out = append(out, GoalPlanLine{Name: name, CategoryID: id, PlannedAmount: amount})
 	}

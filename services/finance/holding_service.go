@@ -11,7 +11,7 @@ type holdingCursor struct {
 	ID string `json:"i"`
 }
 
-func (p holdingCursor) Valid() bool { return isUUID(p.ID) }
+func (p holdingCursor) Valid() bool { return IsUUID(p.ID) }
 
 // ListHoldings answers GET /v1/holdings: the holdings on accounts the grant
 // shows, by id, in cursor pages, each priced from the price table as of
@@ -21,7 +21,7 @@ func (p holdingCursor) Valid() bool { return isUUID(p.ID) }
 // name one of the user's institutions (a fund named after its broker).
 func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accountID string) (Page[HoldingView], error) {
 	var page Page[HoldingView]
-	sc, err := s.scope(ctx, c, false)
+	sc, err := s.Scope(ctx, c, false)
 	if err != nil {
 		return page, err
 	}
@@ -30,7 +30,7 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 		return page, err
 	}
 	f := HoldingFilter{ExcludeAccountIDs: sc.excludedAccounts}
-	if f.AccountID, err = optionalUUID(accountID, "account_id"); err != nil {
+	if f.AccountID, err = OptionalUUID(accountID, "account_id"); err != nil {
 		return page, err
 	}
 	cur, err := pager.After(c, "/v1/holdings", "account_id="+f.AccountID)
@@ -43,7 +43,7 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 	}
 	rows, err := s.store.ListHoldings(ctx, c.UserID, f, after, pager.Size+1)
 	if err != nil {
-		return page, s.internal(ctx, "list holdings", err)
+		return page, s.Internal(ctx, "list holdings", err)
 	}
 	if rows, page.NextCursor, err = Cut(ctx, pager, rows, func(h Holding) holdingCursor { return holdingCursor{ID: h.ID} }); err != nil {
 		return page, err
@@ -59,7 +59,7 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 	if len(tickers) > 0 {
 		ps, err := s.store.RecentSecurityPrices(ctx, tickers, Day(s.now()))
 		if err != nil {
-			return page, s.internal(ctx, "recent prices", err)
+			return page, s.Internal(ctx, "recent prices", err)
 		}
 		for _, p := range ps {
 			k := p.Ticker + "|" + p.Currency
@@ -73,16 +73,16 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 		sortPricesNewestFirst(ps)
 		v := PriceHolding(h, ps)
 		if redact {
-			if namesAny(v.Name, sc.institutions) {
+			if sc.NamesInstitution(v.Name) {
 				v.Name = ""
 			}
-			if namesAny(v.Notes, sc.institutions) {
+			if sc.NamesInstitution(v.Notes) {
 				v.Notes = ""
 			}
 		}
 		page.Data = append(page.Data, v)
 	}
-	page.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	page.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	page.Filtered = len(sc.excludedAccounts) > 0
 	return page, nil
 }
@@ -100,12 +100,12 @@ func (s *Service) RecordSecurityPrices(ctx context.Context, ps []SecurityPrice) 
 		f := "prices[" + strconv.Itoa(i) + "]"
 		if p.Ticker == "" || len(p.Ticker) > 32 || strings.ContainsAny(p.Ticker, " \t\n") || !currencyCode.MatchString(p.Currency) ||
 			p.Date.IsZero() || !p.Price.IsPositive() {
-			return invalid(f, f+" is not a valid price")
+			return Invalid(f, f+" is not a valid price")
 		}
 		ps[i].Date = Day(p.Date)
 	}
 	if err := s.store.PutSecurityPrices(ctx, ps); err != nil {
-		return s.internal(ctx, "put prices", err)
+		return s.Internal(ctx, "put prices", err)
 	}
 	return nil
 }

@@ -26,19 +26,19 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 	if err != nil {
 		return res, err
 	}
-	accountID, err := requiredUUID(req.AccountID, "account_id")
+	accountID, err := RequiredUUID(req.AccountID, "account_id")
 	if err != nil {
 		return res, err
 	}
 	if strings.TrimSpace(req.Message) == "" {
-		return res, invalid("message", "message is required: the statement file's text")
+		return res, Invalid("message", "message is required: the statement file's text")
 	}
 	account, err := s.store.GetAccount(ctx, c.UserID, accountID)
-	if errors.Is(err, ErrNotFound) || err == nil && sc.hidesAccount(account.ID) {
+	if errors.Is(err, ErrNotFound) || err == nil && sc.HidesAccount(account.ID) {
 		return res, problem.New(problem.NotFound, "account not found").WithField("account_id")
 	}
 	if err != nil {
-		return res, s.internal(ctx, "get account", err)
+		return res, s.Internal(ctx, "get account", err)
 	}
 	if s.parser == nil {
 		return res, problem.New(problem.NotImplemented, "statement import is not configured on this server")
@@ -48,7 +48,7 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 		return res, err
 	}
 	if len(parsed.Entries) > MaxImportEntries {
-		return res, invalid("message", fmt.Sprintf("the file has %d entries; at most %d per import", len(parsed.Entries), MaxImportEntries))
+		return res, Invalid("message", fmt.Sprintf("the file has %d entries; at most %d per import", len(parsed.Entries), MaxImportEntries))
 	}
 	entries, refused := prepareImport(parsed.Entries, account, s.now())
 	out := ImportResult{DetectedType: parsed.DetectedType, Refused: len(refused), Rows: refused}
@@ -67,7 +67,7 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 		case errors.As(err, &p):
 			return res, err
 		case err != nil:
-			return res, s.internal(ctx, "apply import", err)
+			return res, s.Internal(ctx, "apply import", err)
 		}
 		out = counted
 		break
@@ -98,7 +98,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 	bankRows, err := s.store.ListTransactions(ctx, userID, TransactionFilter{AccountID: account.ID, Source: SourceBankSync,
 		StartDate: first, EndDate: last}, nil, 0)
 	if err != nil {
-		return s.internal(ctx, "list bank rows", err)
+		return s.Internal(ctx, "list bank rows", err)
 	}
 	ids := make([]string, len(bankRows))
 	for i, t := range bankRows {
@@ -106,7 +106,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 	}
 	claims, err := s.store.ImportClaims(ctx, account.ID, keys, ids)
 	if err != nil {
-		return s.internal(ctx, "import claims", err)
+		return s.Internal(ctx, "import claims", err)
 	}
 	keyTaken, rowTaken := map[string]bool{}, map[string]bool{}
 	for _, cl := range claims {

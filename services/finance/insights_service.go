@@ -9,12 +9,12 @@ import (
 // MaxSpendingRangeDays bounds GET /v1/insights/spending-by-category.
 const MaxSpendingRangeDays = 366
 
-func (s *Service) reportCurrency(ctx context.Context, c Caller, sc scope, cur string) (string, error) {
+func (s *Service) reportCurrency(ctx context.Context, c Caller, sc Scope, cur string) (string, error) {
 	if cur == "" {
 		return s.mainCurrency(ctx, c, sc)
 	}
 	if !currencyCode.MatchString(cur) {
-		return "", invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
+		return "", Invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
 	}
 	return cur, nil
 }
@@ -23,13 +23,13 @@ func (s *Service) reportCurrency(ctx context.Context, c Caller, sc scope, cur st
 // to (inclusive) with no privacy filter, and returns the totals with those
 // the grant shows. Reports compute both so that filtered is true only when
 // the grant's exclusions changed a figure.
-func (s *Service) reportTotals(ctx context.Context, c Caller, sc scope, currency string, from, to time.Time) (all, visible []FlowTotal, err error) {
+func (s *Service) reportTotals(ctx context.Context, c Caller, sc Scope, currency string, from, to time.Time) (all, visible []FlowTotal, err error) {
 	all, err = s.store.SumFlows(ctx, c.UserID, FlowQuery{From: from, To: to, Currency: currency, CountedOnly: true})
 	if err != nil {
-		return nil, nil, s.internal(ctx, "sum flows", err)
+		return nil, nil, s.Internal(ctx, "sum flows", err)
 	}
 	for _, t := range all {
-		if !sc.hidesAccount(t.AccountID) && !sc.hidesCategory(t.CategoryID) {
+		if !sc.HidesAccount(t.AccountID) && !sc.HidesCategory(t.CategoryID) {
 			visible = append(visible, t)
 		}
 	}
@@ -41,7 +41,7 @@ func (s *Service) reportTotals(ctx context.Context, c Caller, sc scope, currency
 // month (service clock, UTC).
 func (s *Service) GetMonthSummary(ctx context.Context, c Caller, month, currency string) (Result[MonthSummary], error) {
 	var res Result[MonthSummary]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -49,11 +49,11 @@ func (s *Service) GetMonthSummary(ctx context.Context, c Caller, month, currency
 	y, m := today.Year(), today.Month()
 	if month != "" {
 		if y, m, err = parseMonth(month); err != nil {
-			return res, invalid("month", "month must be YYYY-MM, from 1970-01")
+			return res, Invalid("month", "month must be YYYY-MM, from 1970-01")
 		}
 		limit := time.Date(today.Year(), today.Month()+MaxFutureMonths+1, 1, 0, 0, 0, 0, time.UTC)
 		if !time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).Before(limit) {
-			return res, invalid("month", "month may be at most 12 months after the current one")
+			return res, Invalid("month", "month may be at most 12 months after the current one")
 		}
 	}
 	if currency, err = s.reportCurrency(ctx, c, sc, currency); err != nil {
@@ -63,7 +63,7 @@ func (s *Service) GetMonthSummary(ctx context.Context, c Caller, month, currency
 	to := from.AddDate(0, 1, -1)
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list categories", err)
+		return res, s.Internal(ctx, "list categories", err)
 	}
 	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
@@ -96,7 +96,7 @@ type SpendingQuery struct {
 // MaxSpendingRangeDays days, is 400.
 func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q SpendingQuery) (Result[[]CategorySpend], error) {
 	var res Result[[]CategorySpend]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -118,13 +118,13 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q Spendin
 		from = time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
 	if from.After(to) {
-		return res, invalid("start_date", "start_date is after end_date (end_date defaults to today)")
+		return res, Invalid("start_date", "start_date is after end_date (end_date defaults to today)")
 	}
 	if to.Sub(from) >= MaxSpendingRangeDays*24*time.Hour {
-		return res, invalid("end_date", "the range may cover at most 366 days")
+		return res, Invalid("end_date", "the range may cover at most 366 days")
 	}
 	if from.Year() < 1900 {
-		return res, invalid("start_date", "start_date must be from 1900-01-01")
+		return res, Invalid("start_date", "start_date must be from 1900-01-01")
 	}
 	currency, err := s.reportCurrency(ctx, c, sc, q.Currency)
 	if err != nil {
@@ -132,7 +132,7 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q Spendin
 	}
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list categories", err)
+		return res, s.Internal(ctx, "list categories", err)
 	}
 	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
@@ -142,12 +142,12 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q Spendin
 	if sc.grant.Redacts(FieldConnectionInstitution) {
 		// A user's category may be named after a bank ("Chase fees").
 		for i := range res.Data {
-			if namesAny(res.Data[i].CategoryName, sc.institutions) {
+			if sc.NamesInstitution(res.Data[i].CategoryName) {
 				res.Data[i].CategoryName = ""
 			}
 		}
 	}
-	res.RedactedFields = sc.redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	if len(visible) != len(all) {
 		full := SpendingByCategoryTotals(currency, all, cats)
 		res.Filtered = !slices.EqualFunc(full, res.Data, func(a, b CategorySpend) bool {

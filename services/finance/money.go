@@ -53,17 +53,17 @@ var unsignedDecimal = regexp.MustCompile(`^[0-9]{1,13}(\.[0-9]{1,6})?$`)
 // with at most the currency's minor-unit places, below 10^12.
 func parseAmount(s, field, currency string) (decimal.Decimal, error) {
 	if !unsignedDecimal.MatchString(s) {
-		return decimal.Zero, invalid(field, field+` must be a non-negative decimal string such as "250.00"`)
+		return decimal.Zero, Invalid(field, field+` must be a non-negative decimal string such as "250.00"`)
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {
-		return d, invalid(field, field+" must be a decimal string")
+		return d, Invalid(field, field+" must be a decimal string")
 	}
 	if places := MinorUnit(currency); -d.Exponent() > places {
-		return d, invalid(field, fmt.Sprintf("%s amounts have at most %d decimal places", currency, places))
+		return d, Invalid(field, fmt.Sprintf("%s amounts have at most %d decimal places", currency, places))
 	}
 	if !d.LessThan(maxAmount) {
-		return d, invalid(field, field+" must be below 1000000000000")
+		return d, Invalid(field, field+" must be below 1000000000000")
 	}
 	return d, nil
 }

@@ -38,8 +38,8 @@ func dataExcluded() error {
 
 // netWorthScope checks the caller and refuses grants that exclude accounts
 // (403 data-excluded); category exclusions do not matter.
-func (s *Service) netWorthScope(ctx context.Context, c Caller) (scope, error) {
-	sc, err := s.scope(ctx, c, false)
+func (s *Service) netWorthScope(ctx context.Context, c Caller) (Scope, error) {
+	sc, err := s.Scope(ctx, c, false)
 	if err != nil {
 		return sc, err
 	}
@@ -49,12 +49,12 @@ func (s *Service) netWorthScope(ctx context.Context, c Caller) (scope, error) {
 	return sc, nil
 }
 
-func (s *Service) baseCurrency(ctx context.Context, c Caller, sc scope, cur string) (string, error) {
+func (s *Service) baseCurrency(ctx context.Context, c Caller, sc Scope, cur string) (string, error) {
 	if cur == "" {
 		return s.mainCurrency(ctx, c, sc)
 	}
 	if !currencyCode.MatchString(cur) {
-		return "", invalid("base_currency", "base_currency must be an upper-case ISO 4217 code")
+		return "", Invalid("base_currency", "base_currency must be an upper-case ISO 4217 code")
 	}
 	return cur, nil
 }
@@ -67,11 +67,11 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 	today := Day(now)
 	accts, err := s.store.ListAccounts(ctx, userID)
 	if err != nil {
-		return NetWorthSnapshot{}, s.internal(ctx, "list accounts", err)
+		return NetWorthSnapshot{}, s.Internal(ctx, "list accounts", err)
 	}
 	hs, err := s.store.ListHoldings(ctx, userID, HoldingFilter{}, "", 0)
 	if err != nil {
-		return NetWorthSnapshot{}, s.internal(ctx, "list holdings", err)
+		return NetWorthSnapshot{}, s.Internal(ctx, "list holdings", err)
 	}
 	var tickers []string
 	for _, h := range hs {
@@ -83,7 +83,7 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 	if len(tickers) > 0 {
 		ps, err := s.store.RecentSecurityPrices(ctx, tickers, today)
 		if err != nil {
-			return NetWorthSnapshot{}, s.internal(ctx, "recent prices", err)
+			return NetWorthSnapshot{}, s.Internal(ctx, "recent prices", err)
 		}
 		for _, p := range ps {
 			k := p.Ticker + "|" + p.Currency
@@ -99,7 +99,7 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 	lines, manual := NetWorthLines(accts, views)
 	snap := NetWorthSnapshot{UserID: userID, Date: today, Lines: lines, IsManual: manual, TakenAt: now}
 	if _, err := s.store.PutNetWorthSnapshot(ctx, snap); err != nil {
-		return NetWorthSnapshot{}, s.internal(ctx, "put snapshot", err)
+		return NetWorthSnapshot{}, s.Internal(ctx, "put snapshot", err)
 	}
 	return snap, nil
 }
@@ -155,7 +155,7 @@ func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string
 	yesterday := today.AddDate(0, 0, -1)
 	prev, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, yesterday, yesterday)
 	if err != nil {
-		return NetWorthView{}, s.internal(ctx, "list snapshots", err)
+		return NetWorthView{}, s.Internal(ctx, "list snapshots", err)
 	}
 	curs := currenciesOf(live.Lines, cur)
 	for _, p := range prev {
@@ -163,7 +163,7 @@ func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string
 	}
 	rs, err := s.store.FXRatesUpTo(ctx, curs, today)
 	if err != nil {
-		return NetWorthView{}, s.internal(ctx, "fx rates", err)
+		return NetWorthView{}, s.Internal(ctx, "fx rates", err)
 	}
 	rt := NewRateTable(rs)
 	fig, err := ConvertNetWorth(live.Lines, rt, cur, today)
@@ -195,7 +195,7 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	today := Day(s.now())
 	from, ok := NetWorthPeriodStart(period, today)
 	if !ok {
-		return NetWorthHistory{}, invalid("period", "period must be one of 30d, 90d, 6mo, 1y, 5y, all")
+		return NetWorthHistory{}, Invalid("period", "period must be one of 30d, 90d, 6mo, 1y, 5y, all")
 	}
 	cur, err := s.baseCurrency(ctx, c, sc, baseCurrency)
 	if err != nil {
@@ -206,7 +206,7 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	}
 	snaps, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, from, today)
 	if err != nil {
-		return NetWorthHistory{}, s.internal(ctx, "list snapshots", err)
+		return NetWorthHistory{}, s.Internal(ctx, "list snapshots", err)
 	}
 	curs := []string{cur}
 	for _, sn := range snaps {
@@ -218,7 +218,7 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	}
 	rs, err := s.store.FXRatesUpTo(ctx, curs, today)
 	if err != nil {
-		return NetWorthHistory{}, s.internal(ctx, "fx rates", err)
+		return NetWorthHistory{}, s.Internal(ctx, "fx rates", err)
 	}
 	rt := NewRateTable(rs)
 	h := NetWorthHistory{Currency: cur, Points: []NetWorthFigures{}}
@@ -243,12 +243,12 @@ func (s *Service) RecordFXRates(ctx context.Context, rs []FXRate) error {
 	for i, r := range rs {
 		f := "rates[" + strconv.Itoa(i) + "]"
 		if !currencyCode.MatchString(r.Currency) || r.Currency == "USD" || r.Date.IsZero() || !r.PerUSD.IsPositive() {
-			return invalid(f, f+" is not a valid rate")
+			return Invalid(f, f+" is not a valid rate")
 		}
 		rs[i].Date = Day(r.Date)
 	}
 	if err := s.store.PutFXRates(ctx, rs); err != nil {
-		return s.internal(ctx, "put rates", err)
+		return s.Internal(ctx, "put rates", err)
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ type Pager[P CursorPosition] struct {
 	Size   int
 	s      *Service
 	cursor string
-	scope  string
+	bound  string
 }
 
 // NewPager checks q's page_size (invalid-input naming page_size outside 1
@@ -69,12 +69,12 @@ func NewPager[P CursorPosition](s *Service, q PageQuery) (*Pager[P], error) {
 // user, grant, route or filter, or holding a malformed position, is
 // invalid-input naming cursor.
 func (p *Pager[P]) After(c Caller, route string, filters ...string) (*P, error) {
-	p.scope = scopeString(c, route, filters...)
+	p.bound = scopeString(c, route, filters...)
 	if p.cursor == "" {
 		return nil, nil
 	}
 	var pos P
-	if err := p.s.cursors.Decode(p.cursor, p.scope, &pos); err != nil || !pos.Valid() {
+	if err := p.s.cursors.Decode(p.cursor, p.bound, &pos); err != nil || !pos.Valid() {
 		return nil, badCursor()
 	}
 	return &pos, nil
@@ -88,9 +88,9 @@ func Cut[T any, P CursorPosition](ctx context.Context, p *Pager[P], rows []T, at
 		return rows, "", nil
 	}
 	rows = rows[:p.Size]
-	next, err := p.s.cursors.Encode(p.scope, at(rows[p.Size-1]))
+	next, err := p.s.cursors.Encode(p.bound, at(rows[p.Size-1]))
 	if err != nil {
-		return rows, "", p.s.internal(ctx, "encode cursor", err)
+		return rows, "", p.s.Internal(ctx, "encode cursor", err)
 	}
 	return rows, next, nil
 }
@@ -111,11 +111,11 @@ func pageSize(n *int32) (int, error) {
 	case n == nil:
 		return DefaultPageSize, nil
 	case *n < 1 || *n > MaxPageSize:
-		return 0, invalid("page_size", "page_size must be between 1 and "+strconv.Itoa(MaxPageSize))
+		return 0, Invalid("page_size", "page_size must be between 1 and "+strconv.Itoa(MaxPageSize))
 	}
 	return int(*n), nil
 }
 
 func badCursor() error {
-	return invalid("cursor", "cursor is invalid or belongs to another query")
+	return Invalid("cursor", "cursor is invalid or belongs to another query")
 }

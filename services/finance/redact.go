@@ -89,11 +89,11 @@ func locationPhrases(l Location) []phrase {
 func (s *Service) institutionPhrases(ctx context.Context, userID string) ([]phrase, error) {
 	conns, err := s.store.ListConnections(ctx, userID, nil, 0)
 	if err != nil {
-		return nil, s.internal(ctx, "list connections", err)
+		return nil, s.Internal(ctx, "list connections", err)
 	}
 	accounts, err := s.store.ListAccounts(ctx, userID)
 	if err != nil {
-		return nil, s.internal(ctx, "list accounts", err)
+		return nil, s.Internal(ctx, "list accounts", err)
 	}
 	var names []string
 	for _, c := range conns {
@@ -111,10 +111,10 @@ func (s *Service) institutionPhrases(ctx context.Context, userID string) ([]phra
 	return ps, nil
 }
 
-// redacted returns those of ids the grant redacts, in the order given. Ids
+// Redacted returns those of ids the grant redacts, in the order given. Ids
 // are listed whenever the grant redacts them, even if nothing carried a
 // value, so the envelope does not tell which rows had one.
-func (sc scope) redacted(ids ...string) []string {
+func (sc Scope) Redacted(ids ...string) []string {
 	var out []string
 	for _, id := range ids {
 		if sc.grant.Redacts(id) {
@@ -126,7 +126,7 @@ func (sc scope) redacted(ids ...string) []string {
 
 // redactTransactions strips what the grant redacts from rows in place and
 // returns the field ids it covers.
-func (sc scope) redactTransactions(rows []Transaction) []string {
+func (sc Scope) redactTransactions(rows []Transaction) []string {
 	location := sc.grant.Redacts(FieldTransactionLocation)
 	institution := sc.grant.Redacts(FieldConnectionInstitution)
 	for i := range rows {
@@ -139,7 +139,7 @@ func (sc scope) redactTransactions(rows []Transaction) []string {
 			dropNaming(t, sc.institutions)
 		}
 	}
-	return sc.redacted(FieldTransactionLocation, FieldConnectionInstitution)
+	return sc.Redacted(FieldTransactionLocation, FieldConnectionInstitution)
 }
 
 // dropNaming empties every free-text field of t that names one of ps, and

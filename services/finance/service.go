@@ -58,6 +58,9 @@ func NewService(store Store, cursors *cursor.Codec, clock Clock, log *slog.Logge
 	return &Service{store: store, cursors: cursors, now: clock, log: log, baselines: &baselineCache{}}
 }
 
+// Now is the service clock's time.
+func (s *Service) Now() time.Time { return s.now() }
+
 // Caller is who a request is for: the finance user and the grant through
 // which the client sees that user's data, and the metering account whose
 // credential made the request.
@@ -103,10 +106,10 @@ type Result[T any] struct {
 	Replayed bool
 }
 
-// internal answers a store failure: 503 unavailable (with Retry-After) when
+// Internal answers a store failure: 503 unavailable (with Retry-After) when
 // the database did not answer (UseUnavailability), an opaque 500 internal
 // otherwise.
-func (s *Service) internal(ctx context.Context, op string, err error) error {
+func (s *Service) Internal(ctx context.Context, op string, err error) error {
 	if s.unavailable != nil {
 		if p := s.unavailable(err); p != nil {
 			s.log.WarnContext(ctx, "finance store unavailable", "op", op, "err", err)
@@ -117,13 +120,14 @@ func (s *Service) internal(ctx context.Context, op string, err error) error {
 	return problem.New(problem.Internal, "")
 }
 
-func invalid(field, detail string) error {
+// Invalid is the 400 invalid-input problem naming field.
+func Invalid(field, detail string) error {
 	return problem.New(problem.InvalidInput, detail).WithField(field)
 }
 
-// isUUID accepts only the canonical 36-character form; uuid.Parse alone also
+// IsUUID accepts only the canonical 36-character form; uuid.Parse alone also
 // takes braces and urn: prefixes.
-func isUUID(s string) bool {
+func IsUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -131,18 +135,21 @@ func isUUID(s string) bool {
 	return err == nil
 }
 
-func requiredUUID(s, field string) (string, error) {
-	if !isUUID(s) {
-		return "", invalid(field, field+" must be a UUID")
+// RequiredUUID reads id field: a UUID, lower-cased; invalid-input naming
+// field otherwise.
+func RequiredUUID(s, field string) (string, error) {
+	if !IsUUID(s) {
+		return "", Invalid(field, field+" must be a UUID")
 	}
 	return strings.ToLower(s), nil
 }
 
-func optionalUUID(s, field string) (string, error) {
+// OptionalUUID is RequiredUUID for a field that may be empty.
+func OptionalUUID(s, field string) (string, error) {
 	if s == "" {
 		return "", nil
 	}
-	return requiredUUID(s, field)
+	return RequiredUUID(s, field)
 }
 
 func optionalDate(s, field string) (time.Time, error) {
@@ -151,7 +158,7 @@ func optionalDate(s, field string) (time.Time, error) {
 	}
 	d, err := ParseDate(s)
 	if err != nil {
-		return time.Time{}, invalid(field, field+" must be a date (YYYY-MM-DD)")
+		return time.Time{}, Invalid(field, field+" must be a date (YYYY-MM-DD)")
 	}
 	return d, nil
 }
@@ -166,7 +173,7 @@ func dateRange(start, end string) (from, to time.Time, err error) {
 		return from, to, err
 	}
 	if !from.IsZero() && !to.IsZero() && from.After(to) {
-		return from, to, invalid("start_date", "start_date is after end_date")
+		return from, to, Invalid("start_date", "start_date is after end_date")
 	}
 	return from, to, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
@@ -24,6 +25,7 @@ const tenant = "3f9d2c4e-8b1a-4c7e-9d2f-5a6b7c8d9e01"
 
 type env struct {
 	svc      *finance.Service
+	debt     *debt.Service
 	store    *memory.Store
 	demo     seed.DemoData
 	read     finance.Caller
@@ -41,8 +43,10 @@ func newEnv(t *testing.T, clock finance.Clock) env {
 	if clock == nil {
 		clock = func() time.Time { return now }
 	}
+	svc := finance.NewService(store, cursor.New([]byte("test-key")), clock, nil)
 	return env{
-		svc:      finance.NewService(store, cursor.New([]byte("test-key")), clock, nil),
+		svc:      svc,
+		debt:     debt.NewService(debt.Config{Kernel: svc, Store: store}),
 		store:    store,
 		demo:     d,
 		read:     finance.Caller{UserID: d.UserID, GrantID: d.GrantReadID, OwnerAccountID: tenant},

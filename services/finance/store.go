@@ -84,7 +84,6 @@ type Store interface {
 	ApplySync(ctx context.Context, w SyncWrite) error
 
 	BudgetStore       // budget_store.go
-	DebtStore         // debt_store.go
 	HoldingStore      // holding.go
 	NetWorthStore     // networth.go
 	ImportStore       // import.go

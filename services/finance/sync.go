@@ -69,22 +69,22 @@ type SyncResult struct {
 // SyncService, which has no HTTP route.
 func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID string, txs []ProviderTransaction) (SyncResult, error) {
 	var res SyncResult
-	if !isUUID(connectionID) {
-		return res, invalid("connection_id", "connection_id must be a UUID")
+	if !IsUUID(connectionID) {
+		return res, Invalid("connection_id", "connection_id must be a UUID")
 	}
 	conn, err := s.store.GetConnection(ctx, connectionID)
 	if errors.Is(err, ErrNotFound) {
 		return res, problem.New(problem.NotFound, "connection not found")
 	}
 	if err != nil {
-		return res, s.internal(ctx, "get connection", err)
+		return res, s.Internal(ctx, "get connection", err)
 	}
 	if conn.Provider == ProviderManual {
-		return res, invalid("connection_id", "a manual connection has no provider to sync from")
+		return res, Invalid("connection_id", "a manual connection has no provider to sync from")
 	}
 	accounts, err := s.store.ListAccounts(ctx, conn.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list accounts", err)
+		return res, s.Internal(ctx, "list accounts", err)
 	}
 	var accountIDs []string
 	for _, a := range accounts {
@@ -109,7 +109,7 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 	for attempt := 1; ; attempt++ {
 		existing, err := s.store.TransactionsByExternalRef(ctx, conn.UserID, accountIDs, refs)
 		if err != nil {
-			return res, s.internal(ctx, "transactions by external ref", err)
+			return res, s.Internal(ctx, "transactions by external ref", err)
 		}
 		w, res := s.mergeSync(conn, rows, existing)
 		err = s.store.ApplySync(ctx, w)
@@ -117,7 +117,7 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 			return res, nil
 		}
 		if !errors.Is(err, ErrVersionConflict) && !errors.Is(err, ErrAlreadyExists) || attempt == syncAttempts {
-			return SyncResult{}, s.internal(ctx, "apply sync", err)
+			return SyncResult{}, s.Internal(ctx, "apply sync", err)
 		}
 		// A user edit (or a concurrent sync) got in between: merge again.
 	}
@@ -137,7 +137,7 @@ func (s *Service) RecordSyncError(ctx context.Context, connectionID, code, messa
 		return problem.New(problem.NotFound, "connection not found")
 	}
 	if err != nil {
-		return s.internal(ctx, "record sync error", err)
+		return s.Internal(ctx, "record sync error", err)
 	}
 	return nil
 }
@@ -151,33 +151,33 @@ type providerRow struct {
 
 func parseProviderRows(txs []ProviderTransaction, accountIDs []string) ([]providerRow, error) {
 	if len(txs) > MaxSyncBatch {
-		return nil, invalid("transactions", fmt.Sprintf("at most %d transactions per call", MaxSyncBatch))
+		return nil, Invalid("transactions", fmt.Sprintf("at most %d transactions per call", MaxSyncBatch))
 	}
 	seen := map[string]bool{}
 	out := make([]providerRow, 0, len(txs))
 	for i, p := range txs {
 		field := func(f string) string { return fmt.Sprintf("transactions[%d].%s", i, f) }
 		if p.ProviderTransactionID == "" || len(p.ProviderTransactionID) > maxProviderID {
-			return nil, invalid(field("provider_transaction_id"), "provider_transaction_id must be 1 to 256 characters")
+			return nil, Invalid(field("provider_transaction_id"), "provider_transaction_id must be 1 to 256 characters")
 		}
 		if seen[p.AccountID+"|"+p.ProviderTransactionID] {
-			return nil, invalid(field("provider_transaction_id"), "provider_transaction_id repeats within the call")
+			return nil, Invalid(field("provider_transaction_id"), "provider_transaction_id repeats within the call")
 		}
 		seen[p.AccountID+"|"+p.ProviderTransactionID] = true
 		if !slices.Contains(accountIDs, p.AccountID) {
-			return nil, invalid(field("account_id"), "account_id names no account of this connection")
+			return nil, Invalid(field("account_id"), "account_id names no account of this connection")
 		}
 		r := providerRow{ProviderTransaction: p}
 		if !p.Removed {
 			if !plainDecimal.MatchString(p.Amount) {
-				return nil, invalid(field("amount"), "amount must be a decimal string")
+				return nil, Invalid(field("amount"), "amount must be a decimal string")
 			}
 			if !currencyCode.MatchString(p.Currency) {
-				return nil, invalid(field("amount"), "amount.currency must be an ISO 4217 code")
+				return nil, Invalid(field("amount"), "amount.currency must be an ISO 4217 code")
 			}
 			d, err := ParseDate(p.Date)
 			if err != nil {
-				return nil, invalid(field("transaction_date"), "transaction_date must be a date (YYYY-MM-DD)")
+				return nil, Invalid(field("transaction_date"), "transaction_date must be a date (YYYY-MM-DD)")
 			}
 			r.amount, r.date = Money{Amount: decimal.RequireFromString(p.Amount), Currency: p.Currency}, d
 			if p.Location != nil && p.Location.IsZero() {

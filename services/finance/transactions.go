@@ -24,7 +24,7 @@ type TransactionQuery struct {
 // ListTransactions answers GET /v1/transactions, newest first.
 func (s *Service) ListTransactions(ctx context.Context, c Caller, q TransactionQuery) (Page[Transaction], error) {
 	var page Page[Transaction]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return page, err
 	}
@@ -38,17 +38,17 @@ func (s *Service) ListTransactions(ctx context.Context, c Caller, q TransactionQ
 		Pending:            q.Pending,
 		Uncategorized:      q.Uncategorized,
 	}
-	if f.AccountID, err = optionalUUID(q.AccountID, "account_id"); err != nil {
+	if f.AccountID, err = OptionalUUID(q.AccountID, "account_id"); err != nil {
 		return page, err
 	}
-	if f.CategoryID, err = optionalUUID(q.CategoryID, "category_id"); err != nil {
+	if f.CategoryID, err = OptionalUUID(q.CategoryID, "category_id"); err != nil {
 		return page, err
 	}
 	if f.StartDate, f.EndDate, err = dateRange(q.StartDate, q.EndDate); err != nil {
 		return page, err
 	}
 	if q.Source != "" && !ValidSource(q.Source) {
-		return page, invalid("source", "source must be one of bank_sync, manual, import")
+		return page, Invalid("source", "source must be one of bank_sync, manual, import")
 	}
 	f.Source = q.Source
 
@@ -65,14 +65,14 @@ func (s *Service) ListTransactions(ctx context.Context, c Caller, q TransactionQ
 	}
 	rows, err := s.store.ListTransactions(ctx, c.UserID, f, after.position(), pager.Size+1)
 	if err != nil {
-		return page, s.internal(ctx, "list transactions", err)
+		return page, s.Internal(ctx, "list transactions", err)
 	}
 	return s.txPage(ctx, sc, pager, rows)
 }
 
 // txPage makes a page of rows, read one over the page size to learn
 // whether more follow, with the grant's redactions applied.
-func (s *Service) txPage(ctx context.Context, sc scope, pager *Pager[txCursor], rows []Transaction) (Page[Transaction], error) {
+func (s *Service) txPage(ctx context.Context, sc Scope, pager *Pager[txCursor], rows []Transaction) (Page[Transaction], error) {
 	var page Page[Transaction]
 	var err error
 	if rows, page.NextCursor, err = Cut(ctx, pager, rows, func(t Transaction) txCursor {
@@ -91,19 +91,19 @@ func (s *Service) txPage(ctx context.Context, sc scope, pager *Pager[txCursor], 
 // not found, exactly like one that does not exist.
 func (s *Service) GetTransaction(ctx context.Context, c Caller, id string) (Result[Transaction], error) {
 	var res Result[Transaction]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
-	if id, err = requiredUUID(id, "id"); err != nil {
+	if id, err = RequiredUUID(id, "id"); err != nil {
 		return res, err
 	}
 	t, err := s.store.GetTransaction(ctx, c.UserID, id)
-	if errors.Is(err, ErrNotFound) || (err == nil && (sc.hidesAccount(t.AccountID) || sc.hidesCategory(t.CategoryID))) {
+	if errors.Is(err, ErrNotFound) || (err == nil && (sc.HidesAccount(t.AccountID) || sc.HidesCategory(t.CategoryID))) {
 		return res, problem.New(problem.NotFound, "transaction not found")
 	}
 	if err != nil {
-		return res, s.internal(ctx, "get transaction", err)
+		return res, s.Internal(ctx, "get transaction", err)
 	}
 	rows := []Transaction{t}
 	res.RedactedFields = sc.redactTransactions(rows)
@@ -120,7 +120,7 @@ type txCursor struct {
 
 func (p txCursor) Valid() bool {
 	_, err := ParseDate(p.Date)
-	return err == nil && isUUID(p.ID)
+	return err == nil && IsUUID(p.ID)
 }
 
 // position is the store's form of p; nil stays nil (the first page).

@@ -53,17 +53,17 @@ func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem
 	}
 	switch {
 	case len(items) == 0:
-		return res, invalid("items", "items is required: at least one {transaction_id, category_id, expected_version}")
+		return res, Invalid("items", "items is required: at least one {transaction_id, category_id, expected_version}")
 	case len(items) > MaxBulkItems:
-		return res, invalid("items", "at most 500 items per request")
+		return res, Invalid("items", "at most 500 items per request")
 	}
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list categories", err)
+		return res, s.Internal(ctx, "list categories", err)
 	}
 	usable := map[string]bool{}
 	for _, cat := range cats {
-		usable[cat.ID] = !sc.hidesCategory(cat.ID)
+		usable[cat.ID] = !sc.HidesCategory(cat.ID)
 	}
 	out := BulkResult{Results: make([]BulkRow, 0, len(items))}
 	for _, it := range items {
@@ -81,19 +81,19 @@ func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem
 	return res, nil
 }
 
-func (s *Service) categorizeOne(ctx context.Context, c Caller, sc scope, usable map[string]bool, it BulkItem) (string, error) {
-	if !isUUID(it.TransactionID) {
+func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable map[string]bool, it BulkItem) (string, error) {
+	if !IsUUID(it.TransactionID) {
 		return BulkNotFound, nil
 	}
 	t, err := s.store.GetTransaction(ctx, c.UserID, strings.ToLower(it.TransactionID))
-	if errors.Is(err, ErrNotFound) || (err == nil && (sc.hidesAccount(t.AccountID) || sc.hidesCategory(t.CategoryID))) {
+	if errors.Is(err, ErrNotFound) || (err == nil && (sc.HidesAccount(t.AccountID) || sc.HidesCategory(t.CategoryID))) {
 		return BulkNotFound, nil
 	}
 	if err != nil {
-		return "", s.internal(ctx, "get transaction", err)
+		return "", s.Internal(ctx, "get transaction", err)
 	}
 	category := strings.ToLower(it.CategoryID)
-	if !isUUID(category) || !usable[category] {
+	if !IsUUID(category) || !usable[category] {
 		return BulkInvalidCategory, nil
 	}
 	if t.Version != it.ExpectedVersion {
@@ -104,7 +104,7 @@ func (s *Service) categorizeOne(ctx context.Context, c Caller, sc scope, usable 
 	}
 	split, err := s.store.IsSplitParent(ctx, c.UserID, t.ID)
 	if err != nil {
-		return "", s.internal(ctx, "is split parent", err)
+		return "", s.Internal(ctx, "is split parent", err)
 	}
 	if split {
 		return BulkSplit, nil
@@ -118,7 +118,7 @@ func (s *Service) categorizeOne(ctx context.Context, c Caller, sc scope, usable 
 	case errors.Is(err, ErrNotFound):
 		return BulkNotFound, nil
 	case err != nil:
-		return "", s.internal(ctx, "update transaction", err)
+		return "", s.Internal(ctx, "update transaction", err)
 	}
 	return BulkApplied, nil
 }

@@ -42,22 +42,22 @@ type SearchQuery struct {
 // pages stay stable while rows arrive.
 func (s *Service) SearchTransactions(ctx context.Context, c Caller, q SearchQuery) (Page[Transaction], error) {
 	var page Page[Transaction]
-	sc, err := s.scope(ctx, c, true)
+	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return page, err
 	}
 	switch {
 	case strings.TrimSpace(q.Q) == "":
-		return page, invalid("q", "q is required")
+		return page, Invalid("q", "q is required")
 	case utf8.RuneCountInString(q.Q) > MaxSearchLength:
-		return page, invalid("q", "q is longer than 256 characters")
+		return page, Invalid("q", "q is longer than 256 characters")
 	}
 	terms := SearchTokens(q.Q)
 	switch {
 	case len(terms) == 0:
-		return page, invalid("q", "q has no letters or digits to search for")
+		return page, Invalid("q", "q has no letters or digits to search for")
 	case len(terms) > MaxSearchTerms:
-		return page, invalid("q", "q has more than 16 words")
+		return page, Invalid("q", "q has more than 16 words")
 	}
 	pager, err := NewPager[txCursor](s, q.PageQuery)
 	if err != nil {
@@ -76,7 +76,7 @@ func (s *Service) SearchTransactions(ctx context.Context, c Caller, q SearchQuer
 	}
 	rows, err := s.store.SearchTransactions(ctx, c.UserID, terms, f, after.position(), pager.Size+1)
 	if err != nil {
-		return page, s.internal(ctx, "search transactions", err)
+		return page, s.Internal(ctx, "search transactions", err)
 	}
 	if page, err = s.txPage(ctx, sc, pager, rows); err != nil || len(page.RedactedFields) == 0 {
 		return page, err

@@ -83,12 +83,12 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	if err != nil {
 		return res, err
 	}
-	id, err := requiredUUID(u.ID, "id")
+	id, err := RequiredUUID(u.ID, "id")
 	if err != nil {
 		return res, err
 	}
 	if u.ExpectedVersion <= 0 {
-		return res, invalid("expected_version", "expected_version is required: send the version you read")
+		return res, Invalid("expected_version", "expected_version is required: send the version you read")
 	}
 	in, err := parseUpdate(u, s.now().UTC())
 	if err != nil {
@@ -100,7 +100,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	fp.ExpectedVersion = 0
 	pw, err := newPendingWrite(c, "transaction", fp)
 	if err != nil {
-		return res, s.internal(ctx, "fingerprint transaction update", err)
+		return res, s.Internal(ctx, "fingerprint transaction update", err)
 	}
 	if u.CategoryID != nil {
 		// Compare ids in their stored, lower-case form.
@@ -111,11 +111,11 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	}
 
 	old, err := s.store.GetTransaction(ctx, c.UserID, id)
-	if errors.Is(err, ErrNotFound) || (err == nil && (sc.hidesAccount(old.AccountID) || sc.hidesCategory(old.CategoryID))) {
+	if errors.Is(err, ErrNotFound) || (err == nil && (sc.HidesAccount(old.AccountID) || sc.HidesCategory(old.CategoryID))) {
 		return res, problem.New(problem.NotFound, "transaction not found")
 	}
 	if err != nil {
-		return res, s.internal(ctx, "get transaction", err)
+		return res, s.Internal(ctx, "get transaction", err)
 	}
 	if old.Version != u.ExpectedVersion {
 		if pw.replays(old.LastWrite, old.Version, u.ExpectedVersion) {
@@ -136,13 +136,13 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 				fmt.Sprintf("the transaction settled in %s and keeps that currency", old.Amount.Currency)).WithField("amount")
 		}
 		if places := MinorUnit(old.Amount.Currency); -in.amount.Exponent() > places {
-			return res, invalid("amount", fmt.Sprintf("%s amounts have at most %d decimal places", old.Amount.Currency, places))
+			return res, Invalid("amount", fmt.Sprintf("%s amounts have at most %d decimal places", old.Amount.Currency, places))
 		}
 	}
 	if u.CategoryID != nil && *u.CategoryID != old.CategoryID {
 		split, err := s.store.IsSplitParent(ctx, c.UserID, id)
 		if err != nil {
-			return res, s.internal(ctx, "is split parent", err)
+			return res, s.Internal(ctx, "is split parent", err)
 		}
 		if split {
 			return res, problem.New(problem.SplitTransaction,
@@ -152,7 +152,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 			if ok, err := s.categoryVisible(ctx, c, sc, *u.CategoryID); err != nil {
 				return res, err
 			} else if !ok {
-				return res, invalid("category_id", "category_id names no category")
+				return res, Invalid("category_id", "category_id names no category")
 			}
 		}
 	}
@@ -237,16 +237,16 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "transaction not found")
 	case err != nil:
-		return res, s.internal(ctx, "update transaction", err)
+		return res, s.Internal(ctx, "update transaction", err)
 	}
 	got, err := s.store.GetTransaction(ctx, c.UserID, id)
 	if err != nil {
-		return res, s.internal(ctx, "reread transaction", err)
+		return res, s.Internal(ctx, "reread transaction", err)
 	}
 	return s.txResult(sc, got), nil
 }
 
-func (s *Service) txResult(sc scope, t Transaction) Result[Transaction] {
+func (s *Service) txResult(sc Scope, t Transaction) Result[Transaction] {
 	rows := []Transaction{t}
 	redacted := sc.redactTransactions(rows)
 	return Result[Transaction]{Data: rows[0], RedactedFields: redacted, Filtered: sc.grant.Filtered()}
@@ -274,55 +274,55 @@ type parsedUpdate struct {
 func parseUpdate(u TransactionUpdate, now time.Time) (parsedUpdate, error) {
 	var p parsedUpdate
 	if u.Amount == nil && u.AmountCurrency != nil {
-		return p, invalid("amount", "amount.amount is required")
+		return p, Invalid("amount", "amount.amount is required")
 	}
 	if u.Amount != nil {
 		m := amountPattern.FindStringSubmatch(*u.Amount)
 		// The object names its currency in its own member, never as a suffix.
 		if m == nil || (u.AmountCurrency != nil && m[2] != "") {
-			return p, invalid("amount", `amount must be a decimal string such as "-12.50", or {"amount": "-12.50", "currency": "USD"}; its currency cannot change`)
+			return p, Invalid("amount", `amount must be a decimal string such as "-12.50", or {"amount": "-12.50", "currency": "USD"}; its currency cannot change`)
 		}
 		d := decimal.RequireFromString(m[1])
 		p.amount, p.currency = &d, m[2]
 		if u.AmountCurrency != nil {
 			if !currencyCode.MatchString(*u.AmountCurrency) {
-				return p, invalid("amount", "amount.currency must be an ISO 4217 code such as USD")
+				return p, Invalid("amount", "amount.currency must be an ISO 4217 code such as USD")
 			}
 			p.currency = *u.AmountCurrency
 		}
 	}
 	if u.Merchant != nil {
 		if n := utf8.RuneCountInString(*u.Merchant); n == 0 || n > MaxMerchantLength || !printable(*u.Merchant) {
-			return p, invalid("merchant", "merchant must be 1 to 200 printable characters")
+			return p, Invalid("merchant", "merchant must be 1 to 200 printable characters")
 		}
 	}
 	if u.Description != nil && (utf8.RuneCountInString(*u.Description) > MaxDescriptionLength || !printable(*u.Description)) {
-		return p, invalid("description", "description must be at most 1000 printable characters")
+		return p, Invalid("description", "description must be at most 1000 printable characters")
 	}
 	if u.Memo != nil && (utf8.RuneCountInString(*u.Memo) > MaxMemoLength || !printable(*u.Memo)) {
-		return p, invalid("memo", "memo must be at most 1000 printable characters")
+		return p, Invalid("memo", "memo must be at most 1000 printable characters")
 	}
 	if u.Date != nil {
 		d, err := ParseDate(*u.Date)
 		if err != nil {
-			return p, invalid("date", "date must be a date (YYYY-MM-DD)")
+			return p, Invalid("date", "date must be a date (YYYY-MM-DD)")
 		}
 		if latest := MaxTransactionDate(now); d.Before(MinTransactionDate) || d.After(latest) {
-			return p, invalid("date", fmt.Sprintf("date must lie between %s and %s (a year from today)",
+			return p, Invalid("date", fmt.Sprintf("date must lie between %s and %s (a year from today)",
 				MinTransactionDate.Format(DateLayout), latest.Format(DateLayout)))
 		}
 		p.date = &d
 	}
-	if u.CategoryID != nil && *u.CategoryID != "" && !isUUID(*u.CategoryID) {
-		return p, invalid("category_id", "category_id must be a UUID, or empty to uncategorize")
+	if u.CategoryID != nil && *u.CategoryID != "" && !IsUUID(*u.CategoryID) {
+		return p, Invalid("category_id", "category_id must be a UUID, or empty to uncategorize")
 	}
 	if u.Tags != nil {
 		if len(*u.Tags) > MaxTags {
-			return p, invalid("tags", "at most 50 tags")
+			return p, Invalid("tags", "at most 50 tags")
 		}
 		for _, tag := range *u.Tags {
 			if n := utf8.RuneCountInString(tag); n == 0 || n > MaxTagLength || !printable(tag) {
-				return p, invalid("tags", "each tag must be 1 to 64 printable characters")
+				return p, Invalid("tags", "each tag must be 1 to 64 printable characters")
 			}
 			if !slices.Contains(p.tags, tag) {
 				p.tags = append(p.tags, tag)
@@ -331,22 +331,22 @@ func parseUpdate(u TransactionUpdate, now time.Time) (parsedUpdate, error) {
 	}
 	if u.Location != nil {
 		if u.ClearLocation {
-			return p, invalid("clear_location", "send location or clear_location, not both")
+			return p, Invalid("clear_location", "send location or clear_location, not both")
 		}
 		l := *u.Location
 		for _, part := range []string{l.Street, l.City, l.State, l.PostalCode, l.Country} {
 			if utf8.RuneCountInString(part) > MaxLocationPart || !printable(part) {
-				return p, invalid("location", "each location component must be at most 200 printable characters")
+				return p, Invalid("location", "each location component must be at most 200 printable characters")
 			}
 		}
 		p.location = &l
 	}
 	for i, f := range u.RevertToProvider {
 		if !slices.Contains(RevertableFields, f) {
-			return p, invalid("revert_to_provider", fmt.Sprintf("%q cannot be reverted; allowed: %s", f, strings.Join(RevertableFields, ", ")))
+			return p, Invalid("revert_to_provider", fmt.Sprintf("%q cannot be reverted; allowed: %s", f, strings.Join(RevertableFields, ", ")))
 		}
 		if slices.Contains(u.RevertToProvider[:i], f) || sets(u, f) {
-			return p, invalid("revert_to_provider", fmt.Sprintf("%s is both set and reverted, or reverted twice", f))
+			return p, Invalid("revert_to_provider", fmt.Sprintf("%s is both set and reverted, or reverted twice", f))
 		}
 	}
 	return p, nil
@@ -405,9 +405,9 @@ func revert(t *Transaction, f string) {
 
 // categoryVisible reports whether id names a category the caller may use:
 // a system one or the user's own, not hidden by the grant.
-func (s *Service) categoryVisible(ctx context.Context, c Caller, sc scope, id string) (bool, error) {
+func (s *Service) categoryVisible(ctx context.Context, c Caller, sc Scope, id string) (bool, error) {
 	id = strings.ToLower(id)
-	if sc.hidesCategory(id) {
+	if sc.HidesCategory(id) {
 		return false, nil
 	}
 	_, err := s.store.GetCategory(ctx, c.UserID, id)
@@ -415,7 +415,7 @@ func (s *Service) categoryVisible(ctx context.Context, c Caller, sc scope, id st
 		return false, nil
 	}
 	if err != nil {
-		return false, s.internal(ctx, "get category", err)
+		return false, s.Internal(ctx, "get category", err)
 	}
 	return true, nil
 }

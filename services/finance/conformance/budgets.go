@@ -50,7 +50,7 @@ func sameBudget(t *testing.T, want, got finance.Budget) {
 	}
 }
 
-func testBudgets(t *testing.T, s finance.Store) {
+func testBudgets(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	old := budget(f.user, false, base.Add(-time.Hour))
@@ -159,13 +159,13 @@ func testBudgets(t *testing.T, s finance.Store) {
 	})
 }
 
-func newUser(t *testing.T, s finance.Store) string {
+func newUser(t *testing.T, s Store) string {
 	id := newID()
 	must(t, s.CreateUser(context.Background(), finance.User{ID: id, CreatedAt: base}))
 	return id
 }
 
-func testProgressSnapshots(t *testing.T, s finance.Store) {
+func testProgressSnapshots(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	b := budget(f.user, true, base)
@@ -192,7 +192,7 @@ func testProgressSnapshots(t *testing.T, s finance.Store) {
 	}
 }
 
-func testBudgetRows(t *testing.T, s finance.Store) {
+func testBudgetRows(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	cat := newID()
@@ -272,7 +272,7 @@ func goal(userID string, order int32) finance.Goal {
 		Version:      1, CreatedAt: base, UpdatedAt: base}
 }
 
-func testGoals(t *testing.T, s finance.Store) {
+func testGoals(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	var goals []finance.Goal

@@ -21,7 +21,7 @@ import (
 // triggers lock months and rows in those orders and deadlock; the store runs
 // the victim again, so a caller sees success or a version conflict, never
 // the deadlock, and the totals still match the rows.
-func testConcurrentWrites(t *testing.T, s finance.Store) {
+func testConcurrentWrites(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	var cats []string

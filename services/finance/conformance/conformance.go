@@ -17,13 +17,18 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/stores"
 )
 
+// Store is the whole finance store; each part's cases are in the file of
+// its name (debt.go: the debt subdomain's).
+type Store = stores.Store
+
 // Run runs the suite; newStore must return an empty store for every call.
-func Run(t *testing.T, newStore func(t *testing.T) finance.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	tests := []struct {
 		name string
-		run  func(t *testing.T, s finance.Store)
+		run  func(t *testing.T, s Store)
 	}{
 		{"Users", testUsers},
 		{"Grants", testGrants},
@@ -104,7 +109,7 @@ type fixture struct {
 	otherAccount      string
 }
 
-func setup(t *testing.T, s finance.Store) fixture {
+func setup(t *testing.T, s Store) fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := fixture{user: newID(), other: newID(), conn: newID(), otherConn: newID(),
@@ -123,7 +128,7 @@ func setup(t *testing.T, s finance.Store) fixture {
 	return f
 }
 
-func testUsers(t *testing.T, s finance.Store) {
+func testUsers(t *testing.T, s Store) {
 	ctx := context.Background()
 	owned := finance.User{ID: newID(), Name: "Grace", OwnerAccountID: newID(), Mode: "test", CreatedAt: base}
 	// A user stored before owners existed reads back with none; without a
@@ -158,7 +163,7 @@ func testUsers(t *testing.T, s finance.Store) {
 	}
 }
 
-func testGrants(t *testing.T, s finance.Store) {
+func testGrants(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	full := finance.Grant{ID: newID(), UserID: f.user,
@@ -195,7 +200,7 @@ func testGrants(t *testing.T, s finance.Store) {
 	}
 }
 
-func testConnections(t *testing.T, s finance.Store) {
+func testConnections(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s) // f.conn is the user's first connection, created at base
 	synced := base.Add(-time.Hour)
@@ -250,7 +255,7 @@ func testConnections(t *testing.T, s finance.Store) {
 	}
 }
 
-func testAccounts(t *testing.T, s finance.Store) {
+func testAccounts(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	asOf := base.Add(-30 * time.Minute)
@@ -307,7 +312,7 @@ func testAccounts(t *testing.T, s finance.Store) {
 	}
 }
 
-func testCategories(t *testing.T, s finance.Store) {
+func testCategories(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	food := finance.Category{ID: newID(), Name: "Food", Icon: "restaurant", Color: "#FF7043",
@@ -343,7 +348,7 @@ func testCategories(t *testing.T, s finance.Store) {
 	}
 }
 
-func testRecurringRules(t *testing.T, s finance.Store) {
+func testRecurringRules(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	cat := finance.Category{ID: newID(), Name: "Streaming", CreatedAt: base, UpdatedAt: base}
@@ -390,7 +395,7 @@ func fullTransaction(f fixture, categoryID string) finance.Transaction {
 	}
 }
 
-func testTransactionRoundTrip(t *testing.T, s finance.Store) {
+func testTransactionRoundTrip(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	cat := finance.Category{ID: newID(), Name: "Coffee", CreatedAt: base, UpdatedAt: base}
@@ -443,7 +448,7 @@ func testTransactionRoundTrip(t *testing.T, s finance.Store) {
 	}
 }
 
-func testDecimalRoundTrip(t *testing.T, s finance.Store) {
+func testDecimalRoundTrip(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	for _, amount := range []string{"1234567.89", "-0.01", "0", "10.50", "-98765432109876.54321", "0.000001", "1000"} {
@@ -466,7 +471,7 @@ func testDecimalRoundTrip(t *testing.T, s finance.Store) {
 	}
 }
 
-func testInsertAtomic(t *testing.T, s finance.Store) {
+func testInsertAtomic(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	row := func() finance.Transaction {
@@ -496,7 +501,7 @@ func testInsertAtomic(t *testing.T, s finance.Store) {
 	must(t, s.InsertTransactions(ctx, nil))
 }
 
-func testTransactionFilters(t *testing.T, s finance.Store) {
+func testTransactionFilters(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	catA := finance.Category{ID: newID(), Name: "A", CreatedAt: base, UpdatedAt: base}
@@ -605,7 +610,7 @@ func txIDs(txs []finance.Transaction) []string {
 
 // testTransactionKeyset pages through rows that share dates while new rows
 // arrive between pages, and checks that nothing is repeated or skipped.
-func testTransactionKeyset(t *testing.T, s finance.Store) {
+func testTransactionKeyset(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	mk := func(date int) finance.Transaction {

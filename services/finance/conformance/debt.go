@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
@@ -17,7 +19,7 @@ func dec(s string) *decimal.Decimal {
 }
 
 // sameLiability compares liabilities, decimals by value.
-func sameLiability(t *testing.T, want, got finance.Liability) {
+func sameLiability(t *testing.T, want, got debt.Liability) {
 	t.Helper()
 	eqPtr := func(a, b *decimal.Decimal) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }
 	eqDay := func(a, b *time.Time) bool { return (a == nil) == (b == nil) && (a == nil || a.Equal(*b)) }
@@ -29,25 +31,25 @@ func sameLiability(t *testing.T, want, got finance.Liability) {
 	}
 }
 
-func testLiabilities(t *testing.T, s finance.Store) {
+func testLiabilities(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	ends := day(90)
-	card := finance.Liability{AccountID: f.account, UserID: f.user, APR: dec("24.99"), PromoAPR: dec("0"),
+	card := debt.Liability{AccountID: f.account, UserID: f.user, APR: dec("24.99"), PromoAPR: dec("0"),
 		PromoEndsOn: &ends, MinPaymentFloor: decimal.RequireFromString("35.00"),
 		MinPaymentPercent: decimal.RequireFromString("2.5"), CreatedAt: base, UpdatedAt: base}
-	loan := finance.Liability{AccountID: f.account2, UserID: f.user, MinPaymentFloor: decimal.RequireFromString("389.51"),
+	loan := debt.Liability{AccountID: f.account2, UserID: f.user, MinPaymentFloor: decimal.RequireFromString("389.51"),
 		CreatedAt: base, UpdatedAt: base}
 	must(t, s.PutLiability(ctx, card))
 	must(t, s.PutLiability(ctx, loan))
 
 	tests := []struct {
 		name string
-		l    finance.Liability
+		l    debt.Liability
 	}{
-		{"another user's account", finance.Liability{AccountID: f.otherAccount, UserID: f.user, CreatedAt: base, UpdatedAt: base}},
-		{"missing account", finance.Liability{AccountID: newID(), UserID: f.user, CreatedAt: base, UpdatedAt: base}},
-		{"not a uuid", finance.Liability{AccountID: "acct", UserID: f.user, CreatedAt: base, UpdatedAt: base}},
+		{"another user's account", debt.Liability{AccountID: f.otherAccount, UserID: f.user, CreatedAt: base, UpdatedAt: base}},
+		{"missing account", debt.Liability{AccountID: newID(), UserID: f.user, CreatedAt: base, UpdatedAt: base}},
+		{"not a uuid", debt.Liability{AccountID: "acct", UserID: f.user, CreatedAt: base, UpdatedAt: base}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,7 +64,7 @@ func testLiabilities(t *testing.T, s finance.Store) {
 	if len(got) != 2 {
 		t.Fatalf("want 2 liabilities, got %d", len(got))
 	}
-	want := map[string]finance.Liability{card.AccountID: card, loan.AccountID: loan}
+	want := map[string]debt.Liability{card.AccountID: card, loan.AccountID: loan}
 	for i, l := range got {
 		if i > 0 && got[i-1].AccountID >= l.AccountID {
 			t.Errorf("liabilities not ordered by account id")

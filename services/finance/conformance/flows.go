@@ -21,7 +21,7 @@ import (
 // transfer pairs, compare-and-swap edits of category, amount and date,
 // sync deletes (a split parent's cascade among them), and a category
 // delete.
-func testFlowTotals(t *testing.T, s finance.Store) {
+func testFlowTotals(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -132,7 +132,7 @@ func testFlowTotals(t *testing.T, s finance.Store) {
 
 // checkFlows compares the store's answers with the ones computed from the
 // user's rows, for a set of queries.
-func checkFlows(t *testing.T, s finance.Store, user string, cats []string, step string) {
+func checkFlows(t *testing.T, s Store, user string, cats []string, step string) {
 	t.Helper()
 	ctx := context.Background()
 	rows, err := s.ListBudgetRows(ctx, user, finance.TransactionFilter{})

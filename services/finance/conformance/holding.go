@@ -11,7 +11,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 )
 
-func testHoldings(t *testing.T, s finance.Store) {
+func testHoldings(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	acquired := base.Add(-400 * 24 * time.Hour)

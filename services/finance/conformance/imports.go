@@ -19,7 +19,7 @@ func importRow(f fixture, key string, date int, amount string) finance.ImportRow
 // testImports: keys are claimed once per account, a claimed key writes
 // nothing, matched rows are claimed without a new row, claims are found by
 // key and by transaction, and a claim goes with its transaction.
-func testImports(t *testing.T, s finance.Store) {
+func testImports(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	bank := bankRow(f, -3)
@@ -102,7 +102,7 @@ func testImports(t *testing.T, s finance.Store) {
 
 // testConcurrentImports: imports of one file racing each other add each
 // row exactly once, whoever wins each key.
-func testConcurrentImports(t *testing.T, s finance.Store) {
+func testConcurrentImports(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	const racers, entries = 4, 30

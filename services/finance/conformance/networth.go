@@ -10,7 +10,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 )
 
-func testFXRates(t *testing.T, s finance.Store) {
+func testFXRates(t *testing.T, s Store) {
 	ctx := context.Background()
 	d := func(n int) time.Time { return time.Date(2026, 3, 10+n, 0, 0, 0, 0, time.UTC) }
 	r := func(cur string, n int, v string) finance.FXRate {
@@ -40,7 +40,7 @@ func testFXRates(t *testing.T, s finance.Store) {
 	}
 }
 
-func testNetWorthSnapshots(t *testing.T, s finance.Store) {
+func testNetWorthSnapshots(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	d := func(n int) time.Time { return time.Date(2026, 3, 10+n, 0, 0, 0, 0, time.UTC) }

@@ -17,7 +17,7 @@ import (
 // ends, a clear keeps a mark made during the detection, a release after a
 // failed detection lets the user be claimed again from its retry time, and
 // racing claimers never get the same user.
-func testRecurringDue(t *testing.T, s finance.Store) {
+func testRecurringDue(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	due := func(user string) (finance.RecurringMark, bool) {

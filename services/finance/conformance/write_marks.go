@@ -13,7 +13,7 @@ import (
 // last_write, migration 00012) is kept as given by the updates that write
 // it, cleared by an update without one, seen by every read, and a refused
 // compare-and-swap leaves it as it was.
-func testWriteMarks(t *testing.T, s finance.Store) {
+func testWriteMarks(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	mark := func(c byte, version int64) *finance.WriteMark {

@@ -17,7 +17,7 @@ func bankRow(f fixture, date int) finance.Transaction {
 		Date: day(date), Source: finance.SourceBankSync, Version: 1, CreatedAt: base, UpdatedAt: base}
 }
 
-func testUpdateTransaction(t *testing.T, s finance.Store) {
+func testUpdateTransaction(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	cat := finance.Category{ID: newID(), Name: "Coffee", CreatedAt: base, UpdatedAt: base}
@@ -104,7 +104,7 @@ func testUpdateTransaction(t *testing.T, s finance.Store) {
 	})
 }
 
-func testSplitParent(t *testing.T, s finance.Store) {
+func testSplitParent(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	parent, plain := bankRow(f, 0), bankRow(f, 0)
@@ -131,7 +131,7 @@ func testSplitParent(t *testing.T, s finance.Store) {
 	}
 }
 
-func testCustomCategories(t *testing.T, s finance.Store) {
+func testCustomCategories(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	system := finance.Category{ID: newID(), Name: "Food", CreatedAt: base, UpdatedAt: base}
@@ -213,7 +213,7 @@ func testCustomCategories(t *testing.T, s finance.Store) {
 	}
 }
 
-func testDeleteCategory(t *testing.T, s finance.Store) {
+func testDeleteCategory(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	system := finance.Category{ID: newID(), Name: "Food", CreatedAt: base, UpdatedAt: base}
@@ -299,7 +299,7 @@ func testDeleteCategory(t *testing.T, s finance.Store) {
 // testSearch is the table both stores must answer alike: prefix matching per
 // term, every term required, over merchant, display name, description and
 // memo, case-insensitive, with the listing's filters and order.
-func testSearch(t *testing.T, s finance.Store) {
+func testSearch(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	type text struct{ key, merchant, display, description, memo string }
@@ -382,7 +382,7 @@ func testSearch(t *testing.T, s finance.Store) {
 	diff(t, "after edit", []string{tx.ID}, txIDs(got))
 }
 
-func testApplySync(t *testing.T, s finance.Store) {
+func testApplySync(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	a, b, gone := bankRow(f, 0), bankRow(f, -1), bankRow(f, -2)
@@ -458,7 +458,7 @@ func testApplySync(t *testing.T, s finance.Store) {
 	}
 }
 
-func testConnectionSync(t *testing.T, s finance.Store) {
+func testConnectionSync(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	synced := base.Add(time.Hour)

@@ -14,7 +14,7 @@ import (
 
 // testGoalWrites: UpdateGoal and DeleteGoal are compare-and-swaps scoped
 // to the user; an update rewrites every mutable field.
-func testGoalWrites(t *testing.T, s finance.Store) {
+func testGoalWrites(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	g := goal(f.user, 1)
@@ -101,7 +101,7 @@ func testGoalWrites(t *testing.T, s finance.Store) {
 
 // testBudgetGroupsCAS: UpdateBudgetGroups writes groups, version and
 // updated_at and nothing else, only at the expected version.
-func testBudgetGroupsCAS(t *testing.T, s finance.Store) {
+func testBudgetGroupsCAS(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	b := budget(f.user, true, base)
@@ -140,7 +140,7 @@ func testBudgetGroupsCAS(t *testing.T, s finance.Store) {
 // testSaveRecurringStreams: rules are inserted or replaced whole, rows are
 // linked exactly as the members say (others unlinked, other users' rows
 // untouched), and row versions do not move.
-func testSaveRecurringStreams(t *testing.T, s finance.Store) {
+func testSaveRecurringStreams(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	var rows []finance.Transaction
@@ -197,7 +197,7 @@ func testSaveRecurringStreams(t *testing.T, s finance.Store) {
 
 // testUsersWithoutSnapshot: users lacking a snapshot on a day, by id,
 // paged with after and limit.
-func testUsersWithoutSnapshot(t *testing.T, s finance.Store) {
+func testUsersWithoutSnapshot(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	d := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"google.golang.org/protobuf/proto"
 
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
@@ -12,7 +14,7 @@ import (
 
 type debtServer struct {
 	financev1.UnimplementedDebtServiceServer
-	svc *finance.Service
+	svc *debt.Service
 }
 
 func (s *debtServer) GetDebtSummary(ctx context.Context, _ *financev1.GetDebtSummaryRequest) (*financev1.GetDebtSummaryResponse, error) {
@@ -45,7 +47,7 @@ func (s *debtServer) CreatePayoffPlan(ctx context.Context, req *financev1.Create
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.CreatePayoffPlan(ctx, c, finance.PayoffRequest{LiabilityIDs: req.GetLiabilityIds(),
+	res, err := s.svc.CreatePayoffPlan(ctx, c, debt.PayoffRequest{LiabilityIDs: req.GetLiabilityIds(),
 		Strategy: req.GetStrategy(), CustomOrder: req.GetCustomOrder(),
 		TotalMonthlyBudget: req.GetTotalMonthlyBudget(), ExtraMonthlyPay: req.GetExtraMonthlyPayment()})
 	if err != nil {
@@ -62,7 +64,7 @@ func dateString(t *time.Time) *string {
 	return proto.String(t.Format(finance.DateLayout))
 }
 
-func payoffProto(p finance.PayoffPlan) *financev1.DebtPayoffPlan {
+func payoffProto(p debt.PayoffPlan) *financev1.DebtPayoffPlan {
 	cur := p.Currency
 	out := &financev1.DebtPayoffPlan{
 		Debts:                  []*financev1.PayoffPlanDebt{},

@@ -20,17 +20,26 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 )
 
+// Services are what the finance.v1 services serve: the kernel (finance)
+// and each subdomain's service.
+type Services struct {
+	Finance *finance.Service
+	Debt    *debt.Service
+}
+
 // Register registers every finance.v1 service on s.
-func Register(s grpc.ServiceRegistrar, svc *finance.Service) {
+func Register(s grpc.ServiceRegistrar, svcs Services) {
+	svc := svcs.Finance
 	financev1.RegisterTransactionServiceServer(s, &transactionServer{svc: svc})
 	financev1.RegisterCategoryServiceServer(s, &categoryServer{svc: svc})
 	financev1.RegisterAccountServiceServer(s, &accountServer{svc: svc})
 	financev1.RegisterBudgetServiceServer(s, &budgetServer{svc: svc})
 	financev1.RegisterGoalServiceServer(s, &goalServer{svc: svc})
 	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svc})
-	financev1.RegisterDebtServiceServer(s, &debtServer{svc: svc})
+	financev1.RegisterDebtServiceServer(s, &debtServer{svc: svcs.Debt})
 	financev1.RegisterInsightServiceServer(s, &insightServer{svc: svc})
 	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svc})
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})

@@ -21,9 +21,11 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/seed"
+	"github.com/ledgerlane/platform/services/finance/stores"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -77,12 +79,12 @@ func start(t *testing.T) clients {
 
 // serve serves store through the real server stack on an in-memory
 // listener, with the clock at now.
-func serve(t *testing.T, store finance.Store) *grpc.ClientConn {
+func serve(t *testing.T, store stores.Store) *grpc.ClientConn {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	svc := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, log)
 	srv := rpc.NewServer(log, nil)
-	grpcapi.Register(srv, svc)
+	grpcapi.Register(srv, grpcapi.Services{Finance: svc, Debt: debt.NewService(debt.Config{Kernel: svc, Store: store})})
 	lis := bufconn.Listen(1 << 20)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"google.golang.org/grpc"
@@ -17,6 +19,7 @@ import (
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/memory"
+	"github.com/ledgerlane/platform/services/finance/stores"
 )
 
 // wire serializes a response the way the gateway does (proto names, default
@@ -44,7 +47,7 @@ var redactionNeedles = map[string][]string{
 	finance.FieldTransactionLocation:   {"vexmoor", "glimmerport", "vexshire", "48213", "zedonia"},
 }
 
-func seedRedactionFixture(t *testing.T, s finance.Store) redactionFixture {
+func seedRedactionFixture(t *testing.T, s stores.Store) redactionFixture {
 	t.Helper()
 	ctx := context.Background()
 	at := now.Add(-24 * time.Hour)
@@ -285,7 +288,7 @@ var redactionRoutes = map[string]readRoute{
 	},
 	"finance.v1.DebtService/CreatePayoffPlan": func(ctx context.Context, conn *grpc.ClientConn, f redactionFixture) ([]proto.Message, error) {
 		res, err := financev1.NewDebtServiceClient(conn).CreatePayoffPlan(ctx, &financev1.CreatePayoffPlanRequest{
-			LiabilityIds: f.accountIDs, Strategy: finance.StrategyAvalanche, ExtraMonthlyPayment: "100"})
+			LiabilityIds: f.accountIDs, Strategy: debt.StrategyAvalanche, ExtraMonthlyPayment: "100"})
 		return []proto.Message{res}, err
 	},
 }

@@ -6,11 +6,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"github.com/ledgerlane/platform/services/finance"
 )
 
 // PutLiability implements finance.Store.
-func (s *Store) PutLiability(_ context.Context, l finance.Liability) error {
+func (s *Store) PutLiability(_ context.Context, l debt.Liability) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.accounts[l.AccountID]
@@ -18,7 +20,7 @@ func (s *Store) PutLiability(_ context.Context, l finance.Liability) error {
 		return fmt.Errorf("liability %q: %w", l.AccountID, finance.ErrNotFound)
 	}
 	if s.liabilities == nil {
-		s.liabilities = map[string]finance.Liability{}
+		s.liabilities = map[string]debt.Liability{}
 	}
 	if old, ok := s.liabilities[l.AccountID]; ok {
 		l.CreatedAt = old.CreatedAt
@@ -28,20 +30,20 @@ func (s *Store) PutLiability(_ context.Context, l finance.Liability) error {
 }
 
 // ListLiabilities implements finance.Store.
-func (s *Store) ListLiabilities(_ context.Context, userID string) ([]finance.Liability, error) {
+func (s *Store) ListLiabilities(_ context.Context, userID string) ([]debt.Liability, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []finance.Liability
+	var out []debt.Liability
 	for _, l := range s.liabilities {
 		if l.UserID == userID {
 			out = append(out, cloneLiability(l))
 		}
 	}
-	slices.SortFunc(out, func(a, b finance.Liability) int { return strings.Compare(a.AccountID, b.AccountID) })
+	slices.SortFunc(out, func(a, b debt.Liability) int { return strings.Compare(a.AccountID, b.AccountID) })
 	return out, nil
 }
 
-func cloneLiability(l finance.Liability) finance.Liability {
+func cloneLiability(l debt.Liability) debt.Liability {
 	l.APR, l.PromoAPR = copyPtr(l.APR), copyPtr(l.PromoAPR)
 	if l.PromoEndsOn != nil {
 		d := finance.Day(*l.PromoEndsOn)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/finance"
@@ -31,13 +33,16 @@ type Store struct {
 	holdingState  // holding.go
 	netWorthState // networth.go
 	importState   // imports.go
-	liabilities   map[string]finance.Liability
+	liabilities   map[string]debt.Liability
 	// recurringDue holds the users due for recurring detection
 	// (recurring.go), by user id.
 	recurringDue map[string]recurringDue
 }
 
-var _ finance.Store = (*Store)(nil)
+var (
+	_ finance.Store = (*Store)(nil)
+	_ debt.Store    = (*Store)(nil)
+)
 
 // New returns an empty store.
 func New() *Store {

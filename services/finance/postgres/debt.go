@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
 )
 
 // PutLiability implements finance.Store.
-func (s *Store) PutLiability(ctx context.Context, l finance.Liability) error {
+func (s *Store) PutLiability(ctx context.Context, l debt.Liability) error {
 	if !isUUID(l.AccountID) || !isUUID(l.UserID) {
 		return fmt.Errorf("liability %q: %w", l.AccountID, finance.ErrNotFound)
 	}
@@ -40,7 +42,7 @@ func (s *Store) PutLiability(ctx context.Context, l finance.Liability) error {
 }
 
 // ListLiabilities implements finance.Store.
-func (s *Store) ListLiabilities(ctx context.Context, userID string) ([]finance.Liability, error) {
+func (s *Store) ListLiabilities(ctx context.Context, userID string) ([]debt.Liability, error) {
 	if !isUUID(userID) {
 		return nil, nil
 	}
@@ -52,10 +54,10 @@ func (s *Store) ListLiabilities(ctx context.Context, userID string) ([]finance.L
 		return nil, wrap(err, "list liabilities")
 	}
 	defer rows.Close()
-	var out []finance.Liability
+	var out []debt.Liability
 	for rows.Next() {
 		var (
-			l              finance.Liability
+			l              debt.Liability
 			apr, promo     *string
 			ends           *time.Time
 			floor, percent string

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 )
 
 //go:embed migrations/*.sql
@@ -38,7 +39,10 @@ type Store struct {
 	pool *pgxpool.Pool
 }
 
-var _ finance.Store = (*Store)(nil)
+var (
+	_ finance.Store = (*Store)(nil)
+	_ debt.Store    = (*Store)(nil)
+)
 
 // New returns a Store on pool; the schema must be migrated (pg.Open does it).
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }

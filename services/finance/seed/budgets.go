@@ -185,7 +185,7 @@ func (b *builder) budgetsAndGoals() {
 		CreatedAt: thisMonth.AddDate(-1, 0, 0).Add(9 * time.Hour), CompletedAt: &done})
 }
 
-func (b *builder) writeBudgets(ctx context.Context, s finance.Store) error {
+func (b *builder) writeBudgets(ctx context.Context, s Store) error {
 	for _, bud := range b.plans.budgets {
 		if err := s.CreateBudget(ctx, bud); err != nil {
 			return fmt.Errorf("seed: budget: %w", err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance/debt"
+
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
@@ -23,7 +25,7 @@ type DemoDebts struct {
 // demoDebt is what builder keeps for debts.
 type demoDebt struct {
 	loans       []*account
-	liabilities []finance.Liability
+	liabilities []debt.Liability
 }
 
 type loanSpec struct {
@@ -54,10 +56,10 @@ func (b *builder) loans() {
 			if d.Day() != s.dom || !a.balance.IsNegative() {
 				continue
 			}
-			interest := finance.MonthlyInterest(a.balance.Neg(), apr, "USD")
+			interest := debt.MonthlyInterest(a.balance.Neg(), apr, "USD")
 			b.add(txSpec{acct: a, date: d, amount: interest.Neg(),
 				m:        merchant{name: s.institution, display: s.name + " interest", descriptor: "INTEREST CHARGED"},
-				category: finance.InterestChargeCategoryName})
+				category: debt.InterestChargeCategoryName})
 			b.add(txSpec{acct: a, date: d, amount: decimal.Min(pay, a.balance.Neg()),
 				m:        merchant{name: s.institution, display: s.name + " payment", descriptor: "PAYMENT RECEIVED - THANK YOU", channel: "other"},
 				category: "Transfers"})
@@ -68,8 +70,8 @@ func (b *builder) loans() {
 
 	at := b.start.AddDate(0, 0, -5)
 	promoEnds := b.today.AddDate(0, 4, 0)
-	terms := func(a *account, apr, promo string, floor, pct string) finance.Liability {
-		l := finance.Liability{AccountID: a.ID, UserID: b.user.ID, MinPaymentFloor: decimal.RequireFromString(floor),
+	terms := func(a *account, apr, promo string, floor, pct string) debt.Liability {
+		l := debt.Liability{AccountID: a.ID, UserID: b.user.ID, MinPaymentFloor: decimal.RequireFromString(floor),
 			MinPaymentPercent: decimal.RequireFromString(pct), CreatedAt: at, UpdatedAt: at}
 		r := decimal.RequireFromString(apr)
 		l.APR = &r
@@ -79,7 +81,7 @@ func (b *builder) loans() {
 		}
 		return l
 	}
-	b.debt.liabilities = []finance.Liability{
+	b.debt.liabilities = []debt.Liability{
 		terms(b.card, "24.99", "", "35.00", "2"),
 		terms(b.rewards, "21.49", "0", "25.00", "1"),
 		terms(b.mortgage, "5.25", "", "2145.67", "0"),
@@ -89,7 +91,7 @@ func (b *builder) loans() {
 	}
 }
 
-func (b *builder) writeDebts(ctx context.Context, s finance.Store) error {
+func (b *builder) writeDebts(ctx context.Context, s Store) error {
 	for _, l := range b.debt.liabilities {
 		if err := s.PutLiability(ctx, l); err != nil {
 			return fmt.Errorf("seed: liability: %w", err)

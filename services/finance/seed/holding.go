@@ -96,7 +96,7 @@ func (b *builder) holdingRows() []finance.Holding {
 	return out
 }
 
-func (b *builder) writeHoldings(ctx context.Context, s finance.Store) error {
+func (b *builder) writeHoldings(ctx context.Context, s Store) error {
 	for _, h := range b.holdingRows() {
 		if err := s.CreateHolding(ctx, h); err != nil {
 			return fmt.Errorf("seed: holding: %w", err)

@@ -47,7 +47,7 @@ type ScaleData struct {
 // and 5% imported. Rows go in batches of batch (0: 2000), so memory stays
 // flat whatever n is. Ids are name-based on label, so one store can hold
 // several scale users, and the same label, n and now give the same rows.
-func Scale(ctx context.Context, store finance.Store, label string, now time.Time, n, batch int) (ScaleData, error) {
+func Scale(ctx context.Context, store Store, label string, now time.Time, n, batch int) (ScaleData, error) {
 	if batch <= 0 {
 		batch = 2000
 	}

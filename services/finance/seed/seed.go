@@ -25,6 +25,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/stores"
 )
 
 // DemoData names what Demo wrote, for tests and the local stack. (It cannot
@@ -84,11 +85,14 @@ func (b *builder) id(name string) string { return uuid.NewSHA1(b.ns, []byte(name
 
 const logoBase = "https://assets.ledgerlane.example/logos/"
 
+// Store is what the demo writes to: the whole finance store.
+type Store = stores.Store
+
 // Demo writes the demo user of the metering account ownerAccountID (a UUID)
 // and everything the user owns into store, with transactions dated up to
 // now. It also writes the system categories the store does not hold yet.
 // The store must not hold a demo of the same account.
-func Demo(ctx context.Context, store finance.Store, ownerAccountID string, now time.Time) (DemoData, error) {
+func Demo(ctx context.Context, store Store, ownerAccountID string, now time.Time) (DemoData, error) {
 	if _, err := uuid.Parse(ownerAccountID); err != nil {
 		return DemoData{}, fmt.Errorf("seed: owner account id %q is not a uuid", ownerAccountID)
 	}
@@ -795,7 +799,7 @@ func (b *builder) finishAccounts() {
 	b.brokerage.Balance.Amount = b.brokerage.Balance.Amount.Mul(decimal.RequireFromString("1.07")).Round(2)
 }
 
-func (b *builder) write(ctx context.Context, s finance.Store) error {
+func (b *builder) write(ctx context.Context, s Store) error {
 	if err := s.CreateUser(ctx, b.user); err != nil {
 		return fmt.Errorf("seed: user: %w", err)
 	}

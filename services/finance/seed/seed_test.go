@@ -21,12 +21,12 @@ var now = time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)
 // owner is the metering account of the demo user.
 const owner = "5b0e7c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d"
 
-func load(t *testing.T, s finance.Store) (seed.DemoData, []finance.Transaction) {
+func load(t *testing.T, s seed.Store) (seed.DemoData, []finance.Transaction) {
 	t.Helper()
 	return loadFor(t, s, owner)
 }
 
-func loadFor(t *testing.T, s finance.Store, account string) (seed.DemoData, []finance.Transaction) {
+func loadFor(t *testing.T, s seed.Store, account string) (seed.DemoData, []finance.Transaction) {
 	t.Helper()
 	ctx := context.Background()
 	d, err := seed.Demo(ctx, s, account, now)
@@ -198,9 +198,9 @@ func TestDemoIsDeterministic(t *testing.T) {
 // (the local stack on PostgreSQL seeds one per start), each user owned by its
 // account, with the system categories written once and shared.
 func TestDemosBesideEachOther(t *testing.T) {
-	stores := map[string]func(t *testing.T) finance.Store{
-		"memory":   func(*testing.T) finance.Store { return memory.New() },
-		"postgres": func(t *testing.T) finance.Store { return postgres.New(pgtest.Pool(t, "finance", postgres.Migrations)) },
+	stores := map[string]func(t *testing.T) seed.Store{
+		"memory":   func(*testing.T) seed.Store { return memory.New() },
+		"postgres": func(t *testing.T) seed.Store { return postgres.New(pgtest.Pool(t, "finance", postgres.Migrations)) },
 	}
 	for name, newStore := range stores {
 		t.Run(name, func(t *testing.T) {

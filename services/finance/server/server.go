@@ -20,11 +20,13 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/postgres"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
 	"github.com/ledgerlane/platform/services/finance/statementclient"
+	"github.com/ledgerlane/platform/services/finance/stores"
 )
 
 // Config is what the finance service runs on.
@@ -61,7 +63,8 @@ type Config struct {
 // Server is the finance service, wired.
 type Server struct {
 	svc    *finance.Service
-	store  finance.Store
+	svcs   grpcapi.Services
+	store  stores.Store
 	pool   *pgxpool.Pool    // nil on the in-memory store
 	conv   *grpc.ClientConn // the converter, for statement imports; nil without one
 	checks []rpc.Check
@@ -110,6 +113,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.pool != nil {
 		s.svc.UseUnavailability(postgres.Unavailable)
 	}
+	s.svcs = grpcapi.Services{
+		Finance: s.svc,
+		Debt:    debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
+	}
 	if cfg.ConverterAddr != "" {
 		conv, err := rpc.Dial(cfg.ConverterAddr)
 		if err != nil {
@@ -127,11 +134,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Service is the finance Service the APIs serve.
 func (s *Server) Service() *finance.Service { return s.svc }
 
-// Store is the Service's store (the local stack seeds its demo user there).
-func (s *Server) Store() finance.Store { return s.store }
+// Store is the services' store (the local stack seeds its demo user there).
+func (s *Server) Store() stores.Store { return s.store }
 
 // Register adds every finance.v1 service to g.
-func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svc) }
+func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svcs) }
 
 // Checks are the readiness checks: the database, when there is one.
 func (s *Server) Checks() []rpc.Check { return s.checks }

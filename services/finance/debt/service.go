@@ -1,4 +1,4 @@
-package finance
+package debt
 
 import (
 	"context"
@@ -7,8 +7,26 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance"
 	"github.com/shopspring/decimal"
 )
+
+// Config assembles a Service.
+type Config struct {
+	// Kernel is the finance service: the caller's scope, the clock and
+	// store failures.
+	Kernel *finance.Service
+	Store  Store
+}
+
+// Service answers the debt routes with the caller's grant applied.
+type Service struct {
+	k     *finance.Service
+	store Store
+}
+
+// NewService returns a Service from cfg.
+func NewService(cfg Config) *Service { return &Service{k: cfg.Kernel, store: cfg.Store} }
 
 // MaxPayoffDebts bounds liability_ids and custom_order.
 const MaxPayoffDebts = 100
@@ -28,20 +46,20 @@ type PayoffRequest struct {
 // debtView is the user's debt accounts and their terms as a scope sees
 // them.
 type debtView struct {
-	accounts    []Account
+	accounts    []finance.Account
 	liabilities map[string]Liability
 	hidden      bool // the grant hides a debt account
 }
 
-func (s *Service) debts(ctx context.Context, c Caller, sc scope) (debtView, error) {
+func (s *Service) debts(ctx context.Context, c finance.Caller, sc finance.Scope) (debtView, error) {
 	var v debtView
 	accts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return v, s.internal(ctx, "list accounts", err)
+		return v, s.k.Internal(ctx, "list accounts", err)
 	}
 	ls, err := s.store.ListLiabilities(ctx, c.UserID)
 	if err != nil {
-		return v, s.internal(ctx, "list liabilities", err)
+		return v, s.k.Internal(ctx, "list liabilities", err)
 	}
 	v.liabilities = map[string]Liability{}
 	for _, l := range ls {
@@ -51,7 +69,7 @@ func (s *Service) debts(ctx context.Context, c Caller, sc scope) (debtView, erro
 		if !IsDebtAccount(a.Type) {
 			continue
 		}
-		if sc.hidesAccount(a.ID) {
+		if sc.HidesAccount(a.ID) {
 			v.hidden = true
 			continue
 		}
@@ -61,7 +79,7 @@ func (s *Service) debts(ctx context.Context, c Caller, sc scope) (debtView, erro
 }
 
 // interestCategories are the interest-charge category and its children.
-func interestCategories(cats []Category) []string {
+func interestCategories(cats []finance.Category) []string {
 	var root string
 	for _, c := range cats {
 		if c.IsSystem() && c.Name == InterestChargeCategoryName {
@@ -83,9 +101,9 @@ func interestCategories(cats []Category) []string {
 // GetDebtSummary answers GET /v1/debt/summary. Debts on accounts the grant
 // excludes are left out; interest charges in excluded categories are not
 // counted. filtered is true when leaving them out changed a figure.
-func (s *Service) GetDebtSummary(ctx context.Context, c Caller) (Result[DebtSummary], error) {
-	var res Result[DebtSummary]
-	sc, err := s.scope(ctx, c, true)
+func (s *Service) GetDebtSummary(ctx context.Context, c finance.Caller) (finance.Result[DebtSummary], error) {
+	var res finance.Result[DebtSummary]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -95,11 +113,11 @@ func (s *Service) GetDebtSummary(ctx context.Context, c Caller) (Result[DebtSumm
 	}
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.internal(ctx, "list categories", err)
+		return res, s.k.Internal(ctx, "list categories", err)
 	}
-	today := Day(s.now())
-	f := TransactionFilter{StartDate: time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC), EndDate: today,
-		ExcludeAccountIDs: sc.excludedAccounts}
+	today := finance.Day(s.k.Now())
+	f := finance.TransactionFilter{StartDate: time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC), EndDate: today,
+		ExcludeAccountIDs: sc.ExcludedAccounts()}
 	type ytd struct {
 		sum decimal.Decimal
 		any bool
@@ -110,10 +128,10 @@ func (s *Service) GetDebtSummary(ctx context.Context, c Caller) (Result[DebtSumm
 		f.CategoryID = catID
 		rows, err := s.store.ListBudgetRows(ctx, c.UserID, f)
 		if err != nil {
-			return res, s.internal(ctx, "list interest rows", err)
+			return res, s.k.Internal(ctx, "list interest rows", err)
 		}
 		for _, r := range rows {
-			if sc.hidesCategory(catID) {
+			if sc.HidesCategory(catID) {
 				droppedInterest = true
 				continue
 			}
@@ -144,9 +162,9 @@ func (s *Service) GetDebtSummary(ctx context.Context, c Caller) (Result[DebtSumm
 
 // CreatePayoffPlan answers POST /v1/debt/payoff-plan: a computation over
 // the user's visible debts; nothing is stored.
-func (s *Service) CreatePayoffPlan(ctx context.Context, c Caller, req PayoffRequest) (Result[PayoffPlan], error) {
-	var res Result[PayoffPlan]
-	sc, err := s.scope(ctx, c, false)
+func (s *Service) CreatePayoffPlan(ctx context.Context, c finance.Caller, req PayoffRequest) (finance.Result[PayoffPlan], error) {
+	var res finance.Result[PayoffPlan]
+	sc, err := s.k.Scope(ctx, c, false)
 	if err != nil {
 		return res, err
 	}
@@ -158,7 +176,7 @@ func (s *Service) CreatePayoffPlan(ctx context.Context, c Caller, req PayoffRequ
 	switch strategy {
 	case StrategyAvalanche, StrategySnowball, StrategyCustom:
 	default:
-		return res, invalid("strategy", "strategy must be one of avalanche, snowball, custom")
+		return res, finance.Invalid("strategy", "strategy must be one of avalanche, snowball, custom")
 	}
 	order, err := payoffIDs(req.CustomOrder, "custom_order")
 	if err != nil {
@@ -166,12 +184,12 @@ func (s *Service) CreatePayoffPlan(ctx context.Context, c Caller, req PayoffRequ
 	}
 	switch {
 	case strategy == StrategyCustom && len(order) == 0:
-		return res, invalid("custom_order", "custom_order is required when strategy is custom")
+		return res, finance.Invalid("custom_order", "custom_order is required when strategy is custom")
 	case strategy != StrategyCustom && len(order) > 0:
-		return res, invalid("custom_order", "custom_order is only allowed when strategy is custom")
+		return res, finance.Invalid("custom_order", "custom_order is only allowed when strategy is custom")
 	}
 	if (req.TotalMonthlyBudget == "") == (req.ExtraMonthlyPay == "") {
-		return res, invalid("total_monthly_budget", "send exactly one of total_monthly_budget and extra_monthly_payment")
+		return res, finance.Invalid("total_monthly_budget", "send exactly one of total_monthly_budget and extra_monthly_payment")
 	}
 	field, raw := "total_monthly_budget", req.TotalMonthlyBudget
 	if raw == "" {
@@ -186,7 +204,7 @@ func (s *Service) CreatePayoffPlan(ctx context.Context, c Caller, req PayoffRequ
 	if err != nil {
 		return res, err
 	}
-	byID := map[string]Account{}
+	byID := map[string]finance.Account{}
 	for _, a := range v.accounts {
 		byID[a.ID] = a
 	}
@@ -199,17 +217,17 @@ func (s *Service) CreatePayoffPlan(ctx context.Context, c Caller, req PayoffRequ
 		}
 	} else {
 		for _, id := range ids {
-			if slices.Contains(sc.excludedAccounts, id) {
+			if slices.Contains(sc.ExcludedAccounts(), id) {
 				res.Filtered = true
 			}
 		}
 	}
 	for i, id := range order {
 		if !slices.Contains(ids, id) {
-			return res, invalid("custom_order", "custom_order["+strconv.Itoa(i)+"] is not one of liability_ids")
+			return res, finance.Invalid("custom_order", "custom_order["+strconv.Itoa(i)+"] is not one of liability_ids")
 		}
 	}
-	in := PayoffInput{Strategy: strategy, CustomOrder: order, Today: s.now()}
+	in := PayoffInput{Strategy: strategy, CustomOrder: order, Today: s.k.Now()}
 	var excluded []PayoffExcluded
 	for _, id := range ids {
 		a, ok := byID[id]
@@ -232,8 +250,8 @@ func (s *Service) CreatePayoffPlan(ctx context.Context, c Caller, req PayoffRequ
 			in.Debts = append(in.Debts, PayoffDebt{ID: id, Balance: a.Balance.Amount, Liability: l})
 		}
 	}
-	if in.Currency != "" && -amount.Exponent() > MinorUnit(in.Currency) {
-		return res, invalid(field, field+" has more decimal places than "+in.Currency+" allows")
+	if in.Currency != "" && -amount.Exponent() > finance.MinorUnit(in.Currency) {
+		return res, finance.Invalid(field, field+" has more decimal places than "+in.Currency+" allows")
 	}
 	if field == "total_monthly_budget" {
 		in.Budget = &amount
@@ -251,17 +269,17 @@ func (s *Service) CreatePayoffPlan(ctx context.Context, c Caller, req PayoffRequ
 
 func payoffIDs(ids []string, field string) ([]string, error) {
 	if len(ids) > MaxPayoffDebts {
-		return nil, invalid(field, field+" may name at most "+strconv.Itoa(MaxPayoffDebts)+" liabilities")
+		return nil, finance.Invalid(field, field+" may name at most "+strconv.Itoa(MaxPayoffDebts)+" liabilities")
 	}
 	out := make([]string, 0, len(ids))
 	for i, id := range ids {
 		f := field + "[" + strconv.Itoa(i) + "]"
-		id, err := requiredUUID(id, f)
+		id, err := finance.RequiredUUID(id, f)
 		if err != nil {
 			return nil, err
 		}
 		if slices.Contains(out, id) {
-			return nil, invalid(f, f+" repeats a liability")
+			return nil, finance.Invalid(f, f+" repeats a liability")
 		}
 		out = append(out, id)
 	}
@@ -271,7 +289,7 @@ func payoffIDs(ids []string, field string) ([]string, error) {
 // planAmount parses a plain decimal amount ("250", "250.00"): no sign
 // but an optional leading minus (refused), no exponent, no separators.
 func planAmount(s, field string) (decimal.Decimal, error) {
-	bad := invalid(field, field+" must be a decimal amount string such as \"500.00\", at least 0")
+	bad := finance.Invalid(field, field+" must be a decimal amount string such as \"500.00\", at least 0")
 	if s == "" || strings.ContainsAny(s, "eE+_, ") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") {
 		return decimal.Zero, bad
 	}
@@ -280,7 +298,7 @@ func planAmount(s, field string) (decimal.Decimal, error) {
 		return decimal.Zero, bad
 	}
 	if field == "total_monthly_budget" && !d.IsPositive() {
-		return decimal.Zero, invalid(field, "total_monthly_budget must be above 0")
+		return decimal.Zero, finance.Invalid(field, "total_monthly_budget must be above 0")
 	}
 	return d, nil
 }

@@ -1,4 +1,13 @@
-package finance
+// Package debt is the finance subdomain of liabilities: the terms of each
+// debt account (APR, promotional rate, minimum payment rule), the debt
+// summary (GET /v1/debt/summary) and the payoff simulation (POST
+// /v1/debt/payoff-plan), with its exact minor-unit arithmetic.
+//
+// It owns its Store (liability terms) and reads the kernel's accounts,
+// categories and rows; it imports the finance root (the kernel) and no
+// other subdomain. Its memory and postgres parts are memory/debt.go and
+// postgres/debt.go, checked by conformance/debt.go.
+package debt
 
 import (
 	"cmp"
@@ -7,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance"
 	"github.com/shopspring/decimal"
 )
 
@@ -35,12 +45,12 @@ type Liability struct {
 }
 
 // IsDebtAccount reports whether accounts of type t are debts.
-func IsDebtAccount(t string) bool { return t == AccountCredit || t == AccountLoan }
+func IsDebtAccount(t string) bool { return t == finance.AccountCredit || t == finance.AccountLoan }
 
 // RateOn is the APR (percent) in effect on date d: the promotional rate up to
 // its end date, the regular one after; nil when no APR is known.
 func (l Liability) RateOn(d time.Time) *decimal.Decimal {
-	if l.PromoAPR != nil && l.PromoEndsOn != nil && !Day(d).After(Day(*l.PromoEndsOn)) {
+	if l.PromoAPR != nil && l.PromoEndsOn != nil && !finance.Day(d).After(finance.Day(*l.PromoEndsOn)) {
 		return l.PromoAPR
 	}
 	return l.APR
@@ -55,7 +65,7 @@ const InterestChargeCategoryName = "Loan Interest"
 // balance × apr / 100 / 12, rounded half-even (banker's rounding) to the
 // currency's minor unit. Computed exactly before the one rounding.
 func MonthlyInterest(balance, apr decimal.Decimal, currency string) decimal.Decimal {
-	unit := MinorUnit(currency)
+	unit := finance.MinorUnit(currency)
 	return fromMinor(monthlyRate(apr).apply(toMinor(balance, unit)), unit)
 }
 
@@ -70,7 +80,7 @@ func (l Liability) MinimumPayment(owed decimal.Decimal, currency string) decimal
 
 // minimumDue is the rule's minimum before the cap at what is owed.
 func (l Liability) minimumDue(owed decimal.Decimal, currency string) decimal.Decimal {
-	unit := MinorUnit(currency)
+	unit := finance.MinorUnit(currency)
 	return decimal.Max(l.MinPaymentFloor, fromMinor(percentRate(l.MinPaymentPercent).apply(toMinor(owed, unit)), unit))
 }
 
@@ -94,7 +104,7 @@ type DebtSummary struct {
 // DebtInput is one debt account with its liability terms (nil when none are
 // stored) and its year-to-date interest charges (positive = charged).
 type DebtInput struct {
-	Account     Account
+	Account     finance.Account
 	Liability   *Liability
 	YTDInterest decimal.Decimal
 	HadInterest bool // at least one interest-charge row this year
@@ -247,7 +257,7 @@ func firstMinimums(in PayoffInput) decimal.Decimal {
 
 // paymentDate is the 1st of the k-th month after today's month.
 func paymentDate(today time.Time, k int) time.Time {
-	t := Day(today)
+	t := finance.Day(today)
 	return time.Date(t.Year(), t.Month()+time.Month(k), 1, 0, 0, 0, 0, time.UTC)
 }
 
@@ -387,7 +397,7 @@ func fromMinor(v int64, unit int32) decimal.Decimal { return decimal.New(v, -uni
 // simulate runs the plan with a fixed monthly budget, or, with budget nil,
 // the baseline: every debt paid its minimum only.
 func simulate(in PayoffInput, horizon int, budget *decimal.Decimal, withTimeline bool) simResult {
-	unit := MinorUnit(in.Currency)
+	unit := finance.MinorUnit(in.Currency)
 	debts := make([]*simDebt, len(in.Debts))
 	for i, x := range in.Debts {
 		l := x.Liability
@@ -398,7 +408,7 @@ func simulate(in PayoffInput, horizon int, budget *decimal.Decimal, withTimeline
 			d.regular = monthlyRate(*l.APR)
 		}
 		if l.PromoAPR != nil && l.PromoEndsOn != nil {
-			d.promo, d.promoEnds = monthlyRate(*l.PromoAPR), Day(*l.PromoEndsOn)
+			d.promo, d.promoEnds = monthlyRate(*l.PromoAPR), finance.Day(*l.PromoEndsOn)
 		}
 		debts[i] = d
 	}

@@ -1,4 +1,4 @@
-package finance_test
+package debt_test
 
 import (
 	"math/rand/v2"
@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 )
 
 var payoffToday = time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
@@ -21,12 +22,12 @@ func dp(s string) *decimal.Decimal {
 	return &v
 }
 
-func debt(id, balance, apr, floor, pct string) finance.PayoffDebt {
-	l := finance.Liability{AccountID: id, MinPaymentFloor: d(floor), MinPaymentPercent: d(pct)}
+func payoffDebt(id, balance, apr, floor, pct string) debt.PayoffDebt {
+	l := debt.Liability{AccountID: id, MinPaymentFloor: d(floor), MinPaymentPercent: d(pct)}
 	if apr != "" {
 		l.APR = dp(apr)
 	}
-	return finance.PayoffDebt{ID: id, Balance: d(balance), Liability: l}
+	return debt.PayoffDebt{ID: id, Balance: d(balance), Liability: l}
 }
 
 func TestMonthlyInterestRounding(t *testing.T) {
@@ -45,7 +46,7 @@ func TestMonthlyInterestRounding(t *testing.T) {
 		{"388450.00", "5.25", "USD", "1699.47"}, // 1699.46875
 	}
 	for _, tc := range tests {
-		got := finance.MonthlyInterest(d(tc.balance), d(tc.apr), tc.cur)
+		got := debt.MonthlyInterest(d(tc.balance), d(tc.apr), tc.cur)
 		if !got.Equal(d(tc.want)) {
 			t.Errorf("MonthlyInterest(%s, %s) = %s, want %s", tc.balance, tc.apr, got, tc.want)
 		}
@@ -53,7 +54,7 @@ func TestMonthlyInterestRounding(t *testing.T) {
 }
 
 func TestMinimumPayment(t *testing.T) {
-	l := finance.Liability{MinPaymentFloor: d("35"), MinPaymentPercent: d("2")}
+	l := debt.Liability{MinPaymentFloor: d("35"), MinPaymentPercent: d("2")}
 	tests := []struct{ owed, want string }{
 		{"1000.00", "35"},    // 2 % is 20: the floor
 		{"5000.00", "100"},   // 2 %
@@ -83,12 +84,12 @@ func TestMinimumPayment(t *testing.T) {
 // 16.60 → 846.60 − 20 − 170 = 656.60.
 func TestPayoffHandWorked(t *testing.T) {
 	budget := d("200")
-	base := finance.PayoffInput{Debts: []finance.PayoffDebt{debt("x", "100.00", "12", "10", "0"),
-		debt("y", "1000.00", "24", "20", "0")}, Currency: "USD", Budget: &budget, Today: payoffToday}
+	base := debt.PayoffInput{Debts: []debt.PayoffDebt{payoffDebt("x", "100.00", "12", "10", "0"),
+		payoffDebt("y", "1000.00", "24", "20", "0")}, Currency: "USD", Budget: &budget, Today: payoffToday}
 
 	sb := base
-	sb.Strategy = finance.StrategySnowball
-	p := finance.SimulatePayoff(sb)
+	sb.Strategy = debt.StrategySnowball
+	p := debt.SimulatePayoff(sb)
 	x := p.Debts[0]
 	if x.PayoffMonth != 1 || !x.TotalInterest.Equal(d("1")) || !x.TotalPaid.Equal(d("101")) || x.PayoffOrder != 1 ||
 		x.PayoffDate.Format(finance.DateLayout) != "2026-04-01" {
@@ -102,8 +103,8 @@ func TestPayoffHandWorked(t *testing.T) {
 	}
 
 	av := base
-	av.Strategy = finance.StrategyAvalanche
-	p = finance.SimulatePayoff(av)
+	av.Strategy = debt.StrategyAvalanche
+	p = debt.SimulatePayoff(av)
 	want := [][2]string{{"91", "830"}, {"81.91", "656.6"}}
 	for m, w := range want {
 		got := p.Timeline[m].Balances
@@ -115,10 +116,10 @@ func TestPayoffHandWorked(t *testing.T) {
 		t.Errorf("avalanche flags: %+v", p)
 	}
 	// Both plans pay everything; the paid total is the balances plus interest.
-	for _, s := range []string{finance.StrategyAvalanche, finance.StrategySnowball} {
+	for _, s := range []string{debt.StrategyAvalanche, debt.StrategySnowball} {
 		in := base
 		in.Strategy = s
-		p := finance.SimulatePayoff(in)
+		p := debt.SimulatePayoff(in)
 		if !p.TotalPaid.Equal(d("1100").Add(p.TotalInterest)) || p.DebtFreeDate == nil {
 			t.Errorf("%s: paid %s interest %s", s, p.TotalPaid, p.TotalInterest)
 		}
@@ -133,17 +134,17 @@ func TestPayoffHandWorked(t *testing.T) {
 func TestPayoffEdgeCases(t *testing.T) {
 	t.Run("negative amortization and the horizon", func(t *testing.T) {
 		budget := d("100")
-		p := finance.SimulatePayoff(finance.PayoffInput{Debts: []finance.PayoffDebt{debt("a", "10000", "24", "100", "0")},
-			Currency: "USD", Strategy: finance.StrategyAvalanche, Budget: &budget, Today: payoffToday})
+		p := debt.SimulatePayoff(debt.PayoffInput{Debts: []debt.PayoffDebt{payoffDebt("a", "10000", "24", "100", "0")},
+			Currency: "USD", Strategy: debt.StrategyAvalanche, Budget: &budget, Today: payoffToday})
 		if !p.Debts[0].NegativeAmortization || !p.HorizonExceeded || p.PlanFeasible || p.DebtFreeDate != nil ||
-			p.Debts[0].PayoffMonth != 0 || len(p.Timeline) != finance.PayoffHorizonMonths {
+			p.Debts[0].PayoffMonth != 0 || len(p.Timeline) != debt.PayoffHorizonMonths {
 			t.Errorf("plan: feasible %v horizon %v debt %+v", p.PlanFeasible, p.HorizonExceeded, p.Debts[0])
 		}
 	})
 	t.Run("budget below the minimums", func(t *testing.T) {
 		budget := d("50")
-		p := finance.SimulatePayoff(finance.PayoffInput{Debts: []finance.PayoffDebt{debt("a", "1000", "12", "40", "0"),
-			debt("b", "1000", "6", "40", "0")}, Currency: "USD", Strategy: finance.StrategyAvalanche,
+		p := debt.SimulatePayoff(debt.PayoffInput{Debts: []debt.PayoffDebt{payoffDebt("a", "1000", "12", "40", "0"),
+			payoffDebt("b", "1000", "6", "40", "0")}, Currency: "USD", Strategy: debt.StrategyAvalanche,
 			Budget: &budget, Today: payoffToday})
 		if !p.BudgetInsufficient || p.PlanFeasible || !p.MinimumRequiredBudget.Equal(d("80")) {
 			t.Errorf("plan: %+v", p)
@@ -155,18 +156,18 @@ func TestPayoffEdgeCases(t *testing.T) {
 	})
 	t.Run("extra on top of the minimums", func(t *testing.T) {
 		extra := d("0")
-		p := finance.SimulatePayoff(finance.PayoffInput{Debts: []finance.PayoffDebt{debt("a", "1200", "0", "100", "0")},
-			Currency: "USD", Strategy: finance.StrategySnowball, Extra: &extra, Today: payoffToday})
+		p := debt.SimulatePayoff(debt.PayoffInput{Debts: []debt.PayoffDebt{payoffDebt("a", "1200", "0", "100", "0")},
+			Currency: "USD", Strategy: debt.StrategySnowball, Extra: &extra, Today: payoffToday})
 		if p.Debts[0].PayoffMonth != 12 || !p.TotalInterest.IsZero() || p.DebtFreeDate.Format(finance.DateLayout) != "2027-03-01" {
 			t.Errorf("plan: %+v", p.Debts[0])
 		}
 	})
 	t.Run("promotional rate", func(t *testing.T) {
 		budget := d("100")
-		in := debt("a", "1000", "12", "100", "0")
+		in := payoffDebt("a", "1000", "12", "100", "0")
 		in.Liability.PromoAPR, in.Liability.PromoEndsOn = dp("0"), ptrTime(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
-		p := finance.SimulatePayoff(finance.PayoffInput{Debts: []finance.PayoffDebt{in}, Currency: "USD",
-			Strategy: finance.StrategyAvalanche, Budget: &budget, Today: payoffToday})
+		p := debt.SimulatePayoff(debt.PayoffInput{Debts: []debt.PayoffDebt{in}, Currency: "USD",
+			Strategy: debt.StrategyAvalanche, Budget: &budget, Today: payoffToday})
 		// April and May 1st at 0 %: 900, 800; June at 12 %: 808 − 100 = 708.
 		got := []string{p.Timeline[0].TotalBalance.String(), p.Timeline[1].TotalBalance.String(), p.Timeline[2].TotalBalance.String()}
 		if !slices.Equal(got, []string{"900", "800", "708"}) {
@@ -175,8 +176,8 @@ func TestPayoffEdgeCases(t *testing.T) {
 	})
 	t.Run("custom order", func(t *testing.T) {
 		budget := d("200")
-		p := finance.SimulatePayoff(finance.PayoffInput{Debts: []finance.PayoffDebt{debt("a", "500", "20", "10", "0"),
-			debt("b", "500", "10", "10", "0")}, Currency: "USD", Strategy: finance.StrategyCustom, CustomOrder: []string{"b"},
+		p := debt.SimulatePayoff(debt.PayoffInput{Debts: []debt.PayoffDebt{payoffDebt("a", "500", "20", "10", "0"),
+			payoffDebt("b", "500", "10", "10", "0")}, Currency: "USD", Strategy: debt.StrategyCustom, CustomOrder: []string{"b"},
 			Budget: &budget, Today: payoffToday})
 		if p.Debts[1].PayoffOrder != 1 || p.Debts[0].PayoffOrder != 2 {
 			t.Errorf("orders %+v", p.Debts)
@@ -184,7 +185,7 @@ func TestPayoffEdgeCases(t *testing.T) {
 	})
 	t.Run("no debts", func(t *testing.T) {
 		budget := d("200")
-		p := finance.SimulatePayoff(finance.PayoffInput{Currency: "USD", Strategy: finance.StrategyAvalanche,
+		p := debt.SimulatePayoff(debt.PayoffInput{Currency: "USD", Strategy: debt.StrategyAvalanche,
 			Budget: &budget, Today: payoffToday})
 		if p.PlanFeasible || len(p.Timeline) != 0 || p.DebtFreeDate != nil {
 			t.Errorf("plan %+v", p)
@@ -196,15 +197,15 @@ func ptrTime(t time.Time) *time.Time { return &t }
 
 // randomDebts makes n debts with fixed-floor minimums that cover their
 // first month's interest, so every plan can finish.
-func randomDebts(r *rand.Rand, n int) []finance.PayoffDebt {
-	var out []finance.PayoffDebt
+func randomDebts(r *rand.Rand, n int) []debt.PayoffDebt {
+	var out []debt.PayoffDebt
 	for i := range n {
 		bal := decimal.New(int64(10000+r.IntN(2000000)), -2) // 100.00 – 20,100.00
 		apr := decimal.New(int64(r.IntN(3000)), -2)          // 0 – 29.99 %
-		interest := finance.MonthlyInterest(bal, apr, "USD")
+		interest := debt.MonthlyInterest(bal, apr, "USD")
 		floor := interest.Add(decimal.New(int64(1000+r.IntN(20000)), -2))
-		out = append(out, finance.PayoffDebt{ID: "d" + strconv.Itoa(i), Balance: bal,
-			Liability: finance.Liability{AccountID: "d" + strconv.Itoa(i), APR: &apr, MinPaymentFloor: floor}})
+		out = append(out, debt.PayoffDebt{ID: "d" + strconv.Itoa(i), Balance: bal,
+			Liability: debt.Liability{AccountID: "d" + strconv.Itoa(i), APR: &apr, MinPaymentFloor: floor}})
 	}
 	return out
 }
@@ -213,24 +214,24 @@ func TestPayoffProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 1))
 	for trial := range 300 {
 		debts := randomDebts(r, 1+r.IntN(6))
-		in := finance.PayoffInput{Debts: debts, Currency: "USD", Today: payoffToday}
-		minimum := finance.SimulatePayoff(in).MinimumRequiredBudget
+		in := debt.PayoffInput{Debts: debts, Currency: "USD", Today: payoffToday}
+		minimum := debt.SimulatePayoff(in).MinimumRequiredBudget
 		budget := minimum.Add(decimal.New(int64(r.IntN(200000)), -2))
 		in.Budget = &budget
 
-		in.Strategy = finance.StrategyAvalanche
-		av := finance.SimulatePayoff(in)
-		in.Strategy = finance.StrategySnowball
-		sb := finance.SimulatePayoff(in)
+		in.Strategy = debt.StrategyAvalanche
+		av := debt.SimulatePayoff(in)
+		in.Strategy = debt.StrategySnowball
+		sb := debt.SimulatePayoff(in)
 		if av.TotalInterest.GreaterThan(sb.TotalInterest) {
 			t.Fatalf("trial %d: avalanche %s > snowball %s", trial, av.TotalInterest, sb.TotalInterest)
 		}
 		more := budget.Add(decimal.New(int64(1+r.IntN(50000)), -2))
-		for _, s := range []string{finance.StrategyAvalanche, finance.StrategySnowball} {
+		for _, s := range []string{debt.StrategyAvalanche, debt.StrategySnowball} {
 			in.Strategy, in.Budget = s, &budget
-			p := finance.SimulatePayoff(in)
+			p := debt.SimulatePayoff(in)
 			in.Budget = &more
-			q := finance.SimulatePayoff(in)
+			q := debt.SimulatePayoff(in)
 			if q.TotalInterest.GreaterThan(p.TotalInterest) {
 				t.Fatalf("trial %d %s: budget %s pays %s, more budget %s pays %s", trial, s, budget, p.TotalInterest, more, q.TotalInterest)
 			}
@@ -272,7 +273,7 @@ func halfEven(n, q int64) int64 {
 
 func cents(x decimal.Decimal) int64 { return x.Shift(2).IntPart() }
 
-func checkAgainstOracle(t *testing.T, in finance.PayoffInput, p finance.PayoffPlan) {
+func checkAgainstOracle(t *testing.T, in debt.PayoffInput, p debt.PayoffPlan) {
 	t.Helper()
 	var ds []*oracleDebt
 	for _, x := range in.Debts {
@@ -299,7 +300,7 @@ func checkAgainstOracle(t *testing.T, in finance.PayoffInput, p finance.PayoffPl
 			}
 		}
 		slices.SortStableFunc(open, func(a, b *oracleDebt) int {
-			if in.Strategy == finance.StrategySnowball {
+			if in.Strategy == debt.StrategySnowball {
 				if a.startBl != b.startBl {
 					return int(a.startBl - b.startBl)
 				}
@@ -337,24 +338,24 @@ func checkAgainstOracle(t *testing.T, in finance.PayoffInput, p finance.PayoffPl
 // bound is 5 ms; run without -race for the figure in the README).
 // worstPayoff is 20 debts whose minimums equal their interest: no debt ever
 // shrinks, so all 20 stay open for the whole horizon (the worst case).
-func worstPayoff() finance.PayoffInput {
+func worstPayoff() debt.PayoffInput {
 	r := rand.New(rand.NewPCG(20, 600))
-	var debts []finance.PayoffDebt
+	var debts []debt.PayoffDebt
 	budget := decimal.Zero
 	for i := range 20 {
 		bal := decimal.New(int64(100000+r.IntN(5000000)), -2)
 		apr := decimal.New(int64(500+r.IntN(2500)), -2)
-		floor := finance.MonthlyInterest(bal, apr, "USD")
-		debts = append(debts, finance.PayoffDebt{ID: "d" + strconv.Itoa(i), Balance: bal,
-			Liability: finance.Liability{AccountID: "d" + strconv.Itoa(i), APR: &apr, MinPaymentFloor: floor}})
+		floor := debt.MonthlyInterest(bal, apr, "USD")
+		debts = append(debts, debt.PayoffDebt{ID: "d" + strconv.Itoa(i), Balance: bal,
+			Liability: debt.Liability{AccountID: "d" + strconv.Itoa(i), APR: &apr, MinPaymentFloor: floor}})
 		budget = budget.Add(floor)
 	}
-	return finance.PayoffInput{Debts: debts, Currency: "USD", Strategy: finance.StrategyAvalanche, Budget: &budget,
+	return debt.PayoffInput{Debts: debts, Currency: "USD", Strategy: debt.StrategyAvalanche, Budget: &budget,
 		Today: payoffToday}
 }
 
 func TestPayoffPlanReachesHorizon(t *testing.T) {
-	if p := finance.SimulatePayoff(worstPayoff()); len(p.Timeline) != finance.PayoffHorizonMonths || !p.HorizonExceeded {
+	if p := debt.SimulatePayoff(worstPayoff()); len(p.Timeline) != debt.PayoffHorizonMonths || !p.HorizonExceeded {
 		t.Fatalf("want a plan that reaches the horizon, got %d months", len(p.Timeline))
 	}
 }

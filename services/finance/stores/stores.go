@@ -1,0 +1,16 @@
+// Package stores names the whole finance store: the kernel's finance.Store
+// and the Store of each subdomain package, which memory.Store and
+// postgres.Store implement. The wiring (server), the demo (seed) and the
+// conformance suite take it; a service takes only its own Store.
+package stores
+
+import (
+	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
+)
+
+// Store is every part of the finance store.
+type Store interface {
+	finance.Store
+	debt.Store
+}
