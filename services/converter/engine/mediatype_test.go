@@ -11,7 +11,7 @@ import (
 // Every target carries its media type, in Formats and in each Result.
 func TestRenderersCarryTheirMediaType(t *testing.T) {
 	want := map[string]string{
-		"MT940": "text/plain", "MT942": "text/plain", "MT950": "text/plain",
+		"MT940": "text/plain", "MT941": "text/plain", "MT942": "text/plain", "MT950": "text/plain",
 		"camt.053": "application/xml", "camt.052": "application/xml",
 		"csv": "text/csv", "ofx": "application/x-ofx", "qbo": "application/vnd.intu.qbo",
 		"MT103": "text/plain", "pacs.008": "application/xml",

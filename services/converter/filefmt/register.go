@@ -38,6 +38,7 @@ func Formats() engine.FormatSet {
 		MediaType: MediaTypeCSV,
 		Options:   []string{"dateFormat"},
 		Accepts:   sources,
+		Refuses:   statement.Refused(),
 		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
 			out, warns, err := RenderCSV(stmts, opts.DateFormat)
 			if err != nil {
@@ -50,6 +51,7 @@ func Formats() engine.FormatSet {
 		MediaType: MediaTypeOFX,
 		Options:   []string{"ofxVersion", "intuBid", "strict"},
 		Accepts:   sources,
+		Refuses:   statement.Refused(),
 		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
 			out, warns, err := RenderOFX(stmts, OFXOptions{Version: opts.OFXVersion, IntuBid: opts.IntuBid})
 			if err != nil {
@@ -62,6 +64,7 @@ func Formats() engine.FormatSet {
 		MediaType: MediaTypeQBO,
 		Options:   []string{"intuBid", "strict"},
 		Accepts:   sources,
+		Refuses:   statement.Refused(),
 		Render: func(stmts []*statement.Statement, _ string, opts statement.Options) ([]string, []statement.Warning, error) {
 			// QuickBooks refuses a Web Connect file without the bank id it
 			// uses to pick the financial institution.

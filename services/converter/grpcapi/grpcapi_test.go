@@ -63,6 +63,7 @@ func TestConvert(t *testing.T) {
 		{"bad option", &conversionv1.ConvertRequest{To: "camt.053", Message: stmt, Options: &conversionv1.Options{DateFormat: "iso"}}, problem.InvalidInput, "dateFormat", ""},
 		{"empty message", &conversionv1.ConvertRequest{To: "camt.053"}, problem.InvalidInput, "message", ""},
 		{"undetectable", &conversionv1.ConvertRequest{To: "camt.053", Message: "hello"}, problem.InvalidInput, "from", ""},
+		{"MT970 refused by name", &conversionv1.ConvertRequest{To: "camt.053", Message: "{1:F01COBADEFFXXXX0000000000}{2:I970ABNANL2AXXXXN}{4:\n" + strings.TrimSuffix(stmt, "-") + "-}"}, problem.InvalidInput, "to", "MT970 (netting statement) is not converted"},
 		{"strict refuses lossy output", &conversionv1.ConvertRequest{To: "MT940", Message: mustMX(t, c), Options: &conversionv1.Options{Strict: ptr(true)}}, problem.Unprocessable, "", "strict"},
 	}
 	for _, tt := range tests {

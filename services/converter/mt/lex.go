@@ -25,7 +25,7 @@ type rawMessage struct {
 	line       int // line where the message starts
 	block1     string
 	block2     string
-	typeHint   string // "940", "942", "950" from block 2 or a bank header line
+	typeHint   string // "940", "941", "942", "950", … from block 2 or a bank header line
 	fin        bool   // had a FIN {4: block
 	block5     bool
 	terminated bool
@@ -34,7 +34,7 @@ type rawMessage struct {
 	ff         int        // index of the message's first field in the arena
 }
 
-// knownTags are the fields of MT940, MT942 and MT950 (plus the legacy :28:
+// knownTags are the fields of MT940, MT941, MT942 and MT950 (plus the legacy :28:
 // and :13:). Anything else is reported and skipped, or inside :86: taken as
 // text that merely looks like a tag.
 func knownTag(t string) bool {
@@ -289,7 +289,7 @@ func (lx *lexer) line(line string, lineNo int) {
 // "940", "940 00" or ":940:".
 func headerType(t string) string {
 	t = strings.Trim(t, ": ")
-	if len(t) >= 3 && (t[:3] == "940" || t[:3] == "942" || t[:3] == "950") && (len(t) == 3 || t[3] == ' ') {
+	if len(t) >= 3 && (t[:3] == "940" || t[:3] == "941" || t[:3] == "942" || t[:3] == "950") && (len(t) == 3 || t[3] == ' ') {
 		return t[:3]
 	}
 	return ""

@@ -1,7 +1,8 @@
 // Package mt reads and writes the SWIFT MT statement messages MT940
-// (customer statement), MT942 (interim transaction report) and MT950
-// (statement message) over the neutral statement model; Formats gives them
-// to the conversion engine.
+// (customer statement), MT941 (balance report), MT942 (interim transaction
+// report) and MT950 (statement message) over the neutral statement model;
+// Formats gives them to the conversion engine. MT970 to MT973 are detected
+// and refused by name (statement.Refused).
 //
 // Reading is tolerant the way a human reader is: bank header lines, bare
 // block-4 text, lower-case marks, '.' decimal separators, fields broken over
@@ -33,8 +34,10 @@ import (
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
-// Formats is what this package adds to a conversion engine: MT940, MT942
-// and MT950 parsers, renderers (text/plain) and the MT detector.
+// Formats is what this package adds to a conversion engine: MT940, MT941,
+// MT942 and MT950 parsers and renderers (text/plain), MT970 to MT973
+// parsers that refuse with the reason (every statement renderer refuses
+// them by name), and the MT detector.
 func Formats() engine.FormatSet {
 	var set engine.FormatSet
 	for _, t := range []string{"MT940", "MT942", "MT950"} {
@@ -44,6 +47,17 @@ func Formats() engine.FormatSet {
 				// One reader serves all three: the fields present decide
 				// each message's kind, whatever type the caller named.
 				return Parse(input, opts)
+			},
+		})
+	}
+	// MT941 and the refused types name the type of a message that does not
+	// say it itself (bare block 4 text): a balance report has no field of
+	// its own that an MT940 could not have.
+	for _, t := range []string{"MT941", "MT970", "MT971", "MT972", "MT973"} {
+		set.Parsers = append(set.Parsers, engine.Parser{
+			Type: t,
+			Parse: func(input []byte, _ string, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
+				return parse(input, opts, t[2:])
 			},
 		})
 	}
@@ -63,7 +77,16 @@ func Formats() engine.FormatSet {
 		Render: func(s []*statement.Statement, _ string, o statement.Options) ([]string, []statement.Warning, error) {
 			return Render("942", s, o)
 		},
+	}, {
+		// A camt.052 with entries is refused: MT941 carries balances only.
+		Type: "MT941", MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT941", "camt.052"},
+		Render: func(s []*statement.Statement, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+			return Render("941", s, o)
+		},
 	}}
+	for i := range set.Renderers {
+		set.Renderers[i].Refuses = statement.Refused()
+	}
 	set.Detectors = []engine.Detector{Detect}
 	return set
 }
@@ -140,10 +163,13 @@ const MediaType = "text/plain"
 // bank headers before it are a few lines at most.
 const detectWindow = 4096
 
-// Detect recognises MT940/MT942/MT950. The type comes from block 2
-// ({2:I940…} or {2:O940…}, or a bank header line "940"), else from the
-// fields: :34F: or :13D: make an MT942; otherwise MT940, since MT950 has no
-// field of its own and is only chosen when block 2 says so.
+// Detect recognises MT940/MT941/MT942/MT950, and MT970 to MT973 to be
+// refused by name. The type comes from block 2 ({2:I940…} or {2:O940…}, or
+// a bank header line "940"), else from the fields: :34F: makes an MT942;
+// without any :61:, a :90D:, :90C: or :13D: makes an MT941 (balance
+// report); :13D: with entries an MT942; otherwise MT940, since MT950 has no
+// field of its own and is only chosen when block 2 says so. MT970 to MT973
+// are known by block 2 alone: their block 4 looks like an MT940's.
 func Detect(input []byte) (typ, version string, ok bool) {
 	head := input
 	if len(head) > detectWindow {
@@ -157,10 +183,14 @@ func Detect(input []byte) (typ, version string, ok bool) {
 		switch string(head[i+4 : i+7]) {
 		case "940":
 			return "MT940", "", true
+		case "941":
+			return "MT941", "", true
 		case "942":
 			return "MT942", "", true
 		case "950":
 			return "MT950", "", true
+		case "970", "971", "972", "973":
+			return "MT" + string(head[i+4:i+7]), "", true
 		}
 		return "", "", false // an MT of another type (MT103, …)
 	}
@@ -168,8 +198,16 @@ func Detect(input []byte) (typ, version string, ok bool) {
 		!hasLinePrefix(head, ":20:") && !hasLinePrefix(head, ":25:") && !hasLinePrefix(head, ":60F:") && !hasLinePrefix(head, ":61:") {
 		return "", "", false
 	}
-	if hasLinePrefix(input, ":34F:") || hasLinePrefix(input, ":13D:") {
+	if hasLinePrefix(input, ":34F:") {
 		return "MT942", "", true
+	}
+	if hasLinePrefix(input, ":90D:") || hasLinePrefix(input, ":90C:") || hasLinePrefix(input, ":13D:") {
+		if !hasLinePrefix(input, ":61:") {
+			return "MT941", "", true
+		}
+		if hasLinePrefix(input, ":13D:") {
+			return "MT942", "", true
+		}
 	}
 	// The first eight lines (the eighth is the rest, as bytes.SplitN would
 	// leave it), read in place: this runs on every MT conversion.
@@ -181,6 +219,8 @@ func Detect(input []byte) (typ, version string, ok bool) {
 			l, rest = l[:i], l[i+1:]
 		}
 		switch headerTypeBytes(bytes.TrimSpace(l)) {
+		case "941":
+			return "MT941", "", true
 		case "942":
 			return "MT942", "", true
 		case "950":
@@ -198,6 +238,8 @@ func headerTypeBytes(t []byte) string {
 		switch string(t[:3]) {
 		case "940":
 			return "940"
+		case "941":
+			return "941"
 		case "942":
 			return "942"
 		case "950":

@@ -10,10 +10,18 @@ import (
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
-// Parse reads every MT940, MT942 or MT950 message in input. Each message
-// (page) becomes one statement; a statement split over several messages keeps
-// its :28C: sequence numbers and :60M:/:62M: intermediate balances.
+// Parse reads every MT940, MT941, MT942 or MT950 message in input. Each
+// message (page) becomes one statement; a statement split over several
+// messages keeps its :28C: sequence numbers and :60M:/:62M: intermediate
+// balances. A message whose block 2 names MT970 to MT973 is refused with
+// the reason (statement.Refused).
 func Parse(input []byte, opts statement.Options) ([]*statement.Statement, []statement.Warning, error) {
+	return parse(input, opts, "")
+}
+
+// parse is Parse with the type ("941", "970", …) of messages that do not
+// name one themselves (bare block 4 text without a bank header line).
+func parse(input []byte, opts statement.Options, typ string) ([]*statement.Statement, []statement.Warning, error) {
 	w := &warner{}
 	// The structured forms join their lines without a separator: a space
 	// at a line's end is text there, kept for the profiles that ask for them.
@@ -34,7 +42,10 @@ func Parse(input []byte, opts statement.Options) ([]*statement.Statement, []stat
 	a.text.chunk = min(len(input), 32<<10)
 	out := make([]*statement.Statement, 0, len(msgs))
 	for _, m := range msgs {
-		p := msgParser{m: m, w: w, profile: opts.Field86Profile, a: &a}
+		p := msgParser{m: m, w: w, profile: opts.Field86Profile, a: &a, typ: m.typeHint}
+		if p.typ == "" {
+			p.typ = typ
+		}
 		st, err := p.parse()
 		if err != nil {
 			return nil, nil, err
@@ -49,9 +60,12 @@ type msgParser struct {
 	w *warner
 	// profile is the field86Profile: "german", "sepa", else plain.
 	profile string
-	a       *arena
-	st      *statement.Statement
-	f       rawField // the field being parsed
+	// typ is the message's type ("940", "941", …; "" when unknown): from
+	// its block 2 or header line, else the type the caller named.
+	typ string
+	a   *arena
+	st  *statement.Statement
+	f   rawField // the field being parsed
 	// last is the int64 form of the amount read last; entries sums the
 	// entries' signed amounts while that holds, so the balance check need
 	// not take the amounts apart again.
@@ -119,12 +133,17 @@ func (p *msgParser) warn(code, text string) {
 
 func (p *msgParser) parse() (*statement.Statement, error) {
 	m := p.m
+	if strings.HasPrefix(p.typ, "97") {
+		if why, ok := statement.Refused()["MT"+p.typ]; ok {
+			return nil, &statement.ParseError{Message: m.no, Line: m.line, Reason: why}
+		}
+	}
 	a := p.a
 	st := &a.stmts[0]
 	a.stmts = a.stmts[1:]
 	st.Kind = statement.KindStatement
 	p.st = st
-	if m.typeHint == "942" {
+	if p.typ == "942" || p.typ == "941" {
 		st.Kind = statement.KindReport
 	}
 	st.Account.Servicer = senderBIC(m.block1, m.block2)
@@ -166,7 +185,9 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 		tag := f.tag
 		switch tag {
 		case "28":
-			p.warn(CodeLegacyTag, ":28: read as :28C:")
+			if p.typ != "941" { // MT941's own tag is :28:
+				p.warn(CodeLegacyTag, ":28: read as :28C:")
+			}
 			tag = "28C"
 		case "13":
 			p.warn(CodeLegacyTag, ":13: read as :13D:")
@@ -248,7 +269,7 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 		case "90D", "90C":
 			err = p.summary(first, tag == "90D")
 		default:
-			p.warn(CodeUnknownField, "field :"+f.tag+": is not part of MT940/MT942/MT950 and was skipped")
+			p.warn(CodeUnknownField, "field :"+f.tag+": is not part of MT940/MT941/MT942/MT950 and was skipped")
 			continue
 		}
 		if err != nil {
@@ -274,7 +295,10 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 
 func (p *msgParser) required(seen tagSet) {
 	need := []string{"20", "25", "28C", "60", "62"}
-	if p.st.Kind == statement.KindReport {
+	switch {
+	case p.typ == "941":
+		need = []string{"20", "25", "28C", "62"}
+	case p.st.Kind == statement.KindReport:
 		need = []string{"20", "25", "28C", "34F", "13D"}
 	}
 	for _, t := range need {
@@ -289,8 +313,11 @@ func (p *msgParser) required(seen tagSet) {
 		}
 		if !ok {
 			label := ":" + t + ":"
-			if len(t) == 2 && (t == "60" || t == "62") {
+			switch {
+			case t == "60" || t == "62":
 				label = ":" + t + "a:"
+			case t == "28C" && p.typ == "941":
+				label = ":28:"
 			}
 			p.w.add(CodeMissingField, p.m.no, p.m.line, label, "mandatory field "+label+" is missing")
 		}
@@ -298,9 +325,13 @@ func (p *msgParser) required(seen tagSet) {
 }
 
 // checkBalance verifies opening + entries = closing, the first thing a
-// reconciling importer checks.
+// reconciling importer checks. A balance report (MT941) lists no entries:
+// its balances need not meet.
 func (p *msgParser) checkBalance() {
 	st := p.st
+	if p.typ == "941" && len(st.Entries) == 0 {
+		return
+	}
 	open, ok1 := st.Balance(statement.OpeningBooked)
 	cl, ok2 := st.Balance(statement.ClosingBooked)
 	if !ok1 || !ok2 {

@@ -23,9 +23,10 @@ const DefaultBIC = "NOTPROVIDED"
 // inclusive) one message may have.
 const MaxPage = 2000
 
-// Render writes statements as MT940, MT942 or MT950 (typ "940", "942",
-// "950"). Each page is one full FIN message; a statement longer than
-// MaxPage is split into pages.
+// Render writes statements as MT940, MT941, MT942 or MT950 (typ "940",
+// "941", "942", "950"). Each page is one full FIN message; a statement
+// longer than MaxPage is split into pages. An MT941 (balance report) has no
+// entries: a statement with entries is refused (balanceReport).
 func Render(typ string, stmts []*statement.Statement, opts statement.Options) ([]string, []statement.Warning, error) {
 	w := &warner{}
 	r := &renderer{typ: typ, w: w, german: opts.Field86Profile == "german", tl: translit{german: opts.TranslitProfile == "german"}}
@@ -122,6 +123,9 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 	r.date = statementDate(st)
 	if r.date.IsZero() {
 		return nil, st.Refuse(0, ":60a:", "date", "the statement has no date (no balance, entry or creation time)")
+	}
+	if r.typ == "941" {
+		return r.balanceReport(st, cur, pages)
 	}
 
 	// Entries first: each is one chunk of :61: (+ :86:) lines in one
@@ -306,13 +310,7 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 		if n > 1 {
 			pageSeq = itoa(atoiSafe(seq) + p)
 		}
-		b := r.buf[:0]
-		b = append(b, "{1:F01"...)
-		b = appendLTAddress(b, st.Account.Servicer)
-		b = append(b, "0000000000}{2:I"...)
-		b = append(b, r.typ...)
-		b = appendLTAddress(b, st.Header.To)
-		b = append(b, "N}{4:\r\n"...)
+		b := r.finHead(r.buf[:0], st)
 		// Transliterations in the header were counted when it was measured.
 		saved := r.tl.n
 		b = r.header(b, st, cur, num, pageSeq, report)
@@ -345,6 +343,17 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 	}
 	r.tbuf = tail
 	return pages, nil
+}
+
+// finHead appends blocks 1 and 2 of an input message of r.typ from the
+// account servicer to the statement's receiver, and opens block 4.
+func (r *renderer) finHead(b []byte, st *statement.Statement) []byte {
+	b = append(b, "{1:F01"...)
+	b = appendLTAddress(b, st.Account.Servicer)
+	b = append(b, "0000000000}{2:I"...)
+	b = append(b, r.typ...)
+	b = appendLTAddress(b, st.Header.To)
+	return append(b, "N}{4:\r\n"...)
 }
 
 // numbers returns :28C: statement and sequence numbers (5n each).
@@ -439,7 +448,11 @@ func (r *renderer) header(b []byte, st *statement.Statement, cur, num, seq strin
 		b = append(b, ":25:"...)
 		b = append(b, r.fit(acct, 35, ":25:")...)
 	}
-	b = append(b, "\r\n:28C:"...)
+	if r.typ == "941" {
+		b = append(b, "\r\n:28:"...) // MT941's own tag, 5n[/2n]
+	} else {
+		b = append(b, "\r\n:28C:"...)
+	}
 	b = append(b, num...)
 	if seq != "" {
 		b = append(b, '/')
@@ -462,31 +475,43 @@ func (r *renderer) header(b []byte, st *statement.Statement, cur, num, seq strin
 				b = r.floorLine(b, "C", *c, cur)
 			}
 		}
-		t := st.DateTimeIndicator
-		if t.IsZero() {
-			t = st.CreatedAt
-		}
+		t := reportTime(st)
 		if t.IsZero() {
 			d := statementDate(st)
 			t = time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC)
 			r.warn(CodeDefaulted, ":13D:", "no report time; midnight UTC of the report date is used")
 		}
-		b = append(b, ":13D:"...)
-		b = appendYYMMDD(b, statement.DateOf(t))
-		b = append2(b, t.Hour())
-		b = append2(b, t.Minute())
-		_, off := t.Zone()
-		if off < 0 {
-			b = append(b, '-')
-			off = -off
-		} else {
-			b = append(b, '+')
-		}
-		b = append2(b, off/3600%100)
-		b = append2(b, off/60%60)
-		b = append(b, "\r\n"...)
+		b = appendDateTime(b, t)
+	} else if t := reportTime(st); r.typ == "941" && !t.IsZero() {
+		b = appendDateTime(b, t) // optional in MT941: written when known
 	}
 	return b
+}
+
+// reportTime is the time a report was made: :13D:, else the creation time.
+func reportTime(st *statement.Statement) time.Time {
+	if t := st.DateTimeIndicator; !t.IsZero() {
+		return t
+	}
+	return st.CreatedAt
+}
+
+// appendDateTime writes :13D: (YYMMDDhhmm+hhmm).
+func appendDateTime(b []byte, t time.Time) []byte {
+	b = append(b, ":13D:"...)
+	b = appendYYMMDD(b, statement.DateOf(t))
+	b = append2(b, t.Hour())
+	b = append2(b, t.Minute())
+	_, off := t.Zone()
+	if off < 0 {
+		b = append(b, '-')
+		off = -off
+	} else {
+		b = append(b, '+')
+	}
+	b = append2(b, off/3600%100)
+	b = append2(b, off/60%60)
+	return append(b, "\r\n"...)
 }
 
 func (r *renderer) floorLine(b []byte, mark string, a statement.Amount, cur string) []byte {
@@ -965,6 +990,11 @@ func statementDate(st *statement.Statement) statement.Date {
 	}
 	if !st.CreatedAt.IsZero() {
 		return statement.DateOf(st.CreatedAt)
+	}
+	for _, b := range st.Balances {
+		if !b.Date.IsZero() {
+			return b.Date // an interim or available balance (camt.052)
+		}
 	}
 	return statement.Date{}
 }

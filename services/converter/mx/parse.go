@@ -1021,8 +1021,12 @@ func (p *parser) finishStatement() error {
 // checkBalance warns, as the MT reader does, when the opening booked balance
 // plus the booked entries is not the closing booked balance. Pending entries
 // are not booked; a statement whose balances and entries are not all in one
-// currency cannot be summed and is not checked.
+// currency cannot be summed and is not checked, nor is a camt.052 without
+// entries: a balance report (MT941) whose balances need not meet.
 func (p *parser) checkBalance(s *statement.Statement) {
+	if p.typ == typeCamt2 && len(s.Entries) == 0 {
+		return
+	}
 	open, ok1 := s.Balance(statement.OpeningBooked)
 	cl, ok2 := s.Balance(statement.ClosingBooked)
 	if !ok1 || !ok2 || open.Currency != cl.Currency {

@@ -51,14 +51,15 @@ var (
 // Formats lists a pair only when it has both sides.
 var (
 	accepts053 = []string{"MT940", "MT950", "camt.053"}
-	accepts052 = []string{"MT942", "camt.052"}
+	accepts052 = []string{"MT942", "MT941", "camt.052"}
 )
 
 // MediaType is what camt output is served as.
 const MediaType = "application/xml"
 
 // Formats is what this package adds to a conversion engine: camt.053 and
-// camt.052 parsers, renderers (application/xml) and the camt detector.
+// camt.052 parsers, renderers (application/xml; camt.052 also from an MT941
+// balance report, MT970 to MT973 refused by name) and the camt detector.
 func Formats() engine.FormatSet {
 	var set engine.FormatSet
 	for _, typ := range []string{typeCamt3, typeCamt2} {
@@ -86,6 +87,7 @@ func Formats() engine.FormatSet {
 			DefaultVersion: typ + ".001.08",
 			Options:        []string{"strict", "targetVersion"},
 			Accepts:        acc,
+			Refuses:        statement.Refused(),
 			Render: func(stmts []*statement.Statement, version string, opts statement.Options) ([]string, []statement.Warning, error) {
 				doc, warns, err := Render(stmts, typ, version)
 				if err != nil {

@@ -18,9 +18,25 @@ type Kind string
 const (
 	// KindStatement is an end-of-period booked statement: MT940, MT950, camt.053.
 	KindStatement Kind = "statement"
-	// KindReport is an intraday report: MT942, camt.052.
+	// KindReport is an intraday or balance report: MT942, MT941 (balances
+	// only), camt.052.
 	KindReport Kind = "report"
 )
+
+// Refused names the statement-like SWIFT types of category 9 that are
+// detected but never converted, each with the reason and what to use
+// instead. Every statement renderer refuses them by name
+// (engine.Renderer.Refuses) and the MT reader refuses a message of these
+// types, so a client learns why rather than that the input is unknown.
+func Refused() map[string]string {
+	const why = " is not converted: a category 9 netting, balance or status message that the CBPR+ translation portfolio does not map to ISO 20022; "
+	return map[string]string{
+		"MT970": "MT970 (netting statement)" + why + "send the account's bookings as an MT940 or MT950 statement, or as camt.053",
+		"MT971": "MT971 (balance report of several accounts)" + why + "report each account's balances as an MT941 or camt.052",
+		"MT972": "MT972 (netting interim statement)" + why + "send interim bookings as an MT942 or camt.052, end-of-day ones as MT940/MT950 or camt.053",
+		"MT973": "MT973 (status request for an MT971 or MT972)" + why + "ask for a statement or report with an MT920 or camt.060",
+	}
+}
 
 // Mark is the credit/debit direction of a balance or entry.
 type Mark string

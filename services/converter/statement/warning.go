@@ -54,7 +54,7 @@ func (e *ParseError) Error() string {
 // Options are the conversion options of the API, already validated.
 type Options struct {
 	TranslitProfile string // "base" (default) or "german"
-	Field86Profile  string // "plain" (default) or "german"
+	Field86Profile  string // "plain" (default), "sepa" or "german"
 	Strict          bool
 	TargetVersion   string // e.g. "camt.053.001.08"; empty means the renderer's default
 	DateFormat      string // "dmy", "mdy", "ymd" (CSV)
