@@ -58,7 +58,7 @@ func billingEndToEnd(t *testing.T, withDB bool) {
 	// mail would rightly be sent again (delivery is at least once).
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		out, err := st.Metering.Service().Outbox(t.Context(), st.AccountID)
+		out, err := st.Metering.Notify().Outbox(t.Context(), st.AccountID)
 		if err == nil && len(out) == 1 && out[0].SentAt != nil {
 			break
 		}

@@ -48,7 +48,7 @@ func demoInvitation(t *testing.T, st *local.Stack, email string) string {
 	if _, err := svc.Invite(ctx, st.AccountID, users[0], email, st.URL+"/portal/invite?t="); err != nil {
 		t.Fatal(err)
 	}
-	mails, err := svc.Outbox(ctx, st.AccountID)
+	mails, err := st.Metering.Notify().Outbox(ctx, st.AccountID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerlane/platform/deploy/local"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
 
@@ -93,13 +94,13 @@ func invoiceCollectionThroughThePortal(t *testing.T, withDB bool) {
 	// More ticks change nothing: one mail per person.
 	clock.Add(24 * time.Hour)
 	time.Sleep(200 * time.Millisecond)
-	mails, err := svc.Outbox(t.Context(), st.AccountID)
+	mails, err := st.Metering.Notify().Outbox(t.Context(), st.AccountID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 0
 	for _, m := range mails {
-		if m.Milestone == metering.MilestonePaymentFailed+ps[0].ID {
+		if m.Milestone == notify.MilestonePaymentFailed+ps[0].ID {
 			n++
 		}
 	}

@@ -100,33 +100,8 @@ type PortalUser struct {
 	EmailVerified bool
 }
 
-// Alert records that a usage milestone was reached in a period; it exists
-// at most once per account, period and milestone.
-type Alert struct {
-	AccountID   string
-	PeriodStart time.Time
-	Milestone   string
-	CreatedAt   time.Time
-}
-
-// OutboxMail is one e-mail waiting to be sent, or sent (SentAt).
-type OutboxMail struct {
-	ID            string // UUID
-	AccountID     string
-	Milestone     string
-	PeriodStart   time.Time
-	To            string
-	Subject       string
-	Body          string
-	CreatedAt     time.Time
-	NextAttemptAt time.Time
-	Attempts      int
-	SentAt        *time.Time
-	LastError     string
-}
-
 // BillingStore is the part of the Store behind plan changes, invoices and
-// usage alerts. Every method that takes an account id answers ErrNotFound
+// portal people. Every method that takes an account id answers ErrNotFound
 // for an unknown one, unless it says otherwise.
 type BillingStore interface {
 	// AccountsDueForClose returns, by id, up to limit ids greater than
@@ -171,20 +146,4 @@ type BillingStore interface {
 	AddPortalUser(ctx context.Context, u PortalUser) error
 	// PortalUsers returns the account's people, oldest first.
 	PortalUsers(ctx context.Context, accountID string) ([]PortalUser, error)
-	// EnqueueAlert records a and puts mails in the outbox, in one
-	// transaction, unless the account already has an alert for
-	// a.PeriodStart and a.Milestone: then it adds nothing and answers false.
-	EnqueueAlert(ctx context.Context, a Alert, mails []OutboxMail) (bool, error)
-	// Alerts returns the account's alerts, oldest first.
-	Alerts(ctx context.Context, accountID string) ([]Alert, error)
-	// ClaimMail returns up to limit unsent mails due at now, oldest first,
-	// and moves their next attempt to now+lease and counts the attempt, so
-	// no other sender claims them while this one tries.
-	ClaimMail(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]OutboxMail, error)
-	// MarkMailSent records that a mail was handed to the mail server.
-	MarkMailSent(ctx context.Context, id string, at time.Time) error
-	// RetryMail records a failed attempt and when to try again.
-	RetryMail(ctx context.Context, id string, next time.Time, lastErr string) error
-	// Outbox returns the account's mails, sent ones too, oldest first.
-	Outbox(ctx context.Context, accountID string) ([]OutboxMail, error)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/memory"
+	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
 
@@ -42,8 +43,9 @@ func (c *movedClock) Set(t time.Time) {
 type billingEnv struct {
 	t     *testing.T
 	clock *movedClock
-	store metering.Store
+	store *memory.Store
 	svc   *metering.Service
+	nt    *notify.Service // the alerts and outbox on store
 	ctl   *admission.Controller
 }
 
@@ -65,13 +67,21 @@ func newBillingEnv(t *testing.T) *billingEnv {
 	env := &billingEnv{t: t, clock: &movedClock{t: march14}, store: memory.New()}
 	env.ctl = admission.New(rc, env.clock.Now)
 	env.ctl.VoidAfter = 0
+	env.nt = env.notify(notify.Config{})
 	env.svc = env.service(env.store)
 	return env
 }
 
+// notify is a notify.Service on the env's store, counters and clock, with
+// the rest of cfg.
+func (e *billingEnv) notify(cfg notify.Config) *notify.Service {
+	cfg.Store, cfg.Changes, cfg.Clock = e.store, e.ctl, e.clock.Now
+	return notify.NewService(cfg)
+}
+
 // service is another replica on store and the same counters.
-func (e *billingEnv) service(store metering.Store) *metering.Service {
-	svc := metering.NewService(store, e.clock.Now, nil)
+func (e *billingEnv) service(store *memory.Store) *metering.Service {
+	svc := metering.NewService(metering.Config{Store: store, Notices: e.nt, Clock: e.clock.Now})
 	svc.UseCounters(e.ctl)
 	svc.SetCloseGrace(0)
 	return svc
@@ -510,10 +520,10 @@ func TestTwoClosersOneInvoice(t *testing.T) {
 type fakeMailer struct {
 	mu   sync.Mutex
 	down bool
-	got  []metering.Mail
+	got  []notify.Mail
 }
 
-func (f *fakeMailer) Send(_ context.Context, m metering.Mail) error {
+func (f *fakeMailer) Send(_ context.Context, m notify.Mail) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down {
@@ -545,16 +555,16 @@ func TestAlertsAcrossTwoPeriods(t *testing.T) {
 		want  []string // milestones new at this step
 	}{
 		{at: day(3, 15), use: 18_749},
-		{at: day(3, 16), use: 1, want: []string{metering.MilestoneUsage75}},
+		{at: day(3, 16), use: 1, want: []string{notify.MilestoneUsage75}},
 		{at: day(3, 17), use: 1},
-		{at: day(3, 18), use: 3_749, want: []string{metering.MilestoneUsage90}},
-		{at: day(3, 19), use: 2_500, want: []string{metering.MilestoneUsage100Overage}},
-		{at: day(3, 20), limit: &metering.BillingChange{OverageCapCents: ptr[int64](1)}, use: 6, want: []string{metering.MilestoneCapReached}},
+		{at: day(3, 18), use: 3_749, want: []string{notify.MilestoneUsage90}},
+		{at: day(3, 19), use: 2_500, want: []string{notify.MilestoneUsage100Overage}},
+		{at: day(3, 20), limit: &metering.BillingChange{OverageCapCents: ptr[int64](1)}, use: 6, want: []string{notify.MilestoneCapReached}},
 		{at: day(3, 21), use: 1},
 		// The next period: the milestones come again, once each.
 		{at: day(4, 15), limit: &metering.BillingChange{HardStop: ptr(true), ClearCap: true}, use: 24_000,
-			want: []string{metering.MilestoneUsage75, metering.MilestoneUsage90}},
-		{at: day(4, 16), use: 1_000, want: []string{metering.MilestoneUsage100Stop}},
+			want: []string{notify.MilestoneUsage75, notify.MilestoneUsage90}},
+		{at: day(4, 16), use: 1_000, want: []string{notify.MilestoneUsage100Stop}},
 		{at: day(4, 17), use: 1},
 	}
 	mailer := &fakeMailer{}
@@ -571,11 +581,11 @@ func TestAlertsAcrossTwoPeriods(t *testing.T) {
 		before := len(mailer.got)
 		// Two replicas scan: each milestone is still queued once.
 		for range 2 {
-			if _, err := e.svc.ScanAlerts(ctx); err != nil {
+			if _, err := e.nt.ScanAlerts(ctx, e.svc); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := e.svc.DeliverMail(ctx, mailer); err != nil {
+		if _, err := e.nt.DeliverMail(ctx, mailer); err != nil {
 			t.Fatal(err)
 		}
 		var got []string
@@ -591,7 +601,7 @@ func TestAlertsAcrossTwoPeriods(t *testing.T) {
 			t.Fatalf("step %d: mails %v, want one per user for %v", i, mailer.got[before:], st.want)
 		}
 	}
-	alerts, _ := e.store.Alerts(ctx, a.ID)
+	alerts, _ := e.nt.Alerts(ctx, a.ID)
 	if len(alerts) != 7 {
 		t.Fatalf("%d alerts, want 7: %+v", len(alerts), alerts)
 	}
@@ -614,11 +624,11 @@ func TestScanAlertsLeavesOtherDeploymentsMarks(t *testing.T) {
 	a := e.account(metering.PlanStarter)
 	e.use(a.ID, 19_000)
 	for range 2 {
-		n, err := e.svc.ScanAlerts(ctx)
+		n, err := e.nt.ScanAlerts(ctx, e.svc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if alerts, _ := e.store.Alerts(ctx, a.ID); len(alerts) != 1 {
+		if alerts, _ := e.nt.Alerts(ctx, a.ID); len(alerts) != 1 {
 			t.Fatalf("alerts %+v after %d new", alerts, n)
 		}
 	}
@@ -631,13 +641,13 @@ func TestScanAlertsLeavesOtherDeploymentsMarks(t *testing.T) {
 func TestMailRetriedWithBackoffUntilSent(t *testing.T) {
 	e := newBillingEnv(t)
 	ctx := t.Context()
-	e.svc.SetMailBackoff(30*time.Second, 2*time.Minute)
+	e.nt = e.notify(notify.Config{MailBackoff: 30 * time.Second, MailBackoffMax: 2 * time.Minute})
 	a := e.account(metering.PlanStarter)
 	if _, err := e.svc.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
 		t.Fatal(err)
 	}
 	e.use(a.ID, 19_000)
-	if _, err := e.svc.CheckAlerts(ctx, a.ID); err != nil {
+	if _, err := e.nt.CheckAlerts(ctx, e.svc, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	mailer := &fakeMailer{down: true}
@@ -648,20 +658,20 @@ func TestMailRetriedWithBackoffUntilSent(t *testing.T) {
 		sent  int
 	}{{0, 0}, {29 * time.Second, 0}, {30 * time.Second, 0}, {89 * time.Second, 0}, {90 * time.Second, 0}, {209 * time.Second, 0}} {
 		e.clock.Set(start.Add(st.after))
-		if n, _ := e.svc.DeliverMail(ctx, mailer); n != st.sent {
+		if n, _ := e.nt.DeliverMail(ctx, mailer); n != st.sent {
 			t.Fatalf("at +%v: sent %d", st.after, n)
 		}
 	}
-	box, _ := e.svc.Outbox(ctx, a.ID)
+	box, _ := e.nt.Outbox(ctx, a.ID)
 	if len(box) != 1 || box[0].Attempts != 3 || box[0].LastError != "connection refused" {
 		t.Fatalf("outbox %+v", box)
 	}
 	mailer.down = false
 	e.clock.Set(start.Add(210 * time.Second))
-	if n, err := e.svc.DeliverMail(ctx, mailer); n != 1 || err != nil {
+	if n, err := e.nt.DeliverMail(ctx, mailer); n != 1 || err != nil {
 		t.Fatalf("after the server returned: sent %d, %v", n, err)
 	}
-	if n, _ := e.svc.DeliverMail(ctx, mailer); n != 0 {
+	if n, _ := e.nt.DeliverMail(ctx, mailer); n != 0 {
 		t.Fatal("sent twice")
 	}
 }
@@ -672,9 +682,9 @@ func ptr[T any](v T) *T { return &v }
 // it cannot take.
 type refusingMailer struct{ calls int }
 
-func (r *refusingMailer) Send(context.Context, metering.Mail) error {
+func (r *refusingMailer) Send(context.Context, notify.Mail) error {
 	r.calls++
-	return fmt.Errorf("smtp: to: %w: bad address", metering.ErrMailPermanent)
+	return fmt.Errorf("smtp: to: %w: bad address", notify.ErrMailPermanent)
 }
 
 // TestMailRefusedForGoodIsParked (issue 27, 5): a permanent refusal is not
@@ -693,16 +703,16 @@ func TestMailRefusedForGoodIsParked(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.use(a.ID, 19_000)
-	if _, err := e.svc.CheckAlerts(ctx, a.ID); err != nil {
+	if _, err := e.nt.CheckAlerts(ctx, e.svc, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	m := &refusingMailer{}
 	start := e.clock.Now()
 	for _, after := range []time.Duration{0, time.Hour, 24 * time.Hour, 30 * 24 * time.Hour} {
 		e.clock.Set(start.Add(after))
-		_, _ = e.svc.DeliverMail(ctx, m)
+		_, _ = e.nt.DeliverMail(ctx, m)
 	}
-	box, _ := e.svc.Outbox(ctx, a.ID)
+	box, _ := e.nt.Outbox(ctx, a.ID)
 	if m.calls != 1 || len(box) != 1 || box[0].SentAt != nil || !strings.HasPrefix(box[0].LastError, "given up: ") || !box[0].GivenUp() {
 		t.Fatalf("%d attempts; outbox %+v", m.calls, box)
 	}
@@ -720,7 +730,7 @@ func TestMailStillFailingAfterThreeDaysIsGivenUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.use(a.ID, 19_000)
-	if _, err := e.svc.CheckAlerts(ctx, a.ID); err != nil {
+	if _, err := e.nt.CheckAlerts(ctx, e.svc, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	mailer := &fakeMailer{down: true}
@@ -728,16 +738,16 @@ func TestMailStillFailingAfterThreeDaysIsGivenUp(t *testing.T) {
 	// Every ten minutes for four days: each due attempt is made once.
 	for at := time.Duration(0); at <= 96*time.Hour; at += 10 * time.Minute {
 		e.clock.Set(start.Add(at))
-		_, _ = e.svc.DeliverMail(ctx, mailer)
-		box, _ := e.svc.Outbox(ctx, a.ID)
+		_, _ = e.nt.DeliverMail(ctx, mailer)
+		box, _ := e.nt.Outbox(ctx, a.ID)
 		if len(box) != 1 {
 			t.Fatalf("outbox %+v", box)
 		}
-		if at < metering.MailGiveUpAfter-time.Hour && box[0].GivenUp() {
+		if at < notify.MailGiveUpAfter-time.Hour && box[0].GivenUp() {
 			t.Fatalf("given up at +%v: %+v", at, box[0])
 		}
 	}
-	box, _ := e.svc.Outbox(ctx, a.ID)
+	box, _ := e.nt.Outbox(ctx, a.ID)
 	m := box[0]
 	// 30 s, 1, 2, 4, 8, 16, 32 min, then hourly: about 77 attempts in 72 h.
 	if !m.GivenUp() || m.SentAt != nil || !strings.HasPrefix(m.LastError, "given up after ") ||
@@ -747,10 +757,10 @@ func TestMailStillFailingAfterThreeDaysIsGivenUp(t *testing.T) {
 	attempts := m.Attempts
 	mailer.down = false
 	e.clock.Set(start.Add(30 * 24 * time.Hour))
-	if n, _ := e.svc.DeliverMail(ctx, mailer); n != 0 {
+	if n, _ := e.nt.DeliverMail(ctx, mailer); n != 0 {
 		t.Fatal("a given-up mail was sent")
 	}
-	if box, _ := e.svc.Outbox(ctx, a.ID); box[0].Attempts != attempts {
+	if box, _ := e.nt.Outbox(ctx, a.ID); box[0].Attempts != attempts {
 		t.Fatalf("attempted again: %+v", box[0])
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
 
@@ -49,13 +50,13 @@ func (e *billingEnv) collection(id string) (metering.Invoice, []metering.Payment
 
 func (e *billingEnv) failureMails(id string) int {
 	e.t.Helper()
-	mails, err := e.svc.Outbox(e.t.Context(), id)
+	mails, err := e.nt.Outbox(e.t.Context(), id)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	n := 0
 	for _, m := range mails {
-		if strings.HasPrefix(m.Milestone, metering.MilestonePaymentFailed) {
+		if strings.HasPrefix(m.Milestone, notify.MilestonePaymentFailed) {
 			n++
 		}
 	}

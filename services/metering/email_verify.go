@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // E-mail verification (docs/portal.md, "E-mail verification"): sign-up mails
@@ -27,8 +26,6 @@ const (
 	// VerifyMails verification mails per person within VerifyWindow.
 	VerifyMails  = 3
 	VerifyWindow = time.Hour
-	// MilestoneVerifyEmail marks a verification mail in the outbox.
-	MilestoneVerifyEmail = "verify-email"
 )
 
 var errVerify = problem.New(problem.NotFound, "this verification link is not valid any more; send a new one from the portal")
@@ -83,12 +80,11 @@ func (s *Service) SendVerification(ctx context.Context, userID, linkBase string)
 	token := "pv_" + newToken()
 	at := s.timestamp()
 	exp := at.Add(VerifyEmailTTL)
-	body := fmt.Sprintf("Hello,\n\nplease confirm that %s is your address for the Ledgerlane account %q.\n\n"+
-		"Confirm it here (the link works once, until %s):\n\n%s%s\n\n"+
-		"Until then the portal creates test keys only. If you did not sign up, ignore this e-mail.\n\n-- Ledgerlane\n",
-		u.Email, a.Name, exp.Format("2006-01-02 15:04 UTC"), linkBase, token)
-	m := OutboxMail{ID: uuid.NewString(), AccountID: u.AccountID, Milestone: MilestoneVerifyEmail, PeriodStart: at, To: u.Email,
-		Subject: "Confirm your e-mail address for Ledgerlane", Body: body, CreatedAt: at, NextAttemptAt: at}
+	m, err := notify.Verification(notify.Link{AccountID: u.AccountID, AccountName: a.Name, To: u.Email,
+		URL: linkBase + token, Expires: exp}, at)
+	if err != nil {
+		return fmt.Errorf("verification: %w", err)
+	}
 	tk := PortalToken{TokenHash: HashSecret(token), Purpose: TokenVerifyEmail, UserID: u.ID, CreatedAt: at, ExpiresAt: exp}
 	if err := s.store.CreatePortalToken(ctx, tk, m); err != nil {
 		return fmt.Errorf("verification: %w", err)

@@ -7,6 +7,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 var verifyLink = regexp.MustCompile(`https://portal\.example/verify\?t=(pv_[a-z2-7]+)`)
@@ -40,9 +41,9 @@ func TestEmailVerification(t *testing.T) {
 	if err := e.svc.SendVerification(ctx, si.User.ID, base); err != nil {
 		t.Fatal(err)
 	}
-	mails, _ := e.svc.Outbox(ctx, si.Account.ID)
+	mails, _ := e.nt.Outbox(ctx, si.Account.ID)
 	m := mails[len(mails)-1]
-	if m.Milestone != metering.MilestoneVerifyEmail || !metering.PersonalMail(m.Milestone) {
+	if m.Milestone != notify.MilestoneVerifyEmail || !notify.PersonalMail(m.Milestone) {
 		t.Fatalf("mail %+v", m)
 	}
 	token := verifyLink.FindStringSubmatch(m.Body)[1]
@@ -66,7 +67,7 @@ func TestEmailVerification(t *testing.T) {
 	if err := e.svc.SendVerification(ctx, si.User.ID, base); err != nil {
 		t.Fatal(err)
 	}
-	if mails, _ := e.svc.Outbox(ctx, si.Account.ID); len(mails) != n {
+	if mails, _ := e.nt.Outbox(ctx, si.Account.ID); len(mails) != n {
 		t.Fatal("a verified person was mailed again")
 	}
 }
@@ -87,7 +88,7 @@ func TestEmailVerificationExpiryThrottleAndInvitation(t *testing.T) {
 	if p := rpc.Problem(e.svc.SendVerification(ctx, si.User.ID, base)); p.Type != problem.RateLimited || p.RetryAfter <= 0 {
 		t.Fatalf("over the limit: %v", p)
 	}
-	mails, _ := e.svc.Outbox(ctx, si.Account.ID)
+	mails, _ := e.nt.Outbox(ctx, si.Account.ID)
 	token := verifyLink.FindStringSubmatch(mails[len(mails)-1].Body)[1]
 	e.advance(metering.VerifyEmailTTL)
 	if err := e.svc.VerifyEmail(ctx, token); rpc.Problem(err).Type != problem.NotFound {
@@ -103,7 +104,7 @@ func TestEmailVerificationExpiryThrottleAndInvitation(t *testing.T) {
 	if _, err := e.svc.Invite(ctx, si.Account.ID, inviter, "gus@example.com", "https://portal.example/invite?t="); err != nil {
 		t.Fatal(err)
 	}
-	mails, _ = e.svc.Outbox(ctx, si.Account.ID)
+	mails, _ = e.nt.Outbox(ctx, si.Account.ID)
 	inv := regexp.MustCompile(`pi_[a-z2-7]+`).FindString(mails[len(mails)-1].Body)
 	_, gus, err := e.svc.AcceptInvite(ctx, inv, goodPassword, "Gus")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // TestHousekeep: what has expired by the service clock goes, what is live
@@ -31,7 +32,7 @@ func TestHousekeep(t *testing.T) {
 	}
 	session("short", time.Hour)
 	session("long", metering.DefaultSessionTTL)
-	mail := metering.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: metering.MilestonePasswordReset,
+	mail := notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestonePasswordReset,
 		PeriodStart: e.now(), To: u.Email, Subject: "reset", Body: "link", CreatedAt: e.now(), NextAttemptAt: e.now()}
 	if err := e.store.CreatePortalToken(ctx, metering.PortalToken{TokenHash: "reset", Purpose: metering.TokenPasswordReset,
 		UserID: u.ID, CreatedAt: e.now(), ExpiresAt: e.now().Add(30 * time.Minute)}, mail); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // DefaultCloseGrace is how long after its end a period is invoiced: long
@@ -218,7 +219,7 @@ func (s *Service) draftInvoice(ctx context.Context, h history, start, end time.T
 		units := max(0, used-max(last.IncludedConversions, usedAtUpgrade))
 		cents := OverageCents(units, rate, accrued, inv.OverageCapCents)
 		if units > 0 {
-			desc := fmt.Sprintf("%d conversions past the included volume at %s per 1,000", units, formatMinor(rate, a.BillingCurrency))
+			desc := fmt.Sprintf("%d conversions past the included volume at %s per 1,000", units, notify.FormatMinor(rate, string(a.BillingCurrency)))
 			if inv.OverageCapCents != nil && cents == *inv.OverageCapCents {
 				desc += " (capped at the spend cap)"
 			}
@@ -243,11 +244,4 @@ func OverageCents(units, ratePer1000, accruedMilli int64, capCents *int64) int64
 		cents = min(cents, *capCents)
 	}
 	return cents
-}
-
-// formatMinor renders minor units as an amount with its currency symbol,
-// e.g. $1.50 or €0.75; for e-mails and invoice lines, never for arithmetic.
-func formatMinor(minor int64, c Currency) string {
-	sym := map[Currency]string{USD: "$", EUR: "€", GBP: "£"}[c]
-	return fmt.Sprintf("%s%d.%02d", sym, minor/100, minor%100)
 }

@@ -2,11 +2,13 @@ package metering
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // Limits is what the account may do now: its plan's bucket and included
@@ -165,4 +167,55 @@ func (s *Service) countersUnreachable(ctx context.Context, err error) {
 	if ctx.Err() == nil {
 		s.log.WarnContext(ctx, "usage counters unreachable", "err", err)
 	}
+}
+
+// markForAlerts has the next ScanAlerts check the account: its plan,
+// billing limits or payment standing changed, which can reach a milestone
+// (a lowered cap, a hard stop, Free limits after a failed payment) without
+// new usage. A failure is logged: the change itself is made, and the
+// account's next counted request marks it again.
+func (s *Service) markForAlerts(ctx context.Context, accountID string) {
+	if s.counters == nil {
+		return
+	}
+	if err := s.counters.MarkChanged(ctx, accountID); err != nil {
+		s.log.WarnContext(ctx, "account not marked for a usage alert check", "account_id", accountID, "err", err)
+	}
+}
+
+// AlertStanding is what the usage alerts (notify.CheckAlerts) read of the
+// account: its name, the limits its milestones count against and its live
+// usage in the current period. Milestones count against the plan's volume,
+// not the introductory or Free volume a payment standing narrows it to for
+// a while (the 429's detail and the payment pages say that): otherwise they
+// would fire early and, once a period, never for the plan. An unknown
+// account answers notify.ErrUnknownAccount.
+func (s *Service) AlertStanding(ctx context.Context, accountID string) (notify.Standing, error) {
+	st, err := s.alertStanding(ctx, accountID)
+	if errors.Is(err, ErrNotFound) {
+		err = fmt.Errorf("%w: %w", notify.ErrUnknownAccount, err)
+	}
+	return st, err
+}
+
+func (s *Service) alertStanding(ctx context.Context, accountID string) (notify.Standing, error) {
+	l, err := s.Limits(ctx, accountID)
+	if err != nil {
+		return notify.Standing{}, err
+	}
+	a, err := s.account(ctx, accountID)
+	if err != nil {
+		return notify.Standing{}, err
+	}
+	if l.PaymentState != "" {
+		if l, err = limitsOf(a, s.timestamp()); err != nil {
+			return notify.Standing{}, err
+		}
+	}
+	u, err := s.Usage(ctx, accountID)
+	if err != nil {
+		return notify.Standing{}, err
+	}
+	return notify.Standing{AccountName: a.Name, Limits: l, Used: u.Used,
+		OverageAllowed: u.OverageAllowed, OverageBlocked: u.OverageBlocked}, nil
 }

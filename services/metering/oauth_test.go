@@ -188,7 +188,7 @@ func FuzzTokenScope(f *testing.F) {
 	for _, s := range []string{"", "convert", "convert  formats:read convert", "enrich", "usage:read", "con\"vert", "\t", "é"} {
 		f.Add(s)
 	}
-	svc := metering.NewService(memory.New(), nil, nil)
+	svc := metering.NewService(metering.Config{Store: memory.New()})
 	ctx := context.Background()
 	a, _ := svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
 	secret, c, err := svc.CreateOAuthClient(ctx, a.ID, "ci", []string{"convert", "formats:read"})
@@ -217,7 +217,7 @@ func FuzzTokenScope(f *testing.F) {
 // BenchmarkClientCredentialsToken: one grant (client lookup, secret hash,
 // token credential stored) on the memory store.
 func BenchmarkClientCredentialsToken(b *testing.B) {
-	svc := metering.NewService(memory.New(), nil, nil)
+	svc := metering.NewService(metering.Config{Store: memory.New()})
 	ctx := context.Background()
 	a, _ := svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
 	secret, c, err := svc.CreateOAuthClient(ctx, a.ID, "ci", nil)

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // Password reset (docs/portal.md, "Password reset"): a person asks for a
@@ -40,7 +39,7 @@ type PortalTokenStore interface {
 	// CreatePortalToken stores tk and puts m in the mail outbox, in one
 	// transaction; ErrNotFound when the user does not exist, ErrConflict
 	// when the hash does.
-	CreatePortalToken(ctx context.Context, tk PortalToken, m OutboxMail) error
+	CreatePortalToken(ctx context.Context, tk PortalToken, m notify.OutboxMail) error
 	// PortalTokenByHash returns a token, used and expired ones too;
 	// ErrNotFound.
 	PortalTokenByHash(ctx context.Context, hash string) (PortalToken, error)
@@ -68,17 +67,9 @@ const (
 	// further requests for it until the window has passed.
 	ResetRequests = 3
 	ResetWindow   = time.Hour
-	// MilestonePasswordReset marks a reset mail in the outbox.
-	MilestonePasswordReset = "password-reset"
 )
 
 var errReset = problem.New(problem.NotFound, "this password reset link is not valid any more; ask for a new one")
-
-// PersonalMail reports whether an outbox milestone is a mail to one person
-// (an invitation, a reset link) rather than a usage alert.
-func PersonalMail(milestone string) bool {
-	return milestone == MilestoneInvite || milestone == MilestonePasswordReset || milestone == MilestoneVerifyEmail
-}
 
 // RequestPasswordReset mails a reset link (linkBase followed by the token)
 // to every portal user of address who can sign in, one per account. It
@@ -111,12 +102,11 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, linkBase stri
 		token := "pr_" + newToken()
 		at := s.timestamp()
 		exp := at.Add(PasswordResetTTL)
-		body := fmt.Sprintf("Hello,\n\nsomeone asked to reset the password of %s for the Ledgerlane account %q.\n\n"+
-			"Choose a new password here (the link works once, until %s):\n\n%s%s\n\n"+
-			"Setting it signs you out everywhere. If you did not ask for this, ignore this e-mail: your password stays as it is.\n\n-- Ledgerlane\n",
-			u.Email, a.Name, exp.Format("2006-01-02 15:04 UTC"), linkBase, token)
-		m := OutboxMail{ID: uuid.NewString(), AccountID: u.AccountID, Milestone: MilestonePasswordReset, PeriodStart: at, To: u.Email,
-			Subject: "Reset your Ledgerlane password", Body: body, CreatedAt: at, NextAttemptAt: at}
+		m, err := notify.PasswordReset(notify.Link{AccountID: u.AccountID, AccountName: a.Name, To: u.Email,
+			URL: linkBase + token, Expires: exp}, at)
+		if err != nil {
+			return fmt.Errorf("password reset: %w", err)
+		}
 		tk := PortalToken{TokenHash: HashSecret(token), Purpose: TokenPasswordReset, UserID: u.ID, CreatedAt: at, ExpiresAt: exp}
 		if err := s.store.CreatePortalToken(ctx, tk, m); err != nil {
 			return fmt.Errorf("password reset: %w", err)

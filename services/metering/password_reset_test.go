@@ -7,6 +7,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 var resetLink = regexp.MustCompile(`https://portal\.example/reset\?t=(pr_[a-z2-7]+)`)
@@ -31,13 +32,13 @@ func TestPasswordReset(t *testing.T) {
 	if err := e.svc.RequestPasswordReset(ctx, "ANN@example.com", base); err != nil {
 		t.Fatal(err)
 	}
-	mails, err := e.svc.Outbox(ctx, si.Account.ID)
+	mails, err := e.nt.Outbox(ctx, si.Account.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var token string
 	for _, m := range mails {
-		if m.Milestone == metering.MilestonePasswordReset && m.To == "ann@example.com" {
+		if m.Milestone == notify.MilestonePasswordReset && m.To == "ann@example.com" {
 			if got := resetLink.FindStringSubmatch(m.Body); got != nil {
 				token = got[1]
 			}
@@ -88,7 +89,7 @@ func TestPasswordResetExpiryAndThrottle(t *testing.T) {
 	if err := e.svc.RequestPasswordReset(ctx, "bob@example.com", base); err != nil {
 		t.Fatal(err)
 	}
-	mails, _ := e.svc.Outbox(ctx, si.Account.ID)
+	mails, _ := e.nt.Outbox(ctx, si.Account.ID)
 	token := resetLink.FindStringSubmatch(mails[len(mails)-1].Body)[1]
 	e.advance(metering.PasswordResetTTL)
 	if err := e.svc.ResetPassword(ctx, token, "a brand new passphrase"); rpc.Problem(err).Type != problem.NotFound {

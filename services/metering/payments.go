@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // Payment methods and settlement (docs/billing.md, "Payment methods"):
@@ -627,38 +628,24 @@ func (s *Service) resolve(ctx context.Context, p Payment, state, reason string) 
 	return ok, nil
 }
 
-// MilestonePaymentFailed prefixes the outbox milestone of a failed
-// payment's e-mail; the payment id follows, so each failure mails once.
-const MilestonePaymentFailed = "payment_failed:"
-
 // mailPaymentFailed tells the account's people that a payment failed and
-// what that means for their limits, through the alert outbox (once per
-// payment, whatever the number of replicas). Like every alert it carries
-// no link and no token. A failure to queue it is logged: the payment
-// pages and the 429's detail say the same.
+// what that means for their limits, through the outbox (notify.PaymentFailed:
+// once per payment, whatever the number of replicas). A failure to queue it
+// is logged: the payment pages and the 429's detail say the same.
 func (s *Service) mailPaymentFailed(ctx context.Context, p Payment) {
+	if s.notices == nil {
+		return
+	}
 	a, err := s.store.GetAccount(ctx, p.AccountID)
 	if err == nil {
-		var users []PortalUser
-		if users, err = s.store.PortalUsers(ctx, p.AccountID); err == nil {
-			free, _ := PlanByID(PlanFree)
-			how := "card"
-			if p.MethodType == MethodDirectDebit {
-				how = strings.ToUpper(p.Scheme) + " direct debit"
-			}
-			body := fmt.Sprintf("A payment of %s (%s) from %s by %s failed: %s.\n\n"+
-				"Until a payment settles, %s runs at Free limits: %d live conversions in the billing period, %d requests per second, no overage.\n\n"+
-				"To lift them, add or choose another payment method and retry the payment on the payment methods page of the portal.\n\n-- Ledgerlane\n",
-				formatMinor(p.AmountCents, p.Currency), p.Purpose, a.Name, how, p.FailureReason, a.Name, free.IncludedConversions, free.RatePerSecond)
-			now := s.timestamp()
-			mails := make([]OutboxMail, 0, len(users))
-			for _, u := range users {
-				mails = append(mails, OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: MilestonePaymentFailed + p.ID,
-					PeriodStart: p.PeriodStart, To: u.Email, Subject: "A payment failed: " + a.Name + " runs at Free limits",
-					Body: "Hello " + u.Name + ",\n\n" + body, CreatedAt: now, NextAttemptAt: now})
-			}
-			_, err = s.store.EnqueueAlert(ctx, Alert{AccountID: a.ID, PeriodStart: p.PeriodStart, Milestone: MilestonePaymentFailed + p.ID, CreatedAt: now}, mails)
+		free, _ := PlanByID(PlanFree)
+		how := "card"
+		if p.MethodType == MethodDirectDebit {
+			how = strings.ToUpper(p.Scheme) + " direct debit"
 		}
+		err = s.notices.PaymentFailed(ctx, notify.PaymentFailure{AccountID: a.ID, AccountName: a.Name, PaymentID: p.ID,
+			PeriodStart: p.PeriodStart, AmountCents: p.AmountCents, Currency: string(p.Currency), Purpose: p.Purpose,
+			Method: how, Reason: p.FailureReason, FreeIncluded: free.IncludedConversions, FreeRate: free.RatePerSecond})
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "payment failure mail not queued", "account_id", p.AccountID, "payment_id", p.ID, "err", err)

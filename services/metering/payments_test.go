@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
 
@@ -337,8 +338,8 @@ func TestFailedFirstDirectDebit(t *testing.T) {
 		t.Fatalf("payment %+v", failed)
 	}
 	// The people of the account are told once, without a link.
-	mails, err := e.svc.Outbox(ctx, a.ID)
-	if err != nil || len(mails) != 1 || mails[0].To != "ann@example.com" || mails[0].Milestone != metering.MilestonePaymentFailed+failed.ID ||
+	mails, err := e.nt.Outbox(ctx, a.ID)
+	if err != nil || len(mails) != 1 || mails[0].To != "ann@example.com" || mails[0].Milestone != notify.MilestonePaymentFailed+failed.ID ||
 		!strings.Contains(mails[0].Body, "$120.00") || !strings.Contains(mails[0].Body, "Free limits") || strings.Contains(mails[0].Body, "http") {
 		t.Fatalf("failure mail %+v %v", mails, err)
 	}
@@ -492,7 +493,7 @@ func TestAlertsFollowThePlanWhileSettling(t *testing.T) {
 	if got := e.use(a.ID, metering.IntroIncluded*9/10); got != admission.Admitted {
 		t.Fatalf("use: %v", got)
 	}
-	n, err := e.svc.CheckAlerts(t.Context(), a.ID)
+	n, err := e.nt.CheckAlerts(t.Context(), e.svc, a.ID)
 	if err != nil || n != 0 {
 		t.Fatalf("alerts at 90 %% of the introductory volume: %d %v", n, err)
 	}

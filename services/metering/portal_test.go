@@ -11,11 +11,13 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/memory"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // portalEnv is a Service on a memory store with a clock the test moves.
 type portalEnv struct {
 	svc   *metering.Service
+	nt    *notify.Service // the outbox on store
 	store *memory.Store
 	mu    sync.Mutex
 	at    time.Time
@@ -24,7 +26,8 @@ type portalEnv struct {
 func newPortal(t *testing.T) *portalEnv {
 	t.Helper()
 	e := &portalEnv{store: memory.New(), at: now}
-	e.svc = metering.NewService(e.store, e.now, nil)
+	e.nt = notify.NewService(notify.Config{Store: e.store, Clock: e.now})
+	e.svc = metering.NewService(metering.Config{Store: e.store, Notices: e.nt, Clock: e.now})
 	return e
 }
 
@@ -281,8 +284,8 @@ func TestInvitations(t *testing.T) {
 	if _, err := e.svc.Invite(ctx, ann.Account.ID, ann.User, "bob@example.com", "x"); rpc.Problem(err).Type != problem.Conflict {
 		t.Fatalf("second invitation: %v", err)
 	}
-	mails, _ := e.svc.Outbox(ctx, ann.Account.ID)
-	if len(mails) != 1 || mails[0].To != "bob@example.com" || mails[0].Milestone != metering.MilestoneInvite {
+	mails, _ := e.nt.Outbox(ctx, ann.Account.ID)
+	if len(mails) != 1 || mails[0].To != "bob@example.com" || mails[0].Milestone != notify.MilestoneInvite {
 		t.Fatalf("outbox = %+v", mails)
 	}
 	i := strings.Index(mails[0].Body, "https://portal.example/portal/invite?t=")
@@ -311,7 +314,7 @@ func TestInvitations(t *testing.T) {
 	if _, err := e.svc.Invite(ctx, ann.Account.ID, ann.User, "cy@example.com", "L:"); err != nil {
 		t.Fatal(err)
 	}
-	mails, _ = e.svc.Outbox(ctx, ann.Account.ID)
+	mails, _ = e.nt.Outbox(ctx, ann.Account.ID)
 	late := strings.Fields(mails[1].Body[strings.Index(mails[1].Body, "L:")+2:])[0]
 	if _, _, err := e.svc.Invitation(ctx, late); err != nil {
 		t.Fatalf("fresh invitation: %v", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ledgerlane/platform/services/metering/admission"
 	"log/slog"
 	"strings"
 	"time"
@@ -13,6 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // maxNameLen bounds account and credential names, which are shown in listings.
@@ -29,9 +30,6 @@ type Service struct {
 	finance FinanceDirectory
 	// closeGrace: how long after its end a period is invoiced.
 	closeGrace time.Duration
-	// Usage alert mail retries: the first after mailBackoff, doubling up
-	// to mailBackoffMax.
-	mailBackoff, mailBackoffMax time.Duration
 	// Throttles (throttle.go): in this process unless UseRedisThrottles
 	// shares them between replicas.
 	// signins counts failed portal sign-ins (portal.go).
@@ -50,23 +48,40 @@ type Service struct {
 	processor PaymentProcessor
 	// calendar dates direct-debit settlements.
 	calendar Calendar
+	// notices queues the mails of the billing rules; nil: none are.
+	notices Notices
+}
+
+// Notices queues the e-mails the billing rules send: notify.Service.
+type Notices interface {
+	PaymentFailed(ctx context.Context, f notify.PaymentFailure) error
+}
+
+// Config assembles a Service.
+type Config struct {
+	Store Store
+	// Notices queues the mails of the billing rules (a failed payment's);
+	// nil: none are queued.
+	Notices Notices
+	// Clock defaults to time.Now; Log to discarding.
+	Clock Clock
+	Log   *slog.Logger
 }
 
 // UseCounters lets the service read the usage counters admission keeps in
 // Redis (GET /v1/usage).
 func (s *Service) UseCounters(c *admission.Controller) { s.counters = c }
 
-// NewService returns a Service. A nil clock means time.Now; a nil logger
-// discards.
-func NewService(store Store, clock Clock, log *slog.Logger) *Service {
+// NewService returns a Service from cfg, filling defaults.
+func NewService(cfg Config) *Service {
+	clock, log := cfg.Clock, cfg.Log
 	if clock == nil {
 		clock = time.Now
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, now: clock, log: log, closeGrace: DefaultCloseGrace,
-		mailBackoff: DefaultMailBackoff, mailBackoffMax: DefaultMailBackoffMax,
+	return &Service{store: cfg.Store, now: clock, log: log, closeGrace: DefaultCloseGrace, notices: cfg.Notices,
 		signins:     newMemThrottle(SignInFailures, SignInWindow),
 		signups:     newMemThrottle(SignUps, SignUpWindow),
 		clientAuths: newMemThrottle(ClientAuthFailures, ClientAuthWindow),

@@ -47,7 +47,7 @@ func (s *spyStore) CredentialByHash(ctx context.Context, hash string) (metering.
 func newService(t *testing.T) (*metering.Service, *spyStore, metering.Account) {
 	t.Helper()
 	store := &spyStore{Store: memory.New()}
-	svc := metering.NewService(store, func() time.Time { return now }, nil)
+	svc := metering.NewService(metering.Config{Store: store, Clock: func() time.Time { return now }})
 	svc.UseFinanceDirectory(allowAll)
 	acct, err := svc.CreateAccount(t.Context(), "Acme Ltd", metering.PlanGrowth, metering.EUR)
 	if err != nil {
@@ -95,7 +95,7 @@ func TestCreateAccount(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			store := memory.New()
-			svc := metering.NewService(store, func() time.Time { return now }, nil)
+			svc := metering.NewService(metering.Config{Store: store, Clock: func() time.Time { return now }})
 			a, err := svc.CreateAccount(t.Context(), tc.acctName, tc.plan, tc.currency)
 			if tc.wantField != "" {
 				wantProblem(t, err, tc.wantField)

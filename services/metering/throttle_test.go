@@ -15,7 +15,7 @@ import (
 func replicas(t *testing.T, shared bool) (*portalEnv, *metering.Service) {
 	t.Helper()
 	e := newPortal(t)
-	other := metering.NewService(e.store, e.now, nil)
+	other := metering.NewService(metering.Config{Store: e.store, Clock: e.now})
 	if !shared {
 		return e, other
 	}

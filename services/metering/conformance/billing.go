@@ -13,13 +13,12 @@ import (
 	"github.com/ledgerlane/platform/services/metering"
 )
 
-func runBilling(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func runBilling(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("PlanChanges", func(t *testing.T) { testPlanChanges(t, newStore) })
 	t.Run("LimitChanges", func(t *testing.T) { testLimitChanges(t, newStore) })
 	t.Run("Invoices", func(t *testing.T) { testInvoices(t, newStore) })
 	t.Run("InvoiceOncePerPeriodUnderConcurrency", func(t *testing.T) { testInvoiceConcurrency(t, newStore) })
 	t.Run("PortalUsers", func(t *testing.T) { testPortalUsers(t, newStore) })
-	t.Run("AlertsAndOutbox", func(t *testing.T) { testAlertsAndOutbox(t, newStore) })
 	t.Run("AccountsDueForClose", func(t *testing.T) { testAccountsDueForClose(t, newStore) })
 	t.Run("BillingTickTouchesOnlyDueAccounts", func(t *testing.T) { testTickTouchesOnlyDue(t, newStore) })
 }
@@ -31,7 +30,7 @@ func change(a metering.Account, kind, from, to string, req, eff time.Time) meter
 		RequestedAt: req, EffectiveAt: eff, ChargeCents: 12000, UsedAtChange: 30_000}
 }
 
-func testPlanChanges(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testPlanChanges(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("acme") // starter
@@ -113,7 +112,7 @@ func testPlanChanges(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	}
 }
 
-func testLimitChanges(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testLimitChanges(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("acme")
@@ -149,7 +148,7 @@ func newInvoice(a metering.Account, start time.Time, subtotal int64) metering.In
 	}
 }
 
-func testInvoices(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testInvoices(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("acme")
@@ -200,7 +199,7 @@ func testInvoices(t *testing.T, newStore func(t *testing.T) metering.Store) {
 
 // testInvoiceConcurrency: closers racing on one period make one invoice,
 // and the credit is taken once.
-func testInvoiceConcurrency(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testInvoiceConcurrency(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("acme")
@@ -244,7 +243,7 @@ func testInvoiceConcurrency(t *testing.T, newStore func(t *testing.T) metering.S
 	}
 }
 
-func testPortalUsers(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testPortalUsers(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("acme")
@@ -271,79 +270,9 @@ func testPortalUsers(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	}
 }
 
-func testAlertsAndOutbox(t *testing.T, newStore func(t *testing.T) metering.Store) {
-	ctx := t.Context()
-	s := newStore(t)
-	a := newAccount("acme")
-	mustCreateAccount(t, s, a)
-	period := t0.Truncate(24 * time.Hour)
-	mail := func(to string, at time.Time) metering.OutboxMail {
-		return metering.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: metering.MilestoneUsage75, PeriodStart: period,
-			To: to, Subject: "75%", Body: "body", CreatedAt: at, NextAttemptAt: at}
-	}
-	al := metering.Alert{AccountID: a.ID, PeriodStart: period, Milestone: metering.MilestoneUsage75, CreatedAt: t0}
-	m1, m2 := mail("ann@example.com", t0), mail("bob@example.com", t0.Add(time.Microsecond))
-	created, err := s.EnqueueAlert(ctx, al, []metering.OutboxMail{m1, m2})
-	if err != nil || !created {
-		t.Fatalf("EnqueueAlert = %v, %v", created, err)
-	}
-	// The same milestone in the same period adds nothing.
-	created, err = s.EnqueueAlert(ctx, al, []metering.OutboxMail{mail("ann@example.com", t0)})
-	if err != nil || created {
-		t.Fatalf("second EnqueueAlert = %v, %v", created, err)
-	}
-	// Another period is another alert.
-	next := al
-	next.PeriodStart = period.AddDate(0, 1, 0)
-	if created, err := s.EnqueueAlert(ctx, next, nil); err != nil || !created {
-		t.Fatalf("next period EnqueueAlert = %v, %v", created, err)
-	}
-	alerts, _ := s.Alerts(ctx, a.ID)
-	if len(alerts) != 2 {
-		t.Fatalf("alerts %+v, want 2", alerts)
-	}
-
-	// Claim one, then the other; a claimed mail is leased.
-	now := t0.Add(time.Minute)
-	c1, err := s.ClaimMail(ctx, now, time.Minute, 1)
-	if err != nil || len(c1) != 1 || c1[0].ID != m1.ID || c1[0].Attempts != 1 {
-		t.Fatalf("ClaimMail = %+v, %v", c1, err)
-	}
-	c2, _ := s.ClaimMail(ctx, now, time.Minute, 10)
-	if len(c2) != 1 || c2[0].ID != m2.ID {
-		t.Fatalf("second ClaimMail = %+v", c2)
-	}
-	if c, _ := s.ClaimMail(ctx, now, time.Minute, 10); len(c) != 0 {
-		t.Fatalf("leased mails claimed again: %+v", c)
-	}
-	if err := s.MarkMailSent(ctx, m1.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.RetryMail(ctx, m2.ID, now.Add(30*time.Second), "connection refused"); err != nil {
-		t.Fatal(err)
-	}
-	wantErr(t, s.MarkMailSent(ctx, unknownID, now), metering.ErrNotFound)
-	if c, _ := s.ClaimMail(ctx, now.Add(29*time.Second), time.Minute, 10); len(c) != 0 {
-		t.Fatalf("mail retried early: %+v", c)
-	}
-	c3, _ := s.ClaimMail(ctx, now.Add(30*time.Second), time.Minute, 10)
-	if len(c3) != 1 || c3[0].ID != m2.ID || c3[0].Attempts != 2 || c3[0].LastError != "connection refused" {
-		t.Fatalf("retry ClaimMail = %+v", c3)
-	}
-	// A sender that died: the lease runs out and the mail is claimed again.
-	c4, _ := s.ClaimMail(ctx, now.Add(30*time.Second+time.Minute), time.Minute, 10)
-	if len(c4) != 1 || c4[0].Attempts != 3 {
-		t.Fatalf("lease expiry ClaimMail = %+v", c4)
-	}
-	box, err := s.Outbox(ctx, a.ID)
-	if err != nil || len(box) != 2 || box[0].SentAt == nil || !box[0].SentAt.Equal(now) || box[1].SentAt != nil {
-		t.Fatalf("Outbox = %+v, %v", box, err)
-	}
-}
-
 // testAccountsDueForClose: an account is due when its NextCloseAt is unset
 // or not after the time asked for, and pages come by id.
-func testAccountsDueForClose(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testAccountsDueForClose(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	later := t0.Add(time.Hour)

@@ -57,7 +57,7 @@ func dueIDs(t *testing.T, s metering.Store, now time.Time) []string {
 // testInvoiceCollection: an attempt is claimed only when due and from the
 // attempt before it, recorded only by its claimer; a payment's outcome
 // moves the invoice; open invoices reopen once.
-func testInvoiceCollection(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testInvoiceCollection(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("a")
@@ -157,7 +157,7 @@ func testInvoiceCollection(t *testing.T, newStore func(t *testing.T) metering.St
 
 // testClaimConcurrency: of eight replicas claiming the same attempt, one
 // gets it.
-func testClaimConcurrency(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testClaimConcurrency(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("a")
 	mustCreateAccount(t, s, a)
@@ -215,7 +215,7 @@ func (p *countingProcessor) Outcome(context.Context, metering.PaymentMethod, met
 // testTickersCollectOnce: two replicas' billing ticks, run together at each
 // moment, call the processor once per attempt: the first answers an error,
 // the retry after the backoff starts the one payment.
-func testTickersCollectOnce(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testTickersCollectOnce(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("a")
@@ -230,7 +230,7 @@ func testTickersCollectOnce(t *testing.T, newStore func(t *testing.T) metering.S
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	tickers := make([]*metering.Service, 2)
 	for i := range tickers {
-		tickers[i] = metering.NewService(s, clock, nil)
+		tickers[i] = metering.NewService(metering.Config{Store: s, Clock: clock})
 		tickers[i].UsePaymentProcessor(proc)
 	}
 	tick := func(at time.Time) {

@@ -13,14 +13,22 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // t0 has microsecond precision, the finest PostgreSQL keeps.
 var t0 = time.Date(2026, 3, 14, 9, 26, 53, 589793000, time.UTC)
 
+// Store is what the suite checks: metering's Store and the Stores of its
+// subdomain packages, which memory and postgres implement on one value.
+type Store interface {
+	metering.Store
+	notify.Store
+}
+
 // Run runs the suite. newStore must return an empty store each time it is
 // called; it is called once per case.
-func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("CreateAccount", func(t *testing.T) { testCreateAccount(t, newStore) })
 	t.Run("GetAccount", func(t *testing.T) { testGetAccount(t, newStore) })
 	t.Run("CreateCredential", func(t *testing.T) { testCreateCredential(t, newStore) })
@@ -31,6 +39,7 @@ func Run(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	t.Run("SetBillingLimits", func(t *testing.T) { testSetBillingLimits(t, newStore) })
 	t.Run("ValuesAreCopies", func(t *testing.T) { testValuesAreCopies(t, newStore) })
 	runBilling(t, newStore)
+	runNotify(t, newStore) // notify.go
 	runPortal(t, newStore)
 	runPayments(t, newStore)
 	runOAuth(t, newStore)
@@ -92,7 +101,7 @@ func mustCreateCredential(t *testing.T, s metering.Store, c metering.Credential)
 	}
 }
 
-func testCreateAccount(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testCreateAccount(t *testing.T, newStore func(t *testing.T) Store) {
 	tests := []struct {
 		name string
 		// build returns the account to create, given one already stored.
@@ -144,7 +153,7 @@ func testCreateAccount(t *testing.T, newStore func(t *testing.T) metering.Store)
 	}
 }
 
-func testGetAccount(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testGetAccount(t *testing.T, newStore func(t *testing.T) Store) {
 	a := newAccount("acme")
 	tests := []struct {
 		name    string
@@ -172,7 +181,7 @@ func testGetAccount(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	}
 }
 
-func testCreateCredential(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testCreateCredential(t *testing.T, newStore func(t *testing.T) Store) {
 	tests := []struct {
 		name string
 		// build returns the credential to create, given the account and a
@@ -275,7 +284,7 @@ func testCreateCredential(t *testing.T, newStore func(t *testing.T) metering.Sto
 	}
 }
 
-func testCredentialByHash(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testCredentialByHash(t *testing.T, newStore func(t *testing.T) Store) {
 	a := newAccount("acme")
 	active := newCredential(a.ID, t0)
 	revoked := newCredential(a.ID, t0)
@@ -311,7 +320,7 @@ func testCredentialByHash(t *testing.T, newStore func(t *testing.T) metering.Sto
 	}
 }
 
-func testListCredentials(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testListCredentials(t *testing.T, newStore func(t *testing.T) Store) {
 	a, b, empty := newAccount("a"), newAccount("b"), newAccount("empty")
 	a2 := newCredential(a.ID, t0.Add(2*time.Second))
 	a1 := newCredential(a.ID, t0.Add(time.Second))
@@ -355,7 +364,7 @@ func testListCredentials(t *testing.T, newStore func(t *testing.T) metering.Stor
 	}
 }
 
-func testRevokeCredential(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testRevokeCredential(t *testing.T, newStore func(t *testing.T) Store) {
 	t1, t2 := t0.Add(time.Hour), t0.Add(2*time.Hour)
 	type call struct {
 		id      string // "" means the stored credential's ID
@@ -408,7 +417,7 @@ func testRevokeCredential(t *testing.T, newStore func(t *testing.T) metering.Sto
 
 // testValuesAreCopies guards against a store handing out or keeping references
 // to caller memory (the memory store's classic bug).
-func testValuesAreCopies(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testValuesAreCopies(t *testing.T, newStore func(t *testing.T) Store) {
 	tests := []struct {
 		name   string
 		mutate func(t *testing.T, s metering.Store, created *metering.Credential)
@@ -457,7 +466,7 @@ func testValuesAreCopies(t *testing.T, newStore func(t *testing.T) metering.Stor
 	}
 }
 
-func testSetBillingLimits(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testSetBillingLimits(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("limits")

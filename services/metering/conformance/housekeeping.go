@@ -8,12 +8,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // testHousekeeping: expired sessions, portal tokens and access tokens go,
 // oldest first and at most limit at a time; live ones, API keys and other
 // kinds of row stay.
-func testHousekeeping(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testHousekeeping(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("a")
@@ -34,7 +35,7 @@ func testHousekeeping(t *testing.T, newStore func(t *testing.T) metering.Store) 
 			CSRFToken: "c", CreatedAt: at(-60), ExpiresAt: at(m)}); err != nil {
 			t.Fatal(err)
 		}
-		mail := metering.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: metering.MilestonePasswordReset,
+		mail := notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestonePasswordReset,
 			PeriodStart: t0, To: u.Email, Subject: "reset", Body: "link", CreatedAt: t0, NextAttemptAt: t0}
 		if err := s.CreatePortalToken(ctx, metering.PortalToken{TokenHash: fmtHash("p", i), Purpose: metering.TokenPasswordReset,
 			UserID: u.ID, CreatedAt: at(-60), ExpiresAt: at(m)}, mail); err != nil {

@@ -9,7 +9,7 @@ import (
 
 // testTouchCredential: the last use moves forward only (replicas may touch
 // out of order), shows in every read, and an unknown id is not found.
-func testTouchCredential(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testTouchCredential(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("a")

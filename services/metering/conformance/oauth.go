@@ -8,9 +8,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
-func runOAuth(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func runOAuth(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("OAuthClients", func(t *testing.T) { testOAuthClients(t, newStore) })
 	t.Run("RevokeOAuthClient", func(t *testing.T) { testRevokeOAuthClient(t, newStore) })
 	t.Run("PasswordReset", func(t *testing.T) { testPasswordReset(t, newStore) })
@@ -22,7 +23,7 @@ func newClient(accountID, name string, at time.Time) metering.OAuthClient {
 		SecretHash: metering.HashSecret(uuid.NewString()), Scopes: []string{"convert", "formats:read"}, CreatedAt: at}
 }
 
-func testOAuthClients(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testOAuthClients(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a, b := newAccount("a"), newAccount("b")
@@ -74,7 +75,7 @@ func testOAuthClients(t *testing.T, newStore func(t *testing.T) metering.Store) 
 	}
 }
 
-func testRevokeOAuthClient(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testRevokeOAuthClient(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a, b := newAccount("a"), newAccount("b")
@@ -161,7 +162,7 @@ func testRevokeOAuthClient(t *testing.T, newStore func(t *testing.T) metering.St
 	}
 }
 
-func testPasswordReset(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testPasswordReset(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("a")
@@ -181,8 +182,8 @@ func testPasswordReset(t *testing.T, newStore func(t *testing.T) metering.Store)
 		return ps
 	}
 	s1, s2, sb := sess("s1", u.ID), sess("s2", u.ID), sess("sb", other.ID)
-	mail := func() metering.OutboxMail {
-		return metering.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: metering.MilestonePasswordReset, PeriodStart: t0,
+	mail := func() notify.OutboxMail {
+		return notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestonePasswordReset, PeriodStart: t0,
 			To: u.Email, Subject: "reset", Body: "link", CreatedAt: t0, NextAttemptAt: t0}
 	}
 	tk := metering.PortalToken{TokenHash: "reset-hash", Purpose: metering.TokenPasswordReset, UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(30 * time.Minute)}
@@ -191,7 +192,7 @@ func testPasswordReset(t *testing.T, newStore func(t *testing.T) metering.Store)
 	ghost := tk
 	ghost.TokenHash, ghost.UserID = "ghost", uuid.NewString()
 	wantErr(t, s.CreatePortalToken(ctx, ghost, mail()), metering.ErrNotFound)
-	if out, err := s.Outbox(ctx, a.ID); err != nil || len(out) != 1 || out[0].Milestone != metering.MilestonePasswordReset {
+	if out, err := s.Outbox(ctx, a.ID); err != nil || len(out) != 1 || out[0].Milestone != notify.MilestonePasswordReset {
 		t.Fatalf("outbox after a refused token: %+v %v", out, err)
 	}
 	got, err := s.PortalTokenByHash(ctx, tk.TokenHash)
@@ -240,7 +241,7 @@ func testPasswordReset(t *testing.T, newStore func(t *testing.T) metering.Store)
 	}
 }
 
-func testEmailVerification(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testEmailVerification(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("a")
@@ -256,7 +257,7 @@ func testEmailVerification(t *testing.T, newStore func(t *testing.T) metering.St
 	if got, _ := s.GetPortalUser(ctx, v.ID); !got.EmailVerified {
 		t.Fatal("EmailVerified is not stored")
 	}
-	m := metering.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: metering.MilestoneVerifyEmail, PeriodStart: t0,
+	m := notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestoneVerifyEmail, PeriodStart: t0,
 		To: u.Email, Subject: "verify", Body: "link", CreatedAt: t0, NextAttemptAt: t0}
 	tk := metering.PortalToken{TokenHash: "verify-hash", Purpose: metering.TokenVerifyEmail, UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(48 * time.Hour)}
 	wantErr(t, s.CreatePortalToken(ctx, tk, m), nil)

@@ -11,7 +11,7 @@ import (
 	"github.com/ledgerlane/platform/services/metering"
 )
 
-func runPayments(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func runPayments(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("PaymentMethods", func(t *testing.T) { testPaymentMethods(t, newStore) })
 	t.Run("Payments", func(t *testing.T) { testPayments(t, newStore) })
 	t.Run("ResolveOnceUnderConcurrency", func(t *testing.T) { testResolveConcurrency(t, newStore) })
@@ -40,7 +40,7 @@ func defaults(t *testing.T, s metering.Store, a metering.Account) []string {
 	return out
 }
 
-func testPaymentMethods(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testPaymentMethods(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a, b := newAccount("a"), newAccount("b")
@@ -113,7 +113,7 @@ func payment(a metering.Account, m metering.PaymentMethod, at, settleBy time.Tim
 		State: metering.PaymentPending, ProcessorRef: "pay_1", CreatedAt: at, SettleBy: settleBy}
 }
 
-func testPayments(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testPayments(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a, b := newAccount("a"), newAccount("b")
@@ -193,7 +193,7 @@ func testPayments(t *testing.T, newStore func(t *testing.T) metering.Store) {
 }
 
 // testResolveConcurrency: eight replicas settle one payment; one wins.
-func testResolveConcurrency(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testResolveConcurrency(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("a")

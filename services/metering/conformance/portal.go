@@ -8,15 +8,16 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
-func runPortal(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func runPortal(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("PortalLogins", func(t *testing.T) { testPortalLogins(t, newStore) })
 	t.Run("PortalSessions", func(t *testing.T) { testPortalSessions(t, newStore) })
 	t.Run("Invitations", func(t *testing.T) { testInvitations(t, newStore) })
 }
 
-func testPortalLogins(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testPortalLogins(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a, b := newAccount("a"), newAccount("b")
@@ -58,7 +59,7 @@ func testPortalLogins(t *testing.T, newStore func(t *testing.T) metering.Store) 
 	}
 }
 
-func testPortalSessions(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testPortalSessions(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a, b := newAccount("a"), newAccount("b")
@@ -115,7 +116,7 @@ func testPortalSessions(t *testing.T, newStore func(t *testing.T) metering.Store
 	}
 }
 
-func testInvitations(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testInvitations(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	s := newStore(t)
 	a := newAccount("a")
@@ -123,7 +124,7 @@ func testInvitations(t *testing.T, newStore func(t *testing.T) metering.Store) {
 	exp := t0.Add(7 * 24 * time.Hour)
 	u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "bob@example.com",
 		InviteHash: "invite-hash", InviteExpiresAt: &exp, CreatedAt: t0}
-	m := metering.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: metering.MilestoneInvite, PeriodStart: t0,
+	m := notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestoneInvite, PeriodStart: t0,
 		To: u.Email, Subject: "invited", Body: "link", CreatedAt: t0, NextAttemptAt: t0}
 	wantErr(t, s.InviteUser(ctx, u, m), nil)
 	dup := u

@@ -14,12 +14,13 @@ import (
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // touchingStore records the accounts whose rows a Service reads or writes
 // through the account-scoped methods the billing tick uses.
 type touchingStore struct {
-	metering.Store
+	Store
 	mu      sync.Mutex
 	touched map[string]int
 }
@@ -73,7 +74,12 @@ func (s *touchingStore) PortalUsers(ctx context.Context, id string) ([]metering.
 	return s.Store.PortalUsers(ctx, id)
 }
 
-func (s *touchingStore) EnqueueAlert(ctx context.Context, a metering.Alert, mails []metering.OutboxMail) (bool, error) {
+func (s *touchingStore) Recipients(ctx context.Context, id string) ([]notify.Recipient, error) {
+	s.touch(id)
+	return s.Store.Recipients(ctx, id)
+}
+
+func (s *touchingStore) EnqueueAlert(ctx context.Context, a notify.Alert, mails []notify.OutboxMail) (bool, error) {
 	s.touch(a.AccountID)
 	return s.Store.EnqueueAlert(ctx, a, mails)
 }
@@ -91,14 +97,14 @@ func (s *touchingStore) PaymentMethods(ctx context.Context, id string) ([]meteri
 // nopMailer takes every mail.
 type nopMailer struct{}
 
-func (nopMailer) Send(context.Context, metering.Mail) error { return nil }
+func (nopMailer) Send(context.Context, notify.Mail) error { return nil }
 
 // testTickTouchesOnlyDue: with 1,000 accounts, of which 3 have a period to
 // close and 3 others used something, one billing tick (every step of
 // server.BillingTick) touches exactly those 6 accounts, and the next tick,
 // with nothing new, touches none; a limits change on an idle account makes
 // the tick after it look at that one account only.
-func testTickTouchesOnlyDue(t *testing.T, newStore func(t *testing.T) metering.Store) {
+func testTickTouchesOnlyDue(t *testing.T, newStore func(t *testing.T) Store) {
 	ctx := t.Context()
 	store := &touchingStore{Store: newStore(t), touched: map[string]int{}}
 	var mu sync.Mutex
@@ -108,7 +114,8 @@ func testTickTouchesOnlyDue(t *testing.T, newStore func(t *testing.T) metering.S
 	ctl.VoidAfter = 0
 	ctl.ChangedKey = "ll:{test}:changed:" + uuid.NewString() // a shared Redis holds other tests' marks
 	t.Cleanup(func() { _ = ctl.DropChanged(context.Background()) })
-	svc := metering.NewService(store, clock, nil)
+	nt := notify.NewService(notify.Config{Store: store, Changes: ctl, Clock: clock})
+	svc := metering.NewService(metering.Config{Store: store, Notices: nt, Clock: clock})
 	svc.UseCounters(ctl)
 	svc.UsePaymentProcessor(&countingProcessor{})
 
@@ -154,10 +161,10 @@ func testTickTouchesOnlyDue(t *testing.T, newStore func(t *testing.T) metering.S
 		if _, err := svc.SettleDue(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if alerts, err = svc.ScanAlerts(ctx); err != nil {
+		if alerts, err = nt.ScanAlerts(ctx, svc); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.DeliverMail(ctx, nopMailer{}); err != nil {
+		if _, err := nt.DeliverMail(ctx, nopMailer{}); err != nil {
 			t.Fatal(err)
 		}
 		return invoices, alerts

@@ -18,15 +18,23 @@ import (
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission/limitswire"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
+
+// Services are the metering service's domain packages the APIs serve.
+type Services struct {
+	Metering *metering.Service
+	Notify   *notify.Service
+}
 
 // Register adds CredentialService, UsageService, BillingService, OAuthService,
 // PortalService and the internal UsageRefundService to s.
-func Register(s grpc.ServiceRegistrar, svc *metering.Service) {
+func Register(s grpc.ServiceRegistrar, svcs Services) {
+	svc := svcs.Metering
 	meteringv1.RegisterCredentialServiceServer(s, &credentialServer{svc: svc})
 	meteringv1.RegisterUsageServiceServer(s, &usageServer{svc: svc})
 	meteringv1.RegisterBillingServiceServer(s, &billingServer{svc: svc})
-	meteringv1.RegisterPortalServiceServer(s, &portalServer{svc: svc})
+	meteringv1.RegisterPortalServiceServer(s, &portalServer{svc: svc, notify: svcs.Notify})
 	meteringv1.RegisterOAuthServiceServer(s, &oauthServer{svc: svc})
 	meteringv1.RegisterUsageRefundServiceServer(s, &refundServer{svc: svc})
 }

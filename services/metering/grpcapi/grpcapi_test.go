@@ -42,7 +42,7 @@ func dial(t *testing.T, svc *metering.Service) *grpc.ClientConn {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := rpc.NewServer(logging.NewTo(t.Output(), "metering", "error"), nil)
-	grpcapi.Register(srv, svc)
+	grpcapi.Register(srv, grpcapi.Services{Metering: svc})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rpc.Serve(ctx, srv, lis, time.Second) }()
@@ -64,7 +64,7 @@ func dial(t *testing.T, svc *metering.Service) *grpc.ClientConn {
 
 func TestResolveCredential(t *testing.T) {
 	ctx := t.Context()
-	svc := metering.NewService(memory.New(), nil, nil)
+	svc := metering.NewService(metering.Config{Store: memory.New()})
 	svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(context.Context, string, string, string, string) error { return nil }))
 	acct, err := svc.CreateAccount(ctx, "Acme", metering.PlanStarter, metering.USD)
 	if err != nil {
@@ -144,7 +144,7 @@ func TestResolveCredential(t *testing.T) {
 
 func TestResolveCredentialStoreDown(t *testing.T) {
 	store := brokenStore{memory.New()}
-	svc := metering.NewService(store, nil, nil)
+	svc := metering.NewService(metering.Config{Store: store})
 	client := meteringv1.NewCredentialServiceClient(dial(t, svc))
 	_, err := client.ResolveCredential(t.Context(), &meteringv1.ResolveCredentialRequest{
 		Secret: "ak_live_" + "abcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrst",
@@ -157,7 +157,7 @@ func TestResolveCredentialStoreDown(t *testing.T) {
 func TestUsageAndBillingLimits(t *testing.T) {
 	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	svc := metering.NewService(memory.New(), clock, nil)
+	svc := metering.NewService(metering.Config{Store: memory.New(), Clock: clock})
 	rdb := redisconn.ForTest(t)
 	m := admission.New(rdb, clock)
 	svc.UseCounters(m)

@@ -7,6 +7,7 @@ import (
 
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // portalServer is PortalService: the gateway's HTML portal calls it. Every
@@ -14,7 +15,8 @@ import (
 // session's account.
 type portalServer struct {
 	meteringv1.UnimplementedPortalServiceServer
-	svc *metering.Service
+	svc    *metering.Service
+	notify *notify.Service
 }
 
 func sessionProto(si metering.SessionInfo) *meteringv1.PortalSession {
@@ -122,12 +124,12 @@ func (s *portalServer) GetPortalUsage(ctx context.Context, req *meteringv1.GetPo
 		return nil, storeError(err)
 	}
 	out := &meteringv1.GetPortalUsageResponse{Usage: usageProto(u), HardStop: si.Account.HardStop}
-	mails, err := s.svc.Outbox(ctx, si.Account.ID)
+	mails, err := s.notify.Outbox(ctx, si.Account.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
 	for _, m := range mails {
-		if metering.PersonalMail(m.Milestone) || !m.PeriodStart.Equal(u.PeriodStart) {
+		if notify.PersonalMail(m.Milestone) || !m.PeriodStart.Equal(u.PeriodStart) {
 			continue
 		}
 		am := &meteringv1.PortalAlertMail{To: m.To, Subject: m.Subject, CreatedAt: timestamppb.New(m.CreatedAt),

@@ -18,7 +18,7 @@ import (
 // direct-debit rule travels as FAILED_PRECONDITION direct-debit-required,
 // bad details as INVALID_ARGUMENT naming the field.
 func TestPortalPaymentMethods(t *testing.T) {
-	svc := metering.NewService(memory.New(), nil, nil)
+	svc := metering.NewService(metering.Config{Store: memory.New()})
 	svc.UsePaymentProcessor(sandboxpay.New())
 	c := meteringv1.NewPortalServiceClient(dial(t, svc))
 	ctx := t.Context()

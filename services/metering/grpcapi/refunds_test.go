@@ -20,7 +20,7 @@ import (
 // GET /v1/usage as if they had never been counted, once per reference;
 // invalid requests name their field, an unknown account is not-found.
 func TestRefundUnits(t *testing.T) {
-	svc := metering.NewService(memory.New(), nil, nil)
+	svc := metering.NewService(metering.Config{Store: memory.New()})
 	counters := admission.New(redisconn.ForTest(t), nil)
 	svc.UseCounters(counters)
 	ctx := t.Context()

@@ -17,8 +17,6 @@ type billing struct {
 	limitChanges map[string][]metering.LimitChange
 	invoices     map[string][]metering.Invoice // by account, oldest first
 	users        map[string][]metering.PortalUser
-	alerts       map[string][]metering.Alert
-	outbox       []metering.OutboxMail
 	sessions     map[string]metering.PortalSession // by token hash (portal.go)
 }
 
@@ -28,7 +26,6 @@ func newBilling() billing {
 		limitChanges: map[string][]metering.LimitChange{},
 		invoices:     map[string][]metering.Invoice{},
 		users:        map[string][]metering.PortalUser{},
-		alerts:       map[string][]metering.Alert{},
 	}
 }
 
@@ -245,96 +242,6 @@ func (s *Store) PortalUsers(_ context.Context, id string) ([]metering.PortalUser
 	out := append([]metering.PortalUser{}, s.users[id]...)
 	for i := range out {
 		out[i].InviteExpiresAt = copyPtr(out[i].InviteExpiresAt)
-	}
-	return out, nil
-}
-
-func (s *Store) EnqueueAlert(_ context.Context, al metering.Alert, mails []metering.OutboxMail) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.accounts[al.AccountID]; !ok {
-		return false, metering.ErrNotFound
-	}
-	for _, e := range s.alerts[al.AccountID] {
-		if e.PeriodStart.Equal(al.PeriodStart) && e.Milestone == al.Milestone {
-			return false, nil
-		}
-	}
-	s.alerts[al.AccountID] = append(s.alerts[al.AccountID], al)
-	for _, m := range mails {
-		m.SentAt = copyPtr(m.SentAt)
-		s.outbox = append(s.outbox, m)
-	}
-	return true, nil
-}
-
-func (s *Store) Alerts(_ context.Context, id string) ([]metering.Alert, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return append([]metering.Alert{}, s.alerts[id]...), nil
-}
-
-func (s *Store) ClaimMail(_ context.Context, now time.Time, lease time.Duration, limit int) ([]metering.OutboxMail, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []metering.OutboxMail{}
-	for i := range s.outbox {
-		m := &s.outbox[i]
-		if len(out) == limit {
-			break
-		}
-		if m.SentAt != nil || m.NextAttemptAt.After(now) {
-			continue
-		}
-		m.NextAttemptAt = now.Add(lease)
-		m.Attempts++
-		out = append(out, *m)
-	}
-	return out, nil
-}
-
-func (s *Store) mail(id string) *metering.OutboxMail {
-	for i := range s.outbox {
-		if s.outbox[i].ID == id {
-			return &s.outbox[i]
-		}
-	}
-	return nil
-}
-
-func (s *Store) MarkMailSent(_ context.Context, id string, at time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.mail(id)
-	if m == nil {
-		return metering.ErrNotFound
-	}
-	if m.SentAt == nil {
-		m.SentAt = &at
-	}
-	return nil
-}
-
-func (s *Store) RetryMail(_ context.Context, id string, next time.Time, lastErr string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.mail(id)
-	if m == nil {
-		return metering.ErrNotFound
-	}
-	m.NextAttemptAt, m.LastError = next, lastErr
-	return nil
-}
-
-func (s *Store) Outbox(_ context.Context, id string) ([]metering.OutboxMail, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []metering.OutboxMail{}
-	for _, m := range s.outbox {
-		if m.AccountID == id {
-			m.SentAt = copyPtr(m.SentAt)
-			out = append(out, m)
-		}
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // Store keeps everything in maps behind one mutex.
@@ -18,6 +19,7 @@ type Store struct {
 	credentials map[string]metering.Credential
 	byHash      map[string]string               // secret hash -> credential ID
 	billing                                     // billing.go
+	notices                                     // notify.go
 	pay         payments                        // payments.go
 	oauth       map[string]metering.OAuthClient // by ID; oauth.go
 	tokens      map[string]metering.PortalToken // by hash; tokens.go
@@ -32,6 +34,7 @@ func New() *Store {
 		credentials: map[string]metering.Credential{},
 		byHash:      map[string]string{},
 		billing:     newBilling(),
+		notices:     notices{alerts: map[string][]notify.Alert{}},
 	}
 }
 

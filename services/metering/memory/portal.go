@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 var _ metering.PortalStore = (*Store)(nil)
@@ -95,7 +96,7 @@ func (s *Store) DeleteUserSessions(_ context.Context, userID string) error {
 	return nil
 }
 
-func (s *Store) InviteUser(_ context.Context, u metering.PortalUser, m metering.OutboxMail) error {
+func (s *Store) InviteUser(_ context.Context, u metering.PortalUser, m notify.OutboxMail) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.accounts[u.AccountID]; !ok {

@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 var _ metering.PortalTokenStore = (*Store)(nil)
 
-func (s *Store) CreatePortalToken(_ context.Context, tk metering.PortalToken, m metering.OutboxMail) error {
+func (s *Store) CreatePortalToken(_ context.Context, tk metering.PortalToken, m notify.OutboxMail) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	found := false

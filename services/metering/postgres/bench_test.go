@@ -19,7 +19,7 @@ func BenchmarkLimits(b *testing.B) {
 	for _, n := range []int{0, 24} {
 		b.Run(fmt.Sprintf("payments=%d", n), func(b *testing.B) {
 			store := postgres.New(pgtest.Pool(b, "metering", postgres.Migrations))
-			svc := metering.NewService(store, nil, nil)
+			svc := metering.NewService(metering.Config{Store: store})
 			ctx := b.Context()
 			a, err := svc.CreateAccount(ctx, "Acme", metering.PlanGrowth, metering.USD)
 			if err != nil {

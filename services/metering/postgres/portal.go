@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 var _ metering.PortalStore = (*Store)(nil)
@@ -101,7 +102,7 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID string) error {
 const insertPortalUser = `INSERT INTO portal_users (id, account_id, email, name, created_at, password_hash, invite_hash, invite_expires_at, email_verified)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
-func (s *Store) InviteUser(ctx context.Context, u metering.PortalUser, m metering.OutboxMail) error {
+func (s *Store) InviteUser(ctx context.Context, u metering.PortalUser, m notify.OutboxMail) error {
 	if !isUUID(u.AccountID) {
 		return metering.ErrNotFound
 	}
@@ -109,11 +110,7 @@ func (s *Store) InviteUser(ctx context.Context, u metering.PortalUser, m meterin
 		if _, err := tx.Exec(ctx, insertPortalUser, u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt, u.PasswordHash, u.InviteHash, u.InviteExpiresAt, u.EmailVerified); err != nil {
 			return storeErr("invite user", err)
 		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO mail_outbox (id, account_id, milestone, period_start, recipient, subject, body, created_at, next_attempt_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			m.ID, m.AccountID, m.Milestone, m.PeriodStart, m.To, m.Subject, m.Body, m.CreatedAt, m.NextAttemptAt)
-		if err != nil {
+		if err := insertMail(ctx, tx, m); err != nil {
 			return storeErr("invite mail", err)
 		}
 		return nil

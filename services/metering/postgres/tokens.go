@@ -7,11 +7,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 var _ metering.PortalTokenStore = (*Store)(nil)
 
-func (s *Store) CreatePortalToken(ctx context.Context, tk metering.PortalToken, m metering.OutboxMail) error {
+func (s *Store) CreatePortalToken(ctx context.Context, tk metering.PortalToken, m notify.OutboxMail) error {
 	if !isUUID(tk.UserID) {
 		return metering.ErrNotFound
 	}
@@ -20,11 +21,7 @@ func (s *Store) CreatePortalToken(ctx context.Context, tk metering.PortalToken, 
 			VALUES ($1, $2, $3, $4, $5, $6)`, tk.TokenHash, tk.Purpose, tk.UserID, tk.CreatedAt, tk.ExpiresAt, tk.UsedAt); err != nil {
 			return storeErr("create portal token", err)
 		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO mail_outbox (id, account_id, milestone, period_start, recipient, subject, body, created_at, next_attempt_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			m.ID, m.AccountID, m.Milestone, m.PeriodStart, m.To, m.Subject, m.Body, m.CreatedAt, m.NextAttemptAt)
-		if err != nil {
+		if err := insertMail(ctx, tx, m); err != nil {
 			return storeErr("portal token mail", err)
 		}
 		return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
 	"github.com/ledgerlane/platform/pkg/periodic"
@@ -24,6 +25,7 @@ import (
 	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/grpcapi"
 	"github.com/ledgerlane/platform/services/metering/memory"
+	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/postgres"
 )
 
@@ -52,7 +54,7 @@ type Config struct {
 	// Mailer sends usage alert e-mails from the outbox (smtpmail over
 	// SMTP). Nil: alerts are still recorded and queued, and wait in the
 	// outbox until a replica with a mailer sends them.
-	Mailer metering.Mailer
+	Mailer notify.Mailer
 	// BillingInterval is how often Run closes ended periods into invoices,
 	// checks usage alerts and sends queued mail (default 1 minute; negative:
 	// never, tests call the Service). It needs RedisURL.
@@ -61,7 +63,7 @@ type Config struct {
 	// metering.DefaultCloseGrace).
 	CloseGrace time.Duration
 	// MailBackoff and MailBackoffMax: the outbox's first retry delay and the
-	// longest (defaults metering.DefaultMailBackoff and DefaultMailBackoffMax).
+	// longest (defaults notify.DefaultMailBackoff and DefaultMailBackoffMax).
 	MailBackoff, MailBackoffMax time.Duration
 	// PaymentProcessor moves payments (sandboxpay in the local stack; a
 	// deployment's real adapter). Nil: payment methods cannot be added and
@@ -73,9 +75,17 @@ type Config struct {
 	Log *slog.Logger
 }
 
+// stores is what the service runs on: metering's Store and those of its
+// subdomain packages, implemented by one value (memory or postgres).
+type stores interface {
+	metering.Store
+	notify.Store
+}
+
 // Server is the metering service, wired.
 type Server struct {
 	svc    *metering.Service
+	notify *notify.Service
 	checks []rpc.Check
 	pool   *pgxpool.Pool // nil on the in-memory store
 	redis  io.Closer     // nil without RedisURL
@@ -108,7 +118,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 			_ = s.Close()
 		}
 	}()
-	var store metering.Store = memory.New()
+	var store stores = memory.New()
 	if cfg.DatabaseURL != "" {
 		if s.pool, err = pg.Open(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, cfg.Log); err != nil {
 			return nil, err
@@ -116,14 +126,26 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		store = postgres.New(s.pool)
 		s.checks = append(s.checks, rpc.Check{Name: "postgresql", Probe: s.pool.Ping})
 	}
-	s.svc = metering.NewService(store, cfg.Clock, cfg.Log)
+	var counters *admission.Controller
+	var rc redis.UniversalClient
 	if cfg.RedisURL != "" {
-		rc, err := redisconn.Connect(ctx, cfg.RedisURL)
-		if err != nil {
+		if rc, err = redisconn.Connect(ctx, cfg.RedisURL); err != nil {
 			return nil, err
 		}
 		s.redis = rc
-		s.svc.UseCounters(admission.New(rc, cfg.Clock))
+		counters = admission.New(rc, cfg.Clock)
+	}
+	nc := notify.Config{Store: store, Clock: cfg.Clock, Log: cfg.Log}
+	if counters != nil {
+		nc.Changes = counters
+	}
+	if cfg.MailBackoff > 0 {
+		nc.MailBackoff, nc.MailBackoffMax = cfg.MailBackoff, max(cfg.MailBackoff, cfg.MailBackoffMax)
+	}
+	s.notify = notify.NewService(nc)
+	s.svc = metering.NewService(metering.Config{Store: store, Notices: s.notify, Clock: cfg.Clock, Log: cfg.Log})
+	if rc != nil {
+		s.svc.UseCounters(counters)
 		s.svc.UseRedisThrottles(rc, cfg.ThrottlePrefix)
 		s.checks = append(s.checks, rpc.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
 	}
@@ -136,18 +158,20 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.CloseGrace > 0 {
 		s.svc.SetCloseGrace(cfg.CloseGrace)
 	}
-	if cfg.MailBackoff > 0 {
-		s.svc.SetMailBackoff(cfg.MailBackoff, max(cfg.MailBackoff, cfg.MailBackoffMax))
-	}
 	return s, nil
 }
 
 // Service is the metering Service the APIs serve.
 func (s *Server) Service() *metering.Service { return s.svc }
 
+// Notify is the Service of the usage alerts and the mail outbox.
+func (s *Server) Notify() *notify.Service { return s.notify }
+
 // Register adds metering.v1's CredentialService, UsageService and
 // BillingService to g.
-func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svc) }
+func (s *Server) Register(g grpc.ServiceRegistrar) {
+	grpcapi.Register(g, grpcapi.Services{Metering: s.svc, Notify: s.notify})
+}
 
 // Checks are the readiness checks: the database, when there is one, and
 // Redis, when configured.
@@ -189,11 +213,11 @@ func (s *Server) BillingTick(ctx context.Context) {
 	if _, err := s.svc.CollectDue(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "collecting invoices", "err", err)
 	}
-	if _, err := s.svc.ScanAlerts(ctx); err != nil && ctx.Err() == nil {
+	if _, err := s.notify.ScanAlerts(ctx, s.svc); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "checking usage alerts", "err", err)
 	}
 	if s.cfg.Mailer != nil {
-		if _, err := s.svc.DeliverMail(ctx, s.cfg.Mailer); err != nil && ctx.Err() == nil {
+		if _, err := s.notify.DeliverMail(ctx, s.cfg.Mailer); err != nil && ctx.Err() == nil {
 			log.WarnContext(ctx, "sending usage alert mail", "err", err)
 		}
 	}

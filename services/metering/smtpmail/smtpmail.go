@@ -1,7 +1,7 @@
-// Package smtpmail is the metering service's metering.Mailer over SMTP, on
+// Package smtpmail is the metering service's notify.Mailer over SMTP, on
 // the go-mail client library: STARTTLS (required unless the configuration
 // says otherwise), SMTP AUTH PLAIN when a username is set, and a timeout on
-// every connection. Retries with backoff are the outbox's (metering.Service
+// every connection. Retries with backoff are the outbox's (notify.Service
 // DeliverMail): a mail that fails here stays in the outbox and is tried
 // again, so an SMTP outage delays mail and loses none.
 package smtpmail
@@ -16,7 +16,7 @@ import (
 
 	gomail "github.com/wneessen/go-mail"
 
-	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // TLS policies.
@@ -44,7 +44,7 @@ type Mailer struct {
 	port int
 }
 
-var _ metering.Mailer = (*Mailer)(nil)
+var _ notify.Mailer = (*Mailer)(nil)
 
 // New checks cfg and returns a Mailer; nothing is dialled until Send.
 func New(cfg Config) (*Mailer, error) {
@@ -73,7 +73,7 @@ func New(cfg Config) (*Mailer, error) {
 }
 
 // Send delivers m to the server, or returns why not.
-func (s *Mailer) Send(ctx context.Context, m metering.Mail) error {
+func (s *Mailer) Send(ctx context.Context, m notify.Mail) error {
 	// No default User-Agent: it carries a link, and alert mails carry none.
 	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
 	msg.SetUserAgent("Ledgerlane billing")
@@ -81,7 +81,7 @@ func (s *Mailer) Send(ctx context.Context, m metering.Mail) error {
 		return fmt.Errorf("smtp: from: %w", err)
 	}
 	if err := msg.To(m.To); err != nil {
-		return fmt.Errorf("smtp: to: %w: %w", metering.ErrMailPermanent, err)
+		return fmt.Errorf("smtp: to: %w: %w", notify.ErrMailPermanent, err)
 	}
 	msg.Subject(m.Subject)
 	msg.SetDate()
@@ -103,7 +103,7 @@ func (s *Mailer) Send(ctx context.Context, m metering.Mail) error {
 		var se *gomail.SendError
 		if errors.As(err, &se) && !se.IsTemp() && se.Reason == gomail.ErrSMTPRcptTo {
 			// The server refused the recipient for good (a 5xx to RCPT TO).
-			return fmt.Errorf("smtp: send to %s: %w: %w", s.cfg.Addr, metering.ErrMailPermanent, err)
+			return fmt.Errorf("smtp: send to %s: %w: %w", s.cfg.Addr, notify.ErrMailPermanent, err)
 		}
 		return fmt.Errorf("smtp: send to %s: %w", s.cfg.Addr, err)
 	}

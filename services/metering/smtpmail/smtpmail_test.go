@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/mailsink"
+	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/smtpmail"
 )
 
@@ -24,7 +24,7 @@ func TestSendOverSMTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mail := metering.Mail{ID: "7f1c", To: "ann@example.com", Subject: "75% of your included conversions used", Body: "Hello Ann,\n\nbody\n"}
+	mail := notify.Mail{ID: "7f1c", To: "ann@example.com", Subject: "75% of your included conversions used", Body: "Hello Ann,\n\nbody\n"}
 	if err := m.Send(t.Context(), mail); err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (bool, er
 			return false, fmt.Errorf("metering database: %w", err)
 		}
 		defer pool.Close()
-		svc = metering.NewService(postgres.New(pool), time.Now, log)
+		svc = metering.NewService(metering.Config{Store: postgres.New(pool), Clock: time.Now, Log: log})
 		if o.keysFile != "" {
 			keys, err := readKeys(o.keysFile)
 			if err != nil {

@@ -126,7 +126,7 @@ func openPostgres(ctx context.Context, o openOptions) (*metering.Service, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := metering.NewService(postgres.New(pool), time.Now, log)
+	svc := metering.NewService(metering.Config{Store: postgres.New(pool), Clock: time.Now, Log: log})
 	closeRedis := func() {}
 	if u := config.String("REDIS_URL", ""); u != "" {
 		rc, err := redisconn.Connect(ctx, u)

@@ -26,7 +26,7 @@ type ctl struct {
 }
 
 func newCtl(t *testing.T) *ctl {
-	return &ctl{t: t, svc: metering.NewService(memory.New(), nil, nil)}
+	return &ctl{t: t, svc: metering.NewService(metering.Config{Store: memory.New()})}
 }
 
 // open wires the finance service as openPostgres does.
