@@ -113,9 +113,9 @@ func (s *Service) GetAccountBalances(ctx context.Context, c Caller, accountID st
 	return res, nil
 }
 
-// mainCurrency is the currency most of the accounts the grant shows are in
+// MainCurrency is the currency most of the accounts the grant shows are in
 // (ties: the earliest-created account's); USD when it shows none.
-func (s *Service) mainCurrency(ctx context.Context, c Caller, sc Scope) (string, error) {
+func (s *Service) MainCurrency(ctx context.Context, c Caller, sc Scope) (string, error) {
 	accts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
 		return "", s.Internal(ctx, "list accounts", err)

@@ -182,7 +182,7 @@ func (s *Service) GetBudgetProgress(ctx context.Context, c Caller, id, month str
 	today := Day(s.now())
 	p := b.PeriodContaining(today)
 	if month != "" {
-		y, m, err := parseMonth(month)
+		y, m, err := ParseMonth(month)
 		if err != nil {
 			return res, Invalid("month", "month must be YYYY-MM, from 1970-01")
 		}

@@ -28,8 +28,8 @@ func ParseDate(s string) (time.Time, error) {
 
 var monthParam = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})$`)
 
-// parseMonth reads ?month=YYYY-MM.
-func parseMonth(s string) (int, time.Month, error) {
+// ParseMonth reads ?month=YYYY-MM.
+func ParseMonth(s string) (int, time.Month, error) {
 	m := monthParam.FindStringSubmatch(s)
 	if m == nil {
 		return 0, 0, fmt.Errorf("not YYYY-MM")

@@ -170,7 +170,7 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 		currency = a.Currency
 		included[a.ID] = true
 	} else {
-		if currency, err = s.mainCurrency(ctx, c, sc); err != nil {
+		if currency, err = s.MainCurrency(ctx, c, sc); err != nil {
 			return res, err
 		}
 		for _, a := range accts {

@@ -93,7 +93,7 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 			return res, Invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
 		}
 		g.Currency = *in.Currency
-	} else if g.Currency, err = s.mainCurrency(ctx, c, sc); err != nil {
+	} else if g.Currency, err = s.MainCurrency(ctx, c, sc); err != nil {
 		return res, err
 	}
 	gc, err := s.goalContext(ctx, c, sc)

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ledgerlane/platform/services/finance/insights"
+
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
@@ -61,7 +63,7 @@ func TestInsightsReconcileWithTransactions(t *testing.T) {
 	hiding := debtGrant(t, e) // hides the mortgage and Housing
 	for _, c := range []finance.Caller{e.read, e.redacted, hiding} {
 		for _, month := range []string{"", "2026-04", "2026-01", "2025-06"} {
-			res, err := e.svc.GetMonthSummary(ctx, c, month, "")
+			res, err := e.insights.GetMonthSummary(ctx, c, month, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +83,7 @@ func TestInsightsReconcileWithTransactions(t *testing.T) {
 			}
 		}
 		for _, r := range [][2]string{{"", ""}, {"2026-01-01", "2026-03-31"}, {"2025-05-20", "2026-05-19"}} {
-			res, err := e.svc.GetSpendingByCategory(ctx, c, finance.SpendingQuery{StartDate: r[0], EndDate: r[1]})
+			res, err := e.insights.GetSpendingByCategory(ctx, c, insights.SpendingQuery{StartDate: r[0], EndDate: r[1]})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,20 +138,20 @@ func TestInsightRules(t *testing.T) {
 		{ID: "s1", CategoryID: "food", SplitParentID: "s0", Amount: finance.Money{Amount: dec("-60"), Currency: "USD"}},
 		{ID: "s2", CategoryID: "home", SplitParentID: "s0", Amount: finance.Money{Amount: dec("-30"), Currency: "USD"}},
 	}
-	s := finance.SummarizeMonth("2026-05", "USD", rows, cats)
+	s := insights.SummarizeMonth("2026-05", "USD", rows, cats)
 	// expenses: 100 + 50.50 − 10.25 + 1000 + 200 + 60 + 30 = 1430.25
 	if !s.TotalIncome.Equal(dec("3000")) || !s.TotalExpenses.Equal(dec("1430.25")) || !s.NetSavings.Equal(dec("1569.75")) ||
 		!s.SavingsRate.Equal(dec("52.32")) || s.TransactionCount != 8 { // 52.325: the tie goes to the even 2
 		t.Errorf("summary %+v rate %v", s, s.SavingsRate)
 	}
-	lines := finance.SpendingByCategory("USD", rows, cats)
+	lines := insights.SpendingByCategory("USD", rows, cats)
 	// Home 1230 (86.00 %), Food 200.25 (14.00 %): 1230/1430.25 = 85.999…
 	if len(lines) != 2 || lines[0].CategoryID != "home" || !lines[0].Amount.Equal(dec("1230")) ||
 		lines[1].CategoryID != "food" || !lines[1].Amount.Equal(dec("200.25")) ||
 		!lines[0].Percentage.Add(lines[1].Percentage).Equal(dec("100")) || !lines[0].Percentage.Equal(dec("86")) {
 		t.Errorf("lines %+v", lines)
 	}
-	if s := finance.SummarizeMonth("2026-05", "USD", nil, cats); s.SavingsRate != nil || s.TransactionCount != 0 {
+	if s := insights.SummarizeMonth("2026-05", "USD", nil, cats); s.SavingsRate != nil || s.TransactionCount != 0 {
 		t.Errorf("empty month %+v", s)
 	}
 }
@@ -170,7 +172,7 @@ func TestSpendingPercentagesSumTo100(t *testing.T) {
 			rows = append(rows, finance.BudgetRow{ID: uuid.NewString(), CategoryID: cats[r.IntN(len(cats))].ID,
 				Amount: finance.Money{Amount: amt, Currency: "USD"}})
 		}
-		lines := finance.SpendingByCategory("USD", rows, cats)
+		lines := insights.SpendingByCategory("USD", rows, cats)
 		sum, total := decimal.Zero, decimal.Zero
 		for _, l := range lines {
 			sum = sum.Add(l.Percentage)
@@ -192,10 +194,10 @@ func TestInsightInputErrors(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	month := func(m, cur string) func() error {
-		return func() error { _, err := e.svc.GetMonthSummary(ctx, e.read, m, cur); return err }
+		return func() error { _, err := e.insights.GetMonthSummary(ctx, e.read, m, cur); return err }
 	}
-	spending := func(q finance.SpendingQuery) func() error {
-		return func() error { _, err := e.svc.GetSpendingByCategory(ctx, e.read, q); return err }
+	spending := func(q insights.SpendingQuery) func() error {
+		return func() error { _, err := e.insights.GetSpendingByCategory(ctx, e.read, q); return err }
 	}
 	tests := []struct {
 		name  string
@@ -207,19 +209,19 @@ func TestInsightInputErrors(t *testing.T) {
 		{"month before 1970", month("1969-12", ""), "month"},
 		{"month too far ahead", month("2027-06", ""), "month"},
 		{"bad currency", month("", "usd"), "currency"},
-		{"bad start", spending(finance.SpendingQuery{StartDate: "2026-02-30"}), "start_date"},
-		{"bad end", spending(finance.SpendingQuery{EndDate: "yesterday"}), "end_date"},
-		{"start after end", spending(finance.SpendingQuery{StartDate: "2026-05-02", EndDate: "2026-05-01"}), "start_date"},
-		{"start after today", spending(finance.SpendingQuery{StartDate: "2026-06-01"}), "start_date"},
-		{"over a year", spending(finance.SpendingQuery{StartDate: "2025-01-01", EndDate: "2026-01-02"}), "end_date"},
-		{"ancient", spending(finance.SpendingQuery{StartDate: "1899-12-31", EndDate: "1900-01-01"}), "start_date"},
-		{"bad currency", spending(finance.SpendingQuery{Currency: "EURO"}), "currency"},
+		{"bad start", spending(insights.SpendingQuery{StartDate: "2026-02-30"}), "start_date"},
+		{"bad end", spending(insights.SpendingQuery{EndDate: "yesterday"}), "end_date"},
+		{"start after end", spending(insights.SpendingQuery{StartDate: "2026-05-02", EndDate: "2026-05-01"}), "start_date"},
+		{"start after today", spending(insights.SpendingQuery{StartDate: "2026-06-01"}), "start_date"},
+		{"over a year", spending(insights.SpendingQuery{StartDate: "2025-01-01", EndDate: "2026-01-02"}), "end_date"},
+		{"ancient", spending(insights.SpendingQuery{StartDate: "1899-12-31", EndDate: "1900-01-01"}), "start_date"},
+		{"bad currency", spending(insights.SpendingQuery{Currency: "EURO"}), "currency"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { wantProblem(t, tc.call(), problem.InvalidInput, tc.field) })
 	}
 	// EUR on demand: the Berlin account's spending.
-	res, err := e.svc.GetMonthSummary(ctx, e.read, "2026-04", "EUR")
+	res, err := e.insights.GetMonthSummary(ctx, e.read, "2026-04", "EUR")
 	if err != nil || res.Data.Currency != "EUR" || !res.Data.TotalExpenses.IsPositive() {
 		t.Errorf("EUR: %+v %v", res.Data, err)
 	}

@@ -72,6 +72,10 @@ func parseAmount(s, field, currency string) (decimal.Decimal, error) {
 // letters.
 var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
 
+// ValidCurrency reports whether code is an ISO 4217 code as the API takes
+// it.
+func ValidCurrency(code string) bool { return currencyCode.MatchString(code) }
+
 // DivRoundBank is num / den rounded half-even to places, exactly (one
 // rounding, no intermediate precision). den must not be zero.
 func DivRoundBank(num, den decimal.Decimal, places int32) decimal.Decimal {

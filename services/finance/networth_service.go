@@ -51,7 +51,7 @@ func (s *Service) netWorthScope(ctx context.Context, c Caller) (Scope, error) {
 
 func (s *Service) baseCurrency(ctx context.Context, c Caller, sc Scope, cur string) (string, error) {
 	if cur == "" {
-		return s.mainCurrency(ctx, c, sc)
+		return s.MainCurrency(ctx, c, sc)
 	}
 	if !currencyCode.MatchString(cur) {
 		return "", Invalid("base_currency", "base_currency must be an upper-case ISO 4217 code")

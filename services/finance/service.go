@@ -152,7 +152,9 @@ func OptionalUUID(s, field string) (string, error) {
 	return RequiredUUID(s, field)
 }
 
-func optionalDate(s, field string) (time.Time, error) {
+// OptionalDate reads date field (YYYY-MM-DD), zero when empty;
+// invalid-input naming field otherwise.
+func OptionalDate(s, field string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
@@ -166,10 +168,10 @@ func optionalDate(s, field string) (time.Time, error) {
 // dateRange reads the optional start_date and end_date of a list route;
 // start after end is invalid-input naming start_date.
 func dateRange(start, end string) (from, to time.Time, err error) {
-	if from, err = optionalDate(start, "start_date"); err != nil {
+	if from, err = OptionalDate(start, "start_date"); err != nil {
 		return from, to, err
 	}
-	if to, err = optionalDate(end, "end_date"); err != nil {
+	if to, err = OptionalDate(end, "end_date"); err != nil {
 		return from, to, err
 	}
 	if !from.IsZero() && !to.IsZero() && from.After(to) {

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
@@ -26,6 +27,7 @@ const tenant = "3f9d2c4e-8b1a-4c7e-9d2f-5a6b7c8d9e01"
 type env struct {
 	svc      *finance.Service
 	debt     *debt.Service
+	insights *insights.Service
 	store    *memory.Store
 	demo     seed.DemoData
 	read     finance.Caller
@@ -47,6 +49,7 @@ func newEnv(t *testing.T, clock finance.Clock) env {
 	return env{
 		svc:      svc,
 		debt:     debt.NewService(debt.Config{Kernel: svc, Store: store}),
+		insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
 		store:    store,
 		demo:     d,
 		read:     finance.Caller{UserID: d.UserID, GrantID: d.GrantReadID, OwnerAccountID: tenant},

@@ -21,13 +21,15 @@ import (
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/insights"
 )
 
 // Services are what the finance.v1 services serve: the kernel (finance)
 // and each subdomain's service.
 type Services struct {
-	Finance *finance.Service
-	Debt    *debt.Service
+	Finance  *finance.Service
+	Debt     *debt.Service
+	Insights *insights.Service
 }
 
 // Register registers every finance.v1 service on s.
@@ -40,7 +42,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	financev1.RegisterGoalServiceServer(s, &goalServer{svc: svc})
 	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svc})
 	financev1.RegisterDebtServiceServer(s, &debtServer{svc: svcs.Debt})
-	financev1.RegisterInsightServiceServer(s, &insightServer{svc: svc})
+	financev1.RegisterInsightServiceServer(s, &insightServer{svc: svc, insights: svcs.Insights})
 	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svc})
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})

@@ -8,12 +8,16 @@ import (
 
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/insights"
 )
 
 // insightServer serves the InsightService reports.
 type insightServer struct {
 	financev1.UnimplementedInsightServiceServer
 	svc *finance.Service
+	// insights serves the month reports; svc the upcoming bills and the
+	// cash-flow forecast (recurring streams, still in the root).
+	insights *insights.Service
 }
 
 func (s *insightServer) GetMonthSummary(ctx context.Context, req *financev1.GetMonthSummaryRequest) (*financev1.GetMonthSummaryResponse, error) {
@@ -21,7 +25,7 @@ func (s *insightServer) GetMonthSummary(ctx context.Context, req *financev1.GetM
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.GetMonthSummary(ctx, c, req.GetMonth(), req.GetCurrency())
+	res, err := s.insights.GetMonthSummary(ctx, c, req.GetMonth(), req.GetCurrency())
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +44,7 @@ func (s *insightServer) GetSpendingByCategory(ctx context.Context, req *financev
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.GetSpendingByCategory(ctx, c, finance.SpendingQuery{StartDate: req.GetStartDate(),
+	res, err := s.insights.GetSpendingByCategory(ctx, c, insights.SpendingQuery{StartDate: req.GetStartDate(),
 		EndDate: req.GetEndDate(), Currency: req.GetCurrency()})
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/postgres"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
@@ -34,12 +35,13 @@ import (
 // recurring streams and five years of daily net-worth snapshots.
 
 type scaleEnv struct {
-	pool *pgxpool.Pool
-	svc  *finance.Service
-	c    finance.Caller
-	d    seed.ScaleData
-	now  time.Time
-	err  error
+	pool     *pgxpool.Pool
+	svc      *finance.Service
+	insights *insights.Service
+	c        finance.Caller
+	d        seed.ScaleData
+	now      time.Time
+	err      error
 }
 
 var (
@@ -88,7 +90,7 @@ func loadScale(b *testing.B, url, nStr string) error {
 	}
 	svc := finance.NewService(store, cursor.New([]byte("scale")), func() time.Time { return now }, nil)
 	c := finance.Caller{UserID: d.UserID, GrantID: d.GrantID, OwnerAccountID: d.OwnerAccountID}
-	scale = scaleEnv{pool: pool, svc: svc, c: c, d: d, now: now}
+	scale = scaleEnv{pool: pool, svc: svc, insights: insights.NewService(insights.Config{Kernel: svc, Store: store}), c: c, d: d, now: now}
 
 	budgets, err := store.ListBudgets(ctx, d.UserID)
 	if err != nil {
@@ -203,13 +205,13 @@ func BenchmarkScale(b *testing.B) {
 		// (README "Periods"); the warm-up is that first read.
 		{"progress_past_period", func() error { _, err := e.svc.GetBudgetProgress(ctx, e.c, active, past); return err }},
 		{"goals_list", func() error { _, err := e.svc.ListGoals(ctx, e.c, finance.PageQuery{}); return err }},
-		{"month_summary", func() error { _, err := e.svc.GetMonthSummary(ctx, e.c, "", ""); return err }},
+		{"month_summary", func() error { _, err := e.insights.GetMonthSummary(ctx, e.c, "", ""); return err }},
 		{"spending_by_category_month", func() error {
-			_, err := e.svc.GetSpendingByCategory(ctx, e.c, finance.SpendingQuery{})
+			_, err := e.insights.GetSpendingByCategory(ctx, e.c, insights.SpendingQuery{})
 			return err
 		}},
 		{"spending_by_category_year", func() error {
-			_, err := e.svc.GetSpendingByCategory(ctx, e.c, finance.SpendingQuery{StartDate: "2025-05-21", EndDate: "2026-05-20"})
+			_, err := e.insights.GetSpendingByCategory(ctx, e.c, insights.SpendingQuery{StartDate: "2025-05-21", EndDate: "2026-05-20"})
 			return err
 		}},
 		{"forecast_90d", func() error { _, err := e.svc.GetCashFlowForecast(ctx, e.c, 90, ""); return err }},

@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
+	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/postgres"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
@@ -114,8 +115,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.svc.UseUnavailability(postgres.Unavailable)
 	}
 	s.svcs = grpcapi.Services{
-		Finance: s.svc,
-		Debt:    debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
+		Finance:  s.svc,
+		Debt:     debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
+		Insights: insights.NewService(insights.Config{Kernel: s.svc, Store: s.store}),
 	}
 	if cfg.ConverterAddr != "" {
 		conv, err := rpc.Dial(cfg.ConverterAddr)

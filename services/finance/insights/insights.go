@@ -1,9 +1,17 @@
-package finance
+// Package insights is the finance subdomain of the month reports: the month
+// summary (GET /v1/insights/month-summary) and spending by category (GET
+// /v1/insights/spending-by-category), computed from the kernel's flow
+// totals. It keeps nothing of its own: its Store is the kernel reads it
+// needs. It imports the finance root (the kernel) and no other subdomain.
+// (Upcoming bills and the cash-flow forecast, also insight routes, belong
+// to the recurring streams.)
+package insights
 
 import (
 	"cmp"
 	"slices"
 
+	"github.com/ledgerlane/platform/services/finance"
 	"github.com/shopspring/decimal"
 )
 
@@ -30,11 +38,11 @@ type CategorySpend struct {
 // insightCounter applies the budgets' counting rules to reports.
 type insightCounter struct {
 	currency string
-	cats     map[string]Category
+	cats     map[string]finance.Category
 }
 
-func newInsightCounter(currency string, cats []Category) insightCounter {
-	c := insightCounter{currency: currency, cats: map[string]Category{}}
+func newInsightCounter(currency string, cats []finance.Category) insightCounter {
+	c := insightCounter{currency: currency, cats: map[string]finance.Category{}}
 	for _, cat := range cats {
 		c.cats[cat.ID] = cat
 	}
@@ -59,40 +67,40 @@ func (c insightCounter) tag(cat string) string { return c.cats[c.top(cat)].TypeT
 // transfers, top-ups: money moving between the user's own accounts).
 // Income: an income category (or a child of one); expense: any other
 // counted category, so refunds (positive rows) net against spending.
-func (c insightCounter) kind(t FlowTotal) string {
+func (c insightCounter) kind(t finance.FlowTotal) string {
 	if t.Currency != c.currency || t.CategoryID == "" || !t.Counted {
 		return ""
 	}
 	switch c.tag(t.CategoryID) {
-	case CategoryIncome:
-		return CategoryIncome
-	case CategoryTransfer:
+	case finance.CategoryIncome:
+		return finance.CategoryIncome
+	case finance.CategoryTransfer:
 		return ""
 	}
-	return CategoryExpense
+	return finance.CategoryExpense
 }
 
 // allRows selects every row: the pure functions over rows sum them all.
-var allRows = FlowQuery{}
+var allRows = finance.FlowQuery{}
 
 // SummarizeMonth totals rows (one month's, already privacy-filtered) in
 // currency; SummarizeMonthTotals says how.
-func SummarizeMonth(month, currency string, rows []BudgetRow, cats []Category) MonthSummary {
-	return SummarizeMonthTotals(month, currency, SumFlowRows(rows, allRows), cats)
+func SummarizeMonth(month, currency string, rows []finance.BudgetRow, cats []finance.Category) MonthSummary {
+	return SummarizeMonthTotals(month, currency, finance.SumFlowRows(rows, allRows), cats)
 }
 
 // SummarizeMonthTotals totals one month's flow totals (already
 // privacy-filtered) in currency: income, expenses, net savings = income −
 // expenses, savings rate = net savings / income × 100 rounded half-even to
 // 2 places (nil without income above zero), and how many rows counted.
-func SummarizeMonthTotals(month, currency string, totals []FlowTotal, cats []Category) MonthSummary {
+func SummarizeMonthTotals(month, currency string, totals []finance.FlowTotal, cats []finance.Category) MonthSummary {
 	c := newInsightCounter(currency, cats)
 	s := MonthSummary{Month: month, Currency: currency}
 	for _, t := range totals {
 		switch c.kind(t) {
-		case CategoryIncome:
+		case finance.CategoryIncome:
 			s.TotalIncome = s.TotalIncome.Add(t.Net)
-		case CategoryExpense:
+		case finance.CategoryExpense:
 			s.TotalExpenses = s.TotalExpenses.Sub(t.Net)
 		default:
 			continue
@@ -101,7 +109,7 @@ func SummarizeMonthTotals(month, currency string, totals []FlowTotal, cats []Cat
 	}
 	s.NetSavings = s.TotalIncome.Sub(s.TotalExpenses)
 	if s.TotalIncome.IsPositive() {
-		rate := DivRoundBank(s.NetSavings.Mul(decimal.NewFromInt(100)), s.TotalIncome, 2)
+		rate := finance.DivRoundBank(s.NetSavings.Mul(decimal.NewFromInt(100)), s.TotalIncome, 2)
 		s.SavingsRate = &rate
 	}
 	return s
@@ -109,8 +117,8 @@ func SummarizeMonthTotals(month, currency string, totals []FlowTotal, cats []Cat
 
 // SpendingByCategory groups rows (already privacy-filtered) as
 // SpendingByCategoryTotals does.
-func SpendingByCategory(currency string, rows []BudgetRow, cats []Category) []CategorySpend {
-	return SpendingByCategoryTotals(currency, SumFlowRows(rows, allRows), cats)
+func SpendingByCategory(currency string, rows []finance.BudgetRow, cats []finance.Category) []CategorySpend {
+	return SpendingByCategoryTotals(currency, finance.SumFlowRows(rows, allRows), cats)
 }
 
 // SpendingByCategoryTotals groups the counted expense totals by top-level
@@ -119,11 +127,11 @@ func SpendingByCategory(currency string, rows []BudgetRow, cats []Category) []Ca
 // Percentages are each line's share of the total, rounded to 2 places by
 // largest remainder so they sum to exactly 100. Ordered by amount, largest
 // first, then name, then id.
-func SpendingByCategoryTotals(currency string, totals []FlowTotal, cats []Category) []CategorySpend {
+func SpendingByCategoryTotals(currency string, totals []finance.FlowTotal, cats []finance.Category) []CategorySpend {
 	c := newInsightCounter(currency, cats)
 	by := map[string]decimal.Decimal{}
 	for _, t := range totals {
-		if c.kind(t) == CategoryExpense {
+		if c.kind(t) == finance.CategoryExpense {
 			top := c.top(t.CategoryID)
 			by[top] = by[top].Sub(t.Net)
 		}

@@ -1,20 +1,47 @@
-package finance
+package insights
 
 import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
+
+// Store is what insights reads: the kernel's accounts, categories and flow
+// totals.
+type Store interface {
+	ListAccounts(ctx context.Context, userID string) ([]finance.Account, error)
+	ListCategories(ctx context.Context, userID string) ([]finance.Category, error)
+	SumFlows(ctx context.Context, userID string, q finance.FlowQuery) ([]finance.FlowTotal, error)
+}
+
+// Config assembles a Service.
+type Config struct {
+	// Kernel is the finance service: the caller's scope, the clock, the
+	// main currency and store failures.
+	Kernel *finance.Service
+	Store  Store
+}
+
+// Service answers the month reports with the caller's grant applied.
+type Service struct {
+	k     *finance.Service
+	store Store
+}
+
+// NewService returns a Service from cfg.
+func NewService(cfg Config) *Service { return &Service{k: cfg.Kernel, store: cfg.Store} }
 
 // MaxSpendingRangeDays bounds GET /v1/insights/spending-by-category.
 const MaxSpendingRangeDays = 366
 
-func (s *Service) reportCurrency(ctx context.Context, c Caller, sc Scope, cur string) (string, error) {
+func (s *Service) reportCurrency(ctx context.Context, c finance.Caller, sc finance.Scope, cur string) (string, error) {
 	if cur == "" {
-		return s.mainCurrency(ctx, c, sc)
+		return s.k.MainCurrency(ctx, c, sc)
 	}
-	if !currencyCode.MatchString(cur) {
-		return "", Invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
+	if !finance.ValidCurrency(cur) {
+		return "", finance.Invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
 	}
 	return cur, nil
 }
@@ -23,10 +50,10 @@ func (s *Service) reportCurrency(ctx context.Context, c Caller, sc Scope, cur st
 // to (inclusive) with no privacy filter, and returns the totals with those
 // the grant shows. Reports compute both so that filtered is true only when
 // the grant's exclusions changed a figure.
-func (s *Service) reportTotals(ctx context.Context, c Caller, sc Scope, currency string, from, to time.Time) (all, visible []FlowTotal, err error) {
-	all, err = s.store.SumFlows(ctx, c.UserID, FlowQuery{From: from, To: to, Currency: currency, CountedOnly: true})
+func (s *Service) reportTotals(ctx context.Context, c finance.Caller, sc finance.Scope, currency string, from, to time.Time) (all, visible []finance.FlowTotal, err error) {
+	all, err = s.store.SumFlows(ctx, c.UserID, finance.FlowQuery{From: from, To: to, Currency: currency, CountedOnly: true})
 	if err != nil {
-		return nil, nil, s.Internal(ctx, "sum flows", err)
+		return nil, nil, s.k.Internal(ctx, "sum flows", err)
 	}
 	for _, t := range all {
 		if !sc.HidesAccount(t.AccountID) && !sc.HidesCategory(t.CategoryID) {
@@ -39,21 +66,21 @@ func (s *Service) reportTotals(ctx context.Context, c Caller, sc Scope, currency
 // GetMonthSummary answers GET /v1/insights/month-summary?month=&currency=.
 // month is YYYY-MM from 1970-01 to 12 months ahead; empty is the current
 // month (service clock, UTC).
-func (s *Service) GetMonthSummary(ctx context.Context, c Caller, month, currency string) (Result[MonthSummary], error) {
-	var res Result[MonthSummary]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) GetMonthSummary(ctx context.Context, c finance.Caller, month, currency string) (finance.Result[MonthSummary], error) {
+	var res finance.Result[MonthSummary]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
-	today := Day(s.now())
+	today := finance.Day(s.k.Now())
 	y, m := today.Year(), today.Month()
 	if month != "" {
-		if y, m, err = parseMonth(month); err != nil {
-			return res, Invalid("month", "month must be YYYY-MM, from 1970-01")
+		if y, m, err = finance.ParseMonth(month); err != nil {
+			return res, finance.Invalid("month", "month must be YYYY-MM, from 1970-01")
 		}
-		limit := time.Date(today.Year(), today.Month()+MaxFutureMonths+1, 1, 0, 0, 0, 0, time.UTC)
+		limit := time.Date(today.Year(), today.Month()+finance.MaxFutureMonths+1, 1, 0, 0, 0, 0, time.UTC)
 		if !time.Date(y, m, 1, 0, 0, 0, 0, time.UTC).Before(limit) {
-			return res, Invalid("month", "month may be at most 12 months after the current one")
+			return res, finance.Invalid("month", "month may be at most 12 months after the current one")
 		}
 	}
 	if currency, err = s.reportCurrency(ctx, c, sc, currency); err != nil {
@@ -63,7 +90,7 @@ func (s *Service) GetMonthSummary(ctx context.Context, c Caller, month, currency
 	to := from.AddDate(0, 1, -1)
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.Internal(ctx, "list categories", err)
+		return res, s.k.Internal(ctx, "list categories", err)
 	}
 	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
@@ -94,21 +121,21 @@ type SpendingQuery struct {
 // with start_date only, through today; with end_date only, from the 1st of
 // its month. start_date after end_date, or a range over
 // MaxSpendingRangeDays days, is 400.
-func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q SpendingQuery) (Result[[]CategorySpend], error) {
-	var res Result[[]CategorySpend]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) GetSpendingByCategory(ctx context.Context, c finance.Caller, q SpendingQuery) (finance.Result[[]CategorySpend], error) {
+	var res finance.Result[[]CategorySpend]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
-	from, err := optionalDate(q.StartDate, "start_date")
+	from, err := finance.OptionalDate(q.StartDate, "start_date")
 	if err != nil {
 		return res, err
 	}
-	to, err := optionalDate(q.EndDate, "end_date")
+	to, err := finance.OptionalDate(q.EndDate, "end_date")
 	if err != nil {
 		return res, err
 	}
-	today := Day(s.now())
+	today := finance.Day(s.k.Now())
 	switch {
 	case from.IsZero() && to.IsZero():
 		from, to = time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), today
@@ -118,13 +145,13 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q Spendin
 		from = time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
 	if from.After(to) {
-		return res, Invalid("start_date", "start_date is after end_date (end_date defaults to today)")
+		return res, finance.Invalid("start_date", "start_date is after end_date (end_date defaults to today)")
 	}
 	if to.Sub(from) >= MaxSpendingRangeDays*24*time.Hour {
-		return res, Invalid("end_date", "the range may cover at most 366 days")
+		return res, finance.Invalid("end_date", "the range may cover at most 366 days")
 	}
 	if from.Year() < 1900 {
-		return res, Invalid("start_date", "start_date must be from 1900-01-01")
+		return res, finance.Invalid("start_date", "start_date must be from 1900-01-01")
 	}
 	currency, err := s.reportCurrency(ctx, c, sc, q.Currency)
 	if err != nil {
@@ -132,14 +159,14 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q Spendin
 	}
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.Internal(ctx, "list categories", err)
+		return res, s.k.Internal(ctx, "list categories", err)
 	}
 	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
 		return res, err
 	}
 	res.Data = SpendingByCategoryTotals(currency, visible, cats)
-	if sc.grant.Redacts(FieldConnectionInstitution) {
+	if sc.Grant().Redacts(finance.FieldConnectionInstitution) {
 		// A user's category may be named after a bank ("Chase fees").
 		for i := range res.Data {
 			if sc.NamesInstitution(res.Data[i].CategoryName) {
@@ -147,7 +174,7 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c Caller, q Spendin
 			}
 		}
 	}
-	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
 	if len(visible) != len(all) {
 		full := SpendingByCategoryTotals(currency, all, cats)
 		res.Filtered = !slices.EqualFunc(full, res.Data, func(a, b CategorySpend) bool {
