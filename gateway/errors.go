@@ -1,20 +1,18 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"regexp"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/ledgerlane/platform/gateway/fieldcheck"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 )
@@ -27,11 +25,14 @@ func (g *Gateway) grpcError(ctx context.Context, _ *runtime.ServeMux, _ runtime.
 	if errors.As(err, &be) {
 		markContentLevel(w)
 	}
-	if st, ok := status.FromError(err); ok && st.Code() == codes.InvalidArgument && p.Field == "" {
-		// Errors raised by grpc-gateway itself while decoding JSON or query
-		// parameters carry protojson's text; name the field and say it plainly.
-		if f, detail, ok := decodeError(st.Message(), bodyFrom(ctx)); ok {
-			p.Field, p.Detail = f, detail
+	if st, ok := status.FromError(err); ok && st.Code() == codes.InvalidArgument && p.Field == "" && !rpc.CarriesProblem(st) {
+		// An error grpc-gateway raised itself while decoding the body or
+		// the query: name the member that does not fit, never pass its
+		// text on.
+		if f, ok := decodeFinding(ctx, r); ok {
+			p.Field, p.Detail = f.Field, f.Detail
+		} else {
+			p.Detail = "the request does not fit this operation's parameters"
 		}
 	}
 	if p.Type == problem.Unauthorized {
@@ -61,134 +62,53 @@ func (g *Gateway) routingError(ctx context.Context, _ *runtime.ServeMux, _ runti
 	writeProblem(w, problem.New(t, ""), requestID(r.Context()))
 }
 
-var (
-	reUnknownField = regexp.MustCompile(`unknown field "([^"]+)"`)
-	reInvalidValue = regexp.MustCompile(`invalid value for [a-z0-9 ]*field ([A-Za-z0-9_]+)`)
-	reQueryField   = regexp.MustCompile(`(?:parsing field|field) "([^"]+)"`)
-	reSyntax       = regexp.MustCompile(`syntax error|unexpected token|unexpected EOF|invalid character`)
-	rePosition     = regexp.MustCompile(`\(line (\d+):(\d+)\)`)
-)
-
-// decodeError turns a protojson or query-parameter parse message into the
-// field it names and a clean detail. body is the JSON request body the
-// message is about (nil when unknown): protojson reports a value of the wrong
-// JSON type for a message or list field as a bare "syntax error" at a
-// position, and other fields under their camelCase JSON names, so the member
-// is read off the body at that position and named as the client sent it.
-func decodeError(msg string, body []byte) (field, detail string, ok bool) {
-	if m := reUnknownField.FindStringSubmatch(msg); m != nil {
-		return m[1], "unknown field " + m[1], true
+// decodeFinding names what grpc-gateway could not decode: the JSON body's
+// member, or the query parameter, that does not fit the method's request
+// message (gateway/fieldcheck reads the request against the message's
+// descriptor; no library error text is parsed). The request message comes
+// from the method grpc-gateway annotated the context with.
+func decodeFinding(ctx context.Context, r *http.Request) (fieldcheck.Finding, bool) {
+	method, ok := runtime.RPCMethod(ctx)
+	if !ok {
+		return fieldcheck.Finding{}, false
 	}
-	if m := rePosition.FindStringSubmatch(msg); m != nil && json.Valid(body) {
-		line, _ := strconv.Atoi(m[1])
-		col, _ := strconv.Atoi(m[2])
-		if name, found := memberAt(body, line, col); found {
-			return name, "invalid value for field " + name + ": the JSON type or value does not fit it", true
+	md := requestMessage(method)
+	if md == nil {
+		return fieldcheck.Finding{}, false
+	}
+	if body := bodyFrom(ctx); len(body) > 0 {
+		if f, bad := fieldcheck.Body(body, md); bad {
+			return f, true
 		}
 	}
-	if m := reInvalidValue.FindStringSubmatch(msg); m != nil {
-		name := snakeCase(m[1])
-		return name, "invalid value for field " + name, true
-	}
-	if m := reQueryField.FindStringSubmatch(msg); m != nil {
-		return m[1], "invalid value for parameter " + m[1], true
-	}
-	if reSyntax.MatchString(msg) || strings.HasPrefix(msg, "proto:") {
-		return "body", "the request body is not valid JSON", true
-	}
-	return "", "", false
+	return fieldcheck.Query(r.URL.Query(), md)
 }
 
-// memberAt names the object member of a valid JSON body whose value starts
-// at line and column (1-based; the column counts runes, as protojson does),
-// as a dotted path of keys ("location.city"). Array positions add nothing to
-// the path: the field is the list.
-func memberAt(body []byte, line, col int) (string, bool) {
-	target := 0
-	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(body[target:], '\n')
-		if i < 0 {
-			return "", false
-		}
-		target += i + 1
+// requestMessage is the request message of a full gRPC method name
+// ("/finance.v1.TransactionService/UpdateTransaction"), nil when unknown.
+func requestMessage(method string) protoreflect.MessageDescriptor {
+	service, name, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	if !ok {
+		return nil
 	}
-	for c := 1; c < col && target < len(body); c++ {
-		_, size := utf8.DecodeRune(body[target:])
-		target += size
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service))
+	if err != nil {
+		return nil
 	}
-	type frame struct {
-		object bool
-		key    string
-		expect bool // an object's next token is a key
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		return nil
 	}
-	var stack []frame
-	path := func() string {
-		keys := make([]string, 0, len(stack))
-		for _, f := range stack {
-			if f.object && f.key != "" {
-				keys = append(keys, f.key)
-			}
-		}
-		return strings.Join(keys, ".")
+	m := sd.Methods().ByName(protoreflect.Name(name))
+	if m == nil {
+		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	for {
-		// The next token starts after whitespace and the separators the
-		// decoder has not consumed yet.
-		start := int(dec.InputOffset())
-		for start < len(body) && strings.IndexByte(" \t\r\n:,", body[start]) >= 0 {
-			start++
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		top := len(stack) - 1
-		isKey := top >= 0 && stack[top].object && stack[top].expect
-		if isKey {
-			stack[top].key, _ = tok.(string)
-			stack[top].expect = false
-			continue
-		}
-		if start == target {
-			p := path()
-			return p, p != ""
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{object: true, expect: true})
-			continue
-		case json.Delim('['):
-			stack = append(stack, frame{})
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:top]
-			top--
-		}
-		if top >= 0 && stack[top].object {
-			stack[top].expect = true
-		}
-	}
-}
-
-// snakeCase turns protojson's camelCase JSON name back into the proto field
-// name the API documents (expectedVersion → expected_version).
-func snakeCase(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= 'A' && r <= 'Z' {
-			b.WriteByte('_')
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return m.Input()
 }
 
 type bodyKey struct{}
 
-// withBody keeps a JSON request body in the context for decodeError.
+// withBody keeps a JSON request body in the context for decodeFinding.
 func withBody(ctx context.Context, body []byte) context.Context {
 	return context.WithValue(ctx, bodyKey{}, body)
 }

@@ -62,33 +62,6 @@ func TestNegotiateConvert(t *testing.T) {
 	}
 }
 
-func TestDecodeErrorNamesField(t *testing.T) {
-	tests := []struct {
-		msg, body, want string
-	}{
-		{`proto: (line 1:2): unknown field "bogus"`, `{"bogus":1}`, "bogus"},
-		{`proto: (line 1:14): invalid value for int32 field page_size: "x"`, "", "page_size"},
-		{`parsing field "page_size": strconv.ParseInt: parsing "abc"`, "", "page_size"},
-		{`proto: syntax error (line 1:1): unexpected token`, "", "body"},
-		{`proto: (line 1:21): invalid value for int32 field expectedVersion: "abc"`, "", "expected_version"},
-		// protojson's real messages for values of the wrong JSON type: the
-		// member is read off the body, named as sent (not camelCase).
-		{`proto: syntax error (line 1:13): unexpected token 5`, `{"location":5}`, "location"},
-		{`proto: syntax error (line 1:23): unexpected token "amount"`, `{"revert_to_provider":"amount"}`, "revert_to_provider"},
-		{`proto: (line 1:21): invalid value for int32 field expectedVersion: "abc"`, `{"expected_version":"abc"}`, "expected_version"},
-		{`proto: (line 3:11): invalid value for string field city: 5`, "{\"memo\": \"é\",\n \"location\": {\n  \"city\": 5}}", "location.city"},
-		{`proto: (line 1:12): invalid value for string field tags: 1`, `{"tags":["a",1]}`, "tags"},
-		{`proto: (line 1:24): invalid value for string field city: 5`, `{"a":"é","loc":{"city":5}}`, "loc.city"},
-		// A position that starts no value falls back to the message's name.
-		{`proto: (line 1:9): invalid value for string field merchant: 5`, `{"a":"é","merchant":5}`, "merchant"},
-	}
-	for _, tt := range tests {
-		if f, _, ok := decodeError(tt.msg, []byte(tt.body)); !ok || f != tt.want {
-			t.Errorf("decodeError(%q, %s) = %q, %v; want %q", tt.msg, tt.body, f, ok, tt.want)
-		}
-	}
-}
-
 // FuzzConvertRequest: whatever the body, headers and query, parsing answers a
 // request or a 4xx problem, and never panics.
 func FuzzConvertRequest(f *testing.F) {

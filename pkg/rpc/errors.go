@@ -88,6 +88,18 @@ func Status(p *problem.Problem) error {
 	return st.Err()
 }
 
+// CarriesProblem reports whether st carries a problem a service raised (as
+// Status writes it), as opposed to an error gRPC or grpc-gateway raised
+// itself.
+func CarriesProblem(st *status.Status) bool {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == domain {
+			return true
+		}
+	}
+	return false
+}
+
 // Problem turns any error (normally a status error from a backend) into a
 // problem; nil gives nil. A *problem.Problem in err's chain is returned as a
 // copy. A status error Status built gives back its problem; any other status
