@@ -40,12 +40,12 @@ func joinDemo(t *testing.T, st *local.Stack, email string) *browser {
 func demoInvitation(t *testing.T, st *local.Stack, email string) string {
 	t.Helper()
 	ctx := t.Context()
-	svc := st.Metering.Service()
-	users, err := svc.PortalUsers(ctx, st.AccountID)
+	people := st.Metering.Identity()
+	users, err := people.PortalUsers(ctx, st.AccountID)
 	if err != nil || len(users) == 0 {
 		t.Fatalf("demo people: %v %v", users, err)
 	}
-	if _, err := svc.Invite(ctx, st.AccountID, users[0], email, st.URL+"/portal/invite?t="); err != nil {
+	if _, err := people.Invite(ctx, st.AccountID, users[0], email, st.URL+"/portal/invite?t="); err != nil {
 		t.Fatal(err)
 	}
 	mails, err := st.Metering.Notify().Outbox(ctx, st.AccountID)

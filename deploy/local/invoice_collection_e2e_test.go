@@ -87,7 +87,7 @@ func invoiceCollectionThroughThePortal(t *testing.T, withDB bool) {
 	if err != nil || len(ps) != 1 || ps[0].State != metering.PaymentFailed || ps[0].ID != inv.Collection.PaymentID || ps[0].AmountCents != inv.TotalCents {
 		t.Fatalf("payments %+v %v", ps, err)
 	}
-	people, err := svc.PortalUsers(t.Context(), st.AccountID)
+	people, err := st.Metering.Identity().PortalUsers(t.Context(), st.AccountID)
 	if err != nil {
 		t.Fatal(err)
 	}

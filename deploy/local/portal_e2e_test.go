@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerlane/platform/deploy/local"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
 // browser is a cookie-keeping HTTP client that does not follow redirects,
@@ -264,7 +265,7 @@ func TestPortalCookies(t *testing.T) {
 		if sess == nil || !sess.HttpOnly || sess.SameSite != http.SameSiteLaxMode || sess.Path != "/portal/" || sess.Secure != secure {
 			t.Fatalf("secure=%v: session cookie %+v", secure, sess)
 		}
-		if sess.Expires.IsZero() || sess.Expires.After(time.Now().Add(metering.DefaultSessionTTL+time.Minute)) {
+		if sess.Expires.IsZero() || sess.Expires.After(time.Now().Add(identity.DefaultSessionTTL+time.Minute)) {
 			t.Fatalf("cookie expiry %v", sess.Expires)
 		}
 	}
@@ -347,14 +348,14 @@ func TestPortalThrottling(t *testing.T) {
 	st := stack(t, false)
 	newBrowser(t, st.URL).signUp("slow@example.com", pw, "Slow Ltd")
 	b := newBrowser(t, st.URL)
-	for i := range metering.SignInFailures {
+	for i := range identity.SignInFailures {
 		if p := b.signIn("slow@example.com", "wrong password "); p.status != 401 {
 			t.Fatalf("attempt %d: %d", i+1, p.status)
 		}
 	}
 	p := b.signIn("slow@example.com", pw)
 	if p.status != 429 || p.header.Get("Retry-After") == "" || !strings.Contains(p.errorText(), "too many") {
-		t.Fatalf("after %d failures: %d %q %q", metering.SignInFailures, p.status, p.header.Get("Retry-After"), p.errorText())
+		t.Fatalf("after %d failures: %d %q %q", identity.SignInFailures, p.status, p.header.Get("Retry-After"), p.errorText())
 	}
 }
 
@@ -398,7 +399,7 @@ func TestPortalSessionFixationAndExpiry(t *testing.T) {
 	if p := phone.signIn("fix@example.com", pw); p.status != http.StatusSeeOther {
 		t.Fatal(p.status)
 	}
-	clock.Add(metering.DefaultSessionTTL - time.Minute)
+	clock.Add(identity.DefaultSessionTTL - time.Minute)
 	if p := phone.get("/portal/keys"); p.status != 200 {
 		t.Fatalf("before expiry: %d", p.status)
 	}

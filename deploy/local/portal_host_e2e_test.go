@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/deploy/local"
-	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
 // TestPortalLinksNeverFollowTheHost (issue 27, 1): an attacker who asks
@@ -59,19 +59,19 @@ func TestPortalLinksNeverFollowTheHost(t *testing.T) {
 }
 
 // TestPortalSignUpThrottle (issue 27, 5): sign-ups with one address are
-// throttled (metering.SignUps an hour); the one over answers 429 with
+// throttled (identity.SignUps an hour); the one over answers 429 with
 // Retry-After and the form again, not 500.
 func TestPortalSignUpThrottle(t *testing.T) {
 	st := stack(t, false)
-	for i := range metering.SignUps + 1 {
+	for i := range identity.SignUps + 1 {
 		b := newBrowser(t, st.URL)
 		tok := b.get("/portal/signup").csrf(t)
 		p := b.post("/portal/signup", url.Values{"csrf": {tok}, "email": {"many@throttle.example"}, "password": {pw},
 			"account_name": {fmt.Sprintf("Throttle %d", i)}})
 		switch {
-		case i < metering.SignUps && p.status != http.StatusSeeOther:
+		case i < identity.SignUps && p.status != http.StatusSeeOther:
 			t.Fatalf("sign-up %d: %d %s", i+1, p.status, p.errorText())
-		case i == metering.SignUps && (p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") == "" ||
+		case i == identity.SignUps && (p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") == "" ||
 			!strings.Contains(p.errorText(), "too many sign-ups")):
 			t.Fatalf("sign-up %d over the throttle: %d Retry-After %q %q", i+1, p.status, p.header.Get("Retry-After"), p.errorText())
 		}

@@ -8,6 +8,7 @@ import (
 	financeserver "github.com/ledgerlane/platform/services/finance/server"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	meteringserver "github.com/ledgerlane/platform/services/metering/server"
 )
 
@@ -26,7 +27,7 @@ type Key struct {
 // seed seeds the demo account (seed) into the finance and metering services
 // and counts cfg.DemoUsage live conversions in its window on counters.
 func (s *Stack) seed(ctx context.Context, cfg Config, fin *financeserver.Server, met *meteringserver.Server, counters *admission.Controller) error {
-	demo, acct, keys, err := seed(ctx, fin.Store(), met.Service(), cfg.DemoPlan, cfg.Now())
+	demo, acct, keys, err := seed(ctx, fin.Store(), met.Service(), met.Identity(), cfg.DemoPlan, cfg.Now())
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (s *Stack) seed(ctx context.Context, cfg Config, fin *financeserver.Server,
 // about two years of data, and the seven demo credentials. The account is
 // new on every start and the user's ids derive from it, so on a database
 // that outlives a start each start seeds beside the earlier ones.
-func seed(ctx context.Context, fs financeseed.Store, ms *metering.Service, plan string, now time.Time) (financeseed.DemoData, metering.Account, []Key, error) {
+func seed(ctx context.Context, fs financeseed.Store, ms *metering.Service, people *identity.Service, plan string, now time.Time) (financeseed.DemoData, metering.Account, []Key, error) {
 	var demo financeseed.DemoData
 	acct, err := ms.CreateAccount(ctx, "Demo Company", plan, metering.USD)
 	if err != nil {
@@ -56,7 +57,7 @@ func seed(ctx context.Context, fs financeseed.Store, ms *metering.Service, plan 
 		return demo, acct, nil, err
 	}
 	// The account's one portal user receives its usage alert e-mails.
-	if _, err := ms.AddPortalUser(ctx, acct.ID, DemoUserEmail, "Demo Owner"); err != nil {
+	if _, err := people.AddPortalUser(ctx, acct.ID, DemoUserEmail, "Demo Owner"); err != nil {
 		return demo, acct, nil, err
 	}
 	conv := metering.DefaultConversionScopes()

@@ -80,28 +80,7 @@ type Invoice struct {
 	Collection InvoiceCollection
 }
 
-// PortalUser is a person of an account: they receive its usage alerts.
-type PortalUser struct {
-	ID        string // UUID
-	AccountID string
-	Email     string
-	Name      string
-	// PasswordHash is the argon2id hash of the portal password (portal.go);
-	// empty for a person who only receives alerts and cannot sign in.
-	PasswordHash string
-	// InviteHash is the SHA-256 of a pending invitation's token, valid until
-	// InviteExpiresAt; empty and nil when none is pending (portal.go).
-	InviteHash      string
-	InviteExpiresAt *time.Time
-	CreatedAt       time.Time
-	// EmailVerified: the person proved they read mail at Email (a
-	// verification link, an invitation or a password reset); until then
-	// live keys are refused (email_verify.go).
-	EmailVerified bool
-}
-
-// BillingStore is the part of the Store behind plan changes, invoices and
-// portal people. Every method that takes an account id answers ErrNotFound
+// BillingStore is the part of the Store behind plan changes and invoices. Every method that takes an account id answers ErrNotFound
 // for an unknown one, unless it says otherwise.
 type BillingStore interface {
 	// AccountsDueForClose returns, by id, up to limit ids greater than
@@ -141,9 +120,4 @@ type BillingStore interface {
 	CreateInvoice(ctx context.Context, inv Invoice) (_ Invoice, created bool, _ error)
 	// Invoices returns the account's invoices, oldest period first.
 	Invoices(ctx context.Context, accountID string) ([]Invoice, error)
-	// AddPortalUser adds a person to an account; ErrConflict when the
-	// account has one with the same e-mail address.
-	AddPortalUser(ctx context.Context, u PortalUser) error
-	// PortalUsers returns the account's people, oldest first.
-	PortalUsers(ctx context.Context, accountID string) ([]PortalUser, error)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/memory"
 	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
@@ -45,7 +46,8 @@ type billingEnv struct {
 	clock *movedClock
 	store *memory.Store
 	svc   *metering.Service
-	nt    *notify.Service // the alerts and outbox on store
+	nt    *notify.Service   // the alerts and outbox on store
+	ids   *identity.Service // the people on store
 	ctl   *admission.Controller
 }
 
@@ -69,6 +71,7 @@ func newBillingEnv(t *testing.T) *billingEnv {
 	env.ctl.VoidAfter = 0
 	env.nt = env.notify(notify.Config{})
 	env.svc = env.service(env.store)
+	env.ids = identity.NewService(identity.Config{Store: env.store, Accounts: env.svc, Clock: env.clock.Now})
 	return env
 }
 
@@ -538,14 +541,14 @@ func TestAlertsAcrossTwoPeriods(t *testing.T) {
 	ctx := t.Context()
 	a := e.account(metering.PlanStarter)
 	for _, u := range []struct{ email, name string }{{"ann@example.com", "Ann"}, {"Bob@Example.com", "Bob"}} {
-		if _, err := e.svc.AddPortalUser(ctx, a.ID, u.email, u.name); err != nil {
+		if _, err := e.ids.AddPortalUser(ctx, a.ID, u.email, u.name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := e.svc.AddPortalUser(ctx, a.ID, "bob@example.com", "Bob again"); rpc.Problem(err).Type != problem.Conflict {
+	if _, err := e.ids.AddPortalUser(ctx, a.ID, "bob@example.com", "Bob again"); rpc.Problem(err).Type != problem.Conflict {
 		t.Fatalf("duplicate user: %v", err)
 	}
-	if _, err := e.svc.AddPortalUser(ctx, a.ID, "not an address", "X"); rpc.Problem(err).Field != "email" {
+	if _, err := e.ids.AddPortalUser(ctx, a.ID, "not an address", "X"); rpc.Problem(err).Field != "email" {
 		t.Fatalf("bad address: %v", err)
 	}
 	steps := []struct {
@@ -643,7 +646,7 @@ func TestMailRetriedWithBackoffUntilSent(t *testing.T) {
 	ctx := t.Context()
 	e.nt = e.notify(notify.Config{MailBackoff: 30 * time.Second, MailBackoffMax: 2 * time.Minute})
 	a := e.account(metering.PlanStarter)
-	if _, err := e.svc.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
+	if _, err := e.ids.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
 		t.Fatal(err)
 	}
 	e.use(a.ID, 19_000)
@@ -695,11 +698,11 @@ func TestMailRefusedForGoodIsParked(t *testing.T) {
 	ctx := t.Context()
 	a := e.account(metering.PlanStarter)
 	for _, bad := range []string{`"ann smith"@example.com`, "ann@localhost", "ännä@example.com", "ann@-example.com", "a..b@example.com"} {
-		if _, err := e.svc.AddPortalUser(ctx, a.ID, bad, "Ann"); err == nil {
+		if _, err := e.ids.AddPortalUser(ctx, a.ID, bad, "Ann"); err == nil {
 			t.Errorf("stored %q", bad)
 		}
 	}
-	if _, err := e.svc.AddPortalUser(ctx, a.ID, "ann.o'neil+billing@mail.example.com", "Ann"); err != nil {
+	if _, err := e.ids.AddPortalUser(ctx, a.ID, "ann.o'neil+billing@mail.example.com", "Ann"); err != nil {
 		t.Fatal(err)
 	}
 	e.use(a.ID, 19_000)
@@ -726,7 +729,7 @@ func TestMailStillFailingAfterThreeDaysIsGivenUp(t *testing.T) {
 	e := newBillingEnv(t)
 	ctx := t.Context()
 	a := e.account(metering.PlanStarter)
-	if _, err := e.svc.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
+	if _, err := e.ids.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
 		t.Fatal(err)
 	}
 	e.use(a.ID, 19_000)

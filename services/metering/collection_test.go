@@ -100,7 +100,7 @@ func TestInvoiceCollection(t *testing.T) {
 			e.svc.UsePaymentProcessor(proc)
 			e.clock.Set(thursday)
 			a := e.account(metering.PlanStarter)
-			if _, err := e.svc.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
+			if _, err := e.ids.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
 				t.Fatal(err)
 			}
 			e.addMethod(a.ID, ach(tc.last4))

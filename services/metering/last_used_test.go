@@ -5,25 +5,28 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/memory"
 )
 
 // TestResolveRecordsLastUse: authenticating records the time, at most once
 // per LastUsedGranularity; a refused secret records nothing.
 func TestResolveRecordsLastUse(t *testing.T) {
-	e := newPortal(t)
+	store, clock := memory.New(), &movedClock{t: now}
+	svc := metering.NewService(metering.Config{Store: store, Clock: clock.Now})
+	advance := func(d time.Duration) { clock.Set(clock.Now().Add(d)) }
 	ctx := t.Context()
-	a, err := e.svc.CreateAccount(ctx, "A", metering.PlanStarter, metering.USD)
+	a, err := svc.CreateAccount(ctx, "A", metering.PlanStarter, metering.USD)
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, c, err := e.svc.IssueCredential(ctx, metering.IssueParams{AccountID: a.ID, Name: "ci",
+	secret, c, err := svc.IssueCredential(ctx, metering.IssueParams{AccountID: a.ID, Name: "ci",
 		Kind: metering.KindAPIKey, Surface: metering.SurfaceConversion, Mode: metering.ModeLive})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stored := func() *time.Time {
 		t.Helper()
-		got, err := e.store.CredentialByHash(ctx, c.SecretHash)
+		got, err := store.CredentialByHash(ctx, c.SecretHash)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +35,7 @@ func TestResolveRecordsLastUse(t *testing.T) {
 	if got := stored(); got != nil {
 		t.Fatalf("a new key was last used at %v", got)
 	}
-	first := e.now().UTC().Truncate(time.Second)
+	first := clock.Now().UTC().Truncate(time.Second)
 	steps := []struct {
 		name    string
 		advance time.Duration
@@ -44,8 +47,8 @@ func TestResolveRecordsLastUse(t *testing.T) {
 		{"much later", 3 * time.Hour, first.Add(time.Minute + 3*time.Hour)},
 	}
 	for _, st := range steps {
-		e.advance(st.advance)
-		got, err := e.svc.Resolve(ctx, secret)
+		advance(st.advance)
+		got, err := svc.Resolve(ctx, secret)
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
@@ -53,11 +56,11 @@ func TestResolveRecordsLastUse(t *testing.T) {
 			t.Fatalf("%s: stored %v, resolved %v; want %v", st.name, s, got.LastUsedAt, st.want)
 		}
 	}
-	if err := e.svc.Revoke(ctx, c.ID); err != nil {
+	if err := svc.Revoke(ctx, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	e.advance(time.Hour)
-	if _, err := e.svc.Resolve(ctx, secret); err == nil {
+	advance(time.Hour)
+	if _, err := svc.Resolve(ctx, secret); err == nil {
 		t.Fatal("a revoked key resolved")
 	}
 	if s := stored(); !s.Equal(steps[len(steps)-1].want) {

@@ -169,7 +169,7 @@ func (s *Service) countersUnreachable(ctx context.Context, err error) {
 	}
 }
 
-// markForAlerts has the next ScanAlerts check the account: its plan,
+// markForAlerts has the next notify.ScanAlerts check the account: its plan,
 // billing limits or payment standing changed, which can reach a milestone
 // (a lowered cap, a hard stop, Free limits after a failed payment) without
 // new usage. A failure is logged: the change itself is made, and the

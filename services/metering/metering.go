@@ -146,9 +146,5 @@ type Store interface {
 	TouchCredential(ctx context.Context, id string, at time.Time) error
 
 	BillingStore
-	PortalStore
 	PaymentStore
-	OAuthStore
-	PortalTokenStore
-	HousekeepingStore
 }

@@ -321,7 +321,7 @@ func TestFailedFirstDirectDebit(t *testing.T) {
 	e.payEnv()
 	ctx := t.Context()
 	a := e.account(metering.PlanStarter)
-	if _, err := e.svc.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
+	if _, err := e.ids.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
 		t.Fatal(err)
 	}
 	e.addMethod(a.ID, ach(sandboxpay.FailSuffix))
@@ -483,7 +483,7 @@ func TestAlertsFollowThePlanWhileSettling(t *testing.T) {
 	e := newBillingEnv(t)
 	e.payEnv()
 	a := e.account(metering.PlanStarter)
-	if _, err := e.svc.AddPortalUser(t.Context(), a.ID, "ann@example.com", "Ann"); err != nil {
+	if _, err := e.ids.AddPortalUser(t.Context(), a.ID, "ann@example.com", "Ann"); err != nil {
 		t.Fatal(err)
 	}
 	e.addMethod(a.ID, ach("6789"))

@@ -20,14 +20,16 @@ const (
 	displayPrefix   = 12 // "ak_live_" plus four random characters
 )
 
-var secretEncoding = base32.NewEncoding(secretAlphabet).WithPadding(base32.NoPadding)
+// TokenEncoding writes random bytes in the secrets' alphabet (lowercase base32,
+// no padding): secrets, and the portal's tokens and OAuth client ids.
+var TokenEncoding = base32.NewEncoding(secretAlphabet).WithPadding(base32.NoPadding)
 
 // newSecret returns a fresh secret for kind and mode.
 func newSecret(kind, mode string) string {
 	b := make([]byte, secretRandBytes)
 	// crypto/rand.Read never fails on supported platforms (it panics instead).
 	_, _ = rand.Read(b)
-	return kind + "_" + mode + "_" + secretEncoding.EncodeToString(b)
+	return kind + "_" + mode + "_" + TokenEncoding.EncodeToString(b)
 }
 
 // ParseSecret reports the kind and mode a secret claims, or ok false when it is

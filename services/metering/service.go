@@ -30,20 +30,6 @@ type Service struct {
 	finance FinanceDirectory
 	// closeGrace: how long after its end a period is invoiced.
 	closeGrace time.Duration
-	// Throttles (throttle.go): in this process unless UseRedisThrottles
-	// shares them between replicas.
-	// signins counts failed portal sign-ins (portal.go).
-	signins Throttle
-	// signups counts portal sign-ups per address (portal.go).
-	signups Throttle
-	// clientAuths counts failed OAuth client authentications (oauth.go).
-	clientAuths Throttle
-	// resets counts password reset requests (password_reset.go).
-	resets Throttle
-	// verifies counts verification mails per person (email_verify.go).
-	verifies Throttle
-	// invites counts invitations per account (portal.go).
-	invites Throttle
 	// processor moves payments (payments.go); nil: no methods, no collection.
 	processor PaymentProcessor
 	// calendar dates direct-debit settlements.
@@ -81,13 +67,7 @@ func NewService(cfg Config) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: cfg.Store, now: clock, log: log, closeGrace: DefaultCloseGrace, notices: cfg.Notices,
-		signins:     newMemThrottle(SignInFailures, SignInWindow),
-		signups:     newMemThrottle(SignUps, SignUpWindow),
-		clientAuths: newMemThrottle(ClientAuthFailures, ClientAuthWindow),
-		resets:      newMemThrottle(ResetRequests, ResetWindow),
-		verifies:    newMemThrottle(VerifyMails, VerifyWindow),
-		invites:     newMemThrottle(Invites, InviteWindow)}
+	return &Service{store: cfg.Store, now: clock, log: log, closeGrace: DefaultCloseGrace, notices: cfg.Notices}
 }
 
 // timestamp is the current time in UTC at PostgreSQL's microsecond precision,
@@ -100,7 +80,7 @@ func (s *Service) timestamp() time.Time {
 // anniversary is the creation time.
 func (s *Service) CreateAccount(ctx context.Context, name, planID string, currency Currency) (Account, error) {
 	name = strings.TrimSpace(name)
-	if err := checkName(name); err != nil {
+	if err := CheckName(name); err != nil {
 		return Account{}, err
 	}
 	if _, ok := PlanByID(planID); !ok {
@@ -158,7 +138,7 @@ type IssueParams struct {
 // (ErrNoFinanceDirectory).
 func (s *Service) IssueCredential(ctx context.Context, p IssueParams) (string, Credential, error) {
 	p.Name = strings.TrimSpace(p.Name)
-	if err := checkName(p.Name); err != nil {
+	if err := CheckName(p.Name); err != nil {
 		return "", Credential{}, err
 	}
 	if p.Kind != KindAPIKey && p.Kind != KindAccessToken {
@@ -291,7 +271,9 @@ func (s *Service) ListCredentials(ctx context.Context, accountID string) ([]Cred
 	return s.store.ListCredentials(ctx, accountID)
 }
 
-func checkName(name string) error {
+// CheckName checks an account, credential or person's name: required and
+// at most 200 characters.
+func CheckName(name string) error {
 	switch {
 	case name == "":
 		return problem.New(problem.InvalidInput, "name is required").WithField("name")
@@ -299,4 +281,31 @@ func checkName(name string) error {
 		return problem.New(problem.InvalidInput, fmt.Sprintf("name is longer than %d characters", maxNameLen)).WithField("name")
 	}
 	return nil
+}
+
+// AccessTokenParams describe an OAuth access token (identity's test OAuth
+// clients): a test-mode conversion access token that expires.
+type AccessTokenParams struct {
+	AccountID string
+	Name      string
+	Scopes    []string // already checked against the client's
+	TTL       time.Duration
+	// OAuthClientID is the OAuth client it is issued to; revoking the
+	// client revokes it.
+	OAuthClientID string
+}
+
+// IssueAccessToken creates an OAuth access token and returns its secret,
+// this once. ErrNotFound for an unknown account.
+func (s *Service) IssueAccessToken(ctx context.Context, p AccessTokenParams) (string, Credential, error) {
+	secret := newSecret(KindAccessToken, ModeTest)
+	at := s.timestamp()
+	exp := at.Add(p.TTL)
+	c := Credential{ID: uuid.NewString(), AccountID: p.AccountID, Name: p.Name, Kind: KindAccessToken,
+		Surface: SurfaceConversion, Mode: ModeTest, Scopes: p.Scopes, SecretHash: HashSecret(secret), Prefix: secret[:displayPrefix],
+		CreatedAt: at, ExpiresAt: &exp, OAuthClientID: p.OAuthClientID}
+	if err := s.store.CreateCredential(ctx, c); err != nil {
+		return "", Credential{}, fmt.Errorf("issue access token: %w", err)
+	}
+	return secret, c, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
 func runBilling(t *testing.T, newStore func(t *testing.T) Store) {
@@ -248,9 +249,9 @@ func testPortalUsers(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("acme")
 	mustCreateAccount(t, s, a)
-	u1 := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", CreatedAt: t0}
-	u2 := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "Bob", CreatedAt: t0.Add(time.Second)}
-	for _, u := range []metering.PortalUser{u1, u2} {
+	u1 := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", CreatedAt: t0}
+	u2 := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "Bob", CreatedAt: t0.Add(time.Second)}
+	for _, u := range []identity.PortalUser{u1, u2} {
 		if err := s.AddPortalUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +266,7 @@ func testPortalUsers(t *testing.T, newStore func(t *testing.T) Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]metering.PortalUser{u1, u2}, got); diff != "" {
+	if diff := cmp.Diff([]identity.PortalUser{u1, u2}, got); diff != "" {
 		t.Fatalf("PortalUsers (-want +got):\n%s", diff)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -24,6 +25,7 @@ var t0 = time.Date(2026, 3, 14, 9, 26, 53, 589793000, time.UTC)
 type Store interface {
 	metering.Store
 	notify.Store
+	identity.Store
 }
 
 // Run runs the suite. newStore must return an empty store each time it is

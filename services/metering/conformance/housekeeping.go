@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -19,7 +20,7 @@ func testHousekeeping(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("a")
 	mustCreateAccount(t, s, a)
-	u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "$argon2id$x", CreatedAt: t0}
+	u := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "$argon2id$x", CreatedAt: t0}
 	if err := s.AddPortalUser(ctx, u); err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +32,13 @@ func testHousekeeping(t *testing.T, newStore func(t *testing.T) Store) {
 	// Expiries -3, -2, -1 (expired at t0) and +1 (live) minutes, of each kind.
 	mins := []int{-2, 1, -3, -1}
 	for i, m := range mins {
-		if err := s.CreateSession(ctx, metering.PortalSession{TokenHash: fmtHash("s", i), UserID: u.ID, AccountID: a.ID,
+		if err := s.CreateSession(ctx, identity.PortalSession{TokenHash: fmtHash("s", i), UserID: u.ID, AccountID: a.ID,
 			CSRFToken: "c", CreatedAt: at(-60), ExpiresAt: at(m)}); err != nil {
 			t.Fatal(err)
 		}
 		mail := notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestonePasswordReset,
 			PeriodStart: t0, To: u.Email, Subject: "reset", Body: "link", CreatedAt: t0, NextAttemptAt: t0}
-		if err := s.CreatePortalToken(ctx, metering.PortalToken{TokenHash: fmtHash("p", i), Purpose: metering.TokenPasswordReset,
+		if err := s.CreatePortalToken(ctx, identity.PortalToken{TokenHash: fmtHash("p", i), Purpose: identity.TokenPasswordReset,
 			UserID: u.ID, CreatedAt: at(-60), ExpiresAt: at(m)}, mail); err != nil {
 			t.Fatal(err)
 		}

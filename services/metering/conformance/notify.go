@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -25,7 +26,7 @@ func testRecipients(t *testing.T, newStore func(t *testing.T) Store) {
 	a := newAccount("acme")
 	mustCreateAccount(t, s, a)
 	for i, name := range []string{"Bob", "Ann"} {
-		u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "person" + string(rune('1'+i)) + "@example.com",
+		u := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "person" + string(rune('1'+i)) + "@example.com",
 			Name: name, CreatedAt: t0.Add(time.Duration(i) * time.Second)}
 		if err := s.AddPortalUser(ctx, u); err != nil {
 			t.Fatal(err)

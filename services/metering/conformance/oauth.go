@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -18,8 +19,8 @@ func runOAuth(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("EmailVerification", func(t *testing.T) { testEmailVerification(t, newStore) })
 }
 
-func newClient(accountID, name string, at time.Time) metering.OAuthClient {
-	return metering.OAuthClient{ID: uuid.NewString(), AccountID: accountID, Name: name, ClientID: "oc_test_" + uuid.NewString(),
+func newClient(accountID, name string, at time.Time) identity.OAuthClient {
+	return identity.OAuthClient{ID: uuid.NewString(), AccountID: accountID, Name: name, ClientID: "oc_test_" + uuid.NewString(),
 		SecretHash: metering.HashSecret(uuid.NewString()), Scopes: []string{"convert", "formats:read"}, CreatedAt: at}
 }
 
@@ -31,15 +32,15 @@ func testOAuthClients(t *testing.T, newStore func(t *testing.T) Store) {
 	mustCreateAccount(t, s, b)
 	c1, c2 := newClient(a.ID, "one", t0.Add(time.Second)), newClient(a.ID, "two", t0)
 	cb := newClient(b.ID, "b", t0)
-	for _, c := range []metering.OAuthClient{c1, c2, cb} {
+	for _, c := range []identity.OAuthClient{c1, c2, cb} {
 		if err := s.CreateOAuthClient(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for name, c := range map[string]metering.OAuthClient{
-		"same id":          func() metering.OAuthClient { d := newClient(a.ID, "x", t0); d.ID = c1.ID; return d }(),
-		"same client id":   func() metering.OAuthClient { d := newClient(a.ID, "x", t0); d.ClientID = c1.ClientID; return d }(),
-		"same secret hash": func() metering.OAuthClient { d := newClient(a.ID, "x", t0); d.SecretHash = c1.SecretHash; return d }(),
+	for name, c := range map[string]identity.OAuthClient{
+		"same id":          func() identity.OAuthClient { d := newClient(a.ID, "x", t0); d.ID = c1.ID; return d }(),
+		"same client id":   func() identity.OAuthClient { d := newClient(a.ID, "x", t0); d.ClientID = c1.ClientID; return d }(),
+		"same secret hash": func() identity.OAuthClient { d := newClient(a.ID, "x", t0); d.SecretHash = c1.SecretHash; return d }(),
 	} {
 		t.Run(name, func(t *testing.T) { wantErr(t, s.CreateOAuthClient(ctx, c), metering.ErrConflict) })
 	}
@@ -60,7 +61,7 @@ func testOAuthClients(t *testing.T, newStore func(t *testing.T) Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]metering.OAuthClient{c2, c1}, list); diff != "" {
+	if diff := cmp.Diff([]identity.OAuthClient{c2, c1}, list); diff != "" {
 		t.Fatalf("ListOAuthClients (-want +got):\n%s", diff)
 	}
 	for _, id := range []string{uuid.NewString(), "not-a-uuid"} {
@@ -82,7 +83,7 @@ func testRevokeOAuthClient(t *testing.T, newStore func(t *testing.T) Store) {
 	mustCreateAccount(t, s, a)
 	mustCreateAccount(t, s, b)
 	c, other := newClient(a.ID, "c", t0), newClient(a.ID, "other", t0)
-	for _, x := range []metering.OAuthClient{c, other} {
+	for _, x := range []identity.OAuthClient{c, other} {
 		if err := s.CreateOAuthClient(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -167,15 +168,15 @@ func testPasswordReset(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("a")
 	mustCreateAccount(t, s, a)
-	u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "$argon2id$old", CreatedAt: t0}
-	other := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "Bob", PasswordHash: "$argon2id$bob", CreatedAt: t0}
-	for _, x := range []metering.PortalUser{u, other} {
+	u := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "$argon2id$old", CreatedAt: t0}
+	other := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "Bob", PasswordHash: "$argon2id$bob", CreatedAt: t0}
+	for _, x := range []identity.PortalUser{u, other} {
 		if err := s.AddPortalUser(ctx, x); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sess := func(hash, user string) metering.PortalSession {
-		ps := metering.PortalSession{TokenHash: hash, UserID: user, AccountID: a.ID, CSRFToken: "c", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+	sess := func(hash, user string) identity.PortalSession {
+		ps := identity.PortalSession{TokenHash: hash, UserID: user, AccountID: a.ID, CSRFToken: "c", CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
 		if err := s.CreateSession(ctx, ps); err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +187,7 @@ func testPasswordReset(t *testing.T, newStore func(t *testing.T) Store) {
 		return notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestonePasswordReset, PeriodStart: t0,
 			To: u.Email, Subject: "reset", Body: "link", CreatedAt: t0, NextAttemptAt: t0}
 	}
-	tk := metering.PortalToken{TokenHash: "reset-hash", Purpose: metering.TokenPasswordReset, UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(30 * time.Minute)}
+	tk := identity.PortalToken{TokenHash: "reset-hash", Purpose: identity.TokenPasswordReset, UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(30 * time.Minute)}
 	wantErr(t, s.CreatePortalToken(ctx, tk, mail()), nil)
 	wantErr(t, s.CreatePortalToken(ctx, tk, mail()), metering.ErrConflict)
 	ghost := tk
@@ -232,7 +233,7 @@ func testPasswordReset(t *testing.T, newStore func(t *testing.T) Store) {
 	if used, _ := s.PortalTokenByHash(ctx, tk.TokenHash); used.UsedAt == nil || !used.UsedAt.Equal(at) {
 		t.Fatalf("token used at %v, want %v", used.UsedAt, at)
 	}
-	for _, ps := range []metering.PortalSession{s1, s2} {
+	for _, ps := range []identity.PortalSession{s1, s2} {
 		_, err := s.SessionByHash(ctx, ps.TokenHash)
 		wantErr(t, err, metering.ErrNotFound)
 	}
@@ -246,10 +247,10 @@ func testEmailVerification(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("a")
 	mustCreateAccount(t, s, a)
-	u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "$argon2id$x", CreatedAt: t0}
-	v := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "vic@example.com", Name: "Vic", PasswordHash: "$argon2id$y", CreatedAt: t0, EmailVerified: true}
-	w := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "wes@example.com", Name: "Wes", CreatedAt: t0}
-	for _, x := range []metering.PortalUser{u, v, w} {
+	u := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "$argon2id$x", CreatedAt: t0}
+	v := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "vic@example.com", Name: "Vic", PasswordHash: "$argon2id$y", CreatedAt: t0, EmailVerified: true}
+	w := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "wes@example.com", Name: "Wes", CreatedAt: t0}
+	for _, x := range []identity.PortalUser{u, v, w} {
 		if err := s.AddPortalUser(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +260,7 @@ func testEmailVerification(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 	m := notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestoneVerifyEmail, PeriodStart: t0,
 		To: u.Email, Subject: "verify", Body: "link", CreatedAt: t0, NextAttemptAt: t0}
-	tk := metering.PortalToken{TokenHash: "verify-hash", Purpose: metering.TokenVerifyEmail, UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(48 * time.Hour)}
+	tk := identity.PortalToken{TokenHash: "verify-hash", Purpose: identity.TokenVerifyEmail, UserID: u.ID, CreatedAt: t0, ExpiresAt: t0.Add(48 * time.Hour)}
 	wantErr(t, s.CreatePortalToken(ctx, tk, m), nil)
 	// A verification token is not a reset token, nor the other way round.
 	wantErr(t, s.ResetPassword(ctx, tk.TokenHash, "$argon2id$new", t0), metering.ErrNotFound)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -25,10 +26,10 @@ func testPortalLogins(t *testing.T, newStore func(t *testing.T) Store) {
 	mustCreateAccount(t, s, b)
 	// The same address in two accounts, both with passwords; one more
 	// without a password (alerts only), which cannot sign in.
-	ua := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "$argon2id$a", CreatedAt: t0.Add(time.Second)}
-	ub := metering.PortalUser{ID: uuid.NewString(), AccountID: b.ID, Email: "ann@example.com", Name: "Ann B", PasswordHash: "$argon2id$b", CreatedAt: t0}
-	alerts := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ops@example.com", Name: "Ops", CreatedAt: t0}
-	for _, u := range []metering.PortalUser{ua, ub, alerts} {
+	ua := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "$argon2id$a", CreatedAt: t0.Add(time.Second)}
+	ub := identity.PortalUser{ID: uuid.NewString(), AccountID: b.ID, Email: "ann@example.com", Name: "Ann B", PasswordHash: "$argon2id$b", CreatedAt: t0}
+	alerts := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ops@example.com", Name: "Ops", CreatedAt: t0}
+	for _, u := range []identity.PortalUser{ua, ub, alerts} {
 		if err := s.AddPortalUser(ctx, u); err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func testPortalLogins(t *testing.T, newStore func(t *testing.T) Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]metering.PortalUser{ub, ua}, got); diff != "" {
+	if diff := cmp.Diff([]identity.PortalUser{ub, ua}, got); diff != "" {
 		t.Fatalf("PortalLogins (-want +got):\n%s", diff)
 	}
 	if got, err := s.PortalLogins(ctx, "ops@example.com"); err != nil || len(got) != 0 {
@@ -65,19 +66,19 @@ func testPortalSessions(t *testing.T, newStore func(t *testing.T) Store) {
 	a, b := newAccount("a"), newAccount("b")
 	mustCreateAccount(t, s, a)
 	mustCreateAccount(t, s, b)
-	u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "h", CreatedAt: t0}
-	v := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "Bob", PasswordHash: "h", CreatedAt: t0}
-	for _, x := range []metering.PortalUser{u, v} {
+	u := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", PasswordHash: "h", CreatedAt: t0}
+	v := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "Bob", PasswordHash: "h", CreatedAt: t0}
+	for _, x := range []identity.PortalUser{u, v} {
 		if err := s.AddPortalUser(ctx, x); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sess := func(user metering.PortalUser, n string) metering.PortalSession {
-		return metering.PortalSession{TokenHash: "hash-" + n, UserID: user.ID, AccountID: user.AccountID, CSRFToken: "csrf-" + n,
+	sess := func(user identity.PortalUser, n string) identity.PortalSession {
+		return identity.PortalSession{TokenHash: "hash-" + n, UserID: user.ID, AccountID: user.AccountID, CSRFToken: "csrf-" + n,
 			CreatedAt: t0, ExpiresAt: t0.Add(12 * time.Hour)}
 	}
 	s1, s2, s3 := sess(u, "1"), sess(u, "2"), sess(v, "3")
-	for _, x := range []metering.PortalSession{s1, s2, s3} {
+	for _, x := range []identity.PortalSession{s1, s2, s3} {
 		if err := s.CreateSession(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func testInvitations(t *testing.T, newStore func(t *testing.T) Store) {
 	a := newAccount("a")
 	mustCreateAccount(t, s, a)
 	exp := t0.Add(7 * 24 * time.Hour)
-	u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "bob@example.com",
+	u := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "bob@example.com", Name: "bob@example.com",
 		InviteHash: "invite-hash", InviteExpiresAt: &exp, CreatedAt: t0}
 	m := notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestoneInvite, PeriodStart: t0,
 		To: u.Email, Subject: "invited", Body: "link", CreatedAt: t0, NextAttemptAt: t0}

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -69,7 +70,7 @@ func (s *touchingStore) SetNextClose(ctx context.Context, id string, at time.Tim
 	return s.Store.SetNextClose(ctx, id, at)
 }
 
-func (s *touchingStore) PortalUsers(ctx context.Context, id string) ([]metering.PortalUser, error) {
+func (s *touchingStore) PortalUsers(ctx context.Context, id string) ([]identity.PortalUser, error) {
 	s.touch(id)
 	return s.Store.PortalUsers(ctx, id)
 }
@@ -136,7 +137,8 @@ func testTickTouchesOnlyDue(t *testing.T, newStore func(t *testing.T) Store) {
 	mu.Unlock()
 	idle := newAccounts(997)
 	active := idle[:3]
-	if _, err := svc.AddPortalUser(ctx, active[0], "ann@example.com", "Ann"); err != nil {
+	people := identity.NewService(identity.Config{Store: store, Accounts: svc, Clock: clock})
+	if _, err := people.AddPortalUser(ctx, active[0], "ann@example.com", "Ann"); err != nil {
 		t.Fatal(err)
 	}
 	for i, id := range active {

@@ -18,12 +18,14 @@ import (
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission/limitswire"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // Services are the metering service's domain packages the APIs serve.
 type Services struct {
 	Metering *metering.Service
+	Identity *identity.Service
 	Notify   *notify.Service
 }
 
@@ -34,8 +36,8 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	meteringv1.RegisterCredentialServiceServer(s, &credentialServer{svc: svc})
 	meteringv1.RegisterUsageServiceServer(s, &usageServer{svc: svc})
 	meteringv1.RegisterBillingServiceServer(s, &billingServer{svc: svc})
-	meteringv1.RegisterPortalServiceServer(s, &portalServer{svc: svc, notify: svcs.Notify})
-	meteringv1.RegisterOAuthServiceServer(s, &oauthServer{svc: svc})
+	meteringv1.RegisterPortalServiceServer(s, &portalServer{svc: svc, identity: svcs.Identity, notify: svcs.Notify})
+	meteringv1.RegisterOAuthServiceServer(s, &oauthServer{identity: svcs.Identity})
 	meteringv1.RegisterUsageRefundServiceServer(s, &refundServer{svc: svc})
 }
 

@@ -40,9 +40,15 @@ func (brokenStore) CredentialByHash(context.Context, string) (metering.Credentia
 // plumbing and returns a client connection to it.
 func dial(t *testing.T, svc *metering.Service) *grpc.ClientConn {
 	t.Helper()
+	return dialServices(t, grpcapi.Services{Metering: svc})
+}
+
+// dialServices is dial with the other services too.
+func dialServices(t *testing.T, svcs grpcapi.Services) *grpc.ClientConn {
+	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := rpc.NewServer(logging.NewTo(t.Output(), "metering", "error"), nil)
-	grpcapi.Register(srv, grpcapi.Services{Metering: svc})
+	grpcapi.Register(srv, svcs)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rpc.Serve(ctx, srv, lis, time.Second) }()

@@ -9,18 +9,19 @@ import (
 
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
 // oauthServer is OAuthService, behind the public token route.
 type oauthServer struct {
 	meteringv1.UnimplementedOAuthServiceServer
-	svc *metering.Service
+	identity *identity.Service
 }
 
 func (s *oauthServer) Token(ctx context.Context, req *meteringv1.TokenRequest) (*meteringv1.TokenResponse, error) {
-	tok, err := s.svc.ClientCredentialsToken(ctx, metering.TokenRequest{GrantType: req.GetGrantType(),
+	tok, err := s.identity.ClientCredentialsToken(ctx, identity.TokenRequest{GrantType: req.GetGrantType(),
 		ClientID: req.GetClientId(), ClientSecret: req.GetClientSecret(), Scope: req.GetScope()})
-	var oe *metering.OAuthError
+	var oe *identity.OAuthError
 	if errors.As(err, &oe) {
 		// An OAuth refusal is an answer, not a failure: the edge renders it
 		// in RFC 6749's shape.
@@ -33,7 +34,7 @@ func (s *oauthServer) Token(ctx context.Context, req *meteringv1.TokenRequest) (
 		ExpiresIn: int64(tok.ExpiresIn.Seconds()), Scope: strings.Join(tok.Scopes, " ")}, nil
 }
 
-func oauthClientProto(c metering.OAuthClient) *meteringv1.PortalOAuthClient {
+func oauthClientProto(c identity.OAuthClient) *meteringv1.PortalOAuthClient {
 	out := &meteringv1.PortalOAuthClient{Id: c.ID, Name: c.Name, ClientId: c.ClientID, Scopes: c.Scopes,
 		CreatedAt: timestamppb.New(c.CreatedAt)}
 	if c.RevokedAt != nil {
@@ -43,11 +44,11 @@ func oauthClientProto(c metering.OAuthClient) *meteringv1.PortalOAuthClient {
 }
 
 func (s *portalServer) ListOAuthClients(ctx context.Context, req *meteringv1.ListOAuthClientsRequest) (*meteringv1.ListOAuthClientsResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	cs, err := s.svc.OAuthClients(ctx, si.Account.ID)
+	cs, err := s.identity.OAuthClients(ctx, si.Account.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -59,11 +60,11 @@ func (s *portalServer) ListOAuthClients(ctx context.Context, req *meteringv1.Lis
 }
 
 func (s *portalServer) CreateOAuthClient(ctx context.Context, req *meteringv1.CreateOAuthClientRequest) (*meteringv1.CreateOAuthClientResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	secret, c, err := s.svc.CreateOAuthClient(ctx, si.Account.ID, req.GetName(), req.GetScopes())
+	secret, c, err := s.identity.CreateOAuthClient(ctx, si.Account.ID, req.GetName(), req.GetScopes())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -71,25 +72,25 @@ func (s *portalServer) CreateOAuthClient(ctx context.Context, req *meteringv1.Cr
 }
 
 func (s *portalServer) RevokeOAuthClient(ctx context.Context, req *meteringv1.RevokeOAuthClientRequest) (*meteringv1.RevokeOAuthClientResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if err := s.svc.RevokeOAuthClient(ctx, si.Account.ID, req.GetClientId()); err != nil {
+	if err := s.identity.RevokeOAuthClient(ctx, si.Account.ID, req.GetClientId()); err != nil {
 		return nil, storeError(err)
 	}
 	return &meteringv1.RevokeOAuthClientResponse{}, nil
 }
 
 func (s *portalServer) RequestPasswordReset(ctx context.Context, req *meteringv1.RequestPasswordResetRequest) (*meteringv1.RequestPasswordResetResponse, error) {
-	if err := s.svc.RequestPasswordReset(ctx, req.GetEmail(), req.GetLinkBase()); err != nil {
+	if err := s.identity.RequestPasswordReset(ctx, req.GetEmail(), req.GetLinkBase()); err != nil {
 		return nil, storeError(err)
 	}
 	return &meteringv1.RequestPasswordResetResponse{}, nil
 }
 
 func (s *portalServer) GetPasswordReset(ctx context.Context, req *meteringv1.GetPasswordResetRequest) (*meteringv1.GetPasswordResetResponse, error) {
-	u, err := s.svc.PasswordResetUser(ctx, req.GetResetToken())
+	u, err := s.identity.PasswordResetUser(ctx, req.GetResetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -97,25 +98,25 @@ func (s *portalServer) GetPasswordReset(ctx context.Context, req *meteringv1.Get
 }
 
 func (s *portalServer) ResetPassword(ctx context.Context, req *meteringv1.ResetPasswordRequest) (*meteringv1.ResetPasswordResponse, error) {
-	if err := s.svc.ResetPassword(ctx, req.GetResetToken(), req.GetPassword()); err != nil {
+	if err := s.identity.ResetPassword(ctx, req.GetResetToken(), req.GetPassword()); err != nil {
 		return nil, storeError(err)
 	}
 	return &meteringv1.ResetPasswordResponse{}, nil
 }
 
 func (s *portalServer) SendVerification(ctx context.Context, req *meteringv1.SendVerificationRequest) (*meteringv1.SendVerificationResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if err := s.svc.SendVerification(ctx, si.User.ID, req.GetLinkBase()); err != nil {
+	if err := s.identity.SendVerification(ctx, si.User.ID, req.GetLinkBase()); err != nil {
 		return nil, storeError(err)
 	}
 	return &meteringv1.SendVerificationResponse{}, nil
 }
 
 func (s *portalServer) VerifyEmail(ctx context.Context, req *meteringv1.VerifyEmailRequest) (*meteringv1.VerifyEmailResponse, error) {
-	if err := s.svc.VerifyEmail(ctx, req.GetVerifyToken()); err != nil {
+	if err := s.identity.VerifyEmail(ctx, req.GetVerifyToken()); err != nil {
 		return nil, storeError(err)
 	}
 	return &meteringv1.VerifyEmailResponse{}, nil

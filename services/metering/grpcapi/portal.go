@@ -7,6 +7,7 @@ import (
 
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -15,11 +16,12 @@ import (
 // session's account.
 type portalServer struct {
 	meteringv1.UnimplementedPortalServiceServer
-	svc    *metering.Service
-	notify *notify.Service
+	svc      *metering.Service
+	identity *identity.Service
+	notify   *notify.Service
 }
 
-func sessionProto(si metering.SessionInfo) *meteringv1.PortalSession {
+func sessionProto(si identity.SessionInfo) *meteringv1.PortalSession {
 	return &meteringv1.PortalSession{UserId: si.User.ID, Email: si.User.Email, Name: si.User.Name,
 		AccountId: si.Account.ID, AccountName: si.Account.Name, CsrfToken: si.CSRFToken, ExpiresAt: timestamppb.New(si.ExpiresAt),
 		EmailVerified: si.User.EmailVerified}
@@ -37,20 +39,20 @@ func keyProto(c metering.Credential) *meteringv1.PortalKey {
 }
 
 func (s *portalServer) SignUp(ctx context.Context, req *meteringv1.SignUpRequest) (*meteringv1.SignUpResponse, error) {
-	token, si, err := s.svc.SignUp(ctx, req.GetEmail(), req.GetPassword(), req.GetAccountName(), req.GetName())
+	token, si, err := s.identity.SignUp(ctx, req.GetEmail(), req.GetPassword(), req.GetAccountName(), req.GetName())
 	if err != nil {
 		return nil, storeError(err)
 	}
 	if base := req.GetVerifyLinkBase(); base != "" {
 		// The account exists now: a mail that cannot be queued does not undo
 		// it, and the portal offers to send the link again.
-		_ = s.svc.SendVerification(ctx, si.User.ID, base)
+		_ = s.identity.SendVerification(ctx, si.User.ID, base)
 	}
 	return &meteringv1.SignUpResponse{Session: sessionProto(si), Token: token}, nil
 }
 
 func (s *portalServer) SignIn(ctx context.Context, req *meteringv1.SignInRequest) (*meteringv1.SignInResponse, error) {
-	token, si, err := s.svc.SignIn(ctx, req.GetEmail(), req.GetPassword())
+	token, si, err := s.identity.SignIn(ctx, req.GetEmail(), req.GetPassword())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -58,7 +60,7 @@ func (s *portalServer) SignIn(ctx context.Context, req *meteringv1.SignInRequest
 }
 
 func (s *portalServer) GetSession(ctx context.Context, req *meteringv1.GetSessionRequest) (*meteringv1.GetSessionResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -66,18 +68,18 @@ func (s *portalServer) GetSession(ctx context.Context, req *meteringv1.GetSessio
 }
 
 func (s *portalServer) SignOut(ctx context.Context, req *meteringv1.SignOutRequest) (*meteringv1.SignOutResponse, error) {
-	if err := s.svc.SignOut(ctx, req.GetToken(), req.GetEverywhere()); err != nil {
+	if err := s.identity.SignOut(ctx, req.GetToken(), req.GetEverywhere()); err != nil {
 		return nil, storeError(err)
 	}
 	return &meteringv1.SignOutResponse{}, nil
 }
 
 func (s *portalServer) ListKeys(ctx context.Context, req *meteringv1.ListKeysRequest) (*meteringv1.ListKeysResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	cs, err := s.svc.PortalKeys(ctx, si.Account.ID)
+	cs, err := s.identity.PortalKeys(ctx, si.Account.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -89,14 +91,14 @@ func (s *portalServer) ListKeys(ctx context.Context, req *meteringv1.ListKeysReq
 }
 
 func (s *portalServer) CreateKey(ctx context.Context, req *meteringv1.CreateKeyRequest) (*meteringv1.CreateKeyResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if err := metering.RequireVerified(si.User, req.GetMode(), req.GetScopes()); err != nil {
+	if err := identity.RequireVerified(si.User, req.GetMode(), req.GetScopes()); err != nil {
 		return nil, err
 	}
-	secret, c, err := s.svc.IssuePortalKey(ctx, si.Account.ID, metering.PortalKeyParams{Name: req.GetName(), Mode: req.GetMode(), Scopes: req.GetScopes()})
+	secret, c, err := s.identity.IssuePortalKey(ctx, si.Account.ID, identity.PortalKeyParams{Name: req.GetName(), Mode: req.GetMode(), Scopes: req.GetScopes()})
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -104,18 +106,18 @@ func (s *portalServer) CreateKey(ctx context.Context, req *meteringv1.CreateKeyR
 }
 
 func (s *portalServer) RevokeKey(ctx context.Context, req *meteringv1.RevokeKeyRequest) (*meteringv1.RevokeKeyResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if err := s.svc.RevokeAccountCredential(ctx, si.Account.ID, req.GetKeyId()); err != nil {
+	if err := s.identity.RevokeAccountCredential(ctx, si.Account.ID, req.GetKeyId()); err != nil {
 		return nil, storeError(err)
 	}
 	return &meteringv1.RevokeKeyResponse{}, nil
 }
 
 func (s *portalServer) GetPortalUsage(ctx context.Context, req *meteringv1.GetPortalUsageRequest) (*meteringv1.GetPortalUsageResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -166,7 +168,7 @@ func (s *portalServer) GetPortalUsage(ctx context.Context, req *meteringv1.GetPo
 }
 
 func (s *portalServer) SetPortalLimits(ctx context.Context, req *meteringv1.SetPortalLimitsRequest) (*meteringv1.SetPortalLimitsResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -185,7 +187,7 @@ func (s *portalServer) SetPortalLimits(ctx context.Context, req *meteringv1.SetP
 }
 
 func (s *portalServer) ChangePortalPlan(ctx context.Context, req *meteringv1.ChangePortalPlanRequest) (*meteringv1.ChangePortalPlanResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -197,17 +199,17 @@ func (s *portalServer) ChangePortalPlan(ctx context.Context, req *meteringv1.Cha
 		EffectiveAt: timestamppb.New(ch.EffectiveAt), ChargeCents: ch.ChargeCents, Canceled: ch.CanceledAt != nil}, nil
 }
 
-func personProto(u metering.PortalUser) *meteringv1.PortalPerson {
+func personProto(u identity.PortalUser) *meteringv1.PortalPerson {
 	return &meteringv1.PortalPerson{Id: u.ID, Email: u.Email, Name: u.Name, CreatedAt: timestamppb.New(u.CreatedAt),
 		CanSignIn: u.PasswordHash != "", Invited: u.InviteHash != ""}
 }
 
 func (s *portalServer) ListPeople(ctx context.Context, req *meteringv1.ListPeopleRequest) (*meteringv1.ListPeopleResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	us, err := s.svc.PortalUsers(ctx, si.Account.ID)
+	us, err := s.identity.PortalUsers(ctx, si.Account.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -219,11 +221,11 @@ func (s *portalServer) ListPeople(ctx context.Context, req *meteringv1.ListPeopl
 }
 
 func (s *portalServer) InvitePerson(ctx context.Context, req *meteringv1.InvitePersonRequest) (*meteringv1.InvitePersonResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	u, err := s.svc.Invite(ctx, si.Account.ID, si.User, req.GetEmail(), req.GetLinkBase())
+	u, err := s.identity.Invite(ctx, si.Account.ID, si.User, req.GetEmail(), req.GetLinkBase())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -231,7 +233,7 @@ func (s *portalServer) InvitePerson(ctx context.Context, req *meteringv1.InviteP
 }
 
 func (s *portalServer) GetInvitation(ctx context.Context, req *meteringv1.GetInvitationRequest) (*meteringv1.GetInvitationResponse, error) {
-	u, a, err := s.svc.Invitation(ctx, req.GetInvitation())
+	u, a, err := s.identity.Invitation(ctx, req.GetInvitation())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -239,7 +241,7 @@ func (s *portalServer) GetInvitation(ctx context.Context, req *meteringv1.GetInv
 }
 
 func (s *portalServer) AcceptInvitation(ctx context.Context, req *meteringv1.AcceptInvitationRequest) (*meteringv1.AcceptInvitationResponse, error) {
-	token, si, err := s.svc.AcceptInvite(ctx, req.GetInvitation(), req.GetPassword(), req.GetName())
+	token, si, err := s.identity.AcceptInvite(ctx, req.GetInvitation(), req.GetPassword(), req.GetName())
 	if err != nil {
 		return nil, storeError(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
 // The portal's payment-method and finance-credential calls. As every portal
@@ -28,7 +29,7 @@ func paymentProto(p metering.Payment) *meteringv1.PortalPayment {
 }
 
 func (s *portalServer) ListPaymentMethods(ctx context.Context, req *meteringv1.ListPaymentMethodsRequest) (*meteringv1.ListPaymentMethodsResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -61,7 +62,7 @@ func (s *portalServer) ListPaymentMethods(ctx context.Context, req *meteringv1.L
 }
 
 func (s *portalServer) AddPaymentMethod(ctx context.Context, req *meteringv1.AddPaymentMethodRequest) (*meteringv1.AddPaymentMethodResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -76,7 +77,7 @@ func (s *portalServer) AddPaymentMethod(ctx context.Context, req *meteringv1.Add
 }
 
 func (s *portalServer) SetDefaultPaymentMethod(ctx context.Context, req *meteringv1.SetDefaultPaymentMethodRequest) (*meteringv1.SetDefaultPaymentMethodResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -88,7 +89,7 @@ func (s *portalServer) SetDefaultPaymentMethod(ctx context.Context, req *meterin
 }
 
 func (s *portalServer) RemovePaymentMethod(ctx context.Context, req *meteringv1.RemovePaymentMethodRequest) (*meteringv1.RemovePaymentMethodResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -99,7 +100,7 @@ func (s *portalServer) RemovePaymentMethod(ctx context.Context, req *meteringv1.
 }
 
 func (s *portalServer) RetryPayment(ctx context.Context, req *meteringv1.RetryPaymentRequest) (*meteringv1.RetryPaymentResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -123,11 +124,11 @@ func financeCredentialProto(c metering.Credential) *meteringv1.PortalFinanceCred
 }
 
 func (s *portalServer) ListFinanceCredentials(ctx context.Context, req *meteringv1.ListFinanceCredentialsRequest) (*meteringv1.ListFinanceCredentialsResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	cs, err := s.svc.PortalFinanceCredentials(ctx, si.Account.ID)
+	cs, err := s.identity.PortalFinanceCredentials(ctx, si.Account.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -139,14 +140,14 @@ func (s *portalServer) ListFinanceCredentials(ctx context.Context, req *metering
 }
 
 func (s *portalServer) CreateFinanceCredential(ctx context.Context, req *meteringv1.CreateFinanceCredentialRequest) (*meteringv1.CreateFinanceCredentialResponse, error) {
-	si, err := s.svc.Session(ctx, req.GetToken())
+	si, err := s.identity.Session(ctx, req.GetToken())
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if err := metering.RequireVerified(si.User, req.GetMode(), req.GetScopes()); err != nil {
+	if err := identity.RequireVerified(si.User, req.GetMode(), req.GetScopes()); err != nil {
 		return nil, err
 	}
-	secret, c, err := s.svc.IssuePortalFinanceCredential(ctx, si.Account.ID, metering.FinanceCredentialParams{Name: req.GetName(),
+	secret, c, err := s.identity.IssuePortalFinanceCredential(ctx, si.Account.ID, identity.FinanceCredentialParams{Name: req.GetName(),
 		Kind: req.GetKind(), Mode: req.GetMode(), Scopes: req.GetScopes(), FinanceUserID: req.GetFinanceUserId(), GrantID: req.GetGrantId()})
 	if err != nil {
 		return nil, storeError(err)

@@ -10,6 +10,8 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/grpcapi"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/memory"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
@@ -18,9 +20,11 @@ import (
 // direct-debit rule travels as FAILED_PRECONDITION direct-debit-required,
 // bad details as INVALID_ARGUMENT naming the field.
 func TestPortalPaymentMethods(t *testing.T) {
-	svc := metering.NewService(metering.Config{Store: memory.New()})
+	store := memory.New()
+	svc := metering.NewService(metering.Config{Store: store})
 	svc.UsePaymentProcessor(sandboxpay.New())
-	c := meteringv1.NewPortalServiceClient(dial(t, svc))
+	people := identity.NewService(identity.Config{Store: store, Accounts: svc})
+	c := meteringv1.NewPortalServiceClient(dialServices(t, grpcapi.Services{Metering: svc, Identity: people}))
 	ctx := t.Context()
 	signUp := func(email string) string {
 		res, err := c.SignUp(ctx, &meteringv1.SignUpRequest{Email: email, Password: "correct horse battery staple", AccountName: email})

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
@@ -16,8 +15,6 @@ type billing struct {
 	planChanges  map[string][]metering.PlanChange // by account, canceled ones too
 	limitChanges map[string][]metering.LimitChange
 	invoices     map[string][]metering.Invoice // by account, oldest first
-	users        map[string][]metering.PortalUser
-	sessions     map[string]metering.PortalSession // by token hash (portal.go)
 }
 
 func newBilling() billing {
@@ -25,7 +22,6 @@ func newBilling() billing {
 		planChanges:  map[string][]metering.PlanChange{},
 		limitChanges: map[string][]metering.LimitChange{},
 		invoices:     map[string][]metering.Invoice{},
-		users:        map[string][]metering.PortalUser{},
 	}
 }
 
@@ -216,32 +212,6 @@ func (s *Store) Invoices(_ context.Context, id string) ([]metering.Invoice, erro
 	out := []metering.Invoice{}
 	for _, inv := range s.invoices[id] {
 		out = append(out, cloneInvoice(inv))
-	}
-	return out, nil
-}
-
-func (s *Store) AddPortalUser(_ context.Context, u metering.PortalUser) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.accounts[u.AccountID]; !ok {
-		return metering.ErrNotFound
-	}
-	for _, e := range s.users[u.AccountID] {
-		if e.ID == u.ID || strings.EqualFold(e.Email, u.Email) {
-			return metering.ErrConflict
-		}
-	}
-	u.InviteExpiresAt = copyPtr(u.InviteExpiresAt)
-	s.users[u.AccountID] = append(s.users[u.AccountID], u)
-	return nil
-}
-
-func (s *Store) PortalUsers(_ context.Context, id string) ([]metering.PortalUser, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := append([]metering.PortalUser{}, s.users[id]...)
-	for i := range out {
-		out[i].InviteExpiresAt = copyPtr(out[i].InviteExpiresAt)
 	}
 	return out, nil
 }

@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
-var _ metering.HousekeepingStore = (*Store)(nil)
+var _ identity.HousekeepingStore = (*Store)(nil)
 
 // deleteExpired deletes from m up to limit entries whose expiry is at or
 // before before, the oldest expiry first (as the SQL store does), and
@@ -36,13 +37,13 @@ func deleteExpired[V any](m map[string]V, expiry func(V) *time.Time, before time
 func (s *Store) DeleteExpiredSessions(_ context.Context, before time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(deleteExpired(s.sessions, func(ps metering.PortalSession) *time.Time { return &ps.ExpiresAt }, before, limit)), nil
+	return len(deleteExpired(s.sessions, func(ps identity.PortalSession) *time.Time { return &ps.ExpiresAt }, before, limit)), nil
 }
 
 func (s *Store) DeleteExpiredPortalTokens(_ context.Context, before time.Time, limit int) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(deleteExpired(s.tokens, func(tk metering.PortalToken) *time.Time { return &tk.ExpiresAt }, before, limit)), nil
+	return len(deleteExpired(s.tokens, func(tk identity.PortalToken) *time.Time { return &tk.ExpiresAt }, before, limit)), nil
 }
 
 func (s *Store) DeleteExpiredAccessTokens(_ context.Context, before time.Time, limit int) (int, error) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -21,8 +22,9 @@ type Store struct {
 	billing                                     // billing.go
 	notices                                     // notify.go
 	pay         payments                        // payments.go
-	oauth       map[string]metering.OAuthClient // by ID; oauth.go
-	tokens      map[string]metering.PortalToken // by hash; tokens.go
+	oauth       map[string]identity.OAuthClient // by ID; oauth.go
+	tokens      map[string]identity.PortalToken // by hash; tokens.go
+	people                                      // portal.go
 }
 
 var _ metering.Store = (*Store)(nil)
@@ -35,6 +37,7 @@ func New() *Store {
 		byHash:      map[string]string{},
 		billing:     newBilling(),
 		notices:     notices{alerts: map[string][]notify.Alert{}},
+		people:      people{users: map[string][]identity.PortalUser{}},
 	}
 }
 

@@ -7,24 +7,25 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
-var _ metering.OAuthStore = (*Store)(nil)
+var _ identity.OAuthStore = (*Store)(nil)
 
-func cloneClient(c metering.OAuthClient) metering.OAuthClient {
+func cloneClient(c identity.OAuthClient) identity.OAuthClient {
 	c.Scopes = slices.Clone(c.Scopes)
 	c.RevokedAt = copyPtr(c.RevokedAt)
 	return c
 }
 
-func (s *Store) CreateOAuthClient(_ context.Context, c metering.OAuthClient) error {
+func (s *Store) CreateOAuthClient(_ context.Context, c identity.OAuthClient) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.accounts[c.AccountID]; !ok {
 		return metering.ErrNotFound
 	}
 	if s.oauth == nil {
-		s.oauth = map[string]metering.OAuthClient{}
+		s.oauth = map[string]identity.OAuthClient{}
 	}
 	for _, o := range s.oauth {
 		if o.ID == c.ID || o.ClientID == c.ClientID || o.SecretHash == c.SecretHash {
@@ -35,7 +36,7 @@ func (s *Store) CreateOAuthClient(_ context.Context, c metering.OAuthClient) err
 	return nil
 }
 
-func (s *Store) OAuthClientByClientID(_ context.Context, clientID string) (metering.OAuthClient, error) {
+func (s *Store) OAuthClientByClientID(_ context.Context, clientID string) (identity.OAuthClient, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, o := range s.oauth {
@@ -43,19 +44,19 @@ func (s *Store) OAuthClientByClientID(_ context.Context, clientID string) (meter
 			return cloneClient(o), nil
 		}
 	}
-	return metering.OAuthClient{}, metering.ErrNotFound
+	return identity.OAuthClient{}, metering.ErrNotFound
 }
 
-func (s *Store) ListOAuthClients(_ context.Context, accountID string) ([]metering.OAuthClient, error) {
+func (s *Store) ListOAuthClients(_ context.Context, accountID string) ([]identity.OAuthClient, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []metering.OAuthClient{}
+	out := []identity.OAuthClient{}
 	for _, o := range s.oauth {
 		if o.AccountID == accountID {
 			out = append(out, cloneClient(o))
 		}
 	}
-	slices.SortFunc(out, func(a, b metering.OAuthClient) int {
+	slices.SortFunc(out, func(a, b identity.OAuthClient) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil

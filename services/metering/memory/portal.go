@@ -2,17 +2,26 @@ package memory
 
 import (
 	"context"
+	"strings"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
-var _ metering.PortalStore = (*Store)(nil)
+// people is the memory Store's part behind identity's portal users and
+// sessions; the Store's mutex guards it.
+type people struct {
+	users    map[string][]identity.PortalUser
+	sessions map[string]identity.PortalSession // by token hash
+}
 
-func (s *Store) PortalLogins(_ context.Context, email string) ([]metering.PortalUser, error) {
+var _ identity.Store = (*Store)(nil)
+
+func (s *Store) PortalLogins(_ context.Context, email string) ([]identity.PortalUser, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []metering.PortalUser
+	var out []identity.PortalUser
 	for _, us := range s.users {
 		for _, u := range us {
 			if u.Email == email && u.PasswordHash != "" {
@@ -25,7 +34,7 @@ func (s *Store) PortalLogins(_ context.Context, email string) ([]metering.Portal
 	return out, nil
 }
 
-func sortUsers(us []metering.PortalUser) {
+func sortUsers(us []identity.PortalUser) {
 	for i := 1; i < len(us); i++ {
 		for j := i; j > 0 && (us[j].CreatedAt.Before(us[j-1].CreatedAt) ||
 			us[j].CreatedAt.Equal(us[j-1].CreatedAt) && us[j].ID < us[j-1].ID); j-- {
@@ -34,7 +43,7 @@ func sortUsers(us []metering.PortalUser) {
 	}
 }
 
-func (s *Store) GetPortalUser(_ context.Context, id string) (metering.PortalUser, error) {
+func (s *Store) GetPortalUser(_ context.Context, id string) (identity.PortalUser, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, us := range s.users {
@@ -45,10 +54,10 @@ func (s *Store) GetPortalUser(_ context.Context, id string) (metering.PortalUser
 			}
 		}
 	}
-	return metering.PortalUser{}, metering.ErrNotFound
+	return identity.PortalUser{}, metering.ErrNotFound
 }
 
-func (s *Store) CreateSession(_ context.Context, ps metering.PortalSession) error {
+func (s *Store) CreateSession(_ context.Context, ps identity.PortalSession) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	found := false
@@ -59,7 +68,7 @@ func (s *Store) CreateSession(_ context.Context, ps metering.PortalSession) erro
 		return metering.ErrNotFound
 	}
 	if s.sessions == nil {
-		s.sessions = map[string]metering.PortalSession{}
+		s.sessions = map[string]identity.PortalSession{}
 	}
 	if _, ok := s.sessions[ps.TokenHash]; ok {
 		return metering.ErrConflict
@@ -68,12 +77,12 @@ func (s *Store) CreateSession(_ context.Context, ps metering.PortalSession) erro
 	return nil
 }
 
-func (s *Store) SessionByHash(_ context.Context, hash string) (metering.PortalSession, error) {
+func (s *Store) SessionByHash(_ context.Context, hash string) (identity.PortalSession, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ps, ok := s.sessions[hash]
 	if !ok {
-		return metering.PortalSession{}, metering.ErrNotFound
+		return identity.PortalSession{}, metering.ErrNotFound
 	}
 	return ps, nil
 }
@@ -96,7 +105,7 @@ func (s *Store) DeleteUserSessions(_ context.Context, userID string) error {
 	return nil
 }
 
-func (s *Store) InviteUser(_ context.Context, u metering.PortalUser, m notify.OutboxMail) error {
+func (s *Store) InviteUser(_ context.Context, u identity.PortalUser, m notify.OutboxMail) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.accounts[u.AccountID]; !ok {
@@ -114,7 +123,7 @@ func (s *Store) InviteUser(_ context.Context, u metering.PortalUser, m notify.Ou
 	return nil
 }
 
-func (s *Store) PortalUserByInvite(_ context.Context, hash string) (metering.PortalUser, error) {
+func (s *Store) PortalUserByInvite(_ context.Context, hash string) (identity.PortalUser, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, us := range s.users {
@@ -125,7 +134,7 @@ func (s *Store) PortalUserByInvite(_ context.Context, hash string) (metering.Por
 			}
 		}
 	}
-	return metering.PortalUser{}, metering.ErrNotFound
+	return identity.PortalUser{}, metering.ErrNotFound
 }
 
 func (s *Store) AcceptInvite(_ context.Context, userID, passwordHash, name string) error {
@@ -141,4 +150,30 @@ func (s *Store) AcceptInvite(_ context.Context, userID, passwordHash, name strin
 		}
 	}
 	return metering.ErrNotFound
+}
+
+func (s *Store) AddPortalUser(_ context.Context, u identity.PortalUser) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[u.AccountID]; !ok {
+		return metering.ErrNotFound
+	}
+	for _, e := range s.users[u.AccountID] {
+		if e.ID == u.ID || strings.EqualFold(e.Email, u.Email) {
+			return metering.ErrConflict
+		}
+	}
+	u.InviteExpiresAt = copyPtr(u.InviteExpiresAt)
+	s.users[u.AccountID] = append(s.users[u.AccountID], u)
+	return nil
+}
+
+func (s *Store) PortalUsers(_ context.Context, id string) ([]identity.PortalUser, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := append([]identity.PortalUser{}, s.users[id]...)
+	for i := range out {
+		out[i].InviteExpiresAt = copyPtr(out[i].InviteExpiresAt)
+	}
+	return out, nil
 }

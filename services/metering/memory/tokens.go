@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
-var _ metering.PortalTokenStore = (*Store)(nil)
+var _ identity.PortalTokenStore = (*Store)(nil)
 
-func (s *Store) CreatePortalToken(_ context.Context, tk metering.PortalToken, m notify.OutboxMail) error {
+func (s *Store) CreatePortalToken(_ context.Context, tk identity.PortalToken, m notify.OutboxMail) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	found := false
@@ -23,7 +24,7 @@ func (s *Store) CreatePortalToken(_ context.Context, tk metering.PortalToken, m 
 		return metering.ErrNotFound
 	}
 	if s.tokens == nil {
-		s.tokens = map[string]metering.PortalToken{}
+		s.tokens = map[string]identity.PortalToken{}
 	}
 	if _, ok := s.tokens[tk.TokenHash]; ok {
 		return metering.ErrConflict
@@ -35,12 +36,12 @@ func (s *Store) CreatePortalToken(_ context.Context, tk metering.PortalToken, m 
 	return nil
 }
 
-func (s *Store) PortalTokenByHash(_ context.Context, hash string) (metering.PortalToken, error) {
+func (s *Store) PortalTokenByHash(_ context.Context, hash string) (identity.PortalToken, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	tk, ok := s.tokens[hash]
 	if !ok {
-		return metering.PortalToken{}, metering.ErrNotFound
+		return identity.PortalToken{}, metering.ErrNotFound
 	}
 	tk.UsedAt = copyPtr(tk.UsedAt)
 	return tk, nil
@@ -50,7 +51,7 @@ func (s *Store) ResetPassword(_ context.Context, hash, passwordHash string, at t
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tk, ok := s.tokens[hash]
-	if !ok || tk.Purpose != metering.TokenPasswordReset || tk.UsedAt != nil {
+	if !ok || tk.Purpose != identity.TokenPasswordReset || tk.UsedAt != nil {
 		return metering.ErrNotFound
 	}
 	for acct, us := range s.users {
@@ -65,7 +66,7 @@ func (s *Store) ResetPassword(_ context.Context, hash, passwordHash string, at t
 	s.tokens[hash] = tk
 	// Every other link of the user dies with this reset.
 	for h, other := range s.tokens {
-		if other.UserID == tk.UserID && other.Purpose == metering.TokenPasswordReset && other.UsedAt == nil {
+		if other.UserID == tk.UserID && other.Purpose == identity.TokenPasswordReset && other.UsedAt == nil {
 			other.UsedAt = &at
 			s.tokens[h] = other
 		}
@@ -82,7 +83,7 @@ func (s *Store) VerifyEmail(_ context.Context, hash string, at time.Time) error 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tk, ok := s.tokens[hash]
-	if !ok || tk.Purpose != metering.TokenVerifyEmail || tk.UsedAt != nil {
+	if !ok || tk.Purpose != identity.TokenVerifyEmail || tk.UsedAt != nil {
 		return metering.ErrNotFound
 	}
 	tk.UsedAt = &at

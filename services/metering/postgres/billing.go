@@ -342,30 +342,3 @@ func (s *Store) Invoices(ctx context.Context, id string) ([]metering.Invoice, er
 	}
 	return out, nil
 }
-
-func (s *Store) AddPortalUser(ctx context.Context, u metering.PortalUser) error {
-	if !isUUID(u.AccountID) {
-		return metering.ErrNotFound
-	}
-	_, err := s.pool.Exec(ctx, insertPortalUser, u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt, u.PasswordHash, u.InviteHash, u.InviteExpiresAt, u.EmailVerified)
-	if err != nil {
-		return storeErr("add portal user", err)
-	}
-	return nil
-}
-
-func (s *Store) PortalUsers(ctx context.Context, id string) ([]metering.PortalUser, error) {
-	if !isUUID(id) {
-		return []metering.PortalUser{}, nil
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users
-		WHERE account_id = $1 ORDER BY created_at, id`, id)
-	if err != nil {
-		return nil, storeErr("portal users", err)
-	}
-	out, err := pgx.CollectRows(rows, scanPortalUser)
-	if err != nil {
-		return nil, storeErr("portal users", err)
-	}
-	return out, nil
-}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
-var _ metering.HousekeepingStore = (*Store)(nil)
+var _ identity.HousekeepingStore = (*Store)(nil)
 
 // deleteExpired runs one bounded DELETE of rows expired at or before before,
 // the oldest first, through the table's expiry index. cond narrows the rows

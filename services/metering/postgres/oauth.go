@@ -7,16 +7,17 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
-var _ metering.OAuthStore = (*Store)(nil)
+var _ identity.OAuthStore = (*Store)(nil)
 
 const oauthClientColumns = `id::text, account_id::text, name, client_id, secret_hash, scopes, created_at, revoked_at`
 
-func scanOAuthClient(row pgx.CollectableRow) (metering.OAuthClient, error) {
-	var c metering.OAuthClient
+func scanOAuthClient(row pgx.CollectableRow) (identity.OAuthClient, error) {
+	var c identity.OAuthClient
 	if err := row.Scan(&c.ID, &c.AccountID, &c.Name, &c.ClientID, &c.SecretHash, &c.Scopes, &c.CreatedAt, &c.RevokedAt); err != nil {
-		return metering.OAuthClient{}, err
+		return identity.OAuthClient{}, err
 	}
 	c.CreatedAt = c.CreatedAt.UTC()
 	if c.RevokedAt != nil {
@@ -26,7 +27,7 @@ func scanOAuthClient(row pgx.CollectableRow) (metering.OAuthClient, error) {
 	return c, nil
 }
 
-func (s *Store) CreateOAuthClient(ctx context.Context, c metering.OAuthClient) error {
+func (s *Store) CreateOAuthClient(ctx context.Context, c identity.OAuthClient) error {
 	if !isUUID(c.AccountID) {
 		return metering.ErrNotFound
 	}
@@ -44,21 +45,21 @@ func (s *Store) CreateOAuthClient(ctx context.Context, c metering.OAuthClient) e
 	return nil
 }
 
-func (s *Store) OAuthClientByClientID(ctx context.Context, clientID string) (metering.OAuthClient, error) {
+func (s *Store) OAuthClientByClientID(ctx context.Context, clientID string) (identity.OAuthClient, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+oauthClientColumns+` FROM oauth_clients WHERE client_id = $1`, clientID)
 	if err != nil {
-		return metering.OAuthClient{}, storeErr("oauth client", err)
+		return identity.OAuthClient{}, storeErr("oauth client", err)
 	}
 	c, err := pgx.CollectExactlyOneRow(rows, scanOAuthClient)
 	if err != nil {
-		return metering.OAuthClient{}, storeErr("oauth client", err)
+		return identity.OAuthClient{}, storeErr("oauth client", err)
 	}
 	return c, nil
 }
 
-func (s *Store) ListOAuthClients(ctx context.Context, accountID string) ([]metering.OAuthClient, error) {
+func (s *Store) ListOAuthClients(ctx context.Context, accountID string) ([]identity.OAuthClient, error) {
 	if !isUUID(accountID) {
-		return []metering.OAuthClient{}, nil
+		return []identity.OAuthClient{}, nil
 	}
 	rows, err := s.pool.Query(ctx,
 		`SELECT `+oauthClientColumns+` FROM oauth_clients WHERE account_id = $1 ORDER BY created_at, id`, accountID)
@@ -70,7 +71,7 @@ func (s *Store) ListOAuthClients(ctx context.Context, accountID string) ([]meter
 		return nil, storeErr("list oauth clients", err)
 	}
 	if out == nil {
-		out = []metering.OAuthClient{}
+		out = []identity.OAuthClient{}
 	}
 	return out, nil
 }

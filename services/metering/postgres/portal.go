@@ -6,15 +6,16 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
-var _ metering.PortalStore = (*Store)(nil)
+var _ identity.Store = (*Store)(nil)
 
 const portalUserColumns = `id::text, account_id::text, email, name, created_at, password_hash, invite_hash, invite_expires_at, email_verified`
 
-func scanPortalUser(row pgx.CollectableRow) (metering.PortalUser, error) {
-	var u metering.PortalUser
+func scanPortalUser(row pgx.CollectableRow) (identity.PortalUser, error) {
+	var u identity.PortalUser
 	err := row.Scan(&u.ID, &u.AccountID, &u.Email, &u.Name, &u.CreatedAt, &u.PasswordHash, &u.InviteHash, &u.InviteExpiresAt, &u.EmailVerified)
 	u.CreatedAt = u.CreatedAt.UTC()
 	if u.InviteExpiresAt != nil {
@@ -24,7 +25,7 @@ func scanPortalUser(row pgx.CollectableRow) (metering.PortalUser, error) {
 	return u, err
 }
 
-func (s *Store) PortalLogins(ctx context.Context, email string) ([]metering.PortalUser, error) {
+func (s *Store) PortalLogins(ctx context.Context, email string) ([]identity.PortalUser, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users
 		WHERE email = $1 AND password_hash <> '' ORDER BY created_at, id`, email)
 	if err != nil {
@@ -37,22 +38,22 @@ func (s *Store) PortalLogins(ctx context.Context, email string) ([]metering.Port
 	return out, nil
 }
 
-func (s *Store) GetPortalUser(ctx context.Context, id string) (metering.PortalUser, error) {
+func (s *Store) GetPortalUser(ctx context.Context, id string) (identity.PortalUser, error) {
 	if !isUUID(id) {
-		return metering.PortalUser{}, metering.ErrNotFound
+		return identity.PortalUser{}, metering.ErrNotFound
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users WHERE id = $1`, id)
 	if err != nil {
-		return metering.PortalUser{}, storeErr("portal user", err)
+		return identity.PortalUser{}, storeErr("portal user", err)
 	}
 	u, err := pgx.CollectExactlyOneRow(rows, scanPortalUser)
 	if err != nil {
-		return metering.PortalUser{}, storeErr("portal user", err)
+		return identity.PortalUser{}, storeErr("portal user", err)
 	}
 	return u, nil
 }
 
-func (s *Store) CreateSession(ctx context.Context, ps metering.PortalSession) error {
+func (s *Store) CreateSession(ctx context.Context, ps identity.PortalSession) error {
 	if !isUUID(ps.UserID) || !isUUID(ps.AccountID) {
 		return metering.ErrNotFound
 	}
@@ -70,13 +71,13 @@ func (s *Store) CreateSession(ctx context.Context, ps metering.PortalSession) er
 	return nil
 }
 
-func (s *Store) SessionByHash(ctx context.Context, hash string) (metering.PortalSession, error) {
-	var ps metering.PortalSession
+func (s *Store) SessionByHash(ctx context.Context, hash string) (identity.PortalSession, error) {
+	var ps identity.PortalSession
 	err := s.pool.QueryRow(ctx, `SELECT token_hash, user_id::text, account_id::text, csrf_token, created_at, expires_at
 		FROM portal_sessions WHERE token_hash = $1`, hash).
 		Scan(&ps.TokenHash, &ps.UserID, &ps.AccountID, &ps.CSRFToken, &ps.CreatedAt, &ps.ExpiresAt)
 	if err != nil {
-		return metering.PortalSession{}, storeErr("session", err)
+		return identity.PortalSession{}, storeErr("session", err)
 	}
 	ps.CreatedAt, ps.ExpiresAt = ps.CreatedAt.UTC(), ps.ExpiresAt.UTC()
 	return ps, nil
@@ -102,7 +103,7 @@ func (s *Store) DeleteUserSessions(ctx context.Context, userID string) error {
 const insertPortalUser = `INSERT INTO portal_users (id, account_id, email, name, created_at, password_hash, invite_hash, invite_expires_at, email_verified)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
-func (s *Store) InviteUser(ctx context.Context, u metering.PortalUser, m notify.OutboxMail) error {
+func (s *Store) InviteUser(ctx context.Context, u identity.PortalUser, m notify.OutboxMail) error {
 	if !isUUID(u.AccountID) {
 		return metering.ErrNotFound
 	}
@@ -117,17 +118,17 @@ func (s *Store) InviteUser(ctx context.Context, u metering.PortalUser, m notify.
 	})
 }
 
-func (s *Store) PortalUserByInvite(ctx context.Context, hash string) (metering.PortalUser, error) {
+func (s *Store) PortalUserByInvite(ctx context.Context, hash string) (identity.PortalUser, error) {
 	if hash == "" {
-		return metering.PortalUser{}, metering.ErrNotFound
+		return identity.PortalUser{}, metering.ErrNotFound
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users WHERE invite_hash = $1`, hash)
 	if err != nil {
-		return metering.PortalUser{}, storeErr("invite", err)
+		return identity.PortalUser{}, storeErr("invite", err)
 	}
 	u, err := pgx.CollectExactlyOneRow(rows, scanPortalUser)
 	if err != nil {
-		return metering.PortalUser{}, storeErr("invite", err)
+		return identity.PortalUser{}, storeErr("invite", err)
 	}
 	return u, nil
 }
@@ -145,4 +146,31 @@ func (s *Store) AcceptInvite(ctx context.Context, userID, passwordHash, name str
 		return metering.ErrNotFound
 	}
 	return nil
+}
+
+func (s *Store) AddPortalUser(ctx context.Context, u identity.PortalUser) error {
+	if !isUUID(u.AccountID) {
+		return metering.ErrNotFound
+	}
+	_, err := s.pool.Exec(ctx, insertPortalUser, u.ID, u.AccountID, u.Email, u.Name, u.CreatedAt, u.PasswordHash, u.InviteHash, u.InviteExpiresAt, u.EmailVerified)
+	if err != nil {
+		return storeErr("add portal user", err)
+	}
+	return nil
+}
+
+func (s *Store) PortalUsers(ctx context.Context, id string) ([]identity.PortalUser, error) {
+	if !isUUID(id) {
+		return []identity.PortalUser{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users
+		WHERE account_id = $1 ORDER BY created_at, id`, id)
+	if err != nil {
+		return nil, storeErr("portal users", err)
+	}
+	out, err := pgx.CollectRows(rows, scanPortalUser)
+	if err != nil {
+		return nil, storeErr("portal users", err)
+	}
+	return out, nil
 }

@@ -7,12 +7,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
-var _ metering.PortalTokenStore = (*Store)(nil)
+var _ identity.PortalTokenStore = (*Store)(nil)
 
-func (s *Store) CreatePortalToken(ctx context.Context, tk metering.PortalToken, m notify.OutboxMail) error {
+func (s *Store) CreatePortalToken(ctx context.Context, tk identity.PortalToken, m notify.OutboxMail) error {
 	if !isUUID(tk.UserID) {
 		return metering.ErrNotFound
 	}
@@ -28,12 +29,12 @@ func (s *Store) CreatePortalToken(ctx context.Context, tk metering.PortalToken, 
 	})
 }
 
-func (s *Store) PortalTokenByHash(ctx context.Context, hash string) (metering.PortalToken, error) {
-	var tk metering.PortalToken
+func (s *Store) PortalTokenByHash(ctx context.Context, hash string) (identity.PortalToken, error) {
+	var tk identity.PortalToken
 	err := s.pool.QueryRow(ctx, `SELECT token_hash, purpose, user_id::text, created_at, expires_at, used_at
 		FROM portal_tokens WHERE token_hash = $1`, hash).Scan(&tk.TokenHash, &tk.Purpose, &tk.UserID, &tk.CreatedAt, &tk.ExpiresAt, &tk.UsedAt)
 	if err != nil {
-		return metering.PortalToken{}, storeErr("portal token", err)
+		return identity.PortalToken{}, storeErr("portal token", err)
 	}
 	tk.CreatedAt, tk.ExpiresAt = tk.CreatedAt.UTC(), tk.ExpiresAt.UTC()
 	if tk.UsedAt != nil {

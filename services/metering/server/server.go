@@ -24,9 +24,11 @@ import (
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/grpcapi"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/memory"
 	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/postgres"
+	"github.com/ledgerlane/platform/services/metering/redisthrottle"
 )
 
 // Config is what the metering service runs on. URLs may hold passwords:
@@ -42,7 +44,7 @@ type Config struct {
 	// Empty: usage cannot be read (GET /v1/usage answers 503).
 	RedisURL string
 	// ThrottlePrefix starts the Redis keys of the portal and OAuth throttles
-	// (default metering.DefaultThrottlePrefix). Every replica of one
+	// (default redisthrottle.DefaultPrefix). Every replica of one
 	// deployment must use the same; the local stack takes one per stack so
 	// test runs on a shared Redis (with fixed addresses and clocks) do not
 	// lock each other out.
@@ -80,16 +82,18 @@ type Config struct {
 type stores interface {
 	metering.Store
 	notify.Store
+	identity.Store
 }
 
 // Server is the metering service, wired.
 type Server struct {
-	svc    *metering.Service
-	notify *notify.Service
-	checks []rpc.Check
-	pool   *pgxpool.Pool // nil on the in-memory store
-	redis  io.Closer     // nil without RedisURL
-	cfg    Config
+	svc      *metering.Service
+	identity *identity.Service
+	notify   *notify.Service
+	checks   []rpc.Check
+	pool     *pgxpool.Pool // nil on the in-memory store
+	redis    io.Closer     // nil without RedisURL
+	cfg      Config
 	// housekept is when BillingTick last ran the housekeeping (zero: never,
 	// so a replica's first tick runs it).
 	housekept time.Time
@@ -146,9 +150,13 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	s.svc = metering.NewService(metering.Config{Store: store, Notices: s.notify, Clock: cfg.Clock, Log: cfg.Log})
 	if rc != nil {
 		s.svc.UseCounters(counters)
-		s.svc.UseRedisThrottles(rc, cfg.ThrottlePrefix)
 		s.checks = append(s.checks, rpc.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
 	}
+	ic := identity.Config{Store: store, Accounts: s.svc, Clock: cfg.Clock, Log: cfg.Log}
+	if rc != nil {
+		ic.Throttles = redisthrottle.Kinds(rc, cfg.ThrottlePrefix, cfg.Log)
+	}
+	s.identity = identity.NewService(ic)
 	if cfg.FinanceDirectory != nil {
 		s.svc.UseFinanceDirectory(cfg.FinanceDirectory)
 	}
@@ -164,13 +172,17 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 // Service is the metering Service the APIs serve.
 func (s *Server) Service() *metering.Service { return s.svc }
 
+// Identity is the Service of the portal's people, sessions, tokens and
+// OAuth clients.
+func (s *Server) Identity() *identity.Service { return s.identity }
+
 // Notify is the Service of the usage alerts and the mail outbox.
 func (s *Server) Notify() *notify.Service { return s.notify }
 
 // Register adds metering.v1's CredentialService, UsageService and
 // BillingService to g.
 func (s *Server) Register(g grpc.ServiceRegistrar) {
-	grpcapi.Register(g, grpcapi.Services{Metering: s.svc, Notify: s.notify})
+	grpcapi.Register(g, grpcapi.Services{Metering: s.svc, Identity: s.identity, Notify: s.notify})
 }
 
 // Checks are the readiness checks: the database, when there is one, and
@@ -222,8 +234,8 @@ func (s *Server) BillingTick(ctx context.Context) {
 		}
 	}
 	// Expired sessions and tokens, hourly: they only take space.
-	if now := s.cfg.Clock(); now.Sub(s.housekept) >= metering.HousekeepingInterval {
-		if _, err := s.svc.Housekeep(ctx); err != nil && ctx.Err() == nil {
+	if now := s.cfg.Clock(); now.Sub(s.housekept) >= identity.HousekeepingInterval {
+		if _, err := s.identity.Housekeep(ctx); err != nil && ctx.Err() == nil {
 			log.WarnContext(ctx, "housekeeping", "err", err)
 		} else {
 			s.housekept = now

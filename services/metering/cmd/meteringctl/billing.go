@@ -14,7 +14,7 @@ import (
 
 // accountCmd parses --account plus extra flags and opens the service.
 func accountCmd(ctx context.Context, name string, args []string, stderr io.Writer, open opener,
-	extra func(fs *flag.FlagSet), required ...string) (svc *metering.Service, account string, closeFn func(), err error) {
+	extra func(fs *flag.FlagSet), required ...string) (svc *services, account string, closeFn func(), err error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	acct := fs.String("account", "", "account ID")
 	if extra != nil {
@@ -182,7 +182,7 @@ func userAdd(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 		return err
 	}
 	defer closeFn()
-	u, err := svc.AddPortalUser(ctx, acct, email, name)
+	u, err := svc.people.AddPortalUser(ctx, acct, email, name)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func userList(ctx context.Context, args []string, stdout, stderr io.Writer, open
 		return err
 	}
 	defer closeFn()
-	users, err := svc.PortalUsers(ctx, acct)
+	users, err := svc.people.PortalUsers(ctx, acct)
 	if err != nil {
 		return err
 	}

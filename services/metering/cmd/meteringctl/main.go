@@ -57,6 +57,8 @@ import (
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/financedir"
+	"github.com/ledgerlane/platform/services/metering/identity"
+	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/postgres"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
@@ -92,9 +94,30 @@ const usage = `usage:
 // errUsage marks a mistake on the command line (exit status 2).
 var errUsage = errors.New("usage")
 
+// services are the metering Service and the identity Service (the
+// portal's people) on one store.
+type services struct {
+	*metering.Service
+	people *identity.Service
+}
+
+// newServices returns the services on store, with the metering Service of
+// cfg (its Store and Notices set: a payment failed here mails as in the
+// service).
+func newServices(store interface {
+	metering.Store
+	identity.Store
+	notify.Store
+}, cfg metering.Config) *services {
+	cfg.Store = store
+	cfg.Notices = notify.NewService(notify.Config{Store: store, Clock: cfg.Clock, Log: cfg.Log})
+	svc := metering.NewService(cfg)
+	return &services{Service: svc, people: identity.NewService(identity.Config{Store: store, Accounts: svc, Clock: cfg.Clock, Log: cfg.Log})}
+}
+
 // opener connects to the service's store. run calls it only once the command
 // line is valid, so mistakes never need a database.
-type opener func(ctx context.Context, o openOptions) (svc *metering.Service, closeFn func(), err error)
+type opener func(ctx context.Context, o openOptions) (svc *services, closeFn func(), err error)
 
 // openOptions are what a command needs beyond the database.
 type openOptions struct {
@@ -116,7 +139,7 @@ func main() {
 	}
 }
 
-func openPostgres(ctx context.Context, o openOptions) (*metering.Service, func(), error) {
+func openPostgres(ctx context.Context, o openOptions) (*services, func(), error) {
 	log := logging.New("meteringctl", config.String("LOG_LEVEL", "warn"))
 	url := config.String("DATABASE_URL", "")
 	if url == "" {
@@ -126,7 +149,7 @@ func openPostgres(ctx context.Context, o openOptions) (*metering.Service, func()
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := metering.NewService(metering.Config{Store: postgres.New(pool), Clock: time.Now, Log: log})
+	svc := newServices(postgres.New(pool), metering.Config{Clock: time.Now, Log: log})
 	closeRedis := func() {}
 	if u := config.String("REDIS_URL", ""); u != "" {
 		rc, err := redisconn.Connect(ctx, u)
@@ -146,7 +169,7 @@ func openPostgres(ctx context.Context, o openOptions) (*metering.Service, func()
 		pool.Close()
 		return nil, nil, errors.New(`PAYMENT_PROCESSOR must be "sandbox" or unset`)
 	}
-	closeFinance, err := useFinance(svc, o.FinanceAddr)
+	closeFinance, err := useFinance(svc.Service, o.FinanceAddr)
 	if err != nil {
 		closeRedis()
 		pool.Close()

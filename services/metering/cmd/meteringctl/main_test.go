@@ -21,19 +21,19 @@ import (
 // ctl runs meteringctl commands against one in-memory store.
 type ctl struct {
 	t      *testing.T
-	svc    *metering.Service
+	svc    *services
 	opened int
 }
 
 func newCtl(t *testing.T) *ctl {
-	return &ctl{t: t, svc: metering.NewService(metering.Config{Store: memory.New()})}
+	return &ctl{t: t, svc: newServices(memory.New(), metering.Config{})}
 }
 
 // open wires the finance service as openPostgres does.
-func (c *ctl) open(_ context.Context, o openOptions) (*metering.Service, func(), error) {
+func (c *ctl) open(_ context.Context, o openOptions) (*services, func(), error) {
 	c.opened++
 	c.svc.UseFinanceDirectory(nil)
-	closeFinance, err := useFinance(c.svc, o.FinanceAddr)
+	closeFinance, err := useFinance(c.svc.Service, o.FinanceAddr)
 	if err != nil {
 		return nil, nil, err
 	}

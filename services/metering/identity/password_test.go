@@ -1,10 +1,10 @@
-package metering_test
+package identity_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
 func TestCheckNewPassword(t *testing.T) {
@@ -14,7 +14,7 @@ func TestCheckNewPassword(t *testing.T) {
 		"aaaaaaaaaaaa": false, "abababababab": false, "123412341234": false, "abcdefghijklm": false,
 		"ZYXWVUTSRQPO": false, "Password1234": false, "QWERTYQWERTY": false, "123456789012": false,
 	} {
-		if err := metering.CheckNewPassword(pw, "ann@example.com"); (err == nil) != ok {
+		if err := identity.CheckNewPassword(pw, "ann@example.com"); (err == nil) != ok {
 			t.Errorf("%q: %v", pw, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package metering_test
+package identity_test
 
 import (
 	"regexp"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
-	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -91,13 +91,13 @@ func TestPasswordResetExpiryAndThrottle(t *testing.T) {
 	}
 	mails, _ := e.nt.Outbox(ctx, si.Account.ID)
 	token := resetLink.FindStringSubmatch(mails[len(mails)-1].Body)[1]
-	e.advance(metering.PasswordResetTTL)
+	e.advance(identity.PasswordResetTTL)
 	if err := e.svc.ResetPassword(ctx, token, "a brand new passphrase"); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("an expired token: %v", err)
 	}
 	// ResetRequests per address and window, known and unknown alike.
 	for _, addr := range []string{"bob@example.com", "ghost@example.com"} {
-		for i := 1; i < metering.ResetRequests; i++ {
+		for i := 1; i < identity.ResetRequests; i++ {
 			if err := e.svc.RequestPasswordReset(ctx, addr, base); err != nil {
 				t.Fatalf("%s request %d: %v", addr, i, err)
 			}
@@ -112,7 +112,7 @@ func TestPasswordResetExpiryAndThrottle(t *testing.T) {
 			t.Fatalf("%s over the limit: %v", addr, err)
 		}
 	}
-	e.advance(metering.ResetWindow)
+	e.advance(identity.ResetWindow)
 	if err := e.svc.RequestPasswordReset(ctx, "bob@example.com", base); err != nil {
 		t.Fatalf("after the window: %v", err)
 	}

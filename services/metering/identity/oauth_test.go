@@ -1,4 +1,4 @@
-package metering_test
+package identity_test
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/memory"
 )
 
 func oauthCode(t *testing.T, err error) string {
 	t.Helper()
-	var oe *metering.OAuthError
+	var oe *identity.OAuthError
 	if !errors.As(err, &oe) {
 		t.Fatalf("error %v is not an OAuth error", err)
 	}
@@ -26,7 +27,7 @@ func oauthCode(t *testing.T, err error) string {
 func TestOAuthClientCredentials(t *testing.T) {
 	e := newPortal(t)
 	ctx := t.Context()
-	a, err := e.svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
+	a, err := e.meter.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,23 +38,23 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if !strings.HasPrefix(c.ClientID, "oc_test_") || !strings.HasPrefix(secret, "cs_test_") || c.SecretHash != metering.HashSecret(secret) {
 		t.Fatalf("client %+v, secret %q", c, secret)
 	}
-	ok := metering.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: secret}
+	ok := identity.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: secret}
 
 	for _, tc := range []struct {
 		name string
-		req  func(metering.TokenRequest) metering.TokenRequest
+		req  func(identity.TokenRequest) identity.TokenRequest
 		code string
 	}{
-		{"no client id", func(r metering.TokenRequest) metering.TokenRequest { r.ClientID = ""; return r }, metering.OAuthInvalidClient},
-		{"no secret", func(r metering.TokenRequest) metering.TokenRequest { r.ClientSecret = ""; return r }, metering.OAuthInvalidClient},
-		{"wrong secret", func(r metering.TokenRequest) metering.TokenRequest { r.ClientSecret += "x"; return r }, metering.OAuthInvalidClient},
-		{"unknown client", func(r metering.TokenRequest) metering.TokenRequest { r.ClientID = "oc_test_nope"; return r }, metering.OAuthInvalidClient},
-		{"no grant type", func(r metering.TokenRequest) metering.TokenRequest { r.GrantType = ""; return r }, metering.OAuthInvalidRequest},
-		{"password grant", func(r metering.TokenRequest) metering.TokenRequest { r.GrantType = "password"; return r }, metering.OAuthUnauthorizedClient},
-		{"unknown grant", func(r metering.TokenRequest) metering.TokenRequest { r.GrantType = "magic"; return r }, metering.OAuthUnsupportedGrantType},
-		{"scope not granted", func(r metering.TokenRequest) metering.TokenRequest { r.Scope = "convert enrich"; return r }, metering.OAuthInvalidScope},
-		{"reserved scope", func(r metering.TokenRequest) metering.TokenRequest { r.Scope = "usage:read"; return r }, metering.OAuthInvalidScope},
-		{"bad scope character", func(r metering.TokenRequest) metering.TokenRequest { r.Scope = `con"vert`; return r }, metering.OAuthInvalidScope},
+		{"no client id", func(r identity.TokenRequest) identity.TokenRequest { r.ClientID = ""; return r }, identity.OAuthInvalidClient},
+		{"no secret", func(r identity.TokenRequest) identity.TokenRequest { r.ClientSecret = ""; return r }, identity.OAuthInvalidClient},
+		{"wrong secret", func(r identity.TokenRequest) identity.TokenRequest { r.ClientSecret += "x"; return r }, identity.OAuthInvalidClient},
+		{"unknown client", func(r identity.TokenRequest) identity.TokenRequest { r.ClientID = "oc_test_nope"; return r }, identity.OAuthInvalidClient},
+		{"no grant type", func(r identity.TokenRequest) identity.TokenRequest { r.GrantType = ""; return r }, identity.OAuthInvalidRequest},
+		{"password grant", func(r identity.TokenRequest) identity.TokenRequest { r.GrantType = "password"; return r }, identity.OAuthUnauthorizedClient},
+		{"unknown grant", func(r identity.TokenRequest) identity.TokenRequest { r.GrantType = "magic"; return r }, identity.OAuthUnsupportedGrantType},
+		{"scope not granted", func(r identity.TokenRequest) identity.TokenRequest { r.Scope = "convert enrich"; return r }, identity.OAuthInvalidScope},
+		{"reserved scope", func(r identity.TokenRequest) identity.TokenRequest { r.Scope = "usage:read"; return r }, identity.OAuthInvalidScope},
+		{"bad scope character", func(r identity.TokenRequest) identity.TokenRequest { r.Scope = `con"vert`; return r }, identity.OAuthInvalidScope},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.svc.ClientCredentialsToken(ctx, tc.req(ok))
@@ -80,7 +81,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if !slices.Equal(tok2.Scopes, []string{"formats:read", "convert"}) {
 		t.Fatalf("scopes %v", tok2.Scopes)
 	}
-	cred, err := e.svc.Resolve(ctx, tok.AccessToken)
+	cred, err := e.meter.Resolve(ctx, tok.AccessToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +95,11 @@ func TestOAuthClientCredentials(t *testing.T) {
 
 	// Expiry: refused from ExpiresAt on, like a revoked credential.
 	e.advance(time.Hour - time.Second)
-	if _, err := e.svc.Resolve(ctx, tok.AccessToken); err != nil {
+	if _, err := e.meter.Resolve(ctx, tok.AccessToken); err != nil {
 		t.Fatalf("a token is refused before its expiry: %v", err)
 	}
 	e.advance(time.Second)
-	if _, err := e.svc.Resolve(ctx, tok.AccessToken); !errors.Is(err, metering.ErrNotFound) {
+	if _, err := e.meter.Resolve(ctx, tok.AccessToken); !errors.Is(err, metering.ErrNotFound) {
 		t.Fatalf("an expired token resolves: %v", err)
 	}
 
@@ -112,17 +113,17 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if _, err := e.store.CredentialByHash(ctx, metering.HashSecret(tok.AccessToken)); !errors.Is(err, metering.ErrNotFound) {
 		t.Fatalf("an expired token is still stored: %v", err)
 	}
-	b, _ := e.svc.CreateAccount(ctx, "B", metering.PlanFree, metering.USD)
+	b, _ := e.meter.CreateAccount(ctx, "B", metering.PlanFree, metering.USD)
 	if err := e.svc.RevokeOAuthClient(ctx, b.ID, c.ID); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("another account revoked the client: %v", err)
 	}
 	if err := e.svc.RevokeOAuthClient(ctx, a.ID, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Resolve(ctx, tok3.AccessToken); !errors.Is(err, metering.ErrNotFound) {
+	if _, err := e.meter.Resolve(ctx, tok3.AccessToken); !errors.Is(err, metering.ErrNotFound) {
 		t.Fatalf("a revoked client's token resolves: %v", err)
 	}
-	if _, err := e.svc.ClientCredentialsToken(ctx, ok); oauthCode(t, err) != metering.OAuthInvalidClient {
+	if _, err := e.svc.ClientCredentialsToken(ctx, ok); oauthCode(t, err) != identity.OAuthInvalidClient {
 		t.Fatalf("a revoked client gets a token: %v", err)
 	}
 }
@@ -130,7 +131,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 func TestOAuthClientRules(t *testing.T) {
 	e := newPortal(t)
 	ctx := t.Context()
-	a, _ := e.svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
+	a, _ := e.meter.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
 	for _, tc := range []struct {
 		name, field string
 		scopes      []string
@@ -157,14 +158,14 @@ func TestOAuthClientRules(t *testing.T) {
 func TestOAuthClientThrottle(t *testing.T) {
 	e := newPortal(t)
 	ctx := t.Context()
-	a, _ := e.svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
+	a, _ := e.meter.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
 	secret, c, err := e.svc.CreateOAuthClient(ctx, a.ID, "ci", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := metering.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: "wrong"}
-	for range metering.ClientAuthFailures {
-		if _, err := e.svc.ClientCredentialsToken(ctx, bad); oauthCode(t, err) != metering.OAuthInvalidClient {
+	bad := identity.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: "wrong"}
+	for range identity.ClientAuthFailures {
+		if _, err := e.svc.ClientCredentialsToken(ctx, bad); oauthCode(t, err) != identity.OAuthInvalidClient {
 			t.Fatal(err)
 		}
 	}
@@ -173,9 +174,9 @@ func TestOAuthClientThrottle(t *testing.T) {
 	// Locked now, even with the right secret: a guesser cannot tell.
 	_, err = e.svc.ClientCredentialsToken(ctx, good)
 	if p := rpc.Problem(err); p.Type != problem.RateLimited || p.RetryAfter <= 0 {
-		t.Fatalf("after %d failures: %v", metering.ClientAuthFailures, err)
+		t.Fatalf("after %d failures: %v", identity.ClientAuthFailures, err)
 	}
-	e.advance(metering.ClientAuthWindow)
+	e.advance(identity.ClientAuthWindow)
 	if _, err := e.svc.ClientCredentialsToken(ctx, good); err != nil {
 		t.Fatalf("after the window: %v", err)
 	}
@@ -188,18 +189,20 @@ func FuzzTokenScope(f *testing.F) {
 	for _, s := range []string{"", "convert", "convert  formats:read convert", "enrich", "usage:read", "con\"vert", "\t", "é"} {
 		f.Add(s)
 	}
-	svc := metering.NewService(metering.Config{Store: memory.New()})
+	store := memory.New()
+	meter := metering.NewService(metering.Config{Store: store})
+	svc := identity.NewService(identity.Config{Store: store, Accounts: meter})
 	ctx := context.Background()
-	a, _ := svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
+	a, _ := meter.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
 	secret, c, err := svc.CreateOAuthClient(ctx, a.ID, "ci", []string{"convert", "formats:read"})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, scope string) {
-		tok, err := svc.ClientCredentialsToken(ctx, metering.TokenRequest{GrantType: "client_credentials",
+		tok, err := svc.ClientCredentialsToken(ctx, identity.TokenRequest{GrantType: "client_credentials",
 			ClientID: c.ClientID, ClientSecret: secret, Scope: scope})
 		if err != nil {
-			if code := oauthCode(t, err); code != metering.OAuthInvalidScope {
+			if code := oauthCode(t, err); code != identity.OAuthInvalidScope {
 				t.Fatalf("scope %q: %s", scope, code)
 			}
 			return
@@ -217,14 +220,16 @@ func FuzzTokenScope(f *testing.F) {
 // BenchmarkClientCredentialsToken: one grant (client lookup, secret hash,
 // token credential stored) on the memory store.
 func BenchmarkClientCredentialsToken(b *testing.B) {
-	svc := metering.NewService(metering.Config{Store: memory.New()})
+	store := memory.New()
+	meter := metering.NewService(metering.Config{Store: store})
+	svc := identity.NewService(identity.Config{Store: store, Accounts: meter})
 	ctx := context.Background()
-	a, _ := svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
+	a, _ := meter.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
 	secret, c, err := svc.CreateOAuthClient(ctx, a.ID, "ci", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := metering.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: secret}
+	req := identity.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: secret}
 	for b.Loop() {
 		if _, err := svc.ClientCredentialsToken(ctx, req); err != nil {
 			b.Fatal(err)

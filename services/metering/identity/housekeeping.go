@@ -1,4 +1,4 @@
-package metering
+package identity
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package metering_test
+package identity_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -16,25 +17,25 @@ import (
 func TestHousekeep(t *testing.T) {
 	e := newPortal(t)
 	ctx := t.Context()
-	a, err := e.svc.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
+	a, err := e.meter.CreateAccount(ctx, "A", metering.PlanFree, metering.USD)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := metering.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", CreatedAt: e.now()}
+	u := identity.PortalUser{ID: uuid.NewString(), AccountID: a.ID, Email: "ann@example.com", Name: "Ann", CreatedAt: e.now()}
 	if err := e.store.AddPortalUser(ctx, u); err != nil {
 		t.Fatal(err)
 	}
 	session := func(hash string, ttl time.Duration) {
-		if err := e.store.CreateSession(ctx, metering.PortalSession{TokenHash: hash, UserID: u.ID, AccountID: a.ID,
+		if err := e.store.CreateSession(ctx, identity.PortalSession{TokenHash: hash, UserID: u.ID, AccountID: a.ID,
 			CSRFToken: "c", CreatedAt: e.now(), ExpiresAt: e.now().Add(ttl)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	session("short", time.Hour)
-	session("long", metering.DefaultSessionTTL)
+	session("long", identity.DefaultSessionTTL)
 	mail := notify.OutboxMail{ID: uuid.NewString(), AccountID: a.ID, Milestone: notify.MilestonePasswordReset,
 		PeriodStart: e.now(), To: u.Email, Subject: "reset", Body: "link", CreatedAt: e.now(), NextAttemptAt: e.now()}
-	if err := e.store.CreatePortalToken(ctx, metering.PortalToken{TokenHash: "reset", Purpose: metering.TokenPasswordReset,
+	if err := e.store.CreatePortalToken(ctx, identity.PortalToken{TokenHash: "reset", Purpose: identity.TokenPasswordReset,
 		UserID: u.ID, CreatedAt: e.now(), ExpiresAt: e.now().Add(30 * time.Minute)}, mail); err != nil {
 		t.Fatal(err)
 	}
@@ -42,17 +43,17 @@ func TestHousekeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := e.svc.ClientCredentialsToken(ctx, metering.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: secret})
+	tok, err := e.svc.ClientCredentialsToken(ctx, identity.TokenRequest{GrantType: "client_credentials", ClientID: c.ClientID, ClientSecret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	if got, err := e.svc.Housekeep(ctx); err != nil || got != (metering.Housekept{}) {
+	if got, err := e.svc.Housekeep(ctx); err != nil || got != (identity.Housekept{}) {
 		t.Fatalf("nothing expired yet: %+v, %v", got, err)
 	}
-	e.advance(metering.AccessTokenTTL + time.Minute) // past the token, the link and the short session
+	e.advance(identity.AccessTokenTTL + time.Minute) // past the token, the link and the short session
 	got, err := e.svc.Housekeep(ctx)
-	if want := (metering.Housekept{Sessions: 1, PortalTokens: 1, AccessTokens: 1}); err != nil || got != want {
+	if want := (identity.Housekept{Sessions: 1, PortalTokens: 1, AccessTokens: 1}); err != nil || got != want {
 		t.Fatalf("Housekeep = %+v, %v; want %+v", got, err, want)
 	}
 	if _, err := e.store.SessionByHash(ctx, "short"); !errors.Is(err, metering.ErrNotFound) {

@@ -1,4 +1,4 @@
-package metering_test
+package identity_test
 
 import (
 	"regexp"
@@ -7,6 +7,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -34,7 +35,7 @@ func TestEmailVerification(t *testing.T) {
 		// address, whatever the mode.
 		{metering.ModeTest, []string{"convert", "connections:manage"}, false},
 	} {
-		if err := metering.RequireVerified(si.User, tc.mode, tc.scopes); (err == nil) != tc.ok {
+		if err := identity.RequireVerified(si.User, tc.mode, tc.scopes); (err == nil) != tc.ok {
 			t.Fatalf("RequireVerified(%s, %v) = %v", tc.mode, tc.scopes, err)
 		}
 	}
@@ -59,7 +60,7 @@ func TestEmailVerification(t *testing.T) {
 		t.Fatalf("twice: %v", err)
 	}
 	after, err := e.svc.Session(ctx, sess)
-	if err != nil || !after.User.EmailVerified || metering.RequireVerified(after.User, metering.ModeLive, []string{"connections:manage"}) != nil {
+	if err != nil || !after.User.EmailVerified || identity.RequireVerified(after.User, metering.ModeLive, []string{"connections:manage"}) != nil {
 		t.Fatalf("after verification: %+v %v", after.User, err)
 	}
 	// A verified person gets no more mails.
@@ -80,7 +81,7 @@ func TestEmailVerificationExpiryThrottleAndInvitation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range metering.VerifyMails {
+	for i := range identity.VerifyMails {
 		if err := e.svc.SendVerification(ctx, si.User.ID, base); err != nil {
 			t.Fatalf("mail %d: %v", i, err)
 		}
@@ -90,7 +91,7 @@ func TestEmailVerificationExpiryThrottleAndInvitation(t *testing.T) {
 	}
 	mails, _ := e.nt.Outbox(ctx, si.Account.ID)
 	token := verifyLink.FindStringSubmatch(mails[len(mails)-1].Body)[1]
-	e.advance(metering.VerifyEmailTTL)
+	e.advance(identity.VerifyEmailTTL)
 	if err := e.svc.VerifyEmail(ctx, token); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("an expired link: %v", err)
 	}

@@ -1,4 +1,4 @@
-package metering
+package identity
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -47,7 +48,7 @@ func RequireVerified(u PortalUser, mode string, scopes []string) error {
 	switch {
 	case u.EmailVerified:
 		return nil
-	case mode == ModeLive:
+	case mode == metering.ModeLive:
 		return ErrUnverifiedLive
 	case slices.Contains(scopes, "connections:manage"):
 		return ErrUnverifiedConnections
@@ -73,7 +74,7 @@ func (s *Service) SendVerification(ctx context.Context, userID, linkBase string)
 			fmt.Sprintf("a verification e-mail was sent %d times this hour; try again in %d minutes", VerifyMails, (secs+59)/60)).WithRetryAfter(secs)
 	}
 	s.verifies.Fail(ctx, u.ID, now)
-	a, err := s.store.GetAccount(ctx, u.AccountID)
+	a, err := s.accounts.Account(ctx, u.AccountID)
 	if err != nil {
 		return fmt.Errorf("verification: %w", err)
 	}
@@ -85,7 +86,7 @@ func (s *Service) SendVerification(ctx context.Context, userID, linkBase string)
 	if err != nil {
 		return fmt.Errorf("verification: %w", err)
 	}
-	tk := PortalToken{TokenHash: HashSecret(token), Purpose: TokenVerifyEmail, UserID: u.ID, CreatedAt: at, ExpiresAt: exp}
+	tk := PortalToken{TokenHash: metering.HashSecret(token), Purpose: TokenVerifyEmail, UserID: u.ID, CreatedAt: at, ExpiresAt: exp}
 	if err := s.store.CreatePortalToken(ctx, tk, m); err != nil {
 		return fmt.Errorf("verification: %w", err)
 	}
@@ -99,10 +100,10 @@ func (s *Service) VerifyEmail(ctx context.Context, token string) error {
 	if !strings.HasPrefix(token, "pv_") || len(token) > 100 {
 		return errVerify
 	}
-	hash := HashSecret(token)
+	hash := metering.HashSecret(token)
 	tk, err := s.store.PortalTokenByHash(ctx, hash)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, metering.ErrNotFound):
 		return errVerify
 	case err != nil:
 		return err
@@ -110,7 +111,7 @@ func (s *Service) VerifyEmail(ctx context.Context, token string) error {
 		return errVerify
 	}
 	if err := s.store.VerifyEmail(ctx, hash, s.timestamp()); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, metering.ErrNotFound) {
 			return errVerify
 		}
 		return fmt.Errorf("verify e-mail: %w", err)

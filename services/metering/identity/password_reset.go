@@ -1,4 +1,4 @@
-package metering
+package identity
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -37,24 +38,24 @@ const (
 // PortalTokenStore is the part of the Store behind mailed portal tokens.
 type PortalTokenStore interface {
 	// CreatePortalToken stores tk and puts m in the mail outbox, in one
-	// transaction; ErrNotFound when the user does not exist, ErrConflict
+	// transaction; metering.ErrNotFound when the user does not exist, metering.ErrConflict
 	// when the hash does.
 	CreatePortalToken(ctx context.Context, tk PortalToken, m notify.OutboxMail) error
 	// PortalTokenByHash returns a token, used and expired ones too;
-	// ErrNotFound.
+	// metering.ErrNotFound.
 	PortalTokenByHash(ctx context.Context, hash string) (PortalToken, error)
 	// ResetPassword, only while the reset token of hash is unused: marks it
 	// and every other unused reset token of its user used at at, sets the
 	// user's password hash, marks their address verified (the link reached
-	// it) and deletes every session of the user, in one transaction. ErrNotFound when the token is
+	// it) and deletes every session of the user, in one transaction. metering.ErrNotFound when the token is
 	// unknown, of another purpose, or used.
 	ResetPassword(ctx context.Context, hash, passwordHash string, at time.Time) error
 	// VerifyEmail, only while the verification token of hash is unused:
 	// marks it used at at and its user's address verified, in one
-	// transaction; ErrNotFound when the token is unknown, of another
+	// transaction; metering.ErrNotFound when the token is unknown, of another
 	// purpose, or used.
 	VerifyEmail(ctx context.Context, hash string, at time.Time) error
-	// MarkEmailVerified marks a user's address verified; ErrNotFound for an
+	// MarkEmailVerified marks a user's address verified; metering.ErrNotFound for an
 	// unknown user.
 	MarkEmailVerified(ctx context.Context, userID string) error
 }
@@ -95,7 +96,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, linkBase stri
 		return fmt.Errorf("password reset: %w", err)
 	}
 	for _, u := range users {
-		a, err := s.store.GetAccount(ctx, u.AccountID)
+		a, err := s.accounts.Account(ctx, u.AccountID)
 		if err != nil {
 			return fmt.Errorf("password reset: %w", err)
 		}
@@ -107,7 +108,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, linkBase stri
 		if err != nil {
 			return fmt.Errorf("password reset: %w", err)
 		}
-		tk := PortalToken{TokenHash: HashSecret(token), Purpose: TokenPasswordReset, UserID: u.ID, CreatedAt: at, ExpiresAt: exp}
+		tk := PortalToken{TokenHash: metering.HashSecret(token), Purpose: TokenPasswordReset, UserID: u.ID, CreatedAt: at, ExpiresAt: exp}
 		if err := s.store.CreatePortalToken(ctx, tk, m); err != nil {
 			return fmt.Errorf("password reset: %w", err)
 		}
@@ -122,9 +123,9 @@ func (s *Service) PasswordResetUser(ctx context.Context, token string) (PortalUs
 	if !strings.HasPrefix(token, "pr_") || len(token) > 100 {
 		return PortalUser{}, errReset
 	}
-	tk, err := s.store.PortalTokenByHash(ctx, HashSecret(token))
+	tk, err := s.store.PortalTokenByHash(ctx, metering.HashSecret(token))
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, metering.ErrNotFound):
 		return PortalUser{}, errReset
 	case err != nil:
 		return PortalUser{}, err
@@ -132,7 +133,7 @@ func (s *Service) PasswordResetUser(ctx context.Context, token string) (PortalUs
 		return PortalUser{}, errReset
 	}
 	u, err := s.store.GetPortalUser(ctx, tk.UserID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, metering.ErrNotFound) {
 		return PortalUser{}, errReset
 	} else if err != nil {
 		return PortalUser{}, err
@@ -152,8 +153,8 @@ func (s *Service) ResetPassword(ctx context.Context, token, password string) err
 	if err := CheckNewPassword(password, u.Email); err != nil {
 		return err
 	}
-	if err := s.store.ResetPassword(ctx, HashSecret(token), HashPassword(password), s.timestamp()); err != nil {
-		if errors.Is(err, ErrNotFound) {
+	if err := s.store.ResetPassword(ctx, metering.HashSecret(token), HashPassword(password), s.timestamp()); err != nil {
+		if errors.Is(err, metering.ErrNotFound) {
 			return errReset // used meanwhile
 		}
 		return fmt.Errorf("reset password: %w", err)

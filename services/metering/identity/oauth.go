@@ -1,4 +1,4 @@
-package metering
+package identity
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering"
 )
 
 // Test OAuth clients (docs/portal.md, "Test OAuth clients"): an account
@@ -43,16 +44,16 @@ func (c OAuthClient) Revoked() bool { return c.RevokedAt != nil }
 
 // OAuthStore is the part of the Store behind OAuth clients.
 type OAuthStore interface {
-	// CreateOAuthClient stores c; ErrNotFound for an unknown account,
-	// ErrConflict when its ID, ClientID or SecretHash exists.
+	// CreateOAuthClient stores c; metering.ErrNotFound for an unknown account,
+	// metering.ErrConflict when its ID, ClientID or SecretHash exists.
 	CreateOAuthClient(ctx context.Context, c OAuthClient) error
-	// OAuthClientByClientID returns a client, revoked ones too; ErrNotFound.
+	// OAuthClientByClientID returns a client, revoked ones too; metering.ErrNotFound.
 	OAuthClientByClientID(ctx context.Context, clientID string) (OAuthClient, error)
 	// ListOAuthClients returns the account's clients oldest first.
 	ListOAuthClients(ctx context.Context, accountID string) ([]OAuthClient, error)
 	// RevokeOAuthClient records the revocation of the account's client id
 	// and of every credential issued to it, in one transaction (the first
-	// time is kept when revoked twice); ErrNotFound when the account has no
+	// time is kept when revoked twice); metering.ErrNotFound when the account has no
 	// such client.
 	RevokeOAuthClient(ctx context.Context, accountID, id string, at time.Time) error
 	// DeleteExpiredTokens deletes the credentials issued to client id
@@ -107,13 +108,13 @@ var errClient = oauthErr(OAuthInvalidClient, "client authentication failed")
 // refused as for keys) and returns its secret, shown this once.
 func (s *Service) CreateOAuthClient(ctx context.Context, accountID, name string, scopes []string) (string, OAuthClient, error) {
 	name = strings.TrimSpace(name)
-	if err := checkName(name); err != nil {
+	if err := metering.CheckName(name); err != nil {
 		return "", OAuthClient{}, err
 	}
 	if len(scopes) == 0 {
-		scopes = DefaultConversionScopes()
+		scopes = metering.DefaultConversionScopes()
 	}
-	scopes, err := ValidateScopes(SurfaceConversion, scopes, false)
+	scopes, err := metering.ValidateScopes(metering.SurfaceConversion, scopes, false)
 	if err != nil {
 		return "", OAuthClient{}, err
 	}
@@ -121,7 +122,7 @@ func (s *Service) CreateOAuthClient(ctx context.Context, accountID, name string,
 	_, _ = rand.Read(id)
 	secret := clientSecretPrefix + newToken()
 	c := OAuthClient{ID: uuid.NewString(), AccountID: accountID, Name: name,
-		ClientID: clientIDPrefix + secretEncoding.EncodeToString(id), SecretHash: HashSecret(secret),
+		ClientID: clientIDPrefix + metering.TokenEncoding.EncodeToString(id), SecretHash: metering.HashSecret(secret),
 		Scopes: scopes, CreatedAt: s.timestamp()}
 	if err := s.store.CreateOAuthClient(ctx, c); err != nil {
 		return "", OAuthClient{}, fmt.Errorf("create oauth client: %w", err)
@@ -139,7 +140,7 @@ func (s *Service) OAuthClients(ctx context.Context, accountID string) ([]OAuthCl
 // issued to it; another account's client is not found, as an unknown one.
 func (s *Service) RevokeOAuthClient(ctx context.Context, accountID, id string) error {
 	err := s.store.RevokeOAuthClient(ctx, accountID, id, s.timestamp())
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, metering.ErrNotFound) {
 		return problem.New(problem.NotFound, "no such OAuth client")
 	}
 	if err != nil {
@@ -165,7 +166,7 @@ type IssuedToken struct {
 	AccessToken string
 	ExpiresIn   time.Duration
 	Scopes      []string
-	Credential  Credential
+	Credential  metering.Credential
 }
 
 // ClientCredentialsToken authenticates a client and issues an access token
@@ -190,7 +191,7 @@ func (s *Service) ClientCredentialsToken(ctx context.Context, req TokenRequest) 
 	}
 	c, err := s.store.OAuthClientByClientID(ctx, req.ClientID)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, metering.ErrNotFound):
 		c = OAuthClient{}
 	case err != nil:
 		return IssuedToken{}, fmt.Errorf("oauth client: %w", err)
@@ -199,9 +200,9 @@ func (s *Service) ClientCredentialsToken(ctx context.Context, req TokenRequest) 
 	// unknown client, so timing tells nothing either.
 	want := c.SecretHash
 	if want == "" {
-		want = HashSecret(clientSecretPrefix)
+		want = metering.HashSecret(clientSecretPrefix)
 	}
-	ok := subtle.ConstantTimeCompare([]byte(HashSecret(req.ClientSecret)), []byte(want)) == 1
+	ok := subtle.ConstantTimeCompare([]byte(metering.HashSecret(req.ClientSecret)), []byte(want)) == 1
 	if !ok || c.ID == "" || c.Revoked() {
 		s.clientAuths.Fail(ctx, key, now)
 		s.log.InfoContext(ctx, "oauth client authentication refused")
@@ -223,15 +224,12 @@ func (s *Service) ClientCredentialsToken(ctx context.Context, req TokenRequest) 
 		return IssuedToken{}, oerr
 	}
 
-	secret := newSecret(KindAccessToken, ModeTest)
-	at := s.timestamp()
-	exp := at.Add(AccessTokenTTL)
-	cred := Credential{ID: uuid.NewString(), AccountID: c.AccountID, Name: "OAuth client " + c.Name, Kind: KindAccessToken,
-		Surface: SurfaceConversion, Mode: ModeTest, Scopes: scopes, SecretHash: HashSecret(secret), Prefix: secret[:displayPrefix],
-		CreatedAt: at, ExpiresAt: &exp, OAuthClientID: c.ID}
-	if err := s.store.CreateCredential(ctx, cred); err != nil {
-		return IssuedToken{}, fmt.Errorf("issue access token: %w", err)
+	secret, cred, err := s.accounts.IssueAccessToken(ctx, metering.AccessTokenParams{AccountID: c.AccountID,
+		Name: "OAuth client " + c.Name, Scopes: scopes, TTL: AccessTokenTTL, OAuthClientID: c.ID})
+	if err != nil {
+		return IssuedToken{}, err
 	}
+	at := cred.CreatedAt
 	s.log.InfoContext(ctx, "oauth access token issued", "account_id", c.AccountID, "oauth_client_id", c.ID,
 		"credential_id", cred.ID, "scopes", scopes)
 	// Each grant clears the client's expired tokens (refused anyway), so a

@@ -1,4 +1,4 @@
-package metering
+package redisthrottle
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
-// RedisForTest is a client on TEST_REDIS_URL and a key prefix unique to this
+// redisForTest is a client on TEST_REDIS_URL and a key prefix unique to this
 // run (parallel stacks share that Redis), its keys deleted with the test;
-// the test skips without it. Exported for the external throttle tests (a
-// _test.go file: not part of the package).
-func RedisForTest(t *testing.T) (redis.UniversalClient, string) {
+// the test skips without it.
+func redisForTest(t *testing.T) (redis.UniversalClient, string) {
 	t.Helper()
 	url := os.Getenv("TEST_REDIS_URL")
 	if url == "" {
@@ -84,7 +85,7 @@ var throttleCases = []struct {
 	}},
 }
 
-func runThrottleCases(t *testing.T, newThrottle func(t *testing.T) Throttle) {
+func runThrottleCases(t *testing.T, newThrottle func(t *testing.T) identity.Throttle) {
 	ctx := context.Background()
 	for _, c := range throttleCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -111,23 +112,25 @@ func runThrottleCases(t *testing.T, newThrottle func(t *testing.T) Throttle) {
 }
 
 func TestMemThrottle(t *testing.T) {
-	runThrottleCases(t, func(*testing.T) Throttle { return newMemThrottle(SignInFailures, SignInWindow) })
+	runThrottleCases(t, func(*testing.T) identity.Throttle {
+		return identity.NewMemThrottle(identity.SignInFailures, identity.SignInWindow)
+	})
 }
 
 func TestRedisThrottle(t *testing.T) {
-	rdb, prefix := RedisForTest(t)
+	rdb, prefix := redisForTest(t)
 	n := 0
-	runThrottleCases(t, func(*testing.T) Throttle {
+	runThrottleCases(t, func(*testing.T) identity.Throttle {
 		n++ // a kind per case: cases do not see each other's counts
-		return newRedisThrottle(rdb, prefix, "case"+string(rune('a'+n)), SignInFailures, SignInWindow, discard)
+		return New(rdb, prefix, "case"+string(rune('a'+n)), identity.SignInFailures, identity.SignInWindow, discard)
 	})
 }
 
 var discard = slog.New(slog.DiscardHandler)
 
 func TestRedisThrottleKeys(t *testing.T) {
-	rdb, prefix := RedisForTest(t)
-	th := newRedisThrottle(rdb, prefix, "signin", SignInFailures, SignInWindow, discard)
+	rdb, prefix := redisForTest(t)
+	th := New(rdb, prefix, "signin", identity.SignInFailures, identity.SignInWindow, discard)
 	key := th.redisKey("ann@example.com")
 	if strings.Contains(key, "ann") || !strings.HasPrefix(key, prefix+"{throttle:signin:") || !strings.HasSuffix(key, "}:n") {
 		t.Errorf("key %q: want the address hashed inside one hash tag", key)
@@ -137,10 +140,10 @@ func TestRedisThrottleKeys(t *testing.T) {
 	for range 50 {
 		th.Fail(ctx, "ann@example.com", at)
 	}
-	if n := rdb.ZCard(ctx, key).Val(); n != SignInFailures {
-		t.Errorf("set holds %d attempts, want only the newest %d", n, SignInFailures)
+	if n := rdb.ZCard(ctx, key).Val(); n != identity.SignInFailures {
+		t.Errorf("set holds %d attempts, want only the newest %d", n, identity.SignInFailures)
 	}
-	if ttl := rdb.PTTL(ctx, key).Val(); ttl <= 0 || ttl > SignInWindow+time.Minute {
+	if ttl := rdb.PTTL(ctx, key).Val(); ttl <= 0 || ttl > identity.SignInWindow+time.Minute {
 		t.Errorf("TTL %v, want at most window + 1m", ttl)
 	}
 }
@@ -149,13 +152,13 @@ func TestRedisThrottleKeys(t *testing.T) {
 func TestRedisThrottleFallsBack(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer rdb.Close()
-	th := newRedisThrottle(rdb, "x:", "signin", SignInFailures, SignInWindow, discard)
+	th := New(rdb, "x:", "signin", identity.SignInFailures, identity.SignInWindow, discard)
 	ctx := context.Background()
 	at := time.Now()
-	for range SignInFailures {
+	for range identity.SignInFailures {
 		th.Fail(ctx, "a", at)
 	}
-	if got := th.Blocked(ctx, "a", at); got != SignInWindow {
-		t.Errorf("Blocked with Redis down = %v, want %v", got, SignInWindow)
+	if got := th.Blocked(ctx, "a", at); got != identity.SignInWindow {
+		t.Errorf("Blocked with Redis down = %v, want %v", got, identity.SignInWindow)
 	}
 }

@@ -1,4 +1,4 @@
-package metering
+package identity
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -43,26 +44,26 @@ type PortalStore interface {
 	// PortalLogins returns every portal user, of any account, whose e-mail
 	// is email (lowercase) and who has a password, oldest first.
 	PortalLogins(ctx context.Context, email string) ([]PortalUser, error)
-	// GetPortalUser returns a user by id; ErrNotFound when unknown.
+	// GetPortalUser returns a user by id; metering.ErrNotFound when unknown.
 	GetPortalUser(ctx context.Context, id string) (PortalUser, error)
-	// CreateSession stores s; ErrNotFound when its user does not exist,
-	// ErrConflict when its TokenHash does.
+	// CreateSession stores s; metering.ErrNotFound when its user does not exist,
+	// metering.ErrConflict when its TokenHash does.
 	CreateSession(ctx context.Context, s PortalSession) error
-	// SessionByHash returns a session, expired ones too; ErrNotFound.
+	// SessionByHash returns a session, expired ones too; metering.ErrNotFound.
 	SessionByHash(ctx context.Context, hash string) (PortalSession, error)
 	// DeleteSession removes one session; removing an unknown one is no error.
 	DeleteSession(ctx context.Context, hash string) error
 	// DeleteUserSessions removes every session of a user.
 	DeleteUserSessions(ctx context.Context, userID string) error
 	// InviteUser adds u (with its InviteHash) and puts m in the mail outbox,
-	// in one transaction; ErrConflict when the account has a user with the
-	// same e-mail address, ErrNotFound for an unknown account.
+	// in one transaction; metering.ErrConflict when the account has a user with the
+	// same e-mail address, metering.ErrNotFound for an unknown account.
 	InviteUser(ctx context.Context, u PortalUser, m notify.OutboxMail) error
 	// PortalUserByInvite returns the user with a pending invitation of
-	// hash, expired ones too; ErrNotFound.
+	// hash, expired ones too; metering.ErrNotFound.
 	PortalUserByInvite(ctx context.Context, hash string) (PortalUser, error)
 	// AcceptInvite sets the invited user's password and name and clears the
-	// invitation, only while it is pending (ErrNotFound otherwise).
+	// invitation, only while it is pending (metering.ErrNotFound otherwise).
 	AcceptInvite(ctx context.Context, userID, passwordHash, name string) error
 }
 
@@ -221,13 +222,13 @@ var plainAddress = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za
 func newToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
-	return secretEncoding.EncodeToString(b)
+	return metering.TokenEncoding.EncodeToString(b)
 }
 
 // SessionInfo is what the portal knows of a signed-in person.
 type SessionInfo struct {
 	User      PortalUser
-	Account   Account
+	Account   metering.Account
 	CSRFToken string
 	ExpiresAt time.Time
 }
@@ -252,10 +253,10 @@ func (s *Service) SignUp(ctx context.Context, email, password, accountName, name
 	if strings.TrimSpace(name) == "" {
 		name = email
 	}
-	if err := checkName(strings.TrimSpace(name)); err != nil {
+	if err := metering.CheckName(strings.TrimSpace(name)); err != nil {
 		return "", SessionInfo{}, err
 	}
-	a, err := s.CreateAccount(ctx, accountName, PlanFree, USD)
+	a, err := s.accounts.CreateAccount(ctx, accountName, metering.PlanFree, metering.USD)
 	if err != nil {
 		return "", SessionInfo{}, err
 	}
@@ -301,7 +302,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, S
 	// password matches is signed in.
 	for _, u := range users {
 		if CheckPassword(u.PasswordHash, password) {
-			a, err := s.store.GetAccount(ctx, u.AccountID)
+			a, err := s.accounts.Account(ctx, u.AccountID)
 			if err != nil {
 				return "", SessionInfo{}, fmt.Errorf("sign in: %w", err)
 			}
@@ -314,10 +315,10 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, S
 	return "", SessionInfo{}, ErrSignIn
 }
 
-func (s *Service) startSession(ctx context.Context, u PortalUser, a Account) (string, SessionInfo, error) {
+func (s *Service) startSession(ctx context.Context, u PortalUser, a metering.Account) (string, SessionInfo, error) {
 	token := "ps_" + newToken()
 	now := s.timestamp()
-	ps := PortalSession{TokenHash: HashSecret(token), UserID: u.ID, AccountID: u.AccountID, CSRFToken: newToken(),
+	ps := PortalSession{TokenHash: metering.HashSecret(token), UserID: u.ID, AccountID: u.AccountID, CSRFToken: newToken(),
 		CreatedAt: now, ExpiresAt: now.Add(DefaultSessionTTL)}
 	if err := s.store.CreateSession(ctx, ps); err != nil {
 		return "", SessionInfo{}, fmt.Errorf("start session: %w", err)
@@ -332,9 +333,9 @@ func (s *Service) Session(ctx context.Context, token string) (SessionInfo, error
 	if !strings.HasPrefix(token, "ps_") || len(token) > 100 {
 		return SessionInfo{}, errSession
 	}
-	ps, err := s.store.SessionByHash(ctx, HashSecret(token))
+	ps, err := s.store.SessionByHash(ctx, metering.HashSecret(token))
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, metering.ErrNotFound):
 		return SessionInfo{}, errSession
 	case err != nil:
 		return SessionInfo{}, fmt.Errorf("session: %w", err)
@@ -344,12 +345,12 @@ func (s *Service) Session(ctx context.Context, token string) (SessionInfo, error
 		return SessionInfo{}, errSession
 	}
 	u, err := s.store.GetPortalUser(ctx, ps.UserID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, metering.ErrNotFound) {
 		return SessionInfo{}, errSession
 	} else if err != nil {
 		return SessionInfo{}, fmt.Errorf("session: %w", err)
 	}
-	a, err := s.store.GetAccount(ctx, ps.AccountID)
+	a, err := s.accounts.Account(ctx, ps.AccountID)
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("session: %w", err)
 	}
@@ -360,10 +361,10 @@ func (s *Service) Session(ctx context.Context, token string) (SessionInfo, error
 // SignOut ends the session of token, or with everywhere every session of
 // its user. An unknown token is no error.
 func (s *Service) SignOut(ctx context.Context, token string, everywhere bool) error {
-	hash := HashSecret(token)
+	hash := metering.HashSecret(token)
 	if everywhere {
 		ps, err := s.store.SessionByHash(ctx, hash)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, metering.ErrNotFound) {
 			return nil
 		} else if err != nil {
 			return err
@@ -382,31 +383,33 @@ type PortalKeyParams struct {
 
 // IssuePortalKey issues a conversion API key for the account. The portal is
 // never an operator: the reserved scopes are refused.
-func (s *Service) IssuePortalKey(ctx context.Context, accountID string, p PortalKeyParams) (string, Credential, error) {
-	return s.IssueCredential(ctx, IssueParams{AccountID: accountID, Name: p.Name, Kind: KindAPIKey,
-		Surface: SurfaceConversion, Mode: p.Mode, Scopes: p.Scopes})
+func (s *Service) IssuePortalKey(ctx context.Context, accountID string, p PortalKeyParams) (string, metering.Credential, error) {
+	return s.accounts.IssueCredential(ctx, metering.IssueParams{AccountID: accountID, Name: p.Name, Kind: metering.KindAPIKey,
+		Surface: metering.SurfaceConversion, Mode: p.Mode, Scopes: p.Scopes})
 }
 
 // PortalKeys returns the account's conversion API keys, revoked ones too.
-func (s *Service) PortalKeys(ctx context.Context, accountID string) ([]Credential, error) {
-	all, err := s.store.ListCredentials(ctx, accountID)
+func (s *Service) PortalKeys(ctx context.Context, accountID string) ([]metering.Credential, error) {
+	all, err := s.accounts.ListCredentials(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(all, func(c Credential) bool { return c.Surface != SurfaceConversion || c.Kind != KindAPIKey }), nil
+	return slices.DeleteFunc(all, func(c metering.Credential) bool {
+		return c.Surface != metering.SurfaceConversion || c.Kind != metering.KindAPIKey
+	}), nil
 }
 
 // RevokeAccountCredential revokes the account's credential id; a credential
 // of another account is not found, exactly as an unknown one.
 func (s *Service) RevokeAccountCredential(ctx context.Context, accountID, id string) error {
-	all, err := s.store.ListCredentials(ctx, accountID)
+	all, err := s.accounts.ListCredentials(ctx, accountID)
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(all, func(c Credential) bool { return c.ID == id }) {
+	if !slices.ContainsFunc(all, func(c metering.Credential) bool { return c.ID == id }) {
 		return problem.New(problem.NotFound, "no such key")
 	}
-	return s.Revoke(ctx, id)
+	return s.accounts.Revoke(ctx, id)
 }
 
 // InviteTTL is how long an invitation link works.
@@ -436,14 +439,14 @@ func (s *Service) Invite(ctx context.Context, accountID string, inviter PortalUs
 			fmt.Sprintf("the account sent %d invitations within the hour; try again in %d minutes", Invites, (secs+59)/60)).WithRetryAfter(secs)
 	}
 	s.invites.Fail(ctx, accountID, now0)
-	a, err := s.store.GetAccount(ctx, accountID)
+	a, err := s.accounts.Account(ctx, accountID)
 	if err != nil {
 		return PortalUser{}, err
 	}
 	token := "pi_" + newToken()
 	now := s.timestamp()
 	exp := now.Add(InviteTTL)
-	u := PortalUser{ID: uuid.NewString(), AccountID: accountID, Email: email, Name: email, InviteHash: HashSecret(token),
+	u := PortalUser{ID: uuid.NewString(), AccountID: accountID, Email: email, Name: email, InviteHash: metering.HashSecret(token),
 		InviteExpiresAt: &exp, CreatedAt: now}
 	m, err := notify.Invitation(notify.Link{AccountID: accountID, AccountName: a.Name, To: email, Inviter: inviter.Email,
 		URL: linkBase + token, Expires: exp}, now)
@@ -451,7 +454,7 @@ func (s *Service) Invite(ctx context.Context, accountID string, inviter PortalUs
 		return PortalUser{}, fmt.Errorf("invite: %w", err)
 	}
 	if err := s.store.InviteUser(ctx, u, m); err != nil {
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, metering.ErrConflict) {
 			return PortalUser{}, problem.New(problem.Conflict, "the account already has a user with this e-mail address").WithField("email")
 		}
 		return PortalUser{}, fmt.Errorf("invite: %w", err)
@@ -462,22 +465,22 @@ func (s *Service) Invite(ctx context.Context, accountID string, inviter PortalUs
 
 // Invitation returns the pending, unexpired invitation of token and its
 // account; otherwise a not-found problem.
-func (s *Service) Invitation(ctx context.Context, token string) (PortalUser, Account, error) {
+func (s *Service) Invitation(ctx context.Context, token string) (PortalUser, metering.Account, error) {
 	if !strings.HasPrefix(token, "pi_") || len(token) > 100 {
-		return PortalUser{}, Account{}, errInvite
+		return PortalUser{}, metering.Account{}, errInvite
 	}
-	u, err := s.store.PortalUserByInvite(ctx, HashSecret(token))
+	u, err := s.store.PortalUserByInvite(ctx, metering.HashSecret(token))
 	switch {
-	case errors.Is(err, ErrNotFound):
-		return PortalUser{}, Account{}, errInvite
+	case errors.Is(err, metering.ErrNotFound):
+		return PortalUser{}, metering.Account{}, errInvite
 	case err != nil:
-		return PortalUser{}, Account{}, err
+		return PortalUser{}, metering.Account{}, err
 	case u.InviteExpiresAt == nil || !s.now().Before(*u.InviteExpiresAt):
-		return PortalUser{}, Account{}, errInvite
+		return PortalUser{}, metering.Account{}, errInvite
 	}
-	a, err := s.store.GetAccount(ctx, u.AccountID)
+	a, err := s.accounts.Account(ctx, u.AccountID)
 	if err != nil {
-		return PortalUser{}, Account{}, err
+		return PortalUser{}, metering.Account{}, err
 	}
 	return u, a, nil
 }
@@ -495,11 +498,11 @@ func (s *Service) AcceptInvite(ctx context.Context, token, password, name string
 	if name == "" {
 		name = u.Email
 	}
-	if err := checkName(name); err != nil {
+	if err := metering.CheckName(name); err != nil {
 		return "", SessionInfo{}, err
 	}
 	if err := s.store.AcceptInvite(ctx, u.ID, HashPassword(password), name); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, metering.ErrNotFound) {
 			return "", SessionInfo{}, errInvite
 		}
 		return "", SessionInfo{}, err
@@ -519,10 +522,10 @@ func (s *Service) AddPortalUser(ctx context.Context, accountID, email, name stri
 		return PortalUser{}, problem.New(problem.InvalidInput, "email must be a plain e-mail address").WithField("email")
 	}
 	name = strings.TrimSpace(name)
-	if err := checkName(name); err != nil {
+	if err := metering.CheckName(name); err != nil {
 		return PortalUser{}, err
 	}
-	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+	if _, err := s.accounts.Account(ctx, accountID); err != nil {
 		return PortalUser{}, err
 	}
 	// The operator who adds a person (meteringctl, the demo) vouches for
@@ -530,7 +533,7 @@ func (s *Service) AddPortalUser(ctx context.Context, accountID, email, name stri
 	u := PortalUser{ID: uuid.NewString(), AccountID: accountID, Email: strings.ToLower(addr.Address), Name: name, CreatedAt: s.timestamp(),
 		EmailVerified: true}
 	if err := s.store.AddPortalUser(ctx, u); err != nil {
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, metering.ErrConflict) {
 			return PortalUser{}, problem.New(problem.Conflict, "the account already has a user with this e-mail address").WithField("email")
 		}
 		return PortalUser{}, err

@@ -1,4 +1,4 @@
-package metering_test
+package identity_test
 
 import (
 	"fmt"
@@ -10,14 +10,19 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/memory"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
+// now is when every portal test starts.
+var now = time.Date(2026, 5, 4, 12, 30, 0, 123456789, time.UTC)
+
 // portalEnv is a Service on a memory store with a clock the test moves.
 type portalEnv struct {
-	svc   *metering.Service
-	nt    *notify.Service // the outbox on store
+	svc   *identity.Service
+	meter *metering.Service // the accounts and credentials on store
+	nt    *notify.Service   // the outbox on store
 	store *memory.Store
 	mu    sync.Mutex
 	at    time.Time
@@ -27,8 +32,15 @@ func newPortal(t *testing.T) *portalEnv {
 	t.Helper()
 	e := &portalEnv{store: memory.New(), at: now}
 	e.nt = notify.NewService(notify.Config{Store: e.store, Clock: e.now})
-	e.svc = metering.NewService(metering.Config{Store: e.store, Notices: e.nt, Clock: e.now})
+	e.meter = metering.NewService(metering.Config{Store: e.store, Notices: e.nt, Clock: e.now})
+	e.svc = e.identity(nil)
 	return e
+}
+
+// identity is an identity.Service on the env's store, accounts and clock,
+// with the throttles th makes (nil: in this process).
+func (e *portalEnv) identity(th identity.ThrottleFactory) *identity.Service {
+	return identity.NewService(identity.Config{Store: e.store, Accounts: e.meter, Throttles: th, Clock: e.now})
 }
 
 func (e *portalEnv) now() time.Time          { e.mu.Lock(); defer e.mu.Unlock(); return e.at }
@@ -37,18 +49,18 @@ func (e *portalEnv) advance(d time.Duration) { e.mu.Lock(); defer e.mu.Unlock();
 const goodPassword = "correct horse battery"
 
 func TestPasswordHashing(t *testing.T) {
-	h := metering.HashPassword(goodPassword)
+	h := identity.HashPassword(goodPassword)
 	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
 		t.Fatalf("hash %q is not argon2id in PHC form", h)
 	}
-	if h == metering.HashPassword(goodPassword) {
+	if h == identity.HashPassword(goodPassword) {
 		t.Fatal("two hashes of one password are equal: no salt")
 	}
-	if !metering.CheckPassword(h, goodPassword) || metering.CheckPassword(h, goodPassword+"x") {
+	if !identity.CheckPassword(h, goodPassword) || identity.CheckPassword(h, goodPassword+"x") {
 		t.Fatal("CheckPassword does not tell the password from another")
 	}
 	for _, bad := range []string{"", "$argon2i$v=19$m=19456,t=2,p=1$AAAA$AAAA", "$argon2id$v=19$m=99999999,t=2,p=1$AAAA$AAAA", "plain"} {
-		if metering.CheckPassword(bad, goodPassword) {
+		if identity.CheckPassword(bad, goodPassword) {
 			t.Fatalf("CheckPassword(%q) accepted", bad)
 		}
 	}
@@ -60,7 +72,7 @@ func TestSignUpAndPasswordRules(t *testing.T) {
 	for _, c := range []struct{ email, password, field string }{
 		{"not an address", goodPassword, "email"},
 		{"ann@example.com", "short", "password"},
-		{"ann@example.com", strings.Repeat("x", metering.MaxPasswordLen+1), "password"},
+		{"ann@example.com", strings.Repeat("x", identity.MaxPasswordLen+1), "password"},
 		{"annexample@example.com", "annexample@example.com", "password"},
 	} {
 		_, _, err := e.svc.SignUp(ctx, c.email, c.password, "Acme", "")
@@ -144,7 +156,7 @@ func TestSignInThrottling(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, email := range []string{"ann@example.com", "nobody@example.com"} {
-		for i := range metering.SignInFailures {
+		for i := range identity.SignInFailures {
 			if _, _, err := e.svc.SignIn(ctx, email, "wrong password!"); rpc.Problem(err).Type != problem.Unauthorized {
 				t.Fatalf("%s attempt %d: %v", email, i+1, err)
 			}
@@ -158,15 +170,15 @@ func TestSignInThrottling(t *testing.T) {
 		}
 		_, _, err := e.svc.SignIn(ctx, strings.ToUpper(email), pw)
 		p := rpc.Problem(err)
-		if p == nil || p.Type != problem.RateLimited || p.RetryAfter <= 0 || p.RetryAfter > int(metering.SignInWindow.Seconds()) {
-			t.Fatalf("%s after %d failures: %v", email, metering.SignInFailures, err)
+		if p == nil || p.Type != problem.RateLimited || p.RetryAfter <= 0 || p.RetryAfter > int(identity.SignInWindow.Seconds()) {
+			t.Fatalf("%s after %d failures: %v", email, identity.SignInFailures, err)
 		}
 	}
 	// Another address is not affected.
 	if _, _, err := e.svc.SignIn(ctx, "other@example.com", "x"); rpc.Problem(err).Type != problem.Unauthorized {
 		t.Fatalf("other address: %v", err)
 	}
-	e.advance(metering.SignInWindow)
+	e.advance(identity.SignInWindow)
 	if _, _, err := e.svc.SignIn(ctx, "ann@example.com", goodPassword); err != nil {
 		t.Fatalf("after the window: %v", err)
 	}
@@ -179,7 +191,7 @@ func TestSessionExpiryAndSignOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !si.ExpiresAt.Equal(now.Truncate(time.Microsecond).Add(metering.DefaultSessionTTL)) {
+	if !si.ExpiresAt.Equal(now.Truncate(time.Microsecond).Add(identity.DefaultSessionTTL)) {
 		t.Fatalf("expires at %v", si.ExpiresAt)
 	}
 	t2, _, _ := e.svc.SignIn(ctx, "ann@example.com", goodPassword)
@@ -211,7 +223,7 @@ func TestSessionExpiryAndSignOut(t *testing.T) {
 	}
 	// Expiry comes from the clock.
 	t4, _, _ := e.svc.SignIn(ctx, "ann@example.com", goodPassword)
-	e.advance(metering.DefaultSessionTTL - time.Second)
+	e.advance(identity.DefaultSessionTTL - time.Second)
 	if _, err := e.svc.Session(ctx, t4); err != nil {
 		t.Fatalf("a second before expiry: %v", err)
 	}
@@ -227,17 +239,17 @@ func TestPortalKeysRulesAndTenants(t *testing.T) {
 	_, a, _ := e.svc.SignUp(ctx, "ann@example.com", goodPassword, "A", "Ann")
 	_, b, _ := e.svc.SignUp(ctx, "bob@example.com", goodPassword, "B", "Bob")
 	for _, reserved := range []string{metering.ScopeKeysManage, metering.ScopeUsageRead} {
-		_, _, err := e.svc.IssuePortalKey(ctx, a.Account.ID, metering.PortalKeyParams{Name: "k", Mode: metering.ModeLive,
+		_, _, err := e.svc.IssuePortalKey(ctx, a.Account.ID, identity.PortalKeyParams{Name: "k", Mode: metering.ModeLive,
 			Scopes: []string{metering.ScopeConvert, reserved}})
 		if p := rpc.Problem(err); p == nil || p.Field != "scopes" {
 			t.Fatalf("portal granted %s: %v", reserved, err)
 		}
 	}
-	secret, c, err := e.svc.IssuePortalKey(ctx, a.Account.ID, metering.PortalKeyParams{Name: "ci", Mode: metering.ModeTest})
+	secret, c, err := e.svc.IssuePortalKey(ctx, a.Account.ID, identity.PortalKeyParams{Name: "ci", Mode: metering.ModeTest})
 	if err != nil || !strings.HasPrefix(secret, "ak_test_") || len(c.Scopes) != 6 {
 		t.Fatalf("IssuePortalKey = %q %+v %v", secret, c, err)
 	}
-	_, c2, err := e.svc.IssuePortalKey(ctx, a.Account.ID, metering.PortalKeyParams{Name: "hooks", Mode: metering.ModeLive,
+	_, c2, err := e.svc.IssuePortalKey(ctx, a.Account.ID, identity.PortalKeyParams{Name: "hooks", Mode: metering.ModeLive,
 		Scopes: append(metering.DefaultConversionScopes(), metering.OptInConversionScopes()...)})
 	if err != nil || len(c2.Scopes) != 8 {
 		t.Fatalf("opt-in scopes: %+v %v", c2, err)
@@ -248,13 +260,13 @@ func TestPortalKeysRulesAndTenants(t *testing.T) {
 	if err := e.svc.RevokeAccountCredential(ctx, b.Account.ID, c.ID); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("account B revoked A's key: %v", err)
 	}
-	if _, err := e.svc.Resolve(ctx, secret); err != nil {
+	if _, err := e.meter.Resolve(ctx, secret); err != nil {
 		t.Fatal("A's key stopped working after B's attempt")
 	}
 	if err := e.svc.RevokeAccountCredential(ctx, a.Account.ID, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.Resolve(ctx, secret); err == nil {
+	if _, err := e.meter.Resolve(ctx, secret); err == nil {
 		t.Fatal("revoked key still resolves")
 	}
 	keys, _ := e.svc.PortalKeys(ctx, a.Account.ID)
@@ -319,7 +331,7 @@ func TestInvitations(t *testing.T) {
 	if _, _, err := e.svc.Invitation(ctx, late); err != nil {
 		t.Fatalf("fresh invitation: %v", err)
 	}
-	e.advance(metering.InviteTTL)
+	e.advance(identity.InviteTTL)
 	if _, _, err := e.svc.AcceptInvite(ctx, late, goodPassword, ""); rpc.Problem(err).Type != problem.NotFound {
 		t.Fatalf("expired invitation accepted: %v", err)
 	}
@@ -330,7 +342,7 @@ func TestInvitations(t *testing.T) {
 	}
 }
 
-// TestInvitationLimits: an account sends at most metering.Invites
+// TestInvitationLimits: an account sends at most identity.Invites
 // invitations an hour (then 429 with the wait), counted per account, not
 // per person; the window passes.
 func TestInvitationLimits(t *testing.T) {
@@ -338,7 +350,7 @@ func TestInvitationLimits(t *testing.T) {
 	ctx := t.Context()
 	_, ann, _ := e.svc.SignUp(ctx, "ann@limits.example", goodPassword, "Team", "Ann")
 	ann.User.EmailVerified = true
-	for i := range metering.Invites {
+	for i := range identity.Invites {
 		if _, err := e.svc.Invite(ctx, ann.Account.ID, ann.User, fmt.Sprintf("p%d@limits.example", i), "L:"); err != nil {
 			t.Fatalf("invitation %d: %v", i+1, err)
 		}
@@ -347,7 +359,7 @@ func TestInvitationLimits(t *testing.T) {
 	if p := rpc.Problem(err); p.Type != problem.RateLimited || p.RetryAfter <= 0 {
 		t.Fatalf("over the limit: %v", err)
 	}
-	e.advance(metering.InviteWindow)
+	e.advance(identity.InviteWindow)
 	if _, err := e.svc.Invite(ctx, ann.Account.ID, ann.User, "one-more@limits.example", "L:"); err != nil {
 		t.Fatalf("after the window: %v", err)
 	}
