@@ -29,7 +29,7 @@ func (s *Service) ListAccounts(ctx context.Context, c Caller, q PageQuery) (Page
 	after := cur.position()
 	all, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return page, s.Internal(ctx, "list accounts", err)
+		return page, Internal("list accounts", err)
 	}
 	var rows []Account
 	for _, a := range all {
@@ -102,7 +102,7 @@ func (s *Service) GetAccountBalances(ctx context.Context, c Caller, accountID st
 		return res, problem.New(problem.NotFound, "account not found")
 	}
 	if err != nil {
-		return res, s.Internal(ctx, "get account", err)
+		return res, Internal("get account", err)
 	}
 	if sc.grant.Redacts(FieldConnectionInstitution) {
 		redactAccount(&a, sc.institutions)
@@ -118,7 +118,7 @@ func (s *Service) GetAccountBalances(ctx context.Context, c Caller, accountID st
 func (s *Service) MainCurrency(ctx context.Context, c Caller, sc Scope) (string, error) {
 	accts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return "", s.Internal(ctx, "list accounts", err)
+		return "", Internal("list accounts", err)
 	}
 	count := map[string]int{}
 	best := ""

@@ -53,7 +53,7 @@ func (s *Service) anomalyBaseline(ctx context.Context, c Caller, sc Scope, curre
 	from, to := p.Start.AddDate(0, -AnomalyLookbackMonths, 0), p.Start.AddDate(0, 0, -1)
 	version, err := s.store.FlowVersion(ctx, c.UserID, from, to)
 	if err != nil {
-		return AnomalyBaseline{}, s.Internal(ctx, "flow version", err)
+		return AnomalyBaseline{}, Internal("flow version", err)
 	}
 	acc, cat := slices.Clone(sc.excludedAccounts), slices.Clone(sc.excludedCategories)
 	slices.Sort(acc)
@@ -66,7 +66,7 @@ func (s *Service) anomalyBaseline(ctx context.Context, c Caller, sc Scope, curre
 	rows, err := s.store.ListBudgetRows(ctx, c.UserID, TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts,
 		ExcludeCategoryIDs: sc.excludedCategories, StartDate: from, EndDate: to})
 	if err != nil {
-		return AnomalyBaseline{}, s.Internal(ctx, "list budget rows", err)
+		return AnomalyBaseline{}, Internal("list budget rows", err)
 	}
 	b := BuildAnomalyBaseline(currency, rows)
 	s.baselines.put(key, version, b)

@@ -48,7 +48,7 @@ func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[
 	}
 	all, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return page, s.Internal(ctx, "list budgets", err)
+		return page, Internal("list budgets", err)
 	}
 	if after != nil {
 		at, _ := time.Parse(time.RFC3339Nano, after.CreatedAt)
@@ -117,7 +117,7 @@ func (s *Service) loadBudget(ctx context.Context, c Caller, id string) (Budget, 
 		return b, problem.New(problem.NotFound, "budget not found")
 	}
 	if err != nil {
-		return b, s.Internal(ctx, "get budget", err)
+		return b, Internal("get budget", err)
 	}
 	return b, nil
 }
@@ -217,12 +217,12 @@ func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p 
 		if err == nil {
 			var out BudgetProgress
 			if err := json.Unmarshal(snap.Data, &out); err != nil {
-				return out, s.Internal(ctx, "decode progress snapshot", err)
+				return out, Internal("decode progress snapshot", err)
 			}
 			return out, nil
 		}
 		if !errors.Is(err, ErrNotFound) {
-			return BudgetProgress{}, s.Internal(ctx, "get progress snapshot", err)
+			return BudgetProgress{}, Internal("get progress snapshot", err)
 		}
 	}
 	in := ProgressInput{Budget: b, Period: p, Today: today}
@@ -244,7 +244,7 @@ func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p 
 	in.Totals, err = s.store.SumFlows(ctx, c.UserID, FlowQuery{From: p.Start, To: last, Currency: b.Currency,
 		CountedOnly: true, ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories})
 	if err != nil {
-		return BudgetProgress{}, s.Internal(ctx, "sum flows", err)
+		return BudgetProgress{}, Internal("sum flows", err)
 	}
 	if in.Totals == nil {
 		in.Totals = []FlowTotal{} // read from the store: ComputeProgress must not sum Rows
@@ -257,7 +257,7 @@ func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p 
 			f := TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories,
 				StartDate: p.Start, EndDate: last}
 			if in.Candidates, err = s.store.ListAnomalyCandidates(ctx, c.UserID, f, floors); err != nil {
-				return BudgetProgress{}, s.Internal(ctx, "list anomaly candidates", err)
+				return BudgetProgress{}, Internal("list anomaly candidates", err)
 			}
 		}
 		if in.Goals, err = s.visibleGoals(ctx, c, sc); err != nil {
@@ -284,16 +284,16 @@ func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p 
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		return out, s.Internal(ctx, "encode progress snapshot", err)
+		return out, Internal("encode progress snapshot", err)
 	}
 	snap, err := s.store.SaveProgressSnapshot(ctx, ProgressSnapshot{BudgetID: b.ID, UserID: c.UserID,
 		GrantID: c.GrantID, PeriodStart: p.Start, Data: data, CreatedAt: s.now()})
 	if err != nil {
-		return out, s.Internal(ctx, "save progress snapshot", err)
+		return out, Internal("save progress snapshot", err)
 	}
 	var stored BudgetProgress
 	if err := json.Unmarshal(snap.Data, &stored); err != nil {
-		return out, s.Internal(ctx, "decode progress snapshot", err)
+		return out, Internal("decode progress snapshot", err)
 	}
 	return stored, nil
 }
@@ -321,11 +321,11 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method strin
 	now := s.now()
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.Internal(ctx, "list categories", err)
+		return res, Internal("list categories", err)
 	}
 	budgets, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return res, s.Internal(ctx, "list budgets", err)
+		return res, Internal("list budgets", err)
 	}
 	currency := "USD"
 	var income *decimal.Decimal
@@ -354,7 +354,7 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method strin
 		return res, nil
 	}
 	if err != nil {
-		return res, s.Internal(ctx, "switch budget", err)
+		return res, Internal("switch budget", err)
 	}
 	res.Data = SwitchResult{NewBudgetID: b.ID, PreviousBudgetArchived: archived != ""}
 	res.Filtered = sc.grant.Filtered()
@@ -369,7 +369,7 @@ func (s *Service) monthlyAverages(ctx context.Context, c Caller, cats []Category
 	start := end.AddDate(0, -3, 0)
 	totals, err := s.store.SumFlows(ctx, c.UserID, FlowQuery{From: start, To: end.AddDate(0, 0, -1), Currency: currency, CountedOnly: true})
 	if err != nil {
-		return nil, decimal.Zero, s.Internal(ctx, "sum flows", err)
+		return nil, decimal.Zero, Internal("sum flows", err)
 	}
 	cl := classify(cats)
 	cn := newCounter(Budget{Currency: currency}, cats)

@@ -77,7 +77,7 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u Alloc
 	fp.ExpectedVersion = 0
 	pw, err := newPendingWrite(c, "budget-allocations", fp)
 	if err != nil {
-		return res, s.Internal(ctx, "fingerprint allocations update", err)
+		return res, Internal("fingerprint allocations update", err)
 	}
 	old, err := s.loadBudget(ctx, c, id)
 	if err != nil {
@@ -111,7 +111,7 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u Alloc
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "budget not found")
 	case err != nil:
-		return res, s.Internal(ctx, "update budget", err)
+		return res, Internal("update budget", err)
 	}
 	return s.GetBudget(ctx, c, id)
 }

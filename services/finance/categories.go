@@ -84,7 +84,7 @@ func (s *Service) CreateCategory(ctx context.Context, c Caller, in NewCategory) 
 		return res, problem.New(problem.CategoryLimit,
 			"you have 250 custom categories, the most allowed: delete one first")
 	case err != nil:
-		return res, s.Internal(ctx, "create category", err)
+		return res, Internal("create category", err)
 	}
 	return s.categoryResult(ctx, c, cat.ID)
 }
@@ -143,7 +143,7 @@ func (s *Service) UpdateCategory(ctx context.Context, c Caller, p CategoryPatch)
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "category not found")
 	case err != nil:
-		return res, s.Internal(ctx, "update category", err)
+		return res, Internal("update category", err)
 	}
 	return s.categoryResult(ctx, c, cat.ID)
 }
@@ -184,7 +184,7 @@ func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, merge
 		// The category, or the target, went away meanwhile.
 		return res, problem.New(problem.NotFound, "category not found")
 	case err != nil:
-		return res, s.Internal(ctx, "delete category", err)
+		return res, Internal("delete category", err)
 	}
 	n := 0
 	for _, acct := range moved {
@@ -209,7 +209,7 @@ func (s *Service) ownCategory(ctx context.Context, c Caller, sc Scope, id string
 		return Category{}, problem.New(problem.NotFound, "category not found")
 	}
 	if err != nil {
-		return Category{}, s.Internal(ctx, "get category", err)
+		return Category{}, Internal("get category", err)
 	}
 	if cat.IsSystem() {
 		return Category{}, problem.New(problem.SystemCategory, "system categories cannot be changed or deleted")
@@ -228,7 +228,7 @@ func (s *Service) topLevelParent(ctx context.Context, c Caller, sc Scope, id str
 		return Category{}, Invalid("parent_id", "parent_id names no category")
 	}
 	if err != nil {
-		return Category{}, s.Internal(ctx, "get category", err)
+		return Category{}, Internal("get category", err)
 	}
 	if parent.ParentID != "" {
 		return Category{}, Invalid("parent_id", "parent_id must name a top-level category: categories nest one level")
@@ -240,7 +240,7 @@ func (s *Service) topLevelParent(ctx context.Context, c Caller, sc Scope, id str
 func (s *Service) noChildren(ctx context.Context, c Caller, id string) error {
 	all, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return s.Internal(ctx, "list categories", err)
+		return Internal("list categories", err)
 	}
 	for _, other := range all {
 		if other.ParentID == id {
@@ -257,7 +257,7 @@ func hasChildren() error {
 func (s *Service) categoryResult(ctx context.Context, c Caller, id string) (Result[Category], error) {
 	cat, err := s.store.GetCategory(ctx, c.UserID, id)
 	if err != nil {
-		return Result[Category]{}, s.Internal(ctx, "reread category", err)
+		return Result[Category]{}, Internal("reread category", err)
 	}
 	return Result[Category]{Data: cat}, nil
 }
@@ -299,7 +299,7 @@ func (s *Service) ListCategories(ctx context.Context, c Caller) (Page[Category],
 	}
 	all, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return page, s.Internal(ctx, "list categories", err)
+		return page, Internal("list categories", err)
 	}
 	hidden := expandCategories(sc.grant.ExcludedCategoryIDs, all)
 	for _, cat := range all {
@@ -314,7 +314,7 @@ func (s *Service) ListCategories(ctx context.Context, c Caller) (Page[Category],
 func (s *Service) visibleCategories(ctx context.Context, c Caller, sc Scope) ([]Category, error) {
 	all, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return nil, s.Internal(ctx, "list categories", err)
+		return nil, Internal("list categories", err)
 	}
 	return slices.DeleteFunc(all, func(cat Category) bool { return sc.HidesCategory(cat.ID) }), nil
 }

@@ -51,7 +51,7 @@ func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (P
 	}
 	conns, err := s.store.ListConnections(ctx, c.UserID, after.position(), pager.Size+1)
 	if err != nil {
-		return page, s.Internal(ctx, "list connections", err)
+		return page, Internal("list connections", err)
 	}
 	if conns, page.NextCursor, err = Cut(ctx, pager, conns, func(c Connection) connCursor {
 		return createdCursor(c.CreatedAt, c.ID)
@@ -61,7 +61,7 @@ func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (P
 	page.HasMore = page.NextCursor != ""
 	accounts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return page, s.Internal(ctx, "list accounts", err)
+		return page, Internal("list accounts", err)
 	}
 	counts := map[string]int{}
 	for _, a := range accounts {
@@ -91,7 +91,7 @@ func (s *Service) GetSyncStatus(ctx context.Context, c Caller) (Result[SyncStatu
 	}
 	conns, err := s.store.ListConnections(ctx, c.UserID, nil, 0)
 	if err != nil {
-		return res, s.Internal(ctx, "list connections", err)
+		return res, Internal("list connections", err)
 	}
 	now := s.now()
 	redact := sc.grant.Redacts(FieldConnectionInstitution)

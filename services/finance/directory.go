@@ -41,7 +41,7 @@ func (s *Service) lookupGrant(ctx context.Context, accountID, userID, grantID, m
 	switch {
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
-		return Grant{}, check, s.Internal(ctx, "get user", err)
+		return Grant{}, check, Internal("get user", err)
 	default:
 		check.UserInAccount = accountID != "" && u.OwnerAccountID == accountID
 		check.UserOfMode = ModeOf(u.Mode) == ModeOf(mode)
@@ -50,7 +50,7 @@ func (s *Service) lookupGrant(ctx context.Context, accountID, userID, grantID, m
 	switch {
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
-		return Grant{}, check, s.Internal(ctx, "get grant", err)
+		return Grant{}, check, Internal("get grant", err)
 	default:
 		check.GrantOfUser = g.UserID == userID
 	}

@@ -155,7 +155,7 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 	}
 	accts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return res, s.Internal(ctx, "list accounts", err)
+		return res, Internal("list accounts", err)
 	}
 	var currency string
 	included, hiddenCash := map[string]bool{}, map[string]bool{}
@@ -165,7 +165,7 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 			return res, problem.New(problem.NotFound, "account not found")
 		}
 		if err != nil {
-			return res, s.Internal(ctx, "get account", err)
+			return res, Internal("get account", err)
 		}
 		currency = a.Currency
 		included[a.ID] = true

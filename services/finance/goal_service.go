@@ -28,14 +28,14 @@ func (s *Service) goalContext(ctx context.Context, c Caller, sc Scope) (goalCont
 	gc := goalContext{accounts: map[string]Account{}, items: map[string]BudgetItem{}}
 	accounts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return gc, s.Internal(ctx, "list accounts", err)
+		return gc, Internal("list accounts", err)
 	}
 	for _, a := range accounts {
 		gc.accounts[a.ID] = a
 	}
 	budgets, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return gc, s.Internal(ctx, "list budgets", err)
+		return gc, Internal("list budgets", err)
 	}
 	for _, b := range budgets {
 		for _, g := range b.Groups {
@@ -97,7 +97,7 @@ func (sc Scope) visibleGoal(g Goal, items map[string]BudgetItem) (Goal, bool) {
 func (s *Service) visibleGoals(ctx context.Context, c Caller, sc Scope) ([]Goal, error) {
 	all, err := s.store.ListGoals(ctx, c.UserID, nil, 0)
 	if err != nil {
-		return nil, s.Internal(ctx, "list goals", err)
+		return nil, Internal("list goals", err)
 	}
 	var items map[string]BudgetItem
 	if len(sc.excludedCategories) > 0 {
@@ -149,7 +149,7 @@ func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[Go
 	for len(visible) <= size {
 		goals, err := s.store.ListGoals(ctx, c.UserID, after, size+1)
 		if err != nil {
-			return page, s.Internal(ctx, "list goals", err)
+			return page, Internal("list goals", err)
 		}
 		for _, g := range goals {
 			after = &GoalPosition{SortOrder: g.SortOrder, ID: g.ID}
@@ -209,7 +209,7 @@ func (s *Service) GetGoal(ctx context.Context, c Caller, id string) (Result[Goal
 		return res, problem.New(problem.NotFound, "goal not found")
 	}
 	if err != nil {
-		return res, s.Internal(ctx, "get goal", err)
+		return res, Internal("get goal", err)
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
@@ -243,7 +243,7 @@ func (s *Service) goalView(ctx context.Context, c Caller, sc Scope, gc goalConte
 	if g.Status == GoalActive && g.CompletedAt == nil && g.TargetAmount.IsPositive() &&
 		!facts.Current.LessThan(g.TargetAmount) && !sc.grant.Filtered() {
 		if err := s.store.MarkGoalCompleted(ctx, c.UserID, g.ID, now); err != nil {
-			return GoalView{}, s.Internal(ctx, "mark goal completed", err)
+			return GoalView{}, Internal("mark goal completed", err)
 		}
 		at := now.UTC().Truncate(time.Microsecond)
 		g.Status, g.CompletedAt = GoalCompleted, &at
@@ -296,7 +296,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalCont
 			q.AccountIDs, q.Currency, q.From, q.To, q.ByMonth = ids, g.Currency, rateStart, thisMonth.AddDate(0, 0, -1), true
 			flows, err := s.store.SumFlows(ctx, c.UserID, q)
 			if err != nil {
-				return f, s.Internal(ctx, "sum flows", err)
+				return f, Internal("sum flows", err)
 			}
 			for _, m := range flows {
 				if i := monthIndex(m.Month); i >= 0 {
@@ -306,7 +306,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalCont
 			q.From, q.To, q.ByMonth = thisMonth.AddDate(-1, 0, 0), endOfTime, false
 			in, err := s.store.LastFlowDay(ctx, c.UserID, q, true)
 			if err != nil {
-				return f, s.Internal(ctx, "last flow day", err)
+				return f, Internal("last flow day", err)
 			}
 			if in != nil {
 				last(*in)
@@ -329,7 +329,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalCont
 			q.ByMonth = true
 			var err error
 			if totals, err = s.store.SumFlows(ctx, c.UserID, q); err != nil {
-				return f, s.Internal(ctx, "sum flows", err)
+				return f, Internal("sum flows", err)
 			}
 		}
 		for _, l := range g.BudgetLinks {
@@ -351,7 +351,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalCont
 			}
 			out, err := s.store.LastFlowDay(ctx, c.UserID, q, false)
 			if err != nil {
-				return f, s.Internal(ctx, "last flow day", err)
+				return f, Internal("last flow day", err)
 			}
 			if out != nil {
 				last(*out)

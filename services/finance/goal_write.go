@@ -103,7 +103,7 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 	if in.SortOrder == nil {
 		all, err := s.store.ListGoals(ctx, c.UserID, nil, 0)
 		if err != nil {
-			return res, s.Internal(ctx, "list goals", err)
+			return res, Internal("list goals", err)
 		}
 		if n := len(all); n > 0 {
 			g.SortOrder = min(all[n-1].SortOrder+1, MaxGoalSortOrder)
@@ -117,7 +117,7 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 		// commit (the edge keeps answers only of requests it saw answered).
 		return s.GetGoal(ctx, c, g.ID)
 	} else if err != nil {
-		return res, s.Internal(ctx, "create goal", err)
+		return res, Internal("create goal", err)
 	}
 	return s.GetGoal(ctx, c, g.ID)
 }
@@ -144,7 +144,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 		In GoalInput
 	}{id, in})
 	if err != nil {
-		return res, s.Internal(ctx, "fingerprint goal update", err)
+		return res, Internal("fingerprint goal update", err)
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
@@ -181,7 +181,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "goal not found")
 	case err != nil:
-		return res, s.Internal(ctx, "update goal", err)
+		return res, Internal("update goal", err)
 	}
 	return s.GetGoal(ctx, c, id)
 }
@@ -221,7 +221,7 @@ func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedV
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "goal not found")
 	case err != nil:
-		return res, s.Internal(ctx, "delete goal", err)
+		return res, Internal("delete goal", err)
 	}
 	res.Data = GoalDeleteResult{Deleted: true}
 	res.Filtered = sc.grant.Filtered()
@@ -239,7 +239,7 @@ func (s *Service) writableGoal(ctx context.Context, c Caller, sc Scope, gc goalC
 		return g, problem.New(problem.NotFound, "goal not found")
 	}
 	if err != nil {
-		return g, s.Internal(ctx, "get goal", err)
+		return g, Internal("get goal", err)
 	}
 	if _, ok := sc.visibleGoal(g, gc.items); !ok {
 		return g, problem.New(problem.NotFound, "goal not found")

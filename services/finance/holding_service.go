@@ -43,7 +43,7 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 	}
 	rows, err := s.store.ListHoldings(ctx, c.UserID, f, after, pager.Size+1)
 	if err != nil {
-		return page, s.Internal(ctx, "list holdings", err)
+		return page, Internal("list holdings", err)
 	}
 	if rows, page.NextCursor, err = Cut(ctx, pager, rows, func(h Holding) holdingCursor { return holdingCursor{ID: h.ID} }); err != nil {
 		return page, err
@@ -59,7 +59,7 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 	if len(tickers) > 0 {
 		ps, err := s.store.RecentSecurityPrices(ctx, tickers, Day(s.now()))
 		if err != nil {
-			return page, s.Internal(ctx, "recent prices", err)
+			return page, Internal("recent prices", err)
 		}
 		for _, p := range ps {
 			k := p.Ticker + "|" + p.Currency
@@ -105,7 +105,7 @@ func (s *Service) RecordSecurityPrices(ctx context.Context, ps []SecurityPrice) 
 		ps[i].Date = Day(p.Date)
 	}
 	if err := s.store.PutSecurityPrices(ctx, ps); err != nil {
-		return s.Internal(ctx, "put prices", err)
+		return Internal("put prices", err)
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 		return res, problem.New(problem.NotFound, "account not found").WithField("account_id")
 	}
 	if err != nil {
-		return res, s.Internal(ctx, "get account", err)
+		return res, Internal("get account", err)
 	}
 	if s.parser == nil {
 		return res, problem.New(problem.NotImplemented, "statement import is not configured on this server")
@@ -67,7 +67,7 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 		case errors.As(err, &p):
 			return res, err
 		case err != nil:
-			return res, s.Internal(ctx, "apply import", err)
+			return res, Internal("apply import", err)
 		}
 		out = counted
 		break
@@ -98,7 +98,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 	bankRows, err := s.store.ListTransactions(ctx, userID, TransactionFilter{AccountID: account.ID, Source: SourceBankSync,
 		StartDate: first, EndDate: last}, nil, 0)
 	if err != nil {
-		return s.Internal(ctx, "list bank rows", err)
+		return Internal("list bank rows", err)
 	}
 	ids := make([]string, len(bankRows))
 	for i, t := range bankRows {
@@ -106,7 +106,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 	}
 	claims, err := s.store.ImportClaims(ctx, account.ID, keys, ids)
 	if err != nil {
-		return s.Internal(ctx, "import claims", err)
+		return Internal("import claims", err)
 	}
 	keyTaken, rowTaken := map[string]bool{}, map[string]bool{}
 	for _, cl := range claims {

@@ -67,11 +67,11 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 	today := Day(now)
 	accts, err := s.store.ListAccounts(ctx, userID)
 	if err != nil {
-		return NetWorthSnapshot{}, s.Internal(ctx, "list accounts", err)
+		return NetWorthSnapshot{}, Internal("list accounts", err)
 	}
 	hs, err := s.store.ListHoldings(ctx, userID, HoldingFilter{}, "", 0)
 	if err != nil {
-		return NetWorthSnapshot{}, s.Internal(ctx, "list holdings", err)
+		return NetWorthSnapshot{}, Internal("list holdings", err)
 	}
 	var tickers []string
 	for _, h := range hs {
@@ -83,7 +83,7 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 	if len(tickers) > 0 {
 		ps, err := s.store.RecentSecurityPrices(ctx, tickers, today)
 		if err != nil {
-			return NetWorthSnapshot{}, s.Internal(ctx, "recent prices", err)
+			return NetWorthSnapshot{}, Internal("recent prices", err)
 		}
 		for _, p := range ps {
 			k := p.Ticker + "|" + p.Currency
@@ -99,7 +99,7 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 	lines, manual := NetWorthLines(accts, views)
 	snap := NetWorthSnapshot{UserID: userID, Date: today, Lines: lines, IsManual: manual, TakenAt: now}
 	if _, err := s.store.PutNetWorthSnapshot(ctx, snap); err != nil {
-		return NetWorthSnapshot{}, s.Internal(ctx, "put snapshot", err)
+		return NetWorthSnapshot{}, Internal("put snapshot", err)
 	}
 	return snap, nil
 }
@@ -155,7 +155,7 @@ func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string
 	yesterday := today.AddDate(0, 0, -1)
 	prev, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, yesterday, yesterday)
 	if err != nil {
-		return NetWorthView{}, s.Internal(ctx, "list snapshots", err)
+		return NetWorthView{}, Internal("list snapshots", err)
 	}
 	curs := currenciesOf(live.Lines, cur)
 	for _, p := range prev {
@@ -163,7 +163,7 @@ func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string
 	}
 	rs, err := s.store.FXRatesUpTo(ctx, curs, today)
 	if err != nil {
-		return NetWorthView{}, s.Internal(ctx, "fx rates", err)
+		return NetWorthView{}, Internal("fx rates", err)
 	}
 	rt := NewRateTable(rs)
 	fig, err := ConvertNetWorth(live.Lines, rt, cur, today)
@@ -206,7 +206,7 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	}
 	snaps, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, from, today)
 	if err != nil {
-		return NetWorthHistory{}, s.Internal(ctx, "list snapshots", err)
+		return NetWorthHistory{}, Internal("list snapshots", err)
 	}
 	curs := []string{cur}
 	for _, sn := range snaps {
@@ -218,7 +218,7 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	}
 	rs, err := s.store.FXRatesUpTo(ctx, curs, today)
 	if err != nil {
-		return NetWorthHistory{}, s.Internal(ctx, "fx rates", err)
+		return NetWorthHistory{}, Internal("fx rates", err)
 	}
 	rt := NewRateTable(rs)
 	h := NetWorthHistory{Currency: cur, Points: []NetWorthFigures{}}
@@ -248,7 +248,7 @@ func (s *Service) RecordFXRates(ctx context.Context, rs []FXRate) error {
 		rs[i].Date = Day(r.Date)
 	}
 	if err := s.store.PutFXRates(ctx, rs); err != nil {
-		return s.Internal(ctx, "put rates", err)
+		return Internal("put rates", err)
 	}
 	return nil
 }

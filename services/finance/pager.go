@@ -90,7 +90,7 @@ func Cut[T any, P CursorPosition](ctx context.Context, p *Pager[P], rows []T, at
 	rows = rows[:p.Size]
 	next, err := p.s.cursors.Encode(p.bound, at(rows[p.Size-1]))
 	if err != nil {
-		return rows, "", p.s.Internal(ctx, "encode cursor", err)
+		return rows, "", Internal("encode cursor", err)
 	}
 	return rows, next, nil
 }

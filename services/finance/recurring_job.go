@@ -76,7 +76,7 @@ func (s *Service) DetectDue(ctx context.Context) (int, error) {
 		now := s.now()
 		marks, err := s.store.ClaimRecurringDue(ctx, now, now.Add(recurringLease), 1)
 		if err != nil {
-			return done, s.Internal(ctx, "claim recurring due", err)
+			return done, Internal("claim recurring due", err)
 		}
 		if len(marks) == 0 {
 			return done, nil
@@ -95,12 +95,12 @@ func (s *Service) DetectDue(ctx context.Context) (int, error) {
 			}
 			s.log.WarnContext(ctx, "recurring detection", "user_id", m.UserID, "err", err)
 			if rerr := s.store.ReleaseRecurringDue(ctx, m.UserID, s.now().Add(recurringRetryAfter)); rerr != nil {
-				return done, s.Internal(ctx, "release recurring due", rerr)
+				return done, Internal("release recurring due", rerr)
 			}
 			continue
 		}
 		if _, err := s.store.ClearRecurringDue(ctx, m, s.now()); err != nil {
-			return done, s.Internal(ctx, "clear recurring due", err)
+			return done, Internal("clear recurring due", err)
 		}
 		done++
 	}
@@ -139,14 +139,14 @@ func (s *Service) RunRecurring(ctx context.Context, every time.Duration) {
 func (s *Service) recurringRules(ctx context.Context, userID string) ([]RecurringRule, error) {
 	rules, err := s.store.ListRecurringRules(ctx, userID)
 	if err != nil {
-		return nil, s.Internal(ctx, "list recurring rules", err)
+		return nil, Internal("list recurring rules", err)
 	}
 	if slices.ContainsFunc(rules, func(r RecurringRule) bool { return r.Status != "" }) {
 		return rules, nil
 	}
 	m, due, err := s.store.RecurringDue(ctx, userID)
 	if err != nil {
-		return nil, s.Internal(ctx, "recurring due", err)
+		return nil, Internal("recurring due", err)
 	}
 	if !due {
 		return rules, nil

@@ -42,15 +42,15 @@ type RecurringStore interface {
 func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]RecurringRule, error) {
 	rows, err := s.store.ListBudgetRows(ctx, userID, TransactionFilter{})
 	if err != nil {
-		return nil, s.Internal(ctx, "list rows", err)
+		return nil, Internal("list rows", err)
 	}
 	existing, err := s.store.ListRecurringRules(ctx, userID)
 	if err != nil {
-		return nil, s.Internal(ctx, "list recurring rules", err)
+		return nil, Internal("list recurring rules", err)
 	}
 	accounts, err := s.store.ListAccounts(ctx, userID)
 	if err != nil {
-		return nil, s.Internal(ctx, "list accounts", err)
+		return nil, Internal("list accounts", err)
 	}
 	rows = streamRows(rows, accounts)
 	now := s.now()
@@ -64,7 +64,7 @@ func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]Recurri
 	}
 	ns, err := uuid.Parse(userID)
 	if err != nil {
-		return nil, s.Internal(ctx, "user id", err)
+		return nil, Internal("user id", err)
 	}
 	members := map[string][]string{}
 	matched := map[string]bool{}
@@ -93,7 +93,7 @@ func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]Recurri
 		out = append(out, r)
 	}
 	if err := s.store.SaveRecurringStreams(ctx, userID, out, members); err != nil {
-		return nil, s.Internal(ctx, "save recurring streams", err)
+		return nil, Internal("save recurring streams", err)
 	}
 	return s.store.ListRecurringRules(ctx, userID)
 }

@@ -89,11 +89,11 @@ func locationPhrases(l Location) []phrase {
 func (s *Service) institutionPhrases(ctx context.Context, userID string) ([]phrase, error) {
 	conns, err := s.store.ListConnections(ctx, userID, nil, 0)
 	if err != nil {
-		return nil, s.Internal(ctx, "list connections", err)
+		return nil, Internal("list connections", err)
 	}
 	accounts, err := s.store.ListAccounts(ctx, userID)
 	if err != nil {
-		return nil, s.Internal(ctx, "list accounts", err)
+		return nil, Internal("list accounts", err)
 	}
 	var names []string
 	for _, c := range conns {

@@ -67,7 +67,7 @@ func (s *Service) Scope(ctx context.Context, c Caller, withCategories bool) (Sco
 	if withCategories && len(g.ExcludedCategoryIDs) > 0 {
 		cats, err := s.store.ListCategories(ctx, c.UserID)
 		if err != nil {
-			return Scope{}, s.Internal(ctx, "list categories", err)
+			return Scope{}, Internal("list categories", err)
 		}
 		sc.excludedCategories = expandCategories(g.ExcludedCategoryIDs, cats)
 	}

@@ -1,7 +1,7 @@
 package finance
 
 import (
-	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -19,8 +19,10 @@ type Clock func() time.Time
 // excluded accounts or in excluded categories are invisible (not-found when
 // asked for by id), and redacted field ids are stripped and listed.
 //
-// Errors it returns are *problem.Problem values; anything unexpected is
-// logged here and surfaces as an internal problem without detail.
+// Errors it returns are *problem.Problem values, or a failure it cannot
+// answer wrapped with context (Internal), which pkg/rpc logs and answers as
+// an internal problem without detail (or as the unavailable problem the
+// store put in its chain).
 type Service struct {
 	store   Store
 	cursors *cursor.Codec
@@ -31,20 +33,7 @@ type Service struct {
 	parser StatementParser
 	// baselines caches budget anomaly baselines (baseline.go).
 	baselines *baselineCache
-	// unavailable classifies store failures (UseUnavailability); nil
-	// classifies none.
-	unavailable Unavailability
 }
-
-// Unavailability classifies a store failure: the 503 problem (with
-// Retry-After) to answer when the database did not answer, nil for any
-// other failure. The postgres adapter's is postgres.Unavailable (pkg/pg's
-// one classification); the in-memory store fails no such way.
-type Unavailability func(err error) *problem.Problem
-
-// UseUnavailability makes store failures that f classifies answer 503
-// unavailable instead of 500 internal. server.New sets the store's.
-func (s *Service) UseUnavailability(f Unavailability) { s.unavailable = f }
 
 // NewService returns a Service. cursors signs pagination cursors; every
 // replica must share its key.
@@ -106,18 +95,14 @@ type Result[T any] struct {
 	Replayed bool
 }
 
-// Internal answers a store failure: 503 unavailable (with Retry-After) when
-// the database did not answer (UseUnavailability), an opaque 500 internal
-// otherwise.
-func (s *Service) Internal(ctx context.Context, op string, err error) error {
-	if s.unavailable != nil {
-		if p := s.unavailable(err); p != nil {
-			s.log.WarnContext(ctx, "finance store unavailable", "op", op, "err", err)
-			return p
-		}
-	}
-	s.log.ErrorContext(ctx, "finance store failure", "op", op, "err", err)
-	return problem.New(problem.Internal, "")
+// Internal wraps a failure the service cannot answer itself (a store's,
+// mostly) with what it was doing. It classifies nothing: the store already
+// did (the postgres adapter's errors pass through pg.Error, so a database
+// that does not answer is the 503 unavailable problem in the chain), and
+// pkg/rpc answers a problem in the chain as that problem and anything else
+// as an opaque internal error, which it logs.
+func Internal(op string, err error) error {
+	return fmt.Errorf("finance: %s: %w", op, err)
 }
 
 // Invalid is the 400 invalid-input problem naming field.

@@ -33,7 +33,7 @@ func (s *Service) SnapshotDue(ctx context.Context) (int, error) {
 	for {
 		ids, err := s.store.UsersWithoutSnapshot(ctx, today, after, snapshotBatch)
 		if err != nil {
-			return taken, s.Internal(ctx, "users without snapshot", err)
+			return taken, Internal("users without snapshot", err)
 		}
 		for _, id := range ids {
 			if err := ctx.Err(); err != nil {

@@ -77,14 +77,14 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 		return res, problem.New(problem.NotFound, "connection not found")
 	}
 	if err != nil {
-		return res, s.Internal(ctx, "get connection", err)
+		return res, Internal("get connection", err)
 	}
 	if conn.Provider == ProviderManual {
 		return res, Invalid("connection_id", "a manual connection has no provider to sync from")
 	}
 	accounts, err := s.store.ListAccounts(ctx, conn.UserID)
 	if err != nil {
-		return res, s.Internal(ctx, "list accounts", err)
+		return res, Internal("list accounts", err)
 	}
 	var accountIDs []string
 	for _, a := range accounts {
@@ -109,7 +109,7 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 	for attempt := 1; ; attempt++ {
 		existing, err := s.store.TransactionsByExternalRef(ctx, conn.UserID, accountIDs, refs)
 		if err != nil {
-			return res, s.Internal(ctx, "transactions by external ref", err)
+			return res, Internal("transactions by external ref", err)
 		}
 		w, res := s.mergeSync(conn, rows, existing)
 		err = s.store.ApplySync(ctx, w)
@@ -117,7 +117,7 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 			return res, nil
 		}
 		if !errors.Is(err, ErrVersionConflict) && !errors.Is(err, ErrAlreadyExists) || attempt == syncAttempts {
-			return SyncResult{}, s.Internal(ctx, "apply sync", err)
+			return SyncResult{}, Internal("apply sync", err)
 		}
 		// A user edit (or a concurrent sync) got in between: merge again.
 	}
@@ -137,7 +137,7 @@ func (s *Service) RecordSyncError(ctx context.Context, connectionID, code, messa
 		return problem.New(problem.NotFound, "connection not found")
 	}
 	if err != nil {
-		return s.Internal(ctx, "record sync error", err)
+		return Internal("record sync error", err)
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func (s *Service) ListTransactions(ctx context.Context, c Caller, q TransactionQ
 	}
 	rows, err := s.store.ListTransactions(ctx, c.UserID, f, after.position(), pager.Size+1)
 	if err != nil {
-		return page, s.Internal(ctx, "list transactions", err)
+		return page, Internal("list transactions", err)
 	}
 	return s.txPage(ctx, sc, pager, rows)
 }
@@ -103,7 +103,7 @@ func (s *Service) GetTransaction(ctx context.Context, c Caller, id string) (Resu
 		return res, problem.New(problem.NotFound, "transaction not found")
 	}
 	if err != nil {
-		return res, s.Internal(ctx, "get transaction", err)
+		return res, Internal("get transaction", err)
 	}
 	rows := []Transaction{t}
 	res.RedactedFields = sc.redactTransactions(rows)

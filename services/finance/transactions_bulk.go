@@ -59,7 +59,7 @@ func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem
 	}
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.Internal(ctx, "list categories", err)
+		return res, Internal("list categories", err)
 	}
 	usable := map[string]bool{}
 	for _, cat := range cats {
@@ -90,7 +90,7 @@ func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable 
 		return BulkNotFound, nil
 	}
 	if err != nil {
-		return "", s.Internal(ctx, "get transaction", err)
+		return "", Internal("get transaction", err)
 	}
 	category := strings.ToLower(it.CategoryID)
 	if !IsUUID(category) || !usable[category] {
@@ -104,7 +104,7 @@ func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable 
 	}
 	split, err := s.store.IsSplitParent(ctx, c.UserID, t.ID)
 	if err != nil {
-		return "", s.Internal(ctx, "is split parent", err)
+		return "", Internal("is split parent", err)
 	}
 	if split {
 		return BulkSplit, nil
@@ -118,7 +118,7 @@ func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable 
 	case errors.Is(err, ErrNotFound):
 		return BulkNotFound, nil
 	case err != nil:
-		return "", s.Internal(ctx, "update transaction", err)
+		return "", Internal("update transaction", err)
 	}
 	return BulkApplied, nil
 }

@@ -76,7 +76,7 @@ func (s *Service) SearchTransactions(ctx context.Context, c Caller, q SearchQuer
 	}
 	rows, err := s.store.SearchTransactions(ctx, c.UserID, terms, f, after.position(), pager.Size+1)
 	if err != nil {
-		return page, s.Internal(ctx, "search transactions", err)
+		return page, Internal("search transactions", err)
 	}
 	if page, err = s.txPage(ctx, sc, pager, rows); err != nil || len(page.RedactedFields) == 0 {
 		return page, err

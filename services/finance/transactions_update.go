@@ -100,7 +100,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	fp.ExpectedVersion = 0
 	pw, err := newPendingWrite(c, "transaction", fp)
 	if err != nil {
-		return res, s.Internal(ctx, "fingerprint transaction update", err)
+		return res, Internal("fingerprint transaction update", err)
 	}
 	if u.CategoryID != nil {
 		// Compare ids in their stored, lower-case form.
@@ -115,7 +115,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 		return res, problem.New(problem.NotFound, "transaction not found")
 	}
 	if err != nil {
-		return res, s.Internal(ctx, "get transaction", err)
+		return res, Internal("get transaction", err)
 	}
 	if old.Version != u.ExpectedVersion {
 		if pw.replays(old.LastWrite, old.Version, u.ExpectedVersion) {
@@ -142,7 +142,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	if u.CategoryID != nil && *u.CategoryID != old.CategoryID {
 		split, err := s.store.IsSplitParent(ctx, c.UserID, id)
 		if err != nil {
-			return res, s.Internal(ctx, "is split parent", err)
+			return res, Internal("is split parent", err)
 		}
 		if split {
 			return res, problem.New(problem.SplitTransaction,
@@ -237,11 +237,11 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	case errors.Is(err, ErrNotFound):
 		return res, problem.New(problem.NotFound, "transaction not found")
 	case err != nil:
-		return res, s.Internal(ctx, "update transaction", err)
+		return res, Internal("update transaction", err)
 	}
 	got, err := s.store.GetTransaction(ctx, c.UserID, id)
 	if err != nil {
-		return res, s.Internal(ctx, "reread transaction", err)
+		return res, Internal("reread transaction", err)
 	}
 	return s.txResult(sc, got), nil
 }
@@ -415,7 +415,7 @@ func (s *Service) categoryVisible(ctx context.Context, c Caller, sc Scope, id st
 		return false, nil
 	}
 	if err != nil {
-		return false, s.Internal(ctx, "get category", err)
+		return false, Internal("get category", err)
 	}
 	return true, nil
 }

@@ -55,11 +55,11 @@ func (s *Service) debts(ctx context.Context, c finance.Caller, sc finance.Scope)
 	var v debtView
 	accts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return v, s.k.Internal(ctx, "list accounts", err)
+		return v, finance.Internal("list accounts", err)
 	}
 	ls, err := s.store.ListLiabilities(ctx, c.UserID)
 	if err != nil {
-		return v, s.k.Internal(ctx, "list liabilities", err)
+		return v, finance.Internal("list liabilities", err)
 	}
 	v.liabilities = map[string]Liability{}
 	for _, l := range ls {
@@ -113,7 +113,7 @@ func (s *Service) GetDebtSummary(ctx context.Context, c finance.Caller) (finance
 	}
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.k.Internal(ctx, "list categories", err)
+		return res, finance.Internal("list categories", err)
 	}
 	today := finance.Day(s.k.Now())
 	f := finance.TransactionFilter{StartDate: time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC), EndDate: today,
@@ -128,7 +128,7 @@ func (s *Service) GetDebtSummary(ctx context.Context, c finance.Caller) (finance
 		f.CategoryID = catID
 		rows, err := s.store.ListBudgetRows(ctx, c.UserID, f)
 		if err != nil {
-			return res, s.k.Internal(ctx, "list interest rows", err)
+			return res, finance.Internal("list interest rows", err)
 		}
 		for _, r := range rows {
 			if sc.HidesCategory(catID) {

@@ -53,7 +53,7 @@ func (s *Service) reportCurrency(ctx context.Context, c finance.Caller, sc finan
 func (s *Service) reportTotals(ctx context.Context, c finance.Caller, sc finance.Scope, currency string, from, to time.Time) (all, visible []finance.FlowTotal, err error) {
 	all, err = s.store.SumFlows(ctx, c.UserID, finance.FlowQuery{From: from, To: to, Currency: currency, CountedOnly: true})
 	if err != nil {
-		return nil, nil, s.k.Internal(ctx, "sum flows", err)
+		return nil, nil, finance.Internal("sum flows", err)
 	}
 	for _, t := range all {
 		if !sc.HidesAccount(t.AccountID) && !sc.HidesCategory(t.CategoryID) {
@@ -90,7 +90,7 @@ func (s *Service) GetMonthSummary(ctx context.Context, c finance.Caller, month, 
 	to := from.AddDate(0, 1, -1)
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.k.Internal(ctx, "list categories", err)
+		return res, finance.Internal("list categories", err)
 	}
 	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
@@ -159,7 +159,7 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c finance.Caller, q
 	}
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, s.k.Internal(ctx, "list categories", err)
+		return res, finance.Internal("list categories", err)
 	}
 	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
 	if err != nil {

@@ -83,7 +83,7 @@ func insertBudget(ctx context.Context, db execer, b finance.Budget) error {
 
 // CreateBudget implements finance.Store.
 func (s *Store) CreateBudget(ctx context.Context, b finance.Budget) error {
-	return wrap(insertBudget(ctx, s.pool, b), "create budget")
+	return storeErr("create budget", insertBudget(ctx, s.pool, b))
 }
 
 // GetBudget implements finance.Store.
@@ -93,7 +93,7 @@ func (s *Store) GetBudget(ctx context.Context, userID, id string) (finance.Budge
 	}
 	b, err := scanBudget(s.pool.QueryRow(ctx,
 		`SELECT `+budgetColumns+` FROM budgets WHERE id = $1 AND user_id = $2`, id, userID))
-	return b, wrap(err, "get budget")
+	return b, storeErr("get budget", err)
 }
 
 // ListBudgets implements finance.Store.
@@ -104,10 +104,10 @@ func (s *Store) ListBudgets(ctx context.Context, userID string) ([]finance.Budge
 	rows, err := s.pool.Query(ctx, `SELECT `+budgetColumns+` FROM budgets WHERE user_id = $1
 		ORDER BY is_active DESC, created_at DESC, id DESC`, userID)
 	if err != nil {
-		return nil, wrap(err, "list budgets")
+		return nil, storeErr("list budgets", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Budget, error) { return scanBudget(r) })
-	return out, wrap(err, "list budgets")
+	return out, storeErr("list budgets", err)
 }
 
 // SwitchBudget implements finance.Store. The user's row is locked first, so
@@ -129,7 +129,7 @@ func (s *Store) SwitchBudget(ctx context.Context, next finance.Budget) (string, 
 		return insertBudget(ctx, tx, next)
 	})
 	if err != nil {
-		return "", wrap(err, "switch budget")
+		return "", storeErr("switch budget", err)
 	}
 	return archived, nil
 }
@@ -141,7 +141,7 @@ func (s *Store) SaveProgressSnapshot(ctx context.Context, snap finance.ProgressS
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
 		snap.BudgetID, snap.GrantID, finance.Day(snap.PeriodStart), snap.UserID, snap.Data, snap.CreatedAt)
 	if err != nil {
-		return snap, wrap(err, "save progress snapshot")
+		return snap, storeErr("save progress snapshot", err)
 	}
 	return s.GetProgressSnapshot(ctx, snap.BudgetID, snap.GrantID, snap.PeriodStart)
 }
@@ -157,7 +157,7 @@ func (s *Store) GetProgressSnapshot(ctx context.Context, budgetID, grantID strin
 		FROM budget_progress_snapshots WHERE budget_id = $1 AND grant_id = $2 AND period_start = $3`,
 		budgetID, grantID, finance.Day(start)).
 		Scan(&snap.BudgetID, &snap.GrantID, &snap.PeriodStart, &snap.UserID, &snap.Data, &snap.CreatedAt)
-	return snap, wrap(err, "get progress snapshot")
+	return snap, storeErr("get progress snapshot", err)
 }
 
 // ListBudgetRows implements finance.Store: the listing's conditions, only
@@ -171,10 +171,10 @@ func (s *Store) ListBudgetRows(ctx context.Context, userID string, f finance.Tra
 	}
 	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
 	if err != nil {
-		return nil, wrap(err, "list budget rows")
+		return nil, storeErr("list budget rows", err)
 	}
 	out, err := pgx.CollectRows(rows, scanBudgetRow)
-	return out, wrap(err, "list budget rows")
+	return out, storeErr("list budget rows", err)
 }
 
 func scanBudgetRow(r pgx.CollectableRow) (finance.BudgetRow, error) {
@@ -249,15 +249,15 @@ func jsonList[T any](v []T) ([]byte, error) {
 func (s *Store) CreateGoal(ctx context.Context, g finance.Goal) error {
 	accounts, err := jsonList(g.AccountLinks)
 	if err != nil {
-		return err
+		return storeErr("create goal", err)
 	}
 	budgets, err := jsonList(g.BudgetLinks)
 	if err != nil {
-		return err
+		return storeErr("create goal", err)
 	}
 	plans, err := jsonList(g.SpendingPlan)
 	if err != nil {
-		return err
+		return storeErr("create goal", err)
 	}
 	_, err = s.pool.Exec(ctx, `
 		INSERT INTO goals (id, user_id, name, description, goal_type, status, target_amount, current_amount,
@@ -268,7 +268,7 @@ func (s *Store) CreateGoal(ctx context.Context, g finance.Goal) error {
 		numeric(g.CurrentAmount), g.Currency, dayPtr(g.TargetDate), nullStr(g.FundingSourceType), g.TrackingMode,
 		g.SortOrder, g.ShowInDigest, accounts, budgets, plans, g.Version, g.CreatedAt, g.UpdatedAt, g.CompletedAt,
 		markArg(g.LastWrite))
-	return wrap(err, "create goal")
+	return storeErr("create goal", err)
 }
 
 // GetGoal implements finance.Store.
@@ -277,7 +277,7 @@ func (s *Store) GetGoal(ctx context.Context, userID, id string) (finance.Goal, e
 		return finance.Goal{}, fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)
 	}
 	g, err := scanGoal(s.pool.QueryRow(ctx, `SELECT `+goalColumns+` FROM goals WHERE id = $1 AND user_id = $2`, id, userID))
-	return g, wrap(err, "get goal")
+	return g, storeErr("get goal", err)
 }
 
 // ListGoals implements finance.Store.
@@ -294,10 +294,10 @@ func (s *Store) ListGoals(ctx context.Context, userID string, after *finance.Goa
 	q.limit(limit)
 	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
 	if err != nil {
-		return nil, wrap(err, "list goals")
+		return nil, storeErr("list goals", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Goal, error) { return scanGoal(r) })
-	return out, wrap(err, "list goals")
+	return out, storeErr("list goals", err)
 }
 
 // MarkGoalCompleted implements finance.Store.
@@ -308,12 +308,12 @@ func (s *Store) MarkGoalCompleted(ctx context.Context, userID, id string, at tim
 	var found bool
 	err := s.pool.QueryRow(ctx, `SELECT true FROM goals WHERE id = $1 AND user_id = $2`, id, userID).Scan(&found)
 	if err != nil {
-		return wrap(err, "mark goal completed")
+		return storeErr("mark goal completed", err)
 	}
 	_, err = s.pool.Exec(ctx, `
 		UPDATE goals SET status = 'completed', completed_at = $3, updated_at = $3, version = version + 1
 		WHERE id = $1 AND user_id = $2 AND status = 'active' AND completed_at IS NULL`, id, userID, at)
-	return wrap(err, "mark goal completed")
+	return storeErr("mark goal completed", err)
 }
 
 // UpdateBudgetGroups implements finance.Store.
@@ -323,13 +323,13 @@ func (s *Store) UpdateBudgetGroups(ctx context.Context, b finance.Budget, expect
 	}
 	groups, err := json.Marshal(b.Groups)
 	if err != nil {
-		return err
+		return storeErr("update budget groups", err)
 	}
 	tag, err := s.pool.Exec(ctx, `UPDATE budgets SET groups = $4, version = $5, updated_at = $6, last_write = $7
 		WHERE id = $1 AND user_id = $2 AND version = $3`,
 		b.ID, b.UserID, expectedVersion, groups, b.Version, b.UpdatedAt, markArg(b.LastWrite))
 	if err != nil {
-		return wrap(err, "update budget groups")
+		return storeErr("update budget groups", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return s.casMiss(ctx, "budgets", b.UserID, b.ID)
@@ -346,7 +346,7 @@ func (s *Store) casMiss(ctx context.Context, table, userID, id string) error {
 		return fmt.Errorf("%s %s: %w", table, id, finance.ErrNotFound)
 	}
 	if err != nil {
-		return wrap(err, "compare-and-swap")
+		return storeErr("compare-and-swap", err)
 	}
 	return fmt.Errorf("%s %s: %w", table, id, finance.ErrVersionConflict)
 }
@@ -358,15 +358,15 @@ func (s *Store) UpdateGoal(ctx context.Context, g finance.Goal, expectedVersion 
 	}
 	accounts, err := jsonList(g.AccountLinks)
 	if err != nil {
-		return err
+		return storeErr("update goal", err)
 	}
 	budgets, err := jsonList(g.BudgetLinks)
 	if err != nil {
-		return err
+		return storeErr("update goal", err)
 	}
 	plans, err := jsonList(g.SpendingPlan)
 	if err != nil {
-		return err
+		return storeErr("update goal", err)
 	}
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE goals SET name = $4, description = $5, goal_type = $6, status = $7, target_amount = $8,
@@ -378,7 +378,7 @@ func (s *Store) UpdateGoal(ctx context.Context, g finance.Goal, expectedVersion 
 		numeric(g.CurrentAmount), g.Currency, dayPtr(g.TargetDate), nullStr(g.FundingSourceType), g.TrackingMode,
 		g.SortOrder, g.ShowInDigest, accounts, budgets, plans, g.Version, g.UpdatedAt, g.CompletedAt, markArg(g.LastWrite))
 	if err != nil {
-		return wrap(err, "update goal")
+		return storeErr("update goal", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return s.casMiss(ctx, "goals", g.UserID, g.ID)
@@ -394,7 +394,7 @@ func (s *Store) DeleteGoal(ctx context.Context, userID, id string, expectedVersi
 	tag, err := s.pool.Exec(ctx, `DELETE FROM goals WHERE id = $1 AND user_id = $2 AND version = $3`,
 		id, userID, expectedVersion)
 	if err != nil {
-		return wrap(err, "delete goal")
+		return storeErr("delete goal", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return s.casMiss(ctx, "goals", userID, id)

@@ -33,7 +33,7 @@ func (s *Store) PutLiability(ctx context.Context, l debt.Liability) error {
 		l.AccountID, l.UserID, decPtr(l.APR), decPtr(l.PromoAPR), dayPtr(l.PromoEndsOn),
 		numeric(l.MinPaymentFloor), numeric(l.MinPaymentPercent), l.CreatedAt, l.UpdatedAt)
 	if err != nil {
-		return wrap(err, "put liability")
+		return storeErr("put liability", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("liability %q: %w", l.AccountID, finance.ErrNotFound)
@@ -51,7 +51,7 @@ func (s *Store) ListLiabilities(ctx context.Context, userID string) ([]debt.Liab
 			min_payment_floor::text, min_payment_percent::text, created_at, updated_at
 		FROM liabilities WHERE user_id = $1 ORDER BY account_id`, userID)
 	if err != nil {
-		return nil, wrap(err, "list liabilities")
+		return nil, storeErr("list liabilities", err)
 	}
 	defer rows.Close()
 	var out []debt.Liability
@@ -63,27 +63,27 @@ func (s *Store) ListLiabilities(ctx context.Context, userID string) ([]debt.Liab
 			floor, percent string
 		)
 		if err := rows.Scan(&l.AccountID, &l.UserID, &apr, &promo, &ends, &floor, &percent, &l.CreatedAt, &l.UpdatedAt); err != nil {
-			return nil, wrap(err, "list liabilities")
+			return nil, storeErr("list liabilities", err)
 		}
 		if l.APR, err = optDecimal(apr); err != nil {
-			return nil, err
+			return nil, storeErr("list liabilities", err)
 		}
 		if l.PromoAPR, err = optDecimal(promo); err != nil {
-			return nil, err
+			return nil, storeErr("list liabilities", err)
 		}
 		if ends != nil {
 			d := finance.Day(*ends)
 			l.PromoEndsOn = &d
 		}
 		if l.MinPaymentFloor, err = decimal.NewFromString(floor); err != nil {
-			return nil, err
+			return nil, storeErr("list liabilities", err)
 		}
 		if l.MinPaymentPercent, err = decimal.NewFromString(percent); err != nil {
-			return nil, err
+			return nil, storeErr("list liabilities", err)
 		}
 		out = append(out, l)
 	}
-	return out, wrap(rows.Err(), "list liabilities")
+	return out, storeErr("list liabilities", rows.Err())
 }
 
 func optDecimal(s *string) (*decimal.Decimal, error) {

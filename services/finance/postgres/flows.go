@@ -104,7 +104,7 @@ func (s *Store) SumFlows(ctx context.Context, userID string, q finance.FlowQuery
 		FROM (` + days.String() + months.String() + `) t GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5`
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, wrap(err, "sum flows")
+		return nil, storeErr("sum flows", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.FlowTotal, error) {
 		var (
@@ -125,7 +125,7 @@ func (s *Store) SumFlows(ctx context.Context, userID string, q finance.FlowQuery
 		t.Net, err = decimal.NewFromString(net)
 		return t, err
 	})
-	return out, wrap(err, "sum flows")
+	return out, storeErr("sum flows", err)
 }
 
 // LastFlowDay implements finance.Store: the newest day total with a row of
@@ -152,7 +152,7 @@ func (s *Store) LastFlowDay(ctx context.Context, userID string, q finance.FlowQu
 		return nil, nil
 	}
 	if err != nil {
-		return nil, wrap(err, "last flow day")
+		return nil, storeErr("last flow day", err)
 	}
 	return &day, nil
 }
@@ -168,7 +168,7 @@ func (s *Store) FlowVersion(ctx context.Context, userID string, from, to time.Ti
 	err := s.pool.QueryRow(ctx, `SELECT COALESCE(string_agg(month::text || '=' || version::text, ',' ORDER BY month), '')
 		FROM transaction_month_versions WHERE user_id = $1 AND month >= date_trunc('month', $2::date) AND month <= $3`,
 		userID, finance.Day(from), finance.Day(to)).Scan(&v)
-	return v, wrap(err, "flow version")
+	return v, storeErr("flow version", err)
 }
 
 // ListAnomalyCandidates implements finance.Store: a join of the period's
@@ -209,8 +209,8 @@ func (s *Store) ListAnomalyCandidates(ctx context.Context, userID string, f fina
 	}
 	rows, err := s.pool.Query(ctx, sql.String(), args...)
 	if err != nil {
-		return nil, wrap(err, "list anomaly candidates")
+		return nil, storeErr("list anomaly candidates", err)
 	}
 	out, err := pgx.CollectRows(rows, scanBudgetRow)
-	return out, wrap(err, "list anomaly candidates")
+	return out, storeErr("list anomaly candidates", err)
 }

@@ -29,7 +29,7 @@ func (s *Store) CreateHolding(ctx context.Context, h finance.Holding) error {
 		h.ID, h.UserID, h.AccountID, h.AssetType, h.Ticker, h.Name, numeric(h.Quantity), basis, h.CostBasisMethod,
 		h.Currency, h.DataSource, h.RetirementSubtype, h.Notes, h.AcquiredAt, h.CreatedAt, h.UpdatedAt)
 	if err != nil {
-		return wrap(err, "create holding")
+		return storeErr("create holding", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("holding account %q: %w", h.AccountID, finance.ErrNotFound)
@@ -59,7 +59,7 @@ func (s *Store) ListHoldings(ctx context.Context, userID string, f finance.Holdi
 	q.limit(limit)
 	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
 	if err != nil {
-		return nil, wrap(err, "list holdings")
+		return nil, storeErr("list holdings", err)
 	}
 	defer rows.Close()
 	var out []finance.Holding
@@ -73,18 +73,18 @@ func (s *Store) ListHoldings(ctx context.Context, userID string, f finance.Holdi
 		if err := rows.Scan(&h.ID, &h.UserID, &h.AccountID, &h.AssetType, &h.Ticker, &h.Name, &qty, &basis,
 			&h.CostBasisMethod, &h.Currency, &h.DataSource, &h.RetirementSubtype, &h.Notes, &acquired,
 			&h.CreatedAt, &h.UpdatedAt); err != nil {
-			return nil, wrap(err, "list holdings")
+			return nil, storeErr("list holdings", err)
 		}
 		if h.Quantity, err = decimal.NewFromString(qty); err != nil {
-			return nil, err
+			return nil, storeErr("list holdings", err)
 		}
 		if h.CostBasis, err = optDecimal(basis); err != nil {
-			return nil, err
+			return nil, storeErr("list holdings", err)
 		}
 		h.AcquiredAt = acquired
 		out = append(out, h)
 	}
-	return out, wrap(rows.Err(), "list holdings")
+	return out, storeErr("list holdings", rows.Err())
 }
 
 // PutSecurityPrices implements finance.Store.
@@ -92,7 +92,7 @@ func (s *Store) PutSecurityPrices(ctx context.Context, ps []finance.SecurityPric
 	if len(ps) == 0 {
 		return nil
 	}
-	return wrap(pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
+	return storeErr("put prices", pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, p := range ps {
 			b.Queue(`INSERT INTO security_prices (ticker, currency, price_date, price, source)
@@ -101,7 +101,7 @@ func (s *Store) PutSecurityPrices(ctx context.Context, ps []finance.SecurityPric
 				p.Ticker, p.Currency, finance.Day(p.Date), numeric(p.Price), p.Source)
 		}
 		return dbtx.SendBatch(ctx, b).Close()
-	}), "put prices")
+	}))
 }
 
 // RecentSecurityPrices implements finance.Store: per (ticker, currency),
@@ -119,7 +119,7 @@ func (s *Store) RecentSecurityPrices(ctx context.Context, tickers []string, day 
 			WHERE sp.ticker = k.ticker AND sp.currency = k.currency AND sp.price_date <= $2
 			ORDER BY sp.price_date DESC LIMIT 2) p`, tickers, finance.Day(day))
 	if err != nil {
-		return nil, wrap(err, "recent prices")
+		return nil, storeErr("recent prices", err)
 	}
 	defer rows.Close()
 	var out []finance.SecurityPrice
@@ -129,13 +129,13 @@ func (s *Store) RecentSecurityPrices(ctx context.Context, tickers []string, day 
 			price string
 		)
 		if err := rows.Scan(&p.Ticker, &p.Currency, &p.Date, &price, &p.Source); err != nil {
-			return nil, wrap(err, "recent prices")
+			return nil, storeErr("recent prices", err)
 		}
 		if p.Price, err = decimal.NewFromString(price); err != nil {
-			return nil, err
+			return nil, storeErr("recent prices", err)
 		}
 		p.Date = finance.Day(p.Date)
 		out = append(out, p)
 	}
-	return out, wrap(rows.Err(), "recent prices")
+	return out, storeErr("recent prices", rows.Err())
 }

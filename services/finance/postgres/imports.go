@@ -22,14 +22,14 @@ func (s *Store) ImportClaims(ctx context.Context, accountID string, keys, transa
 		WHERE account_id = $1 AND (import_key = ANY($2::text[]) OR transaction_id = ANY($3::uuid[]))
 		ORDER BY import_key`, accountID, list(keys), uuids(transactionIDs))
 	if err != nil {
-		return nil, wrap(err, "import claims")
+		return nil, storeErr("import claims", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.ImportClaim, error) {
 		var c finance.ImportClaim
 		err := r.Scan(&c.AccountID, &c.Key, &c.TransactionID)
 		return c, err
 	})
-	return out, wrap(err, "import claims")
+	return out, storeErr("import claims", err)
 }
 
 // ApplyImport implements finance.Store in one database transaction: one
@@ -87,7 +87,7 @@ func (s *Store) ApplyImport(ctx context.Context, w finance.ImportWrite) ([]bool,
 		return nil, fmt.Errorf("postgres: apply import: matched row gone: %w", finance.ErrNotFound)
 	}
 	if err != nil {
-		return nil, wrap(err, "apply import")
+		return nil, storeErr("apply import", err)
 	}
 	return claimed, nil
 }

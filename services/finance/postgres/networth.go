@@ -17,7 +17,7 @@ func (s *Store) PutFXRates(ctx context.Context, rs []finance.FXRate) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	return wrap(pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
+	return storeErr("put fx rates", pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, r := range rs {
 			b.Queue(`INSERT INTO fx_rates (currency, rate_date, per_usd, source) VALUES ($1, $2, $3, $4)
@@ -25,7 +25,7 @@ func (s *Store) PutFXRates(ctx context.Context, rs []finance.FXRate) error {
 				r.Currency, finance.Day(r.Date), numeric(r.PerUSD), r.Source)
 		}
 		return dbtx.SendBatch(ctx, b).Close()
-	}), "put fx rates")
+	}))
 }
 
 // FXRatesUpTo implements finance.Store.
@@ -33,7 +33,7 @@ func (s *Store) FXRatesUpTo(ctx context.Context, currencies []string, day time.T
 	rows, err := s.pool.Query(ctx, `SELECT currency, rate_date, per_usd::text, source FROM fx_rates
 		WHERE currency = ANY($1::text[]) AND rate_date <= $2 ORDER BY currency, rate_date`, currencies, finance.Day(day))
 	if err != nil {
-		return nil, wrap(err, "fx rates")
+		return nil, storeErr("fx rates", err)
 	}
 	defer rows.Close()
 	var out []finance.FXRate
@@ -43,15 +43,15 @@ func (s *Store) FXRatesUpTo(ctx context.Context, currencies []string, day time.T
 			rate string
 		)
 		if err := rows.Scan(&r.Currency, &r.Date, &rate, &r.Source); err != nil {
-			return nil, wrap(err, "fx rates")
+			return nil, storeErr("fx rates", err)
 		}
 		if r.PerUSD, err = decimal.NewFromString(rate); err != nil {
-			return nil, err
+			return nil, storeErr("fx rates", err)
 		}
 		r.Date = finance.Day(r.Date)
 		out = append(out, r)
 	}
-	return out, wrap(rows.Err(), "fx rates")
+	return out, storeErr("fx rates", rows.Err())
 }
 
 type snapshotLine struct {
@@ -74,13 +74,13 @@ func (s *Store) PutNetWorthSnapshot(ctx context.Context, sn finance.NetWorthSnap
 	}
 	raw, err := json.Marshal(lines)
 	if err != nil {
-		return false, err
+		return false, storeErr("put snapshot", err)
 	}
 	tag, err := s.pool.Exec(ctx, `INSERT INTO net_worth_snapshots (user_id, snapshot_date, lines, is_manual, taken_at)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (user_id, snapshot_date) DO NOTHING`,
 		sn.UserID, finance.Day(sn.Date), raw, sn.IsManual, sn.TakenAt)
 	if err != nil {
-		return false, wrap(err, "put snapshot")
+		return false, storeErr("put snapshot", err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -99,7 +99,7 @@ func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, 
 		WHERE s.user_id = $1 AND s.snapshot_date BETWEEN $2 AND $3 ORDER BY s.snapshot_date`,
 		userID, finance.Day(from), finance.Day(to))
 	if err != nil {
-		return nil, wrap(err, "list snapshots")
+		return nil, storeErr("list snapshots", err)
 	}
 	defer rows.Close()
 	var out []finance.NetWorthSnapshot
@@ -110,7 +110,7 @@ func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, 
 			k, t, l, r, c, a *string
 		)
 		if err := rows.Scan(&date, &manual, &taken, &k, &t, &l, &r, &c, &a); err != nil {
-			return nil, wrap(err, "list snapshots")
+			return nil, storeErr("list snapshots", err)
 		}
 		date = finance.Day(date)
 		if n := len(out); n == 0 || !out[n-1].Date.Equal(date) {
@@ -121,13 +121,13 @@ func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, 
 		}
 		amt, err := decimal.NewFromString(*a)
 		if err != nil {
-			return nil, wrap(err, "list snapshots: line amount")
+			return nil, storeErr("list snapshots: line amount", err)
 		}
 		sn := &out[len(out)-1]
 		sn.Lines = append(sn.Lines, finance.NetWorthLine{Kind: deref(k), AssetType: deref(t), Liquidity: deref(l),
 			RetirementSubtype: deref(r), Currency: deref(c), Amount: amt})
 	}
-	return out, wrap(rows.Err(), "list snapshots")
+	return out, storeErr("list snapshots", rows.Err())
 }
 
 func deref(s *string) string {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
@@ -29,10 +27,6 @@ var migrationFiles embed.FS
 
 // Migrations holds the goose SQL migrations at its root, for pg.Open.
 var Migrations fs.FS = pg.MigrationsFS(migrationFiles, "migrations")
-
-// Unavailable is the finance.Unavailability of this store: pkg/pg's one
-// classification of PostgreSQL not answering.
-var Unavailable finance.Unavailability = pg.UnavailableProblem
 
 // Store is a finance.Store on a pool whose search_path is the finance schema.
 type Store struct {
@@ -51,7 +45,7 @@ func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 func (s *Store) CreateUser(ctx context.Context, u finance.User) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO users (id, name, owner_account_id, created_at, mode) VALUES ($1, $2, $3, $4, $5)`,
 		u.ID, nullStr(u.Name), nullStr(u.OwnerAccountID), u.CreatedAt, finance.ModeOf(u.Mode))
-	return wrap(err, "create user")
+	return storeErr("create user", err)
 }
 
 // GetUser implements finance.Store.
@@ -65,7 +59,7 @@ func (s *Store) GetUser(ctx context.Context, id string) (finance.User, error) {
 		FROM users WHERE id = $1`, id).
 		Scan(&u.ID, &u.Name, &u.OwnerAccountID, &u.CreatedAt, &u.Mode)
 	if err != nil {
-		return finance.User{}, wrap(err, "get user")
+		return finance.User{}, storeErr("get user", err)
 	}
 	return u, nil
 }
@@ -76,7 +70,7 @@ func (s *Store) CreateGrant(ctx context.Context, g finance.Grant) error {
 		INSERT INTO grants (id, user_id, redacted_fields, excluded_account_ids, excluded_category_ids, writes_enabled, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		g.ID, g.UserID, list(g.RedactedFields), list(g.ExcludedAccountIDs), list(g.ExcludedCategoryIDs), g.WritesEnabled, g.CreatedAt)
-	return wrap(err, "create grant")
+	return storeErr("create grant", err)
 }
 
 // GetGrant implements finance.Store.
@@ -90,7 +84,7 @@ func (s *Store) GetGrant(ctx context.Context, id string) (finance.Grant, error) 
 		FROM grants WHERE id = $1`, id).
 		Scan(&g.ID, &g.UserID, &g.RedactedFields, &g.ExcludedAccountIDs, &g.ExcludedCategoryIDs, &g.WritesEnabled, &g.CreatedAt)
 	if err != nil {
-		return finance.Grant{}, wrap(err, "get grant")
+		return finance.Grant{}, storeErr("get grant", err)
 	}
 	g.RedactedFields = nilIfEmpty(g.RedactedFields)
 	g.ExcludedAccountIDs = nilIfEmpty(g.ExcludedAccountIDs)
@@ -106,7 +100,7 @@ func (s *Store) CreateConnection(ctx context.Context, c finance.Connection) erro
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		c.ID, c.UserID, c.Provider, nullStr(c.SourceAggregator), nullStr(c.Institution), nullStr(c.InstitutionLogoURL),
 		c.Status, c.LastSyncedAt, nullStr(c.ErrorCode), nullStr(c.ErrorMessage), c.CreatedAt, c.UpdatedAt)
-	return wrap(err, "create connection")
+	return storeErr("create connection", err)
 }
 
 // ListConnections implements finance.Store.
@@ -127,7 +121,7 @@ func (s *Store) ListConnections(ctx context.Context, userID string, after *finan
 	q.limit(limit)
 	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
 	if err != nil {
-		return nil, wrap(err, "list connections")
+		return nil, storeErr("list connections", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Connection, error) {
 		var c finance.Connection
@@ -135,7 +129,7 @@ func (s *Store) ListConnections(ctx context.Context, userID string, after *finan
 			&c.Status, &c.LastSyncedAt, &c.ErrorCode, &c.ErrorMessage, &c.CreatedAt, &c.UpdatedAt)
 		return c, err
 	})
-	return out, wrap(err, "list connections")
+	return out, storeErr("list connections", err)
 }
 
 // CreateAccount implements finance.Store.
@@ -150,7 +144,7 @@ func (s *Store) CreateAccount(ctx context.Context, a finance.Account) error {
 		nullStr(a.Mask), a.Currency, numeric(a.Balance.Amount), a.Balance.Currency, availAmount, availCurrency,
 		a.BalanceAsOf, a.IsHidden, nullStr(a.Provider), nullStr(a.InstitutionName), nullStr(a.InstitutionLogoURL),
 		a.CreatedAt, a.UpdatedAt)
-	return wrap(err, "create account")
+	return storeErr("create account", err)
 }
 
 const accountColumns = `id::text, user_id::text, connection_id::text, COALESCE(name, ''), COALESCE(nickname, ''),
@@ -184,7 +178,7 @@ func (s *Store) GetAccount(ctx context.Context, userID, id string) (finance.Acco
 	}
 	a, err := scanAccount(s.pool.QueryRow(ctx,
 		`SELECT `+accountColumns+` FROM accounts WHERE id = $1 AND user_id = $2`, id, userID))
-	return a, wrap(err, "get account")
+	return a, storeErr("get account", err)
 }
 
 // ListAccounts implements finance.Store.
@@ -195,10 +189,10 @@ func (s *Store) ListAccounts(ctx context.Context, userID string) ([]finance.Acco
 	rows, err := s.pool.Query(ctx,
 		`SELECT `+accountColumns+` FROM accounts WHERE user_id = $1 ORDER BY created_at, id`, userID)
 	if err != nil {
-		return nil, wrap(err, "list accounts")
+		return nil, storeErr("list accounts", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Account, error) { return scanAccount(r) })
-	return out, wrap(err, "list accounts")
+	return out, storeErr("list accounts", err)
 }
 
 // CreateCategory implements finance.Store.
@@ -208,7 +202,7 @@ func (s *Store) CreateCategory(ctx context.Context, c finance.Category) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		c.ID, nullStr(c.UserID), nullStr(c.ParentID), c.Name, nullStr(c.Icon), nullStr(c.Color), nullStr(c.TypeTag),
 		c.SortOrder, c.CreatedAt, c.UpdatedAt)
-	return wrap(err, "create category")
+	return storeErr("create category", err)
 }
 
 // ListCategories implements finance.Store.
@@ -222,7 +216,7 @@ func (s *Store) ListCategories(ctx context.Context, userID string) ([]finance.Ca
 		FROM categories WHERE user_id IS NULL OR user_id = $1
 		ORDER BY sort_order, name COLLATE "C", id`, userID)
 	if err != nil {
-		return nil, wrap(err, "list categories")
+		return nil, storeErr("list categories", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Category, error) {
 		var c finance.Category
@@ -230,7 +224,7 @@ func (s *Store) ListCategories(ctx context.Context, userID string) ([]finance.Ca
 			&c.CreatedAt, &c.UpdatedAt)
 		return c, err
 	})
-	return out, wrap(err, "list categories")
+	return out, storeErr("list categories", err)
 }
 
 // CreateRecurringRule implements finance.Store.
@@ -238,7 +232,7 @@ func (s *Store) CreateRecurringRule(ctx context.Context, r finance.RecurringRule
 	_, err := s.pool.Exec(ctx, `
 		INSERT INTO recurring_rules (`+ruleColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, ruleArgs(r)...)
-	return wrap(err, "create recurring rule")
+	return storeErr("create recurring rule", err)
 }
 
 // ListRecurringRules implements finance.Store.
@@ -253,7 +247,7 @@ func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]financ
 			COALESCE(status, ''), occurrences
 		FROM recurring_rules WHERE user_id = $1 ORDER BY next_expected_date, id`, userID)
 	if err != nil {
-		return nil, wrap(err, "list recurring rules")
+		return nil, storeErr("list recurring rules", err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (finance.RecurringRule, error) {
 		var (
@@ -269,7 +263,7 @@ func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]financ
 		r.ExpectedAmount.Amount, err = decimal.NewFromString(amount)
 		return r, err
 	})
-	return out, wrap(err, "list recurring rules")
+	return out, storeErr("list recurring rules", err)
 }
 
 const insertTransaction = `
@@ -288,13 +282,13 @@ func (s *Store) InsertTransactions(ctx context.Context, txs []finance.Transactio
 	if len(txs) == 0 {
 		return nil
 	}
-	return wrap(pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
+	return storeErr("insert transactions", pg.InTx(ctx, s.pool, func(dbtx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, t := range txs {
 			b.Queue(insertTransaction, insertArgs(t)...)
 		}
 		return dbtx.SendBatch(ctx, b).Close()
-	}), "insert transactions")
+	}))
 }
 
 func insertArgs(t finance.Transaction) []any {
@@ -385,7 +379,7 @@ func (s *Store) GetTransaction(ctx context.Context, userID, id string) (finance.
 	}
 	t, err := scanTransaction(s.pool.QueryRow(ctx,
 		`SELECT `+transactionColumns+` FROM transactions WHERE id = $1 AND user_id = $2`, id, userID))
-	return t, wrap(err, "get transaction")
+	return t, storeErr("get transaction", err)
 }
 
 // ListTransactions implements finance.Store.
@@ -409,10 +403,10 @@ func collectTransactions(ctx context.Context, db interface {
 }, q *query) ([]finance.Transaction, error) {
 	rows, err := db.Query(ctx, q.sql.String(), q.args...)
 	if err != nil {
-		return nil, wrap(err, "list transactions")
+		return nil, storeErr("list transactions", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Transaction, error) { return scanTransaction(r) })
-	return out, wrap(err, "list transactions")
+	return out, storeErr("list transactions", err)
 }
 
 // txQuery starts "<sel> FROM transactions WHERE …" with every condition of
@@ -487,18 +481,13 @@ func (q *query) limit(n int) {
 	}
 }
 
-func wrap(err error, op string) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("postgres: %s: %w", op, finance.ErrNotFound)
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23505" { // unique_violation
-		return fmt.Errorf("postgres: %s: %w", op, finance.ErrAlreadyExists)
-	}
-	return fmt.Errorf("postgres: %s: %w", op, err)
+// storeErr maps an error the adapter returns the way every adapter does
+// (pg.Error): no rows or a malformed id is finance.ErrNotFound, a unique
+// violation finance.ErrAlreadyExists, the database not answering the 503
+// unavailable problem wrapped with op and its cause, anything else err
+// wrapped with op. Every error a Store method returns passes through it.
+func storeErr(op string, err error) error {
+	return pg.Error("finance postgres: "+op, err, finance.ErrNotFound, finance.ErrAlreadyExists)
 }
 
 func isUUID(s string) bool {

@@ -68,7 +68,7 @@ func (s *Store) SaveRecurringStreams(ctx context.Context, userID string, rules [
 			WHERE t.id = v.id AND t.user_id = $1 AND t.recurring_rule_id IS DISTINCT FROM v.rule`, userID, ids, links)
 		return err
 	})
-	return wrap(err, "save recurring streams")
+	return storeErr("save recurring streams", err)
 }
 
 // UsersWithoutSnapshot implements finance.Store: an anti-join on the
@@ -87,10 +87,10 @@ func (s *Store) UsersWithoutSnapshot(ctx context.Context, day time.Time, after s
 	}
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
-		return nil, wrap(err, "users without snapshot")
+		return nil, storeErr("users without snapshot", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	return ids, wrap(err, "users without snapshot")
+	return ids, storeErr("users without snapshot", err)
 }
 
 // markRecurringDue upserts the user's mark in db (the pool, or a sync's
@@ -109,7 +109,7 @@ func (s *Store) MarkRecurringDue(ctx context.Context, userID string, at time.Tim
 	if !isUUID(userID) {
 		return fmt.Errorf("postgres: mark recurring due: user %q: %w", userID, finance.ErrNotFound)
 	}
-	return wrap(markRecurringDue(ctx, s.pool, userID, at), "mark recurring due")
+	return storeErr("mark recurring due", markRecurringDue(ctx, s.pool, userID, at))
 }
 
 // RecurringDue implements finance.Store.
@@ -124,7 +124,7 @@ func (s *Store) RecurringDue(ctx context.Context, userID string) (finance.Recurr
 		return m, false, nil
 	}
 	if err != nil {
-		return m, false, wrap(err, "recurring due")
+		return m, false, storeErr("recurring due", err)
 	}
 	return m, true, nil
 }
@@ -147,7 +147,7 @@ func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time
 		WHERE d.user_id = c.user_id
 		RETURNING d.user_id::text, d.due_at, d.generation`, now, leaseUntil, limit)
 	if err != nil {
-		return nil, wrap(err, "claim recurring due")
+		return nil, storeErr("claim recurring due", err)
 	}
 	marks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.RecurringMark, error) {
 		var m finance.RecurringMark
@@ -155,7 +155,7 @@ func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time
 		return m, err
 	})
 	if err != nil {
-		return nil, wrap(err, "claim recurring due")
+		return nil, storeErr("claim recurring due", err)
 	}
 	// RETURNING keeps no order.
 	slices.SortFunc(marks, func(a, b finance.RecurringMark) int {
@@ -176,13 +176,13 @@ func (s *Store) ClearRecurringDue(ctx context.Context, m finance.RecurringMark, 
 	}
 	tag, err := s.pool.Exec(ctx, `DELETE FROM recurring_due WHERE user_id = $1 AND generation = $2`, m.UserID, m.Generation)
 	if err != nil {
-		return false, wrap(err, "clear recurring due")
+		return false, storeErr("clear recurring due", err)
 	}
 	if tag.RowsAffected() > 0 {
 		return true, nil
 	}
 	_, err = s.pool.Exec(ctx, `UPDATE recurring_due SET due_at = $2, claimed_until = NULL WHERE user_id = $1`, m.UserID, now)
-	return false, wrap(err, "free recurring due")
+	return false, storeErr("free recurring due", err)
 }
 
 // ReleaseRecurringDue implements finance.Store.
@@ -191,5 +191,5 @@ func (s *Store) ReleaseRecurringDue(ctx context.Context, userID string, retryAt 
 		return nil
 	}
 	_, err := s.pool.Exec(ctx, `UPDATE recurring_due SET claimed_until = $2 WHERE user_id = $1`, userID, retryAt)
-	return wrap(err, "release recurring due")
+	return storeErr("release recurring due", err)
 }

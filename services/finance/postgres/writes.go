@@ -28,7 +28,7 @@ func (s *Store) GetConnection(ctx context.Context, id string) (finance.Connectio
 		FROM connections WHERE id = $1`, id).
 		Scan(&c.ID, &c.UserID, &c.Provider, &c.SourceAggregator, &c.Institution, &c.InstitutionLogoURL,
 			&c.Status, &c.LastSyncedAt, &c.ErrorCode, &c.ErrorMessage, &c.CreatedAt, &c.UpdatedAt)
-	return c, wrap(err, "get connection")
+	return c, storeErr("get connection", err)
 }
 
 // execer is a pool or a transaction.
@@ -38,7 +38,7 @@ type execer interface {
 
 // RecordConnectionSync implements finance.Store.
 func (s *Store) RecordConnectionSync(ctx context.Context, st finance.ConnectionSyncState) error {
-	return wrap(recordSync(ctx, s.pool, st), "record connection sync")
+	return storeErr("record connection sync", recordSync(ctx, s.pool, st))
 }
 
 func recordSync(ctx context.Context, db execer, st finance.ConnectionSyncState) error {
@@ -59,7 +59,7 @@ func recordSync(ctx context.Context, db execer, st finance.ConnectionSyncState) 
 // serialises concurrent creates of one user, so the count stays true until
 // the insert commits.
 func (s *Store) CreateCustomCategory(ctx context.Context, c finance.Category, limit int) error {
-	return wrap(pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	return storeErr("create custom category", pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var n int
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, c.UserID); err != nil {
 			return err
@@ -76,7 +76,7 @@ func (s *Store) CreateCustomCategory(ctx context.Context, c finance.Category, li
 			c.ID, c.UserID, nullStr(c.ParentID), c.Name, nullStr(c.Icon), nullStr(c.Color), nullStr(c.TypeTag),
 			c.SortOrder, c.CreatedAt, c.UpdatedAt)
 		return err
-	}), "create custom category")
+	}))
 }
 
 // GetCategory implements finance.Store.
@@ -90,7 +90,7 @@ func (s *Store) GetCategory(ctx context.Context, userID, id string) (finance.Cat
 			COALESCE(color, ''), COALESCE(type_tag, ''), sort_order, created_at, updated_at
 		FROM categories WHERE id = $1 AND (user_id IS NULL OR user_id = $2)`, id, userID).
 		Scan(&c.ID, &c.UserID, &c.ParentID, &c.Name, &c.Icon, &c.Color, &c.TypeTag, &c.SortOrder, &c.CreatedAt, &c.UpdatedAt)
-	return c, wrap(err, "get category")
+	return c, storeErr("get category", err)
 }
 
 // UpdateCategory implements finance.Store.
@@ -105,7 +105,7 @@ func (s *Store) UpdateCategory(ctx context.Context, c finance.Category) error {
 	if err == nil && tag.RowsAffected() == 0 {
 		return fmt.Errorf("category %s: %w", c.ID, finance.ErrNotFound)
 	}
-	return wrap(err, "update category")
+	return storeErr("update category", err)
 }
 
 // DeleteCategory implements finance.Store in one database transaction. The
@@ -162,7 +162,7 @@ func (s *Store) DeleteCategory(ctx context.Context, userID, id, mergeInto string
 		}
 		return err
 	})
-	return moved, wrap(err, "delete category")
+	return moved, storeErr("delete category", err)
 }
 
 const updateTransaction = `
@@ -219,7 +219,7 @@ func casUpdate(ctx context.Context, db querier, t finance.Transaction, expected 
 // (a sync, a category delete) is run again, as InTx does for those.
 func (s *Store) UpdateTransaction(ctx context.Context, t finance.Transaction, expectedVersion int64) error {
 	err := pg.RetryConflicts(ctx, func() error { return casUpdate(ctx, s.pool, t, expectedVersion) })
-	return wrap(err, "update transaction")
+	return storeErr("update transaction", err)
 }
 
 // IsSplitParent implements finance.Store.
@@ -230,7 +230,7 @@ func (s *Store) IsSplitParent(ctx context.Context, userID, id string) (bool, err
 	var ok bool
 	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM transactions WHERE split_parent_id = $1 AND user_id = $2)`,
 		id, userID).Scan(&ok)
-	return ok, wrap(err, "is split parent")
+	return ok, storeErr("is split parent", err)
 }
 
 // searchWindow is how many of the user's newest (filtered) rows a search
@@ -272,11 +272,11 @@ func (s *Store) SearchTransactions(ctx context.Context, userID string, terms []s
 			` ORDER BY date DESC, id DESC LIMIT $` + strconv.Itoa(n)
 		rows, err := s.pool.Query(ctx, sql, window.args...)
 		if err != nil {
-			return nil, wrap(err, "search transactions")
+			return nil, storeErr("search transactions", err)
 		}
 		out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Transaction, error) { return scanTransaction(r) })
 		if err != nil || len(out) == limit {
-			return out, wrap(err, "search transactions")
+			return out, storeErr("search transactions", err)
 		}
 	}
 	page, ok := txQuery(`SELECT `+transactionColumns, userID, f, after, tsq)
@@ -295,7 +295,7 @@ func (s *Store) SearchTransactions(ctx context.Context, userID string, terms []s
 		out, err = collectTransactions(ctx, tx, page)
 		return err
 	})
-	return out, wrap(err, "search transactions")
+	return out, storeErr("search transactions", err)
 }
 
 // TransactionsByExternalRef implements finance.Store.
@@ -308,15 +308,15 @@ func (s *Store) TransactionsByExternalRef(ctx context.Context, userID string, ac
 		WHERE user_id = $1 AND account_id = ANY($2::uuid[]) AND external_ref = ANY($3::text[]) ORDER BY id`,
 		userID, ids, refs)
 	if err != nil {
-		return nil, wrap(err, "transactions by external ref")
+		return nil, storeErr("transactions by external ref", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Transaction, error) { return scanTransaction(r) })
-	return out, wrap(err, "transactions by external ref")
+	return out, storeErr("transactions by external ref", err)
 }
 
 // ApplySync implements finance.Store in one database transaction.
 func (s *Store) ApplySync(ctx context.Context, w finance.SyncWrite) error {
-	return wrap(pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	return storeErr("apply sync", pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if len(w.Inserts) > 0 {
 			b := &pgx.Batch{}
 			for _, t := range w.Inserts {
@@ -344,5 +344,5 @@ func (s *Store) ApplySync(ctx context.Context, w finance.SyncWrite) error {
 			}
 		}
 		return recordSync(ctx, tx, w.Connection)
-	}), "apply sync")
+	}))
 }

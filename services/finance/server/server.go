@@ -111,9 +111,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.store = memory.New()
 	}
 	s.svc = finance.NewService(s.store, cursor.New(cfg.CursorSecret), cfg.Clock, cfg.Log)
-	if s.pool != nil {
-		s.svc.UseUnavailability(postgres.Unavailable)
-	}
 	s.svcs = grpcapi.Services{
 		Finance:  s.svc,
 		Debt:     debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
