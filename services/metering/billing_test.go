@@ -70,7 +70,7 @@ func newBillingEnv(t *testing.T) *billingEnv {
 	env.ctl = admission.New(rc, env.clock.Now)
 	env.ctl.VoidAfter = 0
 	env.nt = env.notify(notify.Config{})
-	env.svc = env.service(env.store)
+	env.svc = env.service(env.store, nil)
 	env.ids = identity.NewService(identity.Config{Store: env.store, Accounts: env.svc, Clock: env.clock.Now})
 	return env
 }
@@ -82,12 +82,11 @@ func (e *billingEnv) notify(cfg notify.Config) *notify.Service {
 	return notify.NewService(cfg)
 }
 
-// service is another replica on store and the same counters.
-func (e *billingEnv) service(store *memory.Store) *metering.Service {
-	svc := metering.NewService(metering.Config{Store: store, Notices: e.nt, Clock: e.clock.Now})
-	svc.UseCounters(e.ctl)
-	svc.SetCloseGrace(0)
-	return svc
+// service is another replica on store and the same counters, with payment
+// processor p (nil: none).
+func (e *billingEnv) service(store *memory.Store, p metering.PaymentProcessor) *metering.Service {
+	return metering.NewService(metering.Config{Store: store, Counters: e.ctl, PaymentProcessor: p, CloseGrace: -1,
+		Notices: e.nt, Clock: e.clock.Now})
 }
 
 func (e *billingEnv) account(plan string) metering.Account {
@@ -380,7 +379,7 @@ func TestDowngradeCancelAndReplace(t *testing.T) {
 func TestUpgradeCancelsScheduledDowngrade(t *testing.T) {
 	e := newBillingEnv(t)
 	a := e.account(metering.PlanGrowth)
-	e.svc.UsePaymentProcessor(sandboxpay.New())
+	e.svc = e.service(e.store, sandboxpay.New())
 	e.addMethod(a.ID, ach("6789")) // Scale is billed only by direct debit
 	if _, err := e.svc.ChangePlan(t.Context(), a.ID, metering.PlanStarter); err != nil {
 		t.Fatal(err)
@@ -480,7 +479,7 @@ func TestTwoClosersOneInvoice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	replicas := []*metering.Service{e.service(e.store), e.service(e.store)}
+	replicas := []*metering.Service{e.service(e.store, nil), e.service(e.store, nil)}
 	e.clock.Set(time.Date(2026, 7, 20, 0, 0, 0, 0, time.UTC)) // four periods have ended
 	var wg sync.WaitGroup
 	created := make([]int, len(replicas))

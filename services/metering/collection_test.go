@@ -97,7 +97,7 @@ func TestInvoiceCollection(t *testing.T) {
 			ctx := t.Context()
 			e := newBillingEnv(t)
 			proc := &flakyProcessor{Processor: sandboxpay.New(), fail: tc.fail}
-			e.svc.UsePaymentProcessor(proc)
+			e.svc = e.service(e.store, proc)
 			e.clock.Set(thursday)
 			a := e.account(metering.PlanStarter)
 			if _, err := e.ids.AddPortalUser(ctx, a.ID, "ann@example.com", "Ann"); err != nil {
@@ -111,8 +111,7 @@ func TestInvoiceCollection(t *testing.T) {
 				t.Fatalf("close: %+v %v", invs, err)
 			}
 			// A second replica's tick, at the same moment, makes no attempt.
-			other := e.service(e.store)
-			other.UsePaymentProcessor(proc)
+			other := e.service(e.store, proc)
 			if n, err := other.CollectDue(ctx); n != 0 || err != nil {
 				t.Fatalf("second replica made %d attempts (%v)", n, err)
 			}
@@ -184,7 +183,7 @@ func TestInvoiceCollection(t *testing.T) {
 func TestFailedInvoicePaidByRetry(t *testing.T) {
 	ctx := t.Context()
 	e := newBillingEnv(t)
-	e.svc.UsePaymentProcessor(&flakyProcessor{Processor: sandboxpay.New(), fail: []error{metering.ErrPaymentRefused}})
+	e.svc = e.service(e.store, &flakyProcessor{Processor: sandboxpay.New(), fail: []error{metering.ErrPaymentRefused}})
 	e.clock.Set(thursday)
 	a := e.account(metering.PlanStarter)
 	e.addMethod(a.ID, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: sandboxCard(t, "4242"), ExpMonth: 1, ExpYear: 2030})
@@ -213,7 +212,7 @@ func TestOpenInvoiceCollectedWhenMethodAdded(t *testing.T) {
 	ctx := t.Context()
 	e := newBillingEnv(t)
 	proc := &flakyProcessor{Processor: sandboxpay.New()}
-	e.svc.UsePaymentProcessor(proc)
+	e.svc = e.service(e.store, proc)
 	e.clock.Set(thursday)
 	a := e.account(metering.PlanStarter)
 	e.clock.Set(thursday.AddDate(0, 1, 1))

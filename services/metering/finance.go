@@ -43,10 +43,6 @@ var (
 // issue finance credentials.
 var ErrNoFinanceDirectory = errors.New("metering: no finance directory is configured, so finance credentials cannot be issued")
 
-// UseFinanceDirectory lets the service issue finance credentials, checking
-// each one's user and grant with d. Without one it refuses them.
-func (s *Service) UseFinanceDirectory(d FinanceDirectory) { s.finance = d }
-
 // checkFinance refuses a finance credential whose user is not the account's
 // or whose grant is not the user's.
 func (s *Service) checkFinance(ctx context.Context, p IssueParams) error {

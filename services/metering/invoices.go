@@ -18,9 +18,6 @@ import (
 // reconciled into the counters (docs/limits.md, "When Redis is down").
 const DefaultCloseGrace = 10 * time.Minute
 
-// SetCloseGrace changes how long after its end a period is invoiced.
-func (s *Service) SetCloseGrace(d time.Duration) { s.closeGrace = d }
-
 // Invoices returns the account's invoices, oldest first.
 func (s *Service) Invoices(ctx context.Context, accountID string) ([]Invoice, error) {
 	if _, err := s.store.GetAccount(ctx, accountID); err != nil {

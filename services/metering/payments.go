@@ -202,13 +202,6 @@ const (
 	firstDebitMaxDays = 6
 )
 
-// UsePaymentProcessor sets the processor payments go through. Without one,
-// payment methods cannot be added and nothing is collected.
-func (s *Service) UsePaymentProcessor(p PaymentProcessor) { s.processor = p }
-
-// SetCalendar sets the business-day calendar of settlement dates.
-func (s *Service) SetCalendar(c Calendar) { s.calendar = c }
-
 func noProcessor() error {
 	return problem.New(problem.Unavailable, "no payment processor is configured")
 }

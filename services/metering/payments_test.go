@@ -48,7 +48,7 @@ func ach(last4 string) metering.MethodDetails {
 }
 
 func (e *billingEnv) payEnv() {
-	e.svc.UsePaymentProcessor(sandboxpay.New())
+	e.svc = e.service(e.store, sandboxpay.New())
 	e.clock.Set(thursday)
 }
 
@@ -268,8 +268,7 @@ func TestFirstDirectDebitSettlesAfterBusinessDays(t *testing.T) {
 		{wednesday.Add(-time.Minute), metering.PaymentSettling, metering.IntroIncluded, true},
 		{wednesday, metering.PaymentOK, 250_000, false},
 	}
-	other := e.service(e.store)
-	other.UsePaymentProcessor(sandboxpay.New())
+	other := e.service(e.store, sandboxpay.New())
 	for _, st := range steps {
 		e.clock.Set(st.at)
 		var wg sync.WaitGroup
@@ -444,7 +443,7 @@ func TestForcedSandboxOutcomes(t *testing.T) {
 	}
 
 	// Without the sandbox nothing can be forced.
-	plain := e.service(e.store)
+	plain := e.service(e.store, nil)
 	_, err = plain.ForcePaymentOutcome(ctx, p.ID, metering.OutcomeSettle, 0)
 	wantPayProblem(t, err, problem.Conflict, "")
 }

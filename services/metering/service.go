@@ -46,6 +46,22 @@ type Notices interface {
 // Config assembles a Service.
 type Config struct {
 	Store Store
+	// Counters are the usage counters admission keeps in Redis (GET
+	// /v1/usage, invoices, alerts); nil: usage cannot be read.
+	Counters *admission.Controller
+	// FinanceDirectory checks each finance credential's user and grant
+	// (financedir over gRPC); nil: finance credentials are refused.
+	FinanceDirectory FinanceDirectory
+	// PaymentProcessor moves payments (sandboxpay, a deployment's
+	// adapter); nil: payment methods cannot be added and nothing is
+	// collected.
+	PaymentProcessor PaymentProcessor
+	// Calendar dates direct-debit settlements (the zero Calendar: weekends
+	// only).
+	Calendar Calendar
+	// CloseGrace is how long after its end a period is invoiced (zero:
+	// DefaultCloseGrace; negative: at once).
+	CloseGrace time.Duration
 	// Notices queues the mails of the billing rules (a failed payment's);
 	// nil: none are queued.
 	Notices Notices
@@ -53,10 +69,6 @@ type Config struct {
 	Clock Clock
 	Log   *slog.Logger
 }
-
-// UseCounters lets the service read the usage counters admission keeps in
-// Redis (GET /v1/usage).
-func (s *Service) UseCounters(c *admission.Controller) { s.counters = c }
 
 // NewService returns a Service from cfg, filling defaults.
 func NewService(cfg Config) *Service {
@@ -67,7 +79,15 @@ func NewService(cfg Config) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: cfg.Store, now: clock, log: log, closeGrace: DefaultCloseGrace, notices: cfg.Notices}
+	grace := cfg.CloseGrace
+	switch {
+	case grace == 0:
+		grace = DefaultCloseGrace
+	case grace < 0:
+		grace = 0
+	}
+	return &Service{store: cfg.Store, now: clock, log: log, counters: cfg.Counters, finance: cfg.FinanceDirectory,
+		processor: cfg.PaymentProcessor, calendar: cfg.Calendar, closeGrace: grace, notices: cfg.Notices}
 }
 
 // timestamp is the current time in UTC at PostgreSQL's microsecond precision,

@@ -46,9 +46,14 @@ func (s *spyStore) CredentialByHash(ctx context.Context, hash string) (metering.
 
 func newService(t *testing.T) (*metering.Service, *spyStore, metering.Account) {
 	t.Helper()
+	return newServiceWith(t, allowAll)
+}
+
+// newServiceWith is newService with finance directory dir.
+func newServiceWith(t *testing.T, dir metering.FinanceDirectory) (*metering.Service, *spyStore, metering.Account) {
+	t.Helper()
 	store := &spyStore{Store: memory.New()}
-	svc := metering.NewService(metering.Config{Store: store, Clock: func() time.Time { return now }})
-	svc.UseFinanceDirectory(allowAll)
+	svc := metering.NewService(metering.Config{Store: store, FinanceDirectory: dir, Clock: func() time.Time { return now }})
 	acct, err := svc.CreateAccount(t.Context(), "Acme Ltd", metering.PlanGrowth, metering.EUR)
 	if err != nil {
 		t.Fatalf("CreateAccount: %v", err)
@@ -320,15 +325,15 @@ func TestIssueFinanceCredentialChecksOwnership(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			svc, store, acct := newService(t)
 			var calls []call
-			svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(_ context.Context, account, user, grant, _ string) error {
+			var dir metering.FinanceDirectory = metering.FinanceDirectoryFunc(func(_ context.Context, account, user, grant, _ string) error {
 				calls = append(calls, call{account, user, grant})
 				return tc.answer
-			}))
+			})
 			if tc.noDir {
-				svc.UseFinanceDirectory(nil)
+				dir = nil
 			}
+			svc, store, acct := newServiceWith(t, dir)
 			_, c, err := svc.IssueCredential(t.Context(), metering.IssueParams{AccountID: acct.ID, Name: "app",
 				Kind: metering.KindAccessToken, Surface: metering.SurfaceFinance, Mode: metering.ModeLive,
 				FinanceUserID: "user-1", GrantID: "grant-1"})
@@ -359,8 +364,7 @@ func TestIssueFinanceCredentialChecksOwnership(t *testing.T) {
 	}
 
 	t.Run("conversion credentials never ask", func(t *testing.T) {
-		svc, _, acct := newService(t)
-		svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(context.Context, string, string, string, string) error {
+		svc, _, acct := newServiceWith(t, metering.FinanceDirectoryFunc(func(context.Context, string, string, string, string) error {
 			t.Error("the directory was asked for a conversion key")
 			return nil
 		}))

@@ -230,8 +230,7 @@ func testTickersCollectOnce(t *testing.T, newStore func(t *testing.T) Store) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	tickers := make([]*metering.Service, 2)
 	for i := range tickers {
-		tickers[i] = metering.NewService(metering.Config{Store: s, Clock: clock})
-		tickers[i].UsePaymentProcessor(proc)
+		tickers[i] = metering.NewService(metering.Config{Store: s, PaymentProcessor: proc, Clock: clock})
 	}
 	tick := func(at time.Time) {
 		mu.Lock()

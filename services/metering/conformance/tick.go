@@ -116,9 +116,7 @@ func testTickTouchesOnlyDue(t *testing.T, newStore func(t *testing.T) Store) {
 	ctl.ChangedKey = "ll:{test}:changed:" + uuid.NewString() // a shared Redis holds other tests' marks
 	t.Cleanup(func() { _ = ctl.DropChanged(context.Background()) })
 	nt := notify.NewService(notify.Config{Store: store, Changes: ctl, Clock: clock})
-	svc := metering.NewService(metering.Config{Store: store, Notices: nt, Clock: clock})
-	svc.UseCounters(ctl)
-	svc.UsePaymentProcessor(&countingProcessor{})
+	svc := metering.NewService(metering.Config{Store: store, Counters: ctl, PaymentProcessor: &countingProcessor{}, Notices: nt, Clock: clock})
 
 	newAccounts := func(n int) []string {
 		ids := make([]string, n)

@@ -70,8 +70,8 @@ func dialServices(t *testing.T, svcs grpcapi.Services) *grpc.ClientConn {
 
 func TestResolveCredential(t *testing.T) {
 	ctx := t.Context()
-	svc := metering.NewService(metering.Config{Store: memory.New()})
-	svc.UseFinanceDirectory(metering.FinanceDirectoryFunc(func(context.Context, string, string, string, string) error { return nil }))
+	svc := metering.NewService(metering.Config{Store: memory.New(),
+		FinanceDirectory: metering.FinanceDirectoryFunc(func(context.Context, string, string, string, string) error { return nil })})
 	acct, err := svc.CreateAccount(ctx, "Acme", metering.PlanStarter, metering.USD)
 	if err != nil {
 		t.Fatal(err)
@@ -163,10 +163,9 @@ func TestResolveCredentialStoreDown(t *testing.T) {
 func TestUsageAndBillingLimits(t *testing.T) {
 	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	svc := metering.NewService(metering.Config{Store: memory.New(), Clock: clock})
 	rdb := redisconn.ForTest(t)
 	m := admission.New(rdb, clock)
-	svc.UseCounters(m)
+	svc := metering.NewService(metering.Config{Store: memory.New(), Counters: m, Clock: clock})
 	conn := dial(t, svc)
 	ctx := t.Context()
 	acct, err := svc.CreateAccount(ctx, "Acme", metering.PlanStarter, metering.EUR)

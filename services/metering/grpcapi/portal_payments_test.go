@@ -21,8 +21,7 @@ import (
 // bad details as INVALID_ARGUMENT naming the field.
 func TestPortalPaymentMethods(t *testing.T) {
 	store := memory.New()
-	svc := metering.NewService(metering.Config{Store: store})
-	svc.UsePaymentProcessor(sandboxpay.New())
+	svc := metering.NewService(metering.Config{Store: store, PaymentProcessor: sandboxpay.New()})
 	people := identity.NewService(identity.Config{Store: store, Accounts: svc})
 	c := meteringv1.NewPortalServiceClient(dialServices(t, grpcapi.Services{Metering: svc, Identity: people}))
 	ctx := t.Context()

@@ -20,9 +20,8 @@ import (
 // GET /v1/usage as if they had never been counted, once per reference;
 // invalid requests name their field, an unknown account is not-found.
 func TestRefundUnits(t *testing.T) {
-	svc := metering.NewService(metering.Config{Store: memory.New()})
 	counters := admission.New(redisconn.ForTest(t), nil)
-	svc.UseCounters(counters)
+	svc := metering.NewService(metering.Config{Store: memory.New(), Counters: counters})
 	ctx := t.Context()
 	a, err := svc.CreateAccount(ctx, "Acme", metering.PlanStarter, metering.USD)
 	if err != nil {

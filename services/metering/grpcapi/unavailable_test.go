@@ -27,8 +27,7 @@ func (downAccounts) GetAccount(context.Context, string) (metering.Account, error
 // TestDatabaseOutageAnswersUnavailable: usage and billing limits during a
 // database outage answer 503 unavailable with Retry-After, not 500.
 func TestDatabaseOutageAnswersUnavailable(t *testing.T) {
-	svc := metering.NewService(metering.Config{Store: downAccounts{memory.New()}})
-	svc.UseCounters(admission.New(redisconn.ForTest(t), nil))
+	svc := metering.NewService(metering.Config{Store: downAccounts{memory.New()}, Counters: admission.New(redisconn.ForTest(t), nil)})
 	conn := dial(t, svc)
 	caller := principal.Outgoing(t.Context(), principal.Principal{AccountID: "0e8a3c6e-2f4b-4f54-9f53-000000000001", Surface: "conversion"})
 	_, errUsage := meteringv1.NewUsageServiceClient(conn).GetUsage(caller, &meteringv1.GetUsageRequest{})

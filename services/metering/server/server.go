@@ -147,25 +147,18 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		nc.MailBackoff, nc.MailBackoffMax = cfg.MailBackoff, max(cfg.MailBackoff, cfg.MailBackoffMax)
 	}
 	s.notify = notify.NewService(nc)
-	s.svc = metering.NewService(metering.Config{Store: store, Notices: s.notify, Clock: cfg.Clock, Log: cfg.Log})
-	if rc != nil {
-		s.svc.UseCounters(counters)
-		s.checks = append(s.checks, rpc.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
+	mc := metering.Config{Store: store, Counters: counters, FinanceDirectory: cfg.FinanceDirectory,
+		PaymentProcessor: cfg.PaymentProcessor, Notices: s.notify, Clock: cfg.Clock, Log: cfg.Log}
+	if cfg.CloseGrace > 0 {
+		mc.CloseGrace = cfg.CloseGrace
 	}
+	s.svc = metering.NewService(mc)
 	ic := identity.Config{Store: store, Accounts: s.svc, Clock: cfg.Clock, Log: cfg.Log}
 	if rc != nil {
 		ic.Throttles = redisthrottle.Kinds(rc, cfg.ThrottlePrefix, cfg.Log)
+		s.checks = append(s.checks, rpc.Check{Name: "redis", Probe: func(ctx context.Context) error { return rc.Ping(ctx).Err() }})
 	}
 	s.identity = identity.NewService(ic)
-	if cfg.FinanceDirectory != nil {
-		s.svc.UseFinanceDirectory(cfg.FinanceDirectory)
-	}
-	if cfg.PaymentProcessor != nil {
-		s.svc.UsePaymentProcessor(cfg.PaymentProcessor)
-	}
-	if cfg.CloseGrace > 0 {
-		s.svc.SetCloseGrace(cfg.CloseGrace)
-	}
 	return s, nil
 }
 

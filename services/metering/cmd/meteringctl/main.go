@@ -149,7 +149,7 @@ func openPostgres(ctx context.Context, o openOptions) (*services, func(), error)
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := newServices(postgres.New(pool), metering.Config{Clock: time.Now, Log: log})
+	cfg := metering.Config{Clock: time.Now, Log: log}
 	closeRedis := func() {}
 	if u := config.String("REDIS_URL", ""); u != "" {
 		rc, err := redisconn.Connect(ctx, u)
@@ -157,39 +157,40 @@ func openPostgres(ctx context.Context, o openOptions) (*services, func(), error)
 			pool.Close()
 			return nil, nil, err
 		}
-		svc.UseCounters(admission.New(rc, time.Now))
+		cfg.Counters = admission.New(rc, time.Now)
 		closeRedis = func() { _ = rc.Close() }
 	}
 	switch pp := config.String("PAYMENT_PROCESSOR", ""); pp {
 	case "sandbox":
-		svc.UsePaymentProcessor(sandboxpay.New())
+		cfg.PaymentProcessor = sandboxpay.New()
 	case "":
 	default:
 		closeRedis()
 		pool.Close()
 		return nil, nil, errors.New(`PAYMENT_PROCESSOR must be "sandbox" or unset`)
 	}
-	closeFinance, err := useFinance(svc.Service, o.FinanceAddr)
+	dir, closeFinance, err := financeDirectory(o.FinanceAddr)
 	if err != nil {
 		closeRedis()
 		pool.Close()
 		return nil, nil, err
 	}
-	return svc, func() { closeFinance(); closeRedis(); pool.Close() }, nil
+	cfg.FinanceDirectory = dir
+	return newServices(postgres.New(pool), cfg), func() { closeFinance(); closeRedis(); pool.Close() }, nil
 }
 
-// useFinance lets svc check finance credentials with the finance service at
-// addr; an empty addr leaves it without, refusing them.
-func useFinance(svc *metering.Service, addr string) (closeFn func(), err error) {
+// financeDirectory is the finance service at addr, which checks the user
+// and grant of finance credentials; an empty addr is none, and they are
+// refused.
+func financeDirectory(addr string) (_ metering.FinanceDirectory, closeFn func(), err error) {
 	if addr == "" {
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	conn, err := rpc.Dial(addr)
 	if err != nil {
-		return nil, fmt.Errorf("finance service at %q: %w", addr, err)
+		return nil, nil, fmt.Errorf("finance service at %q: %w", addr, err)
 	}
-	svc.UseFinanceDirectory(financedir.New(conn))
-	return func() { _ = conn.Close() }, nil
+	return financedir.New(conn), func() { _ = conn.Close() }, nil
 }
 
 // describe turns a problem the service returned into a readable line.

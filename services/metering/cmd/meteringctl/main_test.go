@@ -21,22 +21,26 @@ import (
 // ctl runs meteringctl commands against one in-memory store.
 type ctl struct {
 	t      *testing.T
+	store  *memory.Store
 	svc    *services
 	opened int
+	// processor is the payment processor of the services open makes.
+	processor metering.PaymentProcessor
 }
 
 func newCtl(t *testing.T) *ctl {
-	return &ctl{t: t, svc: newServices(memory.New(), metering.Config{})}
+	store := memory.New()
+	return &ctl{t: t, store: store, svc: newServices(store, metering.Config{})}
 }
 
 // open wires the finance service as openPostgres does.
 func (c *ctl) open(_ context.Context, o openOptions) (*services, func(), error) {
 	c.opened++
-	c.svc.UseFinanceDirectory(nil)
-	closeFinance, err := useFinance(c.svc.Service, o.FinanceAddr)
+	dir, closeFinance, err := financeDirectory(o.FinanceAddr)
 	if err != nil {
 		return nil, nil, err
 	}
+	c.svc = newServices(c.store, metering.Config{FinanceDirectory: dir, PaymentProcessor: c.processor})
 	return c.svc, closeFinance, nil
 }
 

@@ -14,7 +14,8 @@ var firstID = regexp.MustCompile(`(?m)^([0-9a-f-]{36})\s`)
 
 func TestPaymentCommands(t *testing.T) {
 	c := newCtl(t)
-	c.svc.UsePaymentProcessor(sandboxpay.New())
+	c.processor = sandboxpay.New()
+	c.svc = newServices(c.store, metering.Config{PaymentProcessor: c.processor})
 	a, err := c.svc.CreateAccount(t.Context(), "Acme", metering.PlanScale, metering.EUR)
 	if err != nil {
 		t.Fatal(err)
