@@ -1,7 +1,14 @@
-// Package metering holds the domain of the metering service: accounts, their
-// plan, and the credentials (API keys and access tokens) that act for them.
-// Storage and transport live in subpackages (memory, postgres, grpcapi); this
-// package only defines the types, the Store contract and the Service rules.
+// Package metering holds the root of the metering service's domain:
+// accounts, the credentials (API keys and access tokens) that act for them,
+// and their limits and usage; and, until billing is a package of its own,
+// plans, plan changes, invoices, collection and payments. The portal's
+// people are identity's (which imports this package through its Accounts
+// port) and the mail notify's (which this package imports: its Notices
+// port queues a failed payment's mail, and Service.AlertStanding is
+// notify's Meter). Storage and transport live in subpackages (memory,
+// postgres, grpcapi); this package only defines the types, the Store
+// contract and the Service rules, and imports no other metering package but
+// admission and notify (README.md, "Packages and which imports which").
 package metering
 
 import (
