@@ -305,7 +305,7 @@ func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p 
 // one, in one atomic store step.
 func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method string, confirm *bool) (Result[SwitchResult], error) {
 	var res Result[SwitchResult]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}

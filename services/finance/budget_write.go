@@ -54,7 +54,7 @@ type GroupAllocation struct {
 // a PATCH that changes nothing keeps it.
 func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u AllocationUpdate) (Result[BudgetView], error) {
 	var res Result[BudgetView]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}

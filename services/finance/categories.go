@@ -57,7 +57,7 @@ type CategoryDeleteResult struct {
 // CreateCategory answers POST /v1/categories.
 func (s *Service) CreateCategory(ctx context.Context, c Caller, in NewCategory) (Result[Category], error) {
 	var res Result[Category]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
@@ -92,7 +92,7 @@ func (s *Service) CreateCategory(ctx context.Context, c Caller, in NewCategory) 
 // UpdateCategory answers PATCH /v1/categories/{id}.
 func (s *Service) UpdateCategory(ctx context.Context, c Caller, p CategoryPatch) (Result[Category], error) {
 	var res Result[Category]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
@@ -153,7 +153,7 @@ func (s *Service) UpdateCategory(ctx context.Context, c Caller, p CategoryPatch)
 // rows the grant shows are counted, so the answer reveals nothing hidden.
 func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, mergeInto *string) (Result[CategoryDeleteResult], error) {
 	var res Result[CategoryDeleteResult]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}

@@ -72,7 +72,7 @@ type GoalDeleteResult struct{ Deleted bool }
 // CreateGoal answers POST /v1/goals.
 func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Result[GoalView], error) {
 	var res Result[GoalView]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
@@ -126,7 +126,7 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 // goal's version. A PATCH that changes nothing keeps the version.
 func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedVersion int64, in GoalInput) (Result[GoalView], error) {
 	var res Result[GoalView]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
@@ -190,7 +190,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 // must be the current version.
 func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedVersion *int64) (Result[GoalDeleteResult], error) {
 	var res Result[GoalDeleteResult]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}

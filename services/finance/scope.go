@@ -89,8 +89,8 @@ func expandCategories(excluded []string, all []Category) []string {
 	return out
 }
 
-// writeScope is Scope for a write: the grant must allow writes.
-func (s *Service) writeScope(ctx context.Context, c Caller) (Scope, error) {
+// WriteScope is Scope for a write: the grant must allow writes.
+func (s *Service) WriteScope(ctx context.Context, c Caller) (Scope, error) {
 	sc, err := s.Scope(ctx, c, true)
 	if err != nil {
 		return sc, err

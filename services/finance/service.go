@@ -28,9 +28,6 @@ type Service struct {
 	cursors *cursor.Codec
 	now     Clock
 	log     *slog.Logger
-	// parser reads imported statement files (import_service.go); nil until
-	// UseStatementParser, and then imports answer not-implemented.
-	parser StatementParser
 	// baselines caches budget anomaly baselines (baseline.go).
 	baselines *baselineCache
 }
@@ -49,6 +46,9 @@ func NewService(store Store, cursors *cursor.Codec, clock Clock, log *slog.Logge
 
 // Now is the service clock's time.
 func (s *Service) Now() time.Time { return s.now() }
+
+// Log is the service's logger, for subdomains.
+func (s *Service) Log() *slog.Logger { return s.log }
 
 // Caller is who a request is for: the finance user and the grant through
 // which the client sees that user's data, and the metering account whose

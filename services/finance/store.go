@@ -86,7 +86,6 @@ type Store interface {
 	BudgetStore       // budget_store.go
 	HoldingStore      // holding.go
 	NetWorthStore     // networth.go
-	ImportStore       // import.go
 	RecurringStore    // recurring_service.go
 	RecurringDueStore // recurring_job.go
 	SnapshotStore     // snapshot_job.go

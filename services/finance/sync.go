@@ -50,6 +50,11 @@ var (
 	maxProviderID = 256
 )
 
+// PlainDecimal reports whether s is an exact decimal as providers and
+// statement files write amounts: an optional minus, 1 to 15 integer digits
+// and at most 6 decimals.
+func PlainDecimal(s string) bool { return plainDecimal.MatchString(s) }
+
 // SyncResult counts what a sync changed. Rows that came back unchanged
 // count nowhere.
 type SyncResult struct {

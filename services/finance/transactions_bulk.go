@@ -47,7 +47,7 @@ type BulkResult struct {
 // row already has the category is applied without a new version.
 func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem) (Result[BulkResult], error) {
 	var res Result[BulkResult]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}

@@ -79,7 +79,7 @@ func MaxTransactionDate(today time.Time) time.Time { return Day(today).AddDate(1
 // and a revert is 409 no-provider-value.
 func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u TransactionUpdate) (Result[Transaction], error) {
 	var res Result[Transaction]
-	sc, err := s.writeScope(ctx, c)
+	sc, err := s.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
-func importRow(f fixture, key string, date int, amount string) finance.ImportRow {
+func importRow(f fixture, key string, date int, amount string) imports.ImportRow {
 	t := finance.Transaction{ID: newID(), UserID: f.user, AccountID: f.account, Amount: money(amount, "USD"),
 		Merchant: "Imported " + key, Date: day(date), Source: finance.SourceImport, Version: 1, CreatedAt: base, UpdatedAt: base}
-	return finance.ImportRow{Key: key, Insert: &t}
+	return imports.ImportRow{Key: key, Insert: &t}
 }
 
 // testImports: keys are claimed once per account, a claimed key writes
@@ -25,7 +26,7 @@ func testImports(t *testing.T, s Store) {
 	bank := bankRow(f, -3)
 	must(t, s.InsertTransactions(ctx, []finance.Transaction{bank}))
 
-	first := finance.ImportWrite{UserID: f.user, AccountID: f.account, Rows: []finance.ImportRow{
+	first := imports.ImportWrite{UserID: f.user, AccountID: f.account, Rows: []imports.ImportRow{
 		importRow(f, "k1", -2, "-3.50"), importRow(f, "k2", -1, "10.00"), {Key: "k3", MatchID: bank.ID},
 	}}
 	claimed, err := s.ApplyImport(ctx, first)
@@ -39,7 +40,7 @@ func testImports(t *testing.T, s Store) {
 
 	// The same keys again (new transaction ids, as a second import makes)
 	// claim nothing and add nothing; a new key beside them is claimed.
-	again := finance.ImportWrite{UserID: f.user, AccountID: f.account, Rows: []finance.ImportRow{
+	again := imports.ImportWrite{UserID: f.user, AccountID: f.account, Rows: []imports.ImportRow{
 		importRow(f, "k1", -2, "-3.50"), importRow(f, "k4", 0, "-1.00"), {Key: "k3", MatchID: bank.ID},
 	}}
 	claimed, err = s.ApplyImport(ctx, again)
@@ -57,13 +58,13 @@ func testImports(t *testing.T, s Store) {
 	// The same key on another account is another key.
 	other := importRow(f, "k1", -2, "-3.50")
 	other.Insert.AccountID = f.account2
-	claimed, err = s.ApplyImport(ctx, finance.ImportWrite{UserID: f.user, AccountID: f.account2, Rows: []finance.ImportRow{other}})
+	claimed, err = s.ApplyImport(ctx, imports.ImportWrite{UserID: f.user, AccountID: f.account2, Rows: []imports.ImportRow{other}})
 	must(t, err)
 	diff(t, "other account", []bool{true}, claimed)
 
 	claims, err := s.ImportClaims(ctx, f.account, []string{"k1", "nope"}, []string{bank.ID})
 	must(t, err)
-	diff(t, "claims", []finance.ImportClaim{
+	diff(t, "claims", []imports.ImportClaim{
 		{AccountID: f.account, Key: "k1", TransactionID: first.Rows[0].Insert.ID},
 		{AccountID: f.account, Key: "k3", TransactionID: bank.ID},
 	}, claims)
@@ -73,7 +74,7 @@ func testImports(t *testing.T, s Store) {
 
 	// A matched row that is gone fails the whole write: nothing is claimed
 	// or inserted.
-	gone := finance.ImportWrite{UserID: f.user, AccountID: f.account, Rows: []finance.ImportRow{
+	gone := imports.ImportWrite{UserID: f.user, AccountID: f.account, Rows: []imports.ImportRow{
 		importRow(f, "k5", 0, "-2.00"), {Key: "k6", MatchID: newID()},
 	}}
 	if _, err := s.ApplyImport(ctx, gone); !errors.Is(err, finance.ErrNotFound) {
@@ -94,8 +95,8 @@ func testImports(t *testing.T, s Store) {
 	if len(claims) != 0 {
 		t.Fatalf("claim outlived its transaction: %v", claims)
 	}
-	claimed, err = s.ApplyImport(ctx, finance.ImportWrite{UserID: f.user, AccountID: f.account,
-		Rows: []finance.ImportRow{importRow(f, "k3", -3, "-1.00")}})
+	claimed, err = s.ApplyImport(ctx, imports.ImportWrite{UserID: f.user, AccountID: f.account,
+		Rows: []imports.ImportRow{importRow(f, "k3", -3, "-1.00")}})
 	must(t, err)
 	diff(t, "freed key", []bool{true}, claimed)
 }
@@ -110,7 +111,7 @@ func testConcurrentImports(t *testing.T, s Store) {
 	results := make([][]bool, racers)
 	errs := make([]error, racers)
 	for r := range racers {
-		w := finance.ImportWrite{UserID: f.user, AccountID: f.account}
+		w := imports.ImportWrite{UserID: f.user, AccountID: f.account}
 		for i := range entries {
 			w.Rows = append(w.Rows, importRow(f, fmt.Sprintf("key-%02d", i), -i, "-1.00"))
 		}

@@ -21,6 +21,7 @@ import (
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
 )
 
@@ -30,6 +31,7 @@ type Services struct {
 	Finance  *finance.Service
 	Debt     *debt.Service
 	Insights *insights.Service
+	Imports  *imports.Service
 }
 
 // Register registers every finance.v1 service on s.
@@ -46,7 +48,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svc})
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})
-	financev1.RegisterImportServiceServer(s, &importServer{svc: svc})
+	financev1.RegisterImportServiceServer(s, &importServer{svc: svcs.Imports})
 }
 
 type transactionServer struct {

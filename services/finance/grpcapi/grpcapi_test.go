@@ -23,6 +23,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
+	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/seed"
@@ -86,7 +87,8 @@ func serve(t *testing.T, store stores.Store) *grpc.ClientConn {
 	svc := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, log)
 	srv := rpc.NewServer(log, nil)
 	grpcapi.Register(srv, grpcapi.Services{Finance: svc, Debt: debt.NewService(debt.Config{Kernel: svc, Store: store}),
-		Insights: insights.NewService(insights.Config{Kernel: svc, Store: store})})
+		Insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
+		Imports:  imports.NewService(imports.Config{Kernel: svc, Store: store})})
 	lis := bufconn.Listen(1 << 20)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -4,12 +4,12 @@ import (
 	"context"
 
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
-	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
 type importServer struct {
 	financev1.UnimplementedImportServiceServer
-	svc *finance.Service
+	svc *imports.Service
 }
 
 func (s *importServer) ImportStatement(ctx context.Context, req *financev1.ImportStatementRequest) (*financev1.ImportStatementResponse, error) {
@@ -17,16 +17,16 @@ func (s *importServer) ImportStatement(ctx context.Context, req *financev1.Impor
 	if err != nil {
 		return nil, err
 	}
-	file := finance.StatementFile{Message: req.GetMessage(), From: req.GetFrom()}
+	file := imports.StatementFile{Message: req.GetMessage(), From: req.GetFrom()}
 	if m := req.GetCsvMapping(); m != nil {
-		file.CSV = &finance.CSVMapping{
+		file.CSV = &imports.CSVMapping{
 			Date: m.GetDate(), Amount: m.GetAmount(), Debit: m.GetDebit(), Credit: m.GetCredit(),
 			CurrencyColumn: m.GetCurrencyColumn(), Currency: m.GetCurrency(), Description: m.GetDescription(),
 			Counterparty: m.GetCounterparty(), Reference: m.GetReference(), DateFormat: m.GetDateFormat(),
 			DecimalSeparator: m.GetDecimalSeparator(), Delimiter: m.GetDelimiter(),
 		}
 	}
-	res, err := s.svc.ImportStatement(ctx, c, finance.ImportRequest{AccountID: req.GetAccountId(), StatementFile: file})
+	res, err := s.svc.ImportStatement(ctx, c, imports.ImportRequest{AccountID: req.GetAccountId(), StatementFile: file})
 	if err != nil {
 		return nil, err
 	}

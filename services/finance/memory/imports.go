@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
 // importState holds the import claims by account|key; its map is made on
 // first write, under the store's lock.
 type importState struct {
-	importClaims map[string]finance.ImportClaim
+	importClaims map[string]imports.ImportClaim
 }
 
 // liveClaim reports the claim of key on account, unless its transaction is
 // gone (PostgreSQL's ON DELETE CASCADE drops such a claim).
-func (s *Store) liveClaim(accountID, key string) (finance.ImportClaim, bool) {
+func (s *Store) liveClaim(accountID, key string) (imports.ImportClaim, bool) {
 	cl, ok := s.importClaims[accountID+"|"+key]
 	if !ok {
 		return cl, false
@@ -28,8 +29,8 @@ func (s *Store) liveClaim(accountID, key string) (finance.ImportClaim, bool) {
 	return cl, true
 }
 
-// ImportClaims implements finance.Store.
-func (s *Store) ImportClaims(_ context.Context, accountID string, keys, transactionIDs []string) ([]finance.ImportClaim, error) {
+// ImportClaims implements imports.Store.
+func (s *Store) ImportClaims(_ context.Context, accountID string, keys, transactionIDs []string) ([]imports.ImportClaim, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	want := make(map[string]bool, len(keys)+len(transactionIDs))
@@ -39,7 +40,7 @@ func (s *Store) ImportClaims(_ context.Context, accountID string, keys, transact
 	for _, id := range transactionIDs {
 		want["t|"+id] = true
 	}
-	var out []finance.ImportClaim
+	var out []imports.ImportClaim
 	for _, cl := range s.importClaims {
 		if cl.AccountID != accountID {
 			continue
@@ -51,13 +52,13 @@ func (s *Store) ImportClaims(_ context.Context, accountID string, keys, transact
 			out = append(out, cl)
 		}
 	}
-	slices.SortFunc(out, func(a, b finance.ImportClaim) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b imports.ImportClaim) int { return strings.Compare(a.Key, b.Key) })
 	return out, nil
 }
 
-// ApplyImport implements finance.Store: all rows under one lock, checked
+// ApplyImport implements imports.Store: all rows under one lock, checked
 // before anything is written, so a failure leaves nothing behind.
-func (s *Store) ApplyImport(_ context.Context, w finance.ImportWrite) ([]bool, error) {
+func (s *Store) ApplyImport(_ context.Context, w imports.ImportWrite) ([]bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.accounts[w.AccountID]
@@ -90,7 +91,7 @@ func (s *Store) ApplyImport(_ context.Context, w finance.ImportWrite) ([]bool, e
 		return nil, err
 	}
 	if s.importClaims == nil {
-		s.importClaims = map[string]finance.ImportClaim{}
+		s.importClaims = map[string]imports.ImportClaim{}
 	}
 	for i, r := range w.Rows {
 		if !claimed[i] {
@@ -101,7 +102,7 @@ func (s *Store) ApplyImport(_ context.Context, w finance.ImportWrite) ([]bool, e
 			id = r.Insert.ID
 			s.transactions[id] = normalizeTx(*r.Insert)
 		}
-		s.importClaims[w.AccountID+"|"+r.Key] = finance.ImportClaim{AccountID: w.AccountID, Key: r.Key, TransactionID: id}
+		s.importClaims[w.AccountID+"|"+r.Key] = imports.ImportClaim{AccountID: w.AccountID, Key: r.Key, TransactionID: id}
 	}
 	return claimed, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/imports"
 
 	"github.com/google/uuid"
 
@@ -42,6 +43,7 @@ type Store struct {
 var (
 	_ finance.Store = (*Store)(nil)
 	_ debt.Store    = (*Store)(nil)
+	_ imports.Store = (*Store)(nil)
 )
 
 // New returns an empty store.

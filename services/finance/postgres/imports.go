@@ -10,10 +10,11 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
-// ImportClaims implements finance.Store.
-func (s *Store) ImportClaims(ctx context.Context, accountID string, keys, transactionIDs []string) ([]finance.ImportClaim, error) {
+// ImportClaims implements imports.Store.
+func (s *Store) ImportClaims(ctx context.Context, accountID string, keys, transactionIDs []string) ([]imports.ImportClaim, error) {
 	if !isUUID(accountID) {
 		return nil, nil
 	}
@@ -24,20 +25,20 @@ func (s *Store) ImportClaims(ctx context.Context, accountID string, keys, transa
 	if err != nil {
 		return nil, storeErr("import claims", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.ImportClaim, error) {
-		var c finance.ImportClaim
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (imports.ImportClaim, error) {
+		var c imports.ImportClaim
 		err := r.Scan(&c.AccountID, &c.Key, &c.TransactionID)
 		return c, err
 	})
 	return out, storeErr("import claims", err)
 }
 
-// ApplyImport implements finance.Store in one database transaction: one
+// ApplyImport implements imports.Store in one database transaction: one
 // statement claims every free key (ON CONFLICT DO NOTHING waits for a
 // concurrent import holding the same key and then skips it), then the rows
 // of the keys it claimed are inserted. Keys are claimed in key order, so two
 // imports never wait on each other in a cycle.
-func (s *Store) ApplyImport(ctx context.Context, w finance.ImportWrite) ([]bool, error) {
+func (s *Store) ApplyImport(ctx context.Context, w imports.ImportWrite) ([]bool, error) {
 	keys := make([]string, len(w.Rows))
 	ids := make([]string, len(w.Rows))
 	for i, r := range w.Rows {

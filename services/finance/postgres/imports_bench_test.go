@@ -12,30 +12,32 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/pgtest"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/postgres"
+	"github.com/ledgerlane/platform/services/finance/stores"
 )
 
-type fileParser struct{ entries []finance.StatementEntry }
+type fileParser struct{ entries []imports.StatementEntry }
 
-func (p fileParser) ParseStatement(context.Context, finance.StatementFile) (finance.ParsedStatement, error) {
-	return finance.ParsedStatement{DetectedType: "MT940", Entries: p.entries}, nil
+func (p fileParser) ParseStatement(context.Context, imports.StatementFile) (imports.ParsedStatement, error) {
+	return imports.ParsedStatement{DetectedType: "MT940", Entries: p.entries}, nil
 }
 
-// BenchmarkImportStatement imports a file of finance.MaxImportEntries
+// BenchmarkImportStatement imports a file of imports.MaxImportEntries
 // entries into an account that already holds as many bank-synced rows over
 // the same days: the first import of each round adds every entry, the
 // second matches every entry by its key. One op is both imports; setting
 // up the account is not timed.
 func BenchmarkImportStatement(b *testing.B) {
-	stores := map[string]func(b *testing.B) finance.Store{
-		"memory":   func(*testing.B) finance.Store { return memory.New() },
-		"postgres": func(b *testing.B) finance.Store { return postgres.New(pgtest.Pool(b, "finance", postgres.Migrations)) },
+	open := map[string]func(b *testing.B) stores.Store{
+		"memory":   func(*testing.B) stores.Store { return memory.New() },
+		"postgres": func(b *testing.B) stores.Store { return postgres.New(pgtest.Pool(b, "finance", postgres.Migrations)) },
 	}
 	for _, name := range []string{"memory", "postgres"} {
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
-			store := stores[name](b)
+			store := open[name](b)
 			now := time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC)
 			owner, user, grant, conn := uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString()
 			must := func(err error) {
@@ -47,28 +49,28 @@ func BenchmarkImportStatement(b *testing.B) {
 			must(store.CreateGrant(ctx, finance.Grant{ID: grant, UserID: user, WritesEnabled: true, CreatedAt: now}))
 			must(store.CreateConnection(ctx, finance.Connection{ID: conn, UserID: user, Provider: finance.ProviderPlaid,
 				Status: finance.ConnectionActive, CreatedAt: now, UpdatedAt: now}))
-			svc := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, nil)
+			kernel := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, nil)
 			caller := finance.Caller{UserID: user, GrantID: grant, OwnerAccountID: owner}
-			n := finance.MaxImportEntries
+			n := imports.MaxImportEntries
 			for i := 0; i < b.N; i++ {
 				b.StopTimer() // the account and its bank rows are not the import
 				account := uuid.NewString()
 				must(store.CreateAccount(ctx, finance.Account{ID: account, UserID: user, ConnectionID: conn, Name: "A",
 					Currency: "EUR", Balance: finance.Money{Amount: decimal.Zero, Currency: "EUR"}, CreatedAt: now, UpdatedAt: now}))
 				var bank []finance.Transaction
-				entries := make([]finance.StatementEntry, n)
+				entries := make([]imports.StatementEntry, n)
 				for j := range entries {
 					day := now.AddDate(0, 0, -j%365)
-					entries[j] = finance.StatementEntry{BookingDate: day.Format(finance.DateLayout), Amount: fmt.Sprintf("%d.%02d", j, j%100),
+					entries[j] = imports.StatementEntry{BookingDate: day.Format(finance.DateLayout), Amount: fmt.Sprintf("%d.%02d", j, j%100),
 						Currency: "EUR", BankReference: fmt.Sprintf("REF%d", j)}
 					bank = append(bank, finance.Transaction{ID: uuid.NewString(), UserID: user, AccountID: account,
 						Amount: finance.Money{Amount: decimal.NewFromInt(int64(-j - 100000)), Currency: "EUR"}, Date: day,
 						Source: finance.SourceBankSync, Version: 1, CreatedAt: now, UpdatedAt: now})
 				}
 				must(store.InsertTransactions(ctx, bank))
-				svc.UseStatementParser(fileParser{entries: entries})
+				svc := imports.NewService(imports.Config{Kernel: kernel, Store: store, Parser: fileParser{entries: entries}})
 				b.StartTimer()
-				req := finance.ImportRequest{AccountID: account, StatementFile: finance.StatementFile{Message: "x"}}
+				req := imports.ImportRequest{AccountID: account, StatementFile: imports.StatementFile{Message: "x"}}
 				for _, want := range []int{n, 0} {
 					res, err := svc.ImportStatement(ctx, caller, req)
 					must(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
 //go:embed migrations/*.sql
@@ -36,6 +37,7 @@ type Store struct {
 var (
 	_ finance.Store = (*Store)(nil)
 	_ debt.Store    = (*Store)(nil)
+	_ imports.Store = (*Store)(nil)
 )
 
 // New returns a Store on pool; the schema must be migrated (pg.Open does it).

@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
+	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/postgres"
@@ -111,11 +112,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.store = memory.New()
 	}
 	s.svc = finance.NewService(s.store, cursor.New(cfg.CursorSecret), cfg.Clock, cfg.Log)
-	s.svcs = grpcapi.Services{
-		Finance:  s.svc,
-		Debt:     debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
-		Insights: insights.NewService(insights.Config{Kernel: s.svc, Store: s.store}),
-	}
+	var parser imports.StatementParser // nil: imports answer not-implemented
 	if cfg.ConverterAddr != "" {
 		conv, err := rpc.Dial(cfg.ConverterAddr)
 		if err != nil {
@@ -125,7 +122,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, err
 		}
 		s.conv = conv
-		s.svc.UseStatementParser(statementclient.New(conversionv1.NewStatementServiceClient(conv)))
+		parser = statementclient.New(conversionv1.NewStatementServiceClient(conv))
+	}
+	s.svcs = grpcapi.Services{
+		Finance:  s.svc,
+		Debt:     debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
+		Insights: insights.NewService(insights.Config{Kernel: s.svc, Store: s.store}),
+		Imports:  imports.NewService(imports.Config{Kernel: s.svc, Store: s.store, Parser: parser}),
 	}
 	return s, nil
 }

@@ -1,4 +1,4 @@
-// Package statementclient is the finance.StatementParser over the
+// Package statementclient is the imports.StatementParser over the
 // converter's internal gRPC API (conversion.v1.StatementService): the
 // finance service never parses a statement format itself.
 package statementclient
@@ -11,7 +11,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
-	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
 // Client is the part of conversionv1.StatementServiceClient used; tests
@@ -20,12 +20,12 @@ type Client interface {
 	ParseStatements(ctx context.Context, in *conversionv1.ParseStatementsRequest, opts ...grpc.CallOption) (*conversionv1.ParseStatementsResponse, error)
 }
 
-// Parser implements finance.StatementParser on a Client.
+// Parser implements imports.StatementParser on a Client.
 type Parser struct {
 	c Client
 }
 
-var _ finance.StatementParser = (*Parser)(nil)
+var _ imports.StatementParser = (*Parser)(nil)
 
 // New returns a Parser calling c.
 func New(c Client) *Parser { return &Parser{c: c} }
@@ -36,7 +36,7 @@ func New(c Client) *Parser { return &Parser{c: c} }
 // (rpc.Problem): a file it cannot read is invalid-input naming message,
 // from or a csv_mapping member, which are the import request's own field
 // names; a converter that does not answer is unavailable.
-func (p *Parser) ParseStatement(ctx context.Context, f finance.StatementFile) (finance.ParsedStatement, error) {
+func (p *Parser) ParseStatement(ctx context.Context, f imports.StatementFile) (imports.ParsedStatement, error) {
 	if pr, ok := principal.FromIncoming(ctx); ok {
 		ctx = principal.Outgoing(ctx, pr)
 	}
@@ -50,12 +50,12 @@ func (p *Parser) ParseStatement(ctx context.Context, f finance.StatementFile) (f
 	}
 	resp, err := p.c.ParseStatements(ctx, req)
 	if err != nil {
-		return finance.ParsedStatement{}, rpc.Problem(err)
+		return imports.ParsedStatement{}, rpc.Problem(err)
 	}
-	out := finance.ParsedStatement{DetectedType: resp.GetDetectedType()}
+	out := imports.ParsedStatement{DetectedType: resp.GetDetectedType()}
 	for _, st := range resp.GetStatements() {
 		for _, e := range st.GetEntries() {
-			out.Entries = append(out.Entries, finance.StatementEntry{
+			out.Entries = append(out.Entries, imports.StatementEntry{
 				BookingDate: e.GetBookingDate(), ValueDate: e.GetValueDate(), Amount: e.GetAmount(),
 				Currency: e.GetCurrency(), Credit: e.GetMark() == "C", Pending: e.GetPending(),
 				BankReference: e.GetBankReference(), CustomerReference: e.GetCustomerReference(),

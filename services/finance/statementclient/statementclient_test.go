@@ -12,7 +12,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
-	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/statementclient"
 )
 
@@ -34,8 +34,8 @@ func TestParseStatement(t *testing.T) {
 			CounterpartyName: "ACME", Remittance: []string{"a", "b"}, Pending: true}}},
 	}}}
 	p := statementclient.New(f)
-	got, err := p.ParseStatement(context.Background(), finance.StatementFile{Message: "x", From: "csv",
-		CSV: &finance.CSVMapping{Date: "d", Amount: "a", Currency: "EUR", Delimiter: ";"}})
+	got, err := p.ParseStatement(context.Background(), imports.StatementFile{Message: "x", From: "csv",
+		CSV: &imports.CSVMapping{Date: "d", Amount: "a", Currency: "EUR", Delimiter: ";"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestParseStatementErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := statementclient.New(&fake{err: tt.err}).ParseStatement(context.Background(), finance.StatementFile{Message: "x"})
+			_, err := statementclient.New(&fake{err: tt.err}).ParseStatement(context.Background(), imports.StatementFile{Message: "x"})
 			var p *problem.Problem
 			if !errors.As(err, &p) || p.Type != tt.typ || p.Field != tt.field {
 				t.Fatalf("got %v", err)

@@ -7,10 +7,12 @@ package stores
 import (
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
 // Store is every part of the finance store.
 type Store interface {
 	finance.Store
 	debt.Store
+	imports.Store
 }

@@ -1,4 +1,4 @@
-package finance
+package imports
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 var importNow = time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)
@@ -17,7 +19,7 @@ func entry(date, amount string, credit bool, ref string) StatementEntry {
 }
 
 func TestPrepareImport(t *testing.T) {
-	account := Account{ID: "acc", Currency: "EUR"}
+	account := finance.Account{ID: "acc", Currency: "EUR"}
 	tests := []struct {
 		name    string
 		entries []StatementEntry
@@ -66,7 +68,9 @@ func TestPrepareImport(t *testing.T) {
 
 func TestImportKey(t *testing.T) {
 	d := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
-	m := func(s string) Money { return Money{Amount: decimal.RequireFromString(s), Currency: "EUR"} }
+	m := func(s string) finance.Money {
+		return finance.Money{Amount: decimal.RequireFromString(s), Currency: "EUR"}
+	}
 	k := importKey(d, m("-12.50"), "REF", 1)
 	tests := []struct {
 		name string
@@ -76,7 +80,7 @@ func TestImportKey(t *testing.T) {
 		{"amount by value", importKey(d, m("-12.5"), "REF", 1), true},
 		{"other date", importKey(d.AddDate(0, 0, 1), m("-12.50"), "REF", 1), false},
 		{"other sign", importKey(d, m("12.50"), "REF", 1), false},
-		{"other currency", importKey(d, Money{Amount: decimal.RequireFromString("-12.50"), Currency: "USD"}, "REF", 1), false},
+		{"other currency", importKey(d, finance.Money{Amount: decimal.RequireFromString("-12.50"), Currency: "USD"}, "REF", 1), false},
 		{"other reference", importKey(d, m("-12.50"), "REF2", 1), false},
 		{"other ordinal", importKey(d, m("-12.50"), "REF", 2), false},
 		{"no shifting between parts", importKey(d, m("-12.50"), "REF1", 0), false},
@@ -109,56 +113,56 @@ func TestEntryReference(t *testing.T) {
 // file keyed again gives the same keys.
 func TestImportKeysOfTwins(t *testing.T) {
 	twins := []StatementEntry{entry("2026-01-02", "3.68", true, "NONREF"), entry("2026-01-02", "3.68", true, "NONREF")}
-	a, _ := prepareImport(twins, Account{Currency: "EUR"}, importNow)
-	b, _ := prepareImport(twins, Account{Currency: "EUR"}, importNow)
+	a, _ := prepareImport(twins, finance.Account{Currency: "EUR"}, importNow)
+	b, _ := prepareImport(twins, finance.Account{Currency: "EUR"}, importNow)
 	if a[0].key == a[1].key || a[0].key != b[0].key || a[1].key != b[1].key {
 		t.Fatalf("twin keys %s %s / %s %s", a[0].key, a[1].key, b[0].key, b[1].key)
 	}
 }
 
 func TestMatchBankRows(t *testing.T) {
-	day := func(s string) time.Time { d, _ := ParseDate(s); return d }
+	day := func(s string) time.Time { d, _ := finance.ParseDate(s); return d }
 	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	bank := func(id, date, amount string, mods ...func(*Transaction)) Transaction {
-		t := Transaction{ID: id, Date: day(date), Amount: Money{Amount: decimal.RequireFromString(amount), Currency: "EUR"},
-			Source: SourceBankSync, CreatedAt: created}
+	bank := func(id, date, amount string, mods ...func(*finance.Transaction)) finance.Transaction {
+		t := finance.Transaction{ID: id, Date: day(date), Amount: finance.Money{Amount: decimal.RequireFromString(amount), Currency: "EUR"},
+			Source: finance.SourceBankSync, CreatedAt: created}
 		for _, m := range mods {
 			m(&t)
 		}
 		return t
 	}
 	ent := func(date, value, amount string) importEntry {
-		e := importEntry{date: day(date), amount: Money{Amount: decimal.RequireFromString(amount), Currency: "EUR"}}
+		e := importEntry{date: day(date), amount: finance.Money{Amount: decimal.RequireFromString(amount), Currency: "EUR"}}
 		if value != "" {
 			e.valueDate = day(value)
 		}
 		return e
 	}
-	pending := func(t *Transaction) { t.IsPending = true }
-	manual := func(t *Transaction) { t.Source = SourceManual }
-	usd := func(t *Transaction) { t.Amount.Currency = "USD" }
-	later := func(t *Transaction) { t.CreatedAt = created.Add(time.Hour) }
+	pending := func(t *finance.Transaction) { t.IsPending = true }
+	manual := func(t *finance.Transaction) { t.Source = finance.SourceManual }
+	usd := func(t *finance.Transaction) { t.Amount.Currency = "USD" }
+	later := func(t *finance.Transaction) { t.CreatedAt = created.Add(time.Hour) }
 	tests := []struct {
 		name    string
 		entries []importEntry
-		rows    []Transaction
+		rows    []finance.Transaction
 		claimed []string
 		want    []string // bank row id per entry, "" for none
 	}{
-		{"same date and amount", []importEntry{ent("2026-01-02", "", "-5")}, []Transaction{bank("a", "2026-01-02", "-5.00")}, nil, []string{"a"}},
-		{"other amount", []importEntry{ent("2026-01-02", "", "-5")}, []Transaction{bank("a", "2026-01-02", "5")}, nil, []string{""}},
-		{"other date", []importEntry{ent("2026-01-02", "", "-5")}, []Transaction{bank("a", "2026-01-03", "-5")}, nil, []string{""}},
-		{"value date", []importEntry{ent("2026-01-02", "2026-01-01", "-5")}, []Transaction{bank("a", "2026-01-01", "-5")}, nil, []string{"a"}},
+		{"same date and amount", []importEntry{ent("2026-01-02", "", "-5")}, []finance.Transaction{bank("a", "2026-01-02", "-5.00")}, nil, []string{"a"}},
+		{"other amount", []importEntry{ent("2026-01-02", "", "-5")}, []finance.Transaction{bank("a", "2026-01-02", "5")}, nil, []string{""}},
+		{"other date", []importEntry{ent("2026-01-02", "", "-5")}, []finance.Transaction{bank("a", "2026-01-03", "-5")}, nil, []string{""}},
+		{"value date", []importEntry{ent("2026-01-02", "2026-01-01", "-5")}, []finance.Transaction{bank("a", "2026-01-01", "-5")}, nil, []string{"a"}},
 		{"booking date before value date", []importEntry{ent("2026-01-02", "2026-01-01", "-5")},
-			[]Transaction{bank("v", "2026-01-01", "-5"), bank("b", "2026-01-02", "-5")}, nil, []string{"b"}},
-		{"pending rows are not matched", []importEntry{ent("2026-01-02", "", "-5")}, []Transaction{bank("a", "2026-01-02", "-5", pending)}, nil, []string{""}},
-		{"manual rows are not matched", []importEntry{ent("2026-01-02", "", "-5")}, []Transaction{bank("a", "2026-01-02", "-5", manual)}, nil, []string{""}},
-		{"other currency", []importEntry{ent("2026-01-02", "", "-5")}, []Transaction{bank("a", "2026-01-02", "-5", usd)}, nil, []string{""}},
-		{"a row claimed by an earlier import", []importEntry{ent("2026-01-02", "", "-5")}, []Transaction{bank("a", "2026-01-02", "-5")}, []string{"a"}, []string{""}},
+			[]finance.Transaction{bank("v", "2026-01-01", "-5"), bank("b", "2026-01-02", "-5")}, nil, []string{"b"}},
+		{"pending rows are not matched", []importEntry{ent("2026-01-02", "", "-5")}, []finance.Transaction{bank("a", "2026-01-02", "-5", pending)}, nil, []string{""}},
+		{"manual rows are not matched", []importEntry{ent("2026-01-02", "", "-5")}, []finance.Transaction{bank("a", "2026-01-02", "-5", manual)}, nil, []string{""}},
+		{"other currency", []importEntry{ent("2026-01-02", "", "-5")}, []finance.Transaction{bank("a", "2026-01-02", "-5", usd)}, nil, []string{""}},
+		{"a row claimed by an earlier import", []importEntry{ent("2026-01-02", "", "-5")}, []finance.Transaction{bank("a", "2026-01-02", "-5")}, []string{"a"}, []string{""}},
 		{"one to one", []importEntry{ent("2026-01-02", "", "-5"), ent("2026-01-02", "", "-5"), ent("2026-01-02", "", "-5")},
-			[]Transaction{bank("b", "2026-01-02", "-5", later), bank("a", "2026-01-02", "-5")}, nil, []string{"a", "b", ""}},
+			[]finance.Transaction{bank("b", "2026-01-02", "-5", later), bank("a", "2026-01-02", "-5")}, nil, []string{"a", "b", ""}},
 		{"an already claimed entry takes no row", []importEntry{func() importEntry { e := ent("2026-01-02", "", "-5"); e.claimed = true; return e }()},
-			[]Transaction{bank("a", "2026-01-02", "-5")}, nil, []string{""}},
+			[]finance.Transaction{bank("a", "2026-01-02", "-5")}, nil, []string{""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,10 +189,10 @@ func TestMatchBankRowsProperties(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for n := 0; n < 500; n++ {
 		var entries []importEntry
-		var rows []Transaction
+		var rows []finance.Transaction
 		claimed := map[string]bool{}
 		for i := range r.IntN(8) {
-			e := importEntry{date: base.AddDate(0, 0, r.IntN(4)), amount: Money{Amount: decimal.NewFromInt(int64(r.IntN(3) - 1)), Currency: "EUR"}}
+			e := importEntry{date: base.AddDate(0, 0, r.IntN(4)), amount: finance.Money{Amount: decimal.NewFromInt(int64(r.IntN(3) - 1)), Currency: "EUR"}}
 			if r.IntN(2) == 0 {
 				e.valueDate = base.AddDate(0, 0, r.IntN(4))
 			}
@@ -198,13 +202,13 @@ func TestMatchBankRowsProperties(t *testing.T) {
 		}
 		for i := range r.IntN(8) {
 			id := fmt.Sprintf("r%d", i)
-			rows = append(rows, Transaction{ID: id, Date: base.AddDate(0, 0, r.IntN(4)), IsPending: r.IntN(6) == 0,
-				Source: SourceBankSync, Amount: Money{Amount: decimal.NewFromInt(int64(r.IntN(3) - 1)), Currency: "EUR"}})
+			rows = append(rows, finance.Transaction{ID: id, Date: base.AddDate(0, 0, r.IntN(4)), IsPending: r.IntN(6) == 0,
+				Source: finance.SourceBankSync, Amount: finance.Money{Amount: decimal.NewFromInt(int64(r.IntN(3) - 1)), Currency: "EUR"}})
 			claimed[id] = r.IntN(5) == 0
 		}
 		matchBankRows(entries, rows, claimed)
 		used := map[string]bool{}
-		byID := map[string]Transaction{}
+		byID := map[string]finance.Transaction{}
 		for _, row := range rows {
 			byID[row.ID] = row
 		}

@@ -1,4 +1,14 @@
-package finance
+// Package imports is statement import (POST /v1/imports): a user's bank
+// statement file, read by the converter (StatementParser), becomes
+// transactions with source import on one of their accounts, each entry
+// added, matched (already present) or refused, and importing a file again
+// adds nothing.
+//
+// It owns the import claims (which transaction each import key of an
+// account is taken by) and the rules of an entry; it reads the kernel's
+// accounts and transactions and writes rows through its own Store. It may
+// import the kernel (services/finance) and nothing else of finance.
+package imports
 
 import (
 	"context"
@@ -13,14 +23,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
-// Statement import (POST /v1/imports): a user's bank statement file becomes
-// transactions with source import on one of their accounts. The file is read
-// by the converter (StatementParser), never here; this file holds the rules
-// that decide, entry by entry, whether a row is added, matched (already
-// present) or refused. services/finance/README.md ("Statement import") is
-// their one statement.
+// The file is read by the converter (StatementParser), never here; this
+// file holds the rules that decide, entry by entry, whether a row is added,
+// matched (already present) or refused. services/finance/README.md
+// ("Statement import") is their one statement.
 
 // MaxImportEntries caps the entries of one file: a few years of one account.
 // Over it the whole file is refused, naming message.
@@ -114,7 +124,7 @@ type ImportClaim struct {
 // point the claim at the existing row MatchID.
 type ImportRow struct {
 	Key     string
-	Insert  *Transaction
+	Insert  *finance.Transaction
 	MatchID string
 }
 
@@ -125,27 +135,12 @@ type ImportWrite struct {
 	Rows      []ImportRow
 }
 
-// ImportStore keeps the import claims. The key is unique per account in
-// the store itself, so two imports of one file racing each other cannot
-// both add a row: the loser finds the key taken.
-type ImportStore interface {
-	// ImportClaims returns the account's claims whose key is one of keys or
-	// whose transaction is one of transactionIDs.
-	ImportClaims(ctx context.Context, accountID string, keys, transactionIDs []string) ([]ImportClaim, error)
-	// ApplyImport writes w in one atomic step, row by row: a row whose key
-	// the account has already claimed writes nothing; otherwise the key is
-	// claimed and Insert, if any, inserted. It reports, per row, whether
-	// this call claimed it. A MatchID that no longer exists fails the whole
-	// write with ErrNotFound.
-	ApplyImport(ctx context.Context, w ImportWrite) ([]bool, error)
-}
-
 // importEntry is an accepted entry, ready to be keyed and matched.
 type importEntry struct {
 	row       int
-	date      time.Time // the booking date
-	valueDate time.Time // zero when the file has none
-	amount    Money     // signed: negative leaves the account
+	date      time.Time     // the booking date
+	valueDate time.Time     // zero when the file has none
+	amount    finance.Money // signed: negative leaves the account
 	reference string
 	merchant  string
 	descr     string
@@ -173,9 +168,9 @@ func entryReference(e StatementEntry) string {
 // entries of one file that agree on everything else, such as two coffees of
 // the same price on one day without references; importing the file again
 // gives every entry the same ordinal, so it matches.
-func importKey(date time.Time, amount Money, reference string, ordinal int) string {
+func importKey(date time.Time, amount finance.Money, reference string, ordinal int) string {
 	h := sha256.New()
-	for _, part := range []string{date.Format(DateLayout), amount.Amount.String(), amount.Currency, reference, strconv.Itoa(ordinal)} {
+	for _, part := range []string{date.Format(finance.DateLayout), amount.Amount.String(), amount.Currency, reference, strconv.Itoa(ordinal)} {
 		// Length-prefixed, so no choice of reference can forge another key.
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
@@ -184,8 +179,8 @@ func importKey(date time.Time, amount Money, reference string, ordinal int) stri
 
 // prepareImport checks each entry against the account and gives the
 // accepted ones their keys. now is the service clock's time.
-func prepareImport(entries []StatementEntry, account Account, now time.Time) (accepted []importEntry, refused []RefusedRow) {
-	latest := Day(now).AddDate(1, 0, 0)
+func prepareImport(entries []StatementEntry, account finance.Account, now time.Time) (accepted []importEntry, refused []RefusedRow) {
+	latest := finance.Day(now).AddDate(1, 0, 0)
 	earliest := time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
 	ordinals := map[string]int{}
 	for i, e := range entries {
@@ -201,16 +196,16 @@ func prepareImport(entries []StatementEntry, account Account, now time.Time) (ac
 			refuse(RefuseCurrency, fmt.Sprintf("the entry is in %q, the account in %s", e.Currency, account.Currency))
 			continue
 		}
-		d, err := ParseDate(e.BookingDate)
+		d, err := finance.ParseDate(e.BookingDate)
 		if err != nil || d.Before(earliest) || d.After(latest) {
 			refuse(RefuseDate, "the booking date must be from 1900-01-01 to a year after today")
 			continue
 		}
 		ie.date = d
-		if v, err := ParseDate(e.ValueDate); err == nil {
+		if v, err := finance.ParseDate(e.ValueDate); err == nil {
 			ie.valueDate = v
 		}
-		if !plainDecimal.MatchString(e.Amount) || strings.HasPrefix(e.Amount, "-") {
+		if !finance.PlainDecimal(e.Amount) || strings.HasPrefix(e.Amount, "-") {
 			refuse(RefuseAmount, "the amount must have at most 15 digits before the decimal point and 6 after")
 			continue
 		}
@@ -218,7 +213,7 @@ func prepareImport(entries []StatementEntry, account Account, now time.Time) (ac
 		if !e.Credit {
 			v = v.Neg()
 		}
-		ie.amount = Money{Amount: v, Currency: account.Currency}
+		ie.amount = finance.Money{Amount: v, Currency: account.Currency}
 		ie.merchant, ie.descr = entryText(e)
 		base := importKey(ie.date, ie.amount, ie.reference, 0)
 		ordinals[base]++
@@ -234,10 +229,10 @@ func prepareImport(entries []StatementEntry, account Account, now time.Time) (ac
 // entry's booking date or else its value date. Entries go in file order and
 // take the earliest-created free row, so the outcome does not depend on
 // how the store lists rows.
-func matchBankRows(entries []importEntry, bankRows []Transaction, claimed map[string]bool) {
-	rows := make([]Transaction, 0, len(bankRows))
+func matchBankRows(entries []importEntry, bankRows []finance.Transaction, claimed map[string]bool) {
+	rows := make([]finance.Transaction, 0, len(bankRows))
 	for _, t := range bankRows {
-		if t.Source == SourceBankSync && !t.IsPending && !claimed[t.ID] {
+		if t.Source == finance.SourceBankSync && !t.IsPending && !claimed[t.ID] {
 			rows = append(rows, t)
 		}
 	}
@@ -249,7 +244,7 @@ func matchBankRows(entries []importEntry, bankRows []Transaction, claimed map[st
 	})
 	// Rows by (date, currency, amount by value), each list in pairing order,
 	// so a file of n entries pairs in O(n) lookups rather than n × rows.
-	free := map[string][]Transaction{}
+	free := map[string][]finance.Transaction{}
 	for _, t := range rows {
 		k := matchKey(t.Date, t.Amount)
 		free[k] = append(free[k], t)
@@ -274,8 +269,8 @@ func matchBankRows(entries []importEntry, bankRows []Transaction, claimed map[st
 
 // matchKey is what a bank-synced row must share with an entry to pair.
 // decimal's String drops trailing zeros, so 5 and 5.00 are one amount.
-func matchKey(day time.Time, m Money) string {
-	return day.Format(DateLayout) + "|" + m.Currency + "|" + m.Amount.String()
+func matchKey(day time.Time, m finance.Money) string {
+	return day.Format(finance.DateLayout) + "|" + m.Currency + "|" + m.Amount.String()
 }
 
 // entryText is the merchant and description of an imported row: the

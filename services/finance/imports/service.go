@@ -1,4 +1,4 @@
-package finance
+package imports
 
 import (
 	"context"
@@ -10,35 +10,60 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/finance"
 )
 
-// UseStatementParser sets what reads imported files: the converter's
-// client in server.New. Call it before the Service serves.
-func (s *Service) UseStatementParser(p StatementParser) { s.parser = p }
+// Config assembles a Service.
+type Config struct {
+	// Kernel is the finance service: the caller's write scope, the clock
+	// and the logger.
+	Kernel *finance.Service
+	Store  Store
+	// Parser reads the files: the converter's client in server.New. Nil
+	// answers every import not-implemented.
+	Parser StatementParser
+}
+
+// Service answers statement imports with the caller's grant applied.
+type Service struct {
+	k      *finance.Service
+	store  Store
+	parser StatementParser
+}
+
+// NewService returns a Service from cfg.
+func NewService(cfg Config) *Service {
+	return &Service{k: cfg.Kernel, store: cfg.Store, parser: cfg.Parser}
+}
+
+// applyAttempts bounds how often an import is matched and written again
+// when a bank sync withdraws a row it matched meanwhile (as a sync retries
+// a race with an edit).
+const applyAttempts = 3
 
 // ImportStatement answers POST /v1/imports: it has the converter read the
 // file, then adds each entry of it to the account unless it is refused or
-// already present (see import.go for the rules). Importing the same file
+// already present (see imports.go for the rules). Importing the same file
 // again adds nothing. A hidden or unknown account is 404.
-func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportRequest) (Result[ImportResult], error) {
-	var res Result[ImportResult]
-	sc, err := s.writeScope(ctx, c)
+func (s *Service) ImportStatement(ctx context.Context, c finance.Caller, req ImportRequest) (finance.Result[ImportResult], error) {
+	var res finance.Result[ImportResult]
+	sc, err := s.k.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
-	accountID, err := RequiredUUID(req.AccountID, "account_id")
+	accountID, err := finance.RequiredUUID(req.AccountID, "account_id")
 	if err != nil {
 		return res, err
 	}
 	if strings.TrimSpace(req.Message) == "" {
-		return res, Invalid("message", "message is required: the statement file's text")
+		return res, finance.Invalid("message", "message is required: the statement file's text")
 	}
 	account, err := s.store.GetAccount(ctx, c.UserID, accountID)
-	if errors.Is(err, ErrNotFound) || err == nil && sc.HidesAccount(account.ID) {
+	if errors.Is(err, finance.ErrNotFound) || err == nil && sc.HidesAccount(account.ID) {
 		return res, problem.New(problem.NotFound, "account not found").WithField("account_id")
 	}
 	if err != nil {
-		return res, Internal("get account", err)
+		return res, finance.Internal("get account", err)
 	}
 	if s.parser == nil {
 		return res, problem.New(problem.NotImplemented, "statement import is not configured on this server")
@@ -48,9 +73,9 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 		return res, err
 	}
 	if len(parsed.Entries) > MaxImportEntries {
-		return res, Invalid("message", fmt.Sprintf("the file has %d entries; at most %d per import", len(parsed.Entries), MaxImportEntries))
+		return res, finance.Invalid("message", fmt.Sprintf("the file has %d entries; at most %d per import", len(parsed.Entries), MaxImportEntries))
 	}
-	entries, refused := prepareImport(parsed.Entries, account, s.now())
+	entries, refused := prepareImport(parsed.Entries, account, s.k.Now())
 	out := ImportResult{DetectedType: parsed.DetectedType, Refused: len(refused), Rows: refused}
 	if out.Rows == nil {
 		out.Rows = []RefusedRow{}
@@ -58,7 +83,7 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 	for attempt := 1; len(entries) > 0; attempt++ {
 		counted := out
 		err := s.applyImport(ctx, c.UserID, account, entries, &counted)
-		if errors.Is(err, ErrNotFound) && attempt < syncAttempts {
+		if errors.Is(err, finance.ErrNotFound) && attempt < applyAttempts {
 			// A bank sync withdrew a row this import matched: read again.
 			continue
 		}
@@ -67,7 +92,7 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 		case errors.As(err, &p):
 			return res, err
 		case err != nil:
-			return res, Internal("apply import", err)
+			return res, finance.Internal("apply import", err)
 		}
 		out = counted
 		break
@@ -78,7 +103,7 @@ func (s *Service) ImportStatement(ctx context.Context, c Caller, req ImportReque
 
 // applyImport matches the accepted entries against what the account holds
 // and writes the rest, counting each entry as added or matched.
-func (s *Service) applyImport(ctx context.Context, userID string, account Account, entries []importEntry, out *ImportResult) error {
+func (s *Service) applyImport(ctx context.Context, userID string, account finance.Account, entries []importEntry, out *ImportResult) error {
 	keys := make([]string, len(entries))
 	first, last := entries[0].date, entries[0].date
 	for i, e := range entries {
@@ -95,10 +120,10 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 			}
 		}
 	}
-	bankRows, err := s.store.ListTransactions(ctx, userID, TransactionFilter{AccountID: account.ID, Source: SourceBankSync,
+	bankRows, err := s.store.ListTransactions(ctx, userID, finance.TransactionFilter{AccountID: account.ID, Source: finance.SourceBankSync,
 		StartDate: first, EndDate: last}, nil, 0)
 	if err != nil {
-		return Internal("list bank rows", err)
+		return finance.Internal("list bank rows", err)
 	}
 	ids := make([]string, len(bankRows))
 	for i, t := range bankRows {
@@ -106,7 +131,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 	}
 	claims, err := s.store.ImportClaims(ctx, account.ID, keys, ids)
 	if err != nil {
-		return Internal("import claims", err)
+		return finance.Internal("import claims", err)
 	}
 	keyTaken, rowTaken := map[string]bool{}, map[string]bool{}
 	for _, cl := range claims {
@@ -117,7 +142,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 	}
 	matchBankRows(entries, bankRows, rowTaken)
 
-	now := s.now()
+	now := s.k.Now()
 	w := ImportWrite{UserID: userID, AccountID: account.ID}
 	for _, e := range entries {
 		switch {
@@ -126,10 +151,10 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 		case e.bankRowID != "":
 			w.Rows = append(w.Rows, ImportRow{Key: e.key, MatchID: e.bankRowID})
 		default:
-			w.Rows = append(w.Rows, ImportRow{Key: e.key, Insert: &Transaction{
+			w.Rows = append(w.Rows, ImportRow{Key: e.key, Insert: &finance.Transaction{
 				ID: uuid.NewString(), UserID: userID, AccountID: account.ID, Amount: e.amount,
 				Merchant: e.merchant, DisplayName: e.merchant, Description: e.descr, Date: e.date,
-				Source: SourceImport, Tags: []string{}, Version: 1, CreatedAt: now, UpdatedAt: now,
+				Source: finance.SourceImport, Tags: []string{}, Version: 1, CreatedAt: now, UpdatedAt: now,
 			}})
 		}
 	}
@@ -138,7 +163,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 	}
 	claimed, err := s.store.ApplyImport(ctx, w)
 	if err != nil {
-		return err // the caller retries ErrNotFound and maps the rest
+		return err // the caller retries finance.ErrNotFound and maps the rest
 	}
 	for i, r := range w.Rows {
 		// A row another import claimed in the meantime is present all the
@@ -149,7 +174,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account Accoun
 			out.Matched++
 		}
 	}
-	s.log.InfoContext(ctx, "statement imported", "account_id", account.ID, "format", out.DetectedType,
+	s.k.Log().InfoContext(ctx, "statement imported", "account_id", account.ID, "format", out.DetectedType,
 		"added", out.Added, "matched", out.Matched, "refused", out.Refused)
 	return nil
 }

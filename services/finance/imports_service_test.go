@@ -6,16 +6,17 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
 // fakeParser answers with fixed entries, or a fixed error.
 type fakeParser struct {
-	parsed finance.ParsedStatement
+	parsed imports.ParsedStatement
 	err    error
-	got    finance.StatementFile
+	got    imports.StatementFile
 }
 
-func (f *fakeParser) ParseStatement(_ context.Context, file finance.StatementFile) (finance.ParsedStatement, error) {
+func (f *fakeParser) ParseStatement(_ context.Context, file imports.StatementFile) (imports.ParsedStatement, error) {
 	f.got = file
 	return f.parsed, f.err
 }
@@ -29,7 +30,7 @@ func TestImportStatement(t *testing.T) {
 		return tx.AccountID == e.demo.AccountIDs.Checking && tx.Source == finance.SourceBankSync && !tx.IsPending
 	})
 	amount := bank.Amount.Amount
-	entries := []finance.StatementEntry{
+	entries := []imports.StatementEntry{
 		{BookingDate: bank.Date.Format(finance.DateLayout), Amount: amount.Abs().String(), Currency: "USD", Credit: amount.IsPositive()},
 		{BookingDate: "2026-05-01", Amount: "12.5", Currency: "USD", BankReference: "B1", Counterparty: "Corner Cafe", Remittance: []string{"coffee"}},
 		{BookingDate: "2026-05-01", Amount: "12.5", Currency: "USD", BankReference: "B1"},
@@ -37,9 +38,9 @@ func TestImportStatement(t *testing.T) {
 		{BookingDate: "2026-05-02", Amount: "1", Currency: "EUR"},
 		{BookingDate: "2026-05-03", Amount: "1", Currency: "USD", Pending: true, BankReference: "P1"},
 	}
-	p := &fakeParser{parsed: finance.ParsedStatement{DetectedType: "MT940", Entries: entries}}
-	e.svc.UseStatementParser(p)
-	req := finance.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: finance.StatementFile{Message: "file", From: "MT940"}}
+	p := &fakeParser{parsed: imports.ParsedStatement{DetectedType: "MT940", Entries: entries}}
+	svc := imports.NewService(imports.Config{Kernel: e.svc, Store: e.store, Parser: p})
+	req := imports.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: imports.StatementFile{Message: "file", From: "MT940"}}
 
 	// The demo has imported rows of its own; only the new ones count here.
 	before := map[string]bool{}
@@ -56,7 +57,7 @@ func TestImportStatement(t *testing.T) {
 		return out
 	}
 
-	res, err := e.svc.ImportStatement(ctx, e.write, req)
+	res, err := svc.ImportStatement(ctx, e.write, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,8 +65,8 @@ func TestImportStatement(t *testing.T) {
 	if got.Added != 3 || got.Matched != 1 || got.Refused != 2 || got.DetectedType != "MT940" || p.got.From != "MT940" {
 		t.Fatalf("first import: %+v", got)
 	}
-	if got.Rows[0] != (finance.RefusedRow{Row: 5, Reason: finance.RefuseCurrency, Detail: got.Rows[0].Detail}) ||
-		got.Rows[1].Row != 6 || got.Rows[1].Reason != finance.RefusePending || got.Rows[1].Reference != "P1" {
+	if got.Rows[0] != (imports.RefusedRow{Row: 5, Reason: imports.RefuseCurrency, Detail: got.Rows[0].Detail}) ||
+		got.Rows[1].Row != 6 || got.Rows[1].Reason != imports.RefusePending || got.Rows[1].Reference != "P1" {
 		t.Fatalf("refused rows: %+v", got.Rows)
 	}
 	imported := newRows()
@@ -82,7 +83,7 @@ func TestImportStatement(t *testing.T) {
 	}
 
 	// The same file again adds nothing.
-	res, err = e.svc.ImportStatement(ctx, e.write, req)
+	res, err = svc.ImportStatement(ctx, e.write, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,39 +98,39 @@ func TestImportStatement(t *testing.T) {
 func TestImportStatementRefusals(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	p := &fakeParser{parsed: finance.ParsedStatement{DetectedType: "MT940"}}
-	e.svc.UseStatementParser(p)
-	ok := finance.StatementFile{Message: "file"}
+	p := &fakeParser{parsed: imports.ParsedStatement{DetectedType: "MT940"}}
+	svc := imports.NewService(imports.Config{Kernel: e.svc, Store: e.store, Parser: p})
+	ok := imports.StatementFile{Message: "file"}
 	tests := []struct {
 		name   string
 		caller finance.Caller
-		req    finance.ImportRequest
+		req    imports.ImportRequest
 		parser error
 		typ    problem.Type
 		field  string
 	}{
-		{"writes disabled", e.read, finance.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: ok}, nil, problem.WritesDisabled, ""},
-		{"account not a uuid", e.write, finance.ImportRequest{AccountID: "checking", StatementFile: ok}, nil, problem.InvalidInput, "account_id"},
-		{"unknown account", e.write, finance.ImportRequest{AccountID: "0f4b7a3e-5c2d-4e8a-9b1f-6d3c2a1e9f70", StatementFile: ok}, nil, problem.NotFound, "account_id"},
-		{"excluded account is like unknown", e.redacted, finance.ImportRequest{AccountID: e.demo.ExcludedAccountID, StatementFile: ok}, nil, problem.NotFound, "account_id"},
-		{"empty message", e.write, finance.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: finance.StatementFile{Message: " \n"}}, nil, problem.InvalidInput, "message"},
-		{"the converter's refusal passes through", e.write, finance.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: ok},
+		{"writes disabled", e.read, imports.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: ok}, nil, problem.WritesDisabled, ""},
+		{"account not a uuid", e.write, imports.ImportRequest{AccountID: "checking", StatementFile: ok}, nil, problem.InvalidInput, "account_id"},
+		{"unknown account", e.write, imports.ImportRequest{AccountID: "0f4b7a3e-5c2d-4e8a-9b1f-6d3c2a1e9f70", StatementFile: ok}, nil, problem.NotFound, "account_id"},
+		{"excluded account is like unknown", e.redacted, imports.ImportRequest{AccountID: e.demo.ExcludedAccountID, StatementFile: ok}, nil, problem.NotFound, "account_id"},
+		{"empty message", e.write, imports.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: imports.StatementFile{Message: " \n"}}, nil, problem.InvalidInput, "message"},
+		{"the converter's refusal passes through", e.write, imports.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: ok},
 			problem.New(problem.InvalidInput, "line 4, field :60F:: bad date").WithField("message"), problem.InvalidInput, "message"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p.err = tt.parser
-			_, err := e.svc.ImportStatement(ctx, tt.caller, tt.req)
+			_, err := svc.ImportStatement(ctx, tt.caller, tt.req)
 			wantProblem(t, err, tt.typ, tt.field)
 		})
 	}
 
 	p.err = nil
-	p.parsed.Entries = make([]finance.StatementEntry, finance.MaxImportEntries+1)
-	_, err := e.svc.ImportStatement(ctx, e.write, finance.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: ok})
+	p.parsed.Entries = make([]imports.StatementEntry, imports.MaxImportEntries+1)
+	_, err := svc.ImportStatement(ctx, e.write, imports.ImportRequest{AccountID: e.demo.AccountIDs.Checking, StatementFile: ok})
 	wantProblem(t, err, problem.InvalidInput, "message")
 
 	bare := newEnv(t, nil)
-	_, err = bare.svc.ImportStatement(ctx, bare.write, finance.ImportRequest{AccountID: bare.demo.AccountIDs.Checking, StatementFile: ok})
+	_, err = imports.NewService(imports.Config{Kernel: bare.svc, Store: bare.store}).ImportStatement(ctx, bare.write, imports.ImportRequest{AccountID: bare.demo.AccountIDs.Checking, StatementFile: ok})
 	wantProblem(t, err, problem.NotImplemented, "")
 }
