@@ -1,5 +1,6 @@
 // Package grpcapi serves the metering service's gRPC contract
-// (proto/metering/v1) on top of metering.Service.
+// (proto/metering/v1) on top of the metering, identity and notify Services
+// (Services).
 package grpcapi
 
 import (

@@ -1,6 +1,7 @@
 // Package server is the metering service's wiring: New builds it from a
-// Config (store, usage counters, finance directory, Service, readiness
-// checks), Register puts its gRPC APIs on a server, Run does the billing
+// Config (the store, the usage counters, then notify's, the root's and
+// identity's Services in that order, and the readiness checks: README.md,
+// "Packages and which imports which"), Register puts its gRPC APIs on a server, Run does the billing
 // tick (BillingTick: each step reads only what is due, docs/billing.md) and
 // Close releases what New opened.
 // cmd/metering and deploy/local both run it, so the end-to-end test drives
