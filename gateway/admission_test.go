@@ -271,6 +271,58 @@ func TestFailOpenAndReconcile(t *testing.T) {
 	}
 }
 
+// TestFailOpenBatchesBillTheirItemsOnce: while Redis cannot be reached a
+// batch is journalled by its items, not as one request, and an answer the
+// jobs service found by the Idempotency-Key (work an earlier attempt
+// committed) is not billed again: the fault suite's 50 concurrent
+// duplicates, with Redis marked unavailable under load, billed 49 for one
+// 100-item job (1 for the committing attempt, 1 for each of 48 replays).
+func TestFailOpenBatchesBillTheirItemsOnce(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	srv := miniredis.NewMiniRedis()
+	if err := srv.StartAddr(addr); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 0, DialTimeout: 200 * time.Millisecond})
+	t.Cleanup(func() { _ = rc.Close() })
+	h := newHarnessWith(t, harnessOpts{redis: rc, limits: testLimits(1000, 1000, 1000, false, nil)})
+	batch := func(to, key string) reply {
+		t.Helper()
+		return h.do(t, "POST", "/v1/convert/batch", keyConvert,
+			strings.NewReader(`{"to":"`+to+`","items":[{"message":":20:X"},{"message":":20:Y"},{"message":":20:Z"}]}`),
+			map[string]string{"Content-Type": "application/json", "Idempotency-Key": key})
+	}
+	srv.Close() // Redis out: every request fails open
+	if r := batch("camt.053", "k-1"); r.status != 202 {
+		t.Fatalf("batch: %d %s", r.status, r.body)
+	}
+	for range 3 {
+		if r := batch("found", "k-1"); r.status != 202 || r.header.Get("Idempotency-Replayed") != "true" {
+			t.Fatalf("replayed batch: %d %v %s", r.status, r.header, r.body)
+		}
+	}
+	metrics := httptestGet(t, h.gw.Metrics())
+	if !strings.Contains(metrics, "ledgerlane_gateway_usage_journal_pending 3\n") {
+		t.Fatalf("want the 3 items of the one job journalled: %s", metrics)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := h.gw.ReconcileUsage(context.Background()); err != nil || left != 0 {
+		t.Fatalf("reconcile: %d %v", left, err)
+	}
+	r := h.do(t, "POST", "/v1/convert", keyConvert, convertBody("camt.053"), jsonCT)
+	if r.header.Get("X-Quota-Remaining") != fmt.Sprint(1000-3) {
+		t.Fatalf("after reconciliation the job's 3 items count, once: %v", r.header)
+	}
+}
+
 func httptestGet(t *testing.T, h http.Handler) string {
 	t.Helper()
 	rec := &strings.Builder{}

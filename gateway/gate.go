@@ -175,6 +175,9 @@ type ticket struct {
 	// batch: a request counted per item, which counts only when accepted
 	// (2xx): a batch refused whole ran no item.
 	batch bool
+	// keyed: the request carried an Idempotency-Key (kept when failing
+	// open, where the admission request drops it).
+	keyed bool
 }
 
 // admit decides the request on route rt for principal p: the token bucket,
@@ -252,6 +255,7 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 			return nil
 		}
 		t.failOpen = true
+		t.keyed = t.req.IdempotencyKey != ""
 		t.req.IdempotencyKey = ""
 		return t
 	}
@@ -359,12 +363,17 @@ func (g *Gateway) settle(ctx context.Context, t *ticket, a answer) {
 	if t.batch && (a.status < 200 || a.status > 299) {
 		counted = false // refused whole: no item ran
 	}
-	if counted && t.req.IdempotencyKey != "" && !t.d.PriorRefunded && a.resp.Header["Idempotency-Replayed"] != nil {
+	if counted && a.resp.Header["Idempotency-Replayed"] != nil &&
+		((t.req.IdempotencyKey != "" && !t.d.PriorRefunded) || (t.failOpen && t.keyed)) {
 		// The backend answered with work this key had already committed (a
 		// batch whose first answer was lost). The attempt that committed it
 		// was billed and never refunded, or its key would say so (a gateway
 		// killed before settling it, or a record older than 24 hours): not
-		// twice.
+		// twice. Failing open the key's record cannot be read: the attempt
+		// that committed the work is billed (admitted, or journalled), so
+		// the replay is not; should that attempt have been answered 5xx
+		// and refunded during the outage, the job goes unbilled, the rare
+		// side to err on (docs/limits.md).
 		counted = false
 	}
 	switch {

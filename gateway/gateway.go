@@ -404,8 +404,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 		next = g.handlers[rt.Handler]
 	}
 	// Buffer what must be settled before the client sees it: an answer to
-	// keep for replays, or one an after-success step follows.
-	buffered := t.req.IdempotencyKey != "" || rt.After != route.AfterNothing
+	// keep for replays (or, failing open, one whose key may have found
+	// committed work: settle reads its headers), or one an after-success
+	// step follows.
+	buffered := t.req.IdempotencyKey != "" || t.keyed || rt.After != route.AfterNothing
 	a := dispatch(w, r, next, buffered)
 	if rt.After != route.AfterNothing && a.status >= 200 && a.status < 300 {
 		g.after[rt.After](p)

@@ -509,8 +509,8 @@ func anyInt(v any) int64 {
 	return toInt(v)
 }
 
-// Reconcile adds n requests, counted while Redis was unreachable, to the
-// counter they would have drawn on, accruing overage for those past the
+// Reconcile adds n units (conversions), counted while Redis was
+// unreachable, to the counter they would have drawn on, accruing overage for those past the
 // included volume (spend caps could not be applied during the outage).
 func (m *Controller) Reconcile(ctx context.Context, r Request, n int64) error {
 	qkey, limit, ttl := m.quotaKey(r, m.now())

@@ -427,6 +427,30 @@ func TestAbandon(t *testing.T) {
 	}
 }
 
+// TestJournalCountsUnits: usage served while Redis was unreachable is
+// journalled by units: a batch of 100 items is 100 conversions, not one
+// request (the fault suite's 50 concurrent duplicates under a Redis that
+// timed out counted 49 for one 100-item batch).
+func TestJournalCountsUnits(t *testing.T) {
+	m, c := setup(t)
+	ctx := context.Background()
+	r := admission.Request{AccountID: uuid.NewString(), Metered: true, Limits: limits(c)}
+	j := admission.NewJournal()
+	batch := r
+	batch.Units = 100
+	j.Add(batch)
+	j.Add(r)
+	if got := j.Size(); got != 101 {
+		t.Fatalf("journal holds %d units, want 101", got)
+	}
+	if err := j.Flush(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := m.Usage(ctx, r.AccountID, r.Limits); u.Used != 101 {
+		t.Fatalf("usage %d after the flush, want 101", u.Used)
+	}
+}
+
 // TestKeptAnswersSealed: with a Sealer the kept answer is stored sealed,
 // bound to its record, and a replay opens it; a ring that no longer holds
 // the key answers the replay as unreadable rather than running it again.

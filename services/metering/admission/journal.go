@@ -53,7 +53,8 @@ type journalEntry struct {
 // NewJournal returns an empty journal.
 func NewJournal() *Journal { return &Journal{pending: map[string]*journalEntry{}} }
 
-// Add records one request r stood for.
+// Add records the usage request r stood for: its units (a batch's items),
+// one for a plain request.
 func (j *Journal) Add(r Request) {
 	k := fmt.Sprintf("%s|%v|%d", r.AccountID, r.Test, r.Limits.PeriodStart.Unix())
 	j.mu.Lock()
@@ -63,7 +64,7 @@ func (j *Journal) Add(r Request) {
 		e = &journalEntry{req: r}
 		j.pending[k] = e
 	}
-	e.n++
+	e.n += r.units()
 }
 
 // Abandons is how many abandonments are pending.
@@ -73,7 +74,7 @@ func (j *Journal) Abandons() int {
 	return len(j.abandoned)
 }
 
-// Size is how many requests' usage is pending.
+// Size is how many units of usage are pending.
 func (j *Journal) Size() int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
