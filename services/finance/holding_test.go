@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
@@ -33,26 +34,26 @@ func TestDivRoundBank(t *testing.T) {
 }
 
 func TestPriceHolding(t *testing.T) {
-	h := finance.Holding{Quantity: dec("3.333"), Currency: "USD"}
+	h := networth.Holding{Quantity: dec("3.333"), Currency: "USD"}
 	day := func(n int) time.Time { return time.Date(2026, 5, 20+n, 0, 0, 0, 0, time.UTC) }
-	p := func(n int, v string) finance.SecurityPrice {
-		return finance.SecurityPrice{Ticker: "X", Currency: "USD", Date: day(n), Price: dec(v), Source: "s"}
+	p := func(n int, v string) networth.SecurityPrice {
+		return networth.SecurityPrice{Ticker: "X", Currency: "USD", Date: day(n), Price: dec(v), Source: "s"}
 	}
 	tests := []struct {
 		name              string
-		prices            []finance.SecurityPrice
+		prices            []networth.SecurityPrice
 		price, value, pct string // "" = absent
 	}{
 		{"no price", nil, "", "", ""},
-		{"one price", []finance.SecurityPrice{p(0, "10.00")}, "10", "33.33", ""},
-		{"value rounds half-even", []finance.SecurityPrice{p(0, "1.5")}, "1.5", "5", ""}, // 4.9995
-		{"two prices", []finance.SecurityPrice{p(0, "10.50"), p(-1, "10.00")}, "10.5", "35", "5"},
-		{"a fall", []finance.SecurityPrice{p(0, "99"), p(-1, "100")}, "99", "329.97", "-1"},
-		{"pct half-even", []finance.SecurityPrice{p(0, "100.125"), p(-1, "100")}, "100.125", "333.72", "0.12"},
+		{"one price", []networth.SecurityPrice{p(0, "10.00")}, "10", "33.33", ""},
+		{"value rounds half-even", []networth.SecurityPrice{p(0, "1.5")}, "1.5", "5", ""}, // 4.9995
+		{"two prices", []networth.SecurityPrice{p(0, "10.50"), p(-1, "10.00")}, "10.5", "35", "5"},
+		{"a fall", []networth.SecurityPrice{p(0, "99"), p(-1, "100")}, "99", "329.97", "-1"},
+		{"pct half-even", []networth.SecurityPrice{p(0, "100.125"), p(-1, "100")}, "100.125", "333.72", "0.12"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := finance.PriceHolding(h, tc.prices)
+			v := networth.PriceHolding(h, tc.prices)
 			check := func(what string, got *decimal.Decimal, want string) {
 				if (got == nil) != (want == "") || (got != nil && !got.Equal(dec(want))) {
 					t.Errorf("%s = %v, want %q", what, got, want)
@@ -74,7 +75,7 @@ func TestListHoldings(t *testing.T) {
 	ctx := context.Background()
 	brokerage := e.demo.AccountIDs.Brokerage
 
-	res, err := e.svc.ListHoldings(ctx, e.read, finance.PageQuery{}, "")
+	res, err := e.nw.ListHoldings(ctx, e.read, finance.PageQuery{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestListHoldings(t *testing.T) {
 		seen := map[string]bool{}
 		q := finance.PageQuery{PageSize: size(2)}
 		for pages := 0; ; pages++ {
-			p, err := e.svc.ListHoldings(ctx, e.read, q, brokerage)
+			p, err := e.nw.ListHoldings(ctx, e.read, q, brokerage)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +119,7 @@ func TestListHoldings(t *testing.T) {
 				break
 			}
 			if pages == 0 {
-				_, err := e.svc.ListHoldings(ctx, e.read, finance.PageQuery{Cursor: p.NextCursor}, "")
+				_, err := e.nw.ListHoldings(ctx, e.read, finance.PageQuery{Cursor: p.NextCursor}, "")
 				wantProblem(t, err, problem.InvalidInput, "cursor") // another filter
 			}
 			q.Cursor = p.NextCursor
@@ -126,19 +127,19 @@ func TestListHoldings(t *testing.T) {
 		if len(seen) != 5 {
 			t.Errorf("%d holdings over the pages", len(seen))
 		}
-		p, err := e.svc.ListHoldings(ctx, e.read, finance.PageQuery{}, e.demo.AccountIDs.Checking)
+		p, err := e.nw.ListHoldings(ctx, e.read, finance.PageQuery{}, e.demo.AccountIDs.Checking)
 		if err != nil || len(p.Data) != 0 {
 			t.Errorf("checking: %v %v", p.Data, err)
 		}
-		_, err = e.svc.ListHoldings(ctx, e.read, finance.PageQuery{}, "brokerage")
+		_, err = e.nw.ListHoldings(ctx, e.read, finance.PageQuery{}, "brokerage")
 		wantProblem(t, err, problem.InvalidInput, "account_id")
-		_, err = e.svc.ListHoldings(ctx, e.read, finance.PageQuery{PageSize: size(0)}, "")
+		_, err = e.nw.ListHoldings(ctx, e.read, finance.PageQuery{PageSize: size(0)}, "")
 		wantProblem(t, err, problem.InvalidInput, "page_size")
 	})
 
 	t.Run("privacy", func(t *testing.T) {
 		// The redacted grant excludes the brokerage: nothing, filtered.
-		p, err := e.svc.ListHoldings(ctx, e.redacted, finance.PageQuery{}, brokerage)
+		p, err := e.nw.ListHoldings(ctx, e.redacted, finance.PageQuery{}, brokerage)
 		if err != nil || len(p.Data) != 0 || !p.Filtered {
 			t.Fatalf("redacted: %d %v %v", len(p.Data), p.Filtered, err)
 		}
@@ -149,7 +150,7 @@ func TestListHoldings(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := finance.Caller{UserID: e.demo.UserID, GrantID: g.ID, OwnerAccountID: tenant}
-		p, err = e.svc.ListHoldings(ctx, c, finance.PageQuery{}, "")
+		p, err = e.nw.ListHoldings(ctx, c, finance.PageQuery{}, "")
 		if err != nil || len(p.Data) != 5 || p.Filtered || len(p.RedactedFields) != 1 {
 			t.Fatalf("institution grant: %d %v %v %v", len(p.Data), p.Filtered, p.RedactedFields, err)
 		}
@@ -162,7 +163,8 @@ func TestListHoldings(t *testing.T) {
 
 	t.Run("prices as of the clock", func(t *testing.T) {
 		past := today.AddDate(0, 0, -10)
-		svc := finance.NewService(e.store, nil, func() time.Time { return past.Add(9 * time.Hour) }, nil)
+		kernel := finance.NewService(e.store, nil, func() time.Time { return past.Add(9 * time.Hour) }, nil)
+		svc := networth.NewService(networth.Config{Kernel: kernel, Store: e.store})
 		p, err := svc.ListHoldings(ctx, e.read, finance.PageQuery{}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -177,8 +179,8 @@ func TestListHoldings(t *testing.T) {
 	})
 
 	t.Run("recording prices", func(t *testing.T) {
-		good := finance.SecurityPrice{Ticker: "VTI", Currency: "USD", Date: today.AddDate(0, 0, 1), Price: dec("300"), Source: "test"}
-		bad := []finance.SecurityPrice{
+		good := networth.SecurityPrice{Ticker: "VTI", Currency: "USD", Date: today.AddDate(0, 0, 1), Price: dec("300"), Source: "test"}
+		bad := []networth.SecurityPrice{
 			{Currency: "USD", Date: today, Price: dec("1")},
 			{Ticker: "VTI", Currency: "usd", Date: today, Price: dec("1")},
 			{Ticker: "VTI", Currency: "USD", Price: dec("1")},
@@ -186,9 +188,9 @@ func TestListHoldings(t *testing.T) {
 			{Ticker: "V TI", Currency: "USD", Date: today, Price: dec("1")},
 		}
 		for _, b := range bad {
-			wantProblem(t, e.svc.RecordSecurityPrices(ctx, []finance.SecurityPrice{good, b}), problem.InvalidInput, "prices[1]")
+			wantProblem(t, e.nw.RecordSecurityPrices(ctx, []networth.SecurityPrice{good, b}), problem.InvalidInput, "prices[1]")
 		}
-		if err := e.svc.RecordSecurityPrices(ctx, []finance.SecurityPrice{good}); err != nil {
+		if err := e.nw.RecordSecurityPrices(ctx, []networth.SecurityPrice{good}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -11,16 +11,17 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
-func rate(cur string, day time.Time, v string) finance.FXRate {
-	return finance.FXRate{Currency: cur, Date: day, PerUSD: dec(v)}
+func rate(cur string, day time.Time, v string) networth.FXRate {
+	return networth.FXRate{Currency: cur, Date: day, PerUSD: dec(v)}
 }
 
 func TestRateTableConvert(t *testing.T) {
 	d := func(n int) time.Time { return time.Date(2026, 5, 10+n, 0, 0, 0, 0, time.UTC) }
-	rt := finance.NewRateTable([]finance.FXRate{rate("EUR", d(0), "0.8"), rate("EUR", d(3), "0.9"),
+	rt := networth.NewRateTable([]networth.FXRate{rate("EUR", d(0), "0.8"), rate("EUR", d(3), "0.9"),
 		rate("GBP", d(1), "0.75"), rate("JPY", d(0), "150")})
 	tests := []struct {
 		name, amount, from, to string
@@ -43,7 +44,7 @@ func TestRateTableConvert(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := rt.Convert(dec(tc.amount), tc.from, tc.to, d(tc.day))
 			if tc.want == "" {
-				var re *finance.RateError
+				var re *networth.RateError
 				if err == nil || !errorsAs(err, &re) {
 					t.Fatalf("got %s, %v; want a RateError", got, err)
 				}
@@ -68,19 +69,19 @@ func TestNetWorthLinesAndConversion(t *testing.T) {
 		{ID: "hidden", Type: finance.AccountDepository, Balance: usd("5"), IsHidden: true},
 		{ID: "house", Type: "property", Balance: usd("10000.00")},
 	}
-	val := func(acct, typ, sub, amt string) finance.HoldingView {
-		return finance.HoldingView{Holding: finance.Holding{AccountID: acct, AssetType: typ, RetirementSubtype: sub, Currency: "USD"},
+	val := func(acct, typ, sub, amt string) networth.HoldingView {
+		return networth.HoldingView{Holding: networth.Holding{AccountID: acct, AssetType: typ, RetirementSubtype: sub, Currency: "USD"},
 			CurrentValue: &finance.Money{Amount: dec(amt), Currency: "USD"}}
 	}
-	hs := []finance.HoldingView{val("brk", finance.AssetETF, "", "300.00"), val("brk", finance.AssetETF, "roth_ira", "100.00"),
-		val("brk", finance.AssetCash, "", "50.00"), {Holding: finance.Holding{AccountID: "brk", AssetType: finance.AssetEquity}}}
-	lines, manual := finance.NetWorthLines(accts, hs)
+	hs := []networth.HoldingView{val("brk", networth.AssetETF, "", "300.00"), val("brk", networth.AssetETF, "roth_ira", "100.00"),
+		val("brk", networth.AssetCash, "", "50.00"), {Holding: networth.Holding{AccountID: "brk", AssetType: networth.AssetEquity}}}
+	lines, manual := networth.NetWorthLines(accts, hs)
 	if !manual {
 		t.Error("a manual loan counts: is_manual should be true")
 	}
 	day := time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC)
-	rt := finance.NewRateTable([]finance.FXRate{rate("EUR", day, "0.8")})
-	f, err := finance.ConvertNetWorth(lines, rt, "USD", day)
+	rt := networth.NewRateTable([]networth.FXRate{rate("EUR", day, "0.8")})
+	f, err := networth.ConvertNetWorth(lines, rt, "USD", day)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +93,9 @@ func TestNetWorthLinesAndConversion(t *testing.T) {
 		{"total_assets", f.TotalAssets, dec("12775")},
 		{"total_liabilities", f.TotalLiabilities, dec("3200")},
 		{"net_worth", f.NetWorth, dec("9575")},
-		{"liquid", f.Liquidity[finance.LiquidityLiquid], dec("1675")},
-		{"investable", f.Liquidity[finance.LiquidityInvestable], dec("1100")},
-		{"illiquid", f.Liquidity[finance.LiquidityIlliquid], dec("10000")},
+		{"liquid", f.Liquidity[networth.LiquidityLiquid], dec("1675")},
+		{"investable", f.Liquidity[networth.LiquidityInvestable], dec("1100")},
+		{"illiquid", f.Liquidity[networth.LiquidityIlliquid], dec("10000")},
 		{"liquid_net_worth", f.LiquidNetWorth, dec("1475")},         // 1675 − card 200
 		{"investable_net_worth", f.InvestableNetWorth, dec("2575")}, // 1675 + 1100 − 200
 		{"by type depository", f.ByAssetType["depository"], dec("1625")},
@@ -108,20 +109,20 @@ func TestNetWorthLinesAndConversion(t *testing.T) {
 			t.Errorf("%s = %s, want %s", c.what, c.got, c.want)
 		}
 	}
-	if _, err := finance.ConvertNetWorth(lines, finance.NewRateTable(nil), "USD", day); err == nil {
+	if _, err := networth.ConvertNetWorth(lines, networth.NewRateTable(nil), "USD", day); err == nil {
 		t.Error("EUR without a rate converted")
 	}
 	// In EUR: 12775 USD-worth is 1000×0.8 + 500 + 450×0.8 + 700×0.8 + 10000×0.8 … per currency.
-	fe, err := finance.ConvertNetWorth(lines, rt, "EUR", day)
+	fe, err := networth.ConvertNetWorth(lines, rt, "EUR", day)
 	if err != nil || !fe.TotalAssets.Equal(dec("10220")) || !fe.NetWorth.Equal(dec("7660")) {
 		t.Errorf("EUR: %v %s %s", err, fe.TotalAssets, fe.NetWorth)
 	}
 }
 
 // errorsAs avoids importing errors twice in this package's tests.
-func errorsAs(err error, target **finance.RateError) bool {
+func errorsAs(err error, target **networth.RateError) bool {
 	for e := err; e != nil; {
-		if r, ok := e.(*finance.RateError); ok {
+		if r, ok := e.(*networth.RateError); ok {
 			*target = r
 			return true
 		}
@@ -143,29 +144,29 @@ func TestNetWorthProperties(t *testing.T) {
 	curs := []string{"USD", "EUR", "GBP", "JPY"}
 	day := time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC)
 	for i := range 300 {
-		rates := []finance.FXRate{rate("EUR", day.AddDate(0, 0, -r.IntN(5)), decimal.New(int64(700_000+r.IntN(400_000)), -6).String()),
+		rates := []networth.FXRate{rate("EUR", day.AddDate(0, 0, -r.IntN(5)), decimal.New(int64(700_000+r.IntN(400_000)), -6).String()),
 			rate("GBP", day.AddDate(0, 0, -r.IntN(5)), decimal.New(int64(600_000+r.IntN(400_000)), -6).String()),
 			rate("JPY", day, decimal.New(int64(100_000+r.IntN(100_000)), -3).String())}
-		rt := finance.NewRateTable(rates)
-		var lines []finance.NetWorthLine
+		rt := networth.NewRateTable(rates)
+		var lines []networth.NetWorthLine
 		for range 1 + r.IntN(12) {
 			cur := curs[r.IntN(len(curs))]
-			kind := finance.NetWorthAsset
+			kind := networth.NetWorthAsset
 			if r.IntN(3) == 0 {
-				kind = finance.NetWorthLiability
+				kind = networth.NetWorthLiability
 			}
-			liq := []string{finance.LiquidityLiquid, finance.LiquidityInvestable, finance.LiquidityIlliquid}[r.IntN(3)]
-			lines = append(lines, finance.NetWorthLine{Kind: kind, AssetType: []string{"depository", "etf", "credit"}[r.IntN(3)],
+			liq := []string{networth.LiquidityLiquid, networth.LiquidityInvestable, networth.LiquidityIlliquid}[r.IntN(3)]
+			lines = append(lines, networth.NetWorthLine{Kind: kind, AssetType: []string{"depository", "etf", "credit"}[r.IntN(3)],
 				Liquidity: liq, Currency: cur, Amount: decimal.New(int64(r.IntN(10_000_000)), -int32(finance.MinorUnit(cur)))})
 		}
 		base := curs[r.IntN(len(curs))]
-		f, err := finance.ConvertNetWorth(lines, rt, base, day)
+		f, err := networth.ConvertNetWorth(lines, rt, base, day)
 		if err != nil {
 			t.Fatal(err)
 		}
 		assets, liabs := map[string]decimal.Decimal{}, map[string]decimal.Decimal{}
 		for _, l := range lines {
-			if l.Kind == finance.NetWorthAsset {
+			if l.Kind == networth.NetWorthAsset {
 				assets[l.Currency] = assets[l.Currency].Add(l.Amount)
 			} else {
 				liabs[l.Currency] = liabs[l.Currency].Add(l.Amount)
@@ -210,13 +211,13 @@ func TestNetWorthPeriodStart(t *testing.T) {
 		{"5y", "2021-11-24"}, {"all", "0001-01-01"},
 	}
 	for _, tc := range tests {
-		got, ok := finance.NetWorthPeriodStart(tc.period, today)
+		got, ok := networth.NetWorthPeriodStart(tc.period, today)
 		if !ok || got.Format(finance.DateLayout) != tc.want {
 			t.Errorf("%s: %v %v, want %s", tc.period, got, ok, tc.want)
 		}
 	}
 	for _, bad := range []string{"7d", "1Y", "30", "12mo", "ALL", " 30d"} {
-		if _, ok := finance.NetWorthPeriodStart(bad, today); ok {
+		if _, ok := networth.NetWorthPeriodStart(bad, today); ok {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -227,7 +228,7 @@ func TestNetWorthService(t *testing.T) {
 	e := newEnv(t, func() time.Time { return clock })
 	ctx := context.Background()
 
-	v, err := e.svc.GetNetWorth(ctx, e.read, "")
+	v, err := e.nw.GetNetWorth(ctx, e.read, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,11 +237,11 @@ func TestNetWorthService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs, err := e.svc.ListHoldings(ctx, e.read, finance.PageQuery{PageSize: size(200)}, "")
+	hs, err := e.nw.ListHoldings(ctx, e.read, finance.PageQuery{PageSize: size(200)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := finance.NewRateTable(seed.DemoFXRates(now))
+	rt := networth.NewRateTable(seed.DemoFXRates(now))
 	var assets, liabs decimal.Decimal
 	nativeA := map[string]decimal.Decimal{}
 	for _, a := range accts.Data {
@@ -287,20 +288,20 @@ func TestNetWorthService(t *testing.T) {
 	}
 
 	t.Run("other currencies", func(t *testing.T) {
-		eur, err := e.svc.GetNetWorth(ctx, e.read, "EUR")
+		eur, err := e.nw.GetNetWorth(ctx, e.read, "EUR")
 		if err != nil || eur.Currency != "EUR" || eur.NetWorth.Equal(v.NetWorth) {
 			t.Fatalf("EUR: %v %+v", err, eur.NetWorthFigures)
 		}
-		_, err = e.svc.GetNetWorth(ctx, e.read, "JPY") // no JPY rate in the demo
+		_, err = e.nw.GetNetWorth(ctx, e.read, "JPY") // no JPY rate in the demo
 		wantProblem(t, err, problem.Unprocessable, "base_currency")
-		_, err = e.svc.GetNetWorth(ctx, e.read, "usd")
+		_, err = e.nw.GetNetWorth(ctx, e.read, "usd")
 		wantProblem(t, err, problem.InvalidInput, "base_currency")
 	})
 
 	t.Run("data-excluded", func(t *testing.T) {
-		_, err := e.svc.GetNetWorth(ctx, e.redacted, "")
+		_, err := e.nw.GetNetWorth(ctx, e.redacted, "")
 		wantProblem(t, err, problem.DataExcluded, "")
-		_, err = e.svc.GetNetWorthHistory(ctx, e.redacted, "30d", "")
+		_, err = e.nw.GetNetWorthHistory(ctx, e.redacted, "30d", "")
 		wantProblem(t, err, problem.DataExcluded, "")
 		// Category exclusions do not matter.
 		g := finance.Grant{ID: uuid.NewString(), UserID: e.demo.UserID, CreatedAt: now,
@@ -309,7 +310,7 @@ func TestNetWorthService(t *testing.T) {
 			t.Fatal(err)
 		}
 		cats := finance.Caller{UserID: e.demo.UserID, GrantID: g.ID, OwnerAccountID: tenant}
-		got, err := e.svc.GetNetWorth(ctx, cats, "")
+		got, err := e.nw.GetNetWorth(ctx, cats, "")
 		if err != nil || !got.NetWorth.Equal(v.NetWorth) {
 			t.Fatalf("category-only grant: %v %s", err, got.NetWorth)
 		}
@@ -319,16 +320,16 @@ func TestNetWorthService(t *testing.T) {
 		// Three more days, each read once (a read takes the day's snapshot).
 		for range 3 {
 			clock = clock.Add(24 * time.Hour)
-			if _, err := e.svc.GetNetWorth(ctx, e.read, ""); err != nil {
+			if _, err := e.nw.GetNetWorth(ctx, e.read, ""); err != nil {
 				t.Fatal(err)
 			}
 		}
 		today := finance.Day(clock)
-		nw, err := e.svc.GetNetWorth(ctx, e.read, "")
+		nw, err := e.nw.GetNetWorth(ctx, e.read, "")
 		if err != nil || nw.Previous == nil {
 			t.Fatalf("day change needs yesterday's snapshot: %v %v", err, nw.Previous)
 		}
-		h, err := e.svc.GetNetWorthHistory(ctx, e.read, "", "")
+		h, err := e.nw.GetNetWorthHistory(ctx, e.read, "", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,17 +343,17 @@ func TestNetWorthService(t *testing.T) {
 		if !h.Points[0].NetWorth.Equal(v.NetWorth) {
 			t.Errorf("first point %s, want %s", h.Points[0].NetWorth, v.NetWorth)
 		}
-		_, err = e.svc.GetNetWorthHistory(ctx, e.read, "2w", "")
+		_, err = e.nw.GetNetWorthHistory(ctx, e.read, "2w", "")
 		wantProblem(t, err, problem.InvalidInput, "period")
-		_, err = e.svc.GetNetWorthHistory(ctx, e.read, "30d", "eur")
+		_, err = e.nw.GetNetWorthHistory(ctx, e.read, "30d", "eur")
 		wantProblem(t, err, problem.InvalidInput, "base_currency")
 
 		// A rate that starts later than the first snapshots: those days
 		// are left out and listed, never converted 1:1.
-		if err := e.svc.RecordFXRates(ctx, []finance.FXRate{rate("CHF", today.AddDate(0, 0, -1), "0.88")}); err != nil {
+		if err := e.nw.RecordFXRates(ctx, []networth.FXRate{rate("CHF", today.AddDate(0, 0, -1), "0.88")}); err != nil {
 			t.Fatal(err)
 		}
-		h, err = e.svc.GetNetWorthHistory(ctx, e.read, "30d", "CHF")
+		h, err = e.nw.GetNetWorthHistory(ctx, e.read, "30d", "CHF")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,19 +362,19 @@ func TestNetWorthService(t *testing.T) {
 		}
 		// Out of the period.
 		clock = clock.AddDate(0, 0, 40)
-		h, err = e.svc.GetNetWorthHistory(ctx, e.read, "30d", "")
+		h, err = e.nw.GetNetWorthHistory(ctx, e.read, "30d", "")
 		if err != nil || len(h.Points) != 1 {
 			t.Fatalf("after 40 days: %v, %d points", err, len(h.Points))
 		}
-		h, err = e.svc.GetNetWorthHistory(ctx, e.read, "all", "")
+		h, err = e.nw.GetNetWorthHistory(ctx, e.read, "all", "")
 		if err != nil || len(h.Points) != 5 {
 			t.Fatalf("all: %v, %d points", err, len(h.Points))
 		}
 	})
 
 	t.Run("bad rates", func(t *testing.T) {
-		for _, r := range []finance.FXRate{rate("USD", now, "1"), rate("eur", now, "1"), rate("EUR", now, "0"), {Currency: "EUR", PerUSD: dec("1")}} {
-			err := e.svc.RecordFXRates(ctx, []finance.FXRate{r})
+		for _, r := range []networth.FXRate{rate("USD", now, "1"), rate("eur", now, "1"), rate("EUR", now, "0"), {Currency: "EUR", PerUSD: dec("1")}} {
+			err := e.nw.RecordFXRates(ctx, []networth.FXRate{r})
 			wantProblem(t, err, problem.InvalidInput, "rates[0]")
 		}
 	})
@@ -386,28 +387,28 @@ func TestConvertNetWorthTotalsMatches(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 15))
 	curs := []string{"USD", "EUR", "GBP", "JPY", "CHF"} // no CHF rate
 	day := time.Date(2026, 5, 20, 0, 0, 0, 0, time.UTC)
-	rt := finance.NewRateTable([]finance.FXRate{rate("EUR", day, "0.913"), rate("GBP", day.AddDate(0, 0, -3), "0.791"),
+	rt := networth.NewRateTable([]networth.FXRate{rate("EUR", day, "0.913"), rate("GBP", day.AddDate(0, 0, -3), "0.791"),
 		rate("JPY", day, "154.2")})
 	failed := 0
 	for i := range 500 {
-		var lines []finance.NetWorthLine
+		var lines []networth.NetWorthLine
 		for range r.IntN(10) {
 			cur := curs[r.IntN(len(curs)-1)]
 			if r.IntN(40) == 0 {
 				cur = "CHF"
 			}
-			kind := finance.NetWorthAsset
+			kind := networth.NetWorthAsset
 			if r.IntN(3) == 0 {
-				kind = finance.NetWorthLiability
+				kind = networth.NetWorthLiability
 			}
-			lines = append(lines, finance.NetWorthLine{Kind: kind, AssetType: []string{"depository", "etf", "credit", "loan"}[r.IntN(4)],
-				Liquidity:         []string{finance.LiquidityLiquid, finance.LiquidityInvestable, finance.LiquidityIlliquid}[r.IntN(3)],
+			lines = append(lines, networth.NetWorthLine{Kind: kind, AssetType: []string{"depository", "etf", "credit", "loan"}[r.IntN(4)],
+				Liquidity:         []string{networth.LiquidityLiquid, networth.LiquidityInvestable, networth.LiquidityIlliquid}[r.IntN(3)],
 				RetirementSubtype: []string{"", "ira"}[r.IntN(2)], Currency: cur,
 				Amount: decimal.New(int64(r.IntN(10_000_000)), -int32(finance.MinorUnit(cur))-int32(r.IntN(2)))})
 		}
 		base := curs[r.IntN(len(curs)-1)]
-		want, werr := finance.ConvertNetWorth(lines, rt, base, day)
-		got, gerr := finance.ConvertNetWorthTotals(lines, rt, base, day)
+		want, werr := networth.ConvertNetWorth(lines, rt, base, day)
+		got, gerr := networth.ConvertNetWorthTotals(lines, rt, base, day)
 		if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 			t.Fatalf("case %d: errors %v and %v", i, werr, gerr)
 		}

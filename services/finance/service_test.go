@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
@@ -28,6 +29,7 @@ type env struct {
 	svc      *finance.Service
 	debt     *debt.Service
 	insights *insights.Service
+	nw       *networth.Service
 	store    *memory.Store
 	demo     seed.DemoData
 	read     finance.Caller
@@ -50,6 +52,7 @@ func newEnv(t *testing.T, clock finance.Clock) env {
 		svc:      svc,
 		debt:     debt.NewService(debt.Config{Kernel: svc, Store: store}),
 		insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
+		nw:       networth.NewService(networth.Config{Kernel: svc, Store: store}),
 		store:    store,
 		demo:     d,
 		read:     finance.Caller{UserID: d.UserID, GrantID: d.GrantReadID, OwnerAccountID: tenant},

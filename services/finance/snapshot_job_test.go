@@ -29,7 +29,7 @@ func TestSnapshotJob(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				n, err := e.svc.SnapshotDue(ctx)
+				n, err := e.nw.SnapshotDue(ctx)
 				if err != nil {
 					t.Error(err)
 				}
@@ -37,7 +37,7 @@ func TestSnapshotJob(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if again, err := e.svc.SnapshotDue(ctx); err != nil || again != 0 {
+		if again, err := e.nw.SnapshotDue(ctx); err != nil || again != 0 {
 			t.Fatalf("day %d: a second run took %d (%v)", day, again, err)
 		}
 		snaps, err := e.store.ListNetWorthSnapshots(ctx, e.demo.UserID, time.Time{}, finance.Day(clock))
@@ -48,7 +48,7 @@ func TestSnapshotJob(t *testing.T) {
 			t.Fatalf("day %d: %d snapshots (runs took %v)", day, len(snaps), counts)
 		}
 	}
-	h, err := e.svc.GetNetWorthHistory(ctx, e.read, "30d", "USD")
+	h, err := e.nw.GetNetWorthHistory(ctx, e.read, "30d", "USD")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestRunSnapshots(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); e.svc.RunSnapshots(ctx, time.Millisecond) }()
+	go func() { defer close(done); e.nw.RunSnapshots(ctx, time.Millisecond) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		snaps, err := e.store.ListNetWorthSnapshots(context.Background(), e.demo.UserID, finance.Day(now), finance.Day(now))

@@ -84,10 +84,7 @@ type Store interface {
 	ApplySync(ctx context.Context, w SyncWrite) error
 
 	BudgetStore       // budget_store.go
-	HoldingStore      // holding.go
-	NetWorthStore     // networth.go
 	RecurringStore    // recurring_service.go
 	RecurringDueStore // recurring_job.go
-	SnapshotStore     // snapshot_job.go
 	FlowStore         // flows.go
 }

@@ -61,7 +61,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Holdings", testHoldings},       // holding.go
 		{"FXRates", testFXRates},         // networth.go
 		{"NetWorthSnapshots", testNetWorthSnapshots},
-		{"UsersWithoutSnapshot", testUsersWithoutSnapshot}, // writes_budgets.go
+		{"UsersWithoutSnapshot", testUsersWithoutSnapshot}, // networth.go
 		{"RecurringDue", testRecurringDue},                 // recurring_due.go
 		{"FlowTotals", testFlowTotals},                     // flows.go
 		{"Imports", testImports},                           // imports.go

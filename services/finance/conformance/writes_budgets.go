@@ -194,31 +194,3 @@ func testSaveRecurringStreams(t *testing.T, s Store) {
 		t.Errorf("another user's row was unlinked")
 	}
 }
-
-// testUsersWithoutSnapshot: users lacking a snapshot on a day, by id,
-// paged with after and limit.
-func testUsersWithoutSnapshot(t *testing.T, s Store) {
-	ctx := context.Background()
-	f := setup(t, s)
-	d := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
-	all, err := s.UsersWithoutSnapshot(ctx, d, "", 0)
-	must(t, err)
-	want := []string{f.user, f.other}
-	if want[0] > want[1] {
-		want[0], want[1] = want[1], want[0]
-	}
-	diff(t, "without", want, all)
-	page, err := s.UsersWithoutSnapshot(ctx, d, "", 1)
-	must(t, err)
-	next, err := s.UsersWithoutSnapshot(ctx, d, page[0], 1)
-	must(t, err)
-	diff(t, "pages", want, append(page, next...))
-	_, err = s.PutNetWorthSnapshot(ctx, finance.NetWorthSnapshot{UserID: f.user, Date: d, TakenAt: base})
-	must(t, err)
-	left, err := s.UsersWithoutSnapshot(ctx, d, "", 0)
-	must(t, err)
-	diff(t, "after a snapshot", []string{f.other}, left)
-	other, err := s.UsersWithoutSnapshot(ctx, d.AddDate(0, 0, 1), "", 0)
-	must(t, err)
-	diff(t, "the next day", want, other)
-}

@@ -23,6 +23,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
 // Services are what the finance.v1 services serve: the kernel (finance)
@@ -32,6 +33,7 @@ type Services struct {
 	Debt     *debt.Service
 	Insights *insights.Service
 	Imports  *imports.Service
+	NetWorth *networth.Service
 }
 
 // Register registers every finance.v1 service on s.
@@ -42,10 +44,10 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	financev1.RegisterAccountServiceServer(s, &accountServer{svc: svc})
 	financev1.RegisterBudgetServiceServer(s, &budgetServer{svc: svc})
 	financev1.RegisterGoalServiceServer(s, &goalServer{svc: svc})
-	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svc})
+	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svcs.NetWorth})
 	financev1.RegisterDebtServiceServer(s, &debtServer{svc: svcs.Debt})
 	financev1.RegisterInsightServiceServer(s, &insightServer{svc: svc, insights: svcs.Insights})
-	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svc})
+	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svcs.NetWorth})
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})
 	financev1.RegisterImportServiceServer(s, &importServer{svc: svcs.Imports})

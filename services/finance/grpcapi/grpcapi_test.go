@@ -26,6 +26,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/seed"
 	"github.com/ledgerlane/platform/services/finance/stores"
 	"google.golang.org/protobuf/proto"
@@ -88,7 +89,8 @@ func serve(t *testing.T, store stores.Store) *grpc.ClientConn {
 	srv := rpc.NewServer(log, nil)
 	grpcapi.Register(srv, grpcapi.Services{Finance: svc, Debt: debt.NewService(debt.Config{Kernel: svc, Store: store}),
 		Insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
-		Imports:  imports.NewService(imports.Config{Kernel: svc, Store: store})})
+		Imports:  imports.NewService(imports.Config{Kernel: svc, Store: store}),
+		NetWorth: networth.NewService(networth.Config{Kernel: svc, Store: store})})
 	lis := bufconn.Listen(1 << 20)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -8,11 +8,12 @@ import (
 
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
 type holdingServer struct {
 	financev1.UnimplementedHoldingServiceServer
-	svc *finance.Service
+	svc *networth.Service
 }
 
 func (s *holdingServer) ListHoldings(ctx context.Context, req *financev1.ListHoldingsRequest) (*financev1.ListHoldingsResponse, error) {
@@ -39,7 +40,7 @@ func decString(d *decimal.Decimal) *string {
 	return proto.String(d.String())
 }
 
-func holdingProto(v finance.HoldingView) *financev1.Holding {
+func holdingProto(v networth.HoldingView) *financev1.Holding {
 	h := v.Holding
 	out := &financev1.Holding{Id: h.ID, AssetType: optional(h.AssetType), Ticker: optional(h.Ticker),
 		Name: optional(h.Name), Quantity: proto.String(h.Quantity.String()), CostBasisMethod: optional(h.CostBasisMethod),

@@ -7,11 +7,12 @@ import (
 
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
 type netWorthServer struct {
 	financev1.UnimplementedNetWorthServiceServer
-	svc *finance.Service
+	svc *networth.Service
 }
 
 func (s *netWorthServer) GetNetWorth(ctx context.Context, req *financev1.GetNetWorthRequest) (*financev1.GetNetWorthResponse, error) {
@@ -25,12 +26,12 @@ func (s *netWorthServer) GetNetWorth(ctx context.Context, req *financev1.GetNetW
 	}
 	f := v.NetWorthFigures
 	cur := f.Currency
-	var prev finance.NetWorthFigures
+	var prev networth.NetWorthFigures
 	hasPrev := v.Previous != nil
 	if hasPrev {
 		prev = *v.Previous
 	}
-	entries := func(es []finance.AllocationEntry) []*financev1.AllocationEntry {
+	entries := func(es []networth.AllocationEntry) []*financev1.AllocationEntry {
 		out := make([]*financev1.AllocationEntry, 0, len(es))
 		for _, e := range es {
 			out = append(out, allocationProto(e, cur))
@@ -38,7 +39,7 @@ func (s *netWorthServer) GetNetWorth(ctx context.Context, req *financev1.GetNetW
 		return out
 	}
 	liq := func(label string) *financev1.AllocationEntry {
-		return allocationProto(finance.Allocation(label, f.Liquidity[label], f.TotalAssets, prev.Liquidity, hasPrev), cur)
+		return allocationProto(networth.Allocation(label, f.Liquidity[label], f.TotalAssets, prev.Liquidity, hasPrev), cur)
 	}
 	nw := &financev1.NetWorth{
 		NetWorth: amount(f.NetWorth, cur), TotalAssets: amount(f.TotalAssets, cur),
@@ -46,18 +47,18 @@ func (s *netWorthServer) GetNetWorth(ctx context.Context, req *financev1.GetNetW
 		SnapshotDate: proto.String(f.Date.Format(finance.DateLayout)), IsManual: proto.Bool(v.IsManual),
 		LiquidNetWorth: amount(f.LiquidNetWorth, cur), InvestableNetWorth: amount(f.InvestableNetWorth, cur),
 		Breakdown: &financev1.NetWorthBreakdown{
-			Liquidity: &financev1.LiquidityBreakdown{Liquid: liq(finance.LiquidityLiquid),
-				Investable: liq(finance.LiquidityInvestable), Illiquid: liq(finance.LiquidityIlliquid)},
-			ByAssetType:         entries(finance.Allocations(f.ByAssetType, f.TotalAssets, prev.ByAssetType, hasPrev)),
-			ByCurrency:          entries(finance.Allocations(f.ByCurrency, f.TotalAssets, prev.ByCurrency, hasPrev)),
-			ByRetirementSubtype: entries(finance.Allocations(f.ByRetirementSubtype, f.TotalAssets, prev.ByRetirementSubtype, hasPrev)),
+			Liquidity: &financev1.LiquidityBreakdown{Liquid: liq(networth.LiquidityLiquid),
+				Investable: liq(networth.LiquidityInvestable), Illiquid: liq(networth.LiquidityIlliquid)},
+			ByAssetType:         entries(networth.Allocations(f.ByAssetType, f.TotalAssets, prev.ByAssetType, hasPrev)),
+			ByCurrency:          entries(networth.Allocations(f.ByCurrency, f.TotalAssets, prev.ByCurrency, hasPrev)),
+			ByRetirementSubtype: entries(networth.Allocations(f.ByRetirementSubtype, f.TotalAssets, prev.ByRetirementSubtype, hasPrev)),
 		},
 		ComputedAt: timestamp(&v.ComputedAt),
 	}
 	return &financev1.GetNetWorthResponse{Data: nw, RedactedFields: []string{}}, nil
 }
 
-func allocationProto(e finance.AllocationEntry, cur string) *financev1.AllocationEntry {
+func allocationProto(e networth.AllocationEntry, cur string) *financev1.AllocationEntry {
 	out := &financev1.AllocationEntry{Label: e.Label, Value: amount(e.Value, cur)}
 	if e.Percentage != nil {
 		out.Percentage = proto.Float64(e.Percentage.InexactFloat64())

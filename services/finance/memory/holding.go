@@ -8,35 +8,36 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
 // holdingState holds holdings and the price table; its maps are made on
 // first write, under the store's lock.
 type holdingState struct {
-	holdings map[string]finance.Holding
-	prices   map[string]finance.SecurityPrice // by ticker|currency|date
+	holdings map[string]networth.Holding
+	prices   map[string]networth.SecurityPrice // by ticker|currency|date
 }
 
-func priceKey(p finance.SecurityPrice) string {
+func priceKey(p networth.SecurityPrice) string {
 	return p.Ticker + "|" + p.Currency + "|" + finance.Day(p.Date).Format(finance.DateLayout)
 }
 
-func cloneHolding(h finance.Holding) finance.Holding {
+func cloneHolding(h networth.Holding) networth.Holding {
 	h.CostBasis = copyPtr(h.CostBasis)
 	h.AcquiredAt = tsPtr(h.AcquiredAt)
 	h.CreatedAt, h.UpdatedAt = ts(h.CreatedAt), ts(h.UpdatedAt)
 	return h
 }
 
-// CreateHolding implements finance.Store.
-func (s *Store) CreateHolding(_ context.Context, h finance.Holding) error {
+// CreateHolding implements networth.Store.
+func (s *Store) CreateHolding(_ context.Context, h networth.Holding) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if a, ok := s.accounts[h.AccountID]; !ok || a.UserID != h.UserID {
 		return fmt.Errorf("holding account %q: %w", h.AccountID, finance.ErrNotFound)
 	}
 	if s.holdings == nil {
-		s.holdings = map[string]finance.Holding{}
+		s.holdings = map[string]networth.Holding{}
 	}
 	if _, ok := s.holdings[h.ID]; ok {
 		return fmt.Errorf("holding %q: %w", h.ID, finance.ErrAlreadyExists)
@@ -45,11 +46,11 @@ func (s *Store) CreateHolding(_ context.Context, h finance.Holding) error {
 	return nil
 }
 
-// ListHoldings implements finance.Store.
-func (s *Store) ListHoldings(_ context.Context, userID string, f finance.HoldingFilter, afterID string, limit int) ([]finance.Holding, error) {
+// ListHoldings implements networth.Store.
+func (s *Store) ListHoldings(_ context.Context, userID string, f networth.HoldingFilter, afterID string, limit int) ([]networth.Holding, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []finance.Holding
+	var out []networth.Holding
 	for _, h := range s.holdings {
 		if h.UserID != userID || slices.Contains(f.ExcludeAccountIDs, h.AccountID) ||
 			(f.AccountID != "" && h.AccountID != f.AccountID) || (afterID != "" && h.ID <= afterID) {
@@ -57,19 +58,19 @@ func (s *Store) ListHoldings(_ context.Context, userID string, f finance.Holding
 		}
 		out = append(out, cloneHolding(h))
 	}
-	slices.SortFunc(out, func(a, b finance.Holding) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b networth.Holding) int { return strings.Compare(a.ID, b.ID) })
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}
 	return out, nil
 }
 
-// PutSecurityPrices implements finance.Store.
-func (s *Store) PutSecurityPrices(_ context.Context, ps []finance.SecurityPrice) error {
+// PutSecurityPrices implements networth.Store.
+func (s *Store) PutSecurityPrices(_ context.Context, ps []networth.SecurityPrice) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.prices == nil {
-		s.prices = map[string]finance.SecurityPrice{}
+		s.prices = map[string]networth.SecurityPrice{}
 	}
 	for _, p := range ps {
 		p.Date = finance.Day(p.Date)
@@ -78,21 +79,21 @@ func (s *Store) PutSecurityPrices(_ context.Context, ps []finance.SecurityPrice)
 	return nil
 }
 
-// RecentSecurityPrices implements finance.Store.
-func (s *Store) RecentSecurityPrices(_ context.Context, tickers []string, day time.Time) ([]finance.SecurityPrice, error) {
+// RecentSecurityPrices implements networth.Store.
+func (s *Store) RecentSecurityPrices(_ context.Context, tickers []string, day time.Time) ([]networth.SecurityPrice, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	day = finance.Day(day)
-	by := map[string][]finance.SecurityPrice{}
+	by := map[string][]networth.SecurityPrice{}
 	for _, p := range s.prices {
 		if slices.Contains(tickers, p.Ticker) && !p.Date.After(day) {
 			k := p.Ticker + "|" + p.Currency
 			by[k] = append(by[k], p)
 		}
 	}
-	var out []finance.SecurityPrice
+	var out []networth.SecurityPrice
 	for _, ps := range by {
-		slices.SortFunc(ps, func(a, b finance.SecurityPrice) int { return b.Date.Compare(a.Date) })
+		slices.SortFunc(ps, func(a, b networth.SecurityPrice) int { return b.Date.Compare(a.Date) })
 		out = append(out, ps[:min(2, len(ps))]...)
 	}
 	return out, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
+	"github.com/ledgerlane/platform/services/finance/networth"
 
 	"github.com/google/uuid"
 
@@ -41,9 +42,10 @@ type Store struct {
 }
 
 var (
-	_ finance.Store = (*Store)(nil)
-	_ debt.Store    = (*Store)(nil)
-	_ imports.Store = (*Store)(nil)
+	_ finance.Store  = (*Store)(nil)
+	_ debt.Store     = (*Store)(nil)
+	_ imports.Store  = (*Store)(nil)
+	_ networth.Store = (*Store)(nil)
 )
 
 // New returns an empty store.

@@ -6,28 +6,29 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
 // netWorthState holds FX rates and net-worth snapshots; its maps are made
 // on first write, under the store's lock.
 type netWorthState struct {
-	fxRates     map[string]finance.FXRate           // by currency|date
-	nwSnapshots map[string]finance.NetWorthSnapshot // by user|date
+	fxRates     map[string]networth.FXRate           // by currency|date
+	nwSnapshots map[string]networth.NetWorthSnapshot // by user|date
 }
 
-func cloneSnapshot(s finance.NetWorthSnapshot) finance.NetWorthSnapshot {
+func cloneSnapshot(s networth.NetWorthSnapshot) networth.NetWorthSnapshot {
 	s.Lines = slices.Clone(s.Lines)
 	s.Date = finance.Day(s.Date)
 	s.TakenAt = ts(s.TakenAt)
 	return s
 }
 
-// PutFXRates implements finance.Store.
-func (s *Store) PutFXRates(_ context.Context, rs []finance.FXRate) error {
+// PutFXRates implements networth.Store.
+func (s *Store) PutFXRates(_ context.Context, rs []networth.FXRate) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fxRates == nil {
-		s.fxRates = map[string]finance.FXRate{}
+		s.fxRates = map[string]networth.FXRate{}
 	}
 	for _, r := range rs {
 		r.Date = finance.Day(r.Date)
@@ -36,18 +37,18 @@ func (s *Store) PutFXRates(_ context.Context, rs []finance.FXRate) error {
 	return nil
 }
 
-// FXRatesUpTo implements finance.Store.
-func (s *Store) FXRatesUpTo(_ context.Context, currencies []string, day time.Time) ([]finance.FXRate, error) {
+// FXRatesUpTo implements networth.Store.
+func (s *Store) FXRatesUpTo(_ context.Context, currencies []string, day time.Time) ([]networth.FXRate, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	day = finance.Day(day)
-	var out []finance.FXRate
+	var out []networth.FXRate
 	for _, r := range s.fxRates {
 		if slices.Contains(currencies, r.Currency) && !r.Date.After(day) {
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b finance.FXRate) int {
+	slices.SortFunc(out, func(a, b networth.FXRate) int {
 		if a.Currency != b.Currency {
 			if a.Currency < b.Currency {
 				return -1
@@ -59,12 +60,12 @@ func (s *Store) FXRatesUpTo(_ context.Context, currencies []string, day time.Tim
 	return out, nil
 }
 
-// PutNetWorthSnapshot implements finance.Store.
-func (s *Store) PutNetWorthSnapshot(_ context.Context, sn finance.NetWorthSnapshot) (bool, error) {
+// PutNetWorthSnapshot implements networth.Store.
+func (s *Store) PutNetWorthSnapshot(_ context.Context, sn networth.NetWorthSnapshot) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.nwSnapshots == nil {
-		s.nwSnapshots = map[string]finance.NetWorthSnapshot{}
+		s.nwSnapshots = map[string]networth.NetWorthSnapshot{}
 	}
 	k := sn.UserID + "|" + finance.Day(sn.Date).Format(finance.DateLayout)
 	if _, ok := s.nwSnapshots[k]; ok {
@@ -74,18 +75,45 @@ func (s *Store) PutNetWorthSnapshot(_ context.Context, sn finance.NetWorthSnapsh
 	return true, nil
 }
 
-// ListNetWorthSnapshots implements finance.Store.
-func (s *Store) ListNetWorthSnapshots(_ context.Context, userID string, from, to time.Time) ([]finance.NetWorthSnapshot, error) {
+// ListNetWorthSnapshots implements networth.Store.
+func (s *Store) ListNetWorthSnapshots(_ context.Context, userID string, from, to time.Time) ([]networth.NetWorthSnapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	from, to = finance.Day(from), finance.Day(to)
-	var out []finance.NetWorthSnapshot
+	var out []networth.NetWorthSnapshot
 	for _, sn := range s.nwSnapshots {
 		if sn.UserID != userID || sn.Date.Before(from) || sn.Date.After(to) {
 			continue
 		}
 		out = append(out, cloneSnapshot(sn))
 	}
-	slices.SortFunc(out, func(a, b finance.NetWorthSnapshot) int { return a.Date.Compare(b.Date) })
+	slices.SortFunc(out, func(a, b networth.NetWorthSnapshot) int { return a.Date.Compare(b.Date) })
+	return out, nil
+}
+
+// UsersWithoutSnapshot implements networth.Store.
+func (s *Store) UsersWithoutSnapshot(_ context.Context, day time.Time, after string, limit int) ([]string, error) {
+	s.mu.RLock()
+	var ids []string
+	for id := range s.users {
+		if id > after {
+			ids = append(ids, id)
+		}
+	}
+	s.mu.RUnlock()
+	slices.Sort(ids)
+	var out []string
+	for _, id := range ids {
+		snaps, err := s.ListNetWorthSnapshots(context.Background(), id, day, day)
+		if err != nil {
+			return nil, err
+		}
+		if len(snaps) == 0 {
+			out = append(out, id)
+			if limit > 0 && len(out) == limit {
+				break
+			}
+		}
+	}
 	return out, nil
 }

@@ -46,33 +46,6 @@ func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []f
 	return nil
 }
 
-// UsersWithoutSnapshot implements finance.Store.
-func (s *Store) UsersWithoutSnapshot(_ context.Context, day time.Time, after string, limit int) ([]string, error) {
-	s.mu.RLock()
-	var ids []string
-	for id := range s.users {
-		if id > after {
-			ids = append(ids, id)
-		}
-	}
-	s.mu.RUnlock()
-	slices.Sort(ids)
-	var out []string
-	for _, id := range ids {
-		snaps, err := s.ListNetWorthSnapshots(context.Background(), id, day, day)
-		if err != nil {
-			return nil, err
-		}
-		if len(snaps) == 0 {
-			out = append(out, id)
-			if limit > 0 && len(out) == limit {
-				break
-			}
-		}
-	}
-	return out, nil
-}
-
 // recurringDue is one user's mark (finance.RecurringMark) and the end of
 // the claim on it, if any.
 type recurringDue struct {

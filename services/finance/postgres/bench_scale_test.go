@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/insights"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/postgres"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
@@ -38,6 +39,7 @@ type scaleEnv struct {
 	pool     *pgxpool.Pool
 	svc      *finance.Service
 	insights *insights.Service
+	nw       *networth.Service
 	c        finance.Caller
 	d        seed.ScaleData
 	now      time.Time
@@ -90,7 +92,8 @@ func loadScale(b *testing.B, url, nStr string) error {
 	}
 	svc := finance.NewService(store, cursor.New([]byte("scale")), func() time.Time { return now }, nil)
 	c := finance.Caller{UserID: d.UserID, GrantID: d.GrantID, OwnerAccountID: d.OwnerAccountID}
-	scale = scaleEnv{pool: pool, svc: svc, insights: insights.NewService(insights.Config{Kernel: svc, Store: store}), c: c, d: d, now: now}
+	scale = scaleEnv{pool: pool, svc: svc, insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
+		nw: networth.NewService(networth.Config{Kernel: svc, Store: store}), c: c, d: d, now: now}
 
 	budgets, err := store.ListBudgets(ctx, d.UserID)
 	if err != nil {
@@ -142,7 +145,7 @@ func loadScale(b *testing.B, url, nStr string) error {
 		return err
 	}
 	if count < 1800 {
-		live, err := svc.GetNetWorth(ctx, c, "USD")
+		live, err := scale.nw.GetNetWorth(ctx, c, "USD")
 		if err != nil {
 			return err
 		}
@@ -216,7 +219,7 @@ func BenchmarkScale(b *testing.B) {
 		}},
 		{"forecast_90d", func() error { _, err := e.svc.GetCashFlowForecast(ctx, e.c, 90, ""); return err }},
 		{"upcoming_bills", func() error { _, err := e.svc.ListUpcomingBills(ctx, e.c, 30); return err }},
-		{"net_worth_history_5y", func() error { _, err := e.svc.GetNetWorthHistory(ctx, e.c, "5y", "USD"); return err }},
+		{"net_worth_history_5y", func() error { _, err := e.nw.GetNetWorthHistory(ctx, e.c, "5y", "USD"); return err }},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) { measure(b, tc.f) })

@@ -10,10 +10,11 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
-// CreateHolding implements finance.Store.
-func (s *Store) CreateHolding(ctx context.Context, h finance.Holding) error {
+// CreateHolding implements networth.Store.
+func (s *Store) CreateHolding(ctx context.Context, h networth.Holding) error {
 	if !isUUID(h.AccountID) || !isUUID(h.UserID) {
 		return fmt.Errorf("holding account %q: %w", h.AccountID, finance.ErrNotFound)
 	}
@@ -37,8 +38,8 @@ func (s *Store) CreateHolding(ctx context.Context, h finance.Holding) error {
 	return nil
 }
 
-// ListHoldings implements finance.Store.
-func (s *Store) ListHoldings(ctx context.Context, userID string, f finance.HoldingFilter, afterID string, limit int) ([]finance.Holding, error) {
+// ListHoldings implements networth.Store.
+func (s *Store) ListHoldings(ctx context.Context, userID string, f networth.HoldingFilter, afterID string, limit int) ([]networth.Holding, error) {
 	if !isUUID(userID) || (f.AccountID != "" && !isUUID(f.AccountID)) {
 		return nil, nil
 	}
@@ -62,10 +63,10 @@ func (s *Store) ListHoldings(ctx context.Context, userID string, f finance.Holdi
 		return nil, storeErr("list holdings", err)
 	}
 	defer rows.Close()
-	var out []finance.Holding
+	var out []networth.Holding
 	for rows.Next() {
 		var (
-			h        finance.Holding
+			h        networth.Holding
 			qty      string
 			basis    *string
 			acquired *time.Time
@@ -87,8 +88,8 @@ func (s *Store) ListHoldings(ctx context.Context, userID string, f finance.Holdi
 	return out, storeErr("list holdings", rows.Err())
 }
 
-// PutSecurityPrices implements finance.Store.
-func (s *Store) PutSecurityPrices(ctx context.Context, ps []finance.SecurityPrice) error {
+// PutSecurityPrices implements networth.Store.
+func (s *Store) PutSecurityPrices(ctx context.Context, ps []networth.SecurityPrice) error {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -104,10 +105,10 @@ func (s *Store) PutSecurityPrices(ctx context.Context, ps []finance.SecurityPric
 	}))
 }
 
-// RecentSecurityPrices implements finance.Store: per (ticker, currency),
+// RecentSecurityPrices implements networth.Store: per (ticker, currency),
 // the two latest rows on or before day, each pair read backwards through
 // the primary key.
-func (s *Store) RecentSecurityPrices(ctx context.Context, tickers []string, day time.Time) ([]finance.SecurityPrice, error) {
+func (s *Store) RecentSecurityPrices(ctx context.Context, tickers []string, day time.Time) ([]networth.SecurityPrice, error) {
 	if len(tickers) == 0 {
 		return nil, nil
 	}
@@ -122,10 +123,10 @@ func (s *Store) RecentSecurityPrices(ctx context.Context, tickers []string, day 
 		return nil, storeErr("recent prices", err)
 	}
 	defer rows.Close()
-	var out []finance.SecurityPrice
+	var out []networth.SecurityPrice
 	for rows.Next() {
 		var (
-			p     finance.SecurityPrice
+			p     networth.SecurityPrice
 			price string
 		)
 		if err := rows.Scan(&p.Ticker, &p.Currency, &p.Date, &price, &p.Source); err != nil {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,10 +11,11 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
-// PutFXRates implements finance.Store.
-func (s *Store) PutFXRates(ctx context.Context, rs []finance.FXRate) error {
+// PutFXRates implements networth.Store.
+func (s *Store) PutFXRates(ctx context.Context, rs []networth.FXRate) error {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -28,18 +30,18 @@ func (s *Store) PutFXRates(ctx context.Context, rs []finance.FXRate) error {
 	}))
 }
 
-// FXRatesUpTo implements finance.Store.
-func (s *Store) FXRatesUpTo(ctx context.Context, currencies []string, day time.Time) ([]finance.FXRate, error) {
+// FXRatesUpTo implements networth.Store.
+func (s *Store) FXRatesUpTo(ctx context.Context, currencies []string, day time.Time) ([]networth.FXRate, error) {
 	rows, err := s.pool.Query(ctx, `SELECT currency, rate_date, per_usd::text, source FROM fx_rates
 		WHERE currency = ANY($1::text[]) AND rate_date <= $2 ORDER BY currency, rate_date`, currencies, finance.Day(day))
 	if err != nil {
 		return nil, storeErr("fx rates", err)
 	}
 	defer rows.Close()
-	var out []finance.FXRate
+	var out []networth.FXRate
 	for rows.Next() {
 		var (
-			r    finance.FXRate
+			r    networth.FXRate
 			rate string
 		)
 		if err := rows.Scan(&r.Currency, &r.Date, &rate, &r.Source); err != nil {
@@ -63,8 +65,8 @@ type snapshotLine struct {
 	Amount    string `json:"a"`
 }
 
-// PutNetWorthSnapshot implements finance.Store.
-func (s *Store) PutNetWorthSnapshot(ctx context.Context, sn finance.NetWorthSnapshot) (bool, error) {
+// PutNetWorthSnapshot implements networth.Store.
+func (s *Store) PutNetWorthSnapshot(ctx context.Context, sn networth.NetWorthSnapshot) (bool, error) {
 	if !isUUID(sn.UserID) {
 		return false, finance.ErrNotFound
 	}
@@ -85,8 +87,8 @@ func (s *Store) PutNetWorthSnapshot(ctx context.Context, sn finance.NetWorthSnap
 	return tag.RowsAffected() == 1, nil
 }
 
-// ListNetWorthSnapshots implements finance.Store.
-func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, to time.Time) ([]finance.NetWorthSnapshot, error) {
+// ListNetWorthSnapshots implements networth.Store.
+func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, to time.Time) ([]networth.NetWorthSnapshot, error) {
 	if !isUUID(userID) {
 		return nil, nil
 	}
@@ -102,7 +104,7 @@ func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, 
 		return nil, storeErr("list snapshots", err)
 	}
 	defer rows.Close()
-	var out []finance.NetWorthSnapshot
+	var out []networth.NetWorthSnapshot
 	for rows.Next() {
 		var (
 			date, taken      time.Time
@@ -114,7 +116,7 @@ func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, 
 		}
 		date = finance.Day(date)
 		if n := len(out); n == 0 || !out[n-1].Date.Equal(date) {
-			out = append(out, finance.NetWorthSnapshot{UserID: userID, Date: date, IsManual: manual, TakenAt: taken})
+			out = append(out, networth.NetWorthSnapshot{UserID: userID, Date: date, IsManual: manual, TakenAt: taken})
 		}
 		if a == nil {
 			continue
@@ -124,7 +126,7 @@ func (s *Store) ListNetWorthSnapshots(ctx context.Context, userID string, from, 
 			return nil, storeErr("list snapshots: line amount", err)
 		}
 		sn := &out[len(out)-1]
-		sn.Lines = append(sn.Lines, finance.NetWorthLine{Kind: deref(k), AssetType: deref(t), Liquidity: deref(l),
+		sn.Lines = append(sn.Lines, networth.NetWorthLine{Kind: deref(k), AssetType: deref(t), Liquidity: deref(l),
 			RetirementSubtype: deref(r), Currency: deref(c), Amount: amt})
 	}
 	return out, storeErr("list snapshots", rows.Err())
@@ -135,4 +137,26 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// UsersWithoutSnapshot implements networth.Store: an anti-join on the
+// snapshots' primary key, by user id.
+func (s *Store) UsersWithoutSnapshot(ctx context.Context, day time.Time, after string, limit int) ([]string, error) {
+	q := `SELECT u.id::text FROM users u
+		WHERE NOT EXISTS (SELECT 1 FROM net_worth_snapshots n WHERE n.user_id = u.id AND n.snapshot_date = $1)`
+	args := []any{finance.Day(day)}
+	if after != "" {
+		q += ` AND u.id > $2`
+		args = append(args, uuidOrZero(after))
+	}
+	q += ` ORDER BY u.id`
+	if limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, limit)
+	}
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, storeErr("users without snapshot", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, storeErr("users without snapshot", err)
 }

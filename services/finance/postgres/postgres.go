@@ -21,6 +21,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
 //go:embed migrations/*.sql
@@ -35,9 +36,10 @@ type Store struct {
 }
 
 var (
-	_ finance.Store = (*Store)(nil)
-	_ debt.Store    = (*Store)(nil)
-	_ imports.Store = (*Store)(nil)
+	_ finance.Store  = (*Store)(nil)
+	_ debt.Store     = (*Store)(nil)
+	_ imports.Store  = (*Store)(nil)
+	_ networth.Store = (*Store)(nil)
 )
 
 // New returns a Store on pool; the schema must be migrated (pg.Open does it).

@@ -71,28 +71,6 @@ func (s *Store) SaveRecurringStreams(ctx context.Context, userID string, rules [
 	return storeErr("save recurring streams", err)
 }
 
-// UsersWithoutSnapshot implements finance.Store: an anti-join on the
-// snapshots' primary key, by user id.
-func (s *Store) UsersWithoutSnapshot(ctx context.Context, day time.Time, after string, limit int) ([]string, error) {
-	q := `SELECT u.id::text FROM users u
-		WHERE NOT EXISTS (SELECT 1 FROM net_worth_snapshots n WHERE n.user_id = u.id AND n.snapshot_date = $1)`
-	args := []any{finance.Day(day)}
-	if after != "" {
-		q += ` AND u.id > $2`
-		args = append(args, uuidOrZero(after))
-	}
-	q += ` ORDER BY u.id`
-	if limit > 0 {
-		q += fmt.Sprintf(` LIMIT %d`, limit)
-	}
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, storeErr("users without snapshot", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	return ids, storeErr("users without snapshot", err)
-}
-
 // markRecurringDue upserts the user's mark in db (the pool, or a sync's
 // transaction): the earlier due time stays, the generation goes up, a
 // claim in force stays.

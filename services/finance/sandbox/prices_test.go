@@ -39,7 +39,7 @@ func TestPricesDaily(t *testing.T) {
 	if !latest.Date.Equal(tomorrow) || !latest.Price.Equal(seed.DemoPrice(vti, tomorrow)) || latest.Source != seed.PriceSource {
 		t.Fatalf("after the sync: %+v", after)
 	}
-	page, err := e.svc.ListHoldings(ctx, e.write, finance.PageQuery{}, e.demo.AccountIDs.Brokerage)
+	page, err := e.nw.ListHoldings(ctx, e.write, finance.PageQuery{}, e.demo.AccountIDs.Brokerage)
 	if err != nil {
 		t.Fatal(err)
 	}

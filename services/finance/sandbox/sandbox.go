@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
@@ -28,17 +29,24 @@ type Syncer interface {
 	RecordSyncError(ctx context.Context, connectionID, code, message string) error
 }
 
-// PriceRecorder is the finance service's price table, as the aggregator
-// fills it. A Syncer that is also a PriceRecorder gets the demo
-// securities' closing prices once a day (on the first sync of each date).
+// PriceRecorder is the finance price table (networth.Service), as the
+// aggregator fills it: the demo securities' closing prices once a day (on
+// the first sync of each date).
 type PriceRecorder interface {
-	RecordSecurityPrices(ctx context.Context, ps []finance.SecurityPrice) error
+	RecordSecurityPrices(ctx context.Context, ps []networth.SecurityPrice) error
 }
 
-// RateRecorder is the finance service's FX rate table. A Syncer that is
-// also a RateRecorder gets the demo rates once a day, with the prices.
+// RateRecorder is the finance FX rate table (networth.Service): the demo
+// rates once a day, with the prices.
 type RateRecorder interface {
-	RecordFXRates(ctx context.Context, rs []finance.FXRate) error
+	RecordFXRates(ctx context.Context, rs []networth.FXRate) error
+}
+
+// Markets is what the aggregator records prices and rates into: the
+// networth service.
+type Markets interface {
+	PriceRecorder
+	RateRecorder
 }
 
 // Account is an account the aggregator makes transactions on.
@@ -123,10 +131,11 @@ type Created struct {
 // Aggregator is the sandbox aggregator. It is safe for concurrent use; syncs
 // run one at a time.
 type Aggregator struct {
-	sink  Syncer
-	conns []Connection
-	now   func() time.Time
-	log   *slog.Logger
+	sink    Syncer
+	markets Markets // nil: no prices or rates
+	conns   []Connection
+	now     func() time.Time
+	log     *slog.Logger
 
 	// run stamps provider ids, so a restarted aggregator over a kept
 	// database never reuses the id of an earlier run's transaction.
@@ -138,15 +147,17 @@ type Aggregator struct {
 	priced time.Time
 }
 
-// New returns an aggregator pushing to sink. A nil clock is time.Now.
-func New(sink Syncer, conns []Connection, clock func() time.Time, log *slog.Logger) *Aggregator {
+// New returns an aggregator pushing transactions to sink and, when markets
+// is not nil, the demo's daily prices and rates to markets. A nil clock is
+// time.Now.
+func New(sink Syncer, markets Markets, conns []Connection, clock func() time.Time, log *slog.Logger) *Aggregator {
 	if clock == nil {
 		clock = time.Now
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Aggregator{sink: sink, conns: conns, now: clock, log: log, run: clock().Unix()}
+	return &Aggregator{sink: sink, markets: markets, conns: conns, now: clock, log: log, run: clock().Unix()}
 }
 
 // Run syncs every interval until ctx ends.
@@ -175,10 +186,10 @@ func (a *Aggregator) SyncNow(ctx context.Context) (Report, error) {
 	now := a.now().UTC()
 	rep := Report{Results: map[string]finance.SyncResult{}}
 	var errs []error
-	if pr, ok := a.sink.(PriceRecorder); ok && !finance.Day(now).Equal(a.priced) {
-		err := pr.RecordSecurityPrices(ctx, seed.DemoPrices(now))
-		if rr, ok := a.sink.(RateRecorder); ok && err == nil {
-			err = rr.RecordFXRates(ctx, seed.DemoFXRates(now))
+	if a.markets != nil && !finance.Day(now).Equal(a.priced) {
+		err := a.markets.RecordSecurityPrices(ctx, seed.DemoPrices(now))
+		if err == nil {
+			err = a.markets.RecordFXRates(ctx, seed.DemoFXRates(now))
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("record prices: %w", err))

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/memory"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
@@ -24,6 +25,7 @@ func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 
 type env struct {
 	svc   *finance.Service
+	nw    *networth.Service
 	store *memory.Store
 	demo  seed.DemoData
 	agg   *sandbox.Aggregator
@@ -40,7 +42,8 @@ func newEnv(t *testing.T) env {
 		t.Fatal(err)
 	}
 	svc := finance.NewService(store, cursor.New([]byte("k")), clk.now, nil)
-	return env{svc: svc, store: store, demo: d, clk: clk, agg: sandbox.New(svc, sandbox.ForDemo(d), clk.now, nil),
+	nw := networth.NewService(networth.Config{Kernel: svc, Store: store})
+	return env{svc: svc, nw: nw, store: store, demo: d, clk: clk, agg: sandbox.New(svc, nw, sandbox.ForDemo(d), clk.now, nil),
 		write: finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: d.OwnerAccountID}}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
 // Security is a ticker of the demo's price table.
@@ -21,11 +22,11 @@ type Security struct {
 
 // DemoSecurities are the tickers the demo holds and the sandbox prices.
 var DemoSecurities = []Security{
-	{"VTI", "Vanguard Total Stock Market ETF", finance.AssetETF, "USD", "205.40", 4, false},
-	{"VXUS", "Vanguard Total International Stock ETF", finance.AssetETF, "USD", "55.10", 2, false},
-	{"BND", "Vanguard Total Bond Market ETF", finance.AssetETF, "USD", "74.80", 0, false},
-	{"AAPL", "Apple Inc.", finance.AssetEquity, "USD", "150.25", 5, false},
-	{"SPAXX", "Fidelity Investments Money Market Government Portfolio", finance.AssetCash, "USD", "1.00", 0, true},
+	{"VTI", "Vanguard Total Stock Market ETF", networth.AssetETF, "USD", "205.40", 4, false},
+	{"VXUS", "Vanguard Total International Stock ETF", networth.AssetETF, "USD", "55.10", 2, false},
+	{"BND", "Vanguard Total Bond Market ETF", networth.AssetETF, "USD", "74.80", 0, false},
+	{"AAPL", "Apple Inc.", networth.AssetEquity, "USD", "150.25", 5, false},
+	{"SPAXX", "Fidelity Investments Money Market Government Portfolio", networth.AssetCash, "USD", "1.00", 0, true},
 }
 
 // PriceEpoch anchors DemoPrice's drift.
@@ -51,29 +52,29 @@ func DemoPrice(s Security, day time.Time) decimal.Decimal {
 }
 
 // DemoPrices returns every demo security's price on day.
-func DemoPrices(day time.Time) []finance.SecurityPrice {
-	out := make([]finance.SecurityPrice, 0, len(DemoSecurities))
+func DemoPrices(day time.Time) []networth.SecurityPrice {
+	out := make([]networth.SecurityPrice, 0, len(DemoSecurities))
 	for _, s := range DemoSecurities {
-		out = append(out, finance.SecurityPrice{Ticker: s.Ticker, Currency: s.Currency, Date: finance.Day(day),
+		out = append(out, networth.SecurityPrice{Ticker: s.Ticker, Currency: s.Currency, Date: finance.Day(day),
 			Price: DemoPrice(s, day), Source: PriceSource})
 	}
 	return out
 }
 
 // holdings puts the demo positions on the brokerage account.
-func (b *builder) holdingRows() []finance.Holding {
+func (b *builder) holdingRows() []networth.Holding {
 	type pos struct {
 		ticker, qty, basis, method string
 		acquiredDaysAgo            int
 	}
 	positions := []pos{
-		{"VTI", "120.5", "24100.00", finance.CostBasisFIFO, 700},
-		{"VXUS", "210", "11800.00", finance.CostBasisFIFO, 650},
-		{"BND", "95.25", "7300.00", finance.CostBasisAverageCost, 500},
-		{"AAPL", "40", "6200.00", finance.CostBasisSpecificLot, 300},
-		{"SPAXX", "1523.17", "1523.17", finance.CostBasisAverageCost, 30},
+		{"VTI", "120.5", "24100.00", networth.CostBasisFIFO, 700},
+		{"VXUS", "210", "11800.00", networth.CostBasisFIFO, 650},
+		{"BND", "95.25", "7300.00", networth.CostBasisAverageCost, 500},
+		{"AAPL", "40", "6200.00", networth.CostBasisSpecificLot, 300},
+		{"SPAXX", "1523.17", "1523.17", networth.CostBasisAverageCost, 30},
 	}
-	var out []finance.Holding
+	var out []networth.Holding
 	for _, p := range positions {
 		var sec Security
 		for _, s := range DemoSecurities {
@@ -83,10 +84,10 @@ func (b *builder) holdingRows() []finance.Holding {
 		}
 		acquired := b.today.AddDate(0, 0, -p.acquiredDaysAgo).Add(15 * time.Hour)
 		basis := decimal.RequireFromString(p.basis)
-		h := finance.Holding{ID: b.id("holding/" + p.ticker), UserID: b.user.ID, AccountID: b.brokerage.ID,
+		h := networth.Holding{ID: b.id("holding/" + p.ticker), UserID: b.user.ID, AccountID: b.brokerage.ID,
 			AssetType: sec.AssetType, Ticker: sec.Ticker, Name: sec.Name, Quantity: decimal.RequireFromString(p.qty),
 			CostBasis: &basis, CostBasisMethod: p.method, Currency: sec.Currency,
-			DataSource: finance.HoldingSourceAggregator, AcquiredAt: &acquired,
+			DataSource: networth.HoldingSourceAggregator, AcquiredAt: &acquired,
 			CreatedAt: b.brokerage.CreatedAt, UpdatedAt: b.now}
 		if p.ticker == "SPAXX" {
 			h.Notes = "Core position: the cash sweep at Fidelity Investments"
@@ -102,14 +103,14 @@ func (b *builder) writeHoldings(ctx context.Context, s Store) error {
 			return fmt.Errorf("seed: holding: %w", err)
 		}
 	}
-	var prices []finance.SecurityPrice
+	var prices []networth.SecurityPrice
 	for d := b.start; !d.After(b.today); d = d.AddDate(0, 0, 1) {
 		prices = append(prices, DemoPrices(d)...)
 	}
 	if err := s.PutSecurityPrices(ctx, prices); err != nil {
 		return fmt.Errorf("seed: prices: %w", err)
 	}
-	var rates []finance.FXRate
+	var rates []networth.FXRate
 	for d := b.start; !d.After(b.today); d = d.AddDate(0, 0, 1) {
 		rates = append(rates, DemoFXRates(d)...)
 	}
@@ -125,14 +126,14 @@ var DemoFXCurrencies = []struct{ Currency, PerUSD string }{{"EUR", "0.92"}, {"GB
 
 // DemoFXRates returns the demo rates of day: the base rate with a daily
 // wiggle of up to ±0.5 % from a hash of currency and day, 6 places, exact.
-func DemoFXRates(day time.Time) []finance.FXRate {
-	out := make([]finance.FXRate, 0, len(DemoFXCurrencies))
+func DemoFXRates(day time.Time) []networth.FXRate {
+	out := make([]networth.FXRate, 0, len(DemoFXCurrencies))
 	for _, c := range DemoFXCurrencies {
 		h := fnv.New32a()
 		_, _ = h.Write([]byte(c.Currency + "|" + finance.Day(day).Format(finance.DateLayout)))
 		wiggle := int64(h.Sum32()%101) - 50 // hundredths of a percent
 		rate := decimal.RequireFromString(c.PerUSD).Mul(decimal.NewFromInt(10_000 + wiggle).Shift(-4)).RoundBank(6)
-		out = append(out, finance.FXRate{Currency: c.Currency, Date: finance.Day(day), PerUSD: rate, Source: PriceSource})
+		out = append(out, networth.FXRate{Currency: c.Currency, Date: finance.Day(day), PerUSD: rate, Source: PriceSource})
 	}
 	return out
 }

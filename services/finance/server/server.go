@@ -25,6 +25,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/postgres"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
 	"github.com/ledgerlane/platform/services/finance/statementclient"
@@ -52,7 +53,7 @@ type Config struct {
 	ConverterAddr string
 	// SnapshotInterval is how often Run's daily net-worth snapshot job
 	// looks for users without today's snapshot: zero is
-	// finance.DefaultSnapshotInterval, negative turns the job off (tests
+	// networth.DefaultSnapshotInterval, negative turns the job off (tests
 	// then call Service().SnapshotDue).
 	SnapshotInterval time.Duration
 	// RecurringInterval is how often Run's recurring detection job looks
@@ -129,6 +130,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Debt:     debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
 		Insights: insights.NewService(insights.Config{Kernel: s.svc, Store: s.store}),
 		Imports:  imports.NewService(imports.Config{Kernel: s.svc, Store: s.store, Parser: parser}),
+		NetWorth: networth.NewService(networth.Config{Kernel: s.svc, Store: s.store}),
 	}
 	return s, nil
 }
@@ -151,7 +153,7 @@ func (s *Server) Checks() []rpc.Check { return s.checks }
 // SyncNow. It may be called once, before or after Run starts (the local
 // stack knows the demo connections only once the services serve).
 func (s *Server) UseSandbox(conns []sandbox.Connection, every time.Duration) *sandbox.Aggregator {
-	a := sandbox.New(s.svc, conns, s.clock, s.log.With("component", "sandbox"))
+	a := sandbox.New(s.svc, s.svcs.NetWorth, conns, s.clock, s.log.With("component", "sandbox"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sandbox != nil {
@@ -171,7 +173,7 @@ func (s *Server) Run(ctx context.Context) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.svc.RunSnapshots(ctx, s.snapshotEvery)
+			s.svcs.NetWorth.RunSnapshots(ctx, s.snapshotEvery)
 		}()
 		defer func() { <-done }()
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
+	"github.com/ledgerlane/platform/services/finance/networth"
 )
 
 // Store is every part of the finance store.
@@ -15,4 +16,5 @@ type Store interface {
 	finance.Store
 	debt.Store
 	imports.Store
+	networth.Store
 }

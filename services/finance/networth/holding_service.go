@@ -1,17 +1,19 @@
-package finance
+package networth
 
 import (
 	"context"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 type holdingCursor struct {
 	ID string `json:"i"`
 }
 
-func (p holdingCursor) Valid() bool { return IsUUID(p.ID) }
+func (p holdingCursor) Valid() bool { return finance.IsUUID(p.ID) }
 
 // ListHoldings answers GET /v1/holdings: the holdings on accounts the grant
 // shows, by id, in cursor pages, each priced from the price table as of
@@ -19,18 +21,18 @@ func (p holdingCursor) Valid() bool { return IsUUID(p.ID) }
 // user's, gives an empty page, as on transactions. Under
 // connection.institution a holding's name and notes are dropped when they
 // name one of the user's institutions (a fund named after its broker).
-func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accountID string) (Page[HoldingView], error) {
-	var page Page[HoldingView]
-	sc, err := s.Scope(ctx, c, false)
+func (s *Service) ListHoldings(ctx context.Context, c finance.Caller, q finance.PageQuery, accountID string) (finance.Page[HoldingView], error) {
+	var page finance.Page[HoldingView]
+	sc, err := s.k.Scope(ctx, c, false)
 	if err != nil {
 		return page, err
 	}
-	pager, err := NewPager[holdingCursor](s, q)
+	pager, err := finance.NewPager[holdingCursor](s.k, q)
 	if err != nil {
 		return page, err
 	}
-	f := HoldingFilter{ExcludeAccountIDs: sc.excludedAccounts}
-	if f.AccountID, err = OptionalUUID(accountID, "account_id"); err != nil {
+	f := HoldingFilter{ExcludeAccountIDs: sc.ExcludedAccounts()}
+	if f.AccountID, err = finance.OptionalUUID(accountID, "account_id"); err != nil {
 		return page, err
 	}
 	cur, err := pager.After(c, "/v1/holdings", "account_id="+f.AccountID)
@@ -43,9 +45,9 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 	}
 	rows, err := s.store.ListHoldings(ctx, c.UserID, f, after, pager.Size+1)
 	if err != nil {
-		return page, Internal("list holdings", err)
+		return page, finance.Internal("list holdings", err)
 	}
-	if rows, page.NextCursor, err = Cut(ctx, pager, rows, func(h Holding) holdingCursor { return holdingCursor{ID: h.ID} }); err != nil {
+	if rows, page.NextCursor, err = finance.Cut(ctx, pager, rows, func(h Holding) holdingCursor { return holdingCursor{ID: h.ID} }); err != nil {
 		return page, err
 	}
 	page.HasMore = page.NextCursor != ""
@@ -57,16 +59,16 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 	}
 	prices := map[string][]SecurityPrice{}
 	if len(tickers) > 0 {
-		ps, err := s.store.RecentSecurityPrices(ctx, tickers, Day(s.now()))
+		ps, err := s.store.RecentSecurityPrices(ctx, tickers, finance.Day(s.k.Now()))
 		if err != nil {
-			return page, Internal("recent prices", err)
+			return page, finance.Internal("recent prices", err)
 		}
 		for _, p := range ps {
 			k := p.Ticker + "|" + p.Currency
 			prices[k] = append(prices[k], p)
 		}
 	}
-	redact := sc.grant.Redacts(FieldConnectionInstitution)
+	redact := sc.Grant().Redacts(finance.FieldConnectionInstitution)
 	page.Data = make([]HoldingView, 0, len(rows))
 	for _, h := range rows {
 		ps := prices[h.Ticker+"|"+h.Currency]
@@ -82,8 +84,8 @@ func (s *Service) ListHoldings(ctx context.Context, c Caller, q PageQuery, accou
 		}
 		page.Data = append(page.Data, v)
 	}
-	page.RedactedFields = sc.Redacted(FieldConnectionInstitution)
-	page.Filtered = len(sc.excludedAccounts) > 0
+	page.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
+	page.Filtered = len(sc.ExcludedAccounts()) > 0
 	return page, nil
 }
 
@@ -98,14 +100,14 @@ func sortPricesNewestFirst(ps []SecurityPrice) {
 func (s *Service) RecordSecurityPrices(ctx context.Context, ps []SecurityPrice) error {
 	for i, p := range ps {
 		f := "prices[" + strconv.Itoa(i) + "]"
-		if p.Ticker == "" || len(p.Ticker) > 32 || strings.ContainsAny(p.Ticker, " \t\n") || !currencyCode.MatchString(p.Currency) ||
+		if p.Ticker == "" || len(p.Ticker) > 32 || strings.ContainsAny(p.Ticker, " \t\n") || !finance.ValidCurrency(p.Currency) ||
 			p.Date.IsZero() || !p.Price.IsPositive() {
-			return Invalid(f, f+" is not a valid price")
+			return finance.Invalid(f, f+" is not a valid price")
 		}
-		ps[i].Date = Day(p.Date)
+		ps[i].Date = finance.Day(p.Date)
 	}
 	if err := s.store.PutSecurityPrices(ctx, ps); err != nil {
-		return Internal("put prices", err)
+		return finance.Internal("put prices", err)
 	}
 	return nil
 }

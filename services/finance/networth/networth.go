@@ -1,14 +1,25 @@
-package finance
+// Package networth is net worth (GET /v1/net-worth and its history),
+// holdings (GET /v1/holdings) and what they are priced and converted with:
+// the security price table, the FX rate table and the daily net-worth
+// snapshots, with the job that takes them (RunSnapshots, which server.Run
+// starts) and the recording of the aggregator's prices and rates (the
+// sandbox).
+//
+// It owns holdings, security prices, FX rates and snapshots; it reads the
+// kernel's accounts. It may import the kernel (services/finance) and
+// nothing else of finance.
+package networth
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Net-worth line kinds and liquidity classes (ours; the spec leaves them
@@ -53,23 +64,6 @@ type NetWorthSnapshot struct {
 	TakenAt  time.Time
 }
 
-// NetWorthStore is the part of Store that keeps FX rates and net-worth
-// snapshots (embedded in Store).
-type NetWorthStore interface {
-	// PutFXRates creates or replaces rates by (currency, date), all or none.
-	PutFXRates(ctx context.Context, rs []FXRate) error
-	// FXRatesUpTo returns every rate dated on or before day, of the given
-	// currencies, by currency then date.
-	FXRatesUpTo(ctx context.Context, currencies []string, day time.Time) ([]FXRate, error)
-	// PutNetWorthSnapshot stores the snapshot unless the user already has
-	// one for that date (first writer wins; no error then). It reports
-	// whether it stored it.
-	PutNetWorthSnapshot(ctx context.Context, s NetWorthSnapshot) (bool, error)
-	// ListNetWorthSnapshots returns the user's snapshots dated from..to
-	// (both inclusive; a zero from means from the first), by date.
-	ListNetWorthSnapshots(ctx context.Context, userID string, from, to time.Time) ([]NetWorthSnapshot, error)
-}
-
 // ErrNoRate: no usable FX rate for a currency on a day.
 var ErrNoRate = errors.New("finance: no exchange rate")
 
@@ -80,7 +74,7 @@ type RateTable map[string][]FXRate // by currency, ascending dates
 func NewRateTable(rs []FXRate) RateTable {
 	t := RateTable{}
 	for _, r := range rs {
-		r.Date = Day(r.Date)
+		r.Date = finance.Day(r.Date)
 		t[r.Currency] = append(t[r.Currency], r)
 	}
 	for _, v := range t {
@@ -96,7 +90,7 @@ func (t RateTable) PerUSD(cur string, day time.Time) (decimal.Decimal, bool) {
 		return decimal.NewFromInt(1), true
 	}
 	v := t[cur]
-	i, found := slices.BinarySearchFunc(v, Day(day), func(r FXRate, d time.Time) int { return r.Date.Compare(d) })
+	i, found := slices.BinarySearchFunc(v, finance.Day(day), func(r FXRate, d time.Time) int { return r.Date.Compare(d) })
 	if !found {
 		i--
 	}
@@ -110,7 +104,7 @@ func (t RateTable) PerUSD(cur string, day time.Time) (decimal.Decimal, bool) {
 // amount × perUSD(to) / perUSD(from), one exact division rounded half-even
 // to the target's minor unit. A missing rate is ErrNoRate, never 1:1.
 func (t RateTable) Convert(amount decimal.Decimal, from, to string, day time.Time) (decimal.Decimal, error) {
-	places := MinorUnit(to)
+	places := finance.MinorUnit(to)
 	if from == to {
 		return amount.RoundBank(places), nil
 	}
@@ -122,7 +116,7 @@ func (t RateTable) Convert(amount decimal.Decimal, from, to string, day time.Tim
 	if !ok {
 		return decimal.Decimal{}, noRate(to, day)
 	}
-	return DivRoundBank(amount.Mul(rt), rf, places), nil
+	return finance.DivRoundBank(amount.Mul(rt), rf, places), nil
 }
 
 // RateError names the currency and day without a rate.
@@ -132,13 +126,15 @@ type RateError struct {
 }
 
 func (e *RateError) Error() string {
-	return "no exchange rate for " + e.Currency + " on or before " + e.Date.Format(DateLayout)
+	return "no exchange rate for " + e.Currency + " on or before " + e.Date.Format(finance.DateLayout)
 }
 
 // Unwrap makes errors.Is(err, ErrNoRate) true.
 func (e *RateError) Unwrap() error { return ErrNoRate }
 
-func noRate(cur string, day time.Time) error { return &RateError{Currency: cur, Date: Day(day)} }
+func noRate(cur string, day time.Time) error {
+	return &RateError{Currency: cur, Date: finance.Day(day)}
+}
 
 // NetWorthLines builds a snapshot's lines from the user's accounts, their
 // holdings (priced: HoldingView) and the rules of services/finance/README.md:
@@ -152,7 +148,7 @@ func noRate(cur string, day time.Time) error { return &RateError{Currency: cur, 
 //
 // Hidden accounts (IsHidden) count nothing. Amounts of one (kind, asset
 // type, liquidity, subtype, currency) are summed into one line.
-func NetWorthLines(accounts []Account, holdings []HoldingView) (lines []NetWorthLine, manual bool) {
+func NetWorthLines(accounts []finance.Account, holdings []HoldingView) (lines []NetWorthLine, manual bool) {
 	byAccount := map[string][]HoldingView{}
 	for _, h := range holdings {
 		byAccount[h.AccountID] = append(byAccount[h.AccountID], h)
@@ -170,12 +166,12 @@ func NetWorthLines(accounts []Account, holdings []HoldingView) (lines []NetWorth
 		}
 		counted := true
 		switch a.Type {
-		case AccountDepository:
-			add(NetWorthLine{Kind: NetWorthAsset, AssetType: AccountDepository, Liquidity: LiquidityLiquid, Currency: a.Balance.Currency}, a.Balance.Amount)
-		case AccountInvestment:
+		case finance.AccountDepository:
+			add(NetWorthLine{Kind: NetWorthAsset, AssetType: finance.AccountDepository, Liquidity: LiquidityLiquid, Currency: a.Balance.Currency}, a.Balance.Amount)
+		case finance.AccountInvestment:
 			hs := byAccount[a.ID]
 			if len(hs) == 0 {
-				add(NetWorthLine{Kind: NetWorthAsset, AssetType: AccountInvestment, Liquidity: LiquidityInvestable, Currency: a.Balance.Currency}, a.Balance.Amount)
+				add(NetWorthLine{Kind: NetWorthAsset, AssetType: finance.AccountInvestment, Liquidity: LiquidityInvestable, Currency: a.Balance.Currency}, a.Balance.Amount)
 				break
 			}
 			for _, h := range hs {
@@ -189,10 +185,10 @@ func NetWorthLines(accounts []Account, holdings []HoldingView) (lines []NetWorth
 				add(NetWorthLine{Kind: NetWorthAsset, AssetType: h.AssetType, Liquidity: liq, RetirementSubtype: h.RetirementSubtype,
 					Currency: h.CurrentValue.Currency}, h.CurrentValue.Amount)
 			}
-		case AccountCredit:
-			add(NetWorthLine{Kind: NetWorthLiability, AssetType: AccountCredit, Liquidity: LiquidityLiquid, Currency: a.Balance.Currency}, a.Balance.Amount)
-		case AccountLoan:
-			add(NetWorthLine{Kind: NetWorthLiability, AssetType: AccountLoan, Liquidity: LiquidityIlliquid, Currency: a.Balance.Currency}, a.Balance.Amount)
+		case finance.AccountCredit:
+			add(NetWorthLine{Kind: NetWorthLiability, AssetType: finance.AccountCredit, Liquidity: LiquidityLiquid, Currency: a.Balance.Currency}, a.Balance.Amount)
+		case finance.AccountLoan:
+			add(NetWorthLine{Kind: NetWorthLiability, AssetType: finance.AccountLoan, Liquidity: LiquidityIlliquid, Currency: a.Balance.Currency}, a.Balance.Amount)
 		default:
 			if a.Type == "" {
 				counted = false
@@ -200,7 +196,7 @@ func NetWorthLines(accounts []Account, holdings []HoldingView) (lines []NetWorth
 			}
 			add(NetWorthLine{Kind: NetWorthAsset, AssetType: a.Type, Liquidity: LiquidityIlliquid, Currency: a.Balance.Currency}, a.Balance.Amount)
 		}
-		if counted && a.Provider == ProviderManual {
+		if counted && a.Provider == finance.ProviderManual {
 			manual = true
 		}
 	}
@@ -247,7 +243,7 @@ type NetWorthFigures struct {
 // the same way per label and may differ from the totals by a minor unit per
 // currency. A currency without a rate is a *RateError.
 func ConvertNetWorth(lines []NetWorthLine, t RateTable, cur string, day time.Time) (NetWorthFigures, error) {
-	f := NetWorthFigures{Currency: cur, Date: Day(day), Liquidity: map[string]decimal.Decimal{},
+	f := NetWorthFigures{Currency: cur, Date: finance.Day(day), Liquidity: map[string]decimal.Decimal{},
 		ByAssetType: map[string]decimal.Decimal{}, ByCurrency: map[string]decimal.Decimal{}, ByRetirementSubtype: map[string]decimal.Decimal{}}
 	// native sums per (figure, currency)
 	type key struct{ fig, label, currency string }
@@ -268,7 +264,7 @@ func ConvertNetWorth(lines []NetWorthLine, t RateTable, cur string, day time.Tim
 		add("liquidity", l.Liquidity)
 		add("type", l.AssetType)
 		add("currency", l.Currency)
-		if l.AssetType != AccountDepository && l.AssetType != AccountInvestment && l.Liquidity != LiquidityIlliquid {
+		if l.AssetType != finance.AccountDepository && l.AssetType != finance.AccountInvestment && l.Liquidity != LiquidityIlliquid {
 			sub := l.RetirementSubtype
 			if sub == "" {
 				sub = "taxable"
@@ -306,7 +302,7 @@ func ConvertNetWorth(lines []NetWorthLine, t RateTable, cur string, day time.Tim
 			f.ByRetirementSubtype[k.label] = f.ByRetirementSubtype[k.label].Add(v)
 		}
 	}
-	places := MinorUnit(cur)
+	places := finance.MinorUnit(cur)
 	f.TotalAssets = f.TotalAssets.RoundBank(places)
 	f.TotalLiabilities = f.TotalLiabilities.RoundBank(places)
 	f.NetWorth = f.TotalAssets.Sub(f.TotalLiabilities)
@@ -321,7 +317,7 @@ func ConvertNetWorth(lines []NetWorthLine, t RateTable, cur string, day time.Tim
 // (so 1y from 2026-11-23 starts 2025-11-24); all has a zero start. ok is
 // false for any other token.
 func NetWorthPeriodStart(period string, today time.Time) (time.Time, bool) {
-	today = Day(today)
+	today = finance.Day(today)
 	switch period {
 	case "30d":
 		return today.AddDate(0, 0, -29), true
@@ -375,7 +371,7 @@ func ConvertNetWorthTotals(lines []NetWorthLine, t RateTable, cur string, day ti
 	}
 	// The first currency without a rate, in order, is the one reported.
 	slices.SortFunc(by, func(a, b sums) int { return strings.Compare(a.currency, b.currency) })
-	f := NetWorthFigures{Currency: cur, Date: Day(day)}
+	f := NetWorthFigures{Currency: cur, Date: finance.Day(day)}
 	var liquid, investable, liquidLiab decimal.Decimal
 	for _, s := range by {
 		for _, p := range []struct {
@@ -390,7 +386,7 @@ func ConvertNetWorthTotals(lines []NetWorthLine, t RateTable, cur string, day ti
 			*p.into = p.into.Add(v)
 		}
 	}
-	places := MinorUnit(cur)
+	places := finance.MinorUnit(cur)
 	f.TotalAssets = f.TotalAssets.RoundBank(places)
 	f.TotalLiabilities = f.TotalLiabilities.RoundBank(places)
 	f.NetWorth = f.TotalAssets.Sub(f.TotalLiabilities)

@@ -1,4 +1,4 @@
-package finance
+package networth
 
 import (
 	"context"
@@ -10,7 +10,27 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/finance"
 )
+
+// Config assembles a Service.
+type Config struct {
+	// Kernel is the finance service: the caller's scope, the user's main
+	// currency, the clock and the logger.
+	Kernel *finance.Service
+	Store  Store
+}
+
+// Service answers the net-worth and holdings routes with the caller's
+// grant applied, records the aggregator's prices and rates, and takes the
+// daily snapshots.
+type Service struct {
+	k     *finance.Service
+	store Store
+}
+
+// NewService returns a Service from cfg.
+func NewService(cfg Config) *Service { return &Service{k: cfg.Kernel, store: cfg.Store} }
 
 // NetWorthView answers GET /v1/net-worth.
 type NetWorthView struct {
@@ -38,23 +58,23 @@ func dataExcluded() error {
 
 // netWorthScope checks the caller and refuses grants that exclude accounts
 // (403 data-excluded); category exclusions do not matter.
-func (s *Service) netWorthScope(ctx context.Context, c Caller) (Scope, error) {
-	sc, err := s.Scope(ctx, c, false)
+func (s *Service) netWorthScope(ctx context.Context, c finance.Caller) (finance.Scope, error) {
+	sc, err := s.k.Scope(ctx, c, false)
 	if err != nil {
 		return sc, err
 	}
-	if len(sc.grant.ExcludedAccountIDs) > 0 {
+	if len(sc.Grant().ExcludedAccountIDs) > 0 {
 		return sc, dataExcluded()
 	}
 	return sc, nil
 }
 
-func (s *Service) baseCurrency(ctx context.Context, c Caller, sc Scope, cur string) (string, error) {
+func (s *Service) baseCurrency(ctx context.Context, c finance.Caller, sc finance.Scope, cur string) (string, error) {
 	if cur == "" {
-		return s.MainCurrency(ctx, c, sc)
+		return s.k.MainCurrency(ctx, c, sc)
 	}
-	if !currencyCode.MatchString(cur) {
-		return "", Invalid("base_currency", "base_currency must be an upper-case ISO 4217 code")
+	if !finance.ValidCurrency(cur) {
+		return "", finance.Invalid("base_currency", "base_currency must be an upper-case ISO 4217 code")
 	}
 	return cur, nil
 }
@@ -63,15 +83,15 @@ func (s *Service) baseCurrency(ctx context.Context, c Caller, sc Scope, cur stri
 // holdings and prices (today, service clock) and stores today's snapshot
 // when there is none yet (first writer wins).
 func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnapshot, error) {
-	now := s.now()
-	today := Day(now)
+	now := s.k.Now()
+	today := finance.Day(now)
 	accts, err := s.store.ListAccounts(ctx, userID)
 	if err != nil {
-		return NetWorthSnapshot{}, Internal("list accounts", err)
+		return NetWorthSnapshot{}, finance.Internal("list accounts", err)
 	}
 	hs, err := s.store.ListHoldings(ctx, userID, HoldingFilter{}, "", 0)
 	if err != nil {
-		return NetWorthSnapshot{}, Internal("list holdings", err)
+		return NetWorthSnapshot{}, finance.Internal("list holdings", err)
 	}
 	var tickers []string
 	for _, h := range hs {
@@ -83,7 +103,7 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 	if len(tickers) > 0 {
 		ps, err := s.store.RecentSecurityPrices(ctx, tickers, today)
 		if err != nil {
-			return NetWorthSnapshot{}, Internal("recent prices", err)
+			return NetWorthSnapshot{}, finance.Internal("recent prices", err)
 		}
 		for _, p := range ps {
 			k := p.Ticker + "|" + p.Currency
@@ -99,7 +119,7 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 	lines, manual := NetWorthLines(accts, views)
 	snap := NetWorthSnapshot{UserID: userID, Date: today, Lines: lines, IsManual: manual, TakenAt: now}
 	if _, err := s.store.PutNetWorthSnapshot(ctx, snap); err != nil {
-		return NetWorthSnapshot{}, Internal("put snapshot", err)
+		return NetWorthSnapshot{}, finance.Internal("put snapshot", err)
 	}
 	return snap, nil
 }
@@ -127,7 +147,7 @@ func rateProblem(err error) error {
 	var re *RateError
 	if errors.As(err, &re) {
 		return problem.New(problem.Unprocessable, "no exchange rate for "+re.Currency+" on or before "+
-			re.Date.Format(DateLayout)+"; amounts are never converted 1:1").WithField("base_currency")
+			re.Date.Format(finance.DateLayout)+"; amounts are never converted 1:1").WithField("base_currency")
 	}
 	return err
 }
@@ -137,7 +157,7 @@ func rateProblem(err error) error {
 // there is none), converted into base_currency (default: the user's main
 // currency) at today's rates. A currency without a rate on or before today
 // is 422 unprocessable naming base_currency.
-func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string) (NetWorthView, error) {
+func (s *Service) GetNetWorth(ctx context.Context, c finance.Caller, baseCurrency string) (NetWorthView, error) {
 	sc, err := s.netWorthScope(ctx, c)
 	if err != nil {
 		return NetWorthView{}, err
@@ -146,8 +166,8 @@ func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string
 	if err != nil {
 		return NetWorthView{}, err
 	}
-	now := s.now()
-	today := Day(now)
+	now := s.k.Now()
+	today := finance.Day(now)
 	live, err := s.snapshotNow(ctx, c.UserID)
 	if err != nil {
 		return NetWorthView{}, err
@@ -155,7 +175,7 @@ func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string
 	yesterday := today.AddDate(0, 0, -1)
 	prev, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, yesterday, yesterday)
 	if err != nil {
-		return NetWorthView{}, Internal("list snapshots", err)
+		return NetWorthView{}, finance.Internal("list snapshots", err)
 	}
 	curs := currenciesOf(live.Lines, cur)
 	for _, p := range prev {
@@ -163,7 +183,7 @@ func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string
 	}
 	rs, err := s.store.FXRatesUpTo(ctx, curs, today)
 	if err != nil {
-		return NetWorthView{}, Internal("fx rates", err)
+		return NetWorthView{}, finance.Internal("fx rates", err)
 	}
 	rt := NewRateTable(rs)
 	fig, err := ConvertNetWorth(live.Lines, rt, cur, today)
@@ -184,7 +204,7 @@ func (s *Service) GetNetWorth(ctx context.Context, c Caller, baseCurrency string
 // missing), each converted at its own day's rate. A day whose snapshot has
 // a currency without a rate on or before that day is left out and listed in
 // MissingRateDates; nothing is converted 1:1.
-func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, baseCurrency string) (NetWorthHistory, error) {
+func (s *Service) GetNetWorthHistory(ctx context.Context, c finance.Caller, period, baseCurrency string) (NetWorthHistory, error) {
 	sc, err := s.netWorthScope(ctx, c)
 	if err != nil {
 		return NetWorthHistory{}, err
@@ -192,10 +212,10 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	if period == "" {
 		period = "30d"
 	}
-	today := Day(s.now())
+	today := finance.Day(s.k.Now())
 	from, ok := NetWorthPeriodStart(period, today)
 	if !ok {
-		return NetWorthHistory{}, Invalid("period", "period must be one of 30d, 90d, 6mo, 1y, 5y, all")
+		return NetWorthHistory{}, finance.Invalid("period", "period must be one of 30d, 90d, 6mo, 1y, 5y, all")
 	}
 	cur, err := s.baseCurrency(ctx, c, sc, baseCurrency)
 	if err != nil {
@@ -206,7 +226,7 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	}
 	snaps, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, from, today)
 	if err != nil {
-		return NetWorthHistory{}, Internal("list snapshots", err)
+		return NetWorthHistory{}, finance.Internal("list snapshots", err)
 	}
 	curs := []string{cur}
 	for _, sn := range snaps {
@@ -218,14 +238,14 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 	}
 	rs, err := s.store.FXRatesUpTo(ctx, curs, today)
 	if err != nil {
-		return NetWorthHistory{}, Internal("fx rates", err)
+		return NetWorthHistory{}, finance.Internal("fx rates", err)
 	}
 	rt := NewRateTable(rs)
 	h := NetWorthHistory{Currency: cur, Points: []NetWorthFigures{}}
 	for _, sn := range snaps {
 		f, err := ConvertNetWorthTotals(sn.Lines, rt, cur, sn.Date)
 		if errors.Is(err, ErrNoRate) {
-			h.MissingRateDates = append(h.MissingRateDates, sn.Date.Format(DateLayout))
+			h.MissingRateDates = append(h.MissingRateDates, sn.Date.Format(finance.DateLayout))
 			continue
 		}
 		if err != nil {
@@ -242,13 +262,13 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c Caller, period, base
 func (s *Service) RecordFXRates(ctx context.Context, rs []FXRate) error {
 	for i, r := range rs {
 		f := "rates[" + strconv.Itoa(i) + "]"
-		if !currencyCode.MatchString(r.Currency) || r.Currency == "USD" || r.Date.IsZero() || !r.PerUSD.IsPositive() {
-			return Invalid(f, f+" is not a valid rate")
+		if !finance.ValidCurrency(r.Currency) || r.Currency == "USD" || r.Date.IsZero() || !r.PerUSD.IsPositive() {
+			return finance.Invalid(f, f+" is not a valid rate")
 		}
-		rs[i].Date = Day(r.Date)
+		rs[i].Date = finance.Day(r.Date)
 	}
 	if err := s.store.PutFXRates(ctx, rs); err != nil {
-		return Internal("put rates", err)
+		return finance.Internal("put rates", err)
 	}
 	return nil
 }
@@ -269,7 +289,7 @@ type AllocationEntry struct {
 func Allocation(label string, v decimal.Decimal, total decimal.Decimal, prev map[string]decimal.Decimal, hasPrev bool) AllocationEntry {
 	e := AllocationEntry{Label: label, Value: v}
 	if total.IsPositive() {
-		p := DivRoundBank(v.Mul(decimal.NewFromInt(100)), total, 2)
+		p := finance.DivRoundBank(v.Mul(decimal.NewFromInt(100)), total, 2)
 		e.Percentage = &p
 	}
 	if hasPrev {
@@ -277,7 +297,7 @@ func Allocation(label string, v decimal.Decimal, total decimal.Decimal, prev map
 		d := v.Sub(pv)
 		e.DayChange = &d
 		if !pv.IsZero() {
-			p := DivRoundBank(d.Mul(decimal.NewFromInt(100)), pv.Abs(), 2)
+			p := finance.DivRoundBank(d.Mul(decimal.NewFromInt(100)), pv.Abs(), 2)
 			e.DayChangePct = &p
 		}
 	}

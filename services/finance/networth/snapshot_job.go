@@ -1,17 +1,11 @@
-package finance
+package networth
 
 import (
 	"context"
 	"time"
-)
 
-// SnapshotStore is the part of Store the daily net-worth snapshot job
-// needs (embedded in Store).
-type SnapshotStore interface {
-	// UsersWithoutSnapshot returns up to limit ids of users, above after in
-	// id order, who have no net-worth snapshot dated day.
-	UsersWithoutSnapshot(ctx context.Context, day time.Time, after string, limit int) ([]string, error)
-}
+	"github.com/ledgerlane/platform/services/finance"
+)
 
 // DefaultSnapshotInterval is how often the snapshot job looks for users
 // without today's snapshot. A day's snapshot is taken at the first tick of
@@ -28,19 +22,19 @@ const snapshotBatch = 500
 // NOTHING), so a user gets one snapshot a day whoever takes it. A user
 // whose snapshot fails is logged and skipped; the next run retries.
 func (s *Service) SnapshotDue(ctx context.Context) (int, error) {
-	today := Day(s.now())
+	today := finance.Day(s.k.Now())
 	taken, after := 0, ""
 	for {
 		ids, err := s.store.UsersWithoutSnapshot(ctx, today, after, snapshotBatch)
 		if err != nil {
-			return taken, Internal("users without snapshot", err)
+			return taken, finance.Internal("users without snapshot", err)
 		}
 		for _, id := range ids {
 			if err := ctx.Err(); err != nil {
 				return taken, err
 			}
 			if _, err := s.snapshotNow(ctx, id); err != nil {
-				s.log.WarnContext(ctx, "net-worth snapshot", "user_id", id, "err", err)
+				s.k.Log().WarnContext(ctx, "net-worth snapshot", "user_id", id, "err", err)
 				continue
 			}
 			taken++
@@ -62,9 +56,9 @@ func (s *Service) RunSnapshots(ctx context.Context, every time.Duration) {
 	defer t.Stop()
 	for {
 		if n, err := s.SnapshotDue(ctx); err != nil && ctx.Err() == nil {
-			s.log.WarnContext(ctx, "net-worth snapshot job", "err", err)
+			s.k.Log().WarnContext(ctx, "net-worth snapshot job", "err", err)
 		} else if n > 0 {
-			s.log.InfoContext(ctx, "net-worth snapshots taken", "count", n)
+			s.k.Log().InfoContext(ctx, "net-worth snapshots taken", "count", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -1,10 +1,11 @@
-package finance
+package networth
 
 import (
-	"context"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Asset types of holdings, cost-basis methods and data sources. The spec
@@ -65,28 +66,12 @@ type HoldingFilter struct {
 	AccountID         string
 }
 
-// HoldingStore is the part of Store that keeps holdings and the price
-// table (embedded in Store).
-type HoldingStore interface {
-	CreateHolding(ctx context.Context, h Holding) error
-	// ListHoldings returns up to limit of the user's holdings matching f
-	// with an id above afterID ("" from the start), by id.
-	ListHoldings(ctx context.Context, userID string, f HoldingFilter, afterID string, limit int) ([]Holding, error)
-	// PutSecurityPrices creates or replaces prices by (ticker, currency,
-	// date), all or none.
-	PutSecurityPrices(ctx context.Context, ps []SecurityPrice) error
-	// RecentSecurityPrices returns, for each (ticker, currency) with a
-	// ticker in tickers, its two latest prices dated on or before day,
-	// newest first, in no particular order across tickers.
-	RecentSecurityPrices(ctx context.Context, tickers []string, day time.Time) ([]SecurityPrice, error)
-}
-
 // HoldingView is a holding as answered, priced.
 type HoldingView struct {
 	Holding
 	CurrentPrice   *decimal.Decimal
 	PriceSource    string
-	CurrentValue   *Money
+	CurrentValue   *finance.Money
 	DailyChangePct *decimal.Decimal
 }
 
@@ -104,10 +89,10 @@ func PriceHolding(h Holding, prices []SecurityPrice) HoldingView {
 	latest := prices[0]
 	p := latest.Price
 	v.CurrentPrice, v.PriceSource = &p, latest.Source
-	v.CurrentValue = &Money{Amount: h.Quantity.Mul(p).RoundBank(MinorUnit(h.Currency)), Currency: h.Currency}
+	v.CurrentValue = &finance.Money{Amount: h.Quantity.Mul(p).RoundBank(finance.MinorUnit(h.Currency)), Currency: h.Currency}
 	if len(prices) > 1 && prices[1].Price.IsPositive() {
 		prev := prices[1].Price
-		pct := DivRoundBank(p.Sub(prev).Mul(decimal.NewFromInt(100)), prev, 2)
+		pct := finance.DivRoundBank(p.Sub(prev).Mul(decimal.NewFromInt(100)), prev, 2)
 		v.DailyChangePct = &pct
 	}
 	return v
