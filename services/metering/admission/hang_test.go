@@ -192,6 +192,7 @@ func TestStallsChargeOnce(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(28, uint64(time.Now().UnixNano())))
 	runs, journal := int64(0), int64(0)
+	var abandoned chan struct{} // closed once the last abandon went through
 	// call is one request as the gateway handles it.
 	call := func(r admission.Request) (admission.Outcome, error) {
 		r.Attempt = admission.NewAttempt()
@@ -199,7 +200,18 @@ func TestStallsChargeOnce(t *testing.T) {
 		if err != nil {
 			runs++ // fail open: it runs, and the journal counts it
 			journal += r.Units
-			go func() { _, _ = ctl.Abandon(context.Background(), r) }()
+			// The gateway's journal abandons the attempt on its reconciler's
+			// passes until Redis takes it (an abandon sent while Redis still
+			// stalls times out too).
+			abandoned = make(chan struct{})
+			go func(done chan struct{}) {
+				defer close(done)
+				for deadline := time.Now().Add(admission.AttemptTTL); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+					if _, err := ctl.Abandon(context.Background(), r); err == nil {
+						return
+					}
+				}
+			}(abandoned)
 			return 0, err
 		}
 		if d.Outcome == admission.Admitted {
@@ -225,8 +237,12 @@ func TestStallsChargeOnce(t *testing.T) {
 			proxy.pause()
 		}
 		go func() { time.Sleep(stall); proxy.resume() }()
+		abandoned = nil
 		first, err := call(r)
-		time.Sleep(stall + 300*time.Millisecond) // resumed, and any abandon done
+		time.Sleep(stall + 300*time.Millisecond) // resumed
+		if abandoned != nil {
+			<-abandoned // the client retries after the gateway's reconciler has run
+		}
 		again, err2 := call(r)
 		if err2 != nil || (again != admission.Replay && again != admission.Admitted) {
 			t.Errorf("stall %v (replies %v): first %v %v; the client's retry: %v %v", stall, replies, first, err, again, err2)
