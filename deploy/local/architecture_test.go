@@ -37,7 +37,7 @@ func TestServiceRootsArePlainGo(t *testing.T) {
 		}
 	}
 	// Every subdomain package joins this list when it is made.
-	for _, root := range []string{"jobs", "jobs/accounting", "converter", "finance", "finance/debt", "finance/insights"} {
+	for _, root := range []string{"jobs", "jobs/accounting", "converter", "finance", "finance/debt", "finance/insights", "finance/imports", "finance/networth"} {
 		forbid(root, banned, drivers)
 	}
 	// Metering and its subdomains still reach go-redis through
