@@ -225,8 +225,10 @@ func TestIdempotencyInFlightAndExactlyOnce(t *testing.T) {
 	}
 }
 
-func TestFailOpenAndReconcile(t *testing.T) {
-	// A fixed port, so the restarted server is found where the first one was.
+// stoppableRedisHarness is a harness on a miniredis the test can stop and
+// restart on the same port (where the client finds it again).
+func stoppableRedisHarness(t *testing.T) (*harness, *miniredis.Miniredis) {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +243,11 @@ func TestFailOpenAndReconcile(t *testing.T) {
 	rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 0, DialTimeout: 200 * time.Millisecond})
 	t.Cleanup(func() { _ = rc.Close() })
 	h := newHarnessWith(t, harnessOpts{redis: rc, limits: testLimits(1000, 1000, 1000, false, nil)})
+	return h, srv
+}
+
+func TestFailOpenAndReconcile(t *testing.T) {
+	h, srv := stoppableRedisHarness(t)
 	convert := func() reply { return h.do(t, "POST", "/v1/convert", keyConvert, convertBody("camt.053"), jsonCT) }
 	for range 3 {
 		convert()
@@ -278,20 +285,7 @@ func TestFailOpenAndReconcile(t *testing.T) {
 // duplicates, with Redis marked unavailable under load, billed 49 for one
 // 100-item job (1 for the committing attempt, 1 for each of 48 replays).
 func TestFailOpenBatchesBillTheirItemsOnce(t *testing.T) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := lis.Addr().String()
-	lis.Close()
-	srv := miniredis.NewMiniRedis()
-	if err := srv.StartAddr(addr); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	rc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 0, DialTimeout: 200 * time.Millisecond})
-	t.Cleanup(func() { _ = rc.Close() })
-	h := newHarnessWith(t, harnessOpts{redis: rc, limits: testLimits(1000, 1000, 1000, false, nil)})
+	h, srv := stoppableRedisHarness(t)
 	batch := func(to, key string) reply {
 		t.Helper()
 		return h.do(t, "POST", "/v1/convert/batch", keyConvert,

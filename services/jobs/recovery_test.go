@@ -228,29 +228,7 @@ func TestResumeLostItems(t *testing.T) {
 			e := newEnv(t)
 			conv := &fakeConverter{}
 			svc := e.service(t, conv, func(c *jobs.Config) { c.MaxDeliver, c.AckWait = 2, 300*time.Millisecond })
-			_, js, err := natsconn.Connect(e.url, "jobs-test-resume")
-			if err != nil {
-				t.Fatal(err)
-			}
-			j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs(n)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			stream, err := js.Stream(ctx, e.names.WorkStream)
-			if err != nil {
-				t.Fatal(err)
-			}
-			waitFor(t, "items queued", 5*time.Second, func() bool {
-				info, err := stream.Info(ctx)
-				return err == nil && info.State.Msgs == n
-			})
-			// The items reach the stream just before the job's enqueue intent
-			// is closed; the resumer looks only at enqueued jobs, so wait for
-			// the close (a claim far in the future finds no open intent).
-			waitFor(t, "enqueue intent closed", 5*time.Second, func() bool {
-				open, err := e.store.ClaimUnenqueued(ctx, e.clock.Now().Add(24*time.Hour), jobs.EnqueueLease, 20)
-				return err == nil && len(open) == 0
-			})
+			j, js, stream := queuedBatch(t, e, svc, n)
 			switch how {
 			case "purged":
 				if err := stream.Purge(ctx); err != nil {
@@ -278,6 +256,37 @@ func TestResumeLostItems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queuedBatch submits a batch of n items to svc and waits until the work
+// stream holds its n messages and the job's enqueue intent is closed (the
+// resumer looks only at enqueued jobs; a claim far in the future finds no
+// open intent). It returns the job and the stream, on a connection of its
+// own.
+func queuedBatch(t *testing.T, e *env, svc *jobs.Service, n int) (jobs.Job, jetstream.JetStream, jetstream.Stream) {
+	t.Helper()
+	ctx := context.Background()
+	_, js, err := natsconn.Connect(e.url, "jobs-test-queued")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs(n)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := js.Stream(ctx, e.names.WorkStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "items queued", 5*time.Second, func() bool {
+		info, err := stream.Info(ctx)
+		return err == nil && info.State.Msgs == uint64(n)
+	})
+	waitFor(t, "enqueue intent closed", 5*time.Second, func() bool {
+		open, err := e.store.ClaimUnenqueued(ctx, e.clock.Now().Add(24*time.Hour), jobs.EnqueueLease, 20)
+		return err == nil && len(open) == 0
+	})
+	return j, js, stream
 }
 
 // exhaust takes two deliveries of each of the n queued work messages and
@@ -327,18 +336,7 @@ func TestDiscardLeftovers(t *testing.T) {
 	e := newEnv(t)
 	conv := &fakeConverter{}
 	svc := e.service(t, conv, func(c *jobs.Config) { c.MaxDeliver, c.AckWait = 2, 300*time.Millisecond })
-	_, js, err := natsconn.Connect(e.url, "jobs-test-leftovers")
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs(n)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := js.Stream(ctx, e.names.WorkStream)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, js, stream := queuedBatch(t, e, svc, n)
 	stored := func() uint64 {
 		info, err := stream.Info(ctx)
 		if err != nil {
@@ -346,11 +344,6 @@ func TestDiscardLeftovers(t *testing.T) {
 		}
 		return info.State.Msgs
 	}
-	waitFor(t, "items queued", 5*time.Second, func() bool { return stored() == n })
-	waitFor(t, "enqueue intent closed", 5*time.Second, func() bool {
-		open, err := e.store.ClaimUnenqueued(ctx, e.clock.Now().Add(24*time.Hour), jobs.EnqueueLease, 20)
-		return err == nil && len(open) == 0
-	})
 	if got, err := svc.DiscardLeftovers(ctx); got != 0 || err != nil {
 		t.Fatalf("discarded %d (%v) while every message is still to be delivered", got, err)
 	}
@@ -409,22 +402,7 @@ func TestDiscardLeftoversAwaitingAnAck(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	svc := e.service(t, &fakeConverter{}, nil)
-	_, js, err := natsconn.Connect(e.url, "jobs-test-leftovers-ack")
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "camt.053", Messages: msgs(2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := js.Stream(ctx, e.names.WorkStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "items queued", 5*time.Second, func() bool {
-		info, err := stream.Info(ctx)
-		return err == nil && info.State.Msgs == 2
-	})
+	j, js, stream := queuedBatch(t, e, svc, 2)
 	// Both delivered, neither acknowledged (the acknowledgements lost).
 	cons, err := natsqueue.New(js, e.names).WorkConsumer(ctx, jobs.WorkConsumerConfig{AckWait: time.Minute, MaxDeliver: 20})
 	if err != nil {
