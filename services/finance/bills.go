@@ -39,7 +39,7 @@ func UpcomingBills(rules []RecurringRule, today time.Time, daysAhead int) []Upco
 		if !r.IsActive || r.StreamType != StreamOutflow {
 			continue
 		}
-		for d, n := Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = nextOccurrence(d, r.Frequency), n+1 {
+		for d, n := Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = NextOccurrence(d, r.Frequency), n+1 {
 			if d.Before(today) {
 				continue
 			}
@@ -78,7 +78,7 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int
 	case daysAhead < 0 || daysAhead > MaxBillsDaysAhead:
 		return res, Invalid("days_ahead", "days_ahead must be between 1 and 365")
 	}
-	rules, err := s.recurringRules(ctx, c.UserID)
+	rules, err := s.RecurringRules(ctx, c.UserID)
 	if err != nil {
 		return res, err
 	}

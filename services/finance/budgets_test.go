@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
@@ -19,7 +20,7 @@ func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 // reconcile recomputes every figure of a progress answer from what
 // GET /v1/transactions and GET /v1/categories show the same caller, by the
 // rules of services/finance/README.md, and fails on any difference.
-func reconcile(t *testing.T, e env, c finance.Caller, b finance.Budget, p finance.BudgetProgress) {
+func reconcile(t *testing.T, e env, c finance.Caller, b budgets.Budget, p budgets.BudgetProgress) {
 	t.Helper()
 	ctx := context.Background()
 	cats, err := e.svc.ListCategories(ctx, c)
@@ -42,7 +43,7 @@ func reconcile(t *testing.T, e env, c finance.Caller, b finance.Budget, p financ
 	var anomalyTotal decimal.Decimal
 	for _, a := range p.Anomalies {
 		anomalyTotal = anomalyTotal.Add(a.Amount)
-		if a.Status == finance.AnomalyCovered {
+		if a.Status == budgets.AnomalyCovered {
 			covered[a.TransactionID] = true
 		}
 	}
@@ -94,7 +95,7 @@ func reconcile(t *testing.T, e env, c finance.Caller, b finance.Budget, p financ
 	if !total.Equal(p.TotalSpent) {
 		t.Errorf("%s total_spent %s, groups sum to %s", p.PeriodLabel, p.TotalSpent, total)
 	}
-	if b.HasFeature(finance.FeatureAssignAll) {
+	if b.HasFeature(budgets.FeatureAssignAll) {
 		remaining = p.ExpectedIncome.Sub(p.TotalAllocated)
 	}
 	if !remaining.Equal(p.Remaining) {
@@ -108,12 +109,12 @@ func TestProgressReconcilesWithTransactions(t *testing.T) {
 	ids := append([]string{e.demo.Budgets.Active}, e.demo.Budgets.Archived...)
 	for _, c := range []finance.Caller{e.read, e.redacted} {
 		for _, id := range ids {
-			b, err := e.svc.GetBudget(ctx, c, id)
+			b, err := e.budgets.GetBudget(ctx, c, id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, month := range []string{"", "2026-04", "2026-01", "2025-11", "2025-06"} {
-				res, err := e.svc.GetBudgetProgress(ctx, c, id, month)
+				res, err := e.budgets.GetBudgetProgress(ctx, c, id, month)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -130,12 +131,12 @@ func TestProgressOfEachMethodReconciles(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	confirm := true
-	for _, m := range finance.Methods {
-		sw, err := e.svc.SwitchBudgetMethod(ctx, e.write, m, &confirm)
+	for _, m := range budgets.Methods {
+		sw, err := e.budgets.SwitchBudgetMethod(ctx, e.write, m, &confirm)
 		if err != nil {
 			t.Fatal(m, err)
 		}
-		b, err := e.svc.GetBudget(ctx, e.write, sw.Data.NewBudgetID)
+		b, err := e.budgets.GetBudget(ctx, e.write, sw.Data.NewBudgetID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestProgressOfEachMethodReconciles(t *testing.T) {
 			t.Fatalf("%s: %+v", m, b.Data.Budget)
 		}
 		for _, month := range []string{"", "2026-03"} {
-			res, err := e.svc.GetBudgetProgress(ctx, e.write, sw.Data.NewBudgetID, month)
+			res, err := e.budgets.GetBudgetProgress(ctx, e.write, sw.Data.NewBudgetID, month)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +156,7 @@ func TestProgressOfEachMethodReconciles(t *testing.T) {
 func TestDemoProgress(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	res, err := e.svc.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "")
+	res, err := e.budgets.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,16 +164,16 @@ func TestDemoProgress(t *testing.T) {
 	if !p.IsCurrentPeriod || p.PeriodLabel != "May 2026" || p.PeriodStart != date("2026-05-01") || p.PeriodEnd != date("2026-06-01") {
 		t.Fatalf("period: %+v", p)
 	}
-	status := map[string]finance.BudgetAnomaly{}
+	status := map[string]budgets.BudgetAnomaly{}
 	for _, a := range p.Anomalies {
 		status[a.TransactionID] = a
 	}
 	apple, costco := status[e.demo.Budgets.Anomalies["apple"]], status[e.demo.Budgets.Anomalies["costco"]]
-	if apple.Status != finance.AnomalyCovered || apple.CoveredByGoal != e.demo.Budgets.Goals["laptop"] ||
+	if apple.Status != budgets.AnomalyCovered || apple.CoveredByGoal != e.demo.Budgets.Goals["laptop"] ||
 		apple.CoveredByPlanLine != "MacBook Pro" || !apple.Amount.Equal(dec("1899")) {
 		t.Errorf("apple anomaly: %+v", apple)
 	}
-	if costco.Status != finance.AnomalyFlagged || costco.CoveredByGoal != "" {
+	if costco.Status != budgets.AnomalyFlagged || costco.CoveredByGoal != "" {
 		t.Errorf("costco anomaly: %+v", costco)
 	}
 	var rollover bool
@@ -183,7 +184,7 @@ func TestDemoProgress(t *testing.T) {
 		t.Error("envelope budget carried nothing over")
 	}
 	// The previous period's remaining is this period's rollover.
-	prev, err := e.svc.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2026-04")
+	prev, err := e.budgets.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2026-04")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,11 +201,11 @@ func TestDemoProgress(t *testing.T) {
 func TestPastPeriodsAreFrozen(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	before, err := e.svc.GetBudgetProgress(ctx, e.write, e.demo.Budgets.Active, "2026-04")
+	before, err := e.budgets.GetBudgetProgress(ctx, e.write, e.demo.Budgets.Active, "2026-04")
 	if err != nil {
 		t.Fatal(err)
 	}
-	current, err := e.svc.GetBudgetProgress(ctx, e.write, e.demo.Budgets.Active, "")
+	current, err := e.budgets.GetBudgetProgress(ctx, e.write, e.demo.Budgets.Active, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,14 +220,14 @@ func TestPastPeriodsAreFrozen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	after, err := e.svc.GetBudgetProgress(ctx, e.write, e.demo.Budgets.Active, "2026-04")
+	after, err := e.budgets.GetBudgetProgress(ctx, e.write, e.demo.Budgets.Active, "2026-04")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !after.Data.TotalSpent.Equal(before.Data.TotalSpent) {
 		t.Errorf("frozen April moved: %s → %s", before.Data.TotalSpent, after.Data.TotalSpent)
 	}
-	moved, err := e.svc.GetBudgetProgress(ctx, e.write, e.demo.Budgets.Active, "")
+	moved, err := e.budgets.GetBudgetProgress(ctx, e.write, e.demo.Budgets.Active, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,30 +246,45 @@ func TestBudgetInputErrors(t *testing.T) {
 		typ   problem.Type
 		field string
 	}{
-		{"bad id", func() error { _, err := e.svc.GetBudget(ctx, e.read, "nope"); return err }, problem.InvalidInput, "id"},
-		{"unknown id", func() error { _, err := e.svc.GetBudget(ctx, e.read, uuid.NewString()); return err }, problem.NotFound, ""},
+		{"bad id", func() error { _, err := e.budgets.GetBudget(ctx, e.read, "nope"); return err }, problem.InvalidInput, "id"},
+		{"unknown id", func() error { _, err := e.budgets.GetBudget(ctx, e.read, uuid.NewString()); return err }, problem.NotFound, ""},
 		{"month shape", func() error {
-			_, err := e.svc.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2026-5")
+			_, err := e.budgets.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2026-5")
 			return err
 		}, problem.InvalidInput, "month"},
 		{"month 13", func() error {
-			_, err := e.svc.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2026-13")
+			_, err := e.budgets.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2026-13")
 			return err
 		}, problem.InvalidInput, "month"},
 		{"month far ahead", func() error {
-			_, err := e.svc.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2027-06")
+			_, err := e.budgets.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2027-06")
 			return err
 		}, problem.InvalidInput, "month"},
-		{"switch without method", func() error { _, err := e.svc.SwitchBudgetMethod(ctx, e.write, "", &yes); return err }, problem.InvalidInput, "method"},
-		{"switch unknown method", func() error { _, err := e.svc.SwitchBudgetMethod(ctx, e.write, "yolo", &yes); return err }, problem.InvalidInput, "method"},
-		{"switch confirm false", func() error { _, err := e.svc.SwitchBudgetMethod(ctx, e.write, finance.MethodKakeibo, &no); return err }, problem.InvalidInput, "confirm"},
-		{"switch confirm absent", func() error { _, err := e.svc.SwitchBudgetMethod(ctx, e.write, finance.MethodKakeibo, nil); return err }, problem.InvalidInput, "confirm"},
-		{"switch read-only grant", func() error { _, err := e.svc.SwitchBudgetMethod(ctx, e.read, finance.MethodKakeibo, &yes); return err }, problem.WritesDisabled, ""},
-		{"goal bad id", func() error { _, err := e.svc.GetGoal(ctx, e.read, "x"); return err }, problem.InvalidInput, "id"},
-		{"goal unknown", func() error { _, err := e.svc.GetGoal(ctx, e.read, uuid.NewString()); return err }, problem.NotFound, ""},
-		{"goals page_size", func() error { _, err := e.svc.ListGoals(ctx, e.read, finance.PageQuery{PageSize: size(0)}); return err }, problem.InvalidInput, "page_size"},
-		{"goals cursor", func() error { _, err := e.svc.ListGoals(ctx, e.read, finance.PageQuery{Cursor: "abc"}); return err }, problem.InvalidInput, "cursor"},
-		{"budgets cursor", func() error { _, err := e.svc.ListBudgets(ctx, e.read, finance.PageQuery{Cursor: "abc"}); return err }, problem.InvalidInput, "cursor"},
+		{"switch without method", func() error { _, err := e.budgets.SwitchBudgetMethod(ctx, e.write, "", &yes); return err }, problem.InvalidInput, "method"},
+		{"switch unknown method", func() error { _, err := e.budgets.SwitchBudgetMethod(ctx, e.write, "yolo", &yes); return err }, problem.InvalidInput, "method"},
+		{"switch confirm false", func() error {
+			_, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodKakeibo, &no)
+			return err
+		}, problem.InvalidInput, "confirm"},
+		{"switch confirm absent", func() error {
+			_, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodKakeibo, nil)
+			return err
+		}, problem.InvalidInput, "confirm"},
+		{"switch read-only grant", func() error {
+			_, err := e.budgets.SwitchBudgetMethod(ctx, e.read, budgets.MethodKakeibo, &yes)
+			return err
+		}, problem.WritesDisabled, ""},
+		{"goal bad id", func() error { _, err := e.budgets.GetGoal(ctx, e.read, "x"); return err }, problem.InvalidInput, "id"},
+		{"goal unknown", func() error { _, err := e.budgets.GetGoal(ctx, e.read, uuid.NewString()); return err }, problem.NotFound, ""},
+		{"goals page_size", func() error {
+			_, err := e.budgets.ListGoals(ctx, e.read, finance.PageQuery{PageSize: size(0)})
+			return err
+		}, problem.InvalidInput, "page_size"},
+		{"goals cursor", func() error { _, err := e.budgets.ListGoals(ctx, e.read, finance.PageQuery{Cursor: "abc"}); return err }, problem.InvalidInput, "cursor"},
+		{"budgets cursor", func() error {
+			_, err := e.budgets.ListBudgets(ctx, e.read, finance.PageQuery{Cursor: "abc"})
+			return err
+		}, problem.InvalidInput, "cursor"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { wantProblem(t, tc.call(), tc.typ, tc.field) })
@@ -279,26 +295,26 @@ func TestSwitchBudgetMethod(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	yes := true
-	first, err := e.svc.SwitchBudgetMethod(ctx, e.write, finance.MethodZeroBased, &yes)
+	first, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodZeroBased, &yes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !first.Data.PreviousBudgetArchived {
 		t.Fatal("the demo's active budget was not archived")
 	}
-	old, err := e.svc.GetBudget(ctx, e.read, e.demo.Budgets.Active)
+	old, err := e.budgets.GetBudget(ctx, e.read, e.demo.Budgets.Active)
 	if err != nil || old.Data.IsActive || old.Data.ArchivedAt == nil {
 		t.Fatalf("previous budget: %+v %v", old.Data.Budget, err)
 	}
-	second, err := e.svc.SwitchBudgetMethod(ctx, e.write, finance.MethodFiftyThirtyTwenty, &yes)
+	second, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodFiftyThirtyTwenty, &yes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	made, err := e.svc.GetBudget(ctx, e.read, first.Data.NewBudgetID)
+	made, err := e.budgets.GetBudget(ctx, e.read, first.Data.NewBudgetID)
 	if err != nil || made.Data.IsActive {
 		t.Fatalf("the first switch's budget should be archived: %+v %v", made.Data.Budget, err)
 	}
-	list, err := e.svc.ListBudgets(ctx, e.read, finance.PageQuery{})
+	list, err := e.budgets.ListBudgets(ctx, e.read, finance.PageQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,15 +329,15 @@ func TestSwitchBudgetMethod(t *testing.T) {
 	}
 	// 50/30/20 is a rule set: three percent groups of income.
 	b := list.Data[0]
-	if len(b.Groups) != 3 || b.Groups[0].AllocationType != finance.AllocPercent || !b.Groups[0].AllocationValue.Equal(dec("50")) ||
-		!finance.MetaFor(b.MethodType).HasFixedGroups {
+	if len(b.Groups) != 3 || b.Groups[0].AllocationType != budgets.AllocPercent || !b.Groups[0].AllocationValue.Equal(dec("50")) ||
+		!budgets.MetaFor(b.MethodType).HasFixedGroups {
 		t.Fatalf("50/30/20 groups: %+v", b.Groups)
 	}
 	// Pages: one budget at a time, active first.
 	var seen []string
 	q := finance.PageQuery{PageSize: size(1)}
 	for {
-		page, err := e.svc.ListBudgets(ctx, e.read, q)
+		page, err := e.budgets.ListBudgets(ctx, e.read, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +358,7 @@ func TestBudgetPrivacy(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	health := e.demo.CategoryIDs["Health"]
-	b, err := e.svc.GetBudget(ctx, e.redacted, e.demo.Budgets.Active)
+	b, err := e.budgets.GetBudget(ctx, e.redacted, e.demo.Budgets.Active)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,12 +372,12 @@ func TestBudgetPrivacy(t *testing.T) {
 			}
 		}
 	}
-	if _, err := e.svc.GetGoal(ctx, e.redacted, e.demo.Budgets.Goals["retirement"]); err == nil {
+	if _, err := e.budgets.GetGoal(ctx, e.redacted, e.demo.Budgets.Goals["retirement"]); err == nil {
 		t.Error("a goal linked only to an excluded account is shown")
 	} else {
 		wantProblem(t, err, problem.NotFound, "")
 	}
-	goals, err := e.svc.ListGoals(ctx, e.redacted, finance.PageQuery{})
+	goals, err := e.budgets.ListGoals(ctx, e.redacted, finance.PageQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +397,7 @@ func TestGoals(t *testing.T) {
 	var ids []string
 	q := finance.PageQuery{PageSize: size(2)}
 	for {
-		page, err := e.svc.ListGoals(ctx, e.read, q)
+		page, err := e.budgets.ListGoals(ctx, e.read, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -397,7 +413,7 @@ func TestGoals(t *testing.T) {
 	if !slices.Equal(ids, []string{g["emergency"], g["laptop"], g["mortgage"], g["retirement"], g["japan"]}) {
 		t.Fatalf("goal order: %v", ids)
 	}
-	laptop, err := e.svc.GetGoal(ctx, e.read, g["laptop"])
+	laptop, err := e.budgets.GetGoal(ctx, e.read, g["laptop"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +424,7 @@ func TestGoals(t *testing.T) {
 		p.ProjectedCompletionDate == nil || *p.ProjectedCompletionDate != date("2026-11-20") {
 		t.Errorf("laptop progress: %+v", p)
 	}
-	emergency, err := e.svc.GetGoal(ctx, e.read, g["emergency"])
+	emergency, err := e.budgets.GetGoal(ctx, e.read, g["emergency"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,8 +435,8 @@ func TestGoals(t *testing.T) {
 	if !emergency.Data.Progress.CurrentAmount.Equal(acct.Data.Balance.Amount) || emergency.Data.AccountLinks[0].AccountType != finance.AccountDepository {
 		t.Errorf("account-driven current %s, balance %s", emergency.Data.Progress.CurrentAmount, acct.Data.Balance.Amount)
 	}
-	japan, err := e.svc.GetGoal(ctx, e.read, g["japan"])
-	if err != nil || japan.Data.Status != finance.GoalCompleted || japan.Data.CompletedAt == nil {
+	japan, err := e.budgets.GetGoal(ctx, e.read, g["japan"])
+	if err != nil || japan.Data.Status != budgets.GoalCompleted || japan.Data.CompletedAt == nil {
 		t.Fatalf("japan: %+v %v", japan.Data.Goal, err)
 	}
 }
@@ -430,34 +446,34 @@ func TestGoalCompletesWhenReached(t *testing.T) {
 	e := newEnv(t, func() time.Time { return clock })
 	ctx := context.Background()
 	id := uuid.NewString()
-	if err := e.store.CreateGoal(ctx, finance.Goal{ID: id, UserID: e.demo.UserID, Name: "Cushion", GoalType: finance.GoalSavings,
-		Status: finance.GoalActive, TargetAmount: dec("1000"), Currency: "USD", TrackingMode: finance.TrackAccountDriven,
-		AccountLinks: []finance.GoalAccountLink{{AccountID: e.demo.AccountIDs.Savings, LinkRole: finance.LinkRoleFunding}},
+	if err := e.store.CreateGoal(ctx, budgets.Goal{ID: id, UserID: e.demo.UserID, Name: "Cushion", GoalType: budgets.GoalSavings,
+		Status: budgets.GoalActive, TargetAmount: dec("1000"), Currency: "USD", TrackingMode: budgets.TrackAccountDriven,
+		AccountLinks: []budgets.GoalAccountLink{{AccountID: e.demo.AccountIDs.Savings, LinkRole: budgets.LinkRoleFunding}},
 		Version:      1, CreatedAt: now, UpdatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	// Under a filtered grant nothing is recorded.
-	if res, err := e.svc.GetGoal(ctx, e.redacted, id); err != nil || res.Data.CompletedAt != nil {
+	if res, err := e.budgets.GetGoal(ctx, e.redacted, id); err != nil || res.Data.CompletedAt != nil {
 		t.Fatalf("filtered view: %+v %v", res.Data.Goal, err)
 	}
-	res, err := e.svc.GetGoal(ctx, e.read, id)
-	if err != nil || res.Data.Status != finance.GoalCompleted || res.Data.CompletedAt == nil {
+	res, err := e.budgets.GetGoal(ctx, e.read, id)
+	if err != nil || res.Data.Status != budgets.GoalCompleted || res.Data.CompletedAt == nil {
 		t.Fatalf("reached goal: %+v %v", res.Data.Goal, err)
 	}
 	clock = now.Add(time.Hour)
-	again, err := e.svc.GetGoal(ctx, e.read, id)
+	again, err := e.budgets.GetGoal(ctx, e.read, id)
 	if err != nil || !again.Data.CompletedAt.Equal(*res.Data.CompletedAt) {
 		t.Fatalf("completed_at moved: %v → %v", res.Data.CompletedAt, again.Data.CompletedAt)
 	}
 }
 
 func TestPeriods(t *testing.T) {
-	monthly := finance.Budget{PeriodType: finance.PeriodMonthly}
-	payday := finance.Budget{PeriodType: finance.PeriodMonthlyAnchored, PeriodAnchorDay: 25}
-	biweekly := finance.Budget{PeriodType: finance.PeriodBiweekly, PeriodAnchorDate: date("2026-01-05")}
+	monthly := budgets.Budget{PeriodType: budgets.PeriodMonthly}
+	payday := budgets.Budget{PeriodType: budgets.PeriodMonthlyAnchored, PeriodAnchorDay: 25}
+	biweekly := budgets.Budget{PeriodType: budgets.PeriodBiweekly, PeriodAnchorDate: date("2026-01-05")}
 	cases := []struct {
 		name              string
-		b                 finance.Budget
+		b                 budgets.Budget
 		day               string
 		start, end, label string
 	}{
@@ -486,7 +502,7 @@ func TestPeriods(t *testing.T) {
 		})
 	}
 	starting := []struct {
-		b     finance.Budget
+		b     budgets.Budget
 		month time.Month
 		start string
 	}{
@@ -517,7 +533,7 @@ func TestAnomalyThreshold(t *testing.T) {
 		for _, s := range tc.history {
 			h = append(h, dec(s))
 		}
-		if got := finance.AnomalyThreshold(h); !got.Equal(dec(tc.want)) {
+		if got := budgets.AnomalyThreshold(h); !got.Equal(dec(tc.want)) {
 			t.Errorf("threshold of %v = %s, want %s", tc.history, got, tc.want)
 		}
 	}
@@ -536,29 +552,29 @@ func TestComputeGoalProgress(t *testing.T) {
 	}
 	cases := []struct {
 		name                   string
-		goal                   finance.Goal
-		facts                  finance.GoalFacts
+		goal                   budgets.Goal
+		facts                  budgets.GoalFacts
 		remaining, pct         string
 		need, short, projected string // "" = absent
 		days                   int
 	}{
-		{"on track", finance.Goal{TargetAmount: dec("1200"), Currency: "USD", TargetDate: &target},
-			finance.GoalFacts{Current: dec("600"), MonthlyContributions: months("100", "100", "100")},
+		{"on track", budgets.Goal{TargetAmount: dec("1200"), Currency: "USD", TargetDate: &target},
+			budgets.GoalFacts{Current: dec("600"), MonthlyContributions: months("100", "100", "100")},
 			"600", "50", "100", "0", "2026-11-20", 184},
-		{"behind", finance.Goal{TargetAmount: dec("1000"), Currency: "USD", TargetDate: &target},
-			finance.GoalFacts{Current: dec("0"), MonthlyContributions: months("50", "0", "40")},
+		{"behind", budgets.Goal{TargetAmount: dec("1000"), Currency: "USD", TargetDate: &target},
+			budgets.GoalFacts{Current: dec("0"), MonthlyContributions: months("50", "0", "40")},
 			"1000", "0", "166.67", "136.67", "2029-03-20", 184},
-		{"no rate: no projection", finance.Goal{TargetAmount: dec("1000"), Currency: "USD", TargetDate: &target},
-			finance.GoalFacts{Current: dec("100"), MonthlyContributions: months("-20", "10", "0")},
+		{"no rate: no projection", budgets.Goal{TargetAmount: dec("1000"), Currency: "USD", TargetDate: &target},
+			budgets.GoalFacts{Current: dec("100"), MonthlyContributions: months("-20", "10", "0")},
 			"900", "10", "150", "153.33", "", 184}, // money leaving adds to the shortfall
-		{"target date passed", finance.Goal{TargetAmount: dec("1000"), Currency: "USD", TargetDate: &past},
-			finance.GoalFacts{Current: dec("250")}, "750", "25", "750", "750", "", 0},
-		{"reached", finance.Goal{TargetAmount: dec("500"), Currency: "USD"},
-			finance.GoalFacts{Current: dec("650"), MonthlyContributions: months("100", "100", "100")}, "0", "130", "", "", "", -1},
+		{"target date passed", budgets.Goal{TargetAmount: dec("1000"), Currency: "USD", TargetDate: &past},
+			budgets.GoalFacts{Current: dec("250")}, "750", "25", "750", "750", "", 0},
+		{"reached", budgets.Goal{TargetAmount: dec("500"), Currency: "USD"},
+			budgets.GoalFacts{Current: dec("650"), MonthlyContributions: months("100", "100", "100")}, "0", "130", "", "", "", -1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := finance.ComputeGoalProgress(tc.goal, tc.facts, today)
+			p := budgets.ComputeGoalProgress(tc.goal, tc.facts, today)
 			if !p.RemainingAmount.Equal(dec(tc.remaining)) || !p.ProgressPct.Equal(dec(tc.pct)) {
 				t.Errorf("remaining %s pct %s", p.RemainingAmount, p.ProgressPct)
 			}
@@ -596,12 +612,12 @@ func TestProgressInvariants(t *testing.T) {
 		{ID: "other", Name: "Other", TypeTag: finance.CategoryExpense},
 	}
 	catIDs := []string{"pay", "food", "cafe", "fun", "save", "other", ""}
-	period := finance.Budget{PeriodType: finance.PeriodMonthly}.PeriodContaining(date("2026-05-10"))
+	period := budgets.Budget{PeriodType: budgets.PeriodMonthly}.PeriodContaining(date("2026-05-10"))
 	for seed := uint64(0); seed < 300; seed++ {
 		r := rand.New(rand.NewPCG(seed, 99))
-		method := finance.Methods[r.IntN(len(finance.Methods))]
+		method := budgets.Methods[r.IntN(len(budgets.Methods))]
 		n := 0
-		b := finance.NewBudget(finance.BudgetTemplate{Method: method, UserID: "u", Currency: "USD", Categories: cats,
+		b := budgets.NewBudget(budgets.BudgetTemplate{Method: method, UserID: "u", Currency: "USD", Categories: cats,
 			MonthlySpend: map[string]decimal.Decimal{"food": decimal.New(r.Int64N(100000), -2), "fun": decimal.New(r.Int64N(50000), -2)},
 			NewID:        func() string { n++; return string(rune('a'+n%26)) + uuid.NewString() }, Now: date("2026-01-01")})
 		if r.IntN(2) == 0 {
@@ -626,20 +642,20 @@ func TestProgressInvariants(t *testing.T) {
 		for i := 0; i < r.IntN(200); i++ {
 			history = append(history, mk(period.Start.AddDate(0, 0, -1-r.IntN(180))))
 		}
-		goals := []finance.Goal{{ID: "g", Status: finance.GoalActive, SpendingPlan: []finance.GoalPlanLine{
+		goals := []budgets.Goal{{ID: "g", Status: budgets.GoalActive, SpendingPlan: []budgets.GoalPlanLine{
 			{Name: "line", CategoryID: "food", PlannedAmount: decimal.New(r.Int64N(50000), -2)}}}}
 		rollover := map[string]decimal.Decimal{}
 		for _, g := range b.Groups {
 			rollover[g.ID] = decimal.New(r.Int64N(20000)-10000, -2)
 		}
-		p := finance.ComputeProgress(finance.ProgressInput{Budget: b, Period: period, Today: date("2026-05-10"),
+		p := budgets.ComputeProgress(budgets.ProgressInput{Budget: b, Period: period, Today: date("2026-05-10"),
 			Categories: cats, Rows: rows, History: history, Goals: goals, Rollover: rollover})
 
 		covered := map[string]decimal.Decimal{}
 		var anomalies decimal.Decimal
 		for _, a := range p.Anomalies {
 			anomalies = anomalies.Add(a.Amount)
-			if a.Status == finance.AnomalyCovered {
+			if a.Status == budgets.AnomalyCovered {
 				covered[a.TransactionID] = a.Amount
 			}
 		}
@@ -694,7 +710,7 @@ func TestProgressInvariants(t *testing.T) {
 		if !p.TotalIncome.Equal(income) || !p.AnomalyTotal.Equal(anomalies) || !p.TotalAllocated.Equal(allocated) {
 			t.Fatalf("seed %d %s: income %s/%s anomalies %s/%s", seed, method, p.TotalIncome, income, p.AnomalyTotal, anomalies)
 		}
-		if !b.HasFeature(finance.FeatureAssignAll) && !p.Remaining.Equal(remaining) {
+		if !b.HasFeature(budgets.FeatureAssignAll) && !p.Remaining.Equal(remaining) {
 			t.Fatalf("seed %d %s: remaining %s, groups %s", seed, method, p.Remaining, remaining)
 		}
 	}

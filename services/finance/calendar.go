@@ -26,6 +26,11 @@ func ParseDate(s string) (time.Time, error) {
 	return time.ParseInLocation(DateLayout, s, time.UTC)
 }
 
+// MaxFutureMonths is how far ahead a ?month of budget progress or the month
+// summary may look: a year past the current period (budgets see upcoming
+// recurring outflows only).
+const MaxFutureMonths = 12
+
 var monthParam = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})$`)
 
 // ParseMonth reads ?month=YYYY-MM.
@@ -42,9 +47,9 @@ func ParseMonth(s string) (int, time.Month, error) {
 	return y, time.Month(mo), nil
 }
 
-// nextOccurrence steps a recurring date by its frequency. Semi-monthly
+// NextOccurrence steps a recurring date by its frequency. Semi-monthly
 // dates fall on the 15th and the month's last day.
-func nextOccurrence(d time.Time, freq string) time.Time {
+func NextOccurrence(d time.Time, freq string) time.Time {
 	switch freq {
 	case FrequencyWeekly:
 		return d.AddDate(0, 0, 7)

@@ -264,7 +264,7 @@ func (s *Service) categoryResult(ctx context.Context, c Caller, id string) (Resu
 
 func categoryName(name string) (string, error) {
 	name = strings.TrimSpace(name)
-	if n := utf8.RuneCountInString(name); n == 0 || n > MaxCategoryName || !printable(name) {
+	if n := utf8.RuneCountInString(name); n == 0 || n > MaxCategoryName || !Printable(name) {
 		return "", Invalid("name", "name is required: 1 to 64 printable characters")
 	}
 	return name, nil
@@ -311,7 +311,9 @@ func (s *Service) ListCategories(ctx context.Context, c Caller) (Page[Category],
 	return page, nil
 }
 
-func (s *Service) visibleCategories(ctx context.Context, c Caller, sc Scope) ([]Category, error) {
+// VisibleCategories are the system categories and the user's own that the
+// grant shows (budgets and goals read them).
+func (s *Service) VisibleCategories(ctx context.Context, c Caller, sc Scope) ([]Category, error) {
 	all, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
 		return nil, Internal("list categories", err)

@@ -40,9 +40,9 @@ type FlowQuery struct {
 	ExcludeCategoryIDs []string
 }
 
-// endOfTime bounds a flow range that has no end: PostgreSQL's dates reach
+// EndOfTime bounds a flow range that has no end: PostgreSQL's dates reach
 // further, but no row is dated after it.
-var endOfTime = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+var EndOfTime = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
 // FlowStore sums rows in the store, so budgets, goals and the reports read
 // a few hundred totals instead of a month or a year of rows (embedded in

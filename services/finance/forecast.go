@@ -74,7 +74,7 @@ func ForecastCashFlow(rules []RecurringRule, starting *decimal.Decimal, currency
 			continue
 		}
 		var next time.Time
-		for d, n := Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = nextOccurrence(d, r.Frequency), n+1 {
+		for d, n := Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = NextOccurrence(d, r.Frequency), n+1 {
 			if !d.After(today) {
 				continue
 			}
@@ -199,7 +199,7 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 	if known {
 		starting = &sum
 	}
-	rules, err := s.recurringRules(ctx, c.UserID)
+	rules, err := s.RecurringRules(ctx, c.UserID)
 	if err != nil {
 		return res, err
 	}

@@ -49,9 +49,9 @@ var maxAmount = decimal.New(1, 12)
 // separators.
 var unsignedDecimal = regexp.MustCompile(`^[0-9]{1,13}(\.[0-9]{1,6})?$`)
 
-// parseAmount reads a non-negative amount of the currency: a plain decimal
+// ParseAmount reads a non-negative amount of the currency: a plain decimal
 // with at most the currency's minor-unit places, below 10^12.
-func parseAmount(s, field, currency string) (decimal.Decimal, error) {
+func ParseAmount(s, field, currency string) (decimal.Decimal, error) {
 	if !unsignedDecimal.MatchString(s) {
 		return decimal.Zero, Invalid(field, field+` must be a non-negative decimal string such as "250.00"`)
 	}

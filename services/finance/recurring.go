@@ -225,10 +225,10 @@ func detectGroup(rows []BudgetRow, ix []int32, today time.Time) (DetectedStream,
 	for i := len(best.idx) - 1; i >= 0; i-- {
 		s.TransactionIDs = append(s.TransactionIDs, g(best.idx[i]).ID)
 	}
-	s.NextExpectedDate = nextOccurrence(s.LastDate, s.Frequency)
+	s.NextExpectedDate = NextOccurrence(s.LastDate, s.Frequency)
 	grace := best.cad.hi - int(best.cad.nominal)
 	switch {
-	case today.After(nextOccurrence(s.NextExpectedDate, s.Frequency).AddDate(0, 0, grace)):
+	case today.After(NextOccurrence(s.NextExpectedDate, s.Frequency).AddDate(0, 0, grace)):
 		s.Status = StreamStale
 	case len(best.idx) < MatureStreamOccurrences:
 		s.Status = StreamEarly

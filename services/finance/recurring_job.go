@@ -128,7 +128,7 @@ func (s *Service) RunRecurring(ctx context.Context, every time.Duration) {
 	}
 }
 
-// recurringRules is the user's recurring rules for a read (bills, the
+// RecurringRules is the user's recurring rules for a read (bills, the
 // forecast, budget progress): what the last detection stored, so reads lag
 // a sync by up to one run of the job. The exception is a user who is due
 // and was never detected (no rule carries a detection status, e.g. right
@@ -136,7 +136,7 @@ func (s *Service) RunRecurring(ctx context.Context, every time.Duration) {
 // answer there would look like "no bills" rather than "not yet". A failed
 // detection there is logged and the stored rules are answered; the job
 // retries.
-func (s *Service) recurringRules(ctx context.Context, userID string) ([]RecurringRule, error) {
+func (s *Service) RecurringRules(ctx context.Context, userID string) ([]RecurringRule, error) {
 	rules, err := s.store.ListRecurringRules(ctx, userID)
 	if err != nil {
 		return nil, Internal("list recurring rules", err)

@@ -37,7 +37,7 @@ type RecurringStore interface {
 //
 // It runs off the sync path: a bank sync that changed rows marks the user
 // due (UpsertProviderTransactions), and the recurring job (DetectDue) or
-// the first read of a user never detected (recurringRules) runs it. It
+// the first read of a user never detected (RecurringRules) runs it. It
 // returns the user's rules as stored.
 func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]RecurringRule, error) {
 	rows, err := s.store.ListBudgetRows(ctx, userID, TransactionFilter{})

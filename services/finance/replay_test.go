@@ -7,6 +7,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 // versioned is one versioned PATCH, driven the same way for every
@@ -40,15 +41,15 @@ var versionedWrites = []versioned{
 	{
 		name: "goal",
 		setup: func(t *testing.T, e env) string {
-			g, err := e.svc.CreateGoal(context.Background(), e.write, finance.GoalInput{Name: sp("Boat"), TargetAmount: sp("5000")})
+			g, err := e.budgets.CreateGoal(context.Background(), e.write, budgets.GoalInput{Name: sp("Boat"), TargetAmount: sp("5000")})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return g.Data.ID
 		},
 		write: func(e env, c finance.Caller, id string, expected int64, body int) (finance.Result[int64], error) {
-			res, err := e.svc.UpdateGoal(context.Background(), c, id, expected,
-				finance.GoalInput{Name: sp(fmt.Sprintf("Boat %d", body))})
+			res, err := e.budgets.UpdateGoal(context.Background(), c, id, expected,
+				budgets.GoalInput{Name: sp(fmt.Sprintf("Boat %d", body))})
 			return finance.Result[int64]{Data: res.Data.Version, Replayed: res.Replayed}, err
 		},
 		stored: func(t *testing.T, e env, id string) int64 {
@@ -63,13 +64,13 @@ var versionedWrites = []versioned{
 		name:  "budget allocations",
 		setup: func(t *testing.T, e env) string { return e.demo.Budgets.Active },
 		write: func(e env, c finance.Caller, id string, expected int64, body int) (finance.Result[int64], error) {
-			b, err := e.svc.GetBudget(context.Background(), e.redacted, id)
+			b, err := e.budgets.GetBudget(context.Background(), e.redacted, id)
 			if err != nil {
 				return finance.Result[int64]{}, err
 			}
 			item := b.Data.Groups[0].Items[0].ID // visible to both grants
-			res, err := e.svc.UpdateBudgetAllocations(context.Background(), c, finance.AllocationUpdate{BudgetID: id,
-				ExpectedVersion: expected, Items: []finance.ItemAllocation{{ID: item, AllocatedAmount: fmt.Sprintf("%d.00", 100+body)}}})
+			res, err := e.budgets.UpdateBudgetAllocations(context.Background(), c, budgets.AllocationUpdate{BudgetID: id,
+				ExpectedVersion: expected, Items: []budgets.ItemAllocation{{ID: item, AllocatedAmount: fmt.Sprintf("%d.00", 100+body)}}})
 			return finance.Result[int64]{Data: res.Data.Version, Replayed: res.Replayed}, err
 		},
 		stored: func(t *testing.T, e env, id string) int64 {

@@ -28,8 +28,6 @@ type Service struct {
 	cursors *cursor.Codec
 	now     Clock
 	log     *slog.Logger
-	// baselines caches budget anomaly baselines (baseline.go).
-	baselines *baselineCache
 }
 
 // NewService returns a Service. cursors signs pagination cursors; every
@@ -41,7 +39,7 @@ func NewService(store Store, cursors *cursor.Codec, clock Clock, log *slog.Logge
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, cursors: cursors, now: clock, log: log, baselines: &baselineCache{}}
+	return &Service{store: store, cursors: cursors, now: clock, log: log}
 }
 
 // Now is the service clock's time.
@@ -63,7 +61,7 @@ type Caller struct {
 	Mode string
 	// CredentialID and IdempotencyKey name a write the edge admitted with an
 	// Idempotency-Key: a create derives its new row's id from them
-	// (derivedID), so a retry whose first answer was lost after the commit
+	// (DerivedID), so a retry whose first answer was lost after the commit
 	// finds that row instead of making a second one.
 	CredentialID   string
 	IdempotencyKey string
@@ -72,11 +70,11 @@ type Caller struct {
 // idNamespace is the UUID namespace of ids derived from idempotency keys.
 var idNamespace = uuid.MustParse("5b0e3c1e-7f4a-4d6e-9d8b-2c61a3f0e9a4")
 
-// derivedID is the id a create under c makes: random without an
+// DerivedID is the id a create under c makes: random without an
 // Idempotency-Key, else a name-based UUID of the key in the scope the edge
 // keys its idempotency records by (the credential, the user and the grant)
 // and of what is created.
-func (c Caller) derivedID(kind string) string {
+func (c Caller) DerivedID(kind string) string {
 	if c.IdempotencyKey == "" {
 		return uuid.NewString()
 	}

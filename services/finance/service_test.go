@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
@@ -27,6 +28,7 @@ const tenant = "3f9d2c4e-8b1a-4c7e-9d2f-5a6b7c8d9e01"
 
 type env struct {
 	svc      *finance.Service
+	budgets  *budgets.Service
 	debt     *debt.Service
 	insights *insights.Service
 	nw       *networth.Service
@@ -50,6 +52,7 @@ func newEnv(t *testing.T, clock finance.Clock) env {
 	svc := finance.NewService(store, cursor.New([]byte("test-key")), clock, nil)
 	return env{
 		svc:      svc,
+		budgets:  budgets.NewService(budgets.Config{Kernel: svc, Store: store}),
 		debt:     debt.NewService(debt.Config{Kernel: svc, Store: store}),
 		insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
 		nw:       networth.NewService(networth.Config{Kernel: svc, Store: store}),

@@ -83,7 +83,6 @@ type Store interface {
 	// ApplySync applies w atomically: all of it or none of it.
 	ApplySync(ctx context.Context, w SyncWrite) error
 
-	BudgetStore       // budget_store.go
 	RecurringStore    // recurring_service.go
 	RecurringDueStore // recurring_job.go
 	FlowStore         // flows.go

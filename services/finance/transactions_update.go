@@ -98,7 +98,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	// normalisation, with expected_version left out (replays checks it).
 	fp := u
 	fp.ExpectedVersion = 0
-	pw, err := newPendingWrite(c, "transaction", fp)
+	pw, err := NewPendingWrite(c, "transaction", fp)
 	if err != nil {
 		return res, Internal("fingerprint transaction update", err)
 	}
@@ -118,7 +118,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 		return res, Internal("get transaction", err)
 	}
 	if old.Version != u.ExpectedVersion {
-		if pw.replays(old.LastWrite, old.Version, u.ExpectedVersion) {
+		if pw.Replays(old.LastWrite, old.Version, u.ExpectedVersion) {
 			// The retry of the write that made this version, whose
 			// answer was lost: answer it again.
 			res = s.txResult(sc, old)
@@ -230,7 +230,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	}
 	t.Version = old.Version + 1
 	t.UpdatedAt = s.now()
-	t.LastWrite = pw.mark(t.Version)
+	t.LastWrite = pw.Mark(t.Version)
 	switch err := s.store.UpdateTransaction(ctx, t, old.Version); {
 	case errors.Is(err, ErrVersionConflict):
 		return res, versionConflict(0)
@@ -292,14 +292,14 @@ func parseUpdate(u TransactionUpdate, now time.Time) (parsedUpdate, error) {
 		}
 	}
 	if u.Merchant != nil {
-		if n := utf8.RuneCountInString(*u.Merchant); n == 0 || n > MaxMerchantLength || !printable(*u.Merchant) {
+		if n := utf8.RuneCountInString(*u.Merchant); n == 0 || n > MaxMerchantLength || !Printable(*u.Merchant) {
 			return p, Invalid("merchant", "merchant must be 1 to 200 printable characters")
 		}
 	}
-	if u.Description != nil && (utf8.RuneCountInString(*u.Description) > MaxDescriptionLength || !printable(*u.Description)) {
+	if u.Description != nil && (utf8.RuneCountInString(*u.Description) > MaxDescriptionLength || !Printable(*u.Description)) {
 		return p, Invalid("description", "description must be at most 1000 printable characters")
 	}
-	if u.Memo != nil && (utf8.RuneCountInString(*u.Memo) > MaxMemoLength || !printable(*u.Memo)) {
+	if u.Memo != nil && (utf8.RuneCountInString(*u.Memo) > MaxMemoLength || !Printable(*u.Memo)) {
 		return p, Invalid("memo", "memo must be at most 1000 printable characters")
 	}
 	if u.Date != nil {
@@ -321,7 +321,7 @@ func parseUpdate(u TransactionUpdate, now time.Time) (parsedUpdate, error) {
 			return p, Invalid("tags", "at most 50 tags")
 		}
 		for _, tag := range *u.Tags {
-			if n := utf8.RuneCountInString(tag); n == 0 || n > MaxTagLength || !printable(tag) {
+			if n := utf8.RuneCountInString(tag); n == 0 || n > MaxTagLength || !Printable(tag) {
 				return p, Invalid("tags", "each tag must be 1 to 64 printable characters")
 			}
 			if !slices.Contains(p.tags, tag) {
@@ -335,7 +335,7 @@ func parseUpdate(u TransactionUpdate, now time.Time) (parsedUpdate, error) {
 		}
 		l := *u.Location
 		for _, part := range []string{l.Street, l.City, l.State, l.PostalCode, l.Country} {
-			if utf8.RuneCountInString(part) > MaxLocationPart || !printable(part) {
+			if utf8.RuneCountInString(part) > MaxLocationPart || !Printable(part) {
 				return p, Invalid("location", "each location component must be at most 200 printable characters")
 			}
 		}
@@ -427,8 +427,9 @@ func equalLocation(a, b *Location) bool {
 	return *a == *b
 }
 
-// printable refuses control characters, which have no place in a label.
-func printable(s string) bool {
+// Printable refuses control characters, which have no place in a label
+// (transactions, categories, goals).
+func Printable(s string) bool {
 	if !utf8.ValidString(s) {
 		return false
 	}

@@ -28,7 +28,7 @@ type WriteMark struct {
 	Version int64 `json:"version"`
 }
 
-// scopedKey is the hex SHA-256 of c's Idempotency-Key in the scope derivedID
+// scopedKey is the hex SHA-256 of c's Idempotency-Key in the scope DerivedID
 // uses (the user, the grant and the credential), or "" without a key. The
 // ids never contain "|" and the key comes last, so the joined form is
 // unambiguous.
@@ -55,16 +55,16 @@ func writeContent(kind string, req any) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// pendingWrite is what a versioned write under c will record, computed
+// PendingWrite is what a versioned write under c will record, computed
 // before the write: nil when c carries no Idempotency-Key (such writes
 // clear the mark, so a later retry of an older keyed write is not taken
 // for the latest).
-type pendingWrite struct {
+type PendingWrite struct {
 	key, content string
 }
 
-// newPendingWrite fingerprints a write of kind req for c.
-func newPendingWrite(c Caller, kind string, req any) (*pendingWrite, error) {
+// NewPendingWrite fingerprints a write of kind req for c.
+func NewPendingWrite(c Caller, kind string, req any) (*PendingWrite, error) {
 	key := c.scopedKey()
 	if key == "" {
 		return nil, nil
@@ -73,25 +73,25 @@ func newPendingWrite(c Caller, kind string, req any) (*pendingWrite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pendingWrite{key: key, content: content}, nil
+	return &PendingWrite{key: key, content: content}, nil
 }
 
-// mark is the WriteMark of p committed at version; nil for a write without
+// Mark is the WriteMark of p committed at version; nil for a write without
 // a key.
-func (p *pendingWrite) mark(version int64) *WriteMark {
+func (p *PendingWrite) Mark(version int64) *WriteMark {
 	if p == nil {
 		return nil
 	}
 	return &WriteMark{Key: p.key, Content: p.content, Version: version}
 }
 
-// replays reports whether a request that found the row at current while
+// Replays reports whether a request that found the row at current while
 // expecting expected is the retry of the row's last write: the same scoped
 // key and content, sent at the version that write started from, and no
 // write since (the row is still at the version the write produced). Then
 // the row as it is now is exactly what the first attempt answered.
 // Anything else is a real conflict.
-func (p *pendingWrite) replays(last *WriteMark, current, expected int64) bool {
+func (p *PendingWrite) Replays(last *WriteMark, current, expected int64) bool {
 	return p != nil && last != nil &&
 		last.Key == p.key && last.Content == p.content &&
 		current == last.Version && expected == last.Version-1

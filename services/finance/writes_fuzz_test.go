@@ -10,19 +10,20 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
 // fuzzEnv is the demo on a memory store, built once per fuzz target.
-func fuzzEnv(f *testing.F) (*finance.Service, seed.DemoData, finance.Caller) {
+func fuzzEnv(f *testing.F) (*budgets.Service, seed.DemoData, finance.Caller) {
 	store := memory.New()
 	d, err := seed.Demo(context.Background(), store, tenant, now)
 	if err != nil {
 		f.Fatal(err)
 	}
 	svc := finance.NewService(store, cursor.New([]byte("fuzz")), func() time.Time { return now }, nil)
-	return svc, d, finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: tenant}
+	return budgets.NewService(budgets.Config{Kernel: svc, Store: store}), d, finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: tenant}
 }
 
 // clientError: every refusal of client input is a 4xx problem, never an
@@ -51,7 +52,7 @@ func FuzzGoalInput(f *testing.F) {
 		f.Add(s[0], s[1], s[2], s[3], s[4])
 	}
 	f.Fuzz(func(t *testing.T, name, target, current, date, mode string) {
-		in := finance.GoalInput{Name: &name, TargetAmount: &target, CurrentAmount: &current, TargetDate: &date, TrackingMode: &mode}
+		in := budgets.GoalInput{Name: &name, TargetAmount: &target, CurrentAmount: &current, TargetDate: &date, TrackingMode: &mode}
 		res, err := svc.CreateGoal(context.Background(), c, in)
 		clientError(t, err)
 		if err != nil {
@@ -84,11 +85,11 @@ func FuzzAllocations(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = svc.UpdateBudgetAllocations(context.Background(), c, finance.AllocationUpdate{BudgetID: d.Budgets.Active,
-			ExpectedVersion: cur.Data.Version, Items: []finance.ItemAllocation{{ID: item, AllocatedAmount: amount}}})
+		_, err = svc.UpdateBudgetAllocations(context.Background(), c, budgets.AllocationUpdate{BudgetID: d.Budgets.Active,
+			ExpectedVersion: cur.Data.Version, Items: []budgets.ItemAllocation{{ID: item, AllocatedAmount: amount}}})
 		clientError(t, err)
-		_, err = svc.UpdateBudgetAllocations(context.Background(), c, finance.AllocationUpdate{BudgetID: d.Budgets.Active,
-			ExpectedVersion: cur.Data.Version, Groups: []finance.GroupAllocation{{ID: group, AllocationValue: value}}})
+		_, err = svc.UpdateBudgetAllocations(context.Background(), c, budgets.AllocationUpdate{BudgetID: d.Budgets.Active,
+			ExpectedVersion: cur.Data.Version, Groups: []budgets.GroupAllocation{{ID: group, AllocationValue: value}}})
 		clientError(t, err)
 	})
 }

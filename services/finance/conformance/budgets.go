@@ -11,21 +11,22 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
-func budget(userID string, active bool, created time.Time) finance.Budget {
+func budget(userID string, active bool, created time.Time) budgets.Budget {
 	income := decimal.RequireFromString("5200.50")
-	return finance.Budget{ID: newID(), UserID: userID, Name: "Plan", MethodType: finance.MethodEnvelope,
-		PeriodType: finance.PeriodMonthly, IsActive: active, IncomeType: finance.IncomeSalary,
-		ExpectedMonthlyIncome: &income, Currency: "USD", EnabledFeatures: []string{finance.FeatureRollover},
-		Groups: []finance.TargetGroup{{ID: newID(), Name: "Food", SortOrder: 1, AllocationType: finance.AllocAmount,
-			AllocationValue: decimal.RequireFromString("400.10"), Role: finance.RoleSpending,
-			Items: []finance.BudgetItem{{ID: newID(), CategoryID: newID(), AllocatedAmount: decimal.RequireFromString("400.10")}}}},
+	return budgets.Budget{ID: newID(), UserID: userID, Name: "Plan", MethodType: budgets.MethodEnvelope,
+		PeriodType: budgets.PeriodMonthly, IsActive: active, IncomeType: budgets.IncomeSalary,
+		ExpectedMonthlyIncome: &income, Currency: "USD", EnabledFeatures: []string{budgets.FeatureRollover},
+		Groups: []budgets.TargetGroup{{ID: newID(), Name: "Food", SortOrder: 1, AllocationType: budgets.AllocAmount,
+			AllocationValue: decimal.RequireFromString("400.10"), Role: budgets.RoleSpending,
+			Items: []budgets.BudgetItem{{ID: newID(), CategoryID: newID(), AllocatedAmount: decimal.RequireFromString("400.10")}}}},
 		Version: 1, CreatedAt: created, UpdatedAt: created}
 }
 
 // sameBudget compares budgets, decimals by value.
-func sameBudget(t *testing.T, want, got finance.Budget) {
+func sameBudget(t *testing.T, want, got budgets.Budget) {
 	t.Helper()
 	if want.ID != got.ID || want.IsActive != got.IsActive || want.MethodType != got.MethodType ||
 		want.PeriodType != got.PeriodType || want.PeriodAnchorDay != got.PeriodAnchorDay ||
@@ -56,16 +57,16 @@ func testBudgets(t *testing.T, s Store) {
 	old := budget(f.user, false, base.Add(-time.Hour))
 	at := base.Add(-30 * time.Minute)
 	old.ArchivedAt = &at
-	old.PeriodType, old.PeriodAnchorDay = finance.PeriodMonthlyAnchored, 25
+	old.PeriodType, old.PeriodAnchorDay = budgets.PeriodMonthlyAnchored, 25
 	active := budget(f.user, true, base)
-	active.PeriodType, active.PeriodAnchorDate = finance.PeriodBiweekly, day(-3)
+	active.PeriodType, active.PeriodAnchorDate = budgets.PeriodBiweekly, day(-3)
 	active.ExpectedMonthlyIncome = nil
 	must(t, s.CreateBudget(ctx, old))
 	must(t, s.CreateBudget(ctx, active))
 	must(t, s.CreateBudget(ctx, budget(f.other, true, base)))
 
 	t.Run("round trip", func(t *testing.T) {
-		for _, b := range []finance.Budget{old, active} {
+		for _, b := range []budgets.Budget{old, active} {
 			got, err := s.GetBudget(ctx, f.user, b.ID)
 			must(t, err)
 			sameBudget(t, b, got)
@@ -174,15 +175,15 @@ func testProgressSnapshots(t *testing.T, s Store) {
 	if _, err := s.GetProgressSnapshot(ctx, b.ID, grant, day(0)); !errors.Is(err, finance.ErrNotFound) {
 		t.Fatalf("missing snapshot: %v", err)
 	}
-	first, err := s.SaveProgressSnapshot(ctx, finance.ProgressSnapshot{BudgetID: b.ID, UserID: f.user, GrantID: grant,
+	first, err := s.SaveProgressSnapshot(ctx, budgets.ProgressSnapshot{BudgetID: b.ID, UserID: f.user, GrantID: grant,
 		PeriodStart: day(0), Data: []byte(`{"TotalSpent":"12.50"}`), CreatedAt: base})
 	must(t, err)
-	second, err := s.SaveProgressSnapshot(ctx, finance.ProgressSnapshot{BudgetID: b.ID, UserID: f.user, GrantID: grant,
+	second, err := s.SaveProgressSnapshot(ctx, budgets.ProgressSnapshot{BudgetID: b.ID, UserID: f.user, GrantID: grant,
 		PeriodStart: day(0), Data: []byte(`{"TotalSpent":"99.00"}`), CreatedAt: base.Add(time.Hour)})
 	must(t, err)
 	got, err := s.GetProgressSnapshot(ctx, b.ID, grant, day(0))
 	must(t, err)
-	for _, snap := range []finance.ProgressSnapshot{first, second, got} {
+	for _, snap := range []budgets.ProgressSnapshot{first, second, got} {
 		if string(snap.Data) != `{"TotalSpent": "12.50"}` && string(snap.Data) != `{"TotalSpent":"12.50"}` {
 			t.Errorf("first writer must win: %s", snap.Data)
 		}
@@ -259,23 +260,23 @@ func testBudgetRows(t *testing.T, s Store) {
 	}
 }
 
-func goal(userID string, order int32) finance.Goal {
+func goal(userID string, order int32) budgets.Goal {
 	target := day(200)
-	return finance.Goal{ID: newID(), UserID: userID, Name: "Trip", Description: "Lisbon", GoalType: finance.GoalSavings,
-		Status: finance.GoalActive, TargetAmount: decimal.RequireFromString("3000.00"),
+	return budgets.Goal{ID: newID(), UserID: userID, Name: "Trip", Description: "Lisbon", GoalType: budgets.GoalSavings,
+		Status: budgets.GoalActive, TargetAmount: decimal.RequireFromString("3000.00"),
 		CurrentAmount: decimal.RequireFromString("250.10"), Currency: "USD", TargetDate: &target,
-		FundingSourceType: finance.FundingBudget, TrackingMode: finance.TrackBudgetDriven, SortOrder: order,
+		FundingSourceType: budgets.FundingBudget, TrackingMode: budgets.TrackBudgetDriven, SortOrder: order,
 		ShowInDigest: true,
-		AccountLinks: []finance.GoalAccountLink{{AccountID: newID(), LinkRole: finance.LinkRoleFunding}},
-		BudgetLinks:  []finance.GoalBudgetLink{{BudgetItemID: newID(), ContributionAmount: decimal.RequireFromString("150.00"), IsActive: true}},
-		SpendingPlan: []finance.GoalPlanLine{{Name: "Flights", CategoryID: newID(), PlannedAmount: decimal.RequireFromString("800")}},
+		AccountLinks: []budgets.GoalAccountLink{{AccountID: newID(), LinkRole: budgets.LinkRoleFunding}},
+		BudgetLinks:  []budgets.GoalBudgetLink{{BudgetItemID: newID(), ContributionAmount: decimal.RequireFromString("150.00"), IsActive: true}},
+		SpendingPlan: []budgets.GoalPlanLine{{Name: "Flights", CategoryID: newID(), PlannedAmount: decimal.RequireFromString("800")}},
 		Version:      1, CreatedAt: base, UpdatedAt: base}
 }
 
 func testGoals(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
-	var goals []finance.Goal
+	var goals []budgets.Goal
 	for _, order := range []int32{3, 1, 2, 2, 5} {
 		g := goal(f.user, order)
 		goals = append(goals, g)
@@ -291,7 +292,7 @@ func testGoals(t *testing.T, s Store) {
 	}
 
 	t.Run("round trip", func(t *testing.T) {
-		for _, g := range []finance.Goal{goals[0], plain} {
+		for _, g := range []budgets.Goal{goals[0], plain} {
 			got, err := s.GetGoal(ctx, f.user, g.ID)
 			must(t, err)
 			if got.TargetAmount.String() != g.TargetAmount.String() || got.CurrentAmount.String() != g.CurrentAmount.String() {
@@ -321,7 +322,7 @@ func testGoals(t *testing.T, s Store) {
 	})
 	t.Run("keyset pages by sort order then id", func(t *testing.T) {
 		want := slices.Clone(goals)
-		slices.SortFunc(want, func(a, b finance.Goal) int {
+		slices.SortFunc(want, func(a, b budgets.Goal) int {
 			if a.SortOrder != b.SortOrder {
 				return int(a.SortOrder - b.SortOrder)
 			}
@@ -332,7 +333,7 @@ func testGoals(t *testing.T, s Store) {
 		})
 		for _, limit := range []int{1, 2, 4, 0} {
 			var got []string
-			var after *finance.GoalPosition
+			var after *budgets.GoalPosition
 			for {
 				page, err := s.ListGoals(ctx, f.user, after, limit)
 				must(t, err)
@@ -343,7 +344,7 @@ func testGoals(t *testing.T, s Store) {
 					break
 				}
 				last := page[len(page)-1]
-				after = &finance.GoalPosition{SortOrder: last.SortOrder, ID: last.ID}
+				after = &budgets.GoalPosition{SortOrder: last.SortOrder, ID: last.ID}
 			}
 			var ids []string
 			for _, g := range want {
@@ -357,7 +358,7 @@ func testGoals(t *testing.T, s Store) {
 		must(t, s.MarkGoalCompleted(ctx, f.user, goals[0].ID, base.Add(2*time.Hour)))
 		got, err := s.GetGoal(ctx, f.user, goals[0].ID)
 		must(t, err)
-		if got.Status != finance.GoalCompleted || got.CompletedAt == nil || !got.CompletedAt.Equal(base.Add(time.Hour)) || got.Version != 2 {
+		if got.Status != budgets.GoalCompleted || got.CompletedAt == nil || !got.CompletedAt.Equal(base.Add(time.Hour)) || got.Version != 2 {
 			t.Errorf("completed: %s %v v%d", got.Status, got.CompletedAt, got.Version)
 		}
 		if err := s.MarkGoalCompleted(ctx, f.other, goals[1].ID, base); !errors.Is(err, finance.ErrNotFound) {

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 // testGoalWrites: UpdateGoal and DeleteGoal are compare-and-swaps scoped
@@ -21,10 +22,10 @@ func testGoalWrites(t *testing.T, s Store) {
 	must(t, s.CreateGoal(ctx, g))
 
 	next := g
-	next.Name, next.Description, next.Status = "Renamed", "", finance.GoalPaused
+	next.Name, next.Description, next.Status = "Renamed", "", budgets.GoalPaused
 	next.TargetAmount, next.CurrentAmount = decimal.RequireFromString("1234.56"), decimal.RequireFromString("0.01")
 	next.TargetDate, next.AccountLinks, next.SpendingPlan = nil, nil, nil
-	next.TrackingMode, next.FundingSourceType = finance.TrackManual, finance.FundingManual
+	next.TrackingMode, next.FundingSourceType = budgets.TrackManual, budgets.FundingManual
 	next.SortOrder, next.ShowInDigest = 42, !g.ShowInDigest
 	next.Version, next.UpdatedAt = g.Version+1, base.Add(time.Hour)
 	must(t, s.UpdateGoal(ctx, next, g.Version))
@@ -107,8 +108,8 @@ func testBudgetGroupsCAS(t *testing.T, s Store) {
 	b := budget(f.user, true, base)
 	must(t, s.CreateBudget(ctx, b))
 	next := b
-	next.Groups = []finance.TargetGroup{b.Groups[0]}
-	next.Groups[0].Items = []finance.BudgetItem{b.Groups[0].Items[0]}
+	next.Groups = []budgets.TargetGroup{b.Groups[0]}
+	next.Groups[0].Items = []budgets.BudgetItem{b.Groups[0].Items[0]}
 	next.Groups[0].Items[0].AllocatedAmount = decimal.RequireFromString("512.25")
 	next.Groups[0].AllocationValue = decimal.RequireFromString("512.25")
 	next.Name = "ignored"

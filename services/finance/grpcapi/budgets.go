@@ -14,16 +14,17 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 type budgetServer struct {
 	financev1.UnimplementedBudgetServiceServer
-	svc *finance.Service
+	svc *budgets.Service
 }
 
 type goalServer struct {
 	financev1.UnimplementedGoalServiceServer
-	svc *finance.Service
+	svc *budgets.Service
 }
 
 func (s *budgetServer) ListBudgets(ctx context.Context, req *financev1.ListBudgetsRequest) (*financev1.ListBudgetsResponse, error) {
@@ -92,12 +93,12 @@ func amount(d decimal.Decimal, currency string) *string {
 	return proto.String(finance.Money{Amount: d, Currency: currency}.AmountString())
 }
 
-func metaProto(m finance.MethodMeta) *financev1.BudgetMethodMeta {
+func metaProto(m budgets.MethodMeta) *financev1.BudgetMethodMeta {
 	return &financev1.BudgetMethodMeta{DisplayName: optional(m.DisplayName),
 		IsNameEditable: proto.Bool(m.IsNameEditable), HasFixedGroups: proto.Bool(m.HasFixedGroups)}
 }
 
-func budgetProto(v finance.BudgetView) *financev1.Budget {
+func budgetProto(v budgets.BudgetView) *financev1.Budget {
 	b := v.Budget
 	out := &financev1.Budget{
 		Id:              b.ID,
@@ -106,7 +107,7 @@ func budgetProto(v finance.BudgetView) *financev1.Budget {
 		PeriodType:      optional(b.PeriodType),
 		IsActive:        proto.Bool(b.IsActive),
 		IncomeType:      optional(b.IncomeType),
-		MethodMeta:      metaProto(finance.MetaFor(b.MethodType)),
+		MethodMeta:      metaProto(budgets.MetaFor(b.MethodType)),
 		EnabledFeatures: b.EnabledFeatures,
 		CreatedAt:       timestamp(&b.CreatedAt),
 		Currency:        optional(b.Currency),
@@ -117,16 +118,16 @@ func budgetProto(v finance.BudgetView) *financev1.Budget {
 		out.ExpectedMonthlyIncome = amount(*b.ExpectedMonthlyIncome, b.Currency)
 	}
 	switch b.PeriodType {
-	case finance.PeriodMonthlyAnchored:
+	case budgets.PeriodMonthlyAnchored:
 		out.PeriodAnchorDay = proto.Int32(int32(b.PeriodAnchorDay))
-	case finance.PeriodBiweekly:
+	case budgets.PeriodBiweekly:
 		out.PeriodAnchorDate = proto.String(b.PeriodAnchorDate.Format(finance.DateLayout))
 	}
 	for _, g := range b.Groups {
 		tg := &financev1.TargetGroup{Id: g.ID, Name: optional(g.Name), SortOrder: proto.Int32(g.SortOrder),
 			AllocationType: optional(g.AllocationType), AllocationValue: proto.String(g.AllocationValue.String()),
 			Items: make([]*financev1.BudgetItem, 0, len(g.Items))}
-		if g.AllocationType != finance.AllocPercent {
+		if g.AllocationType != budgets.AllocPercent {
 			tg.AllocationValue = amount(g.AllocationValue, b.Currency)
 		}
 		for _, it := range g.Items {
@@ -142,7 +143,7 @@ func budgetProto(v finance.BudgetView) *financev1.Budget {
 	return out
 }
 
-func progressProto(p finance.BudgetProgress) *financev1.BudgetProgress {
+func progressProto(p budgets.BudgetProgress) *financev1.BudgetProgress {
 	cur := p.Currency
 	out := &financev1.BudgetProgress{
 		BudgetId:        p.BudgetID,
@@ -228,7 +229,7 @@ func (s *goalServer) GetGoal(ctx context.Context, req *financev1.GetGoalRequest)
 		Filtered: res.Filtered}, nil
 }
 
-func goalProto(v finance.GoalView) *financev1.Goal {
+func goalProto(v budgets.GoalView) *financev1.Goal {
 	g, p, cur := v.Goal, v.Progress, v.Goal.Currency
 	out := &financev1.Goal{
 		Id:                g.ID,
@@ -330,12 +331,12 @@ func (s *budgetServer) UpdateBudgetAllocations(ctx context.Context, req *finance
 	if err != nil {
 		return nil, err
 	}
-	u := finance.AllocationUpdate{BudgetID: req.GetId(), ExpectedVersion: int64(req.GetExpectedVersion())}
+	u := budgets.AllocationUpdate{BudgetID: req.GetId(), ExpectedVersion: int64(req.GetExpectedVersion())}
 	for _, it := range req.GetItems() {
-		u.Items = append(u.Items, finance.ItemAllocation{ID: it.GetId(), AllocatedAmount: it.GetAllocatedAmount()})
+		u.Items = append(u.Items, budgets.ItemAllocation{ID: it.GetId(), AllocatedAmount: it.GetAllocatedAmount()})
 	}
 	for _, g := range req.GetGroups() {
-		u.Groups = append(u.Groups, finance.GroupAllocation{ID: g.GetId(), AllocationValue: g.GetAllocationValue()})
+		u.Groups = append(u.Groups, budgets.GroupAllocation{ID: g.GetId(), AllocationValue: g.GetAllocationValue()})
 	}
 	res, err := s.svc.UpdateBudgetAllocations(ctx, c, u)
 	if err != nil {
@@ -353,7 +354,7 @@ func (s *goalServer) CreateGoal(ctx context.Context, req *financev1.CreateGoalRe
 	if err != nil {
 		return nil, err
 	}
-	in := finance.GoalInput{Description: req.Description, GoalType: req.GoalType, CurrentAmount: req.CurrentAmount,
+	in := budgets.GoalInput{Description: req.Description, GoalType: req.GoalType, CurrentAmount: req.CurrentAmount,
 		Currency: req.Currency, TargetDate: req.TargetDate, TrackingMode: req.TrackingMode, SortOrder: req.SortOrder,
 		ShowInDigest: req.ShowInDigest}
 	// proto3 strings cannot be absent: empty is "not sent", so the service
@@ -386,7 +387,7 @@ func (s *goalServer) UpdateGoal(ctx context.Context, req *financev1.UpdateGoalRe
 	if err != nil {
 		return nil, err
 	}
-	in := finance.GoalInput{Name: req.Name, Description: req.Description, GoalType: req.GoalType, Status: req.Status,
+	in := budgets.GoalInput{Name: req.Name, Description: req.Description, GoalType: req.GoalType, Status: req.Status,
 		TargetAmount: req.TargetAmount, CurrentAmount: req.CurrentAmount, TargetDate: req.TargetDate,
 		TrackingMode: req.TrackingMode, SortOrder: req.SortOrder, ShowInDigest: req.ShowInDigest}
 	if l := req.GetAccountLinks(); l != nil {
@@ -465,29 +466,29 @@ func listOf[M proto.Message](l *structpb.ListValue, field string, out *[]M) erro
 	return nil
 }
 
-func accountLinksFrom(in []*financev1.GoalAccountLink) []finance.GoalAccountLinkInput {
-	out := make([]finance.GoalAccountLinkInput, 0, len(in))
+func accountLinksFrom(in []*financev1.GoalAccountLink) []budgets.GoalAccountLinkInput {
+	out := make([]budgets.GoalAccountLinkInput, 0, len(in))
 	for _, l := range in {
 		// account_type is read from the account; a client sending back what
 		// it read is not refused for it.
-		out = append(out, finance.GoalAccountLinkInput{AccountID: l.GetAccountId(), LinkRole: l.GetLinkRole()})
+		out = append(out, budgets.GoalAccountLinkInput{AccountID: l.GetAccountId(), LinkRole: l.GetLinkRole()})
 	}
 	return out
 }
 
-func budgetLinksFrom(in []*financev1.GoalBudgetLink) []finance.GoalBudgetLinkInput {
-	out := make([]finance.GoalBudgetLinkInput, 0, len(in))
+func budgetLinksFrom(in []*financev1.GoalBudgetLink) []budgets.GoalBudgetLinkInput {
+	out := make([]budgets.GoalBudgetLinkInput, 0, len(in))
 	for _, l := range in {
-		out = append(out, finance.GoalBudgetLinkInput{BudgetItemID: l.GetBudgetItemId(),
+		out = append(out, budgets.GoalBudgetLinkInput{BudgetItemID: l.GetBudgetItemId(),
 			ContributionAmount: l.GetContributionAmount(), IsActive: l.IsActive})
 	}
 	return out
 }
 
-func planLinesFrom(in []*financev1.GoalPlanLine) []finance.GoalPlanLineInput {
-	out := make([]finance.GoalPlanLineInput, 0, len(in))
+func planLinesFrom(in []*financev1.GoalPlanLine) []budgets.GoalPlanLineInput {
+	out := make([]budgets.GoalPlanLineInput, 0, len(in))
 	for _, l := range in {
-		out = append(out, finance.GoalPlanLineInput{Name: l.GetName(), CategoryID: l.GetCategoryId(),
+		out = append(out, budgets.GoalPlanLineInput{Name: l.GetName(), CategoryID: l.GetCategoryId(),
 			PlannedAmount: l.GetPlannedAmount()})
 	}
 	return out

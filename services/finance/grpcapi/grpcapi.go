@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
@@ -30,6 +31,7 @@ import (
 // and each subdomain's service.
 type Services struct {
 	Finance  *finance.Service
+	Budgets  *budgets.Service
 	Debt     *debt.Service
 	Insights *insights.Service
 	Imports  *imports.Service
@@ -42,8 +44,8 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	financev1.RegisterTransactionServiceServer(s, &transactionServer{svc: svc})
 	financev1.RegisterCategoryServiceServer(s, &categoryServer{svc: svc})
 	financev1.RegisterAccountServiceServer(s, &accountServer{svc: svc})
-	financev1.RegisterBudgetServiceServer(s, &budgetServer{svc: svc})
-	financev1.RegisterGoalServiceServer(s, &goalServer{svc: svc})
+	financev1.RegisterBudgetServiceServer(s, &budgetServer{svc: svcs.Budgets})
+	financev1.RegisterGoalServiceServer(s, &goalServer{svc: svcs.Budgets})
 	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svcs.NetWorth})
 	financev1.RegisterDebtServiceServer(s, &debtServer{svc: svcs.Debt})
 	financev1.RegisterInsightServiceServer(s, &insightServer{svc: svc, insights: svcs.Insights})

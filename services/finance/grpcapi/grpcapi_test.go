@@ -21,6 +21,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
 	"github.com/ledgerlane/platform/services/finance/imports"
@@ -87,7 +88,9 @@ func serve(t *testing.T, store stores.Store) *grpc.ClientConn {
 	log := slog.New(slog.DiscardHandler)
 	svc := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, log)
 	srv := rpc.NewServer(log, nil)
-	grpcapi.Register(srv, grpcapi.Services{Finance: svc, Debt: debt.NewService(debt.Config{Kernel: svc, Store: store}),
+	grpcapi.Register(srv, grpcapi.Services{Finance: svc,
+		Budgets:  budgets.NewService(budgets.Config{Kernel: svc, Store: store}),
+		Debt:     debt.NewService(debt.Config{Kernel: svc, Store: store}),
 		Insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
 		Imports:  imports.NewService(imports.Config{Kernel: svc, Store: store}),
 		NetWorth: networth.NewService(networth.Config{Kernel: svc, Store: store})})

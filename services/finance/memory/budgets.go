@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 // budgetState holds budgets, snapshots and goals; its maps are made on
 // first write, under the store's lock.
 type budgetState struct {
-	budgets   map[string]finance.Budget
-	snapshots map[string]finance.ProgressSnapshot
-	goals     map[string]finance.Goal
+	budgets   map[string]budgets.Budget
+	snapshots map[string]budgets.ProgressSnapshot
+	goals     map[string]budgets.Goal
 }
 
 func snapKey(budgetID, grantID string, start time.Time) string {
@@ -25,7 +26,7 @@ func snapKey(budgetID, grantID string, start time.Time) string {
 
 // cloneBudget deep-copies b through JSON for its groups, as PostgreSQL
 // keeps them (a jsonb column).
-func cloneBudget(b finance.Budget) finance.Budget {
+func cloneBudget(b budgets.Budget) budgets.Budget {
 	groups, _ := json.Marshal(b.Groups)
 	b.Groups = nil
 	_ = json.Unmarshal(groups, &b.Groups)
@@ -34,7 +35,7 @@ func cloneBudget(b finance.Budget) finance.Budget {
 	b.ArchivedAt = tsPtr(b.ArchivedAt)
 	b.LastWrite = copyPtr(b.LastWrite)
 	b.CreatedAt, b.UpdatedAt = ts(b.CreatedAt), ts(b.UpdatedAt)
-	if b.PeriodType == finance.PeriodBiweekly {
+	if b.PeriodType == budgets.PeriodBiweekly {
 		b.PeriodAnchorDate = finance.Day(b.PeriodAnchorDate)
 	} else {
 		b.PeriodAnchorDate = time.Time{}
@@ -42,8 +43,8 @@ func cloneBudget(b finance.Budget) finance.Budget {
 	return b
 }
 
-func cloneGoal(g finance.Goal) finance.Goal {
-	var c finance.Goal = g
+func cloneGoal(g budgets.Goal) budgets.Goal {
+	var c budgets.Goal = g
 	c.AccountLinks = slices.Clone(g.AccountLinks)
 	c.BudgetLinks = slices.Clone(g.BudgetLinks)
 	c.SpendingPlan = slices.Clone(g.SpendingPlan)
@@ -67,15 +68,15 @@ func cloneGoal(g finance.Goal) finance.Goal {
 }
 
 // CreateBudget implements finance.Store.
-func (s *Store) CreateBudget(_ context.Context, b finance.Budget) error {
+func (s *Store) CreateBudget(_ context.Context, b budgets.Budget) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.createBudget(b)
 }
 
-func (s *Store) createBudget(b finance.Budget) error {
+func (s *Store) createBudget(b budgets.Budget) error {
 	if s.budgets == nil {
-		s.budgets = map[string]finance.Budget{}
+		s.budgets = map[string]budgets.Budget{}
 	}
 	if _, ok := s.budgets[b.ID]; ok {
 		return fmt.Errorf("budget %s: %w", b.ID, finance.ErrAlreadyExists)
@@ -95,32 +96,32 @@ func (s *Store) createBudget(b finance.Budget) error {
 }
 
 // GetBudget implements finance.Store.
-func (s *Store) GetBudget(_ context.Context, userID, id string) (finance.Budget, error) {
+func (s *Store) GetBudget(_ context.Context, userID, id string) (budgets.Budget, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	b, ok := s.budgets[id]
 	if !ok || b.UserID != userID {
-		return finance.Budget{}, fmt.Errorf("budget %s: %w", id, finance.ErrNotFound)
+		return budgets.Budget{}, fmt.Errorf("budget %s: %w", id, finance.ErrNotFound)
 	}
 	return cloneBudget(b), nil
 }
 
 // ListBudgets implements finance.Store.
-func (s *Store) ListBudgets(_ context.Context, userID string) ([]finance.Budget, error) {
+func (s *Store) ListBudgets(_ context.Context, userID string) ([]budgets.Budget, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []finance.Budget
+	var out []budgets.Budget
 	for _, b := range s.budgets {
 		if b.UserID == userID {
 			out = append(out, cloneBudget(b))
 		}
 	}
-	slices.SortFunc(out, finance.CompareBudgets)
+	slices.SortFunc(out, budgets.CompareBudgets)
 	return out, nil
 }
 
 // SwitchBudget implements finance.Store.
-func (s *Store) SwitchBudget(_ context.Context, next finance.Budget) (string, error) {
+func (s *Store) SwitchBudget(_ context.Context, next budgets.Budget) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	archived := ""
@@ -147,11 +148,11 @@ func (s *Store) SwitchBudget(_ context.Context, next finance.Budget) (string, er
 }
 
 // SaveProgressSnapshot implements finance.Store.
-func (s *Store) SaveProgressSnapshot(_ context.Context, snap finance.ProgressSnapshot) (finance.ProgressSnapshot, error) {
+func (s *Store) SaveProgressSnapshot(_ context.Context, snap budgets.ProgressSnapshot) (budgets.ProgressSnapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snapshots == nil {
-		s.snapshots = map[string]finance.ProgressSnapshot{}
+		s.snapshots = map[string]budgets.ProgressSnapshot{}
 	}
 	k := snapKey(snap.BudgetID, snap.GrantID, snap.PeriodStart)
 	if old, ok := s.snapshots[k]; ok {
@@ -165,7 +166,7 @@ func (s *Store) SaveProgressSnapshot(_ context.Context, snap finance.ProgressSna
 }
 
 // GetProgressSnapshot implements finance.Store.
-func (s *Store) GetProgressSnapshot(_ context.Context, budgetID, grantID string, start time.Time) (finance.ProgressSnapshot, error) {
+func (s *Store) GetProgressSnapshot(_ context.Context, budgetID, grantID string, start time.Time) (budgets.ProgressSnapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	snap, ok := s.snapshots[snapKey(budgetID, grantID, start)]
@@ -190,11 +191,11 @@ func (s *Store) ListBudgetRows(_ context.Context, userID string, f finance.Trans
 }
 
 // CreateGoal implements finance.Store.
-func (s *Store) CreateGoal(_ context.Context, g finance.Goal) error {
+func (s *Store) CreateGoal(_ context.Context, g budgets.Goal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.goals == nil {
-		s.goals = map[string]finance.Goal{}
+		s.goals = map[string]budgets.Goal{}
 	}
 	if _, ok := s.goals[g.ID]; ok {
 		return fmt.Errorf("goal %s: %w", g.ID, finance.ErrAlreadyExists)
@@ -207,21 +208,21 @@ func (s *Store) CreateGoal(_ context.Context, g finance.Goal) error {
 }
 
 // GetGoal implements finance.Store.
-func (s *Store) GetGoal(_ context.Context, userID, id string) (finance.Goal, error) {
+func (s *Store) GetGoal(_ context.Context, userID, id string) (budgets.Goal, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	g, ok := s.goals[id]
 	if !ok || g.UserID != userID {
-		return finance.Goal{}, fmt.Errorf("goal %s: %w", id, finance.ErrNotFound)
+		return budgets.Goal{}, fmt.Errorf("goal %s: %w", id, finance.ErrNotFound)
 	}
 	return cloneGoal(g), nil
 }
 
 // ListGoals implements finance.Store.
-func (s *Store) ListGoals(_ context.Context, userID string, after *finance.GoalPosition, limit int) ([]finance.Goal, error) {
+func (s *Store) ListGoals(_ context.Context, userID string, after *budgets.GoalPosition, limit int) ([]budgets.Goal, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []finance.Goal
+	var out []budgets.Goal
 	for _, g := range s.goals {
 		if g.UserID != userID {
 			continue
@@ -231,7 +232,7 @@ func (s *Store) ListGoals(_ context.Context, userID string, after *finance.GoalP
 		}
 		out = append(out, cloneGoal(g))
 	}
-	slices.SortFunc(out, func(a, b finance.Goal) int {
+	slices.SortFunc(out, func(a, b budgets.Goal) int {
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
 	})
 	return truncate(out, limit), nil
@@ -245,18 +246,18 @@ func (s *Store) MarkGoalCompleted(_ context.Context, userID, id string, at time.
 	if !ok || g.UserID != userID {
 		return fmt.Errorf("goal %s: %w", id, finance.ErrNotFound)
 	}
-	if g.Status != finance.GoalActive || g.CompletedAt != nil {
+	if g.Status != budgets.GoalActive || g.CompletedAt != nil {
 		return nil
 	}
 	at = ts(at)
-	g.Status, g.CompletedAt, g.UpdatedAt = finance.GoalCompleted, &at, at
+	g.Status, g.CompletedAt, g.UpdatedAt = budgets.GoalCompleted, &at, at
 	g.Version++
 	s.goals[id] = g
 	return nil
 }
 
 // UpdateBudgetGroups implements finance.Store.
-func (s *Store) UpdateBudgetGroups(_ context.Context, b finance.Budget, expectedVersion int64) error {
+func (s *Store) UpdateBudgetGroups(_ context.Context, b budgets.Budget, expectedVersion int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.budgets[b.ID]
@@ -272,7 +273,7 @@ func (s *Store) UpdateBudgetGroups(_ context.Context, b finance.Budget, expected
 }
 
 // UpdateGoal implements finance.Store.
-func (s *Store) UpdateGoal(_ context.Context, g finance.Goal, expectedVersion int64) error {
+func (s *Store) UpdateGoal(_ context.Context, g budgets.Goal, expectedVersion int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.goals[g.ID]

@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/postgres"
@@ -38,6 +39,7 @@ import (
 type scaleEnv struct {
 	pool     *pgxpool.Pool
 	svc      *finance.Service
+	budgets  *budgets.Service
 	insights *insights.Service
 	nw       *networth.Service
 	c        finance.Caller
@@ -92,15 +94,16 @@ func loadScale(b *testing.B, url, nStr string) error {
 	}
 	svc := finance.NewService(store, cursor.New([]byte("scale")), func() time.Time { return now }, nil)
 	c := finance.Caller{UserID: d.UserID, GrantID: d.GrantID, OwnerAccountID: d.OwnerAccountID}
-	scale = scaleEnv{pool: pool, svc: svc, insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
+	bs := budgets.NewService(budgets.Config{Kernel: svc, Store: store})
+	scale = scaleEnv{pool: pool, svc: svc, budgets: bs, insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
 		nw: networth.NewService(networth.Config{Kernel: svc, Store: store}), c: c, d: d, now: now}
 
-	budgets, err := store.ListBudgets(ctx, d.UserID)
+	stored, err := store.ListBudgets(ctx, d.UserID)
 	if err != nil {
 		return err
 	}
-	if len(budgets) == 0 {
-		if _, err := svc.SwitchBudgetMethod(ctx, c, finance.MethodEnvelope, ptr(true)); err != nil {
+	if len(stored) == 0 {
+		if _, err := bs.SwitchBudgetMethod(ctx, c, budgets.MethodEnvelope, ptr(true)); err != nil {
 			return err
 		}
 	}
@@ -114,18 +117,18 @@ func loadScale(b *testing.B, url, nStr string) error {
 			return err
 		}
 		item := b[0].Groups[0].Items[0].ID
-		inputs := []finance.GoalInput{
-			{Name: ptr("Emergency fund"), TargetAmount: ptr("20000"), TrackingMode: ptr(finance.TrackAccountDriven),
-				AccountLinks: &[]finance.GoalAccountLinkInput{{AccountID: d.AccountIDs[1]}}},
-			{Name: ptr("Laptop"), TargetAmount: ptr("2400"), TargetDate: ptr("2027-01-01"), TrackingMode: ptr(finance.TrackBudgetDriven),
-				BudgetLinks: &[]finance.GoalBudgetLinkInput{{BudgetItemID: item, ContributionAmount: "150"}}},
+		inputs := []budgets.GoalInput{
+			{Name: ptr("Emergency fund"), TargetAmount: ptr("20000"), TrackingMode: ptr(budgets.TrackAccountDriven),
+				AccountLinks: &[]budgets.GoalAccountLinkInput{{AccountID: d.AccountIDs[1]}}},
+			{Name: ptr("Laptop"), TargetAmount: ptr("2400"), TargetDate: ptr("2027-01-01"), TrackingMode: ptr(budgets.TrackBudgetDriven),
+				BudgetLinks: &[]budgets.GoalBudgetLinkInput{{BudgetItemID: item, ContributionAmount: "150"}}},
 			{Name: ptr("Trip"), TargetAmount: ptr("5000"), CurrentAmount: ptr("1200")},
 			{Name: ptr("Car"), TargetAmount: ptr("15000"), TargetDate: ptr("2028-06-30"), CurrentAmount: ptr("300")},
-			{Name: ptr("House"), TargetAmount: ptr("80000"), TrackingMode: ptr(finance.TrackAccountDriven),
-				AccountLinks: &[]finance.GoalAccountLinkInput{{AccountID: d.AccountIDs[0]}, {AccountID: d.AccountIDs[2]}}},
+			{Name: ptr("House"), TargetAmount: ptr("80000"), TrackingMode: ptr(budgets.TrackAccountDriven),
+				AccountLinks: &[]budgets.GoalAccountLinkInput{{AccountID: d.AccountIDs[0]}, {AccountID: d.AccountIDs[2]}}},
 		}
 		for _, in := range inputs {
-			if _, err := svc.CreateGoal(ctx, c, in); err != nil {
+			if _, err := bs.CreateGoal(ctx, c, in); err != nil {
 				return err
 			}
 		}
@@ -193,21 +196,21 @@ func measure(b *testing.B, f func() error) {
 func BenchmarkScale(b *testing.B) {
 	e := scaleSetup(b)
 	ctx := context.Background()
-	budgets, err := e.svc.ListBudgets(ctx, e.c, finance.PageQuery{})
+	list, err := e.budgets.ListBudgets(ctx, e.c, finance.PageQuery{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	active := budgets.Data[0].ID
+	active := list.Data[0].ID
 	past := e.now.AddDate(0, -3, 0).Format("2006-01")
 	cases := []struct {
 		name string
 		f    func() error
 	}{
-		{"progress_current_period", func() error { _, err := e.svc.GetBudgetProgress(ctx, e.c, active, ""); return err }},
+		{"progress_current_period", func() error { _, err := e.budgets.GetBudgetProgress(ctx, e.c, active, ""); return err }},
 		// A closed period answers its frozen snapshot after its first read
 		// (README "Periods"); the warm-up is that first read.
-		{"progress_past_period", func() error { _, err := e.svc.GetBudgetProgress(ctx, e.c, active, past); return err }},
-		{"goals_list", func() error { _, err := e.svc.ListGoals(ctx, e.c, finance.PageQuery{}); return err }},
+		{"progress_past_period", func() error { _, err := e.budgets.GetBudgetProgress(ctx, e.c, active, past); return err }},
+		{"goals_list", func() error { _, err := e.budgets.ListGoals(ctx, e.c, finance.PageQuery{}); return err }},
 		{"month_summary", func() error { _, err := e.insights.GetMonthSummary(ctx, e.c, "", ""); return err }},
 		{"spending_by_category_month", func() error {
 			_, err := e.insights.GetSpendingByCategory(ctx, e.c, insights.SpendingQuery{})

@@ -12,15 +12,16 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 const budgetColumns = `id::text, user_id::text, name, method_type, period_type, COALESCE(period_anchor_day, 0),
 	period_anchor_date, is_active, COALESCE(income_type, ''), expected_monthly_income::text, currency,
 	enabled_features, groups, version, created_at, updated_at, archived_at, last_write`
 
-func scanBudget(r pgx.Row) (finance.Budget, error) {
+func scanBudget(r pgx.Row) (budgets.Budget, error) {
 	var (
-		b      finance.Budget
+		b      budgets.Budget
 		anchor *time.Time
 		income *string
 		groups []byte
@@ -55,7 +56,7 @@ func scanBudget(r pgx.Row) (finance.Budget, error) {
 	return b, nil
 }
 
-func insertBudget(ctx context.Context, db execer, b finance.Budget) error {
+func insertBudget(ctx context.Context, db execer, b budgets.Budget) error {
 	groups, err := json.Marshal(b.Groups)
 	if err != nil {
 		return err
@@ -64,10 +65,10 @@ func insertBudget(ctx context.Context, db execer, b finance.Budget) error {
 	if b.ExpectedMonthlyIncome != nil {
 		income = numeric(*b.ExpectedMonthlyIncome)
 	}
-	if b.PeriodType == finance.PeriodMonthlyAnchored {
+	if b.PeriodType == budgets.PeriodMonthlyAnchored {
 		anchorDay = b.PeriodAnchorDay
 	}
-	if b.PeriodType == finance.PeriodBiweekly {
+	if b.PeriodType == budgets.PeriodBiweekly {
 		anchorDate = finance.Day(b.PeriodAnchorDate)
 	}
 	_, err = db.Exec(ctx, `
@@ -82,14 +83,14 @@ func insertBudget(ctx context.Context, db execer, b finance.Budget) error {
 }
 
 // CreateBudget implements finance.Store.
-func (s *Store) CreateBudget(ctx context.Context, b finance.Budget) error {
+func (s *Store) CreateBudget(ctx context.Context, b budgets.Budget) error {
 	return storeErr("create budget", insertBudget(ctx, s.pool, b))
 }
 
 // GetBudget implements finance.Store.
-func (s *Store) GetBudget(ctx context.Context, userID, id string) (finance.Budget, error) {
+func (s *Store) GetBudget(ctx context.Context, userID, id string) (budgets.Budget, error) {
 	if !isUUID(id) || !isUUID(userID) {
-		return finance.Budget{}, fmt.Errorf("budget %q: %w", id, finance.ErrNotFound)
+		return budgets.Budget{}, fmt.Errorf("budget %q: %w", id, finance.ErrNotFound)
 	}
 	b, err := scanBudget(s.pool.QueryRow(ctx,
 		`SELECT `+budgetColumns+` FROM budgets WHERE id = $1 AND user_id = $2`, id, userID))
@@ -97,7 +98,7 @@ func (s *Store) GetBudget(ctx context.Context, userID, id string) (finance.Budge
 }
 
 // ListBudgets implements finance.Store.
-func (s *Store) ListBudgets(ctx context.Context, userID string) ([]finance.Budget, error) {
+func (s *Store) ListBudgets(ctx context.Context, userID string) ([]budgets.Budget, error) {
 	if !isUUID(userID) {
 		return nil, nil
 	}
@@ -106,13 +107,13 @@ func (s *Store) ListBudgets(ctx context.Context, userID string) ([]finance.Budge
 	if err != nil {
 		return nil, storeErr("list budgets", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Budget, error) { return scanBudget(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (budgets.Budget, error) { return scanBudget(r) })
 	return out, storeErr("list budgets", err)
 }
 
 // SwitchBudget implements finance.Store. The user's row is locked first, so
 // concurrent switches of one user run one after the other.
-func (s *Store) SwitchBudget(ctx context.Context, next finance.Budget) (string, error) {
+func (s *Store) SwitchBudget(ctx context.Context, next budgets.Budget) (string, error) {
 	archived := ""
 	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		archived = "" // InTx may run this again
@@ -135,7 +136,7 @@ func (s *Store) SwitchBudget(ctx context.Context, next finance.Budget) (string, 
 }
 
 // SaveProgressSnapshot implements finance.Store.
-func (s *Store) SaveProgressSnapshot(ctx context.Context, snap finance.ProgressSnapshot) (finance.ProgressSnapshot, error) {
+func (s *Store) SaveProgressSnapshot(ctx context.Context, snap budgets.ProgressSnapshot) (budgets.ProgressSnapshot, error) {
 	_, err := s.pool.Exec(ctx, `
 		INSERT INTO budget_progress_snapshots (budget_id, grant_id, period_start, user_id, data, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
@@ -147,8 +148,8 @@ func (s *Store) SaveProgressSnapshot(ctx context.Context, snap finance.ProgressS
 }
 
 // GetProgressSnapshot implements finance.Store.
-func (s *Store) GetProgressSnapshot(ctx context.Context, budgetID, grantID string, start time.Time) (finance.ProgressSnapshot, error) {
-	snap := finance.ProgressSnapshot{}
+func (s *Store) GetProgressSnapshot(ctx context.Context, budgetID, grantID string, start time.Time) (budgets.ProgressSnapshot, error) {
+	snap := budgets.ProgressSnapshot{}
 	if !isUUID(budgetID) || !isUUID(grantID) {
 		return snap, fmt.Errorf("snapshot: %w", finance.ErrNotFound)
 	}
@@ -196,9 +197,9 @@ const goalColumns = `id::text, user_id::text, name, COALESCE(description, ''), g
 	show_in_digest, account_links, budget_links, spending_plan, version, created_at, updated_at, completed_at,
 	last_write`
 
-func scanGoal(r pgx.Row) (finance.Goal, error) {
+func scanGoal(r pgx.Row) (budgets.Goal, error) {
 	var (
-		g                        finance.Goal
+		g                        budgets.Goal
 		target, current          string
 		accounts, budgets, plans []byte
 		mark                     []byte
@@ -246,7 +247,7 @@ func jsonList[T any](v []T) ([]byte, error) {
 }
 
 // CreateGoal implements finance.Store.
-func (s *Store) CreateGoal(ctx context.Context, g finance.Goal) error {
+func (s *Store) CreateGoal(ctx context.Context, g budgets.Goal) error {
 	accounts, err := jsonList(g.AccountLinks)
 	if err != nil {
 		return storeErr("create goal", err)
@@ -272,16 +273,16 @@ func (s *Store) CreateGoal(ctx context.Context, g finance.Goal) error {
 }
 
 // GetGoal implements finance.Store.
-func (s *Store) GetGoal(ctx context.Context, userID, id string) (finance.Goal, error) {
+func (s *Store) GetGoal(ctx context.Context, userID, id string) (budgets.Goal, error) {
 	if !isUUID(id) || !isUUID(userID) {
-		return finance.Goal{}, fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)
+		return budgets.Goal{}, fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)
 	}
 	g, err := scanGoal(s.pool.QueryRow(ctx, `SELECT `+goalColumns+` FROM goals WHERE id = $1 AND user_id = $2`, id, userID))
 	return g, storeErr("get goal", err)
 }
 
 // ListGoals implements finance.Store.
-func (s *Store) ListGoals(ctx context.Context, userID string, after *finance.GoalPosition, limit int) ([]finance.Goal, error) {
+func (s *Store) ListGoals(ctx context.Context, userID string, after *budgets.GoalPosition, limit int) ([]budgets.Goal, error) {
 	if !isUUID(userID) {
 		return nil, nil
 	}
@@ -296,7 +297,7 @@ func (s *Store) ListGoals(ctx context.Context, userID string, after *finance.Goa
 	if err != nil {
 		return nil, storeErr("list goals", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Goal, error) { return scanGoal(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (budgets.Goal, error) { return scanGoal(r) })
 	return out, storeErr("list goals", err)
 }
 
@@ -317,7 +318,7 @@ func (s *Store) MarkGoalCompleted(ctx context.Context, userID, id string, at tim
 }
 
 // UpdateBudgetGroups implements finance.Store.
-func (s *Store) UpdateBudgetGroups(ctx context.Context, b finance.Budget, expectedVersion int64) error {
+func (s *Store) UpdateBudgetGroups(ctx context.Context, b budgets.Budget, expectedVersion int64) error {
 	if !isUUID(b.ID) || !isUUID(b.UserID) {
 		return fmt.Errorf("budget %q: %w", b.ID, finance.ErrNotFound)
 	}
@@ -352,7 +353,7 @@ func (s *Store) casMiss(ctx context.Context, table, userID, id string) error {
 }
 
 // UpdateGoal implements finance.Store.
-func (s *Store) UpdateGoal(ctx context.Context, g finance.Goal, expectedVersion int64) error {
+func (s *Store) UpdateGoal(ctx context.Context, g budgets.Goal, expectedVersion int64) error {
 	if !isUUID(g.ID) || !isUUID(g.UserID) {
 		return fmt.Errorf("goal %q: %w", g.ID, finance.ErrNotFound)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 // DemoBudgets names the demo user's budgets and goals.
@@ -33,8 +34,8 @@ type DemoBudgets struct {
 
 // demoPlans holds what budgetsAndGoals made, for write.
 type demoPlans struct {
-	budgets []finance.Budget
-	goals   []finance.Goal
+	budgets []budgets.Budget
+	goals   []budgets.Goal
 }
 
 // demoAnomalies adds the current month's two unusual spends.
@@ -95,22 +96,22 @@ func (b *builder) budgetsAndGoals() {
 		created             time.Time
 	}
 	specs := []spec{
-		{"pyf", finance.MethodPayYourselfFirst, finance.PeriodBiweekly, thisMonth.AddDate(0, -20, 0)},
-		{"503020", finance.MethodFiftyThirtyTwenty, finance.PeriodMonthlyAnchored, thisMonth.AddDate(0, -11, 0)},
-		{"envelope", finance.MethodEnvelope, finance.PeriodMonthly, thisMonth.AddDate(0, -3, 0)},
+		{"pyf", budgets.MethodPayYourselfFirst, budgets.PeriodBiweekly, thisMonth.AddDate(0, -20, 0)},
+		{"503020", budgets.MethodFiftyThirtyTwenty, budgets.PeriodMonthlyAnchored, thisMonth.AddDate(0, -11, 0)},
+		{"envelope", budgets.MethodEnvelope, budgets.PeriodMonthly, thisMonth.AddDate(0, -3, 0)},
 	}
 	for i, s := range specs {
 		created := s.created.Add(10 * time.Hour)
 		spend, income := b.monthlyAverages(created)
 		n := 0
 		newID := func() string { n++; return b.id(fmt.Sprintf("budget/%s/%d", s.key, n)) }
-		bud := finance.NewBudget(finance.BudgetTemplate{Method: s.method, UserID: b.user.ID, Currency: "USD",
+		bud := budgets.NewBudget(budgets.BudgetTemplate{Method: s.method, UserID: b.user.ID, Currency: "USD",
 			Categories: b.categories, MonthlySpend: spend, MonthlyIncome: &income, NewID: newID, Now: created})
 		bud.PeriodType = s.period
 		switch s.period {
-		case finance.PeriodBiweekly:
+		case budgets.PeriodBiweekly:
 			bud.PeriodAnchorDate = time.Date(created.Year(), created.Month(), 1, 0, 0, 0, 0, time.UTC)
-		case finance.PeriodMonthlyAnchored:
+		case budgets.PeriodMonthlyAnchored:
 			bud.PeriodAnchorDay = 15
 		}
 		if i+1 < len(specs) {
@@ -136,13 +137,13 @@ func (b *builder) budgetsAndGoals() {
 	date := func(months int) *time.Time { d := thisMonth.AddDate(0, months, 0); return &d }
 	created := thisMonth.AddDate(0, -5, 0).Add(9 * time.Hour)
 	b.demo.Budgets.Goals = map[string]string{}
-	goal := func(key string, g finance.Goal) {
+	goal := func(key string, g budgets.Goal) {
 		g.ID, g.UserID, g.Version = b.id("goal/"+key), b.user.ID, 1
 		if g.Currency == "" {
 			g.Currency = "USD"
 		}
 		if g.Status == "" {
-			g.Status = finance.GoalActive
+			g.Status = budgets.GoalActive
 		}
 		if g.CreatedAt.IsZero() {
 			g.CreatedAt = created
@@ -154,15 +155,15 @@ func (b *builder) budgetsAndGoals() {
 		b.demo.Budgets.Goals[key] = g.ID
 		b.plans.goals = append(b.plans.goals, g)
 	}
-	goal("emergency", finance.Goal{Name: "Emergency fund", Description: "Six months of expenses",
-		GoalType: finance.GoalSavings, TargetAmount: dec("60000.00"), TargetDate: date(24),
-		FundingSourceType: finance.FundingAccount, TrackingMode: finance.TrackAccountDriven, SortOrder: 1, ShowInDigest: true,
-		AccountLinks: []finance.GoalAccountLink{{AccountID: b.savings.ID, LinkRole: finance.LinkRoleFunding}}})
-	goal("laptop", finance.Goal{Name: "New laptop", Description: "Replace the 2017 MacBook",
-		GoalType: finance.GoalPurchase, TargetAmount: dec("2400.00"), CurrentAmount: dec("600.00"), TargetDate: date(4),
-		FundingSourceType: finance.FundingBudget, TrackingMode: finance.TrackBudgetDriven, SortOrder: 2, ShowInDigest: true,
-		BudgetLinks:  []finance.GoalBudgetLink{{BudgetItemID: savingsItem, ContributionAmount: dec("150.00"), IsActive: true}},
-		SpendingPlan: []finance.GoalPlanLine{{Name: "MacBook Pro", CategoryID: b.demo.CategoryIDs["Shopping"], PlannedAmount: dec("2000.00")}}})
+	goal("emergency", budgets.Goal{Name: "Emergency fund", Description: "Six months of expenses",
+		GoalType: budgets.GoalSavings, TargetAmount: dec("60000.00"), TargetDate: date(24),
+		FundingSourceType: budgets.FundingAccount, TrackingMode: budgets.TrackAccountDriven, SortOrder: 1, ShowInDigest: true,
+		AccountLinks: []budgets.GoalAccountLink{{AccountID: b.savings.ID, LinkRole: budgets.LinkRoleFunding}}})
+	goal("laptop", budgets.Goal{Name: "New laptop", Description: "Replace the 2017 MacBook",
+		GoalType: budgets.GoalPurchase, TargetAmount: dec("2400.00"), CurrentAmount: dec("600.00"), TargetDate: date(4),
+		FundingSourceType: budgets.FundingBudget, TrackingMode: budgets.TrackBudgetDriven, SortOrder: 2, ShowInDigest: true,
+		BudgetLinks:  []budgets.GoalBudgetLink{{BudgetItemID: savingsItem, ContributionAmount: dec("150.00"), IsActive: true}},
+		SpendingPlan: []budgets.GoalPlanLine{{Name: "MacBook Pro", CategoryID: b.demo.CategoryIDs["Shopping"], PlannedAmount: dec("2000.00")}}})
 	// A payoff goal's target is what was owed when it started.
 	owedAtStart := b.mortgage.Balance.Amount
 	for _, t := range b.txs {
@@ -170,18 +171,18 @@ func (b *builder) budgetsAndGoals() {
 			owedAtStart = owedAtStart.Add(t.Amount.Amount)
 		}
 	}
-	goal("mortgage", finance.Goal{Name: "Pay off the mortgage", GoalType: finance.GoalDebtPayoff,
-		TargetAmount: owedAtStart, TargetDate: date(240), FundingSourceType: finance.FundingAccount,
-		TrackingMode: finance.TrackAccountDriven, SortOrder: 3,
-		AccountLinks: []finance.GoalAccountLink{{AccountID: b.mortgage.ID, LinkRole: finance.LinkRolePayoff}}})
-	goal("retirement", finance.Goal{Name: "Brokerage to 100k", GoalType: finance.GoalSavings,
-		TargetAmount: dec("100000.00"), TargetDate: date(72), FundingSourceType: finance.FundingAccount,
-		TrackingMode: finance.TrackAccountDriven, SortOrder: 4,
-		AccountLinks: []finance.GoalAccountLink{{AccountID: b.brokerage.ID, LinkRole: finance.LinkRoleFunding}}})
+	goal("mortgage", budgets.Goal{Name: "Pay off the mortgage", GoalType: budgets.GoalDebtPayoff,
+		TargetAmount: owedAtStart, TargetDate: date(240), FundingSourceType: budgets.FundingAccount,
+		TrackingMode: budgets.TrackAccountDriven, SortOrder: 3,
+		AccountLinks: []budgets.GoalAccountLink{{AccountID: b.mortgage.ID, LinkRole: budgets.LinkRolePayoff}}})
+	goal("retirement", budgets.Goal{Name: "Brokerage to 100k", GoalType: budgets.GoalSavings,
+		TargetAmount: dec("100000.00"), TargetDate: date(72), FundingSourceType: budgets.FundingAccount,
+		TrackingMode: budgets.TrackAccountDriven, SortOrder: 4,
+		AccountLinks: []budgets.GoalAccountLink{{AccountID: b.brokerage.ID, LinkRole: budgets.LinkRoleFunding}}})
 	done := thisMonth.AddDate(0, -2, 3).Add(14 * time.Hour)
-	goal("japan", finance.Goal{Name: "Japan trip", GoalType: finance.GoalSavings, Status: finance.GoalCompleted,
+	goal("japan", budgets.Goal{Name: "Japan trip", GoalType: budgets.GoalSavings, Status: budgets.GoalCompleted,
 		TargetAmount: dec("4000.00"), CurrentAmount: dec("4200.00"), TargetDate: date(-1),
-		FundingSourceType: finance.FundingManual, TrackingMode: finance.TrackManual, SortOrder: 5,
+		FundingSourceType: budgets.FundingManual, TrackingMode: budgets.TrackManual, SortOrder: 5,
 		CreatedAt: thisMonth.AddDate(-1, 0, 0).Add(9 * time.Hour), CompletedAt: &done})
 }
 

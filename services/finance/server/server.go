@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
 	"github.com/ledgerlane/platform/services/finance/imports"
@@ -127,6 +128,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.svcs = grpcapi.Services{
 		Finance:  s.svc,
+		Budgets:  budgets.NewService(budgets.Config{Kernel: s.svc, Store: s.store}),
 		Debt:     debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
 		Insights: insights.NewService(insights.Config{Kernel: s.svc, Store: s.store}),
 		Imports:  imports.NewService(imports.Config{Kernel: s.svc, Store: s.store, Parser: parser}),

@@ -6,6 +6,7 @@ package stores
 
 import (
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/networth"
@@ -14,6 +15,7 @@ import (
 // Store is every part of the finance store.
 type Store interface {
 	finance.Store
+	budgets.Store
 	debt.Store
 	imports.Store
 	networth.Store

@@ -1,4 +1,4 @@
-package finance
+package budgets
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Limits of PATCH /v1/budgets/{id}/allocations (ours).
@@ -52,32 +53,32 @@ type GroupAllocation struct {
 // percent groups together may not exceed 100. Archived budgets are
 // read-only (409 conflict). A compare-and-swap on the budget's version;
 // a PATCH that changes nothing keeps it.
-func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u AllocationUpdate) (Result[BudgetView], error) {
-	var res Result[BudgetView]
-	sc, err := s.WriteScope(ctx, c)
+func (s *Service) UpdateBudgetAllocations(ctx context.Context, c finance.Caller, u AllocationUpdate) (finance.Result[BudgetView], error) {
+	var res finance.Result[BudgetView]
+	sc, err := s.k.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
-	id, err := RequiredUUID(u.BudgetID, "id")
+	id, err := finance.RequiredUUID(u.BudgetID, "id")
 	if err != nil {
 		return res, err
 	}
 	if u.ExpectedVersion <= 0 {
-		return res, Invalid("expected_version", "expected_version is required: send the version you read")
+		return res, finance.Invalid("expected_version", "expected_version is required: send the version you read")
 	}
 	switch {
 	case len(u.Items) == 0 && len(u.Groups) == 0:
-		return res, Invalid("items", "send at least one of items or groups")
+		return res, finance.Invalid("items", "send at least one of items or groups")
 	case len(u.Items) > MaxAllocationItems:
-		return res, Invalid("items", fmt.Sprintf("at most %d items", MaxAllocationItems))
+		return res, finance.Invalid("items", fmt.Sprintf("at most %d items", MaxAllocationItems))
 	case len(u.Groups) > MaxAllocationGroups:
-		return res, Invalid("groups", fmt.Sprintf("at most %d groups", MaxAllocationGroups))
+		return res, finance.Invalid("groups", fmt.Sprintf("at most %d groups", MaxAllocationGroups))
 	}
 	fp := u
 	fp.ExpectedVersion = 0
-	pw, err := newPendingWrite(c, "budget-allocations", fp)
+	pw, err := finance.NewPendingWrite(c, "budget-allocations", fp)
 	if err != nil {
-		return res, Internal("fingerprint allocations update", err)
+		return res, finance.Internal("fingerprint allocations update", err)
 	}
 	old, err := s.loadBudget(ctx, c, id)
 	if err != nil {
@@ -91,7 +92,7 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u Alloc
 		return res, problem.New(problem.Conflict, "an archived budget cannot change; switch the method to start a new one")
 	}
 	if old.Version != u.ExpectedVersion {
-		if pw.replays(old.LastWrite, old.Version, u.ExpectedVersion) {
+		if pw.Replays(old.LastWrite, old.Version, u.ExpectedVersion) {
 			// The retry of the write that made this version, whose
 			// answer was lost: answer it again.
 			res, err := s.GetBudget(ctx, c, id)
@@ -103,22 +104,22 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c Caller, u Alloc
 	if sameGroups(old.Groups, b.Groups) {
 		return s.GetBudget(ctx, c, id)
 	}
-	b.Version, b.UpdatedAt = old.Version+1, s.now()
-	b.LastWrite = pw.mark(b.Version)
+	b.Version, b.UpdatedAt = old.Version+1, s.k.Now()
+	b.LastWrite = pw.Mark(b.Version)
 	switch err := s.store.UpdateBudgetGroups(ctx, b, old.Version); {
-	case errors.Is(err, ErrVersionConflict):
+	case errors.Is(err, finance.ErrVersionConflict):
 		return res, budgetVersionConflict(0)
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, finance.ErrNotFound):
 		return res, problem.New(problem.NotFound, "budget not found")
 	case err != nil:
-		return res, Internal("update budget", err)
+		return res, finance.Internal("update budget", err)
 	}
 	return s.GetBudget(ctx, c, id)
 }
 
 // applyAllocations checks u against b and returns b with it applied. Items
 // of categories the grant hides are unknown to it (400 naming the item).
-func applyAllocations(sc Scope, b Budget, u AllocationUpdate) (Budget, error) {
+func applyAllocations(sc finance.Scope, b Budget, u AllocationUpdate) (Budget, error) {
 	groups := make([]TargetGroup, len(b.Groups))
 	where := map[string][2]int{} // item id → group, item index
 	for gi, g := range b.Groups {
@@ -133,19 +134,19 @@ func applyAllocations(sc Scope, b Budget, u AllocationUpdate) (Budget, error) {
 	seen := map[string]bool{}
 	for i, a := range u.Items {
 		field := fmt.Sprintf("items[%d].id", i)
-		id, err := RequiredUUID(a.ID, field)
+		id, err := finance.RequiredUUID(a.ID, field)
 		if err != nil {
 			return b, err
 		}
 		at, ok := where[id]
 		if !ok {
-			return b, Invalid(field, field+" names no item of this budget")
+			return b, finance.Invalid(field, field+" names no item of this budget")
 		}
 		if seen[id] {
-			return b, Invalid(field, "an item is listed once")
+			return b, finance.Invalid(field, "an item is listed once")
 		}
 		seen[id] = true
-		amount, err := parseAmount(a.AllocatedAmount, fmt.Sprintf("items[%d].allocated_amount", i), b.Currency)
+		amount, err := finance.ParseAmount(a.AllocatedAmount, fmt.Sprintf("items[%d].allocated_amount", i), b.Currency)
 		if err != nil {
 			return b, err
 		}
@@ -153,7 +154,7 @@ func applyAllocations(sc Scope, b Budget, u AllocationUpdate) (Budget, error) {
 	}
 	for i, a := range u.Groups {
 		field := fmt.Sprintf("groups[%d].id", i)
-		id, err := RequiredUUID(a.ID, field)
+		id, err := finance.RequiredUUID(a.ID, field)
 		if err != nil {
 			return b, err
 		}
@@ -164,24 +165,24 @@ func applyAllocations(sc Scope, b Budget, u AllocationUpdate) (Budget, error) {
 			}
 		}
 		if gi < 0 {
-			return b, Invalid(field, field+" names no group of this budget")
+			return b, finance.Invalid(field, field+" names no group of this budget")
 		}
 		if seen[id] {
-			return b, Invalid(field, "a group is listed once")
+			return b, finance.Invalid(field, "a group is listed once")
 		}
 		seen[id] = true
 		vf := fmt.Sprintf("groups[%d].allocation_value", i)
 		switch {
 		case groups[gi].AllocationType != AllocPercent:
-			return b, Invalid(vf, "only a percent_of_income group takes an allocation_value; an amount group's is the sum of its items")
+			return b, finance.Invalid(vf, "only a percent_of_income group takes an allocation_value; an amount group's is the sum of its items")
 		case b.MethodType == MethodFiftyThirtyTwenty:
-			return b, Invalid(vf, "a 50/30/20 budget keeps its percentages; switch to another method to change them")
+			return b, finance.Invalid(vf, "a 50/30/20 budget keeps its percentages; switch to another method to change them")
 		case !percentValue.MatchString(a.AllocationValue):
-			return b, Invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
+			return b, finance.Invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
 		}
 		v, _ := decimal.NewFromString(a.AllocationValue)
 		if v.GreaterThan(decNum(100)) {
-			return b, Invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
+			return b, finance.Invalid(vf, vf+" must be a percentage from 0 to 100 with at most two decimal places")
 		}
 		groups[gi].AllocationValue = v
 	}
@@ -199,7 +200,7 @@ func applyAllocations(sc Scope, b Budget, u AllocationUpdate) (Budget, error) {
 		}
 	}
 	if percent.GreaterThan(decNum(100)) {
-		return b, Invalid("groups", "the percent_of_income groups together may not exceed 100")
+		return b, finance.Invalid("groups", "the percent_of_income groups together may not exceed 100")
 	}
 	b.Groups = groups
 	return b, nil

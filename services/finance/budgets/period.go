@@ -1,7 +1,9 @@
-package finance
+package budgets
 
 import (
 	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Period is one budget period: [Start, End), dates at midnight UTC.
@@ -12,13 +14,13 @@ type Period struct {
 
 // Contains reports whether date d falls in the period.
 func (p Period) Contains(d time.Time) bool {
-	d = Day(d)
+	d = finance.Day(d)
 	return !d.Before(p.Start) && d.Before(p.End)
 }
 
 // PeriodContaining returns the budget's period that contains date d.
 func (b Budget) PeriodContaining(d time.Time) Period {
-	d = Day(d)
+	d = finance.Day(d)
 	switch b.PeriodType {
 	case PeriodMonthlyAnchored:
 		day := b.anchorDay()
@@ -28,7 +30,7 @@ func (b Budget) PeriodContaining(d time.Time) Period {
 		}
 		return b.period(start)
 	case PeriodBiweekly:
-		anchor := Day(b.PeriodAnchorDate)
+		anchor := finance.Day(b.PeriodAnchorDate)
 		days := int(d.Sub(anchor).Hours() / 24)
 		k := days / 14
 		if days < 0 && days%14 != 0 {
@@ -94,9 +96,9 @@ func (b Budget) period(start time.Time) Period {
 
 // periodsPerMonth is how many of the budget's periods make a month, for
 // scaling a monthly income to one period: 1, or 12/26 for two weeks.
-func (b Budget) incomeForPeriod(monthly Money) Money {
+func (b Budget) incomeForPeriod(monthly finance.Money) finance.Money {
 	if b.PeriodType == PeriodBiweekly {
-		monthly.Amount = monthly.Amount.Mul(decNum(12)).Div(decNum(26)).Round(MinorUnit(monthly.Currency))
+		monthly.Amount = monthly.Amount.Mul(decNum(12)).Div(decNum(26)).Round(finance.MinorUnit(monthly.Currency))
 	}
 	return monthly
 }

@@ -1,4 +1,17 @@
-package finance
+// Package budgets owns budgets with their goals: the budget methods and the
+// budget built from one, periods, progress (spend, allocations, rollover,
+// anomalies and the recurring outflows still expected in a period), the
+// frozen progress of closed periods, the allocations PATCH, and savings,
+// purchase and debt-payoff goals with their account links, budget links
+// and spending plans. Goals live here rather than in a package of their own
+// because the two read each other: a goal's budget links name budget items,
+// and a budget's anomalies are covered by goals' spending plans.
+//
+// It may import the kernel (finance) and nothing else of finance; the
+// recurring rules a period expects are read through the kernel. The
+// wiring (server), the wire (grpcapi), the stores and the demo seed import
+// it.
+package budgets
 
 import (
 	"context"
@@ -10,7 +23,30 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/finance"
 )
+
+// Config assembles a Service.
+type Config struct {
+	// Kernel is the finance service: the caller's scope, categories,
+	// recurring rules, the clock.
+	Kernel *finance.Service
+	Store  Store
+}
+
+// Service answers the budget and goal routes with the caller's grant
+// applied.
+type Service struct {
+	k     *finance.Service
+	store Store
+	// baselines caches budget anomaly baselines (baseline.go).
+	baselines *baselineCache
+}
+
+// NewService returns a Service from cfg.
+func NewService(cfg Config) *Service {
+	return &Service{k: cfg.Kernel, store: cfg.Store, baselines: &baselineCache{}}
+}
 
 // BudgetView is a budget as answered: the grant's hidden categories' items
 // left out, and each item's spend in the current period.
@@ -26,19 +62,15 @@ type SwitchResult struct {
 	PreviousBudgetArchived bool
 }
 
-// MaxFutureMonths is how far ahead ?month may look: a year past the current
-// period (upcoming recurring outflows only).
-const MaxFutureMonths = 12
-
 // ListBudgets answers GET /v1/budgets (ours): the active budget first, then
 // archived ones, newest first.
-func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[BudgetView], error) {
-	var page Page[BudgetView]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) ListBudgets(ctx context.Context, c finance.Caller, q finance.PageQuery) (finance.Page[BudgetView], error) {
+	var page finance.Page[BudgetView]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return page, err
 	}
-	pager, err := NewPager[budgetCursor](s, q)
+	pager, err := finance.NewPager[budgetCursor](s.k, q)
 	if err != nil {
 		return page, err
 	}
@@ -48,7 +80,7 @@ func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[
 	}
 	all, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return page, Internal("list budgets", err)
+		return page, finance.Internal("list budgets", err)
 	}
 	if after != nil {
 		at, _ := time.Parse(time.RFC3339Nano, after.CreatedAt)
@@ -59,7 +91,7 @@ func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[
 		}
 		all = all[i:]
 	}
-	if all, page.NextCursor, err = Cut(ctx, pager, all, func(b Budget) budgetCursor {
+	if all, page.NextCursor, err = finance.Cut(ctx, pager, all, func(b Budget) budgetCursor {
 		return budgetCursor{ID: b.ID, Active: b.IsActive, CreatedAt: b.CreatedAt.UTC().Format(time.RFC3339Nano)}
 	}); err != nil {
 		return page, err
@@ -72,8 +104,8 @@ func (s *Service) ListBudgets(ctx context.Context, c Caller, q PageQuery) (Page[
 		}
 		page.Data = append(page.Data, v)
 	}
-	page.RedactedFields = sc.Redacted(FieldConnectionInstitution)
-	page.Filtered = sc.grant.Filtered()
+	page.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
+	page.Filtered = sc.Grant().Filtered()
 	return page, nil
 }
 
@@ -85,13 +117,13 @@ type budgetCursor struct {
 
 func (p budgetCursor) Valid() bool {
 	_, err := time.Parse(time.RFC3339Nano, p.CreatedAt)
-	return err == nil && IsUUID(p.ID)
+	return err == nil && finance.IsUUID(p.ID)
 }
 
 // GetBudget answers GET /v1/budgets/{id}.
-func (s *Service) GetBudget(ctx context.Context, c Caller, id string) (Result[BudgetView], error) {
-	var res Result[BudgetView]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) GetBudget(ctx context.Context, c finance.Caller, id string) (finance.Result[BudgetView], error) {
+	var res finance.Result[BudgetView]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -102,31 +134,31 @@ func (s *Service) GetBudget(ctx context.Context, c Caller, id string) (Result[Bu
 	if res.Data, err = s.budgetView(ctx, c, sc, b); err != nil {
 		return res, err
 	}
-	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
-	res.Filtered = sc.grant.Filtered()
+	res.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
+	res.Filtered = sc.Grant().Filtered()
 	return res, nil
 }
 
-func (s *Service) loadBudget(ctx context.Context, c Caller, id string) (Budget, error) {
-	id, err := RequiredUUID(id, "id")
+func (s *Service) loadBudget(ctx context.Context, c finance.Caller, id string) (Budget, error) {
+	id, err := finance.RequiredUUID(id, "id")
 	if err != nil {
 		return Budget{}, err
 	}
 	b, err := s.store.GetBudget(ctx, c.UserID, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, finance.ErrNotFound) {
 		return b, problem.New(problem.NotFound, "budget not found")
 	}
 	if err != nil {
-		return b, Internal("get budget", err)
+		return b, finance.Internal("get budget", err)
 	}
 	return b, nil
 }
 
 // visibleBudget leaves out the items of categories the grant hides, and
 // free text naming a redacted institution.
-func (sc Scope) visibleBudget(b Budget) Budget {
+func visibleBudget(sc finance.Scope, b Budget) Budget {
 	groups := make([]TargetGroup, 0, len(b.Groups))
-	redact := sc.grant.Redacts(FieldConnectionInstitution)
+	redact := sc.Grant().Redacts(finance.FieldConnectionInstitution)
 	for _, g := range b.Groups {
 		items := make([]BudgetItem, 0, len(g.Items))
 		for _, it := range g.Items {
@@ -147,13 +179,13 @@ func (sc Scope) visibleBudget(b Budget) Budget {
 	return b
 }
 
-func (s *Service) budgetView(ctx context.Context, c Caller, sc Scope, b Budget) (BudgetView, error) {
-	b = sc.visibleBudget(b)
+func (s *Service) budgetView(ctx context.Context, c finance.Caller, sc finance.Scope, b Budget) (BudgetView, error) {
+	b = visibleBudget(sc, b)
 	v := BudgetView{Budget: b, ItemSpent: map[string]decimal.Decimal{}}
 	if !b.IsActive {
 		return v, nil // an archived budget has no current period
 	}
-	p, err := s.progress(ctx, c, sc, b, b.PeriodContaining(s.now()))
+	p, err := s.progress(ctx, c, sc, b, b.PeriodContaining(s.k.Now()))
 	if err != nil {
 		return v, err
 	}
@@ -168,9 +200,9 @@ func (s *Service) budgetView(ctx context.Context, c Caller, sc Scope, b Budget) 
 // GetBudgetProgress answers GET /v1/budgets/{id}/progress. month (YYYY-MM)
 // picks the period that starts in that month; empty means the period
 // containing today.
-func (s *Service) GetBudgetProgress(ctx context.Context, c Caller, id, month string) (Result[BudgetProgress], error) {
-	var res Result[BudgetProgress]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) GetBudgetProgress(ctx context.Context, c finance.Caller, id, month string) (finance.Result[BudgetProgress], error) {
+	var res finance.Result[BudgetProgress]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -178,25 +210,25 @@ func (s *Service) GetBudgetProgress(ctx context.Context, c Caller, id, month str
 	if err != nil {
 		return res, err
 	}
-	b = sc.visibleBudget(b)
-	today := Day(s.now())
+	b = visibleBudget(sc, b)
+	today := finance.Day(s.k.Now())
 	p := b.PeriodContaining(today)
 	if month != "" {
-		y, m, err := ParseMonth(month)
+		y, m, err := finance.ParseMonth(month)
 		if err != nil {
-			return res, Invalid("month", "month must be YYYY-MM, from 1970-01")
+			return res, finance.Invalid("month", "month must be YYYY-MM, from 1970-01")
 		}
 		p = b.PeriodStartingIn(y, m)
-		limit := time.Date(today.Year(), today.Month()+MaxFutureMonths+1, 1, 0, 0, 0, 0, time.UTC)
+		limit := time.Date(today.Year(), today.Month()+finance.MaxFutureMonths+1, 1, 0, 0, 0, 0, time.UTC)
 		if !p.Start.Before(limit) {
-			return res, Invalid("month", "month may be at most 12 months after the current one")
+			return res, finance.Invalid("month", "month may be at most 12 months after the current one")
 		}
 	}
 	if res.Data, err = s.progress(ctx, c, sc, b, p); err != nil {
 		return res, err
 	}
-	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
-	res.Filtered = sc.grant.Filtered()
+	res.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
+	res.Filtered = sc.Grant().Filtered()
 	return res, nil
 }
 
@@ -209,20 +241,20 @@ func (s *Service) GetBudgetProgress(ctx context.Context, c Caller, id, month str
 // every later read answers them, whatever edits arrive after. A snapshot at
 // first read rather than a recomputation "as of the close": the store keeps
 // no history of edits, so data as of the close cannot be rebuilt later.
-func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p Period) (BudgetProgress, error) {
-	today := Day(s.now())
+func (s *Service) progress(ctx context.Context, c finance.Caller, sc finance.Scope, b Budget, p Period) (BudgetProgress, error) {
+	today := finance.Day(s.k.Now())
 	closed := !p.End.After(today)
 	if closed {
 		snap, err := s.store.GetProgressSnapshot(ctx, b.ID, c.GrantID, p.Start)
 		if err == nil {
 			var out BudgetProgress
 			if err := json.Unmarshal(snap.Data, &out); err != nil {
-				return out, Internal("decode progress snapshot", err)
+				return out, finance.Internal("decode progress snapshot", err)
 			}
 			return out, nil
 		}
-		if !errors.Is(err, ErrNotFound) {
-			return BudgetProgress{}, Internal("get progress snapshot", err)
+		if !errors.Is(err, finance.ErrNotFound) {
+			return BudgetProgress{}, finance.Internal("get progress snapshot", err)
 		}
 	}
 	in := ProgressInput{Budget: b, Period: p, Today: today}
@@ -241,34 +273,34 @@ func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p 
 		}
 	}
 	last := p.End.AddDate(0, 0, -1)
-	in.Totals, err = s.store.SumFlows(ctx, c.UserID, FlowQuery{From: p.Start, To: last, Currency: b.Currency,
-		CountedOnly: true, ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories})
+	in.Totals, err = s.store.SumFlows(ctx, c.UserID, finance.FlowQuery{From: p.Start, To: last, Currency: b.Currency,
+		CountedOnly: true, ExcludeAccountIDs: sc.ExcludedAccounts(), ExcludeCategoryIDs: sc.ExcludedCategories()})
 	if err != nil {
-		return BudgetProgress{}, Internal("sum flows", err)
+		return BudgetProgress{}, finance.Internal("sum flows", err)
 	}
 	if in.Totals == nil {
-		in.Totals = []FlowTotal{} // read from the store: ComputeProgress must not sum Rows
+		in.Totals = []finance.FlowTotal{} // read from the store: ComputeProgress must not sum Rows
 	}
 	if b.HasFeature(FeatureAnomalies) {
 		if in.Baseline, err = s.anomalyBaseline(ctx, c, sc, b.Currency, p); err != nil {
 			return BudgetProgress{}, err
 		}
 		if floors := in.Baseline.Floors(); len(floors) > 0 {
-			f := TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories,
+			f := finance.TransactionFilter{ExcludeAccountIDs: sc.ExcludedAccounts(), ExcludeCategoryIDs: sc.ExcludedCategories(),
 				StartDate: p.Start, EndDate: last}
 			if in.Candidates, err = s.store.ListAnomalyCandidates(ctx, c.UserID, f, floors); err != nil {
-				return BudgetProgress{}, Internal("list anomaly candidates", err)
+				return BudgetProgress{}, finance.Internal("list anomaly candidates", err)
 			}
 		}
 		if in.Goals, err = s.visibleGoals(ctx, c, sc); err != nil {
 			return BudgetProgress{}, err
 		}
 	}
-	if in.Categories, err = s.visibleCategories(ctx, c, sc); err != nil {
+	if in.Categories, err = s.k.VisibleCategories(ctx, c, sc); err != nil {
 		return BudgetProgress{}, err
 	}
 	if p.End.After(today) {
-		rules, err := s.recurringRules(ctx, c.UserID)
+		rules, err := s.k.RecurringRules(ctx, c.UserID)
 		if err != nil {
 			return BudgetProgress{}, err
 		}
@@ -284,16 +316,16 @@ func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p 
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		return out, Internal("encode progress snapshot", err)
+		return out, finance.Internal("encode progress snapshot", err)
 	}
 	snap, err := s.store.SaveProgressSnapshot(ctx, ProgressSnapshot{BudgetID: b.ID, UserID: c.UserID,
-		GrantID: c.GrantID, PeriodStart: p.Start, Data: data, CreatedAt: s.now()})
+		GrantID: c.GrantID, PeriodStart: p.Start, Data: data, CreatedAt: s.k.Now()})
 	if err != nil {
-		return out, Internal("save progress snapshot", err)
+		return out, finance.Internal("save progress snapshot", err)
 	}
 	var stored BudgetProgress
 	if err := json.Unmarshal(snap.Data, &stored); err != nil {
-		return out, Internal("decode progress snapshot", err)
+		return out, finance.Internal("decode progress snapshot", err)
 	}
 	return stored, nil
 }
@@ -303,29 +335,29 @@ func (s *Service) progress(ctx context.Context, c Caller, sc Scope, b Budget, p 
 // the last three full months' spend, expected income from the previous
 // budget or else the last three months' income) and archives the active
 // one, in one atomic store step.
-func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method string, confirm *bool) (Result[SwitchResult], error) {
-	var res Result[SwitchResult]
-	sc, err := s.WriteScope(ctx, c)
+func (s *Service) SwitchBudgetMethod(ctx context.Context, c finance.Caller, method string, confirm *bool) (finance.Result[SwitchResult], error) {
+	var res finance.Result[SwitchResult]
+	sc, err := s.k.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
 	if method == "" {
-		return res, Invalid("method", "method is required")
+		return res, finance.Invalid("method", "method is required")
 	}
 	if !ValidMethod(method) {
-		return res, Invalid("method", "method must be one of fifty_thirty_twenty, pay_yourself_first, zero_based, envelope, kakeibo, fire, values_based, custom")
+		return res, finance.Invalid("method", "method must be one of fifty_thirty_twenty, pay_yourself_first, zero_based, envelope, kakeibo, fire, values_based, custom")
 	}
 	if confirm == nil || !*confirm {
-		return res, Invalid("confirm", "confirm must be true: the switch archives the current budget and creates a new one")
+		return res, finance.Invalid("confirm", "confirm must be true: the switch archives the current budget and creates a new one")
 	}
-	now := s.now()
+	now := s.k.Now()
 	cats, err := s.store.ListCategories(ctx, c.UserID)
 	if err != nil {
-		return res, Internal("list categories", err)
+		return res, finance.Internal("list categories", err)
 	}
 	budgets, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return res, Internal("list budgets", err)
+		return res, finance.Internal("list budgets", err)
 	}
 	currency := "USD"
 	var income *decimal.Decimal
@@ -341,35 +373,35 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c Caller, method strin
 	}
 	b := NewBudget(BudgetTemplate{Method: method, UserID: c.UserID, Currency: currency, Categories: cats,
 		MonthlySpend: spend, MonthlyIncome: income, NewID: uuid.NewString, Now: now})
-	b.ID = c.derivedID("budget")
+	b.ID = c.DerivedID("budget")
 	archived, err := s.store.SwitchBudget(ctx, b)
-	if errors.Is(err, ErrAlreadyExists) && c.IdempotencyKey != "" {
+	if errors.Is(err, finance.ErrAlreadyExists) && c.IdempotencyKey != "" {
 		// The same key switched already and its answer was lost after the
 		// commit: answer what it did. Every switch archives the budget
 		// active before it, so one was archived exactly when the new
 		// budget is not the user's first.
 		res.Data = SwitchResult{NewBudgetID: b.ID, PreviousBudgetArchived: len(budgets) > 1 ||
 			(len(budgets) == 1 && budgets[0].ID != b.ID)}
-		res.Filtered = sc.grant.Filtered()
+		res.Filtered = sc.Grant().Filtered()
 		return res, nil
 	}
 	if err != nil {
-		return res, Internal("switch budget", err)
+		return res, finance.Internal("switch budget", err)
 	}
 	res.Data = SwitchResult{NewBudgetID: b.ID, PreviousBudgetArchived: archived != ""}
-	res.Filtered = sc.grant.Filtered()
+	res.Filtered = sc.Grant().Filtered()
 	return res, nil
 }
 
 // monthlyAverages is the average monthly spend per category (rolled up to
 // the top level, the savings category on its own) and the average monthly
 // income over the three full months before now, counted like progress.
-func (s *Service) monthlyAverages(ctx context.Context, c Caller, cats []Category, currency string, now time.Time) (map[string]decimal.Decimal, decimal.Decimal, error) {
+func (s *Service) monthlyAverages(ctx context.Context, c finance.Caller, cats []finance.Category, currency string, now time.Time) (map[string]decimal.Decimal, decimal.Decimal, error) {
 	end := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	start := end.AddDate(0, -3, 0)
-	totals, err := s.store.SumFlows(ctx, c.UserID, FlowQuery{From: start, To: end.AddDate(0, 0, -1), Currency: currency, CountedOnly: true})
+	totals, err := s.store.SumFlows(ctx, c.UserID, finance.FlowQuery{From: start, To: end.AddDate(0, 0, -1), Currency: currency, CountedOnly: true})
 	if err != nil {
-		return nil, decimal.Zero, Internal("sum flows", err)
+		return nil, decimal.Zero, finance.Internal("sum flows", err)
 	}
 	cl := classify(cats)
 	cn := newCounter(Budget{Currency: currency}, cats)
@@ -393,7 +425,7 @@ func (s *Service) monthlyAverages(ctx context.Context, c Caller, cats []Category
 	for k, v := range spend {
 		spend[k] = v.Div(three)
 	}
-	return spend, income.Div(three).Round(MinorUnit(currency)), nil
+	return spend, income.Div(three).Round(finance.MinorUnit(currency)), nil
 }
 
 // MethodMeta is the view's method meta.

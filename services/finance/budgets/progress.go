@@ -1,4 +1,4 @@
-package finance
+package budgets
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // BudgetProgress is a budget's figures for one period. Amounts are exact
@@ -94,19 +96,19 @@ type ProgressInput struct {
 	Budget     Budget // items of hidden categories removed
 	Period     Period
 	Today      time.Time
-	Categories []Category // the categories the grant shows
+	Categories []finance.Category // the categories the grant shows
 	// Totals are the period's counted flow totals (SumFlows, CountedOnly);
 	// Candidates its counted outflows above their category's anomaly floor
 	// (ListAnomalyCandidates); Baseline the anomaly thresholds of the
 	// AnomalyLookbackMonths before the period. The service reads these from
 	// the store. When Totals is nil they are computed from Rows (the
 	// period's rows) and History (the look-back's rows) instead.
-	Totals     []FlowTotal
-	Candidates []BudgetRow
+	Totals     []finance.FlowTotal
+	Candidates []finance.BudgetRow
 	Baseline   AnomalyBaseline
-	Rows       []BudgetRow
-	History    []BudgetRow
-	Rules      []RecurringRule
+	Rows       []finance.BudgetRow
+	History    []finance.BudgetRow
+	Rules      []finance.RecurringRule
 	Goals      []Goal // visible goals, for spending-plan coverage
 	// Rollover is the previous period's remaining per group id (only read
 	// when the budget has FeatureRollover).
@@ -121,7 +123,7 @@ type counter struct {
 	itemOf   map[string][2]int // category id → (group, item) index
 }
 
-func newCounter(b Budget, cats []Category) counter {
+func newCounter(b Budget, cats []finance.Category) counter {
 	c := counter{currency: b.Currency, parent: map[string]string{}, typeTag: map[string]string{},
 		itemOf: map[string][2]int{}}
 	for _, cat := range cats {
@@ -138,7 +140,7 @@ func newCounter(b Budget, cats []Category) counter {
 
 // countsTotal reports whether a total counts at all: counted rows
 // (CountsTowardBudgets), categorized, in the budget's currency.
-func (c counter) countsTotal(t FlowTotal) bool {
+func (c counter) countsTotal(t finance.FlowTotal) bool {
 	return t.Counted && t.CategoryID != "" && t.Currency == c.currency
 }
 
@@ -156,18 +158,18 @@ func (c counter) item(cat string) ([2]int, bool) {
 }
 
 func (c counter) isIncome(cat string) bool {
-	if c.typeTag[cat] == CategoryIncome {
+	if c.typeTag[cat] == finance.CategoryIncome {
 		return true
 	}
 	p := c.parent[cat]
-	return p != "" && c.typeTag[p] == CategoryIncome
+	return p != "" && c.typeTag[p] == finance.CategoryIncome
 }
 
 // ComputeProgress computes one period's progress. It is a pure function of
 // its input: the same rows always give the same figures.
 func ComputeProgress(in ProgressInput) BudgetProgress {
 	b := in.Budget
-	today := Day(in.Today)
+	today := finance.Day(in.Today)
 	isCurrent := in.Period.Contains(today)
 	out := BudgetProgress{BudgetID: b.ID, MethodType: b.MethodType, Currency: b.Currency,
 		MethodMeta: MetaFor(b.MethodType), PeriodStart: in.Period.Start, PeriodEnd: in.Period.End,
@@ -175,11 +177,11 @@ func ComputeProgress(in ProgressInput) BudgetProgress {
 	c := newCounter(b, in.Categories)
 	if in.Totals == nil {
 		last := in.Period.End.AddDate(0, 0, -1)
-		in.Totals = SumFlowRows(in.Rows, FlowQuery{From: in.Period.Start, To: last, CountedOnly: true})
-		sliced := SlicedParents(in.Rows)
+		in.Totals = finance.SumFlowRows(in.Rows, finance.FlowQuery{From: in.Period.Start, To: last, CountedOnly: true})
+		sliced := finance.SlicedParents(in.Rows)
 		in.Candidates = nil
 		for _, r := range in.Rows {
-			if in.Period.Contains(r.Date) && CountsTowardBudgets(r, sliced[r.ID]) {
+			if in.Period.Contains(r.Date) && finance.CountsTowardBudgets(r, sliced[r.ID]) {
 				in.Candidates = append(in.Candidates, r)
 			}
 		}
@@ -220,11 +222,11 @@ func ComputeProgress(in ProgressInput) BudgetProgress {
 	// came in (never below zero).
 	basis := decimal.Max(out.TotalIncome, decimal.Zero)
 	if b.ExpectedMonthlyIncome != nil {
-		e := b.incomeForPeriod(Money{Amount: *b.ExpectedMonthlyIncome, Currency: b.Currency}).Amount
+		e := b.incomeForPeriod(finance.Money{Amount: *b.ExpectedMonthlyIncome, Currency: b.Currency}).Amount
 		out.ExpectedIncome = &e
 		basis = e
 	}
-	places := MinorUnit(b.Currency)
+	places := finance.MinorUnit(b.Currency)
 
 	// Allocations: percent and amount groups first, remainder groups after.
 	alloc := make([]decimal.Decimal, len(b.Groups))
@@ -308,12 +310,12 @@ type AnomalyBaseline struct {
 
 // BuildAnomalyBaseline learns the thresholds from history: the counted
 // outflows (CountsTowardBudgets, categorized) in currency.
-func BuildAnomalyBaseline(currency string, history []BudgetRow) AnomalyBaseline {
-	sliced := SlicedParents(history)
+func BuildAnomalyBaseline(currency string, history []finance.BudgetRow) AnomalyBaseline {
+	sliced := finance.SlicedParents(history)
 	byCat := map[string][]decimal.Decimal{}
 	byMerchant := map[string][]decimal.Decimal{}
 	for _, r := range history {
-		if r.Amount.Currency != currency || r.CategoryID == "" || !CountsTowardBudgets(r, sliced[r.ID]) ||
+		if r.Amount.Currency != currency || r.CategoryID == "" || !finance.CountsTowardBudgets(r, sliced[r.ID]) ||
 			!r.Amount.Amount.IsNegative() {
 			continue
 		}
@@ -369,7 +371,7 @@ func (b AnomalyBaseline) Floors() map[string]decimal.Decimal {
 // what they can, in date order: a line absorbs a spend in its category (or
 // a subcategory) while what it absorbed this period stays within its
 // planned amount.
-func findAnomalies(c counter, p Period, candidates []BudgetRow, base AnomalyBaseline, goals []Goal) []BudgetAnomaly {
+func findAnomalies(c counter, p Period, candidates []finance.BudgetRow, base AnomalyBaseline, goals []Goal) []BudgetAnomaly {
 	var out []BudgetAnomaly
 	for _, r := range candidates {
 		spend := r.Amount.Amount.Neg()
@@ -443,7 +445,7 @@ func median(v []decimal.Decimal) decimal.Decimal {
 // expect before the period ends: occurrences from the rule's next expected
 // date, on or after today and the period's start. Past periods expect
 // nothing.
-func upcomingByGroup(c counter, b Budget, p Period, today time.Time, rules []RecurringRule) []decimal.Decimal {
+func upcomingByGroup(c counter, b Budget, p Period, today time.Time, rules []finance.RecurringRule) []decimal.Decimal {
 	out := make([]decimal.Decimal, len(b.Groups))
 	if !p.End.After(today) {
 		return out
@@ -453,14 +455,14 @@ func upcomingByGroup(c counter, b Budget, p Period, today time.Time, rules []Rec
 		from = today
 	}
 	for _, r := range rules {
-		if !r.IsActive || r.StreamType != StreamOutflow || r.ExpectedAmount.Currency != b.Currency || r.CategoryID == "" {
+		if !r.IsActive || r.StreamType != finance.StreamOutflow || r.ExpectedAmount.Currency != b.Currency || r.CategoryID == "" {
 			continue
 		}
 		ix, ok := c.item(r.CategoryID)
 		if !ok {
 			continue
 		}
-		for d, n := Day(r.NextExpectedDate), 0; d.Before(p.End) && n < 400; d, n = nextOccurrence(d, r.Frequency), n+1 {
+		for d, n := finance.Day(r.NextExpectedDate), 0; d.Before(p.End) && n < 400; d, n = finance.NextOccurrence(d, r.Frequency), n+1 {
 			if !d.Before(from) {
 				out[ix[0]] = out[ix[0]].Add(r.ExpectedAmount.Amount.Abs())
 			}

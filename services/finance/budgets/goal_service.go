@@ -1,4 +1,4 @@
-package finance
+package budgets
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // GoalView is a goal as answered, with its computed progress.
@@ -19,23 +20,23 @@ type GoalView struct {
 
 // goalContext is what computing goals needs once per request.
 type goalContext struct {
-	accounts map[string]Account
+	accounts map[string]finance.Account
 	items    map[string]BudgetItem // budget item id → item, over all budgets
-	cats     []Category
+	cats     []finance.Category
 }
 
-func (s *Service) goalContext(ctx context.Context, c Caller, sc Scope) (goalContext, error) {
-	gc := goalContext{accounts: map[string]Account{}, items: map[string]BudgetItem{}}
+func (s *Service) goalContext(ctx context.Context, c finance.Caller, sc finance.Scope) (goalContext, error) {
+	gc := goalContext{accounts: map[string]finance.Account{}, items: map[string]BudgetItem{}}
 	accounts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return gc, Internal("list accounts", err)
+		return gc, finance.Internal("list accounts", err)
 	}
 	for _, a := range accounts {
 		gc.accounts[a.ID] = a
 	}
 	budgets, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
-		return gc, Internal("list budgets", err)
+		return gc, finance.Internal("list budgets", err)
 	}
 	for _, b := range budgets {
 		for _, g := range b.Groups {
@@ -44,7 +45,7 @@ func (s *Service) goalContext(ctx context.Context, c Caller, sc Scope) (goalCont
 			}
 		}
 	}
-	gc.cats, err = s.visibleCategories(ctx, c, sc)
+	gc.cats, err = s.k.VisibleCategories(ctx, c, sc)
 	return gc, err
 }
 
@@ -52,7 +53,7 @@ func (s *Service) goalContext(ctx context.Context, c Caller, sc Scope) (goalCont
 // budget links to items of hidden categories and plan lines in hidden
 // categories are left out; a goal that was linked to accounts and has none
 // left is hidden whole (ok false), exactly like one that does not exist.
-func (sc Scope) visibleGoal(g Goal, items map[string]BudgetItem) (Goal, bool) {
+func visibleGoal(sc finance.Scope, g Goal, items map[string]BudgetItem) (Goal, bool) {
 	var accounts []GoalAccountLink
 	for _, l := range g.AccountLinks {
 		if !sc.HidesAccount(l.AccountID) {
@@ -77,7 +78,7 @@ func (sc Scope) visibleGoal(g Goal, items map[string]BudgetItem) (Goal, bool) {
 		}
 	}
 	g.SpendingPlan = plan
-	if sc.grant.Redacts(FieldConnectionInstitution) {
+	if sc.Grant().Redacts(finance.FieldConnectionInstitution) {
 		if sc.NamesInstitution(g.Name) {
 			g.Name = ""
 		}
@@ -94,13 +95,13 @@ func (sc Scope) visibleGoal(g Goal, items map[string]BudgetItem) (Goal, bool) {
 }
 
 // visibleGoals is every goal the grant shows, for spending-plan coverage.
-func (s *Service) visibleGoals(ctx context.Context, c Caller, sc Scope) ([]Goal, error) {
+func (s *Service) visibleGoals(ctx context.Context, c finance.Caller, sc finance.Scope) ([]Goal, error) {
 	all, err := s.store.ListGoals(ctx, c.UserID, nil, 0)
 	if err != nil {
-		return nil, Internal("list goals", err)
+		return nil, finance.Internal("list goals", err)
 	}
 	var items map[string]BudgetItem
-	if len(sc.excludedCategories) > 0 {
+	if len(sc.ExcludedCategories()) > 0 {
 		if gc, err := s.goalContext(ctx, c, sc); err != nil {
 			return nil, err
 		} else {
@@ -109,7 +110,7 @@ func (s *Service) visibleGoals(ctx context.Context, c Caller, sc Scope) ([]Goal,
 	}
 	var out []Goal
 	for _, g := range all {
-		if v, ok := sc.visibleGoal(g, items); ok {
+		if v, ok := visibleGoal(sc, g, items); ok {
 			out = append(out, v)
 		}
 	}
@@ -121,13 +122,13 @@ func (s *Service) visibleGoals(ctx context.Context, c Caller, sc Scope) ([]Goal,
 const goalViewParallelism = 4
 
 // ListGoals answers GET /v1/goals, by sort order then id.
-func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[GoalView], error) {
-	var page Page[GoalView]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) ListGoals(ctx context.Context, c finance.Caller, q finance.PageQuery) (finance.Page[GoalView], error) {
+	var page finance.Page[GoalView]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return page, err
 	}
-	pager, err := NewPager[goalCursor](s, q)
+	pager, err := finance.NewPager[goalCursor](s.k, q)
 	if err != nil {
 		return page, err
 	}
@@ -149,11 +150,11 @@ func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[Go
 	for len(visible) <= size {
 		goals, err := s.store.ListGoals(ctx, c.UserID, after, size+1)
 		if err != nil {
-			return page, Internal("list goals", err)
+			return page, finance.Internal("list goals", err)
 		}
 		for _, g := range goals {
 			after = &GoalPosition{SortOrder: g.SortOrder, ID: g.ID}
-			if v, ok := sc.visibleGoal(g, gc.items); ok && len(visible) <= size {
+			if v, ok := visibleGoal(sc, g, gc.items); ok && len(visible) <= size {
 				visible = append(visible, v)
 			}
 		}
@@ -174,16 +175,16 @@ func (s *Service) ListGoals(ctx context.Context, c Caller, q PageQuery) (Page[Go
 		})
 	}
 	if err := eg.Wait(); err != nil {
-		return Page[GoalView]{}, err
+		return finance.Page[GoalView]{}, err
 	}
-	if page.Data, page.NextCursor, err = Cut(ctx, pager, page.Data, func(g GoalView) goalCursor {
+	if page.Data, page.NextCursor, err = finance.Cut(ctx, pager, page.Data, func(g GoalView) goalCursor {
 		return goalCursor{SortOrder: g.SortOrder, ID: g.ID}
 	}); err != nil {
 		return page, err
 	}
 	page.HasMore = page.NextCursor != ""
-	page.RedactedFields = sc.Redacted(FieldConnectionInstitution)
-	page.Filtered = sc.grant.Filtered()
+	page.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
+	page.Filtered = sc.Grant().Filtered()
 	return page, nil
 }
 
@@ -192,45 +193,45 @@ type goalCursor struct {
 	ID        string `json:"i"`
 }
 
-func (p goalCursor) Valid() bool { return IsUUID(p.ID) }
+func (p goalCursor) Valid() bool { return finance.IsUUID(p.ID) }
 
 // GetGoal answers GET /v1/goals/{id}.
-func (s *Service) GetGoal(ctx context.Context, c Caller, id string) (Result[GoalView], error) {
-	var res Result[GoalView]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) GetGoal(ctx context.Context, c finance.Caller, id string) (finance.Result[GoalView], error) {
+	var res finance.Result[GoalView]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
-	if id, err = RequiredUUID(id, "id"); err != nil {
+	if id, err = finance.RequiredUUID(id, "id"); err != nil {
 		return res, err
 	}
 	g, err := s.store.GetGoal(ctx, c.UserID, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, finance.ErrNotFound) {
 		return res, problem.New(problem.NotFound, "goal not found")
 	}
 	if err != nil {
-		return res, Internal("get goal", err)
+		return res, finance.Internal("get goal", err)
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
 		return res, err
 	}
-	v, ok := sc.visibleGoal(g, gc.items)
+	v, ok := visibleGoal(sc, g, gc.items)
 	if !ok {
 		return res, problem.New(problem.NotFound, "goal not found")
 	}
 	if res.Data, err = s.goalView(ctx, c, sc, gc, v); err != nil {
 		return res, err
 	}
-	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
-	res.Filtered = sc.grant.Filtered()
+	res.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
+	res.Filtered = sc.Grant().Filtered()
 	return res, nil
 }
 
 // goalView measures a visible goal and computes its progress. A goal found
 // reached (unfiltered view) is marked completed once, at that moment.
-func (s *Service) goalView(ctx context.Context, c Caller, sc Scope, gc goalContext, g Goal) (GoalView, error) {
-	now := s.now()
+func (s *Service) goalView(ctx context.Context, c finance.Caller, sc finance.Scope, gc goalContext, g Goal) (GoalView, error) {
+	now := s.k.Now()
 	facts, err := s.goalFacts(ctx, c, sc, gc, g, now)
 	if err != nil {
 		return GoalView{}, err
@@ -241,9 +242,9 @@ func (s *Service) goalView(ctx context.Context, c Caller, sc Scope, gc goalConte
 		}
 	}
 	if g.Status == GoalActive && g.CompletedAt == nil && g.TargetAmount.IsPositive() &&
-		!facts.Current.LessThan(g.TargetAmount) && !sc.grant.Filtered() {
+		!facts.Current.LessThan(g.TargetAmount) && !sc.Grant().Filtered() {
 		if err := s.store.MarkGoalCompleted(ctx, c.UserID, g.ID, now); err != nil {
-			return GoalView{}, Internal("mark goal completed", err)
+			return GoalView{}, finance.Internal("mark goal completed", err)
 		}
 		at := now.UTC().Truncate(time.Microsecond)
 		g.Status, g.CompletedAt = GoalCompleted, &at
@@ -252,7 +253,7 @@ func (s *Service) goalView(ctx context.Context, c Caller, sc Scope, gc goalConte
 }
 
 // goalFacts measures a goal by its tracking mode (goal.go).
-func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalContext, g Goal, now time.Time) (GoalFacts, error) {
+func (s *Service) goalFacts(ctx context.Context, c finance.Caller, sc finance.Scope, gc goalContext, g Goal, now time.Time) (GoalFacts, error) {
 	f := GoalFacts{Current: g.CurrentAmount}
 	thisMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
 	rateStart := thisMonth.AddDate(0, -3, 0)
@@ -264,7 +265,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalCont
 	}
 	months := make([]decimal.Decimal, 3)
 	f.MonthlyContributions = months
-	base := FlowQuery{ExcludeAccountIDs: sc.excludedAccounts, ExcludeCategoryIDs: sc.excludedCategories}
+	base := finance.FlowQuery{ExcludeAccountIDs: sc.ExcludedAccounts(), ExcludeCategoryIDs: sc.ExcludedCategories()}
 	last := func(d time.Time) {
 		if f.LastContributionAt == nil || d.After(*f.LastContributionAt) {
 			f.LastContributionAt = &d
@@ -296,17 +297,17 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalCont
 			q.AccountIDs, q.Currency, q.From, q.To, q.ByMonth = ids, g.Currency, rateStart, thisMonth.AddDate(0, 0, -1), true
 			flows, err := s.store.SumFlows(ctx, c.UserID, q)
 			if err != nil {
-				return f, Internal("sum flows", err)
+				return f, finance.Internal("sum flows", err)
 			}
 			for _, m := range flows {
 				if i := monthIndex(m.Month); i >= 0 {
 					months[i] = months[i].Add(m.Net)
 				}
 			}
-			q.From, q.To, q.ByMonth = thisMonth.AddDate(-1, 0, 0), endOfTime, false
+			q.From, q.To, q.ByMonth = thisMonth.AddDate(-1, 0, 0), finance.EndOfTime, false
 			in, err := s.store.LastFlowDay(ctx, c.UserID, q, true)
 			if err != nil {
-				return f, Internal("last flow day", err)
+				return f, finance.Internal("last flow day", err)
 			}
 			if in != nil {
 				last(*in)
@@ -322,14 +323,14 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalCont
 			from = rateStart
 		}
 		cn := newCounter(Budget{Currency: g.Currency}, gc.cats)
-		var totals []FlowTotal
+		var totals []finance.FlowTotal
 		q := base
-		q.Currency, q.CountedOnly, q.From, q.To = g.Currency, true, from, endOfTime
+		q.Currency, q.CountedOnly, q.From, q.To = g.Currency, true, from, finance.EndOfTime
 		if len(g.BudgetLinks) > 0 {
 			q.ByMonth = true
 			var err error
 			if totals, err = s.store.SumFlows(ctx, c.UserID, q); err != nil {
-				return f, Internal("sum flows", err)
+				return f, finance.Internal("sum flows", err)
 			}
 		}
 		for _, l := range g.BudgetLinks {
@@ -351,7 +352,7 @@ func (s *Service) goalFacts(ctx context.Context, c Caller, sc Scope, gc goalCont
 			}
 			out, err := s.store.LastFlowDay(ctx, c.UserID, q, false)
 			if err != nil {
-				return f, Internal("last flow day", err)
+				return f, finance.Internal("last flow day", err)
 			}
 			if out != nil {
 				last(*out)

@@ -1,10 +1,12 @@
-package finance
+package budgets
 
 import (
 	"context"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // The anomaly rule needs medians of six months of spends, which no running
@@ -49,24 +51,24 @@ func (c *baselineCache) put(key, version string, b AnomalyBaseline) {
 
 // anomalyBaseline is the baseline of the AnomalyLookbackMonths before
 // period p, under the caller's grant, for a budget in currency.
-func (s *Service) anomalyBaseline(ctx context.Context, c Caller, sc Scope, currency string, p Period) (AnomalyBaseline, error) {
+func (s *Service) anomalyBaseline(ctx context.Context, c finance.Caller, sc finance.Scope, currency string, p Period) (AnomalyBaseline, error) {
 	from, to := p.Start.AddDate(0, -AnomalyLookbackMonths, 0), p.Start.AddDate(0, 0, -1)
 	version, err := s.store.FlowVersion(ctx, c.UserID, from, to)
 	if err != nil {
-		return AnomalyBaseline{}, Internal("flow version", err)
+		return AnomalyBaseline{}, finance.Internal("flow version", err)
 	}
-	acc, cat := slices.Clone(sc.excludedAccounts), slices.Clone(sc.excludedCategories)
+	acc, cat := slices.Clone(sc.ExcludedAccounts()), slices.Clone(sc.ExcludedCategories())
 	slices.Sort(acc)
 	slices.Sort(cat)
-	key := strings.Join([]string{c.UserID, currency, Day(from).Format("2006-01-02"), strings.Join(acc, ","),
+	key := strings.Join([]string{c.UserID, currency, finance.Day(from).Format("2006-01-02"), strings.Join(acc, ","),
 		strings.Join(cat, ",")}, "|")
 	if b, ok := s.baselines.get(key, version); ok {
 		return b, nil
 	}
-	rows, err := s.store.ListBudgetRows(ctx, c.UserID, TransactionFilter{ExcludeAccountIDs: sc.excludedAccounts,
-		ExcludeCategoryIDs: sc.excludedCategories, StartDate: from, EndDate: to})
+	rows, err := s.store.ListBudgetRows(ctx, c.UserID, finance.TransactionFilter{ExcludeAccountIDs: sc.ExcludedAccounts(),
+		ExcludeCategoryIDs: sc.ExcludedCategories(), StartDate: from, EndDate: to})
 	if err != nil {
-		return AnomalyBaseline{}, Internal("list budget rows", err)
+		return AnomalyBaseline{}, finance.Internal("list budget rows", err)
 	}
 	b := BuildAnomalyBaseline(currency, rows)
 	s.baselines.put(key, version, b)

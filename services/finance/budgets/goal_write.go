@@ -1,4 +1,4 @@
-package finance
+package budgets
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Limits of goal writes (ours; the spec shows no goal write). README.md
@@ -70,30 +71,30 @@ type GoalPlanLineInput struct {
 type GoalDeleteResult struct{ Deleted bool }
 
 // CreateGoal answers POST /v1/goals.
-func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Result[GoalView], error) {
-	var res Result[GoalView]
-	sc, err := s.WriteScope(ctx, c)
+func (s *Service) CreateGoal(ctx context.Context, c finance.Caller, in GoalInput) (finance.Result[GoalView], error) {
+	var res finance.Result[GoalView]
+	sc, err := s.k.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
 	if in.Status != nil {
-		return res, Invalid("status", "a new goal is active; status can change later")
+		return res, finance.Invalid("status", "a new goal is active; status can change later")
 	}
-	now := s.now()
-	g := Goal{ID: c.derivedID("goal"), UserID: c.UserID, GoalType: GoalSavings, Status: GoalActive,
+	now := s.k.Now()
+	g := Goal{ID: c.DerivedID("goal"), UserID: c.UserID, GoalType: GoalSavings, Status: GoalActive,
 		TrackingMode: TrackManual, Version: 1, CreatedAt: now, UpdatedAt: now}
 	if in.Name == nil {
-		return res, Invalid("name", "name is required")
+		return res, finance.Invalid("name", "name is required")
 	}
 	if in.TargetAmount == nil {
-		return res, Invalid("target_amount", "target_amount is required")
+		return res, finance.Invalid("target_amount", "target_amount is required")
 	}
 	if in.Currency != nil {
-		if !currencyCode.MatchString(*in.Currency) {
-			return res, Invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
+		if !finance.ValidCurrency(*in.Currency) {
+			return res, finance.Invalid("currency", "currency must be an upper-case ISO 4217 code such as USD")
 		}
 		g.Currency = *in.Currency
-	} else if g.Currency, err = s.MainCurrency(ctx, c, sc); err != nil {
+	} else if g.Currency, err = s.k.MainCurrency(ctx, c, sc); err != nil {
 		return res, err
 	}
 	gc, err := s.goalContext(ctx, c, sc)
@@ -103,7 +104,7 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 	if in.SortOrder == nil {
 		all, err := s.store.ListGoals(ctx, c.UserID, nil, 0)
 		if err != nil {
-			return res, Internal("list goals", err)
+			return res, finance.Internal("list goals", err)
 		}
 		if n := len(all); n > 0 {
 			g.SortOrder = min(all[n-1].SortOrder+1, MaxGoalSortOrder)
@@ -112,39 +113,39 @@ func (s *Service) CreateGoal(ctx context.Context, c Caller, in GoalInput) (Resul
 	if err := s.applyGoalInput(sc, gc, &g, in, now, true); err != nil {
 		return res, err
 	}
-	if err := s.store.CreateGoal(ctx, g); errors.Is(err, ErrAlreadyExists) && c.IdempotencyKey != "" {
+	if err := s.store.CreateGoal(ctx, g); errors.Is(err, finance.ErrAlreadyExists) && c.IdempotencyKey != "" {
 		// The same key created it: its first answer was lost after the
 		// commit (the edge keeps answers only of requests it saw answered).
 		return s.GetGoal(ctx, c, g.ID)
 	} else if err != nil {
-		return res, Internal("create goal", err)
+		return res, finance.Internal("create goal", err)
 	}
 	return s.GetGoal(ctx, c, g.ID)
 }
 
 // UpdateGoal answers PATCH /v1/goals/{id}: a compare-and-swap on the
 // goal's version. A PATCH that changes nothing keeps the version.
-func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedVersion int64, in GoalInput) (Result[GoalView], error) {
-	var res Result[GoalView]
-	sc, err := s.WriteScope(ctx, c)
+func (s *Service) UpdateGoal(ctx context.Context, c finance.Caller, id string, expectedVersion int64, in GoalInput) (finance.Result[GoalView], error) {
+	var res finance.Result[GoalView]
+	sc, err := s.k.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
-	if id, err = RequiredUUID(id, "id"); err != nil {
+	if id, err = finance.RequiredUUID(id, "id"); err != nil {
 		return res, err
 	}
 	if expectedVersion <= 0 {
-		return res, Invalid("expected_version", "expected_version is required: send the version you read")
+		return res, finance.Invalid("expected_version", "expected_version is required: send the version you read")
 	}
 	if in.Currency != nil {
 		return res, problem.New(problem.FieldImmutable, "a goal keeps its currency").WithField("currency")
 	}
-	pw, err := newPendingWrite(c, "goal", struct {
+	pw, err := finance.NewPendingWrite(c, "goal", struct {
 		ID string
 		In GoalInput
 	}{id, in})
 	if err != nil {
-		return res, Internal("fingerprint goal update", err)
+		return res, finance.Internal("fingerprint goal update", err)
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
@@ -155,7 +156,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 		return res, err
 	}
 	if old.Version != expectedVersion {
-		if pw.replays(old.LastWrite, old.Version, expectedVersion) {
+		if pw.Replays(old.LastWrite, old.Version, expectedVersion) {
 			// The retry of the write that made this version, whose
 			// answer was lost: answer it again.
 			res, err := s.GetGoal(ctx, c, id)
@@ -166,7 +167,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 	}
 	g := old
 	g.AccountLinks, g.BudgetLinks, g.SpendingPlan = slices.Clone(old.AccountLinks), slices.Clone(old.BudgetLinks), slices.Clone(old.SpendingPlan)
-	now := s.now()
+	now := s.k.Now()
 	if err := s.applyGoalInput(sc, gc, &g, in, now, false); err != nil {
 		return res, err
 	}
@@ -174,31 +175,31 @@ func (s *Service) UpdateGoal(ctx context.Context, c Caller, id string, expectedV
 		return s.GetGoal(ctx, c, id)
 	}
 	g.Version, g.UpdatedAt = old.Version+1, now
-	g.LastWrite = pw.mark(g.Version)
+	g.LastWrite = pw.Mark(g.Version)
 	switch err := s.store.UpdateGoal(ctx, g, old.Version); {
-	case errors.Is(err, ErrVersionConflict):
+	case errors.Is(err, finance.ErrVersionConflict):
 		return res, goalVersionConflict(0)
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, finance.ErrNotFound):
 		return res, problem.New(problem.NotFound, "goal not found")
 	case err != nil:
-		return res, Internal("update goal", err)
+		return res, finance.Internal("update goal", err)
 	}
 	return s.GetGoal(ctx, c, id)
 }
 
 // DeleteGoal answers DELETE /v1/goals/{id}; expectedVersion, when sent,
 // must be the current version.
-func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedVersion *int64) (Result[GoalDeleteResult], error) {
-	var res Result[GoalDeleteResult]
-	sc, err := s.WriteScope(ctx, c)
+func (s *Service) DeleteGoal(ctx context.Context, c finance.Caller, id string, expectedVersion *int64) (finance.Result[GoalDeleteResult], error) {
+	var res finance.Result[GoalDeleteResult]
+	sc, err := s.k.WriteScope(ctx, c)
 	if err != nil {
 		return res, err
 	}
-	if id, err = RequiredUUID(id, "id"); err != nil {
+	if id, err = finance.RequiredUUID(id, "id"); err != nil {
 		return res, err
 	}
 	if expectedVersion != nil && *expectedVersion <= 0 {
-		return res, Invalid("expected_version", "expected_version must be a version you read (1 or more)")
+		return res, finance.Invalid("expected_version", "expected_version must be a version you read (1 or more)")
 	}
 	gc, err := s.goalContext(ctx, c, sc)
 	if err != nil {
@@ -216,15 +217,15 @@ func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedV
 		want = *expectedVersion
 	}
 	switch err := s.store.DeleteGoal(ctx, c.UserID, id, want); {
-	case errors.Is(err, ErrVersionConflict):
+	case errors.Is(err, finance.ErrVersionConflict):
 		return res, goalVersionConflict(0)
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, finance.ErrNotFound):
 		return res, problem.New(problem.NotFound, "goal not found")
 	case err != nil:
-		return res, Internal("delete goal", err)
+		return res, finance.Internal("delete goal", err)
 	}
 	res.Data = GoalDeleteResult{Deleted: true}
-	res.Filtered = sc.grant.Filtered()
+	res.Filtered = sc.Grant().Filtered()
 	return res, nil
 }
 
@@ -233,15 +234,15 @@ func (s *Service) DeleteGoal(ctx context.Context, c Caller, id string, expectedV
 // excludes, is not found (the credential cannot tell it from an unknown
 // one). Budget links and plan lines in excluded categories are kept as
 // they are by a write (applyGoalInput).
-func (s *Service) writableGoal(ctx context.Context, c Caller, sc Scope, gc goalContext, id string) (Goal, error) {
+func (s *Service) writableGoal(ctx context.Context, c finance.Caller, sc finance.Scope, gc goalContext, id string) (Goal, error) {
 	g, err := s.store.GetGoal(ctx, c.UserID, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, finance.ErrNotFound) {
 		return g, problem.New(problem.NotFound, "goal not found")
 	}
 	if err != nil {
-		return g, Internal("get goal", err)
+		return g, finance.Internal("get goal", err)
 	}
-	if _, ok := sc.visibleGoal(g, gc.items); !ok {
+	if _, ok := visibleGoal(sc, g, gc.items); !ok {
 		return g, problem.New(problem.NotFound, "goal not found")
 	}
 	for _, l := range g.AccountLinks {
@@ -272,10 +273,10 @@ func goalVersionConflict(current int64) error {
 func text(s, field string, max int, required bool) (string, error) {
 	s = strings.TrimSpace(s)
 	if required && s == "" {
-		return s, Invalid(field, field+" must not be empty")
+		return s, finance.Invalid(field, field+" must not be empty")
 	}
-	if !printable(s) || utf8.RuneCountInString(s) > max {
-		return s, Invalid(field, fmt.Sprintf("%s must be at most %d printable characters", field, max))
+	if !finance.Printable(s) || utf8.RuneCountInString(s) > max {
+		return s, finance.Invalid(field, fmt.Sprintf("%s must be at most %d printable characters", field, max))
 	}
 	return s, nil
 }
@@ -283,7 +284,7 @@ func text(s, field string, max int, required bool) (string, error) {
 // applyGoalInput checks in and applies it to g. Every field is checked
 // before anything else; then the goal as a whole (its tracking mode needs
 // its links, its links the goal's currency).
-func (s *Service) applyGoalInput(sc Scope, gc goalContext, g *Goal, in GoalInput, now time.Time, create bool) error {
+func (s *Service) applyGoalInput(sc finance.Scope, gc goalContext, g *Goal, in GoalInput, now time.Time, create bool) error {
 	var err error
 	if in.Name != nil {
 		if g.Name, err = text(*in.Name, "name", MaxGoalNameLength, true); err != nil {
@@ -300,7 +301,7 @@ func (s *Service) applyGoalInput(sc Scope, gc goalContext, g *Goal, in GoalInput
 		case GoalSavings, GoalPurchase, GoalDebtPayoff:
 			g.GoalType = *in.GoalType
 		default:
-			return Invalid("goal_type", "goal_type must be savings, purchase or debt_payoff")
+			return finance.Invalid("goal_type", "goal_type must be savings, purchase or debt_payoff")
 		}
 	}
 	if in.Status != nil {
@@ -313,28 +314,28 @@ func (s *Service) applyGoalInput(sc Scope, gc goalContext, g *Goal, in GoalInput
 				g.Status, g.CompletedAt = *in.Status, nil
 			}
 		default:
-			return Invalid("status", "status must be active or paused (completed is set when the goal is reached)")
+			return finance.Invalid("status", "status must be active or paused (completed is set when the goal is reached)")
 		}
 	}
 	if in.TargetAmount != nil {
-		if g.TargetAmount, err = parseAmount(*in.TargetAmount, "target_amount", g.Currency); err != nil {
+		if g.TargetAmount, err = finance.ParseAmount(*in.TargetAmount, "target_amount", g.Currency); err != nil {
 			return err
 		}
 		if !g.TargetAmount.IsPositive() {
-			return Invalid("target_amount", "target_amount must be above zero")
+			return finance.Invalid("target_amount", "target_amount must be above zero")
 		}
 	}
 	if in.TargetDate != nil {
 		switch {
 		case *in.TargetDate == "" && create:
-			return Invalid("target_date", "target_date must be a date (YYYY-MM-DD); leave it out for none")
+			return finance.Invalid("target_date", "target_date must be a date (YYYY-MM-DD); leave it out for none")
 		case *in.TargetDate == "":
 			g.TargetDate = nil
 		default:
-			d, err := ParseDate(*in.TargetDate)
-			today := Day(now)
+			d, err := finance.ParseDate(*in.TargetDate)
+			today := finance.Day(now)
 			if err != nil || d.Before(today) || d.After(today.AddDate(MaxGoalYearsAhead, 0, 0)) {
-				return Invalid("target_date", fmt.Sprintf("target_date must be a date (YYYY-MM-DD) from today to %d years ahead", MaxGoalYearsAhead))
+				return finance.Invalid("target_date", fmt.Sprintf("target_date must be a date (YYYY-MM-DD) from today to %d years ahead", MaxGoalYearsAhead))
 			}
 			g.TargetDate = &d
 		}
@@ -347,20 +348,20 @@ func (s *Service) applyGoalInput(sc Scope, gc goalContext, g *Goal, in GoalInput
 			}
 			g.TrackingMode = *in.TrackingMode
 		default:
-			return Invalid("tracking_mode", "tracking_mode must be manual, account_driven or budget_driven")
+			return finance.Invalid("tracking_mode", "tracking_mode must be manual, account_driven or budget_driven")
 		}
 	}
 	if in.CurrentAmount != nil {
 		if g.TrackingMode == TrackAccountDriven {
-			return Invalid("current_amount", "an account_driven goal's current_amount comes from its accounts")
+			return finance.Invalid("current_amount", "an account_driven goal's current_amount comes from its accounts")
 		}
-		if g.CurrentAmount, err = parseAmount(*in.CurrentAmount, "current_amount", g.Currency); err != nil {
+		if g.CurrentAmount, err = finance.ParseAmount(*in.CurrentAmount, "current_amount", g.Currency); err != nil {
 			return err
 		}
 	}
 	if in.SortOrder != nil {
 		if *in.SortOrder < 0 || *in.SortOrder > MaxGoalSortOrder {
-			return Invalid("sort_order", fmt.Sprintf("sort_order must be from 0 to %d", MaxGoalSortOrder))
+			return finance.Invalid("sort_order", fmt.Sprintf("sort_order must be from 0 to %d", MaxGoalSortOrder))
 		}
 		g.SortOrder = *in.SortOrder
 	}
@@ -402,12 +403,12 @@ func (s *Service) applyGoalInput(sc Scope, gc goalContext, g *Goal, in GoalInput
 	switch g.TrackingMode {
 	case TrackAccountDriven:
 		if len(g.AccountLinks) == 0 {
-			return Invalid("account_links", "an account_driven goal needs at least one account link")
+			return finance.Invalid("account_links", "an account_driven goal needs at least one account link")
 		}
 		g.FundingSourceType = FundingAccount
 	case TrackBudgetDriven:
 		if len(g.BudgetLinks) == 0 {
-			return Invalid("budget_links", "a budget_driven goal needs at least one budget link")
+			return finance.Invalid("budget_links", "a budget_driven goal needs at least one budget link")
 		}
 		g.FundingSourceType = FundingBudget
 	default:
@@ -428,14 +429,14 @@ func (s *Service) applyGoalInput(sc Scope, gc goalContext, g *Goal, in GoalInput
 // accountLinks checks account links. An account the grant hides is not
 // found, exactly like an unknown one (404 naming the link), so a
 // credential learns nothing about excluded accounts.
-func accountLinks(sc Scope, gc goalContext, in []GoalAccountLinkInput, currency string) ([]GoalAccountLink, error) {
+func accountLinks(sc finance.Scope, gc goalContext, in []GoalAccountLinkInput, currency string) ([]GoalAccountLink, error) {
 	if len(in) > MaxGoalLinks {
-		return nil, Invalid("account_links", fmt.Sprintf("at most %d account links", MaxGoalLinks))
+		return nil, finance.Invalid("account_links", fmt.Sprintf("at most %d account links", MaxGoalLinks))
 	}
 	out := make([]GoalAccountLink, 0, len(in))
 	for i, l := range in {
 		field := fmt.Sprintf("account_links[%d].account_id", i)
-		id, err := RequiredUUID(l.AccountID, field)
+		id, err := finance.RequiredUUID(l.AccountID, field)
 		if err != nil {
 			return nil, err
 		}
@@ -444,22 +445,22 @@ func accountLinks(sc Scope, gc goalContext, in []GoalAccountLinkInput, currency 
 			return nil, problem.New(problem.NotFound, "account not found").WithField(field)
 		}
 		if slices.ContainsFunc(out, func(o GoalAccountLink) bool { return o.AccountID == id }) {
-			return nil, Invalid(field, "an account is linked once")
+			return nil, finance.Invalid(field, "an account is linked once")
 		}
 		role := l.LinkRole
 		if role == "" {
 			role = LinkRoleFunding
 		}
-		debt := a.Type == AccountCredit || a.Type == AccountLoan
+		debt := a.Type == finance.AccountCredit || a.Type == finance.AccountLoan
 		switch {
 		case role != LinkRoleFunding && role != LinkRolePayoff:
-			return nil, Invalid(fmt.Sprintf("account_links[%d].link_role", i), "link_role must be funding or payoff")
+			return nil, finance.Invalid(fmt.Sprintf("account_links[%d].link_role", i), "link_role must be funding or payoff")
 		case role == LinkRolePayoff && !debt:
-			return nil, Invalid(fmt.Sprintf("account_links[%d].link_role", i), "a payoff link names a credit or loan account")
+			return nil, finance.Invalid(fmt.Sprintf("account_links[%d].link_role", i), "a payoff link names a credit or loan account")
 		case role == LinkRoleFunding && debt:
-			return nil, Invalid(fmt.Sprintf("account_links[%d].link_role", i), "a credit or loan account can only be a payoff link")
+			return nil, finance.Invalid(fmt.Sprintf("account_links[%d].link_role", i), "a credit or loan account can only be a payoff link")
 		case a.Currency != currency:
-			return nil, Invalid(field, fmt.Sprintf("the account is in %s, the goal in %s", a.Currency, currency))
+			return nil, finance.Invalid(field, fmt.Sprintf("the account is in %s, the goal in %s", a.Currency, currency))
 		}
 		out = append(out, GoalAccountLink{AccountID: id, LinkRole: role})
 	}
@@ -469,30 +470,30 @@ func accountLinks(sc Scope, gc goalContext, in []GoalAccountLinkInput, currency 
 // budgetLinks checks budget links: each names an item of one of the
 // user's budgets in a category the grant shows (400 otherwise, as a
 // transaction's category_id).
-func budgetLinks(sc Scope, gc goalContext, in []GoalBudgetLinkInput, currency string) ([]GoalBudgetLink, error) {
+func budgetLinks(sc finance.Scope, gc goalContext, in []GoalBudgetLinkInput, currency string) ([]GoalBudgetLink, error) {
 	if len(in) > MaxGoalLinks {
-		return nil, Invalid("budget_links", fmt.Sprintf("at most %d budget links", MaxGoalLinks))
+		return nil, finance.Invalid("budget_links", fmt.Sprintf("at most %d budget links", MaxGoalLinks))
 	}
 	out := make([]GoalBudgetLink, 0, len(in))
 	for i, l := range in {
 		field := fmt.Sprintf("budget_links[%d].budget_item_id", i)
-		id, err := RequiredUUID(l.BudgetItemID, field)
+		id, err := finance.RequiredUUID(l.BudgetItemID, field)
 		if err != nil {
 			return nil, err
 		}
 		if it, ok := gc.items[id]; !ok || sc.HidesCategory(it.CategoryID) {
-			return nil, Invalid(field, field+" names no budget item")
+			return nil, finance.Invalid(field, field+" names no budget item")
 		}
 		if slices.ContainsFunc(out, func(o GoalBudgetLink) bool { return o.BudgetItemID == id }) {
-			return nil, Invalid(field, "a budget item is linked once")
+			return nil, finance.Invalid(field, "a budget item is linked once")
 		}
 		af := fmt.Sprintf("budget_links[%d].contribution_amount", i)
-		amount, err := parseAmount(l.ContributionAmount, af, currency)
+		amount, err := finance.ParseAmount(l.ContributionAmount, af, currency)
 		if err != nil {
 			return nil, err
 		}
 		if !amount.IsPositive() {
-			return nil, Invalid(af, af+" must be above zero")
+			return nil, finance.Invalid(af, af+" must be above zero")
 		}
 		active := true
 		if l.IsActive != nil {
@@ -505,9 +506,9 @@ func budgetLinks(sc Scope, gc goalContext, in []GoalBudgetLinkInput, currency st
 
 // planLines checks spending-plan lines: a name, a category the grant
 // shows, an amount above zero.
-func planLines(sc Scope, gc goalContext, in []GoalPlanLineInput, currency string) ([]GoalPlanLine, error) {
+func planLines(sc finance.Scope, gc goalContext, in []GoalPlanLineInput, currency string) ([]GoalPlanLine, error) {
 	if len(in) > MaxGoalLinks {
-		return nil, Invalid("spending_plan", fmt.Sprintf("at most %d spending-plan lines", MaxGoalLinks))
+		return nil, finance.Invalid("spending_plan", fmt.Sprintf("at most %d spending-plan lines", MaxGoalLinks))
 	}
 	out := make([]GoalPlanLine, 0, len(in))
 	for i, l := range in {
@@ -516,20 +517,20 @@ func planLines(sc Scope, gc goalContext, in []GoalPlanLineInput, currency string
 			return nil, err
 		}
 		field := fmt.Sprintf("spending_plan[%d].category_id", i)
-		id, err := RequiredUUID(l.CategoryID, field)
+		id, err := finance.RequiredUUID(l.CategoryID, field)
 		if err != nil {
 			return nil, err
 		}
-		if !slices.ContainsFunc(gc.cats, func(c Category) bool { return c.ID == id }) || sc.HidesCategory(id) {
-			return nil, Invalid(field, field+" names no category")
+		if !slices.ContainsFunc(gc.cats, func(c finance.Category) bool { return c.ID == id }) || sc.HidesCategory(id) {
+			return nil, finance.Invalid(field, field+" names no category")
 		}
 		af := fmt.Sprintf("spending_plan[%d].planned_amount", i)
-		amount, err := parseAmount(l.PlannedAmount, af, currency)
+		amount, err := finance.ParseAmount(l.PlannedAmount, af, currency)
 		if err != nil {
 			return nil, err
 		}
 		if !amount.IsPositive() {
-			return nil, Invalid(af, af+" must be above zero")
+			return nil, finance.Invalid(af, af+" must be above zero")
 		}
 		out = append(out, GoalPlanLine{Name: name, CategoryID: id, PlannedAmount: amount})
 	}

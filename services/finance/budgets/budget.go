@@ -1,10 +1,12 @@
-package finance
+package budgets
 
 import (
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Budget methods: the spec's eight values. Each is a rule set (methods.go).
@@ -83,7 +85,7 @@ type Budget struct {
 	// LastWrite fingerprints the last allocations PATCH under an
 	// Idempotency-Key (write_mark.go); nil when the last one had none. Not
 	// on the wire.
-	LastWrite *WriteMark
+	LastWrite *finance.WriteMark
 }
 
 // TargetGroup is a group of budget items (e.g. "Needs" under 50/30/20).

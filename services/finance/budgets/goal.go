@@ -1,9 +1,11 @@
-package finance
+package budgets
 
 import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Goal statuses, types, tracking modes and link roles (ours; the spec gives
@@ -63,7 +65,7 @@ type Goal struct {
 	CompletedAt       *time.Time
 	// LastWrite fingerprints the last PATCH under an Idempotency-Key
 	// (write_mark.go); nil when the last PATCH had none. Not on the wire.
-	LastWrite *WriteMark
+	LastWrite *finance.WriteMark
 }
 
 // GoalAccountLink ties a goal to an account. AccountType is filled in from
@@ -128,8 +130,8 @@ type GoalFacts struct {
 //     absent when the rate is zero or negative (or nothing remains);
 //   - days_remaining = days from today to target_date, never negative.
 func ComputeGoalProgress(g Goal, f GoalFacts, today time.Time) GoalProgress {
-	today = Day(today)
-	places := MinorUnit(g.Currency)
+	today = finance.Day(today)
+	places := finance.MinorUnit(g.Currency)
 	p := GoalProgress{CurrentAmount: f.Current, TargetAmount: g.TargetAmount, LastContributionAt: f.LastContributionAt}
 	p.RemainingAmount = decimal.Max(g.TargetAmount.Sub(f.Current), decimal.Zero)
 	if g.TargetAmount.IsPositive() {
@@ -144,7 +146,7 @@ func ComputeGoalProgress(g Goal, f GoalFacts, today time.Time) GoalProgress {
 		rate = rate.Div(decNum(int64(n)))
 	}
 	if g.TargetDate != nil {
-		target := Day(*g.TargetDate)
+		target := finance.Day(*g.TargetDate)
 		days := int(target.Sub(today).Hours() / 24)
 		if days < 0 {
 			days = 0

@@ -1,13 +1,18 @@
-package finance
+package budgets
 
 import (
 	"context"
 	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
-// BudgetStore is the part of Store that keeps budgets, progress snapshots
-// and goals (embedded in Store). Ids and timestamps come from the caller.
-type BudgetStore interface {
+// Store is what budgets and goals keep and read: the budgets, their frozen
+// progress snapshots and the goals they own, and the kernel's flow totals,
+// accounts and categories they count (implemented by the finance memory
+// and postgres stores; conformance/budgets.go checks it). Ids and
+// timestamps come from the caller.
+type Store interface {
 	// CreateBudget stores b with its groups and items. An active budget
 	// when the user already has one is ErrAlreadyExists.
 	CreateBudget(ctx context.Context, b Budget) error
@@ -52,4 +57,10 @@ type BudgetStore interface {
 	// active goal that has no completed_at yet; otherwise it changes
 	// nothing and returns nil.
 	MarkGoalCompleted(ctx context.Context, userID, id string, at time.Time) error
+
+	// Kernel reads: the flow totals and rows progress and goals count, the
+	// accounts goals track and the categories methods classify.
+	finance.FlowStore
+	ListAccounts(ctx context.Context, userID string) ([]finance.Account, error)
+	ListCategories(ctx context.Context, userID string) ([]finance.Category, error)
 }

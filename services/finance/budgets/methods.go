@@ -1,10 +1,12 @@
-package finance
+package budgets
 
 import (
 	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // MethodMeta describes a budget method to clients (BudgetMethodMeta).
@@ -44,13 +46,13 @@ type catClasses struct {
 
 var needNames = []string{"Housing", "Utilities", "Groceries", "Transport", "Health"}
 
-func classify(cats []Category) catClasses {
+func classify(cats []finance.Category) catClasses {
 	var c catClasses
 	for _, cat := range cats {
-		if cat.TypeTag == CategoryTransfer && cat.Name == "Savings & Investments" {
+		if cat.TypeTag == finance.CategoryTransfer && cat.Name == "Savings & Investments" {
 			c.savings = cat.ID
 		}
-		if cat.ParentID != "" || cat.TypeTag != CategoryExpense {
+		if cat.ParentID != "" || cat.TypeTag != finance.CategoryExpense {
 			continue
 		}
 		c.all = append(c.all, cat.ID)
@@ -189,7 +191,7 @@ type BudgetTemplate struct {
 	UserID   string
 	Currency string
 	// Categories are the user's categories (system and own).
-	Categories []Category
+	Categories []finance.Category
 	// MonthlySpend is the average monthly spend per category id over the
 	// last full months (subcategories rolled up to their top level, the
 	// savings category on its own); it seeds item allocations.
