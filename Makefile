@@ -6,7 +6,7 @@ export PATH := $(BIN):$(PATH)
 # Every module of the workspace, in dependency order.
 MODULES := proto pkg services/metering/admission services/metering services/finance services/converter services/jobs gateway deploy/local deploy/k8s
 
-.PHONY: run test test-dates vet lint gen gen-check tools tidy build fmt fuzz-edge faults load rules-check
+.PHONY: run test test-dates vet lint gen gen-check tools tidy build fmt fuzz-edge faults load rules-check bench bench-compare bench-peer
 
 # Build identity for /v1/version; empty outside a git checkout.
 COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -53,6 +53,24 @@ rules-check:
 FAULTS ?= all
 faults:
 	cd deploy/local && FAULTS=$(FAULTS) go test -count=1 -v -run '^TestFaults$$' -timeout 45m ./faults
+
+# The fixed benchmark set (docs/benchmarks.md): every conversion family
+# through the engine on the shared real files, the route lookup, admission on
+# Redis and the metered convert in process. `make bench` prints the table;
+# `make bench-compare BASE=<commit>` runs the set on a worktree of BASE and on
+# this tree, round by round, and prints benchstat's comparison.
+COUNT ?= 6
+BENCHTIME ?= 300ms
+bench:
+	COUNT=$(COUNT) BENCHTIME=$(BENCHTIME) bench/bench.sh run
+
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit>"; exit 2; }
+	COUNT=$(COUNT) BENCHTIME=$(BENCHTIME) bench/bench.sh compare $(BASE)
+
+# The engine's MT940 parser beside the npm mt940js parser on the same files.
+bench-peer:
+	bench/peer.sh
 
 vet:
 	@set -e; for m in $(MODULES); do (cd $$m && go vet ./...); done
