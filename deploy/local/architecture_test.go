@@ -37,8 +37,21 @@ func TestServiceRootsArePlainGo(t *testing.T) {
 		}
 	}
 	// Every subdomain package joins this list when it is made.
-	for _, root := range []string{"jobs", "jobs/accounting", "converter", "finance", "finance/debt", "finance/insights", "finance/imports", "finance/networth"} {
+	for _, root := range []string{"jobs", "jobs/accounting", "converter", "finance", "finance/debt", "finance/insights",
+		"finance/imports", "finance/networth", "finance/recurring", "finance/budgets"} {
 		forbid(root, banned, drivers)
+	}
+	// Finance's subdomains import the kernel, and between themselves only
+	// budgets → recurring (docs/architecture.md, services/finance/README.md).
+	subdomains := []string{"finance/debt", "finance/insights", "finance/imports", "finance/networth", "finance/recurring", "finance/budgets"}
+	for _, root := range append([]string{"finance"}, subdomains...) {
+		var others []string
+		for _, sub := range subdomains {
+			if sub != root && !(root == "finance/budgets" && sub == "finance/recurring") {
+				others = append(others, "github.com/ledgerlane/platform/services/"+sub)
+			}
+		}
+		forbid(root, others)
 	}
 	// Metering and its subdomains still reach go-redis through
 	// metering/admission, the counters' Redis adapter, whose types the root

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerlane/platform/services/finance/debt"
-
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // BenchmarkPayoffPlan600Months20Debts: the bar is ≤ 5 ms for a
@@ -62,7 +62,7 @@ func BenchmarkDetectStreams1M(b *testing.B) {
 	var took, cpu []time.Duration
 	for b.Loop() {
 		start, cpu0 := time.Now(), cpuTime()
-		streams := finance.DetectStreams(rows, today)
+		streams := recurring.DetectStreams(rows, today)
 		took, cpu = append(took, time.Since(start)), append(cpu, cpuTime()-cpu0)
 		if len(streams) < 40 {
 			b.Fatalf("%d streams", len(streams))

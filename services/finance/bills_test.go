@@ -7,25 +7,26 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 func TestUpcomingBillsRule(t *testing.T) {
 	today := time.Date(2026, 5, 20, 9, 0, 0, 0, time.UTC)
 	day := func(s string) time.Time { d, _ := finance.ParseDate(s); return d }
-	rule := func(id, freq, next string, stream string, active bool) finance.RecurringRule {
-		return finance.RecurringRule{ID: id, Merchant: id, Frequency: freq, StreamType: stream, IsActive: active,
+	rule := func(id, freq, next string, stream string, active bool) recurring.Rule {
+		return recurring.Rule{ID: id, Merchant: id, Frequency: freq, StreamType: stream, IsActive: active,
 			NextExpectedDate: day(next), ExpectedAmount: finance.Money{Amount: dec("-10.50"), Currency: "USD"}}
 	}
-	rules := []finance.RecurringRule{
-		rule("monthly", finance.FrequencyMonthly, "2026-05-25", finance.StreamOutflow, true),
-		rule("stale", finance.FrequencyMonthly, "2026-02-03", finance.StreamOutflow, true), // rolls to 2026-06-03
-		rule("weekly", finance.FrequencyWeekly, "2026-05-20", finance.StreamOutflow, true),
-		rule("semi", finance.FrequencySemiMonthly, "2026-05-15", finance.StreamOutflow, true),
-		rule("yearly", finance.FrequencyAnnually, "2026-12-01", finance.StreamOutflow, true),   // outside
-		rule("salary", finance.FrequencySemiMonthly, "2026-05-29", finance.StreamInflow, true), // income: not a bill
-		rule("ended", finance.FrequencyMonthly, "2026-05-22", finance.StreamOutflow, false),
+	rules := []recurring.Rule{
+		rule("monthly", finance.FrequencyMonthly, "2026-05-25", recurring.StreamOutflow, true),
+		rule("stale", finance.FrequencyMonthly, "2026-02-03", recurring.StreamOutflow, true), // rolls to 2026-06-03
+		rule("weekly", finance.FrequencyWeekly, "2026-05-20", recurring.StreamOutflow, true),
+		rule("semi", finance.FrequencySemiMonthly, "2026-05-15", recurring.StreamOutflow, true),
+		rule("yearly", finance.FrequencyAnnually, "2026-12-01", recurring.StreamOutflow, true),   // outside
+		rule("salary", finance.FrequencySemiMonthly, "2026-05-29", recurring.StreamInflow, true), // income: not a bill
+		rule("ended", finance.FrequencyMonthly, "2026-05-22", recurring.StreamOutflow, false),
 	}
-	got := finance.UpcomingBills(rules, today, 14) // through 2026-06-03
+	got := recurring.UpcomingBills(rules, today, 14) // through 2026-06-03
 	var lines []string
 	for _, b := range got {
 		lines = append(lines, b.ExpectedDate.Format("01-02")+" "+b.RuleID)
@@ -47,7 +48,7 @@ func TestUpcomingBillsRule(t *testing.T) {
 func TestListUpcomingBills(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	res, err := e.svc.ListUpcomingBills(ctx, e.read, 0)
+	res, err := e.recurring.ListUpcomingBills(ctx, e.read, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +64,14 @@ func TestListUpcomingBills(t *testing.T) {
 			t.Errorf("bill %+v", b)
 		}
 	}
-	long, err := e.svc.ListUpcomingBills(ctx, e.read, 90)
+	long, err := e.recurring.ListUpcomingBills(ctx, e.read, 90)
 	if err != nil || len(long.Data) < 24 {
 		t.Fatalf("90 days: %d %v", len(long.Data), err)
 	}
 
 	// The redacted grant hides Health (the gym) and redacts institutions:
 	// the Rocket Mortgage payment keeps its amount but loses its names.
-	red, err := e.svc.ListUpcomingBills(ctx, e.redacted, 0)
+	red, err := e.recurring.ListUpcomingBills(ctx, e.redacted, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestListUpcomingBills(t *testing.T) {
 	}
 
 	for _, n := range []int32{-1, 366} {
-		_, err := e.svc.ListUpcomingBills(ctx, e.read, n)
+		_, err := e.recurring.ListUpcomingBills(ctx, e.read, n)
 		wantProblem(t, err, problem.InvalidInput, "days_ahead")
 	}
 }

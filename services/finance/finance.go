@@ -184,7 +184,7 @@ type Category struct {
 // IsSystem reports whether c is a built-in category.
 func (c Category) IsSystem() bool { return c.UserID == "" }
 
-// Recurrence frequencies and stream types.
+// Recurrence frequencies: how a recurring date steps (NextOccurrence).
 const (
 	FrequencyWeekly      = "weekly"
 	FrequencyBiweekly    = "biweekly"
@@ -193,35 +193,7 @@ const (
 	FrequencyAnnually    = "annually"
 	// FrequencyQuarterly joins the spec-open values for detected streams.
 	FrequencyQuarterly = "quarterly"
-
-	StreamInflow  = "inflow"
-	StreamOutflow = "outflow"
 )
-
-// RecurringRule describes a stream of transactions expected at a frequency
-// (salary, rent, subscriptions), used for bills and forecasts.
-type RecurringRule struct {
-	ID               string
-	UserID           string
-	AccountID        string
-	CategoryID       string
-	Merchant         string
-	DisplayName      string
-	ExpectedAmount   Money
-	Frequency        string
-	StreamType       string
-	NextExpectedDate time.Time // a date
-	LastSeenDate     *time.Time
-	LogoURL          string
-	IsActive         bool
-	// Status and Occurrences are set by stream detection (recurring.go):
-	// early, mature or stale, and how many rows the stream holds. A rule
-	// written before detection ran has neither.
-	Status      string
-	Occurrences int
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-}
 
 // Transaction sources.
 const (
@@ -351,7 +323,7 @@ type SyncWrite struct {
 	UserID     string
 	Connection ConnectionSyncState
 	// RecurringDueAt, when set, marks the user due for recurring detection
-	// at that time (RecurringDueStore.MarkRecurringDue) in the same atomic
+	// at that time (recurring.Store's MarkRecurringDue) in the same atomic
 	// step, so a committed sync is never left undetected.
 	RecurringDueAt time.Time
 }

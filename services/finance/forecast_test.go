@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // TestForecastHandWorked: 1,000.00 today; pay 500 on the 15th and last
@@ -18,18 +19,18 @@ import (
 func TestForecastHandWorked(t *testing.T) {
 	today := time.Date(2026, 5, 20, 10, 0, 0, 0, time.UTC)
 	day := func(s string) time.Time { d, _ := finance.ParseDate(s); return d }
-	rules := []finance.RecurringRule{
-		{ID: "pay", Merchant: "Employer", IsActive: true, StreamType: finance.StreamInflow, Frequency: finance.FrequencySemiMonthly,
+	rules := []recurring.Rule{
+		{ID: "pay", Merchant: "Employer", IsActive: true, StreamType: recurring.StreamInflow, Frequency: finance.FrequencySemiMonthly,
 			NextExpectedDate: day("2026-05-31"), ExpectedAmount: finance.Money{Amount: dec("500"), Currency: "USD"}},
-		{ID: "rent", Merchant: "Landlord", IsActive: true, StreamType: finance.StreamOutflow, Frequency: finance.FrequencyMonthly,
+		{ID: "rent", Merchant: "Landlord", IsActive: true, StreamType: recurring.StreamOutflow, Frequency: finance.FrequencyMonthly,
 			NextExpectedDate: day("2026-06-01"), ExpectedAmount: finance.Money{Amount: dec("-800"), Currency: "USD"}},
-		{ID: "sub", Merchant: "Stream", IsActive: true, StreamType: finance.StreamOutflow, Frequency: finance.FrequencyWeekly,
+		{ID: "sub", Merchant: "Stream", IsActive: true, StreamType: recurring.StreamOutflow, Frequency: finance.FrequencyWeekly,
 			NextExpectedDate: day("2026-05-21"), ExpectedAmount: finance.Money{Amount: dec("-10"), Currency: "USD"}},
-		{ID: "eur", IsActive: true, StreamType: finance.StreamOutflow, Frequency: finance.FrequencyMonthly,
+		{ID: "eur", IsActive: true, StreamType: recurring.StreamOutflow, Frequency: finance.FrequencyMonthly,
 			NextExpectedDate: day("2026-05-25"), ExpectedAmount: finance.Money{Amount: dec("-99"), Currency: "EUR"}},
 	}
 	start := dec("1000")
-	f := finance.ForecastCashFlow(rules, &start, "USD", today, 14) // May 21 – Jun 3
+	f := recurring.ForecastCashFlow(rules, &start, "USD", today, 14) // May 21 – Jun 3
 	// May 21 −10 → 990; May 28 −10 → 980; May 31 +500 → 1480; Jun 1 −800 → 680.
 	want := map[string]string{"2026-05-21": "990", "2026-05-28": "980", "2026-05-31": "1480", "2026-06-01": "680", "2026-06-03": "680"}
 	if len(f.Points) != 14 || f.Points[0].Date.Format(finance.DateLayout) != "2026-05-21" {
@@ -49,7 +50,7 @@ func TestForecastHandWorked(t *testing.T) {
 		!p30.NetCashFlow.Equal(dec("150")) || !p30.ProjectedBalance.Equal(dec("1150")) {
 		t.Errorf("30 days %+v", p30)
 	}
-	unknown := finance.ForecastCashFlow(rules, nil, "USD", today, 14)
+	unknown := recurring.ForecastCashFlow(rules, nil, "USD", today, 14)
 	if unknown.StartingBalanceAvailable || unknown.StartingBalance != nil || unknown.ProjectedEndBalance != nil ||
 		unknown.Points[0].ProjectedBalance != nil || unknown.Projections[0].ProjectedBalance != nil ||
 		!unknown.Projections[0].ExpectedIncome.Equal(dec("1000")) {
@@ -60,7 +61,7 @@ func TestForecastHandWorked(t *testing.T) {
 func TestCashFlowForecastService(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
-	res, err := e.svc.GetCashFlowForecast(ctx, e.read, 0, "")
+	res, err := e.recurring.GetCashFlowForecast(ctx, e.read, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestCashFlowForecastService(t *testing.T) {
 
 	// The redacted grant hides the brokerage and Health: no cash figure
 	// changes; the Rocket Mortgage stream loses its merchant.
-	red, err := e.svc.GetCashFlowForecast(ctx, e.redacted, 30, "")
+	red, err := e.recurring.GetCashFlowForecast(ctx, e.redacted, 30, "")
 	if err != nil || red.Filtered || len(red.RedactedFields) != 1 {
 		t.Fatalf("redacted: %v %v %v", red.Filtered, red.RedactedFields, err)
 	}
@@ -111,15 +112,15 @@ func TestCashFlowForecastService(t *testing.T) {
 		t.Fatal(err)
 	}
 	hiding := finance.Caller{UserID: e.demo.UserID, GrantID: g.ID, OwnerAccountID: tenant}
-	h, err := e.svc.GetCashFlowForecast(ctx, hiding, 30, "")
+	h, err := e.recurring.GetCashFlowForecast(ctx, hiding, 30, "")
 	if err != nil || !h.Filtered {
 		t.Fatalf("hiding savings: %v %v", h.Filtered, err)
 	}
-	_, err = e.svc.GetCashFlowForecast(ctx, hiding, 30, e.demo.AccountIDs.Savings)
+	_, err = e.recurring.GetCashFlowForecast(ctx, hiding, 30, e.demo.AccountIDs.Savings)
 	wantProblem(t, err, problem.NotFound, "")
 
 	// One account, and an account that never reported a balance.
-	eur, err := e.svc.GetCashFlowForecast(ctx, e.read, 10, e.demo.AccountIDs.EuroChecking)
+	eur, err := e.recurring.GetCashFlowForecast(ctx, e.read, 10, e.demo.AccountIDs.EuroChecking)
 	if err != nil || eur.Data.Currency != "EUR" || !eur.Data.StartingBalanceAvailable || len(eur.Data.Points) != 10 {
 		t.Fatalf("eur: %+v %v", eur.Data, err)
 	}
@@ -128,14 +129,14 @@ func TestCashFlowForecastService(t *testing.T) {
 	if err := e.store.CreateAccount(ctx, fresh); err != nil {
 		t.Fatal(err)
 	}
-	nb, err := e.svc.GetCashFlowForecast(ctx, e.read, 10, fresh.ID)
+	nb, err := e.recurring.GetCashFlowForecast(ctx, e.read, 10, fresh.ID)
 	if err != nil || nb.Data.StartingBalanceAvailable || nb.Data.StartingBalance != nil || nb.Data.Points[0].ProjectedBalance != nil {
 		t.Fatalf("no balance: %+v %v", nb.Data, err)
 	}
 	for _, n := range []int32{-1, 366} {
-		_, err := e.svc.GetCashFlowForecast(ctx, e.read, n, "")
+		_, err := e.recurring.GetCashFlowForecast(ctx, e.read, n, "")
 		wantProblem(t, err, problem.InvalidInput, "days_ahead")
 	}
-	_, err = e.svc.GetCashFlowForecast(ctx, e.read, 0, "checking")
+	_, err = e.recurring.GetCashFlowForecast(ctx, e.read, 0, "checking")
 	wantProblem(t, err, problem.InvalidInput, "account_id")
 }

@@ -10,13 +10,15 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
+	"github.com/ledgerlane/platform/services/finance/stores"
 )
 
 // detectHook is a store that runs before at the start of every detection
-// (DetectRecurring reads the user's rows first): to fail it, or to sync
-// while it runs.
+// (Detect reads the user's rows first): to fail it, or to sync while it
+// runs.
 type detectHook struct {
-	finance.Store
+	stores.Store
 	mu     sync.Mutex
 	before func() error
 }
@@ -39,16 +41,16 @@ func (s *detectHook) set(before func() error) {
 	s.before = before
 }
 
-func detected(t *testing.T, s finance.Store, user string) bool {
+func detected(t *testing.T, s recurring.Store, user string) bool {
 	t.Helper()
 	rules, err := s.ListRecurringRules(context.Background(), user)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return slices.ContainsFunc(rules, func(r finance.RecurringRule) bool { return r.Status != "" })
+	return slices.ContainsFunc(rules, func(r recurring.Rule) bool { return r.Status != "" })
 }
 
-func isDue(t *testing.T, s finance.Store, user string) bool {
+func isDue(t *testing.T, s recurring.Store, user string) bool {
 	t.Helper()
 	_, ok, err := s.RecurringDue(context.Background(), user)
 	if err != nil {
@@ -67,6 +69,7 @@ func TestRecurringJob(t *testing.T) {
 	e := newEnv(t, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
 	hook := &detectHook{Store: e.store}
 	svc := finance.NewService(hook, cursor.New([]byte("test-key")), func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }, nil)
+	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: hook})
 	ctx := context.Background()
 	user, chase := e.demo.UserID, e.demo.ConnectionIDs.Chase
 	row := finance.ProviderTransaction{ProviderTransactionID: "job-1", AccountID: e.demo.AccountIDs.Checking,
@@ -79,7 +82,7 @@ func TestRecurringJob(t *testing.T) {
 	}
 	run := func() int {
 		t.Helper()
-		n, err := svc.DetectDue(ctx)
+		n, err := rec.DetectDue(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,13 +149,13 @@ func TestRecurringFirstRead(t *testing.T) {
 	user := e.demo.UserID
 	row := finance.ProviderTransaction{ProviderTransactionID: "read-1", AccountID: e.demo.AccountIDs.Checking,
 		Amount: "-9.99", Currency: "USD", Date: "2026-05-20", MerchantName: "Corner Shop"}
-	if _, err := e.svc.ListUpcomingBills(ctx, e.read, 31); err != nil || detected(t, e.store, user) {
+	if _, err := e.recurring.ListUpcomingBills(ctx, e.read, 31); err != nil || detected(t, e.store, user) {
 		t.Fatalf("a read of a user who is not due detected (%v)", err)
 	}
 	if _, err := e.svc.UpsertProviderTransactions(ctx, e.demo.ConnectionIDs.Chase, []finance.ProviderTransaction{row}); err != nil {
 		t.Fatal(err)
 	}
-	bills, err := e.svc.ListUpcomingBills(ctx, e.read, 31)
+	bills, err := e.recurring.ListUpcomingBills(ctx, e.read, 31)
 	if err != nil || len(bills.Data) == 0 {
 		t.Fatalf("bills %v, %v", bills.Data, err)
 	}
@@ -163,7 +166,7 @@ func TestRecurringFirstRead(t *testing.T) {
 	if _, err := e.svc.UpsertProviderTransactions(ctx, e.demo.ConnectionIDs.Chase, []finance.ProviderTransaction{row}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.GetCashFlowForecast(ctx, e.read, 0, ""); err != nil {
+	if _, err := e.recurring.GetCashFlowForecast(ctx, e.read, 0, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !isDue(t, e.store, user) {
@@ -180,7 +183,7 @@ func TestRunRecurring(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); e.svc.RunRecurring(ctx, time.Millisecond) }()
+	go func() { defer close(done); e.recurring.RunDetection(ctx, time.Millisecond) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for isDue(t, e.store, e.demo.UserID) {
 		if time.Now().After(deadline) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // TestDetectRecurringOnDemo: detection over the demo's two years finds the
@@ -18,11 +19,11 @@ func TestDetectRecurringOnDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, err := e.svc.DetectRecurring(ctx, e.demo.UserID)
+	rules, err := e.recurring.Detect(ctx, e.demo.UserID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]finance.RecurringRule{}
+	byID := map[string]recurring.Rule{}
 	for _, r := range rules {
 		byID[r.ID] = r
 		t.Logf("%s %s %s %s %s active=%v n=%d next=%s", r.Merchant, r.Frequency, r.StreamType, r.ExpectedAmount.Amount,
@@ -30,7 +31,7 @@ func TestDetectRecurringOnDemo(t *testing.T) {
 	}
 	for _, s := range seeded {
 		r, ok := byID[s.ID]
-		if !ok || !r.IsActive || r.Frequency != s.Frequency || r.StreamType != s.StreamType || r.Status != finance.StreamMature {
+		if !ok || !r.IsActive || r.Frequency != s.Frequency || r.StreamType != s.StreamType || r.Status != recurring.StreamMature {
 			t.Errorf("seeded %s (%s): detected as %+v", s.Merchant, s.Frequency, r)
 		}
 		if r.DisplayName != s.DisplayName || r.LogoURL != s.LogoURL {
@@ -48,18 +49,18 @@ func TestDetectRecurringOnDemo(t *testing.T) {
 		}
 	}
 	for _, r := range rules {
-		if r.Status != finance.StreamStale && linked[r.ID] != r.Occurrences {
+		if r.Status != recurring.StreamStale && linked[r.ID] != r.Occurrences {
 			t.Errorf("%s: %d rows linked, %d occurrences", r.Merchant, linked[r.ID], r.Occurrences)
 		}
 	}
-	again, err := e.svc.DetectRecurring(ctx, e.demo.UserID)
+	again, err := e.recurring.Detect(ctx, e.demo.UserID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(ruleIDs(again)) != fmt.Sprint(ruleIDs(rules)) {
 		t.Errorf("a second detection changed the rules: %v → %v", ruleIDs(rules), ruleIDs(again))
 	}
-	bills, err := e.svc.ListUpcomingBills(ctx, e.read, 31)
+	bills, err := e.recurring.ListUpcomingBills(ctx, e.read, 31)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +68,13 @@ func TestDetectRecurringOnDemo(t *testing.T) {
 		t.Fatal("no bills")
 	}
 	for _, b := range bills.Data {
-		if r := byID[b.RuleID]; !r.IsActive || r.StreamType != finance.StreamOutflow || r.Status == "" {
+		if r := byID[b.RuleID]; !r.IsActive || r.StreamType != recurring.StreamOutflow || r.Status == "" {
 			t.Errorf("bill from rule %+v", r)
 		}
 	}
 }
 
-func ruleIDs(rules []finance.RecurringRule) []string {
+func ruleIDs(rules []recurring.Rule) []string {
 	var out []string
 	for _, r := range rules {
 		out = append(out, r.ID+"/"+r.Status)

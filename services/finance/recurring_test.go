@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // history generates the rows of one stream: n occurrences stepping by
@@ -72,7 +73,7 @@ func TestNormalizeCounterparty(t *testing.T) {
 		"POS DEBIT 0412 ":             "",
 		"":                            "",
 	} {
-		if got := finance.NormalizeCounterparty(in); got != want {
+		if got := recurring.NormalizeCounterparty(in); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
 		}
 	}
@@ -91,7 +92,7 @@ func TestDetectStreams(t *testing.T) {
 	}{
 		{name: "monthly subscription",
 			rows: history("n", acct, "Netflix", "-15.49", finance.FrequencyMonthly, date("2025-05-05"), 13),
-			want: map[string]string{"Netflix": finance.FrequencyMonthly}, status: map[string]string{"Netflix": finance.StreamMature},
+			want: map[string]string{"Netflix": finance.FrequencyMonthly}, status: map[string]string{"Netflix": recurring.StreamMature},
 			count: map[string]int{"Netflix": 13}},
 		// The demo's user renames a Netflix charge now and then: the row
 		// is still Netflix's and stays in the stream, whichever occurrence
@@ -122,11 +123,11 @@ func TestDetectStreams(t *testing.T) {
 		{name: "quarterly", rows: history("q", acct, "City Water", "-180.20", finance.FrequencyQuarterly, date("2024-05-10"), 9),
 			want: map[string]string{"City Water": finance.FrequencyQuarterly}},
 		{name: "yearly", rows: history("y", acct, "Amazon Prime", "-139.00", finance.FrequencyAnnually, date("2023-06-01"), 3),
-			want: map[string]string{"Amazon Prime": finance.FrequencyAnnually}, status: map[string]string{"Amazon Prime": finance.StreamEarly}},
+			want: map[string]string{"Amazon Prime": finance.FrequencyAnnually}, status: map[string]string{"Amazon Prime": recurring.StreamEarly}},
 		{name: "two occurrences are not a stream", rows: history("n", acct, "Hulu", "-7.99", finance.FrequencyMonthly, date("2026-03-20"), 2),
 			want: map[string]string{}},
 		{name: "stale", rows: history("n", acct, "Disney+", "-13.99", finance.FrequencyMonthly, date("2025-06-09"), 6),
-			want: map[string]string{"Disney+": finance.FrequencyMonthly}, status: map[string]string{"Disney+": finance.StreamStale}},
+			want: map[string]string{"Disney+": finance.FrequencyMonthly}, status: map[string]string{"Disney+": recurring.StreamStale}},
 		{name: "irregular dates", rows: []finance.BudgetRow{
 			{ID: "1", AccountID: acct, Merchant: "Hardware", Amount: finance.Money{Amount: dec("-20"), Currency: "USD"}, Date: date("2026-01-01")},
 			{ID: "2", AccountID: acct, Merchant: "Hardware", Amount: finance.Money{Amount: dec("-20"), Currency: "USD"}, Date: date("2026-01-20")},
@@ -156,7 +157,7 @@ func TestDetectStreams(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := finance.DetectStreams(tc.rows, today)
+			got := recurring.DetectStreams(tc.rows, today)
 			freq := map[string]string{}
 			for _, s := range got {
 				freq[s.Merchant] = s.Frequency
@@ -241,7 +242,7 @@ func TestDetectStreamsProperties(t *testing.T) {
 				planted[merchant] = freq
 			}
 		}
-		got := finance.DetectStreams(rows, today)
+		got := recurring.DetectStreams(rows, today)
 		found := map[string]string{}
 		seen := map[string]bool{}
 		byID := map[string]finance.BudgetRow{}
@@ -258,12 +259,12 @@ func TestDetectStreamsProperties(t *testing.T) {
 				seen[id] = true
 				row := byID[id]
 				if row.Date.Before(prev) || row.AccountID != s.AccountID || row.Amount.Currency != s.ExpectedAmount.Currency ||
-					row.Amount.Amount.IsPositive() != (s.StreamType == finance.StreamInflow) {
+					row.Amount.Amount.IsPositive() != (s.StreamType == recurring.StreamInflow) {
 					t.Fatalf("seed %d: occurrence %+v does not fit %+v", seed, row, s)
 				}
 				prev = row.Date
 			}
-			if len(s.TransactionIDs) < finance.MinStreamOccurrences || !s.NextExpectedDate.After(s.LastDate) {
+			if len(s.TransactionIDs) < recurring.MinStreamOccurrences || !s.NextExpectedDate.After(s.LastDate) {
 				t.Fatalf("seed %d: stream %+v", seed, s)
 			}
 		}
@@ -274,7 +275,7 @@ func TestDetectStreamsProperties(t *testing.T) {
 		}
 		shuffled := slices.Clone(rows)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		again := finance.DetectStreams(shuffled, today)
+		again := recurring.DetectStreams(shuffled, today)
 		if fmt.Sprint(again) != fmt.Sprint(got) {
 			t.Fatalf("seed %d: order changes the result", seed)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/networth"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
@@ -27,16 +28,17 @@ var now = time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)
 const tenant = "3f9d2c4e-8b1a-4c7e-9d2f-5a6b7c8d9e01"
 
 type env struct {
-	svc      *finance.Service
-	budgets  *budgets.Service
-	debt     *debt.Service
-	insights *insights.Service
-	nw       *networth.Service
-	store    *memory.Store
-	demo     seed.DemoData
-	read     finance.Caller
-	write    finance.Caller
-	redacted finance.Caller
+	svc       *finance.Service
+	budgets   *budgets.Service
+	debt      *debt.Service
+	insights  *insights.Service
+	nw        *networth.Service
+	recurring *recurring.Service
+	store     *memory.Store
+	demo      seed.DemoData
+	read      finance.Caller
+	write     finance.Caller
+	redacted  finance.Caller
 }
 
 func newEnv(t *testing.T, clock finance.Clock) env {
@@ -50,17 +52,19 @@ func newEnv(t *testing.T, clock finance.Clock) env {
 		clock = func() time.Time { return now }
 	}
 	svc := finance.NewService(store, cursor.New([]byte("test-key")), clock, nil)
+	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	return env{
-		svc:      svc,
-		budgets:  budgets.NewService(budgets.Config{Kernel: svc, Store: store}),
-		debt:     debt.NewService(debt.Config{Kernel: svc, Store: store}),
-		insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
-		nw:       networth.NewService(networth.Config{Kernel: svc, Store: store}),
-		store:    store,
-		demo:     d,
-		read:     finance.Caller{UserID: d.UserID, GrantID: d.GrantReadID, OwnerAccountID: tenant},
-		write:    finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: tenant},
-		redacted: finance.Caller{UserID: d.UserID, GrantID: d.GrantRedactedID, OwnerAccountID: tenant},
+		recurring: rec,
+		budgets:   budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store}),
+		svc:       svc,
+		debt:      debt.NewService(debt.Config{Kernel: svc, Store: store}),
+		insights:  insights.NewService(insights.Config{Kernel: svc, Store: store}),
+		nw:        networth.NewService(networth.Config{Kernel: svc, Store: store}),
+		store:     store,
+		demo:      d,
+		read:      finance.Caller{UserID: d.UserID, GrantID: d.GrantReadID, OwnerAccountID: tenant},
+		write:     finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: tenant},
+		redacted:  finance.Caller{UserID: d.UserID, GrantID: d.GrantRedactedID, OwnerAccountID: tenant},
 	}
 }
 

@@ -52,10 +52,6 @@ type Store interface {
 	// sort order, then name, then id.
 	ListCategories(ctx context.Context, userID string) ([]Category, error)
 
-	CreateRecurringRule(ctx context.Context, r RecurringRule) error
-	// ListRecurringRules returns the user's rules by next expected date then id.
-	ListRecurringRules(ctx context.Context, userID string) ([]RecurringRule, error)
-
 	// InsertTransactions inserts all rows or none.
 	InsertTransactions(ctx context.Context, txs []Transaction) error
 	GetTransaction(ctx context.Context, userID, id string) (Transaction, error)
@@ -83,7 +79,5 @@ type Store interface {
 	// ApplySync applies w atomically: all of it or none of it.
 	ApplySync(ctx context.Context, w SyncWrite) error
 
-	RecurringStore    // recurring_service.go
-	RecurringDueStore // recurring_job.go
-	FlowStore         // flows.go
+	FlowStore // flows.go
 }

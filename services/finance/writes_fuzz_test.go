@@ -12,6 +12,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/memory"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
@@ -23,7 +24,8 @@ func fuzzEnv(f *testing.F) (*budgets.Service, seed.DemoData, finance.Caller) {
 		f.Fatal(err)
 	}
 	svc := finance.NewService(store, cursor.New([]byte("fuzz")), func() time.Time { return now }, nil)
-	return budgets.NewService(budgets.Config{Kernel: svc, Store: store}), d, finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: tenant}
+	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
+	return budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store}), d, finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: tenant}
 }
 
 // clientError: every refusal of client input is a 4xx problem, never an
@@ -101,8 +103,8 @@ func FuzzNormalizeCounterparty(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n := finance.NormalizeCounterparty(s)
-		if again := finance.NormalizeCounterparty(n); again != n {
+		n := recurring.NormalizeCounterparty(s)
+		if again := recurring.NormalizeCounterparty(n); again != n {
 			t.Fatalf("%q → %q → %q", s, n, again)
 		}
 		if len(strings.Fields(n)) > 2 {

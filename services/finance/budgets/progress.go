@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // BudgetProgress is a budget's figures for one period. Amounts are exact
@@ -108,7 +109,7 @@ type ProgressInput struct {
 	Baseline   AnomalyBaseline
 	Rows       []finance.BudgetRow
 	History    []finance.BudgetRow
-	Rules      []finance.RecurringRule
+	Rules      []recurring.Rule
 	Goals      []Goal // visible goals, for spending-plan coverage
 	// Rollover is the previous period's remaining per group id (only read
 	// when the budget has FeatureRollover).
@@ -445,7 +446,7 @@ func median(v []decimal.Decimal) decimal.Decimal {
 // expect before the period ends: occurrences from the rule's next expected
 // date, on or after today and the period's start. Past periods expect
 // nothing.
-func upcomingByGroup(c counter, b Budget, p Period, today time.Time, rules []finance.RecurringRule) []decimal.Decimal {
+func upcomingByGroup(c counter, b Budget, p Period, today time.Time, rules []recurring.Rule) []decimal.Decimal {
 	out := make([]decimal.Decimal, len(b.Groups))
 	if !p.End.After(today) {
 		return out
@@ -455,7 +456,7 @@ func upcomingByGroup(c counter, b Budget, p Period, today time.Time, rules []fin
 		from = today
 	}
 	for _, r := range rules {
-		if !r.IsActive || r.StreamType != finance.StreamOutflow || r.ExpectedAmount.Currency != b.Currency || r.CategoryID == "" {
+		if !r.IsActive || r.StreamType != recurring.StreamOutflow || r.ExpectedAmount.Currency != b.Currency || r.CategoryID == "" {
 			continue
 		}
 		ix, ok := c.item(r.CategoryID)

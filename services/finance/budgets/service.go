@@ -7,8 +7,9 @@
 // because the two read each other: a goal's budget links name budget items,
 // and a budget's anomalies are covered by goals' spending plans.
 //
-// It may import the kernel (finance) and nothing else of finance; the
-// recurring rules a period expects are read through the kernel. The
+// It may import the kernel (finance) and recurring, whose rules give a
+// period's upcoming recurring outflows (Config.Recurring); nothing else of
+// finance. recurring never imports budgets: the direction is one way. The
 // wiring (server), the wire (grpcapi), the stores and the demo seed import
 // it.
 package budgets
@@ -24,28 +25,32 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // Config assembles a Service.
 type Config struct {
-	// Kernel is the finance service: the caller's scope, categories,
-	// recurring rules, the clock.
+	// Kernel is the finance service: the caller's scope, categories, the
+	// clock.
 	Kernel *finance.Service
-	Store  Store
+	// Recurring gives the recurring rules progress expects in a period.
+	Recurring *recurring.Service
+	Store     Store
 }
 
 // Service answers the budget and goal routes with the caller's grant
 // applied.
 type Service struct {
-	k     *finance.Service
-	store Store
+	k         *finance.Service
+	recurring *recurring.Service
+	store     Store
 	// baselines caches budget anomaly baselines (baseline.go).
 	baselines *baselineCache
 }
 
 // NewService returns a Service from cfg.
 func NewService(cfg Config) *Service {
-	return &Service{k: cfg.Kernel, store: cfg.Store, baselines: &baselineCache{}}
+	return &Service{k: cfg.Kernel, recurring: cfg.Recurring, store: cfg.Store, baselines: &baselineCache{}}
 }
 
 // BudgetView is a budget as answered: the grant's hidden categories' items
@@ -300,7 +305,7 @@ func (s *Service) progress(ctx context.Context, c finance.Caller, sc finance.Sco
 		return BudgetProgress{}, err
 	}
 	if p.End.After(today) {
-		rules, err := s.k.RecurringRules(ctx, c.UserID)
+		rules, err := s.recurring.Rules(ctx, c.UserID)
 		if err != nil {
 			return BudgetProgress{}, err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/stores"
 )
 
@@ -353,18 +354,18 @@ func testRecurringRules(t *testing.T, s Store) {
 	f := setup(t, s)
 	cat := finance.Category{ID: newID(), Name: "Streaming", CreatedAt: base, UpdatedAt: base}
 	must(t, s.CreateCategory(ctx, cat))
-	later := finance.RecurringRule{ID: newID(), UserID: f.user, AccountID: f.account, CategoryID: cat.ID,
+	later := recurring.Rule{ID: newID(), UserID: f.user, AccountID: f.account, CategoryID: cat.ID,
 		Merchant: "Netflix", DisplayName: "Netflix", ExpectedAmount: money("-15.49", "USD"),
-		Frequency: finance.FrequencyMonthly, StreamType: finance.StreamOutflow, NextExpectedDate: day(20),
+		Frequency: finance.FrequencyMonthly, StreamType: recurring.StreamOutflow, NextExpectedDate: day(20),
 		LastSeenDate: ptr(day(-11)), LogoURL: "https://logos.example/netflix.png", IsActive: true,
 		CreatedAt: base, UpdatedAt: base}
-	sooner := finance.RecurringRule{ID: newID(), UserID: f.user, ExpectedAmount: money("3150.00", "USD"),
-		Frequency: finance.FrequencySemiMonthly, StreamType: finance.StreamInflow, NextExpectedDate: day(1),
+	sooner := recurring.Rule{ID: newID(), UserID: f.user, ExpectedAmount: money("3150.00", "USD"),
+		Frequency: finance.FrequencySemiMonthly, StreamType: recurring.StreamInflow, NextExpectedDate: day(1),
 		CreatedAt: base, UpdatedAt: base}
-	theirs := finance.RecurringRule{ID: newID(), UserID: f.other, ExpectedAmount: money("-1", "USD"),
-		Frequency: finance.FrequencyWeekly, StreamType: finance.StreamOutflow, NextExpectedDate: day(0),
+	theirs := recurring.Rule{ID: newID(), UserID: f.other, ExpectedAmount: money("-1", "USD"),
+		Frequency: finance.FrequencyWeekly, StreamType: recurring.StreamOutflow, NextExpectedDate: day(0),
 		CreatedAt: base, UpdatedAt: base}
-	for _, r := range []finance.RecurringRule{later, sooner, theirs} {
+	for _, r := range []recurring.Rule{later, sooner, theirs} {
 		must(t, s.CreateRecurringRule(ctx, r))
 	}
 	if err := s.CreateRecurringRule(ctx, later); !errors.Is(err, finance.ErrAlreadyExists) {
@@ -372,7 +373,7 @@ func testRecurringRules(t *testing.T, s Store) {
 	}
 	got, err := s.ListRecurringRules(ctx, f.user)
 	must(t, err)
-	diff(t, "rules", []finance.RecurringRule{sooner, later}, got)
+	diff(t, "rules", []recurring.Rule{sooner, later}, got)
 }
 
 // fullTransaction sets every field.
@@ -400,8 +401,8 @@ func testTransactionRoundTrip(t *testing.T, s Store) {
 	f := setup(t, s)
 	cat := finance.Category{ID: newID(), Name: "Coffee", CreatedAt: base, UpdatedAt: base}
 	must(t, s.CreateCategory(ctx, cat))
-	rule := finance.RecurringRule{ID: newID(), UserID: f.user, ExpectedAmount: money("-5", "USD"),
-		Frequency: finance.FrequencyWeekly, StreamType: finance.StreamOutflow, NextExpectedDate: day(3),
+	rule := recurring.Rule{ID: newID(), UserID: f.user, ExpectedAmount: money("-5", "USD"),
+		Frequency: finance.FrequencyWeekly, StreamType: recurring.StreamOutflow, NextExpectedDate: day(3),
 		CreatedAt: base, UpdatedAt: base}
 	must(t, s.CreateRecurringRule(ctx, rule))
 

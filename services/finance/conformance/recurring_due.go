@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // testRecurringDue: marks for the recurring detection job. Marks coalesce
@@ -20,7 +21,7 @@ import (
 func testRecurringDue(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
-	due := func(user string) (finance.RecurringMark, bool) {
+	due := func(user string) (recurring.Mark, bool) {
 		t.Helper()
 		m, ok, err := s.RecurringDue(ctx, user)
 		must(t, err)

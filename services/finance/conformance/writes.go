@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 func bankRow(f fixture, date int) finance.Transaction {
@@ -226,8 +227,8 @@ func testDeleteCategory(t *testing.T, s Store) {
 	top, child, gone, target := custom(""), finance.Category{}, custom(""), custom("")
 	child = custom(top.ID)
 	_ = child
-	rule := finance.RecurringRule{ID: newID(), UserID: f.user, CategoryID: gone.ID, ExpectedAmount: money("-5", "USD"),
-		Frequency: finance.FrequencyMonthly, StreamType: finance.StreamOutflow, NextExpectedDate: day(3),
+	rule := recurring.Rule{ID: newID(), UserID: f.user, CategoryID: gone.ID, ExpectedAmount: money("-5", "USD"),
+		Frequency: finance.FrequencyMonthly, StreamType: recurring.StreamOutflow, NextExpectedDate: day(3),
 		CreatedAt: base, UpdatedAt: base}
 	must(t, s.CreateRecurringRule(ctx, rule))
 	r1, r2, keep := bankRow(f, 0), bankRow(f, -1), bankRow(f, -2)

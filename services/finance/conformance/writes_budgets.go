@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/budgets"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // testGoalWrites: UpdateGoal and DeleteGoal are compare-and-swaps scoped
@@ -153,28 +154,28 @@ func testSaveRecurringStreams(t *testing.T, s Store) {
 	theirs := finance.Transaction{ID: newID(), UserID: f.other, AccountID: f.otherAccount, Amount: money("-1", "USD"),
 		Merchant: "Netflix", Date: day(0), Source: finance.SourceManual, Version: 1, CreatedAt: base, UpdatedAt: base}
 	must(t, s.InsertTransactions(ctx, append(rows, theirs)))
-	old := finance.RecurringRule{ID: newID(), UserID: f.user, AccountID: f.account, Merchant: "Netflix",
+	old := recurring.Rule{ID: newID(), UserID: f.user, AccountID: f.account, Merchant: "Netflix",
 		DisplayName: "Netflix", ExpectedAmount: money("-15.49", "USD"), Frequency: finance.FrequencyMonthly,
-		StreamType: finance.StreamOutflow, NextExpectedDate: day(5), IsActive: true, LogoURL: "https://logos.example/n.png",
+		StreamType: recurring.StreamOutflow, NextExpectedDate: day(5), IsActive: true, LogoURL: "https://logos.example/n.png",
 		CreatedAt: base, UpdatedAt: base}
 	theirRule := old
 	theirRule.ID, theirRule.UserID, theirRule.AccountID = newID(), f.other, f.otherAccount
 	must(t, s.CreateRecurringRule(ctx, old))
 	must(t, s.CreateRecurringRule(ctx, theirRule))
 	theirs.RecurringRuleID = theirRule.ID
-	must(t, s.SaveRecurringStreams(ctx, f.other, []finance.RecurringRule{theirRule}, map[string][]string{theirRule.ID: {theirs.ID}}))
+	must(t, s.SaveRecurringStreams(ctx, f.other, []recurring.Rule{theirRule}, map[string][]string{theirRule.ID: {theirs.ID}}))
 
 	updated := old
-	updated.ExpectedAmount, updated.Status, updated.Occurrences = money("-17.99", "USD"), finance.StreamMature, 3
+	updated.ExpectedAmount, updated.Status, updated.Occurrences = money("-17.99", "USD"), recurring.StreamMature, 3
 	updated.LastSeenDate, updated.UpdatedAt = ptr(day(0)), base.Add(time.Hour)
-	fresh := finance.RecurringRule{ID: newID(), UserID: f.user, AccountID: f.account, Merchant: "Spotify",
-		ExpectedAmount: money("-11.99", "USD"), Frequency: finance.FrequencyAnnually, StreamType: finance.StreamOutflow,
-		NextExpectedDate: day(300), Status: finance.StreamEarly, Occurrences: 1, IsActive: true, CreatedAt: base, UpdatedAt: base}
-	must(t, s.SaveRecurringStreams(ctx, f.user, []finance.RecurringRule{updated, fresh},
+	fresh := recurring.Rule{ID: newID(), UserID: f.user, AccountID: f.account, Merchant: "Spotify",
+		ExpectedAmount: money("-11.99", "USD"), Frequency: finance.FrequencyAnnually, StreamType: recurring.StreamOutflow,
+		NextExpectedDate: day(300), Status: recurring.StreamEarly, Occurrences: 1, IsActive: true, CreatedAt: base, UpdatedAt: base}
+	must(t, s.SaveRecurringStreams(ctx, f.user, []recurring.Rule{updated, fresh},
 		map[string][]string{updated.ID: {rows[0].ID, rows[1].ID, rows[2].ID}, fresh.ID: {rows[3].ID}}))
 	got, err := s.ListRecurringRules(ctx, f.user)
 	must(t, err)
-	diff(t, "rules", []finance.RecurringRule{updated, fresh}, got)
+	diff(t, "rules", []recurring.Rule{updated, fresh}, got)
 	check := func(want map[string]string) {
 		t.Helper()
 		for id, rule := range want {
@@ -187,7 +188,7 @@ func testSaveRecurringStreams(t *testing.T, s Store) {
 	}
 	check(map[string]string{rows[0].ID: updated.ID, rows[1].ID: updated.ID, rows[2].ID: updated.ID, rows[3].ID: fresh.ID})
 	// A second detection moves one row and unlinks another.
-	must(t, s.SaveRecurringStreams(ctx, f.user, []finance.RecurringRule{updated}, map[string][]string{updated.ID: {rows[0].ID, rows[3].ID}}))
+	must(t, s.SaveRecurringStreams(ctx, f.user, []recurring.Rule{updated}, map[string][]string{updated.ID: {rows[0].ID, rows[3].ID}}))
 	check(map[string]string{rows[0].ID: updated.ID, rows[1].ID: "", rows[2].ID: "", rows[3].ID: updated.ID})
 	other, err := s.GetTransaction(ctx, f.other, theirs.ID)
 	must(t, err)

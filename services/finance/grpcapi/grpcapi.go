@@ -25,17 +25,19 @@ import (
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/networth"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // Services are what the finance.v1 services serve: the kernel (finance)
 // and each subdomain's service.
 type Services struct {
-	Finance  *finance.Service
-	Budgets  *budgets.Service
-	Debt     *debt.Service
-	Insights *insights.Service
-	Imports  *imports.Service
-	NetWorth *networth.Service
+	Finance   *finance.Service
+	Budgets   *budgets.Service
+	Debt      *debt.Service
+	Insights  *insights.Service
+	Imports   *imports.Service
+	NetWorth  *networth.Service
+	Recurring *recurring.Service
 }
 
 // Register registers every finance.v1 service on s.
@@ -48,7 +50,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	financev1.RegisterGoalServiceServer(s, &goalServer{svc: svcs.Budgets})
 	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svcs.NetWorth})
 	financev1.RegisterDebtServiceServer(s, &debtServer{svc: svcs.Debt})
-	financev1.RegisterInsightServiceServer(s, &insightServer{svc: svc, insights: svcs.Insights})
+	financev1.RegisterInsightServiceServer(s, &insightServer{insights: svcs.Insights, recurring: svcs.Recurring})
 	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svcs.NetWorth})
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/principal"
@@ -28,9 +29,9 @@ import (
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/networth"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/seed"
 	"github.com/ledgerlane/platform/services/finance/stores"
-	"google.golang.org/protobuf/proto"
 )
 
 var now = time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)
@@ -88,12 +89,14 @@ func serve(t *testing.T, store stores.Store) *grpc.ClientConn {
 	log := slog.New(slog.DiscardHandler)
 	svc := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, log)
 	srv := rpc.NewServer(log, nil)
+	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	grpcapi.Register(srv, grpcapi.Services{Finance: svc,
-		Budgets:  budgets.NewService(budgets.Config{Kernel: svc, Store: store}),
-		Debt:     debt.NewService(debt.Config{Kernel: svc, Store: store}),
-		Insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
-		Imports:  imports.NewService(imports.Config{Kernel: svc, Store: store}),
-		NetWorth: networth.NewService(networth.Config{Kernel: svc, Store: store})})
+		Budgets:   budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store}),
+		Recurring: rec,
+		Debt:      debt.NewService(debt.Config{Kernel: svc, Store: store}),
+		Insights:  insights.NewService(insights.Config{Kernel: svc, Store: store}),
+		Imports:   imports.NewService(imports.Config{Kernel: svc, Store: store}),
+		NetWorth:  networth.NewService(networth.Config{Kernel: svc, Store: store})})
 	lis := bufconn.Listen(1 << 20)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

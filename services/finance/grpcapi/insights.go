@@ -9,15 +9,16 @@ import (
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/insights"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // insightServer serves the InsightService reports.
 type insightServer struct {
 	financev1.UnimplementedInsightServiceServer
-	svc *finance.Service
-	// insights serves the month reports; svc the upcoming bills and the
-	// cash-flow forecast (recurring streams, still in the root).
-	insights *insights.Service
+	// insights serves the month reports; recurring the upcoming bills and
+	// the cash-flow forecast (built from the recurring streams).
+	insights  *insights.Service
+	recurring *recurring.Service
 }
 
 func (s *insightServer) GetMonthSummary(ctx context.Context, req *financev1.GetMonthSummaryRequest) (*financev1.GetMonthSummaryResponse, error) {
@@ -64,7 +65,7 @@ func (s *insightServer) ListUpcomingBills(ctx context.Context, req *financev1.Li
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.ListUpcomingBills(ctx, c, req.GetDaysAhead())
+	res, err := s.recurring.ListUpcomingBills(ctx, c, req.GetDaysAhead())
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +85,7 @@ func (s *insightServer) GetCashFlowForecast(ctx context.Context, req *financev1.
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.GetCashFlowForecast(ctx, c, req.GetDaysAhead(), req.GetAccountId())
+	res, err := s.recurring.GetCashFlowForecast(ctx, c, req.GetDaysAhead(), req.GetAccountId())
 	if err != nil {
 		return nil, err
 	}

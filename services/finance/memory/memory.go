@@ -12,13 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ledgerlane/platform/services/finance/debt"
-	"github.com/ledgerlane/platform/services/finance/imports"
-	"github.com/ledgerlane/platform/services/finance/networth"
-
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/imports"
+	"github.com/ledgerlane/platform/services/finance/networth"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // Store is a finance.Store held in maps behind one lock.
@@ -29,7 +29,7 @@ type Store struct {
 	connections   map[string]finance.Connection
 	accounts      map[string]finance.Account
 	categories    map[string]finance.Category
-	rules         map[string]finance.RecurringRule
+	rules         map[string]recurring.Rule
 	transactions  map[string]finance.Transaction
 	budgetState   // budgets.go; liabilities: debt.go
 	holdingState  // holding.go
@@ -56,7 +56,7 @@ func New() *Store {
 		connections:  map[string]finance.Connection{},
 		accounts:     map[string]finance.Account{},
 		categories:   map[string]finance.Category{},
-		rules:        map[string]finance.RecurringRule{},
+		rules:        map[string]recurring.Rule{},
 		transactions: map[string]finance.Transaction{},
 		recurringDue: map[string]recurringDue{},
 	}
@@ -186,7 +186,7 @@ func (s *Store) ListCategories(_ context.Context, userID string) ([]finance.Cate
 }
 
 // CreateRecurringRule implements finance.Store.
-func (s *Store) CreateRecurringRule(_ context.Context, r finance.RecurringRule) error {
+func (s *Store) CreateRecurringRule(_ context.Context, r recurring.Rule) error {
 	r.NextExpectedDate = finance.Day(r.NextExpectedDate)
 	if r.LastSeenDate != nil {
 		d := finance.Day(*r.LastSeenDate)
@@ -197,17 +197,17 @@ func (s *Store) CreateRecurringRule(_ context.Context, r finance.RecurringRule) 
 }
 
 // ListRecurringRules implements finance.Store.
-func (s *Store) ListRecurringRules(_ context.Context, userID string) ([]finance.RecurringRule, error) {
+func (s *Store) ListRecurringRules(_ context.Context, userID string) ([]recurring.Rule, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []finance.RecurringRule
+	var out []recurring.Rule
 	for _, r := range s.rules {
 		if r.UserID == userID {
 			r.LastSeenDate = copyPtr(r.LastSeenDate)
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b finance.RecurringRule) int {
+	slices.SortFunc(out, func(a, b recurring.Rule) int {
 		return cmp.Or(a.NextExpectedDate.Compare(b.NextExpectedDate), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil

@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // SaveRecurringStreams implements finance.Store.
-func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []finance.RecurringRule, members map[string][]string) error {
+func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []recurring.Rule, members map[string][]string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range rules {
@@ -46,10 +47,10 @@ func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []f
 	return nil
 }
 
-// recurringDue is one user's mark (finance.RecurringMark) and the end of
+// recurringDue is one user's mark (recurring.Mark) and the end of
 // the claim on it, if any.
 type recurringDue struct {
-	mark         finance.RecurringMark
+	mark         recurring.Mark
 	claimedUntil time.Time
 }
 
@@ -58,7 +59,7 @@ func (s *Store) markRecurringDue(userID string, at time.Time) {
 	at = ts(at)
 	d, ok := s.recurringDue[userID]
 	if !ok {
-		s.recurringDue[userID] = recurringDue{mark: finance.RecurringMark{UserID: userID, DueAt: at, Generation: 1}}
+		s.recurringDue[userID] = recurringDue{mark: recurring.Mark{UserID: userID, DueAt: at, Generation: 1}}
 		return
 	}
 	if at.Before(d.mark.DueAt) {
@@ -80,7 +81,7 @@ func (s *Store) MarkRecurringDue(_ context.Context, userID string, at time.Time)
 }
 
 // RecurringDue implements finance.Store.
-func (s *Store) RecurringDue(_ context.Context, userID string) (finance.RecurringMark, bool, error) {
+func (s *Store) RecurringDue(_ context.Context, userID string) (recurring.Mark, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	d, ok := s.recurringDue[userID]
@@ -88,16 +89,16 @@ func (s *Store) RecurringDue(_ context.Context, userID string) (finance.Recurrin
 }
 
 // ClaimRecurringDue implements finance.Store.
-func (s *Store) ClaimRecurringDue(_ context.Context, now, leaseUntil time.Time, limit int) ([]finance.RecurringMark, error) {
+func (s *Store) ClaimRecurringDue(_ context.Context, now, leaseUntil time.Time, limit int) ([]recurring.Mark, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var free []finance.RecurringMark
+	var free []recurring.Mark
 	for _, d := range s.recurringDue {
 		if !d.mark.DueAt.After(now) && !d.claimedUntil.After(now) {
 			free = append(free, d.mark)
 		}
 	}
-	slices.SortFunc(free, func(a, b finance.RecurringMark) int {
+	slices.SortFunc(free, func(a, b recurring.Mark) int {
 		return cmp.Or(a.DueAt.Compare(b.DueAt), cmp.Compare(a.UserID, b.UserID))
 	})
 	if limit > 0 && len(free) > limit {
@@ -112,7 +113,7 @@ func (s *Store) ClaimRecurringDue(_ context.Context, now, leaseUntil time.Time, 
 }
 
 // ClearRecurringDue implements finance.Store.
-func (s *Store) ClearRecurringDue(_ context.Context, m finance.RecurringMark, now time.Time) (bool, error) {
+func (s *Store) ClearRecurringDue(_ context.Context, m recurring.Mark, now time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.recurringDue[m.UserID]

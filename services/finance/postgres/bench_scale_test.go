@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/postgres"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
@@ -40,6 +41,7 @@ type scaleEnv struct {
 	pool     *pgxpool.Pool
 	svc      *finance.Service
 	budgets  *budgets.Service
+	rec      *recurring.Service
 	insights *insights.Service
 	nw       *networth.Service
 	c        finance.Caller
@@ -94,8 +96,9 @@ func loadScale(b *testing.B, url, nStr string) error {
 	}
 	svc := finance.NewService(store, cursor.New([]byte("scale")), func() time.Time { return now }, nil)
 	c := finance.Caller{UserID: d.UserID, GrantID: d.GrantID, OwnerAccountID: d.OwnerAccountID}
-	bs := budgets.NewService(budgets.Config{Kernel: svc, Store: store})
-	scale = scaleEnv{pool: pool, svc: svc, budgets: bs, insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
+	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
+	bs := budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store})
+	scale = scaleEnv{pool: pool, svc: svc, budgets: bs, rec: rec, insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
 		nw: networth.NewService(networth.Config{Kernel: svc, Store: store}), c: c, d: d, now: now}
 
 	stored, err := store.ListBudgets(ctx, d.UserID)
@@ -138,7 +141,7 @@ func loadScale(b *testing.B, url, nStr string) error {
 		return err
 	}
 	if len(rules) == 0 {
-		if _, err := svc.DetectRecurring(ctx, d.UserID); err != nil {
+		if _, err := rec.Detect(ctx, d.UserID); err != nil {
 			return err
 		}
 	}
@@ -220,8 +223,8 @@ func BenchmarkScale(b *testing.B) {
 			_, err := e.insights.GetSpendingByCategory(ctx, e.c, insights.SpendingQuery{StartDate: "2025-05-21", EndDate: "2026-05-20"})
 			return err
 		}},
-		{"forecast_90d", func() error { _, err := e.svc.GetCashFlowForecast(ctx, e.c, 90, ""); return err }},
-		{"upcoming_bills", func() error { _, err := e.svc.ListUpcomingBills(ctx, e.c, 30); return err }},
+		{"forecast_90d", func() error { _, err := e.rec.GetCashFlowForecast(ctx, e.c, 90, ""); return err }},
+		{"upcoming_bills", func() error { _, err := e.rec.ListUpcomingBills(ctx, e.c, 30); return err }},
 		{"net_worth_history_5y", func() error { _, err := e.nw.GetNetWorthHistory(ctx, e.c, "5y", "USD"); return err }},
 	}
 	for _, tc := range cases {
@@ -235,7 +238,7 @@ func BenchmarkScale(b *testing.B) {
 func BenchmarkScaleDetectRecurring(b *testing.B) {
 	e := scaleSetup(b)
 	ctx := context.Background()
-	measure(b, func() error { _, err := e.svc.DetectRecurring(ctx, e.d.UserID); return err })
+	measure(b, func() error { _, err := e.rec.Detect(ctx, e.d.UserID); return err })
 }
 
 // BenchmarkScaleSync: what a bank sync call of ten new rows costs the
@@ -268,7 +271,7 @@ func BenchmarkScaleSync(b *testing.B) {
 			if err := upsert(); err != nil {
 				return err
 			}
-			_, err := e.svc.DetectRecurring(ctx, e.d.UserID)
+			_, err := e.rec.Detect(ctx, e.d.UserID)
 			return err
 		})
 	})

@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/networth"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 //go:embed migrations/*.sql
@@ -232,7 +233,7 @@ func (s *Store) ListCategories(ctx context.Context, userID string) ([]finance.Ca
 }
 
 // CreateRecurringRule implements finance.Store.
-func (s *Store) CreateRecurringRule(ctx context.Context, r finance.RecurringRule) error {
+func (s *Store) CreateRecurringRule(ctx context.Context, r recurring.Rule) error {
 	_, err := s.pool.Exec(ctx, `
 		INSERT INTO recurring_rules (`+ruleColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, ruleArgs(r)...)
@@ -240,7 +241,7 @@ func (s *Store) CreateRecurringRule(ctx context.Context, r finance.RecurringRule
 }
 
 // ListRecurringRules implements finance.Store.
-func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]finance.RecurringRule, error) {
+func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]recurring.Rule, error) {
 	if !isUUID(userID) {
 		return nil, nil
 	}
@@ -253,9 +254,9 @@ func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]financ
 	if err != nil {
 		return nil, storeErr("list recurring rules", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (finance.RecurringRule, error) {
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (recurring.Rule, error) {
 		var (
-			r      finance.RecurringRule
+			r      recurring.Rule
 			amount string
 		)
 		err := row.Scan(&r.ID, &r.UserID, &r.AccountID, &r.CategoryID, &r.Merchant, &r.DisplayName, &amount,

@@ -13,13 +13,14 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 const ruleColumns = `id, user_id, account_id, category_id, merchant, display_name, expected_amount,
 	expected_currency, frequency, stream_type, next_expected_date, last_seen_date, logo_url, is_active,
 	created_at, updated_at, status, occurrences`
 
-func ruleArgs(r finance.RecurringRule) []any {
+func ruleArgs(r recurring.Rule) []any {
 	return []any{r.ID, r.UserID, nullStr(r.AccountID), nullStr(r.CategoryID), nullStr(r.Merchant), nullStr(r.DisplayName),
 		numeric(r.ExpectedAmount.Amount), r.ExpectedAmount.Currency, r.Frequency, r.StreamType,
 		finance.Day(r.NextExpectedDate), dayPtr(r.LastSeenDate), nullStr(r.LogoURL), r.IsActive, r.CreatedAt, r.UpdatedAt,
@@ -30,7 +31,7 @@ func ruleArgs(r finance.RecurringRule) []any {
 // holding the user's row lock, so detections of one user (a sync on each
 // replica) apply one after the other. Only rows whose link changes are
 // written.
-func (s *Store) SaveRecurringStreams(ctx context.Context, userID string, rules []finance.RecurringRule, members map[string][]string) error {
+func (s *Store) SaveRecurringStreams(ctx context.Context, userID string, rules []recurring.Rule, members map[string][]string) error {
 	var ids, links []string
 	for rule, txs := range members {
 		for _, id := range txs {
@@ -91,8 +92,8 @@ func (s *Store) MarkRecurringDue(ctx context.Context, userID string, at time.Tim
 }
 
 // RecurringDue implements finance.Store.
-func (s *Store) RecurringDue(ctx context.Context, userID string) (finance.RecurringMark, bool, error) {
-	m := finance.RecurringMark{UserID: userID}
+func (s *Store) RecurringDue(ctx context.Context, userID string) (recurring.Mark, bool, error) {
+	m := recurring.Mark{UserID: userID}
 	if !isUUID(userID) {
 		return m, false, nil
 	}
@@ -112,7 +113,7 @@ func (s *Store) RecurringDue(ctx context.Context, userID string) (finance.Recurr
 // other replicas off the user, and SKIP LOCKED lets a replica pass over
 // rows another replica is claiming, or a sync is marking, this instant
 // instead of waiting for them.
-func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time, limit int) ([]finance.RecurringMark, error) {
+func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time, limit int) ([]recurring.Mark, error) {
 	if limit <= 0 {
 		limit = math.MaxInt32
 	}
@@ -127,8 +128,8 @@ func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time
 	if err != nil {
 		return nil, storeErr("claim recurring due", err)
 	}
-	marks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.RecurringMark, error) {
-		var m finance.RecurringMark
+	marks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (recurring.Mark, error) {
+		var m recurring.Mark
 		err := r.Scan(&m.UserID, &m.DueAt, &m.Generation)
 		return m, err
 	})
@@ -136,7 +137,7 @@ func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time
 		return nil, storeErr("claim recurring due", err)
 	}
 	// RETURNING keeps no order.
-	slices.SortFunc(marks, func(a, b finance.RecurringMark) int {
+	slices.SortFunc(marks, func(a, b recurring.Mark) int {
 		return cmp.Or(a.DueAt.Compare(b.DueAt), cmp.Compare(a.UserID, b.UserID))
 	})
 	return marks, nil
@@ -148,7 +149,7 @@ func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time
 // the delete waits, re-checks the bumped generation and misses); the update
 // then sees the committed re-mark and frees it for the next run. No other
 // replica can claim the user in between: the lease still holds.
-func (s *Store) ClearRecurringDue(ctx context.Context, m finance.RecurringMark, now time.Time) (bool, error) {
+func (s *Store) ClearRecurringDue(ctx context.Context, m recurring.Mark, now time.Time) (bool, error) {
 	if !isUUID(m.UserID) {
 		return false, nil
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/stores"
 )
 
@@ -127,7 +128,7 @@ type builder struct {
 	grants      []finance.Grant
 	connections []finance.Connection
 	categories  []finance.Category
-	rules       []finance.RecurringRule
+	rules       []recurring.Rule
 	ruleIDs     map[string]string
 	txs         []finance.Transaction
 	seq         int // names transaction ids
@@ -380,15 +381,15 @@ func (b *builder) recurringRules() {
 		dayOfMonth             int
 	}
 	specs := []spec{
-		{"salary", "Northwind Logistics", "Northwind Payroll", b.checking, "Paycheck", "3412.55", finance.FrequencySemiMonthly, finance.StreamInflow, 15},
-		{"mortgage", "Rocket Mortgage", "Mortgage payment", b.checking, "Mortgage & Rent", "-2145.67", finance.FrequencyMonthly, finance.StreamOutflow, 1},
-		{"electric", "Portland General Electric", "PGE electricity", b.checking, "Electricity", "-96.40", finance.FrequencyMonthly, finance.StreamOutflow, 8},
-		{"internet", "Xfinity", "Xfinity internet", b.checking, "Internet", "-79.99", finance.FrequencyMonthly, finance.StreamOutflow, 12},
-		{"phone", "Verizon Wireless", "Verizon", b.card, "Phone", "-85.42", finance.FrequencyMonthly, finance.StreamOutflow, 18},
-		{"netflix", "Netflix", "Netflix", b.card, "Streaming", "-15.49", finance.FrequencyMonthly, finance.StreamOutflow, 5},
-		{"spotify", "Spotify", "Spotify Premium", b.card, "Streaming", "-11.99", finance.FrequencyMonthly, finance.StreamOutflow, 21},
-		{"disney", "Disney+", "Disney+", b.card, "Streaming", "-13.99", finance.FrequencyMonthly, finance.StreamOutflow, 9},
-		{"gym", "24 Hour Fitness", "24 Hour Fitness", b.card, "Fitness", "-49.99", finance.FrequencyMonthly, finance.StreamOutflow, 3},
+		{"salary", "Northwind Logistics", "Northwind Payroll", b.checking, "Paycheck", "3412.55", finance.FrequencySemiMonthly, recurring.StreamInflow, 15},
+		{"mortgage", "Rocket Mortgage", "Mortgage payment", b.checking, "Mortgage & Rent", "-2145.67", finance.FrequencyMonthly, recurring.StreamOutflow, 1},
+		{"electric", "Portland General Electric", "PGE electricity", b.checking, "Electricity", "-96.40", finance.FrequencyMonthly, recurring.StreamOutflow, 8},
+		{"internet", "Xfinity", "Xfinity internet", b.checking, "Internet", "-79.99", finance.FrequencyMonthly, recurring.StreamOutflow, 12},
+		{"phone", "Verizon Wireless", "Verizon", b.card, "Phone", "-85.42", finance.FrequencyMonthly, recurring.StreamOutflow, 18},
+		{"netflix", "Netflix", "Netflix", b.card, "Streaming", "-15.49", finance.FrequencyMonthly, recurring.StreamOutflow, 5},
+		{"spotify", "Spotify", "Spotify Premium", b.card, "Streaming", "-11.99", finance.FrequencyMonthly, recurring.StreamOutflow, 21},
+		{"disney", "Disney+", "Disney+", b.card, "Streaming", "-13.99", finance.FrequencyMonthly, recurring.StreamOutflow, 9},
+		{"gym", "24 Hour Fitness", "24 Hour Fitness", b.card, "Fitness", "-49.99", finance.FrequencyMonthly, recurring.StreamOutflow, 3},
 	}
 	for _, s := range specs {
 		next := nextMonthly(b.today, s.dayOfMonth)
@@ -396,7 +397,7 @@ func (b *builder) recurringRules() {
 		if s.freq == finance.FrequencySemiMonthly {
 			next, last = nextSemiMonthly(b.today)
 		}
-		r := finance.RecurringRule{ID: b.id("rule/" + s.key), UserID: b.user.ID, AccountID: s.acct.ID,
+		r := recurring.Rule{ID: b.id("rule/" + s.key), UserID: b.user.ID, AccountID: s.acct.ID,
 			CategoryID: b.demo.CategoryIDs[s.category], Merchant: s.merchant, DisplayName: s.display,
 			ExpectedAmount: finance.Money{Amount: decimal.RequireFromString(s.amount), Currency: "USD"},
 			Frequency:      s.freq, StreamType: s.stream, NextExpectedDate: next, LastSeenDate: &last,

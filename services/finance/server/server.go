@@ -28,6 +28,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/postgres"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
 	"github.com/ledgerlane/platform/services/finance/statementclient"
 	"github.com/ledgerlane/platform/services/finance/stores"
@@ -55,11 +56,11 @@ type Config struct {
 	// SnapshotInterval is how often Run's daily net-worth snapshot job
 	// looks for users without today's snapshot: zero is
 	// networth.DefaultSnapshotInterval, negative turns the job off (tests
-	// then call Service().SnapshotDue).
+	// then call the networth service's SnapshotDue).
 	SnapshotInterval time.Duration
 	// RecurringInterval is how often Run's recurring detection job looks
 	// for users a sync marked due: zero is
-	// finance.DefaultRecurringInterval, negative turns the job off (tests
+	// recurring.DefaultInterval, negative turns the job off (tests
 	// then call Service().DetectDue).
 	RecurringInterval time.Duration
 }
@@ -128,17 +129,24 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.svcs = grpcapi.Services{
 		Finance:  s.svc,
-		Budgets:  budgets.NewService(budgets.Config{Kernel: s.svc, Store: s.store}),
 		Debt:     debt.NewService(debt.Config{Kernel: s.svc, Store: s.store}),
 		Insights: insights.NewService(insights.Config{Kernel: s.svc, Store: s.store}),
 		Imports:  imports.NewService(imports.Config{Kernel: s.svc, Store: s.store, Parser: parser}),
 		NetWorth: networth.NewService(networth.Config{Kernel: s.svc, Store: s.store}),
 	}
+	s.svcs.Recurring = recurring.NewService(recurring.Config{Kernel: s.svc, Store: s.store})
+	s.svcs.Budgets = budgets.NewService(budgets.Config{Kernel: s.svc, Recurring: s.svcs.Recurring, Store: s.store})
 	return s, nil
 }
 
-// Service is the finance Service the APIs serve.
-func (s *Server) Service() *finance.Service { return s.svc }
+// Recurring is the recurring service, whose detection job (DetectDue)
+// tests run themselves when Config.RecurringInterval turns its ticker off.
+func (s *Server) Recurring() *recurring.Service { return s.svcs.Recurring }
+
+// Service is Recurring under the name the local stack's end-to-end test
+// calls (Stack.Finance.Service().DetectDue); it returned the kernel, which
+// no longer runs the detection job. New callers use Recurring.
+func (s *Server) Service() *recurring.Service { return s.svcs.Recurring }
 
 // Store is the services' store (the local stack seeds its demo user there).
 func (s *Server) Store() stores.Store { return s.store }
@@ -183,7 +191,7 @@ func (s *Server) Run(ctx context.Context) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.svc.RunRecurring(ctx, s.recurringEvery)
+			s.svcs.Recurring.RunDetection(ctx, s.recurringEvery)
 		}()
 		defer func() { <-done }()
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/networth"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // Store is every part of the finance store.
@@ -19,4 +20,5 @@ type Store interface {
 	debt.Store
 	imports.Store
 	networth.Store
+	recurring.Store
 }

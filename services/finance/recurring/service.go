@@ -1,24 +1,43 @@
-package finance
+// Package recurring owns the recurring streams: their detection from a
+// user's rows (DetectStreams, a plain function) stored as recurring rules,
+// the detection job that runs after bank syncs mark a user due (DetectDue,
+// RunDetection), the rules as reads see them (Rules, which detects on the
+// first read of a user never detected), the upcoming bills and the
+// cash-flow forecast built from them.
+//
+// It may import the kernel (finance) and nothing else of finance. budgets
+// imports it (a budget period's upcoming recurring outflows come from
+// Rules); nothing else of the domain does: a bank sync marks a user due
+// through the kernel's SyncWrite.RecurringDueAt, not through this package.
+package recurring
 
 import (
 	"context"
 
 	"github.com/google/uuid"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
-// RecurringStore is the part of Store that keeps detected streams
-// (embedded in Store).
-type RecurringStore interface {
-	// SaveRecurringStreams stores one user's detection in one atomic step:
-	// every rule in rules is written whole (inserted, or replacing the
-	// user's rule with its id); the rows listed in members (rule id →
-	// transaction ids) point at their rule, and every other row of the
-	// user that points at a rule no longer does. Row versions do not
-	// change: recurring_rule_id is derived, never edited.
-	SaveRecurringStreams(ctx context.Context, userID string, rules []RecurringRule, members map[string][]string) error
+// Config assembles a Service.
+type Config struct {
+	// Kernel is the finance service: the caller's scope, the user's main
+	// currency, the clock and the logger.
+	Kernel *finance.Service
+	Store  Store
 }
 
-// DetectRecurring runs stream detection (DetectStreams) over all of the
+// Service detects recurring streams and answers the bills and forecast
+// routes with the caller's grant applied.
+type Service struct {
+	k     *finance.Service
+	store Store
+}
+
+// NewService returns a Service from cfg.
+func NewService(cfg Config) *Service { return &Service{k: cfg.Kernel, store: cfg.Store} }
+
+// Detect runs stream detection (DetectStreams) over all of the
 // user's rows and stores the result as the user's recurring rules:
 //
 //   - a stream that matches an existing rule (same account, normalized
@@ -37,25 +56,25 @@ type RecurringStore interface {
 //
 // It runs off the sync path: a bank sync that changed rows marks the user
 // due (UpsertProviderTransactions), and the recurring job (DetectDue) or
-// the first read of a user never detected (RecurringRules) runs it. It
+// the first read of a user never detected (Rules) runs it. It
 // returns the user's rules as stored.
-func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]RecurringRule, error) {
-	rows, err := s.store.ListBudgetRows(ctx, userID, TransactionFilter{})
+func (s *Service) Detect(ctx context.Context, userID string) ([]Rule, error) {
+	rows, err := s.store.ListBudgetRows(ctx, userID, finance.TransactionFilter{})
 	if err != nil {
-		return nil, Internal("list rows", err)
+		return nil, finance.Internal("list rows", err)
 	}
 	existing, err := s.store.ListRecurringRules(ctx, userID)
 	if err != nil {
-		return nil, Internal("list recurring rules", err)
+		return nil, finance.Internal("list recurring rules", err)
 	}
 	accounts, err := s.store.ListAccounts(ctx, userID)
 	if err != nil {
-		return nil, Internal("list accounts", err)
+		return nil, finance.Internal("list accounts", err)
 	}
 	rows = streamRows(rows, accounts)
-	now := s.now()
+	now := s.k.Now()
 	streams := DetectStreams(rows, now)
-	byKey := map[string]RecurringRule{}
+	byKey := map[string]Rule{}
 	for _, r := range existing {
 		k := StreamKey(r.AccountID, r.Merchant, r.StreamType, r.ExpectedAmount.Currency)
 		if old, ok := byKey[k]; !ok || r.CreatedAt.Before(old.CreatedAt) {
@@ -64,15 +83,15 @@ func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]Recurri
 	}
 	ns, err := uuid.Parse(userID)
 	if err != nil {
-		return nil, Internal("user id", err)
+		return nil, finance.Internal("user id", err)
 	}
 	members := map[string][]string{}
 	matched := map[string]bool{}
-	var out []RecurringRule
+	var out []Rule
 	for _, st := range streams {
 		r, ok := byKey[st.Key]
 		if !ok {
-			r = RecurringRule{ID: uuid.NewSHA1(ns, []byte("recurring/"+st.Key)).String(), UserID: userID,
+			r = Rule{ID: uuid.NewSHA1(ns, []byte("recurring/"+st.Key)).String(), UserID: userID,
 				DisplayName: st.Merchant, CreatedAt: now}
 		}
 		matched[r.ID] = true
@@ -93,7 +112,7 @@ func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]Recurri
 		out = append(out, r)
 	}
 	if err := s.store.SaveRecurringStreams(ctx, userID, out, members); err != nil {
-		return nil, Internal("save recurring streams", err)
+		return nil, finance.Internal("save recurring streams", err)
 	}
 	return s.store.ListRecurringRules(ctx, userID)
 }
@@ -103,20 +122,20 @@ func (s *Service) DetectRecurring(ctx context.Context, userID string) ([]Recurri
 // lender's side; the payment is detected on the account it leaves), and
 // the outgoing leg of a transfer to one of the user's card or loan
 // accounts counts as a payment (a bill), not as an own-account transfer.
-func streamRows(rows []BudgetRow, accounts []Account) []BudgetRow {
+func streamRows(rows []finance.BudgetRow, accounts []finance.Account) []finance.BudgetRow {
 	kind := map[string]string{}
 	for _, a := range accounts {
 		kind[a.ID] = a.Type
 	}
 	toDebt := map[string]bool{}
 	for _, r := range rows {
-		if t := kind[r.AccountID]; r.TransferPairID != "" && r.Amount.Amount.IsPositive() && (t == AccountCredit || t == AccountLoan) {
+		if t := kind[r.AccountID]; r.TransferPairID != "" && r.Amount.Amount.IsPositive() && (t == finance.AccountCredit || t == finance.AccountLoan) {
 			toDebt[r.TransferPairID] = true
 		}
 	}
-	out := make([]BudgetRow, 0, len(rows))
+	out := make([]finance.BudgetRow, 0, len(rows))
 	for _, r := range rows {
-		if kind[r.AccountID] == AccountLoan {
+		if kind[r.AccountID] == finance.AccountLoan {
 			continue
 		}
 		// transfer_pair_id names the other leg.

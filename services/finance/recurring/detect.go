@@ -1,4 +1,4 @@
-package finance
+package recurring
 
 import (
 	"cmp"
@@ -6,7 +6,40 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
+
+// Stream types: which way a stream's money goes.
+const (
+	StreamInflow  = "inflow"
+	StreamOutflow = "outflow"
+)
+
+// Rule describes a stream of transactions expected at a frequency
+// (salary, rent, subscriptions), used for bills and forecasts.
+type Rule struct {
+	ID               string
+	UserID           string
+	AccountID        string
+	CategoryID       string
+	Merchant         string
+	DisplayName      string
+	ExpectedAmount   finance.Money
+	Frequency        string
+	StreamType       string
+	NextExpectedDate time.Time // a date
+	LastSeenDate     *time.Time
+	LogoURL          string
+	IsActive         bool
+	// Status and Occurrences are set by stream detection (detect.go):
+	// early, mature or stale, and how many rows the stream holds. A rule
+	// written before detection ran has neither.
+	Status      string
+	Occurrences int
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
 
 // Stream statuses of a detected recurring stream (ours).
 const (
@@ -39,12 +72,12 @@ type cadence struct {
 }
 
 var cadences = []cadence{
-	{FrequencyWeekly, 7, 6, 8},
-	{FrequencyBiweekly, 14, 12, 16},
-	{FrequencySemiMonthly, 365.25 / 24, 13, 17},
-	{FrequencyMonthly, 365.25 / 12, 26, 35},
-	{FrequencyQuarterly, 365.25 / 4, 84, 98},
-	{FrequencyAnnually, 365.25, 355, 376},
+	{finance.FrequencyWeekly, 7, 6, 8},
+	{finance.FrequencyBiweekly, 14, 12, 16},
+	{finance.FrequencySemiMonthly, 365.25 / 24, 13, 17},
+	{finance.FrequencyMonthly, 365.25 / 12, 26, 35},
+	{finance.FrequencyQuarterly, 365.25 / 4, 84, 98},
+	{finance.FrequencyAnnually, 365.25, 355, 376},
 }
 
 // DetectedStream is a recurring stream found in a user's rows.
@@ -59,7 +92,7 @@ type DetectedStream struct {
 	Frequency  string
 	// ExpectedAmount is the latest occurrence's signed amount, so a price
 	// change is followed at once.
-	ExpectedAmount   Money
+	ExpectedAmount   finance.Money
 	FirstDate        time.Time
 	LastDate         time.Time
 	NextExpectedDate time.Time
@@ -126,8 +159,8 @@ func StreamKey(accountID, merchant, streamType, currency string) string {
 //     5 occurrences, mature from 5.
 //
 // Streams are ordered by key.
-func DetectStreams(rows []BudgetRow, today time.Time) []DetectedStream {
-	today = Day(today)
+func DetectStreams(rows []finance.BudgetRow, today time.Time) []DetectedStream {
+	today = finance.Day(today)
 	// Groups hold row indexes: rows are wide, and a full history is large.
 	groups := map[string][]int32{}
 	norm := map[string]string{} // merchant → counterparty, normalized once
@@ -196,13 +229,13 @@ func (c chain) better(d chain) bool {
 }
 
 // detectGroup finds the best chain of one group: rows[ix[…]] in date order.
-func detectGroup(rows []BudgetRow, ix []int32, today time.Time) (DetectedStream, bool) {
+func detectGroup(rows []finance.BudgetRow, ix []int32, today time.Time) (DetectedStream, bool) {
 	pts := make([]point, len(ix))
 	for i, j := range ix {
 		r := &rows[j]
-		pts[i] = point{day: Day(r.Date).Unix() / 86400, amt: r.Amount.Amount.Abs().InexactFloat64()}
+		pts[i] = point{day: finance.Day(r.Date).Unix() / 86400, amt: r.Amount.Amount.Abs().InexactFloat64()}
 	}
-	g := func(i int) *BudgetRow { return &rows[ix[i]] }
+	g := func(i int) *finance.BudgetRow { return &rows[ix[i]] }
 	var best chain
 	for _, cad := range cadences {
 		for start := len(ix) - 1; start >= 0 && start >= len(ix)-3; start-- {
@@ -218,17 +251,17 @@ func detectGroup(rows []BudgetRow, ix []int32, today time.Time) (DetectedStream,
 	last, first := g(best.idx[0]), g(best.idx[len(best.idx)-1])
 	s := DetectedStream{AccountID: last.AccountID, Merchant: last.Counterparty(), CategoryID: last.CategoryID,
 		StreamType: StreamOutflow, Frequency: best.cad.freq, ExpectedAmount: last.Amount,
-		FirstDate: Day(first.Date), LastDate: Day(last.Date)}
+		FirstDate: finance.Day(first.Date), LastDate: finance.Day(last.Date)}
 	if last.Amount.Amount.IsPositive() {
 		s.StreamType = StreamInflow
 	}
 	for i := len(best.idx) - 1; i >= 0; i-- {
 		s.TransactionIDs = append(s.TransactionIDs, g(best.idx[i]).ID)
 	}
-	s.NextExpectedDate = NextOccurrence(s.LastDate, s.Frequency)
+	s.NextExpectedDate = finance.NextOccurrence(s.LastDate, s.Frequency)
 	grace := best.cad.hi - int(best.cad.nominal)
 	switch {
-	case today.After(NextOccurrence(s.NextExpectedDate, s.Frequency).AddDate(0, 0, grace)):
+	case today.After(finance.NextOccurrence(s.NextExpectedDate, s.Frequency).AddDate(0, 0, grace)):
 		s.Status = StreamStale
 	case len(best.idx) < MatureStreamOccurrences:
 		s.Status = StreamEarly

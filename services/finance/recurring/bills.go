@@ -1,10 +1,12 @@
-package finance
+package recurring
 
 import (
 	"cmp"
 	"context"
 	"slices"
 	"time"
+
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Upcoming bills: GET /v1/bills/upcoming?days_ahead=.
@@ -18,7 +20,7 @@ type UpcomingBill struct {
 	RuleID         string
 	Merchant       string
 	DisplayName    string
-	ExpectedAmount Money // positive: what the bill will take
+	ExpectedAmount finance.Money // positive: what the bill will take
 	ExpectedDate   time.Time
 	Frequency      string
 	StreamType     string
@@ -31,20 +33,20 @@ type UpcomingBill struct {
 // skipped (a stale next date rolls forward). One line per occurrence, by
 // date, then merchant, then rule id. The amount is the rule's expected
 // amount as a positive figure.
-func UpcomingBills(rules []RecurringRule, today time.Time, daysAhead int) []UpcomingBill {
-	today = Day(today)
+func UpcomingBills(rules []Rule, today time.Time, daysAhead int) []UpcomingBill {
+	today = finance.Day(today)
 	end := today.AddDate(0, 0, daysAhead)
 	var out []UpcomingBill
 	for _, r := range rules {
 		if !r.IsActive || r.StreamType != StreamOutflow {
 			continue
 		}
-		for d, n := Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = NextOccurrence(d, r.Frequency), n+1 {
+		for d, n := finance.Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = finance.NextOccurrence(d, r.Frequency), n+1 {
 			if d.Before(today) {
 				continue
 			}
 			out = append(out, UpcomingBill{RuleID: r.ID, Merchant: r.Merchant, DisplayName: r.DisplayName,
-				ExpectedAmount: Money{Amount: r.ExpectedAmount.Amount.Abs(), Currency: r.ExpectedAmount.Currency},
+				ExpectedAmount: finance.Money{Amount: r.ExpectedAmount.Amount.Abs(), Currency: r.ExpectedAmount.Currency},
 				ExpectedDate:   d, Frequency: r.Frequency, StreamType: r.StreamType, LogoURL: r.LogoURL})
 		}
 	}
@@ -66,9 +68,9 @@ func UpcomingBills(rules []RecurringRule, today time.Time, daysAhead int) []Upco
 // left out (filtered is true when one of them had an occurrence in the
 // window); under connection.institution a bill whose merchant or display
 // name names an institution loses both and its logo.
-func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int32) (Result[[]UpcomingBill], error) {
-	var res Result[[]UpcomingBill]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) ListUpcomingBills(ctx context.Context, c finance.Caller, daysAhead int32) (finance.Result[[]UpcomingBill], error) {
+	var res finance.Result[[]UpcomingBill]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -76,13 +78,13 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int
 	case daysAhead == 0:
 		daysAhead = DefaultBillsDaysAhead
 	case daysAhead < 0 || daysAhead > MaxBillsDaysAhead:
-		return res, Invalid("days_ahead", "days_ahead must be between 1 and 365")
+		return res, finance.Invalid("days_ahead", "days_ahead must be between 1 and 365")
 	}
-	rules, err := s.RecurringRules(ctx, c.UserID)
+	rules, err := s.Rules(ctx, c.UserID)
 	if err != nil {
 		return res, err
 	}
-	var visible, hidden []RecurringRule
+	var visible, hidden []Rule
 	for _, r := range rules {
 		if sc.HidesAccount(r.AccountID) || sc.HidesCategory(r.CategoryID) {
 			hidden = append(hidden, r)
@@ -90,10 +92,10 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int
 			visible = append(visible, r)
 		}
 	}
-	today := s.now()
+	today := s.k.Now()
 	res.Data = UpcomingBills(visible, today, int(daysAhead))
 	res.Filtered = len(UpcomingBills(hidden, today, int(daysAhead))) > 0
-	if sc.grant.Redacts(FieldConnectionInstitution) {
+	if sc.Grant().Redacts(finance.FieldConnectionInstitution) {
 		for i := range res.Data {
 			b := &res.Data[i]
 			if sc.NamesInstitution(b.Merchant) || sc.NamesInstitution(b.DisplayName) {
@@ -101,6 +103,6 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c Caller, daysAhead int
 			}
 		}
 	}
-	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
 	return res, nil
 }

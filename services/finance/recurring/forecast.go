@@ -1,4 +1,4 @@
-package finance
+package recurring
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // Cash-flow forecast: GET /v1/insights/cash-flow-forecast.
@@ -61,8 +62,8 @@ type CashFlowForecast struct {
 // the active rules' occurrences in currency. Each point carries that day's
 // expected income and expenses and, when the start is known, the balance
 // after them. Projections cover 30, 60 and 90 days whatever days is.
-func ForecastCashFlow(rules []RecurringRule, starting *decimal.Decimal, currency string, today time.Time, days int) CashFlowForecast {
-	today = Day(today)
+func ForecastCashFlow(rules []Rule, starting *decimal.Decimal, currency string, today time.Time, days int) CashFlowForecast {
+	today = finance.Day(today)
 	horizon := max(days, ForecastProjectionDays[len(ForecastProjectionDays)-1])
 	end := today.AddDate(0, 0, horizon)
 	income := make([]decimal.Decimal, horizon+1)
@@ -74,7 +75,7 @@ func ForecastCashFlow(rules []RecurringRule, starting *decimal.Decimal, currency
 			continue
 		}
 		var next time.Time
-		for d, n := Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = NextOccurrence(d, r.Frequency), n+1 {
+		for d, n := finance.Day(r.NextExpectedDate), 0; !d.After(end) && n < 2000; d, n = finance.NextOccurrence(d, r.Frequency), n+1 {
 			if !d.After(today) {
 				continue
 			}
@@ -138,9 +139,9 @@ func ForecastCashFlow(rules []RecurringRule, starting *decimal.Decimal, currency
 // an included account has never reported one (no balance_as_of), it is
 // unknown: starting_balance_available is false and no balance figure is
 // given, only the expected flows.
-func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead int32, accountID string) (Result[CashFlowForecast], error) {
-	var res Result[CashFlowForecast]
-	sc, err := s.Scope(ctx, c, true)
+func (s *Service) GetCashFlowForecast(ctx context.Context, c finance.Caller, daysAhead int32, accountID string) (finance.Result[CashFlowForecast], error) {
+	var res finance.Result[CashFlowForecast]
+	sc, err := s.k.Scope(ctx, c, true)
 	if err != nil {
 		return res, err
 	}
@@ -148,33 +149,33 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 	case daysAhead == 0:
 		daysAhead = DefaultForecastDays
 	case daysAhead < 0 || daysAhead > MaxForecastDays:
-		return res, Invalid("days_ahead", "days_ahead must be between 1 and 365")
+		return res, finance.Invalid("days_ahead", "days_ahead must be between 1 and 365")
 	}
-	if accountID, err = OptionalUUID(accountID, "account_id"); err != nil {
+	if accountID, err = finance.OptionalUUID(accountID, "account_id"); err != nil {
 		return res, err
 	}
 	accts, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
-		return res, Internal("list accounts", err)
+		return res, finance.Internal("list accounts", err)
 	}
 	var currency string
 	included, hiddenCash := map[string]bool{}, map[string]bool{}
 	if accountID != "" {
 		a, err := s.store.GetAccount(ctx, c.UserID, accountID)
-		if errors.Is(err, ErrNotFound) || (err == nil && sc.HidesAccount(a.ID)) {
+		if errors.Is(err, finance.ErrNotFound) || (err == nil && sc.HidesAccount(a.ID)) {
 			return res, problem.New(problem.NotFound, "account not found")
 		}
 		if err != nil {
-			return res, Internal("get account", err)
+			return res, finance.Internal("get account", err)
 		}
 		currency = a.Currency
 		included[a.ID] = true
 	} else {
-		if currency, err = s.MainCurrency(ctx, c, sc); err != nil {
+		if currency, err = s.k.MainCurrency(ctx, c, sc); err != nil {
 			return res, err
 		}
 		for _, a := range accts {
-			if a.Type != AccountDepository || a.Currency != currency {
+			if a.Type != finance.AccountDepository || a.Currency != currency {
 				continue
 			}
 			if sc.HidesAccount(a.ID) {
@@ -199,11 +200,11 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 	if known {
 		starting = &sum
 	}
-	rules, err := s.RecurringRules(ctx, c.UserID)
+	rules, err := s.Rules(ctx, c.UserID)
 	if err != nil {
 		return res, err
 	}
-	var visible, hidden []RecurringRule
+	var visible, hidden []Rule
 	for _, r := range rules {
 		switch {
 		case hiddenCash[r.AccountID]:
@@ -215,16 +216,16 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c Caller, daysAhead i
 			visible = append(visible, r)
 		}
 	}
-	now := s.now()
+	now := s.k.Now()
 	res.Data = ForecastCashFlow(visible, starting, currency, now, int(daysAhead))
 	res.Filtered = len(hiddenCash) > 0 || len(ForecastCashFlow(hidden, nil, currency, now, int(daysAhead)).RecurringItems) > 0
-	if sc.grant.Redacts(FieldConnectionInstitution) {
+	if sc.Grant().Redacts(finance.FieldConnectionInstitution) {
 		for i := range res.Data.RecurringItems {
 			if sc.NamesInstitution(res.Data.RecurringItems[i].Merchant) {
 				res.Data.RecurringItems[i].Merchant = ""
 			}
 		}
 	}
-	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
+	res.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
 	return res, nil
 }
