@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// TestMessageFamiliesEndToEnd (issue 29): the exceptions-and-investigations
-// and cash-management families convert both ways through the gateway,
+// TestMessageFamiliesEndToEnd (issue 29): the exceptions-and-investigations,
+// cash-management and customer and interbank instruction (MT101 ⇄ pain.001,
+// MT204 ⇄ pacs.010) families convert both ways through the gateway,
 // synchronously and in a batch job, from the shared CBPR+ inputs: each MT
 // input becomes its camt document (answered in its namespace, with the
 // business application header), each camt input its MT, and a batch of them
@@ -39,12 +40,18 @@ func TestMessageFamiliesEndToEnd(t *testing.T) {
 		{"c_107_1_1__mt110_camt_107_A_B.input.fin", "camt.107", "camt.107.001.01"},
 		{"c_108_1_1__mt111_camt_108_A_B.input.fin", "camt.108", "camt.108.001.01"},
 		{"c_109_1_1__mt112_camt_109_A_B.input.fin", "camt.109", "camt.109.001.01"},
+		{"pn_01_1_1__mt101_pain_001_A_B.input.fin", "pain.001", "pain.001.001.09"},
+		{"pc_10_1_1__mt204_pacs_010_E_F.input.fin", "pacs.010", "pacs.010.001.03"},
 	}
 	toMT := []struct{ input, to, block2 string }{
 		{"c_29_1_2__CBPR+_c.29.1.2_camt.056-AtoB.input.xml", "MT192", "{2:I192"},
 		{"c_29_1_2__CBPR+_c.29.1.2_camt.029-BtoA.input.xml", "MT196", "{2:I196"},
 		{"c_58_1_1__CBPR+_c.58.1.1_camt.057-CdtrtoC.input.xml", "MT210", "{2:I210"},
 		{"c_108_1_2__CBPR+_c.108.1.2_camt.108-AtoB.input.xml", "MT111", "{2:I111"},
+		// cbpr_mx_to_mt has no pain.001 or pacs.010 input: the expected
+		// documents of the MT101 and MT204 pairs are the MX sources.
+		{"../cbpr_mt_to_mx/pn_01_1_1__mt101_pain_001_A_B.expected.xml", "MT101", "{2:I101"},
+		{"../cbpr_mt_to_mx/pc_10_1_1__mt204_pacs_010_C_D.expected.xml", "MT204", "{2:I204"},
 	}
 	st := stack(t, false)
 	keys := map[string]string{}
@@ -77,28 +84,33 @@ func TestMessageFamiliesEndToEnd(t *testing.T) {
 			t.Errorf("%s → %s: %d %s", tc.input, tc.to, r.status, truncate(body, 600))
 		}
 	}
-	// The MT192 inputs as a batch of three.
-	batch = append(batch, batch[0], batch[0])
-	b, _ := json.Marshal(map[string]any{"to": batchTo, "items": batch})
-	r := c.call("POST", "/v1/convert/batch", "conversion-live", string(b))
-	id, _ := r.json["id"].(string)
-	if r.status != 202 || id == "" {
-		t.Fatalf("batch: %d %s", r.status, r.body)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r = c.call("GET", "/v1/jobs/"+id, "conversion-live", "")
-		if r.json["status"] == "completed" {
-			break
+	// The MT192 inputs as a batch of three, and the MT101 as a batch of two.
+	runBatch := func(to string, items []item, want string) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"to": to, "items": items})
+		r := c.call("POST", "/v1/convert/batch", "conversion-live", string(b))
+		id, _ := r.json["id"].(string)
+		if r.status != 202 || id == "" {
+			t.Fatalf("batch: %d %s", r.status, r.body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the batch did not complete: %s", r.body)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			r = c.call("GET", "/v1/jobs/"+id, "conversion-live", "")
+			if r.json["status"] == "completed" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the batch did not complete: %s", r.body)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(50 * time.Millisecond)
+		if fmt.Sprint(r.json["succeeded_count"]) != fmt.Sprint(len(items)) || !strings.Contains(string(r.body), want) {
+			t.Fatalf("batch job to %s: %s", to, truncate(string(r.body), 800))
+		}
 	}
-	if fmt.Sprint(r.json["succeeded_count"]) != "3" || !strings.Contains(string(r.body), "camt.056.001.08") {
-		t.Fatalf("batch job: %s", truncate(string(r.body), 800))
-	}
+	runBatch(batchTo, append(batch, batch[0], batch[0]), "camt.056.001.08")
+	mt101 := item{read("cbpr_mt_to_mx", "pn_01_1_1__mt101_pain_001_A_B.input.fin")}
+	runBatch("pain.001", []item{mt101, mt101}, "pain.001.001.09")
 }
 
 func truncate(s string, n int) string {

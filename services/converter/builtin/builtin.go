@@ -19,9 +19,11 @@ import (
 // come first: bare block 4 text of an MT110 has the fields of an MT103. The
 // exceptions and investigations sets (MTn90/n91/n92/n95/n96 ⇄ camt.105,
 // camt.106, camt.056, camt.029; camt.026 refused) come before the payment
-// sets: an n92 may carry a copy of an MT103's fields.
+// sets: an n92 may carry a copy of an MT103's fields. MT101 and MT204 (⇄
+// pain.001, pacs.010) come before all: their bare block 4 text has a :30:
+// before the first :21:, which the cash detector takes for an MT210.
 func Formats() []engine.FormatSet {
-	return []engine.FormatSet{mt.CashFormats(), mt.InvestigationFormats(), mt.PaymentFormats(), mt.Formats(), mx.CashFormats(), mx.InvestigationFormats(), mx.PaymentFormats(), mx.ReturnFormats(), mx.Formats(), filefmt.Formats()}
+	return []engine.FormatSet{mt.BatchFormats(), mt.CashFormats(), mt.InvestigationFormats(), mt.PaymentFormats(), mt.Formats(), mx.BatchFormats(), mx.CashFormats(), mx.InvestigationFormats(), mx.PaymentFormats(), mx.ReturnFormats(), mx.Formats(), filefmt.Formats()}
 }
 
 // Engine returns an engine over Formats.

@@ -24,6 +24,7 @@ func TestRenderersCarryTheirMediaType(t *testing.T) {
 		"MT190": "text/plain", "MT290": "text/plain", "MT191": "text/plain", "MT291": "text/plain", "MT192": "text/plain", "MT292": "text/plain",
 		"MT195": "text/plain", "MT295": "text/plain", "MT196": "text/plain", "MT296": "text/plain",
 		"camt.105": "application/xml", "camt.106": "application/xml", "camt.056": "application/xml", "camt.029": "application/xml",
+		"MT101": "text/plain", "pain.001": "application/xml", "MT204": "text/plain", "pacs.010": "application/xml",
 	}
 	seen := map[string]bool{}
 	for _, f := range eng.Formats() {

@@ -133,7 +133,11 @@ func parseEach(input []byte, parse func(*payParser) (*payment.Payment, error)) (
 	return out, w.Result(), nil
 }
 
-func (p *payParser) parseCash(want string) (*payment.Payment, error) {
+// ownType starts the payment of a message of one of kinds' types: the
+// type from block 2, else (bare block 4 text) the one the caller named,
+// else dflt; a type not in kinds (what names them) or other than the one
+// named is refused. It reads the header and warns about block 3 :119:.
+func (p *payParser) ownType(want, dflt string, kinds map[string]payment.Kind, what string) (*payment.Payment, error) {
 	b2 := p.m.block2
 	switch {
 	case len(b2) >= 4 && (b2[0] == 'I' || b2[0] == 'O'):
@@ -141,23 +145,32 @@ func (p *payParser) parseCash(want string) (*payment.Payment, error) {
 	case len(want) == 5:
 		p.typ = want[2:] // bare block 4: the caller names the type
 	default:
-		p.typ = "210"
+		p.typ = dflt
 	}
-	kind, ok := cashKinds[p.typ]
+	kind, ok := kinds[p.typ]
 	if !ok {
-		return nil, p.fail(nil, "MT%s is not a cash management type this converter reads (MT210, MT920, MT110, MT111, MT112)", clip(p.typ))
+		return nil, p.fail(nil, "MT%s is not %s", clip(p.typ), what)
 	}
 	if want != "" && !strings.EqualFold(want, "MT"+p.typ) {
 		return nil, p.fail(nil, "message is MT%s, not %s", p.typ, want)
 	}
-	pay := &payment.Payment{MT: p.typ, Kind: kind, Cash: &payment.Cash{}}
+	pay := &payment.Payment{MT: p.typ, Kind: kind}
 	if err := p.header(pay); err != nil {
 		return nil, err
 	}
 	if f := p.m.block3["119"]; f != "" {
 		p.warn(payment.CodeValidationFlag, nil, "block 3 field 119 %s has no MX element", clip(f))
 	}
-	var err error
+	return pay, nil
+}
+
+func (p *payParser) parseCash(want string) (*payment.Payment, error) {
+	pay, err := p.ownType(want, "210", cashKinds, "a cash management type this converter reads (MT210, MT920, MT110, MT111, MT112)")
+	if err != nil {
+		return nil, err
+	}
+	kind := pay.Kind
+	pay.Cash = &payment.Cash{}
 	switch kind {
 	case payment.NoticeToReceive:
 		err = p.cashNotice(pay)

@@ -362,16 +362,7 @@ func (p *payParser) customer(pay *payment.Payment, fields []finField) error {
 		case "70":
 			p.remittance(pay, f)
 		case "71A":
-			switch v := strings.TrimSpace(f.lines[0]); v {
-			case "OUR":
-				pay.ChargeBearer = "DEBT"
-			case "BEN":
-				pay.ChargeBearer = "CRED"
-			case "SHA":
-				pay.ChargeBearer = "SHAR"
-			default:
-				return p.fail(f, "T08: details of charges %q is not OUR, BEN or SHA", clip(v))
-			}
+			pay.ChargeBearer, err = p.chargeBearer(f)
 		case "71F":
 			var a statement.Amount
 			if a, err = p.currencyAmount(f, f.lines[0]); err == nil {
@@ -446,6 +437,20 @@ func (p *payParser) customer(pay *payment.Payment, fields []finField) error {
 		p.warn(payment.CodeRuleC81, nil, "C81: :56a: requires :57a:")
 	}
 	return nil
+}
+
+// chargeBearer reads :71A: OUR, BEN or SHA as the ChrgBr code.
+func (p *payParser) chargeBearer(f *finField) (string, error) {
+	switch v := strings.TrimSpace(f.lines[0]); v {
+	case "OUR":
+		return "DEBT", nil
+	case "BEN":
+		return "CRED", nil
+	case "SHA":
+		return "SHAR", nil
+	default:
+		return "", p.fail(f, "T08: details of charges %q is not OUR, BEN or SHA", clip(v))
+	}
 }
 
 // reference reads a 16x reference (:20:, :21:).
@@ -680,16 +685,16 @@ func (p *payParser) party(f *finField) (*payment.Party, error) {
 		lines = lines[1:]
 	}
 	switch opt {
-	case "A":
+	case "A", "G": // MT101's G is A with a mandatory account
 		if len(lines) != 1 || !payment.IsBIC(lines[0]) {
-			return nil, p.fail(f, "T27: option A holds an optional account and one BIC")
+			return nil, p.fail(f, "T27: option %s holds an optional account and one BIC", opt)
 		}
 		pt.BIC = lines[0]
 	case "F":
 		if err := p.numbered(f, pt, lines); err != nil {
 			return nil, err
 		}
-	default: // 50K, 59
+	default: // 50K, 59; MT101's 50H (account, name and address)
 		if len(lines) == 0 {
 			return nil, p.fail(f, "T77: name and address are missing")
 		}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/ledgerlane/platform/services/converter/payment"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
@@ -352,14 +354,7 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 		return err
 	}
 	r.line("33B", instructed.Currency+a33)
-	if !p.ExchangeRate.IsZero() {
-		rate := string(appendDecimal(nil, p.ExchangeRate))
-		if len(rate) > 12 {
-			rate = string(appendDecimal(nil, p.ExchangeRate.Truncate(int32(max(0, 11-strings.IndexByte(rate, ','))))))
-			r.w.Add(payment.CodeTruncated, r.path("XchgRate"), 0, "XchgRate %s cut to %s in :36: (12 characters)", p.ExchangeRate.String(), rate)
-		}
-		r.line("36", rate)
-	}
+	r.exchangeRate(p.ExchangeRate, "XchgRate")
 	if err := r.party("50", p.Debtor, "Dbtr", true); err != nil {
 		return err
 	}
@@ -396,20 +391,7 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 	if len(l70) > 0 {
 		r.field("70", l70)
 	}
-	switch p.ChargeBearer {
-	case "DEBT":
-		r.line("71A", "OUR")
-	case "CRED":
-		r.line("71A", "BEN")
-	case "SHAR":
-		r.line("71A", "SHA")
-	case "SLEV":
-		r.w.Add(payment.CodeCodeMapped, r.path("ChrgBr"), 0, "ChrgBr SLEV (following the service level) has no MT code: :71A: SHA")
-		r.line("71A", "SHA")
-	default:
-		r.w.Add(payment.CodeFieldDefaulted, r.path("ChrgBr"), 0, "no charge bearer: :71A: SHA")
-		r.line("71A", "SHA")
-	}
+	r.chargeBearer(p.ChargeBearer, "ChrgBr")
 	for _, c := range p.SenderCharges {
 		a, err := r.amount(c, "71F")
 		if err != nil {
@@ -452,18 +434,58 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 	if len(items) > 0 {
 		r.field("72", r.lines72(items))
 	}
-	if len(p.Regulatory) > 0 {
-		var l77 []string
-		for i, l := range p.Regulatory {
-			l77 = append(l77, r.wrap(r.x(l), 35, 3-len(l77), "RgltryRptg/Dtls/Inf["+strconv.Itoa(i+1)+"]", ":77B:")...)
-			if len(l77) >= 3 && i < len(p.Regulatory)-1 {
-				r.w.Add(payment.CodeTruncated, r.path("RgltryRptg"), 0, "RgltryRptg (%d lines) cut to 3 lines in :77B:", len(p.Regulatory))
-				break
-			}
-		}
-		r.field("77B", l77)
-	}
+	r.regulatory(p.Regulatory, "RgltryRptg")
 	return nil
+}
+
+// chargeBearer writes :71A: for ChrgBr (src its MX path): SLEV and none
+// are SHA, with the warning that says so.
+func (r *payRenderer) chargeBearer(cb, src string) {
+	switch cb {
+	case "DEBT":
+		r.line("71A", "OUR")
+	case "CRED":
+		r.line("71A", "BEN")
+	case "SHAR":
+		r.line("71A", "SHA")
+	case "SLEV":
+		r.w.Add(payment.CodeCodeMapped, r.path(src), 0, "ChrgBr SLEV (following the service level) has no MT code: :71A: SHA")
+		r.line("71A", "SHA")
+	default:
+		r.w.Add(payment.CodeFieldDefaulted, r.path(src), 0, "no charge bearer: :71A: SHA")
+		r.line("71A", "SHA")
+	}
+}
+
+// regulatory writes :77B: (3 x 35) from RgltryRptg/Dtls/Inf lines (src
+// their MX path).
+func (r *payRenderer) regulatory(lines []string, src string) {
+	if len(lines) == 0 {
+		return
+	}
+	var l77 []string
+	for i, l := range lines {
+		l77 = append(l77, r.wrap(r.x(l), 35, 3-len(l77), src+"/Dtls/Inf["+strconv.Itoa(i+1)+"]", ":77B:")...)
+		if len(l77) >= 3 && i < len(lines)-1 {
+			r.w.Add(payment.CodeTruncated, r.path(src), 0, "%s (%d lines) cut to 3 lines in :77B:", src, len(lines))
+			break
+		}
+	}
+	r.field("77B", l77)
+}
+
+// exchangeRate writes :36: (12 characters with the comma), cutting decimals
+// that do not fit.
+func (r *payRenderer) exchangeRate(v decimal.Decimal, src string) {
+	if v.IsZero() {
+		return
+	}
+	rate := string(appendDecimal(nil, v))
+	if len(rate) > 12 {
+		rate = string(appendDecimal(nil, v.Truncate(int32(max(0, 11-strings.IndexByte(rate, ','))))))
+		r.w.Add(payment.CodeTruncated, r.path(src), 0, "XchgRate %s cut to %s in :36: (12 characters)", v.String(), rate)
+	}
+	r.line("36", rate)
 }
 
 // isCoded72 reports whether an instruction text already is a :72: item

@@ -477,20 +477,12 @@ func RenderInvestigations(ps []*payment.Payment, typ, version string) ([]string,
 	if !ok || typ == typeCamt26 || version != vs[0] {
 		return nil, nil, fmt.Errorf("unsupported %s version %q", typ, version)
 	}
-	r := &pacsRenderer{version: version, typ: typ, warn: &payment.Warner{}}
-	out := make([]string, 0, len(ps))
-	for i, p := range ps {
+	return renderEach(ps, typ, version, func(p *payment.Payment) string {
 		if p.Kind != caseKinds[typ] || p.Case == nil {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: fmt.Sprintf("a %s (%s) is not a %s", p.Kind, payment.MXType(p.Kind), typ)}
+			return fmt.Sprintf("a %s (%s) is not a %s", p.Kind, payment.MXType(p.Kind), typ)
 		}
-		r.no = i + 1
-		doc, err := r.message(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, doc)
-	}
-	return out, r.warn.Result(), nil
+		return ""
+	})
 }
 
 // isCaseType reports whether typ is written by caseDocument.

@@ -468,20 +468,12 @@ func RenderCash(ps []*payment.Payment, typ, version string) ([]string, []stateme
 	if !isCashType(typ) || version != cashVersions[typ] {
 		return nil, nil, fmt.Errorf("unsupported %s version %q", typ, version)
 	}
-	r := &pacsRenderer{version: version, typ: typ, warn: &payment.Warner{}}
-	out := make([]string, 0, len(ps))
-	for i, p := range ps {
+	return renderEach(ps, typ, version, func(p *payment.Payment) string {
 		if p.Kind != cashKinds[typ] || p.Cash == nil {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: fmt.Sprintf("a %s message is not a %s (%s)", p.Kind, typ, cashKinds[typ])}
+			return fmt.Sprintf("a %s message is not a %s (%s)", p.Kind, typ, cashKinds[typ])
 		}
-		r.no = i + 1
-		doc, err := r.message(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, doc)
-	}
-	return out, r.warn.Result(), nil
+		return ""
+	})
 }
 
 // cash writes the message element of a cash management Document.

@@ -212,20 +212,12 @@ func RenderReturns(ps []*payment.Payment, version string) ([]string, []statement
 	if !contains(ReturnVersions, version) {
 		return nil, nil, fmt.Errorf("unsupported %s version %q", typePacs4, version)
 	}
-	r := &pacsRenderer{version: version, typ: typePacs4, warn: &payment.Warner{}}
-	out := make([]string, 0, len(ps))
-	for i, p := range ps {
+	return renderEach(ps, typePacs4, version, func(p *payment.Payment) string {
 		if p.Kind != payment.Return {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: fmt.Sprintf("a %s payment is not a return (pacs.004): convert it to %s", p.Kind, payment.MXType(p.Kind))}
+			return fmt.Sprintf("a %s payment is not a return (pacs.004): convert it to %s", p.Kind, payment.MXType(p.Kind))
 		}
-		r.no = i + 1
-		doc, err := r.message(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, doc)
-	}
-	return out, r.warn.Result(), nil
+		return ""
+	})
 }
 
 // pacs004 writes a PmtRtr with one TxInf.

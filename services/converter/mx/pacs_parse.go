@@ -252,13 +252,22 @@ func (pp *pacsParser) settlement(st int, p *payment.Payment) {
 	}
 }
 
-func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
+// paymentID reads PmtId below tx: InstrId, EndToEndId and the UETR.
+func (pp *pacsParser) paymentID(tx int, p *payment.Payment) error {
 	t := pp.t
 	p.InstructionID = t.get(tx, "PmtId/InstrId")
 	p.EndToEndID = t.get(tx, "PmtId/EndToEndId")
 	p.UETR = t.get(tx, "PmtId/UETR")
 	if p.UETR != "" && !payment.IsUETR(p.UETR) {
 		return pp.fail(t.at(tx, "PmtId/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	}
+	return nil
+}
+
+func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
+	t := pp.t
+	if err := pp.paymentID(tx, p); err != nil {
+		return err
 	}
 	pp.paymentType(tx, p)
 	var err error

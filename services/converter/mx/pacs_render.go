@@ -60,6 +60,25 @@ func RenderPayments(ps []*payment.Payment, typ, version string) ([]string, []sta
 	return out, r.warn.Result(), nil
 }
 
+// renderEach writes each payment as one message of typ at version, after
+// refuse has said nothing against it (else its reason is the 400).
+func renderEach(ps []*payment.Payment, typ, version string, refuse func(*payment.Payment) string) ([]string, []statement.Warning, error) {
+	r := &pacsRenderer{version: version, typ: typ, warn: &payment.Warner{}}
+	out := make([]string, 0, len(ps))
+	for i, p := range ps {
+		if why := refuse(p); why != "" {
+			return nil, nil, &statement.ParseError{Message: i + 1, Reason: why}
+		}
+		r.no = i + 1
+		doc, err := r.message(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, doc)
+	}
+	return out, r.warn.Result(), nil
+}
+
 type pacsRenderer struct {
 	w       xmlWriter
 	version string
@@ -147,9 +166,11 @@ func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
 	w.close("AppHdr")
 	w.set(append(appendIndent(w.b, 1), "<Document xmlns=\""+nsPrefix+r.version+"\">"...))
 	w.depth = 2
-	if r.typ == typeCamt54 || r.typ == typePacs2 || r.typ == typePacs4 || isCashType(r.typ) || isCaseType(r.typ) {
+	if r.typ == typeCamt54 || r.typ == typePacs2 || r.typ == typePacs4 || isCashType(r.typ) || isCaseType(r.typ) || isBatchType(r.typ) {
 		var err error
 		switch {
+		case isBatchType(r.typ):
+			err = r.batch(p, ref, string(appendOffsetTime(nil, created)), from, to) // batch.go
 		case isCashType(r.typ):
 			err = r.cash(p, ref, string(appendOffsetTime(nil, created)), from, to)
 		case isCaseType(r.typ):
@@ -404,15 +425,7 @@ func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 		r.leaf("Prtry", p.Purpose, 35, "CdtTrfTxInf/Purp/Prtry")
 		w.close("Purp")
 	}
-	if len(p.Regulatory) > 0 {
-		w.open("RgltryRptg")
-		w.open("Dtls")
-		for i, l := range p.Regulatory {
-			r.leaf("Inf", l, 35, fmt.Sprintf("CdtTrfTxInf/RgltryRptg/Dtls/Inf[%d]", i+1))
-		}
-		w.close("Dtls")
-		w.close("RgltryRptg")
-	}
+	r.regulatory(p.Regulatory, "CdtTrfTxInf/RgltryRptg")
 	if len(p.Remittance) > 0 {
 		w.open("RmtInf")
 		for i, u := range p.Remittance {
@@ -422,6 +435,21 @@ func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 	}
 	w.close("CdtTrfTxInf")
 	return nil
+}
+
+// regulatory writes RgltryRptg with one Dtls/Inf per line (MT :77B:).
+func (r *pacsRenderer) regulatory(lines []string, rel string) {
+	if len(lines) == 0 {
+		return
+	}
+	w := &r.w
+	w.open("RgltryRptg")
+	w.open("Dtls")
+	for i, l := range lines {
+		r.leaf("Inf", l, 35, fmt.Sprintf("%s/Dtls/Inf[%d]", rel, i+1))
+	}
+	w.close("Dtls")
+	w.close("RgltryRptg")
 }
 
 func (r *pacsRenderer) agentBIC(name, bic string) {

@@ -194,6 +194,23 @@ type Payment struct {
 	// that caused the return (99: none named); MX has no place for it.
 	ReturnField string
 
+	// Transactions are the transactions of a message that carries several
+	// (Kind Initiation: MT101 sequence B, pain.001 CdtTrfTxInf; Kind
+	// FIDirectDebit: MT204 sequence B, pacs.010 DrctDbtTxInf):
+	// initiation.go.
+	Transactions []*Payment
+	// InitiatingParty is pain.001 GrpHdr/InitgPty (MT101 :50C: or :50L:,
+	// the instructing party), when it is not the sender.
+	InitiatingParty *Party
+	// ChargesAccount is MT101 :25A:, pain.001 PmtInf/ChrgsAcct.
+	ChargesAccount string
+	// DealReference is MT101 :21F:, pain.001 XchgRateInf/CtrctId (the
+	// foreign exchange contract).
+	DealReference string
+	// BatchReference is MT101 :21R: (the customer's reference for one
+	// debit of the whole message), pain.001 PmtInfId with BtchBookg true.
+	BatchReference string
+
 	// Case is what an exceptions and investigations message (Kind
 	// Cancellation, Resolution, ChargesNotification, ChargesRequest,
 	// Query) adds: investigation.go.
@@ -293,6 +310,10 @@ func MXType(k Kind) string {
 		return "pacs.004"
 	case k.Investigative():
 		return investigationMX[k]
+	case k == Initiation:
+		return "pain.001"
+	case k == FIDirectDebit:
+		return "pacs.010"
 	}
 	return "pacs.009"
 }
