@@ -119,6 +119,9 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 	if len(cur) != 3 {
 		return nil, st.Refuse(0, currencyField(st), "currency", "the statement has no currency to write")
 	}
+	if err := oneCurrency(st, cur); err != nil {
+		return nil, err
+	}
 	report := r.typ == "942"
 	r.date = statementDate(st)
 	if r.date.IsZero() {
@@ -135,10 +138,7 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 	r.ends = ends
 	var dropped lostSet
 	for i := range st.Entries {
-		e := &st.Entries[i]
-		if e.Currency != "" && e.Currency != cur {
-			r.warn(CodeCurrencyDiffers, ":61:", "entry currency differs from the statement currency")
-		}
+		e := &st.Entries[i] // in cur: oneCurrency refused any other
 		r.entryNo = i + 1
 		ebuf = r.entry(ebuf, e, &dropped)
 		ends[i] = len(ebuf)
@@ -345,9 +345,53 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 	return pages, nil
 }
 
+// oneCurrency refuses a statement whose balances or entries are not all in
+// cur, naming the first that is not. MT carries one currency per statement
+// (the one of :60a:), so writing them would relabel amounts of one currency
+// as another. Decision: refuse rather than split into one MT per currency;
+// a statement of several currencies has no opening and closing balance per
+// currency to split by, and balances derived for each would be invented.
+func oneCurrency(st *statement.Statement, cur string) error {
+	why := func(other string) string {
+		return "the statement holds amounts in " + cur + " and " + other + ": MT carries one currency per statement, and amounts are never relabelled; " +
+			"send one statement per currency or keep the camt"
+	}
+	for i, b := range st.Balances {
+		if b.Currency != "" && b.Currency != cur {
+			return st.Refuse(b.Line, b.MTTag(), camtPath(st, "Bal", i), why(b.Currency))
+		}
+	}
+	for i := range st.Entries {
+		if e := &st.Entries[i]; e.Currency != "" && e.Currency != cur {
+			return st.Refuse(e.Line, ":61:", camtPath(st, "Ntry", i), why(e.Currency))
+		}
+	}
+	return nil
+}
+
+// camtPath names the currency of the i-th (0-based) element name of a camt
+// source's statement ("BkToCstmrStmt/Stmt[1]/Ntry[3]/Amt/@Ccy"); "" for
+// an MT source, which Refuse names by its line and field.
+func camtPath(st *statement.Statement, name string, i int) string {
+	o := st.Origin.Path()
+	if o == "" {
+		return ""
+	}
+	return o + "/" + name + "[" + itoa(i+1) + "]/Amt/@Ccy"
+}
+
 // finHead appends blocks 1 and 2 of an input message of r.typ from the
 // account servicer to the statement's receiver, and opens block 4.
 func (r *renderer) finHead(b []byte, st *statement.Statement) []byte {
+	// A placeholder where FIN needs a BIC is said, never silently written.
+	switch sender, receiver := looksLikeBIC(st.Account.Servicer), looksLikeBIC(st.Header.To); {
+	case !sender && !receiver:
+		r.warn(CodeDefaulted, "{1:} {2:}", "no BIC for the sender (the account servicer) nor the receiver: the placeholder "+DefaultBIC+" is written in blocks 1 and 2")
+	case !sender:
+		r.warn(CodeDefaulted, "{1:}", "no BIC for the sender (the account servicer): the placeholder "+DefaultBIC+" is written in block 1")
+	case !receiver:
+		r.warn(CodeDefaulted, "{2:}", "no BIC for the receiver: the placeholder "+DefaultBIC+" is written in block 2")
+	}
 	b = append(b, "{1:F01"...)
 	b = appendLTAddress(b, st.Account.Servicer)
 	b = append(b, "0000000000}{2:I"...)
@@ -566,15 +610,7 @@ func (r *renderer) balanceLine(b []byte, tag string, bal statement.Balance, cur 
 		bal.Date = r.date
 	}
 	b = appendYYMMDD(b, bal.Date)
-	c := bal.Currency
-	if c == "" {
-		c = cur
-	}
-	if c != cur {
-		r.warn(CodeCurrencyDiffers, ":"+tag+":", "balance currency differs from the statement currency")
-		c = cur
-	}
-	b = append(b, c...)
+	b = append(b, cur...) // the balance's own: oneCurrency refused any other
 	b = r.appendAmount(b, v, tag)
 	return append(b, "\r\n"...)
 }
