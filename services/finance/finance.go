@@ -221,6 +221,15 @@ type Location struct {
 // no location at all.
 func (l Location) IsZero() bool { return l == Location{} }
 
+// EqualLocation reports whether two optional locations are the same (both
+// absent, or equal in every component).
+func EqualLocation(a, b *Location) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
 // Transaction is one money movement. Amounts are signed from the account
 // holder's side: negative leaves the account, positive enters it.
 //
@@ -309,31 +318,3 @@ var RevertableFields = []string{OwnAmount, OwnMerchant, OwnDate, OwnDescription,
 
 // Owns reports whether a user edit owns field f of t.
 func (t Transaction) Owns(f string) bool { return slices.Contains(t.OwnedByUser, f) }
-
-// SyncWrite is everything one provider sync changes, applied by the store
-// in one database transaction so a failed sync leaves nothing half-written.
-type SyncWrite struct {
-	Inserts []Transaction
-	// Updates are compare-and-swap writes: each row's Version is the new
-	// version, and the store writes it only if the stored version is
-	// Version-1. A mismatch fails the whole write with ErrVersionConflict.
-	Updates []Transaction
-	// Deletes are ids of the user's rows the provider withdrew.
-	Deletes    []string
-	UserID     string
-	Connection ConnectionSyncState
-	// RecurringDueAt, when set, marks the user due for recurring detection
-	// at that time (recurring.Store's MarkRecurringDue) in the same atomic
-	// step, so a committed sync is never left undetected.
-	RecurringDueAt time.Time
-}
-
-// ConnectionSyncState is the sync outcome recorded on a connection.
-type ConnectionSyncState struct {
-	ID           string
-	Status       string
-	LastSyncedAt *time.Time // nil leaves the stored value
-	ErrorCode    string
-	ErrorMessage string
-	UpdatedAt    time.Time
-}

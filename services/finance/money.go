@@ -68,6 +68,15 @@ func ParseAmount(s, field, currency string) (decimal.Decimal, error) {
 	return d, nil
 }
 
+// plainDecimal is a signed exact decimal as providers and statement files
+// write amounts.
+var plainDecimal = regexp.MustCompile(`^-?[0-9]{1,15}(\.[0-9]{1,6})?$`)
+
+// PlainDecimal reports whether s is an exact decimal as providers and
+// statement files write amounts: an optional minus, 1 to 15 integer digits
+// and at most 6 decimals (bank sync and statement import).
+func PlainDecimal(s string) bool { return plainDecimal.MatchString(s) }
+
 // currencyCode is an ISO 4217 code as the API takes it: three upper-case
 // letters.
 var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/stores"
 )
@@ -70,13 +71,14 @@ func TestRecurringJob(t *testing.T) {
 	hook := &detectHook{Store: e.store}
 	svc := finance.NewService(hook, cursor.New([]byte("test-key")), func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }, nil)
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: hook})
+	bank := banksync.NewService(banksync.Config{Kernel: svc, Store: hook})
 	ctx := context.Background()
 	user, chase := e.demo.UserID, e.demo.ConnectionIDs.Chase
-	row := finance.ProviderTransaction{ProviderTransactionID: "job-1", AccountID: e.demo.AccountIDs.Checking,
+	row := banksync.ProviderTransaction{ProviderTransactionID: "job-1", AccountID: e.demo.AccountIDs.Checking,
 		Amount: "-9.99", Currency: "USD", Date: "2026-05-20", MerchantName: "Corner Shop"}
 	upsert := func() {
 		t.Helper()
-		if _, err := svc.UpsertProviderTransactions(ctx, chase, []finance.ProviderTransaction{row}); err != nil {
+		if _, err := bank.UpsertProviderTransactions(ctx, chase, []banksync.ProviderTransaction{row}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,12 +149,12 @@ func TestRecurringFirstRead(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	user := e.demo.UserID
-	row := finance.ProviderTransaction{ProviderTransactionID: "read-1", AccountID: e.demo.AccountIDs.Checking,
+	row := banksync.ProviderTransaction{ProviderTransactionID: "read-1", AccountID: e.demo.AccountIDs.Checking,
 		Amount: "-9.99", Currency: "USD", Date: "2026-05-20", MerchantName: "Corner Shop"}
 	if _, err := e.recurring.ListUpcomingBills(ctx, e.read, 31); err != nil || detected(t, e.store, user) {
 		t.Fatalf("a read of a user who is not due detected (%v)", err)
 	}
-	if _, err := e.svc.UpsertProviderTransactions(ctx, e.demo.ConnectionIDs.Chase, []finance.ProviderTransaction{row}); err != nil {
+	if _, err := e.banksync.UpsertProviderTransactions(ctx, e.demo.ConnectionIDs.Chase, []banksync.ProviderTransaction{row}); err != nil {
 		t.Fatal(err)
 	}
 	bills, err := e.recurring.ListUpcomingBills(ctx, e.read, 31)
@@ -163,7 +165,7 @@ func TestRecurringFirstRead(t *testing.T) {
 		t.Fatal("the first read after the first sync did not detect")
 	}
 	row.Amount = "-10.99"
-	if _, err := e.svc.UpsertProviderTransactions(ctx, e.demo.ConnectionIDs.Chase, []finance.ProviderTransaction{row}); err != nil {
+	if _, err := e.banksync.UpsertProviderTransactions(ctx, e.demo.ConnectionIDs.Chase, []banksync.ProviderTransaction{row}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.recurring.GetCashFlowForecast(ctx, e.read, 0, ""); err != nil {

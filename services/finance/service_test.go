@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/insights"
@@ -29,6 +30,7 @@ const tenant = "3f9d2c4e-8b1a-4c7e-9d2f-5a6b7c8d9e01"
 
 type env struct {
 	svc       *finance.Service
+	banksync  *banksync.Service
 	budgets   *budgets.Service
 	debt      *debt.Service
 	insights  *insights.Service
@@ -54,6 +56,7 @@ func newEnv(t *testing.T, clock finance.Clock) env {
 	svc := finance.NewService(store, cursor.New([]byte("test-key")), clock, nil)
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	return env{
+		banksync:  banksync.NewService(banksync.Config{Kernel: svc, Store: store}),
 		recurring: rec,
 		budgets:   budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store}),
 		svc:       svc,

@@ -18,14 +18,9 @@ type Store interface {
 	GetGrant(ctx context.Context, id string) (Grant, error)
 
 	CreateConnection(ctx context.Context, c Connection) error
-	// GetConnection reads a connection by id alone: bank sync is internal and
-	// knows connections, not users.
-	GetConnection(ctx context.Context, id string) (Connection, error)
 	// ListConnections returns up to limit of the user's connections after the
 	// position (nil: from the start), by creation time then id.
 	ListConnections(ctx context.Context, userID string, after *ConnectionPosition, limit int) ([]Connection, error)
-	// RecordConnectionSync writes a connection's sync status and error.
-	RecordConnectionSync(ctx context.Context, st ConnectionSyncState) error
 
 	CreateAccount(ctx context.Context, a Account) error
 	GetAccount(ctx context.Context, userID, id string) (Account, error)
@@ -73,11 +68,6 @@ type Store interface {
 	// SearchTokens) has, for every term, a token starting with that term.
 	// Terms are lower-case letters and digits, as SearchTokens makes them.
 	SearchTransactions(ctx context.Context, userID string, terms []string, f TransactionFilter, after *TxPosition, limit int) ([]Transaction, error)
-	// TransactionsByExternalRef returns the user's rows on the given
-	// accounts whose external_ref is one of refs.
-	TransactionsByExternalRef(ctx context.Context, userID string, accountIDs, refs []string) ([]Transaction, error)
-	// ApplySync applies w atomically: all of it or none of it.
-	ApplySync(ctx context.Context, w SyncWrite) error
 
 	FlowStore // flows.go
 }

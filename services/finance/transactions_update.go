@@ -209,7 +209,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 		if in.location != nil && !in.location.IsZero() {
 			loc = in.location
 		}
-		if !equalLocation(loc, old.Location) {
+		if !EqualLocation(loc, old.Location) {
 			take(OwnLocation)
 			t.Location, changed = loc, true
 		}
@@ -418,13 +418,6 @@ func (s *Service) categoryVisible(ctx context.Context, c Caller, sc Scope, id st
 		return false, Internal("get category", err)
 	}
 	return true, nil
-}
-
-func equalLocation(a, b *Location) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // Printable refuses control characters, which have no place in a label

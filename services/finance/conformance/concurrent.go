@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 )
 
 // testConcurrentWrites races the writers of one user's rows in opposite
@@ -64,9 +65,9 @@ func testConcurrentWrites(t *testing.T, s Store) {
 	}
 	sync1 := func(round int) error {
 		for range 10 {
-			var w finance.SyncWrite
+			var w banksync.Write
 			w.UserID = f.user
-			w.Connection = finance.ConnectionSyncState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: base}
+			w.Connection = banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: base}
 			for _, id := range ids { // oldest first
 				r, err := s.GetTransaction(ctx, f.user, id)
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 )
 
 // testFlowTotals: the store's flow totals, last flow days, anomaly
@@ -118,11 +119,11 @@ func testFlowTotals(t *testing.T, s Store) {
 	// Deletes: the first parent (its slices go with it), a slice of the
 	// second, a transfer leg and a few plain rows.
 	del := []string{parent1.ID, slices2[0].ID, batch[len(slices1)+1].ID, batch[100].ID, batch[101].ID}
-	must(t, s.ApplySync(ctx, finance.SyncWrite{UserID: f.user, Deletes: del,
-		Connection: finance.ConnectionSyncState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: base}}))
+	must(t, s.ApplySync(ctx, banksync.Write{UserID: f.user, Deletes: del,
+		Connection: banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: base}}))
 	check("deleted")
-	must(t, s.ApplySync(ctx, finance.SyncWrite{UserID: f.user, Deletes: []string{slices2[1].ID},
-		Connection: finance.ConnectionSyncState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: base}}))
+	must(t, s.ApplySync(ctx, banksync.Write{UserID: f.user, Deletes: []string{slices2[1].ID},
+		Connection: banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: base}}))
 	check("last slice deleted")
 
 	_, err = s.DeleteCategory(ctx, f.user, cats[0], "", base)

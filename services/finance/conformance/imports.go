@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
@@ -88,8 +89,8 @@ func testImports(t *testing.T, s Store) {
 	}
 
 	// A bank sync that withdraws the matched row frees its key.
-	must(t, s.ApplySync(ctx, finance.SyncWrite{UserID: f.user, Deletes: []string{bank.ID},
-		Connection: finance.ConnectionSyncState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: base}}))
+	must(t, s.ApplySync(ctx, banksync.Write{UserID: f.user, Deletes: []string{bank.ID},
+		Connection: banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: base}}))
 	claims, err = s.ImportClaims(ctx, f.account, []string{"k3"}, nil)
 	must(t, err)
 	if len(claims) != 0 {

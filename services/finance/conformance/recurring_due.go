@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
@@ -53,10 +54,10 @@ func testRecurringDue(t *testing.T, s Store) {
 
 	// A failed sync marks nothing; a sync marks with its rows.
 	synced := base.Add(2 * time.Hour)
-	conn := finance.ConnectionSyncState{ID: f.otherConn, Status: finance.ConnectionActive, LastSyncedAt: &synced, UpdatedAt: synced}
+	conn := banksync.ConnectionState{ID: f.otherConn, Status: finance.ConnectionActive, LastSyncedAt: &synced, UpdatedAt: synced}
 	ghost := finance.Transaction{ID: newID(), UserID: f.other, AccountID: f.otherAccount, Amount: money("-1", "USD"),
 		Date: day(0), Source: finance.SourceBankSync, Version: 2, CreatedAt: base, UpdatedAt: synced}
-	if err := s.ApplySync(ctx, finance.SyncWrite{UserID: f.other, Updates: []finance.Transaction{ghost},
+	if err := s.ApplySync(ctx, banksync.Write{UserID: f.other, Updates: []finance.Transaction{ghost},
 		Connection: conn, RecurringDueAt: synced}); err == nil {
 		t.Fatal("a sync updating a missing row succeeded")
 	}
@@ -65,7 +66,7 @@ func testRecurringDue(t *testing.T, s Store) {
 	}
 	row := ghost
 	row.Version = 1
-	must(t, s.ApplySync(ctx, finance.SyncWrite{UserID: f.other, Inserts: []finance.Transaction{row},
+	must(t, s.ApplySync(ctx, banksync.Write{UserID: f.other, Inserts: []finance.Transaction{row},
 		Connection: conn, RecurringDueAt: synced}))
 	if m, ok := due(f.other); !ok || !m.DueAt.Equal(synced) {
 		t.Fatalf("after a sync: %+v %v", m, ok)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
@@ -409,12 +410,12 @@ func testApplySync(t *testing.T, s Store) {
 	fresh.ExternalRef = "ref-new"
 	upd := a
 	upd.IsPending, upd.Merchant, upd.Version, upd.UpdatedAt = false, "Posted", a.Version+1, synced
-	conn := finance.ConnectionSyncState{ID: f.conn, Status: finance.ConnectionActive, LastSyncedAt: &synced, UpdatedAt: synced}
+	conn := banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionActive, LastSyncedAt: &synced, UpdatedAt: synced}
 
 	// A conflicting update fails the whole write.
 	stale := b
 	stale.Version = b.Version + 5
-	err = s.ApplySync(ctx, finance.SyncWrite{UserID: f.user, Inserts: []finance.Transaction{fresh},
+	err = s.ApplySync(ctx, banksync.Write{UserID: f.user, Inserts: []finance.Transaction{fresh},
 		Updates: []finance.Transaction{upd, stale}, Deletes: []string{gone.ID}, Connection: conn})
 	if !errors.Is(err, finance.ErrVersionConflict) {
 		t.Fatalf("want ErrVersionConflict, got %v", err)
@@ -431,7 +432,7 @@ func testApplySync(t *testing.T, s Store) {
 		t.Fatalf("connection touched by a failed sync: %v %v", c.LastSyncedAt, err)
 	}
 
-	must(t, s.ApplySync(ctx, finance.SyncWrite{UserID: f.user, Inserts: []finance.Transaction{fresh},
+	must(t, s.ApplySync(ctx, banksync.Write{UserID: f.user, Inserts: []finance.Transaction{fresh},
 		Updates: []finance.Transaction{upd}, Deletes: []string{gone.ID, theirs.ID}, Connection: conn}))
 	gotA, err := s.GetTransaction(ctx, f.user, a.ID)
 	must(t, err)
@@ -454,7 +455,7 @@ func testApplySync(t *testing.T, s Store) {
 	// The same provider id twice on one account cannot be inserted.
 	dup := bankRow(f, 0)
 	dup.ExternalRef = "ref-new"
-	if err := s.ApplySync(ctx, finance.SyncWrite{UserID: f.user, Inserts: []finance.Transaction{dup}, Connection: conn}); !errors.Is(err, finance.ErrAlreadyExists) {
+	if err := s.ApplySync(ctx, banksync.Write{UserID: f.user, Inserts: []finance.Transaction{dup}, Connection: conn}); !errors.Is(err, finance.ErrAlreadyExists) {
 		t.Errorf("duplicate (account, external_ref): want ErrAlreadyExists, got %v", err)
 	}
 }
@@ -463,10 +464,10 @@ func testConnectionSync(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
 	synced := base.Add(time.Hour)
-	must(t, s.RecordConnectionSync(ctx, finance.ConnectionSyncState{ID: f.conn, Status: finance.ConnectionActive,
+	must(t, s.RecordConnectionSync(ctx, banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionActive,
 		LastSyncedAt: &synced, UpdatedAt: synced}))
 	later := base.Add(2 * time.Hour)
-	must(t, s.RecordConnectionSync(ctx, finance.ConnectionSyncState{ID: f.conn, Status: finance.ConnectionLoginRequired,
+	must(t, s.RecordConnectionSync(ctx, banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionLoginRequired,
 		ErrorCode: "login_required", ErrorMessage: "sign in again", UpdatedAt: later}))
 	c, err := s.GetConnection(ctx, f.conn)
 	must(t, err)
@@ -474,7 +475,7 @@ func testConnectionSync(t *testing.T, s Store) {
 		Status: finance.ConnectionLoginRequired, LastSyncedAt: &synced, ErrorCode: "login_required",
 		ErrorMessage: "sign in again", CreatedAt: base, UpdatedAt: later}
 	diff(t, "connection", want, c)
-	if err := s.RecordConnectionSync(ctx, finance.ConnectionSyncState{ID: newID(), Status: "active", UpdatedAt: later}); !errors.Is(err, finance.ErrNotFound) {
+	if err := s.RecordConnectionSync(ctx, banksync.ConnectionState{ID: newID(), Status: "active", UpdatedAt: later}); !errors.Is(err, finance.ErrNotFound) {
 		t.Errorf("missing connection: %v", err)
 	}
 	if _, err := s.GetConnection(ctx, "x"); !errors.Is(err, finance.ErrNotFound) {

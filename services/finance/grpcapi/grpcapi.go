@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
@@ -32,6 +33,7 @@ import (
 // and each subdomain's service.
 type Services struct {
 	Finance   *finance.Service
+	BankSync  *banksync.Service
 	Budgets   *budgets.Service
 	Debt      *debt.Service
 	Insights  *insights.Service
@@ -52,7 +54,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	financev1.RegisterDebtServiceServer(s, &debtServer{svc: svcs.Debt})
 	financev1.RegisterInsightServiceServer(s, &insightServer{insights: svcs.Insights, recurring: svcs.Recurring})
 	financev1.RegisterNetWorthServiceServer(s, &netWorthServer{svc: svcs.NetWorth})
-	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svc})
+	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svcs.BankSync})
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})
 	financev1.RegisterImportServiceServer(s, &importServer{svc: svcs.Imports})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
@@ -91,6 +92,7 @@ func serve(t *testing.T, store stores.Store) *grpc.ClientConn {
 	srv := rpc.NewServer(log, nil)
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	grpcapi.Register(srv, grpcapi.Services{Finance: svc,
+		BankSync:  banksync.NewService(banksync.Config{Kernel: svc, Store: store}),
 		Budgets:   budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store}),
 		Recurring: rec,
 		Debt:      debt.NewService(debt.Config{Kernel: svc, Store: store}),

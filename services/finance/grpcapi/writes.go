@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 )
 
 func (s *transactionServer) SearchTransactions(ctx context.Context, req *financev1.SearchTransactionsRequest) (*financev1.SearchTransactionsResponse, error) {
@@ -181,18 +182,18 @@ func (s *categoryServer) DeleteCategory(ctx context.Context, req *financev1.Dele
 // HTTP route, so only in-cluster callers reach it.
 type syncServer struct {
 	financev1.UnimplementedSyncServiceServer
-	svc *finance.Service
+	svc *banksync.Service
 }
 
 func (s *syncServer) UpsertProviderTransactions(ctx context.Context, req *financev1.UpsertProviderTransactionsRequest) (*financev1.UpsertProviderTransactionsResponse, error) {
-	txs := make([]finance.ProviderTransaction, 0, len(req.GetTransactions()))
+	txs := make([]banksync.ProviderTransaction, 0, len(req.GetTransactions()))
 	for _, p := range req.GetTransactions() {
 		var posted *time.Time
 		if p.GetPostedAt() != nil {
 			t := p.GetPostedAt().AsTime()
 			posted = &t
 		}
-		txs = append(txs, finance.ProviderTransaction{
+		txs = append(txs, banksync.ProviderTransaction{
 			ProviderTransactionID: p.GetProviderTransactionId(),
 			AccountID:             p.GetAccountId(),
 			Amount:                p.GetAmount().GetAmount(),

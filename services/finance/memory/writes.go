@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 )
 
 // GetConnection implements finance.Store.
@@ -23,13 +24,13 @@ func (s *Store) GetConnection(_ context.Context, id string) (finance.Connection,
 }
 
 // RecordConnectionSync implements finance.Store.
-func (s *Store) RecordConnectionSync(_ context.Context, st finance.ConnectionSyncState) error {
+func (s *Store) RecordConnectionSync(_ context.Context, st banksync.ConnectionState) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.recordSync(st)
 }
 
-func (s *Store) recordSync(st finance.ConnectionSyncState) error {
+func (s *Store) recordSync(st banksync.ConnectionState) error {
 	c, ok := s.connections[st.ID]
 	if !ok {
 		return fmt.Errorf("connection %s: %w", st.ID, finance.ErrNotFound)
@@ -200,7 +201,7 @@ func (s *Store) TransactionsByExternalRef(_ context.Context, userID string, acco
 
 // ApplySync implements finance.Store. Everything is checked before anything
 // is written, so a failure leaves the store as it was.
-func (s *Store) ApplySync(_ context.Context, w finance.SyncWrite) error {
+func (s *Store) ApplySync(_ context.Context, w banksync.Write) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.connections[w.Connection.ID]; !ok {

@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/networth"
@@ -42,6 +43,7 @@ type scaleEnv struct {
 	svc      *finance.Service
 	budgets  *budgets.Service
 	rec      *recurring.Service
+	bank     *banksync.Service
 	insights *insights.Service
 	nw       *networth.Service
 	c        finance.Caller
@@ -98,7 +100,7 @@ func loadScale(b *testing.B, url, nStr string) error {
 	c := finance.Caller{UserID: d.UserID, GrantID: d.GrantID, OwnerAccountID: d.OwnerAccountID}
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	bs := budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store})
-	scale = scaleEnv{pool: pool, svc: svc, budgets: bs, rec: rec, insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
+	scale = scaleEnv{pool: pool, svc: svc, budgets: bs, rec: rec, bank: banksync.NewService(banksync.Config{Kernel: svc, Store: store}), insights: insights.NewService(insights.Config{Kernel: svc, Store: store}),
 		nw: networth.NewService(networth.Config{Kernel: svc, Store: store}), c: c, d: d, now: now}
 
 	stored, err := store.ListBudgets(ctx, d.UserID)
@@ -254,17 +256,17 @@ func BenchmarkScaleSync(b *testing.B) {
 		b.Fatal(err)
 	}
 	n := 0
-	batch := func() []finance.ProviderTransaction {
-		rows := make([]finance.ProviderTransaction, 10)
+	batch := func() []banksync.ProviderTransaction {
+		rows := make([]banksync.ProviderTransaction, 10)
 		for i := range rows {
 			n++
-			rows[i] = finance.ProviderTransaction{ProviderTransactionID: fmt.Sprintf("bench-sync-%d-%d", time.Now().UnixNano(), n),
+			rows[i] = banksync.ProviderTransaction{ProviderTransactionID: fmt.Sprintf("bench-sync-%d-%d", time.Now().UnixNano(), n),
 				AccountID: acct.ID, Amount: "-4.75", Currency: acct.Currency, Date: e.now.Format(finance.DateLayout),
 				MerchantName: "Blue Bottle Coffee"}
 		}
 		return rows
 	}
-	upsert := func() error { _, err := e.svc.UpsertProviderTransactions(ctx, acct.ConnectionID, batch()); return err }
+	upsert := func() error { _, err := e.bank.UpsertProviderTransactions(ctx, acct.ConnectionID, batch()); return err }
 	b.Run("sync", func(b *testing.B) { measure(b, upsert) })
 	b.Run("sync_then_detect", func(b *testing.B) {
 		measure(b, func() error {

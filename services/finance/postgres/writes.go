@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 )
 
 // GetConnection implements finance.Store.
@@ -37,11 +38,11 @@ type execer interface {
 }
 
 // RecordConnectionSync implements finance.Store.
-func (s *Store) RecordConnectionSync(ctx context.Context, st finance.ConnectionSyncState) error {
+func (s *Store) RecordConnectionSync(ctx context.Context, st banksync.ConnectionState) error {
 	return storeErr("record connection sync", recordSync(ctx, s.pool, st))
 }
 
-func recordSync(ctx context.Context, db execer, st finance.ConnectionSyncState) error {
+func recordSync(ctx context.Context, db execer, st banksync.ConnectionState) error {
 	if !isUUID(st.ID) {
 		return fmt.Errorf("connection %q: %w", st.ID, finance.ErrNotFound)
 	}
@@ -315,7 +316,7 @@ func (s *Store) TransactionsByExternalRef(ctx context.Context, userID string, ac
 }
 
 // ApplySync implements finance.Store in one database transaction.
-func (s *Store) ApplySync(ctx context.Context, w finance.SyncWrite) error {
+func (s *Store) ApplySync(ctx context.Context, w banksync.Write) error {
 	return storeErr("apply sync", pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if len(w.Inserts) > 0 {
 			b := &pgx.Batch{}

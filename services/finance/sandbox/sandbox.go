@@ -19,13 +19,14 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
 // Syncer is the finance service's bank sync, as the aggregator uses it.
 type Syncer interface {
-	UpsertProviderTransactions(ctx context.Context, connectionID string, txs []finance.ProviderTransaction) (finance.SyncResult, error)
+	UpsertProviderTransactions(ctx context.Context, connectionID string, txs []banksync.ProviderTransaction) (banksync.SyncResult, error)
 	RecordSyncError(ctx context.Context, connectionID, code, message string) error
 }
 
@@ -106,7 +107,7 @@ const NewPerTick = 2
 // upstream is a transaction the aggregator still moves along.
 type upstream struct {
 	conn string
-	tx   finance.ProviderTransaction
+	tx   banksync.ProviderTransaction
 	m    merchant
 	age  int // ticks since it appeared
 	hold bool
@@ -119,7 +120,7 @@ type Report struct {
 	Updated []string
 	Removed []string
 	Failed  []string // connection ids whose sync failed
-	Results map[string]finance.SyncResult
+	Results map[string]banksync.SyncResult
 }
 
 // Created is one new transaction.
@@ -184,7 +185,7 @@ func (a *Aggregator) SyncNow(ctx context.Context) (Report, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.now().UTC()
-	rep := Report{Results: map[string]finance.SyncResult{}}
+	rep := Report{Results: map[string]banksync.SyncResult{}}
 	var errs []error
 	if a.markets != nil && !finance.Day(now).Equal(a.priced) {
 		err := a.markets.RecordSecurityPrices(ctx, seed.DemoPrices(now))
@@ -225,8 +226,8 @@ func (a *Aggregator) SyncNow(ctx context.Context) (Report, error) {
 
 // advance ages the connection's live transactions and returns the ones
 // that changed upstream.
-func (a *Aggregator) advance(connID string, now time.Time, rep *Report) []finance.ProviderTransaction {
-	var batch []finance.ProviderTransaction
+func (a *Aggregator) advance(connID string, now time.Time, rep *Report) []banksync.ProviderTransaction {
+	var batch []banksync.ProviderTransaction
 	for _, u := range a.live {
 		if u.conn != connID {
 			continue
@@ -253,7 +254,7 @@ func (a *Aggregator) advance(connID string, now time.Time, rep *Report) []financ
 	return batch
 }
 
-func (a *Aggregator) create(conn Connection, now time.Time, rep *Report) finance.ProviderTransaction {
+func (a *Aggregator) create(conn Connection, now time.Time, rep *Report) banksync.ProviderTransaction {
 	a.seq++
 	n := a.seq
 	acct := conn.Accounts[n%len(conn.Accounts)]
@@ -263,7 +264,7 @@ func (a *Aggregator) create(conn Connection, now time.Time, rep *Report) finance
 		m = hold
 	}
 	cents := m.minCents + int64(n*37)%m.span
-	tx := finance.ProviderTransaction{
+	tx := banksync.ProviderTransaction{
 		ProviderTransactionID: fmt.Sprintf("sbx_%d_%06d", a.run, n),
 		AccountID:             acct.ID,
 		Amount:                fmt.Sprintf("-%d.%02d", cents/100, cents%100),

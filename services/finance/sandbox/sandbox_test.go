@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
@@ -43,7 +44,7 @@ func newEnv(t *testing.T) env {
 	}
 	svc := finance.NewService(store, cursor.New([]byte("k")), clk.now, nil)
 	nw := networth.NewService(networth.Config{Kernel: svc, Store: store})
-	return env{svc: svc, nw: nw, store: store, demo: d, clk: clk, agg: sandbox.New(svc, nw, sandbox.ForDemo(d), clk.now, nil),
+	return env{svc: svc, nw: nw, store: store, demo: d, clk: clk, agg: sandbox.New(banksync.NewService(banksync.Config{Kernel: svc, Store: store}), nw, sandbox.ForDemo(d), clk.now, nil),
 		write: finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: d.OwnerAccountID}}
 }
 

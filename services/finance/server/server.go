@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
@@ -134,6 +135,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Imports:  imports.NewService(imports.Config{Kernel: s.svc, Store: s.store, Parser: parser}),
 		NetWorth: networth.NewService(networth.Config{Kernel: s.svc, Store: s.store}),
 	}
+	s.svcs.BankSync = banksync.NewService(banksync.Config{Kernel: s.svc, Store: s.store})
 	s.svcs.Recurring = recurring.NewService(recurring.Config{Kernel: s.svc, Store: s.store})
 	s.svcs.Budgets = budgets.NewService(budgets.Config{Kernel: s.svc, Recurring: s.svcs.Recurring, Store: s.store})
 	return s, nil
@@ -163,7 +165,7 @@ func (s *Server) Checks() []rpc.Check { return s.checks }
 // SyncNow. It may be called once, before or after Run starts (the local
 // stack knows the demo connections only once the services serve).
 func (s *Server) UseSandbox(conns []sandbox.Connection, every time.Duration) *sandbox.Aggregator {
-	a := sandbox.New(s.svc, s.svcs.NetWorth, conns, s.clock, s.log.With("component", "sandbox"))
+	a := sandbox.New(s.svcs.BankSync, s.svcs.NetWorth, conns, s.clock, s.log.With("component", "sandbox"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sandbox != nil {

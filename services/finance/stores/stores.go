@@ -6,6 +6,7 @@ package stores
 
 import (
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
@@ -16,6 +17,7 @@ import (
 // Store is every part of the finance store.
 type Store interface {
 	finance.Store
+	banksync.Store
 	budgets.Store
 	debt.Store
 	imports.Store

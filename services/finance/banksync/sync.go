@@ -1,10 +1,21 @@
-package finance
+// Package banksync owns bank sync: the provider rows an aggregator sends
+// (UpsertProviderTransactions, over the internal SyncService), merged with
+// the stored rows field by field (a field the user edited keeps the user's
+// value, its provider_* twin takes the bank's), and failed syncs recorded on
+// the connection (RecordSyncError). One sync is one atomic store write
+// (Write), which also marks the user due for recurring detection when rows
+// changed (Write.RecurringDueAt): the recurring job detects later, so this
+// package does not import recurring.
+//
+// It may import the kernel (finance) and nothing else of finance. Named
+// banksync, not sync, so that the wiring and the tests, which use the
+// standard library's sync, need no import alias.
+package banksync
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"time"
 
@@ -12,6 +23,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/services/finance"
 )
 
 // MaxSyncBatch caps the rows of one sync call; providers page their
@@ -39,21 +51,32 @@ type ProviderTransaction struct {
 	Memo                  string
 	IsPending             bool
 	PostedAt              *time.Time
-	Location              *Location
+	Location              *finance.Location
 	Removed               bool
 	PaymentChannel        string
 	CheckNumber           string
 }
 
-var (
-	plainDecimal  = regexp.MustCompile(`^-?[0-9]{1,15}(\.[0-9]{1,6})?$`)
-	maxProviderID = 256
-)
+// maxProviderID bounds a provider's transaction id.
+const maxProviderID = 256
 
-// PlainDecimal reports whether s is an exact decimal as providers and
-// statement files write amounts: an optional minus, 1 to 15 integer digits
-// and at most 6 decimals.
-func PlainDecimal(s string) bool { return plainDecimal.MatchString(s) }
+// Config assembles a Service.
+type Config struct {
+	// Kernel is the finance service: the clock and the logger.
+	Kernel *finance.Service
+	Store  Store
+}
+
+// Service applies provider rows and records failed syncs. No grant
+// applies: it is internal, reached only over the SyncService, which has no
+// HTTP route.
+type Service struct {
+	k     *finance.Service
+	store Store
+}
+
+// NewService returns a Service from cfg.
+func NewService(cfg Config) *Service { return &Service{k: cfg.Kernel, store: cfg.Store} }
 
 // SyncResult counts what a sync changed. Rows that came back unchanged
 // count nowhere.
@@ -74,22 +97,22 @@ type SyncResult struct {
 // SyncService, which has no HTTP route.
 func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID string, txs []ProviderTransaction) (SyncResult, error) {
 	var res SyncResult
-	if !IsUUID(connectionID) {
-		return res, Invalid("connection_id", "connection_id must be a UUID")
+	if !finance.IsUUID(connectionID) {
+		return res, finance.Invalid("connection_id", "connection_id must be a UUID")
 	}
 	conn, err := s.store.GetConnection(ctx, connectionID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, finance.ErrNotFound) {
 		return res, problem.New(problem.NotFound, "connection not found")
 	}
 	if err != nil {
-		return res, Internal("get connection", err)
+		return res, finance.Internal("get connection", err)
 	}
-	if conn.Provider == ProviderManual {
-		return res, Invalid("connection_id", "a manual connection has no provider to sync from")
+	if conn.Provider == finance.ProviderManual {
+		return res, finance.Invalid("connection_id", "a manual connection has no provider to sync from")
 	}
 	accounts, err := s.store.ListAccounts(ctx, conn.UserID)
 	if err != nil {
-		return res, Internal("list accounts", err)
+		return res, finance.Internal("list accounts", err)
 	}
 	var accountIDs []string
 	for _, a := range accounts {
@@ -102,7 +125,7 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 		var p *problem.Problem
 		if errors.As(err, &p) {
 			if rerr := s.RecordSyncError(ctx, conn.ID, SyncErrorInvalidData, p.Detail); rerr != nil {
-				s.log.ErrorContext(ctx, "record sync error", "err", rerr)
+				s.k.Log().ErrorContext(ctx, "record sync error", "err", rerr)
 			}
 		}
 		return res, err
@@ -114,15 +137,15 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 	for attempt := 1; ; attempt++ {
 		existing, err := s.store.TransactionsByExternalRef(ctx, conn.UserID, accountIDs, refs)
 		if err != nil {
-			return res, Internal("transactions by external ref", err)
+			return res, finance.Internal("transactions by external ref", err)
 		}
 		w, res := s.mergeSync(conn, rows, existing)
 		err = s.store.ApplySync(ctx, w)
 		if err == nil {
 			return res, nil
 		}
-		if !errors.Is(err, ErrVersionConflict) && !errors.Is(err, ErrAlreadyExists) || attempt == syncAttempts {
-			return SyncResult{}, Internal("apply sync", err)
+		if !errors.Is(err, finance.ErrVersionConflict) && !errors.Is(err, finance.ErrAlreadyExists) || attempt == syncAttempts {
+			return SyncResult{}, finance.Internal("apply sync", err)
 		}
 		// A user edit (or a concurrent sync) got in between: merge again.
 	}
@@ -132,17 +155,17 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 // login_required for that code, error otherwise. The last successful sync
 // time stays as it was.
 func (s *Service) RecordSyncError(ctx context.Context, connectionID, code, message string) error {
-	status := ConnectionError
-	if code == ConnectionLoginRequired {
-		status = ConnectionLoginRequired
+	status := finance.ConnectionError
+	if code == finance.ConnectionLoginRequired {
+		status = finance.ConnectionLoginRequired
 	}
-	err := s.store.RecordConnectionSync(ctx, ConnectionSyncState{ID: connectionID, Status: status,
-		ErrorCode: code, ErrorMessage: message, UpdatedAt: s.now()})
-	if errors.Is(err, ErrNotFound) {
+	err := s.store.RecordConnectionSync(ctx, ConnectionState{ID: connectionID, Status: status,
+		ErrorCode: code, ErrorMessage: message, UpdatedAt: s.k.Now()})
+	if errors.Is(err, finance.ErrNotFound) {
 		return problem.New(problem.NotFound, "connection not found")
 	}
 	if err != nil {
-		return Internal("record sync error", err)
+		return finance.Internal("record sync error", err)
 	}
 	return nil
 }
@@ -150,48 +173,48 @@ func (s *Service) RecordSyncError(ctx context.Context, connectionID, code, messa
 // providerRow is a validated ProviderTransaction.
 type providerRow struct {
 	ProviderTransaction
-	amount Money
+	amount finance.Money
 	date   time.Time
 }
 
 func parseProviderRows(txs []ProviderTransaction, accountIDs []string) ([]providerRow, error) {
 	if len(txs) > MaxSyncBatch {
-		return nil, Invalid("transactions", fmt.Sprintf("at most %d transactions per call", MaxSyncBatch))
+		return nil, finance.Invalid("transactions", fmt.Sprintf("at most %d transactions per call", MaxSyncBatch))
 	}
 	seen := map[string]bool{}
 	out := make([]providerRow, 0, len(txs))
 	for i, p := range txs {
 		field := func(f string) string { return fmt.Sprintf("transactions[%d].%s", i, f) }
 		if p.ProviderTransactionID == "" || len(p.ProviderTransactionID) > maxProviderID {
-			return nil, Invalid(field("provider_transaction_id"), "provider_transaction_id must be 1 to 256 characters")
+			return nil, finance.Invalid(field("provider_transaction_id"), "provider_transaction_id must be 1 to 256 characters")
 		}
 		if seen[p.AccountID+"|"+p.ProviderTransactionID] {
-			return nil, Invalid(field("provider_transaction_id"), "provider_transaction_id repeats within the call")
+			return nil, finance.Invalid(field("provider_transaction_id"), "provider_transaction_id repeats within the call")
 		}
 		seen[p.AccountID+"|"+p.ProviderTransactionID] = true
 		if !slices.Contains(accountIDs, p.AccountID) {
-			return nil, Invalid(field("account_id"), "account_id names no account of this connection")
+			return nil, finance.Invalid(field("account_id"), "account_id names no account of this connection")
 		}
 		r := providerRow{ProviderTransaction: p}
 		if !p.Removed {
-			if !plainDecimal.MatchString(p.Amount) {
-				return nil, Invalid(field("amount"), "amount must be a decimal string")
+			if !finance.PlainDecimal(p.Amount) {
+				return nil, finance.Invalid(field("amount"), "amount must be a decimal string")
 			}
-			if !currencyCode.MatchString(p.Currency) {
-				return nil, Invalid(field("amount"), "amount.currency must be an ISO 4217 code")
+			if !finance.ValidCurrency(p.Currency) {
+				return nil, finance.Invalid(field("amount"), "amount.currency must be an ISO 4217 code")
 			}
-			d, err := ParseDate(p.Date)
+			d, err := finance.ParseDate(p.Date)
 			if err != nil {
-				return nil, Invalid(field("transaction_date"), "transaction_date must be a date (YYYY-MM-DD)")
+				return nil, finance.Invalid(field("transaction_date"), "transaction_date must be a date (YYYY-MM-DD)")
 			}
-			r.amount, r.date = Money{Amount: decimal.RequireFromString(p.Amount), Currency: p.Currency}, d
+			r.amount, r.date = finance.Money{Amount: decimal.RequireFromString(p.Amount), Currency: p.Currency}, d
 			if p.Location != nil && p.Location.IsZero() {
 				r.Location = nil
 			}
 			if p.PostedAt != nil {
 				// Stores keep microseconds; finer input would look like a
 				// change on every sync.
-				r.PostedAt = ptrTo(p.PostedAt.UTC().Truncate(time.Microsecond))
+				r.PostedAt = ptr(p.PostedAt.UTC().Truncate(time.Microsecond))
 			}
 		}
 		out = append(out, r)
@@ -200,13 +223,13 @@ func parseProviderRows(txs []ProviderTransaction, accountIDs []string) ([]provid
 }
 
 // mergeSync works out the write for rows against what is stored.
-func (s *Service) mergeSync(conn Connection, rows []providerRow, existing []Transaction) (SyncWrite, SyncResult) {
-	now := s.now()
-	byRef := map[string]Transaction{}
+func (s *Service) mergeSync(conn finance.Connection, rows []providerRow, existing []finance.Transaction) (Write, SyncResult) {
+	now := s.k.Now()
+	byRef := map[string]finance.Transaction{}
 	for _, t := range existing {
 		byRef[t.AccountID+"|"+t.ExternalRef] = t
 	}
-	w := SyncWrite{UserID: conn.UserID}
+	w := Write{UserID: conn.UserID}
 	var res SyncResult
 	for _, r := range rows {
 		t, ok := byRef[r.AccountID+"|"+r.ProviderTransactionID]
@@ -224,15 +247,15 @@ func (s *Service) mergeSync(conn Connection, rows []providerRow, existing []Tran
 				res.Updated++
 			}
 		default:
-			t := Transaction{ID: uuid.NewString(), UserID: conn.UserID, AccountID: r.AccountID,
-				Source: SourceBankSync, ExternalRef: r.ProviderTransactionID, DisplayName: r.MerchantName,
+			t := finance.Transaction{ID: uuid.NewString(), UserID: conn.UserID, AccountID: r.AccountID,
+				Source: finance.SourceBankSync, ExternalRef: r.ProviderTransactionID, DisplayName: r.MerchantName,
 				Version: 1, CreatedAt: now, UpdatedAt: now}
 			applyProvider(&t, r)
 			w.Inserts = append(w.Inserts, t)
 			res.Inserted++
 		}
 	}
-	w.Connection = ConnectionSyncState{ID: conn.ID, Status: ConnectionActive, LastSyncedAt: &now, UpdatedAt: now}
+	w.Connection = ConnectionState{ID: conn.ID, Status: finance.ConnectionActive, LastSyncedAt: &now, UpdatedAt: now}
 	if res != (SyncResult{}) {
 		// The rows changed, so the recurring streams may have. Detection
 		// reads the user's whole history (seconds at a million rows), so the
@@ -244,22 +267,22 @@ func (s *Service) mergeSync(conn Connection, rows []providerRow, existing []Tran
 }
 
 // applyProvider merges r into t and reports whether anything changed.
-func applyProvider(t *Transaction, r providerRow) bool {
+func applyProvider(t *finance.Transaction, r providerRow) bool {
 	before := cloneTransaction(*t)
-	if t.Owns(OwnAmount) {
-		t.ProviderAmount = &Money{Amount: r.amount.Amount, Currency: r.amount.Currency}
+	if t.Owns(finance.OwnAmount) {
+		t.ProviderAmount = &finance.Money{Amount: r.amount.Amount, Currency: r.amount.Currency}
 	} else {
 		t.Amount = r.amount
 	}
-	syncString(t, OwnMerchant, &t.Merchant, &t.ProviderMerchantName, r.MerchantName)
-	syncString(t, OwnDescription, &t.Description, &t.ProviderDescription, r.Description)
-	syncString(t, OwnMemo, &t.Memo, &t.ProviderMemo, r.Memo)
-	if t.Owns(OwnDate) {
-		t.ProviderTransactionDate = ptrTo(r.date)
+	syncString(t, finance.OwnMerchant, &t.Merchant, &t.ProviderMerchantName, r.MerchantName)
+	syncString(t, finance.OwnDescription, &t.Description, &t.ProviderDescription, r.Description)
+	syncString(t, finance.OwnMemo, &t.Memo, &t.ProviderMemo, r.Memo)
+	if t.Owns(finance.OwnDate) {
+		t.ProviderTransactionDate = ptr(r.date)
 	} else {
 		t.Date = r.date
 	}
-	if !t.Owns(OwnLocation) {
+	if !t.Owns(finance.OwnLocation) {
 		t.Location = r.Location
 	}
 	t.IsPending = r.IsPending
@@ -271,54 +294,56 @@ func applyProvider(t *Transaction, r providerRow) bool {
 	return !sameContent(before, *t)
 }
 
-func syncString(t *Transaction, f string, value *string, twin **string, bank string) {
+func syncString(t *finance.Transaction, f string, value *string, twin **string, bank string) {
 	if t.Owns(f) {
-		*twin = ptrTo(bank)
+		*twin = ptr(bank)
 	} else {
 		*value = bank
 	}
 }
 
-func cloneTransaction(t Transaction) Transaction {
+func cloneTransaction(t finance.Transaction) finance.Transaction {
 	clonePtr := func(p *string) *string {
 		if p == nil {
 			return nil
 		}
-		return ptrTo(*p)
+		return ptr(*p)
 	}
 	t.ProviderMerchantName, t.ProviderDescription, t.ProviderMemo =
 		clonePtr(t.ProviderMerchantName), clonePtr(t.ProviderDescription), clonePtr(t.ProviderMemo)
 	if t.ProviderAmount != nil {
-		t.ProviderAmount = ptrTo(*t.ProviderAmount)
+		t.ProviderAmount = ptr(*t.ProviderAmount)
 	}
 	if t.ProviderTransactionDate != nil {
-		t.ProviderTransactionDate = ptrTo(*t.ProviderTransactionDate)
+		t.ProviderTransactionDate = ptr(*t.ProviderTransactionDate)
 	}
 	if t.Location != nil {
-		t.Location = ptrTo(*t.Location)
+		t.Location = ptr(*t.Location)
 	}
 	if t.PostedAt != nil {
-		t.PostedAt = ptrTo(*t.PostedAt)
+		t.PostedAt = ptr(*t.PostedAt)
 	}
 	return t
 }
 
 // sameContent compares what a sync can change. Amounts compare by value
 // and scale, so "12.5" becoming "12.50" is a change the client can see.
-func sameContent(a, b Transaction) bool {
+func sameContent(a, b finance.Transaction) bool {
 	eqStr := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
-	eqMoney := func(x, y *Money) bool {
+	eqMoney := func(x, y *finance.Money) bool {
 		return (x == nil) == (y == nil) && (x == nil || sameMoney(*x, *y))
 	}
 	eqTime := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
 	return sameMoney(a.Amount, b.Amount) && a.Merchant == b.Merchant && a.Description == b.Description &&
-		a.Memo == b.Memo && a.Date.Equal(b.Date) && equalLocation(a.Location, b.Location) &&
+		a.Memo == b.Memo && a.Date.Equal(b.Date) && finance.EqualLocation(a.Location, b.Location) &&
 		a.IsPending == b.IsPending && eqTime(a.PostedAt, b.PostedAt) && a.PaymentChannel == b.PaymentChannel &&
 		a.CheckNumber == b.CheckNumber && eqMoney(a.ProviderAmount, b.ProviderAmount) &&
 		eqStr(a.ProviderMerchantName, b.ProviderMerchantName) && eqStr(a.ProviderDescription, b.ProviderDescription) &&
 		eqStr(a.ProviderMemo, b.ProviderMemo) && eqTime(a.ProviderTransactionDate, b.ProviderTransactionDate)
 }
 
-func sameMoney(a, b Money) bool {
+func sameMoney(a, b finance.Money) bool {
 	return a.Currency == b.Currency && a.Amount.Equal(b.Amount) && a.Amount.Exponent() == b.Amount.Exponent()
 }
+
+func ptr[T any](v T) *T { return &v }
