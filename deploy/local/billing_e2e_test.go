@@ -112,7 +112,7 @@ func billingEndToEnd(t *testing.T, withDB bool) {
 	// An upgrade shows at once and carries usage; a downgrade waits for the
 	// period's end.
 	ctx := t.Context()
-	svc := st.Metering.Service()
+	svc := st.Metering.Billing()
 	if _, err := svc.ChangePlan(ctx, st.AccountID, metering.PlanGrowth); err != nil {
 		t.Fatal(err)
 	}

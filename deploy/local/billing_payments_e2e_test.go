@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerlane/platform/deploy/local"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
 
@@ -151,8 +152,8 @@ func TestIntroLimitsThroughTheGateway(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	ps, err := st.Metering.Service().Payments(t.Context(), st.AccountID)
-	if err != nil || len(ps) != 1 || ps[0].State != metering.PaymentSettled || !ps[0].FirstDebit {
+	ps, err := st.Metering.Billing().Payments(t.Context(), st.AccountID)
+	if err != nil || len(ps) != 1 || ps[0].State != billing.PaymentSettled || !ps[0].FirstDebit {
 		t.Fatalf("payments %+v %v", ps, err)
 	}
 }

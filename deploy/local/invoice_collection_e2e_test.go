@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerlane/platform/deploy/local"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
@@ -35,10 +36,10 @@ func invoiceCollectionThroughThePortal(t *testing.T, withDB bool) {
 		keys[k.Name] = k.Key
 	}
 	c := client{t: t, base: st.URL, keys: keys}
-	svc := st.Metering.Service()
+	svc := st.Metering.Billing()
 
 	// waitFor polls the invoice until ok holds for its collection.
-	waitFor := func(what string, ok func(metering.InvoiceCollection) bool) metering.Invoice {
+	waitFor := func(what string, ok func(billing.InvoiceCollection) bool) billing.Invoice {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -55,7 +56,7 @@ func invoiceCollectionThroughThePortal(t *testing.T, withDB bool) {
 
 	// The period (a month at most) and the close grace pass.
 	clock.Add(32 * 24 * time.Hour)
-	waitFor("open", func(c metering.InvoiceCollection) bool { return c.State == metering.CollectionOpen })
+	waitFor("open", func(c billing.InvoiceCollection) bool { return c.State == billing.CollectionOpen })
 	// Signed in now: a portal session lasts 12 hours, the retries about 10.
 	b := joinDemo(t, st, "payer@demo.example")
 	if p := b.get("/portal/usage"); !strings.Contains(p.body, `<td data-label="Payment">awaiting a payment method</td>`) {
@@ -67,15 +68,15 @@ func invoiceCollectionThroughThePortal(t *testing.T, withDB bool) {
 		"routing_number": {"021000021"}, "account_number": {"00012345" + sandboxpay.UnreachableSuffix}, "mandate": {"1"}, "make_default": {"1"}}); p.status != http.StatusSeeOther {
 		t.Fatalf("add mandate: %d %s", p.status, p.body)
 	}
-	inv := waitFor("first attempt", func(c metering.InvoiceCollection) bool { return c.Attempts == 1 && c.LastError != "" })
+	inv := waitFor("first attempt", func(c billing.InvoiceCollection) bool { return c.Attempts == 1 && c.LastError != "" })
 	if p := b.get("/portal/usage"); !strings.Contains(p.body, `<td data-label="Payment">retrying `) {
 		t.Fatalf("usage page while retrying: %s", p.body)
 	}
-	for attempt := 1; attempt < metering.MaxCollectionAttempts; attempt++ {
-		clock.Add(metering.CollectionDelay(attempt))
-		inv = waitFor("attempt after backoff", func(c metering.InvoiceCollection) bool { return c.Attempts == attempt+1 })
+	for attempt := 1; attempt < billing.MaxCollectionAttempts; attempt++ {
+		clock.Add(billing.CollectionDelay(attempt))
+		inv = waitFor("attempt after backoff", func(c billing.InvoiceCollection) bool { return c.Attempts == attempt+1 })
 	}
-	inv = waitFor("failed", func(c metering.InvoiceCollection) bool { return c.State == metering.CollectionFailed })
+	inv = waitFor("failed", func(c billing.InvoiceCollection) bool { return c.State == billing.CollectionFailed })
 	if p := b.get("/portal/usage"); !strings.Contains(p.body, `<td data-label="Payment">failed</td>`) {
 		t.Fatalf("usage page with a failed invoice: %s", p.body)
 	}

@@ -1,12 +1,31 @@
 package metering_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/memory"
 )
+
+// movedClock is a clock a test moves.
+type movedClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *movedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *movedClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
 
 // TestResolveRecordsLastUse: authenticating records the time, at most once
 // per LastUsedGranularity; a refused secret records nothing.

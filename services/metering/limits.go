@@ -15,7 +15,7 @@ import (
 // volume, its billing settings, and the current window. The gateway enforces
 // it; it changes when the plan or a billing setting changes.
 func (s *Service) Limits(ctx context.Context, accountID string) (admission.Limits, error) {
-	a, err := s.account(ctx, accountID)
+	a, err := s.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return admission.Limits{}, fmt.Errorf("limits: %w", err)
 	}
@@ -73,7 +73,7 @@ func (s *Service) Usage(ctx context.Context, accountID string) (UsageSummary, er
 	if err != nil {
 		return UsageSummary{}, err
 	}
-	a, err := s.account(ctx, accountID)
+	a, err := s.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return UsageSummary{}, err
 	}
@@ -116,14 +116,15 @@ type BillingChange struct {
 	ClearCap        bool
 }
 
-// maxCapCents keeps caps in the int32 range of the wire contract.
-const maxCapCents = 1<<31 - 1
+// MaxCapCents keeps caps (and credit grants) in the int32 range of the
+// wire contract.
+const MaxCapCents = 1<<31 - 1
 
 // SetBillingLimits applies a change and returns the account as it is now.
 // The gateway picks the new limits up with its next credential lookup, within
 // its cache TTL (seconds).
 func (s *Service) SetBillingLimits(ctx context.Context, accountID string, c BillingChange) (Account, error) {
-	a, err := s.account(ctx, accountID)
+	a, err := s.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return Account{}, err
 	}
@@ -134,7 +135,7 @@ func (s *Service) SetBillingLimits(ctx context.Context, accountID string, c Bill
 	switch {
 	case c.ClearCap && c.OverageCapCents != nil:
 		return Account{}, problem.New(problem.InvalidInput, "send overage_cap_cents or clear_overage_cap, not both").WithField("clear_overage_cap")
-	case c.OverageCapCents != nil && (*c.OverageCapCents <= 0 || *c.OverageCapCents > maxCapCents):
+	case c.OverageCapCents != nil && (*c.OverageCapCents <= 0 || *c.OverageCapCents > MaxCapCents):
 		return Account{}, problem.New(problem.InvalidInput, "overage_cap_cents must be a positive whole number of cents").WithField("overage_cap_cents")
 	case c.OverageCapCents != nil && p.HardStop:
 		return Account{}, problem.New(problem.InvalidInput, "the "+p.ID+" plan has no overage to cap; spend caps apply to paid plans").WithField("overage_cap_cents")
@@ -154,7 +155,7 @@ func (s *Service) SetBillingLimits(ctx context.Context, accountID string, c Bill
 		return Account{}, err
 	}
 	a.HardStop, a.OverageCapCents = hardStop, capCents
-	s.markForAlerts(ctx, accountID) // a lowered cap or a hard stop can reach a milestone
+	s.AccountChanged(ctx, accountID) // a lowered cap or a hard stop can reach a milestone
 	s.log.InfoContext(ctx, "billing limits changed", "account_id", accountID, "hard_stop", hardStop, "cap_set", capCents != nil)
 	return a, nil
 }
@@ -169,17 +170,16 @@ func (s *Service) countersUnreachable(ctx context.Context, err error) {
 	}
 }
 
-// markForAlerts has the next notify.ScanAlerts check the account: its plan,
-// billing limits or payment standing changed, which can reach a milestone
-// (a lowered cap, a hard stop, Free limits after a failed payment) without
-// new usage. A failure is logged: the change itself is made, and the
-// account's next counted request marks it again.
-func (s *Service) markForAlerts(ctx context.Context, accountID string) {
-	if s.counters == nil {
-		return
-	}
-	if err := s.counters.MarkChanged(ctx, accountID); err != nil {
-		s.log.WarnContext(ctx, "account not marked for a usage alert check", "account_id", accountID, "err", err)
+// AccountChanged tells the Watcher that the account's plan, billing limits
+// or payment standing changed, which can reach a usage alert milestone (a
+// lowered cap, a hard stop, Free limits after a failed payment) without new
+// usage; usage itself is marked by the counters as they count it. It is the
+// one place such a change is announced: the root's limits and plan
+// downgrades call it, and billing (an upgrade, a payment's standing)
+// through its Accounts port.
+func (s *Service) AccountChanged(ctx context.Context, accountID string) {
+	if s.watcher != nil {
+		s.watcher.AccountChanged(ctx, accountID)
 	}
 }
 
@@ -203,7 +203,7 @@ func (s *Service) alertStanding(ctx context.Context, accountID string) (notify.S
 	if err != nil {
 		return notify.Standing{}, err
 	}
-	a, err := s.account(ctx, accountID)
+	a, err := s.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return notify.Standing{}, err
 	}
@@ -218,4 +218,86 @@ func (s *Service) alertStanding(ctx context.Context, accountID string) (notify.S
 	}
 	return notify.Standing{AccountName: a.Name, Limits: l, Used: u.Used,
 		OverageAllowed: u.OverageAllowed, OverageBlocked: u.OverageBlocked}, nil
+}
+
+// PlanAt is the account's plan in force at now: its plan, or the scheduled
+// downgrade once it is due.
+func (a Account) PlanAt(now time.Time) string {
+	if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
+		return a.ScheduledPlanID
+	}
+	return a.PlanID
+}
+
+// CurrentAccount reads an account, making a scheduled downgrade that has
+// come due its plan (and announcing the change); ErrNotFound for an
+// unknown one.
+func (s *Service) CurrentAccount(ctx context.Context, id string) (Account, error) {
+	a, err := s.store.GetAccount(ctx, id)
+	if err != nil {
+		return Account{}, err
+	}
+	now := s.timestamp()
+	if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
+		if err := s.store.ApplyDowngrade(ctx, id, now); err != nil {
+			return Account{}, fmt.Errorf("apply downgrade: %w", err)
+		}
+		a.PlanID, a.ScheduledPlanID, a.ScheduledAt = a.ScheduledPlanID, "", nil
+		s.AccountChanged(ctx, id)
+	}
+	return a, nil
+}
+
+// The account's payment standing, as GET /v1/usage shows it
+// (payment_state); billing keeps the payments it follows from.
+const (
+	PaymentOK = "ok"
+	// PaymentSettling: the account's first direct debit is on its way.
+	PaymentSettling = "settling"
+	// PaymentFailed: a payment failed and none settled since (also a
+	// payment's state, billing.PaymentFailed).
+	PaymentFailed = "failed"
+)
+
+// Introductory limits: while the account's first direct debit settles, its
+// plan's limits are capped at these, and overage is refused. They bound what
+// an account can run up before its bank has paid once (docs/billing.md).
+const (
+	IntroIncluded      = 50_000
+	IntroRatePerSecond = 50
+	IntroBurst         = 100
+)
+
+// paymentState is the account's payment standing.
+func (s *Service) paymentState(ctx context.Context, a Account) (string, error) {
+	if s.payments == nil {
+		return PaymentOK, nil
+	}
+	return s.payments.PaymentState(ctx, a.ID)
+}
+
+// paymentLimits adjusts l to the account's payment standing: Free's volume,
+// rate and hard stop after a failure, the introductory caps while the first
+// direct debit settles. The period and prices stay the plan's.
+func (s *Service) paymentLimits(ctx context.Context, a Account, l admission.Limits) (admission.Limits, error) {
+	state, err := s.paymentState(ctx, a)
+	if err != nil {
+		return admission.Limits{}, err
+	}
+	return limitsFor(state, l), nil
+}
+
+func limitsFor(state string, l admission.Limits) admission.Limits {
+	switch state {
+	case PaymentFailed:
+		free, _ := PlanByID(PlanFree)
+		l.MonthlyQuota = min(l.MonthlyQuota, free.IncludedConversions)
+		l.RatePerSecond, l.Burst = min(l.RatePerSecond, free.RatePerSecond), min(l.Burst, free.Burst)
+		l.HardStop, l.PaymentState = true, state
+	case PaymentSettling:
+		l.MonthlyQuota = min(l.MonthlyQuota, IntroIncluded)
+		l.RatePerSecond, l.Burst = min(l.RatePerSecond, IntroRatePerSecond), min(l.Burst, IntroBurst)
+		l.HardStop, l.PaymentState = true, state
+	}
+	return l
 }

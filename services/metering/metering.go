@@ -1,14 +1,18 @@
 // Package metering holds the root of the metering service's domain:
 // accounts, the credentials (API keys and access tokens) that act for them,
-// and their limits and usage; and, until billing is a package of its own,
-// plans, plan changes, invoices, collection and payments. The portal's
-// people are identity's (which imports this package through its Accounts
-// port) and the mail notify's (which this package imports: its Notices
-// port queues a failed payment's mail, and Service.AlertStanding is
-// notify's Meter). Storage and transport live in subpackages (memory,
-// postgres, grpcapi); this package only defines the types, the Store
-// contract and the Service rules, and imports no other metering package but
-// admission and notify (README.md, "Packages and which imports which").
+// the price list (plans.go), and the accounts' limits and usage. Billing
+// (plan changes, invoices, collection, payments) is package billing, which
+// imports this one (its Accounts port, which Service implements); the
+// limits read the payment standing billing keeps through this package's
+// PaymentStanding port (billing.Standing), so no call runs from here to
+// billing. The portal's people are identity's (which imports this package
+// through its Accounts port) and the mail notify's (which this package
+// imports: Service.AlertStanding is notify's Meter, and notify is the
+// Watcher told when an account's limits change). Storage and transport live
+// in subpackages (memory, postgres, grpcapi); this package only defines the
+// types, the Store contract and the Service rules, and imports no other
+// metering package but admission and notify (README.md, "Packages and which
+// imports which").
 package metering
 
 import (
@@ -70,7 +74,7 @@ type Account struct {
 	// billing currency's minor units.
 	HardStop        bool
 	OverageCapCents *int64
-	// A downgrade waiting for the end of the current period (billing.go):
+	// A downgrade waiting for the end of the current period (billing):
 	// ScheduledPlanID takes effect at ScheduledAt. Empty and nil: none.
 	ScheduledPlanID string
 	ScheduledAt     *time.Time
@@ -78,7 +82,7 @@ type Account struct {
 	// an invoice, in the billing currency's minor units.
 	CreditCents int64
 	// NextCloseAt is the end of the account's oldest period without an
-	// invoice, which the closing job waits for (invoices.go); nil: not known
+	// invoice, which the closing job waits for (billing); nil: not known
 	// yet (an account from before it was kept), so the next tick looks.
 	NextCloseAt *time.Time
 }
@@ -151,7 +155,7 @@ type Store interface {
 	// already holds a later time (replicas may touch it out of order);
 	// ErrNotFound for an unknown id.
 	TouchCredential(ctx context.Context, id string, at time.Time) error
-
-	BillingStore
-	PaymentStore
+	// ApplyDowngrade makes a scheduled downgrade due at now the account's
+	// plan and clears the schedule; otherwise it does nothing.
+	ApplyDowngrade(ctx context.Context, accountID string, now time.Time) error
 }

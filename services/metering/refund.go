@@ -47,7 +47,7 @@ func (s *Service) RefundUnits(ctx context.Context, r Refund) (int64, error) {
 	if s.counters == nil {
 		return 0, problem.New(problem.Unavailable, "usage counters are not configured")
 	}
-	a, err := s.account(ctx, r.AccountID)
+	a, err := s.CurrentAccount(ctx, r.AccountID)
 	if err != nil {
 		return 0, fmt.Errorf("refund: %w", err)
 	}

@@ -13,11 +13,11 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering/admission"
-	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
-// maxNameLen bounds account and credential names, which are shown in listings.
-const maxNameLen = 200
+// MaxNameLen bounds account, credential and payment method holder names,
+// which are shown in listings.
+const MaxNameLen = 200
 
 // Service applies the rules for accounts and credentials on top of a Store.
 type Service struct {
@@ -28,19 +28,28 @@ type Service struct {
 	// finance checks finance credentials' users and grants; nil: finance
 	// credentials are refused.
 	finance FinanceDirectory
-	// closeGrace: how long after its end a period is invoiced.
-	closeGrace time.Duration
-	// processor moves payments (payments.go); nil: no methods, no collection.
-	processor PaymentProcessor
-	// calendar dates direct-debit settlements.
-	calendar Calendar
-	// notices queues the mails of the billing rules; nil: none are.
-	notices Notices
+	// payments is the accounts' payment standing (billing.Standing); nil:
+	// every account's is PaymentOK.
+	payments PaymentStanding
+	// watcher hears that an account's limits changed; nil: nobody does.
+	watcher Watcher
 }
 
-// Notices queues the e-mails the billing rules send: notify.Service.
-type Notices interface {
-	PaymentFailed(ctx context.Context, f notify.PaymentFailure) error
+// PaymentStanding is an account's payment standing, which narrows its
+// limits (limits.go): billing.Standing, which reads billing's payments. It
+// answers PaymentOK, PaymentSettling or PaymentFailed.
+type PaymentStanding interface {
+	PaymentState(ctx context.Context, accountID string) (string, error)
+}
+
+// Watcher hears that an account's limits or standing changed without new
+// usage (its plan, its billing limits, its payment standing), which can
+// reach a usage alert milestone: notify.Service, whose next ScanAlerts
+// checks the account. It is told from one place, Service.AccountChanged,
+// which billing calls through its Accounts port. A Watcher logs its own
+// failures: the change is made whether or not it hears of it.
+type Watcher interface {
+	AccountChanged(ctx context.Context, accountID string)
 }
 
 // Config assembles a Service.
@@ -52,19 +61,12 @@ type Config struct {
 	// FinanceDirectory checks each finance credential's user and grant
 	// (financedir over gRPC); nil: finance credentials are refused.
 	FinanceDirectory FinanceDirectory
-	// PaymentProcessor moves payments (sandboxpay, a deployment's
-	// adapter); nil: payment methods cannot be added and nothing is
-	// collected.
-	PaymentProcessor PaymentProcessor
-	// Calendar dates direct-debit settlements (the zero Calendar: weekends
-	// only).
-	Calendar Calendar
-	// CloseGrace is how long after its end a period is invoiced (zero:
-	// DefaultCloseGrace; negative: at once).
-	CloseGrace time.Duration
-	// Notices queues the mails of the billing rules (a failed payment's);
-	// nil: none are queued.
-	Notices Notices
+	// Payments is the accounts' payment standing (billing.NewStanding over
+	// billing's store); nil: every account's is PaymentOK.
+	Payments PaymentStanding
+	// Watcher hears that an account's limits changed (notify.Service); nil:
+	// nobody does.
+	Watcher Watcher
 	// Clock defaults to time.Now; Log to discarding.
 	Clock Clock
 	Log   *slog.Logger
@@ -79,15 +81,8 @@ func NewService(cfg Config) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	grace := cfg.CloseGrace
-	switch {
-	case grace == 0:
-		grace = DefaultCloseGrace
-	case grace < 0:
-		grace = 0
-	}
 	return &Service{store: cfg.Store, now: clock, log: log, counters: cfg.Counters, finance: cfg.FinanceDirectory,
-		processor: cfg.PaymentProcessor, calendar: cfg.Calendar, closeGrace: grace, notices: cfg.Notices}
+		payments: cfg.Payments, watcher: cfg.Watcher}
 }
 
 // timestamp is the current time in UTC at PostgreSQL's microsecond precision,
@@ -297,8 +292,8 @@ func CheckName(name string) error {
 	switch {
 	case name == "":
 		return problem.New(problem.InvalidInput, "name is required").WithField("name")
-	case utf8.RuneCountInString(name) > maxNameLen:
-		return problem.New(problem.InvalidInput, fmt.Sprintf("name is longer than %d characters", maxNameLen)).WithField("name")
+	case utf8.RuneCountInString(name) > MaxNameLen:
+		return problem.New(problem.InvalidInput, fmt.Sprintf("name is longer than %d characters", MaxNameLen)).WithField("name")
 	}
 	return nil
 }

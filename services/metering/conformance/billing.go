@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
@@ -26,8 +27,8 @@ func runBilling(t *testing.T, newStore func(t *testing.T) Store) {
 
 const unknownID = "00000000-0000-0000-0000-000000000000"
 
-func change(a metering.Account, kind, from, to string, req, eff time.Time) metering.PlanChange {
-	return metering.PlanChange{ID: uuid.NewString(), AccountID: a.ID, Kind: kind, FromPlan: from, ToPlan: to,
+func change(a metering.Account, kind, from, to string, req, eff time.Time) billing.PlanChange {
+	return billing.PlanChange{ID: uuid.NewString(), AccountID: a.ID, Kind: kind, FromPlan: from, ToPlan: to,
 		RequestedAt: req, EffectiveAt: eff, ChargeCents: 12000, UsedAtChange: 30_000}
 }
 
@@ -39,10 +40,10 @@ func testPlanChanges(t *testing.T, newStore func(t *testing.T) Store) {
 	end := t0.Add(30 * 24 * time.Hour)
 
 	// A downgrade from a plan the account is not on conflicts.
-	wantErr(t, s.ScheduleDowngrade(ctx, change(a, metering.ChangeDowngrade, metering.PlanGrowth, metering.PlanFree, t0, end)), metering.ErrConflict)
-	wantErr(t, s.ScheduleDowngrade(ctx, change(metering.Account{ID: unknownID}, metering.ChangeDowngrade, "starter", "free", t0, end)), metering.ErrNotFound)
+	wantErr(t, s.ScheduleDowngrade(ctx, change(a, billing.ChangeDowngrade, metering.PlanGrowth, metering.PlanFree, t0, end)), metering.ErrConflict)
+	wantErr(t, s.ScheduleDowngrade(ctx, change(metering.Account{ID: unknownID}, billing.ChangeDowngrade, "starter", "free", t0, end)), metering.ErrNotFound)
 
-	down := change(a, metering.ChangeDowngrade, metering.PlanStarter, metering.PlanFree, t0, end)
+	down := change(a, billing.ChangeDowngrade, metering.PlanStarter, metering.PlanFree, t0, end)
 	down.ChargeCents, down.UsedAtChange = 0, 0
 	if err := s.ScheduleDowngrade(ctx, down); err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func testPlanChanges(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 	_, err = s.CancelDowngrade(ctx, a.ID, t0.Add(time.Hour))
 	wantErr(t, err, metering.ErrNotFound)
-	down2 := change(a, metering.ChangeDowngrade, metering.PlanStarter, metering.PlanFree, t0.Add(2*time.Hour), end)
+	down2 := change(a, billing.ChangeDowngrade, metering.PlanStarter, metering.PlanFree, t0.Add(2*time.Hour), end)
 	down2.ChargeCents, down2.UsedAtChange = 0, 0
 	if err := s.ScheduleDowngrade(ctx, down2); err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func testPlanChanges(t *testing.T, newStore func(t *testing.T) Store) {
 		t.Fatalf("applied early: %q", got.PlanID)
 	}
 	// An upgrade instead cancels the scheduled downgrade.
-	up := change(a, metering.ChangeUpgrade, metering.PlanStarter, metering.PlanGrowth, t0.Add(3*time.Hour), t0.Add(3*time.Hour))
+	up := change(a, billing.ChangeUpgrade, metering.PlanStarter, metering.PlanGrowth, t0.Add(3*time.Hour), t0.Add(3*time.Hour))
 	anchor := t0.Add(-48 * time.Hour)
 	if err := s.Upgrade(ctx, up, anchor); err != nil {
 		t.Fatal(err)
@@ -88,11 +89,11 @@ func testPlanChanges(t *testing.T, newStore func(t *testing.T) Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]metering.PlanChange{up}, changes); diff != "" {
+	if diff := cmp.Diff([]billing.PlanChange{up}, changes); diff != "" {
 		t.Fatalf("PlanChanges (-want +got):\n%s", diff)
 	}
 	// A downgrade then applies when due.
-	down3 := change(got, metering.ChangeDowngrade, metering.PlanGrowth, metering.PlanStarter, t0.Add(4*time.Hour), end)
+	down3 := change(got, billing.ChangeDowngrade, metering.PlanGrowth, metering.PlanStarter, t0.Add(4*time.Hour), end)
 	down3.ChargeCents, down3.UsedAtChange = 0, 0
 	if err := s.ScheduleDowngrade(ctx, down3); err != nil {
 		t.Fatal(err)
@@ -105,7 +106,7 @@ func testPlanChanges(t *testing.T, newStore func(t *testing.T) Store) {
 		t.Fatalf("after the downgrade applied: %+v", got)
 	}
 	changes, _ = s.PlanChanges(ctx, a.ID)
-	if diff := cmp.Diff([]metering.PlanChange{up, down3}, changes); diff != "" {
+	if diff := cmp.Diff([]billing.PlanChange{up, down3}, changes); diff != "" {
 		t.Fatalf("PlanChanges (-want +got):\n%s", diff)
 	}
 	if cs, err := s.PlanChanges(ctx, "not-a-uuid"); err != nil || len(cs) != 0 {
@@ -118,7 +119,7 @@ func testLimitChanges(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("acme")
 	mustCreateAccount(t, s, a)
-	want := []metering.LimitChange{
+	want := []billing.LimitChange{
 		{AccountID: a.ID, At: t0, HardStop: false, OverageCapCents: ptr[int64](500)},
 		{AccountID: a.ID, At: t0.Add(time.Hour), HardStop: true, OverageCapCents: nil},
 	}
@@ -136,16 +137,16 @@ func testLimitChanges(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 }
 
-func newInvoice(a metering.Account, start time.Time, subtotal int64) metering.Invoice {
-	return metering.Invoice{
+func newInvoice(a metering.Account, start time.Time, subtotal int64) billing.Invoice {
+	return billing.Invoice{
 		ID: uuid.NewString(), AccountID: a.ID, PeriodStart: start, PeriodEnd: start.AddDate(0, 1, 0), PlanID: a.PlanID,
 		Currency: a.BillingCurrency, SubtotalCents: subtotal, TotalCents: subtotal, OverageCapCents: ptr[int64](900),
-		Lines: []metering.InvoiceLine{
-			{Kind: metering.LineFlat, Description: "starter plan", Quantity: 1, AmountCents: subtotal - 150},
-			{Kind: metering.LineOverage, Description: "1000 conversions", Quantity: 1000, AmountCents: 150},
+		Lines: []billing.InvoiceLine{
+			{Kind: billing.LineFlat, Description: "starter plan", Quantity: 1, AmountCents: subtotal - 150},
+			{Kind: billing.LineOverage, Description: "1000 conversions", Quantity: 1000, AmountCents: 150},
 		},
 		CreatedAt:  t0,
-		Collection: metering.InvoiceCollection{State: metering.CollectionOpen},
+		Collection: billing.InvoiceCollection{State: billing.CollectionOpen},
 	}
 }
 
@@ -191,7 +192,7 @@ func testInvoices(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 	first.CreditCents, first.TotalCents = 2850, 0
 	second.CreditCents, second.TotalCents = 150, 2700
-	if diff := cmp.Diff([]metering.Invoice{first, second}, invs); diff != "" {
+	if diff := cmp.Diff([]billing.Invoice{first, second}, invs); diff != "" {
 		t.Fatalf("Invoices (-want +got):\n%s", diff)
 	}
 	_, _, err = s.CreateInvoice(ctx, newInvoice(metering.Account{ID: unknownID, PlanID: "starter", BillingCurrency: metering.EUR}, t0, 1))

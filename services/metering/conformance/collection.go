@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 )
 
 // dueInvoice is an invoice of a whose collection is due at at.
-func dueInvoice(a metering.Account, start, at time.Time) metering.Invoice {
+func dueInvoice(a metering.Account, start, at time.Time) billing.Invoice {
 	inv := newInvoice(a, start, 2900)
-	inv.Collection = metering.InvoiceCollection{State: metering.CollectionCollecting, NextAttemptAt: &at}
+	inv.Collection = billing.InvoiceCollection{State: billing.CollectionCollecting, NextAttemptAt: &at}
 	return inv
 }
 
-func mustCreateInvoice(t *testing.T, s metering.Store, inv metering.Invoice) metering.Invoice {
+func mustCreateInvoice(t *testing.T, s Store, inv billing.Invoice) billing.Invoice {
 	t.Helper()
 	got, created, err := s.CreateInvoice(t.Context(), inv)
 	if err != nil || !created {
@@ -26,7 +27,7 @@ func mustCreateInvoice(t *testing.T, s metering.Store, inv metering.Invoice) met
 	return got
 }
 
-func collectionOf(t *testing.T, s metering.Store, accountID, invoiceID string) metering.InvoiceCollection {
+func collectionOf(t *testing.T, s Store, accountID, invoiceID string) billing.InvoiceCollection {
 	t.Helper()
 	invs, err := s.Invoices(t.Context(), accountID)
 	if err != nil {
@@ -38,10 +39,10 @@ func collectionOf(t *testing.T, s metering.Store, accountID, invoiceID string) m
 		}
 	}
 	t.Fatalf("no invoice %s", invoiceID)
-	return metering.InvoiceCollection{}
+	return billing.InvoiceCollection{}
 }
 
-func dueIDs(t *testing.T, s metering.Store, now time.Time) []string {
+func dueIDs(t *testing.T, s Store, now time.Time) []string {
 	t.Helper()
 	invs, err := s.DueCollections(t.Context(), now, 10)
 	if err != nil {
@@ -62,7 +63,7 @@ func testInvoiceCollection(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("a")
 	mustCreateAccount(t, s, a)
-	m := method(a, metering.MethodDirectDebit, metering.SchemeACH, "6789", t0, true)
+	m := method(a, billing.MethodDirectDebit, billing.SchemeACH, "6789", t0, true)
 	if err := s.AddPaymentMethod(ctx, m); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func testInvoiceCollection(t *testing.T, newStore func(t *testing.T) Store) {
 			t.Fatalf("ClaimCollection(attempt %d at %s) = %v, %v; want %v", attempt, now, ok, err, want)
 		}
 	}
-	record := func(attempt int, c metering.InvoiceCollection, want bool) {
+	record := func(attempt int, c billing.InvoiceCollection, want bool) {
 		t.Helper()
 		ok, err := s.RecordCollection(ctx, inv.ID, attempt, c)
 		if err != nil || ok != want {
@@ -99,19 +100,19 @@ func testInvoiceCollection(t *testing.T, newStore func(t *testing.T) Store) {
 		t.Fatalf("claimed: %+v", c)
 	}
 	next := t0.Add(5 * time.Minute)
-	record(2, metering.InvoiceCollection{State: metering.CollectionPaid}, false) // not the claimer's attempt
-	record(1, metering.InvoiceCollection{State: metering.CollectionCollecting, Attempts: 1, NextAttemptAt: &next, LastError: "unreachable"}, true)
-	if c := collectionOf(t, s, a.ID, inv.ID); c.State != metering.CollectionCollecting || c.LastError != "unreachable" || !c.NextAttemptAt.Equal(next) {
+	record(2, billing.InvoiceCollection{State: billing.CollectionPaid}, false) // not the claimer's attempt
+	record(1, billing.InvoiceCollection{State: billing.CollectionCollecting, Attempts: 1, NextAttemptAt: &next, LastError: "unreachable"}, true)
+	if c := collectionOf(t, s, a.ID, inv.ID); c.State != billing.CollectionCollecting || c.LastError != "unreachable" || !c.NextAttemptAt.Equal(next) {
 		t.Fatalf("recorded retry: %+v", c)
 	}
 	claim(2, next.Add(-time.Microsecond), false) // not due yet
 	claim(2, next, true)
 	p := payment(a, m, next, next.Add(48*time.Hour))
-	p.Purpose, p.InvoiceID = metering.PurposeInvoice, inv.ID
+	p.Purpose, p.InvoiceID = billing.PurposeInvoice, inv.ID
 	if err := s.CreatePayment(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	record(2, metering.InvoiceCollection{State: metering.CollectionCollecting, Attempts: 2, PaymentID: p.ID}, true)
+	record(2, billing.InvoiceCollection{State: billing.CollectionCollecting, Attempts: 2, PaymentID: p.ID}, true)
 	if ids := dueIDs(t, s, next.Add(time.Hour)); len(ids) != 0 {
 		t.Fatalf("due while its payment is pending: %v", ids)
 	}
@@ -125,14 +126,14 @@ func testInvoiceCollection(t *testing.T, newStore func(t *testing.T) Store) {
 		}
 	}
 	other := payment(a, m, next, next)
-	resolve(other.ID, metering.CollectionFailed, false) // not its payment
-	resolve(p.ID, metering.CollectionFailed, true)
-	resolve(p.ID, metering.CollectionFailed, false)
-	resolve(other.ID, metering.CollectionPaid, true) // a retry settled
-	if c := collectionOf(t, s, a.ID, inv.ID); c.State != metering.CollectionPaid || c.PaymentID != other.ID || c.NextAttemptAt != nil {
+	resolve(other.ID, billing.CollectionFailed, false) // not its payment
+	resolve(p.ID, billing.CollectionFailed, true)
+	resolve(p.ID, billing.CollectionFailed, false)
+	resolve(other.ID, billing.CollectionPaid, true) // a retry settled
+	if c := collectionOf(t, s, a.ID, inv.ID); c.State != billing.CollectionPaid || c.PaymentID != other.ID || c.NextAttemptAt != nil {
 		t.Fatalf("paid: %+v", c)
 	}
-	resolve(p.ID, metering.CollectionFailed, false)
+	resolve(p.ID, billing.CollectionFailed, false)
 
 	// Open invoices (no default method at their close) become due once.
 	open := mustCreateInvoice(t, s, newInvoice(a, t0.AddDate(0, 1, 0), 2900))
@@ -143,15 +144,15 @@ func testInvoiceCollection(t *testing.T, newStore func(t *testing.T) Store) {
 			t.Fatalf("ReopenCollections = %d, %v; want %d", n, err, want)
 		}
 	}
-	if c := collectionOf(t, s, a.ID, open.ID); c.State != metering.CollectionCollecting || !c.NextAttemptAt.Equal(t1) || c.Attempts != 0 {
+	if c := collectionOf(t, s, a.ID, open.ID); c.State != billing.CollectionCollecting || !c.NextAttemptAt.Equal(t1) || c.Attempts != 0 {
 		t.Fatalf("reopened: %+v", c)
 	}
 
 	_, err := s.ClaimCollection(ctx, unknownID, 1, t0, t0)
 	wantErr(t, err, metering.ErrNotFound)
-	_, err = s.RecordCollection(ctx, unknownID, 1, metering.InvoiceCollection{State: metering.CollectionPaid})
+	_, err = s.RecordCollection(ctx, unknownID, 1, billing.InvoiceCollection{State: billing.CollectionPaid})
 	wantErr(t, err, metering.ErrNotFound)
-	_, err = s.ResolveCollection(ctx, unknownID, p.ID, metering.CollectionPaid)
+	_, err = s.ResolveCollection(ctx, unknownID, p.ID, billing.CollectionPaid)
 	wantErr(t, err, metering.ErrNotFound)
 }
 
@@ -192,24 +193,24 @@ type countingProcessor struct {
 	fail []error
 }
 
-func (p *countingProcessor) SetUp(context.Context, string, metering.MethodDetails) (string, error) {
+func (p *countingProcessor) SetUp(context.Context, string, billing.MethodDetails) (string, error) {
 	return "ref", nil
 }
 
-func (p *countingProcessor) Collect(_ context.Context, _ metering.PaymentMethod, pay metering.Payment) (metering.Collection, error) {
+func (p *countingProcessor) Collect(_ context.Context, _ billing.PaymentMethod, pay billing.Payment) (billing.Collection, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.keys = append(p.keys, pay.IdempotencyKey)
 	if len(p.fail) > 0 {
 		err := p.fail[0]
 		p.fail = p.fail[1:]
-		return metering.Collection{}, err
+		return billing.Collection{}, err
 	}
-	return metering.Collection{Ref: "pay", State: metering.PaymentPending, BusinessDays: 2}, nil
+	return billing.Collection{Ref: "pay", State: billing.PaymentPending, BusinessDays: 2}, nil
 }
 
-func (p *countingProcessor) Outcome(context.Context, metering.PaymentMethod, metering.Payment) (string, string, error) {
-	return metering.PaymentSettled, "", nil
+func (p *countingProcessor) Outcome(context.Context, billing.PaymentMethod, billing.Payment) (string, string, error) {
+	return billing.PaymentSettled, "", nil
 }
 
 // testTickersCollectOnce: two replicas' billing ticks, run together at each
@@ -220,7 +221,7 @@ func testTickersCollectOnce(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("a")
 	mustCreateAccount(t, s, a)
-	if err := s.AddPaymentMethod(ctx, method(a, metering.MethodDirectDebit, metering.SchemeACH, "6789", t0, true)); err != nil {
+	if err := s.AddPaymentMethod(ctx, method(a, billing.MethodDirectDebit, billing.SchemeACH, "6789", t0, true)); err != nil {
 		t.Fatal(err)
 	}
 	inv := mustCreateInvoice(t, s, dueInvoice(a, t0, t0))
@@ -228,9 +229,9 @@ func testTickersCollectOnce(t *testing.T, newStore func(t *testing.T) Store) {
 	var mu sync.Mutex
 	now := t0
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	tickers := make([]*metering.Service, 2)
+	tickers := make([]*billing.Service, 2)
 	for i := range tickers {
-		tickers[i] = metering.NewService(metering.Config{Store: s, PaymentProcessor: proc, Clock: clock})
+		_, tickers[i] = newServices(s, nil, proc, nil, clock)
 	}
 	tick := func(at time.Time) {
 		mu.Lock()
@@ -248,10 +249,10 @@ func testTickersCollectOnce(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 	tick(t0)
 	tick(t0.Add(time.Minute)) // not due yet
-	retry := t0.Add(metering.CollectionDelay(1))
+	retry := t0.Add(billing.CollectionDelay(1))
 	tick(retry)
 	tick(retry.Add(time.Minute))
-	want := []string{metering.CollectionKey(inv.ID, 1), metering.CollectionKey(inv.ID, 2)}
+	want := []string{billing.CollectionKey(inv.ID, 1), billing.CollectionKey(inv.ID, 2)}
 	if len(proc.keys) != 2 || proc.keys[0] != want[0] || proc.keys[1] != want[1] {
 		t.Fatalf("processor calls %v, want %v", proc.keys, want)
 	}
@@ -260,7 +261,7 @@ func testTickersCollectOnce(t *testing.T, newStore func(t *testing.T) Store) {
 		t.Fatal(err)
 	}
 	c := collectionOf(t, s, a.ID, inv.ID)
-	if len(ps) != 1 || ps[0].InvoiceID != inv.ID || c.State != metering.CollectionCollecting || c.PaymentID != ps[0].ID || c.Attempts != 2 {
+	if len(ps) != 1 || ps[0].InvoiceID != inv.ID || c.State != billing.CollectionCollecting || c.PaymentID != ps[0].ID || c.Attempts != 2 {
 		t.Fatalf("payments %+v, collection %+v", ps, c)
 	}
 }

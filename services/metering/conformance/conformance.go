@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
@@ -24,6 +26,7 @@ var t0 = time.Date(2026, 3, 14, 9, 26, 53, 589793000, time.UTC)
 // subdomain packages, which memory and postgres implement on one value.
 type Store interface {
 	metering.Store
+	billing.Store
 	notify.Store
 	identity.Store
 }
@@ -502,4 +505,22 @@ func testSetBillingLimits(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 	wantErr(t, s.SetBillingLimits(ctx, "00000000-0000-0000-0000-000000000000", true, nil, t0), metering.ErrNotFound)
 	wantErr(t, s.SetBillingLimits(ctx, "not-a-uuid", true, nil, t0), metering.ErrNotFound)
+}
+
+// newServices builds the root's and billing's Services over store as
+// server.New wires them: billing's payment standing narrows the root's
+// limits, the root announces changes to nt, and billing reaches accounts
+// through the root. counters, proc and nt may be nil.
+func newServices(store Store, counters *admission.Controller, proc billing.PaymentProcessor, nt *notify.Service, clock metering.Clock) (*metering.Service, *billing.Service) {
+	mc := metering.Config{Store: store, Payments: billing.NewStanding(store), Clock: clock}
+	bc := billing.Config{Store: store, PaymentProcessor: proc, Clock: clock}
+	if counters != nil {
+		mc.Counters, bc.Counters = counters, counters
+	}
+	if nt != nil {
+		mc.Watcher, bc.Notices = nt, nt
+	}
+	svc := metering.NewService(mc)
+	bc.Accounts = svc
+	return svc, billing.NewService(bc)
 }

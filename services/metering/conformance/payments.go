@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 )
 
 func runPayments(t *testing.T, newStore func(t *testing.T) Store) {
@@ -20,12 +21,12 @@ func runPayments(t *testing.T, newStore func(t *testing.T) Store) {
 	t.Run("TwoTickersCollectOnce", func(t *testing.T) { testTickersCollectOnce(t, newStore) })
 }
 
-func method(a metering.Account, typ, scheme, last4 string, at time.Time, def bool) metering.PaymentMethod {
-	return metering.PaymentMethod{ID: uuid.NewString(), AccountID: a.ID, Type: typ, Scheme: scheme, Brand: "visa", Last4: last4,
+func method(a metering.Account, typ, scheme, last4 string, at time.Time, def bool) billing.PaymentMethod {
+	return billing.PaymentMethod{ID: uuid.NewString(), AccountID: a.ID, Type: typ, Scheme: scheme, Brand: "visa", Last4: last4,
 		HolderName: "Acme Ltd", ProcessorRef: "ref_" + last4, IsDefault: def, CreatedAt: at}
 }
 
-func defaults(t *testing.T, s metering.Store, a metering.Account) []string {
+func defaults(t *testing.T, s Store, a metering.Account) []string {
 	t.Helper()
 	ms, err := s.PaymentMethods(t.Context(), a.ID)
 	if err != nil {
@@ -46,9 +47,9 @@ func testPaymentMethods(t *testing.T, newStore func(t *testing.T) Store) {
 	a, b := newAccount("a"), newAccount("b")
 	mustCreateAccount(t, s, a)
 	mustCreateAccount(t, s, b)
-	card := method(a, metering.MethodCard, metering.SchemeCard, "4242", t0, true)
-	debit := method(a, metering.MethodDirectDebit, metering.SchemeACH, "6789", t0.Add(time.Second), false)
-	for _, m := range []metering.PaymentMethod{card, debit} {
+	card := method(a, billing.MethodCard, billing.SchemeCard, "4242", t0, true)
+	debit := method(a, billing.MethodDirectDebit, billing.SchemeACH, "6789", t0.Add(time.Second), false)
+	for _, m := range []billing.PaymentMethod{card, debit} {
 		if err := s.AddPaymentMethod(ctx, m); err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func testPaymentMethods(t *testing.T, newStore func(t *testing.T) Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]metering.PaymentMethod{card, debit}, ms); diff != "" {
+	if diff := cmp.Diff([]billing.PaymentMethod{card, debit}, ms); diff != "" {
 		t.Fatalf("PaymentMethods (-want +got):\n%s", diff)
 	}
 	got, err := s.GetPaymentMethod(ctx, debit.ID)
@@ -77,7 +78,7 @@ func testPaymentMethods(t *testing.T, newStore func(t *testing.T) Store) {
 	if d := defaults(t, s, a); !cmp.Equal(d, []string{"6789"}) {
 		t.Fatalf("defaults %v", d)
 	}
-	third := method(a, metering.MethodDirectDebit, metering.SchemeACH, "1111", t0.Add(2*time.Second), true)
+	third := method(a, billing.MethodDirectDebit, billing.SchemeACH, "1111", t0.Add(2*time.Second), true)
 	if err := s.AddPaymentMethod(ctx, third); err != nil {
 		t.Fatal(err)
 	}
@@ -107,10 +108,10 @@ func testPaymentMethods(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 }
 
-func payment(a metering.Account, m metering.PaymentMethod, at, settleBy time.Time) metering.Payment {
-	return metering.Payment{ID: uuid.NewString(), AccountID: a.ID, MethodID: m.ID, MethodType: m.Type, Scheme: m.Scheme,
-		Purpose: metering.PurposeUpgrade, PeriodStart: t0, AmountCents: 120_00, Currency: metering.USD, FirstDebit: true,
-		State: metering.PaymentPending, ProcessorRef: "pay_1", CreatedAt: at, SettleBy: settleBy}
+func payment(a metering.Account, m billing.PaymentMethod, at, settleBy time.Time) billing.Payment {
+	return billing.Payment{ID: uuid.NewString(), AccountID: a.ID, MethodID: m.ID, MethodType: m.Type, Scheme: m.Scheme,
+		Purpose: billing.PurposeUpgrade, PeriodStart: t0, AmountCents: 120_00, Currency: metering.USD, FirstDebit: true,
+		State: billing.PaymentPending, ProcessorRef: "pay_1", CreatedAt: at, SettleBy: settleBy}
 }
 
 func testPayments(t *testing.T, newStore func(t *testing.T) Store) {
@@ -119,15 +120,15 @@ func testPayments(t *testing.T, newStore func(t *testing.T) Store) {
 	a, b := newAccount("a"), newAccount("b")
 	mustCreateAccount(t, s, a)
 	mustCreateAccount(t, s, b)
-	m := method(a, metering.MethodDirectDebit, metering.SchemeACH, "6789", t0, true)
+	m := method(a, billing.MethodDirectDebit, billing.SchemeACH, "6789", t0, true)
 	if err := s.AddPaymentMethod(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	day := 24 * time.Hour
 	p1 := payment(a, m, t0, t0.Add(4*day))
 	p2 := payment(a, m, t0.Add(time.Minute), t0.Add(2*day))
-	p2.FirstDebit, p2.Purpose, p2.RetryOf = false, metering.PurposeRetry, p1.ID
-	for _, p := range []metering.Payment{p1, p2} {
+	p2.FirstDebit, p2.Purpose, p2.RetryOf = false, billing.PurposeRetry, p1.ID
+	for _, p := range []billing.Payment{p1, p2} {
 		if err := s.CreatePayment(ctx, p); err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +139,7 @@ func testPayments(t *testing.T, newStore func(t *testing.T) Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]metering.Payment{p1, p2}, ps); diff != "" {
+	if diff := cmp.Diff([]billing.Payment{p1, p2}, ps); diff != "" {
 		t.Fatalf("Payments (-want +got):\n%s", diff)
 	}
 	if ps, _ := s.Payments(ctx, b.ID); len(ps) != 0 {
@@ -173,7 +174,7 @@ func testPayments(t *testing.T, newStore func(t *testing.T) Store) {
 	if err != nil || !ok {
 		t.Fatalf("ResolvePayment = %v, %v", ok, err)
 	}
-	ok, err = s.ResolvePayment(ctx, p2.ID, metering.PaymentSettled, "", t0.Add(3*day))
+	ok, err = s.ResolvePayment(ctx, p2.ID, billing.PaymentSettled, "", t0.Add(3*day))
 	if err != nil || ok {
 		t.Fatalf("resolving twice = %v, %v", ok, err)
 	}
@@ -183,7 +184,7 @@ func testPayments(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 	wantErr(t, s.DelayPayment(ctx, p2.ID, t0), metering.ErrConflict)
 	wantErr(t, s.DelayPayment(ctx, unknownID, t0), metering.ErrNotFound)
-	_, err = s.ResolvePayment(ctx, unknownID, metering.PaymentSettled, "", t0)
+	_, err = s.ResolvePayment(ctx, unknownID, billing.PaymentSettled, "", t0)
 	wantErr(t, err, metering.ErrNotFound)
 	_, err = s.GetPayment(ctx, "x")
 	wantErr(t, err, metering.ErrNotFound)
@@ -198,7 +199,7 @@ func testResolveConcurrency(t *testing.T, newStore func(t *testing.T) Store) {
 	s := newStore(t)
 	a := newAccount("a")
 	mustCreateAccount(t, s, a)
-	m := method(a, metering.MethodDirectDebit, metering.SchemeACH, "6789", t0, true)
+	m := method(a, billing.MethodDirectDebit, billing.SchemeACH, "6789", t0, true)
 	if err := s.AddPaymentMethod(ctx, m); err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func testResolveConcurrency(t *testing.T, newStore func(t *testing.T) Store) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			ok, err := s.ResolvePayment(ctx, p.ID, metering.PaymentSettled, "", t0)
+			ok, err := s.ResolvePayment(ctx, p.ID, billing.PaymentSettled, "", t0)
 			if err != nil {
 				t.Error(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/redisconn"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
@@ -45,22 +46,22 @@ func (s *touchingStore) GetAccount(ctx context.Context, id string) (metering.Acc
 	return s.Store.GetAccount(ctx, id)
 }
 
-func (s *touchingStore) PlanChanges(ctx context.Context, id string) ([]metering.PlanChange, error) {
+func (s *touchingStore) PlanChanges(ctx context.Context, id string) ([]billing.PlanChange, error) {
 	s.touch(id)
 	return s.Store.PlanChanges(ctx, id)
 }
 
-func (s *touchingStore) LimitChanges(ctx context.Context, id string) ([]metering.LimitChange, error) {
+func (s *touchingStore) LimitChanges(ctx context.Context, id string) ([]billing.LimitChange, error) {
 	s.touch(id)
 	return s.Store.LimitChanges(ctx, id)
 }
 
-func (s *touchingStore) Invoices(ctx context.Context, id string) ([]metering.Invoice, error) {
+func (s *touchingStore) Invoices(ctx context.Context, id string) ([]billing.Invoice, error) {
 	s.touch(id)
 	return s.Store.Invoices(ctx, id)
 }
 
-func (s *touchingStore) CreateInvoice(ctx context.Context, inv metering.Invoice) (metering.Invoice, bool, error) {
+func (s *touchingStore) CreateInvoice(ctx context.Context, inv billing.Invoice) (billing.Invoice, bool, error) {
 	s.touch(inv.AccountID)
 	return s.Store.CreateInvoice(ctx, inv)
 }
@@ -85,12 +86,12 @@ func (s *touchingStore) EnqueueAlert(ctx context.Context, a notify.Alert, mails 
 	return s.Store.EnqueueAlert(ctx, a, mails)
 }
 
-func (s *touchingStore) Payments(ctx context.Context, id string) ([]metering.Payment, error) {
+func (s *touchingStore) Payments(ctx context.Context, id string) ([]billing.Payment, error) {
 	s.touch(id)
 	return s.Store.Payments(ctx, id)
 }
 
-func (s *touchingStore) PaymentMethods(ctx context.Context, id string) ([]metering.PaymentMethod, error) {
+func (s *touchingStore) PaymentMethods(ctx context.Context, id string) ([]billing.PaymentMethod, error) {
 	s.touch(id)
 	return s.Store.PaymentMethods(ctx, id)
 }
@@ -116,7 +117,7 @@ func testTickTouchesOnlyDue(t *testing.T, newStore func(t *testing.T) Store) {
 	ctl.ChangedKey = "ll:{test}:changed:" + uuid.NewString() // a shared Redis holds other tests' marks
 	t.Cleanup(func() { _ = ctl.DropChanged(context.Background()) })
 	nt := notify.NewService(notify.Config{Store: store, Changes: ctl, Clock: clock})
-	svc := metering.NewService(metering.Config{Store: store, Counters: ctl, PaymentProcessor: &countingProcessor{}, Notices: nt, Clock: clock})
+	svc, bill := newServices(store, ctl, &countingProcessor{}, nt, clock)
 
 	newAccounts := func(n int) []string {
 		ids := make([]string, n)
@@ -151,14 +152,14 @@ func testTickTouchesOnlyDue(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 	tick := func() (invoices, alerts int) {
 		t.Helper()
-		invoices, err := svc.CloseDue(ctx)
+		invoices, err := bill.CloseDue(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.CollectDue(ctx); err != nil {
+		if _, err := bill.CollectDue(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.SettleDue(ctx); err != nil {
+		if _, err := bill.SettleDue(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if alerts, err = nt.ScanAlerts(ctx, svc); err != nil {

@@ -1,6 +1,6 @@
 // Package grpcapi serves the metering service's gRPC contract
-// (proto/metering/v1) on top of the metering, identity and notify Services
-// (Services).
+// (proto/metering/v1) on top of the metering, billing, identity and notify
+// Services (Services).
 package grpcapi
 
 import (
@@ -19,6 +19,7 @@ import (
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission/limitswire"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
@@ -26,6 +27,7 @@ import (
 // Services are the metering service's domain packages the APIs serve.
 type Services struct {
 	Metering *metering.Service
+	Billing  *billing.Service
 	Identity *identity.Service
 	Notify   *notify.Service
 }
@@ -37,7 +39,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	meteringv1.RegisterCredentialServiceServer(s, &credentialServer{svc: svc})
 	meteringv1.RegisterUsageServiceServer(s, &usageServer{svc: svc})
 	meteringv1.RegisterBillingServiceServer(s, &billingServer{svc: svc})
-	meteringv1.RegisterPortalServiceServer(s, &portalServer{svc: svc, identity: svcs.Identity, notify: svcs.Notify})
+	meteringv1.RegisterPortalServiceServer(s, &portalServer{svc: svc, billing: svcs.Billing, identity: svcs.Identity, notify: svcs.Notify})
 	meteringv1.RegisterOAuthServiceServer(s, &oauthServer{identity: svcs.Identity})
 	meteringv1.RegisterUsageRefundServiceServer(s, &refundServer{svc: svc})
 }

@@ -7,6 +7,7 @@ import (
 
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
@@ -17,6 +18,7 @@ import (
 type portalServer struct {
 	meteringv1.UnimplementedPortalServiceServer
 	svc      *metering.Service
+	billing  *billing.Service
 	identity *identity.Service
 	notify   *notify.Service
 }
@@ -141,7 +143,7 @@ func (s *portalServer) GetPortalUsage(ctx context.Context, req *meteringv1.GetPo
 		}
 		out.AlertMails = append(out.AlertMails, am)
 	}
-	invs, err := s.svc.Invoices(ctx, si.Account.ID)
+	invs, err := s.billing.Invoices(ctx, si.Account.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -152,7 +154,7 @@ func (s *portalServer) GetPortalUsage(ctx context.Context, req *meteringv1.GetPo
 			CreditCents: inv.CreditCents, TotalCents: inv.TotalCents,
 			CollectionState: inv.Collection.State, CollectionAttempts: int32(inv.Collection.Attempts)}
 		// Only a retry's due time: while an attempt runs it is its lease.
-		if c := inv.Collection; c.State == metering.CollectionCollecting && c.NextAttemptAt != nil && c.LastError != "" {
+		if c := inv.Collection; c.State == billing.CollectionCollecting && c.NextAttemptAt != nil && c.LastError != "" {
 			pi.NextAttemptAt = timestamppb.New(*c.NextAttemptAt)
 		}
 		out.Invoices = append(out.Invoices, pi)
@@ -191,7 +193,7 @@ func (s *portalServer) ChangePortalPlan(ctx context.Context, req *meteringv1.Cha
 	if err != nil {
 		return nil, storeError(err)
 	}
-	ch, err := s.svc.ChangePlan(ctx, si.Account.ID, req.GetPlan())
+	ch, err := s.billing.ChangePlan(ctx, si.Account.ID, req.GetPlan())
 	if err != nil {
 		return nil, storeError(err)
 	}

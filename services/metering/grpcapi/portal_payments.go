@@ -7,18 +7,19 @@ import (
 
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
 // The portal's payment-method and finance-credential calls. As every portal
 // call, each resolves its session first and acts only on its account.
 
-func methodProto(m metering.PaymentMethod) *meteringv1.PortalPaymentMethod {
+func methodProto(m billing.PaymentMethod) *meteringv1.PortalPaymentMethod {
 	return &meteringv1.PortalPaymentMethod{Id: m.ID, Type: m.Type, Scheme: m.Scheme, Brand: m.Brand, Last4: m.Last4,
 		HolderName: m.HolderName, IsDefault: m.IsDefault, CreatedAt: timestamppb.New(m.CreatedAt)}
 }
 
-func paymentProto(p metering.Payment) *meteringv1.PortalPayment {
+func paymentProto(p billing.Payment) *meteringv1.PortalPayment {
 	out := &meteringv1.PortalPayment{Id: p.ID, Purpose: p.Purpose, AmountCents: p.AmountCents, Currency: string(p.Currency),
 		Scheme: p.Scheme, State: p.State, FirstDebit: p.FirstDebit, CreatedAt: timestamppb.New(p.CreatedAt),
 		SettleBy: timestamppb.New(p.SettleBy), FailureReason: p.FailureReason}
@@ -37,21 +38,21 @@ func (s *portalServer) ListPaymentMethods(ctx context.Context, req *meteringv1.L
 	if err != nil {
 		return nil, storeError(err)
 	}
-	ms, err := s.svc.PaymentMethods(ctx, a.ID)
+	ms, err := s.billing.PaymentMethods(ctx, a.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
-	ps, err := s.svc.Payments(ctx, a.ID)
+	ps, err := s.billing.Payments(ctx, a.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
-	state, err := s.svc.PaymentState(ctx, a.ID)
+	state, err := s.billing.PaymentState(ctx, a.ID)
 	if err != nil {
 		return nil, storeError(err)
 	}
 	plan, _ := metering.PlanByID(a.PlanID)
 	out := &meteringv1.ListPaymentMethodsResponse{PaymentState: state, Plan: plan.ID, DirectDebitOnly: plan.DirectDebitOnly,
-		DirectDebitScheme: metering.SchemeFor(a.BillingCurrency), Currency: string(a.BillingCurrency)}
+		DirectDebitScheme: billing.SchemeFor(a.BillingCurrency), Currency: string(a.BillingCurrency)}
 	for _, m := range ms {
 		out.Methods = append(out.Methods, methodProto(m))
 	}
@@ -66,7 +67,7 @@ func (s *portalServer) AddPaymentMethod(ctx context.Context, req *meteringv1.Add
 	if err != nil {
 		return nil, storeError(err)
 	}
-	m, err := s.svc.AddPaymentMethod(ctx, si.Account.ID, metering.MethodDetails{Type: req.GetType(), Scheme: req.GetScheme(),
+	m, err := s.billing.AddPaymentMethod(ctx, si.Account.ID, billing.MethodDetails{Type: req.GetType(), Scheme: req.GetScheme(),
 		HolderName: req.GetHolderName(), CardNumber: req.GetCardNumber(), ExpMonth: int(req.GetExpMonth()), ExpYear: int(req.GetExpYear()),
 		IBAN: req.GetIban(), RoutingNumber: req.GetRoutingNumber(), SortCode: req.GetSortCode(), AccountNumber: req.GetAccountNumber(),
 		MakeDefault: req.GetMakeDefault()})
@@ -81,7 +82,7 @@ func (s *portalServer) SetDefaultPaymentMethod(ctx context.Context, req *meterin
 	if err != nil {
 		return nil, storeError(err)
 	}
-	m, err := s.svc.SetDefaultPaymentMethod(ctx, si.Account.ID, req.GetMethodId())
+	m, err := s.billing.SetDefaultPaymentMethod(ctx, si.Account.ID, req.GetMethodId())
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -93,7 +94,7 @@ func (s *portalServer) RemovePaymentMethod(ctx context.Context, req *meteringv1.
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if err := s.svc.RemovePaymentMethod(ctx, si.Account.ID, req.GetMethodId()); err != nil {
+	if err := s.billing.RemovePaymentMethod(ctx, si.Account.ID, req.GetMethodId()); err != nil {
 		return nil, storeError(err)
 	}
 	return &meteringv1.RemovePaymentMethodResponse{}, nil
@@ -104,7 +105,7 @@ func (s *portalServer) RetryPayment(ctx context.Context, req *meteringv1.RetryPa
 	if err != nil {
 		return nil, storeError(err)
 	}
-	p, err := s.svc.RetryPayment(ctx, si.Account.ID, req.GetPaymentId())
+	p, err := s.billing.RetryPayment(ctx, si.Account.ID, req.GetPaymentId())
 	if err != nil {
 		return nil, storeError(err)
 	}

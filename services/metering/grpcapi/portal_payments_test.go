@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/grpcapi"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/memory"
@@ -21,9 +22,10 @@ import (
 // bad details as INVALID_ARGUMENT naming the field.
 func TestPortalPaymentMethods(t *testing.T) {
 	store := memory.New()
-	svc := metering.NewService(metering.Config{Store: store, PaymentProcessor: sandboxpay.New()})
+	svc := metering.NewService(metering.Config{Store: store, Payments: billing.NewStanding(store)})
+	bill := billing.NewService(billing.Config{Store: store, Accounts: svc, PaymentProcessor: sandboxpay.New()})
 	people := identity.NewService(identity.Config{Store: store, Accounts: svc})
-	c := meteringv1.NewPortalServiceClient(dialServices(t, grpcapi.Services{Metering: svc, Identity: people}))
+	c := meteringv1.NewPortalServiceClient(dialServices(t, grpcapi.Services{Metering: svc, Billing: bill, Identity: people}))
 	ctx := t.Context()
 	signUp := func(email string) string {
 		res, err := c.SignUp(ctx, &meteringv1.SignUpRequest{Email: email, Password: "correct horse battery staple", AccountName: email})
@@ -70,7 +72,7 @@ func TestPortalPaymentMethods(t *testing.T) {
 	// With a direct-debit default A passes the Scale rule (and then stops at
 	// the usage counters, which this test has none of); B, without one, is
 	// refused by the rule.
-	if _, err := svc.ChangePlan(ctx, sessionAccount(t, c, a), metering.PlanScale); rpc.Problem(err).Type != problem.Unavailable {
+	if _, err := bill.ChangePlan(ctx, sessionAccount(t, c, a), metering.PlanScale); rpc.Problem(err).Type != problem.Unavailable {
 		t.Fatalf("A to Scale: %v", err)
 	}
 	_, err = c.ChangePortalPlan(ctx, &meteringv1.ChangePortalPlanRequest{Token: b, Plan: "scale"})

@@ -32,7 +32,7 @@ func newPortal(t *testing.T) *portalEnv {
 	t.Helper()
 	e := &portalEnv{store: memory.New(), at: now}
 	e.nt = notify.NewService(notify.Config{Store: e.store, Clock: e.now})
-	e.meter = metering.NewService(metering.Config{Store: e.store, Notices: e.nt, Clock: e.now})
+	e.meter = metering.NewService(metering.Config{Store: e.store, Clock: e.now})
 	e.svc = e.identity(nil)
 	return e
 }

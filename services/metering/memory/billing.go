@@ -7,21 +7,25 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 )
 
-// billing is the memory Store's part behind metering.BillingStore; the
-// Store's mutex guards it.
-type billing struct {
-	planChanges  map[string][]metering.PlanChange // by account, canceled ones too
-	limitChanges map[string][]metering.LimitChange
-	invoices     map[string][]metering.Invoice // by account, oldest first
+// The Store's part behind billing.Store: plan changes, the limits history,
+// credit, invoices and their collection, payment methods and payments.
+
+// billingState is the memory Store's part behind billing.BillingStore;
+// the Store's mutex guards it.
+type billingState struct {
+	planChanges  map[string][]billing.PlanChange // by account, canceled ones too
+	limitChanges map[string][]billing.LimitChange
+	invoices     map[string][]billing.Invoice // by account, oldest first
 }
 
-func newBilling() billing {
-	return billing{
-		planChanges:  map[string][]metering.PlanChange{},
-		limitChanges: map[string][]metering.LimitChange{},
-		invoices:     map[string][]metering.Invoice{},
+func newBillingState() billingState {
+	return billingState{
+		planChanges:  map[string][]billing.PlanChange{},
+		limitChanges: map[string][]billing.LimitChange{},
+		invoices:     map[string][]billing.Invoice{},
 	}
 }
 
@@ -61,13 +65,13 @@ func (s *Store) SetNextClose(_ context.Context, id string, at time.Time) error {
 // cancelScheduled cancels the account's pending downgrade rows at at.
 func (s *Store) cancelScheduled(id string, at time.Time) {
 	for i, c := range s.planChanges[id] {
-		if c.Kind == metering.ChangeDowngrade && c.CanceledAt == nil && c.EffectiveAt.After(at) {
+		if c.Kind == billing.ChangeDowngrade && c.CanceledAt == nil && c.EffectiveAt.After(at) {
 			s.planChanges[id][i].CanceledAt = &at
 		}
 	}
 }
 
-func (s *Store) Upgrade(_ context.Context, ch metering.PlanChange, anchor time.Time) error {
+func (s *Store) Upgrade(_ context.Context, ch billing.PlanChange, anchor time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.accounts[ch.AccountID]
@@ -84,7 +88,7 @@ func (s *Store) Upgrade(_ context.Context, ch metering.PlanChange, anchor time.T
 	return nil
 }
 
-func (s *Store) ScheduleDowngrade(_ context.Context, ch metering.PlanChange) error {
+func (s *Store) ScheduleDowngrade(_ context.Context, ch billing.PlanChange) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.accounts[ch.AccountID]
@@ -102,16 +106,16 @@ func (s *Store) ScheduleDowngrade(_ context.Context, ch metering.PlanChange) err
 	return nil
 }
 
-func (s *Store) CancelDowngrade(_ context.Context, id string, at time.Time) (metering.PlanChange, error) {
+func (s *Store) CancelDowngrade(_ context.Context, id string, at time.Time) (billing.PlanChange, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.accounts[id]
 	if !ok || a.ScheduledAt == nil || !a.ScheduledAt.After(at) {
-		return metering.PlanChange{}, metering.ErrNotFound
+		return billing.PlanChange{}, metering.ErrNotFound
 	}
-	var out metering.PlanChange
+	var out billing.PlanChange
 	for i, c := range s.planChanges[id] {
-		if c.Kind == metering.ChangeDowngrade && c.CanceledAt == nil && c.EffectiveAt.After(at) {
+		if c.Kind == billing.ChangeDowngrade && c.CanceledAt == nil && c.EffectiveAt.After(at) {
 			s.planChanges[id][i].CanceledAt = &at
 			out = s.planChanges[id][i]
 			out.CanceledAt = copyPtr(out.CanceledAt)
@@ -122,39 +126,25 @@ func (s *Store) CancelDowngrade(_ context.Context, id string, at time.Time) (met
 	return out, nil
 }
 
-func (s *Store) ApplyDowngrade(_ context.Context, id string, now time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.accounts[id]
-	if !ok {
-		return metering.ErrNotFound
-	}
-	if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
-		a.PlanID, a.ScheduledPlanID, a.ScheduledAt = a.ScheduledPlanID, "", nil
-		s.accounts[id] = a
-	}
-	return nil
-}
-
-func (s *Store) PlanChanges(_ context.Context, id string) ([]metering.PlanChange, error) {
+func (s *Store) PlanChanges(_ context.Context, id string) ([]billing.PlanChange, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []metering.PlanChange{}
+	out := []billing.PlanChange{}
 	for _, c := range s.planChanges[id] {
 		if c.CanceledAt == nil {
 			out = append(out, c)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b metering.PlanChange) int {
+	slices.SortStableFunc(out, func(a, b billing.PlanChange) int {
 		return cmp.Or(a.EffectiveAt.Compare(b.EffectiveAt), a.RequestedAt.Compare(b.RequestedAt))
 	})
 	return out, nil
 }
 
-func (s *Store) LimitChanges(_ context.Context, id string) ([]metering.LimitChange, error) {
+func (s *Store) LimitChanges(_ context.Context, id string) ([]billing.LimitChange, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []metering.LimitChange{}
+	out := []billing.LimitChange{}
 	for _, l := range s.limitChanges[id] {
 		l.OverageCapCents = copyPtr(l.OverageCapCents)
 		out = append(out, l)
@@ -174,19 +164,19 @@ func (s *Store) GrantCredit(_ context.Context, id string, cents int64) error {
 	return nil
 }
 
-func cloneInvoice(inv metering.Invoice) metering.Invoice {
+func cloneInvoice(inv billing.Invoice) billing.Invoice {
 	inv.Lines = slices.Clone(inv.Lines)
 	inv.OverageCapCents = copyPtr(inv.OverageCapCents)
 	inv.Collection.NextAttemptAt = copyPtr(inv.Collection.NextAttemptAt)
 	return inv
 }
 
-func (s *Store) CreateInvoice(_ context.Context, inv metering.Invoice) (metering.Invoice, bool, error) {
+func (s *Store) CreateInvoice(_ context.Context, inv billing.Invoice) (billing.Invoice, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.accounts[inv.AccountID]
 	if !ok {
-		return metering.Invoice{}, false, metering.ErrNotFound
+		return billing.Invoice{}, false, metering.ErrNotFound
 	}
 	for _, e := range s.invoices[a.ID] {
 		if e.PeriodStart.Equal(inv.PeriodStart) {
@@ -195,23 +185,302 @@ func (s *Store) CreateInvoice(_ context.Context, inv metering.Invoice) (metering
 	}
 	inv = cloneInvoice(inv)
 	if inv.Collection.State == "" {
-		inv.Collection.State = metering.CollectionOpen
+		inv.Collection.State = billing.CollectionOpen
 	}
 	inv.CreditCents = min(a.CreditCents, max(0, inv.SubtotalCents))
 	inv.TotalCents = inv.SubtotalCents - inv.CreditCents
 	a.CreditCents -= inv.CreditCents
 	s.accounts[a.ID] = a
 	s.invoices[a.ID] = append(s.invoices[a.ID], inv)
-	slices.SortFunc(s.invoices[a.ID], func(x, y metering.Invoice) int { return x.PeriodStart.Compare(y.PeriodStart) })
+	slices.SortFunc(s.invoices[a.ID], func(x, y billing.Invoice) int { return x.PeriodStart.Compare(y.PeriodStart) })
 	return cloneInvoice(inv), true, nil
 }
 
-func (s *Store) Invoices(_ context.Context, id string) ([]metering.Invoice, error) {
+func (s *Store) Invoices(_ context.Context, id string) ([]billing.Invoice, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := []metering.Invoice{}
+	out := []billing.Invoice{}
 	for _, inv := range s.invoices[id] {
 		out = append(out, cloneInvoice(inv))
 	}
 	return out, nil
+}
+
+// invoice returns a pointer to the stored invoice id, or nil; the caller
+// holds the mutex.
+func (s *Store) invoice(id string) *billing.Invoice {
+	for _, invs := range s.invoices {
+		for i := range invs {
+			if invs[i].ID == id {
+				return &invs[i]
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Store) ClaimCollection(_ context.Context, invoiceID string, attempt int, now, leaseUntil time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inv := s.invoice(invoiceID)
+	if inv == nil {
+		return false, metering.ErrNotFound
+	}
+	c := &inv.Collection
+	if c.State != billing.CollectionCollecting || c.Attempts != attempt-1 || c.NextAttemptAt == nil || c.NextAttemptAt.After(now) {
+		return false, nil
+	}
+	c.Attempts, c.NextAttemptAt = attempt, &leaseUntil
+	return true, nil
+}
+
+func (s *Store) RecordCollection(_ context.Context, invoiceID string, attempt int, c billing.InvoiceCollection) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inv := s.invoice(invoiceID)
+	if inv == nil {
+		return false, metering.ErrNotFound
+	}
+	if inv.Collection.State != billing.CollectionCollecting || inv.Collection.Attempts != attempt {
+		return false, nil
+	}
+	c.NextAttemptAt = copyPtr(c.NextAttemptAt)
+	inv.Collection = c
+	return true, nil
+}
+
+func (s *Store) DueCollections(_ context.Context, now time.Time, limit int) ([]billing.Invoice, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []billing.Invoice{}
+	for _, invs := range s.invoices {
+		for _, inv := range invs {
+			c := inv.Collection
+			if c.State == billing.CollectionCollecting && c.NextAttemptAt != nil && !c.NextAttemptAt.After(now) {
+				out = append(out, cloneInvoice(inv))
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b billing.Invoice) int {
+		return cmp.Or(a.Collection.NextAttemptAt.Compare(*b.Collection.NextAttemptAt), cmp.Compare(a.ID, b.ID))
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (s *Store) ReopenCollections(_ context.Context, accountID string, now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for i := range s.invoices[accountID] {
+		c := &s.invoices[accountID][i].Collection
+		if c.State == billing.CollectionOpen {
+			at := now
+			c.State, c.NextAttemptAt = billing.CollectionCollecting, &at
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (s *Store) ResolveCollection(_ context.Context, invoiceID, paymentID, state string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inv := s.invoice(invoiceID)
+	if inv == nil {
+		return false, metering.ErrNotFound
+	}
+	c := &inv.Collection
+	switch {
+	case state == billing.CollectionPaid && (c.State == billing.CollectionCollecting || c.State == billing.CollectionFailed):
+	case state == billing.CollectionFailed && c.State == billing.CollectionCollecting && c.PaymentID == paymentID:
+	default:
+		return false, nil
+	}
+	c.State, c.PaymentID, c.NextAttemptAt = state, paymentID, nil
+	return true, nil
+}
+
+// payments is the memory Store's part behind billing.PaymentStore, guarded
+// by the Store's mutex; its maps are made on first write.
+type payments struct {
+	methods  map[string]billing.PaymentMethod // by id
+	payments map[string]billing.Payment       // by id
+}
+
+func (s *Store) AddPaymentMethod(_ context.Context, m billing.PaymentMethod) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[m.AccountID]; !ok {
+		return metering.ErrNotFound
+	}
+	if s.pay.methods == nil {
+		s.pay.methods = map[string]billing.PaymentMethod{}
+	}
+	if _, ok := s.pay.methods[m.ID]; ok {
+		return metering.ErrConflict
+	}
+	if m.IsDefault {
+		s.clearDefault(m.AccountID)
+	}
+	m.RemovedAt = copyPtr(m.RemovedAt)
+	s.pay.methods[m.ID] = m
+	return nil
+}
+
+func (s *Store) clearDefault(accountID string) {
+	for id, o := range s.pay.methods {
+		if o.AccountID == accountID && o.IsDefault {
+			o.IsDefault = false
+			s.pay.methods[id] = o
+		}
+	}
+}
+
+func (s *Store) PaymentMethods(_ context.Context, accountID string) ([]billing.PaymentMethod, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []billing.PaymentMethod{}
+	for _, m := range s.pay.methods {
+		if m.AccountID == accountID && m.RemovedAt == nil {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b billing.PaymentMethod) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (s *Store) GetPaymentMethod(_ context.Context, id string) (billing.PaymentMethod, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	m, ok := s.pay.methods[id]
+	if !ok {
+		return billing.PaymentMethod{}, metering.ErrNotFound
+	}
+	m.RemovedAt = copyPtr(m.RemovedAt)
+	return m, nil
+}
+
+func (s *Store) SetDefaultPaymentMethod(_ context.Context, accountID, methodID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.pay.methods[methodID]
+	if !ok || m.AccountID != accountID || m.RemovedAt != nil {
+		return metering.ErrNotFound
+	}
+	s.clearDefault(accountID)
+	m.IsDefault = true
+	s.pay.methods[methodID] = m
+	return nil
+}
+
+func (s *Store) RemovePaymentMethod(_ context.Context, accountID, methodID string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.pay.methods[methodID]
+	if !ok || m.AccountID != accountID || m.RemovedAt != nil {
+		return metering.ErrNotFound
+	}
+	m.IsDefault, m.RemovedAt = false, &at
+	s.pay.methods[methodID] = m
+	return nil
+}
+
+func (s *Store) CreatePayment(_ context.Context, p billing.Payment) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.accounts[p.AccountID]; !ok {
+		return metering.ErrNotFound
+	}
+	if m, ok := s.pay.methods[p.MethodID]; !ok || m.AccountID != p.AccountID {
+		return metering.ErrNotFound
+	}
+	if s.pay.payments == nil {
+		s.pay.payments = map[string]billing.Payment{}
+	}
+	if _, ok := s.pay.payments[p.ID]; ok {
+		return metering.ErrConflict
+	}
+	p.ResolvedAt = copyPtr(p.ResolvedAt)
+	s.pay.payments[p.ID] = p
+	return nil
+}
+
+func (s *Store) GetPayment(_ context.Context, id string) (billing.Payment, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.pay.payments[id]
+	if !ok {
+		return billing.Payment{}, metering.ErrNotFound
+	}
+	p.ResolvedAt = copyPtr(p.ResolvedAt)
+	return p, nil
+}
+
+func (s *Store) Payments(_ context.Context, accountID string) ([]billing.Payment, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []billing.Payment{}
+	for _, p := range s.pay.payments {
+		if p.AccountID == accountID {
+			p.ResolvedAt = copyPtr(p.ResolvedAt)
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b billing.Payment) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
+}
+
+func (s *Store) DuePayments(_ context.Context, now time.Time, limit int) ([]billing.Payment, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := []billing.Payment{}
+	for _, p := range s.pay.payments {
+		if p.State == billing.PaymentPending && !p.SettleBy.After(now) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b billing.Payment) int {
+		return cmp.Or(a.SettleBy.Compare(b.SettleBy), cmp.Compare(a.ID, b.ID))
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (s *Store) ResolvePayment(_ context.Context, id, state, reason string, at time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.pay.payments[id]
+	if !ok {
+		return false, metering.ErrNotFound
+	}
+	if p.State != billing.PaymentPending {
+		return false, nil
+	}
+	p.State, p.FailureReason, p.ResolvedAt = state, reason, &at
+	s.pay.payments[id] = p
+	return true, nil
+}
+
+func (s *Store) DelayPayment(_ context.Context, id string, settleBy time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.pay.payments[id]
+	if !ok {
+		return metering.ErrNotFound
+	}
+	if p.State != billing.PaymentPending {
+		return metering.ErrConflict
+	}
+	p.SettleBy = settleBy
+	s.pay.payments[id] = p
+	return nil
 }

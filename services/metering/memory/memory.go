@@ -9,35 +9,39 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // Store keeps everything in maps behind one mutex.
 type Store struct {
-	mu          sync.RWMutex
-	accounts    map[string]metering.Account
-	credentials map[string]metering.Credential
-	byHash      map[string]string               // secret hash -> credential ID
-	billing                                     // billing.go
-	notices                                     // notify.go
-	pay         payments                        // payments.go
-	oauth       map[string]identity.OAuthClient // by ID; oauth.go
-	tokens      map[string]identity.PortalToken // by hash; tokens.go
-	people                                      // portal.go
+	mu           sync.RWMutex
+	accounts     map[string]metering.Account
+	credentials  map[string]metering.Credential
+	byHash       map[string]string               // secret hash -> credential ID
+	billingState                                 // billing.go
+	notices                                      // notify.go
+	pay          payments                        // billing.go
+	oauth        map[string]identity.OAuthClient // by ID; oauth.go
+	tokens       map[string]identity.PortalToken // by hash; tokens.go
+	people                                       // portal.go
 }
 
-var _ metering.Store = (*Store)(nil)
+var (
+	_ metering.Store = (*Store)(nil)
+	_ billing.Store  = (*Store)(nil)
+)
 
 // New returns an empty Store.
 func New() *Store {
 	return &Store{
-		accounts:    map[string]metering.Account{},
-		credentials: map[string]metering.Credential{},
-		byHash:      map[string]string{},
-		billing:     newBilling(),
-		notices:     notices{alerts: map[string][]notify.Alert{}},
-		people:      people{users: map[string][]identity.PortalUser{}},
+		accounts:     map[string]metering.Account{},
+		credentials:  map[string]metering.Credential{},
+		byHash:       map[string]string{},
+		billingState: newBillingState(),
+		notices:      notices{alerts: map[string][]notify.Alert{}},
+		people:       people{users: map[string][]identity.PortalUser{}},
 	}
 }
 
@@ -73,7 +77,7 @@ func (s *Store) SetBillingLimits(_ context.Context, id string, hardStop bool, ca
 	a.HardStop = hardStop
 	a.OverageCapCents = copyPtr(capCents)
 	s.accounts[id] = a
-	s.limitChanges[id] = append(s.limitChanges[id], metering.LimitChange{AccountID: id, At: at, HardStop: hardStop, OverageCapCents: copyPtr(capCents)})
+	s.limitChanges[id] = append(s.limitChanges[id], billing.LimitChange{AccountID: id, At: at, HardStop: hardStop, OverageCapCents: copyPtr(capCents)})
 	return nil
 }
 
@@ -158,4 +162,18 @@ func clone(c metering.Credential) metering.Credential {
 	c.ExpiresAt = copyPtr(c.ExpiresAt)
 	c.LastUsedAt = copyPtr(c.LastUsedAt)
 	return c
+}
+
+func (s *Store) ApplyDowngrade(_ context.Context, id string, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.accounts[id]
+	if !ok {
+		return metering.ErrNotFound
+	}
+	if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
+		a.PlanID, a.ScheduledPlanID, a.ScheduledAt = a.ScheduledPlanID, "", nil
+		s.accounts[id] = a
+	}
+	return nil
 }

@@ -136,7 +136,10 @@ type Meter interface {
 
 // Changes is the set of accounts whose usage, plan, limits or payment
 // standing changed since their last alert check (admission.Controller).
+// The counters mark usage as they count it; Service.AccountChanged marks
+// the other changes.
 type Changes interface {
+	MarkChanged(ctx context.Context, accountID string) error
 	Changed(ctx context.Context, cursor uint64, count int64) ([]admission.Changed, uint64, error)
 	Checked(ctx context.Context, c admission.Changed) (bool, error)
 	Orphan(ctx context.Context, c admission.Changed, now time.Time, after time.Duration) (bool, error)

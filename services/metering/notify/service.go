@@ -80,6 +80,20 @@ func (s *Service) timestamp() time.Time {
 	return s.now().UTC().Truncate(time.Microsecond)
 }
 
+// AccountChanged has the next ScanAlerts check the account: its plan,
+// billing limits or payment standing changed, which can reach a milestone
+// without new usage (metering.Watcher: the root announces every such
+// change here, billing's through the root). A failure is logged: the change
+// itself is made, and the account's next counted request marks it again.
+func (s *Service) AccountChanged(ctx context.Context, accountID string) {
+	if s.cfg.Changes == nil {
+		return
+	}
+	if err := s.cfg.Changes.MarkChanged(ctx, accountID); err != nil {
+		s.log.WarnContext(ctx, "account not marked for a usage alert check", "account_id", accountID, "err", err)
+	}
+}
+
 // milestones are those that standing st has reached.
 func milestones(st Standing) []string {
 	l := st.Limits

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/pgtest"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/postgres"
 )
 
@@ -25,16 +26,16 @@ func BenchmarkLimits(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			m := metering.PaymentMethod{ID: uuid.NewString(), AccountID: a.ID, Type: metering.MethodDirectDebit, Scheme: metering.SchemeACH,
+			m := billing.PaymentMethod{ID: uuid.NewString(), AccountID: a.ID, Type: billing.MethodDirectDebit, Scheme: billing.SchemeACH,
 				Brand: "021000021", Last4: "6789", HolderName: "Acme", ProcessorRef: "ref", IsDefault: true, CreatedAt: a.CreatedAt}
 			if err := store.AddPaymentMethod(ctx, m); err != nil {
 				b.Fatal(err)
 			}
 			for i := range n {
 				at := a.CreatedAt.AddDate(0, i, 0)
-				p := metering.Payment{ID: uuid.NewString(), AccountID: a.ID, MethodID: m.ID, MethodType: m.Type, Scheme: m.Scheme,
-					Purpose: metering.PurposeInvoice, PeriodStart: at, AmountCents: 149_00, Currency: metering.USD, FirstDebit: i == 0,
-					State: metering.PaymentSettled, ProcessorRef: "pay", CreatedAt: at, SettleBy: at.Add(96 * time.Hour), ResolvedAt: &at}
+				p := billing.Payment{ID: uuid.NewString(), AccountID: a.ID, MethodID: m.ID, MethodType: m.Type, Scheme: m.Scheme,
+					Purpose: billing.PurposeInvoice, PeriodStart: at, AmountCents: 149_00, Currency: metering.USD, FirstDebit: i == 0,
+					State: billing.PaymentSettled, ProcessorRef: "pay", CreatedAt: at, SettleBy: at.Add(96 * time.Hour), ResolvedAt: &at}
 				if err := store.CreatePayment(ctx, p); err != nil {
 					b.Fatal(err)
 				}

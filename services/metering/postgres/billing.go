@@ -9,7 +9,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 )
+
+// The Store's part behind billing.Store: plan changes, the limits history,
+// credit, invoices and their collection, payment methods and payments.
+var _ billing.Store = (*Store)(nil)
 
 func utcPtr(t *time.Time) *time.Time {
 	if t == nil {
@@ -69,7 +74,7 @@ func lockAccount(ctx context.Context, tx pgx.Tx, id string) (plan string, err er
 	return plan, nil
 }
 
-func insertChange(ctx context.Context, tx pgx.Tx, ch metering.PlanChange) error {
+func insertChange(ctx context.Context, tx pgx.Tx, ch billing.PlanChange) error {
 	_, err := tx.Exec(ctx, `
 		INSERT INTO plan_changes (id, account_id, kind, from_plan, to_plan, requested_at, effective_at, charge_cents, used_at_change)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -90,7 +95,7 @@ func cancelScheduled(ctx context.Context, tx pgx.Tx, id string, at time.Time) er
 	return nil
 }
 
-func (s *Store) Upgrade(ctx context.Context, ch metering.PlanChange, anchor time.Time) error {
+func (s *Store) Upgrade(ctx context.Context, ch billing.PlanChange, anchor time.Time) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		plan, err := lockAccount(ctx, tx, ch.AccountID)
 		if err != nil {
@@ -112,7 +117,7 @@ func (s *Store) Upgrade(ctx context.Context, ch metering.PlanChange, anchor time
 	})
 }
 
-func (s *Store) ScheduleDowngrade(ctx context.Context, ch metering.PlanChange) error {
+func (s *Store) ScheduleDowngrade(ctx context.Context, ch billing.PlanChange) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		plan, err := lockAccount(ctx, tx, ch.AccountID)
 		if err != nil {
@@ -133,8 +138,8 @@ func (s *Store) ScheduleDowngrade(ctx context.Context, ch metering.PlanChange) e
 	})
 }
 
-func (s *Store) CancelDowngrade(ctx context.Context, id string, at time.Time) (metering.PlanChange, error) {
-	var out metering.PlanChange
+func (s *Store) CancelDowngrade(ctx context.Context, id string, at time.Time) (billing.PlanChange, error) {
+	var out billing.PlanChange
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := lockAccount(ctx, tx, id); err != nil {
 			return err
@@ -167,33 +172,20 @@ func (s *Store) CancelDowngrade(ctx context.Context, id string, at time.Time) (m
 	return out, err
 }
 
-func (s *Store) ApplyDowngrade(ctx context.Context, id string, now time.Time) error {
-	if !isUUID(id) {
-		return metering.ErrNotFound
-	}
-	_, err := s.pool.Exec(ctx, `
-		UPDATE accounts SET plan_id = scheduled_plan_id, scheduled_plan_id = NULL, scheduled_at = NULL
-		WHERE id = $1 AND scheduled_at <= $2`, id, now)
-	if err != nil {
-		return storeErr("apply downgrade", err)
-	}
-	return nil
-}
-
 const changeColumns = `id::text, account_id::text, kind, from_plan, to_plan, requested_at, effective_at,
 	charge_cents, used_at_change, canceled_at`
 
-func scanChange(row pgx.CollectableRow) (metering.PlanChange, error) {
-	var c metering.PlanChange
+func scanChange(row pgx.CollectableRow) (billing.PlanChange, error) {
+	var c billing.PlanChange
 	err := row.Scan(&c.ID, &c.AccountID, &c.Kind, &c.FromPlan, &c.ToPlan, &c.RequestedAt, &c.EffectiveAt,
 		&c.ChargeCents, &c.UsedAtChange, &c.CanceledAt)
 	c.RequestedAt, c.EffectiveAt, c.CanceledAt = c.RequestedAt.UTC(), c.EffectiveAt.UTC(), utcPtr(c.CanceledAt)
 	return c, err
 }
 
-func (s *Store) PlanChanges(ctx context.Context, id string) ([]metering.PlanChange, error) {
+func (s *Store) PlanChanges(ctx context.Context, id string) ([]billing.PlanChange, error) {
 	if !isUUID(id) {
-		return []metering.PlanChange{}, nil
+		return []billing.PlanChange{}, nil
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+changeColumns+` FROM plan_changes
 		WHERE account_id = $1 AND canceled_at IS NULL ORDER BY effective_at, requested_at, id`, id)
@@ -207,17 +199,17 @@ func (s *Store) PlanChanges(ctx context.Context, id string) ([]metering.PlanChan
 	return out, nil
 }
 
-func (s *Store) LimitChanges(ctx context.Context, id string) ([]metering.LimitChange, error) {
+func (s *Store) LimitChanges(ctx context.Context, id string) ([]billing.LimitChange, error) {
 	if !isUUID(id) {
-		return []metering.LimitChange{}, nil
+		return []billing.LimitChange{}, nil
 	}
 	rows, err := s.pool.Query(ctx, `SELECT account_id::text, at, hard_stop, overage_cap_cents FROM limit_changes
 		WHERE account_id = $1 ORDER BY at, seq`, id)
 	if err != nil {
 		return nil, storeErr("limit changes", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (metering.LimitChange, error) {
-		var l metering.LimitChange
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (billing.LimitChange, error) {
+		var l billing.LimitChange
 		err := row.Scan(&l.AccountID, &l.At, &l.HardStop, &l.OverageCapCents)
 		l.At = l.At.UTC()
 		return l, err
@@ -246,8 +238,8 @@ const invoiceColumns = `id::text, account_id::text, period_start, period_end, pl
 	subtotal_cents, credit_cents, total_cents, overage_cap_cents, created_at,
 	collection_state, collection_attempts, next_attempt_at, coalesce(payment_id::text, ''), collection_error`
 
-func scanInvoice(row pgx.CollectableRow) (metering.Invoice, error) {
-	var inv metering.Invoice
+func scanInvoice(row pgx.CollectableRow) (billing.Invoice, error) {
+	var inv billing.Invoice
 	var currency string
 	var lines []byte
 	err := row.Scan(&inv.ID, &inv.AccountID, &inv.PeriodStart, &inv.PeriodEnd, &inv.PlanID, &currency, &lines,
@@ -268,17 +260,17 @@ func scanInvoice(row pgx.CollectableRow) (metering.Invoice, error) {
 	return inv, nil
 }
 
-func (s *Store) CreateInvoice(ctx context.Context, inv metering.Invoice) (metering.Invoice, bool, error) {
+func (s *Store) CreateInvoice(ctx context.Context, inv billing.Invoice) (billing.Invoice, bool, error) {
 	if !isUUID(inv.AccountID) {
-		return metering.Invoice{}, false, metering.ErrNotFound
+		return billing.Invoice{}, false, metering.ErrNotFound
 	}
 	lines := inv.Lines
 	if lines == nil {
-		lines = []metering.InvoiceLine{}
+		lines = []billing.InvoiceLine{}
 	}
 	body, err := json.Marshal(lines)
 	if err != nil {
-		return metering.Invoice{}, false, err
+		return billing.Invoice{}, false, err
 	}
 	created := false
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -323,14 +315,14 @@ func (s *Store) CreateInvoice(ctx context.Context, inv metering.Invoice) (meteri
 		return nil
 	})
 	if err != nil {
-		return metering.Invoice{}, false, err
+		return billing.Invoice{}, false, err
 	}
 	return inv, created, nil
 }
 
-func (s *Store) Invoices(ctx context.Context, id string) ([]metering.Invoice, error) {
+func (s *Store) Invoices(ctx context.Context, id string) ([]billing.Invoice, error) {
 	if !isUUID(id) {
-		return []metering.Invoice{}, nil
+		return []billing.Invoice{}, nil
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 ORDER BY period_start`, id)
 	if err != nil {
@@ -341,4 +333,331 @@ func (s *Store) Invoices(ctx context.Context, id string) ([]metering.Invoice, er
 		return nil, storeErr("invoices", err)
 	}
 	return out, nil
+}
+
+// collectionState defaults an invoice made without one to open.
+func collectionState(s string) string {
+	if s == "" {
+		return billing.CollectionOpen
+	}
+	return s
+}
+
+func (s *Store) ClaimCollection(ctx context.Context, invoiceID string, attempt int, now, leaseUntil time.Time) (bool, error) {
+	if !isUUID(invoiceID) {
+		return false, metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE invoices SET collection_attempts = $2, next_attempt_at = $4
+		WHERE id = $1 AND collection_state = 'collecting' AND collection_attempts = $2 - 1
+		  AND next_attempt_at IS NOT NULL AND next_attempt_at <= $3`, invoiceID, attempt, now, leaseUntil)
+	if err != nil {
+		return false, storeErr("claim collection", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	return false, s.invoiceExists(ctx, invoiceID)
+}
+
+// invoiceExists answers ErrNotFound for an unknown invoice, else nil.
+func (s *Store) invoiceExists(ctx context.Context, id string) error {
+	var one int
+	if err := s.pool.QueryRow(ctx, `SELECT 1 FROM invoices WHERE id = $1`, id).Scan(&one); err != nil {
+		return storeErr("invoice", err)
+	}
+	return nil
+}
+
+func (s *Store) RecordCollection(ctx context.Context, invoiceID string, attempt int, c billing.InvoiceCollection) (bool, error) {
+	if !isUUID(invoiceID) {
+		return false, metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE invoices SET collection_state = $3, collection_attempts = $4, next_attempt_at = $5,
+			payment_id = NULLIF($6, '')::uuid, collection_error = $7
+		WHERE id = $1 AND collection_state = 'collecting' AND collection_attempts = $2`,
+		invoiceID, attempt, collectionState(c.State), c.Attempts, c.NextAttemptAt, c.PaymentID, c.LastError)
+	if err != nil {
+		return false, storeErr("record collection", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	return false, s.invoiceExists(ctx, invoiceID)
+}
+
+func (s *Store) DueCollections(ctx context.Context, now time.Time, limit int) ([]billing.Invoice, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+invoiceColumns+` FROM invoices
+		WHERE collection_state = 'collecting' AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1
+		ORDER BY next_attempt_at, id LIMIT $2`, now, limit)
+	if err != nil {
+		return nil, storeErr("due collections", err)
+	}
+	out, err := pgx.CollectRows(rows, scanInvoice)
+	if err != nil {
+		return nil, storeErr("due collections", err)
+	}
+	return out, nil
+}
+
+func (s *Store) ReopenCollections(ctx context.Context, accountID string, now time.Time) (int, error) {
+	if !isUUID(accountID) {
+		return 0, nil
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE invoices SET collection_state = 'collecting', next_attempt_at = $2
+		WHERE account_id = $1 AND collection_state = 'open'`, accountID, now)
+	if err != nil {
+		return 0, storeErr("reopen collections", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+func (s *Store) ResolveCollection(ctx context.Context, invoiceID, paymentID, state string) (bool, error) {
+	if !isUUID(invoiceID) || !isUUID(paymentID) {
+		return false, metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE invoices SET collection_state = $3, payment_id = $2, next_attempt_at = NULL
+		WHERE id = $1 AND (
+			($3 = 'paid' AND collection_state IN ('collecting', 'failed')) OR
+			($3 = 'failed' AND collection_state = 'collecting' AND payment_id = $2))`, invoiceID, paymentID, state)
+	if err != nil {
+		return false, storeErr("resolve collection", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	return false, s.invoiceExists(ctx, invoiceID)
+}
+
+func (s *Store) AddPaymentMethod(ctx context.Context, m billing.PaymentMethod) error {
+	if !isUUID(m.AccountID) {
+		return metering.ErrNotFound
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := lockAccount(ctx, tx, m.AccountID); err != nil {
+			return err
+		}
+		if m.IsDefault {
+			if _, err := tx.Exec(ctx, `UPDATE payment_methods SET is_default = false WHERE account_id = $1 AND is_default`, m.AccountID); err != nil {
+				return storeErr("add payment method", err)
+			}
+		}
+		_, err := tx.Exec(ctx, `
+			INSERT INTO payment_methods (id, account_id, type, scheme, brand, last4, holder_name, processor_ref, is_default, created_at, removed_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			m.ID, m.AccountID, m.Type, m.Scheme, m.Brand, m.Last4, m.HolderName, m.ProcessorRef, m.IsDefault, m.CreatedAt, m.RemovedAt)
+		if err != nil {
+			return storeErr("add payment method", err)
+		}
+		return nil
+	})
+}
+
+const methodColumns = `id::text, account_id::text, type, scheme, brand, last4, holder_name, processor_ref, is_default, created_at, removed_at`
+
+func scanMethod(row pgx.CollectableRow) (billing.PaymentMethod, error) {
+	var m billing.PaymentMethod
+	err := row.Scan(&m.ID, &m.AccountID, &m.Type, &m.Scheme, &m.Brand, &m.Last4, &m.HolderName, &m.ProcessorRef,
+		&m.IsDefault, &m.CreatedAt, &m.RemovedAt)
+	m.CreatedAt, m.RemovedAt = m.CreatedAt.UTC(), utcPtr(m.RemovedAt)
+	return m, err
+}
+
+func (s *Store) PaymentMethods(ctx context.Context, accountID string) ([]billing.PaymentMethod, error) {
+	if !isUUID(accountID) {
+		return []billing.PaymentMethod{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+methodColumns+` FROM payment_methods
+		WHERE account_id = $1 AND removed_at IS NULL ORDER BY created_at, id`, accountID)
+	if err != nil {
+		return nil, storeErr("payment methods", err)
+	}
+	out, err := pgx.CollectRows(rows, scanMethod)
+	if err != nil {
+		return nil, storeErr("payment methods", err)
+	}
+	return out, nil
+}
+
+func (s *Store) GetPaymentMethod(ctx context.Context, id string) (billing.PaymentMethod, error) {
+	if !isUUID(id) {
+		return billing.PaymentMethod{}, metering.ErrNotFound
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+methodColumns+` FROM payment_methods WHERE id = $1`, id)
+	if err != nil {
+		return billing.PaymentMethod{}, storeErr("payment method", err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, scanMethod)
+	if err != nil {
+		return billing.PaymentMethod{}, storeErr("payment method", err)
+	}
+	return m, nil
+}
+
+func (s *Store) SetDefaultPaymentMethod(ctx context.Context, accountID, methodID string) error {
+	if !isUUID(accountID) || !isUUID(methodID) {
+		return metering.ErrNotFound
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := lockAccount(ctx, tx, accountID); err != nil {
+			return err
+		}
+		var exists bool
+		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM payment_methods WHERE id = $1 AND account_id = $2 AND removed_at IS NULL)`,
+			methodID, accountID).Scan(&exists)
+		if err != nil {
+			return storeErr("set default payment method", err)
+		}
+		if !exists {
+			return metering.ErrNotFound
+		}
+		if _, err := tx.Exec(ctx, `UPDATE payment_methods SET is_default = false WHERE account_id = $1 AND is_default AND id <> $2`, accountID, methodID); err != nil {
+			return storeErr("set default payment method", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE payment_methods SET is_default = true WHERE id = $1`, methodID); err != nil {
+			return storeErr("set default payment method", err)
+		}
+		return nil
+	})
+}
+
+func (s *Store) RemovePaymentMethod(ctx context.Context, accountID, methodID string, at time.Time) error {
+	if !isUUID(accountID) || !isUUID(methodID) {
+		return metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE payment_methods SET is_default = false, removed_at = $3
+		WHERE id = $1 AND account_id = $2 AND removed_at IS NULL`, methodID, accountID, at)
+	if err != nil {
+		return storeErr("remove payment method", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return metering.ErrNotFound
+	}
+	return nil
+}
+
+func nullUUID(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (s *Store) CreatePayment(ctx context.Context, p billing.Payment) error {
+	if !isUUID(p.AccountID) || !isUUID(p.MethodID) {
+		return metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO payments (id, account_id, method_id, method_type, scheme, purpose, invoice_id, retry_of, period_start,
+			amount_cents, currency, first_debit, state, processor_ref, created_at, settle_by, resolved_at, failure_reason)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18
+		WHERE EXISTS (SELECT 1 FROM payment_methods WHERE id = $3 AND account_id = $2)`,
+		p.ID, p.AccountID, p.MethodID, p.MethodType, p.Scheme, p.Purpose, nullUUID(p.InvoiceID), nullUUID(p.RetryOf), p.PeriodStart,
+		p.AmountCents, string(p.Currency), p.FirstDebit, p.State, p.ProcessorRef, p.CreatedAt, p.SettleBy, p.ResolvedAt, p.FailureReason)
+	if err != nil {
+		return storeErr("create payment", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return metering.ErrNotFound
+	}
+	return nil
+}
+
+const paymentColumns = `id::text, account_id::text, method_id::text, method_type, scheme, purpose, coalesce(invoice_id::text, ''),
+	coalesce(retry_of::text, ''), period_start, amount_cents, currency, first_debit, state, processor_ref, created_at, settle_by,
+	resolved_at, failure_reason`
+
+func scanPayment(row pgx.CollectableRow) (billing.Payment, error) {
+	var p billing.Payment
+	var cur string
+	err := row.Scan(&p.ID, &p.AccountID, &p.MethodID, &p.MethodType, &p.Scheme, &p.Purpose, &p.InvoiceID, &p.RetryOf,
+		&p.PeriodStart, &p.AmountCents, &cur, &p.FirstDebit, &p.State, &p.ProcessorRef, &p.CreatedAt, &p.SettleBy,
+		&p.ResolvedAt, &p.FailureReason)
+	p.Currency = metering.Currency(cur)
+	p.PeriodStart, p.CreatedAt, p.SettleBy, p.ResolvedAt = p.PeriodStart.UTC(), p.CreatedAt.UTC(), p.SettleBy.UTC(), utcPtr(p.ResolvedAt)
+	return p, err
+}
+
+func (s *Store) GetPayment(ctx context.Context, id string) (billing.Payment, error) {
+	if !isUUID(id) {
+		return billing.Payment{}, metering.ErrNotFound
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+paymentColumns+` FROM payments WHERE id = $1`, id)
+	if err != nil {
+		return billing.Payment{}, storeErr("payment", err)
+	}
+	p, err := pgx.CollectExactlyOneRow(rows, scanPayment)
+	if err != nil {
+		return billing.Payment{}, storeErr("payment", err)
+	}
+	return p, nil
+}
+
+func (s *Store) Payments(ctx context.Context, accountID string) ([]billing.Payment, error) {
+	if !isUUID(accountID) {
+		return []billing.Payment{}, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+paymentColumns+` FROM payments WHERE account_id = $1 ORDER BY created_at, id`, accountID)
+	if err != nil {
+		return nil, storeErr("payments", err)
+	}
+	out, err := pgx.CollectRows(rows, scanPayment)
+	if err != nil {
+		return nil, storeErr("payments", err)
+	}
+	return out, nil
+}
+
+func (s *Store) DuePayments(ctx context.Context, now time.Time, limit int) ([]billing.Payment, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+paymentColumns+` FROM payments
+		WHERE state = 'pending' AND settle_by <= $1 ORDER BY settle_by, id LIMIT $2`, now, limit)
+	if err != nil {
+		return nil, storeErr("due payments", err)
+	}
+	out, err := pgx.CollectRows(rows, scanPayment)
+	if err != nil {
+		return nil, storeErr("due payments", err)
+	}
+	return out, nil
+}
+
+// ResolvePayment's WHERE state = 'pending' makes it idempotent across
+// replicas: of two concurrent resolutions one updates the row, the other
+// finds it resolved.
+func (s *Store) ResolvePayment(ctx context.Context, id, state, reason string, at time.Time) (bool, error) {
+	if !isUUID(id) {
+		return false, metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE payments SET state = $2, failure_reason = $3, resolved_at = $4
+		WHERE id = $1 AND state = 'pending'`, id, state, reason, at)
+	if err != nil {
+		return false, storeErr("resolve payment", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	if _, err := s.GetPayment(ctx, id); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
+func (s *Store) DelayPayment(ctx context.Context, id string, settleBy time.Time) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, `UPDATE payments SET settle_by = $2 WHERE id = $1 AND state = 'pending'`, id, settleBy)
+	if err != nil {
+		return storeErr("delay payment", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	if _, err := s.GetPayment(ctx, id); err != nil {
+		return err
+	}
+	return metering.ErrConflict
 }

@@ -226,3 +226,16 @@ func (s *Store) RevokeCredential(ctx context.Context, id string, at time.Time) e
 	}
 	return nil
 }
+
+func (s *Store) ApplyDowngrade(ctx context.Context, id string, now time.Time) error {
+	if !isUUID(id) {
+		return metering.ErrNotFound
+	}
+	_, err := s.pool.Exec(ctx, `
+		UPDATE accounts SET plan_id = scheduled_plan_id, scheduled_plan_id = NULL, scheduled_at = NULL
+		WHERE id = $1 AND scheduled_at <= $2`, id, now)
+	if err != nil {
+		return storeErr("apply downgrade", err)
+	}
+	return nil
+}

@@ -11,7 +11,7 @@
 //	0003  a debit stays pending past its date until forced (a delay)
 //	0004  collecting answers a transient error, as an unreachable processor
 //	      would: an invoice's collection is retried, then fails
-//	0005  collecting is refused (metering.ErrPaymentRefused): definitive
+//	0005  collecting is refused (billing.ErrPaymentRefused): definitive
 //	else  a card settles at once, a debit settles on its date
 //
 // A deployment plugs in a real processor behind the same interface:
@@ -28,6 +28,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 )
 
 // The sandbox's magic endings.
@@ -49,14 +50,14 @@ type Processor struct {
 	LaterDebitDays int
 }
 
-var _ metering.SandboxProcessor = (*Processor)(nil)
+var _ billing.SandboxProcessor = (*Processor)(nil)
 
 // New returns the sandbox with its default timings: a first debit takes 4
 // business days over ACH, 5 over SEPA and 3 over Bacs (its three-day
 // cycle); a later one 2.
 func New() *Processor {
 	return &Processor{
-		FirstDebitDays: map[string]int{metering.SchemeACH: 4, metering.SchemeSEPA: 5, metering.SchemeBacs: 3},
+		FirstDebitDays: map[string]int{billing.SchemeACH: 4, billing.SchemeSEPA: 5, billing.SchemeBacs: 3},
 		LaterDebitDays: 2,
 	}
 }
@@ -65,42 +66,42 @@ func New() *Processor {
 func (*Processor) Sandbox() bool { return true }
 
 // SetUp answers a made-up token or mandate reference.
-func (*Processor) SetUp(_ context.Context, _ string, d metering.MethodDetails) (string, error) {
-	if d.Type == metering.MethodCard {
+func (*Processor) SetUp(_ context.Context, _ string, d billing.MethodDetails) (string, error) {
+	if d.Type == billing.MethodCard {
 		return "sbx_card_" + uuid.NewString(), nil
 	}
 	return "sbx_mandate_" + d.Scheme + "_" + uuid.NewString(), nil
 }
 
 // Collect settles or declines a card at once and starts a debit.
-func (p *Processor) Collect(_ context.Context, m metering.PaymentMethod, pay metering.Payment) (metering.Collection, error) {
+func (p *Processor) Collect(_ context.Context, m billing.PaymentMethod, pay billing.Payment) (billing.Collection, error) {
 	switch {
 	case strings.HasSuffix(m.Last4, UnreachableSuffix):
-		return metering.Collection{}, ErrUnreachable
+		return billing.Collection{}, ErrUnreachable
 	case strings.HasSuffix(m.Last4, RefuseSuffix):
-		return metering.Collection{}, fmt.Errorf("mandate or card not usable (sandbox): %w", metering.ErrPaymentRefused)
+		return billing.Collection{}, fmt.Errorf("mandate or card not usable (sandbox): %w", billing.ErrPaymentRefused)
 	}
 	ref := "sbx_pay_" + uuid.NewString()
-	if m.Type == metering.MethodCard {
+	if m.Type == billing.MethodCard {
 		if strings.HasSuffix(m.Last4, FailSuffix) {
-			return metering.Collection{Ref: ref, State: metering.PaymentFailed, Reason: "card declined (sandbox)"}, nil
+			return billing.Collection{Ref: ref, State: metering.PaymentFailed, Reason: "card declined (sandbox)"}, nil
 		}
-		return metering.Collection{Ref: ref, State: metering.PaymentSettled}, nil
+		return billing.Collection{Ref: ref, State: billing.PaymentSettled}, nil
 	}
 	days := p.LaterDebitDays
 	if pay.FirstDebit {
 		days = p.FirstDebitDays[m.Scheme]
 	}
-	return metering.Collection{Ref: ref, State: metering.PaymentPending, BusinessDays: days}, nil
+	return billing.Collection{Ref: ref, State: billing.PaymentPending, BusinessDays: days}, nil
 }
 
 // Outcome of a debit whose date has come.
-func (*Processor) Outcome(_ context.Context, m metering.PaymentMethod, _ metering.Payment) (string, string, error) {
+func (*Processor) Outcome(_ context.Context, m billing.PaymentMethod, _ billing.Payment) (string, string, error) {
 	switch {
 	case strings.HasSuffix(m.Last4, FailSuffix):
 		return metering.PaymentFailed, "the bank refused the debit (sandbox)", nil
 	case strings.HasSuffix(m.Last4, DelaySuffix):
-		return metering.PaymentPending, "", nil
+		return billing.PaymentPending, "", nil
 	}
-	return metering.PaymentSettled, "", nil
+	return billing.PaymentSettled, "", nil
 }

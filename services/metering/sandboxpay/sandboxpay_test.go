@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
 
@@ -17,25 +18,25 @@ func TestCollectBySuffix(t *testing.T) {
 		err        error
 		refused    bool
 	}{
-		{metering.MethodCard, "4242", metering.PaymentSettled, nil, false},
-		{metering.MethodCard, sandboxpay.FailSuffix, metering.PaymentFailed, nil, false},
-		{metering.MethodDirectDebit, "6789", metering.PaymentPending, nil, false},
-		{metering.MethodCard, sandboxpay.UnreachableSuffix, "", sandboxpay.ErrUnreachable, false},
-		{metering.MethodDirectDebit, sandboxpay.UnreachableSuffix, "", sandboxpay.ErrUnreachable, false},
-		{metering.MethodCard, sandboxpay.RefuseSuffix, "", metering.ErrPaymentRefused, true},
-		{metering.MethodDirectDebit, sandboxpay.RefuseSuffix, "", metering.ErrPaymentRefused, true},
+		{billing.MethodCard, "4242", billing.PaymentSettled, nil, false},
+		{billing.MethodCard, sandboxpay.FailSuffix, metering.PaymentFailed, nil, false},
+		{billing.MethodDirectDebit, "6789", billing.PaymentPending, nil, false},
+		{billing.MethodCard, sandboxpay.UnreachableSuffix, "", sandboxpay.ErrUnreachable, false},
+		{billing.MethodDirectDebit, sandboxpay.UnreachableSuffix, "", sandboxpay.ErrUnreachable, false},
+		{billing.MethodCard, sandboxpay.RefuseSuffix, "", billing.ErrPaymentRefused, true},
+		{billing.MethodDirectDebit, sandboxpay.RefuseSuffix, "", billing.ErrPaymentRefused, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.typ+"/"+tc.last4, func(t *testing.T) {
-			scheme := metering.SchemeCard
-			if tc.typ == metering.MethodDirectDebit {
-				scheme = metering.SchemeACH
+			scheme := billing.SchemeCard
+			if tc.typ == billing.MethodDirectDebit {
+				scheme = billing.SchemeACH
 			}
-			c, err := sandboxpay.New().Collect(t.Context(), metering.PaymentMethod{Type: tc.typ, Scheme: scheme, Last4: tc.last4}, metering.Payment{})
+			c, err := sandboxpay.New().Collect(t.Context(), billing.PaymentMethod{Type: tc.typ, Scheme: scheme, Last4: tc.last4}, billing.Payment{})
 			if !errors.Is(err, tc.err) || (err == nil) != (tc.err == nil) {
 				t.Fatalf("err %v, want %v", err, tc.err)
 			}
-			if errors.Is(err, metering.ErrPaymentRefused) != tc.refused {
+			if errors.Is(err, billing.ErrPaymentRefused) != tc.refused {
 				t.Fatalf("refused = %v, want %v", !tc.refused, tc.refused)
 			}
 			if err == nil && c.State != tc.state {

@@ -1,6 +1,7 @@
 // Package server is the metering service's wiring: New builds it from a
-// Config (the store, the usage counters, then notify's, the root's and
-// identity's Services in that order, and the readiness checks: README.md,
+// Config (the store, the usage counters, then notify's, billing's payment
+// standing, the root's, billing's and identity's Services in that order,
+// and the readiness checks: README.md,
 // "Packages and which imports which"), Register puts its gRPC APIs on a server, Run does the billing
 // tick (BillingTick: each step reads only what is due, docs/billing.md) and
 // Close releases what New opened.
@@ -24,6 +25,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/grpcapi"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/memory"
@@ -63,7 +65,7 @@ type Config struct {
 	// never, tests call the Service). It needs RedisURL.
 	BillingInterval time.Duration
 	// CloseGrace is how long after its end a period is invoiced (default
-	// metering.DefaultCloseGrace).
+	// billing.DefaultCloseGrace).
 	CloseGrace time.Duration
 	// MailBackoff and MailBackoffMax: the outbox's first retry delay and the
 	// longest (defaults notify.DefaultMailBackoff and DefaultMailBackoffMax).
@@ -71,7 +73,7 @@ type Config struct {
 	// PaymentProcessor moves payments (sandboxpay in the local stack; a
 	// deployment's real adapter). Nil: payment methods cannot be added and
 	// nothing is collected.
-	PaymentProcessor metering.PaymentProcessor
+	PaymentProcessor billing.PaymentProcessor
 	// Clock defaults to time.Now.
 	Clock metering.Clock
 	// Log defaults to discarding.
@@ -82,6 +84,7 @@ type Config struct {
 // subdomain packages, implemented by one value (memory or postgres).
 type stores interface {
 	metering.Store
+	billing.Store
 	notify.Store
 	identity.Store
 }
@@ -89,6 +92,7 @@ type stores interface {
 // Server is the metering service, wired.
 type Server struct {
 	svc      *metering.Service
+	billing  *billing.Service
 	identity *identity.Service
 	notify   *notify.Service
 	checks   []rpc.Check
@@ -148,12 +152,21 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		nc.MailBackoff, nc.MailBackoffMax = cfg.MailBackoff, max(cfg.MailBackoff, cfg.MailBackoffMax)
 	}
 	s.notify = notify.NewService(nc)
+	// The root reads the payment standing through billing.Standing (the
+	// store alone), tells notify of changed limits, and billing reaches the
+	// accounts through the root: calls run billing → root → notify.
 	mc := metering.Config{Store: store, Counters: counters, FinanceDirectory: cfg.FinanceDirectory,
-		PaymentProcessor: cfg.PaymentProcessor, Notices: s.notify, Clock: cfg.Clock, Log: cfg.Log}
-	if cfg.CloseGrace > 0 {
-		mc.CloseGrace = cfg.CloseGrace
-	}
+		Payments: billing.NewStanding(store), Watcher: s.notify, Clock: cfg.Clock, Log: cfg.Log}
 	s.svc = metering.NewService(mc)
+	bc := billing.Config{Store: store, Accounts: s.svc, PaymentProcessor: cfg.PaymentProcessor, Notices: s.notify,
+		Clock: cfg.Clock, Log: cfg.Log}
+	if counters != nil {
+		bc.Counters = counters
+	}
+	if cfg.CloseGrace > 0 {
+		bc.CloseGrace = cfg.CloseGrace
+	}
+	s.billing = billing.NewService(bc)
 	ic := identity.Config{Store: store, Accounts: s.svc, Clock: cfg.Clock, Log: cfg.Log}
 	if rc != nil {
 		ic.Throttles = redisthrottle.Kinds(rc, cfg.ThrottlePrefix, cfg.Log)
@@ -166,6 +179,10 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 // Service is the metering Service the APIs serve.
 func (s *Server) Service() *metering.Service { return s.svc }
 
+// Billing is the Service of plan changes, invoices, collection and
+// payments.
+func (s *Server) Billing() *billing.Service { return s.billing }
+
 // Identity is the Service of the portal's people, sessions, tokens and
 // OAuth clients.
 func (s *Server) Identity() *identity.Service { return s.identity }
@@ -176,7 +193,7 @@ func (s *Server) Notify() *notify.Service { return s.notify }
 // Register adds metering.v1's CredentialService, UsageService and
 // BillingService to g.
 func (s *Server) Register(g grpc.ServiceRegistrar) {
-	grpcapi.Register(g, grpcapi.Services{Metering: s.svc, Identity: s.identity, Notify: s.notify})
+	grpcapi.Register(g, grpcapi.Services{Metering: s.svc, Billing: s.billing, Identity: s.identity, Notify: s.notify})
 }
 
 // Checks are the readiness checks: the database, when there is one, and
@@ -207,16 +224,16 @@ func (s *Server) BillingTick(ctx context.Context) {
 	// settled or failed here, once, whichever replica gets to it first. It
 	// goes before the closing, so a collection started this round knows
 	// what has settled (whether it is the account's first direct debit).
-	if _, err := s.svc.SettleDue(ctx); err != nil && ctx.Err() == nil {
+	if _, err := s.billing.SettleDue(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "settling payments", "err", err)
 	}
-	if _, err := s.svc.CloseDue(ctx); err != nil && ctx.Err() == nil {
+	if _, err := s.billing.CloseDue(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "closing billing periods", "err", err)
 	}
 	// Invoice collections whose attempt is due (a processor error earlier,
 	// or a closer that stopped mid-way): each attempt is claimed by one
 	// replica.
-	if _, err := s.svc.CollectDue(ctx); err != nil && ctx.Err() == nil {
+	if _, err := s.billing.CollectDue(ctx); err != nil && ctx.Err() == nil {
 		log.WarnContext(ctx, "collecting invoices", "err", err)
 	}
 	if _, err := s.notify.ScanAlerts(ctx, s.svc); err != nil && ctx.Err() == nil {

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 )
 
 // accountCmd parses --account plus extra flags and opens the service.
@@ -34,13 +34,13 @@ func accountCmd(ctx context.Context, name string, args []string, stderr io.Write
 	return svc, *acct, closeFn, nil
 }
 
-func printChange(w io.Writer, ch metering.PlanChange) error {
+func printChange(w io.Writer, ch billing.PlanChange) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "change\t%s\n", ch.Kind)
 	fmt.Fprintf(tw, "from\t%s\n", ch.FromPlan)
 	fmt.Fprintf(tw, "to\t%s\n", ch.ToPlan)
 	fmt.Fprintf(tw, "effective\t%s\n", ch.EffectiveAt.Format(time.RFC3339))
-	if ch.Kind == metering.ChangeUpgrade {
+	if ch.Kind == billing.ChangeUpgrade {
 		fmt.Fprintf(tw, "charge\t%s (minor units, on this period's invoice)\n", strconv.FormatInt(ch.ChargeCents, 10))
 	}
 	if ch.CanceledAt != nil {
@@ -96,7 +96,7 @@ func planList(ctx context.Context, args []string, stdout, stderr io.Writer, open
 	return tw.Flush()
 }
 
-func printInvoices(w io.Writer, invs []metering.Invoice) error {
+func printInvoices(w io.Writer, invs []billing.Invoice) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, inv := range invs {
 		fmt.Fprintf(tw, "invoice %s\t%s to %s\tplan %s\t%s\n", inv.ID, inv.PeriodStart.Format(time.DateOnly),

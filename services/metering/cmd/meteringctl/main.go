@@ -56,6 +56,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/financedir"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
@@ -94,25 +95,37 @@ const usage = `usage:
 // errUsage marks a mistake on the command line (exit status 2).
 var errUsage = errors.New("usage")
 
-// services are the metering Service and the identity Service (the
-// portal's people) on one store.
+// services are the metering Service, the billing Service and the identity
+// Service (the portal's people) on one store.
 type services struct {
 	*metering.Service
+	*billingService
 	people *identity.Service
 }
 
-// newServices returns the services on store, with the metering Service of
-// cfg (its Store and Notices set: a payment failed here mails as in the
-// service).
+// billingService is billing.Service, named apart so services can embed it
+// beside metering.Service.
+type billingService = billing.Service
+
+// newServices returns the services on store, wired as server.New wires
+// them: the metering Service of cfg (its Store and payment standing set),
+// and billing with proc (nil: none) and cfg's counters, whose failed
+// payments mail as in the service.
 func newServices(store interface {
 	metering.Store
+	billing.Store
 	identity.Store
 	notify.Store
-}, cfg metering.Config) *services {
-	cfg.Store = store
-	cfg.Notices = notify.NewService(notify.Config{Store: store, Clock: cfg.Clock, Log: cfg.Log})
+}, cfg metering.Config, proc billing.PaymentProcessor) *services {
+	cfg.Store, cfg.Payments = store, billing.NewStanding(store)
 	svc := metering.NewService(cfg)
-	return &services{Service: svc, people: identity.NewService(identity.Config{Store: store, Accounts: svc, Clock: cfg.Clock, Log: cfg.Log})}
+	bc := billing.Config{Store: store, Accounts: svc, PaymentProcessor: proc, Clock: cfg.Clock, Log: cfg.Log,
+		Notices: notify.NewService(notify.Config{Store: store, Clock: cfg.Clock, Log: cfg.Log})}
+	if cfg.Counters != nil {
+		bc.Counters = cfg.Counters
+	}
+	return &services{Service: svc, billingService: billing.NewService(bc),
+		people: identity.NewService(identity.Config{Store: store, Accounts: svc, Clock: cfg.Clock, Log: cfg.Log})}
 }
 
 // opener connects to the service's store. run calls it only once the command
@@ -150,6 +163,7 @@ func openPostgres(ctx context.Context, o openOptions) (*services, func(), error)
 		return nil, nil, err
 	}
 	cfg := metering.Config{Clock: time.Now, Log: log}
+	var proc billing.PaymentProcessor
 	closeRedis := func() {}
 	if u := config.String("REDIS_URL", ""); u != "" {
 		rc, err := redisconn.Connect(ctx, u)
@@ -162,7 +176,7 @@ func openPostgres(ctx context.Context, o openOptions) (*services, func(), error)
 	}
 	switch pp := config.String("PAYMENT_PROCESSOR", ""); pp {
 	case "sandbox":
-		cfg.PaymentProcessor = sandboxpay.New()
+		proc = sandboxpay.New()
 	case "":
 	default:
 		closeRedis()
@@ -176,7 +190,7 @@ func openPostgres(ctx context.Context, o openOptions) (*services, func(), error)
 		return nil, nil, err
 	}
 	cfg.FinanceDirectory = dir
-	return newServices(postgres.New(pool), cfg), func() { closeFinance(); closeRedis(); pool.Close() }, nil
+	return newServices(postgres.New(pool), cfg, proc), func() { closeFinance(); closeRedis(); pool.Close() }, nil
 }
 
 // financeDirectory is the finance service at addr, which checks the user

@@ -15,6 +15,7 @@ import (
 
 	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/memory"
 )
 
@@ -25,12 +26,12 @@ type ctl struct {
 	svc    *services
 	opened int
 	// processor is the payment processor of the services open makes.
-	processor metering.PaymentProcessor
+	processor billing.PaymentProcessor
 }
 
 func newCtl(t *testing.T) *ctl {
 	store := memory.New()
-	return &ctl{t: t, store: store, svc: newServices(store, metering.Config{})}
+	return &ctl{t: t, store: store, svc: newServices(store, metering.Config{}, nil)}
 }
 
 // open wires the finance service as openPostgres does.
@@ -40,7 +41,7 @@ func (c *ctl) open(_ context.Context, o openOptions) (*services, func(), error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	c.svc = newServices(c.store, metering.Config{FinanceDirectory: dir, PaymentProcessor: c.processor})
+	c.svc = newServices(c.store, metering.Config{FinanceDirectory: dir}, c.processor)
 	return c.svc, closeFinance, nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 )
 
 // Payment methods and payments (docs/billing.md, "Payment methods"). The
@@ -16,7 +16,7 @@ import (
 // characters are stored. With the sandbox processor (PAYMENT_PROCESSOR=
 // sandbox) an operator chooses outcomes with `payment force`.
 
-func printMethods(w io.Writer, ms []metering.PaymentMethod) error {
+func printMethods(w io.Writer, ms []billing.PaymentMethod) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTYPE\tSCHEME\tBRAND\tLAST4\tHOLDER\tDEFAULT\tCREATED")
 	for _, m := range ms {
@@ -26,7 +26,7 @@ func printMethods(w io.Writer, ms []metering.PaymentMethod) error {
 	return tw.Flush()
 }
 
-func printPayments(w io.Writer, ps []metering.Payment) error {
+func printPayments(w io.Writer, ps []billing.Payment) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPURPOSE\tAMOUNT\tCURRENCY\tSCHEME\tSTATE\tFIRST_DEBIT\tCREATED\tSETTLE_BY\tREASON")
 	for _, p := range ps {
@@ -37,7 +37,7 @@ func printPayments(w io.Writer, ps []metering.Payment) error {
 }
 
 func methodAdd(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	var d metering.MethodDetails
+	var d billing.MethodDetails
 	svc, acct, closeFn, err := accountCmd(ctx, "payment-method add", args, stderr, open, func(fs *flag.FlagSet) {
 		fs.StringVar(&d.Type, "type", "", "card or direct_debit")
 		fs.StringVar(&d.Scheme, "scheme", "", "direct debit: ach (USD), sepa (EUR) or bacs (GBP)")
@@ -59,7 +59,7 @@ func methodAdd(ctx context.Context, args []string, stdout, stderr io.Writer, ope
 	if err != nil {
 		return err
 	}
-	return printMethods(stdout, []metering.PaymentMethod{m})
+	return printMethods(stdout, []billing.PaymentMethod{m})
 }
 
 func methodList(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
@@ -87,7 +87,7 @@ func methodDefault(ctx context.Context, args []string, stdout, stderr io.Writer,
 	if err != nil {
 		return err
 	}
-	return printMethods(stdout, []metering.PaymentMethod{m})
+	return printMethods(stdout, []billing.PaymentMethod{m})
 }
 
 func methodRemove(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
@@ -138,7 +138,7 @@ func paymentRetry(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if err != nil {
 		return err
 	}
-	return printPayments(stdout, []metering.Payment{p})
+	return printPayments(stdout, []billing.Payment{p})
 }
 
 func paymentForce(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
@@ -158,7 +158,7 @@ func paymentForce(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if err != nil {
 		return err
 	}
-	return printPayments(stdout, []metering.Payment{p})
+	return printPayments(stdout, []billing.Payment{p})
 }
 
 // invoiceCollectDue makes the due invoice collection attempts now, as the

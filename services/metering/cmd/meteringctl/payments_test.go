@@ -15,7 +15,7 @@ var firstID = regexp.MustCompile(`(?m)^([0-9a-f-]{36})\s`)
 func TestPaymentCommands(t *testing.T) {
 	c := newCtl(t)
 	c.processor = sandboxpay.New()
-	c.svc = newServices(c.store, metering.Config{PaymentProcessor: c.processor})
+	c.svc = newServices(c.store, metering.Config{}, c.processor)
 	a, err := c.svc.CreateAccount(t.Context(), "Acme", metering.PlanScale, metering.EUR)
 	if err != nil {
 		t.Fatal(err)

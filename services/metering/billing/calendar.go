@@ -1,4 +1,4 @@
-package metering
+package billing
 
 import "time"
 

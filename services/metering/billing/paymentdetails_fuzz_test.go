@@ -1,10 +1,10 @@
-package metering_test
+package billing_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 )
 
 // The detail parsers take whatever a form sends: they never panic, what they
@@ -16,14 +16,14 @@ func FuzzParseCardNumber(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, brand, err := metering.ParseCardNumber(s)
+		d, brand, err := billing.ParseCardNumber(s)
 		if err != nil {
 			return
 		}
 		if len(d) < 12 || len(d) > 19 || strings.Trim(d, "0123456789") != "" || brand == "" {
 			t.Fatalf("%q -> %q %q", s, d, brand)
 		}
-		if d2, _, err := metering.ParseCardNumber(d); err != nil || d2 != d {
+		if d2, _, err := billing.ParseCardNumber(d); err != nil || d2 != d {
 			t.Fatalf("not canonical: %q -> %q %v", d, d2, err)
 		}
 	})
@@ -34,14 +34,14 @@ func FuzzParseIBAN(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		iban, err := metering.ParseIBAN(s)
+		iban, err := billing.ParseIBAN(s)
 		if err != nil {
 			return
 		}
 		if len(iban) < 15 || len(iban) > 34 || strings.Trim(iban, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
 			t.Fatalf("%q -> %q", s, iban)
 		}
-		if again, err := metering.ParseIBAN(iban); err != nil || again != iban {
+		if again, err := billing.ParseIBAN(iban); err != nil || again != iban {
 			t.Fatalf("not canonical: %q -> %q %v", iban, again, err)
 		}
 	})
@@ -53,8 +53,8 @@ func FuzzParseBankNumbers(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for name, parse := range map[string]func(string) (string, error){
-			"routing": metering.ParseRoutingNumber, "us account": metering.ParseUSAccountNumber,
-			"sort code": metering.ParseSortCode, "uk account": metering.ParseUKAccountNumber,
+			"routing": billing.ParseRoutingNumber, "us account": billing.ParseUSAccountNumber,
+			"sort code": billing.ParseSortCode, "uk account": billing.ParseUKAccountNumber,
 		} {
 			d, err := parse(s)
 			if err != nil {

@@ -1,10 +1,10 @@
-package metering
+package billing
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
+	"github.com/ledgerlane/platform/services/metering"
 
 	"github.com/google/uuid"
 
@@ -29,7 +29,7 @@ import (
 
 // planRank orders plans by price: the price list is cheapest first.
 func planRank(id string) int {
-	for i, p := range plans {
+	for i, p := range metering.Plans() {
 		if p.ID == id {
 			return i
 		}
@@ -37,46 +37,19 @@ func planRank(id string) int {
 	return -1
 }
 
-// PlanAt is the account's plan in force at now: its plan, or the scheduled
-// downgrade once it is due.
-func (a Account) PlanAt(now time.Time) string {
-	if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
-		return a.ScheduledPlanID
-	}
-	return a.PlanID
-}
-
-// account reads an account, making a scheduled downgrade that has come due
-// its plan.
-func (s *Service) account(ctx context.Context, id string) (Account, error) {
-	a, err := s.store.GetAccount(ctx, id)
-	if err != nil {
-		return Account{}, err
-	}
-	now := s.timestamp()
-	if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
-		if err := s.store.ApplyDowngrade(ctx, id, now); err != nil {
-			return Account{}, fmt.Errorf("apply downgrade: %w", err)
-		}
-		a.PlanID, a.ScheduledPlanID, a.ScheduledAt = a.ScheduledPlanID, "", nil
-		s.markForAlerts(ctx, id)
-	}
-	return a, nil
-}
-
 // ChangePlan moves the account to planID: an upgrade at once, a downgrade at
 // the end of the current period. Asking for the current plan while a
 // downgrade is scheduled cancels the downgrade. It returns the change made.
 func (s *Service) ChangePlan(ctx context.Context, accountID, planID string) (PlanChange, error) {
-	to, ok := PlanByID(planID)
+	to, ok := metering.PlanByID(planID)
 	if !ok {
 		return PlanChange{}, problem.New(problem.InvalidInput, fmt.Sprintf("unknown plan %q", planID)).WithField("plan")
 	}
-	a, err := s.account(ctx, accountID)
+	a, err := s.accounts.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return PlanChange{}, err
 	}
-	from, ok := PlanByID(a.PlanID)
+	from, ok := metering.PlanByID(a.PlanID)
 	if !ok {
 		return PlanChange{}, fmt.Errorf("change plan: account %s has unknown plan %q", a.ID, a.PlanID)
 	}
@@ -92,7 +65,7 @@ func (s *Service) ChangePlan(ctx context.Context, accountID, planID string) (Pla
 	}
 }
 
-func (s *Service) upgrade(ctx context.Context, a Account, from, to Plan) (PlanChange, error) {
+func (s *Service) upgrade(ctx context.Context, a metering.Account, from, to metering.Plan) (PlanChange, error) {
 	if err := s.checkPaymentFor(ctx, a, to); err != nil {
 		return PlanChange{}, err
 	}
@@ -120,13 +93,13 @@ func (s *Service) upgrade(ctx context.Context, a Account, from, to Plan) (PlanCh
 		RequestedAt: now, EffectiveAt: now, ChargeCents: newPrice - oldPrice, UsedAtChange: used,
 	}
 	if err := s.store.Upgrade(ctx, ch, anchor); err != nil {
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, metering.ErrConflict) {
 			return PlanChange{}, problem.New(problem.Conflict, "the plan changed meanwhile; read it and retry").WithField("plan")
 		}
 		return PlanChange{}, fmt.Errorf("upgrade: %w", err)
 	}
 	s.log.InfoContext(ctx, "plan upgraded", "account_id", a.ID, "from", from.ID, "to", to.ID, "charge_cents", ch.ChargeCents)
-	s.markForAlerts(ctx, a.ID)
+	s.accounts.AccountChanged(ctx, a.ID)
 	// The charge is collected now; the invoice later collects only the rest.
 	// A processor failure leaves it to the invoice rather than undo the
 	// upgrade.
@@ -136,7 +109,7 @@ func (s *Service) upgrade(ctx context.Context, a Account, from, to Plan) (PlanCh
 	return ch, nil
 }
 
-func (s *Service) scheduleDowngrade(ctx context.Context, a Account, from, to Plan) (PlanChange, error) {
+func (s *Service) scheduleDowngrade(ctx context.Context, a metering.Account, from, to metering.Plan) (PlanChange, error) {
 	now := s.timestamp()
 	_, end := admission.Period(from.CalendarMonth, a.BillingAnchor, now)
 	ch := PlanChange{
@@ -144,7 +117,7 @@ func (s *Service) scheduleDowngrade(ctx context.Context, a Account, from, to Pla
 		RequestedAt: now, EffectiveAt: end,
 	}
 	if err := s.store.ScheduleDowngrade(ctx, ch); err != nil {
-		if errors.Is(err, ErrConflict) {
+		if errors.Is(err, metering.ErrConflict) {
 			return PlanChange{}, problem.New(problem.Conflict, "the plan changed meanwhile; read it and retry").WithField("plan")
 		}
 		return PlanChange{}, fmt.Errorf("schedule downgrade: %w", err)
@@ -156,12 +129,12 @@ func (s *Service) scheduleDowngrade(ctx context.Context, a Account, from, to Pla
 // CancelDowngrade cancels the account's scheduled downgrade; with none, it
 // answers a conflict problem.
 func (s *Service) CancelDowngrade(ctx context.Context, accountID string) (PlanChange, error) {
-	if _, err := s.account(ctx, accountID); err != nil {
+	if _, err := s.accounts.CurrentAccount(ctx, accountID); err != nil {
 		return PlanChange{}, err
 	}
 	ch, err := s.store.CancelDowngrade(ctx, accountID, s.timestamp())
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, metering.ErrNotFound):
 		return PlanChange{}, problem.New(problem.Conflict, "no downgrade is scheduled").WithField("plan")
 	case err != nil:
 		return PlanChange{}, fmt.Errorf("cancel downgrade: %w", err)
@@ -173,7 +146,7 @@ func (s *Service) CancelDowngrade(ctx context.Context, accountID string) (PlanCh
 // PlanChanges returns the account's plan changes that were not canceled,
 // oldest first.
 func (s *Service) PlanChanges(ctx context.Context, accountID string) ([]PlanChange, error) {
-	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+	if _, err := s.accounts.Account(ctx, accountID); err != nil {
 		return nil, err
 	}
 	return s.store.PlanChanges(ctx, accountID)
@@ -182,7 +155,7 @@ func (s *Service) PlanChanges(ctx context.Context, accountID string) ([]PlanChan
 // GrantCredit adds credit to an account (an operator's goodwill or a
 // correction); the next invoices take it until it is used up.
 func (s *Service) GrantCredit(ctx context.Context, accountID string, cents int64) error {
-	if cents <= 0 || cents > maxCapCents {
+	if cents <= 0 || cents > metering.MaxCapCents {
 		return problem.New(problem.InvalidInput, "credit must be a positive whole number of cents").WithField("cents")
 	}
 	if err := s.store.GrantCredit(ctx, accountID, cents); err != nil {

@@ -1,4 +1,4 @@
-package metering_test
+package billing_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/memory"
 	"github.com/ledgerlane/platform/services/metering/notify"
@@ -45,7 +46,7 @@ type billingEnv struct {
 	t     *testing.T
 	clock *movedClock
 	store *memory.Store
-	svc   *metering.Service
+	svc   *services
 	nt    *notify.Service   // the alerts and outbox on store
 	ids   *identity.Service // the people on store
 	ctl   *admission.Controller
@@ -82,11 +83,25 @@ func (e *billingEnv) notify(cfg notify.Config) *notify.Service {
 	return notify.NewService(cfg)
 }
 
+// services are one replica's root and billing Services, wired as
+// server.New wires them.
+type services struct {
+	*metering.Service
+	*billingService
+}
+
+// billingService is billing.Service, named apart so services can embed it
+// beside metering.Service.
+type billingService = billing.Service
+
 // service is another replica on store and the same counters, with payment
 // processor p (nil: none).
-func (e *billingEnv) service(store *memory.Store, p metering.PaymentProcessor) *metering.Service {
-	return metering.NewService(metering.Config{Store: store, Counters: e.ctl, PaymentProcessor: p, CloseGrace: -1,
-		Notices: e.nt, Clock: e.clock.Now})
+func (e *billingEnv) service(store *memory.Store, p billing.PaymentProcessor) *services {
+	svc := metering.NewService(metering.Config{Store: store, Counters: e.ctl, Payments: billing.NewStanding(store),
+		Watcher: e.nt, Clock: e.clock.Now})
+	bill := billing.NewService(billing.Config{Store: store, Accounts: svc, Counters: e.ctl, PaymentProcessor: p,
+		CloseGrace: -1, Notices: e.nt, Clock: e.clock.Now})
+	return &services{Service: svc, billingService: bill}
 }
 
 func (e *billingEnv) account(plan string) metering.Account {
@@ -125,7 +140,7 @@ func (e *billingEnv) usage(id string) metering.UsageSummary {
 // invoices runs the closing job as the billing tick does (only the
 // accounts whose NextCloseAt has come), so every invoice test also checks
 // that the plan changes it makes never leave an ended period unseen.
-func (e *billingEnv) invoices(id string) []metering.Invoice {
+func (e *billingEnv) invoices(id string) []billing.Invoice {
 	e.t.Helper()
 	if _, err := e.svc.CloseDue(e.t.Context()); err != nil {
 		e.t.Fatal(err)
@@ -137,7 +152,7 @@ func (e *billingEnv) invoices(id string) []metering.Invoice {
 	return invs
 }
 
-func lineAmounts(inv metering.Invoice) map[string]int64 {
+func lineAmounts(inv billing.Invoice) map[string]int64 {
 	out := map[string]int64{}
 	for _, l := range inv.Lines {
 		out[l.Kind] += l.AmountCents
@@ -189,7 +204,7 @@ func TestUpgradeMidPeriod(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ch.Kind != metering.ChangeUpgrade || ch.ChargeCents != tc.wantCharge || !ch.EffectiveAt.Equal(day(3, 20)) {
+			if ch.Kind != billing.ChangeUpgrade || ch.ChargeCents != tc.wantCharge || !ch.EffectiveAt.Equal(day(3, 20)) {
 				t.Fatalf("change = %+v", ch)
 			}
 			u := e.usage(a.ID)
@@ -309,7 +324,7 @@ func TestDowngradeAtBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch.Kind != metering.ChangeDowngrade || !ch.EffectiveAt.Equal(end) || ch.ChargeCents != 0 {
+	if ch.Kind != billing.ChangeDowngrade || !ch.EffectiveAt.Equal(end) || ch.ChargeCents != 0 {
 		t.Fatalf("change = %+v", ch)
 	}
 	steps := []struct {
@@ -479,7 +494,7 @@ func TestTwoClosersOneInvoice(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	replicas := []*metering.Service{e.service(e.store, nil), e.service(e.store, nil)}
+	replicas := []*services{e.service(e.store, nil), e.service(e.store, nil)}
 	e.clock.Set(time.Date(2026, 7, 20, 0, 0, 0, 0, time.UTC)) // four periods have ended
 	var wg sync.WaitGroup
 	created := make([]int, len(replicas))

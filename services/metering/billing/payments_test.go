@@ -1,4 +1,4 @@
-package metering_test
+package billing_test
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
@@ -26,7 +27,7 @@ func sandboxCard(t *testing.T, last4 string) string {
 	t.Helper()
 	for d := range 10 {
 		n := fmt.Sprintf("4000%d0000000%s", d, last4)
-		if _, _, err := metering.ParseCardNumber(n); err == nil {
+		if _, _, err := billing.ParseCardNumber(n); err == nil {
 			return n
 		}
 	}
@@ -42,8 +43,8 @@ func sandboxIBAN(last4 string) string {
 	return fmt.Sprintf("DE%02d%s", check, bban)
 }
 
-func ach(last4 string) metering.MethodDetails {
-	return metering.MethodDetails{Type: metering.MethodDirectDebit, Scheme: metering.SchemeACH, HolderName: "Acme Ltd",
+func ach(last4 string) billing.MethodDetails {
+	return billing.MethodDetails{Type: billing.MethodDirectDebit, Scheme: billing.SchemeACH, HolderName: "Acme Ltd",
 		RoutingNumber: "021000021", AccountNumber: "12345678" + last4, MakeDefault: true}
 }
 
@@ -52,7 +53,7 @@ func (e *billingEnv) payEnv() {
 	e.clock.Set(thursday)
 }
 
-func (e *billingEnv) addMethod(id string, d metering.MethodDetails) metering.PaymentMethod {
+func (e *billingEnv) addMethod(id string, d billing.MethodDetails) billing.PaymentMethod {
 	e.t.Helper()
 	m, err := e.svc.AddPaymentMethod(e.t.Context(), id, d)
 	if err != nil {
@@ -61,7 +62,7 @@ func (e *billingEnv) addMethod(id string, d metering.MethodDetails) metering.Pay
 	return m
 }
 
-func (e *billingEnv) payments(id string) []metering.Payment {
+func (e *billingEnv) payments(id string) []billing.Payment {
 	e.t.Helper()
 	ps, err := e.svc.Payments(e.t.Context(), id)
 	if err != nil {
@@ -70,7 +71,7 @@ func (e *billingEnv) payments(id string) []metering.Payment {
 	return ps
 }
 
-func (e *billingEnv) settle(svc *metering.Service) int {
+func (e *billingEnv) settle(svc *services) int {
 	e.t.Helper()
 	n, err := svc.SettleDue(e.t.Context())
 	if err != nil {
@@ -89,20 +90,20 @@ func wantPayProblem(t *testing.T, err error, typ problem.Type, field string) {
 
 func TestCalendarAddBusinessDays(t *testing.T) {
 	fri := time.Date(2026, 3, 20, 15, 4, 0, 0, time.UTC)
-	holiday := metering.Calendar{Holiday: func(d time.Time) bool { return d.Equal(time.Date(2026, 3, 23, 0, 0, 0, 0, time.UTC)) }}
+	holiday := billing.Calendar{Holiday: func(d time.Time) bool { return d.Equal(time.Date(2026, 3, 23, 0, 0, 0, 0, time.UTC)) }}
 	tests := []struct {
 		name string
-		cal  metering.Calendar
+		cal  billing.Calendar
 		from time.Time
 		n    int
 		want time.Time
 	}{
-		{"zero", metering.Calendar{}, fri, 0, fri},
-		{"friday plus one is monday", metering.Calendar{}, fri, 1, fri.AddDate(0, 0, 3)},
-		{"friday plus three is wednesday", metering.Calendar{}, fri, 3, fri.AddDate(0, 0, 5)},
-		{"thursday plus four is wednesday", metering.Calendar{}, thursday, 4, thursday.AddDate(0, 0, 6)},
-		{"saturday plus one is monday", metering.Calendar{}, fri.AddDate(0, 0, 1), 1, fri.AddDate(0, 0, 3)},
-		{"thursday plus six spans two weekends", metering.Calendar{}, thursday, 6, thursday.AddDate(0, 0, 8)},
+		{"zero", billing.Calendar{}, fri, 0, fri},
+		{"friday plus one is monday", billing.Calendar{}, fri, 1, fri.AddDate(0, 0, 3)},
+		{"friday plus three is wednesday", billing.Calendar{}, fri, 3, fri.AddDate(0, 0, 5)},
+		{"thursday plus four is wednesday", billing.Calendar{}, thursday, 4, thursday.AddDate(0, 0, 6)},
+		{"saturday plus one is monday", billing.Calendar{}, fri.AddDate(0, 0, 1), 1, fri.AddDate(0, 0, 3)},
+		{"thursday plus six spans two weekends", billing.Calendar{}, thursday, 6, thursday.AddDate(0, 0, 8)},
 		{"a holiday monday is skipped", holiday, fri, 1, fri.AddDate(0, 0, 4)},
 	}
 	for _, tc := range tests {
@@ -118,7 +119,7 @@ func TestCalendarAddBusinessDays(t *testing.T) {
 // business days lie in between, and never more than n+2*(n/5+1) days pass.
 func TestCalendarProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	var cal metering.Calendar
+	var cal billing.Calendar
 	for range 2000 {
 		from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(r.Int64N(int64(3 * 365 * 24 * time.Hour))))
 		n := 1 + r.IntN(30)
@@ -143,29 +144,29 @@ func TestPaymentMethodDetails(t *testing.T) {
 	tests := []struct {
 		name     string
 		currency metering.Currency
-		d        metering.MethodDetails
+		d        billing.MethodDetails
 		field    string // "" when accepted
 		last4    string
 	}{
 		{"ACH in USD", metering.USD, ach("6789"), "", "6789"},
-		{"SEPA in EUR", metering.EUR, metering.MethodDetails{Type: "direct_debit", Scheme: "sepa", HolderName: "A", IBAN: "de89 3704 0044 0532 0130 00"}, "", "3000"},
-		{"Bacs in GBP", metering.GBP, metering.MethodDetails{Type: "direct_debit", Scheme: "bacs", HolderName: "A", SortCode: "12-34-56", AccountNumber: "12345678"}, "", "5678"},
-		{"card in any currency", metering.GBP, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242 4242 4242 4242", ExpMonth: 12, ExpYear: 2030}, "", "4242"},
-		{"SEPA in USD", metering.USD, metering.MethodDetails{Type: "direct_debit", Scheme: "sepa", HolderName: "A", IBAN: "DE89370400440532013000"}, "scheme", ""},
+		{"SEPA in EUR", metering.EUR, billing.MethodDetails{Type: "direct_debit", Scheme: "sepa", HolderName: "A", IBAN: "de89 3704 0044 0532 0130 00"}, "", "3000"},
+		{"Bacs in GBP", metering.GBP, billing.MethodDetails{Type: "direct_debit", Scheme: "bacs", HolderName: "A", SortCode: "12-34-56", AccountNumber: "12345678"}, "", "5678"},
+		{"card in any currency", metering.GBP, billing.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242 4242 4242 4242", ExpMonth: 12, ExpYear: 2030}, "", "4242"},
+		{"SEPA in USD", metering.USD, billing.MethodDetails{Type: "direct_debit", Scheme: "sepa", HolderName: "A", IBAN: "DE89370400440532013000"}, "scheme", ""},
 		{"ACH in GBP", metering.GBP, ach("6789"), "scheme", ""},
-		{"Bacs in EUR", metering.EUR, metering.MethodDetails{Type: "direct_debit", Scheme: "bacs", HolderName: "A", SortCode: "123456", AccountNumber: "12345678"}, "scheme", ""},
-		{"no scheme", metering.USD, metering.MethodDetails{Type: "direct_debit", HolderName: "A"}, "scheme", ""},
-		{"unknown type", metering.USD, metering.MethodDetails{Type: "cheque", HolderName: "A"}, "type", ""},
-		{"no holder", metering.USD, metering.MethodDetails{Type: "card", CardNumber: "4242424242424242", ExpMonth: 1, ExpYear: 2030}, "holder_name", ""},
-		{"card check digit", metering.USD, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242424242424241", ExpMonth: 1, ExpYear: 2030}, "card_number", ""},
-		{"card expired", metering.USD, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242424242424242", ExpMonth: 2, ExpYear: 2026}, "exp_year", ""},
-		{"card month", metering.USD, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242424242424242", ExpMonth: 13, ExpYear: 2030}, "exp_month", ""},
-		{"card with an IBAN", metering.EUR, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242424242424242", ExpMonth: 1, ExpYear: 2030, IBAN: "x"}, "iban", ""},
-		{"IBAN check digits", metering.EUR, metering.MethodDetails{Type: "direct_debit", Scheme: "sepa", HolderName: "A", IBAN: "DE88370400440532013000"}, "iban", ""},
-		{"routing check digit", metering.USD, metering.MethodDetails{Type: "direct_debit", Scheme: "ach", HolderName: "A", RoutingNumber: "021000022", AccountNumber: "1234"}, "routing_number", ""},
-		{"ACH account too short", metering.USD, metering.MethodDetails{Type: "direct_debit", Scheme: "ach", HolderName: "A", RoutingNumber: "021000021", AccountNumber: "123"}, "account_number", ""},
-		{"sort code", metering.GBP, metering.MethodDetails{Type: "direct_debit", Scheme: "bacs", HolderName: "A", SortCode: "12-34-5", AccountNumber: "12345678"}, "sort_code", ""},
-		{"ACH with a sort code", metering.USD, metering.MethodDetails{Type: "direct_debit", Scheme: "ach", HolderName: "A", RoutingNumber: "021000021", AccountNumber: "1234", SortCode: "123456"}, "sort_code", ""},
+		{"Bacs in EUR", metering.EUR, billing.MethodDetails{Type: "direct_debit", Scheme: "bacs", HolderName: "A", SortCode: "123456", AccountNumber: "12345678"}, "scheme", ""},
+		{"no scheme", metering.USD, billing.MethodDetails{Type: "direct_debit", HolderName: "A"}, "scheme", ""},
+		{"unknown type", metering.USD, billing.MethodDetails{Type: "cheque", HolderName: "A"}, "type", ""},
+		{"no holder", metering.USD, billing.MethodDetails{Type: "card", CardNumber: "4242424242424242", ExpMonth: 1, ExpYear: 2030}, "holder_name", ""},
+		{"card check digit", metering.USD, billing.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242424242424241", ExpMonth: 1, ExpYear: 2030}, "card_number", ""},
+		{"card expired", metering.USD, billing.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242424242424242", ExpMonth: 2, ExpYear: 2026}, "exp_year", ""},
+		{"card month", metering.USD, billing.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242424242424242", ExpMonth: 13, ExpYear: 2030}, "exp_month", ""},
+		{"card with an IBAN", metering.EUR, billing.MethodDetails{Type: "card", HolderName: "A", CardNumber: "4242424242424242", ExpMonth: 1, ExpYear: 2030, IBAN: "x"}, "iban", ""},
+		{"IBAN check digits", metering.EUR, billing.MethodDetails{Type: "direct_debit", Scheme: "sepa", HolderName: "A", IBAN: "DE88370400440532013000"}, "iban", ""},
+		{"routing check digit", metering.USD, billing.MethodDetails{Type: "direct_debit", Scheme: "ach", HolderName: "A", RoutingNumber: "021000022", AccountNumber: "1234"}, "routing_number", ""},
+		{"ACH account too short", metering.USD, billing.MethodDetails{Type: "direct_debit", Scheme: "ach", HolderName: "A", RoutingNumber: "021000021", AccountNumber: "123"}, "account_number", ""},
+		{"sort code", metering.GBP, billing.MethodDetails{Type: "direct_debit", Scheme: "bacs", HolderName: "A", SortCode: "12-34-5", AccountNumber: "12345678"}, "sort_code", ""},
+		{"ACH with a sort code", metering.USD, billing.MethodDetails{Type: "direct_debit", Scheme: "ach", HolderName: "A", RoutingNumber: "021000021", AccountNumber: "1234", SortCode: "123456"}, "sort_code", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,7 +198,7 @@ func TestScaleIsBilledOnlyByDirectDebit(t *testing.T) {
 	e.payEnv()
 	ctx := t.Context()
 	a := e.account(metering.PlanGrowth)
-	card := e.addMethod(a.ID, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: sandboxCard(t, "4242"), ExpMonth: 1, ExpYear: 2030})
+	card := e.addMethod(a.ID, billing.MethodDetails{Type: "card", HolderName: "A", CardNumber: sandboxCard(t, "4242"), ExpMonth: 1, ExpYear: 2030})
 	if !card.IsDefault {
 		t.Fatal("the first method (a card, on growth) is the default")
 	}
@@ -221,7 +222,7 @@ func TestScaleIsBilledOnlyByDirectDebit(t *testing.T) {
 	}
 	_, err = e.svc.SetDefaultPaymentMethod(ctx, a.ID, card.ID)
 	wantPayProblem(t, err, problem.DirectDebitRequired, "payment_method")
-	_, err = e.svc.AddPaymentMethod(ctx, a.ID, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: sandboxCard(t, "1111"),
+	_, err = e.svc.AddPaymentMethod(ctx, a.ID, billing.MethodDetails{Type: "card", HolderName: "A", CardNumber: sandboxCard(t, "1111"),
 		ExpMonth: 1, ExpYear: 2030, MakeDefault: true})
 	wantPayProblem(t, err, problem.DirectDebitRequired, "payment_method")
 	wantPayProblem(t, e.svc.RemovePaymentMethod(ctx, a.ID, debit.ID), problem.DirectDebitRequired, "payment_method")
@@ -253,8 +254,8 @@ func TestFirstDirectDebitSettlesAfterBusinessDays(t *testing.T) {
 	}
 	ps := e.payments(a.ID)
 	wednesday := thursday.AddDate(0, 0, 6)
-	if len(ps) != 1 || ps[0].State != metering.PaymentPending || !ps[0].FirstDebit || ps[0].AmountCents != 120_00 ||
-		ps[0].Purpose != metering.PurposeUpgrade || !ps[0].SettleBy.Equal(wednesday) {
+	if len(ps) != 1 || ps[0].State != billing.PaymentPending || !ps[0].FirstDebit || ps[0].AmountCents != 120_00 ||
+		ps[0].Purpose != billing.PurposeUpgrade || !ps[0].SettleBy.Equal(wednesday) {
 		t.Fatalf("payments %+v", ps)
 	}
 	steps := []struct {
@@ -273,7 +274,7 @@ func TestFirstDirectDebitSettlesAfterBusinessDays(t *testing.T) {
 		e.clock.Set(st.at)
 		var wg sync.WaitGroup
 		var n [2]int
-		for i, svc := range []*metering.Service{e.svc, other} {
+		for i, svc := range []*services{e.svc, other} {
 			wg.Go(func() { n[i] = e.settle(svc) })
 		}
 		wg.Wait()
@@ -380,7 +381,7 @@ func TestFailedFirstDirectDebit(t *testing.T) {
 		t.Fatal(err)
 	}
 	upgrade := e.payments(a.ID)
-	if p := upgrade[len(upgrade)-1]; p.Purpose != metering.PurposeUpgrade || !p.FirstDebit || p.State != metering.PaymentPending ||
+	if p := upgrade[len(upgrade)-1]; p.Purpose != billing.PurposeUpgrade || !p.FirstDebit || p.State != billing.PaymentPending ||
 		!p.SettleBy.After(retry.SettleBy) {
 		t.Fatalf("the upgrade's payment %+v", p)
 	}
@@ -411,27 +412,27 @@ func TestForcedSandboxOutcomes(t *testing.T) {
 	if n := e.settle(e.svc); n != 0 {
 		t.Fatalf("a delayed debit settled: %d", n)
 	}
-	delayed, err := e.svc.ForcePaymentOutcome(ctx, p.ID, metering.OutcomeDelay, 2)
+	delayed, err := e.svc.ForcePaymentOutcome(ctx, p.ID, billing.OutcomeDelay, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (metering.Calendar{}).AddBusinessDays(p.SettleBy, 2); !delayed.SettleBy.Equal(want) {
+	if want := (billing.Calendar{}).AddBusinessDays(p.SettleBy, 2); !delayed.SettleBy.Equal(want) {
 		t.Fatalf("delayed to %s, want %s", delayed.SettleBy, want)
 	}
-	settled, err := e.svc.ForcePaymentOutcome(ctx, p.ID, metering.OutcomeSettle, 0)
-	if err != nil || settled.State != metering.PaymentSettled {
+	settled, err := e.svc.ForcePaymentOutcome(ctx, p.ID, billing.OutcomeSettle, 0)
+	if err != nil || settled.State != billing.PaymentSettled {
 		t.Fatalf("forced settle: %+v %v", settled, err)
 	}
-	_, err = e.svc.ForcePaymentOutcome(ctx, p.ID, metering.OutcomeFail, 0)
+	_, err = e.svc.ForcePaymentOutcome(ctx, p.ID, billing.OutcomeFail, 0)
 	wantPayProblem(t, err, problem.Conflict, "payment")
-	_, err = e.svc.ForcePaymentOutcome(ctx, "nope", metering.OutcomeFail, 0)
+	_, err = e.svc.ForcePaymentOutcome(ctx, "nope", billing.OutcomeFail, 0)
 	wantPayProblem(t, err, problem.NotFound, "payment")
 	if u := e.usage(a.ID); u.PaymentState != metering.PaymentOK {
 		t.Fatalf("usage %+v", u)
 	}
 
 	b := e.account(metering.PlanStarter)
-	e.addMethod(b.ID, metering.MethodDetails{Type: "card", HolderName: "B", CardNumber: sandboxCard(t, sandboxpay.FailSuffix), ExpMonth: 1, ExpYear: 2030})
+	e.addMethod(b.ID, billing.MethodDetails{Type: "card", HolderName: "B", CardNumber: sandboxCard(t, sandboxpay.FailSuffix), ExpMonth: 1, ExpYear: 2030})
 	if _, err := e.svc.ChangePlan(ctx, b.ID, metering.PlanGrowth); err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +445,7 @@ func TestForcedSandboxOutcomes(t *testing.T) {
 
 	// Without the sandbox nothing can be forced.
 	plain := e.service(e.store, nil)
-	_, err = plain.ForcePaymentOutcome(ctx, p.ID, metering.OutcomeSettle, 0)
+	_, err = plain.ForcePaymentOutcome(ctx, p.ID, billing.OutcomeSettle, 0)
 	wantPayProblem(t, err, problem.Conflict, "")
 }
 
@@ -467,8 +468,8 @@ func TestInvoiceIsCollected(t *testing.T) {
 	}
 	ps := e.payments(a.ID)
 	// Starter's $29 flat + the $120 upgrade; the upgrade was collected.
-	if len(ps) != 2 || ps[1].Purpose != metering.PurposeInvoice || ps[1].InvoiceID != invs[0].ID ||
-		ps[1].AmountCents != invs[0].TotalCents-120_00 || ps[1].FirstDebit || ps[1].State != metering.PaymentPending {
+	if len(ps) != 2 || ps[1].Purpose != billing.PurposeInvoice || ps[1].InvoiceID != invs[0].ID ||
+		ps[1].AmountCents != invs[0].TotalCents-120_00 || ps[1].FirstDebit || ps[1].State != billing.PaymentPending {
 		t.Fatalf("invoice %+v, payments %+v", invs[0], ps)
 	}
 	if u := e.usage(a.ID); u.PaymentState != metering.PaymentOK {
@@ -504,12 +505,12 @@ func TestAlertsFollowThePlanWhileSettling(t *testing.T) {
 func TestFirstDebitDaysPerScheme(t *testing.T) {
 	tests := []struct {
 		currency metering.Currency
-		details  metering.MethodDetails
+		details  billing.MethodDetails
 		days     int
 	}{
 		{metering.USD, ach("6789"), 4},
-		{metering.EUR, metering.MethodDetails{Type: "direct_debit", Scheme: "sepa", HolderName: "A", IBAN: sandboxIBAN("6789")}, 5},
-		{metering.GBP, metering.MethodDetails{Type: "direct_debit", Scheme: "bacs", HolderName: "A", SortCode: "12-34-56", AccountNumber: "12346789"}, 3},
+		{metering.EUR, billing.MethodDetails{Type: "direct_debit", Scheme: "sepa", HolderName: "A", IBAN: sandboxIBAN("6789")}, 5},
+		{metering.GBP, billing.MethodDetails{Type: "direct_debit", Scheme: "bacs", HolderName: "A", SortCode: "12-34-56", AccountNumber: "12346789"}, 3},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.currency), func(t *testing.T) {
@@ -526,7 +527,7 @@ func TestFirstDebitDaysPerScheme(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := e.payments(a.ID)[0]
-			want := (metering.Calendar{}).AddBusinessDays(thursday, tc.days)
+			want := (billing.Calendar{}).AddBusinessDays(thursday, tc.days)
 			if !p.FirstDebit || !p.SettleBy.Equal(want) || p.Currency != tc.currency {
 				t.Fatalf("payment %+v, want settlement %s", p, want)
 			}
@@ -541,7 +542,7 @@ func TestFirstDebitDaysPerScheme(t *testing.T) {
 // can no longer be retried.
 func TestFailedUpgradeIsCollectedOnce(t *testing.T) {
 	ctx := t.Context()
-	failUpgrade := func(e *billingEnv) (metering.Account, metering.Payment) {
+	failUpgrade := func(e *billingEnv) (metering.Account, billing.Payment) {
 		a := e.account(metering.PlanStarter)
 		e.addMethod(a.ID, ach(sandboxpay.FailSuffix))
 		if _, err := e.svc.ChangePlan(ctx, a.ID, metering.PlanGrowth); err != nil {
@@ -550,7 +551,7 @@ func TestFailedUpgradeIsCollectedOnce(t *testing.T) {
 		e.clock.Set(thursday.AddDate(0, 0, 6))
 		e.settle(e.svc)
 		failed := e.payments(a.ID)[0]
-		if failed.Purpose != metering.PurposeUpgrade || failed.State != metering.PaymentFailed {
+		if failed.Purpose != billing.PurposeUpgrade || failed.State != metering.PaymentFailed {
 			t.Fatalf("upgrade payment %+v", failed)
 		}
 		e.addMethod(a.ID, ach("6789"))
@@ -572,7 +573,7 @@ func TestFailedUpgradeIsCollectedOnce(t *testing.T) {
 		}
 		ps := e.payments(a.ID)
 		last := ps[len(ps)-1]
-		if last.Purpose != metering.PurposeInvoice || last.AmountCents != invs[0].TotalCents-retry.AmountCents {
+		if last.Purpose != billing.PurposeInvoice || last.AmountCents != invs[0].TotalCents-retry.AmountCents {
 			t.Fatalf("the invoice (total %d) collects %+v; the retry collects %d", invs[0].TotalCents, last, retry.AmountCents)
 		}
 	})
@@ -586,7 +587,7 @@ func TestFailedUpgradeIsCollectedOnce(t *testing.T) {
 			t.Fatalf("invoices %+v %v", invs, err)
 		}
 		ps := e.payments(a.ID)
-		if last := ps[len(ps)-1]; last.Purpose != metering.PurposeInvoice || last.AmountCents != invs[0].TotalCents {
+		if last := ps[len(ps)-1]; last.Purpose != billing.PurposeInvoice || last.AmountCents != invs[0].TotalCents {
 			t.Fatalf("the invoice (total %d) collects %+v", invs[0].TotalCents, last)
 		}
 		_, err = e.svc.RetryPayment(ctx, a.ID, failed.ID)

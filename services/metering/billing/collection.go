@@ -1,9 +1,10 @@
-package metering
+package billing
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ledgerlane/platform/services/metering"
 	"slices"
 	"strconv"
 	"time"
@@ -165,7 +166,7 @@ func (s *Service) attemptCollection(ctx context.Context, inv Invoice) (bool, err
 		}
 		return nil
 	}
-	a, err := s.account(ctx, inv.AccountID)
+	a, err := s.accounts.CurrentAccount(ctx, inv.AccountID)
 	if err != nil {
 		return true, err
 	}
@@ -201,10 +202,10 @@ func (s *Service) attemptCollection(ctx context.Context, inv Invoice) (bool, err
 		}
 		s.log.WarnContext(ctx, "invoice collection failed", "account_id", a.ID, "invoice_id", inv.ID, "attempt", attempt, "err", err)
 		p.State, p.FailureReason, p.ResolvedAt, p.SettleBy, p.CreatedAt = PaymentFailed, reason, &now, now, now
-		if err := s.store.CreatePayment(ctx, p); err != nil && !errors.Is(err, ErrConflict) {
+		if err := s.store.CreatePayment(ctx, p); err != nil && !errors.Is(err, metering.ErrConflict) {
 			return true, fmt.Errorf("create payment: %w", err)
 		}
-		s.markForAlerts(ctx, a.ID)
+		s.accounts.AccountChanged(ctx, a.ID)
 		s.mailPaymentFailed(ctx, p)
 		return true, record(InvoiceCollection{State: CollectionFailed, Attempts: attempt, PaymentID: p.ID, LastError: err.Error()})
 	default:

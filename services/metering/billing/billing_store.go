@@ -1,7 +1,8 @@
-package metering
+package billing
 
 import (
 	"context"
+	"github.com/ledgerlane/platform/services/metering"
 	"time"
 )
 
@@ -65,7 +66,7 @@ type Invoice struct {
 	PeriodEnd   time.Time
 	// PlanID is the plan in force at the end of the period.
 	PlanID   string
-	Currency Currency
+	Currency metering.Currency
 	Lines    []InvoiceLine
 	// SubtotalCents is the sum of the lines; CreditCents the account credit
 	// applied (never more than the subtotal); TotalCents what is due.
@@ -102,9 +103,6 @@ type BillingStore interface {
 	// CancelDowngrade cancels the downgrade that is scheduled after at and
 	// returns it; ErrNotFound when there is none.
 	CancelDowngrade(ctx context.Context, accountID string, at time.Time) (PlanChange, error)
-	// ApplyDowngrade makes a scheduled downgrade due at now the account's
-	// plan and clears the schedule; otherwise it does nothing.
-	ApplyDowngrade(ctx context.Context, accountID string, now time.Time) error
 	// PlanChanges returns the account's changes that were not canceled,
 	// by EffectiveAt then RequestedAt.
 	PlanChanges(ctx context.Context, accountID string) ([]PlanChange, error)

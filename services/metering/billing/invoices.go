@@ -1,9 +1,10 @@
-package metering
+package billing
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ledgerlane/platform/services/metering"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,7 +21,7 @@ const DefaultCloseGrace = 10 * time.Minute
 
 // Invoices returns the account's invoices, oldest first.
 func (s *Service) Invoices(ctx context.Context, accountID string) ([]Invoice, error) {
-	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+	if _, err := s.accounts.Account(ctx, accountID); err != nil {
 		return nil, err
 	}
 	return s.store.Invoices(ctx, accountID)
@@ -67,7 +68,7 @@ func (s *Service) ClosePeriods(ctx context.Context, accountID string) ([]Invoice
 	if s.counters == nil {
 		return nil, problem.New(problem.Unavailable, "usage counters are not configured: invoices need them")
 	}
-	a, err := s.account(ctx, accountID)
+	a, err := s.accounts.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -132,13 +133,13 @@ func (s *Service) ClosePeriods(ctx context.Context, accountID string) ([]Invoice
 
 // history is what an invoice is computed from besides the counters.
 type history struct {
-	account Account
+	account metering.Account
 	changes []PlanChange // not canceled, by EffectiveAt
 	limits  []LimitChange
 }
 
 // planAt is the plan in force at t.
-func (h history) planAt(t time.Time) Plan {
+func (h history) planAt(t time.Time) metering.Plan {
 	id := h.account.PlanAt(t)
 	for _, c := range h.changes {
 		if c.EffectiveAt.After(t) {
@@ -146,13 +147,13 @@ func (h history) planAt(t time.Time) Plan {
 			break
 		}
 	}
-	p, _ := PlanByID(id)
+	p, _ := metering.PlanByID(id)
 	return p
 }
 
 // planBefore is the plan in force just before t (the plan a period ending
 // at t ended on).
-func (h history) planBefore(t time.Time) Plan {
+func (h history) planBefore(t time.Time) metering.Plan {
 	id := h.account.PlanAt(t.Add(-time.Microsecond))
 	for _, c := range h.changes {
 		if !c.EffectiveAt.Before(t) {
@@ -160,7 +161,7 @@ func (h history) planBefore(t time.Time) Plan {
 			break
 		}
 	}
-	p, _ := PlanByID(id)
+	p, _ := metering.PlanByID(id)
 	return p
 }
 

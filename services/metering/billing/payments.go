@@ -1,9 +1,10 @@
-package metering
+package billing
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ledgerlane/platform/services/metering"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/problem"
-	"github.com/ledgerlane/platform/services/metering/admission"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -43,18 +43,15 @@ const (
 	SchemeBacs = "bacs"
 )
 
-// Payment states, and the account's payment standing as GET /v1/usage shows
-// it (payment_state).
+// Payment states. The account's payment standing the limits follow
+// (Standing) is metering.PaymentOK, metering.PaymentSettling or
+// metering.PaymentFailed.
 const (
 	PaymentPending = "pending"
 	PaymentSettled = "settled"
 	// PaymentFailed is both a payment's state and the standing: a payment
 	// failed and none settled since.
-	PaymentFailed = "failed"
-
-	PaymentOK = "ok"
-	// PaymentSettling: the account's first direct debit is on its way.
-	PaymentSettling = "settling"
+	PaymentFailed = metering.PaymentFailed
 )
 
 // Payment purposes.
@@ -65,13 +62,13 @@ const (
 )
 
 // SchemeFor is the direct-debit scheme of a billing currency.
-func SchemeFor(c Currency) string {
+func SchemeFor(c metering.Currency) string {
 	switch c {
-	case USD:
+	case metering.USD:
 		return SchemeACH
-	case EUR:
+	case metering.EUR:
 		return SchemeSEPA
-	case GBP:
+	case metering.GBP:
 		return SchemeBacs
 	}
 	return ""
@@ -110,7 +107,7 @@ type Payment struct {
 	RetryOf     string // PurposeRetry only: the failed payment it retries
 	PeriodStart time.Time
 	AmountCents int64
-	Currency    Currency
+	Currency    metering.Currency
 	// FirstDebit: the account's first direct debit (none had settled when
 	// it started); it runs the account on introductory limits while pending.
 	FirstDebit   bool
@@ -186,15 +183,6 @@ type SandboxProcessor interface {
 	Sandbox() bool
 }
 
-// Introductory limits: while the account's first direct debit settles, its
-// plan's limits are capped at these, and overage is refused. They bound what
-// an account can run up before its bank has paid once (docs/billing.md).
-const (
-	IntroIncluded      = 50_000
-	IntroRatePerSecond = 50
-	IntroBurst         = 100
-)
-
 // First direct debits settle in 3 to 6 business days: a processor's
 // estimate outside that range is clamped into it.
 const (
@@ -212,13 +200,13 @@ func directDebitRequired(detail string) error {
 
 // checkDetails checks d against the account's currency and answers it in
 // canonical form, and the brand and last four characters to keep.
-func checkDetails(a Account, d MethodDetails, now time.Time) (MethodDetails, string, string, error) {
+func checkDetails(a metering.Account, d MethodDetails, now time.Time) (MethodDetails, string, string, error) {
 	d.HolderName = strings.TrimSpace(d.HolderName)
 	switch {
 	case d.HolderName == "":
 		return d, "", "", problem.New(problem.InvalidInput, "holder_name is required").WithField("holder_name")
-	case utf8.RuneCountInString(d.HolderName) > maxNameLen:
-		return d, "", "", problem.New(problem.InvalidInput, fmt.Sprintf("holder_name is longer than %d characters", maxNameLen)).WithField("holder_name")
+	case utf8.RuneCountInString(d.HolderName) > metering.MaxNameLen:
+		return d, "", "", problem.New(problem.InvalidInput, fmt.Sprintf("holder_name is longer than %d characters", metering.MaxNameLen)).WithField("holder_name")
 	}
 	extra := func(field string) error {
 		return problem.New(problem.InvalidInput, field+" does not apply to this payment method").WithField(field)
@@ -309,7 +297,7 @@ func checkDetails(a Account, d MethodDetails, now time.Time) (MethodDetails, str
 // asked to be the default of a direct-debit-only plan is refused before
 // anything is set up.
 func (s *Service) AddPaymentMethod(ctx context.Context, accountID string, d MethodDetails) (PaymentMethod, error) {
-	a, err := s.account(ctx, accountID)
+	a, err := s.accounts.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return PaymentMethod{}, err
 	}
@@ -320,7 +308,7 @@ func (s *Service) AddPaymentMethod(ctx context.Context, accountID string, d Meth
 	if err != nil {
 		return PaymentMethod{}, err
 	}
-	plan, _ := PlanByID(a.PlanID)
+	plan, _ := metering.PlanByID(a.PlanID)
 	if d.MakeDefault && d.Type == MethodCard && plan.DirectDebitOnly {
 		return PaymentMethod{}, directDebitRequired("the " + plan.ID + " plan is billed only by direct debit: a card cannot be its default payment method")
 	}
@@ -357,7 +345,7 @@ const maxPaymentMethods = 10
 // PaymentMethods returns the account's methods that were not removed,
 // oldest first.
 func (s *Service) PaymentMethods(ctx context.Context, accountID string) ([]PaymentMethod, error) {
-	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+	if _, err := s.accounts.Account(ctx, accountID); err != nil {
 		return nil, err
 	}
 	return s.store.PaymentMethods(ctx, accountID)
@@ -380,7 +368,7 @@ func (s *Service) method(ctx context.Context, accountID, methodID string) (Payme
 // A card on a direct-debit-only plan is refused (direct-debit-required);
 // another account's method is not found.
 func (s *Service) SetDefaultPaymentMethod(ctx context.Context, accountID, methodID string) (PaymentMethod, error) {
-	a, err := s.account(ctx, accountID)
+	a, err := s.accounts.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return PaymentMethod{}, err
 	}
@@ -388,7 +376,7 @@ func (s *Service) SetDefaultPaymentMethod(ctx context.Context, accountID, method
 	if err != nil {
 		return PaymentMethod{}, err
 	}
-	if plan, _ := PlanByID(a.PlanID); m.Type == MethodCard && plan.DirectDebitOnly {
+	if plan, _ := metering.PlanByID(a.PlanID); m.Type == MethodCard && plan.DirectDebitOnly {
 		return PaymentMethod{}, directDebitRequired("the " + plan.ID + " plan is billed only by direct debit: a card cannot be its default payment method")
 	}
 	if err := s.store.SetDefaultPaymentMethod(ctx, accountID, methodID); err != nil {
@@ -404,7 +392,7 @@ func (s *Service) SetDefaultPaymentMethod(ctx context.Context, accountID, method
 // a direct-debit-only plan stays until another direct debit replaces it.
 // Payments already started from it carry on.
 func (s *Service) RemovePaymentMethod(ctx context.Context, accountID, methodID string) error {
-	a, err := s.account(ctx, accountID)
+	a, err := s.accounts.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return err
 	}
@@ -412,7 +400,7 @@ func (s *Service) RemovePaymentMethod(ctx context.Context, accountID, methodID s
 	if err != nil {
 		return err
 	}
-	if plan, _ := PlanByID(a.PlanID); m.IsDefault && plan.DirectDebitOnly {
+	if plan, _ := metering.PlanByID(a.PlanID); m.IsDefault && plan.DirectDebitOnly {
 		return directDebitRequired("the " + plan.ID + " plan is billed only by direct debit: make another direct debit the default before removing this one")
 	}
 	if err := s.store.RemovePaymentMethod(ctx, accountID, methodID, s.timestamp()); err != nil {
@@ -424,7 +412,7 @@ func (s *Service) RemovePaymentMethod(ctx context.Context, accountID, methodID s
 
 // Payments returns the account's payments, oldest first.
 func (s *Service) Payments(ctx context.Context, accountID string) ([]Payment, error) {
-	if _, err := s.store.GetAccount(ctx, accountID); err != nil {
+	if _, err := s.accounts.Account(ctx, accountID); err != nil {
 		return nil, err
 	}
 	return s.store.Payments(ctx, accountID)
@@ -433,7 +421,7 @@ func (s *Service) Payments(ctx context.Context, accountID string) ([]Payment, er
 // checkPaymentFor refuses a move onto plan to that the account's payment
 // methods cannot pay for: a direct-debit-only plan needs a direct-debit
 // default method.
-func (s *Service) checkPaymentFor(ctx context.Context, a Account, to Plan) error {
+func (s *Service) checkPaymentFor(ctx context.Context, a metering.Account, to metering.Plan) error {
 	if !to.DirectDebitOnly {
 		return nil
 	}
@@ -455,7 +443,7 @@ func (s *Service) checkPaymentFor(ctx context.Context, a Account, to Plan) error
 // stays on the invoice) and the zero Payment is returned. p.ID is kept when
 // set (an invoice's attempt derives it). When the processor answers an
 // error the payment is returned unstored, with its method, beside it.
-func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, error) {
+func (s *Service) collect(ctx context.Context, a metering.Account, p Payment) (Payment, error) {
 	if s.processor == nil || p.AmountCents <= 0 {
 		return Payment{}, nil
 	}
@@ -501,7 +489,7 @@ func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, e
 	if err := s.store.CreatePayment(ctx, p); err != nil {
 		return Payment{}, fmt.Errorf("create payment: %w", err)
 	}
-	s.markForAlerts(ctx, a.ID) // the standing may change the limits milestones follow
+	s.accounts.AccountChanged(ctx, a.ID) // the standing may change the limits milestones follow
 	if p.State == PaymentFailed {
 		s.mailPaymentFailed(ctx, p)
 	}
@@ -513,12 +501,12 @@ func (s *Service) collect(ctx context.Context, a Account, p Payment) (Payment, e
 // RetryPayment collects a failed payment's amount again, from the account's
 // default method now. It answers the new payment.
 func (s *Service) RetryPayment(ctx context.Context, accountID, paymentID string) (Payment, error) {
-	a, err := s.account(ctx, accountID)
+	a, err := s.accounts.CurrentAccount(ctx, accountID)
 	if err != nil {
 		return Payment{}, err
 	}
 	old, err := s.store.GetPayment(ctx, paymentID)
-	if errors.Is(err, ErrNotFound) || (err == nil && old.AccountID != accountID) {
+	if errors.Is(err, metering.ErrNotFound) || (err == nil && old.AccountID != accountID) {
 		return Payment{}, problem.New(problem.NotFound, "no such payment").WithField("payment")
 	}
 	if err != nil {
@@ -616,7 +604,7 @@ func (s *Service) resolve(ctx context.Context, p Payment, state, reason string) 
 		}
 		p.State = state
 		s.invoicePaymentResolved(ctx, p)
-		s.markForAlerts(ctx, p.AccountID)
+		s.accounts.AccountChanged(ctx, p.AccountID)
 	}
 	return ok, nil
 }
@@ -629,9 +617,9 @@ func (s *Service) mailPaymentFailed(ctx context.Context, p Payment) {
 	if s.notices == nil {
 		return
 	}
-	a, err := s.store.GetAccount(ctx, p.AccountID)
+	a, err := s.accounts.Account(ctx, p.AccountID)
 	if err == nil {
-		free, _ := PlanByID(PlanFree)
+		free, _ := metering.PlanByID(metering.PlanFree)
 		how := "card"
 		if p.MethodType == MethodDirectDebit {
 			how = strings.ToUpper(p.Scheme) + " direct debit"
@@ -660,7 +648,7 @@ func (s *Service) ForcePaymentOutcome(ctx context.Context, paymentID, outcome st
 		return Payment{}, problem.New(problem.Conflict, "outcomes can be forced only with the sandbox payment processor")
 	}
 	p, err := s.store.GetPayment(ctx, paymentID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, metering.ErrNotFound) {
 		return Payment{}, problem.New(problem.NotFound, "no such payment").WithField("payment")
 	}
 	if err != nil {
@@ -687,7 +675,7 @@ func (s *Service) ForcePaymentOutcome(ctx context.Context, paymentID, outcome st
 			return Payment{}, problem.New(problem.InvalidInput, "days must be 1 to 30").WithField("days")
 		}
 		if err := s.store.DelayPayment(ctx, p.ID, s.calendar.AddBusinessDays(p.SettleBy, days)); err != nil {
-			if errors.Is(err, ErrConflict) {
+			if errors.Is(err, metering.ErrConflict) {
 				return Payment{}, problem.New(problem.Conflict, "the payment was resolved meanwhile").WithField("payment")
 			}
 			return Payment{}, err
@@ -738,52 +726,17 @@ func standing(ps []Payment) string {
 		}
 	}
 	if settling {
-		return PaymentSettling
+		return metering.PaymentSettling
 	}
-	return PaymentOK
+	return metering.PaymentOK
 }
 
-// paymentState is the account's payment standing.
-func (s *Service) paymentState(ctx context.Context, a Account) (string, error) {
-	ps, err := s.store.Payments(ctx, a.ID)
-	if err != nil {
-		return "", fmt.Errorf("payments: %w", err)
-	}
-	return standing(ps), nil
-}
-
-// paymentLimits adjusts l to the account's payment standing: Free's volume,
-// rate and hard stop after a failure, the introductory caps while the first
-// direct debit settles. The period and prices stay the plan's.
-func (s *Service) paymentLimits(ctx context.Context, a Account, l admission.Limits) (admission.Limits, error) {
-	state, err := s.paymentState(ctx, a)
-	if err != nil {
-		return admission.Limits{}, err
-	}
-	return limitsFor(state, l), nil
-}
-
-func limitsFor(state string, l admission.Limits) admission.Limits {
-	switch state {
-	case PaymentFailed:
-		free, _ := PlanByID(PlanFree)
-		l.MonthlyQuota = min(l.MonthlyQuota, free.IncludedConversions)
-		l.RatePerSecond, l.Burst = min(l.RatePerSecond, free.RatePerSecond), min(l.Burst, free.Burst)
-		l.HardStop, l.PaymentState = true, state
-	case PaymentSettling:
-		l.MonthlyQuota = min(l.MonthlyQuota, IntroIncluded)
-		l.RatePerSecond, l.Burst = min(l.RatePerSecond, IntroRatePerSecond), min(l.Burst, IntroBurst)
-		l.HardStop, l.PaymentState = true, state
-	}
-	return l
-}
-
-// PaymentState is the account's payment standing: PaymentOK,
-// PaymentSettling or PaymentFailed.
+// PaymentState is the account's payment standing: metering.PaymentOK,
+// PaymentSettling or PaymentFailed; metering.ErrNotFound for an unknown
+// account.
 func (s *Service) PaymentState(ctx context.Context, accountID string) (string, error) {
-	a, err := s.store.GetAccount(ctx, accountID)
-	if err != nil {
+	if _, err := s.accounts.Account(ctx, accountID); err != nil {
 		return "", err
 	}
-	return s.paymentState(ctx, a)
+	return NewStanding(s.store).PaymentState(ctx, accountID)
 }

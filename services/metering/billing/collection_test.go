@@ -1,4 +1,4 @@
-package metering_test
+package billing_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering"
+	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/notify"
 	"github.com/ledgerlane/platform/services/metering/sandboxpay"
 )
@@ -26,20 +27,20 @@ type flakyProcessor struct {
 	keys []string
 }
 
-func (f *flakyProcessor) Collect(ctx context.Context, m metering.PaymentMethod, p metering.Payment) (metering.Collection, error) {
+func (f *flakyProcessor) Collect(ctx context.Context, m billing.PaymentMethod, p billing.Payment) (billing.Collection, error) {
 	f.mu.Lock()
 	f.keys = append(f.keys, p.IdempotencyKey)
 	if len(f.fail) > 0 {
 		err := f.fail[0]
 		f.fail = f.fail[1:]
 		f.mu.Unlock()
-		return metering.Collection{}, err
+		return billing.Collection{}, err
 	}
 	f.mu.Unlock()
 	return f.Processor.Collect(ctx, m, p)
 }
 
-func (e *billingEnv) collection(id string) (metering.Invoice, []metering.Payment) {
+func (e *billingEnv) collection(id string) (billing.Invoice, []billing.Payment) {
 	e.t.Helper()
 	invs, err := e.svc.Invoices(e.t.Context(), id)
 	if err != nil || len(invs) != 1 {
@@ -66,7 +67,7 @@ func (e *billingEnv) failureMails(id string) int {
 // TestInvoiceCollection: the first attempt at the close, then the billing
 // tick's retries on a moved clock, for each way the processor answers.
 func TestInvoiceCollection(t *testing.T) {
-	refused := fmt.Errorf("mandate cancelled: %w", metering.ErrPaymentRefused)
+	refused := fmt.Errorf("mandate cancelled: %w", billing.ErrPaymentRefused)
 	many := func(n int) []error {
 		out := make([]error, n)
 		for i := range out {
@@ -85,12 +86,12 @@ func TestInvoiceCollection(t *testing.T) {
 		mailsSent int
 	}{
 		// The account's first direct debit: introductory limits while it settles.
-		{"accepted at once", nil, "6789", 1, metering.CollectionCollecting, metering.PaymentPending, metering.PaymentSettling, 0},
-		{"unreachable, then accepted", many(2), "6789", 3, metering.CollectionCollecting, metering.PaymentPending, metering.PaymentSettling, 0},
-		{"refused", []error{refused}, "6789", 1, metering.CollectionFailed, metering.PaymentFailed, metering.PaymentFailed, 1},
-		{"unreachable, then refused", []error{errUnreachable, refused}, "6789", 2, metering.CollectionFailed, metering.PaymentFailed, metering.PaymentFailed, 1},
-		{"unreachable every time", many(metering.MaxCollectionAttempts + 2), "6789", metering.MaxCollectionAttempts, metering.CollectionFailed, metering.PaymentFailed, metering.PaymentFailed, 1},
-		{"declined by the bank on its date", nil, sandboxpay.FailSuffix, 1, metering.CollectionCollecting, metering.PaymentPending, metering.PaymentSettling, 0},
+		{"accepted at once", nil, "6789", 1, billing.CollectionCollecting, billing.PaymentPending, metering.PaymentSettling, 0},
+		{"unreachable, then accepted", many(2), "6789", 3, billing.CollectionCollecting, billing.PaymentPending, metering.PaymentSettling, 0},
+		{"refused", []error{refused}, "6789", 1, billing.CollectionFailed, metering.PaymentFailed, metering.PaymentFailed, 1},
+		{"unreachable, then refused", []error{errUnreachable, refused}, "6789", 2, billing.CollectionFailed, metering.PaymentFailed, metering.PaymentFailed, 1},
+		{"unreachable every time", many(billing.MaxCollectionAttempts + 2), "6789", billing.MaxCollectionAttempts, billing.CollectionFailed, metering.PaymentFailed, metering.PaymentFailed, 1},
+		{"declined by the bank on its date", nil, sandboxpay.FailSuffix, 1, billing.CollectionCollecting, billing.PaymentPending, metering.PaymentSettling, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,7 +123,7 @@ func TestInvoiceCollection(t *testing.T) {
 				if inv.Collection.NextAttemptAt == nil {
 					break
 				}
-				next := now.Add(metering.CollectionDelay(attempt))
+				next := now.Add(billing.CollectionDelay(attempt))
 				if !inv.Collection.NextAttemptAt.Equal(next) || inv.Collection.Attempts != attempt || inv.Collection.LastError == "" {
 					t.Fatalf("after attempt %d: %+v, want next at %s", attempt, inv.Collection, next)
 				}
@@ -141,7 +142,7 @@ func TestInvoiceCollection(t *testing.T) {
 				t.Fatalf("%d processor calls, want %d: %v", len(proc.keys), tc.attempts, proc.keys)
 			}
 			for i, k := range proc.keys {
-				if want := metering.CollectionKey(inv.ID, i+1); k != want {
+				if want := billing.CollectionKey(inv.ID, i+1); k != want {
 					t.Fatalf("call %d key %q, want %q", i+1, k, want)
 				}
 			}
@@ -159,18 +160,18 @@ func TestInvoiceCollection(t *testing.T) {
 				t.Fatalf("%d failure mails, want %d", n, tc.mailsSent)
 			}
 			// The payment's outcome on its date moves the invoice.
-			if tc.payment == metering.PaymentPending {
+			if tc.payment == billing.PaymentPending {
 				e.clock.Set(now.AddDate(0, 0, 10))
 				e.settle(e.svc)
 				inv, ps = e.collection(a.ID)
-				want := metering.CollectionPaid
+				want := billing.CollectionPaid
 				if tc.last4 == sandboxpay.FailSuffix {
-					want = metering.CollectionFailed
+					want = billing.CollectionFailed
 				}
 				if inv.Collection.State != want {
 					t.Fatalf("after settlement %+v (payment %+v), want %s", inv.Collection, ps[0], want)
 				}
-				if want == metering.CollectionFailed && e.failureMails(a.ID) != 1 {
+				if want == billing.CollectionFailed && e.failureMails(a.ID) != 1 {
 					t.Fatalf("%d failure mails after the debit failed, want 1", e.failureMails(a.ID))
 				}
 			}
@@ -183,16 +184,16 @@ func TestInvoiceCollection(t *testing.T) {
 func TestFailedInvoicePaidByRetry(t *testing.T) {
 	ctx := t.Context()
 	e := newBillingEnv(t)
-	e.svc = e.service(e.store, &flakyProcessor{Processor: sandboxpay.New(), fail: []error{metering.ErrPaymentRefused}})
+	e.svc = e.service(e.store, &flakyProcessor{Processor: sandboxpay.New(), fail: []error{billing.ErrPaymentRefused}})
 	e.clock.Set(thursday)
 	a := e.account(metering.PlanStarter)
-	e.addMethod(a.ID, metering.MethodDetails{Type: "card", HolderName: "A", CardNumber: sandboxCard(t, "4242"), ExpMonth: 1, ExpYear: 2030})
+	e.addMethod(a.ID, billing.MethodDetails{Type: "card", HolderName: "A", CardNumber: sandboxCard(t, "4242"), ExpMonth: 1, ExpYear: 2030})
 	e.clock.Set(thursday.AddDate(0, 1, 1))
 	if _, err := e.svc.ClosePeriods(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	inv, ps := e.collection(a.ID)
-	if inv.Collection.State != metering.CollectionFailed || e.usage(a.ID).PaymentState != metering.PaymentFailed {
+	if inv.Collection.State != billing.CollectionFailed || e.usage(a.ID).PaymentState != metering.PaymentFailed {
 		t.Fatalf("collection %+v", inv.Collection)
 	}
 	e.clock.Set(thursday.AddDate(0, 1, 2))
@@ -200,7 +201,7 @@ func TestFailedInvoicePaidByRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	inv, _ = e.collection(a.ID)
-	if inv.Collection.State != metering.CollectionPaid || e.usage(a.ID).PaymentState != metering.PaymentOK {
+	if inv.Collection.State != billing.CollectionPaid || e.usage(a.ID).PaymentState != metering.PaymentOK {
 		t.Fatalf("after the retry settled: %+v", inv.Collection)
 	}
 }
@@ -220,7 +221,7 @@ func TestOpenInvoiceCollectedWhenMethodAdded(t *testing.T) {
 		t.Fatal(err)
 	}
 	inv, ps := e.collection(a.ID)
-	if inv.Collection.State != metering.CollectionOpen || inv.Collection.Attempts != 0 || inv.Collection.NextAttemptAt != nil || len(ps) != 0 {
+	if inv.Collection.State != billing.CollectionOpen || inv.Collection.Attempts != 0 || inv.Collection.NextAttemptAt != nil || len(ps) != 0 {
 		t.Fatalf("without a method: %+v, payments %+v", inv.Collection, ps)
 	}
 	e.clock.Set(thursday.AddDate(0, 2, 0))
@@ -229,7 +230,7 @@ func TestOpenInvoiceCollectedWhenMethodAdded(t *testing.T) {
 	}
 	e.addMethod(a.ID, ach("6789"))
 	inv, ps = e.collection(a.ID)
-	if inv.Collection.State != metering.CollectionCollecting || inv.Collection.Attempts != 1 || len(ps) != 1 ||
+	if inv.Collection.State != billing.CollectionCollecting || inv.Collection.Attempts != 1 || len(ps) != 1 ||
 		ps[0].AmountCents != inv.TotalCents || !ps[0].FirstDebit || len(proc.keys) != 1 {
 		t.Fatalf("after adding a method: %+v, payments %+v", inv.Collection, ps)
 	}
@@ -238,12 +239,12 @@ func TestOpenInvoiceCollectedWhenMethodAdded(t *testing.T) {
 // TestCollectionDelay: the backoff starts at CollectionBackoff, never
 // shrinks from one attempt to the next and never exceeds the maximum.
 func TestCollectionDelay(t *testing.T) {
-	if d := metering.CollectionDelay(1); d != metering.CollectionBackoff {
+	if d := billing.CollectionDelay(1); d != billing.CollectionBackoff {
 		t.Fatalf("first delay %s", d)
 	}
 	prop := func(n uint8) bool {
-		a, b := metering.CollectionDelay(int(n)+1), metering.CollectionDelay(int(n)+2)
-		return a <= b && b <= metering.CollectionBackoffMax && a >= metering.CollectionBackoff
+		a, b := billing.CollectionDelay(int(n)+1), billing.CollectionDelay(int(n)+2)
+		return a <= b && b <= billing.CollectionBackoffMax && a >= billing.CollectionBackoff
 	}
 	if err := quick.Check(prop, nil); err != nil {
 		t.Fatal(err)
