@@ -142,6 +142,15 @@ func TestBatchThroughEngine(t *testing.T) {
 	if v, err := eng.Validate([]byte(sum), "", statement.Options{}); err != nil || !v.Valid || len(v.Warnings) == 0 || !strings.Contains(v.Warnings[0].Message, "C01") {
 		t.Errorf("validate :19:: %+v %v", v, err)
 	}
+	// A network rule names its line and field: :36: without :33B: (D54).
+	d54 := strings.Replace(mt101Two, ":71A:OUR\r\n", ":71A:OUR\r\n:36:1,1\r\n", 1)
+	v, err = eng.Validate([]byte(d54), "", statement.Options{})
+	if err != nil || len(v.Warnings) == 0 {
+		t.Fatalf("validate D54: %+v %v", v, err)
+	}
+	if w := v.Warnings[len(v.Warnings)-1]; w.Code != payment.CodeNonstandard || w.Line != 25 || !strings.HasSuffix(w.Path, "field :36:") || !strings.Contains(w.Message, "D54") {
+		t.Errorf("validate D54: %+v", v)
+	}
 	mixed := strings.Replace(mt204Two, ":32B:USD25000,", ":32B:EUR25000,", 1)
 	if v, err := eng.Validate([]byte(mixed), "", statement.Options{}); err != nil || v.Valid || !strings.Contains(v.Errors[0].Message, "C02") {
 		t.Errorf("validate mixed currencies: %+v %v", v, err)

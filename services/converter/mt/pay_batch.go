@@ -270,7 +270,7 @@ func (p *payParser) instructingParty(f *finField) (*payment.Party, error) {
 // :36:. n is its ordinal, for messages.
 func (p *payParser) mt101Transaction(tx *payment.Payment, fields []finField, n int) error {
 	seen := map[string]bool{}
-	var has33, has36 bool
+	var f32, f33, f36 *finField // for the line and field of the network rules
 	for i := range fields {
 		f := &fields[i]
 		if f.tag != "23E" {
@@ -285,6 +285,7 @@ func (p *payParser) mt101Transaction(tx *payment.Payment, fields []finField, n i
 		case "23E":
 			err = p.mt101Code(tx, f)
 		case "32B":
+			f32 = f
 			tx.Amount, err = p.currencyAmount(f, f.lines[0])
 		case "50C", "50L":
 			p.warn(payment.CodeFieldDropped, f, "an instructing party of one transaction has no pain.001 element (InitgPty is the message's)")
@@ -309,7 +310,7 @@ func (p *payParser) mt101Transaction(tx *payment.Payment, fields []finField, n i
 				}
 			}
 		case "33B":
-			has33 = true
+			f33 = f
 			tx.InstructedAmount, err = p.currencyAmount(f, f.lines[0])
 		case "71A":
 			tx.ChargeBearer, err = p.chargeBearer(f)
@@ -320,7 +321,7 @@ func (p *payParser) mt101Transaction(tx *payment.Payment, fields []finField, n i
 			}
 			tx.ChargesAccount = v[1:]
 		case "36":
-			has36 = true
+			f36 = f
 			var ok bool
 			if tx.ExchangeRate, ok = mtDecimal(strings.TrimSpace(f.lines[0])); !ok || !tx.ExchangeRate.IsPositive() {
 				return p.fail(f, "T40: exchange rate %q is not a positive number with a decimal comma", clip(f.lines[0]))
@@ -343,11 +344,14 @@ func (p *payParser) mt101Transaction(tx *payment.Payment, fields []finField, n i
 	if tx.Debtor == nil {
 		return p.fail(nil, "D61: the ordering customer (:50F:, :50G: or :50H:) must be in sequence A or in every sequence B; transaction %d has none", n)
 	}
-	if has36 && !has33 || has33 && tx.InstructedAmount.Currency == tx.Amount.Currency {
-		p.warn(payment.CodeNonstandard, nil, "transaction %d: :36: needs :33B:, whose currency must differ from :32B:'s (rules D54, C2)", n)
+	if f36 != nil && f33 == nil {
+		p.warn(payment.CodeNonstandard, f36, "transaction %d: :36: needs :33B: (rule D54)", n)
 	}
-	if tx.Amount.Value.IsZero() && !has33 {
-		p.warn(payment.CodeNonstandard, nil, "transaction %d: a :32B: amount of zero needs :33B: with the ordered amount (rule D60)", n)
+	if f33 != nil && tx.InstructedAmount.Currency == tx.Amount.Currency {
+		p.warn(payment.CodeNonstandard, f33, "transaction %d: the currency of :33B: must differ from :32B:'s (rule C2)", n)
+	}
+	if f32 != nil && tx.Amount.Value.IsZero() && f33 == nil {
+		p.warn(payment.CodeNonstandard, f32, "transaction %d: a :32B: amount of zero needs :33B: with the ordered amount (rule D60)", n)
 	}
 	if tx.Intermediary != nil && tx.CreditorAgent == nil {
 		p.warn(payment.CodeRuleC81, nil, "C81: :56a: in transaction %d requires :57a:", n)
