@@ -84,6 +84,38 @@ func TestMessageFamiliesEndToEnd(t *testing.T) {
 			t.Errorf("%s → %s: %d %s", tc.input, tc.to, r.status, truncate(body, 600))
 		}
 	}
+	// An MT101 of two transactions converts to pain.001; back to MT101 it is
+	// written (FIN's one-transaction rule is a warning) and strict refuses it.
+	in101 := read("cbpr_mt_to_mx", "pn_01_1_1__mt101_pain_001_A_B.input.fin")
+	i, j := strings.Index(in101, ":21:REF501"), strings.LastIndex(in101, "-}")
+	two := in101[:j] + strings.Replace(in101[i:j], "REF501", "REF502", 1) + in101[j:]
+	r := c.call("POST", "/v1/convert?to=pain.001", "conversion-live", two, "Content-Type", "application/x-swift-mt", "Accept", "application/xml")
+	if r.status != 200 || strings.Count(string(r.body), "<CdtTrfTxInf>") != 2 {
+		t.Fatalf("MT101 of two transactions → pain.001: %d %s", r.status, truncate(string(r.body), 600))
+	}
+	pain := string(r.body)
+	if r = c.call("POST", "/v1/convert?to=MT101", "conversion-live", pain, "Content-Type", "application/xml", "Accept", "text/plain"); r.status != 200 || strings.Count(string(r.body), ":21:REF50") != 2 {
+		t.Errorf("pain.001 of two transactions → MT101: %d %s", r.status, truncate(string(r.body), 600))
+	}
+	env, _ := json.Marshal(map[string]any{"message": pain, "to": "MT101", "options": map[string]any{"strict": true}})
+	c.call("POST", "/v1/convert", "conversion-live", string(env), "Content-Type", "application/json").wantProblem(t, 422, "unprocessable")
+	// MT104 is refused by name, with the reason.
+	mt104 := strings.Replace(strings.Replace(in101, "O101", "O104", 1), ":28D:1/1\n", "", 1)
+	if r = c.call("POST", "/v1/convert?to=pain.001", "conversion-live", mt104, "Content-Type", "application/x-swift-mt"); r.status != 400 || !strings.Contains(string(r.body), "direct debit") {
+		t.Errorf("MT104: %d %s", r.status, truncate(string(r.body), 600))
+	}
+	f := c.call("GET", "/v1/formats", "conversion-live", "")
+	listed := map[string]bool{}
+	for _, x := range f.json["formats"].([]any) {
+		m := x.(map[string]any)
+		listed[fmt.Sprint(m["from"], ">", m["to"])] = true
+	}
+	for _, pair := range []string{"MT101>pain.001", "pain.001>MT101", "MT204>pacs.010", "pacs.010>MT204"} {
+		if !listed[pair] {
+			t.Errorf("GET /v1/formats lacks %s", pair)
+		}
+	}
+
 	// The MT192 inputs as a batch of three, and the MT101 as a batch of two.
 	runBatch := func(to string, items []item, want string) {
 		t.Helper()
