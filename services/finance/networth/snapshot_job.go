@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/services/finance"
 )
 
@@ -47,23 +48,18 @@ func (s *Service) SnapshotDue(ctx context.Context) (int, error) {
 }
 
 // RunSnapshots runs SnapshotDue at once and then every interval until ctx
-// ends (the scheduled job; server.Run starts it).
+// ends (the scheduled job; server.Run starts it). A failed run is logged by
+// the loop and the next run is the retry.
 func (s *Service) RunSnapshots(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = DefaultSnapshotInterval
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if n, err := s.SnapshotDue(ctx); err != nil && ctx.Err() == nil {
-			s.k.Log().WarnContext(ctx, "net-worth snapshot job", "err", err)
-		} else if n > 0 {
-			s.k.Log().InfoContext(ctx, "net-worth snapshots taken", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	periodic.Task{Name: "net-worth snapshot job", Every: every, AtStart: true, Log: s.k.Log(),
+		Run: func(ctx context.Context) error {
+			n, err := s.SnapshotDue(ctx)
+			if n > 0 {
+				s.k.Log().InfoContext(ctx, "net-worth snapshots taken", "count", n)
+			}
+			return err
+		}}.Loop(ctx)
 }

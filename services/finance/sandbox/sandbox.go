@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/networth"
@@ -161,20 +162,12 @@ func New(sink Syncer, markets Markets, conns []Connection, clock func() time.Tim
 	return &Aggregator{sink: sink, markets: markets, conns: conns, now: clock, log: log, run: clock().Unix()}
 }
 
-// Run syncs every interval until ctx ends.
+// Run syncs every interval, the first after one interval, until ctx ends.
 func (a *Aggregator) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := a.SyncNow(ctx); err != nil && ctx.Err() == nil {
-				a.log.WarnContext(ctx, "sandbox sync failed", "err", err)
-			}
-		}
-	}
+	periodic.Task{Name: "sandbox sync failed", Every: every, Log: a.log, Run: func(ctx context.Context) error {
+		_, err := a.SyncNow(ctx)
+		return err
+	}}.Loop(ctx)
 }
 
 // SyncNow runs one tick: it moves earlier transactions along, makes new
