@@ -14,19 +14,11 @@ import (
 // redacted as on its balances route, and its nickname is dropped.
 func (s *Service) ListAccounts(ctx context.Context, c Caller, q PageQuery) (Page[Account], error) {
 	var page Page[Account]
-	sc, err := s.Scope(ctx, c, false)
+	l, err := OpenList[connCursor](ctx, s, c, q, ListRoute{Path: "/v1/accounts"})
 	if err != nil {
 		return page, err
 	}
-	pager, err := NewPager[connCursor](s, q)
-	if err != nil {
-		return page, err
-	}
-	cur, err := pager.After(c, "/v1/accounts")
-	if err != nil {
-		return page, err
-	}
-	after := cur.position()
+	sc, pager, after := l.Scope, l.Pager, l.After.position()
 	all, err := s.store.ListAccounts(ctx, c.UserID)
 	if err != nil {
 		return page, Internal("list accounts", err)

@@ -37,19 +37,12 @@ type SyncStatus struct {
 // response filtered.
 func (s *Service) ListConnections(ctx context.Context, c Caller, q PageQuery) (Page[ConnectionSummary], error) {
 	var page Page[ConnectionSummary]
-	sc, err := s.Scope(ctx, c, false)
+	l, err := OpenList[connCursor](ctx, s, c, q, ListRoute{Path: "/v1/connections"})
 	if err != nil {
 		return page, err
 	}
-	pager, err := NewPager[connCursor](s, q)
-	if err != nil {
-		return page, err
-	}
-	after, err := pager.After(c, "/v1/connections")
-	if err != nil {
-		return page, err
-	}
-	conns, err := s.store.ListConnections(ctx, c.UserID, after.position(), pager.Size+1)
+	sc, pager := l.Scope, l.Pager
+	conns, err := s.store.ListConnections(ctx, c.UserID, l.After.position(), pager.Size+1)
 	if err != nil {
 		return page, Internal("list connections", err)
 	}

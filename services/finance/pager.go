@@ -43,8 +43,7 @@ type CursorPosition interface {
 // page_size, binds the route's cursors to the caller, the route and its
 // filter values, decodes the position a cursor names, and cuts rows read
 // one over the page size into a page with the next page's cursor. A route
-// makes one with NewPager before it checks its own filters, then asks
-// After once the filters are known.
+// opens its pages with OpenList.
 type Pager[P CursorPosition] struct {
 	// Size is the page size: the sent page_size, or DefaultPageSize.
 	Size   int
@@ -53,9 +52,9 @@ type Pager[P CursorPosition] struct {
 	bound  string
 }
 
-// NewPager checks q's page_size (invalid-input naming page_size outside 1
-// to MaxPageSize) and keeps its cursor for After.
-func NewPager[P CursorPosition](s *Service, q PageQuery) (*Pager[P], error) {
+// newPager checks q's page_size (invalid-input naming page_size outside 1
+// to MaxPageSize) and keeps its cursor for after.
+func newPager[P CursorPosition](s *Service, q PageQuery) (*Pager[P], error) {
 	size, err := pageSize(q.PageSize)
 	if err != nil {
 		return nil, err
@@ -63,12 +62,12 @@ func NewPager[P CursorPosition](s *Service, q PageQuery) (*Pager[P], error) {
 	return &Pager[P]{Size: size, s: s, cursor: q.Cursor}, nil
 }
 
-// After binds the pages to c, route and the filter values (validated by
+// after binds the pages to c, route and the filter values (validated by
 // then: they cannot contain the separator) and returns the position the
 // request's cursor names, nil without one. A cursor signed for another
 // user, grant, route or filter, or holding a malformed position, is
 // invalid-input naming cursor.
-func (p *Pager[P]) After(c Caller, route string, filters ...string) (*P, error) {
+func (p *Pager[P]) after(c Caller, route string, filters ...string) (*P, error) {
 	p.bound = scopeString(c, route, filters...)
 	if p.cursor == "" {
 		return nil, nil
@@ -78,6 +77,58 @@ func (p *Pager[P]) After(c Caller, route string, filters ...string) (*P, error) 
 		return nil, badCursor()
 	}
 	return &pos, nil
+}
+
+// ListRoute is what a list route tells OpenList about itself.
+type ListRoute struct {
+	// Path names the route; its cursors are bound to it.
+	Path string
+	// WithCategories resolves the grant's category exclusions down to
+	// subcategories (Service.Scope), for routes whose rows have categories.
+	WithCategories bool
+	// Check, when set, refuses what the route must refuse before paging
+	// (search's query), once the grant is known.
+	Check func(Scope) error
+	// Filters, when set, checks the route's own filters once page_size is
+	// known and returns their values ("name=value"), to which the route's
+	// cursors are bound.
+	Filters func(Scope) ([]string, error)
+}
+
+// Listing is a list request once opened: the caller's scope, the pager,
+// and the position the request's cursor names (nil on the first page).
+type Listing[P CursorPosition] struct {
+	Scope Scope
+	Pager *Pager[P]
+	After *P
+}
+
+// OpenList is the opening every list route shares (the kernel's and the
+// subdomains'), answering refusals in one order: the caller's grant (401,
+// 403), the route's Check, page_size, the route's Filters, then the cursor
+// (each 400 naming its field).
+func OpenList[P CursorPosition](ctx context.Context, s *Service, c Caller, q PageQuery, r ListRoute) (Listing[P], error) {
+	var l Listing[P]
+	var err error
+	if l.Scope, err = s.Scope(ctx, c, r.WithCategories); err != nil {
+		return l, err
+	}
+	if r.Check != nil {
+		if err := r.Check(l.Scope); err != nil {
+			return l, err
+		}
+	}
+	if l.Pager, err = newPager[P](s, q); err != nil {
+		return l, err
+	}
+	var filters []string
+	if r.Filters != nil {
+		if filters, err = r.Filters(l.Scope); err != nil {
+			return l, err
+		}
+	}
+	l.After, err = l.Pager.after(c, r.Path, filters...)
+	return l, err
 }
 
 // Cut trims rows, read one over the page size, to the page and returns it
@@ -94,8 +145,6 @@ func Cut[T any, P CursorPosition](ctx context.Context, p *Pager[P], rows []T, at
 	}
 	return rows, next, nil
 }
-
-// Paging: one pager for every list route.
 
 // scopeString binds a cursor to the user, the grant, the route and the
 // filter values, so a cursor replayed under another query, grant or user

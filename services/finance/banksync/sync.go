@@ -259,8 +259,8 @@ func (s *Service) mergeSync(conn finance.Connection, rows []providerRow, existin
 	if res != (SyncResult{}) {
 		// The rows changed, so the recurring streams may have. Detection
 		// reads the user's whole history (seconds at a million rows), so the
-		// sync only marks the user, with its rows, and the recurring job
-		// (recurring_job.go) detects.
+		// sync only marks the user, with its rows, and the recurring
+		// package's job detects.
 		w.RecurringDueAt = now
 	}
 	return w, res

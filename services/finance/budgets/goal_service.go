@@ -124,18 +124,11 @@ const goalViewParallelism = 4
 // ListGoals answers GET /v1/goals, by sort order then id.
 func (s *Service) ListGoals(ctx context.Context, c finance.Caller, q finance.PageQuery) (finance.Page[GoalView], error) {
 	var page finance.Page[GoalView]
-	sc, err := s.k.Scope(ctx, c, true)
+	l, err := finance.OpenList[goalCursor](ctx, s.k, c, q, finance.ListRoute{Path: "/v1/goals", WithCategories: true})
 	if err != nil {
 		return page, err
 	}
-	pager, err := finance.NewPager[goalCursor](s.k, q)
-	if err != nil {
-		return page, err
-	}
-	cur, err := pager.After(c, "/v1/goals")
-	if err != nil {
-		return page, err
-	}
+	sc, pager, cur := l.Scope, l.Pager, l.After
 	size := pager.Size
 	var after *GoalPosition
 	if cur != nil {

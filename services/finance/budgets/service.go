@@ -71,18 +71,11 @@ type SwitchResult struct {
 // archived ones, newest first.
 func (s *Service) ListBudgets(ctx context.Context, c finance.Caller, q finance.PageQuery) (finance.Page[BudgetView], error) {
 	var page finance.Page[BudgetView]
-	sc, err := s.k.Scope(ctx, c, true)
+	l, err := finance.OpenList[budgetCursor](ctx, s.k, c, q, finance.ListRoute{Path: "/v1/budgets", WithCategories: true})
 	if err != nil {
 		return page, err
 	}
-	pager, err := finance.NewPager[budgetCursor](s.k, q)
-	if err != nil {
-		return page, err
-	}
-	after, err := pager.After(c, "/v1/budgets")
-	if err != nil {
-		return page, err
-	}
+	sc, pager, after := l.Scope, l.Pager, l.After
 	all, err := s.store.ListBudgets(ctx, c.UserID)
 	if err != nil {
 		return page, finance.Internal("list budgets", err)

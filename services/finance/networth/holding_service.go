@@ -23,22 +23,20 @@ func (p holdingCursor) Valid() bool { return finance.IsUUID(p.ID) }
 // name one of the user's institutions (a fund named after its broker).
 func (s *Service) ListHoldings(ctx context.Context, c finance.Caller, q finance.PageQuery, accountID string) (finance.Page[HoldingView], error) {
 	var page finance.Page[HoldingView]
-	sc, err := s.k.Scope(ctx, c, false)
+	var f HoldingFilter
+	l, err := finance.OpenList[holdingCursor](ctx, s.k, c, q, finance.ListRoute{Path: "/v1/holdings",
+		Filters: func(sc finance.Scope) ([]string, error) {
+			f = HoldingFilter{ExcludeAccountIDs: sc.ExcludedAccounts()}
+			var err error
+			if f.AccountID, err = finance.OptionalUUID(accountID, "account_id"); err != nil {
+				return nil, err
+			}
+			return []string{"account_id=" + f.AccountID}, nil
+		}})
 	if err != nil {
 		return page, err
 	}
-	pager, err := finance.NewPager[holdingCursor](s.k, q)
-	if err != nil {
-		return page, err
-	}
-	f := HoldingFilter{ExcludeAccountIDs: sc.ExcludedAccounts()}
-	if f.AccountID, err = finance.OptionalUUID(accountID, "account_id"); err != nil {
-		return page, err
-	}
-	cur, err := pager.After(c, "/v1/holdings", "account_id="+f.AccountID)
-	if err != nil {
-		return page, err
-	}
+	sc, pager, cur := l.Scope, l.Pager, l.After
 	after := ""
 	if cur != nil {
 		after = cur.ID
