@@ -1,12 +1,8 @@
 package mx
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/ledgerlane/platform/services/converter/bankid"
 	"github.com/ledgerlane/platform/services/converter/payment"
-	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
 // camt.054.001.08 (BankToCustomerDebitCreditNotificationV08) as the MX of
@@ -262,13 +258,5 @@ func (r *pacsRenderer) camt054(p *payment.Payment, ref string, created string) e
 	w.close("Ntry")
 	w.close("Ntfctn")
 	w.close("BkToCstmrDbtCdtNtfctn")
-	return nil
-}
-
-// confirmationCheck refuses a payment that is no confirmation.
-func confirmationCheck(p *payment.Payment, no int) error {
-	if !p.Kind.Confirmation() {
-		return &statement.ParseError{Message: no, Reason: fmt.Sprintf("a %s transfer is not a camt.054 confirmation: convert it to %s", p.Kind, strings.ToLower(payment.MXType(p.Kind)))}
-	}
 	return nil
 }

@@ -25,39 +25,25 @@ func RenderPayments(ps []*payment.Payment, typ, version string) ([]string, []sta
 	if typ == typePacs2 && version != typ+".001.10" || typ != typePacs2 && version != typ+".001.08" || typ != typePacs8 && typ != typePacs9 && typ != typeCamt54 && typ != typePacs2 {
 		return nil, nil, fmt.Errorf("unsupported %s version %q", typ, version)
 	}
-	r := &pacsRenderer{version: version, typ: typ, warn: &payment.Warner{}}
-	out := make([]string, 0, len(ps))
-	for i, p := range ps {
-		if p.Kind == payment.Return {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a payment return (MT" + p.MT + " with /RETN/) is not a " + typ + ": convert it to pacs.004"}
+	return renderEach(ps, typ, version, func(p *payment.Payment) string {
+		switch {
+		case p.Kind == payment.Return:
+			return "a payment return (MT" + p.MT + " with /RETN/) is not a " + typ + ": convert it to pacs.004"
+		case typ == typePacs2 && p.Kind != payment.Status:
+			return fmt.Sprintf("a %s payment is not a status report (pacs.002): convert it to %s", p.Kind, payment.MXType(p.Kind))
+		case typ != typePacs2 && p.Kind == payment.Status:
+			return "a payment status report (MT199/MT299 /REJT/) is not a " + typ + ": convert it to pacs.002"
+		case typ == typeCamt54 && !p.Kind.Confirmation():
+			return fmt.Sprintf("a %s transfer is not a camt.054 confirmation: convert it to %s", p.Kind, strings.ToLower(payment.MXType(p.Kind)))
+		case typ != typeCamt54 && p.Kind.Confirmation():
+			return "a debit or credit confirmation (MT900/MT910) is not a " + typ + ": convert it to camt.054"
+		case typ == typePacs8 && p.Kind != payment.Customer:
+			return "a financial institution transfer (MT" + p.MT + ") is not a pacs.008: convert it to pacs.009"
+		case typ == typePacs9 && p.Kind == payment.Customer:
+			return "a customer credit transfer (MT103) is not a pacs.009: convert it to pacs.008"
 		}
-		if typ == typePacs2 && p.Kind != payment.Status {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: fmt.Sprintf("a %s payment is not a status report (pacs.002): convert it to %s", p.Kind, payment.MXType(p.Kind))}
-		}
-		if typ != typePacs2 && p.Kind == payment.Status {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a payment status report (MT199/MT299 /REJT/) is not a " + typ + ": convert it to pacs.002"}
-		}
-		if typ == typeCamt54 {
-			if err := confirmationCheck(p, i+1); err != nil {
-				return nil, nil, err
-			}
-		} else if p.Kind.Confirmation() {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a debit or credit confirmation (MT900/MT910) is not a " + typ + ": convert it to camt.054"}
-		}
-		if typ == typePacs8 && p.Kind != payment.Customer {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a financial institution transfer (MT" + p.MT + ") is not a pacs.008: convert it to pacs.009"}
-		}
-		if typ == typePacs9 && p.Kind == payment.Customer {
-			return nil, nil, &statement.ParseError{Message: i + 1, Reason: "a customer credit transfer (MT103) is not a pacs.009: convert it to pacs.008"}
-		}
-		r.no = i + 1
-		doc, err := r.message(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		out = append(out, doc)
-	}
-	return out, r.warn.Result(), nil
+		return ""
+	})
 }
 
 // renderEach writes each payment as one message of typ at version, after
