@@ -54,12 +54,19 @@ func TestServiceRootsArePlainGo(t *testing.T) {
 		}
 		forbid(root, others)
 	}
-	// Metering and its subdomains still reach go-redis through
-	// metering/admission, the counters' Redis adapter, whose types the root
-	// uses (issue 31, item 2, left): they are held to the rest.
+	// Metering's root and its subdomains reach the usage counters and the
+	// throttles through ports (admission/quota holds the plain values they
+	// share with admission, the Redis adapter), so no go-redis either, not
+	// even through admission: -deps lists what they reach transitively.
+	// Calls run billing → root → notify and identity → root: neither the
+	// root nor notify imports billing or identity.
 	for _, root := range []string{"metering", "metering/notify", "metering/identity", "metering/billing"} {
-		forbid(root, banned)
+		forbid(root, banned, drivers)
 	}
+	meteringSubdomains := []string{"github.com/ledgerlane/platform/services/metering/billing",
+		"github.com/ledgerlane/platform/services/metering/identity"}
+	forbid("metering", meteringSubdomains)
+	forbid("metering/notify", meteringSubdomains)
 	out, err := exec.Command(goTool, "list", "-deps", "github.com/ledgerlane/platform/gateway/...").Output()
 	if err != nil {
 		t.Fatalf("go list gateway: %v", err)

@@ -7,37 +7,37 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
-	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
 // Limits is what the account may do now: its plan's bucket and included
 // volume, its billing settings, and the current window. The gateway enforces
 // it; it changes when the plan or a billing setting changes.
-func (s *Service) Limits(ctx context.Context, accountID string) (admission.Limits, error) {
+func (s *Service) Limits(ctx context.Context, accountID string) (quota.Limits, error) {
 	a, err := s.CurrentAccount(ctx, accountID)
 	if err != nil {
-		return admission.Limits{}, fmt.Errorf("limits: %w", err)
+		return quota.Limits{}, fmt.Errorf("limits: %w", err)
 	}
 	l, err := limitsOf(a, s.timestamp())
 	if err != nil {
-		return admission.Limits{}, err
+		return quota.Limits{}, err
 	}
 	return s.paymentLimits(ctx, a, l)
 }
 
-func limitsOf(a Account, now time.Time) (admission.Limits, error) {
+func limitsOf(a Account, now time.Time) (quota.Limits, error) {
 	p, ok := PlanByID(a.PlanAt(now))
 	if !ok {
-		return admission.Limits{}, fmt.Errorf("limits: account %s has unknown plan %q", a.ID, a.PlanAt(now))
+		return quota.Limits{}, fmt.Errorf("limits: account %s has unknown plan %q", a.ID, a.PlanAt(now))
 	}
 	price, _ := p.OveragePer1000.In(a.BillingCurrency)
-	start, end := admission.Period(p.CalendarMonth, a.BillingAnchor, now)
-	return admission.Limits{
+	start, end := quota.Period(p.CalendarMonth, a.BillingAnchor, now)
+	return quota.Limits{
 		Plan: p.ID, RatePerSecond: p.RatePerSecond, Burst: p.Burst,
 		MonthlyQuota: p.IncludedConversions, HardStop: p.HardStop || a.HardStop,
 		OveragePer1000: price, OverageCapCents: a.OverageCapCents, Currency: string(a.BillingCurrency),
-		PeriodStart: start, PeriodEnd: end, TestQuota: admission.TestPool,
+		PeriodStart: start, PeriodEnd: end, TestQuota: quota.TestPool,
 	}, nil
 }
 
@@ -95,7 +95,7 @@ func (s *Service) Usage(ctx context.Context, accountID string) (UsageSummary, er
 	return sum, nil
 }
 
-func summarize(l admission.Limits, u admission.Usage) UsageSummary {
+func summarize(l quota.Limits, u quota.Usage) UsageSummary {
 	allowed := !l.HardStop && l.OveragePer1000 > 0
 	return UsageSummary{
 		Plan: l.Plan, MonthlyQuota: l.MonthlyQuota, Used: u.Used,
@@ -279,15 +279,15 @@ func (s *Service) paymentState(ctx context.Context, a Account) (string, error) {
 // paymentLimits adjusts l to the account's payment standing: Free's volume,
 // rate and hard stop after a failure, the introductory caps while the first
 // direct debit settles. The period and prices stay the plan's.
-func (s *Service) paymentLimits(ctx context.Context, a Account, l admission.Limits) (admission.Limits, error) {
+func (s *Service) paymentLimits(ctx context.Context, a Account, l quota.Limits) (quota.Limits, error) {
 	state, err := s.paymentState(ctx, a)
 	if err != nil {
-		return admission.Limits{}, err
+		return quota.Limits{}, err
 	}
 	return limitsFor(state, l), nil
 }
 
-func limitsFor(state string, l admission.Limits) admission.Limits {
+func limitsFor(state string, l quota.Limits) quota.Limits {
 	switch state {
 	case PaymentFailed:
 		free, _ := PlanByID(PlanFree)

@@ -11,7 +11,8 @@
 // Watcher told when an account's limits change). Storage and transport live
 // in subpackages (memory, postgres, grpcapi); this package only defines the
 // types, the Store contract and the Service rules, and imports no other
-// metering package but admission and notify (README.md, "Packages and which
+// metering package but admission/quota (plain values; the counters are its
+// Counters port) and notify (README.md, "Packages and which
 // imports which").
 package metering
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
-	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
 
 // Refund describes units to give back: they were counted when work was
@@ -55,7 +55,7 @@ func (s *Service) RefundUnits(ctx context.Context, r Refund) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.counters.Refund(ctx, admission.Request{AccountID: a.ID, Test: r.Mode == ModeTest, Metered: true, Limits: l}, r.Reference, r.Units)
+	n, err := s.counters.Refund(ctx, quota.Request{AccountID: a.ID, Test: r.Mode == ModeTest, Metered: true, Limits: l}, r.Reference, r.Units)
 	if err != nil {
 		s.countersUnreachable(ctx, err)
 		return 0, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly").WithRetryAfter(1)

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/problem"
-	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
 
 // MaxNameLen bounds account, credential and payment method holder names,
@@ -24,7 +24,7 @@ type Service struct {
 	store    Store
 	now      Clock
 	log      *slog.Logger
-	counters *admission.Controller // nil: usage cannot be read (no Redis configured)
+	counters Counters // nil: usage cannot be read (no Redis configured)
 	// finance checks finance credentials' users and grants; nil: finance
 	// credentials are refused.
 	finance FinanceDirectory
@@ -33,6 +33,17 @@ type Service struct {
 	payments PaymentStanding
 	// watcher hears that an account's limits changed; nil: nobody does.
 	watcher Watcher
+}
+
+// Counters are what the root reads and writes of the usage counters the
+// gateway's admission keeps: admission.Controller, the Redis adapter the
+// wiring (server.New) gives, so this package imports only admission's plain
+// values (admission/quota), never its Redis client.
+type Counters interface {
+	// Usage reads the live window of l and the test pool.
+	Usage(ctx context.Context, accountID string, l quota.Limits) (quota.Usage, error)
+	// Refund gives back n units r's account was counted for, once per ref.
+	Refund(ctx context.Context, r quota.Request, ref string, n int64) (int64, error)
 }
 
 // PaymentStanding is an account's payment standing, which narrows its
@@ -56,8 +67,8 @@ type Watcher interface {
 type Config struct {
 	Store Store
 	// Counters are the usage counters admission keeps in Redis (GET
-	// /v1/usage, invoices, alerts); nil: usage cannot be read.
-	Counters *admission.Controller
+	// /v1/usage, refunds); nil: usage cannot be read.
+	Counters Counters
 	// FinanceDirectory checks each finance credential's user and grant
 	// (financedir over gRPC); nil: finance credentials are refused.
 	FinanceDirectory FinanceDirectory
@@ -107,7 +118,7 @@ func (s *Service) CreateAccount(ctx context.Context, name, planID string, curren
 	now := s.timestamp()
 	// The first period's end is when the closing job first looks at it.
 	p, _ := PlanByID(planID)
-	_, end := admission.Period(p.CalendarMonth, now, now)
+	_, end := quota.Period(p.CalendarMonth, now, now)
 	a := Account{
 		ID:              uuid.NewString(),
 		Name:            name,

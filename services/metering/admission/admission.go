@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
 
 //go:embed admit.lua
@@ -41,48 +43,21 @@ const (
 	InFlightTTL    = 2 * time.Minute
 )
 
-// Limits is what one account may do, as of the credential lookup.
-type Limits struct {
-	Plan          string
-	RatePerSecond int
-	Burst         int
-	// MonthlyQuota is the live volume included in [PeriodStart, PeriodEnd).
-	MonthlyQuota int64
-	// HardStop refuses live overage (Free, or a paid plan's billing setting).
-	HardStop bool
-	// OveragePer1000 is in minor units of Currency; OverageCapCents nil: no cap.
-	OveragePer1000  int64
-	OverageCapCents *int64
-	Currency        string
-	PeriodStart     time.Time
-	PeriodEnd       time.Time
-	TestQuota       int64
-	// PaymentState is the account's payment standing when it narrows these
-	// limits ("settling": introductory limits while a first direct debit
-	// settles; "failed": Free limits after a failed payment), else empty.
-	// It only words a refusal.
-	PaymentState string
-}
+// The values admission reads and writes are package quota's, plain Go, so
+// the metering service's domain packages use them without this package's
+// Redis client; they are named here too for the gateway.
+type (
+	Limits  = quota.Limits
+	Request = quota.Request
+	Usage   = quota.Usage
+)
 
-// Request describes one request to admit.
-type Request struct {
-	AccountID string
-	Test      bool // a test credential: draws on the test pool
-	Metered   bool // one of the four metered routes
-	Limits    Limits
-	// Units is how many conversions the request stands for: a batch's item
-	// count, else 1 (0 means 1). A batch is admitted whole or refused whole.
-	Units int64
-	// IdempotencyKey, when set, reserves the key for Fingerprint within
-	// IdempotencyScope: the credential's whole identity (see IdempotencyScope),
-	// so one credential never replays another's stored answer.
-	IdempotencyKey   string
-	IdempotencyScope string
-	Fingerprint      string
-	// Attempt names this admission (NewAttempt), so that the client
-	// library's retry of the script recognises its own earlier run and a
-	// caller that gave up can Abandon it. Empty: Admit makes one.
-	Attempt string
+// unitsOf is how many conversions r stands for (0 means 1).
+func unitsOf(r Request) int64 {
+	if r.Units < 1 {
+		return 1
+	}
+	return r.Units
 }
 
 // IdempotencyScope is the part of an idempotency record's key that names who
@@ -311,7 +286,7 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 	if r.IdempotencyKey != "" {
 		ikey = idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
 	}
-	mark := r.changedMember()
+	mark := changedMember(r)
 	attempt, attemptTTL := r.Attempt, AttemptTTL.Milliseconds()
 	if peek {
 		mark, attemptTTL = "", 0
@@ -323,7 +298,7 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 		[]string{bucketKey(r.AccountID), qkey, ikey, attemptKey(r.AccountID, attempt)},
 		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
 		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
-		r.units(), b2i(peek), m.voidAt(), attemptTTL,
+		unitsOf(r), b2i(peek), m.voidAt(), attemptTTL,
 	).Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("admission: admit: %w", err)
@@ -391,7 +366,7 @@ func (m *Controller) Settle(ctx context.Context, r Request, d Decision, resp Res
 	_, err := m.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if refund {
 			qkey, _, _ := m.quotaKey(r, m.now())
-			p.HIncrBy(ctx, qkey, "used", -r.units())
+			p.HIncrBy(ctx, qkey, "used", -unitsOf(r))
 			if d.OverageUnits > 0 {
 				p.HIncrBy(ctx, qkey, "over", -d.OverageUnits*r.Limits.OveragePer1000)
 			}
@@ -443,17 +418,6 @@ func Keep(status int) bool {
 	return status < 500 && status != 429 // Too Many Requests
 }
 
-// Usage is what the counters say for one account.
-type Usage struct {
-	Used         int64
-	OverageMilli int64 // accrued overage in thousandths of a minor unit
-	TestUsed     int64
-	// LiveBlocked: one more live conversion would be refused, because the
-	// included volume is spent and no overage may flow (a hard stop, no
-	// overage price, or the spend cap it would reach).
-	LiveBlocked bool
-}
-
 // Usage reads the live window of l and the test pool. Whether a further live
 // conversion would be refused is asked of the admission script itself (a
 // peek that changes nothing), so the rule that refuses requests and the
@@ -474,13 +438,6 @@ func (m *Controller) Usage(ctx context.Context, acct string, l Limits) (Usage, e
 	}
 	u.LiveBlocked = d.Outcome == QuotaExceeded || d.Outcome == CapReached
 	return u, nil
-}
-
-func (r Request) units() int64 {
-	if r.Units < 1 {
-		return 1
-	}
-	return r.Units
 }
 
 func b2i(b bool) int {
@@ -515,7 +472,7 @@ func anyInt(v any) int64 {
 func (m *Controller) Reconcile(ctx context.Context, r Request, n int64) error {
 	qkey, limit, ttl := m.quotaKey(r, m.now())
 	allowOverage := !r.Test && !r.Limits.HardStop && r.Limits.OveragePer1000 > 0
-	err := m.runMarked(ctx, reconcileScript, r.changedMember(), []string{qkey}, n, limit, b2i(allowOverage),
+	err := m.runMarked(ctx, reconcileScript, changedMember(r), []string{qkey}, n, limit, b2i(allowOverage),
 		r.Limits.OveragePer1000, ttl.Milliseconds()).Err()
 	if err != nil {
 		return fmt.Errorf("admission: reconcile: %w", err)
@@ -621,7 +578,7 @@ func (m *Controller) Abandon(ctx context.Context, r Request) (bool, error) {
 	}
 	units := int64(0)
 	if r.Metered {
-		units = r.units()
+		units = unitsOf(r)
 	}
 	n, err := abandonScript.Run(ctx, m.rdb, []string{attemptKey(r.AccountID, r.Attempt), qkey, ikey},
 		units, r.Limits.OveragePer1000, AttemptTTL.Milliseconds()).Int()

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
 
 // The accounts whose usage alerts need a look. The metering service's
@@ -113,20 +115,16 @@ func (m *Controller) runMarked(ctx context.Context, s *redis.Script, member stri
 	return cmd
 }
 
+// Changed is one account whose usage alerts need a look (quota.Changed).
+type Changed = quota.Changed
+
 // changedMember is what the scripts mark: the account, for live metered
 // usage; nothing for the test pool, which no alert follows.
-func (r Request) changedMember() string {
+func changedMember(r Request) string {
 	if r.Test || !r.Metered {
 		return ""
 	}
 	return r.AccountID
-}
-
-// Changed is one account whose usage alerts need a look, and the version of
-// its mark when it was read.
-type Changed struct {
-	AccountID string
-	Version   float64
 }
 
 // MarkChanged adds the account to the set (or bumps its version).

@@ -64,7 +64,7 @@ func (j *Journal) Add(r Request) {
 		e = &journalEntry{req: r}
 		j.pending[k] = e
 	}
-	e.n += r.units()
+	e.n += unitsOf(r)
 }
 
 // Abandons is how many abandonments are pending.

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/problem"
-	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
 
 // Plan changes (docs/billing.md has the rules and why):
@@ -70,7 +70,7 @@ func (s *Service) upgrade(ctx context.Context, a metering.Account, from, to mete
 		return PlanChange{}, err
 	}
 	now := s.timestamp()
-	start, end := admission.Period(from.CalendarMonth, a.BillingAnchor, now)
+	start, end := quota.Period(from.CalendarMonth, a.BillingAnchor, now)
 	anchor := a.BillingAnchor
 	if from.CalendarMonth && !to.CalendarMonth {
 		anchor = start // leaving Free: the paid period is the calendar month's
@@ -111,7 +111,7 @@ func (s *Service) upgrade(ctx context.Context, a metering.Account, from, to mete
 
 func (s *Service) scheduleDowngrade(ctx context.Context, a metering.Account, from, to metering.Plan) (PlanChange, error) {
 	now := s.timestamp()
-	_, end := admission.Period(from.CalendarMonth, a.BillingAnchor, now)
+	_, end := quota.Period(from.CalendarMonth, a.BillingAnchor, now)
 	ch := PlanChange{
 		ID: uuid.NewString(), AccountID: a.ID, Kind: ChangeDowngrade, FromPlan: from.ID, ToPlan: to.ID,
 		RequestedAt: now, EffectiveAt: end,

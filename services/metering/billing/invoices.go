@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/problem"
-	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
 
@@ -90,12 +90,12 @@ func (s *Service) ClosePeriods(ctx context.Context, accountID string) ([]Invoice
 		start = invs[len(invs)-1].PeriodEnd
 	} else {
 		first := h.planAt(a.CreatedAt)
-		start, _ = admission.Period(first.CalendarMonth, a.BillingAnchor, a.CreatedAt)
+		start, _ = quota.Period(first.CalendarMonth, a.BillingAnchor, a.CreatedAt)
 	}
 	now := s.timestamp()
 	var out []Invoice
 	for {
-		_, end := admission.Period(h.planAt(start).CalendarMonth, a.BillingAnchor, start)
+		_, end := quota.Period(h.planAt(start).CalendarMonth, a.BillingAnchor, start)
 		if now.Before(end.Add(s.closeGrace)) {
 			// Written after the invoices, never before: a closer that
 			// stops in between leaves the older NextCloseAt, and the next
@@ -207,7 +207,7 @@ func (s *Service) draftInvoice(ctx context.Context, h history, start, end time.T
 			Description: fmt.Sprintf("upgrade %s to %s on %s", c.FromPlan, c.ToPlan, c.EffectiveAt.Format(time.DateOnly))})
 	}
 	if !last.HardStop {
-		window, _ := admission.Period(last.CalendarMonth, a.BillingAnchor, start)
+		window, _ := quota.Period(last.CalendarMonth, a.BillingAnchor, start)
 		used, accrued, err := s.counters.Counter(ctx, a.ID, window)
 		if err != nil {
 			s.countersUnreachable(ctx, err)

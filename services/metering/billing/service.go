@@ -9,7 +9,7 @@
 // It may import the metering root (accounts, the price list, store errors:
 // through its Accounts port, which metering.Service implements), notify
 // (the PaymentFailure its Notices port queues, the money format of invoice
-// lines) and admission (the quota period); never the reverse: calls run
+// lines) and admission/quota (the quota period); never the reverse: calls run
 // billing → root, and the root reads the payment standing through its
 // metering.PaymentStanding port, which Standing implements over this
 // package's Store alone, so the root is built before this package's Service.

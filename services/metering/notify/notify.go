@@ -8,8 +8,9 @@
 //
 // It owns the Alert and OutboxMail records and their Store; the Mailer port
 // is how a mail leaves (smtpmail over SMTP; mailsink receives it in tests
-// and the local stack). It imports no other metering package but admission
-// (the limits and the changed-accounts set the usage counters keep): the
+// and the local stack). It imports no other metering package but
+// admission/quota (the limits and a changed account's mark; the set itself
+// is its Changes port, admission.Controller, wired by server.New): the
 // account's standing reaches it through the Meter port, which the metering
 // root implements, and the accounts' people through its Store.
 package notify
@@ -19,7 +20,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
 
 // Usage alert milestones: each is mailed at most once per account and
@@ -118,7 +119,7 @@ type Standing struct {
 	// the account's payment standing (a failed payment narrows the limits
 	// for a while; the milestones would otherwise fire early and, once a
 	// period, never for the plan).
-	Limits admission.Limits
+	Limits quota.Limits
 	// Used is the period's live usage; OverageAllowed and OverageBlocked
 	// are metering's usage summary's.
 	Used                           int64
@@ -140,9 +141,9 @@ type Meter interface {
 // the other changes.
 type Changes interface {
 	MarkChanged(ctx context.Context, accountID string) error
-	Changed(ctx context.Context, cursor uint64, count int64) ([]admission.Changed, uint64, error)
-	Checked(ctx context.Context, c admission.Changed) (bool, error)
-	Orphan(ctx context.Context, c admission.Changed, now time.Time, after time.Duration) (bool, error)
+	Changed(ctx context.Context, cursor uint64, count int64) ([]quota.Changed, uint64, error)
+	Checked(ctx context.Context, c quota.Changed) (bool, error)
+	Orphan(ctx context.Context, c quota.Changed, now time.Time, after time.Duration) (bool, error)
 }
 
 // Mail is one message for a Mailer. ID is stable across retries (the

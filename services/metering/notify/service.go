@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/problem"
-	"github.com/ledgerlane/platform/services/metering/admission"
+	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
 
 // Outbox delivery defaults: a failed mail is retried after 30 s, then
@@ -219,7 +219,7 @@ func (s *Service) ScanAlerts(ctx context.Context, m Meter) (int, error) {
 // (admission.Controller.Orphan says why not at once). The wait is in wall
 // time, not the service's clock: it is about other processes, which a
 // test's moved clock does not move.
-func (s *Service) orphanMark(ctx context.Context, c admission.Changed) {
+func (s *Service) orphanMark(ctx context.Context, c quota.Changed) {
 	removed, err := s.cfg.Changes.Orphan(ctx, c, time.Now(), orphanAfter)
 	switch {
 	case err != nil:

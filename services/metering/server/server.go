@@ -155,14 +155,14 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	// The root reads the payment standing through billing.Standing (the
 	// store alone), tells notify of changed limits, and billing reaches the
 	// accounts through the root: calls run billing → root → notify.
-	mc := metering.Config{Store: store, Counters: counters, FinanceDirectory: cfg.FinanceDirectory,
+	mc := metering.Config{Store: store, FinanceDirectory: cfg.FinanceDirectory,
 		Payments: billing.NewStanding(store), Watcher: s.notify, Clock: cfg.Clock, Log: cfg.Log}
-	s.svc = metering.NewService(mc)
-	bc := billing.Config{Store: store, Accounts: s.svc, PaymentProcessor: cfg.PaymentProcessor, Notices: s.notify,
-		Clock: cfg.Clock, Log: cfg.Log}
-	if counters != nil {
-		bc.Counters = counters
+	bc := billing.Config{Store: store, PaymentProcessor: cfg.PaymentProcessor, Notices: s.notify, Clock: cfg.Clock, Log: cfg.Log}
+	if counters != nil { // never a nil *admission.Controller in an interface
+		mc.Counters, bc.Counters = counters, counters
 	}
+	s.svc = metering.NewService(mc)
+	bc.Accounts = s.svc
 	if cfg.CloseGrace > 0 {
 		bc.CloseGrace = cfg.CloseGrace
 	}

@@ -121,8 +121,8 @@ func newServices(store interface {
 	svc := metering.NewService(cfg)
 	bc := billing.Config{Store: store, Accounts: svc, PaymentProcessor: proc, Clock: cfg.Clock, Log: cfg.Log,
 		Notices: notify.NewService(notify.Config{Store: store, Clock: cfg.Clock, Log: cfg.Log})}
-	if cfg.Counters != nil {
-		bc.Counters = cfg.Counters
+	if c, ok := cfg.Counters.(billing.Counters); ok { // admission.Controller is both
+		bc.Counters = c
 	}
 	return &services{Service: svc, billingService: billing.NewService(bc),
 		people: identity.NewService(identity.Config{Store: store, Accounts: svc, Clock: cfg.Clock, Log: cfg.Log})}
