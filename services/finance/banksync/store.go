@@ -10,7 +10,8 @@ import (
 // Store is what bank sync reads and writes: the connection it syncs and its
 // accounts, the rows it merges with, and the one atomic write of a sync
 // (implemented by the finance memory and postgres stores, writes.go of
-// each; the conformance suite checks it in writes.go and concurrent.go).
+// each; conformance/banksync.go checks it, and concurrent.go its races
+// with user edits).
 type Store interface {
 	// GetConnection reads a connection by id alone: bank sync is internal and
 	// knows connections, not users.

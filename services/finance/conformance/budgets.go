@@ -193,73 +193,6 @@ func testProgressSnapshots(t *testing.T, s Store) {
 	}
 }
 
-func testBudgetRows(t *testing.T, s Store) {
-	ctx := context.Background()
-	f := setup(t, s)
-	cat := newID()
-	must(t, s.CreateCategory(ctx, finance.Category{ID: cat, Name: "Food", TypeTag: finance.CategoryExpense, CreatedAt: base, UpdatedAt: base}))
-	mk := func(acct string, d int, amount, category, pair string) finance.Transaction {
-		tx := finance.Transaction{ID: newID(), UserID: f.user, AccountID: acct, CategoryID: category, Merchant: "Shop",
-			Amount: money(amount, "USD"), Date: day(d), Source: finance.SourceManual, TransferPairID: pair,
-			Version: 1, CreatedAt: base, UpdatedAt: base}
-		return tx
-	}
-	pair := newID()
-	rows := []finance.Transaction{
-		mk(f.account, 0, "-10.50", cat, ""),
-		mk(f.account, 5, "-1.25", "", ""),
-		mk(f.account2, 2, "300.00", "", pair),
-		mk(f.account, 40, "-7.00", cat, ""),
-	}
-	// A bank row the user renamed: the bank's name comes along.
-	rows[1].Source, rows[1].Merchant, rows[1].ProviderMerchantName = finance.SourceBankSync, "Shop (gift)", ptr("Shop")
-	rows[1].OwnedByUser = []string{finance.OwnMerchant}
-	must(t, s.InsertTransactions(ctx, rows))
-	other := mk(f.otherAccount, 0, "-3", "", "")
-	other.UserID = f.other
-	must(t, s.InsertTransactions(ctx, []finance.Transaction{other}))
-
-	ids := func(f finance.TransactionFilter) []string {
-		got, err := s.ListBudgetRows(ctx, rows[0].UserID, f)
-		must(t, err)
-		var out []string
-		for _, r := range got {
-			out = append(out, r.ID)
-		}
-		slices.Sort(out)
-		return out
-	}
-	want := func(rs ...finance.Transaction) []string {
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.ID)
-		}
-		slices.Sort(out)
-		return out
-	}
-	diff(t, "all", want(rows...), ids(finance.TransactionFilter{}))
-	diff(t, "dates", want(rows[0], rows[1], rows[2]), ids(finance.TransactionFilter{StartDate: day(0), EndDate: day(30)}))
-	diff(t, "account", want(rows[0], rows[1], rows[3]), ids(finance.TransactionFilter{AccountID: f.account}))
-	diff(t, "excluded account", want(rows[0], rows[1], rows[3]), ids(finance.TransactionFilter{ExcludeAccountIDs: []string{f.account2}}))
-	diff(t, "excluded category keeps uncategorized", want(rows[1], rows[2]), ids(finance.TransactionFilter{ExcludeCategoryIDs: []string{cat}}))
-
-	got, err := s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{AccountID: f.account2})
-	must(t, err)
-	if len(got) != 1 || got[0].TransferPairID != pair || got[0].Amount.Amount.String() != "300" ||
-		got[0].Amount.Currency != "USD" || !got[0].Date.Equal(day(2)) || got[0].Merchant != "Shop" || got[0].CategoryID != "" {
-		t.Errorf("row: %+v", got)
-	}
-	got, err = s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{StartDate: day(5), EndDate: day(5)})
-	must(t, err)
-	if len(got) != 1 || got[0].Merchant != "Shop (gift)" || got[0].BankMerchant != "Shop" || got[0].Counterparty() != "Shop" {
-		t.Errorf("renamed row: %+v", got)
-	}
-	if got, err = s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{StartDate: day(0), EndDate: day(0)}); err != nil ||
-		len(got) != 1 || got[0].BankMerchant != "" || got[0].Counterparty() != "Shop" {
-		t.Errorf("row never renamed: %+v %v", got, err)
-	}
-}
-
 func goal(userID string, order int32) budgets.Goal {
 	target := day(200)
 	return budgets.Goal{ID: newID(), UserID: userID, Name: "Trip", Description: "Lisbon", GoalType: budgets.GoalSavings,
@@ -365,4 +298,129 @@ func testGoals(t *testing.T, s Store) {
 			t.Errorf("another user's goal: %v", err)
 		}
 	})
+}
+
+// testGoalWrites: UpdateGoal and DeleteGoal are compare-and-swaps scoped
+// to the user; an update rewrites every mutable field.
+func testGoalWrites(t *testing.T, s Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	g := goal(f.user, 1)
+	must(t, s.CreateGoal(ctx, g))
+
+	next := g
+	next.Name, next.Description, next.Status = "Renamed", "", budgets.GoalPaused
+	next.TargetAmount, next.CurrentAmount = decimal.RequireFromString("1234.56"), decimal.RequireFromString("0.01")
+	next.TargetDate, next.AccountLinks, next.SpendingPlan = nil, nil, nil
+	next.TrackingMode, next.FundingSourceType = budgets.TrackManual, budgets.FundingManual
+	next.SortOrder, next.ShowInDigest = 42, !g.ShowInDigest
+	next.Version, next.UpdatedAt = g.Version+1, base.Add(time.Hour)
+	must(t, s.UpdateGoal(ctx, next, g.Version))
+	got, err := s.GetGoal(ctx, f.user, g.ID)
+	must(t, err)
+	if got.TargetAmount.String() != "1234.56" || got.CurrentAmount.String() != "0.01" {
+		t.Errorf("amounts %s %s", got.TargetAmount, got.CurrentAmount)
+	}
+	got.TargetAmount, got.CurrentAmount = next.TargetAmount, next.CurrentAmount
+	for i := range got.BudgetLinks {
+		got.BudgetLinks[i].ContributionAmount = next.BudgetLinks[i].ContributionAmount
+	}
+	diff(t, "updated goal", next, got)
+
+	if err := s.UpdateGoal(ctx, next, g.Version); !errors.Is(err, finance.ErrVersionConflict) {
+		t.Errorf("stale version: %v", err)
+	}
+	other := next
+	other.UserID = f.other
+	if err := s.UpdateGoal(ctx, other, next.Version); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("another user's goal: %v", err)
+	}
+	missing := next
+	missing.ID = newID()
+	if err := s.UpdateGoal(ctx, missing, 1); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("missing goal: %v", err)
+	}
+
+	// Racing writers on one version: exactly one wins.
+	var wg sync.WaitGroup
+	wins := make(chan bool, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := next
+			w.SortOrder, w.Version = int32(100+i), next.Version+1
+			err := s.UpdateGoal(ctx, w, next.Version)
+			if err != nil && !errors.Is(err, finance.ErrVersionConflict) {
+				t.Error(err)
+			}
+			wins <- err == nil
+		}()
+	}
+	wg.Wait()
+	close(wins)
+	n := 0
+	for w := range wins {
+		if w {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d racing updates won", n)
+	}
+
+	if err := s.DeleteGoal(ctx, f.user, g.ID, next.Version); !errors.Is(err, finance.ErrVersionConflict) {
+		t.Errorf("delete at a stale version: %v", err)
+	}
+	if err := s.DeleteGoal(ctx, f.other, g.ID, next.Version+1); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("delete another user's goal: %v", err)
+	}
+	must(t, s.DeleteGoal(ctx, f.user, g.ID, next.Version+1))
+	if _, err := s.GetGoal(ctx, f.user, g.ID); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("deleted goal: %v", err)
+	}
+	if err := s.DeleteGoal(ctx, f.user, g.ID, 1); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("delete twice: %v", err)
+	}
+	if err := s.DeleteGoal(ctx, f.user, "x", 1); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("bad id: %v", err)
+	}
+}
+
+// testBudgetGroupsCAS: UpdateBudgetGroups writes groups, version and
+// updated_at and nothing else, only at the expected version.
+func testBudgetGroupsCAS(t *testing.T, s Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	b := budget(f.user, true, base)
+	must(t, s.CreateBudget(ctx, b))
+	next := b
+	next.Groups = []budgets.TargetGroup{b.Groups[0]}
+	next.Groups[0].Items = []budgets.BudgetItem{b.Groups[0].Items[0]}
+	next.Groups[0].Items[0].AllocatedAmount = decimal.RequireFromString("512.25")
+	next.Groups[0].AllocationValue = decimal.RequireFromString("512.25")
+	next.Name = "ignored"
+	next.Version, next.UpdatedAt = 2, base.Add(time.Hour)
+	must(t, s.UpdateBudgetGroups(ctx, next, 1))
+	got, err := s.GetBudget(ctx, f.user, b.ID)
+	must(t, err)
+	want := next
+	want.Name = b.Name
+	sameBudget(t, want, got)
+	if got.Version != 2 || !got.UpdatedAt.Equal(next.UpdatedAt) || got.Name != b.Name {
+		t.Errorf("version %d updated_at %v name %q", got.Version, got.UpdatedAt, got.Name)
+	}
+	if err := s.UpdateBudgetGroups(ctx, next, 1); !errors.Is(err, finance.ErrVersionConflict) {
+		t.Errorf("stale version: %v", err)
+	}
+	other := next
+	other.UserID = f.other
+	if err := s.UpdateBudgetGroups(ctx, other, 2); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("another user's budget: %v", err)
+	}
+	other = next
+	other.ID = newID()
+	if err := s.UpdateBudgetGroups(ctx, other, 2); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("missing budget: %v", err)
+	}
 }

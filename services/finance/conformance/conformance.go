@@ -349,33 +349,6 @@ func testCategories(t *testing.T, s Store) {
 	}
 }
 
-func testRecurringRules(t *testing.T, s Store) {
-	ctx := context.Background()
-	f := setup(t, s)
-	cat := finance.Category{ID: newID(), Name: "Streaming", CreatedAt: base, UpdatedAt: base}
-	must(t, s.CreateCategory(ctx, cat))
-	later := recurring.Rule{ID: newID(), UserID: f.user, AccountID: f.account, CategoryID: cat.ID,
-		Merchant: "Netflix", DisplayName: "Netflix", ExpectedAmount: money("-15.49", "USD"),
-		Frequency: finance.FrequencyMonthly, StreamType: recurring.StreamOutflow, NextExpectedDate: day(20),
-		LastSeenDate: ptr(day(-11)), LogoURL: "https://logos.example/netflix.png", IsActive: true,
-		CreatedAt: base, UpdatedAt: base}
-	sooner := recurring.Rule{ID: newID(), UserID: f.user, ExpectedAmount: money("3150.00", "USD"),
-		Frequency: finance.FrequencySemiMonthly, StreamType: recurring.StreamInflow, NextExpectedDate: day(1),
-		CreatedAt: base, UpdatedAt: base}
-	theirs := recurring.Rule{ID: newID(), UserID: f.other, ExpectedAmount: money("-1", "USD"),
-		Frequency: finance.FrequencyWeekly, StreamType: recurring.StreamOutflow, NextExpectedDate: day(0),
-		CreatedAt: base, UpdatedAt: base}
-	for _, r := range []recurring.Rule{later, sooner, theirs} {
-		must(t, s.CreateRecurringRule(ctx, r))
-	}
-	if err := s.CreateRecurringRule(ctx, later); !errors.Is(err, finance.ErrAlreadyExists) {
-		t.Fatalf("duplicate rule: want ErrAlreadyExists, got %v", err)
-	}
-	got, err := s.ListRecurringRules(ctx, f.user)
-	must(t, err)
-	diff(t, "rules", []recurring.Rule{sooner, later}, got)
-}
-
 // fullTransaction sets every field.
 func fullTransaction(f fixture, categoryID string) finance.Transaction {
 	posted := base.Add(-20 * time.Hour)

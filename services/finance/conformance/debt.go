@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerlane/platform/services/finance/debt"
-
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 )
 
 func dec(s string) *decimal.Decimal {

@@ -224,3 +224,70 @@ func showTotals(ts []finance.FlowTotal) string {
 	}
 	return b.String()
 }
+
+func testBudgetRows(t *testing.T, s Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	cat := newID()
+	must(t, s.CreateCategory(ctx, finance.Category{ID: cat, Name: "Food", TypeTag: finance.CategoryExpense, CreatedAt: base, UpdatedAt: base}))
+	mk := func(acct string, d int, amount, category, pair string) finance.Transaction {
+		tx := finance.Transaction{ID: newID(), UserID: f.user, AccountID: acct, CategoryID: category, Merchant: "Shop",
+			Amount: money(amount, "USD"), Date: day(d), Source: finance.SourceManual, TransferPairID: pair,
+			Version: 1, CreatedAt: base, UpdatedAt: base}
+		return tx
+	}
+	pair := newID()
+	rows := []finance.Transaction{
+		mk(f.account, 0, "-10.50", cat, ""),
+		mk(f.account, 5, "-1.25", "", ""),
+		mk(f.account2, 2, "300.00", "", pair),
+		mk(f.account, 40, "-7.00", cat, ""),
+	}
+	// A bank row the user renamed: the bank's name comes along.
+	rows[1].Source, rows[1].Merchant, rows[1].ProviderMerchantName = finance.SourceBankSync, "Shop (gift)", ptr("Shop")
+	rows[1].OwnedByUser = []string{finance.OwnMerchant}
+	must(t, s.InsertTransactions(ctx, rows))
+	other := mk(f.otherAccount, 0, "-3", "", "")
+	other.UserID = f.other
+	must(t, s.InsertTransactions(ctx, []finance.Transaction{other}))
+
+	ids := func(f finance.TransactionFilter) []string {
+		got, err := s.ListBudgetRows(ctx, rows[0].UserID, f)
+		must(t, err)
+		var out []string
+		for _, r := range got {
+			out = append(out, r.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := func(rs ...finance.Transaction) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	diff(t, "all", want(rows...), ids(finance.TransactionFilter{}))
+	diff(t, "dates", want(rows[0], rows[1], rows[2]), ids(finance.TransactionFilter{StartDate: day(0), EndDate: day(30)}))
+	diff(t, "account", want(rows[0], rows[1], rows[3]), ids(finance.TransactionFilter{AccountID: f.account}))
+	diff(t, "excluded account", want(rows[0], rows[1], rows[3]), ids(finance.TransactionFilter{ExcludeAccountIDs: []string{f.account2}}))
+	diff(t, "excluded category keeps uncategorized", want(rows[1], rows[2]), ids(finance.TransactionFilter{ExcludeCategoryIDs: []string{cat}}))
+
+	got, err := s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{AccountID: f.account2})
+	must(t, err)
+	if len(got) != 1 || got[0].TransferPairID != pair || got[0].Amount.Amount.String() != "300" ||
+		got[0].Amount.Currency != "USD" || !got[0].Date.Equal(day(2)) || got[0].Merchant != "Shop" || got[0].CategoryID != "" {
+		t.Errorf("row: %+v", got)
+	}
+	got, err = s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{StartDate: day(5), EndDate: day(5)})
+	must(t, err)
+	if len(got) != 1 || got[0].Merchant != "Shop (gift)" || got[0].BankMerchant != "Shop" || got[0].Counterparty() != "Shop" {
+		t.Errorf("renamed row: %+v", got)
+	}
+	if got, err = s.ListBudgetRows(ctx, f.user, finance.TransactionFilter{StartDate: day(0), EndDate: day(0)}); err != nil ||
+		len(got) != 1 || got[0].BankMerchant != "" || got[0].Counterparty() != "Shop" {
+		t.Errorf("row never renamed: %+v %v", got, err)
+	}
+}

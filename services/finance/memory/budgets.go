@@ -67,7 +67,7 @@ func cloneGoal(g budgets.Goal) budgets.Goal {
 	return c
 }
 
-// CreateBudget implements finance.Store.
+// CreateBudget implements budgets.Store.
 func (s *Store) CreateBudget(_ context.Context, b budgets.Budget) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,7 +95,7 @@ func (s *Store) createBudget(b budgets.Budget) error {
 	return nil
 }
 
-// GetBudget implements finance.Store.
+// GetBudget implements budgets.Store.
 func (s *Store) GetBudget(_ context.Context, userID, id string) (budgets.Budget, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -106,7 +106,7 @@ func (s *Store) GetBudget(_ context.Context, userID, id string) (budgets.Budget,
 	return cloneBudget(b), nil
 }
 
-// ListBudgets implements finance.Store.
+// ListBudgets implements budgets.Store.
 func (s *Store) ListBudgets(_ context.Context, userID string) ([]budgets.Budget, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -120,7 +120,7 @@ func (s *Store) ListBudgets(_ context.Context, userID string) ([]budgets.Budget,
 	return out, nil
 }
 
-// SwitchBudget implements finance.Store.
+// SwitchBudget implements budgets.Store.
 func (s *Store) SwitchBudget(_ context.Context, next budgets.Budget) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -147,7 +147,7 @@ func (s *Store) SwitchBudget(_ context.Context, next budgets.Budget) (string, er
 	return archived, nil
 }
 
-// SaveProgressSnapshot implements finance.Store.
+// SaveProgressSnapshot implements budgets.Store.
 func (s *Store) SaveProgressSnapshot(_ context.Context, snap budgets.ProgressSnapshot) (budgets.ProgressSnapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -165,7 +165,7 @@ func (s *Store) SaveProgressSnapshot(_ context.Context, snap budgets.ProgressSna
 	return snap, nil
 }
 
-// GetProgressSnapshot implements finance.Store.
+// GetProgressSnapshot implements budgets.Store.
 func (s *Store) GetProgressSnapshot(_ context.Context, budgetID, grantID string, start time.Time) (budgets.ProgressSnapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -176,21 +176,7 @@ func (s *Store) GetProgressSnapshot(_ context.Context, budgetID, grantID string,
 	return snap, nil
 }
 
-// ListBudgetRows implements finance.Store.
-func (s *Store) ListBudgetRows(_ context.Context, userID string, f finance.TransactionFilter) ([]finance.BudgetRow, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []finance.BudgetRow
-	for _, t := range s.transactions {
-		if t.UserID != userID || !matches(t, f) {
-			continue
-		}
-		out = append(out, budgetRow(t))
-	}
-	return out, nil
-}
-
-// CreateGoal implements finance.Store.
+// CreateGoal implements budgets.Store.
 func (s *Store) CreateGoal(_ context.Context, g budgets.Goal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -207,7 +193,7 @@ func (s *Store) CreateGoal(_ context.Context, g budgets.Goal) error {
 	return nil
 }
 
-// GetGoal implements finance.Store.
+// GetGoal implements budgets.Store.
 func (s *Store) GetGoal(_ context.Context, userID, id string) (budgets.Goal, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -218,7 +204,7 @@ func (s *Store) GetGoal(_ context.Context, userID, id string) (budgets.Goal, err
 	return cloneGoal(g), nil
 }
 
-// ListGoals implements finance.Store.
+// ListGoals implements budgets.Store.
 func (s *Store) ListGoals(_ context.Context, userID string, after *budgets.GoalPosition, limit int) ([]budgets.Goal, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -238,7 +224,7 @@ func (s *Store) ListGoals(_ context.Context, userID string, after *budgets.GoalP
 	return truncate(out, limit), nil
 }
 
-// MarkGoalCompleted implements finance.Store.
+// MarkGoalCompleted implements budgets.Store.
 func (s *Store) MarkGoalCompleted(_ context.Context, userID, id string, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -256,7 +242,7 @@ func (s *Store) MarkGoalCompleted(_ context.Context, userID, id string, at time.
 	return nil
 }
 
-// UpdateBudgetGroups implements finance.Store.
+// UpdateBudgetGroups implements budgets.Store.
 func (s *Store) UpdateBudgetGroups(_ context.Context, b budgets.Budget, expectedVersion int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -272,7 +258,7 @@ func (s *Store) UpdateBudgetGroups(_ context.Context, b budgets.Budget, expected
 	return nil
 }
 
-// UpdateGoal implements finance.Store.
+// UpdateGoal implements budgets.Store.
 func (s *Store) UpdateGoal(_ context.Context, g budgets.Goal, expectedVersion int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -288,7 +274,7 @@ func (s *Store) UpdateGoal(_ context.Context, g budgets.Goal, expectedVersion in
 	return nil
 }
 
-// DeleteGoal implements finance.Store.
+// DeleteGoal implements budgets.Store.
 func (s *Store) DeleteGoal(_ context.Context, userID, id string, expectedVersion int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

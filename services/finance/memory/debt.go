@@ -6,9 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ledgerlane/platform/services/finance/debt"
-
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 )
 
 // PutLiability implements finance.Store.

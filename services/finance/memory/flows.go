@@ -81,3 +81,17 @@ func (s *Store) ListAnomalyCandidates(_ context.Context, userID string, f financ
 	}
 	return out, nil
 }
+
+// ListBudgetRows implements finance.Store.
+func (s *Store) ListBudgetRows(_ context.Context, userID string, f finance.TransactionFilter) ([]finance.BudgetRow, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.BudgetRow
+	for _, t := range s.transactions {
+		if t.UserID != userID || !matches(t, f) {
+			continue
+		}
+		out = append(out, budgetRow(t))
+	}
+	return out, nil
+}

@@ -185,34 +185,6 @@ func (s *Store) ListCategories(_ context.Context, userID string) ([]finance.Cate
 	return out, nil
 }
 
-// CreateRecurringRule implements finance.Store.
-func (s *Store) CreateRecurringRule(_ context.Context, r recurring.Rule) error {
-	r.NextExpectedDate = finance.Day(r.NextExpectedDate)
-	if r.LastSeenDate != nil {
-		d := finance.Day(*r.LastSeenDate)
-		r.LastSeenDate = &d
-	}
-	r.CreatedAt, r.UpdatedAt = ts(r.CreatedAt), ts(r.UpdatedAt)
-	return put(s, s.rules, r.ID, r)
-}
-
-// ListRecurringRules implements finance.Store.
-func (s *Store) ListRecurringRules(_ context.Context, userID string) ([]recurring.Rule, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []recurring.Rule
-	for _, r := range s.rules {
-		if r.UserID == userID {
-			r.LastSeenDate = copyPtr(r.LastSeenDate)
-			out = append(out, r)
-		}
-	}
-	slices.SortFunc(out, func(a, b recurring.Rule) int {
-		return cmp.Or(a.NextExpectedDate.Compare(b.NextExpectedDate), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
-}
-
 // InsertTransactions implements finance.Store.
 func (s *Store) InsertTransactions(_ context.Context, txs []finance.Transaction) error {
 	s.mu.Lock()

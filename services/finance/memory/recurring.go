@@ -11,7 +11,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
-// SaveRecurringStreams implements finance.Store.
+// SaveRecurringStreams implements recurring.Store.
 func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []recurring.Rule, members map[string][]string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -69,7 +69,7 @@ func (s *Store) markRecurringDue(userID string, at time.Time) {
 	s.recurringDue[userID] = d
 }
 
-// MarkRecurringDue implements finance.Store.
+// MarkRecurringDue implements recurring.Store.
 func (s *Store) MarkRecurringDue(_ context.Context, userID string, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -80,7 +80,7 @@ func (s *Store) MarkRecurringDue(_ context.Context, userID string, at time.Time)
 	return nil
 }
 
-// RecurringDue implements finance.Store.
+// RecurringDue implements recurring.Store.
 func (s *Store) RecurringDue(_ context.Context, userID string) (recurring.Mark, bool, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -88,7 +88,7 @@ func (s *Store) RecurringDue(_ context.Context, userID string) (recurring.Mark, 
 	return d.mark, ok, nil
 }
 
-// ClaimRecurringDue implements finance.Store.
+// ClaimRecurringDue implements recurring.Store.
 func (s *Store) ClaimRecurringDue(_ context.Context, now, leaseUntil time.Time, limit int) ([]recurring.Mark, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,7 +112,7 @@ func (s *Store) ClaimRecurringDue(_ context.Context, now, leaseUntil time.Time, 
 	return free, nil
 }
 
-// ClearRecurringDue implements finance.Store.
+// ClearRecurringDue implements recurring.Store.
 func (s *Store) ClearRecurringDue(_ context.Context, m recurring.Mark, now time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,7 +129,7 @@ func (s *Store) ClearRecurringDue(_ context.Context, m recurring.Mark, now time.
 	return false, nil
 }
 
-// ReleaseRecurringDue implements finance.Store.
+// ReleaseRecurringDue implements recurring.Store.
 func (s *Store) ReleaseRecurringDue(_ context.Context, userID string, retryAt time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -138,4 +138,32 @@ func (s *Store) ReleaseRecurringDue(_ context.Context, userID string, retryAt ti
 		s.recurringDue[userID] = d
 	}
 	return nil
+}
+
+// CreateRecurringRule implements recurring.Store.
+func (s *Store) CreateRecurringRule(_ context.Context, r recurring.Rule) error {
+	r.NextExpectedDate = finance.Day(r.NextExpectedDate)
+	if r.LastSeenDate != nil {
+		d := finance.Day(*r.LastSeenDate)
+		r.LastSeenDate = &d
+	}
+	r.CreatedAt, r.UpdatedAt = ts(r.CreatedAt), ts(r.UpdatedAt)
+	return put(s, s.rules, r.ID, r)
+}
+
+// ListRecurringRules implements recurring.Store.
+func (s *Store) ListRecurringRules(_ context.Context, userID string) ([]recurring.Rule, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []recurring.Rule
+	for _, r := range s.rules {
+		if r.UserID == userID {
+			r.LastSeenDate = copyPtr(r.LastSeenDate)
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b recurring.Rule) int {
+		return cmp.Or(a.NextExpectedDate.Compare(b.NextExpectedDate), cmp.Compare(a.ID, b.ID))
+	})
+	return out, nil
 }

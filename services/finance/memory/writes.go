@@ -11,25 +11,6 @@ import (
 	"github.com/ledgerlane/platform/services/finance/banksync"
 )
 
-// GetConnection implements finance.Store.
-func (s *Store) GetConnection(_ context.Context, id string) (finance.Connection, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	c, ok := s.connections[id]
-	if !ok {
-		return finance.Connection{}, fmt.Errorf("connection %s: %w", id, finance.ErrNotFound)
-	}
-	c.LastSyncedAt = copyPtr(c.LastSyncedAt)
-	return c, nil
-}
-
-// RecordConnectionSync implements finance.Store.
-func (s *Store) RecordConnectionSync(_ context.Context, st banksync.ConnectionState) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.recordSync(st)
-}
-
 func (s *Store) recordSync(st banksync.ConnectionState) error {
 	c, ok := s.connections[st.ID]
 	if !ok {
@@ -183,63 +164,4 @@ func matchesTerms(t finance.Transaction, terms []string) bool {
 		}
 	}
 	return true
-}
-
-// TransactionsByExternalRef implements finance.Store.
-func (s *Store) TransactionsByExternalRef(_ context.Context, userID string, accountIDs, refs []string) ([]finance.Transaction, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []finance.Transaction
-	for _, t := range s.transactions {
-		if t.UserID == userID && t.ExternalRef != "" && slices.Contains(accountIDs, t.AccountID) && slices.Contains(refs, t.ExternalRef) {
-			out = append(out, cloneTx(t))
-		}
-	}
-	slices.SortFunc(out, func(a, b finance.Transaction) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
-}
-
-// ApplySync implements finance.Store. Everything is checked before anything
-// is written, so a failure leaves the store as it was.
-func (s *Store) ApplySync(_ context.Context, w banksync.Write) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.connections[w.Connection.ID]; !ok {
-		return fmt.Errorf("connection %s: %w", w.Connection.ID, finance.ErrNotFound)
-	}
-	if err := s.checkInserts(w.Inserts); err != nil {
-		return err
-	}
-	for _, t := range w.Updates {
-		old, ok := s.transactions[t.ID]
-		if !ok || old.UserID != w.UserID {
-			return fmt.Errorf("transaction %s: %w", t.ID, finance.ErrNotFound)
-		}
-		if old.Version != t.Version-1 {
-			return fmt.Errorf("transaction %s: %w", t.ID, finance.ErrVersionConflict)
-		}
-	}
-	for _, t := range w.Inserts {
-		s.transactions[t.ID] = normalizeTx(t)
-	}
-	for _, t := range w.Updates {
-		if err := s.update(t, t.Version-1); err != nil {
-			return err // cannot happen: checked above
-		}
-	}
-	for _, id := range w.Deletes {
-		if t, ok := s.transactions[id]; ok && t.UserID == w.UserID {
-			delete(s.transactions, id)
-			// Slices go with their parent, as ON DELETE CASCADE does.
-			for sid, slice := range s.transactions {
-				if slice.SplitParentID == id {
-					delete(s.transactions, sid)
-				}
-			}
-		}
-	}
-	if !w.RecurringDueAt.IsZero() {
-		s.markRecurringDue(w.UserID, w.RecurringDueAt)
-	}
-	return s.recordSync(w.Connection)
 }

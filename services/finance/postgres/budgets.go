@@ -82,12 +82,12 @@ func insertBudget(ctx context.Context, db execer, b budgets.Budget) error {
 	return err
 }
 
-// CreateBudget implements finance.Store.
+// CreateBudget implements budgets.Store.
 func (s *Store) CreateBudget(ctx context.Context, b budgets.Budget) error {
 	return storeErr("create budget", insertBudget(ctx, s.pool, b))
 }
 
-// GetBudget implements finance.Store.
+// GetBudget implements budgets.Store.
 func (s *Store) GetBudget(ctx context.Context, userID, id string) (budgets.Budget, error) {
 	if !isUUID(id) || !isUUID(userID) {
 		return budgets.Budget{}, fmt.Errorf("budget %q: %w", id, finance.ErrNotFound)
@@ -97,7 +97,7 @@ func (s *Store) GetBudget(ctx context.Context, userID, id string) (budgets.Budge
 	return b, storeErr("get budget", err)
 }
 
-// ListBudgets implements finance.Store.
+// ListBudgets implements budgets.Store.
 func (s *Store) ListBudgets(ctx context.Context, userID string) ([]budgets.Budget, error) {
 	if !isUUID(userID) {
 		return nil, nil
@@ -111,7 +111,7 @@ func (s *Store) ListBudgets(ctx context.Context, userID string) ([]budgets.Budge
 	return out, storeErr("list budgets", err)
 }
 
-// SwitchBudget implements finance.Store. The user's row is locked first, so
+// SwitchBudget implements budgets.Store. The user's row is locked first, so
 // concurrent switches of one user run one after the other.
 func (s *Store) SwitchBudget(ctx context.Context, next budgets.Budget) (string, error) {
 	archived := ""
@@ -135,7 +135,7 @@ func (s *Store) SwitchBudget(ctx context.Context, next budgets.Budget) (string, 
 	return archived, nil
 }
 
-// SaveProgressSnapshot implements finance.Store.
+// SaveProgressSnapshot implements budgets.Store.
 func (s *Store) SaveProgressSnapshot(ctx context.Context, snap budgets.ProgressSnapshot) (budgets.ProgressSnapshot, error) {
 	_, err := s.pool.Exec(ctx, `
 		INSERT INTO budget_progress_snapshots (budget_id, grant_id, period_start, user_id, data, created_at)
@@ -147,7 +147,7 @@ func (s *Store) SaveProgressSnapshot(ctx context.Context, snap budgets.ProgressS
 	return s.GetProgressSnapshot(ctx, snap.BudgetID, snap.GrantID, snap.PeriodStart)
 }
 
-// GetProgressSnapshot implements finance.Store.
+// GetProgressSnapshot implements budgets.Store.
 func (s *Store) GetProgressSnapshot(ctx context.Context, budgetID, grantID string, start time.Time) (budgets.ProgressSnapshot, error) {
 	snap := budgets.ProgressSnapshot{}
 	if !isUUID(budgetID) || !isUUID(grantID) {
@@ -159,37 +159,6 @@ func (s *Store) GetProgressSnapshot(ctx context.Context, budgetID, grantID strin
 		budgetID, grantID, finance.Day(start)).
 		Scan(&snap.BudgetID, &snap.GrantID, &snap.PeriodStart, &snap.UserID, &snap.Data, &snap.CreatedAt)
 	return snap, storeErr("get progress snapshot", err)
-}
-
-// ListBudgetRows implements finance.Store: the listing's conditions, only
-// the counted columns (transactions_user_date_budget_idx covers them).
-func (s *Store) ListBudgetRows(ctx context.Context, userID string, f finance.TransactionFilter) ([]finance.BudgetRow, error) {
-	q, ok := txQuery(`SELECT id::text, account_id::text, COALESCE(category_id::text, ''), COALESCE(merchant, ''),
-		COALESCE(provider_merchant_name, ''), amount::text,
-		currency, date, is_pending, COALESCE(transfer_pair_id::text, ''), COALESCE(split_parent_id::text, '')`, userID, f, nil, "")
-	if !ok {
-		return nil, nil
-	}
-	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
-	if err != nil {
-		return nil, storeErr("list budget rows", err)
-	}
-	out, err := pgx.CollectRows(rows, scanBudgetRow)
-	return out, storeErr("list budget rows", err)
-}
-
-func scanBudgetRow(r pgx.CollectableRow) (finance.BudgetRow, error) {
-	var (
-		b      finance.BudgetRow
-		amount string
-	)
-	if err := r.Scan(&b.ID, &b.AccountID, &b.CategoryID, &b.Merchant, &b.BankMerchant, &amount, &b.Amount.Currency, &b.Date, &b.IsPending,
-		&b.TransferPairID, &b.SplitParentID); err != nil {
-		return b, err
-	}
-	var err error
-	b.Amount.Amount, err = decimal.NewFromString(amount)
-	return b, err
 }
 
 const goalColumns = `id::text, user_id::text, name, COALESCE(description, ''), goal_type, status, target_amount::text,
@@ -246,7 +215,7 @@ func jsonList[T any](v []T) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// CreateGoal implements finance.Store.
+// CreateGoal implements budgets.Store.
 func (s *Store) CreateGoal(ctx context.Context, g budgets.Goal) error {
 	accounts, err := jsonList(g.AccountLinks)
 	if err != nil {
@@ -272,7 +241,7 @@ func (s *Store) CreateGoal(ctx context.Context, g budgets.Goal) error {
 	return storeErr("create goal", err)
 }
 
-// GetGoal implements finance.Store.
+// GetGoal implements budgets.Store.
 func (s *Store) GetGoal(ctx context.Context, userID, id string) (budgets.Goal, error) {
 	if !isUUID(id) || !isUUID(userID) {
 		return budgets.Goal{}, fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)
@@ -281,7 +250,7 @@ func (s *Store) GetGoal(ctx context.Context, userID, id string) (budgets.Goal, e
 	return g, storeErr("get goal", err)
 }
 
-// ListGoals implements finance.Store.
+// ListGoals implements budgets.Store.
 func (s *Store) ListGoals(ctx context.Context, userID string, after *budgets.GoalPosition, limit int) ([]budgets.Goal, error) {
 	if !isUUID(userID) {
 		return nil, nil
@@ -301,7 +270,7 @@ func (s *Store) ListGoals(ctx context.Context, userID string, after *budgets.Goa
 	return out, storeErr("list goals", err)
 }
 
-// MarkGoalCompleted implements finance.Store.
+// MarkGoalCompleted implements budgets.Store.
 func (s *Store) MarkGoalCompleted(ctx context.Context, userID, id string, at time.Time) error {
 	if !isUUID(id) || !isUUID(userID) {
 		return fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)
@@ -317,7 +286,7 @@ func (s *Store) MarkGoalCompleted(ctx context.Context, userID, id string, at tim
 	return storeErr("mark goal completed", err)
 }
 
-// UpdateBudgetGroups implements finance.Store.
+// UpdateBudgetGroups implements budgets.Store.
 func (s *Store) UpdateBudgetGroups(ctx context.Context, b budgets.Budget, expectedVersion int64) error {
 	if !isUUID(b.ID) || !isUUID(b.UserID) {
 		return fmt.Errorf("budget %q: %w", b.ID, finance.ErrNotFound)
@@ -352,7 +321,7 @@ func (s *Store) casMiss(ctx context.Context, table, userID, id string) error {
 	return fmt.Errorf("%s %s: %w", table, id, finance.ErrVersionConflict)
 }
 
-// UpdateGoal implements finance.Store.
+// UpdateGoal implements budgets.Store.
 func (s *Store) UpdateGoal(ctx context.Context, g budgets.Goal, expectedVersion int64) error {
 	if !isUUID(g.ID) || !isUUID(g.UserID) {
 		return fmt.Errorf("goal %q: %w", g.ID, finance.ErrNotFound)
@@ -387,7 +356,7 @@ func (s *Store) UpdateGoal(ctx context.Context, g budgets.Goal, expectedVersion 
 	return nil
 }
 
-// DeleteGoal implements finance.Store.
+// DeleteGoal implements budgets.Store.
 func (s *Store) DeleteGoal(ctx context.Context, userID, id string, expectedVersion int64) error {
 	if !isUUID(id) || !isUUID(userID) {
 		return fmt.Errorf("goal %q: %w", id, finance.ErrNotFound)

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ledgerlane/platform/services/finance/debt"
-
 	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/debt"
 )
 
 // PutLiability implements finance.Store.

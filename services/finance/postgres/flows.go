@@ -214,3 +214,34 @@ func (s *Store) ListAnomalyCandidates(ctx context.Context, userID string, f fina
 	out, err := pgx.CollectRows(rows, scanBudgetRow)
 	return out, storeErr("list anomaly candidates", err)
 }
+
+// ListBudgetRows implements finance.Store: the listing's conditions, only
+// the counted columns (transactions_user_date_budget_idx covers them).
+func (s *Store) ListBudgetRows(ctx context.Context, userID string, f finance.TransactionFilter) ([]finance.BudgetRow, error) {
+	q, ok := txQuery(`SELECT id::text, account_id::text, COALESCE(category_id::text, ''), COALESCE(merchant, ''),
+		COALESCE(provider_merchant_name, ''), amount::text,
+		currency, date, is_pending, COALESCE(transfer_pair_id::text, ''), COALESCE(split_parent_id::text, '')`, userID, f, nil, "")
+	if !ok {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, q.sql.String(), q.args...)
+	if err != nil {
+		return nil, storeErr("list budget rows", err)
+	}
+	out, err := pgx.CollectRows(rows, scanBudgetRow)
+	return out, storeErr("list budget rows", err)
+}
+
+func scanBudgetRow(r pgx.CollectableRow) (finance.BudgetRow, error) {
+	var (
+		b      finance.BudgetRow
+		amount string
+	)
+	if err := r.Scan(&b.ID, &b.AccountID, &b.CategoryID, &b.Merchant, &b.BankMerchant, &amount, &b.Amount.Currency, &b.Date, &b.IsPending,
+		&b.TransferPairID, &b.SplitParentID); err != nil {
+		return b, err
+	}
+	var err error
+	b.Amount.Amount, err = decimal.NewFromString(amount)
+	return b, err
+}

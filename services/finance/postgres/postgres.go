@@ -22,7 +22,6 @@ import (
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/networth"
-	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 //go:embed migrations/*.sql
@@ -230,45 +229,6 @@ func (s *Store) ListCategories(ctx context.Context, userID string) ([]finance.Ca
 		return c, err
 	})
 	return out, storeErr("list categories", err)
-}
-
-// CreateRecurringRule implements finance.Store.
-func (s *Store) CreateRecurringRule(ctx context.Context, r recurring.Rule) error {
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO recurring_rules (`+ruleColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, ruleArgs(r)...)
-	return storeErr("create recurring rule", err)
-}
-
-// ListRecurringRules implements finance.Store.
-func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]recurring.Rule, error) {
-	if !isUUID(userID) {
-		return nil, nil
-	}
-	rows, err := s.pool.Query(ctx, `
-		SELECT id::text, user_id::text, COALESCE(account_id::text, ''), COALESCE(category_id::text, ''),
-			COALESCE(merchant, ''), COALESCE(display_name, ''), expected_amount::text, expected_currency, frequency,
-			stream_type, next_expected_date, last_seen_date, COALESCE(logo_url, ''), is_active, created_at, updated_at,
-			COALESCE(status, ''), occurrences
-		FROM recurring_rules WHERE user_id = $1 ORDER BY next_expected_date, id`, userID)
-	if err != nil {
-		return nil, storeErr("list recurring rules", err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (recurring.Rule, error) {
-		var (
-			r      recurring.Rule
-			amount string
-		)
-		err := row.Scan(&r.ID, &r.UserID, &r.AccountID, &r.CategoryID, &r.Merchant, &r.DisplayName, &amount,
-			&r.ExpectedAmount.Currency, &r.Frequency, &r.StreamType, &r.NextExpectedDate, &r.LastSeenDate,
-			&r.LogoURL, &r.IsActive, &r.CreatedAt, &r.UpdatedAt, &r.Status, &r.Occurrences)
-		if err != nil {
-			return r, err
-		}
-		r.ExpectedAmount.Amount, err = decimal.NewFromString(amount)
-		return r, err
-	})
-	return out, storeErr("list recurring rules", err)
 }
 
 const insertTransaction = `

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
@@ -27,7 +28,7 @@ func ruleArgs(r recurring.Rule) []any {
 		nullStr(r.Status), r.Occurrences}
 }
 
-// SaveRecurringStreams implements finance.Store: one database transaction
+// SaveRecurringStreams implements recurring.Store: one database transaction
 // holding the user's row lock, so detections of one user (a sync on each
 // replica) apply one after the other. Only rows whose link changes are
 // written.
@@ -83,7 +84,7 @@ func markRecurringDue(ctx context.Context, db execer, userID string, at time.Tim
 	return err
 }
 
-// MarkRecurringDue implements finance.Store.
+// MarkRecurringDue implements recurring.Store.
 func (s *Store) MarkRecurringDue(ctx context.Context, userID string, at time.Time) error {
 	if !isUUID(userID) {
 		return fmt.Errorf("postgres: mark recurring due: user %q: %w", userID, finance.ErrNotFound)
@@ -91,7 +92,7 @@ func (s *Store) MarkRecurringDue(ctx context.Context, userID string, at time.Tim
 	return storeErr("mark recurring due", markRecurringDue(ctx, s.pool, userID, at))
 }
 
-// RecurringDue implements finance.Store.
+// RecurringDue implements recurring.Store.
 func (s *Store) RecurringDue(ctx context.Context, userID string) (recurring.Mark, bool, error) {
 	m := recurring.Mark{UserID: userID}
 	if !isUUID(userID) {
@@ -108,7 +109,7 @@ func (s *Store) RecurringDue(ctx context.Context, userID string) (recurring.Mark
 	return m, true, nil
 }
 
-// ClaimRecurringDue implements finance.Store in one statement, so the
+// ClaimRecurringDue implements recurring.Store in one statement, so the
 // claim is not held open during detection: the lease (claimed_until) keeps
 // other replicas off the user, and SKIP LOCKED lets a replica pass over
 // rows another replica is claiming, or a sync is marking, this instant
@@ -143,7 +144,7 @@ func (s *Store) ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time
 	return marks, nil
 }
 
-// ClearRecurringDue implements finance.Store in two statements, each on a
+// ClearRecurringDue implements recurring.Store in two statements, each on a
 // fresh snapshot (read committed): the delete matches only the claimed
 // generation (a sync upserting the mark at that moment holds its row lock;
 // the delete waits, re-checks the bumped generation and misses); the update
@@ -164,11 +165,50 @@ func (s *Store) ClearRecurringDue(ctx context.Context, m recurring.Mark, now tim
 	return false, storeErr("free recurring due", err)
 }
 
-// ReleaseRecurringDue implements finance.Store.
+// ReleaseRecurringDue implements recurring.Store.
 func (s *Store) ReleaseRecurringDue(ctx context.Context, userID string, retryAt time.Time) error {
 	if !isUUID(userID) {
 		return nil
 	}
 	_, err := s.pool.Exec(ctx, `UPDATE recurring_due SET claimed_until = $2 WHERE user_id = $1`, userID, retryAt)
 	return storeErr("release recurring due", err)
+}
+
+// CreateRecurringRule implements recurring.Store.
+func (s *Store) CreateRecurringRule(ctx context.Context, r recurring.Rule) error {
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO recurring_rules (`+ruleColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`, ruleArgs(r)...)
+	return storeErr("create recurring rule", err)
+}
+
+// ListRecurringRules implements recurring.Store.
+func (s *Store) ListRecurringRules(ctx context.Context, userID string) ([]recurring.Rule, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT id::text, user_id::text, COALESCE(account_id::text, ''), COALESCE(category_id::text, ''),
+			COALESCE(merchant, ''), COALESCE(display_name, ''), expected_amount::text, expected_currency, frequency,
+			stream_type, next_expected_date, last_seen_date, COALESCE(logo_url, ''), is_active, created_at, updated_at,
+			COALESCE(status, ''), occurrences
+		FROM recurring_rules WHERE user_id = $1 ORDER BY next_expected_date, id`, userID)
+	if err != nil {
+		return nil, storeErr("list recurring rules", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (recurring.Rule, error) {
+		var (
+			r      recurring.Rule
+			amount string
+		)
+		err := row.Scan(&r.ID, &r.UserID, &r.AccountID, &r.CategoryID, &r.Merchant, &r.DisplayName, &amount,
+			&r.ExpectedAmount.Currency, &r.Frequency, &r.StreamType, &r.NextExpectedDate, &r.LastSeenDate,
+			&r.LogoURL, &r.IsActive, &r.CreatedAt, &r.UpdatedAt, &r.Status, &r.Occurrences)
+		if err != nil {
+			return r, err
+		}
+		r.ExpectedAmount.Amount, err = decimal.NewFromString(amount)
+		return r, err
+	})
+	return out, storeErr("list recurring rules", err)
 }

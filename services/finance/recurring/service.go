@@ -8,7 +8,8 @@
 // It may import the kernel (finance) and nothing else of finance. budgets
 // imports it (a budget period's upcoming recurring outflows come from
 // Rules); nothing else of the domain does: a bank sync marks a user due
-// through the kernel's SyncWrite.RecurringDueAt, not through this package.
+// in its own atomic write (banksync.Write.RecurringDueAt), not through
+// this package.
 package recurring
 
 import (

@@ -10,14 +10,13 @@ import (
 // Store is what recurring keeps and reads: the rules and the detection's
 // due marks it owns, and the kernel's rows and accounts detection and the
 // forecast read (implemented by the finance memory and postgres stores,
-// memory/recurring.go and postgres/recurring.go; the conformance suite
-// checks it: the rules in conformance.go and writes.go, the marks in
-// recurring_due.go).
+// memory/recurring.go and postgres/recurring.go; conformance/recurring.go
+// checks it).
 //
 // A due mark says "this user's rows changed since the last detection";
-// marks are durable and shared by replicas. The kernel's ApplySync marks
-// too, in its own atomic step, when SyncWrite.RecurringDueAt is set: a
-// sync needs no import of this package.
+// marks are durable and shared by replicas. Bank sync's ApplySync marks
+// too, in its own atomic step, when banksync.Write.RecurringDueAt is set:
+// banksync needs no import of this package.
 type Store interface {
 	CreateRecurringRule(ctx context.Context, r Rule) error
 	// ListRecurringRules returns the user's rules by next expected date then id.
@@ -36,7 +35,7 @@ type Store interface {
 	// time, and every mark bumps the mark's Generation, so a detection that
 	// started before it does not clear it (ClearRecurringDue). A claim in
 	// force stays in force. ApplySync marks too, in its own atomic step,
-	// when SyncWrite.RecurringDueAt is set.
+	// when banksync.Write.RecurringDueAt is set.
 	MarkRecurringDue(ctx context.Context, userID string, at time.Time) error
 	// RecurringDue returns the user's mark; false when the user is not due.
 	RecurringDue(ctx context.Context, userID string) (Mark, bool, error)

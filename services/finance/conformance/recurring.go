@@ -166,3 +166,88 @@ func testRecurringDue(t *testing.T, s Store) {
 		t.Errorf("mark of a malformed user id: %v", err)
 	}
 }
+
+func testRecurringRules(t *testing.T, s Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	cat := finance.Category{ID: newID(), Name: "Streaming", CreatedAt: base, UpdatedAt: base}
+	must(t, s.CreateCategory(ctx, cat))
+	later := recurring.Rule{ID: newID(), UserID: f.user, AccountID: f.account, CategoryID: cat.ID,
+		Merchant: "Netflix", DisplayName: "Netflix", ExpectedAmount: money("-15.49", "USD"),
+		Frequency: finance.FrequencyMonthly, StreamType: recurring.StreamOutflow, NextExpectedDate: day(20),
+		LastSeenDate: ptr(day(-11)), LogoURL: "https://logos.example/netflix.png", IsActive: true,
+		CreatedAt: base, UpdatedAt: base}
+	sooner := recurring.Rule{ID: newID(), UserID: f.user, ExpectedAmount: money("3150.00", "USD"),
+		Frequency: finance.FrequencySemiMonthly, StreamType: recurring.StreamInflow, NextExpectedDate: day(1),
+		CreatedAt: base, UpdatedAt: base}
+	theirs := recurring.Rule{ID: newID(), UserID: f.other, ExpectedAmount: money("-1", "USD"),
+		Frequency: finance.FrequencyWeekly, StreamType: recurring.StreamOutflow, NextExpectedDate: day(0),
+		CreatedAt: base, UpdatedAt: base}
+	for _, r := range []recurring.Rule{later, sooner, theirs} {
+		must(t, s.CreateRecurringRule(ctx, r))
+	}
+	if err := s.CreateRecurringRule(ctx, later); !errors.Is(err, finance.ErrAlreadyExists) {
+		t.Fatalf("duplicate rule: want ErrAlreadyExists, got %v", err)
+	}
+	got, err := s.ListRecurringRules(ctx, f.user)
+	must(t, err)
+	diff(t, "rules", []recurring.Rule{sooner, later}, got)
+}
+
+// testSaveRecurringStreams: rules are inserted or replaced whole, rows are
+// linked exactly as the members say (others unlinked, other users' rows
+// untouched), and row versions do not move.
+func testSaveRecurringStreams(t *testing.T, s Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	var rows []finance.Transaction
+	for i := range 4 {
+		tx := finance.Transaction{ID: newID(), UserID: f.user, AccountID: f.account, Amount: money("-15.49", "USD"),
+			Merchant: "Netflix", Date: day(-30 * i), Source: finance.SourceBankSync, Version: 1, CreatedAt: base, UpdatedAt: base}
+		rows = append(rows, tx)
+	}
+	theirs := finance.Transaction{ID: newID(), UserID: f.other, AccountID: f.otherAccount, Amount: money("-1", "USD"),
+		Merchant: "Netflix", Date: day(0), Source: finance.SourceManual, Version: 1, CreatedAt: base, UpdatedAt: base}
+	must(t, s.InsertTransactions(ctx, append(rows, theirs)))
+	old := recurring.Rule{ID: newID(), UserID: f.user, AccountID: f.account, Merchant: "Netflix",
+		DisplayName: "Netflix", ExpectedAmount: money("-15.49", "USD"), Frequency: finance.FrequencyMonthly,
+		StreamType: recurring.StreamOutflow, NextExpectedDate: day(5), IsActive: true, LogoURL: "https://logos.example/n.png",
+		CreatedAt: base, UpdatedAt: base}
+	theirRule := old
+	theirRule.ID, theirRule.UserID, theirRule.AccountID = newID(), f.other, f.otherAccount
+	must(t, s.CreateRecurringRule(ctx, old))
+	must(t, s.CreateRecurringRule(ctx, theirRule))
+	theirs.RecurringRuleID = theirRule.ID
+	must(t, s.SaveRecurringStreams(ctx, f.other, []recurring.Rule{theirRule}, map[string][]string{theirRule.ID: {theirs.ID}}))
+
+	updated := old
+	updated.ExpectedAmount, updated.Status, updated.Occurrences = money("-17.99", "USD"), recurring.StreamMature, 3
+	updated.LastSeenDate, updated.UpdatedAt = ptr(day(0)), base.Add(time.Hour)
+	fresh := recurring.Rule{ID: newID(), UserID: f.user, AccountID: f.account, Merchant: "Spotify",
+		ExpectedAmount: money("-11.99", "USD"), Frequency: finance.FrequencyAnnually, StreamType: recurring.StreamOutflow,
+		NextExpectedDate: day(300), Status: recurring.StreamEarly, Occurrences: 1, IsActive: true, CreatedAt: base, UpdatedAt: base}
+	must(t, s.SaveRecurringStreams(ctx, f.user, []recurring.Rule{updated, fresh},
+		map[string][]string{updated.ID: {rows[0].ID, rows[1].ID, rows[2].ID}, fresh.ID: {rows[3].ID}}))
+	got, err := s.ListRecurringRules(ctx, f.user)
+	must(t, err)
+	diff(t, "rules", []recurring.Rule{updated, fresh}, got)
+	check := func(want map[string]string) {
+		t.Helper()
+		for id, rule := range want {
+			tx, err := s.GetTransaction(ctx, f.user, id)
+			must(t, err)
+			if tx.RecurringRuleID != rule || tx.Version != 1 {
+				t.Errorf("row %s: rule %q version %d, want %q version 1", id, tx.RecurringRuleID, tx.Version, rule)
+			}
+		}
+	}
+	check(map[string]string{rows[0].ID: updated.ID, rows[1].ID: updated.ID, rows[2].ID: updated.ID, rows[3].ID: fresh.ID})
+	// A second detection moves one row and unlinks another.
+	must(t, s.SaveRecurringStreams(ctx, f.user, []recurring.Rule{updated}, map[string][]string{updated.ID: {rows[0].ID, rows[3].ID}}))
+	check(map[string]string{rows[0].ID: updated.ID, rows[1].ID: "", rows[2].ID: "", rows[3].ID: updated.ID})
+	other, err := s.GetTransaction(ctx, f.other, theirs.ID)
+	must(t, err)
+	if other.RecurringRuleID != theirRule.ID {
+		t.Errorf("another user's row was unlinked")
+	}
+}
