@@ -475,8 +475,8 @@ func (p *payParser) mt204(pay *payment.Payment) error {
 // "204"). An MT101 holds the transactions of one debtor, account servicer
 // and requested execution date: a pain.001 becomes one MT101 per payment
 // information block. An MT101 with several transactions is written with
-// PAY_NONSTANDARD_VALUE, and refused under strict: from November 2026 FIN
-// takes one transaction per MT101.
+// PAY_MT101_MULTIPLE_TRANSACTIONS, which is lossy so that strict refuses it:
+// from November 2026 FIN takes one transaction per MT101.
 func RenderBatch(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
 	w := &payment.Warner{}
 	r := &payRenderer{w: w, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ}
@@ -491,10 +491,8 @@ func RenderBatch(typ string, ps []*payment.Payment, opts statement.Options) ([]s
 			return nil, nil, &statement.ParseError{Message: r.no, Reason: "the " + payment.MXType(want) + " has no transaction to write"}
 		}
 		if typ == "101" && len(p.Transactions) > 1 {
-			w.Add(payment.CodeNonstandard, r.path(""), 0, "MT101 with %d transactions: %s", len(p.Transactions), payment.RefusedMT101Batch)
-			if opts.Strict {
-				return nil, nil, &engine.StrictError{Warnings: w.Result()}
-			}
+			// Lossy, so the engine's strict check refuses it like any other.
+			w.Add(payment.CodeMT101Multiple, r.path(""), 0, "MT101 with %d transactions: %s", len(p.Transactions), payment.RefusedMT101Batch)
 		}
 		var err error
 		if typ == "101" {

@@ -33,12 +33,15 @@ const (
 	CodeInvalidDate    = "MT_INVALID_DATE"
 	CodeBalance        = "BALANCE_MISMATCH"
 	// Rendering.
-	CodeTransliterated  = "TRANSLITERATED"
-	CodeTruncated       = "TRUNCATED"
-	CodePaged           = "PAGED_OUTPUT"
-	CodeDropped         = "MT_FIELD_DROPPED"
-	CodeBalanceDerived  = "MT_BALANCE_DERIVED"
-	CodeDefaulted       = "MT_FIELD_DEFAULTED"
+	CodeTransliterated = "TRANSLITERATED"
+	CodeTruncated      = "TRUNCATED"
+	CodePaged          = "PAGED_OUTPUT"
+	CodeDropped        = "MT_FIELD_DROPPED"
+	CodeBalanceDerived = "MT_BALANCE_DERIVED"
+	CodeDefaulted      = "MT_FIELD_DEFAULTED"
+	// CodeCurrencyDiffers is no longer emitted (several currencies are
+	// refused, see oneCurrency); it stays in codes because clients match on
+	// the listed codes.
 	CodeCurrencyDiffers = "MT_CURRENCY_MISMATCH"
 )
 
@@ -75,8 +78,8 @@ var codes = map[string]codeInfo{
 	CodePaged:            {statement.SeverityInfo, false, "The statement did not fit in one 2,000-character message and was split into several pages (:28C: sequence, :60M:/:62M: intermediate balances)."},
 	CodeDropped:          {statement.SeverityWarning, true, "Information the target MT type or the statement model has no place for was left out (e.g. :86: in MT950, counterparty, end-to-end id, purpose or return reason with field86Profile plain when the 6 x 65 characters are full, purpose, return reason or creditor reference with field86Profile german, balances in MT942, floor limits and interim balances beside closing ones in MT941, a :25P: identifier code that is not a BIC)."},
 	CodeBalanceDerived:   {statement.SeverityWarning, true, "A mandatory opening or closing balance was missing in the source and was computed from the other balance and the entries (or set to zero). In MT941 a camt.052 interim balance (ITBD, ITAV) is written as :62F: or :64: when the closing one is missing, or the opening balance as :62F: when no booked balance is left."},
-	CodeDefaulted:        {statement.SeverityInfo, false, "A mandatory MT field had no source value and was filled with a documented default (reference NONREF, :28C: 1, :13D: from the statement date, :34F: zero)."},
-	CodeCurrencyDiffers:  {statement.SeverityWarning, true, "An entry's currency differs from the statement currency; MT carries one currency per statement, so the entry is written in the statement currency."},
+	CodeDefaulted:        {statement.SeverityInfo, false, "A mandatory MT field had no source value and was filled with a documented default (reference NONREF, :28C: 1, :13D: from the statement date, :34F: zero), or block 1 or 2 has no BIC for the sender (the account servicer) or the receiver and carries the placeholder NOTPROVIDED (the path names `{1:}`, `{2:}` or both)."},
+	CodeCurrencyDiffers:  {statement.SeverityWarning, true, "No longer emitted: it marked amounts of another currency written under the statement's currency. A statement whose balances or entries are in several currencies is now refused for every MT target (400 naming the first element in another currency, `BkToCstmrStmt/Stmt[1]/Ntry[3]/Amt/@Ccy` or the MT line and field, and both currencies; conversion-formats.md, \"Several currencies\"), since MT carries one currency per statement and amounts are never relabelled. The code stays listed for clients that match on it."},
 }
 
 // warner collects warnings, folding repeats of one code within one message

@@ -29,6 +29,10 @@ const (
 	CodeNonstandard         = "PAY_NONSTANDARD_VALUE"
 	CodeUnknownField        = "PAY_UNKNOWN_FIELD"
 	CodeDuplicateField      = "PAY_DUPLICATE_FIELD"
+	// CodeMT101Multiple is lossy although nothing is cut: strict refuses
+	// what is lossy, and a strict client must not get an MT101 the network
+	// will refuse.
+	CodeMT101Multiple = "PAY_MT101_MULTIPLE_TRANSACTIONS"
 	// Network validated rules of MT103 and MT202/205 (SWIFT's error codes):
 	// the message converts, but Validate reports them as errors.
 	CodeRuleD75 = "PAY_RULE_D75"
@@ -72,6 +76,7 @@ var Codes = map[string]CodeInfo{
 	CodeNonstandard:         {statement.SeverityWarning, false, "A field does not follow its SWIFT or ISO format (e.g. a BIC of the wrong shape, an invalid IBAN check digit, an unknown country code) but was kept as given.", false},
 	CodeUnknownField:        {statement.SeverityWarning, true, "A field the MT type does not define was skipped.", false},
 	CodeDuplicateField:      {statement.SeverityWarning, true, "A non-repeatable field occurs again in one message; the last occurrence is used.", false},
+	CodeMT101Multiple:       {statement.SeverityWarning, true, "An MT101 was written with several transactions (one sequence B each, from the CdtTrfTxInf of one PmtInf). From November 2026 FIN accepts one transaction per MT101, so strict refuses it (422); send one message per transaction. The message gives the number of transactions.", false},
 	CodeRuleD75:             {statement.SeverityWarning, false, "Network rule D75: when :33B: is present with a currency other than :32A:'s, :36: must be present, and otherwise :36: is not allowed.", true},
 	CodeRuleE13:             {statement.SeverityWarning, false, "Network rule E13: with :71A: OUR, :71F: is not allowed.", true},
 	CodeRuleD50:             {statement.SeverityWarning, false, "Network rule D50: with :71A: SHA, :71G: is not allowed.", true},
