@@ -95,12 +95,13 @@ gen: tools ## Regenerate Go, gRPC, gateway and OpenAPI code from proto/.
 	buf lint
 	buf generate
 	go run ./gateway/openapi/gen -in docs/openapi/api.swagger.json -out gateway/openapi/openapi.json
+	cd services/converter && UPDATE_DOCS=1 go test -count=1 -run '^TestCoverageTable$$' ./builtin
 
 # Fails when the committed generated code differs from what `make gen` writes.
 gen-check: gen
-	@git add -N proto docs/openapi gateway/openapi/openapi.json >/dev/null 2>&1 || true
-	@if ! git diff --quiet -- proto docs/openapi gateway/openapi/openapi.json; then \
-		echo "generated code is stale: run 'make gen' and commit"; git diff --stat -- proto docs/openapi gateway/openapi/openapi.json; exit 1; fi
+	@git add -N proto docs/openapi gateway/openapi/openapi.json docs/conversion-formats.md >/dev/null 2>&1 || true
+	@if ! git diff --quiet -- proto docs/openapi gateway/openapi/openapi.json docs/conversion-formats.md; then \
+		echo "generated code is stale: run 'make gen' and commit"; git diff --stat -- proto docs/openapi gateway/openapi/openapi.json docs/conversion-formats.md; exit 1; fi
 
 fmt:
 	gofmt -w $$(git ls-files '*.go' | grep -v '\.pb\(\.gw\)\?\.go$$')

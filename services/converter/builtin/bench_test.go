@@ -23,7 +23,7 @@ import (
 
 // sharedDir is the shared folder beside the repository, found from this
 // file's path; LEDGERLANE_SHARED overrides it (a worktree elsewhere).
-func sharedDir(b *testing.B) string {
+func sharedDir(b testing.TB) string {
 	if dir := os.Getenv("LEDGERLANE_SHARED"); dir != "" {
 		return dir
 	}
