@@ -111,35 +111,36 @@ func DetectCash(input []byte) (string, string, bool) {
 
 // detectNamespace recognises an MX message from the first namespace in
 // input that starts with prefix and that versionOf knows (type, version),
-// else from the AppHdr's MsgDefIdr.
+// else from the AppHdr's MsgDefIdr. The namespace is near the start, so the
+// first 64 KiB are searched, in place: only a candidate namespace becomes a
+// string. Every MX conversion runs several detectors, and a string of the
+// head was a copy of the whole message each time (issue 30).
 func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ, version string, ok bool)) (string, string, bool) {
 	input, _ = fromUTF16(input)
 	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
 	if len(input) == 0 || input[0] != '<' {
 		return "", "", false
 	}
-	// The namespace is near the start; a string of the first 64 KiB is
-	// enough to find it without copying a large input whole.
-	in := string(input[:min(len(input), 1<<16)])
+	in := input[:min(len(input), 1<<16)]
 	for rest := in; ; {
-		i := strings.Index(rest, prefix)
+		i := bytes.Index(rest, []byte(prefix))
 		if i < 0 {
 			break
 		}
 		rest = rest[i:]
-		end := strings.IndexAny(rest, "\"' \t\r\n>")
+		end := bytes.IndexAny(rest, "\"' \t\r\n>")
 		if end < 0 {
 			end = len(rest)
 		}
-		if typ, v, ok := versionOf(rest[:end]); ok {
+		if typ, v, ok := versionOf(string(rest[:end])); ok {
 			return typ, v, true
 		}
 		rest = rest[len(prefix):]
 	}
-	if i := strings.Index(in, "MsgDefIdr>"); i >= 0 {
+	if i := bytes.Index(in, []byte("MsgDefIdr>")); i >= 0 {
 		v := in[i+len("MsgDefIdr>"):]
-		if j := strings.IndexByte(v, '<'); j >= 0 {
-			if typ, ver, ok := versionOf(nsPrefix + strings.TrimSpace(v[:j])); ok {
+		if j := bytes.IndexByte(v, '<'); j >= 0 {
+			if typ, ver, ok := versionOf(nsPrefix + string(bytes.TrimSpace(v[:j]))); ok {
 				return typ, ver, true
 			}
 		}

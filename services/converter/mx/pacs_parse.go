@@ -1,7 +1,6 @@
 package mx
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -61,39 +60,7 @@ func DetectPayment(input []byte) (string, string, bool) {
 // detectDocument finds the first namespace of input that versionOf
 // recognises, else the AppHdr's MsgDefIdr it recognises.
 func detectDocument(input []byte, versionOf func(ns string) (typ, version string, ok bool)) (string, string, bool) {
-	input, _ = fromUTF16(input)
-	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
-	if len(input) == 0 || input[0] != '<' {
-		return "", "", false
-	}
-	// The namespace is near the start; a string of the first 64 KiB is
-	// enough to find it without copying a large input whole.
-	in := string(input[:min(len(input), 1<<16)])
-	rest := in
-	for {
-		i := strings.Index(rest, nsPrefix)
-		if i < 0 {
-			break
-		}
-		rest = rest[i:]
-		end := strings.IndexAny(rest, "\"' \t\r\n>")
-		if end < 0 {
-			end = len(rest)
-		}
-		if typ, v, ok := versionOf(rest[:end]); ok {
-			return typ, v, true
-		}
-		rest = rest[len(nsPrefix):]
-	}
-	if i := strings.Index(in, "MsgDefIdr>"); i >= 0 {
-		v := in[i+len("MsgDefIdr>"):]
-		if j := strings.IndexByte(v, '<'); j >= 0 {
-			if typ, ver, ok := versionOf(nsPrefix + strings.TrimSpace(v[:j])); ok {
-				return typ, ver, true
-			}
-		}
-	}
-	return "", "", false
+	return detectNamespace(input, nsPrefix, versionOf)
 }
 
 // ParsePayments reads a pacs.008 or pacs.009 document (every CdtTrfTxInf
