@@ -29,6 +29,7 @@ func ParseReturns(input []byte) ([]*payment.Payment, []statement.Warning, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer t.release() // the payments keep strings of the input, never nodes
 	pp := &pacsParser{t: t, w: &payment.Warner{}, typ: typePacs4}
 	doc := -1
 	for i := range t.nodes {

@@ -3,6 +3,7 @@ package mx
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
@@ -31,10 +32,34 @@ type tree struct {
 	src   string
 	nodes []node
 	roots []int
+	// pooled is where nodes came from in nodePool; release gives it back.
+	pooled *[]node
 }
 
 // maxNodes bounds the tree; a payment message has a few hundred elements.
 const maxNodes = 1 << 16
+
+// nodePool keeps node slices between messages: a tree is dropped once its
+// message is read (the payments keep strings, never nodes), and a new slice
+// per message was the largest allocation of reading one (issue 30).
+var nodePool = sync.Pool{New: func() any { return new([]node) }}
+
+// maxPooledNodes: the slice of a larger message is left to the collector
+// rather than kept.
+const maxPooledNodes = 4096
+
+// release gives the tree's nodes back to nodePool. The caller must not use
+// t afterwards. The nodes are cleared first: their strings point into the
+// input, which the pool must not keep alive.
+func (t *tree) release() {
+	if t.pooled == nil || cap(t.nodes) > maxPooledNodes {
+		return
+	}
+	clear(t.nodes)
+	*t.pooled = t.nodes[:0]
+	nodePool.Put(t.pooled)
+	t.nodes, t.pooled = nil, nil
+}
 
 // parseTree reads input into a tree. Faults are *statement.ParseError.
 func parseTree(input []byte) (*tree, error) {
@@ -42,7 +67,12 @@ func parseTree(input []byte) (*tree, error) {
 	if err != nil {
 		return nil, &statement.ParseError{Line: 1, Reason: "malformed XML: " + err.Error()}
 	}
-	t := &tree{src: src, nodes: make([]node, 0, min(strings.Count(src, "<")/2+1, maxNodes))}
+	pooled := nodePool.Get().(*[]node)
+	nodes := (*pooled)[:0]
+	if want := min(strings.Count(src, "<")/2+1, maxNodes); cap(nodes) < want {
+		nodes = make([]node, 0, want)
+	}
+	t := &tree{src: src, nodes: nodes, pooled: pooled}
 	sc := scanner{src: src}
 	fail := func(pos int, format string, args ...any) error {
 		return &statement.ParseError{Line: sc.line(pos), Field: t.pathOf(len(t.nodes) - 1), Reason: fmt.Sprintf(format, args...)}

@@ -92,6 +92,7 @@ func parseDocument(input []byte, want string, versionOf func(ns string) (typ, ve
 	if err != nil {
 		return nil, nil, err
 	}
+	defer t.release() // the payments keep strings of the input, never nodes
 	pp := &pacsParser{t: t, w: &payment.Warner{}}
 	doc := -1
 	for i := range t.nodes {

@@ -108,11 +108,24 @@ func appendOffsetTime(b []byte, t time.Time) []byte {
 	return t.Truncate(time.Second).AppendFormat(b, "2006-01-02T15:04:05-07:00")
 }
 
+// message writes p as one document. The document is built in a pooled
+// staging buffer and copied once into a string of its exact size: a fresh
+// 4 KiB buffer per message, and a result grown past 4 KiB, were the largest
+// allocations of an MX conversion (issue 30).
 func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
+	var doc string
+	err := r.w.withStaging(func() error {
+		var err error
+		doc, err = r.document(p)
+		return err
+	})
+	return doc, err
+}
+
+// document is message inside the staging buffer.
+func (r *pacsRenderer) document(p *payment.Payment) (string, error) {
 	w := &r.w
 	w.out = strings.Builder{}
-	w.out.Grow(4096)
-	w.b = make([]byte, 0, 4096)
 	created := p.Header.CreatedAt
 	if created.IsZero() {
 		created = p.CreatedAt
@@ -174,6 +187,7 @@ func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
 		w.close("Document")
 		w.depth = 0
 		w.b = append(w.b, "\n</Envelope>\n"...)
+		w.out.Grow(len(w.b))
 		w.flush()
 		return w.out.String(), nil
 	}
@@ -198,6 +212,7 @@ func (r *pacsRenderer) message(p *payment.Payment) (string, error) {
 	w.close("Document")
 	w.depth = 0
 	w.b = append(w.b, "\n</Envelope>\n"...)
+	w.out.Grow(len(w.b))
 	w.flush()
 	return w.out.String(), nil
 }
