@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/ledgerlane/platform/gateway/apidocs"
 	"github.com/ledgerlane/platform/gateway/auth"
 	"github.com/ledgerlane/platform/gateway/openapi"
 	"github.com/ledgerlane/platform/gateway/portal"
@@ -104,7 +105,10 @@ type Gateway struct {
 	after    map[route.After]func(principal.Principal)
 	status   map[string]int
 	// portal is the account holders' HTML front under /portal/.
-	portal http.Handler
+	portal   http.Handler
+	portalOn bool
+	// docs is the API reference under /docs (gateway/apidocs).
+	docs *apidocs.Site
 }
 
 // New wires the muxes. It dials nothing itself: the caller owns the connections.
@@ -122,7 +126,7 @@ func New(cfg Config) (*Gateway, error) {
 		cfg.CredentialTTL = 5 * time.Second
 	}
 	if cfg.DocsURL == "" {
-		cfg.DocsURL = "https://docs.ledgerlane.dev"
+		cfg.DocsURL = "/docs" // the reference this gateway serves (gateway/apidocs)
 	}
 	if cfg.Version == "" {
 		cfg.Version = "dev"
@@ -215,10 +219,15 @@ func New(cfg Config) (*Gateway, error) {
 		if err != nil {
 			return nil, err
 		}
-		g.portal = p
+		g.portal, g.portalOn = p, true
 	} else {
 		cfg.Log.Warn("the portal is off: PortalPublicURL (PORTAL_PUBLIC_URL) is not set")
 	}
+	docs, err := apidocs.New(openapi.Document())
+	if err != nil {
+		return nil, err
+	}
+	g.docs = docs
 	g.status = map[string]int{}
 	for _, rt := range route.All() {
 		if _, ok := g.handlers[rt.Handler]; !ok && rt.Handler != route.HandlerGenerated {
@@ -299,6 +308,16 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 		g.portal.ServeHTTP(w, r)
 		return
 	}
+	if p := r.URL.Path; p == "/docs" || strings.HasPrefix(p, "/docs/") {
+		info.route = "/docs"
+		g.serveDocs(w, r)
+		return
+	}
+	if p := r.URL.Path; p == "/" || p == "/v1" || p == "/v1/" {
+		info.route = "/"
+		g.index(w, r)
+		return
+	}
 	method := r.Method
 	if method == http.MethodHead {
 		// HEAD is GET without a body (RFC 9110): the server drops what the
@@ -377,6 +396,9 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	}
 	if reject == nil {
 		reject = checkInput(r, rt)
+	}
+	if reject == nil && jsonBody(r, rt) && rt.Handler == route.HandlerGenerated {
+		reject = checkContentType(r, body)
 	}
 	if reject == nil && jsonBody(r, rt) {
 		reject = checkJSON(body)

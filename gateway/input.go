@@ -4,13 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/ledgerlane/platform/gateway/fieldcheck"
 	"github.com/ledgerlane/platform/gateway/route"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
@@ -44,6 +50,13 @@ func checkInput(r *http.Request, rt route.Route) *problem.Problem {
 			}
 		}
 	}
+	if rt.Handler == route.HandlerGenerated {
+		if md := selectorMessage(rt.Selector); md != nil {
+			if f, bad := fieldcheck.UnknownQuery(q, md); bad {
+				return problem.New(problem.InvalidInput, f.Detail+": this operation takes none by that name").WithField(f.Field)
+			}
+		}
+	}
 	for k, vs := range r.Header {
 		if !strings.HasPrefix(k, "X-Service-") {
 			continue
@@ -68,6 +81,44 @@ func cleanText(s string) bool {
 		}
 	}
 	return true
+}
+
+// selectorMessage is the request message of a route's gRPC method
+// ("finance.v1.TransactionService.ListTransactions"), nil when unknown.
+func selectorMessage(selector string) protoreflect.MessageDescriptor {
+	if md, ok := selectorMessages.Load(selector); ok {
+		return md.(protoreflect.MessageDescriptor)
+	}
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(selector))
+	if err != nil {
+		return nil
+	}
+	m, ok := d.(protoreflect.MethodDescriptor)
+	if !ok {
+		return nil
+	}
+	selectorMessages.Store(selector, m.Input())
+	return m.Input()
+}
+
+var selectorMessages sync.Map // route selector → protoreflect.MessageDescriptor
+
+// checkContentType refuses a body declared as something other than JSON on
+// a route that decodes JSON: a form post (curl -d without -H), text/plain or
+// XML is refused rather than read as JSON anyway, as POST /v1/convert
+// refuses a type it does not take. A body without any Content-Type is read
+// as JSON (docs/api.md): many HTTP clients send none, and nothing is lost.
+func checkContentType(r *http.Request, body []byte) *problem.Problem {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" || len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	switch mt := mediaType(ct); {
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return nil
+	default:
+		return problem.New(problem.InvalidInput, fmt.Sprintf("unsupported Content-Type %q: this operation takes application/json", ct)).WithField("Content-Type")
+	}
 }
 
 // checkJSON refuses a JSON request body that is not exactly one JSON value:

@@ -42,6 +42,10 @@ func TestEdgeRefusesUnreadableInput(t *testing.T) {
 		{"trailing JSON envelope", "POST", "/v1/convert", keyConvert, jsonCT, `{"to":"camt.053","message":"x"} []`, "body"},
 		{"NUL in a JSON string", "PATCH", "/v1/transactions/t1", keyFinanceWrite, map[string]string{"Idempotency-Key": "k3"}, `{"memo":"a\u0000b"}`, "body"},
 		{"not JSON", "POST", "/v1/validate", keyConvert, nil, `{"message":`, "body"},
+		{"unknown query parameter", "GET", "/v1/transactions?page_size=3&pagesize=3", keyFinance, nil, "", "pagesize"},
+		{"unknown parameter on a write", "PATCH", "/v1/transactions/t1?dry_run=1", keyFinanceWrite, map[string]string{"Idempotency-Key": "k5"}, `{"memo":"x"}`, "dry_run"},
+		{"text/plain JSON write", "PATCH", "/v1/transactions/t1", keyFinanceWrite, map[string]string{"Idempotency-Key": "k6", "Content-Type": "text/plain"}, `{"memo":"x"}`, "Content-Type"},
+		{"form post", "POST", "/v1/validate", keyConvert, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, `{"message":"x"}`, "Content-Type"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +72,16 @@ func TestEdgeRefusesUnreadableInput(t *testing.T) {
 	r := h.do(t, "PATCH", "/v1/transactions/t1", keyFinanceWrite, strings.NewReader(`{"memo":"a\\u0000b"}`), map[string]string{"Idempotency-Key": "k4"})
 	if r.status != 200 {
 		t.Fatalf("escaped backslash: %d %s", r.status, r.body)
+	}
+	// Both names of a field are parameters; a JSON type with parameters, or
+	// a +json type, is JSON.
+	r = h.do(t, "GET", "/v1/transactions?pageSize=3", keyFinance, nil, nil)
+	if r.status != 200 {
+		t.Fatalf("pageSize: %d %s", r.status, r.body)
+	}
+	r = h.do(t, "PATCH", "/v1/transactions/t1", keyFinanceWrite, strings.NewReader(`{"memo":"x"}`), map[string]string{"Idempotency-Key": "k7", "Content-Type": "application/json; charset=utf-8"})
+	if r.status != 200 {
+		t.Fatalf("json with charset: %d %s", r.status, r.body)
 	}
 	// A secret that is not visible ASCII is unknown, not a metering error.
 	r = h.do(t, "GET", "/v1/formats", "ak_live_\xff", nil, nil)

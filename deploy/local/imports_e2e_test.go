@@ -212,6 +212,7 @@ func importsEndToEnd(t *testing.T, st *local.Stack) {
 			{"no message", "finance-write", map[string]any{"account_id": euro}, 400, "invalid-input", "message"},
 			{"garbage file", "finance-write", map[string]any{"account_id": euro, "message": "%PDF-1.4 not a statement"}, 400, "invalid-input", "from"},
 			{"broken MT940 names message", "finance-write", map[string]any{"account_id": euro, "message": ":20:X\n:25:1\n:28C:1\n:60F:C991399EUR1,00\n-"}, 400, "invalid-input", "message"},
+			{"a file that holds no statement", "finance-write", map[string]any{"account_id": euro, "message": ":20:broken"}, 400, "invalid-input", "message"},
 			{"unknown format", "finance-write", map[string]any{"account_id": euro, "message": mt940, "from": "pdf"}, 400, "invalid-input", "from"},
 			{"csv without mapping", "finance-write", map[string]any{"account_id": euro, "message": "a,b\n", "from": "csv"}, 400, "invalid-input", "csv_mapping"},
 			{"csv mapping names a missing column", "finance-write", map[string]any{"account_id": euro, "message": "a,b\n1,2\n", "from": "csv",
@@ -233,6 +234,19 @@ func importsEndToEnd(t *testing.T, st *local.Stack) {
 		f.write("POST", "/v1/imports", "finance-read", jsonBody(map[string]any{"account_id": euro, "message": mt940})).wantProblem(t, 403, "forbidden-scope")
 		f.call("POST", "/v1/imports", "finance-write", jsonBody(map[string]any{"account_id": euro, "message": mt940}),
 			"Content-Type", "application/json").wantProblem(t, 400, "invalid-input")
+		// A body declared as not JSON, and a parameter the route does not
+		// take, are refused naming them (docs/api.md).
+		r := f.call("POST", "/v1/imports", "finance-write", jsonBody(map[string]any{"account_id": euro, "message": mt940}),
+			"Content-Type", "text/plain", "Idempotency-Key", "e2e-import-text")
+		r.wantProblem(t, 400, "invalid-input")
+		if r.json["field"] != "Content-Type" {
+			t.Fatalf("text/plain import: %s", r.body)
+		}
+		r = f.call("GET", "/v1/transactions?pagesize=3", "finance-write", "")
+		r.wantProblem(t, 400, "invalid-input")
+		if r.json["field"] != "pagesize" {
+			t.Fatalf("unknown parameter: %s", r.body)
+		}
 		if n := len(imported(t)); n != 7 {
 			t.Fatalf("%d imported rows after the refusals, want still 7", n)
 		}

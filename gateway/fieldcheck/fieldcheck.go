@@ -17,6 +17,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,23 @@ func Query(values url.Values, md protoreflect.MessageDescriptor) (Finding, bool)
 			if !queryText(fd, v) {
 				return Finding{key, "invalid value for parameter " + key + ": want " + kindWord(fd)}, true
 			}
+		}
+	}
+	return Finding{}, false
+}
+
+// UnknownQuery returns the first query parameter, in name order, that names
+// no field of md: grpc-gateway would drop it silently, so `?pagesize=3`
+// would answer a default page as if the client had asked for it.
+func UnknownQuery(values url.Values, md protoreflect.MessageDescriptor) (Finding, bool) {
+	keys := make([]string, 0, len(values))
+	for key := range values {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		if fieldByPath(md, key) == nil {
+			return Finding{key, "unknown query parameter " + key}, true
 		}
 	}
 	return Finding{}, false

@@ -86,6 +86,25 @@ func TestQueryNamesTheParameter(t *testing.T) {
 	}
 }
 
+func TestUnknownQuery(t *testing.T) {
+	md := (&financev1.ListTransactionsRequest{}).ProtoReflect().Descriptor()
+	for _, c := range []struct {
+		q    url.Values
+		want string // "" when every parameter names a field
+	}{
+		{url.Values{}, ""},
+		{url.Values{"page_size": {"3"}, "pageSize": {"3"}}, ""},
+		{url.Values{"pagesize": {"3"}}, "pagesize"},
+		{url.Values{"page_size": {"3"}, "zz": {""}, "aa": {""}}, "aa"},
+		{url.Values{"page_size.x": {"3"}}, "page_size.x"},
+	} {
+		f, bad := UnknownQuery(c.q, md)
+		if bad != (c.want != "") || f.Field != c.want {
+			t.Errorf("%v: got %+v %v, want %q", c.q, f, bad, c.want)
+		}
+	}
+}
+
 // FuzzBodyAgreesWithProtojson: the checker refuses every body protojson
 // (the gateway's decoder) refuses, for every message above, naming a field
 // or the body; and it refuses a body protojson takes only as not JSON (the

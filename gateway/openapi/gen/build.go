@@ -39,7 +39,13 @@ const (
 // Build turns the OpenAPI v2 document protoc-gen-openapiv2 writes into the
 // OpenAPI 3 document the gateway serves. The output is deterministic (keys
 // sorted, two-space indent, final newline), so `make gen-check` can diff it.
-func Build(swagger []byte) ([]byte, error) {
+// Catalogs are the Markdown files the problem and warning catalogues are
+// read from (docs/errors.md, docs/conversion-warnings.md).
+type Catalogs struct {
+	ErrorsMD, WarningsMD string
+}
+
+func Build(swagger []byte, cat Catalogs) ([]byte, error) {
 	var d2 openapi2.T
 	if err := json.Unmarshal(swagger, &d2); err != nil {
 		return nil, fmt.Errorf("read swagger: %w", err)
@@ -52,6 +58,19 @@ func Build(swagger []byte) ([]byte, error) {
 	if err := b.run(); err != nil {
 		return nil, err
 	}
+	problems, err := problemCatalog(cat.ErrorsMD)
+	if err != nil {
+		return nil, err
+	}
+	warnings, err := warningCatalog(cat.WarningsMD)
+	if err != nil {
+		return nil, err
+	}
+	if doc.Extensions == nil {
+		doc.Extensions = map[string]any{}
+	}
+	doc.Extensions["x-ledgerlane-problems"] = problems
+	doc.Extensions["x-ledgerlane-warnings"] = warnings
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
@@ -173,7 +192,7 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 			// grpc-gateway reads an empty body as an empty message, and any
 			// body as JSON whatever its Content-Type.
 			op.RequestBody.Value.Required = false
-			op.RequestBody.Value.Description = "A JSON object (read as JSON whatever the Content-Type; an empty body is an empty object)."
+			op.RequestBody.Value.Description = "A JSON object, sent as application/json (a body without a Content-Type is read as JSON; any other type is 400 naming Content-Type); an empty body is an empty object."
 		}
 		if len(rts) == 1 {
 			if ok := op.Responses.Value("200"); ok != nil && ok.Value != nil {

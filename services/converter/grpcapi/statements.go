@@ -2,12 +2,14 @@ package grpcapi
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	"github.com/ledgerlane/platform/services/converter/engine"
 	"github.com/ledgerlane/platform/services/converter/filefmt"
+	"github.com/ledgerlane/platform/services/converter/mt"
 	"github.com/ledgerlane/platform/services/converter/statement"
 )
 
@@ -64,6 +66,9 @@ func (s statementServer) ParseStatements(_ context.Context, req *conversionv1.Pa
 		var err error
 		if parsed, err = s.eng.Parse(input, req.GetFrom(), statement.Options{}); err != nil {
 			return nil, fromProblem(toProblem(err))
+		}
+		if p := emptyStatement(parsed); p != nil {
+			return nil, p
 		}
 	}
 	out := &conversionv1.ParseStatementsResponse{
@@ -127,4 +132,27 @@ func dateString(d statement.Date) string {
 		return ""
 	}
 	return d.String()
+}
+
+// emptyStatement refuses a file that holds no statement: one whose
+// statements carry neither a balance nor an entry (":20:broken" reads as a
+// statement with every other field missing). An import of it would answer
+// "0 added" as if the file had been read; /v1/convert refuses the same file
+// (camt needs a balance). The answer names the line and field of the first
+// missing mandatory field, as a parse error does.
+func emptyStatement(parsed *engine.Parsed) *problem.Problem {
+	for i, st := range parsed.Statements {
+		if len(st.Balances) > 0 || len(st.Entries) > 0 {
+			continue
+		}
+		where := fmt.Sprintf("statement %d", i+1)
+		for _, w := range parsed.Warnings {
+			if w.Code == mt.CodeMissingField && w.Path != "" {
+				where = w.Path + ": " + w.Message
+				break
+			}
+		}
+		return problem.New(problem.InvalidInput, where+": the file holds no statement (no balance and no entry)").WithField("message")
+	}
+	return nil
 }

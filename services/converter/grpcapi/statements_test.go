@@ -132,6 +132,8 @@ func TestParseStatementsErrors(t *testing.T) {
 		{"empty", &conversionv1.ParseStatementsRequest{}, "message", "empty"},
 		{"garbage", &conversionv1.ParseStatementsRequest{Message: "hello, world"}, "from", "detected"},
 		{"unknown from", &conversionv1.ParseStatementsRequest{Message: stmt, From: "pdf"}, "from", "pdf"},
+		{"no statement in the file", &conversionv1.ParseStatementsRequest{Message: ":20:broken"}, "message", "line 1, field :25:"},
+		{"no statement, named as MT940", &conversionv1.ParseStatementsRequest{Message: ":20:broken\r\n:25:NL91ABNA0417164300\r\n", From: "MT940"}, "message", "holds no statement"},
 		{"broken MT940 names its line", &conversionv1.ParseStatementsRequest{Message: strings.Replace(stmt, "C260101", "C261301", 1)}, "message", "line 4"},
 		{"csv without mapping", &conversionv1.ParseStatementsRequest{Message: "a,b\n1,2\n", From: "csv"}, "csv_mapping", "mapping"},
 		{"mapping without csv", &conversionv1.ParseStatementsRequest{Message: stmt, CsvMapping: &conversionv1.CsvMapping{Date: "d"}}, "csv_mapping", "csv"},
