@@ -86,9 +86,11 @@ var codes = map[string]codeInfo{
 // into a single warning with a count so hostile input cannot produce an
 // unbounded list.
 type warner struct {
-	list  []statement.Warning
-	count []int
-	seen  map[warnKey]int
+	list []statement.Warning
+	meta []warnMeta // beside list: each warning's key and occurrences
+	// seen indexes list by key once it is longer than seenScan; below that
+	// a scan of meta finds a key.
+	seen map[warnKey]int
 }
 
 type warnKey struct {
@@ -96,29 +98,63 @@ type warnKey struct {
 	msg  int
 }
 
+type warnMeta struct {
+	key warnKey
+	n   int
+}
+
 // maxWarnings bounds the list: past it, warnings fold per code for the
 // whole input instead of per message.
 const maxWarnings = 200
 
-func (w *warner) add(code string, msg, line int, field, text string) {
+// seenScan is how many warnings are found by a scan rather than a map. A
+// real file has a handful; a map for each parse or render was a tenth of
+// the allocations of reading the shared bank files (issue 30).
+const seenScan = 16
+
+func (w *warner) find(k warnKey) (int, bool) {
+	if w.seen != nil {
+		i, ok := w.seen[k]
+		return i, ok
+	}
+	for i := range w.meta {
+		if w.meta[i].key == k {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// add records a warning, or one more occurrence of it, and returns its index.
+func (w *warner) add(code string, msg, line int, field, text string) int {
 	k := warnKey{code, msg}
 	if len(w.list) >= maxWarnings {
 		k.msg = -1
 	}
-	if i, ok := w.seen[k]; ok {
-		w.count[i]++
-		return
+	if i, ok := w.find(k); ok {
+		w.meta[i].n++
+		return i
 	}
-	if w.seen == nil {
-		w.seen = map[warnKey]int{}
+	if w.list == nil {
+		w.list = make([]statement.Warning, 0, 4)
+		w.meta = make([]warnMeta, 0, 4)
 	}
 	ci := codes[code]
-	w.seen[k] = len(w.list)
 	w.list = append(w.list, statement.Warning{
 		Code: code, Severity: ci.severity, Lossy: ci.lossy,
 		Message: text, Path: path(msg, line, field), Line: line,
 	})
-	w.count = append(w.count, 1)
+	w.meta = append(w.meta, warnMeta{k, 1})
+	switch {
+	case w.seen != nil:
+		w.seen[k] = len(w.meta) - 1
+	case len(w.meta) > seenScan:
+		w.seen = make(map[warnKey]int, 2*len(w.meta))
+		for i, m := range w.meta {
+			w.seen[m.key] = i
+		}
+	}
+	return len(w.meta) - 1
 }
 
 // addN records one warning that stands for n occurrences (transliteration).
@@ -126,14 +162,14 @@ func (w *warner) addN(code string, n int, field, text string) {
 	if n <= 0 {
 		return
 	}
-	w.add(code, 0, 0, field, text)
-	w.count[w.seen[warnKey{code, 0}]] += n - 1
+	i := w.add(code, 0, 0, field, text)
+	w.meta[i].n += n - 1
 }
 
 func (w *warner) result() []statement.Warning {
-	for i, n := range w.count {
-		if n > 1 {
-			w.list[i].Message += " (" + strconv.Itoa(n) + " times)"
+	for i, m := range w.meta {
+		if m.n > 1 {
+			w.list[i].Message += " (" + strconv.Itoa(m.n) + " times)"
 		}
 	}
 	return w.list
