@@ -391,6 +391,34 @@ func TestEdgeRoutes(t *testing.T) {
 	if id := r.header.Get("X-Request-Id"); !strings.HasPrefix(id, "req_") {
 		t.Fatalf("invalid client request id must be replaced, got %q", id)
 	}
+	// The bare host and /v1 point onwards instead of a 404; this harness
+	// has no portal, so none is offered.
+	for _, path := range []string{"/", "/v1", "/v1/"} {
+		r = h.do(t, "GET", path, "", nil, nil)
+		idx := decode(t, r.body)
+		if r.status != 200 || idx["openapi"] != "/v1/openapi.json" || idx["api"] != "/v1" || idx["portal"] != nil {
+			t.Fatalf("index %s: %d %s", path, r.status, r.body)
+		}
+	}
+	if r = h.do(t, "POST", "/", "", nil, nil); r.status != 405 || r.header.Get("Allow") == "" {
+		t.Fatalf("POST /: %d %v", r.status, r.header)
+	}
+	// The reference is served without a credential; a problem document
+	// links the page of its type, and that page exists.
+	if r = h.do(t, "GET", "/docs", "", nil, nil); r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+		t.Fatalf("/docs: %d %v", r.status, r.header)
+	}
+	r = h.do(t, "GET", "/v1/nope", "", nil, nil)
+	link := r.header.Get("Link")
+	if r.status != 404 || link != `</docs/problems/not-found>; rel="describedby"` {
+		t.Fatalf("problem link: %d %q", r.status, link)
+	}
+	if r = h.do(t, "GET", "/docs/problems/not-found", "", nil, nil); r.status != 200 {
+		t.Fatalf("the linked page: %d", r.status)
+	}
+	if r = h.do(t, "GET", "/docs/nope", "", nil, nil); r.status != 404 || r.problem(t).Type != problem.NotFound {
+		t.Fatalf("/docs/nope: %d %s", r.status, r.body)
+	}
 }
 
 func TestFinanceEnvelopeAndPrincipal(t *testing.T) {
@@ -454,7 +482,7 @@ func TestConvertNegotiation(t *testing.T) {
 
 	r = h.do(t, "POST", "/v1/convert?to=MT940&toVersion=x", keyConvert, strings.NewReader("<Document/>"),
 		map[string]string{"Content-Type": "application/xml", "Accept": "text/plain", "X-Service-To": "ignored"})
-	if r.status != 200 || string(r.body) != ":20:A\n:20:B\n" || r.header.Get("X-Service-Pages") != "2" || r.header.Get("X-Service-Warnings") != "1" {
+	if r.status != 200 || string(r.body) != ":20:A\n:20:B\n" || r.header.Get("X-Service-Pages") != "2" || r.header.Get("X-Service-Warnings") != "1" || r.header.Get("X-Service-Warnings-Link") != "/docs/warnings" {
 		t.Fatalf("bare MT: %d %v %q", r.status, r.header, r.body)
 	}
 	h.conv.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/ledgerlane/platform/gateway/apidocs"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
@@ -22,6 +23,10 @@ func writeProblem(w http.ResponseWriter, p *problem.Problem, requestID string) {
 	h := w.Header()
 	h.Set("Content-Type", problem.ContentType)
 	h.Set("Cache-Control", "no-store")
+	// The spec keeps type a bare slug; its page is linked beside it.
+	if p.Type.Known() {
+		h.Set("Link", "<"+apidocs.ProblemPath(string(p.Type))+`>; rel="describedby"`)
+	}
 	if p.RetryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(p.RetryAfter))
 	}

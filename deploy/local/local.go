@@ -177,7 +177,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 
 	fin, err := financeserver.New(ctx, financeserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.FinanceSchema,
-		CursorSecret: cfg.CursorSecret, Clock: cfg.Now, Log: cfg.Log.With("service", "finance"),
+		CursorSecret: cfg.CursorSecret, Clock: cfg.Now, Log: cfg.Log.With("component", "finance"),
 		ConverterAddr: s.Addrs["converter"], RecurringInterval: cfg.RecurringInterval})
 	if err = s.serve(runCtx, cfg.Log, "finance", fin, err); err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 		return nil, err
 	}
 	jobsSrv, err := jobsserver.New(ctx, jobsserver.Config{NATSURL: natsURL, ConverterAddr: s.Addrs["converter"], MeteringAddr: s.Addrs["metering"],
-		Keys: s.keys, AllowPrivate: true, Clock: cfg.Now, Log: cfg.Log.With("service", "jobs"),
+		Keys: s.keys, AllowPrivate: true, Clock: cfg.Now, Log: cfg.Log.With("component", "jobs"),
 		Accounting: jobsserver.AccountingConfig{
 			RedirectURL: s.URL + "/v1/connections/callback", CursorKey: cfg.CursorSecret,
 			SandboxURL: s.AccountingSandbox.URL, SandboxClientID: sandboxplatform.ClientID, SandboxClientSecret: sandboxplatform.ClientSecret,
@@ -213,7 +213,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 	}
 	met, err := meteringserver.New(ctx, meteringserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.MeteringSchema,
 		RedisURL: redisURL, ThrottlePrefix: "ll:local-" + rand.Text() + ":", // one metering per stack: its throttles are its own
-		FinanceDirectory: financedir.New(backends.Finance), Clock: cfg.Now, Log: cfg.Log.With("service", "metering"),
+		FinanceDirectory: financedir.New(backends.Finance), Clock: cfg.Now, Log: cfg.Log.With("component", "metering"),
 		Mailer: mailer, BillingInterval: cmp.Or(cfg.BillingInterval, 2*time.Second), MailBackoff: time.Second, MailBackoffMax: 5 * time.Second,
 		PaymentProcessor: sandboxpay.New()})
 	if err = s.serve(runCtx, cfg.Log, "metering", met, err); err != nil {
@@ -259,7 +259,7 @@ func (s *Stack) listen(cfg Config) (gateway.Backends, error) {
 		s.closers = append(s.closers, func() { _ = lis.Close() })
 		s.listeners[name], s.Addrs[name] = lis, lis.Addr().String()
 		if s.inProcess != nil {
-			conn := rpc.NewInProcess(cfg.Log.With("service", name))
+			conn := rpc.NewInProcess(cfg.Log.With("component", name))
 			s.inProcess[name], *dst = conn, conn
 			continue
 		}
@@ -280,7 +280,7 @@ func (s *Stack) serve(runCtx context.Context, log *slog.Logger, name string, srv
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	s.closers = append(s.closers, func() { _ = srv.Close() })
-	g, lis := rpc.NewServiceServer(log.With("service", name), srv), s.listeners[name]
+	g, lis := rpc.NewServiceServer(log.With("component", name), srv), s.listeners[name]
 	if conn := s.inProcess[name]; conn != nil {
 		conn.Register(srv)
 	}
@@ -301,7 +301,7 @@ func (s *Stack) startGateway(ctx, runCtx context.Context, cfg Config, b gateway.
 		// go-redis's own defaults instead of the deployed edge's 250 ms.
 		RedisURL: redisURL, RedisTimeout: 3 * time.Second, NATSURL: natsURL, SealKey: s.keySpec,
 		Version: cfg.Version, Commit: cfg.Commit, BuildTime: cfg.BuildTime,
-		Log: cfg.Log.With("service", "gateway"), Now: cfg.Now, ReconcileEvery: 2 * time.Second,
+		Log: cfg.Log.With("component", "gateway"), Now: cfg.Now, ReconcileEvery: 2 * time.Second,
 		PortalSecureCookies: cfg.PortalSecureCookies, PortalPublicURL: cmp.Or(cfg.PortalPublicURL, s.URL),
 		ShutdownGrace: 10 * time.Second,
 	})

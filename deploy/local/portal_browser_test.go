@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,11 +135,16 @@ func TestPortalInBrowser(t *testing.T) {
 		shot("06b-people"),
 		chromedp.Navigate(st.URL+"/portal/usage"),
 		chromedp.WaitVisible(`#cap`, chromedp.ByID),
-		chromedp.EmulateViewport(375, 740),
+		chromedp.EmulateViewport(390, 844),
 		shot("07-usage-phone"),
+		fitsWidth("usage"),
+		chromedp.Navigate(st.URL+"/portal/payments"),
+		chromedp.WaitVisible(`#routing`, chromedp.ByID),
+		fitsWidth("payments"),
 		chromedp.Navigate(st.URL+"/portal/keys"),
 		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
 		shot("08-keys-phone"),
+		fitsWidth("keys"),
 	)
 	if err != nil {
 		t.Fatalf("browser: %v", err)
@@ -286,4 +292,19 @@ func TestPortalInBrowser(t *testing.T) {
 		t.Fatalf("browser (reset): %v", err)
 	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// fitsWidth fails when the page is wider than the viewport (a phone would
+// have to scroll sideways, and the nav would be cut off).
+func fitsWidth(page string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var widths []int
+		if err := chromedp.Evaluate(`[document.documentElement.scrollWidth, window.innerWidth]`, &widths).Do(ctx); err != nil {
+			return err
+		}
+		if len(widths) != 2 || widths[0] > widths[1] {
+			return fmt.Errorf("the %s page is %v px wide in a %v px viewport", page, widths[0], widths[1])
+		}
+		return nil
+	})
 }

@@ -15,7 +15,7 @@ func TestDocumentIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Build(swagger)
+	want, err := Build(swagger, readCatalogs(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,4 +26,20 @@ func TestDocumentIsCurrent(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("gateway/openapi/openapi.json is stale: run make gen")
 	}
+}
+
+func readCatalogs(t *testing.T) Catalogs {
+	t.Helper()
+	var cat Catalogs
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"errors.md", &cat.ErrorsMD}, {"conversion-warnings.md", &cat.WarningsMD}} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		*f.dst = string(b)
+	}
+	return cat
 }

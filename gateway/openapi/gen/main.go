@@ -9,7 +9,10 @@
 // say, from the one route table (gateway/route) and the one list of problem
 // types (pkg/problem): security and scopes, metering, idempotency, body
 // limits, success statuses, the problem document, the edge's headers, the
-// hand-written routes' bodies and both GET /v1/connections variants.
+// hand-written routes' bodies and both GET /v1/connections variants; and the
+// catalogues of problem types (docs/errors.md) and conversion warning codes
+// (docs/conversion-warnings.md) as x-ledgerlane-problems and
+// x-ledgerlane-warnings, which the /docs pages render.
 package main
 
 import (
@@ -21,12 +24,25 @@ import (
 func main() {
 	in := flag.String("in", "docs/openapi/api.swagger.json", "the OpenAPI v2 file buf generates")
 	out := flag.String("out", "gateway/openapi/openapi.json", "where to write the OpenAPI 3 document")
+	errorsMD := flag.String("errors", "docs/errors.md", "the problem types' meanings")
+	warningsMD := flag.String("warnings", "docs/conversion-warnings.md", "the conversion warning codes")
 	flag.Parse()
 	raw, err := os.ReadFile(*in)
 	if err != nil {
 		fail(err)
 	}
-	doc, err := Build(raw)
+	var cat Catalogs
+	for _, f := range []struct {
+		path string
+		dst  *string
+	}{{*errorsMD, &cat.ErrorsMD}, {*warningsMD, &cat.WarningsMD}} {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			fail(err)
+		}
+		*f.dst = string(b)
+	}
+	doc, err := Build(raw, cat)
 	if err != nil {
 		fail(err)
 	}

@@ -103,6 +103,8 @@ func printBanner(st *local.Stack) {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", k.Name, k.Key, strings.Join(k.Scopes, " "))
 	}
 	_ = w.Flush()
+	fmt.Printf("\nPortal (sign up, keys, usage, billing): %s/portal/\n", st.URL)
+	fmt.Printf("API description (OpenAPI 3):           %s/v1/openapi.json\n", st.URL)
 	fmt.Printf("\nSandbox accounting platform: %s  (docs/accounting.md walks through connecting it)\n", st.AccountingSandbox.URL)
 	fmt.Printf("\nTry:  curl -s %s/v1/health\n", st.URL)
 	fmt.Printf("      curl -s -H \"Authorization: Bearer %s\" '%s/v1/transactions?page_size=3'\n\n", keyNamed(st, "finance-read"), st.URL)

@@ -92,7 +92,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "%s %s: %s (%s)\n", w.Severity, w.Code, w.Message, w.Path)
+		fmt.Fprintln(stderr, finding(w.Severity, w.Code, w.Message, w.Path))
 	}
 	w := stdout
 	if *out != "" {
@@ -123,11 +123,21 @@ func report(eng *engine.Engine, input []byte, from string, opts statement.Option
 		if is.Line > 0 && !strings.Contains(where, "line ") {
 			where = fmt.Sprintf("line %d, %s", is.Line, is.Path)
 		}
-		fmt.Fprintf(w, "%s %s: %s (%s)\n", is.Severity, is.Code, is.Message, where)
+		fmt.Fprintln(w, finding(is.Severity, is.Code, is.Message, where))
 	}
 	if !v.Valid {
 		return fmt.Errorf("%s message is not valid (%d errors)", v.DetectedType, len(v.Errors))
 	}
-	fmt.Fprintf(w, "valid %s %s\n", v.DetectedType, v.DetectedVersion)
+	fmt.Fprintln(w, strings.TrimSpace("valid "+v.DetectedType+" "+v.DetectedVersion))
 	return nil
+}
+
+// finding is one warning or error as a line: "warning CODE: message (where)",
+// without the parentheses when the finding has no place.
+func finding(severity, code, message, where string) string {
+	line := severity + " " + code + ": " + message
+	if where != "" {
+		line += " (" + where + ")"
+	}
+	return line
 }

@@ -6,6 +6,17 @@ import (
 	"testing"
 )
 
+func TestFinding(t *testing.T) {
+	for _, c := range []struct{ where, want string }{
+		{"", "warning X: lost"},
+		{"line 3, field :61:", "warning X: lost (line 3, field :61:)"},
+	} {
+		if got := finding("warning", "X", "lost", c.where); got != c.want {
+			t.Errorf("finding(%q) = %q, want %q", c.where, got, c.want)
+		}
+	}
+}
+
 func TestRun(t *testing.T) {
 	in := ":20:S1\n:25:DE89370400440532013000\n:28C:1/1\n:60F:C260101EUR100,00\n:61:2601020102D25,50NTRFREF1\n:86:Invoice\n:62F:C260102EUR74,50\n-"
 	var out, errs bytes.Buffer
@@ -22,6 +33,12 @@ func TestRun(t *testing.T) {
 	out.Reset()
 	if err := run([]string{"-validate"}, strings.NewReader(in), &out, &errs); err != nil || !strings.Contains(out.String(), "valid MT940") {
 		t.Fatalf("validate: %v %s", err, out.String())
+	}
+	// No line ends in a space, and no finding prints empty parentheses.
+	for _, line := range strings.Split(out.String()+errs.String(), "\n") {
+		if strings.HasSuffix(line, " ") || strings.Contains(line, "()") {
+			t.Fatalf("untidy line %q", line)
+		}
 	}
 	out.Reset()
 	if err := run([]string{"-validate"}, strings.NewReader(strings.Replace(in, "C260101", "C261301", 1)), &out, &errs); err == nil || !strings.Contains(out.String(), "error INVALID_MESSAGE") {
