@@ -80,7 +80,7 @@ type Config struct {
 	PortalPublicURL string
 	// RecurringInterval is the finance recurring detection job's tick (0
 	// means finance.DefaultRecurringInterval, 2s; negative starts no job,
-	// and tests run it with Stack.Finance.Service().DetectDue).
+	// and tests run it with Stack.Finance.Recurring().DetectDue).
 	RecurringInterval time.Duration
 	// PortalSecureCookies marks the portal's cookies Secure although make
 	// run serves plain HTTP on loopback (docs/portal.md); tests set it.

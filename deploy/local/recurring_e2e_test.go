@@ -34,10 +34,10 @@ func recurringEndToEnd(t *testing.T, st *local.Stack) {
 	if _, err := st.Sandbox.SyncNow(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := st.Finance.Service().DetectDue(ctx); err != nil || n != 1 {
+	if n, err := st.Finance.Recurring().DetectDue(ctx); err != nil || n != 1 {
 		t.Fatalf("the job after a sync: %d detections, %v", n, err)
 	}
-	if n, err := st.Finance.Service().DetectDue(ctx); err != nil || n != 0 {
+	if n, err := st.Finance.Recurring().DetectDue(ctx); err != nil || n != 0 {
 		t.Fatalf("the job's second run: %d detections, %v", n, err)
 	}
 	bills := map[string]map[string]any{}

@@ -62,7 +62,7 @@ type Config struct {
 	// RecurringInterval is how often Run's recurring detection job looks
 	// for users a sync marked due: zero is
 	// recurring.DefaultInterval, negative turns the job off (tests
-	// then call Service().DetectDue).
+	// then call Recurring().DetectDue).
 	RecurringInterval time.Duration
 }
 
@@ -144,11 +144,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 // Recurring is the recurring service, whose detection job (DetectDue)
 // tests run themselves when Config.RecurringInterval turns its ticker off.
 func (s *Server) Recurring() *recurring.Service { return s.svcs.Recurring }
-
-// Service is Recurring under the name the local stack's end-to-end test
-// calls (Stack.Finance.Service().DetectDue); it returned the kernel, which
-// no longer runs the detection job. New callers use Recurring.
-func (s *Server) Service() *recurring.Service { return s.svcs.Recurring }
 
 // Store is the services' store (the local stack seeds its demo user there).
 func (s *Server) Store() stores.Store { return s.store }
