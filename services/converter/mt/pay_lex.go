@@ -192,6 +192,15 @@ func subBlocks(s string) map[string]string {
 // readFields splits block 4 text into fields; first is the input line the
 // text starts on.
 func (m *finMessage) readFields(body string, first int) error {
+	// A field's lines are consecutive, so the lines of the block go into one
+	// slice (it never grows: one element per line at most) and each field's
+	// lines are a window of it, capped so that an append elsewhere copies:
+	// two allocations per message instead of one per field (issue 30).
+	lines := make([]string, 0, strings.Count(body, "\n")+1)
+	if m.fields == nil {
+		m.fields = make([]finField, 0, min(strings.Count(body, "\n:")+1, 256))
+	}
+	own := len(m.fields) // fields before it came from another block 4
 	ln := first
 	for len(body) > 0 {
 		var l string
@@ -205,10 +214,19 @@ func (m *finMessage) readFields(body string, first int) error {
 			if len(m.fields) >= 256 {
 				return &statement.ParseError{Message: m.no, Line: ln, Reason: "more than 256 fields in one message"}
 			}
-			m.fields = append(m.fields, finField{tag: tag, lines: []string{rest}, line: ln})
+			lines = append(lines, rest)
+			k := len(lines)
+			m.fields = append(m.fields, finField{tag: tag, lines: lines[k-1 : k : k], line: ln})
 		} else if len(m.fields) > 0 {
 			f := &m.fields[len(m.fields)-1]
-			if len(f.lines) < 64 {
+			switch {
+			case len(f.lines) >= 64:
+			case len(m.fields) > own:
+				// f's lines end the slice: extend its window by this line.
+				lines = append(lines, l)
+				k := len(lines)
+				f.lines = lines[k-1-len(f.lines) : k : k]
+			default:
 				f.lines = append(f.lines, l)
 			}
 		} else if l != "" {
