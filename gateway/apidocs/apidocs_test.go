@@ -90,3 +90,12 @@ func TestUnknownPage(t *testing.T) {
 		}
 	}
 }
+
+func TestHeadings(t *testing.T) {
+	ref := page(t, site(t), "/docs")
+	for _, h := range []string{">OAuth<", ">Accounting connection<", ">Net worth<"} {
+		if !strings.Contains(ref, h) {
+			t.Errorf("no heading %s", h)
+		}
+	}
+}

@@ -317,12 +317,17 @@ func refName(ref string) string { return ref[strings.LastIndexByte(ref, '/')+1:]
 func tagTitle(tag string) string {
 	tag = strings.TrimSuffix(tag, "Service")
 	var b strings.Builder
-	for i, r := range tag {
-		if i > 0 && unicode.IsUpper(r) {
+	prev := ' '
+	for _, r := range tag {
+		// A word starts at an upper-case letter after a lower-case one, so
+		// an initialism stays whole ("OAuth").
+		if unicode.IsUpper(r) && unicode.IsLower(prev) {
 			b.WriteByte(' ')
-			r = unicode.ToLower(r)
+			b.WriteRune(unicode.ToLower(r))
+		} else {
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
+		prev = r
 	}
 	return b.String()
 }
