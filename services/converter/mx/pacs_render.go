@@ -2,6 +2,7 @@ package mx
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -100,6 +101,23 @@ func (r *pacsRenderer) text(s string, max int, rel string) string {
 
 func (r *pacsRenderer) leaf(name, s string, max int, rel string) {
 	if s = r.text(s, max, rel); s != "" {
+		r.w.leaf(name, s)
+	}
+}
+
+// leafAt is leaf for the element parent/name (parent/name[index] when
+// index > 0), whose path is built only when a cut is reported: most values
+// fit, and a path per written element was a concatenation or a Sprintf
+// each (issue 30).
+func (r *pacsRenderer) leafAt(name, s string, max int, parent string, index int) {
+	if s = strings.TrimSpace(s); len(s) > max && utf8.RuneCountInString(s) > max {
+		rel := parent + "/" + name
+		if index > 0 {
+			rel += "[" + strconv.Itoa(index) + "]"
+		}
+		s = r.text(s, max, rel)
+	}
+	if s != "" {
 		r.w.leaf(name, s)
 	}
 }
@@ -539,11 +557,11 @@ func (r *pacsRenderer) address(a payment.Address, rel string) {
 	}
 	w := &r.w
 	w.open("PstlAdr")
-	r.leaf("StrtNm", a.Street, 70, rel+"/StrtNm")
-	r.leaf("BldgNb", a.Building, 16, rel+"/BldgNb")
-	r.leaf("PstCd", a.PostCode, 16, rel+"/PstCd")
-	r.leaf("TwnNm", a.Town, 35, rel+"/TwnNm")
-	r.leaf("CtrySubDvsn", a.District, 35, rel+"/CtrySubDvsn")
+	r.leafAt("StrtNm", a.Street, 70, rel, 0)
+	r.leafAt("BldgNb", a.Building, 16, rel, 0)
+	r.leafAt("PstCd", a.PostCode, 16, rel, 0)
+	r.leafAt("TwnNm", a.Town, 35, rel, 0)
+	r.leafAt("CtrySubDvsn", a.District, 35, rel, 0)
 	if a.Country != "" {
 		if payment.IsCountry(a.Country) {
 			w.leaf("Ctry", a.Country)
@@ -556,7 +574,7 @@ func (r *pacsRenderer) address(a payment.Address, rel string) {
 			r.warn.Add(payment.CodeTruncated, r.path(rel+"/AdrLine"), 0, "%d address lines cut to 7", len(a.Lines))
 			break
 		}
-		r.leaf("AdrLine", l, 70, fmt.Sprintf("%s/AdrLine[%d]", rel, i+1))
+		r.leafAt("AdrLine", l, 70, rel, i+1)
 	}
 	w.close("PstlAdr")
 }
@@ -565,7 +583,7 @@ func (r *pacsRenderer) address(a payment.Address, rel string) {
 func (r *pacsRenderer) party(name string, p *payment.Party, rel string) {
 	w := &r.w
 	w.open(name)
-	r.leaf("Nm", p.Name, 140, rel+"/Nm")
+	r.leafAt("Nm", p.Name, 140, rel, 0)
 	r.address(p.Address, rel+"/PstlAdr")
 	var org, prv []payment.PartyID
 	for _, id := range p.IDs {
@@ -623,7 +641,7 @@ func (r *pacsRenderer) otherID(id payment.PartyID, rel string) {
 	if v == "" {
 		v = "NOTPROVIDED"
 	}
-	r.leaf("Id", v, 35, rel+"/Id")
+	r.leafAt("Id", v, 35, rel, 0)
 	if id.Scheme != "" {
 		w.open("SchmeNm")
 		if len(id.Scheme) <= 4 && isUpperAlnum(id.Scheme) {
@@ -633,6 +651,6 @@ func (r *pacsRenderer) otherID(id payment.PartyID, rel string) {
 		}
 		w.close("SchmeNm")
 	}
-	r.leaf("Issr", id.Issuer, 35, rel+"/Issr")
+	r.leafAt("Issr", id.Issuer, 35, rel, 0)
 	w.close("Othr")
 }
