@@ -48,6 +48,38 @@ func detect(input []byte) string {
 	return ""
 }
 
+// pairCase is one shared pair: its input and the type of its expectation.
+type pairCase struct {
+	name     string
+	input    []byte
+	from, to string // detected; "" when no detector knows it
+}
+
+// sharedPairs reads every shared CBPR+ pair (input and expected output).
+func sharedPairs(t testing.TB, dir string) []pairCase {
+	var out []pairCase
+	for _, glob := range []string{"cbpr_mt_to_mx/*.input.fin", "cbpr_mx_to_mt/*.input.xml"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "samples", "pairs", glob))
+		for _, in := range files {
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stem := strings.TrimSuffix(strings.TrimSuffix(in, ".input.fin"), ".input.xml")
+			exp, err := os.ReadFile(stem + ".expected.xml")
+			if err != nil {
+				exp, err = os.ReadFile(stem + ".expected.fin")
+			}
+			c := pairCase{name: filepath.Base(stem), input: src, from: detect(src)}
+			if err == nil {
+				c.to = detect(exp)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 type family struct {
 	from, to string
 	inputs   [][]byte
@@ -80,40 +112,23 @@ func BenchmarkFamilies(b *testing.B) {
 	eng := builtin.Engine()
 	byName := map[string]*family{}
 	skipped := 0
-	for _, glob := range []string{"cbpr_mt_to_mx/*.input.fin", "cbpr_mx_to_mt/*.input.xml"} {
-		files, _ := filepath.Glob(filepath.Join(dir, "samples", "pairs", glob))
-		for _, in := range files {
-			src, err := os.ReadFile(in)
-			if err != nil {
-				b.Fatal(err)
-			}
-			expFile := strings.TrimSuffix(strings.TrimSuffix(in, ".input.fin"), ".input.xml")
-			exp, err := os.ReadFile(expFile + ".expected.xml")
-			if err != nil {
-				exp, err = os.ReadFile(expFile + ".expected.fin")
-			}
-			if err != nil {
-				skipped++
-				continue
-			}
-			from, to := detect(src), detect(exp)
-			if from == "" || to == "" {
-				skipped++
-				continue
-			}
-			if _, err := eng.Convert(engine.Request{Input: src, To: to}); err != nil {
-				skipped++
-				continue
-			}
-			name := from + "-" + to
-			f := byName[name]
-			if f == nil {
-				f = &family{from: from, to: to}
-				byName[name] = f
-			}
-			f.inputs = append(f.inputs, src)
-			f.bytes += int64(len(src))
+	for _, c := range sharedPairs(b, dir) {
+		if c.from == "" || c.to == "" {
+			skipped++
+			continue
 		}
+		if _, err := eng.Convert(engine.Request{Input: c.input, To: c.to}); err != nil {
+			skipped++
+			continue
+		}
+		name := c.from + "-" + c.to
+		f := byName[name]
+		if f == nil {
+			f = &family{from: c.from, to: c.to}
+			byName[name] = f
+		}
+		f.inputs = append(f.inputs, c.input)
+		f.bytes += int64(len(c.input))
 	}
 	if len(byName) == 0 {
 		b.Skip("no shared pair converts")

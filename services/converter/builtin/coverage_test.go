@@ -59,38 +59,6 @@ func registryTable(eng *engine.Engine) string {
 	return b.String()
 }
 
-// pairCase is one shared pair: its input and the type of its expectation.
-type pairCase struct {
-	name     string
-	input    []byte
-	from, to string // detected; "" when no detector knows it
-}
-
-// sharedPairs reads every shared CBPR+ pair (input and expected output).
-func sharedPairs(t testing.TB, dir string) []pairCase {
-	var out []pairCase
-	for _, glob := range []string{"cbpr_mt_to_mx/*.input.fin", "cbpr_mx_to_mt/*.input.xml"} {
-		files, _ := filepath.Glob(filepath.Join(dir, "samples", "pairs", glob))
-		for _, in := range files {
-			src, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stem := strings.TrimSuffix(strings.TrimSuffix(in, ".input.fin"), ".input.xml")
-			exp, err := os.ReadFile(stem + ".expected.xml")
-			if err != nil {
-				exp, err = os.ReadFile(stem + ".expected.fin")
-			}
-			c := pairCase{name: filepath.Base(stem), input: src, from: detect(src)}
-			if err == nil {
-				c.to = detect(exp)
-			}
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // schemaCheck validates an MX page against the official schemas: a bare
 // Document against its version's, an AppHdr and Document each against its
 // own (the SWIFT envelope has no official schema). It answers "" when valid.
