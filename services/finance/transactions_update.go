@@ -83,33 +83,10 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 	if err != nil {
 		return res, err
 	}
-	id, err := RequiredUUID(u.ID, "id")
+	id, in, pw, err := readUpdate(c, sc, &u, s.now().UTC())
 	if err != nil {
 		return res, err
 	}
-	if u.ExpectedVersion <= 0 {
-		return res, Invalid("expected_version", "expected_version is required: send the version you read")
-	}
-	in, err := parseUpdate(u, s.now().UTC())
-	if err != nil {
-		return res, err
-	}
-	// The fingerprint is of the request as sent, before any
-	// normalisation, with expected_version left out (replays checks it).
-	fp := u
-	fp.ExpectedVersion = 0
-	pw, err := NewPendingWrite(c, "transaction", fp)
-	if err != nil {
-		return res, Internal("fingerprint transaction update", err)
-	}
-	if u.CategoryID != nil {
-		// Compare ids in their stored, lower-case form.
-		u.CategoryID = ptrTo(strings.ToLower(*u.CategoryID))
-	}
-	if (u.Location != nil || u.ClearLocation) && sc.grant.Redacts(FieldTransactionLocation) {
-		return res, problem.New(problem.FieldHidden, "this connection hides the transaction location").WithField("location")
-	}
-
 	old, err := s.store.GetTransaction(ctx, c.UserID, id)
 	if errors.Is(err, ErrNotFound) || (err == nil && (sc.HidesAccount(old.AccountID) || sc.HidesCategory(old.CategoryID))) {
 		return res, problem.New(problem.NotFound, "transaction not found")
@@ -127,81 +104,127 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 		}
 		return res, versionConflict(old.Version)
 	}
+	if err := s.checkUpdateAllowed(ctx, c, sc, id, old, u, in); err != nil {
+		return res, err
+	}
+	t, changed := applyUpdate(old, u, in)
+	if !changed {
+		// Nothing differs: no new version, and the caller sees the row as is.
+		return s.txResult(sc, old), nil
+	}
+	return s.storeUpdate(ctx, c, sc, id, old, t, pw)
+}
 
-	t := old
-	t.Tags, t.OwnedByUser = slices.Clone(old.Tags), slices.Clone(old.OwnedByUser)
+// readUpdate checks the request on its own, before the row is read: the
+// id, the expected version, the values and the hidden location. It
+// fingerprints the request as sent and then lower-cases u.CategoryID, the
+// form ids are stored in.
+func readUpdate(c Caller, sc Scope, u *TransactionUpdate, now time.Time) (string, parsedUpdate, *PendingWrite, error) {
+	id, err := RequiredUUID(u.ID, "id")
+	if err != nil {
+		return "", parsedUpdate{}, nil, err
+	}
+	if u.ExpectedVersion <= 0 {
+		return "", parsedUpdate{}, nil, Invalid("expected_version", "expected_version is required: send the version you read")
+	}
+	in, err := parseUpdate(*u, now)
+	if err != nil {
+		return "", parsedUpdate{}, nil, err
+	}
+	// The fingerprint is of the request as sent, before any
+	// normalisation, with expected_version left out (replays checks it).
+	fp := *u
+	fp.ExpectedVersion = 0
+	pw, err := NewPendingWrite(c, "transaction", fp)
+	if err != nil {
+		return "", parsedUpdate{}, nil, Internal("fingerprint transaction update", err)
+	}
+	if u.CategoryID != nil {
+		// Compare ids in their stored, lower-case form.
+		u.CategoryID = ptrTo(strings.ToLower(*u.CategoryID))
+	}
+	if (u.Location != nil || u.ClearLocation) && sc.grant.Redacts(FieldTransactionLocation) {
+		return "", parsedUpdate{}, nil, problem.New(problem.FieldHidden, "this connection hides the transaction location").WithField("location")
+	}
+	return id, in, pw, nil
+}
+
+// checkUpdateAllowed checks the request against row id as stored (old): the
+// amount keeps the row's currency and its minor unit, a split row is
+// categorized through its slices, a new category must be one the caller
+// sees, and a revert needs a captured bank value.
+func (s *Service) checkUpdateAllowed(ctx context.Context, c Caller, sc Scope, id string, old Transaction, u TransactionUpdate, in parsedUpdate) error {
 	if in.amount != nil {
 		if in.currency != "" && in.currency != old.Amount.Currency {
-			return res, problem.New(problem.FieldImmutable,
+			return problem.New(problem.FieldImmutable,
 				fmt.Sprintf("the transaction settled in %s and keeps that currency", old.Amount.Currency)).WithField("amount")
 		}
 		if places := MinorUnit(old.Amount.Currency); -in.amount.Exponent() > places {
-			return res, Invalid("amount", fmt.Sprintf("%s amounts have at most %d decimal places", old.Amount.Currency, places))
+			return Invalid("amount", fmt.Sprintf("%s amounts have at most %d decimal places", old.Amount.Currency, places))
 		}
 	}
 	if u.CategoryID != nil && *u.CategoryID != old.CategoryID {
-		split, err := s.store.IsSplitParent(ctx, c.UserID, id)
-		if err != nil {
-			return res, Internal("is split parent", err)
-		}
-		if split {
-			return res, problem.New(problem.SplitTransaction,
-				"the transaction is split: categorize its slices instead").WithField("category_id")
-		}
-		if *u.CategoryID != "" {
-			if ok, err := s.categoryVisible(ctx, c, sc, *u.CategoryID); err != nil {
-				return res, err
-			} else if !ok {
-				return res, Invalid("category_id", "category_id names no category")
-			}
+		if err := s.checkRecategorize(ctx, c, sc, id, *u.CategoryID); err != nil {
+			return err
 		}
 	}
 	for _, f := range u.RevertToProvider {
 		if !hasProviderValue(old, f) {
-			return res, problem.New(problem.NoProviderValue,
+			return problem.New(problem.NoProviderValue,
 				"no bank-recorded value was captured for "+f).WithField("revert_to_provider")
 		}
 	}
+	return nil
+}
 
-	bank := old.Source == SourceBankSync
-	// take marks field f as the user's, first capturing the bank's value.
-	take := func(f string) {
-		if !bank || t.Owns(f) {
-			return
-		}
-		switch f {
-		case OwnAmount:
-			t.ProviderAmount = &Money{Amount: old.Amount.Amount, Currency: old.Amount.Currency}
-		case OwnMerchant:
-			t.ProviderMerchantName = ptrTo(old.Merchant)
-		case OwnDate:
-			t.ProviderTransactionDate = ptrTo(old.Date)
-		case OwnDescription:
-			t.ProviderDescription = ptrTo(old.Description)
-		case OwnMemo:
-			t.ProviderMemo = ptrTo(old.Memo)
-		}
-		t.OwnedByUser = append(t.OwnedByUser, f)
+// checkRecategorize checks that row id may move to category ("" is
+// uncategorized): a split parent may not, and the category must be one the
+// caller sees.
+func (s *Service) checkRecategorize(ctx context.Context, c Caller, sc Scope, id, category string) error {
+	split, err := s.store.IsSplitParent(ctx, c.UserID, id)
+	if err != nil {
+		return Internal("is split parent", err)
 	}
+	if split {
+		return problem.New(problem.SplitTransaction,
+			"the transaction is split: categorize its slices instead").WithField("category_id")
+	}
+	if category == "" {
+		return nil
+	}
+	if ok, err := s.categoryVisible(ctx, c, sc, category); err != nil {
+		return err
+	} else if !ok {
+		return Invalid("category_id", "category_id names no category")
+	}
+	return nil
+}
+
+// applyUpdate is old with u's values applied, and whether any differs.
+// On a bank-synced row the first edit of a bank field captures the bank's
+// value (takeFromBank).
+func applyUpdate(old Transaction, u TransactionUpdate, in parsedUpdate) (Transaction, bool) {
+	t := old
+	t.Tags, t.OwnedByUser = slices.Clone(old.Tags), slices.Clone(old.OwnedByUser)
 	changed := false
 	if in.amount != nil && !in.amount.Equal(old.Amount.Amount) {
-		take(OwnAmount)
+		takeFromBank(&t, old, OwnAmount)
 		t.Amount.Amount, changed = *in.amount, true
 	}
 	if u.Merchant != nil && *u.Merchant != old.Merchant {
-		take(OwnMerchant)
+		takeFromBank(&t, old, OwnMerchant)
 		t.Merchant, changed = *u.Merchant, true
 	}
 	if in.date != nil && !in.date.Equal(old.Date) {
-		take(OwnDate)
+		takeFromBank(&t, old, OwnDate)
 		t.Date, changed = *in.date, true
 	}
 	if u.Description != nil && *u.Description != old.Description {
-		take(OwnDescription)
+		takeFromBank(&t, old, OwnDescription)
 		t.Description, changed = *u.Description, true
 	}
 	if u.Memo != nil && *u.Memo != old.Memo {
-		take(OwnMemo)
+		takeFromBank(&t, old, OwnMemo)
 		t.Memo, changed = *u.Memo, true
 	}
 	if in.location != nil || u.ClearLocation {
@@ -210,7 +233,7 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 			loc = in.location
 		}
 		if !EqualLocation(loc, old.Location) {
-			take(OwnLocation)
+			takeFromBank(&t, old, OwnLocation)
 			t.Location, changed = loc, true
 		}
 	}
@@ -224,10 +247,35 @@ func (s *Service) UpdateTransaction(ctx context.Context, c Caller, u Transaction
 		revert(&t, f)
 		changed = true
 	}
-	if !changed {
-		// Nothing differs: no new version, and the caller sees the row as is.
-		return s.txResult(sc, old), nil
+	return t, changed
+}
+
+// takeFromBank marks field f of t as the user's, first capturing the
+// bank's value from old; on a row not from bank sync, or a field the user
+// already owns, it does nothing.
+func takeFromBank(t *Transaction, old Transaction, f string) {
+	if old.Source != SourceBankSync || t.Owns(f) {
+		return
 	}
+	switch f {
+	case OwnAmount:
+		t.ProviderAmount = &Money{Amount: old.Amount.Amount, Currency: old.Amount.Currency}
+	case OwnMerchant:
+		t.ProviderMerchantName = ptrTo(old.Merchant)
+	case OwnDate:
+		t.ProviderTransactionDate = ptrTo(old.Date)
+	case OwnDescription:
+		t.ProviderDescription = ptrTo(old.Description)
+	case OwnMemo:
+		t.ProviderMemo = ptrTo(old.Memo)
+	}
+	t.OwnedByUser = append(t.OwnedByUser, f)
+}
+
+// storeUpdate writes t as the next version of row id (old), marked by
+// pw, and answers the row as stored.
+func (s *Service) storeUpdate(ctx context.Context, c Caller, sc Scope, id string, old, t Transaction, pw *PendingWrite) (Result[Transaction], error) {
+	var res Result[Transaction]
 	t.Version = old.Version + 1
 	t.UpdatedAt = s.now()
 	t.LastWrite = pw.Mark(t.Version)
