@@ -458,6 +458,15 @@ func TestPortalUsageAndBilling(t *testing.T) {
 	}
 
 	tok := u.csrf(t)
+	// Free has no overage: no spend controls are offered for it.
+	if p := b.get("/portal/usage").body; strings.Contains(p, `id="cap"`) || !strings.Contains(p, "it has no overage") {
+		t.Fatalf("spend controls on the free plan: %s", p)
+	}
+	// Scale is billed by direct debit only: without one the refusal links
+	// the page where one is added.
+	if p := b.post("/portal/plan", url.Values{"csrf": {tok}, "plan": {"scale"}, "confirm": {"1"}}); p.status != http.StatusConflict || !strings.Contains(p.body, `<a href="/portal/payments">`) {
+		t.Fatalf("scale without direct debit: %d %s", p.status, p.body)
+	}
 	// Upgrade: the charge is shown first, nothing changes until confirmed.
 	c := b.post("/portal/plan", url.Values{"csrf": {tok}, "plan": {"starter"}})
 	if c.status != 200 || !strings.Contains(c.body, "29.00 USD") || !strings.Contains(c.body, `name="confirm" value="1"`) {

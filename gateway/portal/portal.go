@@ -194,13 +194,18 @@ func cleanForm(f url.Values) bool {
 	return true
 }
 
+// link is a hyperlink a page offers beside a message.
+type link struct{ Href, Text string }
+
 // view is what every template gets.
 type view struct {
 	Title   string
 	Session *meteringv1.PortalSession
 	CSRF    string
 	Error   string
-	Notice  string
+	// ErrorLink, when set, follows Error: the page where the user can fix it.
+	ErrorLink *link
+	Notice    string
 	// Form values to show again after a refusal (never a password).
 	Email, Name, AccountName string
 	// The keys page.

@@ -17,18 +17,21 @@ import (
 // usageView is the usage page: the period's usage against the included
 // volume (drawn as a bar), the test pool, the limits and the plans.
 type usageView struct {
-	Plan                       string
-	Used, Quota, Remaining     int64
-	Overage                    int64
-	OverageCost                string
-	UsedPct, OveragePct        int // of the bar's width
-	OverageAllowed, Blocked    bool
-	HardStop                   bool
-	CapText                    string // the cap in major units for the form; "" when none
-	Cap                        string
-	Currency                   string
-	PeriodStart, PeriodEnd     time.Time
-	TestUsed, TestQuota        int64
+	Plan                    string
+	Used, Quota, Remaining  int64
+	Overage                 int64
+	OverageCost             string
+	UsedPct, OveragePct     int // of the bar's width
+	OverageAllowed, Blocked bool
+	HardStop                bool
+	CapText                 string // the cap in major units for the form; "" when none
+	Cap                     string
+	Currency                string
+	PeriodStart, PeriodEnd  time.Time
+	TestUsed, TestQuota     int64
+	// NoOverage: the plan stops at its included volume (Free), so it has
+	// no overage to stop or cap and the spend controls are not offered.
+	NoOverage                  bool
 	ScheduledPlan, ScheduledAt string
 	PaymentState               string
 	Plans                      []planView
@@ -110,6 +113,7 @@ func (p *Portal) usageView(r *http.Request, token string) (*usageView, []*meteri
 			Current: pl.GetId() == v.Plan, DirectDebitOnly: pl.GetDirectDebitOnly()})
 	}
 	v.OverageCost = money(v.Overage*per1000/1000, v.Currency)
+	v.NoOverage = per1000 == 0
 	for _, m := range res.GetAlertMails() {
 		a := alertView{To: m.GetTo(), Subject: m.GetSubject(), Created: m.GetCreatedAt().AsTime(),
 			Failure: strings.TrimPrefix(m.GetLastError(), "given up: "), GivenUp: m.GetGivenUp()}
@@ -149,13 +153,19 @@ func usageNotice(done string) string {
 	return ""
 }
 
-func (p *Portal) renderUsage(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, errText, notice string) {
+// renderUsage shows the usage page, with errText (and where to go about it,
+// when next is given) or notice at the top.
+func (p *Portal) renderUsage(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, errText, notice string, next ...*link) {
 	v, _, err := p.usageView(r, token)
 	if err != nil {
 		p.failed(w, r, err)
 		return
 	}
-	p.render(w, r, status, "usage", view{Title: "Usage and billing", Session: s, CSRF: s.GetCsrfToken(), Usage: v, Error: errText, Notice: notice})
+	pv := view{Title: "Usage and billing", Session: s, CSRF: s.GetCsrfToken(), Usage: v, Error: errText, Notice: notice}
+	if len(next) > 0 {
+		pv.ErrorLink = next[0]
+	}
+	p.render(w, r, status, "usage", pv)
 }
 
 // setLimits: the hard stop checkbox and the cap field (empty clears it),
@@ -244,7 +254,8 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type == problem.DirectDebitRequired {
-			p.renderUsage(w, r, s, token, http.StatusConflict, "Direct debit required: "+pr.Detail+" (Payment methods page).", "")
+			p.renderUsage(w, r, s, token, http.StatusConflict, "Direct debit required: "+pr.Detail+".", "",
+				&link{Href: "/portal/payments", Text: "Add a bank account on the Payment methods page"})
 			return
 		}
 		if pr.Type == problem.InvalidInput || pr.Type == problem.Conflict || pr.Type == problem.Unprocessable {
