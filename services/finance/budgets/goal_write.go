@@ -282,9 +282,27 @@ func text(s, field string, max int, required bool) (string, error) {
 }
 
 // applyGoalInput checks in and applies it to g. Every field is checked
-// before anything else; then the goal as a whole (its tracking mode needs
-// its links, its links the goal's currency).
+// before anything else, in the order below; then the goal as a whole (its
+// tracking mode needs its links, its links the goal's currency).
 func (s *Service) applyGoalInput(sc finance.Scope, gc goalContext, g *Goal, in GoalInput, now time.Time, create bool) error {
+	if err := applyGoalLabels(g, in); err != nil {
+		return err
+	}
+	if err := applyGoalTarget(g, in, now, create); err != nil {
+		return err
+	}
+	if err := applyGoalTracking(g, in); err != nil {
+		return err
+	}
+	if err := applyGoalLinks(sc, gc, g, in); err != nil {
+		return err
+	}
+	return settleGoalFunding(g)
+}
+
+// applyGoalLabels applies what names and classifies the goal: name,
+// description, goal type and status.
+func applyGoalLabels(g *Goal, in GoalInput) error {
 	var err error
 	if in.Name != nil {
 		if g.Name, err = text(*in.Name, "name", MaxGoalNameLength, true); err != nil {
@@ -317,6 +335,14 @@ func (s *Service) applyGoalInput(sc finance.Scope, gc goalContext, g *Goal, in G
 			return finance.Invalid("status", "status must be active or paused (completed is set when the goal is reached)")
 		}
 	}
+	return nil
+}
+
+// applyGoalTarget applies the target: an amount above zero, and a date
+// from today to MaxGoalYearsAhead ahead (a PATCH may clear it, a create
+// may not send it empty).
+func applyGoalTarget(g *Goal, in GoalInput, now time.Time, create bool) error {
+	var err error
 	if in.TargetAmount != nil {
 		if g.TargetAmount, err = finance.ParseAmount(*in.TargetAmount, "target_amount", g.Currency); err != nil {
 			return err
@@ -340,6 +366,14 @@ func (s *Service) applyGoalInput(sc finance.Scope, gc goalContext, g *Goal, in G
 			g.TargetDate = &d
 		}
 	}
+	return nil
+}
+
+// applyGoalTracking applies how progress is tracked and shown: the
+// tracking mode, the current amount (which an account_driven goal takes
+// from its accounts, never from the client), sort order and digest.
+func applyGoalTracking(g *Goal, in GoalInput) error {
+	var err error
 	if in.TrackingMode != nil {
 		switch *in.TrackingMode {
 		case TrackManual, TrackAccountDriven, TrackBudgetDriven:
@@ -368,6 +402,14 @@ func (s *Service) applyGoalInput(sc finance.Scope, gc goalContext, g *Goal, in G
 	if in.ShowInDigest != nil {
 		g.ShowInDigest = *in.ShowInDigest
 	}
+	return nil
+}
+
+// applyGoalLinks applies account links, budget links and the spending
+// plan. Budget links and plan lines the grant cannot see stay: this
+// credential cannot remove what it is not shown.
+func applyGoalLinks(sc finance.Scope, gc goalContext, g *Goal, in GoalInput) error {
+	var err error
 	if in.AccountLinks != nil {
 		if g.AccountLinks, err = accountLinks(sc, gc, *in.AccountLinks, g.Currency); err != nil {
 			return err
@@ -378,8 +420,6 @@ func (s *Service) applyGoalInput(sc finance.Scope, gc goalContext, g *Goal, in G
 		if err != nil {
 			return err
 		}
-		// Links the grant cannot see stay: this credential cannot remove
-		// what it is not shown.
 		for _, l := range g.BudgetLinks {
 			if it, ok := gc.items[l.BudgetItemID]; ok && sc.HidesCategory(it.CategoryID) {
 				links = append(links, l)
@@ -399,7 +439,14 @@ func (s *Service) applyGoalInput(sc finance.Scope, gc goalContext, g *Goal, in G
 		}
 		g.SpendingPlan = plan
 	}
-	// The goal as a whole.
+	return nil
+}
+
+// settleGoalFunding checks the goal as a whole: an account_driven goal
+// needs an account link and a budget_driven one a budget link, and the
+// tracking mode sets the funding source. Empty link lists are stored as
+// none.
+func settleGoalFunding(g *Goal) error {
 	switch g.TrackingMode {
 	case TrackAccountDriven:
 		if len(g.AccountLinks) == 0 {
