@@ -177,59 +177,112 @@ func ComputeProgress(in ProgressInput) BudgetProgress {
 		PeriodLabel: in.Period.Label, IsCurrentPeriod: isCurrent}
 	c := newCounter(b, in.Categories)
 	if in.Totals == nil {
-		last := in.Period.End.AddDate(0, 0, -1)
-		in.Totals = finance.SumFlowRows(in.Rows, finance.FlowQuery{From: in.Period.Start, To: last, CountedOnly: true})
-		sliced := finance.SlicedParents(in.Rows)
-		in.Candidates = nil
-		for _, r := range in.Rows {
-			if in.Period.Contains(r.Date) && finance.CountsTowardBudgets(r, sliced[r.ID]) {
-				in.Candidates = append(in.Candidates, r)
-			}
-		}
-		in.Baseline = BuildAnomalyBaseline(b.Currency, in.History)
+		in = withFlowsFromRows(in)
 	}
-
-	// Spend per item and income.
-	spent := make([][]decimal.Decimal, len(b.Groups))
-	for gi, g := range b.Groups {
-		spent[gi] = make([]decimal.Decimal, len(g.Items))
-	}
-	for _, t := range in.Totals {
-		if !c.countsTotal(t) {
-			continue
-		}
-		if c.isIncome(t.CategoryID) {
-			out.TotalIncome = out.TotalIncome.Add(t.Net)
-			continue
-		}
-		if ix, ok := c.item(t.CategoryID); ok {
-			spent[ix[0]][ix[1]] = spent[ix[0]][ix[1]].Sub(t.Net)
-		}
-	}
-
-	// Anomalies; covered ones leave the spend.
+	spent, totalIncome := spendAndIncome(c, b, in.Totals)
+	out.TotalIncome = totalIncome
 	if b.HasFeature(FeatureAnomalies) {
-		out.Anomalies = findAnomalies(c, in.Period, in.Candidates, in.Baseline, in.Goals)
-		for _, a := range out.Anomalies {
-			out.AnomalyTotal = out.AnomalyTotal.Add(a.Amount)
-			if a.Status == AnomalyCovered {
-				ix, _ := c.item(a.CategoryID)
-				spent[ix[0]][ix[1]] = spent[ix[0]][ix[1]].Sub(a.Amount)
-			}
-		}
+		out.Anomalies, out.AnomalyTotal = coverAnomalies(c, in, spent)
 	}
-
-	// Income basis: the expected income when the budget has one, else what
-	// came in (never below zero).
 	basis := decimal.Max(out.TotalIncome, decimal.Zero)
 	if b.ExpectedMonthlyIncome != nil {
 		e := b.incomeForPeriod(finance.Money{Amount: *b.ExpectedMonthlyIncome, Currency: b.Currency}).Amount
 		out.ExpectedIncome = &e
 		basis = e
 	}
-	places := finance.MinorUnit(b.Currency)
+	alloc := allocations(b, basis)
+	upcoming := upcomingByGroup(c, b, in.Period, today, in.Rules)
+	phases := phaseRule{budget: b, isCurrent: isCurrent, savingsDone: savingsDone(b, spent, alloc)}
+	for gi, g := range b.Groups {
+		gp := GroupProgress{GroupID: g.ID, GroupName: g.Name, Role: g.Role, Allocated: alloc[gi],
+			UpcomingRecurringTotal: upcoming[gi]}
+		for ii, it := range g.Items {
+			gp.Spent = gp.Spent.Add(spent[gi][ii])
+			gp.Items = append(gp.Items, ItemProgress{ItemID: it.ID, CategoryID: it.CategoryID,
+				Allocated: it.AllocatedAmount, Spent: spent[gi][ii]})
+		}
+		if b.HasFeature(FeatureRollover) {
+			gp.RolloverAmount = in.Rollover[g.ID]
+		}
+		gp.Remaining = gp.Allocated.Add(gp.RolloverAmount).Sub(gp.Spent)
+		if gp.Allocated.IsPositive() {
+			pct := gp.Spent.Mul(decNum(100)).Div(gp.Allocated)
+			gp.SpentPercentage = &pct
+		}
+		gp.PhaseActive = phases.active(g, gp)
+		out.TotalAllocated = out.TotalAllocated.Add(gp.Allocated)
+		out.TotalSpent = out.TotalSpent.Add(gp.Spent)
+		out.Remaining = out.Remaining.Add(gp.Remaining)
+		out.Groups = append(out.Groups, gp)
+	}
+	if b.HasFeature(FeatureAssignAll) {
+		out.Remaining = basis.Sub(out.TotalAllocated)
+	}
+	return out
+}
 
-	// Allocations: percent and amount groups first, remainder groups after.
+// withFlowsFromRows is in with the period's totals, anomaly candidates and
+// baseline computed from its rows, for a caller that passed rows rather
+// than what the store sums.
+func withFlowsFromRows(in ProgressInput) ProgressInput {
+	last := in.Period.End.AddDate(0, 0, -1)
+	in.Totals = finance.SumFlowRows(in.Rows, finance.FlowQuery{From: in.Period.Start, To: last, CountedOnly: true})
+	sliced := finance.SlicedParents(in.Rows)
+	in.Candidates = nil
+	for _, r := range in.Rows {
+		if in.Period.Contains(r.Date) && finance.CountsTowardBudgets(r, sliced[r.ID]) {
+			in.Candidates = append(in.Candidates, r)
+		}
+	}
+	in.Baseline = BuildAnomalyBaseline(in.Budget.Currency, in.History)
+	return in
+}
+
+// spendAndIncome splits the counted totals: income categories add to the
+// income, every other category's outflow to the spend of the item it
+// counts toward (spent[group][item]).
+func spendAndIncome(c counter, b Budget, totals []finance.FlowTotal) ([][]decimal.Decimal, decimal.Decimal) {
+	var income decimal.Decimal
+	spent := make([][]decimal.Decimal, len(b.Groups))
+	for gi, g := range b.Groups {
+		spent[gi] = make([]decimal.Decimal, len(g.Items))
+	}
+	for _, t := range totals {
+		if !c.countsTotal(t) {
+			continue
+		}
+		if c.isIncome(t.CategoryID) {
+			income = income.Add(t.Net)
+			continue
+		}
+		if ix, ok := c.item(t.CategoryID); ok {
+			spent[ix[0]][ix[1]] = spent[ix[0]][ix[1]].Sub(t.Net)
+		}
+	}
+	return spent, income
+}
+
+// coverAnomalies finds the period's anomalies and their total; a covered
+// anomaly (a goal's spending plan pays for it) leaves the spend.
+func coverAnomalies(c counter, in ProgressInput, spent [][]decimal.Decimal) ([]BudgetAnomaly, decimal.Decimal) {
+	var total decimal.Decimal
+	anomalies := findAnomalies(c, in.Period, in.Candidates, in.Baseline, in.Goals)
+	for _, a := range anomalies {
+		total = total.Add(a.Amount)
+		if a.Status == AnomalyCovered {
+			ix, _ := c.item(a.CategoryID)
+			spent[ix[0]][ix[1]] = spent[ix[0]][ix[1]].Sub(a.Amount)
+		}
+	}
+	return anomalies, total
+}
+
+// allocations is each group's allocation from the income basis (the
+// expected income when the budget has one, else what came in, never below
+// zero): percent and amount groups first, then remainder groups share
+// what they leave.
+func allocations(b Budget, basis decimal.Decimal) []decimal.Decimal {
+	places := finance.MinorUnit(b.Currency)
 	alloc := make([]decimal.Decimal, len(b.Groups))
 	var fixed decimal.Decimal
 	for gi, g := range b.Groups {
@@ -250,55 +303,48 @@ func ComputeProgress(in ProgressInput) BudgetProgress {
 			alloc[gi] = decimal.Max(basis.Sub(fixed), decimal.Zero)
 		}
 	}
+	return alloc
+}
 
-	upcoming := upcomingByGroup(c, b, in.Period, today, in.Rules)
-	savingsDone := true
+// savingsDone reports whether every savings group has reached its
+// allocation.
+func savingsDone(b Budget, spent [][]decimal.Decimal, alloc []decimal.Decimal) bool {
+	done := true
 	for gi, g := range b.Groups {
 		var s decimal.Decimal
 		for _, v := range spent[gi] {
 			s = s.Add(v)
 		}
 		if g.Role == RoleSavings && s.LessThan(alloc[gi]) {
-			savingsDone = false
+			done = false
 		}
 	}
-	for gi, g := range b.Groups {
-		gp := GroupProgress{GroupID: g.ID, GroupName: g.Name, Role: g.Role, Allocated: alloc[gi],
-			UpcomingRecurringTotal: upcoming[gi]}
-		for ii, it := range g.Items {
-			gp.Spent = gp.Spent.Add(spent[gi][ii])
-			gp.Items = append(gp.Items, ItemProgress{ItemID: it.ID, CategoryID: it.CategoryID,
-				Allocated: it.AllocatedAmount, Spent: spent[gi][ii]})
-		}
-		if b.HasFeature(FeatureRollover) {
-			gp.RolloverAmount = in.Rollover[g.ID]
-		}
-		gp.Remaining = gp.Allocated.Add(gp.RolloverAmount).Sub(gp.Spent)
-		if gp.Allocated.IsPositive() {
-			pct := gp.Spent.Mul(decNum(100)).Div(gp.Allocated)
-			gp.SpentPercentage = &pct
-		}
-		switch {
-		case !isCurrent:
-			gp.PhaseActive = false
-		case b.HasFeature(FeaturePhases) && g.Role == RoleSavings:
-			gp.PhaseActive = gp.Spent.LessThan(gp.Allocated)
-		case b.HasFeature(FeaturePhases):
-			gp.PhaseActive = savingsDone
-		case b.HasFeature(FeatureRollover):
-			gp.PhaseActive = gp.Remaining.IsPositive()
-		default:
-			gp.PhaseActive = true
-		}
-		out.TotalAllocated = out.TotalAllocated.Add(gp.Allocated)
-		out.TotalSpent = out.TotalSpent.Add(gp.Spent)
-		out.Remaining = out.Remaining.Add(gp.Remaining)
-		out.Groups = append(out.Groups, gp)
+	return done
+}
+
+// phaseRule decides whether a group's phase is active.
+type phaseRule struct {
+	budget      Budget
+	isCurrent   bool
+	savingsDone bool
+}
+
+// active: only in the current period; with phases, savings groups until
+// they reach their allocation and the others once savings are done; with
+// rollover, while money remains; otherwise always.
+func (p phaseRule) active(g TargetGroup, gp GroupProgress) bool {
+	switch {
+	case !p.isCurrent:
+		return false
+	case p.budget.HasFeature(FeaturePhases) && g.Role == RoleSavings:
+		return gp.Spent.LessThan(gp.Allocated)
+	case p.budget.HasFeature(FeaturePhases):
+		return p.savingsDone
+	case p.budget.HasFeature(FeatureRollover):
+		return gp.Remaining.IsPositive()
+	default:
+		return true
 	}
-	if b.HasFeature(FeatureAssignAll) {
-		out.Remaining = basis.Sub(out.TotalAllocated)
-	}
-	return out
 }
 
 // AnomalyBaseline is the anomaly rule's thresholds learned from a
