@@ -247,121 +247,174 @@ func (s *Service) goalView(ctx context.Context, c finance.Caller, sc finance.Sco
 
 // goalFacts measures a goal by its tracking mode (goal.go).
 func (s *Service) goalFacts(ctx context.Context, c finance.Caller, sc finance.Scope, gc goalContext, g Goal, now time.Time) (GoalFacts, error) {
-	f := GoalFacts{Current: g.CurrentAmount}
-	thisMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
-	rateStart := thisMonth.AddDate(0, -3, 0)
-	monthIndex := func(d time.Time) int { // 0..2 for the three full months, -1 otherwise
-		if d.Before(rateStart) || !d.Before(thisMonth) {
-			return -1
-		}
-		return (d.Year()-rateStart.Year())*12 + int(d.Month()) - int(rateStart.Month())
-	}
-	months := make([]decimal.Decimal, 3)
-	f.MonthlyContributions = months
+	f := GoalFacts{Current: g.CurrentAmount, MonthlyContributions: make([]decimal.Decimal, 3)}
+	w := newRateWindow(now)
 	base := finance.FlowQuery{ExcludeAccountIDs: sc.ExcludedAccounts(), ExcludeCategoryIDs: sc.ExcludedCategories()}
-	last := func(d time.Time) {
-		if f.LastContributionAt == nil || d.After(*f.LastContributionAt) {
-			f.LastContributionAt = &d
-		}
-	}
 	switch g.TrackingMode {
 	case TrackAccountDriven:
-		f.Current = decimal.Zero
-		var owed decimal.Decimal
-		payoff := false
-		var ids []string
-		for _, l := range g.AccountLinks {
-			a, ok := gc.accounts[l.AccountID]
-			if !ok || a.Balance.Currency != g.Currency {
-				continue
-			}
-			if l.LinkRole == LinkRolePayoff {
-				payoff = true
-				owed = owed.Add(a.Balance.Amount)
-			} else {
-				f.Current = f.Current.Add(a.Balance.Amount)
-			}
-			ids = append(ids, a.ID)
-		}
-		if len(ids) > 0 {
-			// Sums from the store's flow totals: a year of an account's
-			// rows at scale is tens of thousands.
-			q := base
-			q.AccountIDs, q.Currency, q.From, q.To, q.ByMonth = ids, g.Currency, rateStart, thisMonth.AddDate(0, 0, -1), true
-			flows, err := s.store.SumFlows(ctx, c.UserID, q)
-			if err != nil {
-				return f, finance.Internal("sum flows", err)
-			}
-			for _, m := range flows {
-				if i := monthIndex(m.Month); i >= 0 {
-					months[i] = months[i].Add(m.Net)
-				}
-			}
-			q.From, q.To, q.ByMonth = thisMonth.AddDate(-1, 0, 0), finance.EndOfTime, false
-			in, err := s.store.LastFlowDay(ctx, c.UserID, q, true)
-			if err != nil {
-				return f, finance.Internal("last flow day", err)
-			}
-			if in != nil {
-				last(*in)
-			}
-		}
-		if payoff {
-			f.Current = f.Current.Add(decimal.Max(g.TargetAmount.Sub(owed), decimal.Zero))
-		}
+		return f, s.accountGoalFacts(ctx, c, gc, g, w, base, &f)
 	case TrackBudgetDriven:
-		created := time.Date(g.CreatedAt.Year(), g.CreatedAt.Month(), 1, 0, 0, 0, 0, time.UTC)
-		from := created
-		if rateStart.Before(from) {
-			from = rateStart
-		}
-		cn := newCounter(Budget{Currency: g.Currency}, gc.cats)
-		var totals []finance.FlowTotal
-		q := base
-		q.Currency, q.CountedOnly, q.From, q.To = g.Currency, true, from, finance.EndOfTime
-		if len(g.BudgetLinks) > 0 {
-			q.ByMonth = true
-			var err error
-			if totals, err = s.store.SumFlows(ctx, c.UserID, q); err != nil {
-				return f, finance.Internal("sum flows", err)
-			}
-		}
-		for _, l := range g.BudgetLinks {
-			it, ok := gc.items[l.BudgetItemID]
-			if !l.IsActive || !ok {
-				continue
-			}
-			flow := map[time.Time]decimal.Decimal{}
-			for _, t := range totals {
-				if cn.countsTotal(t) && (t.CategoryID == it.CategoryID || cn.parent[t.CategoryID] == it.CategoryID) {
-					flow[t.Month] = flow[t.Month].Sub(t.Net)
-				}
-			}
-			q.ByMonth, q.CategoryIDs = false, []string{it.CategoryID}
-			for id, parent := range cn.parent {
-				if parent == it.CategoryID {
-					q.CategoryIDs = append(q.CategoryIDs, id)
-				}
-			}
-			out, err := s.store.LastFlowDay(ctx, c.UserID, q, false)
-			if err != nil {
-				return f, finance.Internal("last flow day", err)
-			}
-			if out != nil {
-				last(*out)
-			}
-			for m, v := range flow {
-				contrib := decimal.Min(decimal.Max(v, decimal.Zero), l.ContributionAmount)
-				if !m.Before(created) {
-					f.Current = f.Current.Add(contrib)
-				}
-				if i := monthIndex(m); i >= 0 {
-					months[i] = months[i].Add(contrib)
-				}
-			}
-		}
+		return f, s.budgetGoalFacts(ctx, c, gc, g, w, base, &f)
 	default: // manual: no measured contributions
 		f.MonthlyContributions = nil
+		return f, nil
 	}
-	return f, nil
+}
+
+// rateWindow is the three full months before now's month, over which a
+// goal's contribution rate is measured.
+type rateWindow struct {
+	thisMonth time.Time // the first of now's month
+	rateStart time.Time // three months before it
+}
+
+func newRateWindow(now time.Time) rateWindow {
+	thisMonth := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return rateWindow{thisMonth: thisMonth, rateStart: thisMonth.AddDate(0, -3, 0)}
+}
+
+// monthIndex is 0..2 for a day in the three full months, -1 otherwise.
+func (w rateWindow) monthIndex(d time.Time) int {
+	if d.Before(w.rateStart) || !d.Before(w.thisMonth) {
+		return -1
+	}
+	return (d.Year()-w.rateStart.Year())*12 + int(d.Month()) - int(w.rateStart.Month())
+}
+
+// noteContribution keeps d as f's last contribution day when it is the
+// latest seen.
+func noteContribution(f *GoalFacts, d time.Time) {
+	if f.LastContributionAt == nil || d.After(*f.LastContributionAt) {
+		f.LastContributionAt = &d
+	}
+}
+
+// accountGoalFacts measures an account_driven goal: its current amount is
+// its funding accounts' balance plus, for payoff links, how much of the
+// target the debt no longer owes; its contributions are the accounts'
+// net flows per month.
+func (s *Service) accountGoalFacts(ctx context.Context, c finance.Caller, gc goalContext, g Goal, w rateWindow, base finance.FlowQuery, f *GoalFacts) error {
+	f.Current = decimal.Zero
+	var owed decimal.Decimal
+	payoff := false
+	var ids []string
+	for _, l := range g.AccountLinks {
+		a, ok := gc.accounts[l.AccountID]
+		if !ok || a.Balance.Currency != g.Currency {
+			continue
+		}
+		if l.LinkRole == LinkRolePayoff {
+			payoff = true
+			owed = owed.Add(a.Balance.Amount)
+		} else {
+			f.Current = f.Current.Add(a.Balance.Amount)
+		}
+		ids = append(ids, a.ID)
+	}
+	if len(ids) > 0 {
+		if err := s.accountContributions(ctx, c, g, ids, w, base, f); err != nil {
+			return err
+		}
+	}
+	if payoff {
+		f.Current = f.Current.Add(decimal.Max(g.TargetAmount.Sub(owed), decimal.Zero))
+	}
+	return nil
+}
+
+// accountContributions adds the accounts' net flow of each month of the
+// window and notes the last day money came in over the past year. It sums
+// the store's flow totals: a year of an account's rows at scale is tens of
+// thousands.
+func (s *Service) accountContributions(ctx context.Context, c finance.Caller, g Goal, ids []string, w rateWindow, base finance.FlowQuery, f *GoalFacts) error {
+	q := base
+	q.AccountIDs, q.Currency, q.From, q.To, q.ByMonth = ids, g.Currency, w.rateStart, w.thisMonth.AddDate(0, 0, -1), true
+	flows, err := s.store.SumFlows(ctx, c.UserID, q)
+	if err != nil {
+		return finance.Internal("sum flows", err)
+	}
+	for _, m := range flows {
+		if i := w.monthIndex(m.Month); i >= 0 {
+			f.MonthlyContributions[i] = f.MonthlyContributions[i].Add(m.Net)
+		}
+	}
+	q.From, q.To, q.ByMonth = w.thisMonth.AddDate(-1, 0, 0), finance.EndOfTime, false
+	in, err := s.store.LastFlowDay(ctx, c.UserID, q, true)
+	if err != nil {
+		return finance.Internal("last flow day", err)
+	}
+	if in != nil {
+		noteContribution(f, *in)
+	}
+	return nil
+}
+
+// budgetGoalFacts measures a budget_driven goal: each active budget link
+// contributes what its item's category (and subcategories) spent per
+// month, capped at the link's contribution amount; the current amount
+// adds the contributions since the goal's creation month.
+func (s *Service) budgetGoalFacts(ctx context.Context, c finance.Caller, gc goalContext, g Goal, w rateWindow, base finance.FlowQuery, f *GoalFacts) error {
+	created := time.Date(g.CreatedAt.Year(), g.CreatedAt.Month(), 1, 0, 0, 0, 0, time.UTC)
+	from := created
+	if w.rateStart.Before(from) {
+		from = w.rateStart
+	}
+	cn := newCounter(Budget{Currency: g.Currency}, gc.cats)
+	var totals []finance.FlowTotal
+	q := base
+	q.Currency, q.CountedOnly, q.From, q.To = g.Currency, true, from, finance.EndOfTime
+	if len(g.BudgetLinks) > 0 {
+		q.ByMonth = true
+		var err error
+		if totals, err = s.store.SumFlows(ctx, c.UserID, q); err != nil {
+			return finance.Internal("sum flows", err)
+		}
+	}
+	for _, l := range g.BudgetLinks {
+		it, ok := gc.items[l.BudgetItemID]
+		if !l.IsActive || !ok {
+			continue
+		}
+		q.ByMonth, q.CategoryIDs = false, itemCategories(cn, it.CategoryID)
+		out, err := s.store.LastFlowDay(ctx, c.UserID, q, false)
+		if err != nil {
+			return finance.Internal("last flow day", err)
+		}
+		if out != nil {
+			noteContribution(f, *out)
+		}
+		for m, v := range itemSpendByMonth(cn, totals, it.CategoryID) {
+			contrib := decimal.Min(decimal.Max(v, decimal.Zero), l.ContributionAmount)
+			if !m.Before(created) {
+				f.Current = f.Current.Add(contrib)
+			}
+			if i := w.monthIndex(m); i >= 0 {
+				f.MonthlyContributions[i] = f.MonthlyContributions[i].Add(contrib)
+			}
+		}
+	}
+	return nil
+}
+
+// itemSpendByMonth is the counted outflow per month of category cat and
+// its subcategories.
+func itemSpendByMonth(cn counter, totals []finance.FlowTotal, cat string) map[time.Time]decimal.Decimal {
+	flow := map[time.Time]decimal.Decimal{}
+	for _, t := range totals {
+		if cn.countsTotal(t) && (t.CategoryID == cat || cn.parent[t.CategoryID] == cat) {
+			flow[t.Month] = flow[t.Month].Sub(t.Net)
+		}
+	}
+	return flow
+}
+
+// itemCategories is category cat and its subcategories.
+func itemCategories(cn counter, cat string) []string {
+	ids := []string{cat}
+	for id, parent := range cn.parent {
+		if parent == cat {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
