@@ -457,24 +457,37 @@ func (b *builder) chance(p float64) bool { return b.rng.Float64() < p }
 func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
 
 // day generates the rows of one date, in a fixed order so the random stream
-// is consumed the same way every run.
+// is consumed the same way every run: pay, the bills of the day of month,
+// month-end interest, everyday spending, uncategorized rows, euro spending.
 func (b *builder) day(d time.Time) {
-	dom := d.Day()
-	lastDom := d.AddDate(0, 1, -d.Day()).Day()
-	weekend := d.Weekday() == time.Saturday || d.Weekday() == time.Sunday
-	monthsIn := int(d.Sub(b.start).Hours() / 24 / 30)
-
 	if isPayday(d) {
-		pay := "3296.18" // a raise lands a year in
-		if monthsIn >= 12 {
-			pay = "3412.55"
-		}
-		b.add(txSpec{acct: b.checking, date: d, amount: decimal.RequireFromString(pay),
-			m: merchant{name: "Northwind Logistics", display: "Northwind Payroll",
-				descriptor: "NORTHWIND LOGISTICS PAYROLL PPD ID: 9100458821", channel: "other"},
-			category: "Paycheck", rule: "salary"})
+		b.payday(d)
 	}
-	switch dom {
+	b.monthlyBills(d)
+	if d.Day() == d.AddDate(0, 1, -d.Day()).Day() {
+		b.monthEnd(d)
+	}
+	b.everydaySpending(d)
+	b.uncategorized(d)
+	b.euroSpending(d)
+}
+
+// payday is the salary, raised a year in.
+func (b *builder) payday(d time.Time) {
+	pay := "3296.18"
+	if monthsIn := int(d.Sub(b.start).Hours() / 24 / 30); monthsIn >= 12 {
+		pay = "3412.55"
+	}
+	b.add(txSpec{acct: b.checking, date: d, amount: decimal.RequireFromString(pay),
+		m: merchant{name: "Northwind Logistics", display: "Northwind Payroll",
+			descriptor: "NORTHWIND LOGISTICS PAYROLL PPD ID: 9100458821", channel: "other"},
+		category: "Paycheck", rule: "salary"})
+}
+
+// monthlyBills are the transfers and recurring bills due on d's day of
+// the month.
+func (b *builder) monthlyBills(d time.Time) {
+	switch d.Day() {
 	case 1:
 		b.transfer(b.checking, b.mortgage, d, decimal.RequireFromString("2145.67"), "Rocket Mortgage",
 			"Mortgage payment", "ROCKET MORTGAGE PAYMENT 2145.67", "Mortgage & Rent", "mortgage")
@@ -520,22 +533,29 @@ func (b *builder) day(d time.Time) {
 		b.payCard(b.card, d, "Chase", "Payment Thank You", "CHASE CREDIT CRD AUTOPAY")
 		b.payCard(b.rewards, d, "Elan Financial Services", "Rewards Visa payment", "ELAN FINANCIAL SVC ONLINE PMT")
 	}
-	if dom == lastDom {
-		rate := decimal.RequireFromString("0.041")
-		interest := b.savings.balance.Mul(rate).Div(decimal.NewFromInt(12)).Round(2)
-		b.add(txSpec{acct: b.savings, date: d, amount: interest,
-			m:        merchant{name: "Chase", display: "Interest paid", descriptor: "INTEREST PAYMENT", channel: "other"},
-			category: "Interest"})
-		if d.Month()%3 == 0 {
-			div := b.brokerage.balance.Mul(decimal.RequireFromString("0.0036")).Round(2)
-			b.add(txSpec{acct: b.brokerage, date: d, amount: div,
-				m: merchant{name: "Vanguard Total Stock Market ETF", display: "VTI dividend",
-					descriptor: "DIVIDEND RECEIVED VANGUARD TOTAL STOCK MKT ETF", channel: "other"},
-				category: "Dividends"})
-		}
-	}
+}
 
-	// Everyday spending.
+// monthEnd is the last day's savings interest and, each quarter, the
+// brokerage dividend.
+func (b *builder) monthEnd(d time.Time) {
+	rate := decimal.RequireFromString("0.041")
+	interest := b.savings.balance.Mul(rate).Div(decimal.NewFromInt(12)).Round(2)
+	b.add(txSpec{acct: b.savings, date: d, amount: interest,
+		m:        merchant{name: "Chase", display: "Interest paid", descriptor: "INTEREST PAYMENT", channel: "other"},
+		category: "Interest"})
+	if d.Month()%3 == 0 {
+		div := b.brokerage.balance.Mul(decimal.RequireFromString("0.0036")).Round(2)
+		b.add(txSpec{acct: b.brokerage, date: d, amount: div,
+			m: merchant{name: "Vanguard Total Stock Market ETF", display: "VTI dividend",
+				descriptor: "DIVIDEND RECEIVED VANGUARD TOTAL STOCK MKT ETF", channel: "other"},
+			category: "Dividends"})
+	}
+}
+
+// everydaySpending is the day's chance purchases: groceries, restaurants,
+// coffee on weekdays, fuel, rides, shopping and the occasional larger buy.
+func (b *builder) everydaySpending(d time.Time) {
+	weekend := d.Weekday() == time.Saturday || d.Weekday() == time.Sunday
 	if b.chance(2.0 / 7) {
 		b.purchase(b.card, d, nil, pick(b.rng, groceries), "Groceries", false)
 	}
@@ -573,18 +593,25 @@ func (b *builder) day(d time.Time) {
 		b.purchase(b.rewards, d, cents(18900, 64900), merchant{name: "Alaska Airlines", display: "Alaska Airlines",
 			descriptor: "ALASKA AIR 0272161038845", channel: "online"}, "Travel", false)
 	}
-	// Rows left uncategorized: peer payments and paper checks.
+}
+
+// uncategorized are rows left without a category: peer payments and, on
+// the 10th of the first month of each quarter, a paper check.
+func (b *builder) uncategorized(d time.Time) {
 	if b.chance(1.0 / 25) {
 		b.add(txSpec{acct: b.checking, date: d, amount: cents(1500, 12000)(b.rng).Neg(),
 			m: merchant{name: "Venmo", display: "Venmo", descriptor: "VENMO PAYMENT 1029384756", channel: "online"}})
 	}
-	if dom == 10 && d.Month()%3 == 1 {
+	if d.Day() == 10 && d.Month()%3 == 1 {
 		b.add(txSpec{acct: b.checking, date: d, amount: decimal.RequireFromString("-240.00"),
 			m:     merchant{name: "Check", display: "Check", descriptor: "CHECK", channel: "other"},
 			check: fmt.Sprintf("%d", 1041+b.checkNo)})
 		b.checkNo++
 	}
-	// The EUR account: a few purchases a month while in Berlin.
+}
+
+// euroSpending is the EUR account: a few purchases a month while in Berlin.
+func (b *builder) euroSpending(d time.Time) {
 	if b.chance(0.15) {
 		b.purchase(b.euro, d, nil, pick(b.rng, euroShops), "Shopping", false)
 	}
