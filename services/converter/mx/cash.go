@@ -132,8 +132,12 @@ func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ
 		if end < 0 {
 			end = len(rest)
 		}
-		if typ, v, ok := versionOf(string(rest[:end])); ok {
-			return typ, v, true
+		// The AppHdr's namespace (head.001) comes first in most messages
+		// and is no document type: skipped without making it a string.
+		if !bytes.HasPrefix(rest[len(nsPrefix):end], []byte("head.")) {
+			if typ, v, ok := versionOf(string(rest[:end])); ok {
+				return typ, v, true
+			}
 		}
 		rest = rest[len(prefix):]
 	}
