@@ -121,6 +121,7 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.Navigate(st.URL+"/portal/keys"),
 		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
 		chromedp.Text(`table`, &listing, chromedp.ByQuery),
+		chromedp.Click(`input[name="confirm"]`, chromedp.ByQuery), // a live key: the box first
 		chromedp.Click(`button.danger`, chromedp.ByQuery),
 		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
 		shot("05-key-revoked"),

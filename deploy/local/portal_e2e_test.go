@@ -49,14 +49,19 @@ func (p page) csrf(t *testing.T) string {
 	return m[1]
 }
 
-var errorPara = regexp.MustCompile(`<p class="error" role="alert"[^>]*>([^<]*)</p>`)
+var (
+	errorPara = regexp.MustCompile(`(?s)<p class="error" role="alert"[^>]*>(.*?)</p>`)
+	htmlTag   = regexp.MustCompile(`<[^>]*>`)
+)
 
+// errorText is the text of the page's error paragraph (a link in it
+// reads as its text).
 func (p page) errorText() string {
 	m := errorPara.FindStringSubmatch(p.body)
 	if m == nil {
 		return ""
 	}
-	return html.UnescapeString(m[1])
+	return html.UnescapeString(htmlTag.ReplaceAllString(m[1], ""))
 }
 
 func (b *browser) do(method, path string, form url.Values, hdr ...string) page {
@@ -222,7 +227,15 @@ func TestPortalEndToEnd(t *testing.T) {
 			if !regexp.MustCompile(`<td data-label="Last used">20\d\d-\d\d-\d\d \d\d:\d\d UTC</td>`).MatchString(again.body) {
 				t.Fatalf("the key's use is not shown: %s", again.body)
 			}
+			// A live key is not revoked by one click: the form's box must be ticked.
+			if !strings.Contains(again.body, `name="confirm" value="1" required`) {
+				t.Fatalf("the live key's revoke form has no confirmation: %s", again.body)
+			}
 			p := b.post("/portal/keys/"+id+"/revoke", url.Values{"csrf": {again.csrf(t)}})
+			if p.status != http.StatusBadRequest || !strings.Contains(p.errorText(), "Tick") || formats(t, st.URL, secret) != 200 {
+				t.Fatalf("revoke without confirmation: %d %q", p.status, p.errorText())
+			}
+			p = b.post("/portal/keys/"+id+"/revoke", url.Values{"csrf": {again.csrf(t)}, "confirm": {"1"}})
 			if p.status != http.StatusSeeOther {
 				t.Fatalf("revoke: %d %s", p.status, p.body)
 			}

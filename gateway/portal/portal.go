@@ -521,7 +521,24 @@ func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, s *meteringv1
 	p.render(w, r, http.StatusOK, "keys", v)
 }
 
-func (p *Portal) revokeKey(w http.ResponseWriter, r *http.Request, _ *meteringv1.PortalSession, token string) {
+func (p *Portal) revokeKey(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+	// A live key stops production traffic: its revocation needs the
+	// confirmation box ticked, not one click (the box is required in the
+	// form; this catches a post without it).
+	if r.PostFormValue("confirm") != "1" {
+		v, err := p.keysView(r, s, token)
+		if err != nil {
+			p.failed(w, r, err)
+			return
+		}
+		for _, k := range v.Keys {
+			if k.ID == r.PathValue("id") && k.Mode == "live" && k.Revoked == nil {
+				v.Error = "Tick “requests with this live key will be refused” to revoke " + k.Name + "."
+				p.render(w, r, http.StatusBadRequest, "keys", v)
+				return
+			}
+		}
+	}
 	_, err := p.client.RevokeKey(r.Context(), &meteringv1.RevokeKeyRequest{Token: token, KeyId: r.PathValue("id")})
 	if err != nil {
 		if rpc.Problem(err).Type == problem.NotFound {
