@@ -205,8 +205,7 @@ func (s *Service) attemptCollection(ctx context.Context, inv Invoice) (bool, err
 		if err := s.store.CreatePayment(ctx, p); err != nil && !errors.Is(err, metering.ErrConflict) {
 			return true, fmt.Errorf("create payment: %w", err)
 		}
-		s.accounts.AccountChanged(ctx, a.ID)
-		s.mailPaymentFailed(ctx, p)
+		s.paymentRecorded(ctx, p)
 		return true, record(InvoiceCollection{State: CollectionFailed, Attempts: attempt, PaymentID: p.ID, LastError: err.Error()})
 	default:
 		next := now.Add(CollectionDelay(attempt))

@@ -489,10 +489,7 @@ func (s *Service) collect(ctx context.Context, a metering.Account, p Payment) (P
 	if err := s.store.CreatePayment(ctx, p); err != nil {
 		return Payment{}, fmt.Errorf("create payment: %w", err)
 	}
-	s.accounts.AccountChanged(ctx, a.ID) // the standing may change the limits milestones follow
-	if p.State == PaymentFailed {
-		s.mailPaymentFailed(ctx, p)
-	}
+	s.paymentRecorded(ctx, p)
 	s.log.InfoContext(ctx, "payment started", "account_id", a.ID, "payment_id", p.ID, "purpose", p.Purpose,
 		"amount_cents", p.AmountCents, "scheme", p.Scheme, "state", p.State, "first_debit", p.FirstDebit, "settle_by", p.SettleBy)
 	return p, nil
@@ -598,15 +595,25 @@ func (s *Service) resolve(ctx context.Context, p Payment, state, reason string) 
 	}
 	if ok {
 		s.log.InfoContext(ctx, "payment "+state, "account_id", p.AccountID, "payment_id", p.ID, "amount_cents", p.AmountCents, "scheme", p.Scheme)
+		p.State = state
 		if state == PaymentFailed {
 			p.FailureReason = reason
-			s.mailPaymentFailed(ctx, p)
 		}
-		p.State = state
 		s.invoicePaymentResolved(ctx, p)
-		s.accounts.AccountChanged(ctx, p.AccountID)
+		s.paymentRecorded(ctx, p)
 	}
 	return ok, nil
+}
+
+// paymentRecorded is what follows every payment stored or resolved (collect,
+// resolve, a collection that failed for good): the payment standing the
+// limits follow may have changed, which the root announces to the usage
+// alerts (Accounts.AccountChanged), and a failed payment is mailed.
+func (s *Service) paymentRecorded(ctx context.Context, p Payment) {
+	s.accounts.AccountChanged(ctx, p.AccountID)
+	if p.State == PaymentFailed {
+		s.mailPaymentFailed(ctx, p)
+	}
 }
 
 // mailPaymentFailed tells the account's people that a payment failed and
