@@ -207,6 +207,12 @@ type Store interface {
 	// stateHash and closes it (StateHash emptied) in the same step, so a
 	// state completes at most once. ErrNotFound when none has it.
 	ConsumeState(ctx context.Context, stateHash string) (Connection, error)
+	// ExpirePending moves up to limit pending connections whose
+	// authorization window closed at or before now to error with reason,
+	// dropping their open state and sealed verifier in the same step (a
+	// callback racing it either consumed the state first or finds none),
+	// and returns them as updated.
+	ExpirePending(ctx context.Context, now time.Time, reason string, limit int) ([]Connection, error)
 	// DueRefresh returns up to limit active connections whose token expires
 	// before before and whose RefreshAfter is not after now, soonest expiry
 	// first.

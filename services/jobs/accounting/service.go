@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/pkg/cursor"
+	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
@@ -98,6 +99,31 @@ func NewService(cfg Config) *Service {
 		cfg.Cursors = cursor.New(key)
 	}
 	return &Service{cfg: cfg, now: cfg.Clock, log: cfg.Log}
+}
+
+// reasonExpired is why a connection whose authorization window closed is
+// in error, whether its callback came late or the sweep found it first.
+const reasonExpired = "the authorization was not completed in time"
+
+// ExpirePending puts pending connections whose authorization window
+// (StateTTL after create) has closed in error, up to limit, and returns how
+// many it swept. Their sealed PKCE verifier is dropped with their state:
+// nothing can complete them any more, and a client listing its connections
+// sees why instead of a pending that never ends (docs/accounting.md).
+func (s *Service) ExpirePending(ctx context.Context, limit int) (int, error) {
+	swept, err := s.cfg.Store.ExpirePending(ctx, s.timestamp(), reasonExpired, limit)
+	for _, c := range swept {
+		s.log.Info("accounting authorization expired", "account_id", c.AccountID, "connection_id", c.ID, "platform", c.Platform)
+	}
+	return len(swept), err
+}
+
+// RunPendingSweep calls ExpirePending every interval until ctx ends.
+func (s *Service) RunPendingSweep(ctx context.Context, interval time.Duration) {
+	periodic.Task{Name: "accounting pending sweep", Every: interval, AtStart: true, Log: s.log, Run: func(ctx context.Context) error {
+		_, err := s.ExpirePending(ctx, 100)
+		return err
+	}}.Loop(ctx)
 }
 
 func (s *Service) timestamp() time.Time {
@@ -271,7 +297,7 @@ func (s *Service) Complete(ctx context.Context, req CallbackRequest) (Connection
 	}
 	switch {
 	case !now.Before(conn.StateExpiresAt):
-		return fail("the authorization was not completed in time",
+		return fail(reasonExpired,
 			problem.New(problem.AuthorizationFailed, "the authorization expired: create the connection again").WithField("state"))
 	case req.Error != "":
 		reason := "declined at the platform: " + clip(req.Error, 60)

@@ -313,6 +313,48 @@ func TestAuthorizationFailures(t *testing.T) {
 	}
 }
 
+// A pending connection whose authorization window closed is swept into
+// error with the reason the late callback would get, without waiting for a
+// callback that may never come; a window still open and a completed
+// connection are left alone, and the swept state no longer completes.
+func TestExpirePending(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, threeEntries)
+	stale, err := e.svc.Create(ctx, alice, accounting.CreateRequest{Platform: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := e.connect(t, alice)
+	e.advance(accounting.DefaultStateTTL - time.Second)
+	if n, err := e.svc.ExpirePending(ctx, 10); n != 0 || err != nil {
+		t.Fatalf("swept inside the window: %d %v", n, err)
+	}
+	fresh, err := e.svc.Create(ctx, alice, accounting.CreateRequest{Platform: "sandbox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.advance(time.Second)
+	if n, err := e.svc.ExpirePending(ctx, 10); n != 1 || err != nil {
+		t.Fatalf("swept %d, want 1: %v", n, err)
+	}
+	page, err := e.svc.List(ctx, alice, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]accounting.Connection{}
+	for _, c := range page.Connections {
+		status[c.ID] = c
+	}
+	if c := status[stale.Connection.ID]; c.Status != accounting.StatusError || !strings.Contains(c.StatusReason, "not completed in time") {
+		t.Fatalf("stale connection: %s %q", c.Status, c.StatusReason)
+	}
+	if status[fresh.Connection.ID].Status != accounting.StatusPending || status[done.ID].Status != accounting.StatusActive {
+		t.Fatalf("swept what it must not: %+v", status)
+	}
+	_, err = e.svc.Complete(ctx, accounting.CallbackRequest{Code: "c", State: stateOf(t, stale.AuthorizationURL)})
+	wantProblem(t, err, problem.AuthorizationFailed, "state")
+}
+
 func TestTenantIsolation(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, threeEntries)

@@ -22,6 +22,7 @@ func RunAccounting(t *testing.T, newStore func(t *testing.T) accounting.Store) {
 		{"UpdateAndDelete", testConnUpdateDelete},
 		{"ConsumeStateOnce", testConnConsumeState},
 		{"RefreshDueAndClaim", testConnRefresh},
+		{"ExpirePending", testConnExpirePending},
 		{"PushedEntries", testConnPushed},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, newStore(t)) })
@@ -221,6 +222,55 @@ func testConnRefresh(t *testing.T, s accounting.Store) {
 	}
 	if ok, err := s.ClaimRefresh(ctx, uuid.NewString(), now, now.Add(time.Minute)); ok || err != nil {
 		t.Fatalf("claiming a missing connection: %v %v", ok, err)
+	}
+}
+
+// testConnExpirePending: pending connections whose window closed become
+// error with the reason and lose their state and verifier, oldest window
+// first, up to the limit; an open window, a consumed state (a callback
+// completing) and other statuses are left alone.
+func testConnExpirePending(t *testing.T, s accounting.Store) {
+	older := mustConn(t, s, "acct-a", t0)                // window closes at t0+15m
+	old := mustConn(t, s, "acct-b", t0.Add(time.Minute)) // t0+16m
+	open := mustConn(t, s, "acct-a", t0.Add(time.Hour))  // still open at the sweep
+	taken := mustConn(t, s, "acct-a", t0)                // its callback consumed the state
+	if _, err := s.ConsumeState(ctx, taken.StateHash); err != nil {
+		t.Fatal(err)
+	}
+	active := mustConn(t, s, "acct-a", t0)
+	active.Status, active.StateHash = accounting.StatusActive, ""
+	if err := s.UpdateConnection(ctx, active); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(30 * time.Minute)
+	got, err := s.ExpirePending(ctx, now, "not completed in time", 1)
+	if err != nil || len(got) != 1 || got[0].ID != older.ID {
+		t.Fatalf("first sweep: %+v %v", got, err)
+	}
+	got, err = s.ExpirePending(ctx, now, "not completed in time", 10)
+	if err != nil || len(got) != 1 || got[0].ID != old.ID {
+		t.Fatalf("second sweep: %+v %v", got, err)
+	}
+	for _, id := range []struct{ account, id string }{{"acct-a", older.ID}, {"acct-b", old.ID}} {
+		c, err := s.GetConnection(ctx, id.account, id.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Status != accounting.StatusError || c.StatusReason != "not completed in time" || c.StateHash != "" || c.Verifier != nil || !c.UpdatedAt.Equal(now) {
+			t.Fatalf("swept connection: %+v", c)
+		}
+	}
+	if _, err := s.ConsumeState(ctx, older.StateHash); !errors.Is(err, accounting.ErrNotFound) {
+		t.Fatalf("a swept state is still open: %v", err)
+	}
+	for _, c := range []accounting.Connection{open, taken, active} {
+		g, err := s.GetConnection(ctx, c.AccountID, c.ID)
+		if err != nil || g.Status == accounting.StatusError {
+			t.Fatalf("swept what it must not: %+v %v", g, err)
+		}
+	}
+	if got, err := s.ExpirePending(ctx, now, "x", 10); err != nil || len(got) != 0 {
+		t.Fatalf("third sweep: %+v %v", got, err)
 	}
 }
 

@@ -125,6 +125,29 @@ func (s *Accounting) ConsumeState(_ context.Context, stateHash string) (accounti
 	return accounting.Connection{}, accounting.ErrNotFound
 }
 
+func (s *Accounting) ExpirePending(_ context.Context, now time.Time, reason string, limit int) ([]accounting.Connection, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var due []*accounting.Connection
+	for _, c := range s.conns {
+		if c.Status == accounting.StatusPending && c.StateHash != "" && !c.StateExpiresAt.After(now) {
+			due = append(due, c)
+		}
+	}
+	sort.Slice(due, func(i, j int) bool {
+		return before(due[i].StateExpiresAt, due[i].ID, due[j].StateExpiresAt, due[j].ID)
+	})
+	if len(due) > limit {
+		due = due[:limit]
+	}
+	out := make([]accounting.Connection, 0, len(due))
+	for _, c := range due {
+		c.Status, c.StatusReason, c.UpdatedAt, c.StateHash, c.Verifier = accounting.StatusError, reason, now, "", nil
+		out = append(out, cloneConn(*c))
+	}
+	return out, nil
+}
+
 func (s *Accounting) DueRefresh(_ context.Context, beforeT, now time.Time, limit int) ([]accounting.Connection, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

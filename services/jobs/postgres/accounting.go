@@ -141,6 +141,18 @@ func (s *Accounting) ConsumeState(ctx context.Context, stateHash string) (accoun
 	return c, acctErr("consume state", err)
 }
 
+func (s *Accounting) ExpirePending(ctx context.Context, now time.Time, reason string, limit int) ([]accounting.Connection, error) {
+	// Only rows whose state is still open: a callback that consumed the
+	// state is completing (its exchange decides the status), and once a row
+	// is swept its state is gone, so a late callback finds none.
+	return s.list(ctx, "expire pending", `UPDATE accounting_connections
+		SET status = 'error', status_reason = $2, updated_at = $1, state_hash = NULL, verifier = NULL
+		WHERE id IN (SELECT id FROM accounting_connections
+			WHERE status = 'pending' AND state_hash IS NOT NULL AND state_expires_at <= $1
+			ORDER BY state_expires_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+		RETURNING `+connCols, now, reason, limit)
+}
+
 func (s *Accounting) DueRefresh(ctx context.Context, before, now time.Time, limit int) ([]accounting.Connection, error) {
 	return s.list(ctx, "due refresh", `SELECT `+connCols+` FROM accounting_connections
 		WHERE status = 'active' AND token_expires_at < $1 AND (refresh_after IS NULL OR refresh_after <= $2)

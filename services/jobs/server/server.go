@@ -263,7 +263,7 @@ func (s *Server) Checks() []rpc.Check { return s.checks }
 
 // Run sets the queue up and runs the item workers, the webhook fan-out and
 // delivery and the sweeper until ctx ends (jobs.Service.Run), and the
-// accounting token refresher beside them. In-flight
+// accounting token refresher and pending-connection sweep beside them. In-flight
 // items are left unacknowledged and redelivered elsewhere.
 func (s *Server) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -272,9 +272,15 @@ func (s *Server) Run(ctx context.Context) error {
 		defer close(done)
 		_ = s.acct.RunRefresher(ctx, s.refreshEvery)
 	}()
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		s.acct.RunPendingSweep(ctx, s.refreshEvery)
+	}()
 	err := s.svc.Run(ctx)
 	cancel()
 	<-done
+	<-swept
 	return err
 }
 
