@@ -490,8 +490,13 @@ type SyncStatus struct {
 	Connections    []*ConnectionSyncStatus `protobuf:"bytes,1,rep,name=connections,proto3" json:"connections,omitempty"`
 	AllHealthy     *bool                   `protobuf:"varint,2,opt,name=all_healthy,json=allHealthy,proto3,oneof" json:"all_healthy,omitempty"`
 	OldestSyncedAt *timestamppb.Timestamp  `protobuf:"bytes,3,opt,name=oldest_synced_at,json=oldestSyncedAt,proto3" json:"oldest_synced_at,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Present while recurring detection has rows to catch up on: the time of
+	// the oldest change (a sync, an import) it has not read yet. Recurring
+	// streams, upcoming bills and the forecast reflect every row when it is
+	// absent. Detection runs in the background, seconds after a change.
+	RecurringDetectionDueSince *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=recurring_detection_due_since,json=recurringDetectionDueSince,proto3" json:"recurring_detection_due_since,omitempty"`
+	unknownFields              protoimpl.UnknownFields
+	sizeCache                  protoimpl.SizeCache
 }
 
 func (x *SyncStatus) Reset() {
@@ -541,6 +546,13 @@ func (x *SyncStatus) GetAllHealthy() bool {
 func (x *SyncStatus) GetOldestSyncedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.OldestSyncedAt
+	}
+	return nil
+}
+
+func (x *SyncStatus) GetRecurringDetectionDueSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RecurringDetectionDueSince
 	}
 	return nil
 }
@@ -1068,13 +1080,14 @@ const file_finance_v1_accounts_proto_rawDesc = "" +
 	"\f_institutionB\t\n" +
 	"\a_statusB\n" +
 	"\n" +
-	"\b_healthy\"\xcc\x01\n" +
+	"\b_healthy\"\xab\x02\n" +
 	"\n" +
 	"SyncStatus\x12B\n" +
 	"\vconnections\x18\x01 \x03(\v2 .finance.v1.ConnectionSyncStatusR\vconnections\x12$\n" +
 	"\vall_healthy\x18\x02 \x01(\bH\x00R\n" +
 	"allHealthy\x88\x01\x01\x12D\n" +
-	"\x10oldest_synced_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0eoldestSyncedAtB\x0e\n" +
+	"\x10oldest_synced_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0eoldestSyncedAt\x12]\n" +
+	"\x1drecurring_detection_due_since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x1arecurringDetectionDueSinceB\x0e\n" +
 	"\f_all_healthy\"]\n" +
 	"\x13ListAccountsRequest\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
@@ -1165,25 +1178,26 @@ var file_finance_v1_accounts_proto_depIdxs = []int32{
 	14, // 10: finance.v1.ConnectionSyncStatus.last_synced_at:type_name -> google.protobuf.Timestamp
 	3,  // 11: finance.v1.SyncStatus.connections:type_name -> finance.v1.ConnectionSyncStatus
 	14, // 12: finance.v1.SyncStatus.oldest_synced_at:type_name -> google.protobuf.Timestamp
-	0,  // 13: finance.v1.ListAccountsResponse.data:type_name -> finance.v1.Account
-	15, // 14: finance.v1.ListAccountsResponse.pagination:type_name -> finance.v1.Pagination
-	2,  // 15: finance.v1.ListConnectionsResponse.data:type_name -> finance.v1.BankConnection
-	15, // 16: finance.v1.ListConnectionsResponse.pagination:type_name -> finance.v1.Pagination
-	1,  // 17: finance.v1.GetAccountBalancesResponse.data:type_name -> finance.v1.AccountBalance
-	4,  // 18: finance.v1.GetSyncStatusResponse.data:type_name -> finance.v1.SyncStatus
-	5,  // 19: finance.v1.AccountService.ListAccounts:input_type -> finance.v1.ListAccountsRequest
-	7,  // 20: finance.v1.AccountService.ListConnections:input_type -> finance.v1.ListConnectionsRequest
-	9,  // 21: finance.v1.AccountService.GetAccountBalances:input_type -> finance.v1.GetAccountBalancesRequest
-	11, // 22: finance.v1.AccountService.GetSyncStatus:input_type -> finance.v1.GetSyncStatusRequest
-	6,  // 23: finance.v1.AccountService.ListAccounts:output_type -> finance.v1.ListAccountsResponse
-	8,  // 24: finance.v1.AccountService.ListConnections:output_type -> finance.v1.ListConnectionsResponse
-	10, // 25: finance.v1.AccountService.GetAccountBalances:output_type -> finance.v1.GetAccountBalancesResponse
-	12, // 26: finance.v1.AccountService.GetSyncStatus:output_type -> finance.v1.GetSyncStatusResponse
-	23, // [23:27] is the sub-list for method output_type
-	19, // [19:23] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	14, // 13: finance.v1.SyncStatus.recurring_detection_due_since:type_name -> google.protobuf.Timestamp
+	0,  // 14: finance.v1.ListAccountsResponse.data:type_name -> finance.v1.Account
+	15, // 15: finance.v1.ListAccountsResponse.pagination:type_name -> finance.v1.Pagination
+	2,  // 16: finance.v1.ListConnectionsResponse.data:type_name -> finance.v1.BankConnection
+	15, // 17: finance.v1.ListConnectionsResponse.pagination:type_name -> finance.v1.Pagination
+	1,  // 18: finance.v1.GetAccountBalancesResponse.data:type_name -> finance.v1.AccountBalance
+	4,  // 19: finance.v1.GetSyncStatusResponse.data:type_name -> finance.v1.SyncStatus
+	5,  // 20: finance.v1.AccountService.ListAccounts:input_type -> finance.v1.ListAccountsRequest
+	7,  // 21: finance.v1.AccountService.ListConnections:input_type -> finance.v1.ListConnectionsRequest
+	9,  // 22: finance.v1.AccountService.GetAccountBalances:input_type -> finance.v1.GetAccountBalancesRequest
+	11, // 23: finance.v1.AccountService.GetSyncStatus:input_type -> finance.v1.GetSyncStatusRequest
+	6,  // 24: finance.v1.AccountService.ListAccounts:output_type -> finance.v1.ListAccountsResponse
+	8,  // 25: finance.v1.AccountService.ListConnections:output_type -> finance.v1.ListConnectionsResponse
+	10, // 26: finance.v1.AccountService.GetAccountBalances:output_type -> finance.v1.GetAccountBalancesResponse
+	12, // 27: finance.v1.AccountService.GetSyncStatus:output_type -> finance.v1.GetSyncStatusResponse
+	24, // [24:28] is the sub-list for method output_type
+	20, // [20:24] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_accounts_proto_init() }

@@ -47,7 +47,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	svc := svcs.Finance
 	financev1.RegisterTransactionServiceServer(s, &transactionServer{svc: svc})
 	financev1.RegisterCategoryServiceServer(s, &categoryServer{svc: svc})
-	financev1.RegisterAccountServiceServer(s, &accountServer{svc: svc})
+	financev1.RegisterAccountServiceServer(s, &accountServer{svc: svc, recurring: svcs.Recurring})
 	financev1.RegisterBudgetServiceServer(s, &budgetServer{svc: svcs.Budgets})
 	financev1.RegisterGoalServiceServer(s, &goalServer{svc: svcs.Budgets})
 	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svcs.NetWorth})
@@ -145,6 +145,8 @@ func categoryProto(cat finance.Category) *financev1.Category {
 type accountServer struct {
 	financev1.UnimplementedAccountServiceServer
 	svc *finance.Service
+	// recurring adds detection's freshness to the sync status.
+	recurring *recurring.Service
 }
 
 func (s *accountServer) ListConnections(ctx context.Context, req *financev1.ListConnectionsRequest) (*financev1.ListConnectionsResponse, error) {
@@ -226,6 +228,13 @@ func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncS
 			LastSyncedAt: timestamp(line.LastSyncedAt),
 			Healthy:      proto.Bool(line.Healthy),
 		})
+	}
+	if s.recurring != nil {
+		due, err := s.recurring.DueSince(ctx, c.UserID)
+		if err != nil {
+			return nil, err
+		}
+		st.RecurringDetectionDueSince = timestamp(due)
 	}
 	return &financev1.GetSyncStatusResponse{Data: st, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/principal"
@@ -441,5 +442,41 @@ func TestTestCredentialNeverReachesALiveUser(t *testing.T) {
 	_, err := c.tx.ListTransactions(as(test), &financev1.ListTransactionsRequest{})
 	if status.Code(err) != codes.Unauthenticated {
 		t.Fatalf("a test credential on a live user: %v", err)
+	}
+}
+
+// The sync status says since when recurring detection has rows to catch up
+// on, and nothing once it has read them.
+func TestSyncStatusShowsDetectionFreshness(t *testing.T) {
+	store := memory.New()
+	d, err := seed.Demo(context.Background(), store, demoAccount, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := financev1.NewAccountServiceClient(serve(t, store))
+	ctx := as(principal.Principal{AccountID: demoAccount, CredentialID: "cred_1", Kind: "at", Surface: principal.SurfaceFinance,
+		Mode: "live", FinanceUserID: d.UserID, GrantID: d.GrantReadID, RequestID: "req-1"})
+	dueSince := func() *timestamppb.Timestamp {
+		t.Helper()
+		st, err := acct.GetSyncStatus(ctx, &financev1.GetSyncStatusRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.GetData().GetRecurringDetectionDueSince()
+	}
+	if m, due, _ := store.RecurringDue(context.Background(), d.UserID); due {
+		if _, err := store.ClearRecurringDue(context.Background(), m, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := dueSince(); got != nil {
+		t.Fatalf("detection up to date, yet due since %v", got.AsTime())
+	}
+	changed := now.Add(-time.Minute)
+	if err := store.MarkRecurringDue(context.Background(), d.UserID, changed); err != nil {
+		t.Fatal(err)
+	}
+	if got := dueSince(); got == nil || !got.AsTime().Equal(changed) {
+		t.Fatalf("due since %v, want %v", got, changed)
 	}
 }

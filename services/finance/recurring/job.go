@@ -35,6 +35,19 @@ const (
 	retryAfter = 30 * time.Second
 )
 
+// DueSince reports since when the user's rows have changes detection has
+// not read yet (GET /v1/sync-status shows it), nil when it is up to date.
+func (s *Service) DueSince(ctx context.Context, userID string) (*time.Time, error) {
+	m, due, err := s.store.RecurringDue(ctx, userID)
+	if err != nil {
+		return nil, finance.Internal("recurring due", err)
+	}
+	if !due {
+		return nil, nil
+	}
+	return &m.DueAt, nil
+}
+
 // DetectDue is one run of the recurring detection job: it claims the users
 // marked due (by syncs that changed rows), one at a time so a claim's lease
 // starts when its detection does, runs Detect for each and clears
