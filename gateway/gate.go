@@ -191,12 +191,52 @@ type ticket struct {
 func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Principal, limits *meteringv1.AccountLimits, rt route.Route, body []byte, reject *problem.Problem) *ticket {
 	reqID := requestID(r.Context())
 	key := r.Header.Get("Idempotency-Key")
+	units, reject := checkAdmissible(r, rt, key, body, reject)
+	a := g.adm
+	if a == nil || limits == nil {
+		if reject != nil {
+			writeProblem(w, reject, reqID)
+			return nil
+		}
+		return &ticket{}
+	}
+	t := newTicket(r, p, limits, rt, body, key, units, reject)
+	if err := a.tryAdmit(r.Context(), t); err != nil {
+		// Fail open: no limiter, no quota, no idempotency; usage is journalled.
+		g.log.Warn("admission unavailable, failing open", "request_id", reqID, "err", err)
+		a.metrics.failOpen.WithLabelValues("admit").Inc()
+		if reject != nil {
+			writeProblem(w, reject, reqID)
+			return nil
+		}
+		t.failOpen = true
+		t.keyed = t.req.IdempotencyKey != ""
+		t.req.IdempotencyKey = ""
+		return t
+	}
+	t.tracked = true
+	setAdmissionHeaders(w.Header(), t.req, t.d)
+	if reject != nil && t.d.Outcome != admission.RateLimited {
+		writeProblem(w, reject, reqID)
+		return nil
+	}
+	if t.d.Outcome == admission.Admitted {
+		return t
+	}
+	g.answerNotAdmitted(w, t.req, t.d, reqID)
+	return nil
+}
+
+// checkAdmissible adds the edge's refusals that need no Redis to reject
+// (the one it was given wins): a batch must hold 1 to MaxBatchItems items
+// (counted, as units, before anything is reserved: one the jobs service
+// would refuse whole is refused here, unmetered, in the time it takes to
+// count to the limit), and an Idempotency-Key must be valid and is
+// required where the route says so.
+func checkAdmissible(r *http.Request, rt route.Route, key string, body []byte, reject *problem.Problem) (int64, *problem.Problem) {
 	_, keySent := r.Header["Idempotency-Key"]
 	units := int64(0)
 	if rt.Units == route.UnitsPerItem && reject == nil {
-		// A batch is counted before anything is reserved, and one the jobs
-		// service would refuse whole is refused here, unmetered, in the time
-		// it takes to count to the limit.
 		n, err := batchItems(body, route.MaxBatchItems)
 		switch {
 		case err != nil:
@@ -218,14 +258,13 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 			reject = problem.New(problem.InvalidInput, "Idempotency-Key must be 1 to 128 visible ASCII characters").WithField("Idempotency-Key")
 		}
 	}
-	a := g.adm
-	if a == nil || limits == nil {
-		if reject != nil {
-			writeProblem(w, reject, reqID)
-			return nil
-		}
-		return &ticket{}
-	}
+	return units, reject
+}
+
+// newTicket is the admission request for p on rt: metered unless refused,
+// counted per item for a batch, and carrying the idempotency key, its
+// fingerprint and scope where the route honours one.
+func newTicket(r *http.Request, p principal.Principal, limits *meteringv1.AccountLimits, rt route.Route, body []byte, key string, units int64, reject *problem.Problem) *ticket {
 	t := &ticket{req: admission.Request{AccountID: p.AccountID, Test: p.Mode == "test", Metered: rt.Metered && reject == nil,
 		Limits: limitswire.FromProto(limits)}}
 	if rt.Units == route.UnitsPerItem && reject == nil {
@@ -235,49 +274,45 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 		t.req.IdempotencyKey, t.req.Fingerprint = key, fingerprint(r, rt, body)
 		t.req.IdempotencyScope = admission.IdempotencyScope(p.CredentialID, p.Mode, p.Surface, p.FinanceUserID, p.GrantID)
 	}
-	err := errRedisSkipped
-	if a.available() {
-		t.req.Attempt = admission.NewAttempt()
-		if t.d, err = a.ctl.Admit(r.Context(), t.req); err != nil {
-			a.tripped()
-			// The script may have run with its reply lost (a stall): the
-			// reconciler abandons it, undoing what it counted and reserved,
-			// since this request now runs and is journalled instead.
-			a.journal.Abandon(t.req)
-		}
+	return t
+}
+
+// tryAdmit runs t's admission in Redis, one round trip, keeping the
+// decision in t. It returns errRedisSkipped while the breaker is open.
+func (a *gate) tryAdmit(ctx context.Context, t *ticket) error {
+	if !a.available() {
+		return errRedisSkipped
 	}
-	if err != nil {
-		// Fail open: no limiter, no quota, no idempotency; usage is journalled.
-		g.log.Warn("admission unavailable, failing open", "request_id", reqID, "err", err)
-		a.metrics.failOpen.WithLabelValues("admit").Inc()
-		if reject != nil {
-			writeProblem(w, reject, reqID)
-			return nil
-		}
-		t.failOpen = true
-		t.keyed = t.req.IdempotencyKey != ""
-		t.req.IdempotencyKey = ""
-		return t
+	t.req.Attempt = admission.NewAttempt()
+	var err error
+	if t.d, err = a.ctl.Admit(ctx, t.req); err != nil {
+		a.tripped()
+		// The script may have run with its reply lost (a stall): the
+		// reconciler abandons it, undoing what it counted and reserved,
+		// since this request now runs and is journalled instead.
+		a.journal.Abandon(t.req)
 	}
-	t.tracked = true
-	d, req := t.d, t.req
-	h := w.Header()
+	return err
+}
+
+// setAdmissionHeaders sets the RateLimit-* headers and, on outcomes that
+// consulted the quota, the X-Quota-* ones (a replay carries the headers
+// it was first answered with).
+func setAdmissionHeaders(h http.Header, req admission.Request, d admission.Decision) {
 	h.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
 	h.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(d.Reset)))
-	// Only outcomes that consulted the quota report it; a replay carries the
-	// headers it was first answered with.
 	if req.Metered && (d.Outcome == admission.Admitted || d.Outcome == admission.QuotaExceeded || d.Outcome == admission.CapReached) {
 		h.Set("X-Quota-Limit", strconv.FormatInt(d.QuotaLimit, 10))
 		h.Set("X-Quota-Remaining", strconv.FormatInt(d.QuotaRemaining(), 10))
 	}
-	if reject != nil && d.Outcome != admission.RateLimited {
-		writeProblem(w, reject, reqID)
-		return nil
-	}
+}
+
+// answerNotAdmitted answers a request admission did not let run: over the
+// rate or the quota or the spend cap, a key used with another request or
+// still running, or the replay of a kept answer.
+func (g *Gateway) answerNotAdmitted(w http.ResponseWriter, req admission.Request, d admission.Decision, reqID string) {
 	switch d.Outcome {
-	case admission.Admitted:
-		return t
 	case admission.RateLimited:
 		pr := problem.New(problem.RateLimited, fmt.Sprintf("the account's request rate is over its plan's limit (%d per second, burst %d)", req.Limits.RatePerSecond, req.Limits.Burst))
 		pr.RetryAfter = max(1, ceilSeconds(d.RetryAfter))
@@ -299,8 +334,9 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 			// meaning, so the request must not run again under it.
 			g.log.Warn("a kept answer does not open", "request_id", reqID, "err", d.StoredErr)
 			writeProblem(w, problem.New(problem.IdempotencyConflict, "the answer kept for this Idempotency-Key can no longer be read; check whether the first request took effect, then use a new key").WithField("Idempotency-Key"), reqID)
-			return nil
+			return
 		}
+		h := w.Header()
 		for k, vs := range d.Stored.Header {
 			h[k] = vs
 		}
@@ -308,7 +344,6 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, p principal.Prin
 		w.WriteHeader(d.Stored.Status)
 		_, _ = w.Write(d.Stored.Body)
 	}
-	return nil
 }
 
 // answer is what a handler answered, as settlement needs it.

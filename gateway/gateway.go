@@ -113,8 +113,42 @@ type Gateway struct {
 
 // New wires the muxes. It dials nothing itself: the caller owns the connections.
 func New(cfg Config) (*Gateway, error) {
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{
+		cfg:       cfg,
+		log:       cfg.Log,
+		now:       cfg.Now,
+		resolver:  auth.NewResolver(meteringv1.NewCredentialServiceClient(cfg.Backends.Metering), cfg.CredentialTTL, cfg.Now),
+		converter: conversionv1.NewConversionServiceClient(cfg.Backends.Converter),
+		surfaces:  map[route.Surface]*runtime.ServeMux{},
+	}
+	g.wireAdmission()
+	if err := g.registerServices(); err != nil {
+		return nil, err
+	}
+	g.wireHandlers()
+	if err := g.wirePortal(); err != nil {
+		return nil, err
+	}
+	docs, err := apidocs.New(openapi.Document())
+	if err != nil {
+		return nil, err
+	}
+	g.docs = docs
+	if err := g.readRouteTable(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// withDefaults checks that cfg names all four backends and fills in what
+// it leaves out; each backend is wrapped in backendConn.
+func withDefaults(cfg Config) (Config, error) {
 	if cfg.Backends.Finance == nil || cfg.Backends.Converter == nil || cfg.Backends.Jobs == nil || cfg.Backends.Metering == nil {
-		return nil, errors.New("gateway: all four backends are required")
+		return cfg, errors.New("gateway: all four backends are required")
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -135,17 +169,15 @@ func New(cfg Config) (*Gateway, error) {
 		Finance: backendConn{cfg.Backends.Finance}, Converter: backendConn{cfg.Backends.Converter},
 		Jobs: backendConn{cfg.Backends.Jobs}, Metering: backendConn{cfg.Backends.Metering},
 	}
-	g := &Gateway{
-		cfg:       cfg,
-		log:       cfg.Log,
-		now:       cfg.Now,
-		resolver:  auth.NewResolver(meteringv1.NewCredentialServiceClient(cfg.Backends.Metering), cfg.CredentialTTL, cfg.Now),
-		converter: conversionv1.NewConversionServiceClient(cfg.Backends.Converter),
-		surfaces:  map[route.Surface]*runtime.ServeMux{},
-	}
-	if cfg.Redis != nil {
-		ctl := admission.New(cfg.Redis, cfg.Now)
-		ctl.Sealer = cfg.Sealer
+	return cfg, nil
+}
+
+// wireAdmission builds the admission gate when there is Redis, and the
+// metrics, which report the gate's journal size.
+func (g *Gateway) wireAdmission() {
+	if g.cfg.Redis != nil {
+		ctl := admission.New(g.cfg.Redis, g.cfg.Now)
+		ctl.Sealer = g.cfg.Sealer
 		g.adm = &gate{ctl: ctl, journal: admission.NewJournal()}
 	}
 	g.metrics = newMetrics(func() float64 {
@@ -157,15 +189,21 @@ func New(cfg Config) (*Gateway, error) {
 	if g.adm != nil {
 		g.adm.metrics = g.metrics
 	}
+}
+
+// registerServices registers the edge service and every backend service's
+// generated handlers on the mux of their surface: public, conversion or
+// finance.
+func (g *Gateway) registerServices() error {
 	ctx := context.Background()
 	g.public = g.newMux()
 	if err := edgev1.RegisterEdgeServiceHandlerServer(ctx, g.public, &edgeServer{g: g}); err != nil {
-		return nil, fmt.Errorf("gateway: edge: %w", err)
+		return fmt.Errorf("gateway: edge: %w", err)
 	}
 
 	conv := g.newMux()
 	fin := g.newMux()
-	b := cfg.Backends
+	b := g.cfg.Backends
 	regs := []struct {
 		mux  *runtime.ServeMux
 		conn grpc.ClientConnInterface
@@ -193,54 +231,66 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	for _, r := range regs {
 		if err := r.reg(ctx, r.mux, r.conn); err != nil {
-			return nil, fmt.Errorf("gateway: register: %w", err)
+			return fmt.Errorf("gateway: register: %w", err)
 		}
 	}
 	g.surfaces[route.Conversion] = conv
 	g.surfaces[route.Finance] = fin
 
+	return nil
+}
+
+// wireHandlers names the hand-written handlers and after-success steps the
+// route table refers to.
+func (g *Gateway) wireHandlers() {
 	g.handlers = map[route.Handler]http.Handler{
 		route.HandlerConvert: http.HandlerFunc(g.convert),
 		route.HandlerOpenAPI: openapi.Handler(),
 		// The OAuth token route (gateway/oauth.go).
-		route.HandlerOAuthToken: g.oauthToken(meteringv1.NewOAuthServiceClient(cfg.Backends.Metering)),
+		route.HandlerOAuthToken: g.oauthToken(meteringv1.NewOAuthServiceClient(g.cfg.Backends.Metering)),
 	}
 	g.after = map[route.After]func(principal.Principal){
 		route.AfterForgetLimits: func(p principal.Principal) { g.resolver.ForgetAccount(p.AccountID) },
 	}
-	// Without a public URL there is no portal (its mails need links that
-	// cannot follow a request's Host): /portal/ answers 404 and the log
-	// says why. cmd/gateway refuses to start without one.
+}
+
+// wirePortal builds the portal. Without a public URL there is no portal
+// (its mails need links that cannot follow a request's Host): /portal/
+// answers 404 and the log says why. cmd/gateway refuses to start without
+// one.
+func (g *Gateway) wirePortal() error {
+	cfg := g.cfg
 	g.portal = http.NotFoundHandler()
-	if cfg.PortalPublicURL != "" {
-		p, err := portal.New(meteringv1.NewPortalServiceClient(cfg.Backends.Metering),
-			portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
-				LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now})
-		if err != nil {
-			return nil, err
-		}
-		g.portal, g.portalOn = p, true
-	} else {
+	if cfg.PortalPublicURL == "" {
 		cfg.Log.Warn("the portal is off: PortalPublicURL (PORTAL_PUBLIC_URL) is not set")
+		return nil
 	}
-	docs, err := apidocs.New(openapi.Document())
+	p, err := portal.New(meteringv1.NewPortalServiceClient(cfg.Backends.Metering),
+		portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
+			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	g.docs = docs
+	g.portal, g.portalOn = p, true
+	return nil
+}
+
+// readRouteTable checks that every route names a known handler and
+// after-success step, and collects the success statuses by gRPC method.
+func (g *Gateway) readRouteTable() error {
 	g.status = map[string]int{}
 	for _, rt := range route.All() {
 		if _, ok := g.handlers[rt.Handler]; !ok && rt.Handler != route.HandlerGenerated {
-			return nil, fmt.Errorf("gateway: route %s %s names unknown handler %q", rt.Method, rt.Pattern, rt.Handler)
+			return fmt.Errorf("gateway: route %s %s names unknown handler %q", rt.Method, rt.Pattern, rt.Handler)
 		}
 		if _, ok := g.after[rt.After]; !ok && rt.After != route.AfterNothing {
-			return nil, fmt.Errorf("gateway: route %s %s names unknown after-success step %q", rt.Method, rt.Pattern, rt.After)
+			return fmt.Errorf("gateway: route %s %s names unknown after-success step %q", rt.Method, rt.Pattern, rt.After)
 		}
 		if rt.Status != 0 {
 			g.status[rt.GRPCMethod()] = rt.Status
 		}
 	}
-	return g, nil
+	return nil
 }
 
 // wrap adapts a generated Register…HandlerClient to take a connection.
@@ -302,106 +352,31 @@ func (g *Gateway) Handler() http.Handler {
 func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	info.route = "unmatched"
 	reqID := requestID(r.Context())
-	if r.URL.Path == "/portal" || strings.HasPrefix(r.URL.Path, "/portal/") {
-		// The portal is HTML with its own sessions, before the /v1 table.
-		info.route = "/portal/"
-		g.portal.ServeHTTP(w, r)
+	if name, ok := g.serveOffTable(w, r); ok {
+		info.route = name
 		return
 	}
-	if p := r.URL.Path; p == "/docs" || strings.HasPrefix(p, "/docs/") {
-		info.route = "/docs"
-		g.serveDocs(w, r)
+	m, r, ok := lookupRoute(w, r, reqID)
+	if !ok {
 		return
 	}
-	if p := r.URL.Path; p == "/" || p == "/v1" || p == "/v1/" {
-		info.route = "/"
-		g.index(w, r)
-		return
-	}
-	method := r.Method
-	if method == http.MethodHead {
-		// HEAD is GET without a body (RFC 9110): the server drops what the
-		// handler writes, so the headers, Content-Length included, match.
-		method = http.MethodGet
-	}
-	m := route.Lookup(method, r.URL.Path)
-	if len(m.Routes) > 0 {
-		info.route = m.Routes[0].Pattern
-	}
-	if len(m.Routes) == 0 {
-		if len(m.Allowed) > 0 {
-			w.Header().Set("Allow", allow(m.Allowed))
-			if r.Method == http.MethodOptions {
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-			writeProblem(w, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path), reqID)
-			return
-		}
-		writeProblem(w, problem.New(problem.NotFound, "no route "+r.URL.Path), reqID)
-		return
-	}
-	if method != r.Method {
-		r = r.Clone(r.Context())
-		r.Method = method
-	}
+	info.route = m.Routes[0].Pattern
 	if pub, ok := m.For(route.Public); ok {
-		if h, ok := g.handlers[pub.Handler]; ok && pub.Handler != route.HandlerGenerated {
-			h.ServeHTTP(w, r)
-			return
-		}
-		// Public routes take input too (the OAuth callback's query): what
-		// no backend could read is a 400 here, as on every other route.
-		if reject := checkInput(r, pub); reject != nil {
-			writeProblem(w, reject, reqID)
-			return
-		}
-		g.public.ServeHTTP(w, r)
+		g.servePublic(w, r, pub, reqID)
 		return
 	}
-
-	if auth.Ambiguous(r) {
-		writeProblem(w, problem.New(problem.InvalidInput, "Authorization and X-API-Key carry different credentials; send one").WithField("X-API-Key"), reqID)
+	res, ok := g.authenticate(w, r, reqID)
+	if !ok {
 		return
 	}
-	res, err := g.resolver.ResolveWithLimits(r.Context(), auth.FromRequest(r))
 	p := res.Principal
-	switch {
-	case errors.Is(err, auth.ErrUnavailable):
-		g.log.Warn("credential lookup failed", "request_id", reqID)
-		writeProblem(w, problem.New(problem.Unavailable, "credentials cannot be checked right now; retry shortly"), reqID)
-		return
-	case err != nil:
-		writeUnauthorized(w, reqID)
-		return
-	}
 	p.RequestID = reqID
 	info.accountID = p.AccountID
 
-	var reject *problem.Problem
-	rt, ok := m.For(route.Surface(p.Surface))
-	switch {
-	case !ok:
-		// The route exists, on the other surface: this credential can never
-		// carry its scope.
-		rt = m.Routes[0]
-		reject = problem.New(problem.ForbiddenScope,
-			fmt.Sprintf("%s %s needs scope %s, which %s credentials cannot carry", r.Method, rt.Pattern, rt.Scope, p.Surface))
-	case !p.HasScope(rt.Scope):
-		reject = problem.New(problem.ForbiddenScope, fmt.Sprintf("%s %s needs scope %s", r.Method, rt.Pattern, rt.Scope))
-	}
+	rt, reject := routeForPrincipal(r, m, p)
 	var body []byte
 	if reject == nil {
-		body, reject = readBody(w, r, rt.Limit)
-	}
-	if reject == nil {
-		reject = checkInput(r, rt)
-	}
-	if reject == nil && jsonBody(r, rt) && rt.Handler == route.HandlerGenerated {
-		reject = checkContentType(r, body)
-	}
-	if reject == nil && jsonBody(r, rt) {
-		reject = checkJSON(body)
+		body, reject = checkRequest(w, r, rt)
 	}
 	if reject != nil {
 		g.log.Info("request refused at the edge", "request_id", reqID, "type", string(reject.Type), "field", reject.Field)
@@ -421,14 +396,139 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	if t == nil {
 		return info // refused or replayed: admit answered
 	}
+	g.runAdmitted(w, r, p, rt, t)
+	return info
+}
+
+// serveOffTable serves the paths outside the /v1 route table, reporting
+// which: the portal (HTML with its own sessions), the API reference and
+// the index.
+func (g *Gateway) serveOffTable(w http.ResponseWriter, r *http.Request) (string, bool) {
+	switch p := r.URL.Path; {
+	case p == "/portal" || strings.HasPrefix(p, "/portal/"):
+		g.portal.ServeHTTP(w, r)
+		return "/portal/", true
+	case p == "/docs" || strings.HasPrefix(p, "/docs/"):
+		g.serveDocs(w, r)
+		return "/docs", true
+	case p == "/" || p == "/v1" || p == "/v1/":
+		g.index(w, r)
+		return "/", true
+	}
+	return "", false
+}
+
+// lookupRoute finds the routes of r's method and path, answering 404, 405
+// or an OPTIONS request itself when there is none. HEAD is GET without a
+// body (RFC 9110): the server drops what the handler writes, so the
+// headers, Content-Length included, match; the request it returns is then
+// a GET.
+func lookupRoute(w http.ResponseWriter, r *http.Request, reqID string) (route.Match, *http.Request, bool) {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	m := route.Lookup(method, r.URL.Path)
+	if len(m.Routes) == 0 {
+		if len(m.Allowed) > 0 {
+			w.Header().Set("Allow", allow(m.Allowed))
+			if r.Method == http.MethodOptions {
+				w.WriteHeader(http.StatusNoContent)
+				return m, r, false
+			}
+			writeProblem(w, problem.New(problem.MethodNotAllowed, r.Method+" is not allowed on "+r.URL.Path), reqID)
+			return m, r, false
+		}
+		writeProblem(w, problem.New(problem.NotFound, "no route "+r.URL.Path), reqID)
+		return m, r, false
+	}
+	if method != r.Method {
+		r = r.Clone(r.Context())
+		r.Method = method
+	}
+	return m, r, true
+}
+
+// servePublic serves a route that needs no credential: its hand-written
+// handler, or the public mux once its input is checked (public routes take
+// input too, the OAuth callback's query: what no backend could read is a
+// 400 here, as on every other route).
+func (g *Gateway) servePublic(w http.ResponseWriter, r *http.Request, pub route.Route, reqID string) {
+	if h, ok := g.handlers[pub.Handler]; ok && pub.Handler != route.HandlerGenerated {
+		h.ServeHTTP(w, r)
+		return
+	}
+	if reject := checkInput(r, pub); reject != nil {
+		writeProblem(w, reject, reqID)
+		return
+	}
+	g.public.ServeHTTP(w, r)
+}
+
+// authenticate resolves the request's credential to a principal and its
+// limits, answering 400 for two different credentials, 503 when they
+// cannot be checked and 401 when they are not known.
+func (g *Gateway) authenticate(w http.ResponseWriter, r *http.Request, reqID string) (auth.Resolved, bool) {
+	if auth.Ambiguous(r) {
+		writeProblem(w, problem.New(problem.InvalidInput, "Authorization and X-API-Key carry different credentials; send one").WithField("X-API-Key"), reqID)
+		return auth.Resolved{}, false
+	}
+	res, err := g.resolver.ResolveWithLimits(r.Context(), auth.FromRequest(r))
+	switch {
+	case errors.Is(err, auth.ErrUnavailable):
+		g.log.Warn("credential lookup failed", "request_id", reqID)
+		writeProblem(w, problem.New(problem.Unavailable, "credentials cannot be checked right now; retry shortly"), reqID)
+		return res, false
+	case err != nil:
+		writeUnauthorized(w, reqID)
+		return res, false
+	}
+	return res, true
+}
+
+// routeForPrincipal picks the route of p's surface and checks p's scope.
+// When the route exists only on the other surface, the credential can
+// never carry its scope: the first route is returned with the refusal.
+func routeForPrincipal(r *http.Request, m route.Match, p principal.Principal) (route.Route, *problem.Problem) {
+	rt, ok := m.For(route.Surface(p.Surface))
+	switch {
+	case !ok:
+		rt = m.Routes[0]
+		return rt, problem.New(problem.ForbiddenScope,
+			fmt.Sprintf("%s %s needs scope %s, which %s credentials cannot carry", r.Method, rt.Pattern, rt.Scope, p.Surface))
+	case !p.HasScope(rt.Scope):
+		return rt, problem.New(problem.ForbiddenScope, fmt.Sprintf("%s %s needs scope %s", r.Method, rt.Pattern, rt.Scope))
+	}
+	return rt, nil
+}
+
+// checkRequest reads the body within the route's limit and checks the
+// input: query and path, then, for a JSON body, its declared type (on a
+// generated route) and its syntax.
+func checkRequest(w http.ResponseWriter, r *http.Request, rt route.Route) ([]byte, *problem.Problem) {
+	body, reject := readBody(w, r, rt.Limit)
+	if reject == nil {
+		reject = checkInput(r, rt)
+	}
+	if reject == nil && jsonBody(r, rt) && rt.Handler == route.HandlerGenerated {
+		reject = checkContentType(r, body)
+	}
+	if reject == nil && jsonBody(r, rt) {
+		reject = checkJSON(body)
+	}
+	return body, reject
+}
+
+// runAdmitted runs an admitted request's handler, then its route's
+// after-success step, and settles its ticket. It buffers what must be
+// settled before the client sees it: an answer to keep for replays (or,
+// failing open, one whose key may have found committed work: settle reads
+// its headers), or one an after-success step follows.
+func (g *Gateway) runAdmitted(w http.ResponseWriter, r *http.Request, p principal.Principal, rt route.Route, t *ticket) {
 	var next http.Handler = g.surfaces[rt.Surface]
 	if rt.Handler != route.HandlerGenerated {
 		next = g.handlers[rt.Handler]
 	}
-	// Buffer what must be settled before the client sees it: an answer to
-	// keep for replays (or, failing open, one whose key may have found
-	// committed work: settle reads its headers), or one an after-success
-	// step follows.
 	buffered := t.req.IdempotencyKey != "" || t.keyed || rt.After != route.AfterNothing
 	a := dispatch(w, r, next, buffered)
 	if rt.After != route.AfterNothing && a.status >= 200 && a.status < 300 {
@@ -438,7 +538,6 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	if buffered {
 		a.send(w)
 	}
-	return info
 }
 
 // allow is the Allow header for a path answering methods: HEAD wherever GET
