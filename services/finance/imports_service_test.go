@@ -57,9 +57,18 @@ func TestImportStatement(t *testing.T) {
 		return out
 	}
 
+	if m, due, _ := e.store.RecurringDue(ctx, e.demo.UserID); due {
+		if _, err := e.store.ClearRecurringDue(ctx, m, e.svc.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	res, err := svc.ImportStatement(ctx, e.write, req)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Added rows wait for recurring detection, which runs in the background.
+	if _, due, err := e.store.RecurringDue(ctx, e.demo.UserID); !due || err != nil {
+		t.Fatalf("an import that added rows did not mark recurring detection due: %v", err)
 	}
 	got := res.Data
 	if got.Added != 3 || got.Matched != 1 || got.Refused != 2 || got.DetectedType != "MT940" || p.got.From != "MT940" {

@@ -97,6 +97,14 @@ func (s *Service) ImportStatement(ctx context.Context, c finance.Caller, req Imp
 		out = counted
 		break
 	}
+	if out.Added > 0 {
+		// New rows: recurring detection reads them in the background. The
+		// rows are committed; a lost mark only delays detection until the
+		// next change, so it does not fail the import.
+		if err := s.store.MarkRecurringDue(ctx, c.UserID, s.k.Now()); err != nil {
+			s.k.Log().WarnContext(ctx, "recurring detection not marked after an import", "account_id", account.ID, "error", err)
+		}
+	}
 	res.Data = out
 	return res, nil
 }

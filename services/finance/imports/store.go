@@ -2,6 +2,7 @@ package imports
 
 import (
 	"context"
+	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
 )
@@ -22,6 +23,10 @@ type Store interface {
 	// this call claimed it. A MatchID that no longer exists fails the whole
 	// write with finance.ErrNotFound.
 	ApplyImport(ctx context.Context, w ImportWrite) ([]bool, error)
+
+	// MarkRecurringDue tells recurring detection the user's rows changed
+	// (recurring.Store's mark; imports does not import recurring).
+	MarkRecurringDue(ctx context.Context, userID string, at time.Time) error
 
 	GetAccount(ctx context.Context, userID, id string) (finance.Account, error)
 	ListTransactions(ctx context.Context, userID string, f finance.TransactionFilter, after *finance.TxPosition, limit int) ([]finance.Transaction, error)
