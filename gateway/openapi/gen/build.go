@@ -168,7 +168,8 @@ func method(rt route.Route) (protoreflect.MethodDescriptor, error) {
 }
 
 // route applies the table's columns to the operation serving rts (one route,
-// or one per surface).
+// or one per surface): schemas bound to their messages, the policy as an
+// extension and in words, parameters, the success answer and the errors.
 func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 	rt := rts[0]
 	public := rt.Surface == route.Public
@@ -177,8 +178,30 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 			return err
 		}
 	}
+	if err := b.bindSchemas(op, rts); err != nil {
+		return err
+	}
+	pol := readPolicy(rts, public)
+	describePolicy(op, rt, public, pol)
+	addParameters(op, pol.idem)
+	if err := successAnswer(op, rt, public, pol); err != nil {
+		return err
+	}
+	errorAnswers(op, rt, public)
+	switch rt.Handler {
+	case route.HandlerConvert:
+		b.convert(op)
+	case route.HandlerOpenAPI:
+		b.openapi(op)
+	case route.HandlerOAuthToken:
+		b.oauthToken(op)
+	}
+	return nil
+}
 
-	// Bind the generated schemas to their messages.
+// bindSchemas binds the generated request and response schemas to their
+// messages and notes them as roots.
+func (b *builder) bindSchemas(op *openapi3.Operation, rts []route.Route) error {
 	for _, r := range rts {
 		md, err := method(r)
 		if err != nil {
@@ -208,11 +231,21 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 		}
 	}
 
-	// Policy, as the table states it.
-	var policy []any
-	var lines []string
-	idem := route.IdempotencyNone
-	metered := false
+	return nil
+}
+
+// policy is the table's columns over an operation's routes.
+type policy struct {
+	ext     []any    // x-ledgerlane-routes: one object per route
+	lines   []string // the scope lines of the description
+	idem    route.Idempotency
+	metered bool
+}
+
+// readPolicy is the policy as the table states it.
+func readPolicy(rts []route.Route, public bool) policy {
+	var pol policy
+	pol.idem = route.IdempotencyNone
 	for _, r := range rts {
 		p := map[string]any{"surface": string(r.Surface), "selector": r.Selector, "body_limit": r.Limit}
 		if r.Scope != "" {
@@ -221,34 +254,42 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 		if r.Metered {
 			p["metered"] = true
 			p["units"] = map[route.Units]string{route.UnitsOne: "one", route.UnitsPerItem: "per-item"}[r.Units]
-			metered = true
+			pol.metered = true
 		}
 		p["idempotency"] = idemName(r.Idempotency)
 		if r.Status != 0 {
 			p["status"] = r.Status
 		}
-		policy = append(policy, p)
-		idem = max(idem, r.Idempotency)
+		pol.ext = append(pol.ext, p)
+		pol.idem = max(pol.idem, r.Idempotency)
 		if !public && len(rts) == 1 {
-			lines = append(lines, fmt.Sprintf("%s credentials: scope `%s`.", titleCase(string(r.Surface)), r.Scope))
+			pol.lines = append(pol.lines, fmt.Sprintf("%s credentials: scope `%s`.", titleCase(string(r.Surface)), r.Scope))
 		}
 	}
+	return pol
+}
+
+// describePolicy states the policy: the x-ledgerlane-routes extension and
+// the description's lines (scope, credential, metering, idempotency, body
+// limit).
+func describePolicy(op *openapi3.Operation, rt route.Route, public bool, pol policy) {
+	lines := pol.lines
 	if op.Extensions == nil {
 		op.Extensions = map[string]any{}
 	}
-	op.Extensions["x-ledgerlane-routes"] = policy
+	op.Extensions["x-ledgerlane-routes"] = pol.ext
 	if public {
 		lines = append(lines, "No credential, no scope.")
 		op.Security = &openapi3.SecurityRequirements{}
 	}
-	if metered {
+	if pol.metered {
 		if rt.Units == route.UnitsPerItem {
 			lines = append(lines, "Metered: one quota unit per element of `items`, admitted whole or refused whole; X-Quota-* headers.")
 		} else {
 			lines = append(lines, "Metered: one quota unit per request; X-Quota-* headers.")
 		}
 	}
-	switch idem {
+	switch pol.idem {
 	case route.IdempotencyRequired:
 		lines = append(lines, "Idempotency-Key required (400 without one).")
 	case route.IdempotencyOptional:
@@ -258,7 +299,11 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 		lines = append(lines, fmt.Sprintf("Body limit %s (413 over it).", size(rt.Limit)))
 	}
 	op.Description = strings.TrimSpace(strings.Join(append([]string{op.Description}, lines...), "\n\n"))
+}
 
+// addParameters adds the request id and, where honoured, the idempotency
+// key header parameters.
+func addParameters(op *openapi3.Operation, idem route.Idempotency) {
 	op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: parameters + "RequestId"})
 	switch idem {
 	case route.IdempotencyRequired:
@@ -266,8 +311,10 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 	case route.IdempotencyOptional:
 		op.Parameters = append(op.Parameters, &openapi3.ParameterRef{Ref: parameters + "IdempotencyKey"})
 	}
+}
 
-	// The success answer, with its status and headers.
+// successAnswer is the success answer, with its status and headers.
+func successAnswer(op *openapi3.Operation, rt route.Route, public bool, pol policy) error {
 	ok := op.Responses.Value("200")
 	if ok == nil || ok.Value == nil {
 		return fmt.Errorf("no 200 response in the swagger")
@@ -287,16 +334,19 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 	if !public {
 		hs = append(hs, "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset")
 	}
-	if metered {
+	if pol.metered {
 		hs = append(hs, "X-Quota-Limit", "X-Quota-Remaining")
 	}
-	if idem != route.IdempotencyNone {
+	if pol.idem != route.IdempotencyNone {
 		hs = append(hs, "Idempotency-Replayed")
 	}
 	ok.Value.Headers = headerRefs(hs...)
+	return nil
+}
 
-	// Errors: the statuses this route can answer, each with its slugs, and
-	// the problem document for anything else.
+// errorAnswers are the statuses this route can answer, each with its
+// slugs, and the problem document for anything else.
+func errorAnswers(op *openapi3.Operation, rt route.Route, public bool) {
 	op.Responses.Delete("default")
 	op.Responses.Set("default", &openapi3.ResponseRef{Ref: responses + "Problem"})
 	if !public {
@@ -311,16 +361,6 @@ func (b *builder) route(op *openapi3.Operation, rts []route.Route) error {
 			op.Responses.Set(strconv.Itoa(s), &openapi3.ResponseRef{Ref: responses + problemResponse(s)})
 		}
 	}
-
-	switch rt.Handler {
-	case route.HandlerConvert:
-		b.convert(op)
-	case route.HandlerOpenAPI:
-		b.openapi(op)
-	case route.HandlerOAuthToken:
-		b.oauthToken(op)
-	}
-	return nil
 }
 
 // surfaces makes one operation of a method and path served on two surfaces

@@ -19,25 +19,37 @@ import (
 
 func (b *builder) components() {
 	c := b.doc.Components
-	c.SecuritySchemes = openapi3.SecuritySchemes{
+	c.SecuritySchemes = securitySchemes()
+	if c.Schemas == nil {
+		c.Schemas = openapi3.Schemas{}
+	}
+	c.Schemas["Problem"] = problemSchema()
+	c.Headers = edgeHeaders()
+	c.Parameters = requestHeaders()
+	c.Responses = problemResponses()
+	b.convertSchemas()
+}
+
+// securitySchemes are the two ways to send a credential.
+func securitySchemes() openapi3.SecuritySchemes {
+	return openapi3.SecuritySchemes{
 		"BearerAuth": {Value: &openapi3.SecurityScheme{Type: "http", Scheme: "bearer",
 			Description: "An API key (ak_live_…, ak_test_…) or access token (at_…) as a bearer token. " +
 				"Every 401 reads the same whatever the cause."}},
 		"ApiKeyAuth": {Value: &openapi3.SecurityScheme{Type: "apiKey", In: "header", Name: "X-API-Key",
 			Description: "An API key in the X-API-Key header."}},
 	}
+}
 
-	// The problem document, with every slug.
+// problemSchema is the problem document, with every slug.
+func problemSchema() *openapi3.SchemaRef {
 	var slugs []any
 	types := problem.Types()
 	sort.Slice(types, func(i, j int) bool { return types[i] < types[j] })
 	for _, t := range types {
 		slugs = append(slugs, string(t))
 	}
-	if c.Schemas == nil {
-		c.Schemas = openapi3.Schemas{}
-	}
-	c.Schemas["Problem"] = openapi3.NewSchemaRef("", &openapi3.Schema{
+	return openapi3.NewSchemaRef("", &openapi3.Schema{
 		Type:        &openapi3.Types{openapi3.TypeObject},
 		Description: "An RFC 9457 problem document (application/problem+json). Switch on `type`, never on `title` or `detail`; docs/errors.md lists the slugs.",
 		Required:    []string{"type", "title", "status", "instance"},
@@ -52,9 +64,11 @@ func (b *builder) components() {
 		},
 		AdditionalProperties: openapi3.AdditionalProperties{Has: ptr(false)},
 	})
+}
 
-	// Headers the edge writes.
-	c.Headers = openapi3.Headers{
+// edgeHeaders are the headers the edge writes.
+func edgeHeaders() openapi3.Headers {
+	return openapi3.Headers{
 		"X-Request-Id": header("The request id: the client's X-Request-Id when well formed, else a new one. Problem documents repeat it as `instance`.", true, stringSchema("", nil)),
 		"RateLimit-Limit": header("The account's token bucket size (its plan's burst). On every authenticated answer that passed the bucket "+
 			"(draft-ietf-httpapi-ratelimit-headers-06); absent while Redis is unreachable.", false, intSchema("", nonNegative)),
@@ -76,8 +90,11 @@ func (b *builder) components() {
 		"ETag":                   header("A strong validator of the document; send it back as If-None-Match.", true, stringSchema("", nil)),
 		"Cache-Control-Document": header("The document may be cached for five minutes.", true, stringSchema("", nil)),
 	}
+}
 
-	// Request headers every route or some routes take.
+// requestHeaders are the request headers every route or some routes take:
+// the request id and the idempotency key, optional or required.
+func requestHeaders() openapi3.ParametersMap {
 	key := func(required bool) *openapi3.ParameterRef {
 		p := openapi3.NewHeaderParameter("Idempotency-Key").WithRequired(required)
 		p.Description = "1 to 128 visible ASCII characters, kept 24 hours and scoped to the credential. The same key and request " +
@@ -91,14 +108,17 @@ func (b *builder) components() {
 	reqID := openapi3.NewHeaderParameter("X-Request-Id")
 	reqID.Description = "Optional correlation id (1-128 of A-Z a-z 0-9 . _ : -); anything else is replaced by a new id."
 	reqID.Schema = stringSchema("", nil)
-	c.Parameters = openapi3.ParametersMap{
+	return openapi3.ParametersMap{
 		"IdempotencyKey":         key(false),
 		"IdempotencyKeyRequired": key(true),
 		"RequestId":              {Value: reqID},
 	}
+}
 
-	// One problem response per status, listing its slugs, and the catch-all.
-	c.Responses = openapi3.ResponseBodies{}
+// problemResponses are one problem response per status, listing its slugs
+// and the headers it may carry, and the catch-all.
+func problemResponses() openapi3.ResponseBodies {
+	bodies := openapi3.ResponseBodies{}
 	for status, slugs := range slugsByStatus() {
 		hs := []string{"X-Request-Id", "Cache-Control", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
 			"X-Quota-Limit", "X-Quota-Remaining", "Idempotency-Replayed"}
@@ -122,21 +142,20 @@ func (b *builder) components() {
 			}}},
 		}}}
 		desc := fmt.Sprintf("%d %s: a problem document of type %s.", status, http.StatusText(status), strings.Join(quote(slugs), ", "))
-		c.Responses[problemResponse(status)] = &openapi3.ResponseRef{Value: &openapi3.Response{
+		bodies[problemResponse(status)] = &openapi3.ResponseRef{Value: &openapi3.Response{
 			Description: &desc,
 			Headers:     headerRefs(hs...),
 			Content:     openapi3.Content{problem.ContentType: &openapi3.MediaType{Schema: schema}},
 		}}
 	}
 	desc := "A problem document (RFC 9457); docs/errors.md lists every type."
-	c.Responses["Problem"] = &openapi3.ResponseRef{Value: &openapi3.Response{
+	bodies["Problem"] = &openapi3.ResponseRef{Value: &openapi3.Response{
 		Description: &desc,
 		Headers: headerRefs("X-Request-Id", "Cache-Control", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
 			"X-Quota-Limit", "X-Quota-Remaining", "Idempotency-Replayed", "Retry-After"),
 		Content: openapi3.Content{problem.ContentType: &openapi3.MediaType{Schema: &openapi3.SchemaRef{Ref: schemas + "Problem"}}},
 	}}
-
-	b.convertSchemas()
+	return bodies
 }
 
 // convertSchemas are POST /v1/convert's JSON shapes (gateway/convert.go):
