@@ -54,50 +54,116 @@ func (s *Service) Push(ctx context.Context, c Caller, req PushRequest) (PushResu
 	if err := s.check(c); err != nil {
 		return PushResult{}, err
 	}
+	t, err := s.pushTarget(ctx, c, req)
+	if err != nil {
+		return PushResult{}, err
+	}
+	entries, err := s.bookableEntries(ctx, c, req)
+	if err != nil {
+		return PushResult{}, err
+	}
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	done, err := s.cfg.Store.PushedEntries(ctx, t.conn.ID, ids)
+	if err != nil {
+		return PushResult{}, err
+	}
+	res := PushResult{ConnectionID: t.conn.ID, Entries: make([]PushedEntry, len(entries))}
+	for i, e := range entries {
+		if pid, ok := done[e.ID]; ok {
+			res.Entries[i] = PushedEntry{Entry: e, Status: EntryPresent, PlatformID: pid}
+			res.AlreadyPresent++
+			continue
+		}
+		pid, err := s.pushEntry(ctx, &t, e)
+		switch err := err.(type) {
+		case nil:
+		case pushFailed:
+			s.cfg.Metrics.EntriesPushed(t.conn.Platform, res.Created, res.AlreadyPresent)
+			s.log.Warn("accounting push failed", "account_id", c.AccountID, "connection_id", t.conn.ID,
+				"entry_id", e.ID, "pushed", res.Created, "error", err.err)
+			return PushResult{}, platformProblem(err.err, fmt.Sprintf("entry %d (%s) after %d were booked", i+1, e.ID, res.Created))
+		default:
+			return PushResult{}, err
+		}
+		if err := s.cfg.Store.RecordPushed(ctx, t.conn.ID, e.ID, pid, s.timestamp()); err != nil {
+			return PushResult{}, err
+		}
+		res.Entries[i] = PushedEntry{Entry: e, Status: EntryCreated, PlatformID: pid}
+		res.Created++
+	}
+	s.cfg.Metrics.EntriesPushed(t.conn.Platform, res.Created, res.AlreadyPresent)
+	s.log.Info("accounting statement pushed", "account_id", c.AccountID, "connection_id", t.conn.ID,
+		"created", res.Created, "already_present", res.AlreadyPresent)
+	return res, nil
+}
+
+// pushTo is where a push books: an active connection, its platform, the
+// platform's bank and contra accounts and, once fetched, an access token.
+type pushTo struct {
+	conn         Connection
+	platform     Platform
+	bank, contra string
+	tok          Token
+}
+
+// pushTarget checks the request against its connection: the connection
+// must be the caller's and active, its platform still configured, and the
+// accounts the platform requires sent (each at most 100 characters; the
+// platform's defaults fill in the others).
+func (s *Service) pushTarget(ctx context.Context, c Caller, req PushRequest) (pushTo, error) {
+	var t pushTo
 	if uuid.Validate(req.ConnectionID) != nil {
-		return PushResult{}, notFound()
+		return t, notFound()
 	}
 	conn, err := s.connection(ctx, c, req.ConnectionID)
 	if err != nil {
-		return PushResult{}, storeErr(err)
+		return t, storeErr(err)
 	}
 	if conn.Status != StatusActive {
 		d := fmt.Sprintf("the connection is %s, not active", conn.Status)
 		if conn.StatusReason != "" {
 			d += ": " + conn.StatusReason
 		}
-		return PushResult{}, problem.New(problem.ConnectionInactive, d)
+		return t, problem.New(problem.ConnectionInactive, d)
 	}
 	p, ok := s.cfg.Platforms[conn.Platform]
 	if !ok {
-		return PushResult{}, problem.New(problem.ConnectionInactive, "the connection's platform is no longer configured on this deployment")
+		return t, problem.New(problem.ConnectionInactive, "the connection's platform is no longer configured on this deployment")
 	}
 	required, bank, contra := p.Accounts()
 	bank = firstNonEmpty(strings.TrimSpace(req.BankAccount), bank)
 	contra = firstNonEmpty(strings.TrimSpace(req.ContraAccount), contra)
 	switch {
 	case strings.TrimSpace(req.Message) == "":
-		return PushResult{}, problem.New(problem.InvalidInput, "message is required: the statement's text").WithField("message")
+		return t, problem.New(problem.InvalidInput, "message is required: the statement's text").WithField("message")
 	case required && strings.TrimSpace(req.BankAccount) == "":
-		return PushResult{}, problem.New(problem.InvalidInput, "bank_account is required for "+conn.Platform+": the platform's bank account to book into").WithField("bank_account")
+		return t, problem.New(problem.InvalidInput, "bank_account is required for "+conn.Platform+": the platform's bank account to book into").WithField("bank_account")
 	case required && strings.TrimSpace(req.ContraAccount) == "":
-		return PushResult{}, problem.New(problem.InvalidInput, "contra_account is required for "+conn.Platform+": the platform's account on the other side").WithField("contra_account")
+		return t, problem.New(problem.InvalidInput, "contra_account is required for "+conn.Platform+": the platform's account on the other side").WithField("contra_account")
 	case len(bank) > 100:
-		return PushResult{}, problem.New(problem.InvalidInput, "bank_account is longer than 100 characters").WithField("bank_account")
+		return t, problem.New(problem.InvalidInput, "bank_account is longer than 100 characters").WithField("bank_account")
 	case len(contra) > 100:
-		return PushResult{}, problem.New(problem.InvalidInput, "contra_account is longer than 100 characters").WithField("contra_account")
+		return t, problem.New(problem.InvalidInput, "contra_account is longer than 100 characters").WithField("contra_account")
 	}
+	return pushTo{conn: conn, platform: p, bank: bank, contra: contra}, nil
+}
 
+// bookableEntries are the statement's booked entries, read from the
+// converter's CSV: one to MaxEntries of them. Pending entries (camt.052,
+// MT942) are not booked yet: a later statement books them, under the same
+// id when nothing about them changed.
+func (s *Service) bookableEntries(ctx context.Context, c Caller, req PushRequest) ([]Entry, error) {
 	text, err := s.cfg.Converter.StatementCSV(ctx, c, req.From, req.Message)
 	if err != nil {
-		return PushResult{}, err // the converter's problem (invalid-input naming the line, unavailable)
+		return nil, err // the converter's problem (invalid-input naming the line, unavailable)
 	}
 	entries, err := ReadCSV(text)
 	if err != nil {
-		return PushResult{}, fmt.Errorf("accounting: reading the converter's csv: %w", err)
+		return nil, fmt.Errorf("accounting: reading the converter's csv: %w", err)
 	}
-	// Pending entries (camt.052, MT942) are not booked yet: a later
-	// statement books them, under the same id when nothing about them changed.
 	booked := entries[:0]
 	for _, e := range entries {
 		if e.Status != "pending" {
@@ -106,60 +172,47 @@ func (s *Service) Push(ctx context.Context, c Caller, req PushRequest) (PushResu
 	}
 	entries = booked
 	if len(entries) == 0 {
-		return PushResult{}, problem.New(problem.Unprocessable, "the statement has no entries to push").WithField("message")
+		return nil, problem.New(problem.Unprocessable, "the statement has no entries to push").WithField("message")
 	}
 	if len(entries) > MaxEntries {
-		return PushResult{}, problem.New(problem.InvalidInput, fmt.Sprintf("the statement has %d entries; at most %d are pushed at once", len(entries), MaxEntries)).WithField("message")
+		return nil, problem.New(problem.InvalidInput, fmt.Sprintf("the statement has %d entries; at most %d are pushed at once", len(entries), MaxEntries)).WithField("message")
 	}
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.ID
+	return entries, nil
+}
+
+// pushFailed is the platform's refusal of one entry, which Push reports
+// with how far it got; other errors pushEntry returns (a token refresh that
+// failed) are answered as they are.
+type pushFailed struct{ err error }
+
+func (e pushFailed) Error() string { return e.err.Error() }
+
+// pushEntry books one entry at t's platform, fetching an access token
+// first when t has none and refreshing it once when the platform dropped
+// it early.
+func (s *Service) pushEntry(ctx context.Context, t *pushTo, e Entry) (string, error) {
+	var err error
+	if t.tok.AccessToken == "" {
+		if t.conn, t.tok, err = s.freshToken(ctx, t.conn, t.platform); err != nil {
+			return "", err
+		}
 	}
-	done, err := s.cfg.Store.PushedEntries(ctx, conn.ID, ids)
+	tx := transaction(t.conn.ID, e, t.bank, t.contra)
+	pid, err := t.platform.Push(ctx, t.tok.AccessToken, t.conn.PlatformTenantID, tx)
+	s.cfg.Metrics.PlatformCall(t.conn.Platform, "push", outcome(err))
+	if kind, _ := kindOf(err); err != nil && kind == KindUnauthorized {
+		// The platform dropped the access token early: refresh once.
+		t.conn.TokenExpiresAt = time.Time{}
+		if t.conn, t.tok, err = s.freshToken(ctx, t.conn, t.platform); err != nil {
+			return "", err
+		}
+		pid, err = t.platform.Push(ctx, t.tok.AccessToken, t.conn.PlatformTenantID, tx)
+		s.cfg.Metrics.PlatformCall(t.conn.Platform, "push", outcome(err))
+	}
 	if err != nil {
-		return PushResult{}, err
+		return "", pushFailed{err}
 	}
-	res := PushResult{ConnectionID: conn.ID, Entries: make([]PushedEntry, len(entries))}
-	var tok Token
-	for i, e := range entries {
-		if pid, ok := done[e.ID]; ok {
-			res.Entries[i] = PushedEntry{Entry: e, Status: EntryPresent, PlatformID: pid}
-			res.AlreadyPresent++
-			continue
-		}
-		if tok.AccessToken == "" {
-			if conn, tok, err = s.freshToken(ctx, conn, p); err != nil {
-				return PushResult{}, err
-			}
-		}
-		tx := transaction(conn.ID, e, bank, contra)
-		pid, err := p.Push(ctx, tok.AccessToken, conn.PlatformTenantID, tx)
-		s.cfg.Metrics.PlatformCall(conn.Platform, "push", outcome(err))
-		if kind, _ := kindOf(err); err != nil && kind == KindUnauthorized {
-			// The platform dropped the access token early: refresh once.
-			conn.TokenExpiresAt = time.Time{}
-			if conn, tok, err = s.freshToken(ctx, conn, p); err != nil {
-				return PushResult{}, err
-			}
-			pid, err = p.Push(ctx, tok.AccessToken, conn.PlatformTenantID, tx)
-			s.cfg.Metrics.PlatformCall(conn.Platform, "push", outcome(err))
-		}
-		if err != nil {
-			s.cfg.Metrics.EntriesPushed(conn.Platform, res.Created, res.AlreadyPresent)
-			s.log.Warn("accounting push failed", "account_id", c.AccountID, "connection_id", conn.ID,
-				"entry_id", e.ID, "pushed", res.Created, "error", err)
-			return PushResult{}, platformProblem(err, fmt.Sprintf("entry %d (%s) after %d were booked", i+1, e.ID, res.Created))
-		}
-		if err := s.cfg.Store.RecordPushed(ctx, conn.ID, e.ID, pid, s.timestamp()); err != nil {
-			return PushResult{}, err
-		}
-		res.Entries[i] = PushedEntry{Entry: e, Status: EntryCreated, PlatformID: pid}
-		res.Created++
-	}
-	s.cfg.Metrics.EntriesPushed(conn.Platform, res.Created, res.AlreadyPresent)
-	s.log.Info("accounting statement pushed", "account_id", c.AccountID, "connection_id", conn.ID,
-		"created", res.Created, "already_present", res.AlreadyPresent)
-	return res, nil
+	return pid, nil
 }
 
 func firstNonEmpty(a, b string) string {
