@@ -395,11 +395,54 @@ func toMinor(v decimal.Decimal, unit int32) int64 { return v.Shift(unit).RoundBa
 func fromMinor(v int64, unit int32) decimal.Decimal { return decimal.New(v, -unit) }
 
 // simulate runs the plan with a fixed monthly budget, or, with budget nil,
-// the baseline: every debt paid its minimum only.
+// the baseline: every debt paid its minimum only. Each month accrues
+// interest, then pays in the strategy's order, until every debt is paid
+// off or the horizon is reached.
 func simulate(in PayoffInput, horizon int, budget *decimal.Decimal, withTimeline bool) simResult {
 	unit := finance.MinorUnit(in.Currency)
-	debts := make([]*simDebt, len(in.Debts))
-	for i, x := range in.Debts {
+	debts := newSimDebts(in.Debts, unit)
+	var left0 int64
+	if budget != nil {
+		left0 = toMinor(*budget, unit)
+	}
+	var out simResult
+	order := 0
+	var cumulative int64
+	month := 0
+	open := make([]*simDebt, 0, len(debts))
+	for month < horizon && anyOpen(debts) {
+		month++
+		pay := paymentDate(in.Today, month)
+		var interest int64
+		open, interest = accrueInterest(open[:0], debts, pay, month == 1)
+		cumulative += interest
+		targetOrder(open, in.Strategy, in.CustomOrder, pay)
+		if budget == nil {
+			payMinimums(open)
+		} else {
+			payFromBudget(open, left0)
+		}
+		for _, d := range open {
+			if d.balance <= 0 && d.month == 0 {
+				d.month = month
+				order++
+				d.order = order
+			}
+		}
+		if withTimeline {
+			out.timeline = append(out.timeline, timelineEntry(debts, pay, cumulative, unit))
+		}
+	}
+	out.done = !anyOpen(debts)
+	out.months = month
+	summarize(&out, debts, in.Today, unit)
+	return out
+}
+
+// newSimDebts are the debts in minor units, with their monthly rates.
+func newSimDebts(in []PayoffDebt, unit int32) []*simDebt {
+	debts := make([]*simDebt, len(in))
+	for i, x := range in {
 		l := x.Liability
 		d := &simDebt{id: x.ID, start: toMinor(x.Balance, unit), floor: toMinor(l.MinPaymentFloor, unit),
 			pct: percentRate(l.MinPaymentPercent)}
@@ -412,94 +455,93 @@ func simulate(in PayoffInput, horizon int, budget *decimal.Decimal, withTimeline
 		}
 		debts[i] = d
 	}
-	var left0 int64
-	if budget != nil {
-		left0 = toMinor(*budget, unit)
-	}
-	var out simResult
-	order := 0
-	var cumulative int64
-	month := 0
-	open := make([]*simDebt, 0, len(debts))
-	anyOpen := func() bool {
-		for _, d := range debts {
-			if d.balance > 0 {
-				return true
-			}
-		}
-		return false
-	}
-	for month < horizon && anyOpen() {
-		month++
-		pay := paymentDate(in.Today, month)
-		open = open[:0]
-		for _, d := range debts {
-			if d.balance <= 0 {
-				continue
-			}
-			i := d.rate(pay).apply(d.balance)
-			d.balance += i
-			d.interest += i
-			cumulative += i
-			if month == 1 {
-				// The minimum rule itself falls short of the interest.
-				d.negAm = d.minimumDue(d.balance) < i
-			}
-			open = append(open, d)
-		}
-		targetOrder(open, in.Strategy, in.CustomOrder, pay)
-		if budget == nil {
-			for _, d := range open {
-				m := min(d.minimumDue(d.balance), d.balance)
-				d.balance -= m
-				d.paid += m
-			}
-		} else {
-			left := left0
-			for _, d := range open {
-				m := min(d.minimumDue(d.balance), d.balance, left)
-				d.balance -= m
-				d.paid += m
-				left -= m
-			}
-			for _, d := range open {
-				if left <= 0 {
-					break
-				}
-				m := min(left, d.balance)
-				d.balance -= m
-				d.paid += m
-				left -= m
-			}
-		}
-		for _, d := range open {
-			if d.balance <= 0 && d.month == 0 {
-				d.month = month
-				order++
-				d.order = order
-			}
-		}
-		if withTimeline {
-			e := PayoffTimelineEntry{Month: pay.Format("2006-01"), CumulativeInterest: fromMinor(cumulative, unit),
-				Balances: make([]PayoffBalance, len(debts))}
-			var total int64
-			for i, d := range debts {
-				total += d.balance
-				e.Balances[i] = PayoffBalance{LiabilityID: d.id, Balance: fromMinor(d.balance, unit)}
-			}
-			e.TotalBalance = fromMinor(total, unit)
-			out.timeline = append(out.timeline, e)
+	return debts
+}
+
+// anyOpen reports whether any debt still has a balance.
+func anyOpen(debts []*simDebt) bool {
+	for _, d := range debts {
+		if d.balance > 0 {
+			return true
 		}
 	}
-	out.done = !anyOpen()
-	out.months = month
+	return false
+}
+
+// accrueInterest adds a month's interest, at the rate in force on the
+// payment date, to each debt with a balance, appending those to open;
+// it returns them and the interest added. In the first month it notes the
+// debts whose minimum rule falls short of the interest.
+func accrueInterest(open, debts []*simDebt, pay time.Time, first bool) ([]*simDebt, int64) {
+	var total int64
+	for _, d := range debts {
+		if d.balance <= 0 {
+			continue
+		}
+		i := d.rate(pay).apply(d.balance)
+		d.balance += i
+		d.interest += i
+		total += i
+		if first {
+			// The minimum rule itself falls short of the interest.
+			d.negAm = d.minimumDue(d.balance) < i
+		}
+		open = append(open, d)
+	}
+	return open, total
+}
+
+// payMinimums pays each open debt its minimum (the baseline).
+func payMinimums(open []*simDebt) {
+	for _, d := range open {
+		m := min(d.minimumDue(d.balance), d.balance)
+		d.balance -= m
+		d.paid += m
+	}
+}
+
+// payFromBudget pays a month's budget: every minimum first, in order, then
+// what is left to the debts in order.
+func payFromBudget(open []*simDebt, left int64) {
+	for _, d := range open {
+		m := min(d.minimumDue(d.balance), d.balance, left)
+		d.balance -= m
+		d.paid += m
+		left -= m
+	}
+	for _, d := range open {
+		if left <= 0 {
+			break
+		}
+		m := min(left, d.balance)
+		d.balance -= m
+		d.paid += m
+		left -= m
+	}
+}
+
+// timelineEntry is the month's balances after payment.
+func timelineEntry(debts []*simDebt, pay time.Time, cumulative int64, unit int32) PayoffTimelineEntry {
+	e := PayoffTimelineEntry{Month: pay.Format("2006-01"), CumulativeInterest: fromMinor(cumulative, unit),
+		Balances: make([]PayoffBalance, len(debts))}
+	var total int64
+	for i, d := range debts {
+		total += d.balance
+		e.Balances[i] = PayoffBalance{LiabilityID: d.id, Balance: fromMinor(d.balance, unit)}
+	}
+	e.TotalBalance = fromMinor(total, unit)
+	return e
+}
+
+// summarize fills out's per-debt results and totals.
+func summarize(out *simResult, debts []*simDebt, today time.Time, unit int32) {
 	var interest, paid int64
 	for _, d := range debts {
 		r := PayoffDebtResult{LiabilityID: d.id, TotalInterest: fromMinor(d.interest, unit),
 			TotalPaid: fromMinor(d.paid, unit), PayoffMonth: d.month, NegativeAmortization: d.negAm}
 		if d.month > 0 {
 			r.PayoffOrder = d.order
-			t := paymentDate(in.Today, d.month)
+			t := paymentDate(today, d.month)
 			r.PayoffDate = &t
 		}
 		out.debts = append(out.debts, r)
@@ -507,7 +549,6 @@ func simulate(in PayoffInput, horizon int, budget *decimal.Decimal, withTimeline
 		paid += d.paid
 	}
 	out.interest, out.paid = fromMinor(interest, unit), fromMinor(paid, unit)
-	return out
 }
 
 // cmp compares two rates exactly.
