@@ -168,95 +168,31 @@ func (s *Service) CreatePayoffPlan(ctx context.Context, c finance.Caller, req Pa
 	if err != nil {
 		return res, err
 	}
-	ids, err := payoffIDs(req.LiabilityIDs, "liability_ids")
+	pr, err := readPayoffRequest(req)
 	if err != nil {
 		return res, err
 	}
-	strategy := req.Strategy
-	switch strategy {
-	case StrategyAvalanche, StrategySnowball, StrategyCustom:
-	default:
-		return res, finance.Invalid("strategy", "strategy must be one of avalanche, snowball, custom")
-	}
-	order, err := payoffIDs(req.CustomOrder, "custom_order")
-	if err != nil {
-		return res, err
-	}
-	switch {
-	case strategy == StrategyCustom && len(order) == 0:
-		return res, finance.Invalid("custom_order", "custom_order is required when strategy is custom")
-	case strategy != StrategyCustom && len(order) > 0:
-		return res, finance.Invalid("custom_order", "custom_order is only allowed when strategy is custom")
-	}
-	if (req.TotalMonthlyBudget == "") == (req.ExtraMonthlyPay == "") {
-		return res, finance.Invalid("total_monthly_budget", "send exactly one of total_monthly_budget and extra_monthly_payment")
-	}
-	field, raw := "total_monthly_budget", req.TotalMonthlyBudget
-	if raw == "" {
-		field, raw = "extra_monthly_payment", req.ExtraMonthlyPay
-	}
-	amount, err := planAmount(raw, field)
-	if err != nil {
-		return res, err
-	}
-
 	v, err := s.debts(ctx, c, sc)
 	if err != nil {
 		return res, err
 	}
-	byID := map[string]finance.Account{}
-	for _, a := range v.accounts {
-		byID[a.ID] = a
-	}
-	if len(ids) == 0 {
-		res.Filtered = v.hidden // a debt the grant hides is left out of "all"
-		for _, a := range v.accounts {
-			if _, ok := v.liabilities[a.ID]; ok && a.Balance.Amount.IsPositive() {
-				ids = append(ids, a.ID)
-			}
-		}
-	} else {
-		for _, id := range ids {
-			if slices.Contains(sc.ExcludedAccounts(), id) {
-				res.Filtered = true
-			}
-		}
-	}
-	for i, id := range order {
+	ids, filtered := plannedIDs(v, sc, pr.ids)
+	res.Filtered = filtered
+	for i, id := range pr.order {
 		if !slices.Contains(ids, id) {
 			return res, finance.Invalid("custom_order", "custom_order["+strconv.Itoa(i)+"] is not one of liability_ids")
 		}
 	}
-	in := PayoffInput{Strategy: strategy, CustomOrder: order, Today: s.k.Now()}
+	in := PayoffInput{Strategy: pr.strategy, CustomOrder: pr.order, Today: s.k.Now()}
 	var excluded []PayoffExcluded
-	for _, id := range ids {
-		a, ok := byID[id]
-		if !ok {
-			excluded = append(excluded, PayoffExcluded{id, ExcludedNotFound})
-			continue
-		}
-		if in.Currency == "" {
-			in.Currency = a.Balance.Currency
-		}
-		l, hasTerms := v.liabilities[id]
-		switch {
-		case a.Balance.Currency != in.Currency:
-			excluded = append(excluded, PayoffExcluded{id, ExcludedCurrencyMismatch})
-		case !hasTerms || l.APR == nil:
-			excluded = append(excluded, PayoffExcluded{id, ExcludedNoAPR})
-		case !a.Balance.Amount.IsPositive():
-			excluded = append(excluded, PayoffExcluded{id, ExcludedNothingOwed})
-		default:
-			in.Debts = append(in.Debts, PayoffDebt{ID: id, Balance: a.Balance.Amount, Liability: l})
-		}
+	in.Currency, in.Debts, excluded = plannableDebts(v, ids)
+	if in.Currency != "" && -pr.amount.Exponent() > finance.MinorUnit(in.Currency) {
+		return res, finance.Invalid(pr.field, pr.field+" has more decimal places than "+in.Currency+" allows")
 	}
-	if in.Currency != "" && -amount.Exponent() > finance.MinorUnit(in.Currency) {
-		return res, finance.Invalid(field, field+" has more decimal places than "+in.Currency+" allows")
-	}
-	if field == "total_monthly_budget" {
-		in.Budget = &amount
+	if pr.field == "total_monthly_budget" {
+		in.Budget = &pr.amount
 	} else {
-		in.Extra = &amount
+		in.Extra = &pr.amount
 	}
 	plan := SimulatePayoff(in)
 	plan.Excluded = excluded
@@ -265,6 +201,110 @@ func (s *Service) CreatePayoffPlan(ctx context.Context, c finance.Caller, req Pa
 	}
 	res.Data = plan
 	return res, nil
+}
+
+// payoffRequest is a PayoffRequest checked on its own.
+type payoffRequest struct {
+	ids, order []string // liability ids (none is all) and the custom order
+	strategy   string
+	field      string // total_monthly_budget or extra_monthly_payment, whichever was sent
+	amount     decimal.Decimal
+}
+
+// readPayoffRequest checks the ids, the strategy (custom_order with
+// custom only, and required there) and that exactly one of the monthly
+// amounts was sent.
+func readPayoffRequest(req PayoffRequest) (payoffRequest, error) {
+	var pr payoffRequest
+	var err error
+	if pr.ids, err = payoffIDs(req.LiabilityIDs, "liability_ids"); err != nil {
+		return pr, err
+	}
+	pr.strategy = req.Strategy
+	switch pr.strategy {
+	case StrategyAvalanche, StrategySnowball, StrategyCustom:
+	default:
+		return pr, finance.Invalid("strategy", "strategy must be one of avalanche, snowball, custom")
+	}
+	if pr.order, err = payoffIDs(req.CustomOrder, "custom_order"); err != nil {
+		return pr, err
+	}
+	switch {
+	case pr.strategy == StrategyCustom && len(pr.order) == 0:
+		return pr, finance.Invalid("custom_order", "custom_order is required when strategy is custom")
+	case pr.strategy != StrategyCustom && len(pr.order) > 0:
+		return pr, finance.Invalid("custom_order", "custom_order is only allowed when strategy is custom")
+	}
+	if (req.TotalMonthlyBudget == "") == (req.ExtraMonthlyPay == "") {
+		return pr, finance.Invalid("total_monthly_budget", "send exactly one of total_monthly_budget and extra_monthly_payment")
+	}
+	pr.field = "total_monthly_budget"
+	raw := req.TotalMonthlyBudget
+	if raw == "" {
+		pr.field, raw = "extra_monthly_payment", req.ExtraMonthlyPay
+	}
+	if pr.amount, err = planAmount(raw, pr.field); err != nil {
+		return pr, err
+	}
+	return pr, nil
+}
+
+// plannedIDs are the debts to plan and whether the grant filtered them:
+// none requested is every visible debt with terms and a balance (a debt
+// the grant hides is left out of "all"); a requested one the grant
+// excludes is filtered.
+func plannedIDs(v debtView, sc finance.Scope, ids []string) ([]string, bool) {
+	filtered := false
+	if len(ids) == 0 {
+		filtered = v.hidden
+		for _, a := range v.accounts {
+			if _, ok := v.liabilities[a.ID]; ok && a.Balance.Amount.IsPositive() {
+				ids = append(ids, a.ID)
+			}
+		}
+		return ids, filtered
+	}
+	for _, id := range ids {
+		if slices.Contains(sc.ExcludedAccounts(), id) {
+			filtered = true
+		}
+	}
+	return ids, filtered
+}
+
+// plannableDebts splits ids into the debts the plan can run, in the
+// currency of the first one found, and those it excludes with why: not
+// found, another currency, no APR, nothing owed.
+func plannableDebts(v debtView, ids []string) (string, []PayoffDebt, []PayoffExcluded) {
+	byID := map[string]finance.Account{}
+	for _, a := range v.accounts {
+		byID[a.ID] = a
+	}
+	var currency string
+	var debts []PayoffDebt
+	var excluded []PayoffExcluded
+	for _, id := range ids {
+		a, ok := byID[id]
+		if !ok {
+			excluded = append(excluded, PayoffExcluded{id, ExcludedNotFound})
+			continue
+		}
+		if currency == "" {
+			currency = a.Balance.Currency
+		}
+		l, hasTerms := v.liabilities[id]
+		switch {
+		case a.Balance.Currency != currency:
+			excluded = append(excluded, PayoffExcluded{id, ExcludedCurrencyMismatch})
+		case !hasTerms || l.APR == nil:
+			excluded = append(excluded, PayoffExcluded{id, ExcludedNoAPR})
+		case !a.Balance.Amount.IsPositive():
+			excluded = append(excluded, PayoffExcluded{id, ExcludedNothingOwed})
+		default:
+			debts = append(debts, PayoffDebt{ID: id, Balance: a.Balance.Amount, Liability: l})
+		}
+	}
+	return currency, debts, excluded
 }
 
 func payoffIDs(ids []string, field string) ([]string, error) {
