@@ -98,23 +98,11 @@ func (r *renderer) fit(s string, n int, field string) string {
 	return s
 }
 
-// statement appends the statement's pages to pages.
+// statement appends the statement's pages to pages: the entries are
+// rendered first, the balances completed, the trailer written, and the
+// entries cut into pages that each fit MaxPage.
 func (r *renderer) statement(st *statement.Statement, pages []string) ([]string, error) {
-	cur := st.Account.Currency
-	if cur == "" {
-		for _, b := range st.Balances {
-			if b.Currency != "" {
-				cur = b.Currency
-				break
-			}
-		}
-	}
-	if cur == "" && len(st.Entries) > 0 {
-		cur = st.Entries[0].Currency
-	}
-	if cur == "" && st.FloorLimitDebit != nil {
-		cur = st.FloorLimitDebit.Currency
-	}
+	cur := statementCurrency(st)
 	r.st = st
 	if len(cur) != 3 {
 		return nil, st.Refuse(0, currencyField(st), "currency", "the statement has no currency to write")
@@ -130,9 +118,61 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 	if r.typ == "941" {
 		return r.balanceReport(st, cur, pages)
 	}
+	r.renderEntries(st)
 
-	// Entries first: each is one chunk of :61: (+ :86:) lines in one
-	// shared buffer; ends[i] is where entry i stops.
+	var opening, closing statement.Balance
+	var extra []statement.Balance // :64:, :65:
+	if !report {
+		var err error
+		if opening, closing, extra, err = r.balances(st, cur); err != nil {
+			return nil, err
+		}
+	} else if len(st.Balances) > 0 {
+		r.warn(CodeDropped, ":62a:", "MT942 has no balance fields")
+	}
+	tail := r.trailer(st, cur, closing, extra, report)
+
+	// The header is measured with a 5-digit page number so a page never
+	// overflows whatever numbers end up in it.
+	num, seq := r.numbers(st)
+	head := r.header(r.hbuf[:0], st, cur, num, "99999", report)
+	r.hbuf = head
+	cuts := r.pageCuts(len(head), len(tail), report)
+	if len(cuts) > 0 {
+		r.paged++
+		seq = firstSeq(seq)
+	}
+	pages = r.writePages(pages, st, cur, num, seq, opening, cuts, tail, report)
+	r.tbuf = tail
+	return pages, nil
+}
+
+// statementCurrency is the currency the statement is written in: the
+// account's, else the first balance's that has one, else the first entry's,
+// else the debit floor limit's.
+func statementCurrency(st *statement.Statement) string {
+	cur := st.Account.Currency
+	if cur == "" {
+		for _, b := range st.Balances {
+			if b.Currency != "" {
+				cur = b.Currency
+				break
+			}
+		}
+	}
+	if cur == "" && len(st.Entries) > 0 {
+		cur = st.Entries[0].Currency
+	}
+	if cur == "" && st.FloorLimitDebit != nil {
+		cur = st.FloorLimitDebit.Currency
+	}
+	return cur
+}
+
+// renderEntries renders each entry as one chunk of :61: (+ :86:) lines in
+// the shared buffer r.ebuf; r.ends[i] is where entry i stops. What the
+// entries lost is warned about once, by name.
+func (r *renderer) renderEntries(st *statement.Statement) {
 	ebuf := r.ebuf[:0]
 	ends := slices.Grow(r.ends[:0], len(st.Entries))[:len(st.Entries)]
 	r.ends = ends
@@ -145,22 +185,6 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 	}
 	r.entryNo = 0
 	r.ebuf = ebuf
-	entryLen := func(i int) int {
-		if i == 0 {
-			return ends[0]
-		}
-		return ends[i] - ends[i-1]
-	}
-	entryText := func(from, to int) []byte {
-		if from == to {
-			return nil
-		}
-		start := 0
-		if from > 0 {
-			start = ends[from-1]
-		}
-		return ebuf[start:ends[to-1]]
-	}
 	if dropped != 0 {
 		var names []string
 		for i, n := range lostNames {
@@ -170,54 +194,77 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 		}
 		r.warn(CodeDropped, ":86:", "not carried in MT"+r.typ+": "+strings.Join(names, ", "))
 	}
+}
 
-	var opening, closing statement.Balance
-	var hasOpen, hasClose bool
-	var extra []statement.Balance // :64:, :65:
-	if !report {
-		opening, hasOpen = st.Balance(statement.OpeningBooked)
-		closing, hasClose = st.Balance(statement.ClosingBooked)
-		acc := sum{}
-		for i := range st.Entries {
-			acc.add(st.Entries[i].Mark, st.Entries[i].Value)
-		}
-		sum := acc.value()
-		date := statementDate(st)
-		switch {
-		case !hasOpen && hasClose:
-			opening = balanceOf(signed(closing.Mark, closing.Value).Sub(sum), firstDate(st, closing.Date), cur)
-			r.warn(CodeBalanceDerived, ":60F:", "opening balance computed from the closing balance and the entries")
-		case hasOpen && !hasClose:
-			closing = balanceOf(signed(opening.Mark, opening.Value).Add(sum), date, cur)
-			r.warn(CodeBalanceDerived, ":62F:", "closing balance computed from the opening balance and the entries")
-		case !hasOpen && !hasClose:
-			if date.IsZero() {
-				return nil, st.Refuse(0, ":60a:", ":60F:", "the statement has no balance and no date to write one")
-			}
-			opening = balanceOf(decimal.Zero, firstDate(st, date), cur)
-			closing = balanceOf(sum, date, cur)
-			r.warn(CodeBalanceDerived, ":60F:", "no balances in the source; opening set to zero")
-		}
-		for _, b := range st.Balances {
-			switch b.Type {
-			case statement.ClosingAvailable:
-				extra = append(extra, b)
-			case statement.ForwardAvailable:
-				if r.typ == "950" {
-					r.warn(CodeDropped, ":65:", "MT950 has no forward available balance")
-					continue
-				}
-				extra = append(extra, b)
-			case statement.InterimBooked, statement.InterimAvailable:
-				r.warn(CodeDropped, ":62a:", "interim balances have no MT"+r.typ+" field")
-			}
-		}
-	} else if len(st.Balances) > 0 {
-		r.warn(CodeDropped, ":62a:", "MT942 has no balance fields")
+// entryLen is the rendered length of entry i.
+func (r *renderer) entryLen(i int) int {
+	if i == 0 {
+		return r.ends[0]
 	}
+	return r.ends[i] - r.ends[i-1]
+}
 
-	// Trailer of the last page. :64:/:65: lines beyond what one page can
-	// hold (a pathological number of forward balances) are left out.
+// entryText is the rendered text of entries from up to (not including) to.
+func (r *renderer) entryText(from, to int) []byte {
+	if from == to {
+		return nil
+	}
+	start := 0
+	if from > 0 {
+		start = r.ends[from-1]
+	}
+	return r.ebuf[start:r.ends[to-1]]
+}
+
+// balances returns the opening and closing booked balances, deriving a
+// missing one from the other and the entries (or both from zero), and the
+// :64:/:65: balances MT r.typ carries; interim balances have no field.
+func (r *renderer) balances(st *statement.Statement, cur string) (opening, closing statement.Balance, extra []statement.Balance, err error) {
+	opening, hasOpen := st.Balance(statement.OpeningBooked)
+	closing, hasClose := st.Balance(statement.ClosingBooked)
+	acc := sum{}
+	for i := range st.Entries {
+		acc.add(st.Entries[i].Mark, st.Entries[i].Value)
+	}
+	sum := acc.value()
+	date := statementDate(st)
+	switch {
+	case !hasOpen && hasClose:
+		opening = balanceOf(signed(closing.Mark, closing.Value).Sub(sum), firstDate(st, closing.Date), cur)
+		r.warn(CodeBalanceDerived, ":60F:", "opening balance computed from the closing balance and the entries")
+	case hasOpen && !hasClose:
+		closing = balanceOf(signed(opening.Mark, opening.Value).Add(sum), date, cur)
+		r.warn(CodeBalanceDerived, ":62F:", "closing balance computed from the opening balance and the entries")
+	case !hasOpen && !hasClose:
+		if date.IsZero() {
+			return opening, closing, nil, st.Refuse(0, ":60a:", ":60F:", "the statement has no balance and no date to write one")
+		}
+		opening = balanceOf(decimal.Zero, firstDate(st, date), cur)
+		closing = balanceOf(sum, date, cur)
+		r.warn(CodeBalanceDerived, ":60F:", "no balances in the source; opening set to zero")
+	}
+	for _, b := range st.Balances {
+		switch b.Type {
+		case statement.ClosingAvailable:
+			extra = append(extra, b)
+		case statement.ForwardAvailable:
+			if r.typ == "950" {
+				r.warn(CodeDropped, ":65:", "MT950 has no forward available balance")
+				continue
+			}
+			extra = append(extra, b)
+		case statement.InterimBooked, statement.InterimAvailable:
+			r.warn(CodeDropped, ":62a:", "interim balances have no MT"+r.typ+" field")
+		}
+	}
+	return opening, closing, extra, nil
+}
+
+// trailer renders the trailer of the last page into r.tbuf's storage:
+// :62F: and the :64:/:65: lines (those beyond what one page can hold, a
+// pathological number of forward balances, are left out), or MT942's
+// :90D:/:90C:, then the statement's :86:.
+func (r *renderer) trailer(st *statement.Statement, cur string, closing statement.Balance, extra []statement.Balance, report bool) []byte {
 	tail := r.tbuf[:0]
 	if !report {
 		tail = r.balanceLine(tail, "62", closing, cur)
@@ -245,44 +292,45 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 			tail = w.done()
 		}
 	}
+	return tail
+}
 
-	// Split entries into pages. The header is measured with a 5-digit page
-	// number and balances with their longest form, so a page never
-	// overflows whatever numbers end up in it.
-	num, seq := r.numbers(st)
-	head := r.header(r.hbuf[:0], st, cur, num, "99999", report)
-	r.hbuf = head
+// pageCuts splits the rendered entries into pages, returning the index of
+// the first entry of each page after the first. The header (headLen, with
+// a 5-digit page number) and balances in their longest form are counted,
+// so a page never overflows; the last page carries the full trailer
+// (tailLen), so entries move to a new page until it fits.
+func (r *renderer) pageCuts(headLen, tailLen int, report bool) []int {
 	const maxBal = len(":60M:C991231XXX") + 15 + 2
 	budget := MaxPage - len("\r\n") - len("-")
-	fixed := len(head)
+	fixed := headLen
 	mid := 0
 	if !report {
 		fixed += maxBal
 		mid = maxBal
 	}
-	var cuts []int // index of the first entry of each page after the first
+	ends := r.ends
+	var cuts []int
 	size := 0
 	for i := range ends {
-		if size > 0 && fixed+size+entryLen(i)+mid > budget {
+		if size > 0 && fixed+size+r.entryLen(i)+mid > budget {
 			cuts = append(cuts, i)
 			size = 0
 		}
-		size += entryLen(i)
+		size += r.entryLen(i)
 	}
-	// The last page carries the full trailer; move entries to a new page
-	// until it fits.
 	for {
 		start := 0
 		if len(cuts) > 0 {
 			start = cuts[len(cuts)-1]
 		}
-		size = len(entryText(start, len(ends)))
-		if fixed+size+len(tail) <= budget || len(ends)-start <= 1 {
+		size = len(r.entryText(start, len(ends)))
+		if fixed+size+tailLen <= budget || len(ends)-start <= 1 {
 			break
 		}
 		end, s := start, 0
-		for end < len(ends) && fixed+s+entryLen(end)+mid <= budget {
-			s += entryLen(end)
+		for end < len(ends) && fixed+s+r.entryLen(end)+mid <= budget {
+			s += r.entryLen(end)
 			end++
 		}
 		if end == start {
@@ -293,16 +341,18 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 		}
 		cuts = append(cuts, end)
 	}
-	n := len(cuts) + 1
-	if n > 1 {
-		r.paged++
-		seq = firstSeq(seq)
-	}
+	return cuts
+}
 
+// writePages appends one message per page to pages: header, opening (or
+// intermediate :60M:) balance, the page's entries, then an intermediate
+// :62M: or, on the last page, the trailer.
+func (r *renderer) writePages(pages []string, st *statement.Statement, cur, num, seq string, opening statement.Balance, cuts []int, tail []byte, report bool) []string {
+	n := len(cuts) + 1
 	running := newSum(opening.Mark, opening.Value)
 	start := 0
 	for p := 0; p < n; p++ {
-		end := len(ends)
+		end := len(r.ends)
 		if p < len(cuts) {
 			end = cuts[p]
 		}
@@ -323,7 +373,7 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 			}
 			b = r.balanceLine(b, "60", ob, cur)
 		}
-		b = append(b, entryText(start, end)...)
+		b = append(b, r.entryText(start, end)...)
 		for i := start; i < end; i++ {
 			running.add(st.Entries[i].Mark, st.Entries[i].Value)
 		}
@@ -341,8 +391,7 @@ func (r *renderer) statement(st *statement.Statement, pages []string) ([]string,
 		r.buf = b
 		start = end
 	}
-	r.tbuf = tail
-	return pages, nil
+	return pages
 }
 
 // oneCurrency refuses a statement whose balances or entries are not all in
