@@ -686,26 +686,54 @@ func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte 
 	r.srcLine, r.srcField = e.Line, ":61:"
 	defer func() { r.srcLine, r.srcField = 0, "" }()
 	b = append(b, ":61:"...)
+	b = appendYYMMDD(b, r.valueDate(e))
+	if !e.BookingDate.IsZero() {
+		b = append2(b, int(e.BookingDate.Month))
+		b = append2(b, e.BookingDate.Day)
+	}
+	b, v := appendMark(b, e)
+	if len(e.FundsCode) == 1 && isUpper(e.FundsCode[0]) {
+		b = append(b, e.FundsCode...)
+	}
+	b = r.appendAmount(b, v, "61")
+	b = append(b, r.transactionType(e)...)
+	b = r.appendReferences(b, e)
+	b = append(b, "\r\n"...)
+	if e.Supplementary != "" {
+		sup := r.fit(e.Supplementary, 34, ":61:")
+		if sup[0] == ':' || sup[0] == '-' {
+			r.tl.n++
+			sup = "." + sup[1:]
+		}
+		b = append(b, sup...)
+		b = append(b, "\r\n"...)
+	}
+	return r.field86(b, e, dropped)
+}
+
+// valueDate is the entry's value date, mandatory in MT; camt may only have
+// a booking date, which is used then, else the statement date.
+func (r *renderer) valueDate(e *statement.Entry) statement.Date {
 	vd := e.ValueDate
 	if vd.IsZero() {
-		// The value date is mandatory in MT; camt may only have a booking date.
 		vd = e.BookingDate
 		if vd.IsZero() {
 			vd = r.date
 		}
 		r.warn(CodeDefaulted, ":61:", "entry without value date; the booking or statement date is used")
 	}
-	b = appendYYMMDD(b, vd)
-	if !e.BookingDate.IsZero() {
-		b = append2(b, int(e.BookingDate.Month))
-		b = append2(b, e.BookingDate.Day)
-	}
+	return vd
+}
+
+// appendMark appends the debit/credit mark of :61: and returns the amount
+// to write: a negative value flips the mark, and RC reverses a credit and
+// so books as a debit (RD the other way).
+func appendMark(b []byte, e *statement.Entry) ([]byte, decimal.Decimal) {
 	v, mark := e.Value, e.Mark
 	if v.IsNegative() {
 		v, mark = v.Neg(), flip(mark)
 	}
 	if e.Reversal {
-		// RC reverses a credit and so books as a debit, and vice versa.
 		b = append(b, 'R')
 		if mark == statement.Debit {
 			b = append(b, 'C')
@@ -717,27 +745,32 @@ func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte 
 	} else {
 		b = append(b, 'C')
 	}
-	if len(e.FundsCode) == 1 && isUpper(e.FundsCode[0]) {
-		b = append(b, e.FundsCode...)
-	}
-	b = r.appendAmount(b, v, "61")
+	return b, v
+}
+
+// transactionType is the entry's 4-character MT type code; NMSC (non-SWIFT,
+// miscellaneous) is the neutral choice when the source has none.
+func (r *renderer) transactionType(e *statement.Entry) string {
 	tt := r.x(e.TransactionType)
 	if len(tt) != 4 || !isLetter(tt[0]) {
-		// NMSC (non-SWIFT, miscellaneous) is the neutral choice when the
-		// source has no MT type code.
 		if tt != "" {
 			r.warn(CodeTruncated, ":61:", "transaction type is not 4 characters; NMSC is used")
 		}
 		tt = "NMSC"
 	}
-	b = append(b, tt...)
+	return tt
+}
+
+// appendReferences appends the customer reference (NONREF when there is
+// none, with no "//", which would start the bank reference when the line
+// is read back) and the bank reference after "//".
+func (r *renderer) appendReferences(b []byte, e *statement.Entry) []byte {
 	ref := e.CustomerReference
 	if ref == "" {
 		ref = "NONREF"
 	}
 	ref = r.fit(ref, 16, ":61:")
 	if indexSlashes(ref) >= 0 {
-		// "//" would start the bank reference when the line is read back.
 		r.tl.n++
 		ref = strings.ReplaceAll(ref, "//", "/.")
 	}
@@ -746,16 +779,14 @@ func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte 
 		b = append(b, "//"...)
 		b = append(b, r.fit(e.BankReference, 16, ":61:")...)
 	}
-	b = append(b, "\r\n"...)
-	if e.Supplementary != "" {
-		sup := r.fit(e.Supplementary, 34, ":61:")
-		if sup[0] == ':' || sup[0] == '-' {
-			r.tl.n++
-			sup = "." + sup[1:]
-		}
-		b = append(b, sup...)
-		b = append(b, "\r\n"...)
-	}
+	return b
+}
+
+// field86 appends the entry's :86:: none in MT950 (what it had is marked
+// dropped), the German structured form, the plain text, or the slash-coded
+// form of the Dutch banks (field86_sepa.go): the entry information as it is
+// (pairs it kept, /TRTP/…), then the pairs.
+func (r *renderer) field86(b []byte, e *statement.Entry, dropped *lostSet) []byte {
 	if r.typ == "950" {
 		if e.Info != "" || len(e.Remittance) > 0 {
 			*dropped |= lostInfo
@@ -786,8 +817,6 @@ func (r *renderer) entry(b []byte, e *statement.Entry, dropped *lostSet) []byte 
 		w.text(e.Info)
 		return w.done()
 	}
-	// The slash-coded form of the Dutch banks (field86_sepa.go): the entry
-	// information as it is (pairs it kept, /TRTP/…), then the pairs.
 	w.text(e.Info)
 	w.line(r.slashPairs(e, w.out, dropped))
 	return w.done()
