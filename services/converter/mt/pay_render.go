@@ -244,7 +244,61 @@ func (r *payRenderer) blocks(p *payment.Payment, mtType string) (from, to string
 	return from, to
 }
 
+// customer writes the MT103 text block of p, field by field in the order
+// the standard fixes; from and to are the sender and receiver BICs.
 func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
+	r.reference20(p)
+	op := p.BankOperationCode
+	if op == "" {
+		op = "CRED"
+	}
+	r.line("23B", op)
+	var in instructions103
+	r.serviceCodes(p, &in)
+	r.creditorAgentCodes(p, &in)
+	r.nextAgentCodes(p, &in)
+	for _, c := range in.e23 {
+		r.line("23E", c)
+	}
+	if p.Purpose != "" {
+		if len(p.Purpose) == 3 {
+			r.line("26T", r.x(p.Purpose))
+		} else {
+			r.w.Add(payment.CodeFieldDropped, r.path("Purp"), 0, "purpose %q is not a 3-character :26: transaction type code", clip(p.Purpose))
+		}
+	}
+	if err := r.amounts103(p); err != nil {
+		return err
+	}
+	r.exchangeRate(p.ExchangeRate, "XchgRate")
+	if err := r.party("50", p.Debtor, "Dbtr", true); err != nil {
+		return err
+	}
+	r.agents103(p, from, to)
+	if err := r.party("59", p.Creditor, "Cdtr", false); err != nil {
+		return err
+	}
+	r.remittance70(p)
+	if err := r.charges71(p); err != nil {
+		return err
+	}
+	r.field72(p, &in)
+	r.regulatory(p.Regulatory, "RgltryRptg")
+	return nil
+}
+
+// instructions103 collects what service levels, the category purpose and
+// the instructions become in MT103: :23E: codes, and :72: lines.
+type instructions103 struct {
+	e23          []string // :23E: codes
+	sl72         []string // service levels for /SVCLVL/
+	catp72       string   // category purpose for /CATPURP/
+	acc72, rec72 []string // /ACC/ and /REC/ (or coded) lines
+}
+
+// reference20 writes :20:, the instruction id, else the message id, else
+// the business message id, else NONREF.
+func (r *payRenderer) reference20(p *payment.Payment) {
 	ref := p.InstructionID
 	src := "PmtId/InstrId"
 	if ref == "" {
@@ -258,82 +312,86 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 		ref = "NONREF"
 	}
 	r.line("20", r.fit(r.x(ref), 16, src, ":20:"))
-	op := p.BankOperationCode
-	if op == "" {
-		op = "CRED"
-	}
-	r.line("23B", op)
-	// :23E: codes from the service level, category purpose and instructions.
-	var e23 []string
-	var sl72 []string
+}
+
+// serviceCodes: service level SDVA and category purposes INTC and CORT are
+// :23E: codes; other service levels and category purposes go to :72:.
+func (r *payRenderer) serviceCodes(p *payment.Payment, in *instructions103) {
 	for _, sl := range p.ServiceLevels {
 		if sl == "SDVA" {
-			e23 = append(e23, "SDVA")
+			in.e23 = append(in.e23, "SDVA")
 		} else {
-			sl72 = append(sl72, sl)
+			in.sl72 = append(in.sl72, sl)
 		}
 	}
-	catp72 := ""
 	switch p.CategoryPurpose {
 	case "":
 	case "INTC", "CORT":
-		e23 = append(e23, p.CategoryPurpose)
+		in.e23 = append(in.e23, p.CategoryPurpose)
 	default:
-		catp72 = p.CategoryPurpose
+		in.catp72 = p.CategoryPurpose
 	}
-	var acc72, rec72 []string
-	for _, in := range p.InstructionsForCreditorAgent {
-		switch in.Code {
+}
+
+// creditorAgentCodes: instructions for the creditor agent CHQB, HOLD, PHOB
+// and TELB are :23E: codes; other texts go to :72: as /ACC/, other codes
+// are dropped.
+func (r *payRenderer) creditorAgentCodes(p *payment.Payment, in *instructions103) {
+	for _, ins := range p.InstructionsForCreditorAgent {
+		switch ins.Code {
 		case "CHQB", "HOLD", "PHOB", "TELB":
-			e23 = append(e23, r.code23E(in, "InstrForCdtrAgt"))
+			in.e23 = append(in.e23, r.code23E(ins, "InstrForCdtrAgt"))
 		default:
-			if in.Code != "" && in.Text != "" {
-				r.w.Add(payment.CodeFieldDropped, r.path("InstrForCdtrAgt/Cd"), 0, "instruction code %s has no MT103 code; its text is kept", clip(in.Code))
+			if ins.Code != "" && ins.Text != "" {
+				r.w.Add(payment.CodeFieldDropped, r.path("InstrForCdtrAgt/Cd"), 0, "instruction code %s has no MT103 code; its text is kept", clip(ins.Code))
 			}
-			if in.Text != "" {
-				acc72 = append(acc72, "/ACC/"+in.Text)
-			} else if in.Code != "" {
-				r.w.Add(payment.CodeFieldDropped, r.path("InstrForCdtrAgt/Cd"), 0, "instruction code %s has no MT103 code", clip(in.Code))
+			if ins.Text != "" {
+				in.acc72 = append(in.acc72, "/ACC/"+ins.Text)
+			} else if ins.Code != "" {
+				r.w.Add(payment.CodeFieldDropped, r.path("InstrForCdtrAgt/Cd"), 0, "instruction code %s has no MT103 code", clip(ins.Code))
 			}
 		}
 	}
-	for _, in := range p.InstructionsForNextAgent {
-		if in.Code == "" && len(in.Text) >= 6 && in.Text[0] == '/' && in.Text[5] == '/' {
-			// pacs.008 carries :23E: PHON, TELE, PHOI and TELI as "/CODE/info".
-			switch c := in.Text[1:5]; c {
+}
+
+// nextAgentCodes: instructions for the next agent PHON, TELE, PHOI and
+// TELI (pacs.008 carries them as "/CODE/info") are :23E: codes; other
+// texts go to :72: as they are when coded, else as /REC/; other codes are
+// dropped.
+func (r *payRenderer) nextAgentCodes(p *payment.Payment, in *instructions103) {
+	for _, ins := range p.InstructionsForNextAgent {
+		if ins.Code == "" && len(ins.Text) >= 6 && ins.Text[0] == '/' && ins.Text[5] == '/' {
+			switch c := ins.Text[1:5]; c {
 			case "PHON", "TELE", "PHOI", "TELI":
-				in = payment.Instruction{Code: c, Text: in.Text[6:]}
+				ins = payment.Instruction{Code: c, Text: ins.Text[6:]}
 			}
 		}
-		switch in.Code {
+		switch ins.Code {
 		case "PHON", "TELE", "PHOI", "TELI":
-			e23 = append(e23, r.code23E(in, "InstrForNxtAgt"))
+			in.e23 = append(in.e23, r.code23E(ins, "InstrForNxtAgt"))
 		default:
-			if in.Code != "" && in.Text != "" {
-				r.w.Add(payment.CodeFieldDropped, r.path("InstrForNxtAgt/Cd"), 0, "instruction code %s has no MT103 code; its text is kept", clip(in.Code))
+			if ins.Code != "" && ins.Text != "" {
+				r.w.Add(payment.CodeFieldDropped, r.path("InstrForNxtAgt/Cd"), 0, "instruction code %s has no MT103 code; its text is kept", clip(ins.Code))
 			}
 			switch {
-			case in.Text == "":
-				if in.Code != "" {
-					r.w.Add(payment.CodeFieldDropped, r.path("InstrForNxtAgt/Cd"), 0, "instruction code %s has no MT103 code", clip(in.Code))
+			case ins.Text == "":
+				if ins.Code != "" {
+					r.w.Add(payment.CodeFieldDropped, r.path("InstrForNxtAgt/Cd"), 0, "instruction code %s has no MT103 code", clip(ins.Code))
 				}
-			case isCoded72(in.Text):
-				rec72 = append(rec72, in.Text)
+			case isCoded72(ins.Text):
+				in.rec72 = append(in.rec72, ins.Text)
 			default:
-				rec72 = append(rec72, "/REC/"+in.Text)
+				in.rec72 = append(in.rec72, "/REC/"+ins.Text)
 			}
 		}
 	}
-	for _, c := range e23 {
-		r.line("23E", c)
-	}
-	if p.Purpose != "" {
-		if len(p.Purpose) == 3 {
-			r.line("26T", r.x(p.Purpose))
-		} else {
-			r.w.Add(payment.CodeFieldDropped, r.path("Purp"), 0, "purpose %q is not a 3-character :26: transaction type code", clip(p.Purpose))
-		}
-	}
+}
+
+// amounts103 writes :32A: (settlement date, currency, amount) and :33B:,
+// the instructed amount; without InstdAmt the customer instructed the
+// settlement amount, and CBPR+ translation writes it, as several MT103
+// communities require 33B.
+func (r *payRenderer) amounts103(p *payment.Payment) error {
 	b := []byte(nil)
 	b = appendYYMMDD(b, p.SettlementDate)
 	b = append(b, p.Amount.Currency...)
@@ -342,9 +400,6 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 		return err
 	}
 	r.line("32A", string(append(b, amt...)))
-	// :33B: is the instructed amount; without InstdAmt the customer
-	// instructed the settlement amount, and CBPR+ translation writes it, as
-	// several MT103 communities require 33B.
 	instructed := p.InstructedAmount
 	if instructed.Currency == "" {
 		instructed = p.Amount
@@ -354,10 +409,14 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 		return err
 	}
 	r.line("33B", instructed.Currency+a33)
-	r.exchangeRate(p.ExchangeRate, "XchgRate")
-	if err := r.party("50", p.Debtor, "Dbtr", true); err != nil {
-		return err
-	}
+	return nil
+}
+
+// agents103 writes :52a: to :57a:: the debtor agent unless it is only the
+// sender, the settlement account or sender's correspondent, the receiver's
+// correspondent, the third reimbursement agent, the intermediary, and the
+// creditor agent unless it is only the receiver with no intermediary.
+func (r *payRenderer) agents103(p *payment.Payment, from, to string) {
 	if a := p.DebtorAgent; a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, from)) {
 		r.agent("52", a, "DbtrAgt", "AD")
 	}
@@ -378,9 +437,11 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 	if a := p.CreditorAgent; a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, to) && p.Intermediary == nil) {
 		r.agent("57", a, "CdtrAgt", "ABCD")
 	}
-	if err := r.party("59", p.Creditor, "Cdtr", false); err != nil {
-		return err
-	}
+}
+
+// remittance70 writes :70:: the end-to-end id as /ROC/ unless
+// NOTPROVIDED, then the unstructured remittance, in at most four lines.
+func (r *payRenderer) remittance70(p *payment.Payment) {
 	var l70 []string
 	if e := p.EndToEndID; e != "" && e != "NOTPROVIDED" {
 		l70 = append(l70, "/ROC/"+r.fit(r.x(e), 30, "PmtId/EndToEndId", ":70: /ROC/"))
@@ -391,6 +452,11 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 	if len(l70) > 0 {
 		r.field("70", l70)
 	}
+}
+
+// charges71 writes :71A:, the sender's charges :71F: (BEN needs one, rule
+// E15: a zero one is written) and the receiver's charges :71G:.
+func (r *payRenderer) charges71(p *payment.Payment) error {
 	r.chargeBearer(p.ChargeBearer, "ChrgBr")
 	for _, c := range p.SenderCharges {
 		a, err := r.amount(c, "71F")
@@ -410,7 +476,12 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 		}
 		r.line("71G", p.ReceiverCharges.Currency+a)
 	}
-	// :72: in the order of the MX elements.
+	return nil
+}
+
+// field72 writes :72: in the order of the MX elements: /INS/, /SVCLVL/,
+// /LOCINS/, /CATPURP/, /ACC/, /REC/, after the return lines r.ret.
+func (r *payRenderer) field72(p *payment.Payment, in *instructions103) {
 	var items []string
 	if a := p.PreviousInstructingAgent; a != nil {
 		if a.BIC != "" {
@@ -419,23 +490,21 @@ func (r *payRenderer) customer(p *payment.Payment, from, to string) error {
 			r.w.Add(payment.CodeFieldDropped, r.path("PrvsInstgAgt1"), 0, "a previous instructing agent without a BIC has no MT103 field")
 		}
 	}
-	for _, sl := range sl72 {
+	for _, sl := range in.sl72 {
 		items = append(items, "/SVCLVL/"+sl)
 	}
 	if p.LocalInstrument != "" {
 		items = append(items, "/LOCINS/"+p.LocalInstrument)
 	}
-	if catp72 != "" {
-		items = append(items, "/CATPURP/"+catp72)
+	if in.catp72 != "" {
+		items = append(items, "/CATPURP/"+in.catp72)
 	}
-	items = append(items, acc72...)
-	items = append(items, rec72...)
+	items = append(items, in.acc72...)
+	items = append(items, in.rec72...)
 	items = append(r.ret, items...)
 	if len(items) > 0 {
 		r.field("72", r.lines72(items))
 	}
-	r.regulatory(p.Regulatory, "RgltryRptg")
-	return nil
 }
 
 // chargeBearer writes :71A: for ChrgBr (src its MX path): SLEV and none
