@@ -322,9 +322,9 @@ func (pp *pacsParser) chargesRecords(doc int, hdr payment.Header) ([]*payment.Pa
 	}
 	base := payment.Payment{Kind: kind, Header: hdr, MessageID: t.get(gh, "MsgId")}
 	base.CreatedAt, _ = parseDateTime(t.get(gh, "CreDtTm"))
-	requestor := pp.agent(gh, "ChrgsRqstr")
-	acct := pp.account(gh, "ChrgsAcct")
-	acctAgt := pp.agentAcct(gh, "ChrgsAcctAgt")
+	// The group header's requestor, account and account agent hold for
+	// every record that does not name its own.
+	dflt := payment.Case{Requestor: pp.agent(gh, "ChrgsRqstr"), Account: pp.account(gh, "ChrgsAcct"), AccountWithInstitution: pp.agentAcct(gh, "ChrgsAcctAgt")}
 	for _, n := range []string{"TtlChrgs/NbOfChrgsRcrds", "TtlChrgs/TtlChrgsAmt", "TtlChrgs/CdtDbtInd", "TtlChrgs/CtrlSum"} {
 		t.get(gh, n) // totals of what the records state
 	}
@@ -333,133 +333,19 @@ func (pp *pacsParser) chargesRecords(doc int, hdr payment.Header) ([]*payment.Pa
 		return nil, pp.fail(root, "Chrgs is missing")
 	}
 	var out []*payment.Payment
-	record := func(rc int, id string, single bool) error {
-		p := base
-		if id != "" {
-			p.MessageID = id
-		}
-		c := &payment.Case{Requestor: requestor, Account: acct, AccountWithInstitution: acctAgt}
-		p.Case = c
-		if a := pp.agent(rc, "ChrgsRqstr"); a != nil {
-			c.Requestor = a
-		}
-		if a := pp.account(rc, "ChrgsAcct"); a != "" {
-			c.Account = a
-		}
-		if a := pp.agentAcct(rc, "ChrgsAcctAgt"); a != nil {
-			c.AccountWithInstitution = a
-		}
-		u := t.child(rc, "UndrlygTx")
-		if nm := t.get(u, "MsgNmId"); nm != "" {
-			c.OriginalMX, c.OriginalMT = nm, payment.MTOfMX(nm)
-		}
-		p.OriginalMessageID = t.get(u, "MsgId")
-		p.InstructionID = t.get(u, "InstrId")
-		p.EndToEndID = t.get(u, "EndToEndId")
-		p.UETR = t.get(u, "UETR")
-		if p.UETR != "" && !payment.IsUETR(p.UETR) {
-			return pp.fail(t.child(u, "UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
-		}
-		if single {
-			amt, err := pp.amount(t.child(rc, "Amt"), true)
-			if err != nil {
-				return err
-			}
-			ch := payment.Charge{Amount: amt, Credit: t.get(rc, "CdtDbtInd") == "CRDT", Code: firstOf(t.get(rc, "Tp/Cd"), t.get(rc, "Tp/Prtry/Id"))}
-			t.get(rc, "Tp/Prtry/Issr")
-			c.Charges = append(c.Charges, ch)
-			p.Amount, c.Debit = amt, !ch.Credit
-		} else {
-			for b := t.nodes[rc].first; b >= 0; b = t.nodes[b].next {
-				if t.nodes[b].name != "ChrgsBrkdwn" {
-					continue
-				}
-				amt, err := pp.amount(t.child(b, "Amt"), true)
-				if err != nil {
-					return err
-				}
-				t.get(b, "Tp/Prtry/Issr")
-				c.Charges = append(c.Charges, payment.Charge{Amount: amt, Credit: t.get(b, "CdtDbtInd") == "CRDT", Code: firstOf(t.get(b, "Tp/Cd"), t.get(b, "Tp/Prtry/Id"))})
-			}
-			if len(c.Charges) == 0 {
-				return pp.fail(rc, "the charges record has no ChrgsBrkdwn")
-			}
-			tot := t.child(rc, "TtlChrgsPerRcrd")
-			t.get(tot, "NbOfChrgsBrkdwnItms")
-			t.get(tot, "CtrlSum")
-			var err error
-			if p.Amount, err = pp.amount(t.child(tot, "TtlChrgsAmt"), false); err != nil {
-				return err
-			}
-			c.Debit = t.get(tot, "CdtDbtInd") != "CRDT"
-			if p.Amount.Currency == "" {
-				// The total is the breakdown's sum, signed by direction.
-				var sum decimal.Decimal
-				for _, ch := range c.Charges {
-					if ch.Amount.Currency != c.Charges[0].Amount.Currency {
-						return pp.fail(rc, "the charges are in several currencies and the record states no total (TtlChrgsPerRcrd)")
-					}
-					if ch.Credit {
-						sum = sum.Sub(ch.Amount.Value)
-					} else {
-						sum = sum.Add(ch.Amount.Value)
-					}
-				}
-				c.Debit = !sum.IsNegative()
-				p.Amount = statement.Amount{Value: sum.Abs(), Currency: c.Charges[0].Amount.Currency}
-			}
-		}
-		if s := firstOf(t.get(rc, "ValDt/Dt"), t.get(rc, "ValDt/DtTm")); s != "" {
-			d, ok := parseDateOrDateTime(s)
-			if !ok {
-				return pp.fail(t.child(rc, "ValDt"), "ValDt %q is not a date", clip(s))
-			}
-			p.SettlementDate = d
-		}
-		p.DebtorAgent = pp.agentAcct(rc, "DbtrAgt")
-		if in := t.get(rc, "InstrForInstdAgt/InstrInf"); in != "" {
-			c.Instructions = append(c.Instructions, in)
-		}
-		if cd := t.get(rc, "InstrForInstdAgt/Cd"); cd != "" {
-			c.Instructions = append([]string{"/" + cd + "/"}, c.Instructions...)
-		}
-		if a := t.get(rc, "AddtlInf"); a != "" {
-			c.Details = append(c.Details, a)
-		}
-		out = append(out, &p)
-		return nil
-	}
 	switch {
 	case t.child(chrgs, "PerTx") >= 0:
-		per := t.child(chrgs, "PerTx")
-		id := t.get(per, "ChrgsId")
-		for _, n := range []string{"TtlChrgsPerTx/NbOfChrgsRcrds", "TtlChrgsPerTx/TtlChrgsAmt", "TtlChrgsPerTx/CdtDbtInd", "TtlChrgsPerTx/CtrlSum"} {
-			t.get(per, n)
-		}
-		if a := pp.account(per, "ChrgsAcct"); a != "" {
-			acct = a
-		}
-		if a := pp.agentAcct(per, "ChrgsAcctAgt"); a != nil {
-			acctAgt = a
-		}
-		info := t.get(per, "AddtlInf")
-		for rc := t.nodes[per].first; rc >= 0; rc = t.nodes[rc].next {
-			if t.nodes[rc].name != "Rcrd" {
-				continue
-			}
-			if err := record(rc, id, false); err != nil {
-				return nil, err
-			}
-			if info != "" {
-				c := out[len(out)-1].Case
-				c.Details = append(c.Details, info)
-			}
+		var err error
+		if out, err = pp.chargesPerTx(t.child(chrgs, "PerTx"), &base, &dflt); err != nil {
+			return nil, err
 		}
 	case t.child(chrgs, "Sngl") >= 0:
 		s := t.child(chrgs, "Sngl")
-		if err := record(s, t.get(s, "ChrgsId"), true); err != nil {
+		p, err := pp.chargesRecord(s, &base, &dflt, t.get(s, "ChrgsId"), true)
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, p)
 	default:
 		return nil, pp.fail(chrgs, "charges grouped per type (PerTp) have no MTn9%c form: send them per transaction (PerTx) or as a single record (Sngl)", map[bool]byte{true: '1', false: '0'}[kind == payment.ChargesRequest])
 	}
@@ -467,6 +353,171 @@ func (pp *pacsParser) chargesRecords(doc int, hdr payment.Header) ([]*payment.Pa
 		pp.w.Add(payment.CodeSplit, name+"/Chrgs", 0, "%d charges records: one MT message each", len(out))
 	}
 	return out, nil
+}
+
+// chargesPerTx reads the records of Chrgs/PerTx: its account and account
+// agent replace the group header's, its ChrgsId is each record's message
+// id and its AddtlInf is added to each record's details.
+func (pp *pacsParser) chargesPerTx(per int, base *payment.Payment, dflt *payment.Case) ([]*payment.Payment, error) {
+	t := pp.t
+	id := t.get(per, "ChrgsId")
+	for _, n := range []string{"TtlChrgsPerTx/NbOfChrgsRcrds", "TtlChrgsPerTx/TtlChrgsAmt", "TtlChrgsPerTx/CdtDbtInd", "TtlChrgsPerTx/CtrlSum"} {
+		t.get(per, n)
+	}
+	if a := pp.account(per, "ChrgsAcct"); a != "" {
+		dflt.Account = a
+	}
+	if a := pp.agentAcct(per, "ChrgsAcctAgt"); a != nil {
+		dflt.AccountWithInstitution = a
+	}
+	info := t.get(per, "AddtlInf")
+	var out []*payment.Payment
+	for rc := t.nodes[per].first; rc >= 0; rc = t.nodes[rc].next {
+		if t.nodes[rc].name != "Rcrd" {
+			continue
+		}
+		p, err := pp.chargesRecord(rc, base, dflt, id, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+		if info != "" {
+			p.Case.Details = append(p.Case.Details, info)
+		}
+	}
+	return out, nil
+}
+
+// chargesRecord reads one charges record rc as a copy of base with message
+// id id (when set): its case names the requestor, account and account
+// agent (the record's, else dflt's), the underlying transaction, the
+// charges (one, or the breakdown), value date, debtor agent, instructions
+// and details.
+func (pp *pacsParser) chargesRecord(rc int, base *payment.Payment, dflt *payment.Case, id string, single bool) (*payment.Payment, error) {
+	t := pp.t
+	p := *base
+	if id != "" {
+		p.MessageID = id
+	}
+	c := &payment.Case{Requestor: dflt.Requestor, Account: dflt.Account, AccountWithInstitution: dflt.AccountWithInstitution}
+	p.Case = c
+	if a := pp.agent(rc, "ChrgsRqstr"); a != nil {
+		c.Requestor = a
+	}
+	if a := pp.account(rc, "ChrgsAcct"); a != "" {
+		c.Account = a
+	}
+	if a := pp.agentAcct(rc, "ChrgsAcctAgt"); a != nil {
+		c.AccountWithInstitution = a
+	}
+	if err := pp.chargesUnderlying(rc, &p); err != nil {
+		return nil, err
+	}
+	if single {
+		if err := pp.singleCharge(rc, &p); err != nil {
+			return nil, err
+		}
+	} else if err := pp.chargesBreakdown(rc, &p); err != nil {
+		return nil, err
+	}
+	if s := firstOf(t.get(rc, "ValDt/Dt"), t.get(rc, "ValDt/DtTm")); s != "" {
+		d, ok := parseDateOrDateTime(s)
+		if !ok {
+			return nil, pp.fail(t.child(rc, "ValDt"), "ValDt %q is not a date", clip(s))
+		}
+		p.SettlementDate = d
+	}
+	p.DebtorAgent = pp.agentAcct(rc, "DbtrAgt")
+	if in := t.get(rc, "InstrForInstdAgt/InstrInf"); in != "" {
+		c.Instructions = append(c.Instructions, in)
+	}
+	if cd := t.get(rc, "InstrForInstdAgt/Cd"); cd != "" {
+		c.Instructions = append([]string{"/" + cd + "/"}, c.Instructions...)
+	}
+	if a := t.get(rc, "AddtlInf"); a != "" {
+		c.Details = append(c.Details, a)
+	}
+	return &p, nil
+}
+
+// chargesUnderlying reads the record's UndrlygTx: the original message
+// name and id, instruction and end-to-end ids and UETR.
+func (pp *pacsParser) chargesUnderlying(rc int, p *payment.Payment) error {
+	t := pp.t
+	u := t.child(rc, "UndrlygTx")
+	if nm := t.get(u, "MsgNmId"); nm != "" {
+		p.Case.OriginalMX, p.Case.OriginalMT = nm, payment.MTOfMX(nm)
+	}
+	p.OriginalMessageID = t.get(u, "MsgId")
+	p.InstructionID = t.get(u, "InstrId")
+	p.EndToEndID = t.get(u, "EndToEndId")
+	p.UETR = t.get(u, "UETR")
+	if p.UETR != "" && !payment.IsUETR(p.UETR) {
+		return pp.fail(t.child(u, "UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	}
+	return nil
+}
+
+// singleCharge reads the one charge of a Sngl record: its amount is the
+// payment's, debited unless credited.
+func (pp *pacsParser) singleCharge(rc int, p *payment.Payment) error {
+	t := pp.t
+	c := p.Case
+	amt, err := pp.amount(t.child(rc, "Amt"), true)
+	if err != nil {
+		return err
+	}
+	ch := payment.Charge{Amount: amt, Credit: t.get(rc, "CdtDbtInd") == "CRDT", Code: firstOf(t.get(rc, "Tp/Cd"), t.get(rc, "Tp/Prtry/Id"))}
+	t.get(rc, "Tp/Prtry/Issr")
+	c.Charges = append(c.Charges, ch)
+	p.Amount, c.Debit = amt, !ch.Credit
+	return nil
+}
+
+// chargesBreakdown reads the ChrgsBrkdwn items of a PerTx record (at least
+// one) and its total, TtlChrgsPerRcrd; without a stated total the amount
+// is the breakdown's sum, signed by direction, which needs one currency.
+func (pp *pacsParser) chargesBreakdown(rc int, p *payment.Payment) error {
+	t := pp.t
+	c := p.Case
+	for b := t.nodes[rc].first; b >= 0; b = t.nodes[b].next {
+		if t.nodes[b].name != "ChrgsBrkdwn" {
+			continue
+		}
+		amt, err := pp.amount(t.child(b, "Amt"), true)
+		if err != nil {
+			return err
+		}
+		t.get(b, "Tp/Prtry/Issr")
+		c.Charges = append(c.Charges, payment.Charge{Amount: amt, Credit: t.get(b, "CdtDbtInd") == "CRDT", Code: firstOf(t.get(b, "Tp/Cd"), t.get(b, "Tp/Prtry/Id"))})
+	}
+	if len(c.Charges) == 0 {
+		return pp.fail(rc, "the charges record has no ChrgsBrkdwn")
+	}
+	tot := t.child(rc, "TtlChrgsPerRcrd")
+	t.get(tot, "NbOfChrgsBrkdwnItms")
+	t.get(tot, "CtrlSum")
+	var err error
+	if p.Amount, err = pp.amount(t.child(tot, "TtlChrgsAmt"), false); err != nil {
+		return err
+	}
+	c.Debit = t.get(tot, "CdtDbtInd") != "CRDT"
+	if p.Amount.Currency == "" {
+		var sum decimal.Decimal
+		for _, ch := range c.Charges {
+			if ch.Amount.Currency != c.Charges[0].Amount.Currency {
+				return pp.fail(rc, "the charges are in several currencies and the record states no total (TtlChrgsPerRcrd)")
+			}
+			if ch.Credit {
+				sum = sum.Sub(ch.Amount.Value)
+			} else {
+				sum = sum.Add(ch.Amount.Value)
+			}
+		}
+		c.Debit = !sum.IsNegative()
+		p.Amount = statement.Amount{Value: sum.Abs(), Currency: c.Charges[0].Amount.Currency}
+	}
+	return nil
 }
 
 // RenderInvestigations writes each payment as one message of type typ
