@@ -156,6 +156,8 @@ func (p *msgParser) warn(code, text string) {
 	p.w.add(code, p.m.no, p.f.line, ":"+p.f.tag+":", text)
 }
 
+// parse reads the message as one statement, field by field; what each
+// field holds is read by the helper its tag names.
 func (p *msgParser) parse() (*statement.Statement, error) {
 	m := p.m
 	if strings.HasPrefix(p.typ, "97") {
@@ -163,42 +165,8 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 			return nil, &statement.ParseError{Message: m.no, Line: m.line, Reason: why}
 		}
 	}
-	a := p.a
-	st := &a.stmts[0]
-	a.stmts = a.stmts[1:]
-	st.Kind = statement.KindStatement
-	p.st = st
-	if p.typ == "942" || p.typ == "941" {
-		st.Kind = statement.KindReport
-	}
-	st.Account.Servicer = senderBIC(m.block1, m.block2)
-	if m.fin && (m.block1 != "" || m.block2 != "") {
-		st.Header = statement.Header{Set: true, From: st.Account.Servicer, To: receiverBIC(m.block1, m.block2)}
-		if b2 := m.block2; len(b2) >= 46 && b2[0] == 'O' {
-			// An output message's date and time (YYMMDDHHMM, in the
-			// receiver's time, kept as UTC as for payments) is when the
-			// statement was delivered: its creation time, rather than the
-			// time of conversion.
-			if t, err := time.Parse("0601021504", b2[36:46]); err == nil {
-				st.CreatedAt = t
-			}
-		}
-	}
-	st.Origin = statement.Origin{Message: m.no, Line: m.line}
-	if len(m.fields) > 0 {
-		st.Origin.Line = m.fields[0].line
-	}
-	n61, nbal := 0, 0
-	for i := range m.fields {
-		switch m.fields[i].tag {
-		case "61":
-			n61++
-		case "60F", "60M", "62F", "62M", "64", "65":
-			nbal++
-		}
-	}
-	st.Entries, a.entries = a.entries[:0:n61], a.entries[n61:]
-	st.Balances, a.balances = a.balances[:0:nbal], a.balances[nbal:]
+	st := p.newStatement()
+	p.reserve(st)
 	var seen tagSet
 	prev := "" // tag of the previous known field, to attach :86: to its :61:
 	var opening, closing int = -1, -1
@@ -207,22 +175,7 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 		p.f = f
 		lines := m.lines[f.from:f.to]
 		first := lines[0]
-		tag := f.tag
-		switch tag {
-		case "28":
-			if p.typ != "941" { // MT941's own tag is :28:
-				p.warn(CodeLegacyTag, ":28: read as :28C:")
-			}
-			tag = "28C"
-		case "13":
-			p.warn(CodeLegacyTag, ":13: read as :13D:")
-			tag = "13D"
-		}
-		repeatable := tag == "61" || tag == "86" || tag == "65" || tag == "34F"
-		if !repeatable && seen.has(tag) {
-			p.warn(CodeDuplicateField, "field repeated; the last occurrence is used")
-		}
-		seen.add(tag)
+		tag := p.fieldTag(f.tag, &seen)
 		var err error
 		switch tag {
 		case "20":
@@ -234,48 +187,9 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 		case "28C":
 			p.statementNumber(first)
 		case "60F", "60M", "62F", "62M", "64", "65":
-			var b statement.Balance
-			b, err = p.balance(first)
-			if err != nil {
-				return nil, err
-			}
-			b.Line = f.line
-			switch tag[:2] {
-			case "60":
-				b.Type, b.Intermediate = statement.OpeningBooked, tag == "60M"
-				if opening >= 0 {
-					st.Balances[opening] = b
-					break
-				}
-				opening = len(st.Balances)
-				st.Balances = append(st.Balances, b)
-			case "62":
-				b.Type, b.Intermediate = statement.ClosingBooked, tag == "62M"
-				st.LastPage = tag == "62F"
-				if closing >= 0 {
-					st.Balances[closing] = b
-					break
-				}
-				closing = len(st.Balances)
-				st.Balances = append(st.Balances, b)
-			case "64":
-				b.Type = statement.ClosingAvailable
-				st.Balances = append(st.Balances, b)
-			case "65":
-				b.Type = statement.ForwardAvailable
-				st.Balances = append(st.Balances, b)
-			}
-			if st.Account.Currency == "" {
-				st.Account.Currency = b.Currency
-			}
+			err = p.addBalance(st, tag, first, f.line, &opening, &closing)
 		case "61":
-			// Parsed in place: an Entry is large, copying it costs. The
-			// window has room for every :61: and is already zeroed.
-			st.Entries = st.Entries[:len(st.Entries)+1]
-			if err = p.entry(&st.Entries[len(st.Entries)-1], lines); err != nil {
-				return nil, err
-			}
-			st.Entries[len(st.Entries)-1].Line = f.line
+			err = p.addEntry(st, lines, f.line)
 		case "86":
 			if prev == "61" {
 				p.info86(&st.Entries[len(st.Entries)-1], lines)
@@ -302,8 +216,138 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 		}
 		prev = tag
 	}
-	st.Info = a.text.join(info, "\n")
-	p.f = rawField{line: m.line}
+	p.finish(st, info, seen)
+	return st, nil
+}
+
+// newStatement takes the next statement from the arena: a report for
+// MT941 and MT942, serviced by the sender, with the FIN header and, for an
+// output message, its date and time as the creation time.
+func (p *msgParser) newStatement() *statement.Statement {
+	m, a := p.m, p.a
+	st := &a.stmts[0]
+	a.stmts = a.stmts[1:]
+	st.Kind = statement.KindStatement
+	p.st = st
+	if p.typ == "942" || p.typ == "941" {
+		st.Kind = statement.KindReport
+	}
+	st.Account.Servicer = senderBIC(m.block1, m.block2)
+	if m.fin && (m.block1 != "" || m.block2 != "") {
+		st.Header = statement.Header{Set: true, From: st.Account.Servicer, To: receiverBIC(m.block1, m.block2)}
+		if b2 := m.block2; len(b2) >= 46 && b2[0] == 'O' {
+			// An output message's date and time (YYMMDDHHMM, in the
+			// receiver's time, kept as UTC as for payments) is when the
+			// statement was delivered: its creation time, rather than the
+			// time of conversion.
+			if t, err := time.Parse("0601021504", b2[36:46]); err == nil {
+				st.CreatedAt = t
+			}
+		}
+	}
+	st.Origin = statement.Origin{Message: m.no, Line: m.line}
+	if len(m.fields) > 0 {
+		st.Origin.Line = m.fields[0].line
+	}
+	return st
+}
+
+// reserve gives the statement windows of the arena with room for every
+// :61: and balance field of the message.
+func (p *msgParser) reserve(st *statement.Statement) {
+	m, a := p.m, p.a
+	n61, nbal := 0, 0
+	for i := range m.fields {
+		switch m.fields[i].tag {
+		case "61":
+			n61++
+		case "60F", "60M", "62F", "62M", "64", "65":
+			nbal++
+		}
+	}
+	st.Entries, a.entries = a.entries[:0:n61], a.entries[n61:]
+	st.Balances, a.balances = a.balances[:0:nbal], a.balances[nbal:]
+}
+
+// fieldTag is the tag the field is read as (legacy :28: and :13: as :28C:
+// and :13D:), warning when a field that may not repeat is seen again.
+func (p *msgParser) fieldTag(tag string, seen *tagSet) string {
+	switch tag {
+	case "28":
+		if p.typ != "941" { // MT941's own tag is :28:
+			p.warn(CodeLegacyTag, ":28: read as :28C:")
+		}
+		tag = "28C"
+	case "13":
+		p.warn(CodeLegacyTag, ":13: read as :13D:")
+		tag = "13D"
+	}
+	repeatable := tag == "61" || tag == "86" || tag == "65" || tag == "34F"
+	if !repeatable && seen.has(tag) {
+		p.warn(CodeDuplicateField, "field repeated; the last occurrence is used")
+	}
+	seen.add(tag)
+	return tag
+}
+
+// addBalance reads a balance field: one opening (:60F:/:60M:) and one
+// closing (:62F:/:62M:), a repeated one replacing the first, and any
+// number of :64: and :65:. The first balance's currency is the account's
+// when it has none.
+func (p *msgParser) addBalance(st *statement.Statement, tag, first string, line int, opening, closing *int) error {
+	b, err := p.balance(first)
+	if err != nil {
+		return err
+	}
+	b.Line = line
+	switch tag[:2] {
+	case "60":
+		b.Type, b.Intermediate = statement.OpeningBooked, tag == "60M"
+		if *opening >= 0 {
+			st.Balances[*opening] = b
+			break
+		}
+		*opening = len(st.Balances)
+		st.Balances = append(st.Balances, b)
+	case "62":
+		b.Type, b.Intermediate = statement.ClosingBooked, tag == "62M"
+		st.LastPage = tag == "62F"
+		if *closing >= 0 {
+			st.Balances[*closing] = b
+			break
+		}
+		*closing = len(st.Balances)
+		st.Balances = append(st.Balances, b)
+	case "64":
+		b.Type = statement.ClosingAvailable
+		st.Balances = append(st.Balances, b)
+	case "65":
+		b.Type = statement.ForwardAvailable
+		st.Balances = append(st.Balances, b)
+	}
+	if st.Account.Currency == "" {
+		st.Account.Currency = b.Currency
+	}
+	return nil
+}
+
+// addEntry reads a :61: in place: an Entry is large, copying it costs. The
+// window has room for every :61: and is already zeroed.
+func (p *msgParser) addEntry(st *statement.Statement, lines []string, line int) error {
+	st.Entries = st.Entries[:len(st.Entries)+1]
+	if err := p.entry(&st.Entries[len(st.Entries)-1], lines); err != nil {
+		return err
+	}
+	st.Entries[len(st.Entries)-1].Line = line
+	return nil
+}
+
+// finish completes the statement once every field is read: its :86:
+// lines, the account currency (else the floor limit's) on every entry, a
+// report as its last page, then the required fields and the balance check.
+func (p *msgParser) finish(st *statement.Statement, info []string, seen tagSet) {
+	st.Info = p.a.text.join(info, "\n")
+	p.f = rawField{line: p.m.line}
 	if st.Account.Currency == "" && st.FloorLimitDebit != nil {
 		st.Account.Currency = st.FloorLimitDebit.Currency
 	}
@@ -315,7 +359,6 @@ func (p *msgParser) parse() (*statement.Statement, error) {
 	}
 	p.required(seen)
 	p.checkBalance()
-	return st, nil
 }
 
 func (p *msgParser) required(seen tagSet) {
