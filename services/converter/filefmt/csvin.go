@@ -52,39 +52,10 @@ func mappingField(name string) string { return "csv_mapping." + name }
 // csv_mapping member; data faults are *statement.ParseError naming the line
 // and column.
 func ParseCSV(input []byte, m CSVMapping) ([]*statement.Statement, error) {
-	comma, err := csvDelimiter(m.Delimiter)
+	comma, decimalMark, err := checkCSVMapping(m)
 	if err != nil {
 		return nil, err
 	}
-	decimalMark := m.DecimalSeparator
-	switch decimalMark {
-	case "":
-		decimalMark = "."
-	case ".", ",":
-	default:
-		return nil, &engine.FieldError{Field: mappingField("decimal_separator"), Reason: `must be "." or ","`}
-	}
-	if decimalMark == string(comma) {
-		return nil, &engine.FieldError{Field: mappingField("decimal_separator"), Reason: "must differ from the delimiter"}
-	}
-	switch m.DateFormat {
-	case "", "ymd", "dmy", "mdy":
-	default:
-		return nil, &engine.FieldError{Field: mappingField("date_format"), Reason: "must be one of ymd, dmy, mdy"}
-	}
-	if m.Date == "" {
-		return nil, &engine.FieldError{Field: mappingField("date"), Reason: "the date column is required"}
-	}
-	if m.Amount == "" && m.Debit == "" && m.Credit == "" {
-		return nil, &engine.FieldError{Field: mappingField("amount"), Reason: "name the amount column, or the debit and credit columns"}
-	}
-	if m.Amount != "" && (m.Debit != "" || m.Credit != "") {
-		return nil, &engine.FieldError{Field: mappingField("amount"), Reason: "name either amount or debit/credit, not both"}
-	}
-	if m.CurrencyColumn == "" && !isCurrency(m.Currency) {
-		return nil, &engine.FieldError{Field: mappingField("currency"), Reason: "an ISO 4217 code is required when there is no currency column"}
-	}
-
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(input, []byte("\xef\xbb\xbf"))))
 	r.Comma = comma
 	r.ReuseRecord = false
@@ -92,44 +63,10 @@ func ParseCSV(input []byte, m CSVMapping) ([]*statement.Statement, error) {
 	if err != nil {
 		return nil, csvError(err, 1)
 	}
-	cols := map[string]int{}
-	dup := map[string]bool{}
-	for i, h := range header {
-		h = strings.TrimSpace(h)
-		if _, seen := cols[h]; seen {
-			dup[h] = true
-		}
-		cols[h] = i
+	c, err := csvHeader(header, m)
+	if err != nil {
+		return nil, err
 	}
-	index := func(member, name string) (int, error) {
-		if name == "" {
-			return -1, nil
-		}
-		name = strings.TrimSpace(name)
-		i, ok := cols[name]
-		switch {
-		case !ok:
-			return 0, &engine.FieldError{Field: mappingField(member), Reason: fmt.Sprintf("the header has no column %q", name)}
-		case dup[name]:
-			return 0, &engine.FieldError{Field: mappingField(member), Reason: fmt.Sprintf("the header has column %q twice", name)}
-		}
-		return i, nil
-	}
-	var c struct{ date, amount, debit, credit, currency, description, counterparty, reference int }
-	for _, f := range []struct {
-		member, name string
-		dst          *int
-	}{
-		{"date", m.Date, &c.date}, {"amount", m.Amount, &c.amount}, {"debit", m.Debit, &c.debit},
-		{"credit", m.Credit, &c.credit}, {"currency_column", m.CurrencyColumn, &c.currency},
-		{"description", m.Description, &c.description}, {"counterparty", m.Counterparty, &c.counterparty},
-		{"reference", m.Reference, &c.reference},
-	} {
-		if *f.dst, err = index(f.member, f.name); err != nil {
-			return nil, err
-		}
-	}
-
 	st := &statement.Statement{Kind: statement.KindStatement}
 	if c.currency < 0 {
 		st.Account.Currency = m.Currency
@@ -146,69 +83,189 @@ func ParseCSV(input []byte, m CSVMapping) ([]*statement.Statement, error) {
 		if len(st.Entries) == MaxCSVRows {
 			return nil, &statement.ParseError{Line: line, Reason: fmt.Sprintf("more than %d rows", MaxCSVRows)}
 		}
-		fault := func(col int, reason string) error {
-			return &statement.ParseError{Line: line, Field: strings.TrimSpace(header[col]), Reason: reason}
+		row := csvRow{rec: rec, header: header, line: line}
+		e, err := row.entry(&c, m.DateFormat, decimalMark, st.Account.Currency)
+		if err != nil {
+			return nil, err
 		}
-		get := func(col int) string {
-			if col < 0 {
-				return ""
-			}
-			return strings.TrimSpace(rec[col])
-		}
-		var e statement.Entry
-		d, ok := csvDate(get(c.date), m.DateFormat)
-		if !ok {
-			return nil, fault(c.date, "not a date in the mapping's date_format")
-		}
-		e.BookingDate, e.ValueDate = d, d
-		switch {
-		case c.amount >= 0:
-			v, ok := csvAmount(get(c.amount), decimalMark)
-			if !ok {
-				return nil, fault(c.amount, "not an amount (digits, one decimal mark, an optional sign)")
-			}
-			e.Mark = statement.Credit
-			if v.IsNegative() {
-				e.Mark, v = statement.Debit, v.Neg()
-			}
-			e.Value = v
-		default:
-			debit, credit := get(c.debit), get(c.credit)
-			col, text, mark := c.debit, debit, statement.Debit
-			switch {
-			case debit != "" && credit != "":
-				return nil, fault(c.credit, "a row has either a debit or a credit amount, not both")
-			case debit == "" && credit == "":
-				col = c.debit
-				if col < 0 {
-					col = c.credit
-				}
-				return nil, fault(col, "the row has no amount")
-			case credit != "":
-				col, text, mark = c.credit, credit, statement.Credit
-			}
-			v, ok := csvAmount(text, decimalMark)
-			if !ok {
-				return nil, fault(col, "not an amount (digits, one decimal mark, an optional sign)")
-			}
-			// Some banks write debits as negative numbers in their own column.
-			e.Value, e.Mark = v.Abs(), mark
-		}
-		e.Currency = st.Account.Currency
-		if c.currency >= 0 {
-			e.Currency = strings.ToUpper(get(c.currency))
-			if !isCurrency(e.Currency) {
-				return nil, fault(c.currency, "not an ISO 4217 currency code")
-			}
-		}
-		if s := get(c.description); s != "" {
-			e.Remittance = []string{s}
-		}
-		e.Counterparty.Name = get(c.counterparty)
-		e.BankReference = get(c.reference)
 		st.Entries = append(st.Entries, e)
 	}
 	return []*statement.Statement{st}, nil
+}
+
+// checkCSVMapping checks the mapping before any row is read and returns
+// its delimiter and decimal mark ("." unless named, never the delimiter):
+// a known date format, a date column, an amount column or debit/credit
+// columns (not both), and a currency when there is no currency column.
+func checkCSVMapping(m CSVMapping) (comma rune, decimalMark string, err error) {
+	comma, err = csvDelimiter(m.Delimiter)
+	if err != nil {
+		return 0, "", err
+	}
+	decimalMark = m.DecimalSeparator
+	switch decimalMark {
+	case "":
+		decimalMark = "."
+	case ".", ",":
+	default:
+		return 0, "", &engine.FieldError{Field: mappingField("decimal_separator"), Reason: `must be "." or ","`}
+	}
+	if decimalMark == string(comma) {
+		return 0, "", &engine.FieldError{Field: mappingField("decimal_separator"), Reason: "must differ from the delimiter"}
+	}
+	switch m.DateFormat {
+	case "", "ymd", "dmy", "mdy":
+	default:
+		return 0, "", &engine.FieldError{Field: mappingField("date_format"), Reason: "must be one of ymd, dmy, mdy"}
+	}
+	if m.Date == "" {
+		return 0, "", &engine.FieldError{Field: mappingField("date"), Reason: "the date column is required"}
+	}
+	if m.Amount == "" && m.Debit == "" && m.Credit == "" {
+		return 0, "", &engine.FieldError{Field: mappingField("amount"), Reason: "name the amount column, or the debit and credit columns"}
+	}
+	if m.Amount != "" && (m.Debit != "" || m.Credit != "") {
+		return 0, "", &engine.FieldError{Field: mappingField("amount"), Reason: "name either amount or debit/credit, not both"}
+	}
+	if m.CurrencyColumn == "" && !isCurrency(m.Currency) {
+		return 0, "", &engine.FieldError{Field: mappingField("currency"), Reason: "an ISO 4217 code is required when there is no currency column"}
+	}
+	return comma, decimalMark, nil
+}
+
+// csvCols holds the index of each mapped column, -1 when not mapped.
+type csvCols struct{ date, amount, debit, credit, currency, description, counterparty, reference int }
+
+// csvHeader finds each mapped column in the header row: a mapped column
+// must be in it, and only once.
+func csvHeader(header []string, m CSVMapping) (csvCols, error) {
+	cols := map[string]int{}
+	dup := map[string]bool{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if _, seen := cols[h]; seen {
+			dup[h] = true
+		}
+		cols[h] = i
+	}
+	var c csvCols
+	for _, f := range []struct {
+		member, name string
+		dst          *int
+	}{
+		{"date", m.Date, &c.date}, {"amount", m.Amount, &c.amount}, {"debit", m.Debit, &c.debit},
+		{"credit", m.Credit, &c.credit}, {"currency_column", m.CurrencyColumn, &c.currency},
+		{"description", m.Description, &c.description}, {"counterparty", m.Counterparty, &c.counterparty},
+		{"reference", m.Reference, &c.reference},
+	} {
+		var err error
+		if *f.dst, err = csvIndex(cols, dup, f.member, f.name); err != nil {
+			return csvCols{}, err
+		}
+	}
+	return c, nil
+}
+
+// csvIndex is the index of column name (-1 when the mapping names none)
+// for the mapping member.
+func csvIndex(cols map[string]int, dup map[string]bool, member, name string) (int, error) {
+	if name == "" {
+		return -1, nil
+	}
+	name = strings.TrimSpace(name)
+	i, ok := cols[name]
+	switch {
+	case !ok:
+		return 0, &engine.FieldError{Field: mappingField(member), Reason: fmt.Sprintf("the header has no column %q", name)}
+	case dup[name]:
+		return 0, &engine.FieldError{Field: mappingField(member), Reason: fmt.Sprintf("the header has column %q twice", name)}
+	}
+	return i, nil
+}
+
+// csvRow is one data row, at line of the input.
+type csvRow struct {
+	rec, header []string
+	line        int
+}
+
+// get is the trimmed value of column col, "" when not mapped.
+func (row csvRow) get(col int) string {
+	if col < 0 {
+		return ""
+	}
+	return strings.TrimSpace(row.rec[col])
+}
+
+// fault names the row's line and the column col.
+func (row csvRow) fault(col int, reason string) error {
+	return &statement.ParseError{Line: row.line, Field: strings.TrimSpace(row.header[col]), Reason: reason}
+}
+
+// entry reads the row as one booked entry: its date is the booking and
+// value date, its amount and mark come from amount or debit/credit, its
+// currency is the row's (else cur), and description, counterparty and
+// reference are carried as they are.
+func (row csvRow) entry(c *csvCols, dateFormat, decimalMark, cur string) (statement.Entry, error) {
+	var e statement.Entry
+	d, ok := csvDate(row.get(c.date), dateFormat)
+	if !ok {
+		return e, row.fault(c.date, "not a date in the mapping's date_format")
+	}
+	e.BookingDate, e.ValueDate = d, d
+	var err error
+	if e.Value, e.Mark, err = row.amount(c, decimalMark); err != nil {
+		return e, err
+	}
+	e.Currency = cur
+	if c.currency >= 0 {
+		e.Currency = strings.ToUpper(row.get(c.currency))
+		if !isCurrency(e.Currency) {
+			return e, row.fault(c.currency, "not an ISO 4217 currency code")
+		}
+	}
+	if s := row.get(c.description); s != "" {
+		e.Remittance = []string{s}
+	}
+	e.Counterparty.Name = row.get(c.counterparty)
+	e.BankReference = row.get(c.reference)
+	return e, nil
+}
+
+// amount is the row's amount and mark: a signed amount column (negative is
+// a debit), or exactly one of the debit and credit columns, whose sign is
+// ignored (some banks write debits as negative numbers in their own
+// column).
+func (row csvRow) amount(c *csvCols, decimalMark string) (decimal.Decimal, statement.Mark, error) {
+	if c.amount >= 0 {
+		v, ok := csvAmount(row.get(c.amount), decimalMark)
+		if !ok {
+			return v, "", row.fault(c.amount, "not an amount (digits, one decimal mark, an optional sign)")
+		}
+		if v.IsNegative() {
+			return v.Neg(), statement.Debit, nil
+		}
+		return v, statement.Credit, nil
+	}
+	debit, credit := row.get(c.debit), row.get(c.credit)
+	col, text, mark := c.debit, debit, statement.Debit
+	switch {
+	case debit != "" && credit != "":
+		return decimal.Decimal{}, "", row.fault(c.credit, "a row has either a debit or a credit amount, not both")
+	case debit == "" && credit == "":
+		col = c.debit
+		if col < 0 {
+			col = c.credit
+		}
+		return decimal.Decimal{}, "", row.fault(col, "the row has no amount")
+	case credit != "":
+		col, text, mark = c.credit, credit, statement.Credit
+	}
+	v, ok := csvAmount(text, decimalMark)
+	if !ok {
+		return v, "", row.fault(col, "not an amount (digits, one decimal mark, an optional sign)")
+	}
+	return v.Abs(), mark, nil
 }
 
 func csvDelimiter(d string) (rune, error) {
