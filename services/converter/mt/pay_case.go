@@ -158,146 +158,180 @@ func (p *payParser) parseCase(typ, want string) (*payment.Payment, error) {
 	}
 	c := pay.Case
 	seen := single{}
-	var got79, got75, got76, got71, got32, got25 bool
+	var got caseGot
 	var copied []string
 	for i := range p.m.fields {
 		f := &p.m.fields[i]
 		p.once(seen, f)
-		var err error
-		switch f.tag {
-		case "20":
-			pay.MessageID, err = p.reference(f)
-		case "21":
-			if pay.Kind == payment.Resolution {
-				c.ID, err = p.reference(f)
-			} else {
-				pay.InstructionID, err = p.reference(f)
-			}
-		case "11R", "11S":
-			if f.tag == "11R" && pay.Kind == payment.Cancellation {
-				p.warn(payment.CodeNonstandard, f, "MT%s refers to its original with :11S:, not :11R:", typ)
-			}
-			err = p.caseOriginal(c, f)
-		case "79":
-			got79 = true
-			if pay.Kind == payment.Cancellation {
-				p.cancellationText(pay, f)
-			} else {
-				c.Text = append(c.Text, caseLines(f)...)
-			}
-		case "75":
-			got75 = true
-			c.ReasonInfo = append(c.ReasonInfo, caseLines(f)...)
-		case "76":
-			got76 = true
-			p.caseAnswer(c, f)
-		case "77A":
-			p.caseNarrative(pay, f)
-		case "25":
-			got25 = true
-			lines := trimLines(f.lines)
-			if len(lines) == 0 || len(lines[0]) > 35 {
-				return nil, p.fail(f, "T14: the account identification must be 1 to 35 characters")
-			}
-			c.Account = lines[0]
-		case "32A":
-			if pay.Kind == payment.ChargesNotification || pay.Kind == payment.ChargesRequest {
-				p.warn(payment.CodeUnknownField, f, "field :32A: is not defined for MT%s", typ)
-				continue
-			}
-			err = p.valueDateAmount(pay, f)
-		case "32B":
-			if pay.Kind != payment.ChargesRequest {
-				copied = append(copied, ":32B:")
-				continue
-			}
-			got32 = true
-			pay.Amount, err = p.currencyAmount(f, f.lines[0])
-			c.Debit = true
-		case "32C", "32D":
-			if pay.Kind != payment.ChargesNotification {
-				copied = append(copied, ":"+f.tag+":")
-				continue
-			}
-			got32 = true
-			err = p.valueDateAmount(pay, f)
-			c.Debit = f.tag == "32D"
-		case "52A", "52D":
-			if pay.Kind != payment.ChargesNotification && pay.Kind != payment.ChargesRequest {
-				copied = append(copied, ":"+f.tag+":")
-				continue
-			}
-			pay.DebtorAgent, err = p.agent(f)
-		case "57A", "57B", "57D":
-			if pay.Kind != payment.ChargesRequest {
-				copied = append(copied, ":"+f.tag+":")
-				continue
-			}
-			c.AccountWithInstitution, err = p.agent(f)
-		case "71B":
-			got71 = true
-			err = p.caseCharges(pay, f)
-		case "72":
-			if pay.Kind != payment.ChargesNotification && pay.Kind != payment.ChargesRequest {
-				copied = append(copied, ":72:")
-				continue
-			}
-			p.chargesInstructions(c, f)
-		default:
-			// An n92, n95 or n96 may carry a copy of the original's fields.
-			copied = append(copied, ":"+f.tag+":")
-		}
+		cp, err := p.caseField(pay, f, &got)
 		if err != nil {
 			return nil, err
+		}
+		if cp != "" {
+			copied = append(copied, cp)
 		}
 	}
 	if len(copied) > 0 {
 		p.warn(payment.CodeFieldDropped, nil, "the copy of the original message's fields (%s) has no place beside the reference to it and was not carried", clip(strings.Join(copied, " ")))
 	}
-	req := []struct {
-		name string
-		ok   bool
-	}{{"20", pay.MessageID != ""}, {"21", pay.InstructionID != "" || c.ID != ""}}
-	switch pay.Kind {
-	case payment.Cancellation:
-		req = append(req, struct {
-			name string
-			ok   bool
-		}{"11S", c.OriginalMT != ""})
-		if !got79 && pay.Amount.Currency == "" {
-			p.warn(payment.CodeNonstandard, nil, "C1: an MT%s needs :79: or a copy of the original's fields", typ)
-		}
-	case payment.Resolution:
-		req = append(req, struct {
-			name string
-			ok   bool
-		}{"76", got76})
-	case payment.Query:
-		req = append(req, struct {
-			name string
-			ok   bool
-		}{"75", got75})
-	case payment.ChargesNotification:
-		req = append(req, []struct {
-			name string
-			ok   bool
-		}{{"25", got25}, {"32a", got32}, {"71B", got71}}...)
-	case payment.ChargesRequest:
-		req = append(req, []struct {
-			name string
-			ok   bool
-		}{{"32B", got32}, {"71B", got71}}...)
+	if pay.Kind == payment.Cancellation && !got.f79 && pay.Amount.Currency == "" {
+		p.warn(payment.CodeNonstandard, nil, "C1: an MT%s needs :79: or a copy of the original's fields", typ)
 	}
-	for _, r := range req {
-		if !r.ok {
-			return nil, p.fail(nil, "T13: mandatory field :%s: is missing", r.name)
-		}
+	if name := caseMissing(pay, &got); name != "" {
+		return nil, p.fail(nil, "T13: mandatory field :%s: is missing", name)
 	}
-	if len(c.Charges) == 0 && got71 {
+	if len(c.Charges) == 0 && got.f71 {
 		// :71B: in free text: the charges are the :32a: amount.
 		c.Charges = []payment.Charge{{Amount: pay.Amount, Credit: !c.Debit}}
 	}
 	return pay, nil
+}
+
+// caseGot records which of the fields a kind may require were read.
+type caseGot struct{ f79, f75, f76, f71, f32, f25 bool }
+
+// caseField reads one field of a common group message. A field the
+// message's kind has no place for is a copy of the original's fields: its
+// tag (":32B:") is returned and the field is not read.
+func (p *payParser) caseField(pay *payment.Payment, f *finField, got *caseGot) (copied string, err error) {
+	c := pay.Case
+	switch f.tag {
+	case "20":
+		pay.MessageID, err = p.reference(f)
+	case "21":
+		if pay.Kind == payment.Resolution {
+			c.ID, err = p.reference(f)
+		} else {
+			pay.InstructionID, err = p.reference(f)
+		}
+	case "11R", "11S":
+		if f.tag == "11R" && pay.Kind == payment.Cancellation {
+			p.warn(payment.CodeNonstandard, f, "MT%s refers to its original with :11S:, not :11R:", p.typ)
+		}
+		err = p.caseOriginal(c, f)
+	case "79":
+		got.f79 = true
+		if pay.Kind == payment.Cancellation {
+			p.cancellationText(pay, f)
+		} else {
+			c.Text = append(c.Text, caseLines(f)...)
+		}
+	case "75":
+		got.f75 = true
+		c.ReasonInfo = append(c.ReasonInfo, caseLines(f)...)
+	case "76":
+		got.f76 = true
+		p.caseAnswer(c, f)
+	case "77A":
+		p.caseNarrative(pay, f)
+	case "25":
+		got.f25 = true
+		lines := trimLines(f.lines)
+		if len(lines) == 0 || len(lines[0]) > 35 {
+			return "", p.fail(f, "T14: the account identification must be 1 to 35 characters")
+		}
+		c.Account = lines[0]
+	case "71B":
+		got.f71 = true
+		err = p.caseCharges(pay, f)
+	case "32A", "32B", "32C", "32D", "52A", "52D", "57A", "57B", "57D", "72":
+		return p.chargesField(pay, f, got)
+	default:
+		// An n92, n95 or n96 may carry a copy of the original's fields.
+		return ":" + f.tag + ":", nil
+	}
+	return "", err
+}
+
+// chargesField reads the amount, agent and :72: fields of an MTn90 or
+// MTn91; in other kinds they are a copy of the original's fields, except
+// :32A:, which is not defined for MTn90/n91 and is skipped there.
+func (p *payParser) chargesField(pay *payment.Payment, f *finField, got *caseGot) (copied string, err error) {
+	c := pay.Case
+	charges := pay.Kind == payment.ChargesNotification || pay.Kind == payment.ChargesRequest
+	switch f.tag {
+	case "32A":
+		if charges {
+			p.warn(payment.CodeUnknownField, f, "field :32A: is not defined for MT%s", p.typ)
+			return "", nil
+		}
+		err = p.valueDateAmount(pay, f)
+	case "32B":
+		if pay.Kind != payment.ChargesRequest {
+			return ":32B:", nil
+		}
+		got.f32 = true
+		pay.Amount, err = p.currencyAmount(f, f.lines[0])
+		c.Debit = true
+	case "32C", "32D":
+		if pay.Kind != payment.ChargesNotification {
+			return ":" + f.tag + ":", nil
+		}
+		got.f32 = true
+		err = p.valueDateAmount(pay, f)
+		c.Debit = f.tag == "32D"
+	case "52A", "52D":
+		if !charges {
+			return ":" + f.tag + ":", nil
+		}
+		pay.DebtorAgent, err = p.agent(f)
+	case "57A", "57B", "57D":
+		if pay.Kind != payment.ChargesRequest {
+			return ":" + f.tag + ":", nil
+		}
+		c.AccountWithInstitution, err = p.agent(f)
+	case "72":
+		if !charges {
+			return ":72:", nil
+		}
+		p.chargesInstructions(c, f)
+	}
+	return "", err
+}
+
+// caseMissing is the first mandatory field (T13) the message lacks, "" if
+// none: :20: and :21:, then :11S: in a cancellation, :76: in an answer,
+// :75: in a query, :25:, :32a: and :71B: in MTn90, :32B: and :71B: in
+// MTn91.
+func caseMissing(pay *payment.Payment, got *caseGot) string {
+	c := pay.Case
+	switch {
+	case pay.MessageID == "":
+		return "20"
+	case pay.InstructionID == "" && c.ID == "":
+		return "21"
+	}
+	switch pay.Kind {
+	case payment.Cancellation:
+		if c.OriginalMT == "" {
+			return "11S"
+		}
+	case payment.Resolution:
+		if !got.f76 {
+			return "76"
+		}
+	case payment.Query:
+		if !got.f75 {
+			return "75"
+		}
+	case payment.ChargesNotification:
+		switch {
+		case !got.f25:
+			return "25"
+		case !got.f32:
+			return "32a"
+		case !got.f71:
+			return "71B"
+		}
+	case payment.ChargesRequest:
+		switch {
+		case !got.f32:
+			return "32B"
+		case !got.f71:
+			return "71B"
+		}
+	}
+	return ""
 }
 
 // original reads :11S: or :11R:: the MT type, the date and optionally the
