@@ -565,106 +565,150 @@ func (r *payRenderer) caseMessage(p *payment.Payment, mtType string) (string, er
 	}
 	r.blocks(p, mtType)
 	r.caseDropped(p, mtType)
+	var err error
 	switch p.Kind {
 	case payment.Cancellation:
-		r.line("20", r.caseRef(firstNonEmpty(c.ID, p.MessageID), "Case/Id", ":20:"))
-		r.line("21", r.caseRef(firstNonEmpty(p.InstructionID, p.OriginalMessageID), "OrgnlInstrId", ":21:"))
-		if err := r.field11(c, "11S", mtType); err != nil {
-			return "", err
-		}
-		var l79 []string
-		if c.Reason != "" || len(c.ReasonInfo) > 0 {
-			first := ""
-			info := c.ReasonInfo
-			if c.Reason != "" {
-				first = "/" + r.x(c.Reason) + "/"
-				if len(info) > 0 {
-					first += r.x(info[0])
-					info = info[1:]
-				}
-				l79 = append(l79, r.wrapText(first, "CxlRsnInf/AddtlInf[1]")...)
-			}
-			for i, s := range info {
-				l79 = append(l79, r.wrapText(r.x(s), "CxlRsnInf/AddtlInf["+itoa(i+1)+"]")...)
-			}
-		}
-		if p.UETR != "" {
-			l79 = append(l79, "/UETR/"+p.UETR)
-		}
-		if len(l79) > 35 {
-			r.w.Add(payment.CodeTruncated, r.path("CxlRsnInf/AddtlInf"), 0, "CxlRsnInf (%d lines) cut to 35 lines in :79:", len(l79))
-			l79 = l79[:35]
-		}
-		if len(l79) > 0 {
-			r.field("79", l79)
-		}
-		if p.Amount.Currency != "" && !p.SettlementDate.IsZero() {
-			a, err := r.amount(p.Amount, "32A")
-			if err != nil {
-				return "", err
-			}
-			r.line("32A", string(appendYYMMDD(nil, p.SettlementDate))+p.Amount.Currency+a)
-		} else if p.Amount.Currency != "" {
-			r.w.Add(payment.CodeFieldDropped, r.path("OrgnlIntrBkSttlmAmt"), 0, "the original amount without its settlement date has no :32A:")
-		}
+		err = r.cancellationMessage(p, mtType)
 	case payment.Resolution, payment.Query:
-		r.line("20", r.caseRef(p.MessageID, "CxlStsId", ":20:"))
-		r.line("21", r.caseRef(c.ID, "RslvdCase/Id", ":21:"))
-		var text []string
-		if p.Kind == payment.Resolution {
-			if c.Status == "" {
-				return "", &statement.ParseError{Message: r.no, Field: "Sts/Conf", Reason: "the answer has no status code (Sts/Conf: CNCL, PDCR, RJCR, …) for :76:"}
-			}
-			l76 := "/" + r.x(c.Status) + "/"
-			if c.Reason != "" {
-				l76 += r.x(c.Reason)
-			}
-			r.line("76", r.fit(l76, 35, "CxlStsRsnInf/Rsn", ":76:"))
-			text = c.ReasonInfo
-		} else {
-			var l75 []string
-			for i, s := range c.ReasonInfo {
-				l75 = append(l75, r.wrap(r.x(s), 35, 6-len(l75), "query["+itoa(i+1)+"]", ":75:")...)
-			}
-			if len(l75) == 0 {
-				return "", &statement.ParseError{Message: r.no, Field: ":75:", Reason: "the query has no text"}
-			}
-			r.field("75", l75)
-			text = c.Narrative
-		}
-		var l77 []string
-		if p.UETR != "" {
-			l77 = append(l77, "/UETR/"+p.UETR[:29], "//"+p.UETR[29:])
-		}
-		for i, s := range text {
-			l77 = append(l77, r.wrap(r.x(s), 35, 20-len(l77), "CxlStsRsnInf/AddtlInf["+itoa(i+1)+"]", ":77A:")...)
-		}
-		if len(l77) > 0 {
-			r.field("77A", l77)
-		}
-		if c.OriginalMT != "" {
-			tag := "11R"
-			if p.Kind == payment.Query {
-				tag = "11S"
-			}
-			if err := r.field11(c, tag, mtType); err != nil {
-				return "", err
-			}
-		}
-		if len(c.Text) > 0 {
-			var l79 []string
-			for i, s := range c.Text {
-				l79 = append(l79, r.wrap(r.x(s), 50, 35-len(l79), "text["+itoa(i+1)+"]", ":79:")...)
-			}
-			r.field("79", l79)
-		}
+		err = r.answerMessage(p, mtType)
 	default:
-		if err := r.chargesMessage(p, mtType); err != nil {
-			return "", err
-		}
+		err = r.chargesMessage(p, mtType)
+	}
+	if err != nil {
+		return "", err
 	}
 	r.b = append(r.b, "-}"...)
 	return string(r.b), nil
+}
+
+// cancellationMessage writes the fields of an MTn92: :20: (the case id),
+// :21:, :11S:, :79: with the reason and the UETR, and :32A: when the
+// original amount has its settlement date.
+func (r *payRenderer) cancellationMessage(p *payment.Payment, mtType string) error {
+	c := p.Case
+	r.line("20", r.caseRef(firstNonEmpty(c.ID, p.MessageID), "Case/Id", ":20:"))
+	r.line("21", r.caseRef(firstNonEmpty(p.InstructionID, p.OriginalMessageID), "OrgnlInstrId", ":21:"))
+	if err := r.field11(c, "11S", mtType); err != nil {
+		return err
+	}
+	if l79 := r.cancellation79(p); len(l79) > 0 {
+		r.field("79", l79)
+	}
+	if p.Amount.Currency != "" && !p.SettlementDate.IsZero() {
+		a, err := r.amount(p.Amount, "32A")
+		if err != nil {
+			return err
+		}
+		r.line("32A", string(appendYYMMDD(nil, p.SettlementDate))+p.Amount.Currency+a)
+	} else if p.Amount.Currency != "" {
+		r.w.Add(payment.CodeFieldDropped, r.path("OrgnlIntrBkSttlmAmt"), 0, "the original amount without its settlement date has no :32A:")
+	}
+	return nil
+}
+
+// cancellation79 is the cancellation's :79:: "/reason/" followed by the
+// first reason line, the further reason lines, then /UETR/; at most 35
+// lines.
+func (r *payRenderer) cancellation79(p *payment.Payment) []string {
+	c := p.Case
+	var l79 []string
+	if c.Reason != "" || len(c.ReasonInfo) > 0 {
+		first := ""
+		info := c.ReasonInfo
+		if c.Reason != "" {
+			first = "/" + r.x(c.Reason) + "/"
+			if len(info) > 0 {
+				first += r.x(info[0])
+				info = info[1:]
+			}
+			l79 = append(l79, r.wrapText(first, "CxlRsnInf/AddtlInf[1]")...)
+		}
+		for i, s := range info {
+			l79 = append(l79, r.wrapText(r.x(s), "CxlRsnInf/AddtlInf["+itoa(i+1)+"]")...)
+		}
+	}
+	if p.UETR != "" {
+		l79 = append(l79, "/UETR/"+p.UETR)
+	}
+	if len(l79) > 35 {
+		r.w.Add(payment.CodeTruncated, r.path("CxlRsnInf/AddtlInf"), 0, "CxlRsnInf (%d lines) cut to 35 lines in :79:", len(l79))
+		l79 = l79[:35]
+	}
+	return l79
+}
+
+// answerMessage writes the fields of an MTn96 (answer) or MTn95 (query):
+// :20:, :21:, the :76: status or :75: query, :77A: with the UETR and the
+// further text, :11R:/:11S: and :79:.
+func (r *payRenderer) answerMessage(p *payment.Payment, mtType string) error {
+	c := p.Case
+	r.line("20", r.caseRef(p.MessageID, "CxlStsId", ":20:"))
+	r.line("21", r.caseRef(c.ID, "RslvdCase/Id", ":21:"))
+	var text []string
+	var err error
+	if p.Kind == payment.Resolution {
+		text, err = r.answer76(c)
+	} else {
+		text, err = r.query75(c)
+	}
+	if err != nil {
+		return err
+	}
+	var l77 []string
+	if p.UETR != "" {
+		l77 = append(l77, "/UETR/"+p.UETR[:29], "//"+p.UETR[29:])
+	}
+	for i, s := range text {
+		l77 = append(l77, r.wrap(r.x(s), 35, 20-len(l77), "CxlStsRsnInf/AddtlInf["+itoa(i+1)+"]", ":77A:")...)
+	}
+	if len(l77) > 0 {
+		r.field("77A", l77)
+	}
+	if c.OriginalMT != "" {
+		tag := "11R"
+		if p.Kind == payment.Query {
+			tag = "11S"
+		}
+		if err := r.field11(c, tag, mtType); err != nil {
+			return err
+		}
+	}
+	if len(c.Text) > 0 {
+		var l79 []string
+		for i, s := range c.Text {
+			l79 = append(l79, r.wrap(r.x(s), 50, 35-len(l79), "text["+itoa(i+1)+"]", ":79:")...)
+		}
+		r.field("79", l79)
+	}
+	return nil
+}
+
+// answer76 writes an answer's :76:, "/status/reason", and returns the
+// further reason lines for :77A:.
+func (r *payRenderer) answer76(c *payment.Case) ([]string, error) {
+	if c.Status == "" {
+		return nil, &statement.ParseError{Message: r.no, Field: "Sts/Conf", Reason: "the answer has no status code (Sts/Conf: CNCL, PDCR, RJCR, …) for :76:"}
+	}
+	l76 := "/" + r.x(c.Status) + "/"
+	if c.Reason != "" {
+		l76 += r.x(c.Reason)
+	}
+	r.line("76", r.fit(l76, 35, "CxlStsRsnInf/Rsn", ":76:"))
+	return c.ReasonInfo, nil
+}
+
+// query75 writes a query's :75: (at most six lines; a query needs text)
+// and returns its narrative for :77A:.
+func (r *payRenderer) query75(c *payment.Case) ([]string, error) {
+	var l75 []string
+	for i, s := range c.ReasonInfo {
+		l75 = append(l75, r.wrap(r.x(s), 35, 6-len(l75), "query["+itoa(i+1)+"]", ":75:")...)
+	}
+	if len(l75) == 0 {
+		return nil, &statement.ParseError{Message: r.no, Field: ":75:", Reason: "the query has no text"}
+	}
+	r.field("75", l75)
+	return c.Narrative, nil
 }
 
 // ref writes a 16x reference, NONREF when there is none.
