@@ -26,8 +26,25 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	if e.ValueDate, err = p.date(s[:6]); err != nil {
 		return err
 	}
+	i := p.entryDate(e, s, 6)
+	if i, err = p.entryMark(e, s, i); err != nil {
+		return err
+	}
+	i = fundsCode(e, s, i, rest)
+	if s, rest, i, err = p.entryAmount(e, s, rest, i); err != nil {
+		return err
+	}
+	i = p.entryType(e, s, i)
+	extra := p.entryReferences(e, s[i:])
+	p.supplementary(e, extra, rest)
+	return nil
+}
+
+// entryDate reads the optional entry date (MMDD) at s[i:], the booking
+// date in the year that puts it nearest the value date; without one the
+// booking date is the value date. It returns where the mark starts.
+func (p *msgParser) entryDate(e *statement.Entry, s string, i int) int {
 	e.BookingDate = e.ValueDate
-	i := 6
 	switch {
 	case len(s) >= i+4 && allDigits(s[i:i+4]):
 		mm, dd := atoi2(s[i:i+2]), atoi2(s[i+2:i+4])
@@ -41,8 +58,14 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 		p.warn(CodeBlankEntryDate, "entry date is blank")
 		i += 4
 	}
+	return i
+}
+
+// entryMark reads the debit/credit mark at s[i:] (C, D, RC, RD, in any
+// case); a reversal books in the opposite direction of what it reverses.
+func (p *msgParser) entryMark(e *statement.Entry, s string, i int) (int, error) {
 	if i >= len(s) {
-		return p.fail("debit/credit mark is missing (expected C, D, RC or RD)")
+		return i, p.fail("debit/credit mark is missing (expected C, D, RC or RD)")
 	}
 	c0 := s[i] &^ 0x20 // upper case
 	if s[i] >= 'a' && s[i] <= 'z' {
@@ -50,36 +73,44 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	}
 	switch {
 	case c0 == 'R' && i+1 < len(s) && (s[i+1]&^0x20 == 'C' || s[i+1]&^0x20 == 'D'):
-		// A reversal books in the opposite direction of what it reverses.
 		e.Reversal = true
 		if s[i+1]&^0x20 == 'C' {
 			e.Mark = statement.Debit
 		} else {
 			e.Mark = statement.Credit
 		}
-		i += 2
+		return i + 2, nil
 	case c0 == 'C':
 		e.Mark = statement.Credit
-		i++
+		return i + 1, nil
 	case c0 == 'D':
 		e.Mark = statement.Debit
-		i++
-	default:
-		return p.fail("debit/credit mark must be C, D, RC or RD")
+		return i + 1, nil
 	}
-	// Funds code: the third letter of a currency code, present when a letter
-	// (not a digit) follows the mark.
+	return i, p.fail("debit/credit mark must be C, D, RC or RD")
+}
+
+// fundsCode reads the funds code at s[i:], the third letter of a currency
+// code, present when a letter (not a digit) follows the mark.
+func fundsCode(e *statement.Entry, s string, i int, rest []string) int {
 	if i+1 < len(s) && isLetter(s[i]) && (isDigit(s[i+1]) || s[i+1] == ',' || s[i+1] == '.') ||
 		i+1 == len(s) && isLetter(s[i]) && len(rest) > 0 && rest[0] != "" && isDigit(rest[0][0]) {
 		e.FundsCode = strings.ToUpper(s[i : i+1])
 		i++
 	}
+	return i
+}
+
+// entryAmount reads the amount at s[i:] (15d), which Sparkasse exports
+// break onto the next line (s and rest are returned joined then), and adds
+// it to the running sum of the entries. It returns where the transaction
+// type starts.
+func (p *msgParser) entryAmount(e *statement.Entry, s string, rest []string, i int) (string, []string, int, error) {
 	j := i
 	for j < len(s) && (isDigit(s[j]) || s[j] == ',' || s[j] == '.') {
 		j++
 	}
 	if j == i && j == len(s) && len(rest) > 0 && rest[0] != "" && isDigit(rest[0][0]) {
-		// The amount broke onto the next line (seen in Sparkasse exports).
 		p.warn(CodeFieldWrapped, "amount continued on the next line")
 		s = s + rest[0]
 		rest = rest[1:]
@@ -88,10 +119,11 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 		}
 	}
 	if j == i {
-		return p.fail("amount is missing or not a number (15d)")
+		return s, rest, j, p.fail("amount is missing or not a number (15d)")
 	}
+	var err error
 	if e.Value, err = p.amount(s[i:j]); err != nil {
-		return err
+		return s, rest, j, err
 	}
 	if c := p.last.coef; p.last.ok && !p.entriesBig {
 		if e.Mark == statement.Debit {
@@ -101,9 +133,13 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	} else {
 		p.entriesBig = true
 	}
-	i = j
-	// Transaction type: 1!a3!c. Banks write spaces ("NOV ") and other
-	// leading letters, and some omit it; all are kept.
+	return s, rest, j, nil
+}
+
+// entryType reads the transaction type at s[i:] (1!a3!c). Banks write
+// spaces ("NOV ") and other leading letters, and some omit it; all are
+// kept. It returns where the references start.
+func (p *msgParser) entryType(e *statement.Entry, s string, i int) int {
 	if i < len(s) && isLetter(s[i]) && !strings.HasPrefix(s[i:], "//") {
 		end := i + 4
 		if end > len(s) {
@@ -113,12 +149,16 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 		if !validType(e.TransactionType) {
 			p.warn(CodeNonstandardType, "transaction type is not N, F or S followed by 3 characters")
 		}
-		i = end
-	} else {
-		p.warn(CodeNonstandardType, "transaction type is missing")
+		return end
 	}
-	ref := s[i:]
-	extra := ""
+	p.warn(CodeNonstandardType, "transaction type is missing")
+	return i
+}
+
+// entryReferences reads the account owner's reference and, after "//",
+// the bank reference, and returns what of the first line is supplementary
+// detail.
+func (p *msgParser) entryReferences(e *statement.Entry, ref string) (extra string) {
 	if acct, after, ok := accountAsReference(ref); ok {
 		// ASN Bank writes the counterparty's IBAN where the reference
 		// belongs, past its 16 characters: it is the counterparty's
@@ -144,6 +184,14 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	if len(ref) > 16 {
 		p.warn(CodeFieldTooLong, "reference longer than 16 characters")
 	}
+	return extra
+}
+
+// supplementary sets the supplementary details: extra from the first line
+// and the further lines (one line of 34 characters in the standard).
+// Rabobank writes the counterparty's IBAN there; it is read as the
+// counterparty's account when none is set.
+func (p *msgParser) supplementary(e *statement.Entry, extra string, rest []string) {
 	if len(rest) > 0 {
 		sup := p.a.text.join(rest, " ")
 		if extra != "" {
@@ -157,11 +205,8 @@ func (p *msgParser) entry(e *statement.Entry, lines []string) error {
 	}
 	e.Supplementary = strings.TrimSpace(extra)
 	if cp := &e.Counterparty; cp.IBAN == "" && cp.Account == "" && bankid.IBANShaped(e.Supplementary) && !strings.Contains(e.Supplementary, " ") {
-		// Rabobank writes the counterparty's IBAN as the supplementary
-		// details.
 		setAccount(cp, e.Supplementary)
 	}
-	return nil
 }
 
 // accountAsReference reports whether the :61: reference subfield starts
