@@ -296,94 +296,13 @@ func (p *payParser) once(seen single, f *finField) {
 // pay.Kind is Customer and the header is the cover's).
 func (p *payParser) customer(pay *payment.Payment, fields []finField) error {
 	seen := single{}
-	var f23E []*finField
-	var has53, has54, has55, has56, has57, has33, has36 bool
+	var got customerGot
 	for i := range fields {
 		f := &fields[i]
 		if f.tag != "23E" && f.tag != "71F" {
 			p.once(seen, f)
 		}
-		var err error
-		switch f.tag {
-		case "20":
-			pay.InstructionID, err = p.reference(f)
-			pay.MessageID = pay.InstructionID
-		case "13C":
-			p.warn(payment.CodeFieldDropped, f, "time indication %q is not carried", clip(f.lines[0]))
-		case "23B":
-			pay.BankOperationCode = strings.TrimSpace(f.lines[0])
-			switch pay.BankOperationCode {
-			case "CRED", "SPRI", "SSTD", "SPAY", "CRTS":
-			default:
-				return p.fail(f, "T36: bank operation code %q is not CRED, CRTS, SPAY, SPRI or SSTD", clip(pay.BankOperationCode))
-			}
-			if pay.BankOperationCode != "CRED" {
-				p.warn(payment.CodeFieldDropped, f, "bank operation code %s has no pacs.008 element; CBPR+ payments are CRED", pay.BankOperationCode)
-			}
-		case "23E":
-			f23E = append(f23E, f)
-			err = p.instructionCode(pay, f)
-		case "26T":
-			pay.Purpose = strings.TrimSpace(f.lines[0])
-		case "32A":
-			err = p.valueDateAmount(pay, f)
-		case "33B":
-			has33 = true
-			pay.InstructedAmount, err = p.currencyAmount(f, f.lines[0])
-		case "36":
-			has36 = true
-			var ok bool
-			if pay.ExchangeRate, ok = mtDecimal(strings.TrimSpace(f.lines[0])); !ok || !pay.ExchangeRate.IsPositive() {
-				return p.fail(f, "T40: exchange rate %q is not a positive number with a decimal comma", clip(f.lines[0]))
-			}
-		case "50A", "50F", "50K":
-			pay.Debtor, err = p.party(f)
-		case "51A":
-			p.warn(payment.CodeFieldDropped, f, "sending institution has no pacs.008 element")
-		case "52A", "52D":
-			pay.DebtorAgent, err = p.agent(f)
-		case "53A", "53B", "53D":
-			has53 = true
-			err = p.correspondent(pay, f, &pay.SendersCorrespondent)
-		case "54A", "54B", "54D":
-			has54 = true
-			pay.ReceiversCorrespondent, err = p.agent(f)
-		case "55A", "55B", "55D":
-			has55 = true
-			pay.ThirdReimbursement, err = p.agent(f)
-		case "56A", "56C", "56D":
-			has56 = true
-			pay.Intermediary, err = p.agent(f)
-		case "57A", "57B", "57C", "57D":
-			has57 = true
-			pay.CreditorAgent, err = p.agent(f)
-		case "59", "59A", "59F":
-			pay.Creditor, err = p.party(f)
-		case "70":
-			p.remittance(pay, f)
-		case "71A":
-			pay.ChargeBearer, err = p.chargeBearer(f)
-		case "71F":
-			var a statement.Amount
-			if a, err = p.currencyAmount(f, f.lines[0]); err == nil {
-				pay.SenderCharges = append(pay.SenderCharges, a)
-			}
-		case "71G":
-			pay.ReceiverCharges, err = p.currencyAmount(f, f.lines[0])
-		case "72":
-			err = p.senderToReceiver(pay, f)
-		case "77B":
-			for _, l := range f.lines {
-				if l = strings.TrimSpace(l); l != "" {
-					pay.Regulatory = append(pay.Regulatory, l)
-				}
-			}
-		case "77T":
-			p.warn(payment.CodeFieldDropped, f, "envelope contents (MT103 REMIT) are not carried")
-		default:
-			p.warn(payment.CodeUnknownField, f, "field :%s: is not defined for MT%s", f.tag, p.typ)
-		}
-		if err != nil {
+		if err := p.customerField(pay, f, &got); err != nil {
 			return err
 		}
 	}
@@ -398,10 +317,152 @@ func (p *payParser) customer(pay *payment.Payment, fields []finField) error {
 	if p.seqB {
 		return nil
 	}
-	// Network validated rules.
-	if has33 && pay.InstructedAmount.Currency != pay.Amount.Currency && !has36 || has36 && (!has33 || pay.InstructedAmount.Currency == pay.Amount.Currency) {
+	p.customerRules(pay, &got)
+	return nil
+}
+
+// customerGot records what the network validated rules of MT103 look at:
+// the :23E: fields and which optional fields were read.
+type customerGot struct {
+	f23E                                            []*finField
+	has53, has54, has55, has56, has57, has33, has36 bool
+}
+
+// customerField reads one field of an MT103.
+func (p *payParser) customerField(pay *payment.Payment, f *finField, got *customerGot) (err error) {
+	switch f.tag {
+	case "20":
+		pay.InstructionID, err = p.reference(f)
+		pay.MessageID = pay.InstructionID
+	case "13C":
+		p.warn(payment.CodeFieldDropped, f, "time indication %q is not carried", clip(f.lines[0]))
+	case "23B":
+		return p.bankOperation(pay, f)
+	case "23E":
+		got.f23E = append(got.f23E, f)
+		err = p.instructionCode(pay, f)
+	case "26T":
+		pay.Purpose = strings.TrimSpace(f.lines[0])
+	case "32A":
+		err = p.valueDateAmount(pay, f)
+	case "33B":
+		got.has33 = true
+		pay.InstructedAmount, err = p.currencyAmount(f, f.lines[0])
+	case "36":
+		got.has36 = true
+		var ok bool
+		if pay.ExchangeRate, ok = mtDecimal(strings.TrimSpace(f.lines[0])); !ok || !pay.ExchangeRate.IsPositive() {
+			return p.fail(f, "T40: exchange rate %q is not a positive number with a decimal comma", clip(f.lines[0]))
+		}
+	case "50A", "50F", "50K", "51A", "52A", "52D", "53A", "53B", "53D", "54A", "54B", "54D",
+		"55A", "55B", "55D", "56A", "56C", "56D", "57A", "57B", "57C", "57D", "59", "59A", "59F":
+		err = p.partyField(pay, f, got)
+	case "70":
+		p.remittance(pay, f)
+	case "71A":
+		pay.ChargeBearer, err = p.chargeBearer(f)
+	case "71F":
+		var a statement.Amount
+		if a, err = p.currencyAmount(f, f.lines[0]); err == nil {
+			pay.SenderCharges = append(pay.SenderCharges, a)
+		}
+	case "71G":
+		pay.ReceiverCharges, err = p.currencyAmount(f, f.lines[0])
+	case "72":
+		err = p.senderToReceiver(pay, f)
+	case "77B":
+		for _, l := range f.lines {
+			if l = strings.TrimSpace(l); l != "" {
+				pay.Regulatory = append(pay.Regulatory, l)
+			}
+		}
+	case "77T":
+		p.warn(payment.CodeFieldDropped, f, "envelope contents (MT103 REMIT) are not carried")
+	default:
+		p.warn(payment.CodeUnknownField, f, "field :%s: is not defined for MT%s", f.tag, p.typ)
+	}
+	return err
+}
+
+// bankOperation reads :23B: (rule T36); codes other than CRED have no
+// pacs.008 element.
+func (p *payParser) bankOperation(pay *payment.Payment, f *finField) error {
+	pay.BankOperationCode = strings.TrimSpace(f.lines[0])
+	switch pay.BankOperationCode {
+	case "CRED", "SPRI", "SSTD", "SPAY", "CRTS":
+	default:
+		return p.fail(f, "T36: bank operation code %q is not CRED, CRTS, SPAY, SPRI or SSTD", clip(pay.BankOperationCode))
+	}
+	if pay.BankOperationCode != "CRED" {
+		p.warn(payment.CodeFieldDropped, f, "bank operation code %s has no pacs.008 element; CBPR+ payments are CRED", pay.BankOperationCode)
+	}
+	return nil
+}
+
+// partyField reads the parties and agents, :50a: to :59a:.
+func (p *payParser) partyField(pay *payment.Payment, f *finField, got *customerGot) (err error) {
+	switch f.tag {
+	case "50A", "50F", "50K":
+		pay.Debtor, err = p.party(f)
+	case "51A":
+		p.warn(payment.CodeFieldDropped, f, "sending institution has no pacs.008 element")
+	case "52A", "52D":
+		pay.DebtorAgent, err = p.agent(f)
+	case "53A", "53B", "53D":
+		got.has53 = true
+		err = p.correspondent(pay, f, &pay.SendersCorrespondent)
+	case "54A", "54B", "54D":
+		got.has54 = true
+		pay.ReceiversCorrespondent, err = p.agent(f)
+	case "55A", "55B", "55D":
+		got.has55 = true
+		pay.ThirdReimbursement, err = p.agent(f)
+	case "56A", "56C", "56D":
+		got.has56 = true
+		pay.Intermediary, err = p.agent(f)
+	case "57A", "57B", "57C", "57D":
+		got.has57 = true
+		pay.CreditorAgent, err = p.agent(f)
+	case "59", "59A", "59F":
+		pay.Creditor, err = p.party(f)
+	}
+	return err
+}
+
+// customerRules checks the network validated rules of MT103, as warnings:
+// D75 (:36: exactly when the currencies differ), the charges rules, the
+// :23E: codes :23B: allows (E01, E02), E06 and C81.
+func (p *payParser) customerRules(pay *payment.Payment, got *customerGot) {
+	if got.has33 && pay.InstructedAmount.Currency != pay.Amount.Currency && !got.has36 || got.has36 && (!got.has33 || pay.InstructedAmount.Currency == pay.Amount.Currency) {
 		p.warn(payment.CodeRuleD75, nil, "D75: :36: must be present exactly when :33B:'s currency differs from :32A:'s")
 	}
+	p.chargesRules(pay)
+	switch pay.BankOperationCode {
+	case "SPRI":
+		for _, f := range got.f23E {
+			switch c, _, _ := strings.Cut(f.lines[0], "/"); c {
+			case "SDVA", "TELB", "PHOB", "INTC":
+			default:
+				p.warn(payment.CodeRuleE01, f, "E01: with :23B: SPRI, :23E: may only be SDVA, TELB, PHOB or INTC, not %s", clip(c))
+			}
+		}
+	case "SSTD", "SPAY":
+		if len(got.f23E) > 0 {
+			p.warn(payment.CodeRuleE02, got.f23E[0], "E02: :23E: is not allowed with :23B: %s", pay.BankOperationCode)
+		}
+	}
+	if got.has55 && (!got.has53 || !got.has54) {
+		p.warn(payment.CodeRuleE06, nil, "E06: :55a: requires :53a: and :54a:")
+	}
+	if got.has56 && !got.has57 {
+		p.warn(payment.CodeRuleC81, nil, "C81: :56a: requires :57a:")
+	}
+}
+
+// chargesRules checks :71F: and :71G: against :71A:: none of the sender's
+// with OUR (E13), none of the receiver's with SHA (D50), and with BEN at
+// least one of the sender's and none of the receiver's (E15).
+func (p *payParser) chargesRules(pay *payment.Payment) {
 	switch pay.ChargeBearer {
 	case "DEBT":
 		if len(pay.SenderCharges) > 0 {
@@ -416,27 +477,6 @@ func (p *payParser) customer(pay *payment.Payment, fields []finField) error {
 			p.warn(payment.CodeRuleE15, nil, "E15: with :71A: BEN at least one :71F: is mandatory and :71G: is not allowed")
 		}
 	}
-	switch pay.BankOperationCode {
-	case "SPRI":
-		for _, f := range f23E {
-			switch c, _, _ := strings.Cut(f.lines[0], "/"); c {
-			case "SDVA", "TELB", "PHOB", "INTC":
-			default:
-				p.warn(payment.CodeRuleE01, f, "E01: with :23B: SPRI, :23E: may only be SDVA, TELB, PHOB or INTC, not %s", clip(c))
-			}
-		}
-	case "SSTD", "SPAY":
-		if len(f23E) > 0 {
-			p.warn(payment.CodeRuleE02, f23E[0], "E02: :23E: is not allowed with :23B: %s", pay.BankOperationCode)
-		}
-	}
-	if has55 && (!has53 || !has54) {
-		p.warn(payment.CodeRuleE06, nil, "E06: :55a: requires :53a: and :54a:")
-	}
-	if has56 && !has57 {
-		p.warn(payment.CodeRuleC81, nil, "C81: :56a: requires :57a:")
-	}
-	return nil
 }
 
 // chargeBearer reads :71A: OUR, BEN or SHA as the ChrgBr code.
