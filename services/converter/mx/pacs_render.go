@@ -312,9 +312,43 @@ func isUpperAlnum(s string) bool {
 	return s != ""
 }
 
+// transaction writes one CdtTrfTxInf in the element order of pacs.008:
+// ids, payment type, amounts, charges, agents and parties, instructions,
+// then purpose, regulatory reporting and remittance.
 func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 	w := &r.w
 	w.open("CdtTrfTxInf")
+	r.txPaymentID(p)
+	r.txPaymentType(p)
+	if err := r.txAmounts(p); err != nil {
+		return err
+	}
+	if err := r.txCharges(p, from, to); err != nil {
+		return err
+	}
+	r.txAgents(p, from, to)
+	r.txInstructions(p)
+	if p.Purpose != "" {
+		w.open("Purp")
+		r.leaf("Prtry", p.Purpose, 35, "CdtTrfTxInf/Purp/Prtry")
+		w.close("Purp")
+	}
+	r.regulatory(p.Regulatory, "CdtTrfTxInf/RgltryRptg")
+	if len(p.Remittance) > 0 {
+		w.open("RmtInf")
+		for i, u := range p.Remittance {
+			r.leaf("Ustrd", u, 140, fmt.Sprintf("CdtTrfTxInf/RmtInf/Ustrd[%d]", i+1))
+		}
+		w.close("RmtInf")
+	}
+	w.close("CdtTrfTxInf")
+	return nil
+}
+
+// txPaymentID writes PmtId: InstrId, EndToEndId (NOTPROVIDED when there is
+// none) and UETR (generated when there is none).
+func (r *pacsRenderer) txPaymentID(p *payment.Payment) {
+	w := &r.w
 	w.open("PmtId")
 	r.leaf("InstrId", p.InstructionID, 35, "CdtTrfTxInf/PmtId/InstrId")
 	e2e := p.EndToEndID
@@ -330,25 +364,38 @@ func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 	}
 	w.leaf("UETR", uetr)
 	w.close("PmtId")
-	if len(p.ServiceLevels) > 0 || p.LocalInstrument != "" || p.CategoryPurpose != "" {
-		w.open("PmtTpInf")
-		for _, sl := range p.ServiceLevels {
-			r.codeOrPrtry("SvcLvl", sl, "CdtTrfTxInf/PmtTpInf/SvcLvl")
-		}
-		if p.LocalInstrument != "" {
-			w.open("LclInstrm")
-			if len(p.LocalInstrument) <= 35 && isUpperAlnum(p.LocalInstrument) {
-				w.leaf("Cd", p.LocalInstrument)
-			} else {
-				r.leaf("Prtry", p.LocalInstrument, 35, "CdtTrfTxInf/PmtTpInf/LclInstrm/Prtry")
-			}
-			w.close("LclInstrm")
-		}
-		if p.CategoryPurpose != "" {
-			r.codeOrPrtry("CtgyPurp", p.CategoryPurpose, "CdtTrfTxInf/PmtTpInf/CtgyPurp")
-		}
-		w.close("PmtTpInf")
+}
+
+// txPaymentType writes PmtTpInf when there is a service level, local
+// instrument (a code when it is one) or category purpose.
+func (r *pacsRenderer) txPaymentType(p *payment.Payment) {
+	if len(p.ServiceLevels) == 0 && p.LocalInstrument == "" && p.CategoryPurpose == "" {
+		return
 	}
+	w := &r.w
+	w.open("PmtTpInf")
+	for _, sl := range p.ServiceLevels {
+		r.codeOrPrtry("SvcLvl", sl, "CdtTrfTxInf/PmtTpInf/SvcLvl")
+	}
+	if p.LocalInstrument != "" {
+		w.open("LclInstrm")
+		if len(p.LocalInstrument) <= 35 && isUpperAlnum(p.LocalInstrument) {
+			w.leaf("Cd", p.LocalInstrument)
+		} else {
+			r.leaf("Prtry", p.LocalInstrument, 35, "CdtTrfTxInf/PmtTpInf/LclInstrm/Prtry")
+		}
+		w.close("LclInstrm")
+	}
+	if p.CategoryPurpose != "" {
+		r.codeOrPrtry("CtgyPurp", p.CategoryPurpose, "CdtTrfTxInf/PmtTpInf/CtgyPurp")
+	}
+	w.close("PmtTpInf")
+}
+
+// txAmounts writes IntrBkSttlmAmt, IntrBkSttlmDt, InstdAmt and XchgRate,
+// cut to what BaseOneRate holds (11 digits, 10 decimals).
+func (r *pacsRenderer) txAmounts(p *payment.Payment) error {
+	w := &r.w
 	if err := r.amount("IntrBkSttlmAmt", p.Amount, "CdtTrfTxInf/IntrBkSttlmAmt"); err != nil {
 		return err
 	}
@@ -366,6 +413,13 @@ func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 		}
 		w.leaf("XchgRate", rate.String())
 	}
+	return nil
+}
+
+// txCharges writes ChrgBr (SHAR when there is none) and one ChrgsInf per
+// charge: the sender's taken by from, the receiver's by to.
+func (r *pacsRenderer) txCharges(p *payment.Payment, from, to string) error {
+	w := &r.w
 	cb := p.ChargeBearer
 	if cb == "" {
 		cb = "SHAR"
@@ -388,6 +442,14 @@ func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 		r.agentBIC("Agt", to)
 		w.close("ChrgsInf")
 	}
+	return nil
+}
+
+// txAgents writes the agents and parties: the instructing and instructed
+// agents (the sender and receiver when not named), the intermediary, the
+// debtor with its agent (the sender when there is none) and the creditor
+// with its agent (the receiver when there is none).
+func (r *pacsRenderer) txAgents(p *payment.Payment, from, to string) {
 	r.agentWithAccount("PrvsInstgAgt1", p.PreviousInstructingAgent, "CdtTrfTxInf/PrvsInstgAgt1")
 	instg, instd := p.InstructingAgent, p.InstructedAgent
 	if instg == nil {
@@ -413,6 +475,14 @@ func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 	}
 	r.agentWithAccount("CdtrAgt", cdtrAgt, "CdtTrfTxInf/CdtrAgt")
 	r.party("Cdtr", p.Creditor, "CdtTrfTxInf/Cdtr")
+}
+
+// txInstructions writes InstrForCdtrAgt (codes other than Instruction3Code
+// are dropped) and InstrForNxtAgt; PHON, TELE, PHOI, TELI (MT :23E:) are
+// not Instruction4Code values: the code leads the text, as :72: would
+// carry it.
+func (r *pacsRenderer) txInstructions(p *payment.Payment) {
+	w := &r.w
 	for i, in := range p.InstructionsForCreditorAgent {
 		w.open("InstrForCdtrAgt")
 		switch in.Code {
@@ -432,28 +502,11 @@ func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 		case "PHOA", "TELA":
 			w.leaf("Cd", in.Code)
 		default:
-			// PHON, TELE, PHOI, TELI (MT :23E:) are not Instruction4Code
-			// values: the code leads the text, as :72: would carry it.
 			in.Text = strings.TrimSpace("/" + in.Code + "/" + in.Text)
 		}
 		r.leaf("InstrInf", in.Text, 140, fmt.Sprintf("CdtTrfTxInf/InstrForNxtAgt[%d]/InstrInf", i+1))
 		w.close("InstrForNxtAgt")
 	}
-	if p.Purpose != "" {
-		w.open("Purp")
-		r.leaf("Prtry", p.Purpose, 35, "CdtTrfTxInf/Purp/Prtry")
-		w.close("Purp")
-	}
-	r.regulatory(p.Regulatory, "CdtTrfTxInf/RgltryRptg")
-	if len(p.Remittance) > 0 {
-		w.open("RmtInf")
-		for i, u := range p.Remittance {
-			r.leaf("Ustrd", u, 140, fmt.Sprintf("CdtTrfTxInf/RmtInf/Ustrd[%d]", i+1))
-		}
-		w.close("RmtInf")
-	}
-	w.close("CdtTrfTxInf")
-	return nil
 }
 
 // regulatory writes RgltryRptg with one Dtls/Inf per line (MT :77B:).
