@@ -225,87 +225,16 @@ func RenderReturns(ps []*payment.Payment, version string) ([]string, []statement
 func (r *pacsRenderer) pacs004(p *payment.Payment, ref string, created string, from, to string) error {
 	w := &r.w
 	w.open("PmtRtr")
-	w.open("GrpHdr")
 	msgID := firstOf(p.MessageID, ref)
-	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
-	w.rawLeaf("CreDtTm", []byte(created))
-	w.leaf("NbOfTxs", "1")
-	w.open("SttlmInf")
-	m := p.SettlementMethod
-	if m == "" {
-		m = "INDA"
-		if p.SendersCorrespondent != nil || p.ReceiversCorrespondent != nil {
-			m = "COVE"
-		}
-	}
-	w.leaf("SttlmMtd", m)
-	if p.SettlementAccount != "" {
-		r.account("SttlmAcct", p.SettlementAccount, "GrpHdr/SttlmInf/SttlmAcct")
-	}
-	r.agentWithAccount("InstgRmbrsmntAgt", p.SendersCorrespondent, "GrpHdr/SttlmInf/InstgRmbrsmntAgt")
-	r.agentWithAccount("InstdRmbrsmntAgt", p.ReceiversCorrespondent, "GrpHdr/SttlmInf/InstdRmbrsmntAgt")
-	r.agentWithAccount("ThrdRmbrsmntAgt", p.ThirdReimbursement, "GrpHdr/SttlmInf/ThrdRmbrsmntAgt")
-	w.close("SttlmInf")
-	w.close("GrpHdr")
+	r.returnGroupHeader(p, msgID, created)
 	w.open("TxInf")
 	r.leaf("RtrId", msgID, 35, "TxInf/RtrId")
-	if p.OriginalMessageID != "" || p.OriginalMessageType != "" {
-		w.open("OrgnlGrpInf")
-		om, nm := p.OriginalMessageID, p.OriginalMessageType
-		if om == "" {
-			om = "NOTPROVIDED"
-			r.warn.Add(payment.CodeFieldDefaulted, r.path("TxInf/OrgnlGrpInf/OrgnlMsgId"), 0, "no original message id: NOTPROVIDED")
-		}
-		if nm == "" {
-			nm = "NOTPROVIDED"
-			r.warn.Add(payment.CodeFieldDefaulted, r.path("TxInf/OrgnlGrpInf/OrgnlMsgNmId"), 0, "no original message name: NOTPROVIDED")
-		}
-		r.leaf("OrgnlMsgId", om, 35, "TxInf/OrgnlGrpInf/OrgnlMsgId")
-		r.leaf("OrgnlMsgNmId", nm, 35, "TxInf/OrgnlGrpInf/OrgnlMsgNmId")
-		w.close("OrgnlGrpInf")
-	}
-	r.leaf("OrgnlInstrId", p.OriginalInstructionID, 35, "TxInf/OrgnlInstrId")
-	r.leaf("OrgnlEndToEndId", p.EndToEndID, 35, "TxInf/OrgnlEndToEndId")
-	if p.UETR != "" {
-		w.leaf("OrgnlUETR", p.UETR)
-	}
-	if err := r.amount("RtrdIntrBkSttlmAmt", p.Amount, "TxInf/RtrdIntrBkSttlmAmt"); err != nil {
+	r.returnOriginal(p)
+	if err := r.returnAmounts(p); err != nil {
 		return err
 	}
-	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
-	if p.InstructedAmount.Currency != "" {
-		if err := r.amount("RtrdInstdAmt", p.InstructedAmount, "TxInf/RtrdInstdAmt"); err != nil {
-			return err
-		}
-	}
-	if !p.ExchangeRate.IsZero() {
-		rate := p.ExchangeRate
-		if rate.NumDigits() > 11 || rate.Exponent() < -10 {
-			rate = rate.Truncate(10)
-			r.warn.Add(payment.CodeTruncated, r.path("TxInf/XchgRate"), 0, "exchange rate %s cut to %s (BaseOneRate: 11 digits, 10 decimals)", p.ExchangeRate, rate)
-		}
-		w.leaf("XchgRate", rate.String())
-	}
-	if p.ChargeBearer != "" {
-		w.leaf("ChrgBr", p.ChargeBearer)
-	}
-	// The returning bank's charges (:71F:) and the receiver's (:71G:) as
-	// in pacs.008: ChrgsInf with the sender, or the receiver, as agent.
-	for i, c := range p.SenderCharges {
-		w.open("ChrgsInf")
-		if err := r.amount("Amt", c, fmt.Sprintf("TxInf/ChrgsInf[%d]/Amt", i+1)); err != nil {
-			return err
-		}
-		r.agentBIC("Agt", from)
-		w.close("ChrgsInf")
-	}
-	if p.ReceiverCharges.Currency != "" {
-		w.open("ChrgsInf")
-		if err := r.amount("Amt", p.ReceiverCharges, "TxInf/ChrgsInf/Amt"); err != nil {
-			return err
-		}
-		r.agentBIC("Agt", to)
-		w.close("ChrgsInf")
+	if err := r.returnCharges(p, from, to); err != nil {
+		return err
 	}
 	instg, instd := p.InstructingAgent, p.InstructedAgent
 	if instg == nil {
@@ -330,6 +259,112 @@ func (r *pacsRenderer) pacs004(p *payment.Payment, ref string, created string, f
 	w.close("TxInf")
 	w.close("PmtRtr")
 	r.returnDropped(p)
+	return nil
+}
+
+// returnGroupHeader writes GrpHdr: the message id, creation time, one
+// transaction and SttlmInf (INDA, or COVE when there is a correspondent,
+// unless the method is named) with its account and reimbursement agents.
+func (r *pacsRenderer) returnGroupHeader(p *payment.Payment, msgID, created string) {
+	w := &r.w
+	w.open("GrpHdr")
+	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
+	w.rawLeaf("CreDtTm", []byte(created))
+	w.leaf("NbOfTxs", "1")
+	w.open("SttlmInf")
+	m := p.SettlementMethod
+	if m == "" {
+		m = "INDA"
+		if p.SendersCorrespondent != nil || p.ReceiversCorrespondent != nil {
+			m = "COVE"
+		}
+	}
+	w.leaf("SttlmMtd", m)
+	if p.SettlementAccount != "" {
+		r.account("SttlmAcct", p.SettlementAccount, "GrpHdr/SttlmInf/SttlmAcct")
+	}
+	r.agentWithAccount("InstgRmbrsmntAgt", p.SendersCorrespondent, "GrpHdr/SttlmInf/InstgRmbrsmntAgt")
+	r.agentWithAccount("InstdRmbrsmntAgt", p.ReceiversCorrespondent, "GrpHdr/SttlmInf/InstdRmbrsmntAgt")
+	r.agentWithAccount("ThrdRmbrsmntAgt", p.ThirdReimbursement, "GrpHdr/SttlmInf/ThrdRmbrsmntAgt")
+	w.close("SttlmInf")
+	w.close("GrpHdr")
+}
+
+// returnOriginal writes what identifies the returned payment: OrgnlGrpInf
+// (NOTPROVIDED for a part that is missing), OrgnlInstrId, OrgnlEndToEndId
+// and OrgnlUETR.
+func (r *pacsRenderer) returnOriginal(p *payment.Payment) {
+	w := &r.w
+	if p.OriginalMessageID != "" || p.OriginalMessageType != "" {
+		w.open("OrgnlGrpInf")
+		om, nm := p.OriginalMessageID, p.OriginalMessageType
+		if om == "" {
+			om = "NOTPROVIDED"
+			r.warn.Add(payment.CodeFieldDefaulted, r.path("TxInf/OrgnlGrpInf/OrgnlMsgId"), 0, "no original message id: NOTPROVIDED")
+		}
+		if nm == "" {
+			nm = "NOTPROVIDED"
+			r.warn.Add(payment.CodeFieldDefaulted, r.path("TxInf/OrgnlGrpInf/OrgnlMsgNmId"), 0, "no original message name: NOTPROVIDED")
+		}
+		r.leaf("OrgnlMsgId", om, 35, "TxInf/OrgnlGrpInf/OrgnlMsgId")
+		r.leaf("OrgnlMsgNmId", nm, 35, "TxInf/OrgnlGrpInf/OrgnlMsgNmId")
+		w.close("OrgnlGrpInf")
+	}
+	r.leaf("OrgnlInstrId", p.OriginalInstructionID, 35, "TxInf/OrgnlInstrId")
+	r.leaf("OrgnlEndToEndId", p.EndToEndID, 35, "TxInf/OrgnlEndToEndId")
+	if p.UETR != "" {
+		w.leaf("OrgnlUETR", p.UETR)
+	}
+}
+
+// returnAmounts writes RtrdIntrBkSttlmAmt, IntrBkSttlmDt, RtrdInstdAmt and
+// XchgRate, cut to what BaseOneRate holds (11 digits, 10 decimals).
+func (r *pacsRenderer) returnAmounts(p *payment.Payment) error {
+	w := &r.w
+	if err := r.amount("RtrdIntrBkSttlmAmt", p.Amount, "TxInf/RtrdIntrBkSttlmAmt"); err != nil {
+		return err
+	}
+	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
+	if p.InstructedAmount.Currency != "" {
+		if err := r.amount("RtrdInstdAmt", p.InstructedAmount, "TxInf/RtrdInstdAmt"); err != nil {
+			return err
+		}
+	}
+	if !p.ExchangeRate.IsZero() {
+		rate := p.ExchangeRate
+		if rate.NumDigits() > 11 || rate.Exponent() < -10 {
+			rate = rate.Truncate(10)
+			r.warn.Add(payment.CodeTruncated, r.path("TxInf/XchgRate"), 0, "exchange rate %s cut to %s (BaseOneRate: 11 digits, 10 decimals)", p.ExchangeRate, rate)
+		}
+		w.leaf("XchgRate", rate.String())
+	}
+	return nil
+}
+
+// returnCharges writes ChrgBr and, as in pacs.008, the returning bank's
+// charges (:71F:) and the receiver's (:71G:): ChrgsInf with the sender, or
+// the receiver, as agent.
+func (r *pacsRenderer) returnCharges(p *payment.Payment, from, to string) error {
+	w := &r.w
+	if p.ChargeBearer != "" {
+		w.leaf("ChrgBr", p.ChargeBearer)
+	}
+	for i, c := range p.SenderCharges {
+		w.open("ChrgsInf")
+		if err := r.amount("Amt", c, fmt.Sprintf("TxInf/ChrgsInf[%d]/Amt", i+1)); err != nil {
+			return err
+		}
+		r.agentBIC("Agt", from)
+		w.close("ChrgsInf")
+	}
+	if p.ReceiverCharges.Currency != "" {
+		w.open("ChrgsInf")
+		if err := r.amount("Amt", p.ReceiverCharges, "TxInf/ChrgsInf/Amt"); err != nil {
+			return err
+		}
+		r.agentBIC("Agt", to)
+		w.close("ChrgsInf")
+	}
 	return nil
 }
 
