@@ -89,54 +89,9 @@ func (pp *pacsParser) entry(e int, p *payment.Payment) error {
 	if n := t.at(e, "BkTxCd/Prtry/Cd"); n >= 0 && t.nodes[n].text == "NOTPROVIDED" {
 		t.nodes[n].used = true // the writers' placeholder: no information
 	}
-	ibsd := ""
-	txs := 0
-	for nd := t.nodes[e].first; nd >= 0; nd = t.nodes[nd].next {
-		if t.nodes[nd].name != "NtryDtls" {
-			continue
-		}
-		for tx := t.nodes[nd].first; tx >= 0; tx = t.nodes[tx].next {
-			if t.nodes[tx].name != "TxDtls" {
-				continue
-			}
-			txs++
-			if txs > 1 {
-				continue // reported as unused elements
-			}
-			p.InstructionID = t.get(tx, "Refs/InstrId")
-			p.EndToEndID = t.get(tx, "Refs/EndToEndId")
-			p.UETR = t.get(tx, "Refs/UETR")
-			if p.UETR != "" && !payment.IsUETR(p.UETR) {
-				return pp.fail(t.at(tx, "Refs/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
-			}
-			if a := t.child(tx, "Amt"); a >= 0 {
-				ta, err := pp.amount(a, false)
-				if err != nil {
-					return err
-				}
-				if !ta.Value.Equal(p.Amount.Value) || ta.Currency != p.Amount.Currency {
-					pp.w.Add(payment.CodeFieldDropped, "Ntry/NtryDtls/TxDtls/Amt", t.line(a), "transaction amount %s %s differs from the entry's and has no MT field", ta.Currency, ta.Value)
-				}
-			}
-			t.get(tx, "CdtDbtInd")
-			if rp := t.child(tx, "RltdPties"); rp >= 0 {
-				if pty := t.at(rp, "Dbtr/Pty"); pty >= 0 {
-					p.Debtor = pp.party(t.child(rp, "Dbtr"), "Pty")
-					p.Debtor.Account = pp.account(rp, "DbtrAcct")
-				}
-				if agt := t.at(rp, "Dbtr/Agt"); agt >= 0 {
-					p.DebtorFI = pp.agent(t.child(rp, "Dbtr"), "Agt")
-				}
-			}
-			if ra := t.child(tx, "RltdAgts"); ra >= 0 {
-				if a := pp.agent(ra, "DbtrAgt"); a != nil {
-					p.DebtorFI = a
-				}
-				p.Intermediary = pp.agent(ra, "IntrmyAgt1")
-			}
-			ibsd = t.get(tx, "RltdDts/IntrBkSttlmDt")
-			p.AdditionalInfo = t.get(tx, "AddtlTxInf")
-		}
+	ibsd, err := pp.entryDetails(e, p)
+	if err != nil {
+		return err
 	}
 	switch {
 	case d == "" && ibsd == "":
@@ -151,6 +106,72 @@ func (pp *pacsParser) entry(e int, p *payment.Payment) error {
 		return pp.fail(e, "%q is not a date", clip(d))
 	}
 	return nil
+}
+
+// entryDetails reads the first NtryDtls/TxDtls of the entry (further ones
+// are reported as unused elements) and returns its settlement date.
+func (pp *pacsParser) entryDetails(e int, p *payment.Payment) (ibsd string, err error) {
+	t := pp.t
+	txs := 0
+	for nd := t.nodes[e].first; nd >= 0; nd = t.nodes[nd].next {
+		if t.nodes[nd].name != "NtryDtls" {
+			continue
+		}
+		for tx := t.nodes[nd].first; tx >= 0; tx = t.nodes[tx].next {
+			if t.nodes[tx].name != "TxDtls" {
+				continue
+			}
+			txs++
+			if txs > 1 {
+				continue // reported as unused elements
+			}
+			if ibsd, err = pp.txDetails(tx, p); err != nil {
+				return "", err
+			}
+		}
+	}
+	return ibsd, nil
+}
+
+// txDetails reads one TxDtls: references and UETR, its amount (which
+// should be the entry's), the debtor and its agents, and returns its
+// interbank settlement date.
+func (pp *pacsParser) txDetails(tx int, p *payment.Payment) (string, error) {
+	t := pp.t
+	p.InstructionID = t.get(tx, "Refs/InstrId")
+	p.EndToEndID = t.get(tx, "Refs/EndToEndId")
+	p.UETR = t.get(tx, "Refs/UETR")
+	if p.UETR != "" && !payment.IsUETR(p.UETR) {
+		return "", pp.fail(t.at(tx, "Refs/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	}
+	if a := t.child(tx, "Amt"); a >= 0 {
+		ta, err := pp.amount(a, false)
+		if err != nil {
+			return "", err
+		}
+		if !ta.Value.Equal(p.Amount.Value) || ta.Currency != p.Amount.Currency {
+			pp.w.Add(payment.CodeFieldDropped, "Ntry/NtryDtls/TxDtls/Amt", t.line(a), "transaction amount %s %s differs from the entry's and has no MT field", ta.Currency, ta.Value)
+		}
+	}
+	t.get(tx, "CdtDbtInd")
+	if rp := t.child(tx, "RltdPties"); rp >= 0 {
+		if pty := t.at(rp, "Dbtr/Pty"); pty >= 0 {
+			p.Debtor = pp.party(t.child(rp, "Dbtr"), "Pty")
+			p.Debtor.Account = pp.account(rp, "DbtrAcct")
+		}
+		if agt := t.at(rp, "Dbtr/Agt"); agt >= 0 {
+			p.DebtorFI = pp.agent(t.child(rp, "Dbtr"), "Agt")
+		}
+	}
+	if ra := t.child(tx, "RltdAgts"); ra >= 0 {
+		if a := pp.agent(ra, "DbtrAgt"); a != nil {
+			p.DebtorFI = a
+		}
+		p.Intermediary = pp.agent(ra, "IntrmyAgt1")
+	}
+	ibsd := t.get(tx, "RltdDts/IntrBkSttlmDt")
+	p.AdditionalInfo = t.get(tx, "AddtlTxInf")
+	return ibsd, nil
 }
 
 // camt054 writes a BkToCstmrDbtCdtNtfctn with one notification, entry and
