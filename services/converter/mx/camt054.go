@@ -185,23 +185,7 @@ func (r *pacsRenderer) camt054(p *payment.Payment, ref string, created string) e
 	w.close("GrpHdr")
 	w.open("Ntfctn")
 	r.leaf("Id", firstOf(p.MessageID, ref), 35, "Ntfctn/Id")
-	w.open("Acct")
-	acct := p.Account
-	if acct == "" {
-		acct = "NOTPROVIDED"
-		r.warn.Add(payment.CodeFieldDefaulted, r.path("Ntfctn/Acct"), 0, "no account (:25:): NOTPROVIDED")
-	}
-	w.open("Id")
-	if bankid.ValidIBAN(acct) {
-		w.leaf("IBAN", acct)
-	} else {
-		w.open("Othr")
-		r.leaf("Id", acct, 34, "Ntfctn/Acct/Id/Othr/Id")
-		w.close("Othr")
-	}
-	w.close("Id")
-	w.leaf("Ccy", p.Amount.Currency)
-	w.close("Acct")
+	r.notificationAccount(p)
 	w.open("Ntry")
 	if err := r.amount("Amt", p.Amount, "Ntry/Amt"); err != nil {
 		return err
@@ -230,6 +214,49 @@ func (r *pacsRenderer) camt054(p *payment.Payment, ref string, created string) e
 	w.close("BkTxCd")
 	w.open("NtryDtls")
 	w.open("TxDtls")
+	if err := r.notificationTx(p, ind); err != nil {
+		return err
+	}
+	w.open("RltdDts")
+	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
+	w.close("RltdDts")
+	r.leaf("AddtlTxInf", p.AdditionalInfo, 500, "TxDtls/AddtlTxInf")
+	w.close("TxDtls")
+	w.close("NtryDtls")
+	w.close("Ntry")
+	w.close("Ntfctn")
+	w.close("BkToCstmrDbtCdtNtfctn")
+	return nil
+}
+
+// notificationAccount writes Ntfctn/Acct: the :25: account as an IBAN when
+// it is one, else as Othr/Id (NOTPROVIDED when there is none), and the
+// currency.
+func (r *pacsRenderer) notificationAccount(p *payment.Payment) {
+	w := &r.w
+	w.open("Acct")
+	acct := p.Account
+	if acct == "" {
+		acct = "NOTPROVIDED"
+		r.warn.Add(payment.CodeFieldDefaulted, r.path("Ntfctn/Acct"), 0, "no account (:25:): NOTPROVIDED")
+	}
+	w.open("Id")
+	if bankid.ValidIBAN(acct) {
+		w.leaf("IBAN", acct)
+	} else {
+		w.open("Othr")
+		r.leaf("Id", acct, 34, "Ntfctn/Acct/Id/Othr/Id")
+		w.close("Othr")
+	}
+	w.close("Id")
+	w.leaf("Ccy", p.Amount.Currency)
+	w.close("Acct")
+}
+
+// notificationTx writes the references and amount of the TxDtls, then its
+// related parties and agents.
+func (r *pacsRenderer) notificationTx(p *payment.Payment, ind string) error {
+	w := &r.w
 	if p.InstructionID != "" || p.EndToEndID != "" || p.UETR != "" {
 		w.open("Refs")
 		r.leaf("InstrId", p.InstructionID, 35, "TxDtls/Refs/InstrId")
@@ -243,6 +270,15 @@ func (r *pacsRenderer) camt054(p *payment.Payment, ref string, created string) e
 		return err
 	}
 	w.leaf("CdtDbtInd", ind)
+	r.notificationParties(p)
+	return nil
+}
+
+// notificationParties writes RltdPties (the debtor, or its agent when
+// only that is known, with DbtrAcct) and RltdAgts (the debtor agent and
+// the intermediary).
+func (r *pacsRenderer) notificationParties(p *payment.Payment) {
+	w := &r.w
 	agentAsDbtr := p.Debtor == nil && p.DebtorFI != nil
 	if p.Debtor != nil || agentAsDbtr {
 		w.open("RltdPties")
@@ -270,14 +306,4 @@ func (r *pacsRenderer) camt054(p *payment.Payment, ref string, created string) e
 		}
 		w.close("RltdAgts")
 	}
-	w.open("RltdDts")
-	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
-	w.close("RltdDts")
-	r.leaf("AddtlTxInf", p.AdditionalInfo, 500, "TxDtls/AddtlTxInf")
-	w.close("TxDtls")
-	w.close("NtryDtls")
-	w.close("Ntry")
-	w.close("Ntfctn")
-	w.close("BkToCstmrDbtCdtNtfctn")
-	return nil
 }
