@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/ledgerlane/platform/gateway/fieldcheck"
 	"github.com/ledgerlane/platform/pkg/problem"
@@ -85,25 +84,14 @@ func decodeFinding(ctx context.Context, r *http.Request) (fieldcheck.Finding, bo
 }
 
 // requestMessage is the request message of a full gRPC method name
-// ("/finance.v1.TransactionService/UpdateTransaction"), nil when unknown.
+// ("/finance.v1.TransactionService/UpdateTransaction"), nil when unknown:
+// the route selector's lookup (input.go), spelled with a slash.
 func requestMessage(method string) protoreflect.MessageDescriptor {
 	service, name, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
 	if !ok {
 		return nil
 	}
-	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(service))
-	if err != nil {
-		return nil
-	}
-	sd, ok := d.(protoreflect.ServiceDescriptor)
-	if !ok {
-		return nil
-	}
-	m := sd.Methods().ByName(protoreflect.Name(name))
-	if m == nil {
-		return nil
-	}
-	return m.Input()
+	return selectorMessage(service + "." + name)
 }
 
 type bodyKey struct{}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -133,7 +134,7 @@ func New(cfg Config) (*Gateway, error) {
 	if err := g.wirePortal(); err != nil {
 		return nil, err
 	}
-	docs, err := apidocs.New(openapi.Document())
+	docs, err := referencePages()
 	if err != nil {
 		return nil, err
 	}
@@ -558,3 +559,7 @@ func outgoing(r *http.Request) context.Context {
 	p, _ := principal.From(r.Context())
 	return principal.Outgoing(r.Context(), p)
 }
+
+// referencePages renders the /docs pages once per process: the document is
+// embedded and never changes, and a process may build several gateways.
+var referencePages = sync.OnceValues(func() (*apidocs.Site, error) { return apidocs.New(openapi.Document()) })
