@@ -15,6 +15,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/ledgerlane/platform/gateway/fieldcheck"
 	"github.com/ledgerlane/platform/gateway/route"
@@ -48,6 +49,14 @@ func checkInput(r *http.Request, rt route.Route) *problem.Problem {
 			if !cleanText(v) {
 				return problem.New(problem.InvalidInput, "query parameter "+k+" must be valid UTF-8 without control characters").WithField(k)
 			}
+		}
+	}
+	if rt.Handler == route.HandlerGenerated && len(q) > 0 && jsonBody(r, rt) {
+		// Every write binds its whole body (body: "*" in proto/http.yaml),
+		// and grpc-gateway then reads no query parameter at all: refuse
+		// rather than drop ?expected_version=3 in silence.
+		if f, bad := fieldcheck.UnknownQuery(q, emptyMessage); bad {
+			return problem.New(problem.InvalidInput, "query parameter "+f.Field+" is not read by this operation: send it in the JSON body").WithField(f.Field)
 		}
 	}
 	if rt.Handler == route.HandlerGenerated {
@@ -100,6 +109,9 @@ func selectorMessage(selector string) protoreflect.MessageDescriptor {
 	selectorMessages.Store(selector, m.Input())
 	return m.Input()
 }
+
+// emptyMessage names no field: every query parameter is unknown to it.
+var emptyMessage = (&emptypb.Empty{}).ProtoReflect().Descriptor()
 
 var selectorMessages sync.Map // route selector → protoreflect.MessageDescriptor
 

@@ -44,6 +44,7 @@ func TestEdgeRefusesUnreadableInput(t *testing.T) {
 		{"not JSON", "POST", "/v1/validate", keyConvert, nil, `{"message":`, "body"},
 		{"unknown query parameter", "GET", "/v1/transactions?page_size=3&pagesize=3", keyFinance, nil, "", "pagesize"},
 		{"unknown parameter on a write", "PATCH", "/v1/transactions/t1?dry_run=1", keyFinanceWrite, map[string]string{"Idempotency-Key": "k5"}, `{"memo":"x"}`, "dry_run"},
+		{"a body field as a query parameter of a write", "PATCH", "/v1/transactions/t1?expected_version=abc", keyFinanceWrite, map[string]string{"Idempotency-Key": "k8", "Content-Type": "application/json"}, `{"memo":"x"}`, "expected_version"},
 		{"text/plain JSON write", "PATCH", "/v1/transactions/t1", keyFinanceWrite, map[string]string{"Idempotency-Key": "k6", "Content-Type": "text/plain"}, `{"memo":"x"}`, "Content-Type"},
 		{"form post", "POST", "/v1/validate", keyConvert, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, `{"message":"x"}`, "Content-Type"},
 	}
