@@ -105,8 +105,7 @@ type Gateway struct {
 	handlers map[route.Handler]http.Handler
 	after    map[route.After]func(principal.Principal)
 	status   map[string]int
-	// portal is the account holders' HTML front under /portal/.
-	portal   http.Handler
+	// portalOn: the portal is served (its row's handler is not a 404).
 	portalOn bool
 	// docs is the API reference under /docs (gateway/apidocs).
 	docs *apidocs.Site
@@ -261,18 +260,18 @@ func (g *Gateway) wireHandlers() {
 // one.
 func (g *Gateway) wirePortal() error {
 	cfg := g.cfg
-	g.portal = http.NotFoundHandler()
+	g.handlers[route.HandlerPortal] = http.NotFoundHandler()
 	if cfg.PortalPublicURL == "" {
 		cfg.Log.Warn("the portal is off: PortalPublicURL (PORTAL_PUBLIC_URL) is not set")
 		return nil
 	}
-	p, err := portal.New(meteringv1.NewPortalServiceClient(cfg.Backends.Metering),
+	p, err := portal.New(cfg.Backends.Metering,
 		portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
 			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now})
 	if err != nil {
 		return err
 	}
-	g.portal, g.portalOn = p, true
+	g.handlers[route.HandlerPortal], g.portalOn = p, true
 	return nil
 }
 
@@ -280,7 +279,7 @@ func (g *Gateway) wirePortal() error {
 // after-success step, and collects the success statuses by gRPC method.
 func (g *Gateway) readRouteTable() error {
 	g.status = map[string]int{}
-	for _, rt := range route.All() {
+	for _, rt := range append(route.All(), route.WebRows()...) {
 		if _, ok := g.handlers[rt.Handler]; !ok && rt.Handler != route.HandlerGenerated {
 			return fmt.Errorf("gateway: route %s %s names unknown handler %q", rt.Method, rt.Pattern, rt.Handler)
 		}
@@ -362,6 +361,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 		return
 	}
 	info.route = m.Routes[0].Pattern
+	if web, ok := m.For(route.Web); ok {
+		info.accountID = g.serveWeb(w, r, web, reqID)
+		return
+	}
 	if pub, ok := m.For(route.Public); ok {
 		g.servePublic(w, r, pub, reqID)
 		return
@@ -401,14 +404,10 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	return info
 }
 
-// serveOffTable serves the paths outside the /v1 route table, reporting
-// which: the portal (HTML with its own sessions), the API reference and
-// the index.
+// serveOffTable serves the paths outside the route table, reporting
+// which: the API reference and the index.
 func (g *Gateway) serveOffTable(w http.ResponseWriter, r *http.Request) (string, bool) {
 	switch p := r.URL.Path; {
-	case p == "/portal" || strings.HasPrefix(p, "/portal/"):
-		g.portal.ServeHTTP(w, r)
-		return "/portal/", true
 	case p == "/docs" || strings.HasPrefix(p, "/docs/"):
 		g.serveDocs(w, r)
 		return "/docs", true

@@ -20,8 +20,9 @@ import (
 // fakeOAuth grants id "oc"/secret "s p&c" (a secret needing form-encoding
 // in HTTP Basic) and remembers what it was asked.
 type fakeOAuth struct {
-	got *meteringv1.TokenRequest
-	err error
+	meteringv1.OAuthServiceClient // only Token is called
+	got                           *meteringv1.TokenRequest
+	err                           error
 }
 
 func (f *fakeOAuth) Token(_ context.Context, req *meteringv1.TokenRequest, _ ...grpc.CallOption) (*meteringv1.TokenResponse, error) {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -57,8 +58,13 @@ func FromRequest(r *http.Request) string {
 // anything else (invalid UTF-8 above all, which gRPC refuses to send) is
 // unknown without asking metering.
 func Wellformed(secret string) bool {
-	if len(secret) <= 3 || len(secret) > maxSecretLen ||
-		!(strings.HasPrefix(secret, "ak_") || strings.HasPrefix(secret, "at_")) {
+	return (strings.HasPrefix(secret, "ak_") || strings.HasPrefix(secret, "at_")) && visibleASCII(secret)
+}
+
+// visibleASCII reports whether secret has a plausible length and only
+// visible ASCII.
+func visibleASCII(secret string) bool {
+	if len(secret) <= 3 || len(secret) > maxSecretLen {
 		return false
 	}
 	for i := 0; i < len(secret); i++ {
@@ -69,9 +75,15 @@ func Wellformed(secret string) bool {
 	return true
 }
 
+// Credentials is the one call of metering's CredentialService the resolver
+// makes.
+type Credentials interface {
+	ResolveCredential(ctx context.Context, in *meteringv1.ResolveCredentialRequest, opts ...grpc.CallOption) (*meteringv1.ResolveCredentialResponse, error)
+}
+
 // Resolver resolves secrets through the metering service with a cache.
 type Resolver struct {
-	client      meteringv1.CredentialServiceClient
+	client      Credentials
 	ttl         time.Duration // positive answers
 	negativeTTL time.Duration // unknown secrets; short so a new key works at once
 	now         func() time.Time
@@ -95,17 +107,19 @@ const staleIfError = 5 * time.Minute
 
 // NewResolver caches positive answers for ttl (revocation lag) and negative
 // ones for one second.
-func NewResolver(client meteringv1.CredentialServiceClient, ttl time.Duration, now func() time.Time) *Resolver {
+func NewResolver(client Credentials, ttl time.Duration, now func() time.Time) *Resolver {
 	if now == nil {
 		now = time.Now
 	}
 	return &Resolver{client: client, ttl: ttl, negativeTTL: time.Second, now: now, maxEntries: 50_000, cache: map[[32]byte]entry{}}
 }
 
-// Resolved is a credential's principal and its account's limits.
+// Resolved is a credential's principal and its account's limits, or for a
+// portal session the signed-in person.
 type Resolved struct {
 	Principal principal.Principal
 	Limits    *meteringv1.AccountLimits
+	Session   *meteringv1.Session
 }
 
 // Resolve returns the principal for secret, ErrUnknown, or ErrUnavailable.
@@ -119,6 +133,11 @@ func (r *Resolver) ResolveWithLimits(ctx context.Context, secret string) (Resolv
 	if !Wellformed(secret) {
 		return Resolved{}, ErrUnknown
 	}
+	return r.resolve(ctx, secret)
+}
+
+// resolve answers a well-formed secret from the cache or metering.
+func (r *Resolver) resolve(ctx context.Context, secret string) (Resolved, error) {
 	// Keyed by hash so the cache never holds a secret.
 	k := sha256.Sum256([]byte(secret))
 	now := r.now()
@@ -129,7 +148,7 @@ func (r *Resolver) ResolveWithLimits(ctx context.Context, secret string) (Resolv
 		if !e.known {
 			return Resolved{}, ErrUnknown
 		}
-		return Resolved{e.p, e.limits}, nil
+		return Resolved{Principal: e.p, Limits: e.limits}, nil
 	}
 	resp, err := r.client.ResolveCredential(ctx, &meteringv1.ResolveCredentialRequest{Secret: secret})
 	switch status.Code(err) {
@@ -138,16 +157,22 @@ func (r *Resolver) ResolveWithLimits(ctx context.Context, secret string) (Resolv
 		p := principal.Principal{
 			AccountID: pp.GetAccountId(), CredentialID: pp.GetCredentialId(), Kind: pp.GetKind(),
 			Surface: pp.GetSurface(), Mode: pp.GetMode(), Scopes: pp.GetScopes(),
-			FinanceUserID: pp.GetFinanceUserId(), GrantID: pp.GetGrantId(),
+			FinanceUserID: pp.GetFinanceUserId(), GrantID: pp.GetGrantId(), PersonID: pp.GetPersonId(),
+		}
+		if s := resp.GetSession(); s != nil {
+			// A session is never cached: signing out, a password reset or a
+			// verified address on any replica applies to the very next page,
+			// and a person's clicks are few.
+			return Resolved{Principal: p, Session: s}, nil
 		}
 		r.store(k, entry{p: p, limits: resp.GetLimits(), known: true, expires: now.Add(r.ttl)})
-		return Resolved{p, resp.GetLimits()}, nil
+		return Resolved{Principal: p, Limits: resp.GetLimits()}, nil
 	case codes.NotFound, codes.Unauthenticated, codes.InvalidArgument:
 		r.store(k, entry{expires: now.Add(r.negativeTTL)})
 		return Resolved{}, ErrUnknown
 	default:
 		if ok && e.known && now.Before(e.expires.Add(staleIfError)) {
-			return Resolved{e.p, e.limits}, nil
+			return Resolved{Principal: e.p, Limits: e.limits}, nil
 		}
 		return Resolved{}, ErrUnavailable
 	}

@@ -13,15 +13,15 @@ import (
 func TestCollectionText(t *testing.T) {
 	next := time.Date(2026, 4, 20, 10, 35, 0, 0, time.UTC)
 	tests := []struct {
-		inv  *meteringv1.PortalInvoice
+		inv  *meteringv1.Invoice
 		want string
 	}{
-		{&meteringv1.PortalInvoice{}, ""},
-		{&meteringv1.PortalInvoice{CollectionState: "open"}, "awaiting a payment method"},
-		{&meteringv1.PortalInvoice{CollectionState: "collecting", CollectionAttempts: 1}, "collecting"},
-		{&meteringv1.PortalInvoice{CollectionState: "collecting", CollectionAttempts: 2, NextAttemptAt: timestamppb.New(next)}, "retrying 2026-04-20 10:35 UTC"},
-		{&meteringv1.PortalInvoice{CollectionState: "paid"}, "paid"},
-		{&meteringv1.PortalInvoice{CollectionState: "failed"}, "failed"},
+		{&meteringv1.Invoice{}, ""},
+		{&meteringv1.Invoice{CollectionState: "open"}, "awaiting a payment method"},
+		{&meteringv1.Invoice{CollectionState: "collecting", CollectionAttempts: 1}, "collecting"},
+		{&meteringv1.Invoice{CollectionState: "collecting", CollectionAttempts: 2, NextAttemptAt: timestamppb.New(next)}, "retrying 2026-04-20 10:35 UTC"},
+		{&meteringv1.Invoice{CollectionState: "paid"}, "paid"},
+		{&meteringv1.Invoice{CollectionState: "failed"}, "failed"},
 	}
 	for _, tc := range tests {
 		if got := collectionText(tc.inv); got != tc.want {

@@ -32,8 +32,8 @@ type financeCredView struct {
 	Revoked, LastUsed                             *time.Time
 }
 
-func (p *Portal) financeView(r *http.Request, token string) (*financeView, error) {
-	res, err := p.client.ListFinanceCredentials(r.Context(), &meteringv1.ListFinanceCredentialsRequest{Token: token})
+func (p *Portal) financeView(s *session) (*financeView, error) {
+	res, err := p.api.creds.ListFinanceCredentials(s.ctx, &meteringv1.ListFinanceCredentialsRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (p *Portal) financeView(r *http.Request, token string) (*financeView, error
 	return v, nil
 }
 
-func toFinanceCredView(c *meteringv1.PortalFinanceCredential) financeCredView {
+func toFinanceCredView(c *meteringv1.FinanceCredential) financeCredView {
 	out := financeCredView{ID: c.GetId(), Name: c.GetName(), Prefix: c.GetPrefix(), Kind: c.GetKind(), Mode: c.GetMode(),
 		UserID: c.GetFinanceUserId(), GrantID: c.GetGrantId(), Scopes: c.GetScopes(), Created: c.GetCreatedAt().AsTime()}
 	if c.RevokedAt != nil {
@@ -59,8 +59,8 @@ func toFinanceCredView(c *meteringv1.PortalFinanceCredential) financeCredView {
 	return out
 }
 
-func (p *Portal) renderFinance(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, v view, fill func(*financeView)) {
-	fv, err := p.financeView(r, token)
+func (p *Portal) renderFinance(w http.ResponseWriter, r *http.Request, s *session, status int, v view, fill func(*financeView)) {
+	fv, err := p.financeView(s)
 	if err != nil {
 		p.failed(w, r, err)
 		return
@@ -72,17 +72,17 @@ func (p *Portal) renderFinance(w http.ResponseWriter, r *http.Request, s *meteri
 	p.render(w, r, status, "finance", v)
 }
 
-func (p *Portal) finance(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) finance(w http.ResponseWriter, r *http.Request, s *session) {
 	var v view
 	if r.URL.Query().Get("revoked") == "1" {
 		v.Notice = "The credential is revoked. Requests with it are refused within seconds."
 	}
-	p.renderFinance(w, r, s, token, http.StatusOK, v, nil)
+	p.renderFinance(w, r, s, http.StatusOK, v, nil)
 }
 
-func (p *Portal) createFinanceCredential(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) createFinanceCredential(w http.ResponseWriter, r *http.Request, s *session) {
 	name, user, grant := r.PostFormValue("name"), r.PostFormValue("finance_user_id"), r.PostFormValue("grant_id")
-	res, err := p.client.CreateFinanceCredential(r.Context(), &meteringv1.CreateFinanceCredentialRequest{Token: token, Name: name,
+	res, err := p.api.creds.CreateFinanceCredential(s.ctx, &meteringv1.CreateFinanceCredentialRequest{Name: name,
 		Kind: r.PostFormValue("kind"), Mode: r.PostFormValue("mode"), Scopes: r.PostForm["scope"], FinanceUserId: user, GrantId: grant})
 	if err != nil {
 		pr := rpc.Problem(err)
@@ -90,19 +90,19 @@ func (p *Portal) createFinanceCredential(w http.ResponseWriter, r *http.Request,
 			p.failed(w, r, err)
 			return
 		}
-		p.renderFinance(w, r, s, token, http.StatusBadRequest, view{Error: pr.Detail}, func(fv *financeView) {
+		p.renderFinance(w, r, s, http.StatusBadRequest, view{Error: pr.Detail}, func(fv *financeView) {
 			fv.Name, fv.UserID, fv.GrantID = name, user, grant
 		})
 		return
 	}
 	// The secret is in this one answer (no-store) and nowhere else.
-	p.renderFinance(w, r, s, token, http.StatusOK, view{}, func(fv *financeView) {
+	p.renderFinance(w, r, s, http.StatusOK, view{}, func(fv *financeView) {
 		fv.NewSecret, fv.NewName = res.GetSecret(), res.GetCredential().GetName()
 	})
 }
 
-func (p *Portal) revokeFinanceCredential(w http.ResponseWriter, r *http.Request, _ *meteringv1.PortalSession, token string) {
-	_, err := p.client.RevokeKey(r.Context(), &meteringv1.RevokeKeyRequest{Token: token, KeyId: r.PathValue("id")})
+func (p *Portal) revokeFinanceCredential(w http.ResponseWriter, r *http.Request, s *session) {
+	_, err := p.api.creds.RevokeKey(s.ctx, &meteringv1.RevokeKeyRequest{KeyId: r.PathValue("id")})
 	if err != nil {
 		if rpc.Problem(err).Type == problem.NotFound {
 			p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such credential."})

@@ -31,8 +31,8 @@ type oauthClientView struct {
 	Revoked            *time.Time
 }
 
-func (p *Portal) renderOAuth(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, v view, fill func(*oauthView)) {
-	res, err := p.client.ListOAuthClients(r.Context(), &meteringv1.ListOAuthClientsRequest{Token: token})
+func (p *Portal) renderOAuth(w http.ResponseWriter, r *http.Request, s *session, status int, v view, fill func(*oauthView)) {
+	res, err := p.api.oauth.ListOAuthClients(s.ctx, &meteringv1.ListOAuthClientsRequest{})
 	if err != nil {
 		p.failed(w, r, err)
 		return
@@ -56,34 +56,34 @@ func (p *Portal) renderOAuth(w http.ResponseWriter, r *http.Request, s *metering
 	p.render(w, r, status, "oauth", v)
 }
 
-func (p *Portal) oauthClients(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) oauthClients(w http.ResponseWriter, r *http.Request, s *session) {
 	var v view
 	if r.URL.Query().Get("revoked") == "1" {
 		v.Notice = "The client is revoked, with every access token it obtained. Requests with them are refused within seconds."
 	}
-	p.renderOAuth(w, r, s, token, http.StatusOK, v, nil)
+	p.renderOAuth(w, r, s, http.StatusOK, v, nil)
 }
 
-func (p *Portal) createOAuthClient(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) createOAuthClient(w http.ResponseWriter, r *http.Request, s *session) {
 	name := r.PostFormValue("name")
-	res, err := p.client.CreateOAuthClient(r.Context(), &meteringv1.CreateOAuthClientRequest{Token: token, Name: name, Scopes: r.PostForm["scope"]})
+	res, err := p.api.oauth.CreateOAuthClient(s.ctx, &meteringv1.CreateOAuthClientRequest{Name: name, Scopes: r.PostForm["scope"]})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type != problem.InvalidInput {
 			p.failed(w, r, err)
 			return
 		}
-		p.renderOAuth(w, r, s, token, http.StatusBadRequest, view{Error: pr.Detail}, func(ov *oauthView) { ov.Name = name })
+		p.renderOAuth(w, r, s, http.StatusBadRequest, view{Error: pr.Detail}, func(ov *oauthView) { ov.Name = name })
 		return
 	}
 	// The secret is in this one answer (no-store) and nowhere else.
-	p.renderOAuth(w, r, s, token, http.StatusOK, view{}, func(ov *oauthView) {
+	p.renderOAuth(w, r, s, http.StatusOK, view{}, func(ov *oauthView) {
 		ov.NewClientID, ov.NewSecret, ov.NewName = res.GetClient().GetClientId(), res.GetSecret(), res.GetClient().GetName()
 	})
 }
 
-func (p *Portal) revokeOAuthClient(w http.ResponseWriter, r *http.Request, _ *meteringv1.PortalSession, token string) {
-	_, err := p.client.RevokeOAuthClient(r.Context(), &meteringv1.RevokeOAuthClientRequest{Token: token, ClientId: r.PathValue("id")})
+func (p *Portal) revokeOAuthClient(w http.ResponseWriter, r *http.Request, s *session) {
+	_, err := p.api.oauth.RevokeOAuthClient(s.ctx, &meteringv1.RevokeOAuthClientRequest{ClientId: r.PathValue("id")})
 	if err != nil {
 		if rpc.Problem(err).Type == problem.NotFound {
 			p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such OAuth client."})

@@ -52,8 +52,8 @@ type paymentView struct {
 
 var schemeNames = map[string]string{"ach": "ACH direct debit (USD)", "sepa": "SEPA Direct Debit (EUR)", "bacs": "Bacs Direct Debit (GBP)"}
 
-func (p *Portal) paymentsView(r *http.Request, token string) (*paymentsView, error) {
-	res, err := p.client.ListPaymentMethods(r.Context(), &meteringv1.ListPaymentMethodsRequest{Token: token})
+func (p *Portal) paymentsView(s *session) (*paymentsView, error) {
+	res, err := p.api.billing.ListPaymentMethods(s.ctx, &meteringv1.ListPaymentMethodsRequest{})
 	if err != nil {
 		return nil, err
 	}
@@ -80,8 +80,8 @@ func (p *Portal) paymentsView(r *http.Request, token string) (*paymentsView, err
 	return v, nil
 }
 
-func (p *Portal) renderPayments(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, errText, notice, holder string) {
-	v, err := p.paymentsView(r, token)
+func (p *Portal) renderPayments(w http.ResponseWriter, r *http.Request, s *session, status int, errText, notice, holder string) {
+	v, err := p.paymentsView(s)
 	if err != nil {
 		p.failed(w, r, err)
 		return
@@ -90,31 +90,31 @@ func (p *Portal) renderPayments(w http.ResponseWriter, r *http.Request, s *meter
 	p.render(w, r, status, "payments", view{Title: "Payment methods", Session: s, CSRF: s.GetCsrfToken(), Payments: v, Error: errText, Notice: notice})
 }
 
-func (p *Portal) payments(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) payments(w http.ResponseWriter, r *http.Request, s *session) {
 	notice := map[string]string{
 		"added":   "The payment method is added.",
 		"default": "The default payment method is changed.",
 		"removed": "The payment method is removed.",
 		"retried": "The payment is being collected again.",
 	}[r.URL.Query().Get("done")]
-	p.renderPayments(w, r, s, token, http.StatusOK, "", notice, "")
+	p.renderPayments(w, r, s, http.StatusOK, "", notice, "")
 }
 
 // paymentRefused renders metering's refusal of a payment action: the
 // direct-debit rule as a 409 of its own, bad details as a 400 naming the
 // field, anything else as a failure.
-func (p *Portal) paymentRefused(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, err error, holder string) {
+func (p *Portal) paymentRefused(w http.ResponseWriter, r *http.Request, s *session, err error, holder string) {
 	pr := rpc.Problem(err)
 	switch pr.Type {
 	case problem.DirectDebitRequired:
-		p.renderPayments(w, r, s, token, http.StatusConflict,
+		p.renderPayments(w, r, s, http.StatusConflict,
 			"Direct debit required: "+pr.Detail+".", "", holder)
 	case problem.InvalidInput:
-		p.renderPayments(w, r, s, token, http.StatusBadRequest, pr.Detail, "", holder)
+		p.renderPayments(w, r, s, http.StatusBadRequest, pr.Detail, "", holder)
 	case problem.NotFound:
 		p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such payment method or payment."})
 	case problem.Conflict:
-		p.renderPayments(w, r, s, token, http.StatusConflict, pr.Detail, "", holder)
+		p.renderPayments(w, r, s, http.StatusConflict, pr.Detail, "", holder)
 	default:
 		p.failed(w, r, err)
 	}
@@ -131,56 +131,56 @@ func formInt(r *http.Request, name string) (int32, bool) {
 	return int32(n), err == nil
 }
 
-func (p *Portal) addPaymentMethod(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) addPaymentMethod(w http.ResponseWriter, r *http.Request, s *session) {
 	holder := r.PostFormValue("holder_name")
-	req := &meteringv1.AddPaymentMethodRequest{Token: token, Type: r.PostFormValue("type"), Scheme: r.PostFormValue("scheme"),
+	req := &meteringv1.AddPaymentMethodRequest{Type: r.PostFormValue("type"), Scheme: r.PostFormValue("scheme"),
 		HolderName: holder, CardNumber: r.PostFormValue("card_number"), Iban: r.PostFormValue("iban"),
 		RoutingNumber: r.PostFormValue("routing_number"), SortCode: r.PostFormValue("sort_code"),
 		AccountNumber: r.PostFormValue("account_number"), MakeDefault: r.PostFormValue("make_default") == "1"}
 	var ok bool
 	if req.ExpMonth, ok = formInt(r, "exp_month"); !ok {
-		p.renderPayments(w, r, s, token, http.StatusBadRequest, "The expiry month must be a number from 1 to 12.", "", holder)
+		p.renderPayments(w, r, s, http.StatusBadRequest, "The expiry month must be a number from 1 to 12.", "", holder)
 		return
 	}
 	if req.ExpYear, ok = formInt(r, "exp_year"); !ok {
-		p.renderPayments(w, r, s, token, http.StatusBadRequest, "The expiry year must be a four-digit year.", "", holder)
+		p.renderPayments(w, r, s, http.StatusBadRequest, "The expiry year must be a four-digit year.", "", holder)
 		return
 	}
 	// A mandate is the holder's authorisation to debit the account: the
 	// form asks for it, and nothing is set up without it.
 	if req.Type == "direct_debit" && r.PostFormValue("mandate") != "1" {
-		p.renderPayments(w, r, s, token, http.StatusBadRequest, "Tick the box to authorise the direct debit mandate.", "", holder)
+		p.renderPayments(w, r, s, http.StatusBadRequest, "Tick the box to authorise the direct debit mandate.", "", holder)
 		return
 	}
-	if _, err := p.client.AddPaymentMethod(r.Context(), req); err != nil {
-		p.paymentRefused(w, r, s, token, err, holder)
+	if _, err := p.api.billing.AddPaymentMethod(s.ctx, req); err != nil {
+		p.paymentRefused(w, r, s, err, holder)
 		return
 	}
 	http.Redirect(w, r, "/portal/payments?done=added", http.StatusSeeOther)
 }
 
-func (p *Portal) defaultPaymentMethod(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
-	_, err := p.client.SetDefaultPaymentMethod(r.Context(), &meteringv1.SetDefaultPaymentMethodRequest{Token: token, MethodId: r.PathValue("id")})
+func (p *Portal) defaultPaymentMethod(w http.ResponseWriter, r *http.Request, s *session) {
+	_, err := p.api.billing.SetDefaultPaymentMethod(s.ctx, &meteringv1.SetDefaultPaymentMethodRequest{MethodId: r.PathValue("id")})
 	if err != nil {
-		p.paymentRefused(w, r, s, token, err, "")
+		p.paymentRefused(w, r, s, err, "")
 		return
 	}
 	http.Redirect(w, r, "/portal/payments?done=default", http.StatusSeeOther)
 }
 
-func (p *Portal) removePaymentMethod(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
-	_, err := p.client.RemovePaymentMethod(r.Context(), &meteringv1.RemovePaymentMethodRequest{Token: token, MethodId: r.PathValue("id")})
+func (p *Portal) removePaymentMethod(w http.ResponseWriter, r *http.Request, s *session) {
+	_, err := p.api.billing.RemovePaymentMethod(s.ctx, &meteringv1.RemovePaymentMethodRequest{MethodId: r.PathValue("id")})
 	if err != nil {
-		p.paymentRefused(w, r, s, token, err, "")
+		p.paymentRefused(w, r, s, err, "")
 		return
 	}
 	http.Redirect(w, r, "/portal/payments?done=removed", http.StatusSeeOther)
 }
 
-func (p *Portal) retryPayment(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
-	_, err := p.client.RetryPayment(r.Context(), &meteringv1.RetryPaymentRequest{Token: token, PaymentId: r.PathValue("id")})
+func (p *Portal) retryPayment(w http.ResponseWriter, r *http.Request, s *session) {
+	_, err := p.api.billing.RetryPayment(s.ctx, &meteringv1.RetryPaymentRequest{PaymentId: r.PathValue("id")})
 	if err != nil {
-		p.paymentRefused(w, r, s, token, err, "")
+		p.paymentRefused(w, r, s, err, "")
 		return
 	}
 	if p.opts.LimitsChanged != nil {

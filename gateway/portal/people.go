@@ -9,8 +9,8 @@ import (
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 )
 
-func (p *Portal) renderPeople(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, v view) {
-	res, err := p.client.ListPeople(r.Context(), &meteringv1.ListPeopleRequest{Token: token})
+func (p *Portal) renderPeople(w http.ResponseWriter, r *http.Request, s *session, status int, v view) {
+	res, err := p.api.identity.ListPeople(s.ctx, &meteringv1.ListPeopleRequest{})
 	if err != nil {
 		p.failed(w, r, err)
 		return
@@ -19,28 +19,28 @@ func (p *Portal) renderPeople(w http.ResponseWriter, r *http.Request, s *meterin
 	p.render(w, r, status, "people", v)
 }
 
-func (p *Portal) people(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
-	p.renderPeople(w, r, s, token, http.StatusOK, view{})
+func (p *Portal) people(w http.ResponseWriter, r *http.Request, s *session) {
+	p.renderPeople(w, r, s, http.StatusOK, view{})
 }
 
-func (p *Portal) invite(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) invite(w http.ResponseWriter, r *http.Request, s *session) {
 	email := r.PostFormValue("email")
-	_, err := p.client.InvitePerson(r.Context(), &meteringv1.InvitePersonRequest{Token: token, Email: email, LinkBase: p.link("/portal/invite?t=")})
+	_, err := p.api.identity.InvitePerson(s.ctx, &meteringv1.InvitePersonRequest{Email: email, LinkBase: p.link("/portal/invite?t=")})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type == problem.InvalidInput || pr.Type == problem.Conflict {
-			p.renderPeople(w, r, s, token, http.StatusBadRequest, view{Error: pr.Detail, Email: email})
+			p.renderPeople(w, r, s, http.StatusBadRequest, view{Error: pr.Detail, Email: email})
 			return
 		}
 		p.failed(w, r, err)
 		return
 	}
-	p.renderPeople(w, r, s, token, http.StatusOK, view{Notice: "An invitation is on its way to " + strings.TrimSpace(email) + "."})
+	p.renderPeople(w, r, s, http.StatusOK, view{Notice: "An invitation is on its way to " + strings.TrimSpace(email) + "."})
 }
 
 func (p *Portal) invitationForm(w http.ResponseWriter, r *http.Request) {
 	inv := r.URL.Query().Get("t")
-	res, err := p.client.GetInvitation(r.Context(), &meteringv1.GetInvitationRequest{Invitation: inv})
+	res, err := p.api.identity.GetInvitation(r.Context(), &meteringv1.GetInvitationRequest{Invitation: inv})
 	if err != nil {
 		p.invitationFailed(w, r, err)
 		return
@@ -63,7 +63,7 @@ func (p *Portal) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	inv := r.PostFormValue("invitation")
-	res, err := p.client.AcceptInvitation(r.Context(), &meteringv1.AcceptInvitationRequest{Invitation: inv,
+	res, err := p.api.identity.AcceptInvitation(r.Context(), &meteringv1.AcceptInvitationRequest{Invitation: inv,
 		Password: r.PostFormValue("password"), Name: r.PostFormValue("name")})
 	if err != nil {
 		pr := rpc.Problem(err)
@@ -71,7 +71,7 @@ func (p *Portal) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 			p.invitationFailed(w, r, err)
 			return
 		}
-		got, gerr := p.client.GetInvitation(r.Context(), &meteringv1.GetInvitationRequest{Invitation: inv})
+		got, gerr := p.api.identity.GetInvitation(r.Context(), &meteringv1.GetInvitationRequest{Invitation: inv})
 		if gerr != nil {
 			p.invitationFailed(w, r, gerr)
 			return

@@ -1,8 +1,13 @@
 // Package portal is the account holders' web front, served by the gateway
 // under /portal/: server-rendered HTML (html/template), every asset embedded,
-// no JavaScript. It is an adapter: people, sessions, passwords and keys are
-// metering's (PortalService over gRPC); this package only renders pages,
-// keeps the session cookie and checks CSRF tokens. docs/portal.md.
+// no JavaScript. It is a client of the same services as everyone: the
+// route table's web row sends it every /portal/ request with the session
+// cookie already resolved by the edge to a principal (auth.SessionFrom),
+// and every page calls metering's principal-based services with that
+// principal (identity, credentials, OAuth clients, usage and billing), the
+// services GET /v1/usage and POST /v1/portal/billing/limits call. This
+// package only renders pages, sets the session cookie and checks CSRF
+// tokens. docs/portal.md.
 package portal
 
 import (
@@ -22,6 +27,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"google.golang.org/grpc"
+
+	"github.com/ledgerlane/platform/gateway/auth"
+	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
@@ -59,6 +68,7 @@ type Options struct {
 	// LimitsChanged, when set, is told an account's billing limits changed,
 	// so the edge re-reads them at once instead of within its cache TTL.
 	LimitsChanged func(accountID string)
+
 	// PublicURL is the gateway's public root, e.g. "https://api.example.com"
 	// (required): every link the portal mails (password reset, invitation,
 	// address verification) starts with it, never with the request's Host,
@@ -72,18 +82,29 @@ type Options struct {
 
 // Portal is the /portal/ handler.
 type Portal struct {
-	client meteringv1.PortalServiceClient
-	opts   Options
-	mux    *http.ServeMux
-	h      http.Handler
+	api  clients
+	opts Options
+	mux  *http.ServeMux
+	h    http.Handler
 	// host is PublicURL's host with its default port made explicit
 	// (canonicalHost), what a request's Host must equal.
 	host string
 }
 
-// New returns the portal calling metering through client. It refuses an
-// Options.PublicURL that is not an absolute http(s) root.
-func New(client meteringv1.PortalServiceClient, opts Options) (*Portal, error) {
+// clients are the metering services the pages call: the same
+// principal-based services the /v1 routes reach, none of them the portal's
+// own.
+type clients struct {
+	identity meteringv1.IdentityServiceClient
+	creds    meteringv1.CredentialServiceClient
+	oauth    meteringv1.OAuthServiceClient
+	billing  meteringv1.BillingServiceClient
+	usage    meteringv1.UsageServiceClient
+}
+
+// New returns the portal calling metering's services over conn. It refuses
+// an Options.PublicURL that is not an absolute http(s) root.
+func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 	root, err := parsePublicURL(opts.PublicURL)
 	if err != nil {
 		return nil, err
@@ -95,7 +116,13 @@ func New(client meteringv1.PortalServiceClient, opts Options) (*Portal, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	p := &Portal{client: client, opts: opts, mux: http.NewServeMux(), host: canonicalHost(root.Scheme, root.Host)}
+	if opts.LimitsChanged == nil {
+		opts.LimitsChanged = func(string) {}
+	}
+	api := clients{identity: meteringv1.NewIdentityServiceClient(metering), creds: meteringv1.NewCredentialServiceClient(metering),
+		oauth: meteringv1.NewOAuthServiceClient(metering), billing: meteringv1.NewBillingServiceClient(metering),
+		usage: meteringv1.NewUsageServiceClient(metering)}
+	p := &Portal{api: api, opts: opts, mux: http.NewServeMux(), host: canonicalHost(root.Scheme, root.Host)}
 	static, _ := fs.Sub(assetFS, "assets")
 	p.mux.Handle("GET /portal/assets/", http.StripPrefix("/portal/assets/", noListing(http.FileServerFS(static))))
 	p.mux.HandleFunc("GET /portal/{$}", p.home)
@@ -200,7 +227,7 @@ type link struct{ Href, Text string }
 // view is what every template gets.
 type view struct {
 	Title   string
-	Session *meteringv1.PortalSession
+	Session *session
 	CSRF    string
 	Error   string
 	// ErrorLink, when set, follows Error: the page where the user can fix it.
@@ -219,7 +246,7 @@ type view struct {
 	// The plan change confirmation.
 	Confirm *confirmView
 	// The people page, and the invitation page (Email, AccountName).
-	People     []*meteringv1.PortalPerson
+	People     []*meteringv1.Person
 	Invitation string
 	// The payment methods page.
 	Payments *paymentsView
@@ -293,31 +320,44 @@ func (p *Portal) csrfRefused(w http.ResponseWriter, r *http.Request) {
 		Error: "This form has expired or was not sent from this site. Go back, reload the page and try again."})
 }
 
-// lookup returns the session of the request's cookie, or nil.
-func (p *Portal) lookup(r *http.Request) (*meteringv1.PortalSession, string, error) {
+// session is the signed-in person of a request, as the edge resolved the
+// cookie.
+type session struct {
+	*meteringv1.Session
+	// ctx carries the session's principal to metering: every call after
+	// sign-in is made with it and acts on its account only.
+	ctx context.Context
+	// token is the cookie's value, what signing out ends.
+	token string
+}
+
+// lookup returns the request's session as the edge resolved its cookie, or
+// nil; an error when metering could not be asked.
+func lookup(r *http.Request) (*session, error) {
+	res, err := auth.SessionFrom(r.Context())
+	if err != nil || res == nil {
+		return nil, err
+	}
 	c, err := r.Cookie(SessionCookie)
-	if err != nil || c.Value == "" {
-		return nil, "", nil
-	}
-	res, err := p.client.GetSession(r.Context(), &meteringv1.GetSessionRequest{Token: c.Value})
 	if err != nil {
-		if rpc.Problem(err).Type == problem.Unauthorized {
-			return nil, "", nil
-		}
-		return nil, "", err
+		return nil, nil
 	}
-	return res.GetSession(), c.Value, nil
+	pr := res.Principal
+	if p, ok := principal.From(r.Context()); ok {
+		pr = p // the edge's copy carries the request id
+	}
+	return &session{Session: res.Session, ctx: principal.Outgoing(r.Context(), pr), token: c.Value}, nil
 }
 
 // signedIn is a handler for a signed-in person.
-type signedIn func(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string)
+type signedIn func(w http.ResponseWriter, r *http.Request, s *session)
 
 // session runs next with the request's session: without one, GETs go to the
 // sign-in page and anything else is refused; every POST must carry the
 // session's CSRF token.
 func (p *Portal) session(next signedIn) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, token, err := p.lookup(r)
+		s, err := lookup(r)
 		if err != nil {
 			p.failed(w, r, err)
 			return
@@ -336,7 +376,7 @@ func (p *Portal) session(next signedIn) http.HandlerFunc {
 			p.csrfRefused(w, r)
 			return
 		}
-		next(w, r, s, token)
+		next(w, r, s)
 	}
 }
 
@@ -361,7 +401,7 @@ func (p *Portal) failed(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func (p *Portal) home(w http.ResponseWriter, r *http.Request) {
-	if s, _, err := p.lookup(r); err == nil && s != nil {
+	if s, err := lookup(r); err == nil && s != nil {
 		http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
 		return
 	}
@@ -380,7 +420,7 @@ func (p *Portal) signupForm(w http.ResponseWriter, r *http.Request) {
 // never keeps an old token (session fixation).
 func (p *Portal) endOld(r *http.Request) {
 	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
-		_, _ = p.client.SignOut(context.WithoutCancel(r.Context()), &meteringv1.SignOutRequest{Token: c.Value})
+		_, _ = p.api.identity.SignOut(context.WithoutCancel(r.Context()), &meteringv1.SignOutRequest{Token: c.Value})
 	}
 }
 
@@ -390,7 +430,7 @@ func (p *Portal) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email := r.PostFormValue("email")
-	res, err := p.client.SignIn(r.Context(), &meteringv1.SignInRequest{Email: email, Password: r.PostFormValue("password")})
+	res, err := p.api.identity.SignIn(r.Context(), &meteringv1.SignInRequest{Email: email, Password: r.PostFormValue("password")})
 	if err != nil {
 		pr := rpc.Problem(err)
 		v := view{Title: "Sign in", CSRF: p.preToken(w, r), Email: email, Error: pr.Detail}
@@ -419,7 +459,7 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 	}
 	v := view{Title: "Create an account", CSRF: p.preToken(w, r), Email: r.PostFormValue("email"),
 		Name: r.PostFormValue("name"), AccountName: r.PostFormValue("account_name")}
-	res, err := p.client.SignUp(r.Context(), &meteringv1.SignUpRequest{Email: v.Email, Password: r.PostFormValue("password"),
+	res, err := p.api.identity.SignUp(r.Context(), &meteringv1.SignUpRequest{Email: v.Email, Password: r.PostFormValue("password"),
 		AccountName: v.AccountName, Name: v.Name, VerifyLinkBase: p.verifyLinkBase()})
 	if err != nil {
 		pr := rpc.Problem(err)
@@ -443,12 +483,13 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
 }
 
-func (p *Portal) signout(w http.ResponseWriter, r *http.Request, _ *meteringv1.PortalSession, token string) {
+func (p *Portal) signout(w http.ResponseWriter, r *http.Request, s *session) {
 	everywhere := r.PostFormValue("everywhere") == "1"
-	if _, err := p.client.SignOut(r.Context(), &meteringv1.SignOutRequest{Token: token, Everywhere: everywhere}); err != nil {
+	if _, err := p.api.identity.SignOut(r.Context(), &meteringv1.SignOutRequest{Token: s.token, Everywhere: everywhere}); err != nil {
 		p.failed(w, r, err)
 		return
 	}
+
 	p.clearSession(w, r)
 	notice := "You are signed out."
 	if everywhere {
@@ -457,8 +498,8 @@ func (p *Portal) signout(w http.ResponseWriter, r *http.Request, _ *meteringv1.P
 	p.render(w, r, http.StatusOK, "signin", view{Title: "Sign in", CSRF: p.preToken(w, r), Notice: notice})
 }
 
-func (p *Portal) keysView(r *http.Request, s *meteringv1.PortalSession, token string) (view, error) {
-	res, err := p.client.ListKeys(r.Context(), &meteringv1.ListKeysRequest{Token: token})
+func (p *Portal) keysView(s *session) (view, error) {
+	res, err := p.api.creds.ListKeys(s.ctx, &meteringv1.ListKeysRequest{})
 	if err != nil {
 		return view{}, err
 	}
@@ -470,7 +511,7 @@ func (p *Portal) keysView(r *http.Request, s *meteringv1.PortalSession, token st
 	return v, nil
 }
 
-func toKeyView(k *meteringv1.PortalKey) keyView {
+func toKeyView(k *meteringv1.Key) keyView {
 	kv := keyView{ID: k.GetId(), Name: k.GetName(), Prefix: k.GetPrefix(), Mode: k.GetMode(), Scopes: k.GetScopes(), Created: k.GetCreatedAt().AsTime()}
 	if k.RevokedAt != nil {
 		t := k.GetRevokedAt().AsTime()
@@ -483,8 +524,8 @@ func toKeyView(k *meteringv1.PortalKey) keyView {
 	return kv
 }
 
-func (p *Portal) keys(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
-	v, err := p.keysView(r, s, token)
+func (p *Portal) keys(w http.ResponseWriter, r *http.Request, s *session) {
+	v, err := p.keysView(s)
 	if err != nil {
 		p.failed(w, r, err)
 		return
@@ -495,12 +536,12 @@ func (p *Portal) keys(w http.ResponseWriter, r *http.Request, s *meteringv1.Port
 	p.render(w, r, http.StatusOK, "keys", v)
 }
 
-func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, s *session) {
 	_ = r.ParseForm()
 	scopes := r.PostForm["scope"]
-	res, err := p.client.CreateKey(r.Context(), &meteringv1.CreateKeyRequest{Token: token, Name: r.PostFormValue("name"),
+	res, err := p.api.creds.CreateKey(s.ctx, &meteringv1.CreateKeyRequest{Name: r.PostFormValue("name"),
 		Mode: r.PostFormValue("mode"), Scopes: scopes})
-	v, lerr := p.keysView(r, s, token)
+	v, lerr := p.keysView(s)
 	if lerr != nil {
 		p.failed(w, r, lerr)
 		return
@@ -521,12 +562,12 @@ func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, s *meteringv1
 	p.render(w, r, http.StatusOK, "keys", v)
 }
 
-func (p *Portal) revokeKey(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) revokeKey(w http.ResponseWriter, r *http.Request, s *session) {
 	// A live key stops production traffic: its revocation needs the
 	// confirmation box ticked, not one click (the box is required in the
 	// form; this catches a post without it).
 	if r.PostFormValue("confirm") != "1" {
-		v, err := p.keysView(r, s, token)
+		v, err := p.keysView(s)
 		if err != nil {
 			p.failed(w, r, err)
 			return
@@ -539,7 +580,7 @@ func (p *Portal) revokeKey(w http.ResponseWriter, r *http.Request, s *meteringv1
 			}
 		}
 	}
-	_, err := p.client.RevokeKey(r.Context(), &meteringv1.RevokeKeyRequest{Token: token, KeyId: r.PathValue("id")})
+	_, err := p.api.creds.RevokeKey(s.ctx, &meteringv1.RevokeKeyRequest{KeyId: r.PathValue("id")})
 	if err != nil {
 		if rpc.Problem(err).Type == problem.NotFound {
 			p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such key."})

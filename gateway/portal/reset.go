@@ -30,7 +30,7 @@ func (p *Portal) forgot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email := r.PostFormValue("email")
-	_, err := p.client.RequestPasswordReset(r.Context(), &meteringv1.RequestPasswordResetRequest{Email: email,
+	_, err := p.api.identity.RequestPasswordReset(r.Context(), &meteringv1.RequestPasswordResetRequest{Email: email,
 		LinkBase: p.link("/portal/reset?t=")})
 	if err != nil {
 		pr := rpc.Problem(err)
@@ -61,7 +61,7 @@ func (p *Portal) resetFailed(w http.ResponseWriter, r *http.Request, err error) 
 
 func (p *Portal) resetForm(w http.ResponseWriter, r *http.Request) {
 	tok := r.URL.Query().Get("t")
-	res, err := p.client.GetPasswordReset(r.Context(), &meteringv1.GetPasswordResetRequest{ResetToken: tok})
+	res, err := p.api.identity.GetPasswordReset(r.Context(), &meteringv1.GetPasswordResetRequest{ResetToken: tok})
 	if err != nil {
 		p.resetFailed(w, r, err)
 		return
@@ -75,14 +75,14 @@ func (p *Portal) reset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tok := r.PostFormValue("reset")
-	_, err := p.client.ResetPassword(r.Context(), &meteringv1.ResetPasswordRequest{ResetToken: tok, Password: r.PostFormValue("password")})
+	_, err := p.api.identity.ResetPassword(r.Context(), &meteringv1.ResetPasswordRequest{ResetToken: tok, Password: r.PostFormValue("password")})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type != problem.InvalidInput {
 			p.resetFailed(w, r, err)
 			return
 		}
-		got, gerr := p.client.GetPasswordReset(r.Context(), &meteringv1.GetPasswordResetRequest{ResetToken: tok})
+		got, gerr := p.api.identity.GetPasswordReset(r.Context(), &meteringv1.GetPasswordResetRequest{ResetToken: tok})
 		if gerr != nil {
 			p.resetFailed(w, r, gerr)
 			return

@@ -80,14 +80,23 @@ func money(cents int64, currency string) string {
 	return fmt.Sprintf("%s%d.%02d %s", sign, cents/100, cents%100, strings.ToUpper(currency))
 }
 
-func (p *Portal) usageView(r *http.Request, token string) (*usageView, []*meteringv1.PortalPlan, error) {
-	res, err := p.client.GetPortalUsage(r.Context(), &meteringv1.GetPortalUsageRequest{Token: token})
+func (p *Portal) usageView(s *session) (*usageView, []*meteringv1.Plan, error) {
+	// The page is what GET /v1/usage answers, beside the account's billing
+	// (limits, price list, invoices) and this period's alert mails.
+	u, err := p.api.usage.GetUsage(s.ctx, &meteringv1.GetUsageRequest{})
 	if err != nil {
 		return nil, nil, err
 	}
-	u := res.GetUsage()
+	res, err := p.api.billing.GetBilling(s.ctx, &meteringv1.GetBillingRequest{})
+	if err != nil {
+		return nil, nil, err
+	}
+	mails, err := p.api.usage.ListAlertMails(s.ctx, &meteringv1.ListAlertMailsRequest{})
+	if err != nil {
+		return nil, nil, err
+	}
 	v := &usageView{Plan: u.GetPlan(), Used: int64(u.GetUsed()), Quota: int64(u.GetMonthlyQuota()), Remaining: int64(u.GetRemaining()),
-		OverageAllowed: u.GetOverageAllowed(), Blocked: u.GetOverageBlocked(), HardStop: res.GetHardStop(), Currency: u.GetCurrency(),
+		OverageAllowed: u.GetOverageAllowed(), Blocked: u.GetOverageBlocked(), HardStop: res.GetLimits().GetHardStop(), Currency: u.GetCurrency(),
 		PeriodStart: u.GetPeriodStart().AsTime(), PeriodEnd: u.GetPeriodEnd().AsTime(), TestUsed: int64(u.GetTestUsed()), TestQuota: int64(u.GetTestQuota()),
 		PaymentState: u.GetPaymentState()}
 	if c := u.GetOverageCapCents(); c != nil && c.GetKind() != nil {
@@ -114,7 +123,7 @@ func (p *Portal) usageView(r *http.Request, token string) (*usageView, []*meteri
 	}
 	v.OverageCost = money(v.Overage*per1000/1000, v.Currency)
 	v.NoOverage = per1000 == 0
-	for _, m := range res.GetAlertMails() {
+	for _, m := range mails.GetAlertMails() {
 		a := alertView{To: m.GetTo(), Subject: m.GetSubject(), Created: m.GetCreatedAt().AsTime(),
 			Failure: strings.TrimPrefix(m.GetLastError(), "given up: "), GivenUp: m.GetGivenUp()}
 		if m.SentAt != nil {
@@ -135,8 +144,8 @@ func (p *Portal) usageView(r *http.Request, token string) (*usageView, []*meteri
 	return v, res.GetPlans(), nil
 }
 
-func (p *Portal) usage(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
-	p.renderUsage(w, r, s, token, http.StatusOK, "", usageNotice(r.URL.Query().Get("done")))
+func (p *Portal) usage(w http.ResponseWriter, r *http.Request, s *session) {
+	p.renderUsage(w, r, s, http.StatusOK, "", usageNotice(r.URL.Query().Get("done")))
 }
 
 func usageNotice(done string) string {
@@ -155,8 +164,8 @@ func usageNotice(done string) string {
 
 // renderUsage shows the usage page, with errText (and where to go about it,
 // when next is given) or notice at the top.
-func (p *Portal) renderUsage(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string, status int, errText, notice string, next ...*link) {
-	v, _, err := p.usageView(r, token)
+func (p *Portal) renderUsage(w http.ResponseWriter, r *http.Request, s *session, status int, errText, notice string, next ...*link) {
+	v, _, err := p.usageView(s)
 	if err != nil {
 		p.failed(w, r, err)
 		return
@@ -170,7 +179,7 @@ func (p *Portal) renderUsage(w http.ResponseWriter, r *http.Request, s *metering
 
 // setLimits: the hard stop checkbox and the cap field (empty clears it),
 // in the billing currency's major units.
-func (p *Portal) setLimits(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) setLimits(w http.ResponseWriter, r *http.Request, s *session) {
 	hard := r.PostFormValue("hard_stop") == "1"
 	req := &meteringv1.SetBillingLimitsRequest{HardStop: &hard}
 	capText := strings.TrimSpace(r.PostFormValue("cap"))
@@ -179,23 +188,21 @@ func (p *Portal) setLimits(w http.ResponseWriter, r *http.Request, s *meteringv1
 	} else {
 		cents, ok := parseMoney(capText)
 		if !ok {
-			p.renderUsage(w, r, s, token, http.StatusBadRequest, "The spend cap must be an amount such as 50 or 12.50.", "")
+			p.renderUsage(w, r, s, http.StatusBadRequest, "The spend cap must be an amount such as 50 or 12.50.", "")
 			return
 		}
 		req.OverageCapCents = &cents
 	}
-	_, err := p.client.SetPortalLimits(r.Context(), &meteringv1.SetPortalLimitsRequest{Token: token, Limits: req})
+	_, err := p.api.billing.SetBillingLimits(s.ctx, req)
 	if err != nil {
 		if pr := rpc.Problem(err); pr.Type == problem.InvalidInput {
-			p.renderUsage(w, r, s, token, http.StatusBadRequest, pr.Detail, "")
+			p.renderUsage(w, r, s, http.StatusBadRequest, pr.Detail, "")
 			return
 		}
 		p.failed(w, r, err)
 		return
 	}
-	if p.opts.LimitsChanged != nil {
-		p.opts.LimitsChanged(s.GetAccountId())
-	}
+	p.opts.LimitsChanged(s.GetAccountId())
 	http.Redirect(w, r, "/portal/usage?done=limits", http.StatusSeeOther)
 }
 
@@ -214,15 +221,15 @@ func parseMoney(s string) (int32, bool) {
 
 // changePlan shows what a change means and asks to confirm it; with
 // confirm=1 it makes the change.
-func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
+func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *session) {
 	to := r.PostFormValue("plan")
 	if r.PostFormValue("confirm") != "1" {
-		v, plans, err := p.usageView(r, token)
+		v, plans, err := p.usageView(s)
 		if err != nil {
 			p.failed(w, r, err)
 			return
 		}
-		var from, next *meteringv1.PortalPlan
+		var from, next *meteringv1.Plan
 		for _, pl := range plans {
 			if pl.GetId() == v.Plan {
 				from = pl
@@ -232,7 +239,7 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv
 			}
 		}
 		if from == nil || next == nil {
-			p.renderUsage(w, r, s, token, http.StatusBadRequest, "Choose one of the plans.", "")
+			p.renderUsage(w, r, s, http.StatusBadRequest, "Choose one of the plans.", "")
 			return
 		}
 		c := &confirmView{From: from.GetId(), To: next.GetId(), DirectDebitOnly: next.GetDirectDebitOnly()}
@@ -240,7 +247,7 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv
 		case to == v.Plan && v.ScheduledPlan != "":
 			c.Kind = "cancel"
 		case to == v.Plan:
-			p.renderUsage(w, r, s, token, http.StatusConflict, "The account is already on the "+to+" plan.", "")
+			p.renderUsage(w, r, s, http.StatusConflict, "The account is already on the "+to+" plan.", "")
 			return
 		case next.GetIncludedConversions() > from.GetIncludedConversions():
 			c.Kind, c.Charge, c.EffectiveAt = "upgrade", money(max(d, 0), v.Currency), "now"
@@ -250,24 +257,22 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv
 		p.render(w, r, http.StatusOK, "confirm", view{Title: "Change plan", Session: s, CSRF: s.GetCsrfToken(), Confirm: c})
 		return
 	}
-	res, err := p.client.ChangePortalPlan(r.Context(), &meteringv1.ChangePortalPlanRequest{Token: token, Plan: to})
+	res, err := p.api.billing.ChangePlan(s.ctx, &meteringv1.ChangePlanRequest{Plan: to})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type == problem.DirectDebitRequired {
-			p.renderUsage(w, r, s, token, http.StatusConflict, "Direct debit required: "+pr.Detail+".", "",
+			p.renderUsage(w, r, s, http.StatusConflict, "Direct debit required: "+pr.Detail+".", "",
 				&link{Href: "/portal/payments", Text: "Add a bank account on the Payment methods page"})
 			return
 		}
 		if pr.Type == problem.InvalidInput || pr.Type == problem.Conflict || pr.Type == problem.Unprocessable {
-			p.renderUsage(w, r, s, token, http.StatusBadRequest, pr.Detail, "")
+			p.renderUsage(w, r, s, http.StatusBadRequest, pr.Detail, "")
 			return
 		}
 		p.failed(w, r, err)
 		return
 	}
-	if p.opts.LimitsChanged != nil {
-		p.opts.LimitsChanged(s.GetAccountId())
-	}
+	p.opts.LimitsChanged(s.GetAccountId())
 	done := res.GetKind()
 	if res.GetCanceled() {
 		done = "canceled"
@@ -277,7 +282,7 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *meteringv
 
 // collectionText says how an invoice's collection stands (docs/billing.md,
 // "Collecting an invoice").
-func collectionText(inv *meteringv1.PortalInvoice) string {
+func collectionText(inv *meteringv1.Invoice) string {
 	switch inv.GetCollectionState() {
 	case "open":
 		return "awaiting a payment method"

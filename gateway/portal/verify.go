@@ -27,7 +27,7 @@ func (p *Portal) verify(w http.ResponseWriter, r *http.Request) {
 		p.csrfRefused(w, r)
 		return
 	}
-	_, err := p.client.VerifyEmail(r.Context(), &meteringv1.VerifyEmailRequest{VerifyToken: r.PostFormValue("verify")})
+	_, err := p.api.identity.VerifyEmail(r.Context(), &meteringv1.VerifyEmailRequest{VerifyToken: r.PostFormValue("verify")})
 	if err != nil {
 		if pr := rpc.Problem(err); pr.Type == problem.NotFound {
 			p.render(w, r, http.StatusNotFound, "message", view{Title: "E-mail verification", Error: pr.Detail})
@@ -40,8 +40,8 @@ func (p *Portal) verify(w http.ResponseWriter, r *http.Request) {
 		Notice: "Your e-mail address is confirmed: you can now create live keys."})
 }
 
-func (p *Portal) sendVerification(w http.ResponseWriter, r *http.Request, s *meteringv1.PortalSession, token string) {
-	_, err := p.client.SendVerification(r.Context(), &meteringv1.SendVerificationRequest{Token: token, LinkBase: p.verifyLinkBase()})
+func (p *Portal) sendVerification(w http.ResponseWriter, r *http.Request, s *session) {
+	_, err := p.api.identity.SendVerification(s.ctx, &meteringv1.SendVerificationRequest{LinkBase: p.verifyLinkBase()})
 	if err != nil {
 		pr := rpc.Problem(err)
 		if pr.Type == problem.RateLimited {

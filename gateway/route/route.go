@@ -21,6 +21,11 @@ const (
 	Public     Surface = "public"     // no credential
 	Conversion Surface = "conversion" // conversion API keys and tokens
 	Finance    Surface = "finance"    // finance credentials bound to a user and grant
+	// Web is a browser's: the portal's pages, whose credential is the
+	// session cookie. The edge resolves it to a principal of the portal
+	// surface as it resolves a key, then hands the request to the row's
+	// handler, which calls the services with that principal.
+	Web Surface = "web"
 )
 
 // Body limits. Convert and batch limits come from the conversion spec; every
@@ -63,6 +68,8 @@ const (
 	HandlerOpenAPI   Handler = "openapi" // GET /v1/openapi.json: the embedded OpenAPI 3 document
 	// POST /v1/oauth/token: a form body, HTTP Basic and RFC 6749 answers.
 	HandlerOAuthToken Handler = "oauth-token"
+	// The portal's HTML pages and forms (gateway/portal).
+	HandlerPortal Handler = "portal"
 )
 
 // After names what the gateway runs once a route answered 2xx.
@@ -90,6 +97,10 @@ type Route struct {
 	Status  int
 	Handler Handler
 	After   After
+	// Prefix rows (web rows) match their pattern's path and every path
+	// below it, under any method: the handler owns that subtree and answers
+	// its own 404s and 405s.
+	Prefix bool
 }
 
 // get is a read: no body worth fingerprinting, no idempotency.
@@ -100,6 +111,11 @@ func get(pattern string, s Surface, scope, selector string) Route {
 // write is any other method, with its idempotency stated.
 func write(method, pattern string, s Surface, scope, selector string, idem Idempotency) Route {
 	return Route{Method: method, Pattern: pattern, Surface: s, Scope: scope, Selector: selector, Limit: DefaultBodyLimit, Idempotency: idem}
+}
+
+// web is a browser surface served whole by one hand-written handler.
+func web(prefix string, h Handler) Route {
+	return Route{Pattern: prefix, Surface: Web, Limit: DefaultBodyLimit, Handler: h, Prefix: true}
 }
 
 func (rt Route) metered(u Units) Route   { rt.Metered, rt.Units = true, u; return rt }
@@ -205,6 +221,11 @@ var table = []Route{
 	get("/v1/bills/upcoming", Finance, "insights:read", "finance.v1.InsightService.ListUpcomingBills"),
 	get("/v1/net-worth", Finance, "net_worth:read", "finance.v1.NetWorthService.GetNetWorth"),
 	get("/v1/net-worth/history", Finance, "net_worth:read", "finance.v1.NetWorthService.GetNetWorthHistory"),
+
+	// The portal: the account holders' pages are one row, a client of the
+	// same services as the rows above (docs/portal.md). The edge resolves
+	// its session cookie to a principal; the pages call metering with it.
+	web("/portal/", HandlerPortal),
 }
 
 // GRPCMethod is the route's gRPC method as grpc-gateway names it
@@ -214,8 +235,28 @@ func (rt Route) GRPCMethod() string {
 	return "/" + rt.Selector[:i] + "/" + rt.Selector[i+1:]
 }
 
-// All returns a copy of the table.
-func All() []Route { return append([]Route(nil), table...) }
+// All returns the API rows, each bound to a gRPC method (what OpenAPI
+// documents); web rows are left out.
+func All() []Route {
+	var out []Route
+	for _, rt := range table {
+		if !rt.Prefix {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
+
+// WebRows returns the web rows.
+func WebRows() []Route {
+	var out []Route
+	for _, rt := range table {
+		if rt.Prefix {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
 
 // Match is the outcome of looking a request up.
 type Match struct {
@@ -245,6 +286,13 @@ func Lookup(method, path string) Match {
 	var m Match
 	best := -1
 	for i, rt := range table {
+		if rt.Prefix {
+			if path == strings.TrimSuffix(rt.Pattern, "/") || strings.HasPrefix(path, rt.Pattern) {
+				// Nothing else lives under a web row's prefix.
+				return Match{Routes: []Route{rt}, Allowed: []string{method}}
+			}
+			continue
+		}
 		lit, ok := matches(patternSegs[i], segs)
 		if !ok {
 			continue

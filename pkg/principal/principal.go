@@ -14,7 +14,15 @@ import (
 const (
 	SurfaceConversion = "conversion"
 	SurfaceFinance    = "finance"
+	// SurfacePortal is a portal session: a person signed in to the web
+	// portal, resolved by the edge from the session cookie. It holds the
+	// reserved scope keys:manage, which no key or token can carry.
+	SurfacePortal = "portal"
 )
+
+// ScopeKeysManage is the reserved scope of the account holder: key, OAuth
+// client and billing management, held by portal sessions only.
+const ScopeKeysManage = "keys:manage"
 
 // Principal is the caller of one request.
 type Principal struct {
@@ -26,7 +34,9 @@ type Principal struct {
 	Scopes        []string
 	FinanceUserID string
 	GrantID       string
-	RequestID     string
+	// PersonID is the signed-in person of a portal session.
+	PersonID  string
+	RequestID string
 	// IdempotencyKey is the request's Idempotency-Key, as the edge checked
 	// it (empty when none was sent): a backend that commits work stores it
 	// so that a retry after a lost answer finds that work (jobs).
@@ -52,6 +62,7 @@ const (
 	mdScopes     = "x-ll-scopes"
 	mdUser       = "x-ll-finance-user-id"
 	mdGrant      = "x-ll-grant-id"
+	mdPerson     = "x-ll-person-id"
 	mdRequest    = "x-request-id"
 	mdIdemKey    = "x-ll-idempotency-key"
 )
@@ -75,6 +86,7 @@ func (p Principal) Pairs() []string {
 	add(mdScopes, strings.Join(p.Scopes, " "))
 	add(mdUser, p.FinanceUserID)
 	add(mdGrant, p.GrantID)
+	add(mdPerson, p.PersonID)
 	add(mdRequest, p.RequestID)
 	add(mdIdemKey, p.IdempotencyKey)
 	return kv
@@ -104,6 +116,7 @@ func FromIncoming(ctx context.Context) (Principal, bool) {
 		Scopes:        strings.Fields(get(mdScopes)),
 		FinanceUserID: get(mdUser),
 		GrantID:       get(mdGrant),
+		PersonID:      get(mdPerson),
 		RequestID:     get(mdRequest),
 	}
 	p.IdempotencyKey = get(mdIdemKey)

@@ -10,6 +10,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -206,11 +207,1229 @@ func (x *SetBillingLimitsResponse) GetUsage() *GetUsageResponse {
 	return nil
 }
 
+// Invoice is one closed period's invoice, pre-tax.
+type Invoice struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PeriodStart   *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=period_start,json=periodStart,proto3" json:"period_start,omitempty"`
+	PeriodEnd     *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=period_end,json=periodEnd,proto3" json:"period_end,omitempty"`
+	Plan          string                 `protobuf:"bytes,3,opt,name=plan,proto3" json:"plan,omitempty"`
+	SubtotalCents int64                  `protobuf:"varint,4,opt,name=subtotal_cents,json=subtotalCents,proto3" json:"subtotal_cents,omitempty"`
+	CreditCents   int64                  `protobuf:"varint,5,opt,name=credit_cents,json=creditCents,proto3" json:"credit_cents,omitempty"`
+	TotalCents    int64                  `protobuf:"varint,6,opt,name=total_cents,json=totalCents,proto3" json:"total_cents,omitempty"`
+	// How its collection stands: "open" (no default payment method yet),
+	// "collecting", "paid" or "failed" (docs/billing.md).
+	CollectionState string `protobuf:"bytes,7,opt,name=collection_state,json=collectionState,proto3" json:"collection_state,omitempty"`
+	// Processor calls made so far.
+	CollectionAttempts int32 `protobuf:"varint,8,opt,name=collection_attempts,json=collectionAttempts,proto3" json:"collection_attempts,omitempty"`
+	// When the next attempt is due, while collecting after a processor error.
+	NextAttemptAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=next_attempt_at,json=nextAttemptAt,proto3" json:"next_attempt_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Invoice) Reset() {
+	*x = Invoice{}
+	mi := &file_metering_v1_billing_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Invoice) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Invoice) ProtoMessage() {}
+
+func (x *Invoice) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Invoice.ProtoReflect.Descriptor instead.
+func (*Invoice) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Invoice) GetPeriodStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PeriodStart
+	}
+	return nil
+}
+
+func (x *Invoice) GetPeriodEnd() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PeriodEnd
+	}
+	return nil
+}
+
+func (x *Invoice) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+func (x *Invoice) GetSubtotalCents() int64 {
+	if x != nil {
+		return x.SubtotalCents
+	}
+	return 0
+}
+
+func (x *Invoice) GetCreditCents() int64 {
+	if x != nil {
+		return x.CreditCents
+	}
+	return 0
+}
+
+func (x *Invoice) GetTotalCents() int64 {
+	if x != nil {
+		return x.TotalCents
+	}
+	return 0
+}
+
+func (x *Invoice) GetCollectionState() string {
+	if x != nil {
+		return x.CollectionState
+	}
+	return ""
+}
+
+func (x *Invoice) GetCollectionAttempts() int32 {
+	if x != nil {
+		return x.CollectionAttempts
+	}
+	return 0
+}
+
+func (x *Invoice) GetNextAttemptAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NextAttemptAt
+	}
+	return nil
+}
+
+// Plan is one row of the price list, in the account's currency.
+type Plan struct {
+	state                protoimpl.MessageState `protogen:"open.v1"`
+	Id                   string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	IncludedConversions  int64                  `protobuf:"varint,2,opt,name=included_conversions,json=includedConversions,proto3" json:"included_conversions,omitempty"`
+	MonthlyPriceCents    int64                  `protobuf:"varint,3,opt,name=monthly_price_cents,json=monthlyPriceCents,proto3" json:"monthly_price_cents,omitempty"`
+	OveragePer_1000Cents int64                  `protobuf:"varint,4,opt,name=overage_per_1000_cents,json=overagePer1000Cents,proto3" json:"overage_per_1000_cents,omitempty"`
+	HardStop             bool                   `protobuf:"varint,5,opt,name=hard_stop,json=hardStop,proto3" json:"hard_stop,omitempty"`
+	DirectDebitOnly      bool                   `protobuf:"varint,6,opt,name=direct_debit_only,json=directDebitOnly,proto3" json:"direct_debit_only,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *Plan) Reset() {
+	*x = Plan{}
+	mi := &file_metering_v1_billing_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Plan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Plan) ProtoMessage() {}
+
+func (x *Plan) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Plan.ProtoReflect.Descriptor instead.
+func (*Plan) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Plan) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Plan) GetIncludedConversions() int64 {
+	if x != nil {
+		return x.IncludedConversions
+	}
+	return 0
+}
+
+func (x *Plan) GetMonthlyPriceCents() int64 {
+	if x != nil {
+		return x.MonthlyPriceCents
+	}
+	return 0
+}
+
+func (x *Plan) GetOveragePer_1000Cents() int64 {
+	if x != nil {
+		return x.OveragePer_1000Cents
+	}
+	return 0
+}
+
+func (x *Plan) GetHardStop() bool {
+	if x != nil {
+		return x.HardStop
+	}
+	return false
+}
+
+func (x *Plan) GetDirectDebitOnly() bool {
+	if x != nil {
+		return x.DirectDebitOnly
+	}
+	return false
+}
+
+type ChangePlanRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Plan          string                 `protobuf:"bytes,2,opt,name=plan,proto3" json:"plan,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangePlanRequest) Reset() {
+	*x = ChangePlanRequest{}
+	mi := &file_metering_v1_billing_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangePlanRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangePlanRequest) ProtoMessage() {}
+
+func (x *ChangePlanRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangePlanRequest.ProtoReflect.Descriptor instead.
+func (*ChangePlanRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ChangePlanRequest) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+type ChangePlanResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "upgrade" or "downgrade".
+	Kind        string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	FromPlan    string                 `protobuf:"bytes,2,opt,name=from_plan,json=fromPlan,proto3" json:"from_plan,omitempty"`
+	ToPlan      string                 `protobuf:"bytes,3,opt,name=to_plan,json=toPlan,proto3" json:"to_plan,omitempty"`
+	EffectiveAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=effective_at,json=effectiveAt,proto3" json:"effective_at,omitempty"`
+	// What an upgrade adds to the period's invoice, pre-tax.
+	ChargeCents int64 `protobuf:"varint,5,opt,name=charge_cents,json=chargeCents,proto3" json:"charge_cents,omitempty"`
+	// True when the change was a scheduled downgrade being canceled.
+	Canceled      bool `protobuf:"varint,6,opt,name=canceled,proto3" json:"canceled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChangePlanResponse) Reset() {
+	*x = ChangePlanResponse{}
+	mi := &file_metering_v1_billing_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangePlanResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangePlanResponse) ProtoMessage() {}
+
+func (x *ChangePlanResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangePlanResponse.ProtoReflect.Descriptor instead.
+func (*ChangePlanResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ChangePlanResponse) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ChangePlanResponse) GetFromPlan() string {
+	if x != nil {
+		return x.FromPlan
+	}
+	return ""
+}
+
+func (x *ChangePlanResponse) GetToPlan() string {
+	if x != nil {
+		return x.ToPlan
+	}
+	return ""
+}
+
+func (x *ChangePlanResponse) GetEffectiveAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EffectiveAt
+	}
+	return nil
+}
+
+func (x *ChangePlanResponse) GetChargeCents() int64 {
+	if x != nil {
+		return x.ChargeCents
+	}
+	return 0
+}
+
+func (x *ChangePlanResponse) GetCanceled() bool {
+	if x != nil {
+		return x.Canceled
+	}
+	return false
+}
+
+type ListPaymentMethodsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPaymentMethodsRequest) Reset() {
+	*x = ListPaymentMethodsRequest{}
+	mi := &file_metering_v1_billing_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPaymentMethodsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPaymentMethodsRequest) ProtoMessage() {}
+
+func (x *ListPaymentMethodsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPaymentMethodsRequest.ProtoReflect.Descriptor instead.
+func (*ListPaymentMethodsRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{7}
+}
+
+type ListPaymentMethodsResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Methods []*PaymentMethod       `protobuf:"bytes,1,rep,name=methods,proto3" json:"methods,omitempty"`
+	// Newest first.
+	Payments []*Payment `protobuf:"bytes,2,rep,name=payments,proto3" json:"payments,omitempty"`
+	// ok, settling or failed, as GET /v1/usage's payment_state.
+	PaymentState string `protobuf:"bytes,3,opt,name=payment_state,json=paymentState,proto3" json:"payment_state,omitempty"`
+	// The account's plan, whether it is billed only by direct debit, and the
+	// direct-debit scheme of its billing currency (ach, sepa or bacs).
+	Plan              string `protobuf:"bytes,4,opt,name=plan,proto3" json:"plan,omitempty"`
+	DirectDebitOnly   bool   `protobuf:"varint,5,opt,name=direct_debit_only,json=directDebitOnly,proto3" json:"direct_debit_only,omitempty"`
+	DirectDebitScheme string `protobuf:"bytes,6,opt,name=direct_debit_scheme,json=directDebitScheme,proto3" json:"direct_debit_scheme,omitempty"`
+	Currency          string `protobuf:"bytes,7,opt,name=currency,proto3" json:"currency,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ListPaymentMethodsResponse) Reset() {
+	*x = ListPaymentMethodsResponse{}
+	mi := &file_metering_v1_billing_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPaymentMethodsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPaymentMethodsResponse) ProtoMessage() {}
+
+func (x *ListPaymentMethodsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPaymentMethodsResponse.ProtoReflect.Descriptor instead.
+func (*ListPaymentMethodsResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListPaymentMethodsResponse) GetMethods() []*PaymentMethod {
+	if x != nil {
+		return x.Methods
+	}
+	return nil
+}
+
+func (x *ListPaymentMethodsResponse) GetPayments() []*Payment {
+	if x != nil {
+		return x.Payments
+	}
+	return nil
+}
+
+func (x *ListPaymentMethodsResponse) GetPaymentState() string {
+	if x != nil {
+		return x.PaymentState
+	}
+	return ""
+}
+
+func (x *ListPaymentMethodsResponse) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+func (x *ListPaymentMethodsResponse) GetDirectDebitOnly() bool {
+	if x != nil {
+		return x.DirectDebitOnly
+	}
+	return false
+}
+
+func (x *ListPaymentMethodsResponse) GetDirectDebitScheme() string {
+	if x != nil {
+		return x.DirectDebitScheme
+	}
+	return ""
+}
+
+func (x *ListPaymentMethodsResponse) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+// PaymentMethod is a card or a mandate; only its last four characters
+// are ever shown.
+type PaymentMethod struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// "card" or "direct_debit".
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// "card", "ach", "sepa" or "bacs".
+	Scheme string `protobuf:"bytes,3,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	// A card's network, or the bank's sort code, routing number or IBAN country.
+	Brand         string                 `protobuf:"bytes,4,opt,name=brand,proto3" json:"brand,omitempty"`
+	Last4         string                 `protobuf:"bytes,5,opt,name=last4,proto3" json:"last4,omitempty"`
+	HolderName    string                 `protobuf:"bytes,6,opt,name=holder_name,json=holderName,proto3" json:"holder_name,omitempty"`
+	IsDefault     bool                   `protobuf:"varint,7,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PaymentMethod) Reset() {
+	*x = PaymentMethod{}
+	mi := &file_metering_v1_billing_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PaymentMethod) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PaymentMethod) ProtoMessage() {}
+
+func (x *PaymentMethod) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PaymentMethod.ProtoReflect.Descriptor instead.
+func (*PaymentMethod) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PaymentMethod) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PaymentMethod) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *PaymentMethod) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *PaymentMethod) GetBrand() string {
+	if x != nil {
+		return x.Brand
+	}
+	return ""
+}
+
+func (x *PaymentMethod) GetLast4() string {
+	if x != nil {
+		return x.Last4
+	}
+	return ""
+}
+
+func (x *PaymentMethod) GetHolderName() string {
+	if x != nil {
+		return x.HolderName
+	}
+	return ""
+}
+
+func (x *PaymentMethod) GetIsDefault() bool {
+	if x != nil {
+		return x.IsDefault
+	}
+	return false
+}
+
+func (x *PaymentMethod) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+// Payment is one collection, pre-tax, in the billing currency.
+type Payment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// "upgrade", "invoice" or "retry".
+	Purpose     string `protobuf:"bytes,2,opt,name=purpose,proto3" json:"purpose,omitempty"`
+	AmountCents int64  `protobuf:"varint,3,opt,name=amount_cents,json=amountCents,proto3" json:"amount_cents,omitempty"`
+	Currency    string `protobuf:"bytes,4,opt,name=currency,proto3" json:"currency,omitempty"`
+	Scheme      string `protobuf:"bytes,5,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	// "pending", "settled" or "failed".
+	State      string                 `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
+	FirstDebit bool                   `protobuf:"varint,7,opt,name=first_debit,json=firstDebit,proto3" json:"first_debit,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When the outcome is due (pending) or was recorded.
+	SettleBy      *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=settle_by,json=settleBy,proto3" json:"settle_by,omitempty"`
+	ResolvedAt    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
+	FailureReason string                 `protobuf:"bytes,11,opt,name=failure_reason,json=failureReason,proto3" json:"failure_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Payment) Reset() {
+	*x = Payment{}
+	mi := &file_metering_v1_billing_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Payment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Payment) ProtoMessage() {}
+
+func (x *Payment) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Payment.ProtoReflect.Descriptor instead.
+func (*Payment) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Payment) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Payment) GetPurpose() string {
+	if x != nil {
+		return x.Purpose
+	}
+	return ""
+}
+
+func (x *Payment) GetAmountCents() int64 {
+	if x != nil {
+		return x.AmountCents
+	}
+	return 0
+}
+
+func (x *Payment) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *Payment) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *Payment) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Payment) GetFirstDebit() bool {
+	if x != nil {
+		return x.FirstDebit
+	}
+	return false
+}
+
+func (x *Payment) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Payment) GetSettleBy() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SettleBy
+	}
+	return nil
+}
+
+func (x *Payment) GetResolvedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ResolvedAt
+	}
+	return nil
+}
+
+func (x *Payment) GetFailureReason() string {
+	if x != nil {
+		return x.FailureReason
+	}
+	return ""
+}
+
+type AddPaymentMethodRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "card" or "direct_debit".
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// Direct debit: "ach", "sepa" or "bacs".
+	Scheme        string `protobuf:"bytes,3,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	HolderName    string `protobuf:"bytes,4,opt,name=holder_name,json=holderName,proto3" json:"holder_name,omitempty"`
+	CardNumber    string `protobuf:"bytes,5,opt,name=card_number,json=cardNumber,proto3" json:"card_number,omitempty"`
+	ExpMonth      int32  `protobuf:"varint,6,opt,name=exp_month,json=expMonth,proto3" json:"exp_month,omitempty"`
+	ExpYear       int32  `protobuf:"varint,7,opt,name=exp_year,json=expYear,proto3" json:"exp_year,omitempty"`
+	Iban          string `protobuf:"bytes,8,opt,name=iban,proto3" json:"iban,omitempty"`
+	RoutingNumber string `protobuf:"bytes,9,opt,name=routing_number,json=routingNumber,proto3" json:"routing_number,omitempty"`
+	SortCode      string `protobuf:"bytes,10,opt,name=sort_code,json=sortCode,proto3" json:"sort_code,omitempty"`
+	AccountNumber string `protobuf:"bytes,11,opt,name=account_number,json=accountNumber,proto3" json:"account_number,omitempty"`
+	MakeDefault   bool   `protobuf:"varint,12,opt,name=make_default,json=makeDefault,proto3" json:"make_default,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddPaymentMethodRequest) Reset() {
+	*x = AddPaymentMethodRequest{}
+	mi := &file_metering_v1_billing_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddPaymentMethodRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddPaymentMethodRequest) ProtoMessage() {}
+
+func (x *AddPaymentMethodRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddPaymentMethodRequest.ProtoReflect.Descriptor instead.
+func (*AddPaymentMethodRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *AddPaymentMethodRequest) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetHolderName() string {
+	if x != nil {
+		return x.HolderName
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetCardNumber() string {
+	if x != nil {
+		return x.CardNumber
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetExpMonth() int32 {
+	if x != nil {
+		return x.ExpMonth
+	}
+	return 0
+}
+
+func (x *AddPaymentMethodRequest) GetExpYear() int32 {
+	if x != nil {
+		return x.ExpYear
+	}
+	return 0
+}
+
+func (x *AddPaymentMethodRequest) GetIban() string {
+	if x != nil {
+		return x.Iban
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetRoutingNumber() string {
+	if x != nil {
+		return x.RoutingNumber
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetSortCode() string {
+	if x != nil {
+		return x.SortCode
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetAccountNumber() string {
+	if x != nil {
+		return x.AccountNumber
+	}
+	return ""
+}
+
+func (x *AddPaymentMethodRequest) GetMakeDefault() bool {
+	if x != nil {
+		return x.MakeDefault
+	}
+	return false
+}
+
+type AddPaymentMethodResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Method        *PaymentMethod         `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddPaymentMethodResponse) Reset() {
+	*x = AddPaymentMethodResponse{}
+	mi := &file_metering_v1_billing_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddPaymentMethodResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddPaymentMethodResponse) ProtoMessage() {}
+
+func (x *AddPaymentMethodResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddPaymentMethodResponse.ProtoReflect.Descriptor instead.
+func (*AddPaymentMethodResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *AddPaymentMethodResponse) GetMethod() *PaymentMethod {
+	if x != nil {
+		return x.Method
+	}
+	return nil
+}
+
+type SetDefaultPaymentMethodRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MethodId      string                 `protobuf:"bytes,2,opt,name=method_id,json=methodId,proto3" json:"method_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetDefaultPaymentMethodRequest) Reset() {
+	*x = SetDefaultPaymentMethodRequest{}
+	mi := &file_metering_v1_billing_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetDefaultPaymentMethodRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetDefaultPaymentMethodRequest) ProtoMessage() {}
+
+func (x *SetDefaultPaymentMethodRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetDefaultPaymentMethodRequest.ProtoReflect.Descriptor instead.
+func (*SetDefaultPaymentMethodRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *SetDefaultPaymentMethodRequest) GetMethodId() string {
+	if x != nil {
+		return x.MethodId
+	}
+	return ""
+}
+
+type SetDefaultPaymentMethodResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Method        *PaymentMethod         `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetDefaultPaymentMethodResponse) Reset() {
+	*x = SetDefaultPaymentMethodResponse{}
+	mi := &file_metering_v1_billing_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetDefaultPaymentMethodResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetDefaultPaymentMethodResponse) ProtoMessage() {}
+
+func (x *SetDefaultPaymentMethodResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetDefaultPaymentMethodResponse.ProtoReflect.Descriptor instead.
+func (*SetDefaultPaymentMethodResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SetDefaultPaymentMethodResponse) GetMethod() *PaymentMethod {
+	if x != nil {
+		return x.Method
+	}
+	return nil
+}
+
+type RemovePaymentMethodRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MethodId      string                 `protobuf:"bytes,2,opt,name=method_id,json=methodId,proto3" json:"method_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePaymentMethodRequest) Reset() {
+	*x = RemovePaymentMethodRequest{}
+	mi := &file_metering_v1_billing_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePaymentMethodRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePaymentMethodRequest) ProtoMessage() {}
+
+func (x *RemovePaymentMethodRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePaymentMethodRequest.ProtoReflect.Descriptor instead.
+func (*RemovePaymentMethodRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *RemovePaymentMethodRequest) GetMethodId() string {
+	if x != nil {
+		return x.MethodId
+	}
+	return ""
+}
+
+type RemovePaymentMethodResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePaymentMethodResponse) Reset() {
+	*x = RemovePaymentMethodResponse{}
+	mi := &file_metering_v1_billing_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePaymentMethodResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePaymentMethodResponse) ProtoMessage() {}
+
+func (x *RemovePaymentMethodResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePaymentMethodResponse.ProtoReflect.Descriptor instead.
+func (*RemovePaymentMethodResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{16}
+}
+
+type RetryPaymentRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PaymentId     string                 `protobuf:"bytes,2,opt,name=payment_id,json=paymentId,proto3" json:"payment_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryPaymentRequest) Reset() {
+	*x = RetryPaymentRequest{}
+	mi := &file_metering_v1_billing_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryPaymentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryPaymentRequest) ProtoMessage() {}
+
+func (x *RetryPaymentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryPaymentRequest.ProtoReflect.Descriptor instead.
+func (*RetryPaymentRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *RetryPaymentRequest) GetPaymentId() string {
+	if x != nil {
+		return x.PaymentId
+	}
+	return ""
+}
+
+type RetryPaymentResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Payment       *Payment               `protobuf:"bytes,1,opt,name=payment,proto3" json:"payment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryPaymentResponse) Reset() {
+	*x = RetryPaymentResponse{}
+	mi := &file_metering_v1_billing_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryPaymentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryPaymentResponse) ProtoMessage() {}
+
+func (x *RetryPaymentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryPaymentResponse.ProtoReflect.Descriptor instead.
+func (*RetryPaymentResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *RetryPaymentResponse) GetPayment() *Payment {
+	if x != nil {
+		return x.Payment
+	}
+	return nil
+}
+
+type GetBillingRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBillingRequest) Reset() {
+	*x = GetBillingRequest{}
+	mi := &file_metering_v1_billing_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBillingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBillingRequest) ProtoMessage() {}
+
+func (x *GetBillingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBillingRequest.ProtoReflect.Descriptor instead.
+func (*GetBillingRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{19}
+}
+
+type GetBillingResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Limits *BillingLimits         `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	// The price list in the account's billing currency.
+	Plans []*Plan `protobuf:"bytes,2,rep,name=plans,proto3" json:"plans,omitempty"`
+	// The account's invoices, newest period first.
+	Invoices      []*Invoice `protobuf:"bytes,3,rep,name=invoices,proto3" json:"invoices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBillingResponse) Reset() {
+	*x = GetBillingResponse{}
+	mi := &file_metering_v1_billing_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBillingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBillingResponse) ProtoMessage() {}
+
+func (x *GetBillingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_billing_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBillingResponse.ProtoReflect.Descriptor instead.
+func (*GetBillingResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_billing_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetBillingResponse) GetLimits() *BillingLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+func (x *GetBillingResponse) GetPlans() []*Plan {
+	if x != nil {
+		return x.Plans
+	}
+	return nil
+}
+
+func (x *GetBillingResponse) GetInvoices() []*Invoice {
+	if x != nil {
+		return x.Invoices
+	}
+	return nil
+}
+
 var File_metering_v1_billing_proto protoreflect.FileDescriptor
 
 const file_metering_v1_billing_proto_rawDesc = "" +
 	"\n" +
-	"\x19metering/v1/billing.proto\x12\vmetering.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17metering/v1/usage.proto\"\xbc\x01\n" +
+	"\x19metering/v1/billing.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17metering/v1/usage.proto\"\xbc\x01\n" +
 	"\x17SetBillingLimitsRequest\x12 \n" +
 	"\thard_stop\x18\x01 \x01(\bH\x00R\bhardStop\x88\x01\x01\x12/\n" +
 	"\x11overage_cap_cents\x18\x02 \x01(\x05H\x01R\x0foverageCapCents\x88\x01\x01\x12*\n" +
@@ -224,9 +1443,117 @@ const file_metering_v1_billing_proto_rawDesc = "" +
 	"\bcurrency\x18\x03 \x01(\tR\bcurrency\"\x83\x01\n" +
 	"\x18SetBillingLimitsResponse\x122\n" +
 	"\x06limits\x18\x01 \x01(\v2\x1a.metering.v1.BillingLimitsR\x06limits\x123\n" +
-	"\x05usage\x18\x02 \x01(\v2\x1d.metering.v1.GetUsageResponseR\x05usage2q\n" +
+	"\x05usage\x18\x02 \x01(\v2\x1d.metering.v1.GetUsageResponseR\x05usage\"\xa2\x03\n" +
+	"\aInvoice\x12=\n" +
+	"\fperiod_start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\vperiodStart\x129\n" +
+	"\n" +
+	"period_end\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tperiodEnd\x12\x12\n" +
+	"\x04plan\x18\x03 \x01(\tR\x04plan\x12%\n" +
+	"\x0esubtotal_cents\x18\x04 \x01(\x03R\rsubtotalCents\x12!\n" +
+	"\fcredit_cents\x18\x05 \x01(\x03R\vcreditCents\x12\x1f\n" +
+	"\vtotal_cents\x18\x06 \x01(\x03R\n" +
+	"totalCents\x12)\n" +
+	"\x10collection_state\x18\a \x01(\tR\x0fcollectionState\x12/\n" +
+	"\x13collection_attempts\x18\b \x01(\x05R\x12collectionAttempts\x12B\n" +
+	"\x0fnext_attempt_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\rnextAttemptAt\"\xf7\x01\n" +
+	"\x04Plan\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x121\n" +
+	"\x14included_conversions\x18\x02 \x01(\x03R\x13includedConversions\x12.\n" +
+	"\x13monthly_price_cents\x18\x03 \x01(\x03R\x11monthlyPriceCents\x123\n" +
+	"\x16overage_per_1000_cents\x18\x04 \x01(\x03R\x13overagePer1000Cents\x12\x1b\n" +
+	"\thard_stop\x18\x05 \x01(\bR\bhardStop\x12*\n" +
+	"\x11direct_debit_only\x18\x06 \x01(\bR\x0fdirectDebitOnly\"4\n" +
+	"\x11ChangePlanRequest\x12\x12\n" +
+	"\x04plan\x18\x02 \x01(\tR\x04planJ\x04\b\x01\x10\x02R\x05token\"\xdc\x01\n" +
+	"\x12ChangePlanResponse\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x1b\n" +
+	"\tfrom_plan\x18\x02 \x01(\tR\bfromPlan\x12\x17\n" +
+	"\ato_plan\x18\x03 \x01(\tR\x06toPlan\x12=\n" +
+	"\feffective_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\veffectiveAt\x12!\n" +
+	"\fcharge_cents\x18\x05 \x01(\x03R\vchargeCents\x12\x1a\n" +
+	"\bcanceled\x18\x06 \x01(\bR\bcanceled\"(\n" +
+	"\x19ListPaymentMethodsRequestJ\x04\b\x01\x10\x02R\x05token\"\xb5\x02\n" +
+	"\x1aListPaymentMethodsResponse\x124\n" +
+	"\amethods\x18\x01 \x03(\v2\x1a.metering.v1.PaymentMethodR\amethods\x120\n" +
+	"\bpayments\x18\x02 \x03(\v2\x14.metering.v1.PaymentR\bpayments\x12#\n" +
+	"\rpayment_state\x18\x03 \x01(\tR\fpaymentState\x12\x12\n" +
+	"\x04plan\x18\x04 \x01(\tR\x04plan\x12*\n" +
+	"\x11direct_debit_only\x18\x05 \x01(\bR\x0fdirectDebitOnly\x12.\n" +
+	"\x13direct_debit_scheme\x18\x06 \x01(\tR\x11directDebitScheme\x12\x1a\n" +
+	"\bcurrency\x18\a \x01(\tR\bcurrency\"\xf2\x01\n" +
+	"\rPaymentMethod\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
+	"\x06scheme\x18\x03 \x01(\tR\x06scheme\x12\x14\n" +
+	"\x05brand\x18\x04 \x01(\tR\x05brand\x12\x14\n" +
+	"\x05last4\x18\x05 \x01(\tR\x05last4\x12\x1f\n" +
+	"\vholder_name\x18\x06 \x01(\tR\n" +
+	"holderName\x12\x1d\n" +
+	"\n" +
+	"is_default\x18\a \x01(\bR\tisDefault\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x99\x03\n" +
+	"\aPayment\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\apurpose\x18\x02 \x01(\tR\apurpose\x12!\n" +
+	"\famount_cents\x18\x03 \x01(\x03R\vamountCents\x12\x1a\n" +
+	"\bcurrency\x18\x04 \x01(\tR\bcurrency\x12\x16\n" +
+	"\x06scheme\x18\x05 \x01(\tR\x06scheme\x12\x14\n" +
+	"\x05state\x18\x06 \x01(\tR\x05state\x12\x1f\n" +
+	"\vfirst_debit\x18\a \x01(\bR\n" +
+	"firstDebit\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x127\n" +
+	"\tsettle_by\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\bsettleBy\x12;\n" +
+	"\vresolved_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"resolvedAt\x12%\n" +
+	"\x0efailure_reason\x18\v \x01(\tR\rfailureReason\"\xee\x02\n" +
+	"\x17AddPaymentMethodRequest\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
+	"\x06scheme\x18\x03 \x01(\tR\x06scheme\x12\x1f\n" +
+	"\vholder_name\x18\x04 \x01(\tR\n" +
+	"holderName\x12\x1f\n" +
+	"\vcard_number\x18\x05 \x01(\tR\n" +
+	"cardNumber\x12\x1b\n" +
+	"\texp_month\x18\x06 \x01(\x05R\bexpMonth\x12\x19\n" +
+	"\bexp_year\x18\a \x01(\x05R\aexpYear\x12\x12\n" +
+	"\x04iban\x18\b \x01(\tR\x04iban\x12%\n" +
+	"\x0erouting_number\x18\t \x01(\tR\rroutingNumber\x12\x1b\n" +
+	"\tsort_code\x18\n" +
+	" \x01(\tR\bsortCode\x12%\n" +
+	"\x0eaccount_number\x18\v \x01(\tR\raccountNumber\x12!\n" +
+	"\fmake_default\x18\f \x01(\bR\vmakeDefaultJ\x04\b\x01\x10\x02R\x05token\"N\n" +
+	"\x18AddPaymentMethodResponse\x122\n" +
+	"\x06method\x18\x01 \x01(\v2\x1a.metering.v1.PaymentMethodR\x06method\"J\n" +
+	"\x1eSetDefaultPaymentMethodRequest\x12\x1b\n" +
+	"\tmethod_id\x18\x02 \x01(\tR\bmethodIdJ\x04\b\x01\x10\x02R\x05token\"U\n" +
+	"\x1fSetDefaultPaymentMethodResponse\x122\n" +
+	"\x06method\x18\x01 \x01(\v2\x1a.metering.v1.PaymentMethodR\x06method\"F\n" +
+	"\x1aRemovePaymentMethodRequest\x12\x1b\n" +
+	"\tmethod_id\x18\x02 \x01(\tR\bmethodIdJ\x04\b\x01\x10\x02R\x05token\"\x1d\n" +
+	"\x1bRemovePaymentMethodResponse\"A\n" +
+	"\x13RetryPaymentRequest\x12\x1d\n" +
+	"\n" +
+	"payment_id\x18\x02 \x01(\tR\tpaymentIdJ\x04\b\x01\x10\x02R\x05token\"F\n" +
+	"\x14RetryPaymentResponse\x12.\n" +
+	"\apayment\x18\x01 \x01(\v2\x14.metering.v1.PaymentR\apayment\"\x13\n" +
+	"\x11GetBillingRequest\"\xa3\x01\n" +
+	"\x12GetBillingResponse\x122\n" +
+	"\x06limits\x18\x01 \x01(\v2\x1a.metering.v1.BillingLimitsR\x06limits\x12'\n" +
+	"\x05plans\x18\x02 \x03(\v2\x11.metering.v1.PlanR\x05plans\x120\n" +
+	"\binvoices\x18\x03 \x03(\v2\x14.metering.v1.InvoiceR\binvoices2\x8c\x06\n" +
 	"\x0eBillingService\x12_\n" +
-	"\x10SetBillingLimits\x12$.metering.v1.SetBillingLimitsRequest\x1a%.metering.v1.SetBillingLimitsResponseB\xa9\x01\n" +
+	"\x10SetBillingLimits\x12$.metering.v1.SetBillingLimitsRequest\x1a%.metering.v1.SetBillingLimitsResponse\x12M\n" +
+	"\n" +
+	"GetBilling\x12\x1e.metering.v1.GetBillingRequest\x1a\x1f.metering.v1.GetBillingResponse\x12M\n" +
+	"\n" +
+	"ChangePlan\x12\x1e.metering.v1.ChangePlanRequest\x1a\x1f.metering.v1.ChangePlanResponse\x12e\n" +
+	"\x12ListPaymentMethods\x12&.metering.v1.ListPaymentMethodsRequest\x1a'.metering.v1.ListPaymentMethodsResponse\x12_\n" +
+	"\x10AddPaymentMethod\x12$.metering.v1.AddPaymentMethodRequest\x1a%.metering.v1.AddPaymentMethodResponse\x12t\n" +
+	"\x17SetDefaultPaymentMethod\x12+.metering.v1.SetDefaultPaymentMethodRequest\x1a,.metering.v1.SetDefaultPaymentMethodResponse\x12h\n" +
+	"\x13RemovePaymentMethod\x12'.metering.v1.RemovePaymentMethodRequest\x1a(.metering.v1.RemovePaymentMethodResponse\x12S\n" +
+	"\fRetryPayment\x12 .metering.v1.RetryPaymentRequest\x1a!.metering.v1.RetryPaymentResponseB\xa9\x01\n" +
 	"\x0fcom.metering.v1B\fBillingProtoP\x01Z;github.com/ledgerlane/platform/proto/metering/v1;meteringv1\xa2\x02\x03MXX\xaa\x02\vMetering.V1\xca\x02\vMetering\\V1\xe2\x02\x17Metering\\V1\\GPBMetadata\xea\x02\fMetering::V1b\x06proto3"
 
 var (
@@ -241,25 +1568,74 @@ func file_metering_v1_billing_proto_rawDescGZIP() []byte {
 	return file_metering_v1_billing_proto_rawDescData
 }
 
-var file_metering_v1_billing_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_metering_v1_billing_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_metering_v1_billing_proto_goTypes = []any{
-	(*SetBillingLimitsRequest)(nil),  // 0: metering.v1.SetBillingLimitsRequest
-	(*BillingLimits)(nil),            // 1: metering.v1.BillingLimits
-	(*SetBillingLimitsResponse)(nil), // 2: metering.v1.SetBillingLimitsResponse
-	(*structpb.Value)(nil),           // 3: google.protobuf.Value
-	(*GetUsageResponse)(nil),         // 4: metering.v1.GetUsageResponse
+	(*SetBillingLimitsRequest)(nil),         // 0: metering.v1.SetBillingLimitsRequest
+	(*BillingLimits)(nil),                   // 1: metering.v1.BillingLimits
+	(*SetBillingLimitsResponse)(nil),        // 2: metering.v1.SetBillingLimitsResponse
+	(*Invoice)(nil),                         // 3: metering.v1.Invoice
+	(*Plan)(nil),                            // 4: metering.v1.Plan
+	(*ChangePlanRequest)(nil),               // 5: metering.v1.ChangePlanRequest
+	(*ChangePlanResponse)(nil),              // 6: metering.v1.ChangePlanResponse
+	(*ListPaymentMethodsRequest)(nil),       // 7: metering.v1.ListPaymentMethodsRequest
+	(*ListPaymentMethodsResponse)(nil),      // 8: metering.v1.ListPaymentMethodsResponse
+	(*PaymentMethod)(nil),                   // 9: metering.v1.PaymentMethod
+	(*Payment)(nil),                         // 10: metering.v1.Payment
+	(*AddPaymentMethodRequest)(nil),         // 11: metering.v1.AddPaymentMethodRequest
+	(*AddPaymentMethodResponse)(nil),        // 12: metering.v1.AddPaymentMethodResponse
+	(*SetDefaultPaymentMethodRequest)(nil),  // 13: metering.v1.SetDefaultPaymentMethodRequest
+	(*SetDefaultPaymentMethodResponse)(nil), // 14: metering.v1.SetDefaultPaymentMethodResponse
+	(*RemovePaymentMethodRequest)(nil),      // 15: metering.v1.RemovePaymentMethodRequest
+	(*RemovePaymentMethodResponse)(nil),     // 16: metering.v1.RemovePaymentMethodResponse
+	(*RetryPaymentRequest)(nil),             // 17: metering.v1.RetryPaymentRequest
+	(*RetryPaymentResponse)(nil),            // 18: metering.v1.RetryPaymentResponse
+	(*GetBillingRequest)(nil),               // 19: metering.v1.GetBillingRequest
+	(*GetBillingResponse)(nil),              // 20: metering.v1.GetBillingResponse
+	(*structpb.Value)(nil),                  // 21: google.protobuf.Value
+	(*GetUsageResponse)(nil),                // 22: metering.v1.GetUsageResponse
+	(*timestamppb.Timestamp)(nil),           // 23: google.protobuf.Timestamp
 }
 var file_metering_v1_billing_proto_depIdxs = []int32{
-	3, // 0: metering.v1.BillingLimits.overage_cap_cents:type_name -> google.protobuf.Value
-	1, // 1: metering.v1.SetBillingLimitsResponse.limits:type_name -> metering.v1.BillingLimits
-	4, // 2: metering.v1.SetBillingLimitsResponse.usage:type_name -> metering.v1.GetUsageResponse
-	0, // 3: metering.v1.BillingService.SetBillingLimits:input_type -> metering.v1.SetBillingLimitsRequest
-	2, // 4: metering.v1.BillingService.SetBillingLimits:output_type -> metering.v1.SetBillingLimitsResponse
-	4, // [4:5] is the sub-list for method output_type
-	3, // [3:4] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	21, // 0: metering.v1.BillingLimits.overage_cap_cents:type_name -> google.protobuf.Value
+	1,  // 1: metering.v1.SetBillingLimitsResponse.limits:type_name -> metering.v1.BillingLimits
+	22, // 2: metering.v1.SetBillingLimitsResponse.usage:type_name -> metering.v1.GetUsageResponse
+	23, // 3: metering.v1.Invoice.period_start:type_name -> google.protobuf.Timestamp
+	23, // 4: metering.v1.Invoice.period_end:type_name -> google.protobuf.Timestamp
+	23, // 5: metering.v1.Invoice.next_attempt_at:type_name -> google.protobuf.Timestamp
+	23, // 6: metering.v1.ChangePlanResponse.effective_at:type_name -> google.protobuf.Timestamp
+	9,  // 7: metering.v1.ListPaymentMethodsResponse.methods:type_name -> metering.v1.PaymentMethod
+	10, // 8: metering.v1.ListPaymentMethodsResponse.payments:type_name -> metering.v1.Payment
+	23, // 9: metering.v1.PaymentMethod.created_at:type_name -> google.protobuf.Timestamp
+	23, // 10: metering.v1.Payment.created_at:type_name -> google.protobuf.Timestamp
+	23, // 11: metering.v1.Payment.settle_by:type_name -> google.protobuf.Timestamp
+	23, // 12: metering.v1.Payment.resolved_at:type_name -> google.protobuf.Timestamp
+	9,  // 13: metering.v1.AddPaymentMethodResponse.method:type_name -> metering.v1.PaymentMethod
+	9,  // 14: metering.v1.SetDefaultPaymentMethodResponse.method:type_name -> metering.v1.PaymentMethod
+	10, // 15: metering.v1.RetryPaymentResponse.payment:type_name -> metering.v1.Payment
+	1,  // 16: metering.v1.GetBillingResponse.limits:type_name -> metering.v1.BillingLimits
+	4,  // 17: metering.v1.GetBillingResponse.plans:type_name -> metering.v1.Plan
+	3,  // 18: metering.v1.GetBillingResponse.invoices:type_name -> metering.v1.Invoice
+	0,  // 19: metering.v1.BillingService.SetBillingLimits:input_type -> metering.v1.SetBillingLimitsRequest
+	19, // 20: metering.v1.BillingService.GetBilling:input_type -> metering.v1.GetBillingRequest
+	5,  // 21: metering.v1.BillingService.ChangePlan:input_type -> metering.v1.ChangePlanRequest
+	7,  // 22: metering.v1.BillingService.ListPaymentMethods:input_type -> metering.v1.ListPaymentMethodsRequest
+	11, // 23: metering.v1.BillingService.AddPaymentMethod:input_type -> metering.v1.AddPaymentMethodRequest
+	13, // 24: metering.v1.BillingService.SetDefaultPaymentMethod:input_type -> metering.v1.SetDefaultPaymentMethodRequest
+	15, // 25: metering.v1.BillingService.RemovePaymentMethod:input_type -> metering.v1.RemovePaymentMethodRequest
+	17, // 26: metering.v1.BillingService.RetryPayment:input_type -> metering.v1.RetryPaymentRequest
+	2,  // 27: metering.v1.BillingService.SetBillingLimits:output_type -> metering.v1.SetBillingLimitsResponse
+	20, // 28: metering.v1.BillingService.GetBilling:output_type -> metering.v1.GetBillingResponse
+	6,  // 29: metering.v1.BillingService.ChangePlan:output_type -> metering.v1.ChangePlanResponse
+	8,  // 30: metering.v1.BillingService.ListPaymentMethods:output_type -> metering.v1.ListPaymentMethodsResponse
+	12, // 31: metering.v1.BillingService.AddPaymentMethod:output_type -> metering.v1.AddPaymentMethodResponse
+	14, // 32: metering.v1.BillingService.SetDefaultPaymentMethod:output_type -> metering.v1.SetDefaultPaymentMethodResponse
+	16, // 33: metering.v1.BillingService.RemovePaymentMethod:output_type -> metering.v1.RemovePaymentMethodResponse
+	18, // 34: metering.v1.BillingService.RetryPayment:output_type -> metering.v1.RetryPaymentResponse
+	27, // [27:35] is the sub-list for method output_type
+	19, // [19:27] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_billing_proto_init() }
@@ -275,7 +1651,7 @@ func file_metering_v1_billing_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_metering_v1_billing_proto_rawDesc), len(file_metering_v1_billing_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

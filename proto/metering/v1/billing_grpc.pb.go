@@ -19,7 +19,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	BillingService_SetBillingLimits_FullMethodName = "/metering.v1.BillingService/SetBillingLimits"
+	BillingService_SetBillingLimits_FullMethodName        = "/metering.v1.BillingService/SetBillingLimits"
+	BillingService_GetBilling_FullMethodName              = "/metering.v1.BillingService/GetBilling"
+	BillingService_ChangePlan_FullMethodName              = "/metering.v1.BillingService/ChangePlan"
+	BillingService_ListPaymentMethods_FullMethodName      = "/metering.v1.BillingService/ListPaymentMethods"
+	BillingService_AddPaymentMethod_FullMethodName        = "/metering.v1.BillingService/AddPaymentMethod"
+	BillingService_SetDefaultPaymentMethod_FullMethodName = "/metering.v1.BillingService/SetDefaultPaymentMethod"
+	BillingService_RemovePaymentMethod_FullMethodName     = "/metering.v1.BillingService/RemovePaymentMethod"
+	BillingService_RetryPayment_FullMethodName            = "/metering.v1.BillingService/RetryPayment"
 )
 
 // BillingServiceClient is the client API for BillingService service.
@@ -32,6 +39,32 @@ type BillingServiceClient interface {
 	// SetBillingLimits: POST /v1/portal/billing/limits; no API-key scope in the
 	// spec's table (decision: portal-session route, as its /v1/portal/ prefix says).
 	SetBillingLimits(ctx context.Context, in *SetBillingLimitsRequest, opts ...grpc.CallOption) (*SetBillingLimitsResponse, error)
+	// The calls below have no HTTP binding: the portal makes them with its
+	// session's principal, which holds the reserved scope keys:manage (the
+	// account holder); each acts on the caller's account only.
+	// GetBilling answers the account's limits, its price list in its billing
+	// currency and its invoices, newest period first.
+	GetBilling(ctx context.Context, in *GetBillingRequest, opts ...grpc.CallOption) (*GetBillingResponse, error)
+	// ChangePlan upgrades at once or schedules a downgrade for the period's
+	// end (asking for the current plan cancels a scheduled downgrade).
+	ChangePlan(ctx context.Context, in *ChangePlanRequest, opts ...grpc.CallOption) (*ChangePlanResponse, error)
+	// ListPaymentMethods answers the account's payment methods, its payments
+	// (newest first) and its payment standing.
+	ListPaymentMethods(ctx context.Context, in *ListPaymentMethodsRequest, opts ...grpc.CallOption) (*ListPaymentMethodsResponse, error)
+	// AddPaymentMethod adds a card or a direct-debit mandate in the scheme of
+	// the account's billing currency (INVALID_ARGUMENT naming the field
+	// otherwise). A card asked to be the default of the direct-debit-only plan
+	// is FAILED_PRECONDITION direct-debit-required.
+	AddPaymentMethod(ctx context.Context, in *AddPaymentMethodRequest, opts ...grpc.CallOption) (*AddPaymentMethodResponse, error)
+	// SetDefaultPaymentMethod makes a method the default; a card on the
+	// direct-debit-only plan is direct-debit-required; another account's
+	// method is NOT_FOUND.
+	SetDefaultPaymentMethod(ctx context.Context, in *SetDefaultPaymentMethodRequest, opts ...grpc.CallOption) (*SetDefaultPaymentMethodResponse, error)
+	// RemovePaymentMethod removes a method; the default of the
+	// direct-debit-only plan is direct-debit-required.
+	RemovePaymentMethod(ctx context.Context, in *RemovePaymentMethodRequest, opts ...grpc.CallOption) (*RemovePaymentMethodResponse, error)
+	// RetryPayment collects a failed payment again from the default method.
+	RetryPayment(ctx context.Context, in *RetryPaymentRequest, opts ...grpc.CallOption) (*RetryPaymentResponse, error)
 }
 
 type billingServiceClient struct {
@@ -52,6 +85,76 @@ func (c *billingServiceClient) SetBillingLimits(ctx context.Context, in *SetBill
 	return out, nil
 }
 
+func (c *billingServiceClient) GetBilling(ctx context.Context, in *GetBillingRequest, opts ...grpc.CallOption) (*GetBillingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetBillingResponse)
+	err := c.cc.Invoke(ctx, BillingService_GetBilling_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *billingServiceClient) ChangePlan(ctx context.Context, in *ChangePlanRequest, opts ...grpc.CallOption) (*ChangePlanResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ChangePlanResponse)
+	err := c.cc.Invoke(ctx, BillingService_ChangePlan_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *billingServiceClient) ListPaymentMethods(ctx context.Context, in *ListPaymentMethodsRequest, opts ...grpc.CallOption) (*ListPaymentMethodsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPaymentMethodsResponse)
+	err := c.cc.Invoke(ctx, BillingService_ListPaymentMethods_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *billingServiceClient) AddPaymentMethod(ctx context.Context, in *AddPaymentMethodRequest, opts ...grpc.CallOption) (*AddPaymentMethodResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddPaymentMethodResponse)
+	err := c.cc.Invoke(ctx, BillingService_AddPaymentMethod_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *billingServiceClient) SetDefaultPaymentMethod(ctx context.Context, in *SetDefaultPaymentMethodRequest, opts ...grpc.CallOption) (*SetDefaultPaymentMethodResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetDefaultPaymentMethodResponse)
+	err := c.cc.Invoke(ctx, BillingService_SetDefaultPaymentMethod_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *billingServiceClient) RemovePaymentMethod(ctx context.Context, in *RemovePaymentMethodRequest, opts ...grpc.CallOption) (*RemovePaymentMethodResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemovePaymentMethodResponse)
+	err := c.cc.Invoke(ctx, BillingService_RemovePaymentMethod_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *billingServiceClient) RetryPayment(ctx context.Context, in *RetryPaymentRequest, opts ...grpc.CallOption) (*RetryPaymentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RetryPaymentResponse)
+	err := c.cc.Invoke(ctx, BillingService_RetryPayment_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BillingServiceServer is the server API for BillingService service.
 // All implementations must embed UnimplementedBillingServiceServer
 // for forward compatibility.
@@ -62,6 +165,32 @@ type BillingServiceServer interface {
 	// SetBillingLimits: POST /v1/portal/billing/limits; no API-key scope in the
 	// spec's table (decision: portal-session route, as its /v1/portal/ prefix says).
 	SetBillingLimits(context.Context, *SetBillingLimitsRequest) (*SetBillingLimitsResponse, error)
+	// The calls below have no HTTP binding: the portal makes them with its
+	// session's principal, which holds the reserved scope keys:manage (the
+	// account holder); each acts on the caller's account only.
+	// GetBilling answers the account's limits, its price list in its billing
+	// currency and its invoices, newest period first.
+	GetBilling(context.Context, *GetBillingRequest) (*GetBillingResponse, error)
+	// ChangePlan upgrades at once or schedules a downgrade for the period's
+	// end (asking for the current plan cancels a scheduled downgrade).
+	ChangePlan(context.Context, *ChangePlanRequest) (*ChangePlanResponse, error)
+	// ListPaymentMethods answers the account's payment methods, its payments
+	// (newest first) and its payment standing.
+	ListPaymentMethods(context.Context, *ListPaymentMethodsRequest) (*ListPaymentMethodsResponse, error)
+	// AddPaymentMethod adds a card or a direct-debit mandate in the scheme of
+	// the account's billing currency (INVALID_ARGUMENT naming the field
+	// otherwise). A card asked to be the default of the direct-debit-only plan
+	// is FAILED_PRECONDITION direct-debit-required.
+	AddPaymentMethod(context.Context, *AddPaymentMethodRequest) (*AddPaymentMethodResponse, error)
+	// SetDefaultPaymentMethod makes a method the default; a card on the
+	// direct-debit-only plan is direct-debit-required; another account's
+	// method is NOT_FOUND.
+	SetDefaultPaymentMethod(context.Context, *SetDefaultPaymentMethodRequest) (*SetDefaultPaymentMethodResponse, error)
+	// RemovePaymentMethod removes a method; the default of the
+	// direct-debit-only plan is direct-debit-required.
+	RemovePaymentMethod(context.Context, *RemovePaymentMethodRequest) (*RemovePaymentMethodResponse, error)
+	// RetryPayment collects a failed payment again from the default method.
+	RetryPayment(context.Context, *RetryPaymentRequest) (*RetryPaymentResponse, error)
 	mustEmbedUnimplementedBillingServiceServer()
 }
 
@@ -74,6 +203,27 @@ type UnimplementedBillingServiceServer struct{}
 
 func (UnimplementedBillingServiceServer) SetBillingLimits(context.Context, *SetBillingLimitsRequest) (*SetBillingLimitsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetBillingLimits not implemented")
+}
+func (UnimplementedBillingServiceServer) GetBilling(context.Context, *GetBillingRequest) (*GetBillingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBilling not implemented")
+}
+func (UnimplementedBillingServiceServer) ChangePlan(context.Context, *ChangePlanRequest) (*ChangePlanResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ChangePlan not implemented")
+}
+func (UnimplementedBillingServiceServer) ListPaymentMethods(context.Context, *ListPaymentMethodsRequest) (*ListPaymentMethodsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPaymentMethods not implemented")
+}
+func (UnimplementedBillingServiceServer) AddPaymentMethod(context.Context, *AddPaymentMethodRequest) (*AddPaymentMethodResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddPaymentMethod not implemented")
+}
+func (UnimplementedBillingServiceServer) SetDefaultPaymentMethod(context.Context, *SetDefaultPaymentMethodRequest) (*SetDefaultPaymentMethodResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetDefaultPaymentMethod not implemented")
+}
+func (UnimplementedBillingServiceServer) RemovePaymentMethod(context.Context, *RemovePaymentMethodRequest) (*RemovePaymentMethodResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemovePaymentMethod not implemented")
+}
+func (UnimplementedBillingServiceServer) RetryPayment(context.Context, *RetryPaymentRequest) (*RetryPaymentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RetryPayment not implemented")
 }
 func (UnimplementedBillingServiceServer) mustEmbedUnimplementedBillingServiceServer() {}
 func (UnimplementedBillingServiceServer) testEmbeddedByValue()                        {}
@@ -114,6 +264,132 @@ func _BillingService_SetBillingLimits_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BillingService_GetBilling_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBillingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BillingServiceServer).GetBilling(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BillingService_GetBilling_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BillingServiceServer).GetBilling(ctx, req.(*GetBillingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BillingService_ChangePlan_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ChangePlanRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BillingServiceServer).ChangePlan(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BillingService_ChangePlan_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BillingServiceServer).ChangePlan(ctx, req.(*ChangePlanRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BillingService_ListPaymentMethods_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPaymentMethodsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BillingServiceServer).ListPaymentMethods(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BillingService_ListPaymentMethods_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BillingServiceServer).ListPaymentMethods(ctx, req.(*ListPaymentMethodsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BillingService_AddPaymentMethod_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddPaymentMethodRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BillingServiceServer).AddPaymentMethod(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BillingService_AddPaymentMethod_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BillingServiceServer).AddPaymentMethod(ctx, req.(*AddPaymentMethodRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BillingService_SetDefaultPaymentMethod_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetDefaultPaymentMethodRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BillingServiceServer).SetDefaultPaymentMethod(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BillingService_SetDefaultPaymentMethod_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BillingServiceServer).SetDefaultPaymentMethod(ctx, req.(*SetDefaultPaymentMethodRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BillingService_RemovePaymentMethod_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemovePaymentMethodRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BillingServiceServer).RemovePaymentMethod(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BillingService_RemovePaymentMethod_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BillingServiceServer).RemovePaymentMethod(ctx, req.(*RemovePaymentMethodRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BillingService_RetryPayment_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RetryPaymentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BillingServiceServer).RetryPayment(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BillingService_RetryPayment_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BillingServiceServer).RetryPayment(ctx, req.(*RetryPaymentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // BillingService_ServiceDesc is the grpc.ServiceDesc for BillingService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -124,6 +400,34 @@ var BillingService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetBillingLimits",
 			Handler:    _BillingService_SetBillingLimits_Handler,
+		},
+		{
+			MethodName: "GetBilling",
+			Handler:    _BillingService_GetBilling_Handler,
+		},
+		{
+			MethodName: "ChangePlan",
+			Handler:    _BillingService_ChangePlan_Handler,
+		},
+		{
+			MethodName: "ListPaymentMethods",
+			Handler:    _BillingService_ListPaymentMethods_Handler,
+		},
+		{
+			MethodName: "AddPaymentMethod",
+			Handler:    _BillingService_AddPaymentMethod_Handler,
+		},
+		{
+			MethodName: "SetDefaultPaymentMethod",
+			Handler:    _BillingService_SetDefaultPaymentMethod_Handler,
+		},
+		{
+			MethodName: "RemovePaymentMethod",
+			Handler:    _BillingService_RemovePaymentMethod_Handler,
+		},
+		{
+			MethodName: "RetryPayment",
+			Handler:    _BillingService_RetryPayment_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -24,7 +24,8 @@ const (
 
 type ResolveCredentialRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The secret exactly as presented (ak_… or at_…).
+	// The secret exactly as presented: ak_… or at_… from a request's headers,
+	// ps_… from the portal's session cookie.
 	Secret        string `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -73,7 +74,10 @@ type ResolveCredentialResponse struct {
 	// The account's limits as of now: the edge enforces them (rate limit,
 	// quota, spend cap) in Redis without another call, and re-reads them when
 	// its credential cache expires, so limit changes apply within seconds.
-	Limits        *AccountLimits `protobuf:"bytes,2,opt,name=limits,proto3" json:"limits,omitempty"`
+	Limits *AccountLimits `protobuf:"bytes,2,opt,name=limits,proto3" json:"limits,omitempty"`
+	// A portal session (ps_…) only: the signed-in person as the portal shows
+	// them, and the session's CSRF token.
+	Session       *Session `protobuf:"bytes,3,opt,name=session,proto3" json:"session,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -118,6 +122,13 @@ func (x *ResolveCredentialResponse) GetPrincipal() *Principal {
 func (x *ResolveCredentialResponse) GetLimits() *AccountLimits {
 	if x != nil {
 		return x.Limits
+	}
+	return nil
+}
+
+func (x *ResolveCredentialResponse) GetSession() *Session {
+	if x != nil {
+		return x.Session
 	}
 	return nil
 }
@@ -273,9 +284,11 @@ type Principal struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	AccountId    string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	CredentialId string                 `protobuf:"bytes,2,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
-	// "ak" for an API key, "at" for an access token.
+	// "ak" for an API key, "at" for an access token, "ps" for a portal
+	// session.
 	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
-	// "conversion" or "finance": the surface this credential belongs to.
+	// "conversion", "finance" or "portal": the surface this credential
+	// belongs to.
 	Surface string `protobuf:"bytes,4,opt,name=surface,proto3" json:"surface,omitempty"`
 	// "live" or "test".
 	Mode   string   `protobuf:"bytes,5,opt,name=mode,proto3" json:"mode,omitempty"`
@@ -283,6 +296,8 @@ type Principal struct {
 	// Finance credentials only: the user and the connection grant they act under.
 	FinanceUserId string `protobuf:"bytes,7,opt,name=finance_user_id,json=financeUserId,proto3" json:"finance_user_id,omitempty"`
 	GrantId       string `protobuf:"bytes,8,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	// Portal sessions only: the signed-in person.
+	PersonId      string `protobuf:"bytes,9,opt,name=person_id,json=personId,proto3" json:"person_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -373,16 +388,784 @@ func (x *Principal) GetGrantId() string {
 	return ""
 }
 
+func (x *Principal) GetPersonId() string {
+	if x != nil {
+		return x.PersonId
+	}
+	return ""
+}
+
+type ListKeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListKeysRequest) Reset() {
+	*x = ListKeysRequest{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListKeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListKeysRequest) ProtoMessage() {}
+
+func (x *ListKeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListKeysRequest.ProtoReflect.Descriptor instead.
+func (*ListKeysRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{4}
+}
+
+type ListKeysResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Keys  []*Key                 `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	// Scopes the portal may offer: granted by default, and opt-in.
+	DefaultScopes []string `protobuf:"bytes,2,rep,name=default_scopes,json=defaultScopes,proto3" json:"default_scopes,omitempty"`
+	OptInScopes   []string `protobuf:"bytes,3,rep,name=opt_in_scopes,json=optInScopes,proto3" json:"opt_in_scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListKeysResponse) Reset() {
+	*x = ListKeysResponse{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListKeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListKeysResponse) ProtoMessage() {}
+
+func (x *ListKeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListKeysResponse.ProtoReflect.Descriptor instead.
+func (*ListKeysResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListKeysResponse) GetKeys() []*Key {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+func (x *ListKeysResponse) GetDefaultScopes() []string {
+	if x != nil {
+		return x.DefaultScopes
+	}
+	return nil
+}
+
+func (x *ListKeysResponse) GetOptInScopes() []string {
+	if x != nil {
+		return x.OptInScopes
+	}
+	return nil
+}
+
+type Key struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The secret's first 12 characters, e.g. ak_live_x7fq.
+	Prefix    string                 `protobuf:"bytes,3,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	Mode      string                 `protobuf:"bytes,4,opt,name=mode,proto3" json:"mode,omitempty"`
+	Scopes    []string               `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Absent while the key is live.
+	RevokedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	// When a request last authenticated with the key, to within a minute;
+	// absent if none has.
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Key) Reset() {
+	*x = Key{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Key) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Key) ProtoMessage() {}
+
+func (x *Key) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Key.ProtoReflect.Descriptor instead.
+func (*Key) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Key) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Key) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Key) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *Key) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *Key) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *Key) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Key) GetRevokedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokedAt
+	}
+	return nil
+}
+
+func (x *Key) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
+type CreateKeyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// "live" or "test".
+	Mode string `protobuf:"bytes,3,opt,name=mode,proto3" json:"mode,omitempty"`
+	// Empty: the six default scopes.
+	Scopes        []string `protobuf:"bytes,4,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateKeyRequest) Reset() {
+	*x = CreateKeyRequest{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateKeyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateKeyRequest) ProtoMessage() {}
+
+func (x *CreateKeyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateKeyRequest.ProtoReflect.Descriptor instead.
+func (*CreateKeyRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CreateKeyRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateKeyRequest) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *CreateKeyRequest) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+type CreateKeyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Key   *Key                   `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// The secret, shown this once and never stored.
+	Secret        string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateKeyResponse) Reset() {
+	*x = CreateKeyResponse{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateKeyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateKeyResponse) ProtoMessage() {}
+
+func (x *CreateKeyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateKeyResponse.ProtoReflect.Descriptor instead.
+func (*CreateKeyResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CreateKeyResponse) GetKey() *Key {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *CreateKeyResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
+type RevokeKeyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	KeyId         string                 `protobuf:"bytes,2,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeKeyRequest) Reset() {
+	*x = RevokeKeyRequest{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeKeyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeKeyRequest) ProtoMessage() {}
+
+func (x *RevokeKeyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeKeyRequest.ProtoReflect.Descriptor instead.
+func (*RevokeKeyRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *RevokeKeyRequest) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
+type RevokeKeyResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeKeyResponse) Reset() {
+	*x = RevokeKeyResponse{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeKeyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeKeyResponse) ProtoMessage() {}
+
+func (x *RevokeKeyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeKeyResponse.ProtoReflect.Descriptor instead.
+func (*RevokeKeyResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{10}
+}
+
+type ListFinanceCredentialsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFinanceCredentialsRequest) Reset() {
+	*x = ListFinanceCredentialsRequest{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFinanceCredentialsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFinanceCredentialsRequest) ProtoMessage() {}
+
+func (x *ListFinanceCredentialsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFinanceCredentialsRequest.ProtoReflect.Descriptor instead.
+func (*ListFinanceCredentialsRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{11}
+}
+
+type ListFinanceCredentialsResponse struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Credentials []*FinanceCredential   `protobuf:"bytes,1,rep,name=credentials,proto3" json:"credentials,omitempty"`
+	// Finance scopes granted by default (reads) and opt-in (writes).
+	DefaultScopes []string `protobuf:"bytes,2,rep,name=default_scopes,json=defaultScopes,proto3" json:"default_scopes,omitempty"`
+	OptInScopes   []string `protobuf:"bytes,3,rep,name=opt_in_scopes,json=optInScopes,proto3" json:"opt_in_scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFinanceCredentialsResponse) Reset() {
+	*x = ListFinanceCredentialsResponse{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFinanceCredentialsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFinanceCredentialsResponse) ProtoMessage() {}
+
+func (x *ListFinanceCredentialsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFinanceCredentialsResponse.ProtoReflect.Descriptor instead.
+func (*ListFinanceCredentialsResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListFinanceCredentialsResponse) GetCredentials() []*FinanceCredential {
+	if x != nil {
+		return x.Credentials
+	}
+	return nil
+}
+
+func (x *ListFinanceCredentialsResponse) GetDefaultScopes() []string {
+	if x != nil {
+		return x.DefaultScopes
+	}
+	return nil
+}
+
+func (x *ListFinanceCredentialsResponse) GetOptInScopes() []string {
+	if x != nil {
+		return x.OptInScopes
+	}
+	return nil
+}
+
+// FinanceCredential is a finance access token or key of the account.
+type FinanceCredential struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name   string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Prefix string                 `protobuf:"bytes,3,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// "ak" or "at".
+	Kind          string                 `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	Mode          string                 `protobuf:"bytes,5,opt,name=mode,proto3" json:"mode,omitempty"`
+	Scopes        []string               `protobuf:"bytes,6,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	FinanceUserId string                 `protobuf:"bytes,7,opt,name=finance_user_id,json=financeUserId,proto3" json:"finance_user_id,omitempty"`
+	GrantId       string                 `protobuf:"bytes,8,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	RevokedAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	// As Key's.
+	LastUsedAt    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinanceCredential) Reset() {
+	*x = FinanceCredential{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinanceCredential) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinanceCredential) ProtoMessage() {}
+
+func (x *FinanceCredential) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinanceCredential.ProtoReflect.Descriptor instead.
+func (*FinanceCredential) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *FinanceCredential) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *FinanceCredential) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FinanceCredential) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+func (x *FinanceCredential) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *FinanceCredential) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *FinanceCredential) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *FinanceCredential) GetFinanceUserId() string {
+	if x != nil {
+		return x.FinanceUserId
+	}
+	return ""
+}
+
+func (x *FinanceCredential) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
+	}
+	return ""
+}
+
+func (x *FinanceCredential) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *FinanceCredential) GetRevokedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokedAt
+	}
+	return nil
+}
+
+func (x *FinanceCredential) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
+type CreateFinanceCredentialRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// "ak" or "at" (default "at").
+	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	// "live" or "test".
+	Mode string `protobuf:"bytes,4,opt,name=mode,proto3" json:"mode,omitempty"`
+	// Empty: the finance read scopes.
+	Scopes        []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	FinanceUserId string   `protobuf:"bytes,6,opt,name=finance_user_id,json=financeUserId,proto3" json:"finance_user_id,omitempty"`
+	GrantId       string   `protobuf:"bytes,7,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateFinanceCredentialRequest) Reset() {
+	*x = CreateFinanceCredentialRequest{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateFinanceCredentialRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateFinanceCredentialRequest) ProtoMessage() {}
+
+func (x *CreateFinanceCredentialRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateFinanceCredentialRequest.ProtoReflect.Descriptor instead.
+func (*CreateFinanceCredentialRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *CreateFinanceCredentialRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *CreateFinanceCredentialRequest) GetFinanceUserId() string {
+	if x != nil {
+		return x.FinanceUserId
+	}
+	return ""
+}
+
+func (x *CreateFinanceCredentialRequest) GetGrantId() string {
+	if x != nil {
+		return x.GrantId
+	}
+	return ""
+}
+
+type CreateFinanceCredentialResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Credential *FinanceCredential     `protobuf:"bytes,1,opt,name=credential,proto3" json:"credential,omitempty"`
+	// The secret, shown this once and never stored.
+	Secret        string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateFinanceCredentialResponse) Reset() {
+	*x = CreateFinanceCredentialResponse{}
+	mi := &file_metering_v1_credentials_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateFinanceCredentialResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateFinanceCredentialResponse) ProtoMessage() {}
+
+func (x *CreateFinanceCredentialResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_credentials_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateFinanceCredentialResponse.ProtoReflect.Descriptor instead.
+func (*CreateFinanceCredentialResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_credentials_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CreateFinanceCredentialResponse) GetCredential() *FinanceCredential {
+	if x != nil {
+		return x.Credential
+	}
+	return nil
+}
+
+func (x *CreateFinanceCredentialResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
 var File_metering_v1_credentials_proto protoreflect.FileDescriptor
 
 const file_metering_v1_credentials_proto_rawDesc = "" +
 	"\n" +
-	"\x1dmetering/v1/credentials.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"2\n" +
+	"\x1dmetering/v1/credentials.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ametering/v1/identity.proto\"2\n" +
 	"\x18ResolveCredentialRequest\x12\x16\n" +
-	"\x06secret\x18\x01 \x01(\tR\x06secret\"\x85\x01\n" +
+	"\x06secret\x18\x01 \x01(\tR\x06secret\"\xb5\x01\n" +
 	"\x19ResolveCredentialResponse\x124\n" +
 	"\tprincipal\x18\x01 \x01(\v2\x16.metering.v1.PrincipalR\tprincipal\x122\n" +
-	"\x06limits\x18\x02 \x01(\v2\x1a.metering.v1.AccountLimitsR\x06limits\"\xf9\x03\n" +
+	"\x06limits\x18\x02 \x01(\v2\x1a.metering.v1.AccountLimitsR\x06limits\x12.\n" +
+	"\asession\x18\x03 \x01(\v2\x14.metering.v1.SessionR\asession\"\xf9\x03\n" +
 	"\rAccountLimits\x12\x12\n" +
 	"\x04plan\x18\x01 \x01(\tR\x04plan\x12&\n" +
 	"\x0frate_per_second\x18\x02 \x01(\x05R\rratePerSecond\x12\x14\n" +
@@ -399,7 +1182,7 @@ const file_metering_v1_credentials_proto_rawDesc = "" +
 	"\n" +
 	"test_quota\x18\v \x01(\x05R\ttestQuota\x12#\n" +
 	"\rpayment_state\x18\f \x01(\tR\fpaymentStateB\x14\n" +
-	"\x12_overage_cap_cents\"\xec\x01\n" +
+	"\x12_overage_cap_cents\"\x89\x02\n" +
 	"\tPrincipal\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12#\n" +
@@ -409,9 +1192,75 @@ const file_metering_v1_credentials_proto_rawDesc = "" +
 	"\x04mode\x18\x05 \x01(\tR\x04mode\x12\x16\n" +
 	"\x06scopes\x18\x06 \x03(\tR\x06scopes\x12&\n" +
 	"\x0ffinance_user_id\x18\a \x01(\tR\rfinanceUserId\x12\x19\n" +
-	"\bgrant_id\x18\b \x01(\tR\agrantId2w\n" +
+	"\bgrant_id\x18\b \x01(\tR\agrantId\x12\x1b\n" +
+	"\tperson_id\x18\t \x01(\tR\bpersonId\"\x1e\n" +
+	"\x0fListKeysRequestJ\x04\b\x01\x10\x02R\x05token\"\x83\x01\n" +
+	"\x10ListKeysResponse\x12$\n" +
+	"\x04keys\x18\x01 \x03(\v2\x10.metering.v1.KeyR\x04keys\x12%\n" +
+	"\x0edefault_scopes\x18\x02 \x03(\tR\rdefaultScopes\x12\"\n" +
+	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\xa1\x02\n" +
+	"\x03Key\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06prefix\x18\x03 \x01(\tR\x06prefix\x12\x12\n" +
+	"\x04mode\x18\x04 \x01(\tR\x04mode\x12\x16\n" +
+	"\x06scopes\x18\x05 \x03(\tR\x06scopes\x129\n" +
+	"\n" +
+	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"revoked_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x12<\n" +
+	"\flast_used_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\"_\n" +
+	"\x10CreateKeyRequest\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04mode\x18\x03 \x01(\tR\x04mode\x12\x16\n" +
+	"\x06scopes\x18\x04 \x03(\tR\x06scopesJ\x04\b\x01\x10\x02R\x05token\"O\n" +
+	"\x11CreateKeyResponse\x12\"\n" +
+	"\x03key\x18\x01 \x01(\v2\x10.metering.v1.KeyR\x03key\x12\x16\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret\"6\n" +
+	"\x10RevokeKeyRequest\x12\x15\n" +
+	"\x06key_id\x18\x02 \x01(\tR\x05keyIdJ\x04\b\x01\x10\x02R\x05token\"\x13\n" +
+	"\x11RevokeKeyResponse\",\n" +
+	"\x1dListFinanceCredentialsRequestJ\x04\b\x01\x10\x02R\x05token\"\xad\x01\n" +
+	"\x1eListFinanceCredentialsResponse\x12@\n" +
+	"\vcredentials\x18\x01 \x03(\v2\x1e.metering.v1.FinanceCredentialR\vcredentials\x12%\n" +
+	"\x0edefault_scopes\x18\x02 \x03(\tR\rdefaultScopes\x12\"\n" +
+	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\x86\x03\n" +
+	"\x11FinanceCredential\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06prefix\x18\x03 \x01(\tR\x06prefix\x12\x12\n" +
+	"\x04kind\x18\x04 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04mode\x18\x05 \x01(\tR\x04mode\x12\x16\n" +
+	"\x06scopes\x18\x06 \x03(\tR\x06scopes\x12&\n" +
+	"\x0ffinance_user_id\x18\a \x01(\tR\rfinanceUserId\x12\x19\n" +
+	"\bgrant_id\x18\b \x01(\tR\agrantId\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"revoked_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x12<\n" +
+	"\flast_used_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\"\xc4\x01\n" +
+	"\x1eCreateFinanceCredentialRequest\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04mode\x18\x04 \x01(\tR\x04mode\x12\x16\n" +
+	"\x06scopes\x18\x05 \x03(\tR\x06scopes\x12&\n" +
+	"\x0ffinance_user_id\x18\x06 \x01(\tR\rfinanceUserId\x12\x19\n" +
+	"\bgrant_id\x18\a \x01(\tR\agrantIdJ\x04\b\x01\x10\x02R\x05token\"y\n" +
+	"\x1fCreateFinanceCredentialResponse\x12>\n" +
+	"\n" +
+	"credential\x18\x01 \x01(\v2\x1e.metering.v1.FinanceCredentialR\n" +
+	"credential\x12\x16\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret2\xc1\x04\n" +
 	"\x11CredentialService\x12b\n" +
-	"\x11ResolveCredential\x12%.metering.v1.ResolveCredentialRequest\x1a&.metering.v1.ResolveCredentialResponseB\xad\x01\n" +
+	"\x11ResolveCredential\x12%.metering.v1.ResolveCredentialRequest\x1a&.metering.v1.ResolveCredentialResponse\x12G\n" +
+	"\bListKeys\x12\x1c.metering.v1.ListKeysRequest\x1a\x1d.metering.v1.ListKeysResponse\x12J\n" +
+	"\tCreateKey\x12\x1d.metering.v1.CreateKeyRequest\x1a\x1e.metering.v1.CreateKeyResponse\x12J\n" +
+	"\tRevokeKey\x12\x1d.metering.v1.RevokeKeyRequest\x1a\x1e.metering.v1.RevokeKeyResponse\x12q\n" +
+	"\x16ListFinanceCredentials\x12*.metering.v1.ListFinanceCredentialsRequest\x1a+.metering.v1.ListFinanceCredentialsResponse\x12t\n" +
+	"\x17CreateFinanceCredential\x12+.metering.v1.CreateFinanceCredentialRequest\x1a,.metering.v1.CreateFinanceCredentialResponseB\xad\x01\n" +
 	"\x0fcom.metering.v1B\x10CredentialsProtoP\x01Z;github.com/ledgerlane/platform/proto/metering/v1;meteringv1\xa2\x02\x03MXX\xaa\x02\vMetering.V1\xca\x02\vMetering\\V1\xe2\x02\x17Metering\\V1\\GPBMetadata\xea\x02\fMetering::V1b\x06proto3"
 
 var (
@@ -426,26 +1275,60 @@ func file_metering_v1_credentials_proto_rawDescGZIP() []byte {
 	return file_metering_v1_credentials_proto_rawDescData
 }
 
-var file_metering_v1_credentials_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_metering_v1_credentials_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_metering_v1_credentials_proto_goTypes = []any{
-	(*ResolveCredentialRequest)(nil),  // 0: metering.v1.ResolveCredentialRequest
-	(*ResolveCredentialResponse)(nil), // 1: metering.v1.ResolveCredentialResponse
-	(*AccountLimits)(nil),             // 2: metering.v1.AccountLimits
-	(*Principal)(nil),                 // 3: metering.v1.Principal
-	(*timestamppb.Timestamp)(nil),     // 4: google.protobuf.Timestamp
+	(*ResolveCredentialRequest)(nil),        // 0: metering.v1.ResolveCredentialRequest
+	(*ResolveCredentialResponse)(nil),       // 1: metering.v1.ResolveCredentialResponse
+	(*AccountLimits)(nil),                   // 2: metering.v1.AccountLimits
+	(*Principal)(nil),                       // 3: metering.v1.Principal
+	(*ListKeysRequest)(nil),                 // 4: metering.v1.ListKeysRequest
+	(*ListKeysResponse)(nil),                // 5: metering.v1.ListKeysResponse
+	(*Key)(nil),                             // 6: metering.v1.Key
+	(*CreateKeyRequest)(nil),                // 7: metering.v1.CreateKeyRequest
+	(*CreateKeyResponse)(nil),               // 8: metering.v1.CreateKeyResponse
+	(*RevokeKeyRequest)(nil),                // 9: metering.v1.RevokeKeyRequest
+	(*RevokeKeyResponse)(nil),               // 10: metering.v1.RevokeKeyResponse
+	(*ListFinanceCredentialsRequest)(nil),   // 11: metering.v1.ListFinanceCredentialsRequest
+	(*ListFinanceCredentialsResponse)(nil),  // 12: metering.v1.ListFinanceCredentialsResponse
+	(*FinanceCredential)(nil),               // 13: metering.v1.FinanceCredential
+	(*CreateFinanceCredentialRequest)(nil),  // 14: metering.v1.CreateFinanceCredentialRequest
+	(*CreateFinanceCredentialResponse)(nil), // 15: metering.v1.CreateFinanceCredentialResponse
+	(*Session)(nil),                         // 16: metering.v1.Session
+	(*timestamppb.Timestamp)(nil),           // 17: google.protobuf.Timestamp
 }
 var file_metering_v1_credentials_proto_depIdxs = []int32{
-	3, // 0: metering.v1.ResolveCredentialResponse.principal:type_name -> metering.v1.Principal
-	2, // 1: metering.v1.ResolveCredentialResponse.limits:type_name -> metering.v1.AccountLimits
-	4, // 2: metering.v1.AccountLimits.period_start:type_name -> google.protobuf.Timestamp
-	4, // 3: metering.v1.AccountLimits.period_end:type_name -> google.protobuf.Timestamp
-	0, // 4: metering.v1.CredentialService.ResolveCredential:input_type -> metering.v1.ResolveCredentialRequest
-	1, // 5: metering.v1.CredentialService.ResolveCredential:output_type -> metering.v1.ResolveCredentialResponse
-	5, // [5:6] is the sub-list for method output_type
-	4, // [4:5] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	3,  // 0: metering.v1.ResolveCredentialResponse.principal:type_name -> metering.v1.Principal
+	2,  // 1: metering.v1.ResolveCredentialResponse.limits:type_name -> metering.v1.AccountLimits
+	16, // 2: metering.v1.ResolveCredentialResponse.session:type_name -> metering.v1.Session
+	17, // 3: metering.v1.AccountLimits.period_start:type_name -> google.protobuf.Timestamp
+	17, // 4: metering.v1.AccountLimits.period_end:type_name -> google.protobuf.Timestamp
+	6,  // 5: metering.v1.ListKeysResponse.keys:type_name -> metering.v1.Key
+	17, // 6: metering.v1.Key.created_at:type_name -> google.protobuf.Timestamp
+	17, // 7: metering.v1.Key.revoked_at:type_name -> google.protobuf.Timestamp
+	17, // 8: metering.v1.Key.last_used_at:type_name -> google.protobuf.Timestamp
+	6,  // 9: metering.v1.CreateKeyResponse.key:type_name -> metering.v1.Key
+	13, // 10: metering.v1.ListFinanceCredentialsResponse.credentials:type_name -> metering.v1.FinanceCredential
+	17, // 11: metering.v1.FinanceCredential.created_at:type_name -> google.protobuf.Timestamp
+	17, // 12: metering.v1.FinanceCredential.revoked_at:type_name -> google.protobuf.Timestamp
+	17, // 13: metering.v1.FinanceCredential.last_used_at:type_name -> google.protobuf.Timestamp
+	13, // 14: metering.v1.CreateFinanceCredentialResponse.credential:type_name -> metering.v1.FinanceCredential
+	0,  // 15: metering.v1.CredentialService.ResolveCredential:input_type -> metering.v1.ResolveCredentialRequest
+	4,  // 16: metering.v1.CredentialService.ListKeys:input_type -> metering.v1.ListKeysRequest
+	7,  // 17: metering.v1.CredentialService.CreateKey:input_type -> metering.v1.CreateKeyRequest
+	9,  // 18: metering.v1.CredentialService.RevokeKey:input_type -> metering.v1.RevokeKeyRequest
+	11, // 19: metering.v1.CredentialService.ListFinanceCredentials:input_type -> metering.v1.ListFinanceCredentialsRequest
+	14, // 20: metering.v1.CredentialService.CreateFinanceCredential:input_type -> metering.v1.CreateFinanceCredentialRequest
+	1,  // 21: metering.v1.CredentialService.ResolveCredential:output_type -> metering.v1.ResolveCredentialResponse
+	5,  // 22: metering.v1.CredentialService.ListKeys:output_type -> metering.v1.ListKeysResponse
+	8,  // 23: metering.v1.CredentialService.CreateKey:output_type -> metering.v1.CreateKeyResponse
+	10, // 24: metering.v1.CredentialService.RevokeKey:output_type -> metering.v1.RevokeKeyResponse
+	12, // 25: metering.v1.CredentialService.ListFinanceCredentials:output_type -> metering.v1.ListFinanceCredentialsResponse
+	15, // 26: metering.v1.CredentialService.CreateFinanceCredential:output_type -> metering.v1.CreateFinanceCredentialResponse
+	21, // [21:27] is the sub-list for method output_type
+	15, // [15:21] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_credentials_proto_init() }
@@ -453,6 +1336,7 @@ func file_metering_v1_credentials_proto_init() {
 	if File_metering_v1_credentials_proto != nil {
 		return
 	}
+	file_metering_v1_identity_proto_init()
 	file_metering_v1_credentials_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -460,7 +1344,7 @@ func file_metering_v1_credentials_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_metering_v1_credentials_proto_rawDesc), len(file_metering_v1_credentials_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

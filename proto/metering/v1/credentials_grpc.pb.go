@@ -19,7 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CredentialService_ResolveCredential_FullMethodName = "/metering.v1.CredentialService/ResolveCredential"
+	CredentialService_ResolveCredential_FullMethodName       = "/metering.v1.CredentialService/ResolveCredential"
+	CredentialService_ListKeys_FullMethodName                = "/metering.v1.CredentialService/ListKeys"
+	CredentialService_CreateKey_FullMethodName               = "/metering.v1.CredentialService/CreateKey"
+	CredentialService_RevokeKey_FullMethodName               = "/metering.v1.CredentialService/RevokeKey"
+	CredentialService_ListFinanceCredentials_FullMethodName  = "/metering.v1.CredentialService/ListFinanceCredentials"
+	CredentialService_CreateFinanceCredential_FullMethodName = "/metering.v1.CredentialService/CreateFinanceCredential"
 )
 
 // CredentialServiceClient is the client API for CredentialService service.
@@ -27,13 +32,34 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // CredentialService is internal: the gateway resolves every presented
-// credential through it. It has no HTTP binding and is never public.
+// credential through it (API keys, access tokens and the portal's session
+// cookie alike), and the portal manages an account's credentials with it.
+// It has no HTTP binding and is never public.
 type CredentialServiceClient interface {
 	// ResolveCredential looks a presented secret up by its hash. An unknown,
 	// malformed or revoked secret answers UNAUTHENTICATED, nothing more
 	// specific, so the edge cannot leak whether a key exists; UNAVAILABLE means
 	// the credential store could not be asked.
 	ResolveCredential(ctx context.Context, in *ResolveCredentialRequest, opts ...grpc.CallOption) (*ResolveCredentialResponse, error)
+	// The calls below manage the caller's account's credentials. They hold
+	// the reserved scope keys:manage, which only a portal session carries:
+	// no key or token can manage keys (the conversion spec's scope table).
+	// ListKeys answers the account's conversion keys, revoked ones too.
+	ListKeys(ctx context.Context, in *ListKeysRequest, opts ...grpc.CallOption) (*ListKeysResponse, error)
+	// CreateKey issues a conversion API key. The reserved scopes (keys:manage,
+	// usage:read) are refused; a live key needs a verified address.
+	CreateKey(ctx context.Context, in *CreateKeyRequest, opts ...grpc.CallOption) (*CreateKeyResponse, error)
+	// RevokeKey revokes one of the account's credentials (a conversion key or
+	// a finance credential); another account's is NOT_FOUND, as an unknown one.
+	RevokeKey(ctx context.Context, in *RevokeKeyRequest, opts ...grpc.CallOption) (*RevokeKeyResponse, error)
+	// ListFinanceCredentials answers the account's finance credentials,
+	// revoked ones too, and the scopes that may be offered.
+	ListFinanceCredentials(ctx context.Context, in *ListFinanceCredentialsRequest, opts ...grpc.CallOption) (*ListFinanceCredentialsResponse, error)
+	// CreateFinanceCredential issues a finance credential for one of the
+	// account's finance users under one of that user's connection grants
+	// (INVALID_ARGUMENT naming finance_user_id or grant_id otherwise). The
+	// grant's privacy settings apply to every request made with it.
+	CreateFinanceCredential(ctx context.Context, in *CreateFinanceCredentialRequest, opts ...grpc.CallOption) (*CreateFinanceCredentialResponse, error)
 }
 
 type credentialServiceClient struct {
@@ -54,18 +80,89 @@ func (c *credentialServiceClient) ResolveCredential(ctx context.Context, in *Res
 	return out, nil
 }
 
+func (c *credentialServiceClient) ListKeys(ctx context.Context, in *ListKeysRequest, opts ...grpc.CallOption) (*ListKeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListKeysResponse)
+	err := c.cc.Invoke(ctx, CredentialService_ListKeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *credentialServiceClient) CreateKey(ctx context.Context, in *CreateKeyRequest, opts ...grpc.CallOption) (*CreateKeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateKeyResponse)
+	err := c.cc.Invoke(ctx, CredentialService_CreateKey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *credentialServiceClient) RevokeKey(ctx context.Context, in *RevokeKeyRequest, opts ...grpc.CallOption) (*RevokeKeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeKeyResponse)
+	err := c.cc.Invoke(ctx, CredentialService_RevokeKey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *credentialServiceClient) ListFinanceCredentials(ctx context.Context, in *ListFinanceCredentialsRequest, opts ...grpc.CallOption) (*ListFinanceCredentialsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFinanceCredentialsResponse)
+	err := c.cc.Invoke(ctx, CredentialService_ListFinanceCredentials_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *credentialServiceClient) CreateFinanceCredential(ctx context.Context, in *CreateFinanceCredentialRequest, opts ...grpc.CallOption) (*CreateFinanceCredentialResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateFinanceCredentialResponse)
+	err := c.cc.Invoke(ctx, CredentialService_CreateFinanceCredential_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CredentialServiceServer is the server API for CredentialService service.
 // All implementations must embed UnimplementedCredentialServiceServer
 // for forward compatibility.
 //
 // CredentialService is internal: the gateway resolves every presented
-// credential through it. It has no HTTP binding and is never public.
+// credential through it (API keys, access tokens and the portal's session
+// cookie alike), and the portal manages an account's credentials with it.
+// It has no HTTP binding and is never public.
 type CredentialServiceServer interface {
 	// ResolveCredential looks a presented secret up by its hash. An unknown,
 	// malformed or revoked secret answers UNAUTHENTICATED, nothing more
 	// specific, so the edge cannot leak whether a key exists; UNAVAILABLE means
 	// the credential store could not be asked.
 	ResolveCredential(context.Context, *ResolveCredentialRequest) (*ResolveCredentialResponse, error)
+	// The calls below manage the caller's account's credentials. They hold
+	// the reserved scope keys:manage, which only a portal session carries:
+	// no key or token can manage keys (the conversion spec's scope table).
+	// ListKeys answers the account's conversion keys, revoked ones too.
+	ListKeys(context.Context, *ListKeysRequest) (*ListKeysResponse, error)
+	// CreateKey issues a conversion API key. The reserved scopes (keys:manage,
+	// usage:read) are refused; a live key needs a verified address.
+	CreateKey(context.Context, *CreateKeyRequest) (*CreateKeyResponse, error)
+	// RevokeKey revokes one of the account's credentials (a conversion key or
+	// a finance credential); another account's is NOT_FOUND, as an unknown one.
+	RevokeKey(context.Context, *RevokeKeyRequest) (*RevokeKeyResponse, error)
+	// ListFinanceCredentials answers the account's finance credentials,
+	// revoked ones too, and the scopes that may be offered.
+	ListFinanceCredentials(context.Context, *ListFinanceCredentialsRequest) (*ListFinanceCredentialsResponse, error)
+	// CreateFinanceCredential issues a finance credential for one of the
+	// account's finance users under one of that user's connection grants
+	// (INVALID_ARGUMENT naming finance_user_id or grant_id otherwise). The
+	// grant's privacy settings apply to every request made with it.
+	CreateFinanceCredential(context.Context, *CreateFinanceCredentialRequest) (*CreateFinanceCredentialResponse, error)
 	mustEmbedUnimplementedCredentialServiceServer()
 }
 
@@ -78,6 +175,21 @@ type UnimplementedCredentialServiceServer struct{}
 
 func (UnimplementedCredentialServiceServer) ResolveCredential(context.Context, *ResolveCredentialRequest) (*ResolveCredentialResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResolveCredential not implemented")
+}
+func (UnimplementedCredentialServiceServer) ListKeys(context.Context, *ListKeysRequest) (*ListKeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListKeys not implemented")
+}
+func (UnimplementedCredentialServiceServer) CreateKey(context.Context, *CreateKeyRequest) (*CreateKeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateKey not implemented")
+}
+func (UnimplementedCredentialServiceServer) RevokeKey(context.Context, *RevokeKeyRequest) (*RevokeKeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeKey not implemented")
+}
+func (UnimplementedCredentialServiceServer) ListFinanceCredentials(context.Context, *ListFinanceCredentialsRequest) (*ListFinanceCredentialsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFinanceCredentials not implemented")
+}
+func (UnimplementedCredentialServiceServer) CreateFinanceCredential(context.Context, *CreateFinanceCredentialRequest) (*CreateFinanceCredentialResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateFinanceCredential not implemented")
 }
 func (UnimplementedCredentialServiceServer) mustEmbedUnimplementedCredentialServiceServer() {}
 func (UnimplementedCredentialServiceServer) testEmbeddedByValue()                           {}
@@ -118,6 +230,96 @@ func _CredentialService_ResolveCredential_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CredentialService_ListKeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListKeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CredentialServiceServer).ListKeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CredentialService_ListKeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CredentialServiceServer).ListKeys(ctx, req.(*ListKeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CredentialService_CreateKey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateKeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CredentialServiceServer).CreateKey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CredentialService_CreateKey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CredentialServiceServer).CreateKey(ctx, req.(*CreateKeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CredentialService_RevokeKey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeKeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CredentialServiceServer).RevokeKey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CredentialService_RevokeKey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CredentialServiceServer).RevokeKey(ctx, req.(*RevokeKeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CredentialService_ListFinanceCredentials_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFinanceCredentialsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CredentialServiceServer).ListFinanceCredentials(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CredentialService_ListFinanceCredentials_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CredentialServiceServer).ListFinanceCredentials(ctx, req.(*ListFinanceCredentialsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _CredentialService_CreateFinanceCredential_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateFinanceCredentialRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CredentialServiceServer).CreateFinanceCredential(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CredentialService_CreateFinanceCredential_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CredentialServiceServer).CreateFinanceCredential(ctx, req.(*CreateFinanceCredentialRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CredentialService_ServiceDesc is the grpc.ServiceDesc for CredentialService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -128,6 +330,26 @@ var CredentialService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ResolveCredential",
 			Handler:    _CredentialService_ResolveCredential_Handler,
+		},
+		{
+			MethodName: "ListKeys",
+			Handler:    _CredentialService_ListKeys_Handler,
+		},
+		{
+			MethodName: "CreateKey",
+			Handler:    _CredentialService_CreateKey_Handler,
+		},
+		{
+			MethodName: "RevokeKey",
+			Handler:    _CredentialService_RevokeKey_Handler,
+		},
+		{
+			MethodName: "ListFinanceCredentials",
+			Handler:    _CredentialService_ListFinanceCredentials_Handler,
+		},
+		{
+			MethodName: "CreateFinanceCredential",
+			Handler:    _CredentialService_CreateFinanceCredential_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -9,6 +9,7 @@ package meteringv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -181,11 +182,381 @@ func (x *TokenResponse) GetErrorDescription() string {
 	return ""
 }
 
+type ListOAuthClientsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOAuthClientsRequest) Reset() {
+	*x = ListOAuthClientsRequest{}
+	mi := &file_metering_v1_oauth_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOAuthClientsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOAuthClientsRequest) ProtoMessage() {}
+
+func (x *ListOAuthClientsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_oauth_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOAuthClientsRequest.ProtoReflect.Descriptor instead.
+func (*ListOAuthClientsRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_oauth_proto_rawDescGZIP(), []int{2}
+}
+
+type ListOAuthClientsResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Clients []*OAuthClient         `protobuf:"bytes,1,rep,name=clients,proto3" json:"clients,omitempty"`
+	// Conversion scopes granted by default, and opt-in.
+	DefaultScopes []string `protobuf:"bytes,2,rep,name=default_scopes,json=defaultScopes,proto3" json:"default_scopes,omitempty"`
+	OptInScopes   []string `protobuf:"bytes,3,rep,name=opt_in_scopes,json=optInScopes,proto3" json:"opt_in_scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOAuthClientsResponse) Reset() {
+	*x = ListOAuthClientsResponse{}
+	mi := &file_metering_v1_oauth_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOAuthClientsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOAuthClientsResponse) ProtoMessage() {}
+
+func (x *ListOAuthClientsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_oauth_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOAuthClientsResponse.ProtoReflect.Descriptor instead.
+func (*ListOAuthClientsResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_oauth_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ListOAuthClientsResponse) GetClients() []*OAuthClient {
+	if x != nil {
+		return x.Clients
+	}
+	return nil
+}
+
+func (x *ListOAuthClientsResponse) GetDefaultScopes() []string {
+	if x != nil {
+		return x.DefaultScopes
+	}
+	return nil
+}
+
+func (x *ListOAuthClientsResponse) GetOptInScopes() []string {
+	if x != nil {
+		return x.OptInScopes
+	}
+	return nil
+}
+
+// OAuthClient is a test-mode OAuth client of the account.
+type OAuthClient struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The public client identifier, oc_test_….
+	ClientId  string                 `protobuf:"bytes,3,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	Scopes    []string               `protobuf:"bytes,4,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Absent while the client is live.
+	RevokedAt     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OAuthClient) Reset() {
+	*x = OAuthClient{}
+	mi := &file_metering_v1_oauth_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OAuthClient) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OAuthClient) ProtoMessage() {}
+
+func (x *OAuthClient) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_oauth_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OAuthClient.ProtoReflect.Descriptor instead.
+func (*OAuthClient) Descriptor() ([]byte, []int) {
+	return file_metering_v1_oauth_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *OAuthClient) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *OAuthClient) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *OAuthClient) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+func (x *OAuthClient) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+func (x *OAuthClient) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *OAuthClient) GetRevokedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokedAt
+	}
+	return nil
+}
+
+type CreateOAuthClientRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Empty: the six default conversion scopes.
+	Scopes        []string `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOAuthClientRequest) Reset() {
+	*x = CreateOAuthClientRequest{}
+	mi := &file_metering_v1_oauth_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOAuthClientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOAuthClientRequest) ProtoMessage() {}
+
+func (x *CreateOAuthClientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_oauth_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOAuthClientRequest.ProtoReflect.Descriptor instead.
+func (*CreateOAuthClientRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_oauth_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CreateOAuthClientRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateOAuthClientRequest) GetScopes() []string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+type CreateOAuthClientResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Client *OAuthClient           `protobuf:"bytes,1,opt,name=client,proto3" json:"client,omitempty"`
+	// The client secret, shown this once and never stored.
+	Secret        string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOAuthClientResponse) Reset() {
+	*x = CreateOAuthClientResponse{}
+	mi := &file_metering_v1_oauth_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOAuthClientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOAuthClientResponse) ProtoMessage() {}
+
+func (x *CreateOAuthClientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_oauth_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOAuthClientResponse.ProtoReflect.Descriptor instead.
+func (*CreateOAuthClientResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_oauth_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CreateOAuthClientResponse) GetClient() *OAuthClient {
+	if x != nil {
+		return x.Client
+	}
+	return nil
+}
+
+func (x *CreateOAuthClientResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
+type RevokeOAuthClientRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ClientId      string                 `protobuf:"bytes,2,opt,name=client_id,json=clientId,proto3" json:"client_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOAuthClientRequest) Reset() {
+	*x = RevokeOAuthClientRequest{}
+	mi := &file_metering_v1_oauth_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOAuthClientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOAuthClientRequest) ProtoMessage() {}
+
+func (x *RevokeOAuthClientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_oauth_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOAuthClientRequest.ProtoReflect.Descriptor instead.
+func (*RevokeOAuthClientRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_oauth_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *RevokeOAuthClientRequest) GetClientId() string {
+	if x != nil {
+		return x.ClientId
+	}
+	return ""
+}
+
+type RevokeOAuthClientResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOAuthClientResponse) Reset() {
+	*x = RevokeOAuthClientResponse{}
+	mi := &file_metering_v1_oauth_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOAuthClientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOAuthClientResponse) ProtoMessage() {}
+
+func (x *RevokeOAuthClientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_oauth_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOAuthClientResponse.ProtoReflect.Descriptor instead.
+func (*RevokeOAuthClientResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_oauth_proto_rawDescGZIP(), []int{8}
+}
+
 var File_metering_v1_oauth_proto protoreflect.FileDescriptor
 
 const file_metering_v1_oauth_proto_rawDesc = "" +
 	"\n" +
-	"\x17metering/v1/oauth.proto\x12\vmetering.v1\"\x85\x01\n" +
+	"\x17metering/v1/oauth.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x85\x01\n" +
 	"\fTokenRequest\x12\x1d\n" +
 	"\n" +
 	"grant_type\x18\x01 \x01(\tR\tgrantType\x12\x1b\n" +
@@ -200,9 +571,35 @@ const file_metering_v1_oauth_proto_rawDesc = "" +
 	"expires_in\x18\x03 \x01(\x03R\texpiresIn\x12\x14\n" +
 	"\x05scope\x18\x04 \x01(\tR\x05scope\x12\x14\n" +
 	"\x05error\x18\x05 \x01(\tR\x05error\x12+\n" +
-	"\x11error_description\x18\x06 \x01(\tR\x10errorDescription2N\n" +
+	"\x11error_description\x18\x06 \x01(\tR\x10errorDescription\"&\n" +
+	"\x17ListOAuthClientsRequestJ\x04\b\x01\x10\x02R\x05token\"\x99\x01\n" +
+	"\x18ListOAuthClientsResponse\x122\n" +
+	"\aclients\x18\x01 \x03(\v2\x18.metering.v1.OAuthClientR\aclients\x12%\n" +
+	"\x0edefault_scopes\x18\x02 \x03(\tR\rdefaultScopes\x12\"\n" +
+	"\ropt_in_scopes\x18\x03 \x03(\tR\voptInScopes\"\xdc\x01\n" +
+	"\vOAuthClient\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
+	"\tclient_id\x18\x03 \x01(\tR\bclientId\x12\x16\n" +
+	"\x06scopes\x18\x04 \x03(\tR\x06scopes\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"revoked_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\"S\n" +
+	"\x18CreateOAuthClientRequest\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
+	"\x06scopes\x18\x03 \x03(\tR\x06scopesJ\x04\b\x01\x10\x02R\x05token\"e\n" +
+	"\x19CreateOAuthClientResponse\x120\n" +
+	"\x06client\x18\x01 \x01(\v2\x18.metering.v1.OAuthClientR\x06client\x12\x16\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret\"D\n" +
+	"\x18RevokeOAuthClientRequest\x12\x1b\n" +
+	"\tclient_id\x18\x02 \x01(\tR\bclientIdJ\x04\b\x01\x10\x02R\x05token\"\x1b\n" +
+	"\x19RevokeOAuthClientResponse2\xf7\x02\n" +
 	"\fOAuthService\x12>\n" +
-	"\x05Token\x12\x19.metering.v1.TokenRequest\x1a\x1a.metering.v1.TokenResponseB\xa7\x01\n" +
+	"\x05Token\x12\x19.metering.v1.TokenRequest\x1a\x1a.metering.v1.TokenResponse\x12_\n" +
+	"\x10ListOAuthClients\x12$.metering.v1.ListOAuthClientsRequest\x1a%.metering.v1.ListOAuthClientsResponse\x12b\n" +
+	"\x11CreateOAuthClient\x12%.metering.v1.CreateOAuthClientRequest\x1a&.metering.v1.CreateOAuthClientResponse\x12b\n" +
+	"\x11RevokeOAuthClient\x12%.metering.v1.RevokeOAuthClientRequest\x1a&.metering.v1.RevokeOAuthClientResponseB\xa7\x01\n" +
 	"\x0fcom.metering.v1B\n" +
 	"OauthProtoP\x01Z;github.com/ledgerlane/platform/proto/metering/v1;meteringv1\xa2\x02\x03MXX\xaa\x02\vMetering.V1\xca\x02\vMetering\\V1\xe2\x02\x17Metering\\V1\\GPBMetadata\xea\x02\fMetering::V1b\x06proto3"
 
@@ -218,19 +615,37 @@ func file_metering_v1_oauth_proto_rawDescGZIP() []byte {
 	return file_metering_v1_oauth_proto_rawDescData
 }
 
-var file_metering_v1_oauth_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_metering_v1_oauth_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_metering_v1_oauth_proto_goTypes = []any{
-	(*TokenRequest)(nil),  // 0: metering.v1.TokenRequest
-	(*TokenResponse)(nil), // 1: metering.v1.TokenResponse
+	(*TokenRequest)(nil),              // 0: metering.v1.TokenRequest
+	(*TokenResponse)(nil),             // 1: metering.v1.TokenResponse
+	(*ListOAuthClientsRequest)(nil),   // 2: metering.v1.ListOAuthClientsRequest
+	(*ListOAuthClientsResponse)(nil),  // 3: metering.v1.ListOAuthClientsResponse
+	(*OAuthClient)(nil),               // 4: metering.v1.OAuthClient
+	(*CreateOAuthClientRequest)(nil),  // 5: metering.v1.CreateOAuthClientRequest
+	(*CreateOAuthClientResponse)(nil), // 6: metering.v1.CreateOAuthClientResponse
+	(*RevokeOAuthClientRequest)(nil),  // 7: metering.v1.RevokeOAuthClientRequest
+	(*RevokeOAuthClientResponse)(nil), // 8: metering.v1.RevokeOAuthClientResponse
+	(*timestamppb.Timestamp)(nil),     // 9: google.protobuf.Timestamp
 }
 var file_metering_v1_oauth_proto_depIdxs = []int32{
-	0, // 0: metering.v1.OAuthService.Token:input_type -> metering.v1.TokenRequest
-	1, // 1: metering.v1.OAuthService.Token:output_type -> metering.v1.TokenResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	4, // 0: metering.v1.ListOAuthClientsResponse.clients:type_name -> metering.v1.OAuthClient
+	9, // 1: metering.v1.OAuthClient.created_at:type_name -> google.protobuf.Timestamp
+	9, // 2: metering.v1.OAuthClient.revoked_at:type_name -> google.protobuf.Timestamp
+	4, // 3: metering.v1.CreateOAuthClientResponse.client:type_name -> metering.v1.OAuthClient
+	0, // 4: metering.v1.OAuthService.Token:input_type -> metering.v1.TokenRequest
+	2, // 5: metering.v1.OAuthService.ListOAuthClients:input_type -> metering.v1.ListOAuthClientsRequest
+	5, // 6: metering.v1.OAuthService.CreateOAuthClient:input_type -> metering.v1.CreateOAuthClientRequest
+	7, // 7: metering.v1.OAuthService.RevokeOAuthClient:input_type -> metering.v1.RevokeOAuthClientRequest
+	1, // 8: metering.v1.OAuthService.Token:output_type -> metering.v1.TokenResponse
+	3, // 9: metering.v1.OAuthService.ListOAuthClients:output_type -> metering.v1.ListOAuthClientsResponse
+	6, // 10: metering.v1.OAuthService.CreateOAuthClient:output_type -> metering.v1.CreateOAuthClientResponse
+	8, // 11: metering.v1.OAuthService.RevokeOAuthClient:output_type -> metering.v1.RevokeOAuthClientResponse
+	8, // [8:12] is the sub-list for method output_type
+	4, // [4:8] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_oauth_proto_init() }
@@ -244,7 +659,7 @@ func file_metering_v1_oauth_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_metering_v1_oauth_proto_rawDesc), len(file_metering_v1_oauth_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

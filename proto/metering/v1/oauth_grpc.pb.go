@@ -19,7 +19,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	OAuthService_Token_FullMethodName = "/metering.v1.OAuthService/Token"
+	OAuthService_Token_FullMethodName             = "/metering.v1.OAuthService/Token"
+	OAuthService_ListOAuthClients_FullMethodName  = "/metering.v1.OAuthService/ListOAuthClients"
+	OAuthService_CreateOAuthClient_FullMethodName = "/metering.v1.OAuthService/CreateOAuthClient"
+	OAuthService_RevokeOAuthClient_FullMethodName = "/metering.v1.OAuthService/RevokeOAuthClient"
 )
 
 // OAuthServiceClient is the client API for OAuthService service.
@@ -37,6 +40,17 @@ type OAuthServiceClient interface {
 	// the response (error set), not as gRPC errors; too many failed client
 	// authentications answer RESOURCE_EXHAUSTED (rate-limited, retry_after).
 	Token(ctx context.Context, in *TokenRequest, opts ...grpc.CallOption) (*TokenResponse, error)
+	// The account's test OAuth clients, managed from the portal: these calls
+	// need the reserved scope keys:manage, as key management does.
+	// ListOAuthClients answers the clients, revoked ones too, and the scopes
+	// that may be offered.
+	ListOAuthClients(ctx context.Context, in *ListOAuthClientsRequest, opts ...grpc.CallOption) (*ListOAuthClientsResponse, error)
+	// CreateOAuthClient creates a test-mode OAuth client; its secret is in
+	// this answer only.
+	CreateOAuthClient(ctx context.Context, in *CreateOAuthClientRequest, opts ...grpc.CallOption) (*CreateOAuthClientResponse, error)
+	// RevokeOAuthClient revokes one of the account's clients and every access
+	// token issued to it (NOT_FOUND for another account's client).
+	RevokeOAuthClient(ctx context.Context, in *RevokeOAuthClientRequest, opts ...grpc.CallOption) (*RevokeOAuthClientResponse, error)
 }
 
 type oAuthServiceClient struct {
@@ -51,6 +65,36 @@ func (c *oAuthServiceClient) Token(ctx context.Context, in *TokenRequest, opts .
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(TokenResponse)
 	err := c.cc.Invoke(ctx, OAuthService_Token_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *oAuthServiceClient) ListOAuthClients(ctx context.Context, in *ListOAuthClientsRequest, opts ...grpc.CallOption) (*ListOAuthClientsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOAuthClientsResponse)
+	err := c.cc.Invoke(ctx, OAuthService_ListOAuthClients_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *oAuthServiceClient) CreateOAuthClient(ctx context.Context, in *CreateOAuthClientRequest, opts ...grpc.CallOption) (*CreateOAuthClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateOAuthClientResponse)
+	err := c.cc.Invoke(ctx, OAuthService_CreateOAuthClient_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *oAuthServiceClient) RevokeOAuthClient(ctx context.Context, in *RevokeOAuthClientRequest, opts ...grpc.CallOption) (*RevokeOAuthClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeOAuthClientResponse)
+	err := c.cc.Invoke(ctx, OAuthService_RevokeOAuthClient_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +116,17 @@ type OAuthServiceServer interface {
 	// the response (error set), not as gRPC errors; too many failed client
 	// authentications answer RESOURCE_EXHAUSTED (rate-limited, retry_after).
 	Token(context.Context, *TokenRequest) (*TokenResponse, error)
+	// The account's test OAuth clients, managed from the portal: these calls
+	// need the reserved scope keys:manage, as key management does.
+	// ListOAuthClients answers the clients, revoked ones too, and the scopes
+	// that may be offered.
+	ListOAuthClients(context.Context, *ListOAuthClientsRequest) (*ListOAuthClientsResponse, error)
+	// CreateOAuthClient creates a test-mode OAuth client; its secret is in
+	// this answer only.
+	CreateOAuthClient(context.Context, *CreateOAuthClientRequest) (*CreateOAuthClientResponse, error)
+	// RevokeOAuthClient revokes one of the account's clients and every access
+	// token issued to it (NOT_FOUND for another account's client).
+	RevokeOAuthClient(context.Context, *RevokeOAuthClientRequest) (*RevokeOAuthClientResponse, error)
 	mustEmbedUnimplementedOAuthServiceServer()
 }
 
@@ -84,6 +139,15 @@ type UnimplementedOAuthServiceServer struct{}
 
 func (UnimplementedOAuthServiceServer) Token(context.Context, *TokenRequest) (*TokenResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Token not implemented")
+}
+func (UnimplementedOAuthServiceServer) ListOAuthClients(context.Context, *ListOAuthClientsRequest) (*ListOAuthClientsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOAuthClients not implemented")
+}
+func (UnimplementedOAuthServiceServer) CreateOAuthClient(context.Context, *CreateOAuthClientRequest) (*CreateOAuthClientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateOAuthClient not implemented")
+}
+func (UnimplementedOAuthServiceServer) RevokeOAuthClient(context.Context, *RevokeOAuthClientRequest) (*RevokeOAuthClientResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeOAuthClient not implemented")
 }
 func (UnimplementedOAuthServiceServer) mustEmbedUnimplementedOAuthServiceServer() {}
 func (UnimplementedOAuthServiceServer) testEmbeddedByValue()                      {}
@@ -124,6 +188,60 @@ func _OAuthService_Token_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OAuthService_ListOAuthClients_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOAuthClientsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OAuthServiceServer).ListOAuthClients(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OAuthService_ListOAuthClients_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OAuthServiceServer).ListOAuthClients(ctx, req.(*ListOAuthClientsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OAuthService_CreateOAuthClient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateOAuthClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OAuthServiceServer).CreateOAuthClient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OAuthService_CreateOAuthClient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OAuthServiceServer).CreateOAuthClient(ctx, req.(*CreateOAuthClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OAuthService_RevokeOAuthClient_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeOAuthClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OAuthServiceServer).RevokeOAuthClient(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OAuthService_RevokeOAuthClient_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OAuthServiceServer).RevokeOAuthClient(ctx, req.(*RevokeOAuthClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OAuthService_ServiceDesc is the grpc.ServiceDesc for OAuthService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -134,6 +252,18 @@ var OAuthService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Token",
 			Handler:    _OAuthService_Token_Handler,
+		},
+		{
+			MethodName: "ListOAuthClients",
+			Handler:    _OAuthService_ListOAuthClients_Handler,
+		},
+		{
+			MethodName: "CreateOAuthClient",
+			Handler:    _OAuthService_CreateOAuthClient_Handler,
+		},
+		{
+			MethodName: "RevokeOAuthClient",
+			Handler:    _OAuthService_RevokeOAuthClient_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

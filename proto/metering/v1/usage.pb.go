@@ -248,6 +248,175 @@ func (x *GetUsageResponse) GetPaymentState() string {
 	return ""
 }
 
+// AlertMail is one usage alert e-mail to one person.
+type AlertMail struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	To        string                 `protobuf:"bytes,1,opt,name=to,proto3" json:"to,omitempty"`
+	Subject   string                 `protobuf:"bytes,2,opt,name=subject,proto3" json:"subject,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Absent while it waits in the outbox.
+	SentAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=sent_at,json=sentAt,proto3" json:"sent_at,omitempty"`
+	// Why the last attempt failed; empty when none did.
+	LastError string `protobuf:"bytes,5,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// True when the outbox gave the mail up: refused for good by the mail
+	// server, or still failing three days after it was queued.
+	GivenUp       bool `protobuf:"varint,6,opt,name=given_up,json=givenUp,proto3" json:"given_up,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlertMail) Reset() {
+	*x = AlertMail{}
+	mi := &file_metering_v1_usage_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlertMail) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlertMail) ProtoMessage() {}
+
+func (x *AlertMail) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_usage_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlertMail.ProtoReflect.Descriptor instead.
+func (*AlertMail) Descriptor() ([]byte, []int) {
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *AlertMail) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *AlertMail) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *AlertMail) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *AlertMail) GetSentAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SentAt
+	}
+	return nil
+}
+
+func (x *AlertMail) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *AlertMail) GetGivenUp() bool {
+	if x != nil {
+		return x.GivenUp
+	}
+	return false
+}
+
+type ListAlertMailsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAlertMailsRequest) Reset() {
+	*x = ListAlertMailsRequest{}
+	mi := &file_metering_v1_usage_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAlertMailsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAlertMailsRequest) ProtoMessage() {}
+
+func (x *ListAlertMailsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_usage_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAlertMailsRequest.ProtoReflect.Descriptor instead.
+func (*ListAlertMailsRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{3}
+}
+
+type ListAlertMailsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AlertMails    []*AlertMail           `protobuf:"bytes,1,rep,name=alert_mails,json=alertMails,proto3" json:"alert_mails,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAlertMailsResponse) Reset() {
+	*x = ListAlertMailsResponse{}
+	mi := &file_metering_v1_usage_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAlertMailsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAlertMailsResponse) ProtoMessage() {}
+
+func (x *ListAlertMailsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_usage_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAlertMailsResponse.ProtoReflect.Descriptor instead.
+func (*ListAlertMailsResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ListAlertMailsResponse) GetAlertMails() []*AlertMail {
+	if x != nil {
+		return x.AlertMails
+	}
+	return nil
+}
+
 var File_metering_v1_usage_proto protoreflect.FileDescriptor
 
 const file_metering_v1_usage_proto_rawDesc = "" +
@@ -274,9 +443,23 @@ const file_metering_v1_usage_proto_rawDesc = "" +
 	"\x0etest_remaining\x18\x0e \x01(\x05R\rtestRemaining\x12=\n" +
 	"\x0escheduled_plan\x18\x0f \x01(\v2\x16.google.protobuf.ValueR\rscheduledPlan\x12B\n" +
 	"\x11scheduled_plan_at\x18\x10 \x01(\v2\x16.google.protobuf.ValueR\x0fscheduledPlanAt\x12#\n" +
-	"\rpayment_state\x18\x11 \x01(\tR\fpaymentState2W\n" +
+	"\rpayment_state\x18\x11 \x01(\tR\fpaymentState\"\xdf\x01\n" +
+	"\tAlertMail\x12\x0e\n" +
+	"\x02to\x18\x01 \x01(\tR\x02to\x12\x18\n" +
+	"\asubject\x18\x02 \x01(\tR\asubject\x129\n" +
+	"\n" +
+	"created_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x123\n" +
+	"\asent_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x06sentAt\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x05 \x01(\tR\tlastError\x12\x19\n" +
+	"\bgiven_up\x18\x06 \x01(\bR\agivenUp\"\x17\n" +
+	"\x15ListAlertMailsRequest\"Q\n" +
+	"\x16ListAlertMailsResponse\x127\n" +
+	"\valert_mails\x18\x01 \x03(\v2\x16.metering.v1.AlertMailR\n" +
+	"alertMails2\xb2\x01\n" +
 	"\fUsageService\x12G\n" +
-	"\bGetUsage\x12\x1c.metering.v1.GetUsageRequest\x1a\x1d.metering.v1.GetUsageResponseB\xa7\x01\n" +
+	"\bGetUsage\x12\x1c.metering.v1.GetUsageRequest\x1a\x1d.metering.v1.GetUsageResponse\x12Y\n" +
+	"\x0eListAlertMails\x12\".metering.v1.ListAlertMailsRequest\x1a#.metering.v1.ListAlertMailsResponseB\xa7\x01\n" +
 	"\x0fcom.metering.v1B\n" +
 	"UsageProtoP\x01Z;github.com/ledgerlane/platform/proto/metering/v1;meteringv1\xa2\x02\x03MXX\xaa\x02\vMetering.V1\xca\x02\vMetering\\V1\xe2\x02\x17Metering\\V1\\GPBMetadata\xea\x02\fMetering::V1b\x06proto3"
 
@@ -292,27 +475,35 @@ func file_metering_v1_usage_proto_rawDescGZIP() []byte {
 	return file_metering_v1_usage_proto_rawDescData
 }
 
-var file_metering_v1_usage_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_metering_v1_usage_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_metering_v1_usage_proto_goTypes = []any{
-	(*GetUsageRequest)(nil),       // 0: metering.v1.GetUsageRequest
-	(*GetUsageResponse)(nil),      // 1: metering.v1.GetUsageResponse
-	(*structpb.Value)(nil),        // 2: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil), // 3: google.protobuf.Timestamp
+	(*GetUsageRequest)(nil),        // 0: metering.v1.GetUsageRequest
+	(*GetUsageResponse)(nil),       // 1: metering.v1.GetUsageResponse
+	(*AlertMail)(nil),              // 2: metering.v1.AlertMail
+	(*ListAlertMailsRequest)(nil),  // 3: metering.v1.ListAlertMailsRequest
+	(*ListAlertMailsResponse)(nil), // 4: metering.v1.ListAlertMailsResponse
+	(*structpb.Value)(nil),         // 5: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),  // 6: google.protobuf.Timestamp
 }
 var file_metering_v1_usage_proto_depIdxs = []int32{
-	2, // 0: metering.v1.GetUsageResponse.overage_cap_cents:type_name -> google.protobuf.Value
-	3, // 1: metering.v1.GetUsageResponse.period_start:type_name -> google.protobuf.Timestamp
-	3, // 2: metering.v1.GetUsageResponse.period_end:type_name -> google.protobuf.Timestamp
-	3, // 3: metering.v1.GetUsageResponse.resets_at:type_name -> google.protobuf.Timestamp
-	2, // 4: metering.v1.GetUsageResponse.scheduled_plan:type_name -> google.protobuf.Value
-	2, // 5: metering.v1.GetUsageResponse.scheduled_plan_at:type_name -> google.protobuf.Value
-	0, // 6: metering.v1.UsageService.GetUsage:input_type -> metering.v1.GetUsageRequest
-	1, // 7: metering.v1.UsageService.GetUsage:output_type -> metering.v1.GetUsageResponse
-	7, // [7:8] is the sub-list for method output_type
-	6, // [6:7] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	5,  // 0: metering.v1.GetUsageResponse.overage_cap_cents:type_name -> google.protobuf.Value
+	6,  // 1: metering.v1.GetUsageResponse.period_start:type_name -> google.protobuf.Timestamp
+	6,  // 2: metering.v1.GetUsageResponse.period_end:type_name -> google.protobuf.Timestamp
+	6,  // 3: metering.v1.GetUsageResponse.resets_at:type_name -> google.protobuf.Timestamp
+	5,  // 4: metering.v1.GetUsageResponse.scheduled_plan:type_name -> google.protobuf.Value
+	5,  // 5: metering.v1.GetUsageResponse.scheduled_plan_at:type_name -> google.protobuf.Value
+	6,  // 6: metering.v1.AlertMail.created_at:type_name -> google.protobuf.Timestamp
+	6,  // 7: metering.v1.AlertMail.sent_at:type_name -> google.protobuf.Timestamp
+	2,  // 8: metering.v1.ListAlertMailsResponse.alert_mails:type_name -> metering.v1.AlertMail
+	0,  // 9: metering.v1.UsageService.GetUsage:input_type -> metering.v1.GetUsageRequest
+	3,  // 10: metering.v1.UsageService.ListAlertMails:input_type -> metering.v1.ListAlertMailsRequest
+	1,  // 11: metering.v1.UsageService.GetUsage:output_type -> metering.v1.GetUsageResponse
+	4,  // 12: metering.v1.UsageService.ListAlertMails:output_type -> metering.v1.ListAlertMailsResponse
+	11, // [11:13] is the sub-list for method output_type
+	9,  // [9:11] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_usage_proto_init() }
@@ -326,7 +517,7 @@ func file_metering_v1_usage_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_metering_v1_usage_proto_rawDesc), len(file_metering_v1_usage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	UsageService_GetUsage_FullMethodName = "/metering.v1.UsageService/GetUsage"
+	UsageService_GetUsage_FullMethodName       = "/metering.v1.UsageService/GetUsage"
+	UsageService_ListAlertMails_FullMethodName = "/metering.v1.UsageService/ListAlertMails"
 )
 
 // UsageServiceClient is the client API for UsageService service.
@@ -30,6 +31,10 @@ const (
 type UsageServiceClient interface {
 	// GetUsage: GET /v1/usage, scope usage:read (reserved).
 	GetUsage(ctx context.Context, in *GetUsageRequest, opts ...grpc.CallOption) (*GetUsageResponse, error)
+	// ListAlertMails answers the usage alert e-mails of the current period,
+	// oldest first. No HTTP binding: the portal's usage page calls it with its
+	// session's principal (reserved scope keys:manage).
+	ListAlertMails(ctx context.Context, in *ListAlertMailsRequest, opts ...grpc.CallOption) (*ListAlertMailsResponse, error)
 }
 
 type usageServiceClient struct {
@@ -50,6 +55,16 @@ func (c *usageServiceClient) GetUsage(ctx context.Context, in *GetUsageRequest, 
 	return out, nil
 }
 
+func (c *usageServiceClient) ListAlertMails(ctx context.Context, in *ListAlertMailsRequest, opts ...grpc.CallOption) (*ListAlertMailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAlertMailsResponse)
+	err := c.cc.Invoke(ctx, UsageService_ListAlertMails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // UsageServiceServer is the server API for UsageService service.
 // All implementations must embed UnimplementedUsageServiceServer
 // for forward compatibility.
@@ -58,6 +73,10 @@ func (c *usageServiceClient) GetUsage(ctx context.Context, in *GetUsageRequest, 
 type UsageServiceServer interface {
 	// GetUsage: GET /v1/usage, scope usage:read (reserved).
 	GetUsage(context.Context, *GetUsageRequest) (*GetUsageResponse, error)
+	// ListAlertMails answers the usage alert e-mails of the current period,
+	// oldest first. No HTTP binding: the portal's usage page calls it with its
+	// session's principal (reserved scope keys:manage).
+	ListAlertMails(context.Context, *ListAlertMailsRequest) (*ListAlertMailsResponse, error)
 	mustEmbedUnimplementedUsageServiceServer()
 }
 
@@ -70,6 +89,9 @@ type UnimplementedUsageServiceServer struct{}
 
 func (UnimplementedUsageServiceServer) GetUsage(context.Context, *GetUsageRequest) (*GetUsageResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetUsage not implemented")
+}
+func (UnimplementedUsageServiceServer) ListAlertMails(context.Context, *ListAlertMailsRequest) (*ListAlertMailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAlertMails not implemented")
 }
 func (UnimplementedUsageServiceServer) mustEmbedUnimplementedUsageServiceServer() {}
 func (UnimplementedUsageServiceServer) testEmbeddedByValue()                      {}
@@ -110,6 +132,24 @@ func _UsageService_GetUsage_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _UsageService_ListAlertMails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAlertMailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UsageServiceServer).ListAlertMails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UsageService_ListAlertMails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UsageServiceServer).ListAlertMails(ctx, req.(*ListAlertMailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // UsageService_ServiceDesc is the grpc.ServiceDesc for UsageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -120,6 +160,10 @@ var UsageService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetUsage",
 			Handler:    _UsageService_GetUsage_Handler,
+		},
+		{
+			MethodName: "ListAlertMails",
+			Handler:    _UsageService_ListAlertMails_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -5,7 +5,6 @@ package grpcapi
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"google.golang.org/grpc"
@@ -14,11 +13,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/ledgerlane/platform/pkg/pg"
-	"github.com/ledgerlane/platform/pkg/principal"
-	"github.com/ledgerlane/platform/pkg/problem"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
-	"github.com/ledgerlane/platform/services/metering/admission/limitswire"
 	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
 	"github.com/ledgerlane/platform/services/metering/notify"
@@ -32,66 +28,67 @@ type Services struct {
 	Notify   *notify.Service
 }
 
-// Register adds CredentialService, UsageService, BillingService, OAuthService,
-// PortalService and the internal UsageRefundService to s.
+// Register adds CredentialService, UsageService, BillingService,
+// OAuthService, IdentityService and the internal UsageRefundService to s.
+// Every call names no account: it acts for its principal's (docs/portal.md
+// for the portal's).
 func Register(s grpc.ServiceRegistrar, svcs Services) {
 	svc := svcs.Metering
-	meteringv1.RegisterCredentialServiceServer(s, &credentialServer{svc: svc})
-	meteringv1.RegisterUsageServiceServer(s, &usageServer{svc: svc})
-	meteringv1.RegisterBillingServiceServer(s, &billingServer{svc: svc})
-	meteringv1.RegisterPortalServiceServer(s, &portalServer{svc: svc, billing: svcs.Billing, identity: svcs.Identity, notify: svcs.Notify})
+	meteringv1.RegisterCredentialServiceServer(s, &credentialServer{svc: svc, identity: svcs.Identity})
+	meteringv1.RegisterUsageServiceServer(s, &usageServer{svc: svc, notify: svcs.Notify})
+	meteringv1.RegisterBillingServiceServer(s, &billingServer{svc: svc, billing: svcs.Billing})
+	meteringv1.RegisterIdentityServiceServer(s, &identityServer{identity: svcs.Identity})
 	meteringv1.RegisterOAuthServiceServer(s, &oauthServer{identity: svcs.Identity})
 	meteringv1.RegisterUsageRefundServiceServer(s, &refundServer{svc: svc})
 }
 
-type credentialServer struct {
-	meteringv1.UnimplementedCredentialServiceServer
-	svc *metering.Service
-}
-
-func (s *credentialServer) ResolveCredential(ctx context.Context, req *meteringv1.ResolveCredentialRequest) (*meteringv1.ResolveCredentialResponse, error) {
-	c, err := s.svc.Resolve(ctx, req.GetSecret())
-	switch {
-	case errors.Is(err, metering.ErrNotFound):
-		// One answer for unknown, malformed and revoked, so the edge cannot
-		// tell them apart either.
-		return nil, problem.New(problem.Unauthorized, "invalid credential")
-	case err != nil:
-		// Fail closed but retryable: an outage is not a bad key. The Service
-		// has logged the cause.
-		return nil, problem.New(problem.Unavailable, "credential store unavailable")
-	}
-	l, err := s.svc.Limits(ctx, c.AccountID)
-	if err != nil {
-		return nil, problem.New(problem.Unavailable, "credential store unavailable")
-	}
-	return &meteringv1.ResolveCredentialResponse{Limits: limitswire.ToProto(l), Principal: &meteringv1.Principal{
-		AccountId:     c.AccountID,
-		CredentialId:  c.ID,
-		Kind:          c.Kind,
-		Surface:       c.Surface,
-		Mode:          c.Mode,
-		Scopes:        c.Scopes,
-		FinanceUserId: c.FinanceUserID,
-		GrantId:       c.GrantID,
-	}}, nil
-}
-
 type usageServer struct {
 	meteringv1.UnimplementedUsageServiceServer
-	svc *metering.Service
+	svc    *metering.Service
+	notify *notify.Service
 }
 
 func (s *usageServer) GetUsage(ctx context.Context, _ *meteringv1.GetUsageRequest) (*meteringv1.GetUsageResponse, error) {
-	p, ok := principal.FromIncoming(ctx)
-	if !ok {
-		return nil, problem.New(problem.Unauthorized, "no caller")
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	u, err := s.svc.Usage(ctx, p.AccountID)
 	if err != nil {
 		return nil, storeError(err)
 	}
 	return usageProto(u), nil
+}
+
+// ListAlertMails answers the alert mails of the current usage window, not
+// the personal mails (resets, invitations) that share the outbox.
+func (s *usageServer) ListAlertMails(ctx context.Context, _ *meteringv1.ListAlertMailsRequest) (*meteringv1.ListAlertMailsResponse, error) {
+	p, err := holder(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The window comes from the plan and the clock: no usage counter is read.
+	l, err := s.svc.Limits(ctx, p.AccountID)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	mails, err := s.notify.Outbox(ctx, p.AccountID)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	out := &meteringv1.ListAlertMailsResponse{}
+	for _, m := range mails {
+		if notify.PersonalMail(m.Milestone) || !m.PeriodStart.Equal(l.PeriodStart) {
+			continue
+		}
+		am := &meteringv1.AlertMail{To: m.To, Subject: m.Subject, CreatedAt: timestamppb.New(m.CreatedAt),
+			LastError: m.LastError, GivenUp: m.GivenUp()}
+		if m.SentAt != nil {
+			am.SentAt = timestamppb.New(*m.SentAt)
+		}
+		out.AlertMails = append(out.AlertMails, am)
+	}
+	return out, nil
 }
 
 func usageProto(u metering.UsageSummary) *meteringv1.GetUsageResponse {
@@ -117,34 +114,6 @@ func capValue(c *int64) *structpb.Value {
 		return structpb.NewNullValue()
 	}
 	return structpb.NewNumberValue(float64(*c)) // cents fit a float64 exactly below 2^53
-}
-
-type billingServer struct {
-	meteringv1.UnimplementedBillingServiceServer
-	svc *metering.Service
-}
-
-func (s *billingServer) SetBillingLimits(ctx context.Context, req *meteringv1.SetBillingLimitsRequest) (*meteringv1.SetBillingLimitsResponse, error) {
-	p, ok := principal.FromIncoming(ctx)
-	if !ok {
-		return nil, problem.New(problem.Unauthorized, "no caller")
-	}
-	change := metering.BillingChange{HardStop: req.HardStop, ClearCap: req.GetClearOverageCap()}
-	if req.OverageCapCents != nil {
-		v := int64(req.GetOverageCapCents())
-		change.OverageCapCents = &v
-	}
-	a, err := s.svc.SetBillingLimits(ctx, p.AccountID, change)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	out := &meteringv1.SetBillingLimitsResponse{Limits: &meteringv1.BillingLimits{
-		HardStop: a.HardStop, OverageCapCents: capValue(a.OverageCapCents), Currency: string(a.BillingCurrency),
-	}}
-	if u, err := s.svc.Usage(ctx, p.AccountID); err == nil {
-		out.Usage = usageProto(u)
-	}
-	return out, nil
 }
 
 // storeError answers a database that did not answer as 503 unavailable with

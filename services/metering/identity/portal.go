@@ -227,6 +227,10 @@ func newToken() string {
 
 // SessionInfo is what the portal knows of a signed-in person.
 type SessionInfo struct {
+	// ID names the session without being its secret: the first 16 hex
+	// digits of the token's hash, "ps_" in front. The edge forwards it as the
+	// principal's credential id (logs, traces).
+	ID        string
 	User      PortalUser
 	Account   metering.Account
 	CSRFToken string
@@ -324,7 +328,7 @@ func (s *Service) startSession(ctx context.Context, u PortalUser, a metering.Acc
 		return "", SessionInfo{}, fmt.Errorf("start session: %w", err)
 	}
 	u.PasswordHash = ""
-	return token, SessionInfo{User: u, Account: a, CSRFToken: ps.CSRFToken, ExpiresAt: ps.ExpiresAt}, nil
+	return token, SessionInfo{ID: sessionID(ps.TokenHash), User: u, Account: a, CSRFToken: ps.CSRFToken, ExpiresAt: ps.ExpiresAt}, nil
 }
 
 // Session returns the live session of token; an unknown, ended or expired
@@ -355,7 +359,22 @@ func (s *Service) Session(ctx context.Context, token string) (SessionInfo, error
 		return SessionInfo{}, fmt.Errorf("session: %w", err)
 	}
 	u.PasswordHash = ""
-	return SessionInfo{User: u, Account: a, CSRFToken: ps.CSRFToken, ExpiresAt: ps.ExpiresAt}, nil
+	return SessionInfo{ID: sessionID(ps.TokenHash), User: u, Account: a, CSRFToken: ps.CSRFToken, ExpiresAt: ps.ExpiresAt}, nil
+}
+
+func sessionID(tokenHash string) string { return "ps_" + tokenHash[:16] }
+
+// Person returns the account's person id, without the password hash; a
+// person of another account is not found, exactly as an unknown one.
+func (s *Service) Person(ctx context.Context, accountID, id string) (PortalUser, error) {
+	u, err := s.store.GetPortalUser(ctx, id)
+	if errors.Is(err, metering.ErrNotFound) || err == nil && u.AccountID != accountID {
+		return PortalUser{}, problem.New(problem.NotFound, "no such person")
+	} else if err != nil {
+		return PortalUser{}, fmt.Errorf("person: %w", err)
+	}
+	u.PasswordHash = ""
+	return u, nil
 }
 
 // SignOut ends the session of token, or with everywhere every session of
