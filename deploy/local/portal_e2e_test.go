@@ -444,6 +444,39 @@ func TestPortalTenants(t *testing.T) {
 	}
 }
 
+// TestPortalSessionIsNoAPIKey: the session cookie is a credential of the
+// web row only. Its token sent to the /v1 API as a bearer or an X-API-Key is
+// refused (401) like any unknown secret, even on the routes whose scope the
+// session holds; the cookie itself sent to /v1 authenticates nothing.
+func TestPortalSessionIsNoAPIKey(t *testing.T) {
+	st := stack(t, false)
+	b := newBrowser(t, st.URL)
+	b.signUp("a@example.com", pw, "A Ltd")
+	sess := b.cookie(local.PortalSessionCookie)
+	if sess == nil || !strings.HasPrefix(sess.Value, "ps_") {
+		t.Fatalf("session cookie %+v", sess)
+	}
+	for _, hdr := range [][2]string{{"Authorization", "Bearer " + sess.Value}, {"X-API-Key", sess.Value}, {"Cookie", local.PortalSessionCookie + "=" + sess.Value}} {
+		for _, req := range [][2]string{{"GET", "/v1/usage"}, {"POST", "/v1/portal/billing/limits"}, {"GET", "/v1/formats"}} {
+			r, _ := http.NewRequest(req[0], st.URL+req[1], strings.NewReader(`{"hard_stop":true}`))
+			r.Header.Set(hdr[0], hdr[1])
+			r.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s %s with the session in %s: %d, want 401", req[0], req[1], hdr[0], res.StatusCode)
+			}
+		}
+	}
+	// And the page still works with it.
+	if p := b.get("/portal/usage"); p.status != 200 {
+		t.Fatalf("usage page: %d", p.status)
+	}
+}
+
 var usedCount = regexp.MustCompile(`<span id="used">(\d+)</span>`)
 
 // TestPortalUsageAndBilling: the usage page moves with a conversion; the
