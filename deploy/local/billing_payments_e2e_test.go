@@ -184,22 +184,46 @@ func TestPortalPaymentMethods(t *testing.T) {
 	if p.status != http.StatusConflict || !strings.Contains(p.errorText(), "Direct debit required") {
 		t.Fatalf("upgrade with a card: %d %q", p.status, p.errorText())
 	}
-	// A scheme that is not the currency's names its field; so do bad details.
+	// A scheme that is not the currency's names its field; bad details are
+	// tied to their input (aria-invalid, aria-describedby), said in words
+	// rather than as the API's field id, and the form keeps the holder.
 	for _, tc := range []struct {
 		form url.Values
 		want string
 	}{
 		{url.Values{"scheme": {"sepa"}, "iban": {"DE89 3704 0044 0532 0130 00"}}, "scheme"},
-		{url.Values{"scheme": {"ach"}, "routing_number": {"021000022"}, "account_number": {"1234"}}, "routing_number"},
-		{url.Values{"scheme": {"ach"}, "routing_number": {"021000021"}}, "account_number"},
+		{url.Values{"scheme": {"ach"}, "routing_number": {"021000022"}, "account_number": {"1234"}}, "routing"},
+		{url.Values{"scheme": {"ach"}, "routing_number": {"021000021"}}, "dd-account"},
 	} {
 		tc.form.Set("csrf", tok)
 		tc.form.Set("type", "direct_debit")
 		tc.form.Set("holder_name", "Pat")
 		tc.form.Set("mandate", "1")
-		if p := a.post("/portal/payments", tc.form); p.status != 400 || !strings.Contains(p.errorText(), tc.want) {
+		p := a.post("/portal/payments", tc.form)
+		if p.status != 400 {
 			t.Fatalf("%v: %d %q", tc.form, p.status, p.errorText())
 		}
+		if tc.want == "scheme" {
+			if !strings.Contains(p.errorText(), "scheme") {
+				t.Fatalf("%v: %q", tc.form, p.errorText())
+			}
+			continue
+		}
+		if !strings.Contains(p.body, `aria-invalid="true" aria-describedby="`+tc.want+`-error"`) || !strings.Contains(p.body, `id="`+tc.want+`-error"`) ||
+			strings.Contains(p.errorText(), "_number") || !strings.Contains(p.body, `id="dd-holder" name="holder_name" type="text" required maxlength="200" autocomplete="name" value="Pat"`) {
+			t.Fatalf("%v: the error is not tied to %s, or the holder is lost: %q\n%s", tc.form, tc.want, p.errorText(), p.body)
+		}
+	}
+	// A bad card number: tied to the card number, the card form keeps the
+	// name and expiry (never the number), the direct-debit form stays empty.
+	bad := url.Values{"csrf": {tok}, "type": {"card"}, "holder_name": {"Pat Payer"}, "card_number": {"4242 4242 4242 4241"},
+		"exp_month": {"12"}, "exp_year": {"2040"}}
+	p = a.post("/portal/payments", bad)
+	if p.status != 400 || strings.Contains(p.errorText(), "card_number") || !strings.Contains(p.errorText(), "card number") ||
+		!strings.Contains(p.body, `aria-invalid="true" aria-describedby="card-number-error"`) ||
+		!strings.Contains(p.body, `autocomplete="cc-name" value="Pat Payer"`) || !strings.Contains(p.body, `autocomplete="cc-exp-month" value="12"`) ||
+		strings.Contains(p.body, "4241") || !strings.Contains(p.body, `autocomplete="name" value=""`) {
+		t.Fatalf("bad card number: %d %q\n%s", p.status, p.errorText(), p.body)
 	}
 	// A mandate that will fail (sandbox 0002), then Scale.
 	if p := a.post("/portal/payments", url.Values{"csrf": {tok}, "type": {"direct_debit"}, "scheme": {"ach"}, "holder_name": {"Pat"},

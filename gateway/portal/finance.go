@@ -101,15 +101,25 @@ func (p *Portal) createFinanceCredential(w http.ResponseWriter, r *http.Request,
 	})
 }
 
-func (p *Portal) revokeFinanceCredential(w http.ResponseWriter, r *http.Request, s *session) {
-	_, err := p.api.creds.RevokeKey(s.ctx, &meteringv1.RevokeKeyRequest{KeyId: r.PathValue("id")})
-	if err != nil {
-		if rpc.Problem(err).Type == problem.NotFound {
-			p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such credential."})
+// revoke is a revoke button: call revokes the id in the path. An unknown
+// id, or another account's, is a 404 naming what; success goes back to the
+// list, which says it is revoked.
+func (p *Portal) revoke(call func(s *session, id string) error, what, back string) signedIn {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		if err := call(s, r.PathValue("id")); err != nil {
+			if rpc.Problem(err).Type == problem.NotFound {
+				p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such " + what + "."})
+				return
+			}
+			p.failed(w, r, err)
 			return
 		}
-		p.failed(w, r, err)
-		return
+		http.Redirect(w, r, back+"?revoked=1", http.StatusSeeOther)
 	}
-	http.Redirect(w, r, "/portal/finance?revoked=1", http.StatusSeeOther)
+}
+
+// revokeCredential revokes a key or a finance credential of the account.
+func (p *Portal) revokeCredential(s *session, id string) error {
+	_, err := p.api.creds.RevokeKey(s.ctx, &meteringv1.RevokeKeyRequest{KeyId: id})
+	return err
 }

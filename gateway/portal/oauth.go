@@ -82,15 +82,7 @@ func (p *Portal) createOAuthClient(w http.ResponseWriter, r *http.Request, s *se
 	})
 }
 
-func (p *Portal) revokeOAuthClient(w http.ResponseWriter, r *http.Request, s *session) {
-	_, err := p.api.oauth.RevokeOAuthClient(s.ctx, &meteringv1.RevokeOAuthClientRequest{ClientId: r.PathValue("id")})
-	if err != nil {
-		if rpc.Problem(err).Type == problem.NotFound {
-			p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such OAuth client."})
-			return
-		}
-		p.failed(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/portal/oauth?revoked=1", http.StatusSeeOther)
+func (p *Portal) revokeOAuthClient(s *session, id string) error {
+	_, err := p.api.oauth.RevokeOAuthClient(s.ctx, &meteringv1.RevokeOAuthClientRequest{ClientId: id})
+	return err
 }

@@ -80,7 +80,5 @@ func (p *Portal) acceptInvitation(w http.ResponseWriter, r *http.Request) {
 			Email: got.GetEmail(), AccountName: got.GetAccountName(), Invitation: inv, Name: r.PostFormValue("name"), Error: pr.Detail})
 		return
 	}
-	p.endOld(r)
-	p.setSession(w, r, res.GetToken(), res.GetSession().GetExpiresAt().AsTime())
-	http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
+	p.signedIn(w, r, res.GetToken(), res.GetSession())
 }

@@ -139,15 +139,15 @@ func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 	p.mux.HandleFunc("POST /portal/plan", p.session(p.changePlan))
 	p.mux.HandleFunc("GET /portal/payments", p.session(p.payments))
 	p.mux.HandleFunc("POST /portal/payments", p.session(p.addPaymentMethod))
-	p.mux.HandleFunc("POST /portal/payments/{id}/default", p.session(p.defaultPaymentMethod))
-	p.mux.HandleFunc("POST /portal/payments/{id}/remove", p.session(p.removePaymentMethod))
-	p.mux.HandleFunc("POST /portal/payments/{id}/retry", p.session(p.retryPayment))
+	p.mux.HandleFunc("POST /portal/payments/{id}/default", p.session(p.paymentAction(p.setDefaultMethod, "default")))
+	p.mux.HandleFunc("POST /portal/payments/{id}/remove", p.session(p.paymentAction(p.removeMethod, "removed")))
+	p.mux.HandleFunc("POST /portal/payments/{id}/retry", p.session(p.paymentAction(p.retry, "retried")))
 	p.mux.HandleFunc("GET /portal/finance", p.session(p.finance))
 	p.mux.HandleFunc("POST /portal/finance", p.session(p.createFinanceCredential))
-	p.mux.HandleFunc("POST /portal/finance/{id}/revoke", p.session(p.revokeFinanceCredential))
+	p.mux.HandleFunc("POST /portal/finance/{id}/revoke", p.session(p.revoke(p.revokeCredential, "credential", "/portal/finance")))
 	p.mux.HandleFunc("GET /portal/oauth", p.session(p.oauthClients))
 	p.mux.HandleFunc("POST /portal/oauth", p.session(p.createOAuthClient))
-	p.mux.HandleFunc("POST /portal/oauth/{id}/revoke", p.session(p.revokeOAuthClient))
+	p.mux.HandleFunc("POST /portal/oauth/{id}/revoke", p.session(p.revoke(p.revokeOAuthClient, "OAuth client", "/portal/oauth")))
 	p.mux.HandleFunc("GET /portal/people", p.session(p.people))
 	p.mux.HandleFunc("POST /portal/people", p.session(p.invite))
 	// The invitation token travels in the query and the form, never in the
@@ -424,6 +424,30 @@ func (p *Portal) endOld(r *http.Request) {
 	}
 }
 
+// refusedForm shows a pre-session form again with the refusal's text when it
+// is one of the types the form expects, or a throttle (429 with its
+// Retry-After); anything else is failed. The status is the problem type's.
+func (p *Portal) refusedForm(w http.ResponseWriter, r *http.Request, err error, page string, v view, expect problem.Type) {
+	pr := rpc.Problem(err)
+	if pr.Type != expect && pr.Type != problem.RateLimited {
+		p.failed(w, r, err)
+		return
+	}
+	if pr.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(pr.RetryAfter))
+	}
+	v.Error = pr.Detail
+	p.render(w, r, pr.Type.Status(), page, v)
+}
+
+// signedIn starts the browser's new session (ending the one it came with)
+// and goes to the keys page.
+func (p *Portal) signedIn(w http.ResponseWriter, r *http.Request, token string, s *meteringv1.Session) {
+	p.endOld(r)
+	p.setSession(w, r, token, s.GetExpiresAt().AsTime())
+	http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
+}
+
 func (p *Portal) signin(w http.ResponseWriter, r *http.Request) {
 	if !checkPre(r) {
 		p.csrfRefused(w, r)
@@ -432,24 +456,10 @@ func (p *Portal) signin(w http.ResponseWriter, r *http.Request) {
 	email := r.PostFormValue("email")
 	res, err := p.api.identity.SignIn(r.Context(), &meteringv1.SignInRequest{Email: email, Password: r.PostFormValue("password")})
 	if err != nil {
-		pr := rpc.Problem(err)
-		v := view{Title: "Sign in", CSRF: p.preToken(w, r), Email: email, Error: pr.Detail}
-		switch pr.Type {
-		case problem.Unauthorized:
-			p.render(w, r, http.StatusUnauthorized, "signin", v)
-		case problem.RateLimited:
-			if pr.RetryAfter > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(pr.RetryAfter))
-			}
-			p.render(w, r, http.StatusTooManyRequests, "signin", v)
-		default:
-			p.failed(w, r, err)
-		}
+		p.refusedForm(w, r, err, "signin", view{Title: "Sign in", CSRF: p.preToken(w, r), Email: email}, problem.Unauthorized)
 		return
 	}
-	p.endOld(r)
-	p.setSession(w, r, res.GetToken(), res.GetSession().GetExpiresAt().AsTime())
-	http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
+	p.signedIn(w, r, res.GetToken(), res.GetSession())
 }
 
 func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
@@ -462,25 +472,11 @@ func (p *Portal) signup(w http.ResponseWriter, r *http.Request) {
 	res, err := p.api.identity.SignUp(r.Context(), &meteringv1.SignUpRequest{Email: v.Email, Password: r.PostFormValue("password"),
 		AccountName: v.AccountName, Name: v.Name, VerifyLinkBase: p.verifyLinkBase()})
 	if err != nil {
-		pr := rpc.Problem(err)
-		switch pr.Type {
-		case problem.InvalidInput:
-			v.Error = pr.Detail
-			p.render(w, r, http.StatusBadRequest, "signup", v)
-		case problem.RateLimited: // too many sign-ups with this address
-			if pr.RetryAfter > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(pr.RetryAfter))
-			}
-			v.Error = pr.Detail
-			p.render(w, r, http.StatusTooManyRequests, "signup", v)
-		default:
-			p.failed(w, r, err)
-		}
+		// A throttle here is too many sign-ups with this address.
+		p.refusedForm(w, r, err, "signup", v, problem.InvalidInput)
 		return
 	}
-	p.endOld(r)
-	p.setSession(w, r, res.GetToken(), res.GetSession().GetExpiresAt().AsTime())
-	http.Redirect(w, r, "/portal/keys", http.StatusSeeOther)
+	p.signedIn(w, r, res.GetToken(), res.GetSession())
 }
 
 func (p *Portal) signout(w http.ResponseWriter, r *http.Request, s *session) {
@@ -580,16 +576,7 @@ func (p *Portal) revokeKey(w http.ResponseWriter, r *http.Request, s *session) {
 			}
 		}
 	}
-	_, err := p.api.creds.RevokeKey(s.ctx, &meteringv1.RevokeKeyRequest{KeyId: r.PathValue("id")})
-	if err != nil {
-		if rpc.Problem(err).Type == problem.NotFound {
-			p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Error: "There is no such key."})
-			return
-		}
-		p.failed(w, r, err)
-		return
-	}
-	http.Redirect(w, r, "/portal/keys?revoked=1", http.StatusSeeOther)
+	p.revoke(p.revokeCredential, "key", "/portal/keys")(w, r, s)
 }
 
 // noListing serves files only: a folder (a path ending in "/", or the root)

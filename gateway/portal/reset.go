@@ -2,7 +2,6 @@ package portal
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
@@ -33,19 +32,7 @@ func (p *Portal) forgot(w http.ResponseWriter, r *http.Request) {
 	_, err := p.api.identity.RequestPasswordReset(r.Context(), &meteringv1.RequestPasswordResetRequest{Email: email,
 		LinkBase: p.link("/portal/reset?t=")})
 	if err != nil {
-		pr := rpc.Problem(err)
-		v := view{Title: "Reset your password", CSRF: p.preToken(w, r), Email: email, Error: pr.Detail}
-		switch pr.Type {
-		case problem.InvalidInput:
-			p.render(w, r, http.StatusBadRequest, "forgot", v)
-		case problem.RateLimited:
-			if pr.RetryAfter > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(pr.RetryAfter))
-			}
-			p.render(w, r, http.StatusTooManyRequests, "forgot", v)
-		default:
-			p.failed(w, r, err)
-		}
+		p.refusedForm(w, r, err, "forgot", view{Title: "Reset your password", CSRF: p.preToken(w, r), Email: email}, problem.InvalidInput)
 		return
 	}
 	p.render(w, r, http.StatusOK, "message", view{Title: "Check your e-mail", Notice: resetSent})

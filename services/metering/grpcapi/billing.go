@@ -2,9 +2,11 @@ package grpcapi
 
 import (
 	"context"
+	"slices"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/ledgerlane/platform/pkg/principal"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/billing"
@@ -57,42 +59,36 @@ func invoiceProto(inv billing.Invoice) *meteringv1.Invoice {
 }
 
 func (s *billingServer) GetBilling(ctx context.Context, _ *meteringv1.GetBillingRequest) (*meteringv1.GetBillingResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.svc.Account(ctx, p.AccountID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	invs, err := s.billing.Invoices(ctx, a.ID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	out := &meteringv1.GetBillingResponse{Limits: limitsProto(a)}
-	for i := len(invs) - 1; i >= 0; i-- {
-		out.Invoices = append(out.Invoices, invoiceProto(invs[i]))
-	}
-	for _, pl := range metering.Plans() {
-		flat, _ := pl.MonthlyPrice.In(a.BillingCurrency)
-		over, _ := pl.OveragePer1000.In(a.BillingCurrency)
-		out.Plans = append(out.Plans, &meteringv1.Plan{Id: pl.ID, IncludedConversions: pl.IncludedConversions,
-			MonthlyPriceCents: flat, OveragePer_1000Cents: over, HardStop: pl.HardStop, DirectDebitOnly: pl.DirectDebitOnly})
-	}
-	return out, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.GetBillingResponse, error) {
+		a, err := s.svc.Account(ctx, p.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		invs, err := s.billing.Invoices(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		slices.Reverse(invs) // newest period first
+		out := &meteringv1.GetBillingResponse{Limits: limitsProto(a), Invoices: each(invs, invoiceProto)}
+		for _, pl := range metering.Plans() {
+			flat, _ := pl.MonthlyPrice.In(a.BillingCurrency)
+			over, _ := pl.OveragePer1000.In(a.BillingCurrency)
+			out.Plans = append(out.Plans, &meteringv1.Plan{Id: pl.ID, IncludedConversions: pl.IncludedConversions,
+				MonthlyPriceCents: flat, OveragePer_1000Cents: over, HardStop: pl.HardStop, DirectDebitOnly: pl.DirectDebitOnly})
+		}
+		return out, nil
+	})
 }
 
 func (s *billingServer) ChangePlan(ctx context.Context, req *meteringv1.ChangePlanRequest) (*meteringv1.ChangePlanResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := s.billing.ChangePlan(ctx, p.AccountID, req.GetPlan())
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.ChangePlanResponse{Kind: ch.Kind, FromPlan: ch.FromPlan, ToPlan: ch.ToPlan,
-		EffectiveAt: timestamppb.New(ch.EffectiveAt), ChargeCents: ch.ChargeCents, Canceled: ch.CanceledAt != nil}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.ChangePlanResponse, error) {
+		ch, err := s.billing.ChangePlan(ctx, p.AccountID, req.GetPlan())
+		if err != nil {
+			return nil, err
+		}
+		return &meteringv1.ChangePlanResponse{Kind: ch.Kind, FromPlan: ch.FromPlan, ToPlan: ch.ToPlan,
+			EffectiveAt: timestamppb.New(ch.EffectiveAt), ChargeCents: ch.ChargeCents, Canceled: ch.CanceledAt != nil}, nil
+	})
 }
 
 func methodProto(m billing.PaymentMethod) *meteringv1.PaymentMethod {
@@ -111,84 +107,57 @@ func paymentProto(p billing.Payment) *meteringv1.Payment {
 }
 
 func (s *billingServer) ListPaymentMethods(ctx context.Context, _ *meteringv1.ListPaymentMethodsRequest) (*meteringv1.ListPaymentMethodsResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	a, err := s.svc.Account(ctx, p.AccountID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	ms, err := s.billing.PaymentMethods(ctx, a.ID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	ps, err := s.billing.Payments(ctx, a.ID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	state, err := s.billing.PaymentState(ctx, a.ID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	plan, _ := metering.PlanByID(a.PlanID)
-	out := &meteringv1.ListPaymentMethodsResponse{PaymentState: state, Plan: plan.ID, DirectDebitOnly: plan.DirectDebitOnly,
-		DirectDebitScheme: billing.SchemeFor(a.BillingCurrency), Currency: string(a.BillingCurrency)}
-	for _, m := range ms {
-		out.Methods = append(out.Methods, methodProto(m))
-	}
-	for i := len(ps) - 1; i >= 0; i-- {
-		out.Payments = append(out.Payments, paymentProto(ps[i]))
-	}
-	return out, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.ListPaymentMethodsResponse, error) {
+		a, err := s.svc.Account(ctx, p.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := s.billing.PaymentMethods(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		ps, err := s.billing.Payments(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		state, err := s.billing.PaymentState(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		slices.Reverse(ps) // newest first
+		plan, _ := metering.PlanByID(a.PlanID)
+		return &meteringv1.ListPaymentMethodsResponse{PaymentState: state, Plan: plan.ID, DirectDebitOnly: plan.DirectDebitOnly,
+			DirectDebitScheme: billing.SchemeFor(a.BillingCurrency), Currency: string(a.BillingCurrency),
+			Methods: each(ms, methodProto), Payments: each(ps, paymentProto)}, nil
+	})
 }
 
 func (s *billingServer) AddPaymentMethod(ctx context.Context, req *meteringv1.AddPaymentMethodRequest) (*meteringv1.AddPaymentMethodResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.billing.AddPaymentMethod(ctx, p.AccountID, billing.MethodDetails{Type: req.GetType(), Scheme: req.GetScheme(),
-		HolderName: req.GetHolderName(), CardNumber: req.GetCardNumber(), ExpMonth: int(req.GetExpMonth()), ExpYear: int(req.GetExpYear()),
-		IBAN: req.GetIban(), RoutingNumber: req.GetRoutingNumber(), SortCode: req.GetSortCode(), AccountNumber: req.GetAccountNumber(),
-		MakeDefault: req.GetMakeDefault()})
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.AddPaymentMethodResponse{Method: methodProto(m)}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.AddPaymentMethodResponse, error) {
+		m, err := s.billing.AddPaymentMethod(ctx, p.AccountID, billing.MethodDetails{Type: req.GetType(), Scheme: req.GetScheme(),
+			HolderName: req.GetHolderName(), CardNumber: req.GetCardNumber(), ExpMonth: int(req.GetExpMonth()), ExpYear: int(req.GetExpYear()),
+			IBAN: req.GetIban(), RoutingNumber: req.GetRoutingNumber(), SortCode: req.GetSortCode(), AccountNumber: req.GetAccountNumber(),
+			MakeDefault: req.GetMakeDefault()})
+		return &meteringv1.AddPaymentMethodResponse{Method: methodProto(m)}, err
+	})
 }
 
 func (s *billingServer) SetDefaultPaymentMethod(ctx context.Context, req *meteringv1.SetDefaultPaymentMethodRequest) (*meteringv1.SetDefaultPaymentMethodResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.billing.SetDefaultPaymentMethod(ctx, p.AccountID, req.GetMethodId())
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.SetDefaultPaymentMethodResponse{Method: methodProto(m)}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.SetDefaultPaymentMethodResponse, error) {
+		m, err := s.billing.SetDefaultPaymentMethod(ctx, p.AccountID, req.GetMethodId())
+		return &meteringv1.SetDefaultPaymentMethodResponse{Method: methodProto(m)}, err
+	})
 }
 
 func (s *billingServer) RemovePaymentMethod(ctx context.Context, req *meteringv1.RemovePaymentMethodRequest) (*meteringv1.RemovePaymentMethodResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.billing.RemovePaymentMethod(ctx, p.AccountID, req.GetMethodId()); err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.RemovePaymentMethodResponse{}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.RemovePaymentMethodResponse, error) {
+		return &meteringv1.RemovePaymentMethodResponse{}, s.billing.RemovePaymentMethod(ctx, p.AccountID, req.GetMethodId())
+	})
 }
 
 func (s *billingServer) RetryPayment(ctx context.Context, req *meteringv1.RetryPaymentRequest) (*meteringv1.RetryPaymentResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	pay, err := s.billing.RetryPayment(ctx, p.AccountID, req.GetPaymentId())
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.RetryPaymentResponse{Payment: paymentProto(pay)}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.RetryPaymentResponse, error) {
+		pay, err := s.billing.RetryPayment(ctx, p.AccountID, req.GetPaymentId())
+		return &meteringv1.RetryPaymentResponse{Payment: paymentProto(pay)}, err
+	})
 }

@@ -104,85 +104,54 @@ func financeCredentialProto(c metering.Credential) *meteringv1.FinanceCredential
 }
 
 func (s *credentialServer) ListKeys(ctx context.Context, _ *meteringv1.ListKeysRequest) (*meteringv1.ListKeysResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := s.identity.PortalKeys(ctx, p.AccountID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	out := &meteringv1.ListKeysResponse{DefaultScopes: metering.DefaultConversionScopes(), OptInScopes: metering.OptInConversionScopes()}
-	for _, c := range cs {
-		out.Keys = append(out.Keys, keyProto(c))
-	}
-	return out, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.ListKeysResponse, error) {
+		cs, err := s.identity.PortalKeys(ctx, p.AccountID)
+		return &meteringv1.ListKeysResponse{Keys: each(cs, keyProto), DefaultScopes: metering.DefaultConversionScopes(),
+			OptInScopes: metering.OptInConversionScopes()}, err
+	})
 }
 
 // verified refuses a live credential to a person whose address is not
-// verified yet (read from the store, not from the edge's cached session).
+// verified yet (read from the store, not from what the edge resolved).
 func (s *credentialServer) verified(ctx context.Context, p principal.Principal, mode string, scopes []string) error {
 	u, err := s.identity.Person(ctx, p.AccountID, p.PersonID)
 	if err != nil {
-		return storeError(err)
+		return err
 	}
 	return identity.RequireVerified(u, mode, scopes)
 }
 
 func (s *credentialServer) CreateKey(ctx context.Context, req *meteringv1.CreateKeyRequest) (*meteringv1.CreateKeyResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.verified(ctx, p, req.GetMode(), req.GetScopes()); err != nil {
-		return nil, err
-	}
-	secret, c, err := s.identity.IssuePortalKey(ctx, p.AccountID, identity.PortalKeyParams{Name: req.GetName(), Mode: req.GetMode(), Scopes: req.GetScopes()})
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.CreateKeyResponse{Key: keyProto(c), Secret: secret}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.CreateKeyResponse, error) {
+		if err := s.verified(ctx, p, req.GetMode(), req.GetScopes()); err != nil {
+			return nil, err
+		}
+		secret, c, err := s.identity.IssuePortalKey(ctx, p.AccountID, identity.PortalKeyParams{Name: req.GetName(), Mode: req.GetMode(), Scopes: req.GetScopes()})
+		return &meteringv1.CreateKeyResponse{Key: keyProto(c), Secret: secret}, err
+	})
 }
 
 func (s *credentialServer) RevokeKey(ctx context.Context, req *meteringv1.RevokeKeyRequest) (*meteringv1.RevokeKeyResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.identity.RevokeAccountCredential(ctx, p.AccountID, req.GetKeyId()); err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.RevokeKeyResponse{}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.RevokeKeyResponse, error) {
+		return &meteringv1.RevokeKeyResponse{}, s.identity.RevokeAccountCredential(ctx, p.AccountID, req.GetKeyId())
+	})
 }
 
 func (s *credentialServer) ListFinanceCredentials(ctx context.Context, _ *meteringv1.ListFinanceCredentialsRequest) (*meteringv1.ListFinanceCredentialsResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := s.identity.PortalFinanceCredentials(ctx, p.AccountID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	out := &meteringv1.ListFinanceCredentialsResponse{DefaultScopes: metering.FinanceReadScopes(), OptInScopes: metering.FinanceWriteScopes()}
-	for _, c := range cs {
-		out.Credentials = append(out.Credentials, financeCredentialProto(c))
-	}
-	return out, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.ListFinanceCredentialsResponse, error) {
+		cs, err := s.identity.PortalFinanceCredentials(ctx, p.AccountID)
+		return &meteringv1.ListFinanceCredentialsResponse{Credentials: each(cs, financeCredentialProto),
+			DefaultScopes: metering.FinanceReadScopes(), OptInScopes: metering.FinanceWriteScopes()}, err
+	})
 }
 
 func (s *credentialServer) CreateFinanceCredential(ctx context.Context, req *meteringv1.CreateFinanceCredentialRequest) (*meteringv1.CreateFinanceCredentialResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.verified(ctx, p, req.GetMode(), req.GetScopes()); err != nil {
-		return nil, err
-	}
-	secret, c, err := s.identity.IssuePortalFinanceCredential(ctx, p.AccountID, identity.FinanceCredentialParams{Name: req.GetName(),
-		Kind: req.GetKind(), Mode: req.GetMode(), Scopes: req.GetScopes(), FinanceUserID: req.GetFinanceUserId(), GrantID: req.GetGrantId()})
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.CreateFinanceCredentialResponse{Credential: financeCredentialProto(c), Secret: secret}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.CreateFinanceCredentialResponse, error) {
+		if err := s.verified(ctx, p, req.GetMode(), req.GetScopes()); err != nil {
+			return nil, err
+		}
+		secret, c, err := s.identity.IssuePortalFinanceCredential(ctx, p.AccountID, identity.FinanceCredentialParams{Name: req.GetName(),
+			Kind: req.GetKind(), Mode: req.GetMode(), Scopes: req.GetScopes(), FinanceUserID: req.GetFinanceUserId(), GrantID: req.GetGrantId()})
+		return &meteringv1.CreateFinanceCredentialResponse{Credential: financeCredentialProto(c), Secret: secret}, err
+	})
 }

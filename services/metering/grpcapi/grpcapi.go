@@ -5,6 +5,7 @@ package grpcapi
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/pkg/principal"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/billing"
@@ -63,32 +65,27 @@ func (s *usageServer) GetUsage(ctx context.Context, _ *meteringv1.GetUsageReques
 // ListAlertMails answers the alert mails of the current usage window, not
 // the personal mails (resets, invitations) that share the outbox.
 func (s *usageServer) ListAlertMails(ctx context.Context, _ *meteringv1.ListAlertMailsRequest) (*meteringv1.ListAlertMailsResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// The window comes from the plan and the clock: no usage counter is read.
-	l, err := s.svc.Limits(ctx, p.AccountID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	mails, err := s.notify.Outbox(ctx, p.AccountID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	out := &meteringv1.ListAlertMailsResponse{}
-	for _, m := range mails {
-		if notify.PersonalMail(m.Milestone) || !m.PeriodStart.Equal(l.PeriodStart) {
-			continue
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.ListAlertMailsResponse, error) {
+		// The window comes from the plan and the clock: no usage counter is read.
+		l, err := s.svc.Limits(ctx, p.AccountID)
+		if err != nil {
+			return nil, err
 		}
-		am := &meteringv1.AlertMail{To: m.To, Subject: m.Subject, CreatedAt: timestamppb.New(m.CreatedAt),
-			LastError: m.LastError, GivenUp: m.GivenUp()}
-		if m.SentAt != nil {
-			am.SentAt = timestamppb.New(*m.SentAt)
-		}
-		out.AlertMails = append(out.AlertMails, am)
+		mails, err := s.notify.Outbox(ctx, p.AccountID)
+		mails = slices.DeleteFunc(mails, func(m notify.OutboxMail) bool {
+			return notify.PersonalMail(m.Milestone) || !m.PeriodStart.Equal(l.PeriodStart)
+		})
+		return &meteringv1.ListAlertMailsResponse{AlertMails: each(mails, alertMailProto)}, err
+	})
+}
+
+func alertMailProto(m notify.OutboxMail) *meteringv1.AlertMail {
+	am := &meteringv1.AlertMail{To: m.To, Subject: m.Subject, CreatedAt: timestamppb.New(m.CreatedAt),
+		LastError: m.LastError, GivenUp: m.GivenUp()}
+	if m.SentAt != nil {
+		am.SentAt = timestamppb.New(*m.SentAt)
 	}
-	return out, nil
+	return am
 }
 
 func usageProto(u metering.UsageSummary) *meteringv1.GetUsageResponse {

@@ -33,3 +33,28 @@ func caller(ctx context.Context) (principal.Principal, error) {
 	}
 	return p, nil
 }
+
+// forHolder is the frame of every call without an HTTP binding: it runs do
+// for the account holder's principal (holder) and answers a store that did
+// not answer as 503 (storeError).
+func forHolder[R any](ctx context.Context, do func(principal.Principal) (R, error)) (R, error) {
+	var zero R
+	p, err := holder(ctx)
+	if err != nil {
+		return zero, err
+	}
+	r, err := do(p)
+	if err != nil {
+		return zero, storeError(err)
+	}
+	return r, nil
+}
+
+// each converts every element of in with conv: a list answer's rows.
+func each[T, P any](in []T, conv func(T) P) []P {
+	out := make([]P, 0, len(in))
+	for _, v := range in {
+		out = append(out, conv(v))
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/ledgerlane/platform/pkg/principal"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering/identity"
 )
@@ -56,35 +57,21 @@ func (s *identityServer) SignOut(ctx context.Context, req *meteringv1.SignOutReq
 }
 
 func (s *identityServer) ListPeople(ctx context.Context, _ *meteringv1.ListPeopleRequest) (*meteringv1.ListPeopleResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	us, err := s.identity.PortalUsers(ctx, p.AccountID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	out := &meteringv1.ListPeopleResponse{}
-	for _, u := range us {
-		out.People = append(out.People, personProto(u))
-	}
-	return out, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.ListPeopleResponse, error) {
+		us, err := s.identity.PortalUsers(ctx, p.AccountID)
+		return &meteringv1.ListPeopleResponse{People: each(us, personProto)}, err
+	})
 }
 
 func (s *identityServer) InvitePerson(ctx context.Context, req *meteringv1.InvitePersonRequest) (*meteringv1.InvitePersonResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	inviter, err := s.identity.Person(ctx, p.AccountID, p.PersonID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	u, err := s.identity.Invite(ctx, p.AccountID, inviter, req.GetEmail(), req.GetLinkBase())
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.InvitePersonResponse{Person: personProto(u)}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.InvitePersonResponse, error) {
+		inviter, err := s.identity.Person(ctx, p.AccountID, p.PersonID)
+		if err != nil {
+			return nil, err
+		}
+		u, err := s.identity.Invite(ctx, p.AccountID, inviter, req.GetEmail(), req.GetLinkBase())
+		return &meteringv1.InvitePersonResponse{Person: personProto(u)}, err
+	})
 }
 
 func (s *identityServer) GetInvitation(ctx context.Context, req *meteringv1.GetInvitationRequest) (*meteringv1.GetInvitationResponse, error) {
@@ -126,14 +113,9 @@ func (s *identityServer) ResetPassword(ctx context.Context, req *meteringv1.Rese
 }
 
 func (s *identityServer) SendVerification(ctx context.Context, req *meteringv1.SendVerificationRequest) (*meteringv1.SendVerificationResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.identity.SendVerification(ctx, p.PersonID, req.GetLinkBase()); err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.SendVerificationResponse{}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.SendVerificationResponse, error) {
+		return &meteringv1.SendVerificationResponse{}, s.identity.SendVerification(ctx, p.PersonID, req.GetLinkBase())
+	})
 }
 
 func (s *identityServer) VerifyEmail(ctx context.Context, req *meteringv1.VerifyEmailRequest) (*meteringv1.VerifyEmailResponse, error) {

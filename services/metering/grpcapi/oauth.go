@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/ledgerlane/platform/pkg/principal"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/identity"
@@ -44,40 +45,22 @@ func oauthClientProto(c identity.OAuthClient) *meteringv1.OAuthClient {
 }
 
 func (s *oauthServer) ListOAuthClients(ctx context.Context, _ *meteringv1.ListOAuthClientsRequest) (*meteringv1.ListOAuthClientsResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := s.identity.OAuthClients(ctx, p.AccountID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	out := &meteringv1.ListOAuthClientsResponse{DefaultScopes: metering.DefaultConversionScopes(), OptInScopes: metering.OptInConversionScopes()}
-	for _, c := range cs {
-		out.Clients = append(out.Clients, oauthClientProto(c))
-	}
-	return out, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.ListOAuthClientsResponse, error) {
+		cs, err := s.identity.OAuthClients(ctx, p.AccountID)
+		return &meteringv1.ListOAuthClientsResponse{Clients: each(cs, oauthClientProto), DefaultScopes: metering.DefaultConversionScopes(),
+			OptInScopes: metering.OptInConversionScopes()}, err
+	})
 }
 
 func (s *oauthServer) CreateOAuthClient(ctx context.Context, req *meteringv1.CreateOAuthClientRequest) (*meteringv1.CreateOAuthClientResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	secret, c, err := s.identity.CreateOAuthClient(ctx, p.AccountID, req.GetName(), req.GetScopes())
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.CreateOAuthClientResponse{Client: oauthClientProto(c), Secret: secret}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.CreateOAuthClientResponse, error) {
+		secret, c, err := s.identity.CreateOAuthClient(ctx, p.AccountID, req.GetName(), req.GetScopes())
+		return &meteringv1.CreateOAuthClientResponse{Client: oauthClientProto(c), Secret: secret}, err
+	})
 }
 
 func (s *oauthServer) RevokeOAuthClient(ctx context.Context, req *meteringv1.RevokeOAuthClientRequest) (*meteringv1.RevokeOAuthClientResponse, error) {
-	p, err := holder(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.identity.RevokeOAuthClient(ctx, p.AccountID, req.GetClientId()); err != nil {
-		return nil, storeError(err)
-	}
-	return &meteringv1.RevokeOAuthClientResponse{}, nil
+	return forHolder(ctx, func(p principal.Principal) (*meteringv1.RevokeOAuthClientResponse, error) {
+		return &meteringv1.RevokeOAuthClientResponse{}, s.identity.RevokeOAuthClient(ctx, p.AccountID, req.GetClientId())
+	})
 }
