@@ -130,6 +130,17 @@ func (pp *pacsParser) each(parent int, name, mt string, read func(int) (*payment
 // batchRoot finds the message element name below doc and reads its
 // GrpHdr's MsgId, CreDtTm, NbOfTxs and CtrlSum into base.
 func (pp *pacsParser) batchRoot(doc int, name string, base *payment.Payment) (root, gh int, err error) {
+	if root, gh, err = pp.messageRoot(doc, name, base); err != nil {
+		return -1, -1, err
+	}
+	pp.t.get(gh, "NbOfTxs") // the count MT states by its sequences
+	pp.t.get(gh, "CtrlSum")
+	return root, gh, nil
+}
+
+// messageRoot finds the message element name below doc and its GrpHdr, and
+// reads the GrpHdr's MsgId and CreDtTm into base.
+func (pp *pacsParser) messageRoot(doc int, name string, base *payment.Payment) (root, gh int, err error) {
 	t := pp.t
 	if root = t.child(doc, name); root < 0 {
 		return -1, -1, pp.fail(doc, "expected %s", name)
@@ -139,8 +150,6 @@ func (pp *pacsParser) batchRoot(doc int, name string, base *payment.Payment) (ro
 	}
 	base.MessageID = t.get(gh, "MsgId")
 	base.CreatedAt, _ = parseDateTime(t.get(gh, "CreDtTm"))
-	t.get(gh, "NbOfTxs") // the count MT states by its sequences
-	t.get(gh, "CtrlSum")
 	return root, gh, nil
 }
 
@@ -425,11 +434,12 @@ func (r *pacsRenderer) uetr(u, rel string) {
 	r.w.leaf("UETR", u)
 }
 
-// endToEnd writes EndToEndId, NOTPROVIDED when the MT had none.
-func (r *pacsRenderer) endToEnd(e2e, rel string) {
+// endToEnd writes EndToEndId, NOTPROVIDED when the MT had none (no
+// source: the field that would have carried it).
+func (r *pacsRenderer) endToEnd(e2e, source, rel string) {
 	if e2e == "" {
 		e2e = "NOTPROVIDED"
-		r.warn.Add(payment.CodeEndToEndDefaulted, r.path(rel), 0, "no end-to-end reference: EndToEndId NOTPROVIDED")
+		r.warn.Add(payment.CodeEndToEndDefaulted, r.path(rel), 0, "no %s: EndToEndId NOTPROVIDED", source)
 	}
 	r.leaf("EndToEndId", e2e, 35, rel)
 }
@@ -530,7 +540,7 @@ func (r *pacsRenderer) initiationTx(tx *payment.Payment, rel string) error {
 	w.open("CdtTrfTxInf")
 	w.open("PmtId")
 	r.leaf("InstrId", tx.InstructionID, 35, rel+"/PmtId/InstrId")
-	r.endToEnd(tx.EndToEndID, rel+"/PmtId/EndToEndId")
+	r.endToEnd(tx.EndToEndID, "end-to-end reference", rel+"/PmtId/EndToEndId")
 	r.uetr(tx.UETR, rel+"/PmtId/UETR")
 	w.close("PmtId")
 	r.paymentType(tx, rel+"/PmtTpInf")
@@ -622,20 +632,15 @@ func (r *pacsRenderer) pacs010(p *payment.Payment, ref, created, from, to string
 	r.agentBIC("InstgAgt", from)
 	r.agentBIC("InstdAgt", to)
 	r.agentWithAccount("CdtrAgt", p.CreditorAgent, "CdtInstr/CdtrAgt")
-	cdtr := p.CreditorFI
-	if cdtr == nil {
-		// Without :58a: the sender is the institution to be credited.
-		cdtr = &payment.Agent{BIC: from}
-		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtInstr/Cdtr"), 0, "no beneficiary institution (:58a:): Cdtr is the sender %s", from)
-	}
-	r.agentWithAccount("Cdtr", cdtr, "CdtInstr/Cdtr")
+	// Without :58a: the sender is the institution to be credited.
+	r.agentOr("Cdtr", p.CreditorFI, from, "CdtInstr/Cdtr", "no beneficiary institution (:58a:): Cdtr is the sender %s")
 	r.instructions(&payment.Payment{InstructionsForCreditorAgent: p.InstructionsForCreditorAgent}, "CdtInstr", "PHOB TELB")
 	for i, tx := range p.Transactions {
 		rel := fmt.Sprintf("CdtInstr/DrctDbtTxInf[%d]", i+1)
 		w.open("DrctDbtTxInf")
 		w.open("PmtId")
 		r.leaf("InstrId", tx.InstructionID, 35, rel+"/PmtId/InstrId")
-		r.endToEnd(tx.EndToEndID, rel+"/PmtId/EndToEndId")
+		r.endToEnd(tx.EndToEndID, "end-to-end reference", rel+"/PmtId/EndToEndId")
 		r.uetr(tx.UETR, rel+"/PmtId/UETR")
 		w.close("PmtId")
 		if err := r.amount("IntrBkSttlmAmt", tx.Amount, rel+"/IntrBkSttlmAmt"); err != nil {

@@ -49,13 +49,7 @@ func (pp *pacsParser) camt054(doc int, hdr payment.Header) ([]*payment.Payment, 
 			out = append(out, p)
 		}
 	}
-	if len(out) == 0 {
-		return nil, pp.fail(root, "the notification has no Ntfctn/Ntry")
-	}
-	if len(out) > 1 {
-		pp.w.Add(payment.CodeSplit, "BkToCstmrDbtCdtNtfctn", 0, "%d entries: one MT message each", len(out))
-	}
-	return out, nil
+	return pp.oneMTEach(out, root, "the notification has no Ntfctn/Ntry", "BkToCstmrDbtCdtNtfctn", "entries")
 }
 
 func (pp *pacsParser) entry(e int, p *payment.Payment) error {
@@ -140,9 +134,9 @@ func (pp *pacsParser) txDetails(tx int, p *payment.Payment) (string, error) {
 	t := pp.t
 	p.InstructionID = t.get(tx, "Refs/InstrId")
 	p.EndToEndID = t.get(tx, "Refs/EndToEndId")
-	p.UETR = t.get(tx, "Refs/UETR")
-	if p.UETR != "" && !payment.IsUETR(p.UETR) {
-		return "", pp.fail(t.at(tx, "Refs/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	var err error
+	if p.UETR, err = pp.uetr(tx, "Refs/UETR"); err != nil {
+		return "", err
 	}
 	if a := t.child(tx, "Amt"); a >= 0 {
 		ta, err := pp.amount(a, false)

@@ -158,22 +158,15 @@ func (pp *pacsParser) originalTx(tx int, p *payment.Payment) error {
 	if e := t.get(tx, "OrgnlEndToEndId"); e != "NOTPROVIDED" {
 		p.EndToEndID = e
 	}
-	p.UETR = t.get(tx, "OrgnlUETR")
-	if p.UETR != "" && !payment.IsUETR(p.UETR) {
-		return pp.fail(t.child(tx, "OrgnlUETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
-	}
 	var err error
+	if p.UETR, err = pp.uetr(tx, "OrgnlUETR"); err != nil {
+		return err
+	}
 	if p.Amount, err = pp.amount(t.child(tx, "OrgnlIntrBkSttlmAmt"), false); err != nil {
 		return err
 	}
-	if s := t.get(tx, "OrgnlIntrBkSttlmDt"); s != "" {
-		d, ok := parseISODate(s)
-		if !ok {
-			return pp.fail(t.child(tx, "OrgnlIntrBkSttlmDt"), "OrgnlIntrBkSttlmDt %q is not a date", clip(s))
-		}
-		p.SettlementDate = d
-	}
-	return nil
+	p.SettlementDate, err = pp.namedDate(tx, "OrgnlIntrBkSttlmDt")
+	return err
 }
 
 // reason reads the first PaymentCancellationReason5 or
@@ -451,11 +444,9 @@ func (pp *pacsParser) chargesUnderlying(rc int, p *payment.Payment) error {
 	p.OriginalMessageID = t.get(u, "MsgId")
 	p.InstructionID = t.get(u, "InstrId")
 	p.EndToEndID = t.get(u, "EndToEndId")
-	p.UETR = t.get(u, "UETR")
-	if p.UETR != "" && !payment.IsUETR(p.UETR) {
-		return pp.fail(t.child(u, "UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
-	}
-	return nil
+	var err error
+	p.UETR, err = pp.uetr(u, "UETR")
+	return err
 }
 
 // singleCharge reads the one charge of a Sngl record: its amount is the
@@ -634,12 +625,7 @@ func (r *pacsRenderer) reasonElement(name string, c *payment.Case, rel string) {
 		o.Account = ""
 		r.party("Orgtr", &o, rel+"/Orgtr")
 	}
-	if c.Reason != "" {
-		r.codeOrPrtry("Rsn", c.Reason, rel+"/Rsn")
-	}
-	for i, s := range c.ReasonInfo {
-		r.leaf("AddtlInf", s, 105, fmt.Sprintf("%s/AddtlInf[%d]", rel, i+1))
-	}
+	r.reasonInfo(c.Reason, c.ReasonInfo, rel)
 	w.close(name)
 }
 

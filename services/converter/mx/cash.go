@@ -320,11 +320,10 @@ func (pp *pacsParser) camt057(root int, p *payment.Payment) error {
 		it := base
 		it.Reference = t.get(id, "Id")
 		it.EndToEndID = t.get(id, "EndToEndId")
-		it.UETR = t.get(id, "UETR")
-		if it.UETR != "" && !payment.IsUETR(it.UETR) {
-			return pp.fail(t.child(id, "UETR"), "UETR %q is not a UUID v4 in lower case", clip(it.UETR))
-		}
 		var err error
+		if it.UETR, err = pp.uetr(id, "UETR"); err != nil {
+			return err
+		}
 		if it.Amount, err = pp.amount(t.child(id, "Amt"), true); err != nil {
 			return err
 		}

@@ -17,67 +17,36 @@ const typePacs2 = "pacs.002"
 
 func (pp *pacsParser) pacs002(doc int, hdr payment.Header) ([]*payment.Payment, error) {
 	t := pp.t
-	root := t.child(doc, "FIToFIPmtStsRpt")
-	if root < 0 {
-		return nil, pp.fail(doc, "expected FIToFIPmtStsRpt")
+	base := payment.Payment{Kind: payment.Status, Header: hdr}
+	root, gh, err := pp.messageRoot(doc, "FIToFIPmtStsRpt", &base)
+	if err != nil {
+		return nil, err
 	}
-	gh := t.child(root, "GrpHdr")
-	if gh < 0 {
-		return nil, pp.fail(root, "GrpHdr is missing")
-	}
-	msgID := t.get(gh, "MsgId")
-	createdAt, _ := parseDateTime(t.get(gh, "CreDtTm"))
-	instg, instd := pp.agent(gh, "InstgAgt"), pp.agent(gh, "InstdAgt")
+	base.InstructingAgent, base.InstructedAgent = pp.agent(gh, "InstgAgt"), pp.agent(gh, "InstdAgt")
 	var out []*payment.Payment
 	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
 		if t.nodes[tx].name != "TxInfAndSts" {
 			continue
 		}
-		p := &payment.Payment{Kind: payment.Status, Header: hdr, MessageID: msgID, CreatedAt: createdAt,
-			InstructingAgent: instg, InstructedAgent: instd}
-		p.OriginalMessageID = t.get(tx, "OrgnlGrpInf/OrgnlMsgId")
-		p.OriginalMessageType = t.get(tx, "OrgnlGrpInf/OrgnlMsgNmId")
+		p := new(payment.Payment)
+		*p = base
 		p.InstructionID = t.get(tx, "OrgnlInstrId")
-		p.EndToEndID = t.get(tx, "OrgnlEndToEndId")
-		p.UETR = t.get(tx, "OrgnlUETR")
-		if p.UETR != "" && !payment.IsUETR(p.UETR) {
-			return nil, pp.fail(t.child(tx, "OrgnlUETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+		if err := pp.originalRefs(tx, p); err != nil {
+			return nil, err
 		}
 		p.TransactionStatus = t.get(tx, "TxSts")
 		if p.TransactionStatus == "" {
 			return nil, pp.fail(tx, "TxSts is missing")
 		}
-		for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-			if t.nodes[c].name != "StsRsnInf" {
-				continue
-			}
-			if r := firstOf(t.get(c, "Rsn/Cd"), t.get(c, "Rsn/Prtry")); r != "" {
-				if p.StatusReason == "" {
-					p.StatusReason = r
-				} else {
-					p.StatusInfo = append(p.StatusInfo, r)
-				}
-			}
-			for a := t.nodes[c].first; a >= 0; a = t.nodes[a].next {
-				if t.nodes[a].name == "AddtlInf" && t.nodes[a].text != "" {
-					t.nodes[a].used = true
-					p.StatusInfo = append(p.StatusInfo, t.nodes[a].text)
-				}
-			}
-		}
+		p.StatusReason, p.StatusInfo = pp.reasons(tx, "StsRsnInf")
 		// The rejected transfer's amount and date (an MT103/202/205 reject
 		// carries them in :32A:).
 		if ref := t.child(tx, "OrgnlTxRef"); ref >= 0 {
-			var err error
 			if p.Amount, err = pp.amount(t.child(ref, "IntrBkSttlmAmt"), false); err != nil {
 				return nil, err
 			}
-			if s := t.get(ref, "IntrBkSttlmDt"); s != "" {
-				d, ok := parseISODate(s)
-				if !ok {
-					return nil, pp.fail(t.child(ref, "IntrBkSttlmDt"), "IntrBkSttlmDt %q is not a date", clip(s))
-				}
-				p.SettlementDate = d
+			if p.SettlementDate, err = pp.namedDate(ref, "IntrBkSttlmDt"); err != nil {
+				return nil, err
 			}
 			pp.originalParties(ref, p)
 		}
@@ -88,21 +57,10 @@ func (pp *pacsParser) pacs002(doc int, hdr payment.Header) ([]*payment.Payment, 
 			}
 			p.StatusTime = at
 		}
-		if a := pp.agent(tx, "InstgAgt"); a != nil {
-			p.InstructingAgent = a
-		}
-		if a := pp.agent(tx, "InstdAgt"); a != nil {
-			p.InstructedAgent = a
-		}
+		pp.overrideAgents(tx, p)
 		out = append(out, p)
 	}
-	if len(out) == 0 {
-		return nil, pp.fail(root, "the report has no TxInfAndSts (a group status alone has no MT199 form)")
-	}
-	if len(out) > 1 {
-		pp.w.Add(payment.CodeSplit, "FIToFIPmtStsRpt", 0, "%d transaction statuses: one MT message each", len(out))
-	}
-	return out, nil
+	return pp.oneMTEach(out, root, "the report has no TxInfAndSts (a group status alone has no MT199 form)", "FIToFIPmtStsRpt", "transaction statuses")
 }
 
 // pacs002 writes an FIToFIPmtStsRpt with one TxInfAndSts.
@@ -141,26 +99,13 @@ func (r *pacsRenderer) pacs002(p *payment.Payment, ref, created, from, to string
 	r.leaf("TxSts", p.TransactionStatus, 4, "TxInfAndSts/TxSts")
 	if p.StatusReason != "" || len(p.StatusInfo) > 0 {
 		w.open("StsRsnInf")
-		if p.StatusReason != "" {
-			r.codeOrPrtry("Rsn", p.StatusReason, "TxInfAndSts/StsRsnInf/Rsn")
-		}
-		for i, s := range p.StatusInfo {
-			r.leaf("AddtlInf", s, 105, fmt.Sprintf("TxInfAndSts/StsRsnInf/AddtlInf[%d]", i+1))
-		}
+		r.reasonInfo(p.StatusReason, p.StatusInfo, "TxInfAndSts/StsRsnInf")
 		w.close("StsRsnInf")
 	}
 	if !p.StatusTime.IsZero() {
 		w.rawLeaf("AccptncDtTm", appendOffsetTime(r.num[:0], p.StatusTime))
 	}
-	instg, instd := p.InstructingAgent, p.InstructedAgent
-	if instg == nil {
-		instg = &payment.Agent{BIC: from}
-	}
-	if instd == nil {
-		instd = &payment.Agent{BIC: to}
-	}
-	r.agent("InstgAgt", instg, "TxInfAndSts/InstgAgt")
-	r.agent("InstdAgt", instd, "TxInfAndSts/InstdAgt")
+	r.instructingAgents(p, from, to, "TxInfAndSts/InstgAgt", "TxInfAndSts/InstdAgt")
 	if p.Amount.Currency != "" || !p.SettlementDate.IsZero() || hasParties(p) {
 		w.open("OrgnlTxRef")
 		if p.Amount.Currency != "" {

@@ -25,92 +25,49 @@ var ReturnVersions = []string{"pacs.004.001.09"}
 // ParseReturns reads a pacs.004 (every TxInf is one return), with or
 // without its business application header, bare or in an envelope.
 func ParseReturns(input []byte) ([]*payment.Payment, []statement.Warning, error) {
-	t, err := parseTree(input)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer t.release() // the payments keep strings of the input, never nodes
-	pp := &pacsParser{t: t, w: &payment.Warner{}, typ: typePacs4}
-	doc := -1
-	for i := range t.nodes {
-		if t.nodes[i].name == "Document" {
-			v, ok := returnVersionOf(t.namespace(i))
-			if !ok {
-				return nil, nil, pp.fail(i, "document is %s, not pacs.004", clip(t.namespace(i)))
+	return readDocument(input, returnTested, func(pp *pacsParser) (int, error) {
+		t := pp.t
+		for i := range t.nodes {
+			if t.nodes[i].name == "Document" {
+				_, v, ok := returnVersionOf(t.namespace(i))
+				if !ok {
+					return -1, pp.fail(i, "document is %s, not pacs.004", clip(t.namespace(i)))
+				}
+				pp.typ, pp.version = typePacs4, v
+				return i, nil
 			}
-			doc, pp.version = i, v
-			break
 		}
-	}
-	if doc < 0 {
-		return nil, nil, &statement.ParseError{Field: "Document", Reason: "no pacs.004 Document element found"}
-	}
-	if !contains(returnReadVersions, pp.version) {
-		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, returnReadVersions[0])
-	}
-	var hdr payment.Header
-	if ah := t.find(-1, "AppHdr"); ah >= 0 {
-		hdr = pp.appHdr(ah)
-	}
-	pays, err := pp.pacs004(doc, hdr)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, id := range t.unused(doc) {
-		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s has no place in the payment model and was not carried", t.pathOf(id))
-	}
-	return pays, pp.w.Result(), nil
+		return -1, &statement.ParseError{Field: "Document", Reason: "no pacs.004 Document element found"}
+	}, (*pacsParser).pacs004)
 }
 
-// returnVersionOf returns the version of a pacs.004 namespace.
-func returnVersionOf(ns string) (string, bool) {
-	v := ns
-	if len(v) > len(nsPrefix) && v[:len(nsPrefix)] == nsPrefix {
-		v = v[len(nsPrefix):]
-	} else {
-		return "", false
-	}
-	if len(v) == len(typePacs4)+7 && v[:len(typePacs4)+5] == typePacs4+".001." && isDigits(v[len(typePacs4)+5:]) {
-		return v, true
-	}
-	return "", false
-}
+// returnTested is returnReadVersions as readDocument takes them.
+var returnTested = map[string][]string{typePacs4: returnReadVersions}
 
 func (pp *pacsParser) pacs004(doc int, hdr payment.Header) ([]*payment.Payment, error) {
 	t := pp.t
-	root := t.child(doc, "PmtRtr")
-	if root < 0 {
-		return nil, pp.fail(doc, "expected PmtRtr")
+	base := payment.Payment{Kind: payment.Return, Header: hdr}
+	root, gh, err := pp.messageRoot(doc, "PmtRtr", &base)
+	if err != nil {
+		return nil, err
 	}
-	gh := t.child(root, "GrpHdr")
-	if gh < 0 {
-		return nil, pp.fail(root, "GrpHdr is missing")
-	}
-	msgID := t.get(gh, "MsgId")
-	createdAt, _ := parseDateTime(t.get(gh, "CreDtTm"))
 	t.get(gh, "NbOfTxs")
 	st := t.child(gh, "SttlmInf")
-	instg, instd := pp.agent(gh, "InstgAgt"), pp.agent(gh, "InstdAgt")
+	base.InstructingAgent, base.InstructedAgent = pp.agent(gh, "InstgAgt"), pp.agent(gh, "InstdAgt")
 	var out []*payment.Payment
 	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
 		if t.nodes[tx].name != "TxInf" {
 			continue
 		}
-		p := &payment.Payment{Kind: payment.Return, Header: hdr, MessageID: msgID, CreatedAt: createdAt,
-			InstructingAgent: instg, InstructedAgent: instd}
+		p := new(payment.Payment)
+		*p = base
 		pp.settlement(st, p)
 		if err := pp.returnTx(tx, p); err != nil {
 			return nil, err
 		}
 		out = append(out, p)
 	}
-	if len(out) == 0 {
-		return nil, pp.fail(root, "the message has no TxInf (a group return alone has no MT form)")
-	}
-	if len(out) > 1 {
-		pp.w.Add(payment.CodeSplit, "PmtRtr", 0, "%d returns: one MT message each", len(out))
-	}
-	return out, nil
+	return pp.oneMTEach(out, root, "the message has no TxInf (a group return alone has no MT form)", "PmtRtr", "returns")
 }
 
 func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {
@@ -122,13 +79,9 @@ func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {
 			pp.w.Add(payment.CodeFieldDropped, "TxInf/RtrId", t.line(t.child(tx, "RtrId")), "return id %s differs from GrpHdr/MsgId %s and has no MT field (:20: is the message id)", clip(id), clip(p.MessageID))
 		}
 	}
-	p.OriginalMessageID = t.get(tx, "OrgnlGrpInf/OrgnlMsgId")
-	p.OriginalMessageType = t.get(tx, "OrgnlGrpInf/OrgnlMsgNmId")
 	p.OriginalInstructionID = t.get(tx, "OrgnlInstrId")
-	p.EndToEndID = t.get(tx, "OrgnlEndToEndId")
-	p.UETR = t.get(tx, "OrgnlUETR")
-	if p.UETR != "" && !payment.IsUETR(p.UETR) {
-		return pp.fail(t.child(tx, "OrgnlUETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	if err := pp.originalRefs(tx, p); err != nil {
+		return err
 	}
 	amt := t.child(tx, "RtrdIntrBkSttlmAmt")
 	if amt < 0 {
@@ -161,12 +114,7 @@ func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {
 	if err := pp.charges(tx, p); err != nil {
 		return err
 	}
-	if a := pp.agent(tx, "InstgAgt"); a != nil {
-		p.InstructingAgent = a
-	}
-	if a := pp.agent(tx, "InstdAgt"); a != nil {
-		p.InstructedAgent = a
-	}
+	pp.overrideAgents(tx, p)
 	if ch := t.child(tx, "RtrChain"); ch >= 0 {
 		p.Debtor, p.DebtorFI = pp.party40(ch, "Dbtr")
 		p.Creditor, p.CreditorFI = pp.party40(ch, "Cdtr")
@@ -174,24 +122,7 @@ func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {
 		p.Intermediary = pp.agent(ch, "IntrmyAgt1")
 		p.CreditorAgent = pp.agent(ch, "CdtrAgt")
 	}
-	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name != "RtrRsnInf" {
-			continue
-		}
-		if r := firstOf(t.get(c, "Rsn/Cd"), t.get(c, "Rsn/Prtry")); r != "" {
-			if p.ReturnReason == "" {
-				p.ReturnReason = r
-			} else {
-				p.ReturnInfo = append(p.ReturnInfo, r)
-			}
-		}
-		for a := t.nodes[c].first; a >= 0; a = t.nodes[a].next {
-			if t.nodes[a].name == "AddtlInf" && t.nodes[a].text != "" {
-				t.nodes[a].used = true
-				p.ReturnInfo = append(p.ReturnInfo, t.nodes[a].text)
-			}
-		}
-	}
+	p.ReturnReason, p.ReturnInfo = pp.reasons(tx, "RtrRsnInf")
 	return nil
 }
 
@@ -230,30 +161,17 @@ func (r *pacsRenderer) pacs004(p *payment.Payment, ref string, created string, f
 	w.open("TxInf")
 	r.leaf("RtrId", msgID, 35, "TxInf/RtrId")
 	r.returnOriginal(p)
-	if err := r.returnAmounts(p); err != nil {
+	if err := r.amounts(p, "RtrdIntrBkSttlmAmt", "TxInf/RtrdIntrBkSttlmAmt", "RtrdInstdAmt", "TxInf/RtrdInstdAmt", "TxInf/XchgRate"); err != nil {
 		return err
 	}
 	if err := r.returnCharges(p, from, to); err != nil {
 		return err
 	}
-	instg, instd := p.InstructingAgent, p.InstructedAgent
-	if instg == nil {
-		instg = &payment.Agent{BIC: from}
-	}
-	if instd == nil {
-		instd = &payment.Agent{BIC: to}
-	}
-	r.agent("InstgAgt", instg, "TxInf/InstgAgt")
-	r.agent("InstdAgt", instd, "TxInf/InstdAgt")
+	r.instructingAgents(p, from, to, "TxInf/InstgAgt", "TxInf/InstdAgt")
 	r.returnChain(p, from, to)
 	if p.ReturnReason != "" || len(p.ReturnInfo) > 0 {
 		w.open("RtrRsnInf")
-		if p.ReturnReason != "" {
-			r.codeOrPrtry("Rsn", p.ReturnReason, "TxInf/RtrRsnInf/Rsn")
-		}
-		for i, s := range p.ReturnInfo {
-			r.leaf("AddtlInf", s, 105, fmt.Sprintf("TxInf/RtrRsnInf/AddtlInf[%d]", i+1))
-		}
+		r.reasonInfo(p.ReturnReason, p.ReturnInfo, "TxInf/RtrRsnInf")
 		w.close("RtrRsnInf")
 	}
 	w.close("TxInf")
@@ -271,22 +189,7 @@ func (r *pacsRenderer) returnGroupHeader(p *payment.Payment, msgID, created stri
 	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
 	w.rawLeaf("CreDtTm", []byte(created))
 	w.leaf("NbOfTxs", "1")
-	w.open("SttlmInf")
-	m := p.SettlementMethod
-	if m == "" {
-		m = "INDA"
-		if p.SendersCorrespondent != nil || p.ReceiversCorrespondent != nil {
-			m = "COVE"
-		}
-	}
-	w.leaf("SttlmMtd", m)
-	if p.SettlementAccount != "" {
-		r.account("SttlmAcct", p.SettlementAccount, "GrpHdr/SttlmInf/SttlmAcct")
-	}
-	r.agentWithAccount("InstgRmbrsmntAgt", p.SendersCorrespondent, "GrpHdr/SttlmInf/InstgRmbrsmntAgt")
-	r.agentWithAccount("InstdRmbrsmntAgt", p.ReceiversCorrespondent, "GrpHdr/SttlmInf/InstdRmbrsmntAgt")
-	r.agentWithAccount("ThrdRmbrsmntAgt", p.ThirdReimbursement, "GrpHdr/SttlmInf/ThrdRmbrsmntAgt")
-	w.close("SttlmInf")
+	r.settlementInfo(p)
 	w.close("GrpHdr")
 }
 
@@ -317,30 +220,6 @@ func (r *pacsRenderer) returnOriginal(p *payment.Payment) {
 	}
 }
 
-// returnAmounts writes RtrdIntrBkSttlmAmt, IntrBkSttlmDt, RtrdInstdAmt and
-// XchgRate, cut to what BaseOneRate holds (11 digits, 10 decimals).
-func (r *pacsRenderer) returnAmounts(p *payment.Payment) error {
-	w := &r.w
-	if err := r.amount("RtrdIntrBkSttlmAmt", p.Amount, "TxInf/RtrdIntrBkSttlmAmt"); err != nil {
-		return err
-	}
-	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
-	if p.InstructedAmount.Currency != "" {
-		if err := r.amount("RtrdInstdAmt", p.InstructedAmount, "TxInf/RtrdInstdAmt"); err != nil {
-			return err
-		}
-	}
-	if !p.ExchangeRate.IsZero() {
-		rate := p.ExchangeRate
-		if rate.NumDigits() > 11 || rate.Exponent() < -10 {
-			rate = rate.Truncate(10)
-			r.warn.Add(payment.CodeTruncated, r.path("TxInf/XchgRate"), 0, "exchange rate %s cut to %s (BaseOneRate: 11 digits, 10 decimals)", p.ExchangeRate, rate)
-		}
-		w.leaf("XchgRate", rate.String())
-	}
-	return nil
-}
-
 // returnCharges writes ChrgBr and, as in pacs.008, the returning bank's
 // charges (:71F:) and the receiver's (:71G:): ChrgsInf with the sender, or
 // the receiver, as agent.
@@ -349,23 +228,7 @@ func (r *pacsRenderer) returnCharges(p *payment.Payment, from, to string) error 
 	if p.ChargeBearer != "" {
 		w.leaf("ChrgBr", p.ChargeBearer)
 	}
-	for i, c := range p.SenderCharges {
-		w.open("ChrgsInf")
-		if err := r.amount("Amt", c, fmt.Sprintf("TxInf/ChrgsInf[%d]/Amt", i+1)); err != nil {
-			return err
-		}
-		r.agentBIC("Agt", from)
-		w.close("ChrgsInf")
-	}
-	if p.ReceiverCharges.Currency != "" {
-		w.open("ChrgsInf")
-		if err := r.amount("Amt", p.ReceiverCharges, "TxInf/ChrgsInf/Amt"); err != nil {
-			return err
-		}
-		r.agentBIC("Agt", to)
-		w.close("ChrgsInf")
-	}
-	return nil
+	return r.chargesInf(p, from, to, "TxInf/ChrgsInf")
 }
 
 // returnChain writes RtrChain: the debtor and creditor as parties (MT103)
@@ -484,8 +347,12 @@ func ReturnFormats() engine.FormatSet {
 // DetectReturn recognises pacs.004 from the Document namespace, else from
 // the AppHdr's MsgDefIdr.
 func DetectReturn(input []byte) (string, string, bool) {
-	return detectNamespace(input, nsPrefix+typePacs4+".", func(ns string) (string, string, bool) {
-		v, ok := returnVersionOf(ns)
-		return typePacs4, v, ok
-	})
+	return detectNamespace(input, nsPrefix+typePacs4+".", returnVersionOf)
 }
+
+// returnVersionOf returns the type and version of a pacs.004 namespace.
+func returnVersionOf(ns string) (typ, version string, ok bool) {
+	return versionIn(ns, returnTypes)
+}
+
+var returnTypes = []string{typePacs4}

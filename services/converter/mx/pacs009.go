@@ -17,37 +17,21 @@ func (pp *pacsParser) pacs009(doc int, hdr payment.Header) ([]*payment.Payment, 
 
 func (pp *pacsParser) fiTransaction(tx int, p *payment.Payment) error {
 	t := pp.t
-	p.InstructionID = t.get(tx, "PmtId/InstrId")
-	p.EndToEndID = t.get(tx, "PmtId/EndToEndId")
-	p.UETR = t.get(tx, "PmtId/UETR")
-	if p.UETR != "" && !payment.IsUETR(p.UETR) {
-		return pp.fail(t.at(tx, "PmtId/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
-	}
-	pp.paymentType(tx, p)
-	var err error
-	if p.Amount, err = pp.amount(t.child(tx, "IntrBkSttlmAmt"), true); err != nil {
+	if err := pp.paymentID(tx, p); err != nil {
 		return err
 	}
-	d := t.get(tx, "IntrBkSttlmDt")
-	if d == "" {
-		return pp.fail(tx, "IntrBkSttlmDt is missing: MT needs the value date (:32A:)")
+	pp.paymentType(tx, p)
+	if err := pp.settled(tx, p); err != nil {
+		return err
 	}
-	var ok bool
-	if p.SettlementDate, ok = parseISODate(d); !ok {
-		return pp.fail(t.child(tx, "IntrBkSttlmDt"), "%q is not a date", clip(d))
-	}
-	p.PreviousInstructingAgent = pp.agent(tx, "PrvsInstgAgt1")
-	p.InstructingAgent = pp.agent(tx, "InstgAgt")
-	p.InstructedAgent = pp.agent(tx, "InstdAgt")
-	p.Intermediary = pp.agentAcct(tx, "IntrmyAgt1")
+	pp.routingAgents(tx, p)
 	p.DebtorFI = pp.agentAcct(tx, "Dbtr")
 	p.CreditorAgent = pp.agentAcct(tx, "CdtrAgt")
 	p.CreditorFI = pp.agentAcct(tx, "Cdtr")
 	if p.DebtorFI == nil || p.CreditorFI == nil {
 		return pp.fail(tx, "Dbtr and Cdtr are mandatory")
 	}
-	pp.texts(tx, p)
-	p.Purpose = firstOf(t.get(tx, "Purp/Prtry"), t.get(tx, "Purp/Cd"))
+	pp.textsAndPurpose(tx, p)
 	if u := t.child(tx, "UndrlygCstmrCdtTrf"); u >= 0 {
 		p.Kind = payment.Cover
 		up := &payment.Payment{Kind: payment.Customer}
@@ -62,6 +46,7 @@ func (pp *pacsParser) fiTransaction(tx int, p *payment.Payment) error {
 		}
 		pp.texts(u, up)
 		if ia := t.child(u, "InstdAmt"); ia >= 0 {
+			var err error
 			if up.InstructedAmount, err = pp.amount(ia, false); err != nil {
 				return err
 			}
@@ -75,57 +60,19 @@ func (pp *pacsParser) fiTransaction(tx int, p *payment.Payment) error {
 func (r *pacsRenderer) fiTransaction(p *payment.Payment, from, to string) error {
 	w := &r.w
 	w.open("CdtTrfTxInf")
-	w.open("PmtId")
-	r.leaf("InstrId", p.InstructionID, 35, "CdtTrfTxInf/PmtId/InstrId")
-	e2e := p.EndToEndID
-	if e2e == "" {
-		e2e = "NOTPROVIDED"
-		r.warn.Add(payment.CodeEndToEndDefaulted, r.path("CdtTrfTxInf/PmtId/EndToEndId"), 0, "no :21: related reference: EndToEndId NOTPROVIDED")
-	}
-	r.leaf("EndToEndId", e2e, 35, "CdtTrfTxInf/PmtId/EndToEndId")
-	uetr := p.UETR
-	if uetr == "" {
-		uetr = payment.NewUETR()
-		r.warn.Add(payment.CodeUETRGenerated, r.path("CdtTrfTxInf/PmtId/UETR"), 0, "no UETR (block 3 field 121): generated %s", uetr)
-	}
-	w.leaf("UETR", uetr)
-	w.close("PmtId")
+	r.paymentID(p, ":21: related reference")
 	r.paymentType(p, "CdtTrfTxInf/PmtTpInf")
 	if err := r.amount("IntrBkSttlmAmt", p.Amount, "CdtTrfTxInf/IntrBkSttlmAmt"); err != nil {
 		return err
 	}
 	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
 	r.dropCustomerFields(p, "CdtTrfTxInf")
-	r.agentWithAccount("PrvsInstgAgt1", p.PreviousInstructingAgent, "CdtTrfTxInf/PrvsInstgAgt1")
-	instg, instd := p.InstructingAgent, p.InstructedAgent
-	if instg == nil {
-		instg = &payment.Agent{BIC: from}
-	}
-	if instd == nil {
-		instd = &payment.Agent{BIC: to}
-	}
-	r.agent("InstgAgt", instg, "CdtTrfTxInf/InstgAgt")
-	r.agent("InstdAgt", instd, "CdtTrfTxInf/InstdAgt")
-	r.agentWithAccount("IntrmyAgt1", p.Intermediary, "CdtTrfTxInf/IntrmyAgt1")
-	dbtr := p.DebtorFI
-	if dbtr == nil {
-		dbtr = &payment.Agent{BIC: from}
-		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtTrfTxInf/Dbtr"), 0, "no ordering institution (:52a:): Dbtr is the sender %s", from)
-	}
-	r.agentWithAccount("Dbtr", dbtr, "CdtTrfTxInf/Dbtr")
+	r.routingAgents(p, from, to)
+	dbtr := r.agentOr("Dbtr", p.DebtorFI, from, "CdtTrfTxInf/Dbtr", "no ordering institution (:52a:): Dbtr is the sender %s")
 	r.agentWithAccount("CdtrAgt", p.CreditorAgent, "CdtTrfTxInf/CdtrAgt")
-	cdtr := p.CreditorFI
-	if cdtr == nil {
-		cdtr = &payment.Agent{BIC: to}
-		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtTrfTxInf/Cdtr"), 0, "no beneficiary institution (:58a:): Cdtr is the receiver %s", to)
-	}
-	r.agentWithAccount("Cdtr", cdtr, "CdtTrfTxInf/Cdtr")
+	cdtr := r.agentOr("Cdtr", p.CreditorFI, to, "CdtTrfTxInf/Cdtr", "no beneficiary institution (:58a:): Cdtr is the receiver %s")
 	r.instructions(p, "CdtTrfTxInf", "PHOB TELB")
-	if p.Purpose != "" {
-		w.open("Purp")
-		r.leaf("Prtry", p.Purpose, 35, "CdtTrfTxInf/Purp/Prtry")
-		w.close("Purp")
-	}
+	r.purpose(p)
 	if len(p.Regulatory) > 0 {
 		r.warn.Add(payment.CodeFieldDropped, r.path("CdtTrfTxInf/RgltryRptg"), 0, "pacs.009 has no regulatory reporting: %d line(s) not carried", len(p.Regulatory))
 	}
@@ -159,20 +106,10 @@ func (r *pacsRenderer) underlying(u *payment.Payment, coverDbtr, coverCdtr *paym
 		return &statement.ParseError{Message: r.no, Field: rel, Reason: "the underlying customer credit transfer needs a debtor and a creditor"}
 	}
 	r.party("Dbtr", u.Debtor, rel+"/Dbtr")
-	dbtrAgt := u.DebtorAgent
-	if dbtrAgt == nil {
-		dbtrAgt = &payment.Agent{BIC: coverDbtr.BIC}
-		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel+"/DbtrAgt"), 0, "no ordering institution in sequence B (:52a:): DbtrAgt is the cover's Dbtr %s", coverDbtr.BIC)
-	}
-	r.agentWithAccount("DbtrAgt", dbtrAgt, rel+"/DbtrAgt")
+	r.agentOr("DbtrAgt", u.DebtorAgent, coverDbtr.BIC, rel+"/DbtrAgt", "no ordering institution in sequence B (:52a:): DbtrAgt is the cover's Dbtr %s")
 	r.agentWithAccount("PrvsInstgAgt1", u.PreviousInstructingAgent, rel+"/PrvsInstgAgt1")
 	r.agentWithAccount("IntrmyAgt1", u.Intermediary, rel+"/IntrmyAgt1")
-	cdtrAgt := u.CreditorAgent
-	if cdtrAgt == nil {
-		cdtrAgt = &payment.Agent{BIC: coverCdtr.BIC}
-		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel+"/CdtrAgt"), 0, "no account with institution in sequence B (:57a:): CdtrAgt is the cover's Cdtr %s", coverCdtr.BIC)
-	}
-	r.agentWithAccount("CdtrAgt", cdtrAgt, rel+"/CdtrAgt")
+	r.agentOr("CdtrAgt", u.CreditorAgent, coverCdtr.BIC, rel+"/CdtrAgt", "no account with institution in sequence B (:57a:): CdtrAgt is the cover's Cdtr %s")
 	r.party("Cdtr", u.Creditor, rel+"/Cdtr")
 	r.instructions(u, rel, "CHQB HOLD PHOB TELB")
 	if len(u.Regulatory) > 0 {
@@ -199,13 +136,7 @@ func (r *pacsRenderer) paymentType(p *payment.Payment, rel string) {
 		r.codeOrPrtry("SvcLvl", sl, rel+"/SvcLvl")
 	}
 	if p.LocalInstrument != "" {
-		w.open("LclInstrm")
-		if len(p.LocalInstrument) <= 35 && isUpperAlnum(p.LocalInstrument) {
-			w.leaf("Cd", p.LocalInstrument)
-		} else {
-			r.leaf("Prtry", p.LocalInstrument, 35, rel+"/LclInstrm/Prtry")
-		}
-		w.close("LclInstrm")
+		r.codeOrPrtryN("LclInstrm", p.LocalInstrument, 35, rel+"/LclInstrm")
 	}
 	if p.CategoryPurpose != "" {
 		r.codeOrPrtry("CtgyPurp", p.CategoryPurpose, rel+"/CtgyPurp")
@@ -259,7 +190,7 @@ func (r *pacsRenderer) remittance(lines []string, rel string) {
 	w := &r.w
 	w.open("RmtInf")
 	for i, u := range lines {
-		r.leaf("Ustrd", u, 140, fmt.Sprintf("%s/Ustrd[%d]", rel, i+1))
+		r.leafAt("Ustrd", u, 140, rel, i+1)
 	}
 	w.close("RmtInf")
 }

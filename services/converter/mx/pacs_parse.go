@@ -88,26 +88,38 @@ func ParsePayments(input []byte, want, version string) ([]*payment.Payment, []st
 // PAY_FIELD_DROPPED.
 func parseDocument(input []byte, want string, versionOf func(ns string) (typ, version string, ok bool), tested map[string][]string,
 	read func(pp *pacsParser, doc int, hdr payment.Header) ([]*payment.Payment, error)) ([]*payment.Payment, []statement.Warning, error) {
+	return readDocument(input, tested, func(pp *pacsParser) (int, error) {
+		t := pp.t
+		for i := range t.nodes {
+			if t.nodes[i].name == "Document" {
+				if typ, v, ok := versionOf(t.namespace(i)); ok {
+					if want != "" && !strings.EqualFold(want, typ) {
+						return -1, pp.fail(i, "document is %s, not %s", v, want)
+					}
+					pp.typ, pp.version = typ, v
+					return i, nil
+				}
+			}
+		}
+		return -1, &statement.ParseError{Field: "Document", Reason: "no " + want + " Document element found"}
+	}, read)
+}
+
+// readDocument reads the Document that find returns (setting the parser's
+// type and version) with read, with the AppHdr beside it; a version not in
+// tested[typ] is read with PAY_VERSION_UNTESTED, and every leaf the mapping
+// did not read is PAY_FIELD_DROPPED.
+func readDocument(input []byte, tested map[string][]string, find func(pp *pacsParser) (int, error),
+	read func(pp *pacsParser, doc int, hdr payment.Header) ([]*payment.Payment, error)) ([]*payment.Payment, []statement.Warning, error) {
 	t, err := parseTree(input)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer t.release() // the payments keep strings of the input, never nodes
 	pp := &pacsParser{t: t, w: &payment.Warner{}}
-	doc := -1
-	for i := range t.nodes {
-		if t.nodes[i].name == "Document" {
-			if typ, v, ok := versionOf(t.namespace(i)); ok {
-				if want != "" && !strings.EqualFold(want, typ) {
-					return nil, nil, pp.fail(i, "document is %s, not %s", v, want)
-				}
-				doc, pp.typ, pp.version = i, typ, v
-				break
-			}
-		}
-	}
-	if doc < 0 {
-		return nil, nil, &statement.ParseError{Field: "Document", Reason: "no " + want + " Document element found"}
+	doc, err := find(pp)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !contains(tested[pp.typ], pp.version) {
 		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, tested[pp.typ][0])
@@ -165,16 +177,10 @@ func (pp *pacsParser) pacs008(doc int, hdr payment.Header) ([]*payment.Payment, 
 // one payment each, starting from base, its transaction read by tx.
 func (pp *pacsParser) creditTransfers(doc int, name string, base payment.Payment, tx func(int, *payment.Payment) error) ([]*payment.Payment, error) {
 	t := pp.t
-	root := t.child(doc, name)
-	if root < 0 {
-		return nil, pp.fail(doc, "expected %s", name)
+	root, gh, err := pp.messageRoot(doc, name, &base)
+	if err != nil {
+		return nil, err
 	}
-	gh := t.child(root, "GrpHdr")
-	if gh < 0 {
-		return nil, pp.fail(root, "GrpHdr is missing")
-	}
-	base.MessageID = t.get(gh, "MsgId")
-	base.CreatedAt, _ = parseDateTime(t.get(gh, "CreDtTm"))
 	t.get(gh, "NbOfTxs") // read, so it is not reported as dropped
 	st := t.child(gh, "SttlmInf")
 	var out []*payment.Payment
@@ -189,13 +195,7 @@ func (pp *pacsParser) creditTransfers(doc int, name string, base payment.Payment
 		}
 		out = append(out, &p)
 	}
-	if len(out) == 0 {
-		return nil, pp.fail(root, "the message has no CdtTrfTxInf")
-	}
-	if len(out) > 1 {
-		pp.w.Add(payment.CodeSplit, name, 0, "%d transactions: one MT message each", len(out))
-	}
-	return out, nil
+	return pp.oneMTEach(out, root, "the message has no CdtTrfTxInf", name, "transactions")
 }
 
 // settlement reads GrpHdr/SttlmInf (st < 0: absent).
@@ -225,11 +225,46 @@ func (pp *pacsParser) paymentID(tx int, p *payment.Payment) error {
 	t := pp.t
 	p.InstructionID = t.get(tx, "PmtId/InstrId")
 	p.EndToEndID = t.get(tx, "PmtId/EndToEndId")
-	p.UETR = t.get(tx, "PmtId/UETR")
-	if p.UETR != "" && !payment.IsUETR(p.UETR) {
-		return pp.fail(t.at(tx, "PmtId/UETR"), "UETR %q is not a UUID v4 in lower case", clip(p.UETR))
+	var err error
+	p.UETR, err = pp.uetr(tx, "PmtId/UETR")
+	return err
+}
+
+// uetr reads the UETR at path below id, which must be a UUID v4 in lower
+// case.
+func (pp *pacsParser) uetr(id int, path string) (string, error) {
+	u := pp.t.get(id, path)
+	if u != "" && !payment.IsUETR(u) {
+		return "", pp.fail(pp.t.at(id, path), "UETR %q is not a UUID v4 in lower case", clip(u))
 	}
-	return nil
+	return u, nil
+}
+
+// namedDate reads the ISO date of the element name below id: zero when
+// absent, an error naming the element when it is not a date.
+func (pp *pacsParser) namedDate(id int, name string) (statement.Date, error) {
+	s := pp.t.get(id, name)
+	if s == "" {
+		return statement.Date{}, nil
+	}
+	d, ok := parseISODate(s)
+	if !ok {
+		return statement.Date{}, pp.fail(pp.t.child(id, name), "%s %q is not a date", name, clip(s))
+	}
+	return d, nil
+}
+
+// oneMTEach returns the payments read from root, failing with none when
+// there is not one, and saying that each of several (noun) becomes one MT
+// message.
+func (pp *pacsParser) oneMTEach(out []*payment.Payment, root int, none, at, noun string) ([]*payment.Payment, error) {
+	if len(out) == 0 {
+		return nil, pp.fail(root, "%s", none)
+	}
+	if len(out) > 1 {
+		pp.w.Add(payment.CodeSplit, at, 0, "%d %s: one MT message each", len(out), noun)
+	}
+	return out, nil
 }
 
 func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
@@ -238,18 +273,10 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 		return err
 	}
 	pp.paymentType(tx, p)
-	var err error
-	if p.Amount, err = pp.amount(t.child(tx, "IntrBkSttlmAmt"), true); err != nil {
+	if err := pp.settled(tx, p); err != nil {
 		return err
 	}
-	if d := t.get(tx, "IntrBkSttlmDt"); d != "" {
-		var ok bool
-		if p.SettlementDate, ok = parseISODate(d); !ok {
-			return pp.fail(t.child(tx, "IntrBkSttlmDt"), "%q is not a date", clip(d))
-		}
-	} else {
-		return pp.fail(tx, "IntrBkSttlmDt is missing: MT needs the value date (:32A:)")
-	}
+	var err error
 	if id := t.child(tx, "InstdAmt"); id >= 0 {
 		if p.InstructedAmount, err = pp.amount(id, false); err != nil {
 			return err
@@ -266,10 +293,7 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 	if err := pp.charges(tx, p); err != nil {
 		return err
 	}
-	p.PreviousInstructingAgent = pp.agent(tx, "PrvsInstgAgt1")
-	p.InstructingAgent = pp.agent(tx, "InstgAgt")
-	p.InstructedAgent = pp.agent(tx, "InstdAgt")
-	p.Intermediary = pp.agentAcct(tx, "IntrmyAgt1")
+	pp.routingAgents(tx, p)
 	p.Debtor = pp.party(tx, "Dbtr")
 	p.DebtorAgent = pp.agentAcct(tx, "DbtrAgt")
 	p.CreditorAgent = pp.agentAcct(tx, "CdtrAgt")
@@ -277,9 +301,93 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 	if p.Debtor == nil || p.Creditor == nil {
 		return pp.fail(tx, "Dbtr and Cdtr are mandatory")
 	}
-	pp.texts(tx, p)
-	p.Purpose = firstOf(t.get(tx, "Purp/Prtry"), t.get(tx, "Purp/Cd"))
+	pp.textsAndPurpose(tx, p)
 	return nil
+}
+
+// settled reads a CdtTrfTxInf's IntrBkSttlmAmt and IntrBkSttlmDt, both of
+// which an MT needs (:32A:).
+func (pp *pacsParser) settled(tx int, p *payment.Payment) error {
+	t := pp.t
+	var err error
+	if p.Amount, err = pp.amount(t.child(tx, "IntrBkSttlmAmt"), true); err != nil {
+		return err
+	}
+	d := t.get(tx, "IntrBkSttlmDt")
+	if d == "" {
+		return pp.fail(tx, "IntrBkSttlmDt is missing: MT needs the value date (:32A:)")
+	}
+	var ok bool
+	if p.SettlementDate, ok = parseISODate(d); !ok {
+		return pp.fail(t.child(tx, "IntrBkSttlmDt"), "%q is not a date", clip(d))
+	}
+	return nil
+}
+
+// routingAgents reads the agents a CdtTrfTxInf names before its debtor:
+// the previous instructing agent, the instructing and instructed agents
+// and the intermediary.
+func (pp *pacsParser) routingAgents(tx int, p *payment.Payment) {
+	p.PreviousInstructingAgent = pp.agent(tx, "PrvsInstgAgt1")
+	p.InstructingAgent = pp.agent(tx, "InstgAgt")
+	p.InstructedAgent = pp.agent(tx, "InstdAgt")
+	p.Intermediary = pp.agentAcct(tx, "IntrmyAgt1")
+}
+
+// textsAndPurpose reads a CdtTrfTxInf's instructions, regulatory and
+// remittance texts (texts) and its Purp.
+func (pp *pacsParser) textsAndPurpose(tx int, p *payment.Payment) {
+	pp.texts(tx, p)
+	p.Purpose = firstOf(pp.t.get(tx, "Purp/Prtry"), pp.t.get(tx, "Purp/Cd"))
+}
+
+// overrideAgents reads the InstgAgt and InstdAgt of a transaction below
+// tx, which replace the group header's when present.
+func (pp *pacsParser) overrideAgents(tx int, p *payment.Payment) {
+	if a := pp.agent(tx, "InstgAgt"); a != nil {
+		p.InstructingAgent = a
+	}
+	if a := pp.agent(tx, "InstdAgt"); a != nil {
+		p.InstructedAgent = a
+	}
+}
+
+// reasons reads every element name (StsRsnInf, RtrRsnInf) below tx: the
+// first Rsn code is the reason, later codes and every AddtlInf the info.
+func (pp *pacsParser) reasons(tx int, name string) (reason string, info []string) {
+	t := pp.t
+	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
+		if t.nodes[c].name != name {
+			continue
+		}
+		if r := firstOf(t.get(c, "Rsn/Cd"), t.get(c, "Rsn/Prtry")); r != "" {
+			if reason == "" {
+				reason = r
+			} else {
+				info = append(info, r)
+			}
+		}
+		for a := t.nodes[c].first; a >= 0; a = t.nodes[a].next {
+			if t.nodes[a].name == "AddtlInf" && t.nodes[a].text != "" {
+				t.nodes[a].used = true
+				info = append(info, t.nodes[a].text)
+			}
+		}
+	}
+	return reason, info
+}
+
+// originalRefs reads what identifies the original message and transaction
+// of a status or return: OrgnlGrpInf, OrgnlEndToEndId and OrgnlUETR
+// (OrgnlInstrId the caller reads: where it goes differs).
+func (pp *pacsParser) originalRefs(tx int, p *payment.Payment) error {
+	t := pp.t
+	p.OriginalMessageID = t.get(tx, "OrgnlGrpInf/OrgnlMsgId")
+	p.OriginalMessageType = t.get(tx, "OrgnlGrpInf/OrgnlMsgNmId")
+	p.EndToEndID = t.get(tx, "OrgnlEndToEndId")
+	var err error
+	p.UETR, err = pp.uetr(tx, "OrgnlUETR")
+	return err
 }
 
 // charges reads the ChrgsInf of a transaction (pacs.008, pacs.004): the

@@ -257,6 +257,16 @@ func (r *pacsRenderer) groupHeader(p *payment.Payment, ref string, created time.
 	r.leaf("MsgId", firstOf(p.MessageID, ref), 35, "GrpHdr/MsgId")
 	w.rawLeaf("CreDtTm", appendOffsetTime(r.num[:0], created))
 	w.leaf("NbOfTxs", "1")
+	r.settlementInfo(p)
+	w.close("GrpHdr")
+	return nil
+}
+
+// settlementInfo writes a GrpHdr's SttlmInf: the method (INDA, or COVE
+// when there is a correspondent, unless the payment names one), the
+// settlement account and the reimbursement agents.
+func (r *pacsRenderer) settlementInfo(p *payment.Payment) {
+	w := &r.w
 	w.open("SttlmInf")
 	m := p.SettlementMethod
 	if m == "" {
@@ -273,8 +283,6 @@ func (r *pacsRenderer) groupHeader(p *payment.Payment, ref string, created time.
 	r.agentWithAccount("InstdRmbrsmntAgt", p.ReceiversCorrespondent, "GrpHdr/SttlmInf/InstdRmbrsmntAgt")
 	r.agentWithAccount("ThrdRmbrsmntAgt", p.ThirdReimbursement, "GrpHdr/SttlmInf/ThrdRmbrsmntAgt")
 	w.close("SttlmInf")
-	w.close("GrpHdr")
-	return nil
 }
 
 func (r *pacsRenderer) amount(name string, a statement.Amount, rel string) error {
@@ -289,12 +297,29 @@ func (r *pacsRenderer) amount(name string, a statement.Amount, rel string) error
 	return nil
 }
 
-// code4 writes a choice of Cd (an external code of 1 to 4 characters) or
-// Prtry (Max35Text).
+// codeOrPrtry writes a choice of Cd (an external code of 1 to 4
+// characters) or Prtry (Max35Text).
 func (r *pacsRenderer) codeOrPrtry(name, v, rel string) {
+	r.codeOrPrtryN(name, v, 4, rel)
+}
+
+// reasonInfo writes the inside of a status, return or cancellation reason
+// element whose path is rel: Rsn (code or Prtry) and one AddtlInf each.
+func (r *pacsRenderer) reasonInfo(reason string, info []string, rel string) {
+	if reason != "" {
+		r.codeOrPrtry("Rsn", reason, rel+"/Rsn")
+	}
+	for i, s := range info {
+		r.leafAt("AddtlInf", s, 105, rel, i+1)
+	}
+}
+
+// codeOrPrtryN writes a choice of Cd (a code of up to maxCd upper-case
+// letters and digits) or Prtry (Max35Text).
+func (r *pacsRenderer) codeOrPrtryN(name, v string, maxCd int, rel string) {
 	w := &r.w
 	w.open(name)
-	if len(v) <= 4 && isUpperAlnum(v) {
+	if len(v) <= maxCd && isUpperAlnum(v) {
 		w.leaf("Cd", v)
 	} else {
 		r.leaf("Prtry", v, 35, rel+"/Prtry")
@@ -318,9 +343,9 @@ func isUpperAlnum(s string) bool {
 func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 	w := &r.w
 	w.open("CdtTrfTxInf")
-	r.txPaymentID(p)
-	r.txPaymentType(p)
-	if err := r.txAmounts(p); err != nil {
+	r.paymentID(p, ":70: /ROC/ reference")
+	r.paymentType(p, "CdtTrfTxInf/PmtTpInf")
+	if err := r.amounts(p, "IntrBkSttlmAmt", "CdtTrfTxInf/IntrBkSttlmAmt", "InstdAmt", "CdtTrfTxInf/InstdAmt", "CdtTrfTxInf/XchgRate"); err != nil {
 		return err
 	}
 	if err := r.txCharges(p, from, to); err != nil {
@@ -328,80 +353,36 @@ func (r *pacsRenderer) transaction(p *payment.Payment, from, to string) error {
 	}
 	r.txAgents(p, from, to)
 	r.txInstructions(p)
-	if p.Purpose != "" {
-		w.open("Purp")
-		r.leaf("Prtry", p.Purpose, 35, "CdtTrfTxInf/Purp/Prtry")
-		w.close("Purp")
-	}
+	r.purpose(p)
 	r.regulatory(p.Regulatory, "CdtTrfTxInf/RgltryRptg")
-	if len(p.Remittance) > 0 {
-		w.open("RmtInf")
-		for i, u := range p.Remittance {
-			r.leaf("Ustrd", u, 140, fmt.Sprintf("CdtTrfTxInf/RmtInf/Ustrd[%d]", i+1))
-		}
-		w.close("RmtInf")
-	}
+	r.remittance(p.Remittance, "CdtTrfTxInf/RmtInf")
 	w.close("CdtTrfTxInf")
 	return nil
 }
 
-// txPaymentID writes PmtId: InstrId, EndToEndId (NOTPROVIDED when there is
-// none) and UETR (generated when there is none).
-func (r *pacsRenderer) txPaymentID(p *payment.Payment) {
+// paymentID writes the PmtId of a CdtTrfTxInf: InstrId, EndToEndId
+// (NOTPROVIDED when there is none, saying the MT had no e2eSource) and UETR
+// (generated when there is none).
+func (r *pacsRenderer) paymentID(p *payment.Payment, e2eSource string) {
 	w := &r.w
 	w.open("PmtId")
 	r.leaf("InstrId", p.InstructionID, 35, "CdtTrfTxInf/PmtId/InstrId")
-	e2e := p.EndToEndID
-	if e2e == "" {
-		e2e = "NOTPROVIDED"
-		r.warn.Add(payment.CodeEndToEndDefaulted, r.path("CdtTrfTxInf/PmtId/EndToEndId"), 0, "no :70: /ROC/ reference: EndToEndId NOTPROVIDED")
-	}
-	r.leaf("EndToEndId", e2e, 35, "CdtTrfTxInf/PmtId/EndToEndId")
-	uetr := p.UETR
-	if uetr == "" {
-		uetr = payment.NewUETR()
-		r.warn.Add(payment.CodeUETRGenerated, r.path("CdtTrfTxInf/PmtId/UETR"), 0, "no UETR (block 3 field 121): generated %s", uetr)
-	}
-	w.leaf("UETR", uetr)
+	r.endToEnd(p.EndToEndID, e2eSource, "CdtTrfTxInf/PmtId/EndToEndId")
+	r.uetr(p.UETR, "CdtTrfTxInf/PmtId/UETR")
 	w.close("PmtId")
 }
 
-// txPaymentType writes PmtTpInf when there is a service level, local
-// instrument (a code when it is one) or category purpose.
-func (r *pacsRenderer) txPaymentType(p *payment.Payment) {
-	if len(p.ServiceLevels) == 0 && p.LocalInstrument == "" && p.CategoryPurpose == "" {
-		return
-	}
+// amounts writes the settlement amount (element sttlm), IntrBkSttlmDt, the
+// instructed amount (element instd) and XchgRate, cut to what BaseOneRate
+// holds (11 digits, 10 decimals); each *Rel is its element's path.
+func (r *pacsRenderer) amounts(p *payment.Payment, sttlm, sttlmRel, instd, instdRel, rateRel string) error {
 	w := &r.w
-	w.open("PmtTpInf")
-	for _, sl := range p.ServiceLevels {
-		r.codeOrPrtry("SvcLvl", sl, "CdtTrfTxInf/PmtTpInf/SvcLvl")
-	}
-	if p.LocalInstrument != "" {
-		w.open("LclInstrm")
-		if len(p.LocalInstrument) <= 35 && isUpperAlnum(p.LocalInstrument) {
-			w.leaf("Cd", p.LocalInstrument)
-		} else {
-			r.leaf("Prtry", p.LocalInstrument, 35, "CdtTrfTxInf/PmtTpInf/LclInstrm/Prtry")
-		}
-		w.close("LclInstrm")
-	}
-	if p.CategoryPurpose != "" {
-		r.codeOrPrtry("CtgyPurp", p.CategoryPurpose, "CdtTrfTxInf/PmtTpInf/CtgyPurp")
-	}
-	w.close("PmtTpInf")
-}
-
-// txAmounts writes IntrBkSttlmAmt, IntrBkSttlmDt, InstdAmt and XchgRate,
-// cut to what BaseOneRate holds (11 digits, 10 decimals).
-func (r *pacsRenderer) txAmounts(p *payment.Payment) error {
-	w := &r.w
-	if err := r.amount("IntrBkSttlmAmt", p.Amount, "CdtTrfTxInf/IntrBkSttlmAmt"); err != nil {
+	if err := r.amount(sttlm, p.Amount, sttlmRel); err != nil {
 		return err
 	}
 	w.rawLeaf("IntrBkSttlmDt", p.SettlementDate.AppendISO(r.num[:0]))
 	if p.InstructedAmount.Currency != "" {
-		if err := r.amount("InstdAmt", p.InstructedAmount, "CdtTrfTxInf/InstdAmt"); err != nil {
+		if err := r.amount(instd, p.InstructedAmount, instdRel); err != nil {
 			return err
 		}
 	}
@@ -409,7 +390,7 @@ func (r *pacsRenderer) txAmounts(p *payment.Payment) error {
 		rate := p.ExchangeRate
 		if rate.NumDigits() > 11 || rate.Exponent() < -10 {
 			rate = rate.Truncate(10)
-			r.warn.Add(payment.CodeTruncated, r.path("CdtTrfTxInf/XchgRate"), 0, "exchange rate %s cut to %s (BaseOneRate: 11 digits, 10 decimals)", p.ExchangeRate, rate)
+			r.warn.Add(payment.CodeTruncated, r.path(rateRel), 0, "exchange rate %s cut to %s (BaseOneRate: 11 digits, 10 decimals)", p.ExchangeRate, rate)
 		}
 		w.leaf("XchgRate", rate.String())
 	}
@@ -419,16 +400,22 @@ func (r *pacsRenderer) txAmounts(p *payment.Payment) error {
 // txCharges writes ChrgBr (SHAR when there is none) and one ChrgsInf per
 // charge: the sender's taken by from, the receiver's by to.
 func (r *pacsRenderer) txCharges(p *payment.Payment, from, to string) error {
-	w := &r.w
 	cb := p.ChargeBearer
 	if cb == "" {
 		cb = "SHAR"
 		r.warn.Add(payment.CodeFieldDefaulted, r.path("CdtTrfTxInf/ChrgBr"), 0, "no charge bearer: SHAR")
 	}
-	w.leaf("ChrgBr", cb)
+	r.w.leaf("ChrgBr", cb)
+	return r.chargesInf(p, from, to, "CdtTrfTxInf/ChrgsInf")
+}
+
+// chargesInf writes one ChrgsInf (whose path is rel) per charge: the
+// sender's (:71F:) taken by from, the receiver's (:71G:) by to.
+func (r *pacsRenderer) chargesInf(p *payment.Payment, from, to, rel string) error {
+	w := &r.w
 	for i, c := range p.SenderCharges {
 		w.open("ChrgsInf")
-		if err := r.amount("Amt", c, fmt.Sprintf("CdtTrfTxInf/ChrgsInf[%d]/Amt", i+1)); err != nil {
+		if err := r.amount("Amt", c, rel+"["+strconv.Itoa(i+1)+"]/Amt"); err != nil {
 			return err
 		}
 		r.agentBIC("Agt", from)
@@ -436,7 +423,7 @@ func (r *pacsRenderer) txCharges(p *payment.Payment, from, to string) error {
 	}
 	if p.ReceiverCharges.Currency != "" {
 		w.open("ChrgsInf")
-		if err := r.amount("Amt", p.ReceiverCharges, "CdtTrfTxInf/ChrgsInf/Amt"); err != nil {
+		if err := r.amount("Amt", p.ReceiverCharges, rel+"/Amt"); err != nil {
 			return err
 		}
 		r.agentBIC("Agt", to)
@@ -450,7 +437,25 @@ func (r *pacsRenderer) txCharges(p *payment.Payment, from, to string) error {
 // debtor with its agent (the sender when there is none) and the creditor
 // with its agent (the receiver when there is none).
 func (r *pacsRenderer) txAgents(p *payment.Payment, from, to string) {
+	r.routingAgents(p, from, to)
+	r.party("Dbtr", p.Debtor, "CdtTrfTxInf/Dbtr")
+	r.agentOr("DbtrAgt", p.DebtorAgent, from, "CdtTrfTxInf/DbtrAgt", "no ordering institution (:52a:): DbtrAgt is the sender %s")
+	r.agentOr("CdtrAgt", p.CreditorAgent, to, "CdtTrfTxInf/CdtrAgt", "no account with institution (:57a:): CdtrAgt is the receiver %s")
+	r.party("Cdtr", p.Creditor, "CdtTrfTxInf/Cdtr")
+}
+
+// routingAgents writes the agents a CdtTrfTxInf names before its debtor:
+// the previous instructing agent, the instructing and instructed agents
+// (the sender and receiver when not named) and the intermediary.
+func (r *pacsRenderer) routingAgents(p *payment.Payment, from, to string) {
 	r.agentWithAccount("PrvsInstgAgt1", p.PreviousInstructingAgent, "CdtTrfTxInf/PrvsInstgAgt1")
+	r.instructingAgents(p, from, to, "CdtTrfTxInf/InstgAgt", "CdtTrfTxInf/InstdAgt")
+	r.agentWithAccount("IntrmyAgt1", p.Intermediary, "CdtTrfTxInf/IntrmyAgt1")
+}
+
+// instructingAgents writes InstgAgt and InstdAgt (paths instgRel and
+// instdRel): the payment's, else the sender and the receiver.
+func (r *pacsRenderer) instructingAgents(p *payment.Payment, from, to, instgRel, instdRel string) {
 	instg, instd := p.InstructingAgent, p.InstructedAgent
 	if instg == nil {
 		instg = &payment.Agent{BIC: from}
@@ -458,23 +463,29 @@ func (r *pacsRenderer) txAgents(p *payment.Payment, from, to string) {
 	if instd == nil {
 		instd = &payment.Agent{BIC: to}
 	}
-	r.agent("InstgAgt", instg, "CdtTrfTxInf/InstgAgt")
-	r.agent("InstdAgt", instd, "CdtTrfTxInf/InstdAgt")
-	r.agentWithAccount("IntrmyAgt1", p.Intermediary, "CdtTrfTxInf/IntrmyAgt1")
-	r.party("Dbtr", p.Debtor, "CdtTrfTxInf/Dbtr")
-	dbtrAgt := p.DebtorAgent
-	if dbtrAgt == nil {
-		dbtrAgt = &payment.Agent{BIC: from}
-		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtTrfTxInf/DbtrAgt"), 0, "no ordering institution (:52a:): DbtrAgt is the sender %s", from)
+	r.agent("InstgAgt", instg, instgRel)
+	r.agent("InstdAgt", instd, instdRel)
+}
+
+// agentOr writes the agent a with its account, or when there is none the
+// agent with BIC dflt, reporting why (a format of dflt); it returns the
+// agent written.
+func (r *pacsRenderer) agentOr(name string, a *payment.Agent, dflt, rel, why string) *payment.Agent {
+	if a == nil {
+		a = &payment.Agent{BIC: dflt}
+		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel), 0, why, dflt)
 	}
-	r.agentWithAccount("DbtrAgt", dbtrAgt, "CdtTrfTxInf/DbtrAgt")
-	cdtrAgt := p.CreditorAgent
-	if cdtrAgt == nil {
-		cdtrAgt = &payment.Agent{BIC: to}
-		r.warn.Add(payment.CodeAgentDefaulted, r.path("CdtTrfTxInf/CdtrAgt"), 0, "no account with institution (:57a:): CdtrAgt is the receiver %s", to)
+	r.agentWithAccount(name, a, rel)
+	return a
+}
+
+// purpose writes a CdtTrfTxInf's Purp/Prtry.
+func (r *pacsRenderer) purpose(p *payment.Payment) {
+	if p.Purpose != "" {
+		r.w.open("Purp")
+		r.leaf("Prtry", p.Purpose, 35, "CdtTrfTxInf/Purp/Prtry")
+		r.w.close("Purp")
 	}
-	r.agentWithAccount("CdtrAgt", cdtrAgt, "CdtTrfTxInf/CdtrAgt")
-	r.party("Cdtr", p.Creditor, "CdtTrfTxInf/Cdtr")
 }
 
 // txInstructions writes InstrForCdtrAgt (codes other than Instruction3Code
@@ -545,13 +556,7 @@ func (r *pacsRenderer) agent(name string, a *payment.Agent, rel string) {
 	if a.ClearingMember != "" {
 		w.open("ClrSysMmbId")
 		if a.ClearingSystem != "" {
-			w.open("ClrSysId")
-			if len(a.ClearingSystem) <= 5 && isUpperAlnum(a.ClearingSystem) {
-				w.leaf("Cd", a.ClearingSystem)
-			} else {
-				r.leaf("Prtry", a.ClearingSystem, 35, rel+"/FinInstnId/ClrSysMmbId/ClrSysId/Prtry")
-			}
-			w.close("ClrSysId")
+			r.codeOrPrtryN("ClrSysId", a.ClearingSystem, 5, rel+"/FinInstnId/ClrSysMmbId/ClrSysId")
 		}
 		r.leaf("MmbId", a.ClearingMember, 35, rel+"/FinInstnId/ClrSysMmbId/MmbId")
 		w.close("ClrSysMmbId")
@@ -696,13 +701,7 @@ func (r *pacsRenderer) otherID(id payment.PartyID, rel string) {
 	}
 	r.leafAt("Id", v, 35, rel, 0)
 	if id.Scheme != "" {
-		w.open("SchmeNm")
-		if len(id.Scheme) <= 4 && isUpperAlnum(id.Scheme) {
-			w.leaf("Cd", id.Scheme)
-		} else {
-			r.leaf("Prtry", id.Scheme, 35, rel+"/SchmeNm/Prtry")
-		}
-		w.close("SchmeNm")
+		r.codeOrPrtry("SchmeNm", id.Scheme, rel+"/SchmeNm")
 	}
 	r.leafAt("Issr", id.Issuer, 35, rel, 0)
 	w.close("Othr")
