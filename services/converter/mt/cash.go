@@ -555,10 +555,7 @@ func RenderCash(typ string, ps []*payment.Payment, opts statement.Options) ([]st
 			pages = append(pages, page)
 		}
 	}
-	if r.tl.n > 0 {
-		w.Add(payment.CodeTransliterated, "", 0, "%d character(s) outside the SWIFT X character set were transliterated", r.tl.n)
-	}
-	return pages, w.Result(), nil
+	return r.result(pages)
 }
 
 func cashKindName(p *payment.Payment) string {

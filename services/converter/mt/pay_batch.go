@@ -506,10 +506,7 @@ func RenderBatch(typ string, ps []*payment.Payment, opts statement.Options) ([]s
 		r.b = append(r.b, "-}"...)
 		pages = append(pages, string(r.b))
 	}
-	if r.tl.n > 0 {
-		w.Add(payment.CodeTransliterated, "", 0, "%d character(s) outside the SWIFT X character set were transliterated", r.tl.n)
-	}
-	return pages, w.Result(), nil
+	return r.result(pages)
 }
 
 // batchBlocks writes blocks 1 to 4's start with the UETR of the only

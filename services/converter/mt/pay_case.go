@@ -595,11 +595,9 @@ func (r *payRenderer) cancellationMessage(p *payment.Payment, mtType string) err
 		r.field("79", l79)
 	}
 	if p.Amount.Currency != "" && !p.SettlementDate.IsZero() {
-		a, err := r.amount(p.Amount, "32A")
-		if err != nil {
+		if err := r.field32A(p); err != nil {
 			return err
 		}
-		r.line("32A", string(appendYYMMDD(nil, p.SettlementDate))+p.Amount.Currency+a)
 	} else if p.Amount.Currency != "" {
 		r.w.Add(payment.CodeFieldDropped, r.path("OrgnlIntrBkSttlmAmt"), 0, "the original amount without its settlement date has no :32A:")
 	}

@@ -109,13 +109,9 @@ func (r *payRenderer) confirmation(p *payment.Payment, mtType string) error {
 	if !p.BookedAt.IsZero() {
 		r.line("13D", p.BookedAt.Format("0601021504-0700"))
 	}
-	b := appendYYMMDD(nil, p.SettlementDate)
-	b = append(b, p.Amount.Currency...)
-	amt, err := r.amount(p.Amount, "32A")
-	if err != nil {
+	if err := r.field32A(p); err != nil {
 		return err
 	}
-	r.line("32A", string(append(b, amt...)))
 	if p.Debtor != nil {
 		if mtType == "910" {
 			if err := r.party("50", p.Debtor, "RltdPties/Dbtr/Pty", true); err != nil {

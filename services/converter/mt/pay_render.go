@@ -28,10 +28,16 @@ func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) (
 		}
 		pages = append(pages, page)
 	}
+	return r.result(pages)
+}
+
+// result is what a render returns: its pages, and its warnings with the
+// count of transliterated characters.
+func (r *payRenderer) result(pages []string) ([]string, []statement.Warning, error) {
 	if r.tl.n > 0 {
-		w.Add(payment.CodeTransliterated, "", 0, "%d character(s) outside the SWIFT X character set were transliterated", r.tl.n)
+		r.w.Add(payment.CodeTransliterated, "", 0, "%d character(s) outside the SWIFT X character set were transliterated", r.tl.n)
 	}
-	return pages, w.Result(), nil
+	return pages, r.w.Result(), nil
 }
 
 type payRenderer struct {
@@ -387,19 +393,26 @@ func (r *payRenderer) nextAgentCodes(p *payment.Payment, in *instructions103) {
 	}
 }
 
-// amounts103 writes :32A: (settlement date, currency, amount) and :33B:,
-// the instructed amount; without InstdAmt the customer instructed the
-// settlement amount, and CBPR+ translation writes it, as several MT103
-// communities require 33B.
-func (r *payRenderer) amounts103(p *payment.Payment) error {
-	b := []byte(nil)
-	b = appendYYMMDD(b, p.SettlementDate)
+// field32A writes :32A:: the settlement date, the currency and the amount.
+func (r *payRenderer) field32A(p *payment.Payment) error {
+	b := appendYYMMDD(nil, p.SettlementDate)
 	b = append(b, p.Amount.Currency...)
 	amt, err := r.amount(p.Amount, "32A")
 	if err != nil {
 		return err
 	}
 	r.line("32A", string(append(b, amt...)))
+	return nil
+}
+
+// amounts103 writes :32A: (settlement date, currency, amount) and :33B:,
+// the instructed amount; without InstdAmt the customer instructed the
+// settlement amount, and CBPR+ translation writes it, as several MT103
+// communities require 33B.
+func (r *payRenderer) amounts103(p *payment.Payment) error {
+	if err := r.field32A(p); err != nil {
+		return err
+	}
 	instructed := p.InstructedAmount
 	if instructed.Currency == "" {
 		instructed = p.Amount
@@ -582,6 +595,22 @@ func (r *payRenderer) code23E(in payment.Instruction, src string) string {
 	return in.Code + "/" + r.fit(r.x(in.Text), 30, src+"/InstrInf", ":23E: "+in.Code)
 }
 
+// continuedLine cuts the next line of a text written as lines of width
+// characters continued with "//" (so two fewer after the first line), and
+// returns it with the rest. Readers drop a line's trailing spaces, so the
+// next line starts with them.
+func continuedLine(s string, width int, first bool) (line, rest string) {
+	prefix := ""
+	if !first {
+		width, prefix = width-2, "//"
+	}
+	n := min(width, len(s))
+	for n > 1 && n < len(s) && s[n-1] == ' ' {
+		n--
+	}
+	return prefix + s[:n], s[n:]
+}
+
 // lines72 writes items as /CODE/text lines with //continuations, at most 6
 // lines of 35.
 func (r *payRenderer) lines72(items []string) []string {
@@ -603,17 +632,9 @@ func (r *payRenderer) lines72(items []string) []string {
 				out[5] = last + "+"
 				return out
 			}
-			width := 35
-			prefix := ""
-			if !first {
-				width, prefix = 33, "//"
-			}
-			n := min(width, len(it))
-			for n > 1 && n < len(it) && it[n-1] == ' ' {
-				n-- // readers drop a line's trailing spaces: start the next line with them
-			}
-			out = append(out, prefix+it[:n])
-			it = it[n:]
+			var line string
+			line, it = continuedLine(it, 35, first)
+			out = append(out, line)
 			first = false
 		}
 	}

@@ -10,32 +10,16 @@ import (
 // institution transfer (pacs.009): sequence A, then for a cover payment
 // sequence B, the underlying customer credit transfer.
 func (r *payRenderer) institution(p *payment.Payment, mtType, from, to string) error {
-	ref := p.InstructionID
-	src := "PmtId/InstrId"
-	if ref == "" {
-		ref, src = p.MessageID, "GrpHdr/MsgId"
-	}
-	if ref == "" {
-		ref, src = p.Header.BizMsgIdr, "AppHdr/BizMsgIdr"
-	}
-	if ref == "" {
-		r.w.Add(payment.CodeFieldDefaulted, r.path(":20:"), 0, "no instruction id: NONREF is used")
-		ref = "NONREF"
-	}
-	r.line("20", r.fit(r.x(ref), 16, src, ":20:"))
+	r.reference20(p)
 	e2e := p.EndToEndID
 	if e2e == "" || e2e == "NOTPROVIDED" {
 		r.w.Add(payment.CodeFieldDefaulted, r.path(":21:"), 0, "no end-to-end id: :21: NONREF")
 		e2e = "NONREF"
 	}
 	r.line("21", r.fit(r.x(e2e), 16, "PmtId/EndToEndId", ":21:"))
-	b := appendYYMMDD(nil, p.SettlementDate)
-	b = append(b, p.Amount.Currency...)
-	amt, err := r.amount(p.Amount, "32A")
-	if err != nil {
+	if err := r.field32A(p); err != nil {
 		return err
 	}
-	r.line("32A", string(append(b, amt...)))
 	if a := p.DebtorFI; a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, from)) {
 		r.agent("52", a, "Dbtr", "AD")
 	}

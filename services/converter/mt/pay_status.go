@@ -312,16 +312,9 @@ func twoDigits(n int) string {
 func (r *payRenderer) wrapText(s, src string) []string {
 	var out []string
 	for first := true; s != ""; first = false {
-		width, prefix := 50, ""
-		if !first {
-			width, prefix = 48, "//"
-		}
-		n := min(width, len(s))
-		for n > 1 && n < len(s) && s[n-1] == ' ' {
-			n-- // readers drop a line's trailing spaces: start the next line with them
-		}
-		out = append(out, prefix+s[:n])
-		s = s[n:]
+		var line string
+		line, s = continuedLine(s, 50, first)
+		out = append(out, line)
 	}
 	_ = src
 	return out
