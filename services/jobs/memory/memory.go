@@ -54,6 +54,16 @@ func cloneItem(it jobs.Item) jobs.Item {
 	return it
 }
 
+func cloneEndpoint(e jobs.Endpoint) jobs.Endpoint {
+	e.Secret = bytes.Clone(e.Secret)
+	return e
+}
+
+func cloneDelivery(d jobs.Delivery) jobs.Delivery {
+	d.Body = bytes.Clone(d.Body)
+	return d
+}
+
 func (s *Store) CreateJob(_ context.Context, j jobs.Job, items []jobs.Item) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -246,10 +256,7 @@ func (s *Store) claim(limit int, take func(*jobs.Job, *jobMeta) bool) []jobs.Job
 		all = append(all, j)
 	}
 	sort.Slice(all, func(a, b int) bool {
-		if !all[a].CreatedAt.Equal(all[b].CreatedAt) {
-			return all[a].CreatedAt.Before(all[b].CreatedAt)
-		}
-		return all[a].ID < all[b].ID
+		return before(all[a].CreatedAt, all[a].ID, all[b].CreatedAt, all[b].ID)
 	})
 	out := []jobs.Job{}
 	for _, j := range all {
@@ -320,7 +327,7 @@ func (s *Store) CreateEndpoint(_ context.Context, e jobs.Endpoint) error {
 	if _, ok := s.endpoints[e.ID]; ok {
 		return jobs.ErrConflict
 	}
-	e.Secret = bytes.Clone(e.Secret)
+	e = cloneEndpoint(e)
 	s.endpoints[e.ID] = &e
 	return nil
 }
@@ -331,16 +338,11 @@ func (s *Store) ListEndpoints(_ context.Context, accountID string) ([]jobs.Endpo
 	out := []jobs.Endpoint{}
 	for _, e := range s.endpoints {
 		if e.AccountID == accountID {
-			cp := *e
-			cp.Secret = bytes.Clone(e.Secret)
-			out = append(out, cp)
+			out = append(out, cloneEndpoint(*e))
 		}
 	}
 	sort.Slice(out, func(a, b int) bool {
-		if !out[a].CreatedAt.Equal(out[b].CreatedAt) {
-			return out[a].CreatedAt.Before(out[b].CreatedAt)
-		}
-		return out[a].ID < out[b].ID
+		return before(out[a].CreatedAt, out[a].ID, out[b].CreatedAt, out[b].ID)
 	})
 	return out, nil
 }
@@ -352,9 +354,7 @@ func (s *Store) EndpointByID(_ context.Context, id string) (jobs.Endpoint, error
 	if !ok {
 		return jobs.Endpoint{}, jobs.ErrNotFound
 	}
-	cp := *e
-	cp.Secret = bytes.Clone(e.Secret)
-	return cp, nil
+	return cloneEndpoint(*e), nil
 }
 
 func (s *Store) DeleteEndpoint(_ context.Context, accountID, id string) error {
@@ -376,7 +376,7 @@ func (s *Store) CreateDelivery(_ context.Context, d jobs.Delivery) (bool, error)
 			return false, nil
 		}
 	}
-	d.Body = bytes.Clone(d.Body)
+	d = cloneDelivery(d)
 	s.deliveries[d.ID] = &d
 	return true, nil
 }
@@ -391,18 +391,14 @@ func (s *Store) ClaimDue(_ context.Context, now time.Time, lease time.Duration, 
 		}
 	}
 	sort.Slice(due, func(a, b int) bool {
-		if !due[a].NextAttemptAt.Equal(due[b].NextAttemptAt) {
-			return due[a].NextAttemptAt.Before(due[b].NextAttemptAt)
-		}
-		return due[a].ID < due[b].ID
+		return before(due[a].NextAttemptAt, due[a].ID, due[b].NextAttemptAt, due[b].ID)
 	})
 	if len(due) > limit {
 		due = due[:limit]
 	}
 	out := make([]jobs.Delivery, len(due))
 	for i, d := range due {
-		out[i] = *d
-		out[i].Body = bytes.Clone(d.Body)
+		out[i] = cloneDelivery(*d)
 		d.NextAttemptAt = now.Add(lease)
 	}
 	return out, nil
@@ -465,9 +461,7 @@ func (s *Store) Delivery(_ context.Context, id string) (jobs.Delivery, error) {
 	if !ok {
 		return jobs.Delivery{}, jobs.ErrNotFound
 	}
-	cp := *d
-	cp.Body = bytes.Clone(d.Body)
-	return cp, nil
+	return cloneDelivery(*d), nil
 }
 
 // Blobs returns every sealed blob the store holds (item inputs and results,

@@ -17,76 +17,42 @@ import (
 
 // The collectors, exported for tests.
 var (
-	BatchJobsCreated = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_batch_jobs_created_total",
-		Help: "Batch jobs accepted and enqueued.",
-	})
-	BatchItemsProcessed = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_batch_items_processed_total",
-		Help: "Batch items completed, by outcome (ok, failed). A redelivered item counts once.",
-	}, []string{"outcome"})
-	BatchItemLatency = promauto.With(prometheus.DefaultRegisterer).NewHistogram(prometheus.HistogramOpts{
-		Name:    "ledgerlane_jobs_batch_item_completion_seconds",
-		Help:    "Time from a batch's creation (when its items are enqueued) to the completion of each item, retries included.",
-		Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600},
-	})
-	BatchItemDeliveries = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_batch_item_deliveries_total",
-		Help: "Work-queue messages received by the item workers, by delivery (first; redelivered: the queue delivered it before, after a nak for a transient failure or an ack wait that ran out).",
-	}, []string{"delivery"})
-	BatchItemsParked = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_batch_items_parked_total",
-		Help: "Items that used their message's retry deliveries on transient failures and were queued again as a fresh message.",
-	})
-	BatchItemsResumed = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_batch_items_resumed_total",
-		Help: "Items of stalled jobs the resumer re-enqueued because the queue had lost them (removed, or past their last delivery).",
-	})
-	OutboxOpenIntents = promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{
-		Name: "ledgerlane_jobs_outbox_open_intents",
-		Help: "Stored batch jobs whose items are not yet confirmed in the work queue (open enqueue intents), as the last publisher pass counted them.",
-	})
-	OutboxOldestAge = promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{
-		Name: "ledgerlane_jobs_outbox_oldest_intent_age_seconds",
-		Help: "Age of the oldest open enqueue intent at the last publisher pass; 0 when there is none.",
-	})
-	WorkLeftovers = promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{
-		Name: "ledgerlane_jobs_work_leftover_messages",
-		Help: "Work-queue messages the stream still stores but the consumer will never deliver again (kept by a crash of the queue's server, or past their last delivery), as the last leftover pass found them.",
-	})
-	WorkLeftoversDiscarded = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_work_leftovers_discarded_total",
-		Help: "Leftover work-queue messages of settled items (or of jobs no longer stored) the leftover pass removed.",
-	})
-	BatchJobsSwept = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_batch_jobs_swept_total",
-		Help: "Expired batch jobs removed with their results by the sweeper.",
-	})
-	WebhookAttempts = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_webhook_delivery_attempts_total",
-		Help: "Webhook delivery attempts sent, by outcome (delivered: 2xx answer; failed: anything else, timeouts included).",
-	}, []string{"outcome"})
-	WebhookExhausted = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_webhook_deliveries_exhausted_total",
-		Help: "Webhook deliveries whose last scheduled attempt failed; DisableAfter consecutive ones disable the endpoint.",
-	})
-	WebhookEndpointsAutoDisabled = promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_webhook_endpoints_auto_disabled_total",
-		Help: "Webhook endpoints disabled automatically after DisableAfter consecutive exhausted deliveries.",
-	})
-	WebhookEndpointsDisabled = promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{
-		Name: "ledgerlane_jobs_webhook_endpoints_disabled",
-		Help: "Webhook endpoints of every tenant that are disabled, as the last sweeper pass counted them.",
-	})
-	AccountingCalls = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_accounting_platform_calls_total",
-		Help: "Calls to accounting platforms, by platform, operation (exchange, refresh, push, revoke) and outcome (ok, rejected, unavailable, invalid_grant, unauthorized).",
-	}, []string{"platform", "operation", "outcome"})
-	AccountingEntries = promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{
-		Name: "ledgerlane_jobs_accounting_entries_pushed_total",
-		Help: "Statement entries of pushes, by platform and outcome (created: booked now; present: booked by an earlier push).",
-	}, []string{"platform", "outcome"})
+	BatchJobsCreated             = counter("ledgerlane_jobs_batch_jobs_created_total", "Batch jobs accepted and enqueued.")
+	BatchItemsProcessed          = counterVec("ledgerlane_jobs_batch_items_processed_total", "Batch items completed, by outcome (ok, failed). A redelivered item counts once.", "outcome")
+	BatchItemLatency             = histogram("ledgerlane_jobs_batch_item_completion_seconds", "Time from a batch's creation (when its items are enqueued) to the completion of each item, retries included.", []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600})
+	BatchItemDeliveries          = counterVec("ledgerlane_jobs_batch_item_deliveries_total", "Work-queue messages received by the item workers, by delivery (first; redelivered: the queue delivered it before, after a nak for a transient failure or an ack wait that ran out).", "delivery")
+	BatchItemsParked             = counter("ledgerlane_jobs_batch_items_parked_total", "Items that used their message's retry deliveries on transient failures and were queued again as a fresh message.")
+	BatchItemsResumed            = counter("ledgerlane_jobs_batch_items_resumed_total", "Items of stalled jobs the resumer re-enqueued because the queue had lost them (removed, or past their last delivery).")
+	OutboxOpenIntents            = gauge("ledgerlane_jobs_outbox_open_intents", "Stored batch jobs whose items are not yet confirmed in the work queue (open enqueue intents), as the last publisher pass counted them.")
+	OutboxOldestAge              = gauge("ledgerlane_jobs_outbox_oldest_intent_age_seconds", "Age of the oldest open enqueue intent at the last publisher pass; 0 when there is none.")
+	WorkLeftovers                = gauge("ledgerlane_jobs_work_leftover_messages", "Work-queue messages the stream still stores but the consumer will never deliver again (kept by a crash of the queue's server, or past their last delivery), as the last leftover pass found them.")
+	WorkLeftoversDiscarded       = counter("ledgerlane_jobs_work_leftovers_discarded_total", "Leftover work-queue messages of settled items (or of jobs no longer stored) the leftover pass removed.")
+	BatchJobsSwept               = counter("ledgerlane_jobs_batch_jobs_swept_total", "Expired batch jobs removed with their results by the sweeper.")
+	WebhookAttempts              = counterVec("ledgerlane_jobs_webhook_delivery_attempts_total", "Webhook delivery attempts sent, by outcome (delivered: 2xx answer; failed: anything else, timeouts included).", "outcome")
+	WebhookExhausted             = counter("ledgerlane_jobs_webhook_deliveries_exhausted_total", "Webhook deliveries whose last scheduled attempt failed; DisableAfter consecutive ones disable the endpoint.")
+	WebhookEndpointsAutoDisabled = counter("ledgerlane_jobs_webhook_endpoints_auto_disabled_total", "Webhook endpoints disabled automatically after DisableAfter consecutive exhausted deliveries.")
+	WebhookEndpointsDisabled     = gauge("ledgerlane_jobs_webhook_endpoints_disabled", "Webhook endpoints of every tenant that are disabled, as the last sweeper pass counted them.")
+	AccountingCalls              = counterVec("ledgerlane_jobs_accounting_platform_calls_total", "Calls to accounting platforms, by platform, operation (exchange, refresh, push, revoke) and outcome (ok, rejected, unavailable, invalid_grant, unauthorized).", "platform", "operation", "outcome")
+	AccountingEntries            = counterVec("ledgerlane_jobs_accounting_entries_pushed_total", "Statement entries of pushes, by platform and outcome (created: booked now; present: booked by an earlier push).", "platform", "outcome")
 )
+
+// counter, counterVec, gauge and histogram register a collector on the
+// default registry.
+func counter(name, help string) prometheus.Counter {
+	return promauto.With(prometheus.DefaultRegisterer).NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+}
+
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return promauto.With(prometheus.DefaultRegisterer).NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+func gauge(name, help string) prometheus.Gauge {
+	return promauto.With(prometheus.DefaultRegisterer).NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+}
+
+func histogram(name, help string, buckets []float64) prometheus.Histogram {
+	return promauto.With(prometheus.DefaultRegisterer).NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets})
+}
 
 func init() {
 	// Start the labelled series at zero so rate() and absent() work from the

@@ -175,19 +175,11 @@ func (s *Store) Items(ctx context.Context, jobID string) ([]jobs.Item, error) {
 	if !exists {
 		return nil, jobs.ErrNotFound
 	}
-	rows, err := s.pool.Query(ctx, `SELECT job_id, idx, status, input, result FROM items WHERE job_id = $1 ORDER BY idx`, jobID)
-	if err != nil {
-		return nil, storeErr("items", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobs.Item, error) {
+	return queryAll(ctx, s, "items", func(r pgx.CollectableRow) (jobs.Item, error) {
 		var it jobs.Item
 		err := r.Scan(&it.JobID, &it.Index, &it.Status, &it.Input, &it.Result)
 		return it, err
-	})
-	if err != nil {
-		return nil, storeErr("items", err)
-	}
-	return out, nil
+	}, `SELECT job_id, idx, status, input, result FROM items WHERE job_id = $1 ORDER BY idx`, jobID)
 }
 
 func (s *Store) Item(ctx context.Context, jobID string, index int) (jobs.Item, error) {
@@ -297,13 +289,9 @@ func (s *Store) ClaimStalled(ctx context.Context, now time.Time, stalledFor, lea
 }
 
 func (s *Store) claimJobs(ctx context.Context, op, sql string, args ...any) ([]jobs.Job, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
+	out, err := queryAll(ctx, s, op, func(r pgx.CollectableRow) (jobs.Job, error) { return scanJob(r) }, sql, args...)
 	if err != nil {
-		return nil, storeErr(op, err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobs.Job, error) { return scanJob(r) })
-	if err != nil {
-		return nil, storeErr(op, err)
+		return nil, err
 	}
 	sort.Slice(out, func(a, b int) bool {
 		if !out[a].CreatedAt.Equal(out[b].CreatedAt) {
@@ -311,8 +299,20 @@ func (s *Store) claimJobs(ctx context.Context, op, sql string, args ...any) ([]j
 		}
 		return out[a].ID < out[b].ID
 	})
-	if out == nil {
-		out = []jobs.Job{}
+	return out, nil
+}
+
+// queryAll runs sql and scans each row with scan; op names it in errors.
+// The list is never nil (pgx.CollectRows starts from an empty one), so an
+// empty answer is [] rather than null.
+func queryAll[T any](ctx context.Context, s *Store, op string, scan pgx.RowToFunc[T], sql string, args ...any) ([]T, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, storeErr(op, err)
+	}
+	out, err := pgx.CollectRows(rows, scan)
+	if err != nil {
+		return nil, storeErr(op, err)
 	}
 	return out, nil
 }
@@ -334,25 +334,20 @@ func (s *Store) PendingIndexes(ctx context.Context, jobID string) ([]int, error)
 	if !exists {
 		return nil, jobs.ErrNotFound
 	}
-	rows, err := s.pool.Query(ctx, `SELECT idx FROM items WHERE job_id = $1 AND status = 'pending' ORDER BY idx`, jobID)
-	if err != nil {
-		return nil, storeErr("pending indexes", err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[int])
-	if err != nil {
-		return nil, storeErr("pending indexes", err)
-	}
-	if out == nil {
-		out = []int{}
-	}
-	return out, nil
+	return queryAll(ctx, s, "pending indexes", pgx.RowTo[int], `SELECT idx FROM items WHERE job_id = $1 AND status = 'pending' ORDER BY idx`, jobID)
 }
 
 func (s *Store) DeleteJob(ctx context.Context, accountID, id string) error {
 	// Items go with the job (ON DELETE CASCADE).
-	tag, err := s.pool.Exec(ctx, `DELETE FROM jobs WHERE id = $1 AND account_id = $2`, id, accountID)
+	return s.deleteOwned(ctx, "delete job", `DELETE FROM jobs WHERE id = $1 AND account_id = $2`, id, accountID)
+}
+
+// deleteOwned runs a DELETE of the row id of accountID (its $1 and $2);
+// jobs.ErrNotFound when it deleted nothing.
+func (s *Store) deleteOwned(ctx context.Context, op, sql, id, accountID string) error {
+	tag, err := s.pool.Exec(ctx, sql, id, accountID)
 	if err != nil {
-		return storeErr("delete job", err)
+		return storeErr(op, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return jobs.ErrNotFound
@@ -390,18 +385,8 @@ func (s *Store) CreateEndpoint(ctx context.Context, e jobs.Endpoint) error {
 }
 
 func (s *Store) ListEndpoints(ctx context.Context, accountID string) ([]jobs.Endpoint, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE account_id = $1 ORDER BY created_at, id`, accountID)
-	if err != nil {
-		return nil, storeErr("list endpoints", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobs.Endpoint, error) { return scanEndpoint(r) })
-	if err != nil {
-		return nil, storeErr("list endpoints", err)
-	}
-	if out == nil {
-		out = []jobs.Endpoint{}
-	}
-	return out, nil
+	return queryAll(ctx, s, "list endpoints", func(r pgx.CollectableRow) (jobs.Endpoint, error) { return scanEndpoint(r) },
+		`SELECT `+endpointCols+` FROM endpoints WHERE account_id = $1 ORDER BY created_at, id`, accountID)
 }
 
 func (s *Store) EndpointByID(ctx context.Context, id string) (jobs.Endpoint, error) {
@@ -413,14 +398,7 @@ func (s *Store) EndpointByID(ctx context.Context, id string) (jobs.Endpoint, err
 }
 
 func (s *Store) DeleteEndpoint(ctx context.Context, accountID, id string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`, id, accountID)
-	if err != nil {
-		return storeErr("delete endpoint", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return jobs.ErrNotFound
-	}
-	return nil
+	return s.deleteOwned(ctx, "delete endpoint", `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`, id, accountID)
 }
 
 const deliveryCols = `id, account_id, endpoint_id, job_id, event, body, status, attempts, next_attempt_at, created_at, traceparent, tracestate`
@@ -455,7 +433,7 @@ func (s *Store) CreateDelivery(ctx context.Context, d jobs.Delivery) (bool, erro
 
 func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]jobs.Delivery, error) {
 	// SKIP LOCKED lets replicas claim disjoint sets.
-	rows, err := s.pool.Query(ctx, `UPDATE deliveries d SET next_attempt_at = $2
+	return queryAll(ctx, s, "claim due", func(r pgx.CollectableRow) (jobs.Delivery, error) { return scanDelivery(r) }, `UPDATE deliveries d SET next_attempt_at = $2
 		FROM (SELECT id, next_attempt_at AS due FROM deliveries
 		      WHERE status = 'pending' AND next_attempt_at <= $1
 		      ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) c
@@ -463,14 +441,6 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		RETURNING d.id, d.account_id, d.endpoint_id, d.job_id, d.event, d.body, d.status, d.attempts, c.due, d.created_at,
 		          d.traceparent, d.tracestate`,
 		now, now.Add(lease), limit)
-	if err != nil {
-		return nil, storeErr("claim due", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobs.Delivery, error) { return scanDelivery(r) })
-	if err != nil {
-		return nil, storeErr("claim due", err)
-	}
-	return out, nil
 }
 
 func (s *Store) RecordAttempt(ctx context.Context, deliveryID string, a jobs.Attempt) (disabled bool, err error) {
@@ -537,15 +507,7 @@ func (s *Store) Delivery(ctx context.Context, id string) (jobs.Delivery, error) 
 // Blobs returns every sealed blob in the schema (item inputs and results,
 // endpoint secrets), so tests can prove a purge left nothing behind.
 func (s *Store) Blobs(ctx context.Context) ([][]byte, error) {
-	rows, err := s.pool.Query(ctx, `SELECT input FROM items WHERE input IS NOT NULL
+	return queryAll(ctx, s, "blobs", pgx.RowTo[[]byte], `SELECT input FROM items WHERE input IS NOT NULL
 		UNION ALL SELECT result FROM items WHERE result IS NOT NULL
 		UNION ALL SELECT secret FROM endpoints`)
-	if err != nil {
-		return nil, storeErr("blobs", err)
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-	if err != nil {
-		return nil, storeErr("blobs", err)
-	}
-	return out, nil
 }

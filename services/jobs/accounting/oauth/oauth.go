@@ -7,6 +7,7 @@ package oauth
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -121,12 +122,13 @@ func tokenErr(err error) error {
 	return &accounting.PlatformError{Kind: accounting.KindUnavailable, Message: ""}
 }
 
-// Revoke revokes token (a refresh token revokes the whole grant at
-// QuickBooks, Xero and the sandbox).
-func (c *Client) Revoke(ctx context.Context, tok string) error {
+// Revoke revokes the grant of t: its refresh token, which revokes the
+// whole grant at QuickBooks, Xero and the sandbox, else its access token.
+func (c *Client) Revoke(ctx context.Context, t accounting.Token) error {
 	if c.cfg.RevokeURL == "" {
 		return nil
 	}
+	tok := cmp.Or(t.RefreshToken, t.AccessToken)
 	var body io.Reader
 	ctype := "application/x-www-form-urlencoded"
 	if c.cfg.RevokeJSON {

@@ -8,6 +8,7 @@ package quickbooks
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,34 +45,25 @@ type Config struct {
 
 // Platform is QuickBooks Online.
 type Platform struct {
-	oc  *oauth.Client
+	// Client is the OAuth 2.0 client: AuthCodeURL, Refresh and Revoke
+	// (which revokes the refresh token: it disconnects the app from the company) are its own.
+	*oauth.Client
 	api string
 }
 
 var _ accounting.Platform = (*Platform)(nil)
 
-func or(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
 // New returns the QuickBooks adapter.
 func New(cfg Config) *Platform {
 	return &Platform{
-		oc: oauth.New(oauth.Config{
+		Client: oauth.New(oauth.Config{
 			ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
-			AuthURL: or(cfg.AuthURL, DefaultAuthURL), TokenURL: or(cfg.TokenURL, DefaultTokenURL),
-			RevokeURL: or(cfg.RevokeURL, DefaultRevokeURL), Scopes: []string{"com.intuit.quickbooks.accounting"},
+			AuthURL: cmp.Or(cfg.AuthURL, DefaultAuthURL), TokenURL: cmp.Or(cfg.TokenURL, DefaultTokenURL),
+			RevokeURL: cmp.Or(cfg.RevokeURL, DefaultRevokeURL), Scopes: []string{"com.intuit.quickbooks.accounting"},
 			RevokeJSON: true, HTTP: cfg.HTTP,
 		}),
-		api: strings.TrimSuffix(or(cfg.APIURL, DefaultAPIURL), "/"),
+		api: strings.TrimSuffix(cmp.Or(cfg.APIURL, DefaultAPIURL), "/"),
 	}
-}
-
-func (p *Platform) AuthCodeURL(state, verifier string) string {
-	return p.oc.AuthCodeURL(state, verifier)
 }
 
 func (p *Platform) Accounts() (bool, string, string) { return true, "", "" }
@@ -81,21 +73,11 @@ func (p *Platform) Exchange(ctx context.Context, cb accounting.Callback) (accoun
 	if cb.RealmID == "" {
 		return accounting.Grant{}, problem.New(problem.AuthorizationFailed, "QuickBooks sent no realmId").WithField("realmId")
 	}
-	tok, err := p.oc.Exchange(ctx, cb.Code, "")
+	tok, err := p.Client.Exchange(ctx, cb.Code, "")
 	if err != nil {
 		return accounting.Grant{}, err
 	}
 	return accounting.Grant{Token: tok, TenantID: cb.RealmID}, nil
-}
-
-func (p *Platform) Refresh(ctx context.Context, refresh string) (accounting.Token, error) {
-	return p.oc.Refresh(ctx, refresh)
-}
-
-// Revoke revokes the refresh token, which disconnects the app from the
-// company.
-func (p *Platform) Revoke(ctx context.Context, tok accounting.Token) error {
-	return p.oc.Revoke(ctx, or(tok.RefreshToken, tok.AccessToken))
 }
 
 // Ref is a QuickBooks reference to another entity.
@@ -147,7 +129,7 @@ type Purchase struct {
 // result instead of booking again.
 func (p *Platform) Push(ctx context.Context, accessToken, realmID string, tx accounting.BankTransaction) (string, error) {
 	note := strings.TrimSpace(strings.Join([]string{tx.Counterparty, tx.Reference}, " "))
-	line := Line{Amount: json.Number(tx.Amount), Description: or(tx.Description, "Bank statement entry")}
+	line := Line{Amount: json.Number(tx.Amount), Description: cmp.Or(tx.Description, "Bank statement entry")}
 	var ccy *Ref
 	if tx.Currency != "" {
 		ccy = &Ref{Value: tx.Currency}
@@ -180,7 +162,7 @@ func (p *Platform) Push(ctx context.Context, accessToken, realmID string, tx acc
 	req.Header.Set("Authorization", "Bearer "+accessToken)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := p.oc.HTTP().Do(req)
+	resp, err := p.Client.HTTP().Do(req)
 	if err != nil {
 		return "", oauth.Unreachable()
 	}

@@ -93,9 +93,9 @@ func New(cfg Config) *Platform {
 	m.HandleFunc("GET /oauth/authorize", p.authorize)
 	m.HandleFunc("POST /oauth/token", p.token)
 	m.HandleFunc("POST /oauth/revoke", p.revoke)
-	m.HandleFunc("GET /connections", p.connections)
-	m.HandleFunc("PUT /api.xro/2.0/BankTransactions", p.putTransactions)
-	m.HandleFunc("GET /api.xro/2.0/BankTransactions", p.getTransactions)
+	m.HandleFunc("GET /connections", p.withGrant(p.connections))
+	m.HandleFunc("PUT /api.xro/2.0/BankTransactions", p.withGrant(p.putTransactions))
+	m.HandleFunc("GET /api.xro/2.0/BankTransactions", p.withGrant(p.getTransactions))
 	m.HandleFunc("GET /sandbox/transactions", p.inspectTransactions)
 	m.HandleFunc("GET /sandbox/grants", p.inspectGrants)
 	p.mux = m
@@ -247,13 +247,19 @@ func (p *Platform) bearer(w http.ResponseWriter, r *http.Request) (*Grant, bool)
 	return p.grants[t.grant], true
 }
 
-func (p *Platform) connections(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	g, ok := p.bearer(w, r)
-	if !ok {
-		return
+// withGrant serves h under the platform's lock with the live grant of the
+// request's access token, answering 401 when there is none.
+func (p *Platform) withGrant(h func(http.ResponseWriter, *http.Request, *Grant)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if g, ok := p.bearer(w, r); ok {
+			h(w, r, g)
+		}
 	}
+}
+
+func (p *Platform) connections(w http.ResponseWriter, r *http.Request, g *Grant) {
 	writeJSON(w, http.StatusOK, []map[string]string{{"id": g.ID, "tenantId": g.TenantID, "tenantType": "ORGANISATION", "tenantName": "Sandbox Company"}})
 }
 
@@ -296,13 +302,7 @@ type bankTx struct {
 
 // putTransactions creates bank transactions; a repeated Idempotency-Key of
 // the same organisation answers the first result and creates nothing.
-func (p *Platform) putTransactions(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	g, ok := p.bearer(w, r)
-	if !ok {
-		return
-	}
+func (p *Platform) putTransactions(w http.ResponseWriter, r *http.Request, g *Grant) {
 	if r.Header.Get("xero-tenant-id") != g.TenantID {
 		writeJSON(w, http.StatusForbidden, map[string]string{"Title": "Forbidden", "Detail": "AuthenticationUnsuccessful: wrong xero-tenant-id"})
 		return
@@ -355,13 +355,7 @@ func (p *Platform) putTransactions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"BankTransactions": out})
 }
 
-func (p *Platform) getTransactions(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	g, ok := p.bearer(w, r)
-	if !ok {
-		return
-	}
+func (p *Platform) getTransactions(w http.ResponseWriter, r *http.Request, g *Grant) {
 	out := []json.RawMessage{}
 	for _, t := range p.txs {
 		if t.TenantID == g.TenantID {

@@ -7,6 +7,7 @@ package xero
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,7 +43,9 @@ type Config struct {
 
 // Platform is Xero (or the sandbox).
 type Platform struct {
-	oc          *oauth.Client
+	// Client is the OAuth 2.0 client: AuthCodeURL, Refresh and Revoke
+	// (which revokes the refresh token: it ends the grant, and its access tokens, at Xero) are its own.
+	*oauth.Client
 	connections string
 	api         string
 	// Sandbox defaults for the accounts a push names.
@@ -52,13 +55,6 @@ type Platform struct {
 
 var _ accounting.Platform = (*Platform)(nil)
 
-func or(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
 // New returns the Xero adapter.
 func New(cfg Config) *Platform {
 	scopes := cfg.Scopes
@@ -66,13 +62,13 @@ func New(cfg Config) *Platform {
 		scopes = DefaultScopes
 	}
 	return &Platform{
-		oc: oauth.New(oauth.Config{
+		Client: oauth.New(oauth.Config{
 			ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, RedirectURL: cfg.RedirectURL,
-			AuthURL: or(cfg.AuthURL, DefaultAuthURL), TokenURL: or(cfg.TokenURL, DefaultTokenURL),
-			RevokeURL: or(cfg.RevokeURL, DefaultRevokeURL), Scopes: scopes, PKCE: true, HTTP: cfg.HTTP,
+			AuthURL: cmp.Or(cfg.AuthURL, DefaultAuthURL), TokenURL: cmp.Or(cfg.TokenURL, DefaultTokenURL),
+			RevokeURL: cmp.Or(cfg.RevokeURL, DefaultRevokeURL), Scopes: scopes, PKCE: true, HTTP: cfg.HTTP,
 		}),
-		connections: or(cfg.ConnectionsURL, DefaultConnectionsURL),
-		api:         strings.TrimSuffix(or(cfg.APIURL, DefaultAPIURL), "/"),
+		connections: cmp.Or(cfg.ConnectionsURL, DefaultConnectionsURL),
+		api:         strings.TrimSuffix(cmp.Or(cfg.APIURL, DefaultAPIURL), "/"),
 		required:    true,
 	}
 }
@@ -90,16 +86,12 @@ func NewSandbox(base, clientID, clientSecret, redirectURL string, hc *http.Clien
 	return p
 }
 
-func (p *Platform) AuthCodeURL(state, verifier string) string {
-	return p.oc.AuthCodeURL(state, verifier)
-}
-
 func (p *Platform) Accounts() (bool, string, string) { return p.required, p.defBank, p.defContra }
 
 // Exchange trades the code, then asks GET /connections which organisation
 // the user authorised: the first ORGANISATION tenant.
 func (p *Platform) Exchange(ctx context.Context, cb accounting.Callback) (accounting.Grant, error) {
-	tok, err := p.oc.Exchange(ctx, cb.Code, cb.Verifier)
+	tok, err := p.Client.Exchange(ctx, cb.Code, cb.Verifier)
 	if err != nil {
 		return accounting.Grant{}, err
 	}
@@ -117,16 +109,6 @@ func (p *Platform) Exchange(ctx context.Context, cb accounting.Callback) (accoun
 	}
 	return accounting.Grant{}, &accounting.PlatformError{Kind: accounting.KindRejected, Status: http.StatusOK,
 		Message: "the authorization names no organisation"}
-}
-
-func (p *Platform) Refresh(ctx context.Context, refresh string) (accounting.Token, error) {
-	return p.oc.Refresh(ctx, refresh)
-}
-
-// Revoke revokes the refresh token, which ends the grant (and its access
-// tokens) at Xero.
-func (p *Platform) Revoke(ctx context.Context, tok accounting.Token) error {
-	return p.oc.Revoke(ctx, or(tok.RefreshToken, tok.AccessToken))
 }
 
 // BankTransaction is Xero's bank transaction, as PUT and answered.
@@ -171,7 +153,7 @@ func (p *Platform) Push(ctx context.Context, accessToken, tenantID string, tx ac
 	bt := BankTransaction{
 		Type: "SPEND", BankAccount: Account{Code: tx.BankAccount}, Date: tx.Date, Reference: tx.Reference,
 		CurrencyCode: tx.Currency, LineAmountTypes: "NoTax",
-		LineItems: []LineItem{{Description: or(tx.Description, "Bank statement entry"), Quantity: "1",
+		LineItems: []LineItem{{Description: cmp.Or(tx.Description, "Bank statement entry"), Quantity: "1",
 			UnitAmount: json.Number(tx.Amount), AccountCode: tx.ContraAccount}},
 	}
 	if tx.Credit {
@@ -215,7 +197,7 @@ func (e apiError) text() string {
 	if len(parts) > 0 {
 		return strings.Join(parts, "; ")
 	}
-	return or(e.Message, or(e.Detail, e.Title))
+	return cmp.Or(e.Message, cmp.Or(e.Detail, e.Title))
 }
 
 func (p *Platform) call(ctx context.Context, method, url, accessToken, tenantID, idemKey string, in, out any) error {
@@ -242,7 +224,7 @@ func (p *Platform) call(ctx context.Context, method, url, accessToken, tenantID,
 	if idemKey != "" {
 		req.Header.Set("Idempotency-Key", idemKey)
 	}
-	resp, err := p.oc.HTTP().Do(req)
+	resp, err := p.Client.HTTP().Do(req)
 	if err != nil {
 		return oauth.Unreachable()
 	}
