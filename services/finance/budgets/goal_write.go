@@ -344,11 +344,8 @@ func applyGoalLabels(g *Goal, in GoalInput) error {
 func applyGoalTarget(g *Goal, in GoalInput, now time.Time, create bool) error {
 	var err error
 	if in.TargetAmount != nil {
-		if g.TargetAmount, err = finance.ParseAmount(*in.TargetAmount, "target_amount", g.Currency); err != nil {
+		if g.TargetAmount, err = positiveAmount(*in.TargetAmount, "target_amount", g.Currency); err != nil {
 			return err
-		}
-		if !g.TargetAmount.IsPositive() {
-			return finance.Invalid("target_amount", "target_amount must be above zero")
 		}
 	}
 	if in.TargetDate != nil {
@@ -514,6 +511,15 @@ func accountLinks(sc finance.Scope, gc goalContext, in []GoalAccountLinkInput, c
 	return out, nil
 }
 
+// positiveAmount parses s (field) as an amount in currency above zero.
+func positiveAmount(s, field, currency string) (decimal.Decimal, error) {
+	amount, err := finance.ParseAmount(s, field, currency)
+	if err == nil && !amount.IsPositive() {
+		err = finance.Invalid(field, field+" must be above zero")
+	}
+	return amount, err
+}
+
 // budgetLinks checks budget links: each names an item of one of the
 // user's budgets in a category the grant shows (400 otherwise, as a
 // transaction's category_id).
@@ -534,13 +540,9 @@ func budgetLinks(sc finance.Scope, gc goalContext, in []GoalBudgetLinkInput, cur
 		if slices.ContainsFunc(out, func(o GoalBudgetLink) bool { return o.BudgetItemID == id }) {
 			return nil, finance.Invalid(field, "a budget item is linked once")
 		}
-		af := fmt.Sprintf("budget_links[%d].contribution_amount", i)
-		amount, err := finance.ParseAmount(l.ContributionAmount, af, currency)
+		amount, err := positiveAmount(l.ContributionAmount, fmt.Sprintf("budget_links[%d].contribution_amount", i), currency)
 		if err != nil {
 			return nil, err
-		}
-		if !amount.IsPositive() {
-			return nil, finance.Invalid(af, af+" must be above zero")
 		}
 		active := true
 		if l.IsActive != nil {
@@ -571,13 +573,9 @@ func planLines(sc finance.Scope, gc goalContext, in []GoalPlanLineInput, currenc
 		if !slices.ContainsFunc(gc.cats, func(c finance.Category) bool { return c.ID == id }) || sc.HidesCategory(id) {
 			return nil, finance.Invalid(field, field+" names no category")
 		}
-		af := fmt.Sprintf("spending_plan[%d].planned_amount", i)
-		amount, err := finance.ParseAmount(l.PlannedAmount, af, currency)
+		amount, err := positiveAmount(l.PlannedAmount, fmt.Sprintf("spending_plan[%d].planned_amount", i), currency)
 		if err != nil {
 			return nil, err
-		}
-		if !amount.IsPositive() {
-			return nil, finance.Invalid(af, af+" must be above zero")
 		}
 		out = append(out, GoalPlanLine{Name: name, CategoryID: id, PlannedAmount: amount})
 	}

@@ -118,14 +118,21 @@ func (p budgetCursor) Valid() bool {
 	return err == nil && finance.IsUUID(p.ID)
 }
 
+// scopedBudget opens a read of budget id: the caller's scope, and the
+// budget as stored.
+func (s *Service) scopedBudget(ctx context.Context, c finance.Caller, id string) (finance.Scope, Budget, error) {
+	sc, err := s.k.Scope(ctx, c, true)
+	if err != nil {
+		return sc, Budget{}, err
+	}
+	b, err := s.loadBudget(ctx, c, id)
+	return sc, b, err
+}
+
 // GetBudget answers GET /v1/budgets/{id}.
 func (s *Service) GetBudget(ctx context.Context, c finance.Caller, id string) (finance.Result[BudgetView], error) {
 	var res finance.Result[BudgetView]
-	sc, err := s.k.Scope(ctx, c, true)
-	if err != nil {
-		return res, err
-	}
-	b, err := s.loadBudget(ctx, c, id)
+	sc, b, err := s.scopedBudget(ctx, c, id)
 	if err != nil {
 		return res, err
 	}
@@ -200,11 +207,7 @@ func (s *Service) budgetView(ctx context.Context, c finance.Caller, sc finance.S
 // containing today.
 func (s *Service) GetBudgetProgress(ctx context.Context, c finance.Caller, id, month string) (finance.Result[BudgetProgress], error) {
 	var res finance.Result[BudgetProgress]
-	sc, err := s.k.Scope(ctx, c, true)
-	if err != nil {
-		return res, err
-	}
-	b, err := s.loadBudget(ctx, c, id)
+	sc, b, err := s.scopedBudget(ctx, c, id)
 	if err != nil {
 		return res, err
 	}

@@ -46,6 +46,16 @@ func (s *Service) reportCurrency(ctx context.Context, c finance.Caller, sc finan
 	return cur, nil
 }
 
+// categoryTotals reads the user's categories and the flow totals of from
+// to to in currency: all of them, and those the grant shows (reportTotals).
+func (s *Service) categoryTotals(ctx context.Context, c finance.Caller, sc finance.Scope, currency string, from, to time.Time) (cats []finance.Category, all, visible []finance.FlowTotal, err error) {
+	if cats, err = s.store.ListCategories(ctx, c.UserID); err != nil {
+		return nil, nil, nil, finance.Internal("list categories", err)
+	}
+	all, visible, err = s.reportTotals(ctx, c, sc, currency, from, to)
+	return cats, all, visible, err
+}
+
 // reportTotals sums the user's counted rows in currency between from and
 // to (inclusive) with no privacy filter, and returns the totals with those
 // the grant shows. Reports compute both so that filtered is true only when
@@ -88,11 +98,7 @@ func (s *Service) GetMonthSummary(ctx context.Context, c finance.Caller, month, 
 	}
 	from := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
 	to := from.AddDate(0, 1, -1)
-	cats, err := s.store.ListCategories(ctx, c.UserID)
-	if err != nil {
-		return res, finance.Internal("list categories", err)
-	}
-	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
+	cats, all, visible, err := s.categoryTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
 		return res, err
 	}
@@ -157,11 +163,7 @@ func (s *Service) GetSpendingByCategory(ctx context.Context, c finance.Caller, q
 	if err != nil {
 		return res, err
 	}
-	cats, err := s.store.ListCategories(ctx, c.UserID)
-	if err != nil {
-		return res, finance.Internal("list categories", err)
-	}
-	all, visible, err := s.reportTotals(ctx, c, sc, currency, from, to)
+	cats, all, visible, err := s.categoryTotals(ctx, c, sc, currency, from, to)
 	if err != nil {
 		return res, err
 	}

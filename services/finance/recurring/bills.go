@@ -3,6 +3,7 @@ package recurring
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -62,6 +63,17 @@ func UpcomingBills(rules []Rule, today time.Time, daysAhead int) []UpcomingBill 
 	return out
 }
 
+// daysAheadOr checks a days_ahead parameter: 0 means dflt, else 1 to max.
+func daysAheadOr(daysAhead, dflt, max int32) (int32, error) {
+	switch {
+	case daysAhead == 0:
+		return dflt, nil
+	case daysAhead < 0 || daysAhead > max:
+		return 0, finance.Invalid("days_ahead", fmt.Sprintf("days_ahead must be between 1 and %d", max))
+	}
+	return daysAhead, nil
+}
+
 // ListUpcomingBills answers GET /v1/bills/upcoming. days_ahead 0 (absent)
 // is DefaultBillsDaysAhead; otherwise 1 to MaxBillsDaysAhead (400 naming
 // days_ahead). Rules on excluded accounts or in excluded categories are
@@ -74,11 +86,8 @@ func (s *Service) ListUpcomingBills(ctx context.Context, c finance.Caller, daysA
 	if err != nil {
 		return res, err
 	}
-	switch {
-	case daysAhead == 0:
-		daysAhead = DefaultBillsDaysAhead
-	case daysAhead < 0 || daysAhead > MaxBillsDaysAhead:
-		return res, finance.Invalid("days_ahead", "days_ahead must be between 1 and 365")
+	if daysAhead, err = daysAheadOr(daysAhead, DefaultBillsDaysAhead, MaxBillsDaysAhead); err != nil {
+		return res, err
 	}
 	rules, err := s.Rules(ctx, c.UserID)
 	if err != nil {

@@ -145,11 +145,8 @@ func (s *Service) GetCashFlowForecast(ctx context.Context, c finance.Caller, day
 	if err != nil {
 		return res, err
 	}
-	switch {
-	case daysAhead == 0:
-		daysAhead = DefaultForecastDays
-	case daysAhead < 0 || daysAhead > MaxForecastDays:
-		return res, finance.Invalid("days_ahead", "days_ahead must be between 1 and 365")
+	if daysAhead, err = daysAheadOr(daysAhead, DefaultForecastDays, MaxForecastDays); err != nil {
+		return res, err
 	}
 	if accountID, err = finance.OptionalUUID(accountID, "account_id"); err != nil {
 		return res, err
