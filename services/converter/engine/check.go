@@ -198,22 +198,20 @@ func (e *Engine) Enrich(input []byte, from string, opts statement.Options) (*Enr
 func enrichPayment(p *payment.Payment, at string, addIBAN, addBIC func(v, path string)) {
 	addBIC(p.Header.From, at+"/header/from")
 	addBIC(p.Header.To, at+"/header/to")
-	agent := func(a *payment.Agent, name string) {
-		if a == nil {
-			return
+	add := func(bic, account, name string) {
+		addBIC(bic, at+"/"+name)
+		if bankid.ValidIBAN(account) || bankid.IBANShaped(account) {
+			addIBAN(account, at+"/"+name)
 		}
-		addBIC(a.BIC, at+"/"+name)
-		if bankid.ValidIBAN(a.Account) || bankid.IBANShaped(a.Account) {
-			addIBAN(a.Account, at+"/"+name)
+	}
+	agent := func(a *payment.Agent, name string) {
+		if a != nil {
+			add(a.BIC, a.Account, name)
 		}
 	}
 	party := func(pt *payment.Party, name string) {
-		if pt == nil {
-			return
-		}
-		addBIC(pt.BIC, at+"/"+name)
-		if bankid.ValidIBAN(pt.Account) || bankid.IBANShaped(pt.Account) {
-			addIBAN(pt.Account, at+"/"+name)
+		if pt != nil {
+			add(pt.BIC, pt.Account, name)
 		}
 	}
 	party(p.Debtor, "debtor")

@@ -16,51 +16,48 @@ import (
 const typePacs2 = "pacs.002"
 
 func (pp *pacsParser) pacs002(doc int, hdr payment.Header) ([]*payment.Payment, error) {
-	t := pp.t
 	base := payment.Payment{Kind: payment.Status, Header: hdr}
 	root, gh, err := pp.messageRoot(doc, "FIToFIPmtStsRpt", &base)
 	if err != nil {
 		return nil, err
 	}
 	base.InstructingAgent, base.InstructedAgent = pp.agent(gh, "InstgAgt"), pp.agent(gh, "InstdAgt")
-	var out []*payment.Payment
-	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
-		if t.nodes[tx].name != "TxInfAndSts" {
-			continue
-		}
-		p := new(payment.Payment)
-		*p = base
-		p.InstructionID = t.get(tx, "OrgnlInstrId")
-		if err := pp.originalRefs(tx, p); err != nil {
-			return nil, err
-		}
-		p.TransactionStatus = t.get(tx, "TxSts")
-		if p.TransactionStatus == "" {
-			return nil, pp.fail(tx, "TxSts is missing")
-		}
-		p.StatusReason, p.StatusInfo = pp.reasons(tx, "StsRsnInf")
-		// The rejected transfer's amount and date (an MT103/202/205 reject
-		// carries them in :32A:).
-		if ref := t.child(tx, "OrgnlTxRef"); ref >= 0 {
-			if p.Amount, err = pp.amount(t.child(ref, "IntrBkSttlmAmt"), false); err != nil {
-				return nil, err
-			}
-			if p.SettlementDate, err = pp.namedDate(ref, "IntrBkSttlmDt"); err != nil {
-				return nil, err
-			}
-			pp.originalParties(ref, p)
-		}
-		if s := t.get(tx, "AccptncDtTm"); s != "" {
-			at, ok := parseDateTime(s)
-			if !ok {
-				return nil, pp.fail(t.child(tx, "AccptncDtTm"), "AccptncDtTm %q is not a date and time", clip(s))
-			}
-			p.StatusTime = at
-		}
-		pp.overrideAgents(tx, p)
-		out = append(out, p)
+	return pp.oneMTPerTx(root, "TxInfAndSts", &base, pp.statusTx, "the report has no TxInfAndSts (a group status alone has no MT199 form)", "transaction statuses")
+}
+
+// statusTx reads one TxInfAndSts into p.
+func (pp *pacsParser) statusTx(tx int, p *payment.Payment) error {
+	t := pp.t
+	p.InstructionID = t.get(tx, "OrgnlInstrId")
+	if err := pp.originalRefs(tx, p); err != nil {
+		return err
 	}
-	return pp.oneMTEach(out, root, "the report has no TxInfAndSts (a group status alone has no MT199 form)", "FIToFIPmtStsRpt", "transaction statuses")
+	p.TransactionStatus = t.get(tx, "TxSts")
+	if p.TransactionStatus == "" {
+		return pp.fail(tx, "TxSts is missing")
+	}
+	p.StatusReason, p.StatusInfo = pp.reasons(tx, "StsRsnInf")
+	// The rejected transfer's amount and date (an MT103/202/205 reject
+	// carries them in :32A:).
+	if ref := t.child(tx, "OrgnlTxRef"); ref >= 0 {
+		var err error
+		if p.Amount, err = pp.amount(t.child(ref, "IntrBkSttlmAmt"), false); err != nil {
+			return err
+		}
+		if p.SettlementDate, err = pp.namedDate(ref, "IntrBkSttlmDt"); err != nil {
+			return err
+		}
+		pp.originalParties(ref, p)
+	}
+	if s := t.get(tx, "AccptncDtTm"); s != "" {
+		at, ok := parseDateTime(s)
+		if !ok {
+			return pp.fail(t.child(tx, "AccptncDtTm"), "AccptncDtTm %q is not a date and time", clip(s))
+		}
+		p.StatusTime = at
+	}
+	pp.overrideAgents(tx, p)
+	return nil
 }
 
 // pacs002 writes an FIToFIPmtStsRpt with one TxInfAndSts.

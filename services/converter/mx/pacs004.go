@@ -54,20 +54,10 @@ func (pp *pacsParser) pacs004(doc int, hdr payment.Header) ([]*payment.Payment, 
 	t.get(gh, "NbOfTxs")
 	st := t.child(gh, "SttlmInf")
 	base.InstructingAgent, base.InstructedAgent = pp.agent(gh, "InstgAgt"), pp.agent(gh, "InstdAgt")
-	var out []*payment.Payment
-	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
-		if t.nodes[tx].name != "TxInf" {
-			continue
-		}
-		p := new(payment.Payment)
-		*p = base
+	return pp.oneMTPerTx(root, "TxInf", &base, func(tx int, p *payment.Payment) error {
 		pp.settlement(st, p)
-		if err := pp.returnTx(tx, p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return pp.oneMTEach(out, root, "the message has no TxInf (a group return alone has no MT form)", "PmtRtr", "returns")
+		return pp.returnTx(tx, p)
+	}, "the message has no TxInf (a group return alone has no MT form)", "returns")
 }
 
 func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {

@@ -183,19 +183,10 @@ func (pp *pacsParser) creditTransfers(doc int, name string, base payment.Payment
 	}
 	t.get(gh, "NbOfTxs") // read, so it is not reported as dropped
 	st := t.child(gh, "SttlmInf")
-	var out []*payment.Payment
-	for id := t.nodes[root].first; id >= 0; id = t.nodes[id].next {
-		if t.nodes[id].name != "CdtTrfTxInf" {
-			continue
-		}
-		p := base
-		pp.settlement(st, &p)
-		if err := tx(id, &p); err != nil {
-			return nil, err
-		}
-		out = append(out, &p)
-	}
-	return pp.oneMTEach(out, root, "the message has no CdtTrfTxInf", name, "transactions")
+	return pp.oneMTPerTx(root, "CdtTrfTxInf", &base, func(id int, p *payment.Payment) error {
+		pp.settlement(st, p)
+		return tx(id, p)
+	}, "the message has no CdtTrfTxInf", "transactions")
 }
 
 // settlement reads GrpHdr/SttlmInf (st < 0: absent).
@@ -252,6 +243,26 @@ func (pp *pacsParser) namedDate(id int, name string) (statement.Date, error) {
 		return statement.Date{}, pp.fail(pp.t.child(id, name), "%s %q is not a date", name, clip(s))
 	}
 	return d, nil
+}
+
+// oneMTPerTx reads every element name below root as one payment, a copy
+// of base that read completes; oneMTEach (at root's element) then says
+// what one or several of them become.
+func (pp *pacsParser) oneMTPerTx(root int, name string, base *payment.Payment, read func(tx int, p *payment.Payment) error, none, noun string) ([]*payment.Payment, error) {
+	t := pp.t
+	var out []*payment.Payment
+	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
+		if t.nodes[tx].name != name {
+			continue
+		}
+		p := new(payment.Payment)
+		*p = *base
+		if err := read(tx, p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return pp.oneMTEach(out, root, none, t.nodes[root].name, noun)
 }
 
 // oneMTEach returns the payments read from root, failing with none when

@@ -202,12 +202,7 @@ func (r *pacsRenderer) document(p *payment.Payment) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		w.close("Document")
-		w.depth = 0
-		w.b = append(w.b, "\n</Envelope>\n"...)
-		w.out.Grow(len(w.b))
-		w.flush()
-		return w.out.String(), nil
+		return r.endDocument(), nil
 	}
 	root := "FIToFICstmrCdtTrf"
 	if r.typ == typePacs9 {
@@ -227,12 +222,18 @@ func (r *pacsRenderer) document(p *payment.Payment) (string, error) {
 		return "", err
 	}
 	w.close(root)
+	return r.endDocument(), nil
+}
+
+// endDocument closes the Document and the Envelope and returns the message.
+func (r *pacsRenderer) endDocument() string {
+	w := &r.w
 	w.close("Document")
 	w.depth = 0
 	w.b = append(w.b, "\n</Envelope>\n"...)
 	w.out.Grow(len(w.b))
 	w.flush()
-	return w.out.String(), nil
+	return w.out.String()
 }
 
 func (r *pacsRenderer) headerParty(name, bic, rel string) {
