@@ -38,21 +38,9 @@ var cashMX = map[payment.Kind]string{
 // statement detectors: bare block 4 text of these types also starts with
 // :20: and an MT110 has the :32A:, :50a: and :59a: of an MT103.
 func CashFormats() engine.FormatSet {
-	var set engine.FormatSet
-	opts := []string{"translitProfile", "strict"}
+	set := engine.FormatSet{Parsers: paymentParsers(CashTypes, ParseCash)}
 	for _, t := range CashTypes {
-		set.Parsers = append(set.Parsers, engine.Parser{
-			Type: t,
-			ParsePayments: func(input []byte, _ string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
-				return ParseCash(input, t)
-			},
-		})
-		r := engine.Renderer{
-			Type: t, MediaType: MediaType, Options: opts, Accepts: []string{t, cashMX[cashKinds[t[2:]]]},
-			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
-				return RenderCash(t[2:], ps, o)
-			},
-		}
+		r := paymentRenderer(t[2:], []string{t, cashMX[cashKinds[t[2:]]]}, RenderCash)
 		if t == "MT210" {
 			r.Refuses = map[string]string{"camt.058": payment.RefusedCamt058}
 		}
@@ -534,8 +522,7 @@ func cashWord(code string, words map[string]string) string {
 // with more becomes several messages; an MT111 or MT112 is about one cheque,
 // so a camt.108 or camt.109 becomes one message per cheque (PAY_SPLIT).
 func RenderCash(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
-	w := &payment.Warner{}
-	r := &payRenderer{w: w, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ}
+	r := newPayRenderer(typ, opts)
 	want := cashKinds[typ]
 	var pages []string
 	for i, p := range ps {
@@ -545,7 +532,7 @@ func RenderCash(typ string, ps []*payment.Payment, opts statement.Options) ([]st
 		}
 		groups := cashGroups(typ, p.Cash.Items)
 		if len(groups) > 1 {
-			w.Add(payment.CodeSplit, r.path(""), 0, "%d items: %d MT%s messages", len(p.Cash.Items), len(groups), typ)
+			r.w.Add(payment.CodeSplit, r.path(""), 0, "%d items: %d MT%s messages", len(p.Cash.Items), len(groups), typ)
 		}
 		for _, g := range groups {
 			page, err := r.cashMessage(p, g)

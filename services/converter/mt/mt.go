@@ -97,25 +97,11 @@ func Formats() engine.FormatSet {
 // which must be tried before the statement detector (bare block 4 text of
 // an MT103 also starts with :20:).
 func PaymentFormats() engine.FormatSet {
-	var set engine.FormatSet
-	for _, t := range PaymentTypes {
-		set.Parsers = append(set.Parsers, engine.Parser{
-			Type: t,
-			ParsePayments: func(input []byte, _ string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
-				return ParsePayments(input, t)
-			},
-		})
-	}
-	set.Renderers = []engine.Renderer{{
-		Type: "MT103", MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT103", "pacs.008", "pacs.004", "pacs.002"},
-		RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
-			return RenderPayments("103", ps, o)
-		},
-	}}
+	set := engine.FormatSet{Parsers: paymentParsers(PaymentTypes, ParsePayments)}
+	set.Renderers = []engine.Renderer{paymentRenderer("103", []string{"MT103", "pacs.008", "pacs.004", "pacs.002"}, RenderPayments)}
 	// MT202 and MT205 write the COV variant for a cover payment (pacs.009
 	// with UndrlygCstmrCdtTrf); MT202COV and MT205COV refuse any other.
 	for _, t := range []string{"MT202", "MT202COV", "MT205", "MT205COV"} {
-		typ := t[2:]
 		fi := []string{"MT202", "MT202COV", "MT205", "MT205COV", "pacs.009"}
 		if !strings.HasSuffix(t, "COV") {
 			// a return (/RETN/ in :72:) and a reject (/REJT/)
@@ -124,36 +110,45 @@ func PaymentFormats() engine.FormatSet {
 		if strings.HasSuffix(t, "COV") {
 			fi = []string{"MT202COV", "MT205COV", "pacs.009"} // a core MT202/205 is never a cover
 		}
-		set.Renderers = append(set.Renderers, engine.Renderer{
-			Type: t, MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: fi,
-			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
-				return RenderPayments(typ, ps, o)
-			},
-		})
+		set.Renderers = append(set.Renderers, paymentRenderer(t[2:], fi, RenderPayments))
 	}
 	// MT900 and MT910 confirm a debit and a credit (camt.054).
 	for _, t := range []string{"MT900", "MT910"} {
-		typ := t[2:]
-		set.Renderers = append(set.Renderers, engine.Renderer{
-			Type: t, MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{t, "camt.054"},
-			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
-				return RenderPayments(typ, ps, o)
-			},
-		})
+		set.Renderers = append(set.Renderers, paymentRenderer(t[2:], []string{t, "camt.054"}, RenderPayments))
 	}
 	// MT199 and MT299 carry a status, a reject (/REJT/ in :79:) or a gpi
 	// status confirmation: pacs.002.
 	for _, t := range []string{"MT199", "MT299"} {
-		typ := t[2:]
-		set.Renderers = append(set.Renderers, engine.Renderer{
-			Type: t, MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: []string{"MT199", "MT299", "pacs.002"},
-			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
-				return RenderPayments(typ, ps, o)
-			},
-		})
+		set.Renderers = append(set.Renderers, paymentRenderer(t[2:], []string{"MT199", "MT299", "pacs.002"}, RenderPayments))
 	}
 	set.Detectors = []engine.Detector{DetectPayment}
 	return set
+}
+
+// paymentParsers are the engine's parsers of types (MT names), each
+// reading its type with parse.
+func paymentParsers(types []string, parse func(input []byte, typ string) ([]*payment.Payment, []statement.Warning, error)) []engine.Parser {
+	out := make([]engine.Parser, 0, len(types))
+	for _, t := range types {
+		out = append(out, engine.Parser{
+			Type: t,
+			ParsePayments: func(input []byte, _ string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
+				return parse(input, t)
+			},
+		})
+	}
+	return out
+}
+
+// paymentRenderer is the engine's renderer of MT typ ("103") that takes the
+// payments of the types accepts names and writes them with render.
+func paymentRenderer(typ string, accepts []string, render func(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error)) engine.Renderer {
+	return engine.Renderer{
+		Type: "MT" + typ, MediaType: MediaType, Options: []string{"translitProfile", "strict"}, Accepts: accepts,
+		RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
+			return render(typ, ps, o)
+		},
+	}
 }
 
 // MediaType is what MT output is served as: FIN text.

@@ -32,21 +32,9 @@ var batchKinds = map[string]payment.Kind{"101": payment.Initiation, "204": payme
 // before the cash management one: bare block 4 text of both has a :30:
 // before the first :21:, which that detector takes for an MT210.
 func BatchFormats() engine.FormatSet {
-	var set engine.FormatSet
+	set := engine.FormatSet{Parsers: paymentParsers(BatchTypes, ParseBatch)}
 	for _, t := range BatchTypes {
-		set.Parsers = append(set.Parsers, engine.Parser{
-			Type: t,
-			ParsePayments: func(input []byte, _ string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
-				return ParseBatch(input, t)
-			},
-		})
-		set.Renderers = append(set.Renderers, engine.Renderer{
-			Type: t, MediaType: MediaType, Options: []string{"translitProfile", "strict"},
-			Accepts: []string{t, payment.MXType(batchKinds[t[2:]])},
-			RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
-				return RenderBatch(t[2:], ps, o)
-			},
-		})
+		set.Renderers = append(set.Renderers, paymentRenderer(t[2:], []string{t, payment.MXType(batchKinds[t[2:]])}, RenderBatch))
 	}
 	// MT104 and MT107 are read only to be refused by name, and no target
 	// takes them (payment.RefusedDirectDebit says why).
@@ -478,8 +466,7 @@ func (p *payParser) mt204(pay *payment.Payment) error {
 // PAY_MT101_MULTIPLE_TRANSACTIONS, which is lossy so that strict refuses it:
 // from November 2026 FIN takes one transaction per MT101.
 func RenderBatch(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
-	w := &payment.Warner{}
-	r := &payRenderer{w: w, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ}
+	r := newPayRenderer(typ, opts)
 	want := batchKinds[typ]
 	var pages []string
 	for i, p := range ps {
@@ -492,7 +479,7 @@ func RenderBatch(typ string, ps []*payment.Payment, opts statement.Options) ([]s
 		}
 		if typ == "101" && len(p.Transactions) > 1 {
 			// Lossy, so the engine's strict check refuses it like any other.
-			w.Add(payment.CodeMT101Multiple, r.path(""), 0, "MT101 with %d transactions: %s", len(p.Transactions), payment.RefusedMT101Batch)
+			r.w.Add(payment.CodeMT101Multiple, r.path(""), 0, "MT101 with %d transactions: %s", len(p.Transactions), payment.RefusedMT101Batch)
 		}
 		var err error
 		if typ == "101" {

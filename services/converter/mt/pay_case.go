@@ -847,26 +847,11 @@ func caseTarget(k payment.Kind) string {
 // before the payment and statement detectors (bare block 4 text of these
 // types also starts with :20:, and an n92 may copy an MT103's fields).
 func InvestigationFormats() engine.FormatSet {
-	var set engine.FormatSet
-	for _, t := range InvestigationTypes {
-		set.Parsers = append(set.Parsers, engine.Parser{
-			Type: t,
-			ParsePayments: func(input []byte, _ string, _ statement.Options) ([]*payment.Payment, []statement.Warning, error) {
-				return ParsePayments(input, t)
-			},
-		})
-	}
+	set := engine.FormatSet{Parsers: paymentParsers(InvestigationTypes, ParsePayments)}
 	mx := map[string]string{"90": "camt.105", "91": "camt.106", "92": "camt.056", "95": "camt.026", "96": "camt.029"}
 	for _, s := range caseSuffixes {
 		for _, n := range []string{"1", "2"} {
-			typ := n + s
-			r := engine.Renderer{
-				Type: "MT" + typ, MediaType: MediaType, Options: []string{"translitProfile", "strict"},
-				Accepts: []string{"MT1" + s, "MT2" + s, mx[s]},
-				RenderPayments: func(ps []*payment.Payment, _ string, o statement.Options) ([]string, []statement.Warning, error) {
-					return RenderPayments(typ, ps, o)
-				},
-			}
+			r := paymentRenderer(n+s, []string{"MT1" + s, "MT2" + s, mx[s]}, RenderPayments)
 			if s == "95" {
 				r.Accepts = r.Accepts[:2]
 				r.Refuses = map[string]string{mx[s]: refusedQuery}

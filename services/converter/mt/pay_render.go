@@ -17,8 +17,7 @@ import (
 // cut, marked with '+' as its last kept character, and reported with
 // PAY_TRUNCATED naming the source path, the field and both lengths.
 func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
-	w := &payment.Warner{}
-	r := &payRenderer{w: w, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ}
+	r := newPayRenderer(typ, opts)
 	pages := make([]string, 0, len(ps))
 	for i, p := range ps {
 		r.no = i + 1
@@ -29,6 +28,11 @@ func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) (
 		pages = append(pages, page)
 	}
 	return r.result(pages)
+}
+
+// newPayRenderer starts a render of MT typ with its own warner.
+func newPayRenderer(typ string, opts statement.Options) *payRenderer {
+	return &payRenderer{w: &payment.Warner{}, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ}
 }
 
 // result is what a render returns: its pages, and its warnings with the

@@ -53,17 +53,7 @@ func BatchFormats() engine.FormatSet {
 				return ParseBatch(input, typ)
 			},
 		})
-		set.Renderers = append(set.Renderers, engine.Renderer{
-			Type:           typ,
-			MediaType:      MediaType,
-			Versions:       batchVersions[typ],
-			DefaultVersion: batchVersions[typ][0],
-			Options:        []string{"strict", "targetVersion"},
-			Accepts:        []string{batchMT[typ], typ},
-			RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
-				return RenderBatch(ps, typ, version)
-			},
-		})
+		set.Renderers = append(set.Renderers, paymentRenderer(typ, batchVersions[typ], []string{batchMT[typ], typ}, RenderBatch))
 	}
 	// pacs.003 is read only to be refused by name (payment.RefusedDirectDebit).
 	set.Parsers = append(set.Parsers, engine.Parser{Type: typePacs3,

@@ -835,18 +835,8 @@ func InvestigationFormats() engine.FormatSet {
 		typeCamt106: {"MT191", "MT291", typeCamt106},
 	}
 	for _, typ := range caseTypes {
-		r := engine.Renderer{
-			Type:           typ,
-			MediaType:      MediaType,
-			Versions:       caseVersions[typ][:1],
-			DefaultVersion: caseVersions[typ][0],
-			Options:        []string{"strict", "targetVersion"},
-			Accepts:        accepts[typ],
-			Refuses:        map[string]string{},
-			RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
-				return RenderInvestigations(ps, typ, version)
-			},
-		}
+		r := paymentRenderer(typ, caseVersions[typ][:1], accepts[typ], RenderInvestigations)
+		r.Refuses = map[string]string{}
 		suffix := map[string]string{typeCamt56: "92", typeCamt29: "96", typeCamt105: "90", typeCamt106: "91", typeCamt26: "95"}[typ]
 		for n := '3'; n <= '9'; n++ {
 			r.Refuses["MT"+string(n)+suffix] = fmt.Sprintf("MT%c%s belongs to category %c (not a payment); CBPR+ defines %s for categories 1 and 2 (MT1%s, MT2%s) only", n, suffix, n, typ, suffix, suffix)

@@ -319,17 +319,10 @@ func ReturnFormats() engine.FormatSet {
 				return ParseReturns(input)
 			},
 		}},
-		Renderers: []engine.Renderer{{
-			Type:           typePacs4,
-			MediaType:      MediaType,
-			Versions:       ReturnVersions,
-			DefaultVersion: ReturnVersions[0],
-			Options:        []string{"strict", "targetVersion"},
-			Accepts:        []string{"MT103", "MT202", "MT205", typePacs4},
-			RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
+		Renderers: []engine.Renderer{paymentRenderer(typePacs4, ReturnVersions, []string{"MT103", "MT202", "MT205", typePacs4},
+			func(ps []*payment.Payment, _, version string) ([]string, []statement.Warning, error) {
 				return RenderReturns(ps, version)
-			},
-		}},
+			})},
 		Detectors: []engine.Detector{DetectReturn},
 	}
 }

@@ -116,49 +116,31 @@ func PaymentFormats() engine.FormatSet {
 			},
 		})
 	}
-	set.Renderers = []engine.Renderer{{
-		Type:           typePacs8,
-		MediaType:      MediaType,
-		Versions:       []string{typePacs8 + ".001.08"},
-		DefaultVersion: typePacs8 + ".001.08",
-		Options:        []string{"strict", "targetVersion"},
-		Accepts:        []string{"MT103", typePacs8},
-		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
-			return RenderPayments(ps, typePacs8, version)
-		},
-	}, {
-		Type:           typePacs9,
-		MediaType:      MediaType,
-		Versions:       []string{typePacs9 + ".001.08"},
-		DefaultVersion: typePacs9 + ".001.08",
-		Options:        []string{"strict", "targetVersion"},
-		Accepts:        []string{"MT200", "MT202", "MT202COV", "MT205", "MT205COV", typePacs9},
-		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
-			return RenderPayments(ps, typePacs9, version)
-		},
-	}, {
-		Type:           typeCamt54,
-		MediaType:      MediaType,
-		Versions:       []string{typeCamt54 + ".001.08"},
-		DefaultVersion: typeCamt54 + ".001.08",
-		Options:        []string{"strict", "targetVersion"},
-		Accepts:        []string{"MT900", "MT910", typeCamt54},
-		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
-			return RenderPayments(ps, typeCamt54, version)
-		},
-	}, {
-		Type:           typePacs2,
-		MediaType:      MediaType,
-		Versions:       []string{typePacs2 + ".001.10"},
-		DefaultVersion: typePacs2 + ".001.10",
-		Options:        []string{"strict", "targetVersion"},
-		Accepts:        []string{"MT199", "MT299", "MT103", "MT202", "MT205", typePacs2},
-		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
-			return RenderPayments(ps, typePacs2, version)
-		},
-	}}
+	set.Renderers = []engine.Renderer{
+		paymentRenderer(typePacs8, []string{typePacs8 + ".001.08"}, []string{"MT103", typePacs8}, RenderPayments),
+		paymentRenderer(typePacs9, []string{typePacs9 + ".001.08"}, []string{"MT200", "MT202", "MT202COV", "MT205", "MT205COV", typePacs9}, RenderPayments),
+		paymentRenderer(typeCamt54, []string{typeCamt54 + ".001.08"}, []string{"MT900", "MT910", typeCamt54}, RenderPayments),
+		paymentRenderer(typePacs2, []string{typePacs2 + ".001.10"}, []string{"MT199", "MT299", "MT103", "MT202", "MT205", typePacs2}, RenderPayments),
+	}
 	set.Detectors = []engine.Detector{DetectPayment}
 	return set
+}
+
+// paymentRenderer is the engine's renderer of typ at versions (the first
+// the default), which takes the payments of the types accepts names and
+// writes each as an Envelope with render.
+func paymentRenderer(typ string, versions, accepts []string, render func(ps []*payment.Payment, typ, version string) ([]string, []statement.Warning, error)) engine.Renderer {
+	return engine.Renderer{
+		Type:           typ,
+		MediaType:      MediaType,
+		Versions:       versions,
+		DefaultVersion: versions[0],
+		Options:        []string{"strict", "targetVersion"},
+		Accepts:        accepts,
+		RenderPayments: func(ps []*payment.Payment, version string, _ statement.Options) ([]string, []statement.Warning, error) {
+			return render(ps, typ, version)
+		},
+	}
 }
 
 func contains(xs []string, x string) bool {
