@@ -100,11 +100,7 @@ func lex(input string, w *warner, keep86 bool) *lexer {
 	for len(input) > 0 {
 		lineNo++
 		var line string
-		if i := strings.IndexByte(input, '\n'); i >= 0 {
-			line, input = input[:i], input[i+1:]
-		} else {
-			line, input = input, ""
-		}
+		line, input, _ = strings.Cut(input, "\n")
 		line = strings.TrimSuffix(line, "\r")
 		lx.line(line, lineNo)
 	}

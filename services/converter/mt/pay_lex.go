@@ -208,11 +208,7 @@ func (m *finMessage) readFields(body string, first int) error {
 	ln := first
 	for len(body) > 0 {
 		var l string
-		if i := strings.IndexByte(body, '\n'); i >= 0 {
-			l, body = body[:i], body[i+1:]
-		} else {
-			l, body = body, ""
-		}
+		l, body, _ = strings.Cut(body, "\n")
 		l = strings.TrimRight(l, " \t")
 		if tag, rest, ok := fieldTag(l); ok {
 			if len(m.fields) >= 256 {

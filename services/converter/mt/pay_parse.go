@@ -653,14 +653,10 @@ func (p *payParser) agent(f *finField) (*payment.Agent, error) {
 			return nil, p.fail(f, "T77: option C holds a party identifier only")
 		}
 	case 'D':
-		if len(lines) == 0 {
-			return nil, p.fail(f, "T77: option D needs a name and address")
+		var err error
+		if a.Name, a.Address, err = p.nameAddress(f, lines, "T77: option D needs a name and address", "agent"); err != nil {
+			return nil, err
 		}
-		if len(lines) > 4 {
-			return nil, p.fail(f, "T77: name and address have more than 4 lines")
-		}
-		a.Name = lines[0]
-		a.Address = p.addressLines(f, lines[1:], "agent")
 	}
 	if a.BIC == "" && a.Name == "" && a.Account == "" && a.ClearingMember == "" {
 		return nil, p.fail(f, "T77: the field identifies no institution")
@@ -721,14 +717,10 @@ func (p *payParser) party(f *finField) (*payment.Party, error) {
 			return nil, err
 		}
 	default: // 50K, 59; MT101's 50H (account, name and address)
-		if len(lines) == 0 {
-			return nil, p.fail(f, "T77: name and address are missing")
+		var err error
+		if pt.Name, pt.Address, err = p.nameAddress(f, lines, "T77: name and address are missing", "party"); err != nil {
+			return nil, err
 		}
-		if len(lines) > 4 {
-			return nil, p.fail(f, "T77: name and address have more than 4 lines")
-		}
-		pt.Name = lines[0]
-		pt.Address = p.addressLines(f, lines[1:], "party")
 	}
 	p.checkAccount(f, pt.Account)
 	return pt, nil
@@ -793,6 +785,19 @@ func (p *payParser) numbered(f *finField, pt *payment.Party, lines []string) err
 		p.warn(payment.CodeAddressUnstructured, f, "%s has address lines but no 3/ country and town: from November 2026 CBPR+ refuses unstructured addresses", partyName(f.tag))
 	}
 	return nil
+}
+
+// nameAddress reads the name and address lines of an agent's option D or
+// a party's (at most 4, the first the name); missing is the error when
+// there are none, what names whose address it is.
+func (p *payParser) nameAddress(f *finField, lines []string, missing, what string) (string, payment.Address, error) {
+	if len(lines) == 0 {
+		return "", payment.Address{}, p.fail(f, "%s", missing)
+	}
+	if len(lines) > 4 {
+		return "", payment.Address{}, p.fail(f, "T77: name and address have more than 4 lines")
+	}
+	return lines[0], p.addressLines(f, lines[1:], what), nil
 }
 
 // addressLines reads the address lines of a K or D option. The last line

@@ -976,12 +976,8 @@ type lines86 struct {
 // text writes s, whose own line breaks are "\n"; empty lines are skipped.
 func (w *lines86) text(s string) {
 	for s != "" {
-		l := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			l, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
+		var l string
+		l, s, _ = strings.Cut(s, "\n")
 		w.line(w.r.x(l))
 	}
 }

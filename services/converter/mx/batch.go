@@ -408,9 +408,7 @@ func (r *pacsRenderer) batch(p *payment.Payment, ref, created, from, to string) 
 // batchGroupHeader writes GrpHdr's MsgId, CreDtTm and NbOfTxs.
 func (r *pacsRenderer) batchGroupHeader(p *payment.Payment, ref, created string) {
 	w := &r.w
-	w.open("GrpHdr")
-	r.leaf("MsgId", firstOf(p.MessageID, ref), 35, "GrpHdr/MsgId")
-	w.rawLeaf("CreDtTm", []byte(created))
+	r.openGroupHeader(firstOf(p.MessageID, ref), created)
 	w.leaf("NbOfTxs", strconv.Itoa(len(p.Transactions)))
 }
 

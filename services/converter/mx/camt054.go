@@ -173,9 +173,7 @@ func (pp *pacsParser) txDetails(tx int, p *payment.Payment) (string, error) {
 func (r *pacsRenderer) camt054(p *payment.Payment, ref string, created string) error {
 	w := &r.w
 	w.open("BkToCstmrDbtCdtNtfctn")
-	w.open("GrpHdr")
-	r.leaf("MsgId", firstOf(p.MessageID, ref), 35, "GrpHdr/MsgId")
-	w.rawLeaf("CreDtTm", []byte(created))
+	r.openGroupHeader(firstOf(p.MessageID, ref), created)
 	w.close("GrpHdr")
 	w.open("Ntfctn")
 	r.leaf("Id", firstOf(p.MessageID, ref), 35, "Ntfctn/Id")

@@ -721,9 +721,7 @@ func (r *pacsRenderer) chargesDocument(p *payment.Payment, ref, created string) 
 		root = "ChrgsPmtReq"
 	}
 	w.open(root)
-	w.open("GrpHdr")
-	r.leaf("MsgId", firstOf(p.MessageID, ref), 35, "GrpHdr/MsgId")
-	w.rawLeaf("CreDtTm", []byte(created))
+	r.openGroupHeader(firstOf(p.MessageID, ref), created)
 	if c.Requestor != nil {
 		r.agent("ChrgsRqstr", c.Requestor, "GrpHdr/ChrgsRqstr")
 	}

@@ -486,9 +486,7 @@ func (r *pacsRenderer) cash(p *payment.Payment, ref, created, from, to string) e
 	w := &r.w
 	root := cashRoots[r.typ]
 	w.open(root)
-	w.open("GrpHdr")
-	r.leaf("MsgId", firstOf(p.MessageID, ref), 35, "GrpHdr/MsgId")
-	w.rawLeaf("CreDtTm", []byte(created))
+	r.openGroupHeader(firstOf(p.MessageID, ref), created)
 	if r.typ != typeCamt57 && r.typ != typeCamt60 {
 		w.leaf("NbOfChqs", fmt.Sprint(len(p.Cash.Items)))
 	}

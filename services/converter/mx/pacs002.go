@@ -67,9 +67,7 @@ func (r *pacsRenderer) pacs002(p *payment.Payment, ref, created, from, to string
 		return &statement.ParseError{Message: r.no, Reason: fmt.Sprintf("a %s payment is not a status report", p.Kind)}
 	}
 	w.open("FIToFIPmtStsRpt")
-	w.open("GrpHdr")
-	r.leaf("MsgId", firstOf(p.MessageID, ref), 35, "GrpHdr/MsgId")
-	w.rawLeaf("CreDtTm", []byte(created))
+	r.openGroupHeader(firstOf(p.MessageID, ref), created)
 	w.close("GrpHdr")
 	w.open("TxInfAndSts")
 	w.open("OrgnlGrpInf")

@@ -175,9 +175,7 @@ func (r *pacsRenderer) pacs004(p *payment.Payment, ref string, created string, f
 // unless the method is named) with its account and reimbursement agents.
 func (r *pacsRenderer) returnGroupHeader(p *payment.Payment, msgID, created string) {
 	w := &r.w
-	w.open("GrpHdr")
-	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
-	w.rawLeaf("CreDtTm", []byte(created))
+	r.openGroupHeader(msgID, created)
 	w.leaf("NbOfTxs", "1")
 	r.settlementInfo(p)
 	w.close("GrpHdr")

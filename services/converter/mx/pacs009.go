@@ -17,11 +17,7 @@ func (pp *pacsParser) pacs009(doc int, hdr payment.Header) ([]*payment.Payment, 
 
 func (pp *pacsParser) fiTransaction(tx int, p *payment.Payment) error {
 	t := pp.t
-	if err := pp.paymentID(tx, p); err != nil {
-		return err
-	}
-	pp.paymentType(tx, p)
-	if err := pp.settled(tx, p); err != nil {
+	if err := pp.transactionHead(tx, p); err != nil {
 		return err
 	}
 	pp.routingAgents(tx, p)

@@ -280,11 +280,7 @@ func (pp *pacsParser) oneMTEach(out []*payment.Payment, root int, none, at, noun
 
 func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 	t := pp.t
-	if err := pp.paymentID(tx, p); err != nil {
-		return err
-	}
-	pp.paymentType(tx, p)
-	if err := pp.settled(tx, p); err != nil {
+	if err := pp.transactionHead(tx, p); err != nil {
 		return err
 	}
 	var err error
@@ -316,11 +312,16 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 	return nil
 }
 
-// settled reads a CdtTrfTxInf's IntrBkSttlmAmt and IntrBkSttlmDt, both of
+// transactionHead reads what a CdtTrfTxInf (pacs.008, pacs.009) starts
+// with: PmtId, PmtTpInf, IntrBkSttlmAmt and IntrBkSttlmDt, the last two of
 // which an MT needs (:32A:).
-func (pp *pacsParser) settled(tx int, p *payment.Payment) error {
+func (pp *pacsParser) transactionHead(tx int, p *payment.Payment) error {
 	t := pp.t
-	var err error
+	err := pp.paymentID(tx, p)
+	if err != nil {
+		return err
+	}
+	pp.paymentType(tx, p)
 	if p.Amount, err = pp.amount(t.child(tx, "IntrBkSttlmAmt"), true); err != nil {
 		return err
 	}

@@ -263,6 +263,13 @@ func (r *pacsRenderer) groupHeader(p *payment.Payment, ref string, created time.
 	return nil
 }
 
+// openGroupHeader opens GrpHdr and writes its MsgId and CreDtTm.
+func (r *pacsRenderer) openGroupHeader(msgID, created string) {
+	r.w.open("GrpHdr")
+	r.leaf("MsgId", msgID, 35, "GrpHdr/MsgId")
+	r.w.rawLeaf("CreDtTm", []byte(created))
+}
+
 // settlementInfo writes a GrpHdr's SttlmInf: the method (INDA, or COVE
 // when there is a correspondent, unless the payment names one), the
 // settlement account and the reimbursement agents.
