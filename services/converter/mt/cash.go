@@ -99,12 +99,13 @@ func DetectCash(input []byte) (typ, version string, ok bool) {
 // is the type the caller named (one of CashTypes); a message of another
 // type is refused.
 func ParseCash(input []byte, want string) ([]*payment.Payment, []statement.Warning, error) {
-	return parseEach(input, func(p *payParser) (*payment.Payment, error) { return p.parseCash(want) })
+	return parseEach(input, func(p payParser) (*payment.Payment, error) { return p.parseCash(want) })
 }
 
 // parseEach splits input into FIN messages and reads each with parse, all
-// with one warner.
-func parseEach(input []byte, parse func(*payParser) (*payment.Payment, error)) ([]*payment.Payment, []statement.Warning, error) {
+// with one warner. parse takes its parser by value, so that a parser that
+// does not outlive its message stays off the heap.
+func parseEach(input []byte, parse func(payParser) (*payment.Payment, error)) ([]*payment.Payment, []statement.Warning, error) {
 	msgs, err := splitFIN(string(input))
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +113,7 @@ func parseEach(input []byte, parse func(*payParser) (*payment.Payment, error)) (
 	w := &payment.Warner{}
 	out := make([]*payment.Payment, 0, len(msgs))
 	for _, m := range msgs {
-		pay, err := parse(&payParser{w: w, m: m})
+		pay, err := parse(payParser{w: w, m: m})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -89,7 +89,7 @@ func DetectBatch(input []byte) (typ, version string, ok bool) {
 // caller named (one of BatchTypes), and a message of the other type is
 // refused.
 func ParseBatch(input []byte, want string) ([]*payment.Payment, []statement.Warning, error) {
-	return parseEach(input, func(p *payParser) (*payment.Payment, error) { return p.parseBatch(want) })
+	return parseEach(input, func(p payParser) (*payment.Payment, error) { return p.parseBatch(want) })
 }
 
 func (p *payParser) parseBatch(want string) (*payment.Payment, error) {

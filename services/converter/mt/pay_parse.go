@@ -24,7 +24,7 @@ var PaymentTypes = []string{"MT103", "MT200", "MT202", "MT202COV", "MT205", "MT2
 // message of another type is refused so that from means what it says
 // (MT202 and MT205 read each other's COV variants too).
 func ParsePayments(input []byte, want string) ([]*payment.Payment, []statement.Warning, error) {
-	return parseEach(input, func(p *payParser) (*payment.Payment, error) { return p.parse(want) })
+	return parseEach(input, func(p payParser) (*payment.Payment, error) { return p.parse(want) })
 }
 
 // DetectPayment recognises the MT payment types: from block 2 ({2:I103…},

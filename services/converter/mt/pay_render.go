@@ -399,13 +399,11 @@ func (r *payRenderer) nextAgentCodes(p *payment.Payment, in *instructions103) {
 
 // field32A writes :32A:: the settlement date, the currency and the amount.
 func (r *payRenderer) field32A(p *payment.Payment) error {
-	b := appendYYMMDD(nil, p.SettlementDate)
-	b = append(b, p.Amount.Currency...)
 	amt, err := r.amount(p.Amount, "32A")
 	if err != nil {
 		return err
 	}
-	r.line("32A", string(append(b, amt...)))
+	r.line("32A", string(appendYYMMDD(nil, p.SettlementDate))+p.Amount.Currency+amt)
 	return nil
 }
 

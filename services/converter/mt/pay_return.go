@@ -22,7 +22,7 @@ import (
 // ParseReturns reads every MT103, MT202 or MT205 in input as a return; a
 // message whose :72: does not start with /RETN/ is refused.
 func ParseReturns(input []byte, want string) ([]*payment.Payment, []statement.Warning, error) {
-	return parseEach(input, func(p *payParser) (*payment.Payment, error) { return p.parseReturn(want) })
+	return parseEach(input, func(p payParser) (*payment.Payment, error) { return p.parseReturn(want) })
 }
 
 // IsReturn reports whether an MT payment message's :72: starts with /RETN/.

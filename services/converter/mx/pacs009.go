@@ -94,7 +94,7 @@ func (r *pacsRenderer) dropCustomerFields(p *payment.Payment, rel string) {
 }
 
 // underlying writes UndrlygCstmrCdtTrf (CreditTransferTransaction37).
-func (r *pacsRenderer) underlying(u *payment.Payment, coverDbtr, coverCdtr *payment.Agent) error {
+func (r *pacsRenderer) underlying(u *payment.Payment, coverDbtr, coverCdtr string) error {
 	const rel = "CdtTrfTxInf/UndrlygCstmrCdtTrf"
 	w := &r.w
 	w.open("UndrlygCstmrCdtTrf")
@@ -102,10 +102,10 @@ func (r *pacsRenderer) underlying(u *payment.Payment, coverDbtr, coverCdtr *paym
 		return &statement.ParseError{Message: r.no, Field: rel, Reason: "the underlying customer credit transfer needs a debtor and a creditor"}
 	}
 	r.party("Dbtr", u.Debtor, rel+"/Dbtr")
-	r.agentOr("DbtrAgt", u.DebtorAgent, coverDbtr.BIC, rel+"/DbtrAgt", "no ordering institution in sequence B (:52a:): DbtrAgt is the cover's Dbtr %s")
+	r.agentOr("DbtrAgt", u.DebtorAgent, coverDbtr, rel+"/DbtrAgt", "no ordering institution in sequence B (:52a:): DbtrAgt is the cover's Dbtr %s")
 	r.agentWithAccount("PrvsInstgAgt1", u.PreviousInstructingAgent, rel+"/PrvsInstgAgt1")
 	r.agentWithAccount("IntrmyAgt1", u.Intermediary, rel+"/IntrmyAgt1")
-	r.agentOr("CdtrAgt", u.CreditorAgent, coverCdtr.BIC, rel+"/CdtrAgt", "no account with institution in sequence B (:57a:): CdtrAgt is the cover's Cdtr %s")
+	r.agentOr("CdtrAgt", u.CreditorAgent, coverCdtr, rel+"/CdtrAgt", "no account with institution in sequence B (:57a:): CdtrAgt is the cover's Cdtr %s")
 	r.party("Cdtr", u.Creditor, rel+"/Cdtr")
 	r.instructions(u, rel, "CHQB HOLD PHOB TELB")
 	if len(u.Regulatory) > 0 {

@@ -476,15 +476,15 @@ func (r *pacsRenderer) instructingAgents(p *payment.Payment, from, to, instgRel,
 }
 
 // agentOr writes the agent a with its account, or when there is none the
-// agent with BIC dflt, reporting why (a format of dflt); it returns the
-// agent written.
-func (r *pacsRenderer) agentOr(name string, a *payment.Agent, dflt, rel, why string) *payment.Agent {
+// agent with BIC dflt, reporting why (a format of dflt); it returns the BIC
+// of the agent written.
+func (r *pacsRenderer) agentOr(name string, a *payment.Agent, dflt, rel, why string) string {
 	if a == nil {
 		a = &payment.Agent{BIC: dflt}
 		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel), 0, why, dflt)
 	}
 	r.agentWithAccount(name, a, rel)
-	return a
+	return a.BIC
 }
 
 // purpose writes a CdtTrfTxInf's Purp/Prtry.
