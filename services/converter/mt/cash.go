@@ -247,13 +247,8 @@ func (p *payParser) cashNotice(pay *payment.Payment) error {
 			return err
 		}
 	}
-	for _, req := range []struct {
-		tag string
-		got bool
-	}{{"20", pay.MessageID != ""}, {"30", !pay.SettlementDate.IsZero()}, {"21", len(pay.Cash.Items) > 0}} {
-		if !req.got {
-			return p.fail(nil, "T13: mandatory field :%s: is missing", req.tag)
-		}
+	if err := p.mandatory(present{"20", pay.MessageID != ""}, present{"30", !pay.SettlementDate.IsZero()}, present{"21", len(pay.Cash.Items) > 0}); err != nil {
+		return err
 	}
 	for i := range pay.Cash.Items {
 		it := &pay.Cash.Items[i]

@@ -206,13 +206,8 @@ func (p *payParser) mt101(pay *payment.Payment) error {
 			return err
 		}
 	}
-	for _, req := range []struct {
-		tag string
-		got bool
-	}{{"20", pay.MessageID != ""}, {"28D", seen["28D"]}, {"30", !pay.SettlementDate.IsZero()}, {"21", len(bs) > 0}} {
-		if !req.got {
-			return p.fail(nil, "T13: mandatory field :%s: is missing", req.tag)
-		}
+	if err := p.mandatory(present{"20", pay.MessageID != ""}, present{"28D", seen["28D"]}, present{"30", !pay.SettlementDate.IsZero()}, present{"21", len(bs) > 0}); err != nil {
+		return err
 	}
 	for n, fields := range bs {
 		tx := &payment.Payment{Kind: payment.Customer, Debtor: debtor, DebtorAgent: servicer, SettlementDate: pay.SettlementDate}
@@ -406,13 +401,8 @@ func (p *payParser) mt204(pay *payment.Payment) error {
 			return err
 		}
 	}
-	for _, req := range []struct {
-		tag string
-		got bool
-	}{{"20", pay.MessageID != ""}, {"19", has19}, {"30", !pay.SettlementDate.IsZero()}, {"20 (sequence B)", len(bs) > 0}} {
-		if !req.got {
-			return p.fail(nil, "T13: mandatory field :%s: is missing", req.tag)
-		}
+	if err := p.mandatory(present{"20", pay.MessageID != ""}, present{"19", has19}, present{"30", !pay.SettlementDate.IsZero()}, present{"20 (sequence B)", len(bs) > 0}); err != nil {
+		return err
 	}
 	sum := pay.Amount.Value
 	pay.Amount.Value = decimal.Zero // the sum of the :32B: amounts, in their currency

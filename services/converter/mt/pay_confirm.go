@@ -68,13 +68,9 @@ func (p *payParser) confirmation(pay *payment.Payment) error {
 			return err
 		}
 	}
-	for _, req := range []struct {
-		tag, name string
-		got       bool
-	}{{"20", "20", pay.MessageID != ""}, {"21", "21", pay.InstructionID != ""}, {"25", "25a", pay.Account != ""}, {"32", "32A", pay.Amount.Currency != ""}} {
-		if !seen[req.tag] || !req.got {
-			return p.fail(nil, "T13: mandatory field :%s: is missing", req.name)
-		}
+	if err := p.mandatory(present{"20", seen["20"] && pay.MessageID != ""}, present{"21", seen["21"] && pay.InstructionID != ""},
+		present{"25a", seen["25"] && pay.Account != ""}, present{"32A", seen["32"] && pay.Amount.Currency != ""}); err != nil {
+		return err
 	}
 	if p.typ == "910" && pay.Debtor == nil && pay.DebtorFI == nil {
 		p.warn(payment.CodeRuleC06, nil, "C06: either :50a: or :52a: must be present in an MT910")

@@ -292,13 +292,11 @@ func (p *payParser) customer(pay *payment.Payment, fields []finField) error {
 			return err
 		}
 	}
-	for _, req := range []struct{ tag, name string }{{"20", "20"}, {"23", "23B"}, {"32", "32A"}, {"50", "50a"}, {"59", "59a"}, {"71", "71A"}} {
-		if p.seqB && (req.tag == "20" || req.tag == "23" || req.tag == "32" || req.tag == "71") {
-			continue
-		}
-		if !seen[req.tag] {
-			return p.fail(nil, "T13: mandatory field :%s: is missing", req.name)
-		}
+	// Sequence B of a COV (the underlying transfer) has no :20:, :23B:,
+	// :32A: or :71A:.
+	if err := p.mandatory(present{"20", p.seqB || seen["20"]}, present{"23B", p.seqB || seen["23"]}, present{"32A", p.seqB || seen["32"]},
+		present{"50a", seen["50"]}, present{"59a", seen["59"]}, present{"71A", p.seqB || seen["71"]}); err != nil {
+		return err
 	}
 	if p.seqB {
 		return nil
@@ -787,6 +785,23 @@ func (p *payParser) numbered(f *finField, pt *payment.Party, lines []string) err
 	return nil
 }
 
+// present is a mandatory field, named as T13 names it, and whether the
+// message has it.
+type present struct {
+	name string
+	ok   bool
+}
+
+// mandatory fails with T13 naming the first of fields the message lacks.
+func (p *payParser) mandatory(fields ...present) error {
+	for _, f := range fields {
+		if !f.ok {
+			return p.fail(nil, "T13: mandatory field :%s: is missing", f.name)
+		}
+	}
+	return nil
+}
+
 // nameAddress reads the name and address lines of an agent's option D or
 // a party's (at most 4, the first the name); missing is the error when
 // there are none, what names whose address it is.
@@ -1043,16 +1058,10 @@ func (p *payParser) institution(pay *payment.Payment) error {
 			return err
 		}
 	}
-	for _, req := range []struct {
-		tag, name string
-		got       bool
-	}{{"20", "20", pay.InstructionID != ""}, {"21", "21", pay.EndToEndID != ""}, {"32", "32A", pay.Amount.Currency != ""}, {"58", "58a", pay.CreditorFI != nil}} {
-		if p.typ == "200" && (req.tag == "21" || req.tag == "58") {
-			continue // MT200 has neither: it moves the sender's own funds
-		}
-		if !seen[req.tag] || !req.got {
-			return p.fail(nil, "T13: mandatory field :%s: is missing", req.name)
-		}
+	own := p.typ == "200" // MT200 has no :21: or :58a:: it moves the sender's own funds
+	if err := p.mandatory(present{"20", seen["20"] && pay.InstructionID != ""}, present{"21", own || seen["21"] && pay.EndToEndID != ""},
+		present{"32A", seen["32"] && pay.Amount.Currency != ""}, present{"58a", own || seen["58"] && pay.CreditorFI != nil}); err != nil {
+		return err
 	}
 	if p.typ == "200" {
 		p.ownAccount(pay)

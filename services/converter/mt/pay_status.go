@@ -41,10 +41,8 @@ func (p *payParser) status(pay *payment.Payment) error {
 			return err
 		}
 	}
-	for _, req := range []struct{ tag, name string }{{"20", "20"}, {"21", "21"}, {"79", "79"}} {
-		if !seen[req.tag] || req.tag == "79" && f79 == nil || req.tag == "20" && pay.MessageID == "" || req.tag == "21" && pay.InstructionID == "" {
-			return p.fail(nil, "T13: mandatory field :%s: is missing", req.name)
-		}
+	if err := p.mandatory(present{"20", seen["20"] && pay.MessageID != ""}, present{"21", seen["21"] && pay.InstructionID != ""}, present{"79", seen["79"] && f79 != nil}); err != nil {
+		return err
 	}
 	if len(f79.lines) > 0 && gpiTime(strings.TrimSpace(f79.lines[0])) {
 		return p.gpiStatus(pay, f79)
