@@ -708,9 +708,7 @@ func (r *payRenderer) mt204(p *payment.Payment) error {
 	if p.CreditorAgent != nil {
 		r.agent("57", p.CreditorAgent, "CdtInstr/CdtrAgt", "ABD")
 	}
-	if a := p.CreditorFI; a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, from)) {
-		r.agent("58", a, "CdtInstr/Cdtr", "AD")
-	}
+	r.agentUnlessSender("58", p.CreditorFI, from, "CdtInstr/Cdtr")
 	r.instructions72(p.InstructionsForCreditorAgent, "CdtInstr/InstrForCdtrAgt")
 	for i, tx := range p.Transactions {
 		src := "CdtInstr/DrctDbtTxInf[" + strconv.Itoa(i+1) + "]"

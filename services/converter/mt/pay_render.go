@@ -427,19 +427,31 @@ func (r *payRenderer) amounts103(p *payment.Payment) error {
 	return nil
 }
 
-// agents103 writes :52a: to :57a:: the debtor agent unless it is only the
-// sender, the settlement account or sender's correspondent, the receiver's
-// correspondent, the third reimbursement agent, the intermediary, and the
-// creditor agent unless it is only the receiver with no intermediary.
-func (r *payRenderer) agents103(p *payment.Payment, from, to string) {
-	if a := p.DebtorAgent; a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, from)) {
-		r.agent("52", a, "DbtrAgt", "AD")
+// agentUnlessSender writes the agent a (options A or D) unless it is only
+// the sender, whom the header names already.
+func (r *payRenderer) agentUnlessSender(tag string, a *payment.Agent, from, src string) {
+	if a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, from)) {
+		r.agent(tag, a, src, "AD")
 	}
+}
+
+// field53 writes :53B: with the settlement account, else :53a: with the
+// sender's correspondent.
+func (r *payRenderer) field53(p *payment.Payment) {
 	if p.SettlementAccount != "" {
 		r.field("53B", []string{"/" + r.fit(r.x(p.SettlementAccount), 34, "SttlmInf/SttlmAcct", ":53B:")})
 	} else if p.SendersCorrespondent != nil {
 		r.agent("53", p.SendersCorrespondent, "SttlmInf/InstgRmbrsmntAgt", "ABD")
 	}
+}
+
+// agents103 writes :52a: to :57a:: the debtor agent unless it is only the
+// sender, the settlement account or sender's correspondent, the receiver's
+// correspondent, the third reimbursement agent, the intermediary, and the
+// creditor agent unless it is only the receiver with no intermediary.
+func (r *payRenderer) agents103(p *payment.Payment, from, to string) {
+	r.agentUnlessSender("52", p.DebtorAgent, from, "DbtrAgt")
+	r.field53(p)
 	if p.ReceiversCorrespondent != nil {
 		r.agent("54", p.ReceiversCorrespondent, "SttlmInf/InstdRmbrsmntAgt", "ABD")
 	}

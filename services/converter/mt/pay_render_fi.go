@@ -20,14 +20,8 @@ func (r *payRenderer) institution(p *payment.Payment, mtType, from, to string) e
 	if err := r.field32A(p); err != nil {
 		return err
 	}
-	if a := p.DebtorFI; a != nil && !(a.Name == "" && a.Account == "" && a.ClearingMember == "" && sameBIC(a.BIC, from)) {
-		r.agent("52", a, "Dbtr", "AD")
-	}
-	if p.SettlementAccount != "" {
-		r.field("53B", []string{"/" + r.fit(r.x(p.SettlementAccount), 34, "SttlmInf/SttlmAcct", ":53B:")})
-	} else if p.SendersCorrespondent != nil {
-		r.agent("53", p.SendersCorrespondent, "SttlmInf/InstgRmbrsmntAgt", "ABD")
-	}
+	r.agentUnlessSender("52", p.DebtorFI, from, "Dbtr")
+	r.field53(p)
 	if p.ReceiversCorrespondent != nil {
 		if mtType == "205" {
 			r.w.Add(payment.CodeFieldDropped, r.path("SttlmInf/InstdRmbrsmntAgt"), 0, "MT205 has no :54a: for the instructed reimbursement agent")

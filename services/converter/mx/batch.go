@@ -254,12 +254,9 @@ func (pp *pacsParser) initiationTx(tx int, p *payment.Payment) error {
 		return err
 	}
 	if x := t.child(tx, "XchgRateInf"); x >= 0 {
-		if r := t.get(x, "XchgRate"); r != "" {
-			v, err := parseDecimal(r)
-			if err != nil || !v.IsPositive() {
-				return pp.fail(t.child(x, "XchgRate"), "exchange rate %q is not a positive decimal", clip(r))
-			}
-			p.ExchangeRate = v
+		var err error
+		if p.ExchangeRate, err = pp.exchangeRate(x); err != nil {
+			return err
 		}
 		p.DealReference = t.get(x, "CtrctId")
 	}

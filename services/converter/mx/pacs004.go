@@ -100,7 +100,6 @@ func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {
 		}
 		p.ExchangeRate = r
 	}
-	p.ChargeBearer = t.get(tx, "ChrgBr")
 	if err := pp.charges(tx, p); err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/ledgerlane/platform/services/converter/bankid"
 	"github.com/ledgerlane/platform/services/converter/payment"
 	"github.com/ledgerlane/platform/services/converter/statement"
@@ -289,14 +291,9 @@ func (pp *pacsParser) transaction(tx int, p *payment.Payment) error {
 			return err
 		}
 	}
-	if r := t.get(tx, "XchgRate"); r != "" {
-		v, err := parseDecimal(r)
-		if err != nil || !v.IsPositive() {
-			return pp.fail(t.child(tx, "XchgRate"), "exchange rate %q is not a positive decimal", clip(r))
-		}
-		p.ExchangeRate = v
+	if p.ExchangeRate, err = pp.exchangeRate(tx); err != nil {
+		return err
 	}
-	p.ChargeBearer = t.get(tx, "ChrgBr")
 	if err := pp.charges(tx, p); err != nil {
 		return err
 	}
@@ -402,13 +399,28 @@ func (pp *pacsParser) originalRefs(tx int, p *payment.Payment) error {
 	return err
 }
 
-// charges reads the ChrgsInf of a transaction (pacs.008, pacs.004): the
+// exchangeRate reads the XchgRate below id, which must be a positive
+// decimal; zero when there is none.
+func (pp *pacsParser) exchangeRate(id int) (decimal.Decimal, error) {
+	r := pp.t.get(id, "XchgRate")
+	if r == "" {
+		return decimal.Decimal{}, nil
+	}
+	v, err := parseDecimal(r)
+	if err != nil || !v.IsPositive() {
+		return decimal.Decimal{}, pp.fail(pp.t.child(id, "XchgRate"), "exchange rate %q is not a positive decimal", clip(r))
+	}
+	return v, nil
+}
+
+// charges reads the ChrgBr and ChrgsInf of a transaction (pacs.008, pacs.004): the
 // receiver's charges (:71G:) are the one entry whose agent is the
 // instructed agent when the debtor bears all charges (DEBT, :71A: OUR, the
 // only bearer with which :71G: is allowed); every other entry is charges
 // deducted on the way (:71F:).
 func (pp *pacsParser) charges(tx int, p *payment.Payment) error {
 	t := pp.t
+	p.ChargeBearer = t.get(tx, "ChrgBr")
 	instd := t.get(tx, "InstdAgt/FinInstnId/BICFI")
 	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
 		if t.nodes[c].name != "ChrgsInf" {
