@@ -86,11 +86,7 @@ func (r *pacsRenderer) pacs002(p *payment.Payment, ref, created, from, to string
 	}
 	r.leaf("OrgnlMsgNmId", nm, 35, "TxInfAndSts/OrgnlGrpInf/OrgnlMsgNmId")
 	w.close("OrgnlGrpInf")
-	r.leaf("OrgnlInstrId", p.InstructionID, 35, "TxInfAndSts/OrgnlInstrId")
-	r.leaf("OrgnlEndToEndId", p.EndToEndID, 35, "TxInfAndSts/OrgnlEndToEndId")
-	if p.UETR != "" {
-		w.leaf("OrgnlUETR", p.UETR)
-	}
+	r.originalTxIDs(p, p.InstructionID, "TxInfAndSts/OrgnlInstrId", "TxInfAndSts/OrgnlEndToEndId")
 	r.leaf("TxSts", p.TransactionStatus, 4, "TxInfAndSts/TxSts")
 	if p.StatusReason != "" || len(p.StatusInfo) > 0 {
 		w.open("StsRsnInf")

@@ -200,11 +200,7 @@ func (r *pacsRenderer) returnOriginal(p *payment.Payment) {
 		r.leaf("OrgnlMsgNmId", nm, 35, "TxInf/OrgnlGrpInf/OrgnlMsgNmId")
 		w.close("OrgnlGrpInf")
 	}
-	r.leaf("OrgnlInstrId", p.OriginalInstructionID, 35, "TxInf/OrgnlInstrId")
-	r.leaf("OrgnlEndToEndId", p.EndToEndID, 35, "TxInf/OrgnlEndToEndId")
-	if p.UETR != "" {
-		w.leaf("OrgnlUETR", p.UETR)
-	}
+	r.originalTxIDs(p, p.OriginalInstructionID, "TxInf/OrgnlInstrId", "TxInf/OrgnlEndToEndId")
 }
 
 // returnCharges writes ChrgBr and, as in pacs.008, the returning bank's

@@ -311,6 +311,17 @@ func (r *pacsRenderer) codeOrPrtry(name, v, rel string) {
 	r.codeOrPrtryN(name, v, 4, rel)
 }
 
+// originalTxIDs writes what identifies the transaction a status or return
+// is about: OrgnlInstrId (instrID, whose path is instrRel), OrgnlEndToEndId
+// (e2eRel) and OrgnlUETR.
+func (r *pacsRenderer) originalTxIDs(p *payment.Payment, instrID, instrRel, e2eRel string) {
+	r.leaf("OrgnlInstrId", instrID, 35, instrRel)
+	r.leaf("OrgnlEndToEndId", p.EndToEndID, 35, e2eRel)
+	if p.UETR != "" {
+		r.w.leaf("OrgnlUETR", p.UETR)
+	}
+}
+
 // reasonInfo writes the inside of a status, return or cancellation reason
 // element whose path is rel: Rsn (code or Prtry) and one AddtlInf each.
 func (r *pacsRenderer) reasonInfo(reason string, info []string, rel string) {
