@@ -87,6 +87,17 @@ func ParseInvestigations(input []byte, want string) ([]*payment.Payment, []state
 	})
 }
 
+// caseRoot finds the message element name below doc and reads its
+// assignment.
+func (pp *pacsParser) caseRoot(doc int, name string, kind payment.Kind, hdr payment.Header) (int, payment.Payment, error) {
+	root := pp.t.child(doc, name)
+	if root < 0 {
+		return -1, payment.Payment{}, pp.fail(doc, "expected %s", name)
+	}
+	base, err := pp.assignment(root, kind, hdr)
+	return root, base, err
+}
+
 // assignment reads CaseAssignment5 (Assgnmt): the message's id, time and
 // the assigner and assignee, which stand for the AppHdr's sender and
 // receiver when it names none.
@@ -189,11 +200,7 @@ func (pp *pacsParser) reason(tx int, name string, c *payment.Case) {
 
 func (pp *pacsParser) camt056(doc int, hdr payment.Header) ([]*payment.Payment, error) {
 	t := pp.t
-	root := t.child(doc, "FIToFIPmtCxlReq")
-	if root < 0 {
-		return nil, pp.fail(doc, "expected FIToFIPmtCxlReq")
-	}
-	base, err := pp.assignment(root, payment.Cancellation, hdr)
+	root, base, err := pp.caseRoot(doc, "FIToFIPmtCxlReq", payment.Cancellation, hdr)
 	if err != nil {
 		return nil, err
 	}
@@ -235,11 +242,7 @@ func (pp *pacsParser) camt056(doc int, hdr payment.Header) ([]*payment.Payment, 
 
 func (pp *pacsParser) camt029(doc int, hdr payment.Header) ([]*payment.Payment, error) {
 	t := pp.t
-	root := t.child(doc, "RsltnOfInvstgtn")
-	if root < 0 {
-		return nil, pp.fail(doc, "expected RsltnOfInvstgtn")
-	}
-	base, err := pp.assignment(root, payment.Resolution, hdr)
+	root, base, err := pp.caseRoot(doc, "RsltnOfInvstgtn", payment.Resolution, hdr)
 	if err != nil {
 		return nil, err
 	}
