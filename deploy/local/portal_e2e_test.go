@@ -1,12 +1,14 @@
 package local_test
 
 import (
+	"encoding/json"
 	"html"
 	"io"
 	"mime/quotedprintable"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -474,6 +476,43 @@ func TestPortalSessionIsNoAPIKey(t *testing.T) {
 	// And the page still works with it.
 	if p := b.get("/portal/usage"); p.status != 200 {
 		t.Fatalf("usage page: %d", p.status)
+	}
+}
+
+var tryCurl = regexp.MustCompile(`(?s)<pre id="try-curl"[^>]*><code>(.*?)</code></pre>`)
+
+// TestPortalQuickstart: a new account's keys page says where to start; a
+// new key's page shows a command that works as shown, run by a shell: it
+// converts a statement with that key.
+func TestPortalQuickstart(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed: the shown command cannot be run")
+	}
+	st := stack(t, false)
+	b := newBrowser(t, st.URL)
+	b.signUp("quick@example.com", pw, "Quick Ltd")
+	if p := b.get("/portal/keys"); !strings.Contains(p.body, `id="next-title"`) || !strings.Contains(p.body, `href="/docs"`) {
+		t.Fatalf("no next steps on a new account's keys page:\n%s", p.body)
+	}
+	keys := b.get("/portal/keys")
+	p := b.post("/portal/keys", url.Values{"csrf": {keys.csrf(t)}, "name": {"first"}, "mode": {"test"}, "scope": metering.DefaultConversionScopes()})
+	m := tryCurl.FindStringSubmatch(p.body)
+	if p.status != 200 || m == nil || !strings.Contains(p.body, `data-copy="try-curl"`) {
+		t.Fatalf("no command after creating a key: %d\n%s", p.status, p.body)
+	}
+	cmd := html.UnescapeString(m[1])
+	out, err := exec.Command("bash", "-c", cmd).CombinedOutput()
+	var res struct {
+		Result string `json:"result"`
+		Meta   struct {
+			TargetType string `json:"targetType"`
+		} `json:"meta"`
+	}
+	if err != nil || json.Unmarshal(out, &res) != nil || res.Meta.TargetType != "camt.053" || !strings.Contains(res.Result, `<Amt Ccy="EUR">25</Amt>`) {
+		t.Fatalf("the shown command: %v\n%s\n%s", err, cmd, out)
+	}
+	if p := b.get("/portal/keys"); strings.Contains(p.body, `id="next-title"`) {
+		t.Fatal("next steps still shown once a key exists")
 	}
 }
 

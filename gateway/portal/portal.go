@@ -180,7 +180,8 @@ func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 // ServeHTTP serves every /portal/ path.
 func (p *Portal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	// One script, a file of ours (the copy buttons): nothing inline, no eval.
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
@@ -256,6 +257,8 @@ type view struct {
 	OAuth *oauthView
 	// The password reset form: the token from the mailed link.
 	ResetToken string
+	// APIRoot is the gateway's public root, for the examples a page shows.
+	APIRoot string
 }
 
 type keyView struct {
@@ -554,7 +557,7 @@ func (p *Portal) createKey(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	// The secret is in this one answer (no-store) and nowhere else.
 	kv := toKeyView(res.GetKey())
-	v.NewKey, v.NewSecret = &kv, res.GetSecret()
+	v.NewKey, v.NewSecret, v.APIRoot = &kv, res.GetSecret(), strings.TrimSuffix(p.opts.PublicURL, "/")
 	p.render(w, r, http.StatusOK, "keys", v)
 }
 
