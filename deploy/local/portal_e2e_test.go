@@ -557,6 +557,17 @@ func TestPortalUsageAndBilling(t *testing.T) {
 	if c.status != 200 || !strings.Contains(c.body, "29.00 USD") || !strings.Contains(c.body, `name="confirm" value="1"`) {
 		t.Fatalf("confirmation: %d %s", c.status, c.body)
 	}
+	// Without a payment method the review says where the charge goes
+	// instead of promising a collection; Scale's review offers no Confirm
+	// that would only be refused, and links where to add a direct debit.
+	if !strings.Contains(c.body, "none is set up yet") || !strings.Contains(c.body, `<a href="/portal/payments">add one</a>`) ||
+		strings.Contains(c.body, "collected now from") {
+		t.Fatalf("confirmation without a payment method: %s", c.body)
+	}
+	if sc := b.post("/portal/plan", url.Values{"csrf": {tok}, "plan": {"scale"}}); sc.status != 200 || strings.Contains(sc.body, `id="confirm-change"`) ||
+		!strings.Contains(sc.body, `<a href="/portal/payments">Add a direct debit`) {
+		t.Fatalf("scale review without a direct debit: %d %s", sc.status, sc.body)
+	}
 	if !strings.Contains(b.get("/portal/usage").body, "Plan <strong>free</strong>") {
 		t.Fatal("the plan changed before confirmation")
 	}

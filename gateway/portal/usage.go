@@ -69,6 +69,11 @@ type confirmView struct {
 	EffectiveAt            string
 	// DirectDebitOnly: the new plan is billed only by direct debit.
 	DirectDebitOnly bool
+	// Method is the default payment method an upgrade's charge is
+	// collected from, as the payments page names it; empty without one.
+	Method string
+	// DirectDebitDefault: that method is a direct-debit mandate.
+	DirectDebitDefault bool
 }
 
 // money is an amount of minor units in currency, e.g. "27.00 EUR".
@@ -251,6 +256,17 @@ func (p *Portal) changePlan(w http.ResponseWriter, r *http.Request, s *session) 
 			return
 		case next.GetIncludedConversions() > from.GetIncludedConversions():
 			c.Kind, c.Charge, c.EffectiveAt = "upgrade", money(max(d, 0), v.Currency), "now"
+			// Where the charge goes, said before it is confirmed.
+			pv, err := p.paymentsView(s)
+			if err != nil {
+				p.failed(w, r, err)
+				return
+			}
+			for _, m := range pv.Methods {
+				if m.Default {
+					c.Method, c.DirectDebitDefault = m.Label(), m.Type == "direct_debit"
+				}
+			}
 		default:
 			c.Kind, c.EffectiveAt = "downgrade", v.PeriodEnd.UTC().Format("2006-01-02 15:04 UTC")
 		}
