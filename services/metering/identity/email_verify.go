@@ -81,7 +81,7 @@ func (s *Service) SendVerification(ctx context.Context, userID, linkBase string)
 	token := "pv_" + newToken()
 	at := s.timestamp()
 	exp := at.Add(VerifyEmailTTL)
-	m, err := notify.Verification(notify.Link{AccountID: u.AccountID, AccountName: a.Name, To: u.Email,
+	m, err := notify.Verification(notify.Link{AccountID: u.AccountID, AccountName: a.Name, To: u.Email, Name: u.Name,
 		URL: linkBase + token, Expires: exp}, at)
 	if err != nil {
 		return fmt.Errorf("verification: %w", err)

@@ -103,7 +103,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email, linkBase stri
 		token := "pr_" + newToken()
 		at := s.timestamp()
 		exp := at.Add(PasswordResetTTL)
-		m, err := notify.PasswordReset(notify.Link{AccountID: u.AccountID, AccountName: a.Name, To: u.Email,
+		m, err := notify.PasswordReset(notify.Link{AccountID: u.AccountID, AccountName: a.Name, To: u.Email, Name: u.Name,
 			URL: linkBase + token, Expires: exp}, at)
 		if err != nil {
 			return fmt.Errorf("password reset: %w", err)

@@ -82,8 +82,8 @@ func (p paymentFailed) Amount() string { return FormatMinor(p.AmountCents, p.Cur
 type Link struct {
 	AccountID   string
 	AccountName string
-	// To is the person's address.
-	To string
+	// To is the person's address, Name their name when they gave one.
+	To, Name string
 	// Inviter is the address of who invited them (an invitation only).
 	Inviter string
 	// URL is the link: the portal's page followed by the token.

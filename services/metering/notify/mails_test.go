@@ -2,6 +2,7 @@ package notify
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,6 +116,19 @@ func TestPersonalTexts(t *testing.T) {
 		if m.Subject != tc.subject || m.Body != tc.body || m.Milestone != tc.milestone || m.To != l.To || m.AccountID != "a" ||
 			!m.CreatedAt.Equal(exp) || !m.NextAttemptAt.Equal(exp) || !m.PeriodStart.Equal(exp) || m.ID == "" {
 			t.Errorf("%s: %+v\nwant %q\n%q", tc.name, m, tc.subject, tc.body)
+		}
+	}
+}
+
+// TestPersonalGreeting: a person who gave a name is greeted by it; one who
+// did not, without a gap before the comma.
+func TestPersonalGreeting(t *testing.T) {
+	for _, mail := range []func(Link, time.Time) (OutboxMail, error){PasswordReset, Verification} {
+		for name, want := range map[string]string{"Ann Lee": "Hello Ann Lee,\n\n", "": "Hello,\n\n"} {
+			m, err := mail(Link{AccountName: "A", To: "ann@example.com", Name: name, URL: "https://x/t"}, time.Unix(0, 0))
+			if err != nil || !strings.HasPrefix(m.Body, want) {
+				t.Errorf("name %q: %q, %v", name, m.Body, err)
+			}
 		}
 	}
 }
