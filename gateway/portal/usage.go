@@ -2,6 +2,7 @@ package portal
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,7 +22,7 @@ type usageView struct {
 	Used, Quota, Remaining  int64
 	Overage                 int64
 	OverageCost             string
-	UsedPct, OveragePct     int // of the bar's width
+	UsedPct, OveragePct     float64 // of the bar's width (barWidths)
 	OverageAllowed, Blocked bool
 	HardStop                bool
 	CapText                 string // the cap in major units for the form; "" when none
@@ -142,11 +143,41 @@ func (p *Portal) usageView(s *session) (*usageView, []*meteringv1.Plan, error) {
 			Plan: inv.GetPlan(), Subtotal: money(inv.GetSubtotalCents(), v.Currency), Credit: money(inv.GetCreditCents(), v.Currency),
 			Total: money(inv.GetTotalCents(), v.Currency), Payment: collectionText(inv)})
 	}
-	// The bar: included volume and overage share 100 % of the width.
-	total := max(v.Quota, v.Used, 1)
-	v.UsedPct = int(min(v.Used, v.Quota) * 100 / total)
-	v.OveragePct = int(v.Overage * 100 / total)
+	v.UsedPct, v.OveragePct = barWidths(v.Used, v.Quota)
 	return v, res.GetPlans(), nil
+}
+
+// minSliver is the narrowest a non-empty part of the usage bar is drawn, in
+// percent of its width: 12 conversions of 250,000 still show.
+const minSliver = 0.5
+
+// barWidths splits the usage bar (100 wide) into the included volume used
+// and the overage beyond it, in proportion, to a hundredth; a part that is
+// not empty is at least minSliver wide, so the bar never reads "nothing
+// used" when something was.
+func barWidths(used, quota int64) (usedW, overW float64) {
+	if used <= 0 {
+		return 0, 0
+	}
+	total := float64(max(quota, used, 1))
+	in, over := float64(min(used, quota)), float64(max(used-quota, 0))
+	usedW, overW = 100*in/total, 100*over/total
+	if in > 0 {
+		usedW = max(usedW, minSliver)
+	}
+	if over > 0 {
+		overW = max(overW, minSliver)
+	}
+	// A sliver made wider is taken from the wider part.
+	if excess := usedW + overW - 100; excess > 0 {
+		if usedW > overW {
+			usedW -= excess
+		} else {
+			overW -= excess
+		}
+	}
+	usedW = math.Round(usedW*100) / 100
+	return usedW, min(math.Round(overW*100)/100, 100-usedW)
 }
 
 func (p *Portal) usage(w http.ResponseWriter, r *http.Request, s *session) {
