@@ -514,7 +514,26 @@ func TestPortalQuickstart(t *testing.T) {
 	if p := b.get("/portal/keys"); strings.Contains(p.body, `id="next-title"`) {
 		t.Fatal("next steps still shown once a key exists")
 	}
+
+	// A new OAuth client's page: a token by the client-credentials grant,
+	// then a call with it, run as shown.
+	pg := b.get("/portal/oauth")
+	p = b.post("/portal/oauth", url.Values{"csrf": {pg.csrf(t)}, "name": {"ci"}, "scope": {"convert", "formats:read"}})
+	m = tryToken.FindStringSubmatch(p.body)
+	if p.status != 200 || m == nil {
+		t.Fatalf("no commands after creating an OAuth client: %d\n%s", p.status, p.body)
+	}
+	cmd = html.UnescapeString(m[1])
+	out, err = exec.Command("bash", "-c", cmd).CombinedOutput()
+	var formats struct {
+		Formats []any `json:"formats"`
+	}
+	if err != nil || json.Unmarshal(out, &formats) != nil || len(formats.Formats) == 0 {
+		t.Fatalf("the shown commands: %v\n%s\n%s", err, cmd, out)
+	}
 }
+
+var tryToken = regexp.MustCompile(`(?s)<pre id="try-token"[^>]*><code>(.*?)</code></pre>`)
 
 var usedCount = regexp.MustCompile(`<span id="used">(\d+)</span>`)
 

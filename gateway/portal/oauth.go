@@ -2,6 +2,7 @@ package portal
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
@@ -17,8 +18,9 @@ type oauthView struct {
 	Clients       []oauthClientView
 	DefaultScopes []string
 	OptInScopes   []string
-	// TokenURL is where clients ask for tokens.
-	TokenURL string
+	// TokenURL is where clients ask for tokens; APIRoot the gateway's root,
+	// for the example call.
+	TokenURL, APIRoot string
 	// The client just created: its id and secret, shown this once.
 	NewClientID, NewSecret, NewName string
 	Name                            string // form value after a refusal
@@ -38,7 +40,7 @@ func (p *Portal) renderOAuth(w http.ResponseWriter, r *http.Request, s *session,
 		return
 	}
 	ov := &oauthView{DefaultScopes: res.GetDefaultScopes(), OptInScopes: res.GetOptInScopes(),
-		TokenURL: p.link("/v1/oauth/token")}
+		TokenURL: p.link("/v1/oauth/token"), APIRoot: strings.TrimSuffix(p.opts.PublicURL, "/")}
 	cs := res.GetClients()
 	for i := len(cs) - 1; i >= 0; i-- { // newest first
 		c := cs[i]
