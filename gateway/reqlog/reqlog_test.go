@@ -1,0 +1,116 @@
+package reqlog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// stores runs f against the memory store, miniredis, and the real Redis of
+// TEST_REDIS_URL when set.
+func stores(t *testing.T, f func(t *testing.T, s Store)) {
+	t.Run("memory", func(t *testing.T) { f(t, NewMemory()) })
+	t.Run("miniredis", func(t *testing.T) {
+		mr := miniredis.RunT(t)
+		c := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+		t.Cleanup(func() { c.Close() })
+		f(t, NewRedis(c))
+	})
+	t.Run("redis", func(t *testing.T) {
+		u := os.Getenv("TEST_REDIS_URL")
+		if u == "" {
+			t.Skip("TEST_REDIS_URL is not set: skipping the real Redis run")
+		}
+		opt, err := redis.ParseURL(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := redis.NewClient(opt)
+		t.Cleanup(func() { c.Close() })
+		f(t, NewRedis(c))
+	})
+}
+
+func entry(acct string, i int) Entry {
+	mode := "live"
+	if i%3 == 0 {
+		mode = "test"
+	}
+	return Entry{Time: time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond), AccountID: acct,
+		CredentialID: "cred", Mode: mode, Method: "POST", Route: "/v1/convert", Status: 200, DurationMS: int64(i), RequestID: fmt.Sprintf("req-%d", i)}
+}
+
+func TestStores(t *testing.T) {
+	stores(t, func(t *testing.T, s Store) {
+		ctx := context.Background()
+		acct := fmt.Sprintf("acct-%d", time.Now().UnixNano())
+		var batch []Entry
+		for i := range Keep + 200 {
+			batch = append(batch, entry(acct, i))
+		}
+		batch = append(batch, entry(acct+"-other", 1))
+		if err := s.Append(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Recent(ctx, acct, Query{Limit: 3})
+		if err != nil || len(got) != 3 || got[0].RequestID != fmt.Sprintf("req-%d", Keep+199) || got[2].RequestID != fmt.Sprintf("req-%d", Keep+197) {
+			t.Fatalf("newest three: %v %v", got, err)
+		}
+		if got[0] != batch[Keep+199] {
+			t.Fatalf("round trip: %+v, want %+v", got[0], batch[Keep+199])
+		}
+		one, err := s.Recent(ctx, acct, Query{Limit: 50, RequestID: "req-1100"})
+		if err != nil || len(one) != 1 || one[0].DurationMS != 1100 {
+			t.Fatalf("by request id: %v %v", one, err)
+		}
+		tests, err := s.Recent(ctx, acct, Query{Limit: 10, Mode: "test"})
+		if err != nil || len(tests) != 10 {
+			t.Fatalf("test mode: %v %v", tests, err)
+		}
+		for _, e := range tests {
+			if e.Mode != "test" {
+				t.Fatalf("a live entry among test ones: %+v", e)
+			}
+		}
+		all, err := s.Recent(ctx, acct, Query{Limit: 2 * Keep})
+		if err != nil || len(all) < Keep || len(all) > Keep+200 {
+			t.Fatalf("capped at about %d: %d %v", Keep, len(all), err)
+		}
+		if other, _ := s.Recent(ctx, acct+"-other", Query{Limit: 50}); len(other) != 1 {
+			t.Fatalf("another account's log: %v", other)
+		}
+		if none, err := s.Recent(ctx, "nobody", Query{Limit: 50}); err != nil || len(none) != 0 {
+			t.Fatalf("an account without requests: %v %v", none, err)
+		}
+	})
+}
+
+type failing struct{ Store }
+
+func (failing) Append(context.Context, []Entry) error { return fmt.Errorf("down") }
+
+// TestLog: Record never blocks and drops beyond its bound; a read flushes
+// this replica's buffer first; a failed write drops its batch and counts it.
+func TestLog(t *testing.T) {
+	l := New(NewMemory(), nil)
+	for i := range maxPending + 5 {
+		l.Record(entry("a", i))
+	}
+	if l.Dropped() != 5 {
+		t.Fatalf("dropped %d, want 5", l.Dropped())
+	}
+	got, err := l.Recent(context.Background(), "a", Query{})
+	if err != nil || len(got) != 50 || got[0].RequestID != fmt.Sprintf("req-%d", maxPending-1) {
+		t.Fatalf("after a read: %d %v", len(got), err)
+	}
+	f := New(failing{NewMemory()}, nil)
+	f.Record(entry("a", 1))
+	if err := f.Flush(context.Background()); err == nil || f.Dropped() != 1 {
+		t.Fatalf("a failed flush: %v, dropped %d", err, f.Dropped())
+	}
+}
