@@ -43,6 +43,9 @@ const (
 	NotImplemented      Type = "not-implemented"
 	Unavailable         Type = "unavailable"
 	BatchUnavailable    Type = "batch-unavailable"
+	// SyncCursorExpired: a change-feed cursor older than the retention
+	// (docs/transactions-sync.md); the client restarts from an empty cursor.
+	SyncCursorExpired Type = "sync-cursor-expired"
 	// Accounting-platform connections (docs/accounting.md).
 	AuthorizationFailed Type = "authorization-failed"
 	ConnectionInactive  Type = "connection-not-active"
@@ -89,6 +92,7 @@ var registry = map[Type]meta{
 	NotImplemented:      {501, "Not implemented yet"},
 	Unavailable:         {503, "Service unavailable"},
 	BatchUnavailable:    {503, "Batch conversion unavailable"},
+	SyncCursorExpired:   {410, "Sync cursor expired"},
 	AuthorizationFailed: {400, "Platform authorization failed"},
 	ConnectionInactive:  {409, "Connection not active"},
 	PlatformRejected:    {502, "Accounting platform refused the request"},

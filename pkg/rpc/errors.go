@@ -52,6 +52,7 @@ var codeOf = map[problem.Type]codes.Code{
 	problem.NotImplemented:      codes.Unimplemented,
 	problem.Unavailable:         codes.Unavailable,
 	problem.BatchUnavailable:    codes.Unavailable,
+	problem.SyncCursorExpired:   codes.OutOfRange,
 	problem.AuthorizationFailed: codes.InvalidArgument,
 	problem.ConnectionInactive:  codes.FailedPrecondition,
 	problem.PlatformRejected:    codes.FailedPrecondition,

@@ -69,5 +69,6 @@ type Store interface {
 	// Terms are lower-case letters and digits, as SearchTokens makes them.
 	SearchTransactions(ctx context.Context, userID string, terms []string, f TransactionFilter, after *TxPosition, limit int) ([]Transaction, error)
 
-	FlowStore // flows.go
+	FlowStore   // flows.go
+	ChangeStore // sync.go
 }

@@ -68,6 +68,9 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Imports", testImports},                           // imports.go
 		{"ConcurrentImports", testConcurrentImports},
 		{"ConcurrentWrites", testConcurrentWrites}, // concurrent.go
+		{"SyncFeedProperty", testSyncFeedProperty}, // sync.go
+		{"SyncFeedRacingWrites", testSyncFeedRacingWrites},
+		{"SyncFeedCursors", testSyncFeedCursors},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

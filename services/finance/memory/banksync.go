@@ -64,7 +64,7 @@ func (s *Store) ApplySync(_ context.Context, w banksync.Write) error {
 		}
 	}
 	for _, t := range w.Inserts {
-		s.transactions[t.ID] = normalizeTx(t)
+		s.putTx(normalizeTx(t))
 	}
 	for _, t := range w.Updates {
 		if err := s.update(t, t.Version-1); err != nil {
@@ -73,11 +73,11 @@ func (s *Store) ApplySync(_ context.Context, w banksync.Write) error {
 	}
 	for _, id := range w.Deletes {
 		if t, ok := s.transactions[id]; ok && t.UserID == w.UserID {
-			delete(s.transactions, id)
+			s.deleteTx(id)
 			// Slices go with their parent, as ON DELETE CASCADE does.
 			for sid, slice := range s.transactions {
 				if slice.SplitParentID == id {
-					delete(s.transactions, sid)
+					s.deleteTx(sid)
 				}
 			}
 		}

@@ -100,7 +100,7 @@ func (s *Store) ApplyImport(_ context.Context, w imports.ImportWrite) ([]bool, e
 		id := r.MatchID
 		if r.Insert != nil {
 			id = r.Insert.ID
-			s.transactions[id] = normalizeTx(*r.Insert)
+			s.putTx(normalizeTx(*r.Insert))
 		}
 		s.importClaims[w.AccountID+"|"+r.Key] = imports.ImportClaim{AccountID: w.AccountID, Key: r.Key, TransactionID: id}
 	}

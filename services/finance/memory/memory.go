@@ -35,6 +35,7 @@ type Store struct {
 	holdingState  // holding.go
 	netWorthState // networth.go
 	importState   // imports.go
+	feedState     // sync.go
 	liabilities   map[string]debt.Liability
 	// recurringDue holds the users due for recurring detection
 	// (recurring.go), by user id.
@@ -59,6 +60,8 @@ func New() *Store {
 		rules:        map[string]recurring.Rule{},
 		transactions: map[string]finance.Transaction{},
 		recurringDue: map[string]recurringDue{},
+		feedState: feedState{feed: map[string]feedRow{}, tombstones: map[string]tombstone{},
+			categoryLog: map[string][]categoryChange{}, horizon: map[string]int64{}},
 	}
 }
 
@@ -193,7 +196,7 @@ func (s *Store) InsertTransactions(_ context.Context, txs []finance.Transaction)
 		return err
 	}
 	for _, t := range txs {
-		s.transactions[t.ID] = normalizeTx(t)
+		s.putTx(normalizeTx(t))
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []r
 		}
 		if want := link[id]; t.RecurringRuleID != want {
 			t.RecurringRuleID = want
-			s.transactions[id] = t
+			s.putTx(t)
 		}
 	}
 	return nil

@@ -90,14 +90,14 @@ func (s *Store) DeleteCategory(_ context.Context, userID, id, mergeInto string, 
 		}
 	}
 	var moved []string
-	for tid, t := range s.transactions {
+	for _, t := range s.transactions {
 		if t.CategoryID != id {
 			continue
 		}
 		t.CategoryID = mergeInto
 		t.Version++
 		t.UpdatedAt = ts(at)
-		s.transactions[tid] = t
+		s.putTx(t)
 		moved = append(moved, t.AccountID)
 	}
 	for rid, r := range s.rules {
@@ -129,7 +129,7 @@ func (s *Store) update(t finance.Transaction, expectedVersion int64) error {
 	t.AccountID, t.Source, t.ExternalRef, t.SplitParentID, t.CreatedAt =
 		old.AccountID, old.Source, old.ExternalRef, old.SplitParentID, old.CreatedAt
 	t.TransferPairID, t.RecurringRuleID = old.TransferPairID, old.RecurringRuleID
-	s.transactions[t.ID] = normalizeTx(t)
+	s.putTx(normalizeTx(t))
 	return nil
 }
 

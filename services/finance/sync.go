@@ -1,0 +1,378 @@
+package finance
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+)
+
+// The change feed, GET /v1/transactions/sync (docs/transactions-sync.md).
+//
+// Every write of a transaction row (insert, update, delete; whatever path:
+// PATCH, bulk recategorize, category merge, bank sync, import, splits,
+// recurring links) stamps the row with the next value of one monotonically
+// increasing change sequence; a deleted row leaves a tombstone with its own
+// sequence value. A cursor holds the last sequence value delivered, and a
+// page reads the changes above it in sequence order, so a row changed twice
+// between calls appears once, in its latest form.
+//
+// Visibility is decided at read time. A row is shown as the client would
+// see it now (redacted and filtered by the grant), and whether the client
+// already holds it is worked out from the row's state at the cursor: it
+// existed then (CreatedSeq), and its account and its category at that
+// point (the category log keeps the old category of every recategorised
+// row) were not excluded by the scope the cursor recorded. A grant whose
+// exclusions or redactions change since the cursor is caught up first by a
+// transition over the affected rows (syncTransition), which moves the
+// client's copy from the cursor's scope to the grant's current one.
+//
+// Nothing is skipped when writes race the read: the store hands out
+// sequence values only up to a point below which every writer has
+// committed (each store says how: one lock in memory, a per-user advisory
+// lock in PostgreSQL).
+
+// Feed bounds.
+const (
+	DefaultSyncCount = 100
+	MaxSyncCount     = 500
+	// SyncRetention is how long tombstones and the category log are kept,
+	// and so how old a cursor may be: an older one is sync-cursor-expired.
+	SyncRetention = 30 * 24 * time.Hour
+	// SyncPath names the route; its cursors are bound to it.
+	SyncPath = "/v1/transactions/sync"
+)
+
+// TxChange is one transaction's latest change as the feed reads it.
+type TxChange struct {
+	// Seq is the change sequence of the row's latest write (or of its
+	// deletion); CreatedSeq the one of its insert.
+	Seq        int64
+	CreatedSeq int64
+	Deleted    bool
+	// Tx is the row; of a deleted row only ID, UserID, AccountID and
+	// CategoryID (as they were when it was deleted).
+	Tx Transaction
+	// CategoryThen is the category the row had at the position the read
+	// was asked about, when it has changed since (the old category of its
+	// first recategorisation after that position); nil when unchanged.
+	CategoryThen *string
+}
+
+// ChangeBatch is one read of the feed: the grant and the categories as they
+// were when the changes were read (so the scope and the rows agree), the
+// changes, and the horizon.
+type ChangeBatch struct {
+	Grant      Grant
+	Categories []Category
+	Changes    []TxChange
+	// Horizon is the highest sequence value whose tombstone or category
+	// log entry was pruned: a cursor below it cannot be served.
+	Horizon int64
+}
+
+// ChangeStore is the feed's part of the Store.
+type ChangeStore interface {
+	// TransactionChanges returns up to limit of the user's changes whose
+	// sequence is above after, in sequence order, with CategoryThen set for
+	// after, together with grantID's grant and the user's categories read
+	// in the same consistent step. Every sequence value at or below the
+	// highest one returned belongs to a committed write: no write can later
+	// commit below it. It first prunes tombstones and category log entries
+	// older than retention.
+	TransactionChanges(ctx context.Context, userID, grantID string, after int64, limit int, retention time.Duration) (ChangeBatch, error)
+	// TransactionsAt returns, by id above afterID, up to limit of the
+	// user's rows and tombstones that existed or changed since at and that
+	// a scope transition must look at: rows on accountIDs, rows whose
+	// category at the position is in categoryIDs (all rows when all), and
+	// every row or tombstone changed since at. CategoryThen is set for at.
+	// Horizon is as for TransactionChanges.
+	TransactionsAt(ctx context.Context, userID string, at int64, accountIDs, categoryIDs []string, all bool, afterID string, limit int) ([]TxChange, int64, error)
+	// UpdateGrant replaces the settings of grant g (redacted fields,
+	// exclusions, writes_enabled). ErrNotFound when there is no such grant.
+	UpdateGrant(ctx context.Context, g Grant) error
+}
+
+// SyncQuery is GET /v1/transactions/sync.
+type SyncQuery struct {
+	Cursor string
+	Count  *int32 // nil: DefaultSyncCount
+}
+
+// SyncPage is one answer of the feed.
+type SyncPage struct {
+	Added    []Transaction
+	Modified []Transaction
+	Removed  []string
+	// NextCursor is always set: the position to ask from next.
+	NextCursor     string
+	HasMore        bool
+	RedactedFields []string
+	Filtered       bool
+}
+
+// syncScope is what decides which rows a client holds and how it sees them:
+// the grant's exclusions (categories with their subcategories) and
+// redactions, sorted.
+type syncScope struct {
+	Accounts   []string `json:"xa,omitempty"`
+	Categories []string `json:"xc,omitempty"`
+	Redacted   []string `json:"r,omitempty"`
+}
+
+func newSyncScope(g Grant, cats []Category) syncScope {
+	sorted := func(s []string) []string {
+		if len(s) == 0 {
+			return nil
+		}
+		s = slices.Clone(s)
+		slices.Sort(s)
+		return slices.Compact(s)
+	}
+	return syncScope{Accounts: sorted(g.ExcludedAccountIDs),
+		Categories: sorted(expandCategories(g.ExcludedCategoryIDs, cats)), Redacted: sorted(g.RedactedFields)}
+}
+
+func (v syncScope) equal(o syncScope) bool {
+	return slices.Equal(v.Accounts, o.Accounts) && slices.Equal(v.Categories, o.Categories) && slices.Equal(v.Redacted, o.Redacted)
+}
+
+func (v syncScope) hides(accountID, categoryID string) bool {
+	return slices.Contains(v.Accounts, accountID) || (categoryID != "" && slices.Contains(v.Categories, categoryID))
+}
+
+// syncCursor is the signed position of the feed.
+type syncCursor struct {
+	// Seq: every change at or below it has been delivered.
+	Seq int64 `json:"s"`
+	// Issued is when this cursor was issued (service clock, Unix
+	// seconds), for the retention.
+	Issued int64 `json:"t"`
+	// Scope is the scope the client's copy reflects.
+	Scope syncScope `json:"v"`
+	// To and After are set during a transition: the scope it moves the
+	// copy to, and the last id it has looked at.
+	To    *syncScope `json:"to,omitempty"`
+	After string     `json:"a,omitempty"`
+}
+
+// syncCount reads count: default 100, 1 to 500.
+func syncCount(n *int32) (int, error) {
+	switch {
+	case n == nil:
+		return DefaultSyncCount, nil
+	case *n < 1 || *n > MaxSyncCount:
+		return 0, Invalid("count", "count must be between 1 and "+strconv.Itoa(MaxSyncCount))
+	}
+	return int(*n), nil
+}
+
+func expiredCursor() error {
+	return problem.New(problem.SyncCursorExpired,
+		"the cursor is older than the feed's 30-day retention: sync again from an empty cursor and replace your copy").
+		WithField("cursor")
+}
+
+// SyncTransactions answers GET /v1/transactions/sync: the changes to the
+// transactions this grant sees since the cursor (none: everything, as
+// added), in pages of count changes.
+func (s *Service) SyncTransactions(ctx context.Context, c Caller, q SyncQuery) (SyncPage, error) {
+	var page SyncPage
+	sc, err := s.Scope(ctx, c, true)
+	if err != nil {
+		return page, err
+	}
+	count, err := syncCount(q.Count)
+	if err != nil {
+		return page, err
+	}
+	bound := scopeString(c, SyncPath)
+	var cur *syncCursor
+	if q.Cursor != "" {
+		cur = new(syncCursor)
+		if err := s.cursors.Decode(q.Cursor, bound, cur); err != nil || cur.Seq < 0 {
+			return page, badCursor()
+		}
+		if s.now().Sub(time.Unix(cur.Issued, 0)) > SyncRetention {
+			return page, expiredCursor()
+		}
+	}
+	var next syncCursor
+	switch {
+	case cur != nil && cur.To != nil:
+		next, err = s.syncTransition(ctx, c, sc, *cur, count, &page)
+	default:
+		next, err = s.syncChanges(ctx, c, sc, cur, count, &page)
+	}
+	if err != nil {
+		return page, err
+	}
+	next.Issued = s.now().Unix()
+	if page.NextCursor, err = s.cursors.Encode(bound, next); err != nil {
+		return page, Internal("encode cursor", err)
+	}
+	page.RedactedFields = sc.Redacted(FieldTransactionLocation, FieldConnectionInstitution)
+	page.Filtered = sc.grant.Filtered()
+	return page, nil
+}
+
+// syncChanges is a page of the changes after the cursor (nil: from the
+// start). When the grant's scope is no longer the cursor's, it answers the
+// first page of a transition instead.
+func (s *Service) syncChanges(ctx context.Context, c Caller, sc Scope, cur *syncCursor, count int, page *SyncPage) (syncCursor, error) {
+	var after int64
+	if cur != nil {
+		after = cur.Seq
+	}
+	b, err := s.store.TransactionChanges(ctx, c.UserID, c.GrantID, after, count+1, SyncRetention)
+	if err != nil {
+		return syncCursor{}, Internal("read transaction changes", err)
+	}
+	if cur != nil && after < b.Horizon {
+		return syncCursor{}, expiredCursor()
+	}
+	// The scope the rows are judged by is the one read with them, so a
+	// grant changing between the request's scope and this read cannot make
+	// the page and its cursor disagree.
+	now := newSyncScope(b.Grant, b.Categories)
+	nowScope, err := s.showing(ctx, c, sc, now)
+	if err != nil {
+		return syncCursor{}, err
+	}
+	if cur != nil && !cur.Scope.equal(now) {
+		return s.syncTransition(ctx, c, nowScope, syncCursor{Seq: after, Scope: cur.Scope, To: &now}, count, page)
+	}
+	changes := b.Changes
+	if len(changes) > count {
+		changes, page.HasMore = changes[:count], true
+	}
+	next := syncCursor{Seq: after, Scope: now}
+	for _, ch := range changes {
+		next.Seq = ch.Seq
+		then := cur != nil && ch.CreatedSeq <= after && !cur.Scope.hides(ch.Tx.AccountID, categoryThen(ch))
+		visible := !ch.Deleted && !now.hides(ch.Tx.AccountID, ch.Tx.CategoryID)
+		emit(page, nowScope, ch, then, visible)
+	}
+	return next, nil
+}
+
+// syncTransition moves the client's copy from the cursor's scope to
+// cur.To, a page of count rows at a time by id, without moving the
+// sequence position: every row is judged by its state at cur.Seq (which
+// history keeps: CreatedSeq, the category log, tombstones), so writes
+// racing the transition change nothing it decides, and the changes after
+// cur.Seq follow as usual once it is done, judged by cur.To.
+//
+//   - a row unchanged since the position that the old scope showed and the
+//     new one hides is removed; one the new scope shows and the old one hid
+//     is added as it is (it is what it was at the position); with other
+//     redactions every row both show is modified;
+//   - a row changed or deleted since the position is only removed when the
+//     old scope showed it and the new one hides it: its state at the
+//     position is gone, and the changes that follow bring it (a row the
+//     new scope showed at the position arrives as modified: clients apply
+//     added and modified alike, as upserts).
+func (s *Service) syncTransition(ctx context.Context, c Caller, sc Scope, cur syncCursor, count int, page *SyncPage) (syncCursor, error) {
+	from, to := cur.Scope, *cur.To
+	accounts := symmetricDiff(from.Accounts, to.Accounts)
+	categories := symmetricDiff(from.Categories, to.Categories)
+	all := !slices.Equal(from.Redacted, to.Redacted)
+	rows, horizon, err := s.store.TransactionsAt(ctx, c.UserID, cur.Seq, accounts, categories, all, cur.After, count+1)
+	if err != nil {
+		return cur, Internal("read transactions at a position", err)
+	}
+	if cur.Seq < horizon {
+		return cur, expiredCursor()
+	}
+	// The page is shown with the transition's target scope, which may lag
+	// the grant's (a later transition follows): the cursor says the copy
+	// reflects it, so its rows must be redacted by it.
+	shown, err := s.showing(ctx, c, sc, to)
+	if err != nil {
+		return cur, err
+	}
+	next := cur
+	page.HasMore = true
+	if len(rows) > count {
+		rows = rows[:count]
+	} else {
+		// Done: the copy now reflects the target scope at the position.
+		next = syncCursor{Seq: cur.Seq, Scope: to}
+	}
+	for _, ch := range rows {
+		if next.To != nil {
+			next.After = ch.Tx.ID
+		}
+		cat := categoryThen(ch)
+		then := ch.CreatedSeq <= cur.Seq && !from.hides(ch.Tx.AccountID, cat)
+		atPosition := ch.CreatedSeq <= cur.Seq && !to.hides(ch.Tx.AccountID, cat)
+		if ch.Seq > cur.Seq {
+			if then && !atPosition {
+				page.Removed = append(page.Removed, ch.Tx.ID)
+			}
+			continue
+		}
+		if then && atPosition && !all {
+			continue
+		}
+		emit(page, shown, ch, then, atPosition)
+	}
+	return next, nil
+}
+
+// showing is sc made to show rows as scope v does: its exclusions and
+// redactions (loading the institutions' names when v redacts them and sc
+// did not).
+func (s *Service) showing(ctx context.Context, c Caller, sc Scope, v syncScope) (Scope, error) {
+	sc.grant.RedactedFields = v.Redacted
+	sc.excludedAccounts, sc.excludedCategories = v.Accounts, v.Categories
+	if sc.grant.Redacts(FieldConnectionInstitution) && sc.institutions == nil {
+		var err error
+		if sc.institutions, err = s.institutionPhrases(ctx, c.UserID); err != nil {
+			return sc, err
+		}
+	}
+	return sc, nil
+}
+
+// emit puts one change on the page: then is whether the client holds the
+// row, visible whether it should.
+func emit(page *SyncPage, sc Scope, ch TxChange, then, visible bool) {
+	switch {
+	case visible:
+		rows := []Transaction{ch.Tx}
+		sc.redactTransactions(rows)
+		if then {
+			page.Modified = append(page.Modified, rows[0])
+		} else {
+			page.Added = append(page.Added, rows[0])
+		}
+	case then:
+		page.Removed = append(page.Removed, ch.Tx.ID)
+	}
+}
+
+func categoryThen(ch TxChange) string {
+	if ch.CategoryThen != nil {
+		return *ch.CategoryThen
+	}
+	return ch.Tx.CategoryID
+}
+
+// symmetricDiff is what is in exactly one of two sorted lists.
+func symmetricDiff(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
