@@ -55,10 +55,45 @@ type TxChange struct {
 	// Tx is the row; of a deleted row only ID, UserID, AccountID and
 	// CategoryID (as they were when it was deleted).
 	Tx Transaction
-	// CategoryThen is the category the row had at the position the read
-	// was asked about, when it has changed since (the old category of its
-	// first recategorisation after that position); nil when unchanged.
-	CategoryThen *string
+	// CategoryLog is the row's recategorisations kept (SyncRetention), by
+	// sequence: what its category was before each.
+	CategoryLog []CategoryChange
+}
+
+// CategoryChange is one recategorisation of a row: at sequence Seq its
+// category stopped being Old.
+type CategoryChange struct {
+	Seq int64
+	Old string
+}
+
+// categoriesUpTo is every category the row had in a version at or below
+// position at (oldest first): the client may hold any of those versions
+// (the one current when a page last covered it), not only the last.
+func (ch TxChange) categoriesUpTo(at int64) []string {
+	var out []string
+	start := ch.CreatedSeq
+	for _, e := range ch.CategoryLog {
+		if start <= at {
+			out = append(out, e.Old)
+		}
+		start = e.Seq
+	}
+	if start <= at {
+		out = append(out, ch.Tx.CategoryID)
+	}
+	return out
+}
+
+// heldUnder reports whether the client, whose copy reflects v up to
+// position at, may hold a version of the row: one at or below at that v
+// showed. It can say yes for a row the client never received (a version
+// superseded before a page covered it); it never says no for one it holds.
+func (ch TxChange) heldUnder(v syncScope, at int64) bool {
+	if ch.CreatedSeq > at || slices.Contains(v.Accounts, ch.Tx.AccountID) {
+		return false
+	}
+	return slices.ContainsFunc(ch.categoriesUpTo(at), func(cat string) bool { return !v.hides(ch.Tx.AccountID, cat) })
 }
 
 // ChangeBatch is one read of the feed: the grant and the categories as they
@@ -78,17 +113,16 @@ type ChangeStore interface {
 	// TransactionChanges returns up to limit of the user's changes whose
 	// sequence is above after, in sequence order, with CategoryThen set for
 	// after, together with grantID's grant and the user's categories read
-	// in the same consistent step. Every sequence value at or below the
-	// highest one returned belongs to a committed write: no write can later
-	// commit below it. It first prunes tombstones and category log entries
-	// older than retention.
+	// in the same consistent step, each change with its CategoryLog. Every
+	// sequence value at or below the highest one returned belongs to a
+	// committed write: no write can later commit below it. It first prunes
+	// tombstones and category log entries older than retention.
 	TransactionChanges(ctx context.Context, userID, grantID string, after int64, limit int, retention time.Duration) (ChangeBatch, error)
 	// TransactionsAt returns, by id above afterID, up to limit of the
-	// user's rows and tombstones that existed or changed since at and that
-	// a scope transition must look at: rows on accountIDs, rows whose
-	// category at the position is in categoryIDs (all rows when all), and
-	// every row or tombstone changed since at. CategoryThen is set for at.
-	// Horizon is as for TransactionChanges.
+	// user's rows and tombstones that a scope transition at position at
+	// must look at, each with its CategoryLog: rows on accountIDs or in
+	// categoryIDs (all rows when all), and every row or tombstone changed
+	// since at. The int64 is the horizon, as for TransactionChanges.
 	TransactionsAt(ctx context.Context, userID string, at int64, accountIDs, categoryIDs []string, all bool, afterID string, limit int) ([]TxChange, int64, error)
 	// UpdateGrant replaces the settings of grant g (redacted fields,
 	// exclusions, writes_enabled). ErrNotFound when there is no such grant.
@@ -147,8 +181,10 @@ func (v syncScope) hides(accountID, categoryID string) bool {
 type syncCursor struct {
 	// Seq: every change at or below it has been delivered.
 	Seq int64 `json:"s"`
-	// Issued is when this cursor was issued (service clock, Unix
-	// seconds), for the retention.
+	// Issued is when the client was last caught up (a page with has_more
+	// false) or started (service clock, Unix seconds): every version it
+	// holds was current at or after it, so the history kept for the
+	// retention after it is enough to serve it.
 	Issued int64 `json:"t"`
 	// Scope is the scope the client's copy reflects.
 	Scope syncScope `json:"v"`
@@ -200,6 +236,10 @@ func (s *Service) SyncTransactions(ctx context.Context, c Caller, q SyncQuery) (
 		}
 	}
 	var next syncCursor
+	issued := s.now().Unix()
+	if cur != nil {
+		issued = cur.Issued
+	}
 	switch {
 	case cur != nil && cur.To != nil:
 		next, err = s.syncTransition(ctx, c, sc, *cur, count, &page)
@@ -209,7 +249,10 @@ func (s *Service) SyncTransactions(ctx context.Context, c Caller, q SyncQuery) (
 	if err != nil {
 		return page, err
 	}
-	next.Issued = s.now().Unix()
+	next.Issued = issued
+	if !page.HasMore {
+		next.Issued = s.now().Unix()
+	}
 	if page.NextCursor, err = s.cursors.Encode(bound, next); err != nil {
 		return page, Internal("encode cursor", err)
 	}
@@ -251,7 +294,7 @@ func (s *Service) syncChanges(ctx context.Context, c Caller, sc Scope, cur *sync
 	next := syncCursor{Seq: after, Scope: now}
 	for _, ch := range changes {
 		next.Seq = ch.Seq
-		then := cur != nil && ch.CreatedSeq <= after && !cur.Scope.hides(ch.Tx.AccountID, categoryThen(ch))
+		then := cur != nil && ch.heldUnder(cur.Scope, after)
 		visible := !ch.Deleted && !now.hides(ch.Tx.AccountID, ch.Tx.CategoryID)
 		emit(page, nowScope, ch, then, visible)
 	}
@@ -265,15 +308,17 @@ func (s *Service) syncChanges(ctx context.Context, c Caller, sc Scope, cur *sync
 // racing the transition change nothing it decides, and the changes after
 // cur.Seq follow as usual once it is done, judged by cur.To.
 //
-//   - a row unchanged since the position that the old scope showed and the
-//     new one hides is removed; one the new scope shows and the old one hid
-//     is added as it is (it is what it was at the position); with other
-//     redactions every row both show is modified;
-//   - a row changed or deleted since the position is only removed when the
-//     old scope showed it and the new one hides it: its state at the
-//     position is gone, and the changes that follow bring it (a row the
-//     new scope showed at the position arrives as modified: clients apply
-//     added and modified alike, as upserts).
+//   - a row unchanged since the position is held by the client exactly when
+//     the old scope shows it: when the new one hides it, it is removed;
+//     one the new scope shows and the old one hid is added as it is; with
+//     other redactions every row both show is modified;
+//   - a row changed or deleted since the position may be held in any of its
+//     versions up to the position (heldUnder): it is removed when the old
+//     scope may have shown one and the new one showed none, so that what
+//     the client may hold is again what the new scope may have shown; the
+//     changes that follow bring the rest (a row the new scope showed but the
+//     client never got arrives as modified: clients apply added and
+//     modified alike, as upserts).
 func (s *Service) syncTransition(ctx context.Context, c Caller, sc Scope, cur syncCursor, count int, page *SyncPage) (syncCursor, error) {
 	from, to := cur.Scope, *cur.To
 	accounts := symmetricDiff(from.Accounts, to.Accounts)
@@ -305,15 +350,14 @@ func (s *Service) syncTransition(ctx context.Context, c Caller, sc Scope, cur sy
 		if next.To != nil {
 			next.After = ch.Tx.ID
 		}
-		cat := categoryThen(ch)
-		then := ch.CreatedSeq <= cur.Seq && !from.hides(ch.Tx.AccountID, cat)
-		atPosition := ch.CreatedSeq <= cur.Seq && !to.hides(ch.Tx.AccountID, cat)
 		if ch.Seq > cur.Seq {
-			if then && !atPosition {
+			if ch.heldUnder(from, cur.Seq) && !ch.heldUnder(to, cur.Seq) {
 				page.Removed = append(page.Removed, ch.Tx.ID)
 			}
 			continue
 		}
+		then := !from.hides(ch.Tx.AccountID, ch.Tx.CategoryID)
+		atPosition := !to.hides(ch.Tx.AccountID, ch.Tx.CategoryID)
 		if then && atPosition && !all {
 			continue
 		}
@@ -352,13 +396,6 @@ func emit(page *SyncPage, sc Scope, ch TxChange, then, visible bool) {
 	case then:
 		page.Removed = append(page.Removed, ch.Tx.ID)
 	}
-}
-
-func categoryThen(ch TxChange) string {
-	if ch.CategoryThen != nil {
-		return *ch.CategoryThen
-	}
-	return ch.Tx.CategoryID
 }
 
 // symmetricDiff is what is in exactly one of two sorted lists.

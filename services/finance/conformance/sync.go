@@ -359,6 +359,7 @@ func testSyncFeedRacingWrites(t *testing.T, s Store) {
 	}
 	for range 150 {
 		w.syncPage(t, int32(r.IntN(5)+1))
+		time.Sleep(time.Millisecond) // let the writers move between pages
 	}
 	close(stop)
 	wg.Wait()

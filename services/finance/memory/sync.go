@@ -100,7 +100,7 @@ func (s *Store) TransactionChanges(_ context.Context, userID, grantID string, af
 	slices.SortFunc(b.Changes, func(a, b finance.TxChange) int { return int(a.Seq - b.Seq) })
 	b.Changes = truncate(b.Changes, limit)
 	for i := range b.Changes {
-		b.Changes[i].CategoryThen = s.categoryAt(b.Changes[i].Tx.ID, after)
+		b.Changes[i].CategoryLog = s.categoryChanges(b.Changes[i].Tx.ID)
 	}
 	return b, nil
 }
@@ -127,16 +127,13 @@ func (s *Store) prune(userID string, cutoff time.Time) {
 	}
 }
 
-// categoryAt is the category row id had at position at, when it has been
-// recategorised since; nil otherwise.
-func (s *Store) categoryAt(id string, at int64) *string {
+// categoryChanges is the kept category log of row id.
+func (s *Store) categoryChanges(id string) []finance.CategoryChange {
+	var out []finance.CategoryChange
 	for _, c := range s.categoryLog[id] {
-		if c.seq > at {
-			old := c.old
-			return &old
-		}
+		out = append(out, finance.CategoryChange{Seq: c.seq, Old: c.old})
 	}
-	return nil
+	return out
 }
 
 // TransactionsAt implements finance.ChangeStore.
@@ -148,12 +145,9 @@ func (s *Store) TransactionsAt(_ context.Context, userID string, at int64, accou
 		if ch.Tx.ID <= afterID {
 			return
 		}
-		ch.CategoryThen = s.categoryAt(ch.Tx.ID, at)
 		cat := ch.Tx.CategoryID
-		if ch.CategoryThen != nil {
-			cat = *ch.CategoryThen
-		}
 		if all || ch.Seq > at || slices.Contains(accountIDs, ch.Tx.AccountID) || (cat != "" && slices.Contains(categoryIDs, cat)) {
+			ch.CategoryLog = s.categoryChanges(ch.Tx.ID)
 			out = append(out, ch)
 		}
 	}
