@@ -186,6 +186,7 @@ var table = []Route{
 	// Finance surface.
 	get("/v1/transactions", Finance, "transactions:read", "finance.v1.TransactionService.ListTransactions"),
 	get("/v1/transactions/search", Finance, "transactions:read", "finance.v1.TransactionService.SearchTransactions"),
+	get("/v1/transactions/sync", Finance, "transactions:read", "finance.v1.TransactionService.SyncTransactions"),
 	get("/v1/transactions/{id}", Finance, "transactions:read", "finance.v1.TransactionService.GetTransaction"),
 	write(http.MethodPatch, "/v1/transactions/{id}", Finance, "transactions:write", "finance.v1.TransactionService.UpdateTransaction", required),
 	write(http.MethodPost, "/v1/transactions/bulk-categorize", Finance, "transactions:write", "finance.v1.TransactionService.BulkCategorizeTransactions", required),

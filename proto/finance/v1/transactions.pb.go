@@ -619,6 +619,160 @@ func (x *SearchTransactionsResponse) GetPagination() *Pagination {
 	return nil
 }
 
+type SyncTransactionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Opaque cursor from next_cursor; absent on the first call, which returns
+	// the current state (everything as added) in pages.
+	Cursor string `protobuf:"bytes,1,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// Changes per page: 1 to 500; absent means 100.
+	Count         *int32 `protobuf:"varint,2,opt,name=count,proto3,oneof" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncTransactionsRequest) Reset() {
+	*x = SyncTransactionsRequest{}
+	mi := &file_finance_v1_transactions_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncTransactionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncTransactionsRequest) ProtoMessage() {}
+
+func (x *SyncTransactionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_transactions_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncTransactionsRequest.ProtoReflect.Descriptor instead.
+func (*SyncTransactionsRequest) Descriptor() ([]byte, []int) {
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *SyncTransactionsRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *SyncTransactionsRequest) GetCount() int32 {
+	if x != nil && x.Count != nil {
+		return *x.Count
+	}
+	return 0
+}
+
+// SyncTransactionsResponse is one page of the change feed: the rows added,
+// modified and removed since the cursor, each row as
+// GET /v1/transactions/{id} shows it to this grant. Apply added and modified
+// as upserts and removed as deletes (an id you do not hold is ignored), then
+// store next_cursor; call again while has_more is true.
+type SyncTransactionsResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Added    []*Transaction         `protobuf:"bytes,1,rep,name=added,proto3" json:"added,omitempty"`
+	Modified []*Transaction         `protobuf:"bytes,2,rep,name=modified,proto3" json:"modified,omitempty"`
+	// Ids only.
+	Removed []string `protobuf:"bytes,3,rep,name=removed,proto3" json:"removed,omitempty"`
+	// Always set: the cursor to send next (also when nothing changed).
+	NextCursor     string   `protobuf:"bytes,4,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	HasMore        bool     `protobuf:"varint,5,opt,name=has_more,json=hasMore,proto3" json:"has_more,omitempty"`
+	RedactedFields []string `protobuf:"bytes,6,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
+	Filtered       bool     `protobuf:"varint,7,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SyncTransactionsResponse) Reset() {
+	*x = SyncTransactionsResponse{}
+	mi := &file_finance_v1_transactions_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncTransactionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncTransactionsResponse) ProtoMessage() {}
+
+func (x *SyncTransactionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_transactions_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncTransactionsResponse.ProtoReflect.Descriptor instead.
+func (*SyncTransactionsResponse) Descriptor() ([]byte, []int) {
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *SyncTransactionsResponse) GetAdded() []*Transaction {
+	if x != nil {
+		return x.Added
+	}
+	return nil
+}
+
+func (x *SyncTransactionsResponse) GetModified() []*Transaction {
+	if x != nil {
+		return x.Modified
+	}
+	return nil
+}
+
+func (x *SyncTransactionsResponse) GetRemoved() []string {
+	if x != nil {
+		return x.Removed
+	}
+	return nil
+}
+
+func (x *SyncTransactionsResponse) GetNextCursor() string {
+	if x != nil {
+		return x.NextCursor
+	}
+	return ""
+}
+
+func (x *SyncTransactionsResponse) GetHasMore() bool {
+	if x != nil {
+		return x.HasMore
+	}
+	return false
+}
+
+func (x *SyncTransactionsResponse) GetRedactedFields() []string {
+	if x != nil {
+		return x.RedactedFields
+	}
+	return nil
+}
+
+func (x *SyncTransactionsResponse) GetFiltered() bool {
+	if x != nil {
+		return x.Filtered
+	}
+	return false
+}
+
 type GetTransactionRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -628,7 +782,7 @@ type GetTransactionRequest struct {
 
 func (x *GetTransactionRequest) Reset() {
 	*x = GetTransactionRequest{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[5]
+	mi := &file_finance_v1_transactions_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -640,7 +794,7 @@ func (x *GetTransactionRequest) String() string {
 func (*GetTransactionRequest) ProtoMessage() {}
 
 func (x *GetTransactionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[5]
+	mi := &file_finance_v1_transactions_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -653,7 +807,7 @@ func (x *GetTransactionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTransactionRequest.ProtoReflect.Descriptor instead.
 func (*GetTransactionRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{5}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetTransactionRequest) GetId() string {
@@ -674,7 +828,7 @@ type GetTransactionResponse struct {
 
 func (x *GetTransactionResponse) Reset() {
 	*x = GetTransactionResponse{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[6]
+	mi := &file_finance_v1_transactions_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -686,7 +840,7 @@ func (x *GetTransactionResponse) String() string {
 func (*GetTransactionResponse) ProtoMessage() {}
 
 func (x *GetTransactionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[6]
+	mi := &file_finance_v1_transactions_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -699,7 +853,7 @@ func (x *GetTransactionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTransactionResponse.ProtoReflect.Descriptor instead.
 func (*GetTransactionResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{6}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetTransactionResponse) GetData() *Transaction {
@@ -768,7 +922,7 @@ type UpdateTransactionRequest struct {
 
 func (x *UpdateTransactionRequest) Reset() {
 	*x = UpdateTransactionRequest{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[7]
+	mi := &file_finance_v1_transactions_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -780,7 +934,7 @@ func (x *UpdateTransactionRequest) String() string {
 func (*UpdateTransactionRequest) ProtoMessage() {}
 
 func (x *UpdateTransactionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[7]
+	mi := &file_finance_v1_transactions_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -793,7 +947,7 @@ func (x *UpdateTransactionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTransactionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTransactionRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{7}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UpdateTransactionRequest) GetId() string {
@@ -891,7 +1045,7 @@ type UpdateTransactionResponse struct {
 
 func (x *UpdateTransactionResponse) Reset() {
 	*x = UpdateTransactionResponse{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[8]
+	mi := &file_finance_v1_transactions_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +1057,7 @@ func (x *UpdateTransactionResponse) String() string {
 func (*UpdateTransactionResponse) ProtoMessage() {}
 
 func (x *UpdateTransactionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[8]
+	mi := &file_finance_v1_transactions_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +1070,7 @@ func (x *UpdateTransactionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTransactionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTransactionResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{8}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UpdateTransactionResponse) GetData() *Transaction {
@@ -954,7 +1108,7 @@ type BulkCategorizeItem struct {
 
 func (x *BulkCategorizeItem) Reset() {
 	*x = BulkCategorizeItem{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[9]
+	mi := &file_finance_v1_transactions_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -966,7 +1120,7 @@ func (x *BulkCategorizeItem) String() string {
 func (*BulkCategorizeItem) ProtoMessage() {}
 
 func (x *BulkCategorizeItem) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[9]
+	mi := &file_finance_v1_transactions_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -979,7 +1133,7 @@ func (x *BulkCategorizeItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BulkCategorizeItem.ProtoReflect.Descriptor instead.
 func (*BulkCategorizeItem) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{9}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *BulkCategorizeItem) GetTransactionId() string {
@@ -1012,7 +1166,7 @@ type BulkCategorizeTransactionsRequest struct {
 
 func (x *BulkCategorizeTransactionsRequest) Reset() {
 	*x = BulkCategorizeTransactionsRequest{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[10]
+	mi := &file_finance_v1_transactions_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1178,7 @@ func (x *BulkCategorizeTransactionsRequest) String() string {
 func (*BulkCategorizeTransactionsRequest) ProtoMessage() {}
 
 func (x *BulkCategorizeTransactionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[10]
+	mi := &file_finance_v1_transactions_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1191,7 @@ func (x *BulkCategorizeTransactionsRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use BulkCategorizeTransactionsRequest.ProtoReflect.Descriptor instead.
 func (*BulkCategorizeTransactionsRequest) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{10}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *BulkCategorizeTransactionsRequest) GetItems() []*BulkCategorizeItem {
@@ -1059,7 +1213,7 @@ type BulkCategorizeRowResult struct {
 
 func (x *BulkCategorizeRowResult) Reset() {
 	*x = BulkCategorizeRowResult{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[11]
+	mi := &file_finance_v1_transactions_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1225,7 @@ func (x *BulkCategorizeRowResult) String() string {
 func (*BulkCategorizeRowResult) ProtoMessage() {}
 
 func (x *BulkCategorizeRowResult) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[11]
+	mi := &file_finance_v1_transactions_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1238,7 @@ func (x *BulkCategorizeRowResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BulkCategorizeRowResult.ProtoReflect.Descriptor instead.
 func (*BulkCategorizeRowResult) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{11}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *BulkCategorizeRowResult) GetTransactionId() string {
@@ -1113,7 +1267,7 @@ type BulkCategorizeResult struct {
 
 func (x *BulkCategorizeResult) Reset() {
 	*x = BulkCategorizeResult{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[12]
+	mi := &file_finance_v1_transactions_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1125,7 +1279,7 @@ func (x *BulkCategorizeResult) String() string {
 func (*BulkCategorizeResult) ProtoMessage() {}
 
 func (x *BulkCategorizeResult) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[12]
+	mi := &file_finance_v1_transactions_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1138,7 +1292,7 @@ func (x *BulkCategorizeResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BulkCategorizeResult.ProtoReflect.Descriptor instead.
 func (*BulkCategorizeResult) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{12}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *BulkCategorizeResult) GetAppliedCount() int32 {
@@ -1166,7 +1320,7 @@ type BulkCategorizeTransactionsResponse struct {
 
 func (x *BulkCategorizeTransactionsResponse) Reset() {
 	*x = BulkCategorizeTransactionsResponse{}
-	mi := &file_finance_v1_transactions_proto_msgTypes[13]
+	mi := &file_finance_v1_transactions_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1178,7 +1332,7 @@ func (x *BulkCategorizeTransactionsResponse) String() string {
 func (*BulkCategorizeTransactionsResponse) ProtoMessage() {}
 
 func (x *BulkCategorizeTransactionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_finance_v1_transactions_proto_msgTypes[13]
+	mi := &file_finance_v1_transactions_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1191,7 +1345,7 @@ func (x *BulkCategorizeTransactionsResponse) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use BulkCategorizeTransactionsResponse.ProtoReflect.Descriptor instead.
 func (*BulkCategorizeTransactionsResponse) Descriptor() ([]byte, []int) {
-	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{13}
+	return file_finance_v1_transactions_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *BulkCategorizeTransactionsResponse) GetData() *BulkCategorizeResult {
@@ -1316,7 +1470,20 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\bfiltered\x18\x03 \x01(\bR\bfiltered\x126\n" +
 	"\n" +
 	"pagination\x18\x04 \x01(\v2\x16.finance.v1.PaginationR\n" +
-	"pagination\"'\n" +
+	"pagination\"V\n" +
+	"\x17SyncTransactionsRequest\x12\x16\n" +
+	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12\x19\n" +
+	"\x05count\x18\x02 \x01(\x05H\x00R\x05count\x88\x01\x01B\b\n" +
+	"\x06_count\"\x99\x02\n" +
+	"\x18SyncTransactionsResponse\x12-\n" +
+	"\x05added\x18\x01 \x03(\v2\x17.finance.v1.TransactionR\x05added\x123\n" +
+	"\bmodified\x18\x02 \x03(\v2\x17.finance.v1.TransactionR\bmodified\x12\x18\n" +
+	"\aremoved\x18\x03 \x03(\tR\aremoved\x12\x1f\n" +
+	"\vnext_cursor\x18\x04 \x01(\tR\n" +
+	"nextCursor\x12\x19\n" +
+	"\bhas_more\x18\x05 \x01(\bR\ahasMore\x12'\n" +
+	"\x0fredacted_fields\x18\x06 \x03(\tR\x0eredactedFields\x12\x1a\n" +
+	"\bfiltered\x18\a \x01(\bR\bfiltered\"'\n" +
 	"\x15GetTransactionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x8a\x01\n" +
 	"\x16GetTransactionResponse\x12+\n" +
@@ -1363,11 +1530,12 @@ const file_finance_v1_transactions_proto_rawDesc = "" +
 	"\"BulkCategorizeTransactionsResponse\x124\n" +
 	"\x04data\x18\x01 \x01(\v2 .finance.v1.BulkCategorizeResultR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\x90\x04\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\xef\x04\n" +
 	"\x12TransactionService\x12]\n" +
 	"\x10ListTransactions\x12#.finance.v1.ListTransactionsRequest\x1a$.finance.v1.ListTransactionsResponse\x12W\n" +
 	"\x0eGetTransaction\x12!.finance.v1.GetTransactionRequest\x1a\".finance.v1.GetTransactionResponse\x12c\n" +
-	"\x12SearchTransactions\x12%.finance.v1.SearchTransactionsRequest\x1a&.finance.v1.SearchTransactionsResponse\x12`\n" +
+	"\x12SearchTransactions\x12%.finance.v1.SearchTransactionsRequest\x1a&.finance.v1.SearchTransactionsResponse\x12]\n" +
+	"\x10SyncTransactions\x12#.finance.v1.SyncTransactionsRequest\x1a$.finance.v1.SyncTransactionsResponse\x12`\n" +
 	"\x11UpdateTransaction\x12$.finance.v1.UpdateTransactionRequest\x1a%.finance.v1.UpdateTransactionResponse\x12{\n" +
 	"\x1aBulkCategorizeTransactions\x12-.finance.v1.BulkCategorizeTransactionsRequest\x1a..finance.v1.BulkCategorizeTransactionsResponseB\xa7\x01\n" +
 	"\x0ecom.finance.v1B\x11TransactionsProtoP\x01Z9github.com/ledgerlane/platform/proto/finance/v1;financev1\xa2\x02\x03FXX\xaa\x02\n" +
@@ -1386,63 +1554,69 @@ func file_finance_v1_transactions_proto_rawDescGZIP() []byte {
 	return file_finance_v1_transactions_proto_rawDescData
 }
 
-var file_finance_v1_transactions_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_finance_v1_transactions_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_finance_v1_transactions_proto_goTypes = []any{
 	(*Transaction)(nil),                        // 0: finance.v1.Transaction
 	(*ListTransactionsRequest)(nil),            // 1: finance.v1.ListTransactionsRequest
 	(*ListTransactionsResponse)(nil),           // 2: finance.v1.ListTransactionsResponse
 	(*SearchTransactionsRequest)(nil),          // 3: finance.v1.SearchTransactionsRequest
 	(*SearchTransactionsResponse)(nil),         // 4: finance.v1.SearchTransactionsResponse
-	(*GetTransactionRequest)(nil),              // 5: finance.v1.GetTransactionRequest
-	(*GetTransactionResponse)(nil),             // 6: finance.v1.GetTransactionResponse
-	(*UpdateTransactionRequest)(nil),           // 7: finance.v1.UpdateTransactionRequest
-	(*UpdateTransactionResponse)(nil),          // 8: finance.v1.UpdateTransactionResponse
-	(*BulkCategorizeItem)(nil),                 // 9: finance.v1.BulkCategorizeItem
-	(*BulkCategorizeTransactionsRequest)(nil),  // 10: finance.v1.BulkCategorizeTransactionsRequest
-	(*BulkCategorizeRowResult)(nil),            // 11: finance.v1.BulkCategorizeRowResult
-	(*BulkCategorizeResult)(nil),               // 12: finance.v1.BulkCategorizeResult
-	(*BulkCategorizeTransactionsResponse)(nil), // 13: finance.v1.BulkCategorizeTransactionsResponse
-	(*Money)(nil),                              // 14: finance.v1.Money
-	(*timestamppb.Timestamp)(nil),              // 15: google.protobuf.Timestamp
-	(*Location)(nil),                           // 16: finance.v1.Location
-	(*Pagination)(nil),                         // 17: finance.v1.Pagination
-	(*structpb.Value)(nil),                     // 18: google.protobuf.Value
-	(*structpb.ListValue)(nil),                 // 19: google.protobuf.ListValue
+	(*SyncTransactionsRequest)(nil),            // 5: finance.v1.SyncTransactionsRequest
+	(*SyncTransactionsResponse)(nil),           // 6: finance.v1.SyncTransactionsResponse
+	(*GetTransactionRequest)(nil),              // 7: finance.v1.GetTransactionRequest
+	(*GetTransactionResponse)(nil),             // 8: finance.v1.GetTransactionResponse
+	(*UpdateTransactionRequest)(nil),           // 9: finance.v1.UpdateTransactionRequest
+	(*UpdateTransactionResponse)(nil),          // 10: finance.v1.UpdateTransactionResponse
+	(*BulkCategorizeItem)(nil),                 // 11: finance.v1.BulkCategorizeItem
+	(*BulkCategorizeTransactionsRequest)(nil),  // 12: finance.v1.BulkCategorizeTransactionsRequest
+	(*BulkCategorizeRowResult)(nil),            // 13: finance.v1.BulkCategorizeRowResult
+	(*BulkCategorizeResult)(nil),               // 14: finance.v1.BulkCategorizeResult
+	(*BulkCategorizeTransactionsResponse)(nil), // 15: finance.v1.BulkCategorizeTransactionsResponse
+	(*Money)(nil),                              // 16: finance.v1.Money
+	(*timestamppb.Timestamp)(nil),              // 17: google.protobuf.Timestamp
+	(*Location)(nil),                           // 18: finance.v1.Location
+	(*Pagination)(nil),                         // 19: finance.v1.Pagination
+	(*structpb.Value)(nil),                     // 20: google.protobuf.Value
+	(*structpb.ListValue)(nil),                 // 21: google.protobuf.ListValue
 }
 var file_finance_v1_transactions_proto_depIdxs = []int32{
-	14, // 0: finance.v1.Transaction.amount:type_name -> finance.v1.Money
-	15, // 1: finance.v1.Transaction.posted_at:type_name -> google.protobuf.Timestamp
-	16, // 2: finance.v1.Transaction.location:type_name -> finance.v1.Location
-	14, // 3: finance.v1.Transaction.provider_amount:type_name -> finance.v1.Money
-	15, // 4: finance.v1.Transaction.created_at:type_name -> google.protobuf.Timestamp
-	15, // 5: finance.v1.Transaction.updated_at:type_name -> google.protobuf.Timestamp
+	16, // 0: finance.v1.Transaction.amount:type_name -> finance.v1.Money
+	17, // 1: finance.v1.Transaction.posted_at:type_name -> google.protobuf.Timestamp
+	18, // 2: finance.v1.Transaction.location:type_name -> finance.v1.Location
+	16, // 3: finance.v1.Transaction.provider_amount:type_name -> finance.v1.Money
+	17, // 4: finance.v1.Transaction.created_at:type_name -> google.protobuf.Timestamp
+	17, // 5: finance.v1.Transaction.updated_at:type_name -> google.protobuf.Timestamp
 	0,  // 6: finance.v1.ListTransactionsResponse.data:type_name -> finance.v1.Transaction
-	17, // 7: finance.v1.ListTransactionsResponse.pagination:type_name -> finance.v1.Pagination
+	19, // 7: finance.v1.ListTransactionsResponse.pagination:type_name -> finance.v1.Pagination
 	0,  // 8: finance.v1.SearchTransactionsResponse.data:type_name -> finance.v1.Transaction
-	17, // 9: finance.v1.SearchTransactionsResponse.pagination:type_name -> finance.v1.Pagination
-	0,  // 10: finance.v1.GetTransactionResponse.data:type_name -> finance.v1.Transaction
-	18, // 11: finance.v1.UpdateTransactionRequest.amount:type_name -> google.protobuf.Value
-	19, // 12: finance.v1.UpdateTransactionRequest.tags:type_name -> google.protobuf.ListValue
-	16, // 13: finance.v1.UpdateTransactionRequest.location:type_name -> finance.v1.Location
-	0,  // 14: finance.v1.UpdateTransactionResponse.data:type_name -> finance.v1.Transaction
-	9,  // 15: finance.v1.BulkCategorizeTransactionsRequest.items:type_name -> finance.v1.BulkCategorizeItem
-	11, // 16: finance.v1.BulkCategorizeResult.results:type_name -> finance.v1.BulkCategorizeRowResult
-	12, // 17: finance.v1.BulkCategorizeTransactionsResponse.data:type_name -> finance.v1.BulkCategorizeResult
-	1,  // 18: finance.v1.TransactionService.ListTransactions:input_type -> finance.v1.ListTransactionsRequest
-	5,  // 19: finance.v1.TransactionService.GetTransaction:input_type -> finance.v1.GetTransactionRequest
-	3,  // 20: finance.v1.TransactionService.SearchTransactions:input_type -> finance.v1.SearchTransactionsRequest
-	7,  // 21: finance.v1.TransactionService.UpdateTransaction:input_type -> finance.v1.UpdateTransactionRequest
-	10, // 22: finance.v1.TransactionService.BulkCategorizeTransactions:input_type -> finance.v1.BulkCategorizeTransactionsRequest
-	2,  // 23: finance.v1.TransactionService.ListTransactions:output_type -> finance.v1.ListTransactionsResponse
-	6,  // 24: finance.v1.TransactionService.GetTransaction:output_type -> finance.v1.GetTransactionResponse
-	4,  // 25: finance.v1.TransactionService.SearchTransactions:output_type -> finance.v1.SearchTransactionsResponse
-	8,  // 26: finance.v1.TransactionService.UpdateTransaction:output_type -> finance.v1.UpdateTransactionResponse
-	13, // 27: finance.v1.TransactionService.BulkCategorizeTransactions:output_type -> finance.v1.BulkCategorizeTransactionsResponse
-	23, // [23:28] is the sub-list for method output_type
-	18, // [18:23] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	19, // 9: finance.v1.SearchTransactionsResponse.pagination:type_name -> finance.v1.Pagination
+	0,  // 10: finance.v1.SyncTransactionsResponse.added:type_name -> finance.v1.Transaction
+	0,  // 11: finance.v1.SyncTransactionsResponse.modified:type_name -> finance.v1.Transaction
+	0,  // 12: finance.v1.GetTransactionResponse.data:type_name -> finance.v1.Transaction
+	20, // 13: finance.v1.UpdateTransactionRequest.amount:type_name -> google.protobuf.Value
+	21, // 14: finance.v1.UpdateTransactionRequest.tags:type_name -> google.protobuf.ListValue
+	18, // 15: finance.v1.UpdateTransactionRequest.location:type_name -> finance.v1.Location
+	0,  // 16: finance.v1.UpdateTransactionResponse.data:type_name -> finance.v1.Transaction
+	11, // 17: finance.v1.BulkCategorizeTransactionsRequest.items:type_name -> finance.v1.BulkCategorizeItem
+	13, // 18: finance.v1.BulkCategorizeResult.results:type_name -> finance.v1.BulkCategorizeRowResult
+	14, // 19: finance.v1.BulkCategorizeTransactionsResponse.data:type_name -> finance.v1.BulkCategorizeResult
+	1,  // 20: finance.v1.TransactionService.ListTransactions:input_type -> finance.v1.ListTransactionsRequest
+	7,  // 21: finance.v1.TransactionService.GetTransaction:input_type -> finance.v1.GetTransactionRequest
+	3,  // 22: finance.v1.TransactionService.SearchTransactions:input_type -> finance.v1.SearchTransactionsRequest
+	5,  // 23: finance.v1.TransactionService.SyncTransactions:input_type -> finance.v1.SyncTransactionsRequest
+	9,  // 24: finance.v1.TransactionService.UpdateTransaction:input_type -> finance.v1.UpdateTransactionRequest
+	12, // 25: finance.v1.TransactionService.BulkCategorizeTransactions:input_type -> finance.v1.BulkCategorizeTransactionsRequest
+	2,  // 26: finance.v1.TransactionService.ListTransactions:output_type -> finance.v1.ListTransactionsResponse
+	8,  // 27: finance.v1.TransactionService.GetTransaction:output_type -> finance.v1.GetTransactionResponse
+	4,  // 28: finance.v1.TransactionService.SearchTransactions:output_type -> finance.v1.SearchTransactionsResponse
+	6,  // 29: finance.v1.TransactionService.SyncTransactions:output_type -> finance.v1.SyncTransactionsResponse
+	10, // 30: finance.v1.TransactionService.UpdateTransaction:output_type -> finance.v1.UpdateTransactionResponse
+	15, // 31: finance.v1.TransactionService.BulkCategorizeTransactions:output_type -> finance.v1.BulkCategorizeTransactionsResponse
+	26, // [26:32] is the sub-list for method output_type
+	20, // [20:26] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_transactions_proto_init() }
@@ -1454,14 +1628,15 @@ func file_finance_v1_transactions_proto_init() {
 	file_finance_v1_transactions_proto_msgTypes[0].OneofWrappers = []any{}
 	file_finance_v1_transactions_proto_msgTypes[1].OneofWrappers = []any{}
 	file_finance_v1_transactions_proto_msgTypes[3].OneofWrappers = []any{}
-	file_finance_v1_transactions_proto_msgTypes[7].OneofWrappers = []any{}
+	file_finance_v1_transactions_proto_msgTypes[5].OneofWrappers = []any{}
+	file_finance_v1_transactions_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_finance_v1_transactions_proto_rawDesc), len(file_finance_v1_transactions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

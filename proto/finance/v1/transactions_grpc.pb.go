@@ -22,6 +22,7 @@ const (
 	TransactionService_ListTransactions_FullMethodName           = "/finance.v1.TransactionService/ListTransactions"
 	TransactionService_GetTransaction_FullMethodName             = "/finance.v1.TransactionService/GetTransaction"
 	TransactionService_SearchTransactions_FullMethodName         = "/finance.v1.TransactionService/SearchTransactions"
+	TransactionService_SyncTransactions_FullMethodName           = "/finance.v1.TransactionService/SyncTransactions"
 	TransactionService_UpdateTransaction_FullMethodName          = "/finance.v1.TransactionService/UpdateTransaction"
 	TransactionService_BulkCategorizeTransactions_FullMethodName = "/finance.v1.TransactionService/BulkCategorizeTransactions"
 )
@@ -35,8 +36,9 @@ const (
 // Declaration order matters for routing: grpc-gateway's ServeMux gives
 // precedence to the route registered last, and registration follows this
 // order. GetTransaction (/v1/transactions/{id}) is therefore declared before
-// SearchTransactions (/v1/transactions/search) so that "search" is never taken
-// for an id.
+// SearchTransactions (/v1/transactions/search) and SyncTransactions
+// (/v1/transactions/sync) so that "search" and "sync" are never taken for an
+// id.
 type TransactionServiceClient interface {
 	// GET /v1/transactions — scope transactions:read.
 	ListTransactions(ctx context.Context, in *ListTransactionsRequest, opts ...grpc.CallOption) (*ListTransactionsResponse, error)
@@ -44,6 +46,9 @@ type TransactionServiceClient interface {
 	GetTransaction(ctx context.Context, in *GetTransactionRequest, opts ...grpc.CallOption) (*GetTransactionResponse, error)
 	// GET /v1/transactions/search — scope transactions:read.
 	SearchTransactions(ctx context.Context, in *SearchTransactionsRequest, opts ...grpc.CallOption) (*SearchTransactionsResponse, error)
+	// GET /v1/transactions/sync — scope transactions:read. The change feed
+	// (docs/transactions-sync.md).
+	SyncTransactions(ctx context.Context, in *SyncTransactionsRequest, opts ...grpc.CallOption) (*SyncTransactionsResponse, error)
 	// PATCH /v1/transactions/{id} (body "*") — scope transactions:write; writes_enabled; Idempotency-Key header.
 	UpdateTransaction(ctx context.Context, in *UpdateTransactionRequest, opts ...grpc.CallOption) (*UpdateTransactionResponse, error)
 	// POST /v1/transactions/bulk-categorize (body "*") — scope transactions:write; writes_enabled; Idempotency-Key header.
@@ -88,6 +93,16 @@ func (c *transactionServiceClient) SearchTransactions(ctx context.Context, in *S
 	return out, nil
 }
 
+func (c *transactionServiceClient) SyncTransactions(ctx context.Context, in *SyncTransactionsRequest, opts ...grpc.CallOption) (*SyncTransactionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SyncTransactionsResponse)
+	err := c.cc.Invoke(ctx, TransactionService_SyncTransactions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *transactionServiceClient) UpdateTransaction(ctx context.Context, in *UpdateTransactionRequest, opts ...grpc.CallOption) (*UpdateTransactionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(UpdateTransactionResponse)
@@ -117,8 +132,9 @@ func (c *transactionServiceClient) BulkCategorizeTransactions(ctx context.Contex
 // Declaration order matters for routing: grpc-gateway's ServeMux gives
 // precedence to the route registered last, and registration follows this
 // order. GetTransaction (/v1/transactions/{id}) is therefore declared before
-// SearchTransactions (/v1/transactions/search) so that "search" is never taken
-// for an id.
+// SearchTransactions (/v1/transactions/search) and SyncTransactions
+// (/v1/transactions/sync) so that "search" and "sync" are never taken for an
+// id.
 type TransactionServiceServer interface {
 	// GET /v1/transactions — scope transactions:read.
 	ListTransactions(context.Context, *ListTransactionsRequest) (*ListTransactionsResponse, error)
@@ -126,6 +142,9 @@ type TransactionServiceServer interface {
 	GetTransaction(context.Context, *GetTransactionRequest) (*GetTransactionResponse, error)
 	// GET /v1/transactions/search — scope transactions:read.
 	SearchTransactions(context.Context, *SearchTransactionsRequest) (*SearchTransactionsResponse, error)
+	// GET /v1/transactions/sync — scope transactions:read. The change feed
+	// (docs/transactions-sync.md).
+	SyncTransactions(context.Context, *SyncTransactionsRequest) (*SyncTransactionsResponse, error)
 	// PATCH /v1/transactions/{id} (body "*") — scope transactions:write; writes_enabled; Idempotency-Key header.
 	UpdateTransaction(context.Context, *UpdateTransactionRequest) (*UpdateTransactionResponse, error)
 	// POST /v1/transactions/bulk-categorize (body "*") — scope transactions:write; writes_enabled; Idempotency-Key header.
@@ -148,6 +167,9 @@ func (UnimplementedTransactionServiceServer) GetTransaction(context.Context, *Ge
 }
 func (UnimplementedTransactionServiceServer) SearchTransactions(context.Context, *SearchTransactionsRequest) (*SearchTransactionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SearchTransactions not implemented")
+}
+func (UnimplementedTransactionServiceServer) SyncTransactions(context.Context, *SyncTransactionsRequest) (*SyncTransactionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SyncTransactions not implemented")
 }
 func (UnimplementedTransactionServiceServer) UpdateTransaction(context.Context, *UpdateTransactionRequest) (*UpdateTransactionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateTransaction not implemented")
@@ -230,6 +252,24 @@ func _TransactionService_SearchTransactions_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransactionService_SyncTransactions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SyncTransactionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransactionServiceServer).SyncTransactions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransactionService_SyncTransactions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransactionServiceServer).SyncTransactions(ctx, req.(*SyncTransactionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _TransactionService_UpdateTransaction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(UpdateTransactionRequest)
 	if err := dec(in); err != nil {
@@ -284,6 +324,10 @@ var TransactionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchTransactions",
 			Handler:    _TransactionService_SearchTransactions_Handler,
+		},
+		{
+			MethodName: "SyncTransactions",
+			Handler:    _TransactionService_SyncTransactions_Handler,
 		},
 		{
 			MethodName: "UpdateTransaction",

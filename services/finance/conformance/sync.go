@@ -325,11 +325,11 @@ func testSyncFeedRacingWrites(t *testing.T, s Store) {
 			defer wg.Done()
 			wr := rand.New(rand.NewPCG(uint64(g), 99))
 			var mine []string
-			for i := 0; ; i++ {
+			for i := range 300 {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-time.After(200 * time.Microsecond):
 				}
 				x := finance.Transaction{ID: newID(), UserID: w.caller.UserID, AccountID: w.accts[wr.IntN(3)],
 					Amount: money("-1.00", "USD"), Date: day(-wr.IntN(9)), Source: finance.SourceManual, Version: 1,

@@ -90,6 +90,26 @@ func (s *transactionServer) ListTransactions(ctx context.Context, req *financev1
 	}, nil
 }
 
+func (s *transactionServer) SyncTransactions(ctx context.Context, req *financev1.SyncTransactionsRequest) (*financev1.SyncTransactionsResponse, error) {
+	c, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.svc.SyncTransactions(ctx, c, finance.SyncQuery{Cursor: req.GetCursor(), Count: req.Count})
+	if err != nil {
+		return nil, err
+	}
+	return &financev1.SyncTransactionsResponse{
+		Added:          transactionsProto(page.Added),
+		Modified:       transactionsProto(page.Modified),
+		Removed:        page.Removed,
+		NextCursor:     page.NextCursor,
+		HasMore:        page.HasMore,
+		RedactedFields: page.RedactedFields,
+		Filtered:       page.Filtered,
+	}, nil
+}
+
 func (s *transactionServer) GetTransaction(ctx context.Context, req *financev1.GetTransactionRequest) (*financev1.GetTransactionResponse, error) {
 	c, err := caller(ctx)
 	if err != nil {
