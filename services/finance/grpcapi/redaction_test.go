@@ -176,6 +176,21 @@ var redactionRoutes = map[string]readRoute{
 		}
 		return out, nil
 	},
+	"finance.v1.TransactionService/SyncTransactions": func(ctx context.Context, conn *grpc.ClientConn, _ redactionFixture) ([]proto.Message, error) {
+		var out []proto.Message
+		req := &financev1.SyncTransactionsRequest{Count: proto.Int32(50)}
+		for {
+			res, err := financev1.NewTransactionServiceClient(conn).SyncTransactions(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res)
+			if !res.GetHasMore() {
+				return out, nil
+			}
+			req.Cursor = res.GetNextCursor()
+		}
+	},
 	"finance.v1.TransactionService/UpdateTransaction": func(ctx context.Context, conn *grpc.ClientConn, f redactionFixture) ([]proto.Message, error) {
 		var out []proto.Message
 		txc := financev1.NewTransactionServiceClient(conn)
