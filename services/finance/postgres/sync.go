@@ -227,4 +227,3 @@ func (s *Store) UpdateGrant(ctx context.Context, g finance.Grant) error {
 	}
 	return storeErr("update grant", err)
 }
-
