@@ -20,6 +20,11 @@ import (
 	"github.com/ledgerlane/platform/pkg/tracing"
 )
 
+// devCursorSecret signs cursors when CURSOR_SECRET is unset: `make run` is
+// a development stack, and a key that outlives the process keeps the
+// clients' feed cursors valid across restarts (README, "make run").
+const devCursorSecret = "ledgerlane-local-development-cursor-key"
+
 // Set by `make run` through -ldflags.
 var (
 	version   = "dev"
@@ -66,7 +71,10 @@ func run() error {
 		DatabaseURL:  config.String("DATABASE_URL", ""),
 		RedisURL:     config.String("REDIS_URL", ""),
 		NATSURL:      config.String("NATS_URL", ""),
-		CursorSecret: []byte(config.String("CURSOR_SECRET", "")),
+		// A fixed development key, so the change feed's cursors
+		// (docs/transactions-sync.md) survive a restart on DATABASE_URL;
+		// production sets its own (cmd/finance requires it).
+		CursorSecret: []byte(config.String("CURSOR_SECRET", devCursorSecret)),
 		DemoPlan:     config.String("LOCAL_DEMO_PLAN", "starter"),
 		DemoUsage:    int64(demoUsage),
 		MailDir:      config.String("LOCAL_MAIL_DIR", ""),
