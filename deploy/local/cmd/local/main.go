@@ -67,10 +67,10 @@ func run() error {
 		return fmt.Errorf("LOCAL_GATEWAY_GRPC: %q is neither in-process nor loopback", transport)
 	}
 	st, err := local.Start(ctx, local.Config{
-		HTTPAddr:     config.String("HTTP_ADDR", "127.0.0.1:8080"),
-		DatabaseURL:  config.String("DATABASE_URL", ""),
-		RedisURL:     config.String("REDIS_URL", ""),
-		NATSURL:      config.String("NATS_URL", ""),
+		HTTPAddr:    config.String("HTTP_ADDR", "127.0.0.1:8080"),
+		DatabaseURL: config.String("DATABASE_URL", ""),
+		RedisURL:    config.String("REDIS_URL", ""),
+		NATSURL:     config.String("NATS_URL", ""),
 		// A fixed development key, so the change feed's cursors
 		// (docs/transactions-sync.md) survive a restart on DATABASE_URL;
 		// production sets its own (cmd/finance requires it).
