@@ -278,3 +278,49 @@ func BenchmarkScaleSync(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkScaleFeed: the change feed over the scale user (issue 33,
+// docs/transactions-sync.md). "sync_page_500" is a page of 500 changes
+// (the first page from an empty cursor: the 501 rows of lowest change_seq
+// through the (user_id, change_seq) index, under the user's feed lock);
+// "patch_with_feed" and "patch_without_feed" are a PATCH of one row's memo
+// with the stamping trigger on and, for comparison, disabled: the feed's
+// cost on the write path.
+func BenchmarkScaleFeed(b *testing.B) {
+	e := scaleSetup(b)
+	ctx := context.Background()
+	page, err := e.svc.ListTransactions(ctx, e.c, finance.TransactionQuery{PageQuery: finance.PageQuery{PageSize: ptr(int32(1))}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := page.Data[0].ID
+	n := 0
+	patch := func() error {
+		t, err := e.svc.GetTransaction(ctx, e.c, id)
+		if err != nil {
+			return err
+		}
+		n++
+		memo := fmt.Sprintf("feed bench %d", n)
+		_, err = e.svc.UpdateTransaction(ctx, e.c, finance.TransactionUpdate{ID: id, ExpectedVersion: t.Data.Version, Memo: &memo})
+		return err
+	}
+	b.Run("sync_page_500", func(b *testing.B) {
+		measure(b, func() error {
+			_, err := e.svc.SyncTransactions(ctx, e.c, finance.SyncQuery{Count: ptr(int32(500))})
+			return err
+		})
+	})
+	b.Run("patch_with_feed", func(b *testing.B) { measure(b, patch) })
+	b.Run("patch_without_feed", func(b *testing.B) {
+		if _, err := e.pool.Exec(ctx, `ALTER TABLE transactions DISABLE TRIGGER transactions_feed_stamp`); err != nil {
+			b.Fatal(err)
+		}
+		defer func() {
+			if _, err := e.pool.Exec(ctx, `ALTER TABLE transactions ENABLE TRIGGER transactions_feed_stamp`); err != nil {
+				b.Fatal(err)
+			}
+		}()
+		measure(b, patch)
+	})
+}
