@@ -20,14 +20,15 @@ import (
 // between calls appears once, in its latest form.
 //
 // Visibility is decided at read time. A row is shown as the client would
-// see it now (redacted and filtered by the grant), and whether the client
-// already holds it is worked out from the row's state at the cursor: it
-// existed then (CreatedSeq), and its account and its category at that
-// point (the category log keeps the old category of every recategorised
-// row) were not excluded by the scope the cursor recorded. A grant whose
-// exclusions or redactions change since the cursor is caught up first by a
-// transition over the affected rows (syncTransition), which moves the
-// client's copy from the cursor's scope to the grant's current one.
+// see it now (redacted and filtered by the grant). Whether the client may
+// already hold it is worked out from its history up to the cursor
+// (heldUnder): it existed then (CreatedSeq), its account and one of the
+// categories it had up to then (the category log keeps the old category of
+// every recategorisation) were not excluded by the scope the cursor
+// recorded. A grant whose exclusions or redactions changed since the
+// cursor is caught up first by a transition over the affected rows
+// (syncTransition), which moves the client's copy from the cursor's scope
+// to the grant's current one.
 //
 // Nothing is skipped when writes race the read: the store hands out
 // sequence values only up to a point below which every writer has
@@ -235,11 +236,14 @@ func (s *Service) SyncTransactions(ctx context.Context, c Caller, q SyncQuery) (
 			return page, expiredCursor()
 		}
 	}
-	var next syncCursor
-	issued := s.now().Unix()
+	// Taken before the read: a page that catches the client up holds
+	// versions current at the read, never before this.
+	start := s.now().Unix()
+	issued := start
 	if cur != nil {
 		issued = cur.Issued
 	}
+	var next syncCursor
 	switch {
 	case cur != nil && cur.To != nil:
 		next, err = s.syncTransition(ctx, c, sc, *cur, count, &page)
@@ -251,7 +255,7 @@ func (s *Service) SyncTransactions(ctx context.Context, c Caller, q SyncQuery) (
 	}
 	next.Issued = issued
 	if !page.HasMore {
-		next.Issued = s.now().Unix()
+		next.Issued = start
 	}
 	if page.NextCursor, err = s.cursors.Encode(bound, next); err != nil {
 		return page, Internal("encode cursor", err)

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,8 @@ import (
 // scale user of TestScale (schema finance_scale, FINANCE_SCALE_N rows;
 // loaded on first use and kept). Each reports p50 and p99 of the runs.
 // Skipped unless TEST_DATABASE_URL and FINANCE_SCALE_N are set, so `make
-// test` never runs them (it passes no -bench either):
+// test` never runs them (it passes no -bench either); FINANCE_SCALE_SCHEMA
+// names another schema than finance_scale:
 //
 //	TEST_DATABASE_URL=postgres://… FINANCE_SCALE_N=1000000 \
 //	  go test -run '^$' -bench Scale -benchtime 200x -timeout 90m ./postgres
@@ -75,7 +77,8 @@ func loadScale(b *testing.B, url, nStr string) error {
 		return errors.New("FINANCE_SCALE_N must be a positive number")
 	}
 	ctx := context.Background()
-	pool, err := pg.Open(ctx, url, "finance_scale", postgres.Migrations, nil)
+	// FINANCE_SCALE_SCHEMA keeps a run apart from another's data.
+	pool, err := pg.Open(ctx, url, cmp.Or(os.Getenv("FINANCE_SCALE_SCHEMA"), "finance_scale"), postgres.Migrations, nil)
 	if err != nil {
 		return err
 	}
