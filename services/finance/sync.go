@@ -97,13 +97,9 @@ func (ch TxChange) heldUnder(v syncScope, at int64) bool {
 	return slices.ContainsFunc(ch.categoriesUpTo(at), func(cat string) bool { return !v.hides(ch.Tx.AccountID, cat) })
 }
 
-// ChangeBatch is one read of the feed: the grant and the categories as they
-// were when the changes were read (so the scope and the rows agree), the
-// changes, and the horizon.
+// ChangeBatch is one read of the feed: the changes and the horizon.
 type ChangeBatch struct {
-	Grant      Grant
-	Categories []Category
-	Changes    []TxChange
+	Changes []TxChange
 	// Horizon is the highest sequence value whose tombstone or category
 	// log entry was pruned: a cursor below it cannot be served.
 	Horizon int64
@@ -112,13 +108,12 @@ type ChangeBatch struct {
 // ChangeStore is the feed's part of the Store.
 type ChangeStore interface {
 	// TransactionChanges returns up to limit of the user's changes whose
-	// sequence is above after, in sequence order, with CategoryThen set for
-	// after, together with grantID's grant and the user's categories read
-	// in the same consistent step, each change with its CategoryLog. Every
-	// sequence value at or below the highest one returned belongs to a
-	// committed write: no write can later commit below it. It first prunes
-	// tombstones and category log entries older than retention.
-	TransactionChanges(ctx context.Context, userID, grantID string, after int64, limit int, retention time.Duration) (ChangeBatch, error)
+	// sequence is above after, in sequence order, each with its
+	// CategoryLog. Every sequence value at or below the highest one
+	// returned belongs to a committed write: no write can later commit
+	// below it. It first prunes the user's tombstones and category log
+	// entries older than retention.
+	TransactionChanges(ctx context.Context, userID string, after int64, limit int, retention time.Duration) (ChangeBatch, error)
 	// TransactionsAt returns, by id above afterID, up to limit of the
 	// user's rows and tombstones that a scope transition at position at
 	// must look at, each with its CategoryLog: rows on accountIDs or in
@@ -157,7 +152,8 @@ type syncScope struct {
 	Redacted   []string `json:"r,omitempty"`
 }
 
-func newSyncScope(g Grant, cats []Category) syncScope {
+// newSyncScope is the scope of sc (loaded with categories).
+func newSyncScope(sc Scope) syncScope {
 	sorted := func(s []string) []string {
 		if len(s) == 0 {
 			return nil
@@ -166,8 +162,8 @@ func newSyncScope(g Grant, cats []Category) syncScope {
 		slices.Sort(s)
 		return slices.Compact(s)
 	}
-	return syncScope{Accounts: sorted(g.ExcludedAccountIDs),
-		Categories: sorted(expandCategories(g.ExcludedCategoryIDs, cats)), Redacted: sorted(g.RedactedFields)}
+	return syncScope{Accounts: sorted(sc.excludedAccounts), Categories: sorted(sc.excludedCategories),
+		Redacted: sorted(sc.grant.RedactedFields)}
 }
 
 func (v syncScope) equal(o syncScope) bool {
@@ -273,23 +269,19 @@ func (s *Service) syncChanges(ctx context.Context, c Caller, sc Scope, cur *sync
 	if cur != nil {
 		after = cur.Seq
 	}
-	b, err := s.store.TransactionChanges(ctx, c.UserID, c.GrantID, after, count+1, SyncRetention)
+	b, err := s.store.TransactionChanges(ctx, c.UserID, after, count+1, SyncRetention)
 	if err != nil {
 		return syncCursor{}, Internal("read transaction changes", err)
 	}
 	if cur != nil && after < b.Horizon {
 		return syncCursor{}, expiredCursor()
 	}
-	// The scope the rows are judged by is the one read with them, so a
-	// grant changing between the request's scope and this read cannot make
-	// the page and its cursor disagree.
-	now := newSyncScope(b.Grant, b.Categories)
-	nowScope, err := s.showing(ctx, c, sc, now)
-	if err != nil {
-		return syncCursor{}, err
-	}
+	// The rows are judged by the request's scope, and the cursor records
+	// it: a grant that changes after it was loaded is caught up by a
+	// transition on the next page, so the two need not be read together.
+	now := newSyncScope(sc)
 	if cur != nil && !cur.Scope.equal(now) {
-		return s.syncTransition(ctx, c, nowScope, syncCursor{Seq: after, Scope: cur.Scope, To: &now}, count, page)
+		return s.syncTransition(ctx, c, sc, syncCursor{Seq: after, Scope: cur.Scope, To: &now}, count, page)
 	}
 	changes := b.Changes
 	if len(changes) > count {
@@ -300,7 +292,7 @@ func (s *Service) syncChanges(ctx context.Context, c Caller, sc Scope, cur *sync
 		next.Seq = ch.Seq
 		then := cur != nil && ch.heldUnder(cur.Scope, after)
 		visible := !ch.Deleted && !now.hides(ch.Tx.AccountID, ch.Tx.CategoryID)
-		emit(page, nowScope, ch, then, visible)
+		emit(page, sc, ch, then, visible)
 	}
 	return next, nil
 }

@@ -71,20 +71,10 @@ func (s *Store) deleteTx(id string) {
 }
 
 // TransactionChanges implements finance.ChangeStore.
-func (s *Store) TransactionChanges(_ context.Context, userID, grantID string, after int64, limit int, retention time.Duration) (finance.ChangeBatch, error) {
+func (s *Store) TransactionChanges(_ context.Context, userID string, after int64, limit int, retention time.Duration) (finance.ChangeBatch, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b finance.ChangeBatch
-	g, ok := s.grants[grantID]
-	if !ok || g.UserID != userID {
-		return b, fmt.Errorf("grant %s: %w", grantID, finance.ErrNotFound)
-	}
-	b.Grant = cloneGrant(g)
-	for _, c := range s.categories {
-		if c.UserID == "" || c.UserID == userID {
-			b.Categories = append(b.Categories, c)
-		}
-	}
 	s.prune(userID, time.Now().Add(-retention))
 	b.Horizon = s.horizon[userID]
 	for id, r := range s.feed {

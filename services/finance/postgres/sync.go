@@ -31,42 +31,28 @@ const feedLockWait = 5 * time.Second
 // feed lock in exclusive mode while it reads (see migration 00016): no
 // writer of the user is in flight then, so every value it reads is
 // committed and no later write can take a lower one.
-func (s *Store) TransactionChanges(ctx context.Context, userID, grantID string, after int64, limit int, retention time.Duration) (finance.ChangeBatch, error) {
+func (s *Store) TransactionChanges(ctx context.Context, userID string, after int64, limit int, retention time.Duration) (finance.ChangeBatch, error) {
 	var b finance.ChangeBatch
-	if !isUUID(userID) || !isUUID(grantID) {
-		return b, fmt.Errorf("grant %q: %w", grantID, finance.ErrNotFound)
+	if !isUUID(userID) {
+		return b, nil
 	}
-	// The grant and the categories need not be read under the lock: the
-	// service judges the rows by what it read here, and a scope that moves
-	// afterwards is caught up by a transition on the next page.
-	g, err := s.GetGrant(ctx, grantID)
-	if err != nil {
-		return b, err
-	}
-	if g.UserID != userID {
-		return b, fmt.Errorf("grant %s: %w", grantID, finance.ErrNotFound)
-	}
-	cats, err := s.ListCategories(ctx, userID)
-	if err != nil {
-		return b, err
-	}
-	err = pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		b = finance.ChangeBatch{Grant: g, Categories: cats}
+	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		b = finance.ChangeBatch{}
 		if err := lockFeed(ctx, tx, userID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `
+		// The prune and the horizon in one round trip: the horizon is
+		// raised over what this prunes, else read as it was.
+		if err := tx.QueryRow(ctx, `
 			WITH cutoff AS (SELECT now() - make_interval(secs => $2) AS at),
 			t AS (DELETE FROM transaction_tombstones WHERE user_id = $1 AND deleted_at < (SELECT at FROM cutoff) RETURNING change_seq),
 			l AS (DELETE FROM transaction_category_log WHERE user_id = $1 AND changed_at < (SELECT at FROM cutoff) RETURNING change_seq),
-			m AS (SELECT max(change_seq) AS h FROM (SELECT change_seq FROM t UNION ALL SELECT change_seq FROM l) x)
-			INSERT INTO transaction_feed_horizons (user_id, horizon) SELECT $1, h FROM m WHERE h IS NOT NULL
-			ON CONFLICT (user_id) DO UPDATE SET horizon = GREATEST(transaction_feed_horizons.horizon, excluded.horizon)`,
-			userID, retention.Seconds()); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT COALESCE((SELECT horizon FROM transaction_feed_horizons WHERE user_id = $1), 0)`,
-			userID).Scan(&b.Horizon); err != nil {
+			m AS (SELECT max(change_seq) AS h FROM (SELECT change_seq FROM t UNION ALL SELECT change_seq FROM l) x),
+			raised AS (INSERT INTO transaction_feed_horizons (user_id, horizon) SELECT $1, h FROM m WHERE h IS NOT NULL
+				ON CONFLICT (user_id) DO UPDATE SET horizon = GREATEST(transaction_feed_horizons.horizon, excluded.horizon)
+				RETURNING horizon)
+			SELECT COALESCE((SELECT horizon FROM raised), (SELECT horizon FROM transaction_feed_horizons WHERE user_id = $1), 0)`,
+			userID, retention.Seconds()).Scan(&b.Horizon); err != nil {
 			return err
 		}
 		rows, err := queryChanges(ctx, tx, `
