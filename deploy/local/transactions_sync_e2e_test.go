@@ -14,8 +14,9 @@ import (
 // /v1/transactions/sync, through the gateway on both stores: a sync from
 // empty equals the listing; a PATCH and a bulk recategorize arrive in the
 // next sync exactly as GET /v1/transactions/{id} shows them to the grant
-// (which redacts transaction.location); a grant that starts excluding an
-// account removes its rows; a stale or foreign cursor is refused.
+// (which redacts transaction.location); an import's rows arrive as added;
+// a grant that starts excluding an account removes its rows, and including
+// it again adds them back; a tampered or foreign cursor is refused.
 func TestTransactionsSyncEndToEnd(t *testing.T) {
 	for _, withDB := range []bool{false, true} {
 		name := "memory"
@@ -182,6 +183,22 @@ func transactionsSyncEndToEnd(t *testing.T, st *local.Stack) {
 		t.Fatalf("after a bulk recategorize: modified %v, want %v", modified, want)
 	}
 	for _, id := range ids {
+		c.sameAsGet(id)
+	}
+	c.matchesListing()
+
+	// An import of a statement file: its 7 entries arrive as added, each as
+	// GET shows it.
+	imp := f.ok(f.write("POST", "/v1/imports", "finance-write", jsonBody(map[string]any{
+		"account_id": st.Demo.AccountIDs.EuroChecking, "message": sharedSample(t, "mt/php-mt940/Ing_sample")})))
+	if imp["added"] != float64(7) {
+		t.Fatalf("import: %v", imp)
+	}
+	added, modified, removed = c.sync()
+	if len(added) != 7 || len(modified)+len(removed) != 0 {
+		t.Fatalf("after an import: added %v, modified %v, removed %v", added, modified, removed)
+	}
+	for _, id := range added {
 		c.sameAsGet(id)
 	}
 	c.matchesListing()
