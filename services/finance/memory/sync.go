@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -87,7 +88,7 @@ func (s *Store) TransactionChanges(_ context.Context, userID string, after int64
 			b.Changes = append(b.Changes, finance.TxChange{Seq: ts.seq, CreatedSeq: ts.created, Deleted: true, Tx: ts.tx})
 		}
 	}
-	slices.SortFunc(b.Changes, func(a, b finance.TxChange) int { return int(a.Seq - b.Seq) })
+	slices.SortFunc(b.Changes, func(x, y finance.TxChange) int { return cmp.Compare(x.Seq, y.Seq) })
 	b.Changes = truncate(b.Changes, limit)
 	for i := range b.Changes {
 		b.Changes[i].CategoryLog = s.categoryChanges(b.Changes[i].Tx.ID)
