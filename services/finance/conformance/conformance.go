@@ -71,6 +71,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SyncFeedProperty", testSyncFeedProperty}, // sync.go
 		{"SyncFeedRacingWrites", testSyncFeedRacingWrites},
 		{"SyncFeedCursors", testSyncFeedCursors},
+		{"SyncFeedHeldVersions", testSyncFeedHeldVersions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -415,3 +415,47 @@ func wantFeedProblem(t *testing.T, err error, typ problem.Type, field string) {
 		t.Fatalf("want %s naming %q, got %v", typ, field, err)
 	}
 }
+
+// testSyncFeedHeldVersions: the client holds a row in a category its grant
+// shows; before the next sync the row moves into a hidden category and is
+// then deleted (or edited again). The client's version is no longer the
+// row's latest below the cursor's next position, yet the row must still be
+// removed: the category log of rows and of tombstones says it may be held.
+func testSyncFeedHeldVersions(t *testing.T, s Store) {
+	ctx := context.Background()
+	w := newFeedWorld(t, s)
+	r := rand.New(rand.NewPCG(3, 3))
+	g := w.grant
+	g.ExcludedCategoryIDs = []string{w.cats[2]}
+	must(t, s.UpdateGrant(ctx, g))
+	w.grant = g
+	var rows []finance.Transaction
+	for range 2 {
+		x := w.newRow(r, "")
+		x.CategoryID = w.cats[3]
+		rows = append(rows, x)
+		w.rows[x.ID] = x
+	}
+	must(t, s.InsertTransactions(ctx, rows))
+	w.drain(t, r)
+	for i, x := range rows {
+		x, err := s.GetTransaction(ctx, w.caller.UserID, x.ID)
+		must(t, err)
+		x.CategoryID, x.Version = w.cats[2], x.Version+1
+		must(t, s.UpdateTransaction(ctx, x, x.Version-1))
+		if i == 0 {
+			must(t, s.ApplySync(ctx, banksync.Write{Deletes: []string{x.ID}, UserID: w.caller.UserID,
+				Connection: banksync.ConnectionState{ID: w.conn, Status: finance.ConnectionActive, UpdatedAt: base}}))
+			continue
+		}
+		x.Memo, x.Version = "again", x.Version+1
+		must(t, s.UpdateTransaction(ctx, x, x.Version-1))
+	}
+	page := w.syncPage(t, 10)
+	slices.Sort(page.Removed)
+	want := []string{rows[0].ID, rows[1].ID}
+	slices.Sort(want)
+	if !slices.Equal(page.Removed, want) || len(page.Added)+len(page.Modified) != 0 {
+		t.Fatalf("removed %v, want %v (added %d, modified %d)", page.Removed, want, len(page.Added), len(page.Modified))
+	}
+}

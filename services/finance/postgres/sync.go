@@ -55,8 +55,8 @@ func (s *Store) TransactionChanges(ctx context.Context, userID string, after int
 			userID, retention.Seconds()).Scan(&b.Horizon); err != nil {
 			return err
 		}
-		rows, err := queryChanges(ctx, tx, `
-			SELECT change_seq, created_seq, `+transactionColumns+` FROM transactions
+		rows, err := queryChanges(ctx, tx, limit, `
+			SELECT `+changeColumns+` FROM transactions t
 			WHERE user_id = $1 AND change_seq > $2 ORDER BY change_seq LIMIT $3`, userID, after, limit)
 		if err != nil {
 			return err
@@ -65,12 +65,15 @@ func (s *Store) TransactionChanges(ctx context.Context, userID string, after int
 		if err != nil {
 			return err
 		}
+		if err := withCategoryLog(ctx, tx, dead); err != nil {
+			return err
+		}
 		b.Changes = slices.Concat(rows, dead)
 		slices.SortFunc(b.Changes, func(x, y finance.TxChange) int { return cmp.Compare(x.Seq, y.Seq) })
 		if len(b.Changes) > limit {
 			b.Changes = b.Changes[:limit]
 		}
-		return withCategoryLog(ctx, tx, b.Changes)
+		return nil
 	})
 	return b, storeErr("read transaction changes", err)
 }
@@ -99,25 +102,51 @@ func lockFeed(ctx context.Context, tx pgx.Tx, userID string) error {
 	}
 }
 
-// prefixRow scans a row whose first columns precede the transaction's.
+// changeColumns are a row's sequence values and category log (in the same
+// round trip: a page's rows are read by index, their log entries by the
+// log's primary key), then the transaction's columns. The table is t.
+const changeColumns = `change_seq, created_seq,
+	ARRAY(SELECT l.change_seq FROM transaction_category_log l WHERE l.transaction_id = t.id ORDER BY l.change_seq),
+	ARRAY(SELECT COALESCE(l.old_category_id::text, '') FROM transaction_category_log l WHERE l.transaction_id = t.id ORDER BY l.change_seq),
+	` + transactionColumns
+
+// prefixRow scans a row whose first columns precede the transaction's,
+// into a buffer kept across rows.
 type prefixRow struct {
 	pgx.Row
-	first []any
+	buf   []any
+	first int
 }
 
-func (r prefixRow) Scan(dest ...any) error { return r.Row.Scan(append(r.first, dest...)...) }
+func (r *prefixRow) Scan(dest ...any) error {
+	r.buf = append(r.buf[:r.first], dest...)
+	return r.Row.Scan(r.buf...)
+}
 
-func queryChanges(ctx context.Context, tx pgx.Tx, sql string, args ...any) ([]finance.TxChange, error) {
+// queryChanges reads rows selected with changeColumns (up to limit).
+func queryChanges(ctx context.Context, tx pgx.Tx, limit int, sql string, args ...any) ([]finance.TxChange, error) {
 	rows, err := tx.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.TxChange, error) {
-		var ch finance.TxChange
-		var err error
-		ch.Tx, err = scanTransaction(prefixRow{Row: r, first: []any{&ch.Seq, &ch.CreatedSeq}})
-		return ch, err
-	})
+	defer rows.Close()
+	out := make([]finance.TxChange, 0, limit)
+	var seq, created int64
+	var logSeqs []int64
+	var logOld []string
+	r := &prefixRow{Row: rows, buf: []any{&seq, &created, &logSeqs, &logOld}, first: 4}
+	for rows.Next() {
+		t, err := scanTransaction(r)
+		if err != nil {
+			return nil, err
+		}
+		ch := finance.TxChange{Seq: seq, CreatedSeq: created, Tx: t}
+		for i := range min(len(logSeqs), len(logOld)) {
+			ch.CategoryLog = append(ch.CategoryLog, finance.CategoryChange{Seq: logSeqs[i], Old: logOld[i]})
+		}
+		out = append(out, ch)
+	}
+	return out, rows.Err()
 }
 
 func queryTombstones(ctx context.Context, tx pgx.Tx, where string, args ...any) ([]finance.TxChange, error) {
@@ -134,7 +163,8 @@ func queryTombstones(ctx context.Context, tx pgx.Tx, where string, args ...any) 
 	})
 }
 
-// withCategoryLog fills in the category log of each change.
+// withCategoryLog fills in the category log of each change (tombstones:
+// rows come with theirs, changeColumns).
 func withCategoryLog(ctx context.Context, tx pgx.Tx, changes []finance.TxChange) error {
 	if len(changes) == 0 {
 		return nil
@@ -177,8 +207,8 @@ func (s *Store) TransactionsAt(ctx context.Context, userID string, at int64, acc
 			userID).Scan(&horizon); err != nil {
 			return err
 		}
-		rows, err := queryChanges(ctx, tx, `
-			SELECT change_seq, created_seq, `+transactionColumns+` FROM transactions
+		rows, err := queryChanges(ctx, tx, limit, `
+			SELECT `+changeColumns+` FROM transactions t
 			WHERE user_id = $1 AND id > $2 AND ($3 OR change_seq > $4 OR account_id = ANY($5::uuid[]) OR category_id = ANY($6::uuid[]))
 			ORDER BY id LIMIT $7`, userID, uuidOrZero(afterID), all, at, list(uuids(accountIDs)), list(uuids(categoryIDs)), limit)
 		if err != nil {
@@ -189,12 +219,15 @@ func (s *Store) TransactionsAt(ctx context.Context, userID string, at int64, acc
 		if err != nil {
 			return err
 		}
+		if err := withCategoryLog(ctx, tx, dead); err != nil {
+			return err
+		}
 		out = slices.Concat(rows, dead)
 		slices.SortFunc(out, func(x, y finance.TxChange) int { return strings.Compare(x.Tx.ID, y.Tx.ID) })
 		if len(out) > limit {
 			out = out[:limit]
 		}
-		return withCategoryLog(ctx, tx, out)
+		return nil
 	})
 	return out, horizon, storeErr("read transactions at a position", err)
 }
