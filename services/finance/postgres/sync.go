@@ -65,15 +65,12 @@ func (s *Store) TransactionChanges(ctx context.Context, userID string, after int
 		if err != nil {
 			return err
 		}
-		if err := withCategoryLog(ctx, tx, dead); err != nil {
-			return err
-		}
 		b.Changes = slices.Concat(rows, dead)
 		slices.SortFunc(b.Changes, func(x, y finance.TxChange) int { return cmp.Compare(x.Seq, y.Seq) })
 		if len(b.Changes) > limit {
 			b.Changes = b.Changes[:limit]
 		}
-		return nil
+		return withCategoryLog(ctx, tx, b.Changes)
 	})
 	return b, storeErr("read transaction changes", err)
 }
@@ -102,13 +99,10 @@ func lockFeed(ctx context.Context, tx pgx.Tx, userID string) error {
 	}
 }
 
-// changeColumns are a row's sequence values and category log (in the same
-// round trip: a page's rows are read by index, their log entries by the
-// log's primary key), then the transaction's columns. The table is t.
-const changeColumns = `change_seq, created_seq,
-	ARRAY(SELECT l.change_seq FROM transaction_category_log l WHERE l.transaction_id = t.id ORDER BY l.change_seq),
-	ARRAY(SELECT COALESCE(l.old_category_id::text, '') FROM transaction_category_log l WHERE l.transaction_id = t.id ORDER BY l.change_seq),
-	` + transactionColumns
+// changeColumns are a row's sequence values, then the transaction's
+// columns. (The category log is read for the whole page in one query by
+// the log's primary key, withCategoryLog: cheaper than a subquery per row.)
+const changeColumns = `change_seq, created_seq, ` + transactionColumns
 
 // prefixRow scans a row whose first columns precede the transaction's,
 // into a buffer kept across rows.
@@ -132,19 +126,13 @@ func queryChanges(ctx context.Context, tx pgx.Tx, limit int, sql string, args ..
 	defer rows.Close()
 	out := make([]finance.TxChange, 0, limit)
 	var seq, created int64
-	var logSeqs []int64
-	var logOld []string
-	r := &prefixRow{Row: rows, buf: []any{&seq, &created, &logSeqs, &logOld}, first: 4}
+	r := &prefixRow{Row: rows, buf: []any{&seq, &created}, first: 2}
 	for rows.Next() {
 		t, err := scanTransaction(r)
 		if err != nil {
 			return nil, err
 		}
-		ch := finance.TxChange{Seq: seq, CreatedSeq: created, Tx: t}
-		for i := range min(len(logSeqs), len(logOld)) {
-			ch.CategoryLog = append(ch.CategoryLog, finance.CategoryChange{Seq: logSeqs[i], Old: logOld[i]})
-		}
-		out = append(out, ch)
+		out = append(out, finance.TxChange{Seq: seq, CreatedSeq: created, Tx: t})
 	}
 	return out, rows.Err()
 }
@@ -163,8 +151,8 @@ func queryTombstones(ctx context.Context, tx pgx.Tx, where string, args ...any) 
 	})
 }
 
-// withCategoryLog fills in the category log of each change (tombstones:
-// rows come with theirs, changeColumns).
+// withCategoryLog fills in the category log of each change of the page (in
+// place: call it on the page itself, not on a part copied into it).
 func withCategoryLog(ctx context.Context, tx pgx.Tx, changes []finance.TxChange) error {
 	if len(changes) == 0 {
 		return nil
@@ -219,15 +207,12 @@ func (s *Store) TransactionsAt(ctx context.Context, userID string, at int64, acc
 		if err != nil {
 			return err
 		}
-		if err := withCategoryLog(ctx, tx, dead); err != nil {
-			return err
-		}
 		out = slices.Concat(rows, dead)
 		slices.SortFunc(out, func(x, y finance.TxChange) int { return strings.Compare(x.Tx.ID, y.Tx.ID) })
 		if len(out) > limit {
 			out = out[:limit]
 		}
-		return nil
+		return withCategoryLog(ctx, tx, out)
 	})
 	return out, horizon, storeErr("read transactions at a position", err)
 }
