@@ -38,7 +38,9 @@ type feedWorld struct {
 	copy    map[string]finance.Transaction // the client's replay of the feed
 	cursor  string
 	pending bool // a drain is under way (has_more was true)
-	trace   []string
+	// trace is every write and page, printed when a replay differs from
+	// the listing: ids are random, so a failure is read, not re-run.
+	trace []string
 }
 
 func newFeedWorld(t *testing.T, s Store) *feedWorld {
