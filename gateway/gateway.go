@@ -29,6 +29,7 @@ import (
 	"github.com/ledgerlane/platform/gateway/auth"
 	"github.com/ledgerlane/platform/gateway/openapi"
 	"github.com/ledgerlane/platform/gateway/portal"
+	"github.com/ledgerlane/platform/gateway/reqlog"
 	"github.com/ledgerlane/platform/gateway/route"
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
@@ -107,6 +108,10 @@ type Gateway struct {
 	status   map[string]int
 	// portalOn: the portal is served (its row's handler is not a 404).
 	portalOn bool
+	// reqlog is the accounts' request log, requestLog its service (GET
+	// /v1/requests and the portal's Requests page).
+	reqlog     *reqlog.Log
+	requestLog *requestLogServer
 	// docs is the API reference under /docs (gateway/apidocs).
 	docs *apidocs.Site
 }
@@ -126,6 +131,7 @@ func New(cfg Config) (*Gateway, error) {
 		surfaces:  map[route.Surface]*runtime.ServeMux{},
 	}
 	g.wireAdmission()
+	g.wireRequestLog()
 	if err := g.registerServices(); err != nil {
 		return nil, err
 	}
@@ -191,6 +197,17 @@ func (g *Gateway) wireAdmission() {
 	}
 }
 
+// wireRequestLog keeps the request log in Redis, shared by the replicas,
+// or without Redis in this process.
+func (g *Gateway) wireRequestLog() {
+	var store reqlog.Store = reqlog.NewMemory()
+	if g.cfg.Redis != nil {
+		store = reqlog.NewRedis(g.cfg.Redis)
+	}
+	g.reqlog = reqlog.New(store, g.log.With("component", "reqlog"))
+	g.requestLog = &requestLogServer{log: g.reqlog}
+}
+
 // registerServices registers the edge service and every backend service's
 // generated handlers on the mux of their surface: public, conversion or
 // finance.
@@ -234,6 +251,11 @@ func (g *Gateway) registerServices() error {
 			return fmt.Errorf("gateway: register: %w", err)
 		}
 	}
+	// The request log is the edge's own: served in process, like the
+	// public routes, but for a key with usage:read.
+	if err := edgev1.RegisterRequestLogServiceHandlerServer(ctx, conv, g.requestLog); err != nil {
+		return fmt.Errorf("gateway: request log: %w", err)
+	}
 	g.surfaces[route.Conversion] = conv
 	g.surfaces[route.Finance] = fin
 
@@ -267,7 +289,7 @@ func (g *Gateway) wirePortal() error {
 	}
 	p, err := portal.New(cfg.Backends.Metering,
 		portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
-			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now})
+			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now, RequestLog: g.requestLog})
 	if err != nil {
 		return err
 	}
@@ -362,7 +384,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	}
 	info.route = m.Routes[0].Pattern
 	if web, ok := m.For(route.Web); ok {
-		info.accountID = g.serveWeb(w, r, web, reqID)
+		info.accountID, info.web = g.serveWeb(w, r, web, reqID), true
 		return
 	}
 	if pub, ok := m.For(route.Public); ok {
@@ -375,7 +397,7 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) (info logInfo) {
 	}
 	p := res.Principal
 	p.RequestID = reqID
-	info.accountID = p.AccountID
+	info.accountID, info.credentialID, info.mode = p.AccountID, p.CredentialID, p.Mode
 
 	rt, reject := routeForPrincipal(r, m, p)
 	var body []byte

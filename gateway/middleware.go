@@ -93,6 +93,9 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 type logInfo struct {
 	accountID string
 	route     string // the route table's pattern, "unmatched" when none
+	// The credential of an authenticated request, for its request log.
+	credentialID, mode string
+	web                bool // the portal's pages: not API requests
 }
 
 // withAccessLog logs one line per request and observes its metrics.
@@ -104,8 +107,10 @@ func (g *Gateway) withAccessLog(serve func(http.ResponseWriter, *http.Request) l
 			sw = &statusWriter{ResponseWriter: w}
 		}
 		li := serve(sw, r)
+		took := time.Since(start)
 		tracing.SetRoute(r.Context(), r.Method, li.route)
-		g.metrics.observe(r.Method, li.route, sw.status, time.Since(start))
+		g.metrics.observe(r.Method, li.route, sw.status, took)
+		g.recordRequest(r, li, sw.status, sw.Header(), took)
 		// Path only: query strings can hold search terms, and bodies are
 		// message content; neither is logged.
 		// Typed attributes: one line per request, so no boxing of its

@@ -158,6 +158,16 @@ func TestPortalInBrowser(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.body.innerText.includes("revoked 20")`, &ok)); err != nil || !ok {
 		t.Fatalf("the page does not show the revocation: %v", err)
 	}
+	// The key was used before it was revoked: the request log shows it,
+	// on a phone too.
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(st.URL+"/portal/requests"),
+		chromedp.WaitVisible(`#requests`, chromedp.ByID),
+		shot("08b-requests-phone"),
+		fitsWidth("requests"),
+	); err != nil {
+		t.Fatalf("browser (requests): %v", err)
+	}
 
 	// Payment methods (docs/billing.md): an ACH mandate and a card, an
 	// upgrade to Scale that runs on introductory limits while the first

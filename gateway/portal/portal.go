@@ -75,6 +75,9 @@ type Options struct {
 	// which an attacker chooses; portal requests for another host are
 	// refused or, for a page, redirected to it (hostGuard).
 	PublicURL string
+	// RequestLog answers the Requests page (the gateway's in-process
+	// RequestLogService); nil: no such page.
+	RequestLog RequestLog
 	// Now is the gateway's clock (default time.Now): a session cookie's
 	// Max-Age is counted from it.
 	Now func() time.Time
@@ -135,6 +138,7 @@ func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 	p.mux.HandleFunc("POST /portal/keys", p.session(p.createKey))
 	p.mux.HandleFunc("POST /portal/keys/{id}/revoke", p.session(p.revokeKey))
 	p.mux.HandleFunc("GET /portal/usage", p.session(p.usage))
+	p.mux.HandleFunc("GET /portal/requests", p.session(p.requests))
 	p.mux.HandleFunc("POST /portal/usage/limits", p.session(p.setLimits))
 	p.mux.HandleFunc("POST /portal/plan", p.session(p.changePlan))
 	p.mux.HandleFunc("GET /portal/payments", p.session(p.payments))
@@ -255,6 +259,8 @@ type view struct {
 	Finance *financeView
 	// The test OAuth clients page.
 	OAuth *oauthView
+	// The request log page.
+	Requests *requestsView
 	// The password reset form: the token from the mailed link.
 	ResetToken string
 	// APIRoot is the gateway's public root, for the examples a page shows.

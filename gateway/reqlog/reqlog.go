@@ -68,7 +68,7 @@ type Log struct {
 	// flushing keeps flushes one at a time, so batches reach the store in
 	// the order they were recorded.
 	flushing sync.Mutex
-	dropped atomic.Int64
+	dropped  atomic.Int64
 }
 
 // New returns a Log writing to store.

@@ -176,6 +176,8 @@ var table = []Route{
 	// without a key; the single-use state names the account and connection.
 	get("/v1/connections/callback", Public, "", "conversion.v1.AccountingCallbackService.CompleteConnection"),
 	get("/v1/usage", Conversion, "usage:read", "metering.v1.UsageService.GetUsage"),
+	// The account's request log: the edge's own record, metadata only.
+	get("/v1/requests", Conversion, "usage:read", "edge.v1.RequestLogService.ListRequests"),
 	// The spec names no scope for spend caps; changing billing is an account
 	// owner's act, so it needs the reserved operator scope, like usage. The
 	// gateway forgets its cached limits at once so the change applies to the

@@ -171,9 +171,15 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 func (s *Server) Redis() redis.UniversalClient { return s.redis }
 
 // Run does the edge's background work until ctx ends: flushing usage
-// journalled while Redis was out.
+// journalled while Redis was out, and the request log's buffer.
 func (s *Server) Run(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.RunRequestLog(ctx)
+	}()
 	s.RunReconciler(ctx, cmp.Or(s.cfg.ReconcileEvery, 5*time.Second))
+	<-done
 	return nil
 }
 

@@ -438,6 +438,227 @@ func (*OpenAPIResponse) Descriptor() ([]byte, []int) {
 	return file_edge_v1_edge_proto_rawDescGZIP(), []int{8}
 }
 
+type ListRequestsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Finds one request by the X-Request-Id it was answered with.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// "live" or "test" keeps that mode only; empty keeps both.
+	Mode string `protobuf:"bytes,2,opt,name=mode,proto3" json:"mode,omitempty"`
+	// The most requests answered: 1 to 1000, default 50.
+	Limit         *int32 `protobuf:"varint,3,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRequestsRequest) Reset() {
+	*x = ListRequestsRequest{}
+	mi := &file_edge_v1_edge_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRequestsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRequestsRequest) ProtoMessage() {}
+
+func (x *ListRequestsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRequestsRequest.ProtoReflect.Descriptor instead.
+func (*ListRequestsRequest) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListRequestsRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *ListRequestsRequest) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *ListRequestsRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+type ListRequestsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []*RequestLogEntry     `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRequestsResponse) Reset() {
+	*x = ListRequestsResponse{}
+	mi := &file_edge_v1_edge_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRequestsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRequestsResponse) ProtoMessage() {}
+
+func (x *ListRequestsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRequestsResponse.ProtoReflect.Descriptor instead.
+func (*ListRequestsResponse) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListRequestsResponse) GetData() []*RequestLogEntry {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// RequestLogEntry is one request the account made.
+type RequestLogEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Time  *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=time,proto3" json:"time,omitempty"`
+	// The credential that made it (a key's or token's id).
+	CredentialId string `protobuf:"bytes,2,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
+	// "live" or "test".
+	Mode   string `protobuf:"bytes,3,opt,name=mode,proto3" json:"mode,omitempty"`
+	Method string `protobuf:"bytes,4,opt,name=method,proto3" json:"method,omitempty"`
+	// The route's pattern, e.g. /v1/jobs/{id}: never the path with its ids.
+	Route      string `protobuf:"bytes,5,opt,name=route,proto3" json:"route,omitempty"`
+	Status     int32  `protobuf:"varint,6,opt,name=status,proto3" json:"status,omitempty"`
+	DurationMs int64  `protobuf:"varint,7,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	RequestId  string `protobuf:"bytes,8,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The problem type of a refusal (see /docs/problems/{type}); absent on
+	// success.
+	Problem       *string `protobuf:"bytes,9,opt,name=problem,proto3,oneof" json:"problem,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestLogEntry) Reset() {
+	*x = RequestLogEntry{}
+	mi := &file_edge_v1_edge_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestLogEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestLogEntry) ProtoMessage() {}
+
+func (x *RequestLogEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestLogEntry.ProtoReflect.Descriptor instead.
+func (*RequestLogEntry) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RequestLogEntry) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *RequestLogEntry) GetCredentialId() string {
+	if x != nil {
+		return x.CredentialId
+	}
+	return ""
+}
+
+func (x *RequestLogEntry) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *RequestLogEntry) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *RequestLogEntry) GetRoute() string {
+	if x != nil {
+		return x.Route
+	}
+	return ""
+}
+
+func (x *RequestLogEntry) GetStatus() int32 {
+	if x != nil {
+		return x.Status
+	}
+	return 0
+}
+
+func (x *RequestLogEntry) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *RequestLogEntry) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *RequestLogEntry) GetProblem() string {
+	if x != nil && x.Problem != nil {
+		return *x.Problem
+	}
+	return ""
+}
+
 var File_edge_v1_edge_proto protoreflect.FileDescriptor
 
 const file_edge_v1_edge_proto_rawDesc = "" +
@@ -464,12 +685,36 @@ const file_edge_v1_edge_proto_rawDesc = "" +
 	"\n" +
 	"build_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tbuildTime\"\x10\n" +
 	"\x0eOpenAPIRequest\"\x11\n" +
-	"\x0fOpenAPIResponse2\xfc\x01\n" +
+	"\x0fOpenAPIResponse\"m\n" +
+	"\x13ListRequestsRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04mode\x18\x02 \x01(\tR\x04mode\x12\x19\n" +
+	"\x05limit\x18\x03 \x01(\x05H\x00R\x05limit\x88\x01\x01B\b\n" +
+	"\x06_limit\"D\n" +
+	"\x14ListRequestsResponse\x12,\n" +
+	"\x04data\x18\x01 \x03(\v2\x18.edge.v1.RequestLogEntryR\x04data\"\xab\x02\n" +
+	"\x0fRequestLogEntry\x12.\n" +
+	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12#\n" +
+	"\rcredential_id\x18\x02 \x01(\tR\fcredentialId\x12\x12\n" +
+	"\x04mode\x18\x03 \x01(\tR\x04mode\x12\x16\n" +
+	"\x06method\x18\x04 \x01(\tR\x06method\x12\x14\n" +
+	"\x05route\x18\x05 \x01(\tR\x05route\x12\x16\n" +
+	"\x06status\x18\x06 \x01(\x05R\x06status\x12\x1f\n" +
+	"\vduration_ms\x18\a \x01(\x03R\n" +
+	"durationMs\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\b \x01(\tR\trequestId\x12\x1d\n" +
+	"\aproblem\x18\t \x01(\tH\x00R\aproblem\x88\x01\x01B\n" +
+	"\n" +
+	"\b_problem2\xfc\x01\n" +
 	"\vEdgeService\x129\n" +
 	"\x06Health\x12\x16.edge.v1.HealthRequest\x1a\x17.edge.v1.HealthResponse\x126\n" +
 	"\x05Ready\x12\x15.edge.v1.ReadyRequest\x1a\x16.edge.v1.ReadyResponse\x12<\n" +
 	"\aVersion\x12\x17.edge.v1.VersionRequest\x1a\x18.edge.v1.VersionResponse\x12<\n" +
-	"\aOpenAPI\x12\x17.edge.v1.OpenAPIRequest\x1a\x18.edge.v1.OpenAPIResponseB\x8a\x01\n" +
+	"\aOpenAPI\x12\x17.edge.v1.OpenAPIRequest\x1a\x18.edge.v1.OpenAPIResponse2`\n" +
+	"\x11RequestLogService\x12K\n" +
+	"\fListRequests\x12\x1c.edge.v1.ListRequestsRequest\x1a\x1d.edge.v1.ListRequestsResponseB\x8a\x01\n" +
 	"\vcom.edge.v1B\tEdgeProtoP\x01Z3github.com/ledgerlane/platform/proto/edge/v1;edgev1\xa2\x02\x03EXX\xaa\x02\aEdge.V1\xca\x02\aEdge\\V1\xe2\x02\x13Edge\\V1\\GPBMetadata\xea\x02\bEdge::V1b\x06proto3"
 
 var (
@@ -484,7 +729,7 @@ func file_edge_v1_edge_proto_rawDescGZIP() []byte {
 	return file_edge_v1_edge_proto_rawDescData
 }
 
-var file_edge_v1_edge_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_edge_v1_edge_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_edge_v1_edge_proto_goTypes = []any{
 	(*HealthRequest)(nil),         // 0: edge.v1.HealthRequest
 	(*HealthResponse)(nil),        // 1: edge.v1.HealthResponse
@@ -495,24 +740,31 @@ var file_edge_v1_edge_proto_goTypes = []any{
 	(*VersionResponse)(nil),       // 6: edge.v1.VersionResponse
 	(*OpenAPIRequest)(nil),        // 7: edge.v1.OpenAPIRequest
 	(*OpenAPIResponse)(nil),       // 8: edge.v1.OpenAPIResponse
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
+	(*ListRequestsRequest)(nil),   // 9: edge.v1.ListRequestsRequest
+	(*ListRequestsResponse)(nil),  // 10: edge.v1.ListRequestsResponse
+	(*RequestLogEntry)(nil),       // 11: edge.v1.RequestLogEntry
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
 }
 var file_edge_v1_edge_proto_depIdxs = []int32{
-	4, // 0: edge.v1.ReadyResponse.checks:type_name -> edge.v1.Check
-	9, // 1: edge.v1.VersionResponse.build_time:type_name -> google.protobuf.Timestamp
-	0, // 2: edge.v1.EdgeService.Health:input_type -> edge.v1.HealthRequest
-	2, // 3: edge.v1.EdgeService.Ready:input_type -> edge.v1.ReadyRequest
-	5, // 4: edge.v1.EdgeService.Version:input_type -> edge.v1.VersionRequest
-	7, // 5: edge.v1.EdgeService.OpenAPI:input_type -> edge.v1.OpenAPIRequest
-	1, // 6: edge.v1.EdgeService.Health:output_type -> edge.v1.HealthResponse
-	3, // 7: edge.v1.EdgeService.Ready:output_type -> edge.v1.ReadyResponse
-	6, // 8: edge.v1.EdgeService.Version:output_type -> edge.v1.VersionResponse
-	8, // 9: edge.v1.EdgeService.OpenAPI:output_type -> edge.v1.OpenAPIResponse
-	6, // [6:10] is the sub-list for method output_type
-	2, // [2:6] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	4,  // 0: edge.v1.ReadyResponse.checks:type_name -> edge.v1.Check
+	12, // 1: edge.v1.VersionResponse.build_time:type_name -> google.protobuf.Timestamp
+	11, // 2: edge.v1.ListRequestsResponse.data:type_name -> edge.v1.RequestLogEntry
+	12, // 3: edge.v1.RequestLogEntry.time:type_name -> google.protobuf.Timestamp
+	0,  // 4: edge.v1.EdgeService.Health:input_type -> edge.v1.HealthRequest
+	2,  // 5: edge.v1.EdgeService.Ready:input_type -> edge.v1.ReadyRequest
+	5,  // 6: edge.v1.EdgeService.Version:input_type -> edge.v1.VersionRequest
+	7,  // 7: edge.v1.EdgeService.OpenAPI:input_type -> edge.v1.OpenAPIRequest
+	9,  // 8: edge.v1.RequestLogService.ListRequests:input_type -> edge.v1.ListRequestsRequest
+	1,  // 9: edge.v1.EdgeService.Health:output_type -> edge.v1.HealthResponse
+	3,  // 10: edge.v1.EdgeService.Ready:output_type -> edge.v1.ReadyResponse
+	6,  // 11: edge.v1.EdgeService.Version:output_type -> edge.v1.VersionResponse
+	8,  // 12: edge.v1.EdgeService.OpenAPI:output_type -> edge.v1.OpenAPIResponse
+	10, // 13: edge.v1.RequestLogService.ListRequests:output_type -> edge.v1.ListRequestsResponse
+	9,  // [9:14] is the sub-list for method output_type
+	4,  // [4:9] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_edge_v1_edge_proto_init() }
@@ -521,15 +773,17 @@ func file_edge_v1_edge_proto_init() {
 		return
 	}
 	file_edge_v1_edge_proto_msgTypes[4].OneofWrappers = []any{}
+	file_edge_v1_edge_proto_msgTypes[9].OneofWrappers = []any{}
+	file_edge_v1_edge_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_edge_v1_edge_proto_rawDesc), len(file_edge_v1_edge_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   12,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_edge_v1_edge_proto_goTypes,
 		DependencyIndexes: file_edge_v1_edge_proto_depIdxs,

@@ -119,6 +119,41 @@ func local_request_EdgeService_OpenAPI_0(ctx context.Context, marshaler runtime.
 	return msg, metadata, err
 }
 
+var filter_RequestLogService_ListRequests_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+
+func request_RequestLogService_ListRequests_0(ctx context.Context, marshaler runtime.Marshaler, client RequestLogServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListRequestsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_RequestLogService_ListRequests_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListRequests(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_RequestLogService_ListRequests_0(ctx context.Context, marshaler runtime.Marshaler, server RequestLogServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListRequestsRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_RequestLogService_ListRequests_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.ListRequests(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterEdgeServiceHandlerServer registers the http handlers for service EdgeService to "mux".
 // UnaryRPC     :call EdgeServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -204,6 +239,36 @@ func RegisterEdgeServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux
 			return
 		}
 		forward_EdgeService_OpenAPI_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+
+	return nil
+}
+
+// RegisterRequestLogServiceHandlerServer registers the http handlers for service RequestLogService to "mux".
+// UnaryRPC     :call RequestLogServiceServer directly.
+// StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
+// Note that using this registration option will cause many gRPC library features to stop working. Consider using RegisterRequestLogServiceHandlerFromEndpoint instead.
+// GRPC interceptors will not work for this type of registration. To use interceptors, you must use the "runtime.WithMiddlewares" option in the "runtime.NewServeMux" call.
+func RegisterRequestLogServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux, server RequestLogServiceServer) error {
+	mux.Handle(http.MethodGet, pattern_RequestLogService_ListRequests_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/edge.v1.RequestLogService/ListRequests", runtime.WithHTTPPathPattern("/v1/requests"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_RequestLogService_ListRequests_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_RequestLogService_ListRequests_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -328,4 +393,68 @@ var (
 	forward_EdgeService_Ready_0   = runtime.ForwardResponseMessage
 	forward_EdgeService_Version_0 = runtime.ForwardResponseMessage
 	forward_EdgeService_OpenAPI_0 = runtime.ForwardResponseMessage
+)
+
+// RegisterRequestLogServiceHandlerFromEndpoint is same as RegisterRequestLogServiceHandler but
+// automatically dials to "endpoint" and closes the connection when "ctx" gets done.
+func RegisterRequestLogServiceHandlerFromEndpoint(ctx context.Context, mux *runtime.ServeMux, endpoint string, opts []grpc.DialOption) (err error) {
+	conn, err := grpc.NewClient(endpoint, opts...)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			if cerr := conn.Close(); cerr != nil {
+				grpclog.Errorf("Failed to close conn to %s: %v", endpoint, cerr)
+			}
+			return
+		}
+		go func() {
+			<-ctx.Done()
+			if cerr := conn.Close(); cerr != nil {
+				grpclog.Errorf("Failed to close conn to %s: %v", endpoint, cerr)
+			}
+		}()
+	}()
+	return RegisterRequestLogServiceHandler(ctx, mux, conn)
+}
+
+// RegisterRequestLogServiceHandler registers the http handlers for service RequestLogService to "mux".
+// The handlers forward requests to the grpc endpoint over "conn".
+func RegisterRequestLogServiceHandler(ctx context.Context, mux *runtime.ServeMux, conn *grpc.ClientConn) error {
+	return RegisterRequestLogServiceHandlerClient(ctx, mux, NewRequestLogServiceClient(conn))
+}
+
+// RegisterRequestLogServiceHandlerClient registers the http handlers for service RequestLogService
+// to "mux". The handlers forward requests to the grpc endpoint over the given implementation of "RequestLogServiceClient".
+// Note: the gRPC framework executes interceptors within the gRPC handler. If the passed in "RequestLogServiceClient"
+// doesn't go through the normal gRPC flow (creating a gRPC client etc.) then it will be up to the passed in
+// "RequestLogServiceClient" to call the correct interceptors. This client ignores the HTTP middlewares.
+func RegisterRequestLogServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux, client RequestLogServiceClient) error {
+	mux.Handle(http.MethodGet, pattern_RequestLogService_ListRequests_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/edge.v1.RequestLogService/ListRequests", runtime.WithHTTPPathPattern("/v1/requests"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_RequestLogService_ListRequests_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_RequestLogService_ListRequests_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	return nil
+}
+
+var (
+	pattern_RequestLogService_ListRequests_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "requests"}, ""))
+)
+
+var (
+	forward_RequestLogService_ListRequests_0 = runtime.ForwardResponseMessage
 )

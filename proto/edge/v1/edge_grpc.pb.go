@@ -251,3 +251,117 @@ var EdgeService_ServiceDesc = grpc.ServiceDesc{
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "edge/v1/edge.proto",
 }
+
+const (
+	RequestLogService_ListRequests_FullMethodName = "/edge.v1.RequestLogService/ListRequests"
+)
+
+// RequestLogServiceClient is the client API for RequestLogService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// RequestLogService is the account's request log, answered by the gateway
+// from its own record of the requests it served (gateway/reqlog): metadata
+// only, never a body, query string or header (docs/request-log.md).
+type RequestLogServiceClient interface {
+	// ListRequests: GET /v1/requests, scope usage:read; the portal's Requests
+	// page calls it with its session's principal. Newest first.
+	ListRequests(ctx context.Context, in *ListRequestsRequest, opts ...grpc.CallOption) (*ListRequestsResponse, error)
+}
+
+type requestLogServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewRequestLogServiceClient(cc grpc.ClientConnInterface) RequestLogServiceClient {
+	return &requestLogServiceClient{cc}
+}
+
+func (c *requestLogServiceClient) ListRequests(ctx context.Context, in *ListRequestsRequest, opts ...grpc.CallOption) (*ListRequestsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRequestsResponse)
+	err := c.cc.Invoke(ctx, RequestLogService_ListRequests_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RequestLogServiceServer is the server API for RequestLogService service.
+// All implementations must embed UnimplementedRequestLogServiceServer
+// for forward compatibility.
+//
+// RequestLogService is the account's request log, answered by the gateway
+// from its own record of the requests it served (gateway/reqlog): metadata
+// only, never a body, query string or header (docs/request-log.md).
+type RequestLogServiceServer interface {
+	// ListRequests: GET /v1/requests, scope usage:read; the portal's Requests
+	// page calls it with its session's principal. Newest first.
+	ListRequests(context.Context, *ListRequestsRequest) (*ListRequestsResponse, error)
+	mustEmbedUnimplementedRequestLogServiceServer()
+}
+
+// UnimplementedRequestLogServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedRequestLogServiceServer struct{}
+
+func (UnimplementedRequestLogServiceServer) ListRequests(context.Context, *ListRequestsRequest) (*ListRequestsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRequests not implemented")
+}
+func (UnimplementedRequestLogServiceServer) mustEmbedUnimplementedRequestLogServiceServer() {}
+func (UnimplementedRequestLogServiceServer) testEmbeddedByValue()                           {}
+
+// UnsafeRequestLogServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to RequestLogServiceServer will
+// result in compilation errors.
+type UnsafeRequestLogServiceServer interface {
+	mustEmbedUnimplementedRequestLogServiceServer()
+}
+
+func RegisterRequestLogServiceServer(s grpc.ServiceRegistrar, srv RequestLogServiceServer) {
+	// If the following call panics, it indicates UnimplementedRequestLogServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&RequestLogService_ServiceDesc, srv)
+}
+
+func _RequestLogService_ListRequests_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRequestsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RequestLogServiceServer).ListRequests(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RequestLogService_ListRequests_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RequestLogServiceServer).ListRequests(ctx, req.(*ListRequestsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// RequestLogService_ServiceDesc is the grpc.ServiceDesc for RequestLogService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var RequestLogService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "edge.v1.RequestLogService",
+	HandlerType: (*RequestLogServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListRequests",
+			Handler:    _RequestLogService_ListRequests_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "edge/v1/edge.proto",
+}

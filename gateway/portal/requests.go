@@ -1,0 +1,97 @@
+package portal
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/ledgerlane/platform/pkg/problem"
+	"github.com/ledgerlane/platform/pkg/rpc"
+	edgev1 "github.com/ledgerlane/platform/proto/edge/v1"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+)
+
+// RequestLog is the call behind GET /v1/requests (the edge's
+// RequestLogService), which the gateway answers in process.
+type RequestLog interface {
+	ListRequests(ctx context.Context, req *edgev1.ListRequestsRequest) (*edgev1.ListRequestsResponse, error)
+}
+
+// The Requests page: the account's recent API requests, as GET
+// /v1/requests answers them, with each credential's name.
+type requestsView struct {
+	Rows      []requestRow
+	RequestID string // the search
+	Mode      string // "", "live" or "test"
+}
+
+type requestRow struct {
+	Time                            time.Time
+	Credential, Mode, Method, Route string
+	Status                          int32
+	DurationMS                      int64
+	RequestID, Problem              string
+}
+
+func (p *Portal) requests(w http.ResponseWriter, r *http.Request, s *session) {
+	q := r.URL.Query()
+	rv := &requestsView{RequestID: q.Get("request_id"), Mode: q.Get("mode")}
+	v := view{Title: "Requests", Session: s, CSRF: s.GetCsrfToken(), Requests: rv}
+	if p.opts.RequestLog == nil {
+		p.render(w, r, http.StatusNotFound, "message", view{Title: "Not found", Session: s, Error: "There is no request log here."})
+		return
+	}
+	limit := int32(100)
+	res, err := p.opts.RequestLog.ListRequests(s.ctx, &edgev1.ListRequestsRequest{RequestId: rv.RequestID, Mode: rv.Mode, Limit: &limit})
+	if err != nil {
+		if pr := rpc.Problem(err); pr.Type == problem.InvalidInput {
+			v.Error = "Choose live, test or both."
+			p.render(w, r, http.StatusBadRequest, "requests", v)
+			return
+		}
+		p.failed(w, r, err)
+		return
+	}
+	names, err := p.credentialNames(s)
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	for _, e := range res.GetData() {
+		rv.Rows = append(rv.Rows, requestRow{Time: e.GetTime().AsTime(), Credential: names.name(e.GetCredentialId()), Mode: e.GetMode(),
+			Method: e.GetMethod(), Route: e.GetRoute(), Status: e.GetStatus(), DurationMS: e.GetDurationMs(),
+			RequestID: e.GetRequestId(), Problem: e.GetProblem()})
+	}
+	p.render(w, r, http.StatusOK, "requests", v)
+}
+
+// credNames maps a credential id to how the portal names it.
+type credNames map[string]string
+
+func (n credNames) name(id string) string {
+	if s, ok := n[id]; ok {
+		return s
+	}
+	return "another credential" // an OAuth token, or one since removed
+}
+
+// credentialNames names the account's keys and finance credentials: "name
+// (prefix…)".
+func (p *Portal) credentialNames(s *session) (credNames, error) {
+	keys, err := p.api.creds.ListKeys(s.ctx, &meteringv1.ListKeysRequest{})
+	if err != nil {
+		return nil, err
+	}
+	fin, err := p.api.creds.ListFinanceCredentials(s.ctx, &meteringv1.ListFinanceCredentialsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	n := credNames{}
+	for _, k := range keys.GetKeys() {
+		n[k.GetId()] = k.GetName() + " (" + k.GetPrefix() + "…)"
+	}
+	for _, c := range fin.GetCredentials() {
+		n[c.GetId()] = c.GetName() + " (" + c.GetPrefix() + "…)"
+	}
+	return n, nil
+}
