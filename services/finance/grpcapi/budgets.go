@@ -28,63 +28,55 @@ type goalServer struct {
 }
 
 func (s *budgetServer) ListBudgets(ctx context.Context, req *financev1.ListBudgetsRequest) (*financev1.ListBudgetsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.ListBudgets(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
-	if err != nil {
-		return nil, err
-	}
-	resp := &financev1.ListBudgetsResponse{Data: make([]*financev1.Budget, 0, len(page.Data)),
-		RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
-	for _, b := range page.Data {
-		resp.Data = append(resp.Data, budgetProto(b))
-	}
-	return resp, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.ListBudgetsResponse, error) {
+		page, err := s.svc.ListBudgets(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
+		if err != nil {
+			return nil, err
+		}
+		resp := &financev1.ListBudgetsResponse{Data: make([]*financev1.Budget, 0, len(page.Data)),
+			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
+		for _, b := range page.Data {
+			resp.Data = append(resp.Data, budgetProto(b))
+		}
+		return resp, nil
+	})
 }
 
 func (s *budgetServer) GetBudget(ctx context.Context, req *financev1.GetBudgetRequest) (*financev1.GetBudgetResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.GetBudget(ctx, c, req.GetId())
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.GetBudgetResponse{Data: budgetProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetBudgetResponse, error) {
+		res, err := s.svc.GetBudget(ctx, c, req.GetId())
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.GetBudgetResponse{Data: budgetProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *budgetServer) GetBudgetProgress(ctx context.Context, req *financev1.GetBudgetProgressRequest) (*financev1.GetBudgetProgressResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.GetBudgetProgress(ctx, c, req.GetId(), req.GetMonth())
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.GetBudgetProgressResponse{Data: progressProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetBudgetProgressResponse, error) {
+		res, err := s.svc.GetBudgetProgress(ctx, c, req.GetId(), req.GetMonth())
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.GetBudgetProgressResponse{Data: progressProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *budgetServer) SwitchBudgetMethod(ctx context.Context, req *financev1.SwitchBudgetMethodRequest) (*financev1.SwitchBudgetMethodResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	// proto3 cannot tell an absent confirm from false; both are refused.
-	confirm := req.GetConfirm()
-	res, err := s.svc.SwitchBudgetMethod(ctx, c, req.GetMethod(), &confirm)
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.SwitchBudgetMethodResponse{
-		Data: &financev1.BudgetMethodSwitchResult{NewBudgetId: res.Data.NewBudgetID,
-			PreviousBudgetArchived: res.Data.PreviousBudgetArchived},
-		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.SwitchBudgetMethodResponse, error) {
+		// proto3 cannot tell an absent confirm from false; both are refused.
+		confirm := req.GetConfirm()
+		res, err := s.svc.SwitchBudgetMethod(ctx, c, req.GetMethod(), &confirm)
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.SwitchBudgetMethodResponse{
+			Data: &financev1.BudgetMethodSwitchResult{NewBudgetId: res.Data.NewBudgetID,
+				PreviousBudgetArchived: res.Data.PreviousBudgetArchived},
+			RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	})
 }
 
 // amount formats an exact decimal with at least the currency's minor-unit
@@ -200,33 +192,29 @@ func progressProto(p budgets.BudgetProgress) *financev1.BudgetProgress {
 }
 
 func (s *goalServer) ListGoals(ctx context.Context, req *financev1.ListGoalsRequest) (*financev1.ListGoalsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.ListGoals(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
-	if err != nil {
-		return nil, err
-	}
-	resp := &financev1.ListGoalsResponse{Data: make([]*financev1.Goal, 0, len(page.Data)),
-		RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
-	for _, g := range page.Data {
-		resp.Data = append(resp.Data, goalProto(g))
-	}
-	return resp, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.ListGoalsResponse, error) {
+		page, err := s.svc.ListGoals(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
+		if err != nil {
+			return nil, err
+		}
+		resp := &financev1.ListGoalsResponse{Data: make([]*financev1.Goal, 0, len(page.Data)),
+			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
+		for _, g := range page.Data {
+			resp.Data = append(resp.Data, goalProto(g))
+		}
+		return resp, nil
+	})
 }
 
 func (s *goalServer) GetGoal(ctx context.Context, req *financev1.GetGoalRequest) (*financev1.GetGoalResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.GetGoal(ctx, c, req.GetId())
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.GetGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetGoalResponse, error) {
+		res, err := s.svc.GetGoal(ctx, c, req.GetId())
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.GetGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func goalProto(v budgets.GoalView) *financev1.Goal {
@@ -293,150 +281,140 @@ func goalProto(v budgets.GoalView) *financev1.Goal {
 }
 
 func (s *accountServer) ListAccounts(ctx context.Context, req *financev1.ListAccountsRequest) (*financev1.ListAccountsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.ListAccounts(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
-	if err != nil {
-		return nil, err
-	}
-	resp := &financev1.ListAccountsResponse{Data: make([]*financev1.Account, 0, len(page.Data)),
-		RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
-	for _, a := range page.Data {
-		resp.Data = append(resp.Data, &financev1.Account{
-			Id:                 a.ID,
-			ConnectionId:       optional(a.ConnectionID),
-			Name:               optional(a.Name),
-			Nickname:           optional(a.Nickname),
-			Type:               optional(a.Type),
-			Subtype:            optional(a.Subtype),
-			Mask:               optional(a.Mask),
-			Currency:           optional(a.Currency),
-			Balance:            money(&a.Balance),
-			AvailableBalance:   money(a.AvailableBalance),
-			IsHidden:           proto.Bool(a.IsHidden),
-			Provider:           optional(a.Provider),
-			InstitutionName:    optional(a.InstitutionName),
-			InstitutionLogoUrl: optional(a.InstitutionLogoURL),
-			CreatedAt:          timestamp(&a.CreatedAt),
-			UpdatedAt:          timestamp(&a.UpdatedAt),
-		})
-	}
-	return resp, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.ListAccountsResponse, error) {
+		page, err := s.svc.ListAccounts(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
+		if err != nil {
+			return nil, err
+		}
+		resp := &financev1.ListAccountsResponse{Data: make([]*financev1.Account, 0, len(page.Data)),
+			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
+		for _, a := range page.Data {
+			resp.Data = append(resp.Data, &financev1.Account{
+				Id:                 a.ID,
+				ConnectionId:       optional(a.ConnectionID),
+				Name:               optional(a.Name),
+				Nickname:           optional(a.Nickname),
+				Type:               optional(a.Type),
+				Subtype:            optional(a.Subtype),
+				Mask:               optional(a.Mask),
+				Currency:           optional(a.Currency),
+				Balance:            money(&a.Balance),
+				AvailableBalance:   money(a.AvailableBalance),
+				IsHidden:           proto.Bool(a.IsHidden),
+				Provider:           optional(a.Provider),
+				InstitutionName:    optional(a.InstitutionName),
+				InstitutionLogoUrl: optional(a.InstitutionLogoURL),
+				CreatedAt:          timestamp(&a.CreatedAt),
+				UpdatedAt:          timestamp(&a.UpdatedAt),
+			})
+		}
+		return resp, nil
+	})
 }
 
 func (s *budgetServer) UpdateBudgetAllocations(ctx context.Context, req *financev1.UpdateBudgetAllocationsRequest) (*financev1.UpdateBudgetAllocationsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	u := budgets.AllocationUpdate{BudgetID: req.GetId(), ExpectedVersion: int64(req.GetExpectedVersion())}
-	for _, it := range req.GetItems() {
-		u.Items = append(u.Items, budgets.ItemAllocation{ID: it.GetId(), AllocatedAmount: it.GetAllocatedAmount()})
-	}
-	for _, g := range req.GetGroups() {
-		u.Groups = append(u.Groups, budgets.GroupAllocation{ID: g.GetId(), AllocationValue: g.GetAllocationValue()})
-	}
-	res, err := s.svc.UpdateBudgetAllocations(ctx, c, u)
-	if err != nil {
-		return nil, err
-	}
-	if err := markReplayed(ctx, res.Replayed); err != nil {
-		return nil, err
-	}
-	return &financev1.UpdateBudgetAllocationsResponse{Data: budgetProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.UpdateBudgetAllocationsResponse, error) {
+		u := budgets.AllocationUpdate{BudgetID: req.GetId(), ExpectedVersion: int64(req.GetExpectedVersion())}
+		for _, it := range req.GetItems() {
+			u.Items = append(u.Items, budgets.ItemAllocation{ID: it.GetId(), AllocatedAmount: it.GetAllocatedAmount()})
+		}
+		for _, g := range req.GetGroups() {
+			u.Groups = append(u.Groups, budgets.GroupAllocation{ID: g.GetId(), AllocationValue: g.GetAllocationValue()})
+		}
+		res, err := s.svc.UpdateBudgetAllocations(ctx, c, u)
+		if err != nil {
+			return nil, err
+		}
+		if err := markReplayed(ctx, res.Replayed); err != nil {
+			return nil, err
+		}
+		return &financev1.UpdateBudgetAllocationsResponse{Data: budgetProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *goalServer) CreateGoal(ctx context.Context, req *financev1.CreateGoalRequest) (*financev1.CreateGoalResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	in := budgets.GoalInput{Description: req.Description, GoalType: req.GoalType, CurrentAmount: req.CurrentAmount,
-		Currency: req.Currency, TargetDate: req.TargetDate, TrackingMode: req.TrackingMode, SortOrder: req.SortOrder,
-		ShowInDigest: req.ShowInDigest}
-	// proto3 strings cannot be absent: empty is "not sent", so the service
-	// names the field as required.
-	if req.GetName() != "" {
-		in.Name = proto.String(req.GetName())
-	}
-	if req.GetTargetAmount() != "" {
-		in.TargetAmount = proto.String(req.GetTargetAmount())
-	}
-	if len(req.GetAccountLinks()) > 0 {
-		in.AccountLinks = ptr(accountLinksFrom(req.GetAccountLinks()))
-	}
-	if len(req.GetBudgetLinks()) > 0 {
-		in.BudgetLinks = ptr(budgetLinksFrom(req.GetBudgetLinks()))
-	}
-	if len(req.GetSpendingPlan()) > 0 {
-		in.SpendingPlan = ptr(planLinesFrom(req.GetSpendingPlan()))
-	}
-	res, err := s.svc.CreateGoal(ctx, c, in)
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.CreateGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.CreateGoalResponse, error) {
+		in := budgets.GoalInput{Description: req.Description, GoalType: req.GoalType, CurrentAmount: req.CurrentAmount,
+			Currency: req.Currency, TargetDate: req.TargetDate, TrackingMode: req.TrackingMode, SortOrder: req.SortOrder,
+			ShowInDigest: req.ShowInDigest}
+		// proto3 strings cannot be absent: empty is "not sent", so the service
+		// names the field as required.
+		if req.GetName() != "" {
+			in.Name = proto.String(req.GetName())
+		}
+		if req.GetTargetAmount() != "" {
+			in.TargetAmount = proto.String(req.GetTargetAmount())
+		}
+		if len(req.GetAccountLinks()) > 0 {
+			in.AccountLinks = ptr(accountLinksFrom(req.GetAccountLinks()))
+		}
+		if len(req.GetBudgetLinks()) > 0 {
+			in.BudgetLinks = ptr(budgetLinksFrom(req.GetBudgetLinks()))
+		}
+		if len(req.GetSpendingPlan()) > 0 {
+			in.SpendingPlan = ptr(planLinesFrom(req.GetSpendingPlan()))
+		}
+		res, err := s.svc.CreateGoal(ctx, c, in)
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.CreateGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *goalServer) UpdateGoal(ctx context.Context, req *financev1.UpdateGoalRequest) (*financev1.UpdateGoalResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	in := budgets.GoalInput{Name: req.Name, Description: req.Description, GoalType: req.GoalType, Status: req.Status,
-		TargetAmount: req.TargetAmount, CurrentAmount: req.CurrentAmount, TargetDate: req.TargetDate,
-		TrackingMode: req.TrackingMode, SortOrder: req.SortOrder, ShowInDigest: req.ShowInDigest}
-	if l := req.GetAccountLinks(); l != nil {
-		var links []*financev1.GoalAccountLink
-		if err := listOf(l, "account_links", &links); err != nil {
+	return asCaller(ctx, func(c finance.Caller) (*financev1.UpdateGoalResponse, error) {
+		in := budgets.GoalInput{Name: req.Name, Description: req.Description, GoalType: req.GoalType, Status: req.Status,
+			TargetAmount: req.TargetAmount, CurrentAmount: req.CurrentAmount, TargetDate: req.TargetDate,
+			TrackingMode: req.TrackingMode, SortOrder: req.SortOrder, ShowInDigest: req.ShowInDigest}
+		if l := req.GetAccountLinks(); l != nil {
+			var links []*financev1.GoalAccountLink
+			if err := listOf(l, "account_links", &links); err != nil {
+				return nil, err
+			}
+			in.AccountLinks = ptr(accountLinksFrom(links))
+		}
+		if l := req.GetBudgetLinks(); l != nil {
+			var links []*financev1.GoalBudgetLink
+			if err := listOf(l, "budget_links", &links); err != nil {
+				return nil, err
+			}
+			in.BudgetLinks = ptr(budgetLinksFrom(links))
+		}
+		if l := req.GetSpendingPlan(); l != nil {
+			var lines []*financev1.GoalPlanLine
+			if err := listOf(l, "spending_plan", &lines); err != nil {
+				return nil, err
+			}
+			in.SpendingPlan = ptr(planLinesFrom(lines))
+		}
+		res, err := s.svc.UpdateGoal(ctx, c, req.GetId(), int64(req.GetExpectedVersion()), in)
+		if err != nil {
 			return nil, err
 		}
-		in.AccountLinks = ptr(accountLinksFrom(links))
-	}
-	if l := req.GetBudgetLinks(); l != nil {
-		var links []*financev1.GoalBudgetLink
-		if err := listOf(l, "budget_links", &links); err != nil {
+		if err := markReplayed(ctx, res.Replayed); err != nil {
 			return nil, err
 		}
-		in.BudgetLinks = ptr(budgetLinksFrom(links))
-	}
-	if l := req.GetSpendingPlan(); l != nil {
-		var lines []*financev1.GoalPlanLine
-		if err := listOf(l, "spending_plan", &lines); err != nil {
-			return nil, err
-		}
-		in.SpendingPlan = ptr(planLinesFrom(lines))
-	}
-	res, err := s.svc.UpdateGoal(ctx, c, req.GetId(), int64(req.GetExpectedVersion()), in)
-	if err != nil {
-		return nil, err
-	}
-	if err := markReplayed(ctx, res.Replayed); err != nil {
-		return nil, err
-	}
-	return &financev1.UpdateGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+		return &financev1.UpdateGoalResponse{Data: goalProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *goalServer) DeleteGoal(ctx context.Context, req *financev1.DeleteGoalRequest) (*financev1.DeleteGoalResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var version *int64
-	if req.ExpectedVersion != nil {
-		version = ptr(int64(req.GetExpectedVersion()))
-	}
-	res, err := s.svc.DeleteGoal(ctx, c, req.GetId(), version)
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.DeleteGoalResponse{Data: &financev1.GoalDeleteResult{Deleted: res.Data.Deleted},
-		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.DeleteGoalResponse, error) {
+		var version *int64
+		if req.ExpectedVersion != nil {
+			version = ptr(int64(req.GetExpectedVersion()))
+		}
+		res, err := s.svc.DeleteGoal(ctx, c, req.GetId(), version)
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.DeleteGoalResponse{Data: &financev1.GoalDeleteResult{Deleted: res.Data.Deleted},
+			RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	})
 }
 
 func ptr[T any](v T) *T { return &v }

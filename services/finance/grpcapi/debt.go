@@ -18,43 +18,39 @@ type debtServer struct {
 }
 
 func (s *debtServer) GetDebtSummary(ctx context.Context, _ *financev1.GetDebtSummaryRequest) (*financev1.GetDebtSummaryResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.GetDebtSummary(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	out := &financev1.DebtSummary{Summaries: []*financev1.DebtCurrencySummary{},
-		TotalDebtCount: proto.Int32(int32(res.Data.TotalDebtCount))}
-	for _, sm := range res.Data.Summaries {
-		out.Summaries = append(out.Summaries, &financev1.DebtCurrencySummary{
-			Currency:                   proto.String(sm.Currency),
-			TotalDebt:                  amount(sm.TotalDebt, sm.Currency),
-			DebtCount:                  proto.Int32(int32(sm.DebtCount)),
-			TotalYtdInterestPaid:       amount(sm.TotalYTDInterestPaid, sm.Currency),
-			YtdInterestDebtCount:       proto.Int32(int32(sm.YTDInterestDebtCount)),
-			EstimatedMonthlyInterest:   amount(sm.EstimatedMonthlyInterest, sm.Currency),
-			EstimatedInterestDebtCount: proto.Int32(int32(sm.EstimatedInterestDebtCount)),
-		})
-	}
-	return &financev1.GetDebtSummaryResponse{Data: out, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetDebtSummaryResponse, error) {
+		res, err := s.svc.GetDebtSummary(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		out := &financev1.DebtSummary{Summaries: []*financev1.DebtCurrencySummary{},
+			TotalDebtCount: proto.Int32(int32(res.Data.TotalDebtCount))}
+		for _, sm := range res.Data.Summaries {
+			out.Summaries = append(out.Summaries, &financev1.DebtCurrencySummary{
+				Currency:                   proto.String(sm.Currency),
+				TotalDebt:                  amount(sm.TotalDebt, sm.Currency),
+				DebtCount:                  proto.Int32(int32(sm.DebtCount)),
+				TotalYtdInterestPaid:       amount(sm.TotalYTDInterestPaid, sm.Currency),
+				YtdInterestDebtCount:       proto.Int32(int32(sm.YTDInterestDebtCount)),
+				EstimatedMonthlyInterest:   amount(sm.EstimatedMonthlyInterest, sm.Currency),
+				EstimatedInterestDebtCount: proto.Int32(int32(sm.EstimatedInterestDebtCount)),
+			})
+		}
+		return &financev1.GetDebtSummaryResponse{Data: out, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *debtServer) CreatePayoffPlan(ctx context.Context, req *financev1.CreatePayoffPlanRequest) (*financev1.CreatePayoffPlanResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.CreatePayoffPlan(ctx, c, debt.PayoffRequest{LiabilityIDs: req.GetLiabilityIds(),
-		Strategy: req.GetStrategy(), CustomOrder: req.GetCustomOrder(),
-		TotalMonthlyBudget: req.GetTotalMonthlyBudget(), ExtraMonthlyPay: req.GetExtraMonthlyPayment()})
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.CreatePayoffPlanResponse{Data: payoffProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.CreatePayoffPlanResponse, error) {
+		res, err := s.svc.CreatePayoffPlan(ctx, c, debt.PayoffRequest{LiabilityIDs: req.GetLiabilityIds(),
+			Strategy: req.GetStrategy(), CustomOrder: req.GetCustomOrder(),
+			TotalMonthlyBudget: req.GetTotalMonthlyBudget(), ExtraMonthlyPay: req.GetExtraMonthlyPayment()})
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.CreatePayoffPlanResponse{Data: payoffProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func dateString(t *time.Time) *string {

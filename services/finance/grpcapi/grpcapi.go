@@ -65,62 +65,56 @@ type transactionServer struct {
 }
 
 func (s *transactionServer) ListTransactions(ctx context.Context, req *financev1.ListTransactionsRequest) (*financev1.ListTransactionsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.ListTransactions(ctx, c, finance.TransactionQuery{
-		PageQuery:     finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize},
-		AccountID:     req.GetAccountId(),
-		CategoryID:    req.GetCategoryId(),
-		StartDate:     req.GetStartDate(),
-		EndDate:       req.GetEndDate(),
-		Pending:       req.Pending,
-		Source:        req.GetSource(),
-		Uncategorized: req.GetUncategorized(),
+	return asCaller(ctx, func(c finance.Caller) (*financev1.ListTransactionsResponse, error) {
+		page, err := s.svc.ListTransactions(ctx, c, finance.TransactionQuery{
+			PageQuery:     finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize},
+			AccountID:     req.GetAccountId(),
+			CategoryID:    req.GetCategoryId(),
+			StartDate:     req.GetStartDate(),
+			EndDate:       req.GetEndDate(),
+			Pending:       req.Pending,
+			Source:        req.GetSource(),
+			Uncategorized: req.GetUncategorized(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.ListTransactionsResponse{
+			Data:           transactionsProto(page.Data),
+			RedactedFields: page.RedactedFields,
+			Filtered:       page.Filtered,
+			Pagination:     pagination(page.NextCursor, page.HasMore),
+		}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.ListTransactionsResponse{
-		Data:           transactionsProto(page.Data),
-		RedactedFields: page.RedactedFields,
-		Filtered:       page.Filtered,
-		Pagination:     pagination(page.NextCursor, page.HasMore),
-	}, nil
 }
 
 func (s *transactionServer) SyncTransactions(ctx context.Context, req *financev1.SyncTransactionsRequest) (*financev1.SyncTransactionsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.SyncTransactions(ctx, c, finance.SyncQuery{Cursor: req.GetCursor(), Count: req.Count})
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.SyncTransactionsResponse{
-		Added:          transactionsProto(page.Added),
-		Modified:       transactionsProto(page.Modified),
-		Removed:        page.Removed,
-		NextCursor:     page.NextCursor,
-		HasMore:        page.HasMore,
-		RedactedFields: page.RedactedFields,
-		Filtered:       page.Filtered,
-	}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.SyncTransactionsResponse, error) {
+		page, err := s.svc.SyncTransactions(ctx, c, finance.SyncQuery{Cursor: req.GetCursor(), Count: req.Count})
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.SyncTransactionsResponse{
+			Added:          transactionsProto(page.Added),
+			Modified:       transactionsProto(page.Modified),
+			Removed:        page.Removed,
+			NextCursor:     page.NextCursor,
+			HasMore:        page.HasMore,
+			RedactedFields: page.RedactedFields,
+			Filtered:       page.Filtered,
+		}, nil
+	})
 }
 
 func (s *transactionServer) GetTransaction(ctx context.Context, req *financev1.GetTransactionRequest) (*financev1.GetTransactionResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.GetTransaction(ctx, c, req.GetId())
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.GetTransactionResponse{Data: transactionProto(res.Data),
-		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetTransactionResponse, error) {
+		res, err := s.svc.GetTransaction(ctx, c, req.GetId())
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.GetTransactionResponse{Data: transactionProto(res.Data),
+			RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	})
 }
 
 type categoryServer struct {
@@ -129,24 +123,22 @@ type categoryServer struct {
 }
 
 func (s *categoryServer) ListCategories(ctx context.Context, _ *financev1.ListCategoriesRequest) (*financev1.ListCategoriesResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.ListCategories(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	resp := &financev1.ListCategoriesResponse{
-		Data:           make([]*financev1.Category, 0, len(page.Data)),
-		RedactedFields: page.RedactedFields,
-		Filtered:       page.Filtered,
-		Pagination:     pagination(page.NextCursor, page.HasMore),
-	}
-	for _, cat := range page.Data {
-		resp.Data = append(resp.Data, categoryProto(cat))
-	}
-	return resp, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.ListCategoriesResponse, error) {
+		page, err := s.svc.ListCategories(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		resp := &financev1.ListCategoriesResponse{
+			Data:           make([]*financev1.Category, 0, len(page.Data)),
+			RedactedFields: page.RedactedFields,
+			Filtered:       page.Filtered,
+			Pagination:     pagination(page.NextCursor, page.HasMore),
+		}
+		for _, cat := range page.Data {
+			resp.Data = append(resp.Data, categoryProto(cat))
+		}
+		return resp, nil
+	})
 }
 
 func categoryProto(cat finance.Category) *financev1.Category {
@@ -170,93 +162,87 @@ type accountServer struct {
 }
 
 func (s *accountServer) ListConnections(ctx context.Context, req *financev1.ListConnectionsRequest) (*financev1.ListConnectionsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.ListConnections(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
-	if err != nil {
-		return nil, err
-	}
-	resp := &financev1.ListConnectionsResponse{
-		Data:           make([]*financev1.BankConnection, 0, len(page.Data)),
-		RedactedFields: page.RedactedFields,
-		Filtered:       page.Filtered,
-		Pagination:     pagination(page.NextCursor, page.HasMore),
-	}
-	for _, conn := range page.Data {
-		resp.Data = append(resp.Data, &financev1.BankConnection{
-			Id:                 conn.ID,
-			Provider:           optional(conn.Provider),
-			SourceAggregator:   optional(conn.SourceAggregator),
-			Institution:        optional(conn.Institution),
-			InstitutionLogoUrl: optional(conn.InstitutionLogoURL),
-			Status:             optional(conn.Status),
-			LastSyncedAt:       timestamp(conn.LastSyncedAt),
-			ErrorCode:          optional(conn.ErrorCode),
-			ErrorMessage:       optional(conn.ErrorMessage),
-			AccountCount:       proto.Int32(int32(conn.AccountCount)),
-			CreatedAt:          timestamp(&conn.CreatedAt),
-			UpdatedAt:          timestamp(&conn.UpdatedAt),
-		})
-	}
-	return resp, nil
-}
-
-func (s *accountServer) GetAccountBalances(ctx context.Context, req *financev1.GetAccountBalancesRequest) (*financev1.GetAccountBalancesResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.GetAccountBalances(ctx, c, req.GetId())
-	if err != nil {
-		return nil, err
-	}
-	b := res.Data
-	return &financev1.GetAccountBalancesResponse{
-		Data: &financev1.AccountBalance{
-			AccountId:        b.AccountID,
-			Name:             optional(b.Name),
-			Balance:          money(&b.Balance),
-			AvailableBalance: money(b.AvailableBalance),
-			AsOf:             timestamp(b.AsOf),
-		},
-		RedactedFields: res.RedactedFields,
-		Filtered:       res.Filtered,
-	}, nil
-}
-
-func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncStatusRequest) (*financev1.GetSyncStatusResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.GetSyncStatus(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	st := &financev1.SyncStatus{
-		Connections:    make([]*financev1.ConnectionSyncStatus, 0, len(res.Data.Connections)),
-		AllHealthy:     proto.Bool(res.Data.AllHealthy),
-		OldestSyncedAt: timestamp(res.Data.OldestSyncedAt),
-	}
-	for _, line := range res.Data.Connections {
-		st.Connections = append(st.Connections, &financev1.ConnectionSyncStatus{
-			ConnectionId: line.ConnectionID,
-			Institution:  optional(line.Institution),
-			Status:       optional(line.Status),
-			LastSyncedAt: timestamp(line.LastSyncedAt),
-			Healthy:      proto.Bool(line.Healthy),
-		})
-	}
-	if s.recurring != nil {
-		due, err := s.recurring.DueSince(ctx, c.UserID)
+	return asCaller(ctx, func(c finance.Caller) (*financev1.ListConnectionsResponse, error) {
+		page, err := s.svc.ListConnections(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize})
 		if err != nil {
 			return nil, err
 		}
-		st.RecurringDetectionDueSince = timestamp(due)
-	}
-	return &financev1.GetSyncStatusResponse{Data: st, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+		resp := &financev1.ListConnectionsResponse{
+			Data:           make([]*financev1.BankConnection, 0, len(page.Data)),
+			RedactedFields: page.RedactedFields,
+			Filtered:       page.Filtered,
+			Pagination:     pagination(page.NextCursor, page.HasMore),
+		}
+		for _, conn := range page.Data {
+			resp.Data = append(resp.Data, &financev1.BankConnection{
+				Id:                 conn.ID,
+				Provider:           optional(conn.Provider),
+				SourceAggregator:   optional(conn.SourceAggregator),
+				Institution:        optional(conn.Institution),
+				InstitutionLogoUrl: optional(conn.InstitutionLogoURL),
+				Status:             optional(conn.Status),
+				LastSyncedAt:       timestamp(conn.LastSyncedAt),
+				ErrorCode:          optional(conn.ErrorCode),
+				ErrorMessage:       optional(conn.ErrorMessage),
+				AccountCount:       proto.Int32(int32(conn.AccountCount)),
+				CreatedAt:          timestamp(&conn.CreatedAt),
+				UpdatedAt:          timestamp(&conn.UpdatedAt),
+			})
+		}
+		return resp, nil
+	})
+}
+
+func (s *accountServer) GetAccountBalances(ctx context.Context, req *financev1.GetAccountBalancesRequest) (*financev1.GetAccountBalancesResponse, error) {
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetAccountBalancesResponse, error) {
+		res, err := s.svc.GetAccountBalances(ctx, c, req.GetId())
+		if err != nil {
+			return nil, err
+		}
+		b := res.Data
+		return &financev1.GetAccountBalancesResponse{
+			Data: &financev1.AccountBalance{
+				AccountId:        b.AccountID,
+				Name:             optional(b.Name),
+				Balance:          money(&b.Balance),
+				AvailableBalance: money(b.AvailableBalance),
+				AsOf:             timestamp(b.AsOf),
+			},
+			RedactedFields: res.RedactedFields,
+			Filtered:       res.Filtered,
+		}, nil
+	})
+}
+
+func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncStatusRequest) (*financev1.GetSyncStatusResponse, error) {
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetSyncStatusResponse, error) {
+		res, err := s.svc.GetSyncStatus(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		st := &financev1.SyncStatus{
+			Connections:    make([]*financev1.ConnectionSyncStatus, 0, len(res.Data.Connections)),
+			AllHealthy:     proto.Bool(res.Data.AllHealthy),
+			OldestSyncedAt: timestamp(res.Data.OldestSyncedAt),
+		}
+		for _, line := range res.Data.Connections {
+			st.Connections = append(st.Connections, &financev1.ConnectionSyncStatus{
+				ConnectionId: line.ConnectionID,
+				Institution:  optional(line.Institution),
+				Status:       optional(line.Status),
+				LastSyncedAt: timestamp(line.LastSyncedAt),
+				Healthy:      proto.Bool(line.Healthy),
+			})
+		}
+		if s.recurring != nil {
+			due, err := s.recurring.DueSince(ctx, c.UserID)
+			if err != nil {
+				return nil, err
+			}
+			st.RecurringDetectionDueSince = timestamp(due)
+		}
+		return &financev1.GetSyncStatusResponse{Data: st, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	})
 }
 
 // markReplayed marks the answer of a versioned write the service recognised
@@ -360,4 +346,19 @@ func transactionsProto(ts []finance.Transaction) []*financev1.Transaction {
 		out = append(out, transactionProto(t))
 	}
 	return out
+}
+
+// asCaller is the frame of every finance call: it reads the caller
+// (caller) and runs do for it; on an error the answer is only the error.
+func asCaller[R any](ctx context.Context, do func(finance.Caller) (R, error)) (R, error) {
+	var zero R
+	c, err := caller(ctx)
+	if err != nil {
+		return zero, err
+	}
+	r, err := do(c)
+	if err != nil {
+		return zero, err
+	}
+	return r, nil
 }

@@ -17,20 +17,18 @@ type holdingServer struct {
 }
 
 func (s *holdingServer) ListHoldings(ctx context.Context, req *financev1.ListHoldingsRequest) (*financev1.ListHoldingsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.ListHoldings(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize}, req.GetAccountId())
-	if err != nil {
-		return nil, err
-	}
-	resp := &financev1.ListHoldingsResponse{Data: make([]*financev1.Holding, 0, len(page.Data)),
-		RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
-	for _, h := range page.Data {
-		resp.Data = append(resp.Data, holdingProto(h))
-	}
-	return resp, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.ListHoldingsResponse, error) {
+		page, err := s.svc.ListHoldings(ctx, c, finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize}, req.GetAccountId())
+		if err != nil {
+			return nil, err
+		}
+		resp := &financev1.ListHoldingsResponse{Data: make([]*financev1.Holding, 0, len(page.Data)),
+			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
+		for _, h := range page.Data {
+			resp.Data = append(resp.Data, holdingProto(h))
+		}
+		return resp, nil
+	})
 }
 
 func decString(d *decimal.Decimal) *string {

@@ -16,46 +16,44 @@ type netWorthServer struct {
 }
 
 func (s *netWorthServer) GetNetWorth(ctx context.Context, req *financev1.GetNetWorthRequest) (*financev1.GetNetWorthResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.svc.GetNetWorth(ctx, c, req.GetBaseCurrency())
-	if err != nil {
-		return nil, err
-	}
-	f := v.NetWorthFigures
-	cur := f.Currency
-	var prev networth.NetWorthFigures
-	hasPrev := v.Previous != nil
-	if hasPrev {
-		prev = *v.Previous
-	}
-	entries := func(es []networth.AllocationEntry) []*financev1.AllocationEntry {
-		out := make([]*financev1.AllocationEntry, 0, len(es))
-		for _, e := range es {
-			out = append(out, allocationProto(e, cur))
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetNetWorthResponse, error) {
+		v, err := s.svc.GetNetWorth(ctx, c, req.GetBaseCurrency())
+		if err != nil {
+			return nil, err
 		}
-		return out
-	}
-	liq := func(label string) *financev1.AllocationEntry {
-		return allocationProto(networth.Allocation(label, f.Liquidity[label], f.TotalAssets, prev.Liquidity, hasPrev), cur)
-	}
-	nw := &financev1.NetWorth{
-		NetWorth: amount(f.NetWorth, cur), TotalAssets: amount(f.TotalAssets, cur),
-		TotalLiabilities: amount(f.TotalLiabilities, cur), BaseCurrency: proto.String(cur),
-		SnapshotDate: proto.String(f.Date.Format(finance.DateLayout)), IsManual: proto.Bool(v.IsManual),
-		LiquidNetWorth: amount(f.LiquidNetWorth, cur), InvestableNetWorth: amount(f.InvestableNetWorth, cur),
-		Breakdown: &financev1.NetWorthBreakdown{
-			Liquidity: &financev1.LiquidityBreakdown{Liquid: liq(networth.LiquidityLiquid),
-				Investable: liq(networth.LiquidityInvestable), Illiquid: liq(networth.LiquidityIlliquid)},
-			ByAssetType:         entries(networth.Allocations(f.ByAssetType, f.TotalAssets, prev.ByAssetType, hasPrev)),
-			ByCurrency:          entries(networth.Allocations(f.ByCurrency, f.TotalAssets, prev.ByCurrency, hasPrev)),
-			ByRetirementSubtype: entries(networth.Allocations(f.ByRetirementSubtype, f.TotalAssets, prev.ByRetirementSubtype, hasPrev)),
-		},
-		ComputedAt: timestamp(&v.ComputedAt),
-	}
-	return &financev1.GetNetWorthResponse{Data: nw, RedactedFields: []string{}}, nil
+		f := v.NetWorthFigures
+		cur := f.Currency
+		var prev networth.NetWorthFigures
+		hasPrev := v.Previous != nil
+		if hasPrev {
+			prev = *v.Previous
+		}
+		entries := func(es []networth.AllocationEntry) []*financev1.AllocationEntry {
+			out := make([]*financev1.AllocationEntry, 0, len(es))
+			for _, e := range es {
+				out = append(out, allocationProto(e, cur))
+			}
+			return out
+		}
+		liq := func(label string) *financev1.AllocationEntry {
+			return allocationProto(networth.Allocation(label, f.Liquidity[label], f.TotalAssets, prev.Liquidity, hasPrev), cur)
+		}
+		nw := &financev1.NetWorth{
+			NetWorth: amount(f.NetWorth, cur), TotalAssets: amount(f.TotalAssets, cur),
+			TotalLiabilities: amount(f.TotalLiabilities, cur), BaseCurrency: proto.String(cur),
+			SnapshotDate: proto.String(f.Date.Format(finance.DateLayout)), IsManual: proto.Bool(v.IsManual),
+			LiquidNetWorth: amount(f.LiquidNetWorth, cur), InvestableNetWorth: amount(f.InvestableNetWorth, cur),
+			Breakdown: &financev1.NetWorthBreakdown{
+				Liquidity: &financev1.LiquidityBreakdown{Liquid: liq(networth.LiquidityLiquid),
+					Investable: liq(networth.LiquidityInvestable), Illiquid: liq(networth.LiquidityIlliquid)},
+				ByAssetType:         entries(networth.Allocations(f.ByAssetType, f.TotalAssets, prev.ByAssetType, hasPrev)),
+				ByCurrency:          entries(networth.Allocations(f.ByCurrency, f.TotalAssets, prev.ByCurrency, hasPrev)),
+				ByRetirementSubtype: entries(networth.Allocations(f.ByRetirementSubtype, f.TotalAssets, prev.ByRetirementSubtype, hasPrev)),
+			},
+			ComputedAt: timestamp(&v.ComputedAt),
+		}
+		return &financev1.GetNetWorthResponse{Data: nw, RedactedFields: []string{}}, nil
+	})
 }
 
 func allocationProto(e networth.AllocationEntry, cur string) *financev1.AllocationEntry {
@@ -73,25 +71,23 @@ func allocationProto(e networth.AllocationEntry, cur string) *financev1.Allocati
 }
 
 func (s *netWorthServer) GetNetWorthHistory(ctx context.Context, req *financev1.GetNetWorthHistoryRequest) (*financev1.GetNetWorthHistoryResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	h, err := s.svc.GetNetWorthHistory(ctx, c, req.GetPeriod(), req.GetBaseCurrency())
-	if err != nil {
-		return nil, err
-	}
-	resp := &financev1.GetNetWorthHistoryResponse{Data: make([]*financev1.NetWorthHistoryPoint, 0, len(h.Points)),
-		RedactedFields: []string{}, Pagination: pagination("", false), MissingRateDates: h.MissingRateDates}
-	if resp.MissingRateDates == nil {
-		resp.MissingRateDates = []string{}
-	}
-	for _, p := range h.Points {
-		resp.Data = append(resp.Data, &financev1.NetWorthHistoryPoint{
-			Date: proto.String(p.Date.Format(finance.DateLayout)), NetWorth: amount(p.NetWorth, h.Currency),
-			TotalAssets: amount(p.TotalAssets, h.Currency), TotalLiabilities: amount(p.TotalLiabilities, h.Currency),
-			BaseCurrency: proto.String(h.Currency), LiquidNetWorth: amount(p.LiquidNetWorth, h.Currency),
-			InvestableNetWorth: amount(p.InvestableNetWorth, h.Currency)})
-	}
-	return resp, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetNetWorthHistoryResponse, error) {
+		h, err := s.svc.GetNetWorthHistory(ctx, c, req.GetPeriod(), req.GetBaseCurrency())
+		if err != nil {
+			return nil, err
+		}
+		resp := &financev1.GetNetWorthHistoryResponse{Data: make([]*financev1.NetWorthHistoryPoint, 0, len(h.Points)),
+			RedactedFields: []string{}, Pagination: pagination("", false), MissingRateDates: h.MissingRateDates}
+		if resp.MissingRateDates == nil {
+			resp.MissingRateDates = []string{}
+		}
+		for _, p := range h.Points {
+			resp.Data = append(resp.Data, &financev1.NetWorthHistoryPoint{
+				Date: proto.String(p.Date.Format(finance.DateLayout)), NetWorth: amount(p.NetWorth, h.Currency),
+				TotalAssets: amount(p.TotalAssets, h.Currency), TotalLiabilities: amount(p.TotalLiabilities, h.Currency),
+				BaseCurrency: proto.String(h.Currency), LiquidNetWorth: amount(p.LiquidNetWorth, h.Currency),
+				InvestableNetWorth: amount(p.InvestableNetWorth, h.Currency)})
+		}
+		return resp, nil
+	})
 }

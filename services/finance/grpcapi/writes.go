@@ -14,62 +14,58 @@ import (
 )
 
 func (s *transactionServer) SearchTransactions(ctx context.Context, req *financev1.SearchTransactionsRequest) (*financev1.SearchTransactionsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page, err := s.svc.SearchTransactions(ctx, c, finance.SearchQuery{
-		PageQuery: finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize},
-		Q:         req.GetQ(), StartDate: req.GetStartDate(), EndDate: req.GetEndDate(),
+	return asCaller(ctx, func(c finance.Caller) (*financev1.SearchTransactionsResponse, error) {
+		page, err := s.svc.SearchTransactions(ctx, c, finance.SearchQuery{
+			PageQuery: finance.PageQuery{Cursor: req.GetCursor(), PageSize: req.PageSize},
+			Q:         req.GetQ(), StartDate: req.GetStartDate(), EndDate: req.GetEndDate(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.SearchTransactionsResponse{
+			Data:           transactionsProto(page.Data),
+			RedactedFields: page.RedactedFields,
+			Filtered:       page.Filtered,
+			Pagination:     pagination(page.NextCursor, page.HasMore),
+		}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.SearchTransactionsResponse{
-		Data:           transactionsProto(page.Data),
-		RedactedFields: page.RedactedFields,
-		Filtered:       page.Filtered,
-		Pagination:     pagination(page.NextCursor, page.HasMore),
-	}, nil
 }
 
 func (s *transactionServer) UpdateTransaction(ctx context.Context, req *financev1.UpdateTransactionRequest) (*financev1.UpdateTransactionResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	amount, currency, err := amountFrom(req.GetAmount())
-	if err != nil {
-		return nil, err
-	}
-	tags, err := tagsFrom(req.GetTags())
-	if err != nil {
-		return nil, err
-	}
-	u := finance.TransactionUpdate{
-		ID:               req.GetId(),
-		ExpectedVersion:  int64(req.GetExpectedVersion()),
-		Merchant:         req.Merchant,
-		Description:      req.Description,
-		Date:             req.Date,
-		Amount:           amount,
-		AmountCurrency:   currency,
-		CategoryID:       req.CategoryId,
-		Tags:             tags,
-		Memo:             req.Memo,
-		Location:         locationFrom(req.GetLocation()),
-		ClearLocation:    req.GetClearLocation(),
-		RevertToProvider: req.GetRevertToProvider(),
-	}
-	res, err := s.svc.UpdateTransaction(ctx, c, u)
-	if err != nil {
-		return nil, err
-	}
-	if err := markReplayed(ctx, res.Replayed); err != nil {
-		return nil, err
-	}
-	return &financev1.UpdateTransactionResponse{Data: transactionProto(res.Data),
-		RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.UpdateTransactionResponse, error) {
+		amount, currency, err := amountFrom(req.GetAmount())
+		if err != nil {
+			return nil, err
+		}
+		tags, err := tagsFrom(req.GetTags())
+		if err != nil {
+			return nil, err
+		}
+		u := finance.TransactionUpdate{
+			ID:               req.GetId(),
+			ExpectedVersion:  int64(req.GetExpectedVersion()),
+			Merchant:         req.Merchant,
+			Description:      req.Description,
+			Date:             req.Date,
+			Amount:           amount,
+			AmountCurrency:   currency,
+			CategoryID:       req.CategoryId,
+			Tags:             tags,
+			Memo:             req.Memo,
+			Location:         locationFrom(req.GetLocation()),
+			ClearLocation:    req.GetClearLocation(),
+			RevertToProvider: req.GetRevertToProvider(),
+		}
+		res, err := s.svc.UpdateTransaction(ctx, c, u)
+		if err != nil {
+			return nil, err
+		}
+		if err := markReplayed(ctx, res.Replayed); err != nil {
+			return nil, err
+		}
+		return &financev1.UpdateTransactionResponse{Data: transactionProto(res.Data),
+			RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	})
 }
 
 // amountFrom reads the PATCH amount: a decimal string ("-12.50", or
@@ -113,69 +109,61 @@ func tagsFrom(l *structpb.ListValue) (*[]string, error) {
 }
 
 func (s *transactionServer) BulkCategorizeTransactions(ctx context.Context, req *financev1.BulkCategorizeTransactionsRequest) (*financev1.BulkCategorizeTransactionsResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	items := make([]finance.BulkItem, 0, len(req.GetItems()))
-	for _, it := range req.GetItems() {
-		items = append(items, finance.BulkItem{TransactionID: it.GetTransactionId(), CategoryID: it.GetCategoryId(),
-			ExpectedVersion: int64(it.GetExpectedVersion())})
-	}
-	res, err := s.svc.BulkCategorize(ctx, c, items)
-	if err != nil {
-		return nil, err
-	}
-	out := &financev1.BulkCategorizeResult{AppliedCount: int32(res.Data.AppliedCount),
-		Results: make([]*financev1.BulkCategorizeRowResult, 0, len(res.Data.Results))}
-	for _, r := range res.Data.Results {
-		out.Results = append(out.Results, &financev1.BulkCategorizeRowResult{TransactionId: r.TransactionID, Status: r.Status})
-	}
-	return &financev1.BulkCategorizeTransactionsResponse{Data: out, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.BulkCategorizeTransactionsResponse, error) {
+		items := make([]finance.BulkItem, 0, len(req.GetItems()))
+		for _, it := range req.GetItems() {
+			items = append(items, finance.BulkItem{TransactionID: it.GetTransactionId(), CategoryID: it.GetCategoryId(),
+				ExpectedVersion: int64(it.GetExpectedVersion())})
+		}
+		res, err := s.svc.BulkCategorize(ctx, c, items)
+		if err != nil {
+			return nil, err
+		}
+		out := &financev1.BulkCategorizeResult{AppliedCount: int32(res.Data.AppliedCount),
+			Results: make([]*financev1.BulkCategorizeRowResult, 0, len(res.Data.Results))}
+		for _, r := range res.Data.Results {
+			out.Results = append(out.Results, &financev1.BulkCategorizeRowResult{TransactionId: r.TransactionID, Status: r.Status})
+		}
+		return &financev1.BulkCategorizeTransactionsResponse{Data: out, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *categoryServer) CreateCategory(ctx context.Context, req *financev1.CreateCategoryRequest) (*financev1.CreateCategoryResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.CreateCategory(ctx, c, finance.NewCategory{Name: req.GetName(), ParentID: req.GetParentId(),
-		Icon: req.GetIcon(), Color: req.GetColor()})
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.CreateCategoryResponse{Data: categoryProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.CreateCategoryResponse, error) {
+		res, err := s.svc.CreateCategory(ctx, c, finance.NewCategory{Name: req.GetName(), ParentID: req.GetParentId(),
+			Icon: req.GetIcon(), Color: req.GetColor()})
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.CreateCategoryResponse{Data: categoryProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *categoryServer) UpdateCategory(ctx context.Context, req *financev1.UpdateCategoryRequest) (*financev1.UpdateCategoryResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.UpdateCategory(ctx, c, finance.CategoryPatch{ID: req.GetId(), Name: req.Name, Icon: req.Icon,
-		Color: req.Color, ParentID: req.ParentId, SortOrder: req.SortOrder})
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.UpdateCategoryResponse{Data: categoryProto(res.Data), RedactedFields: res.RedactedFields,
-		Filtered: res.Filtered}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.UpdateCategoryResponse, error) {
+		res, err := s.svc.UpdateCategory(ctx, c, finance.CategoryPatch{ID: req.GetId(), Name: req.Name, Icon: req.Icon,
+			Color: req.Color, ParentID: req.ParentId, SortOrder: req.SortOrder})
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.UpdateCategoryResponse{Data: categoryProto(res.Data), RedactedFields: res.RedactedFields,
+			Filtered: res.Filtered}, nil
+	})
 }
 
 func (s *categoryServer) DeleteCategory(ctx context.Context, req *financev1.DeleteCategoryRequest) (*financev1.DeleteCategoryResponse, error) {
-	c, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := s.svc.DeleteCategory(ctx, c, req.GetId(), req.MergeIntoCategoryId)
-	if err != nil {
-		return nil, err
-	}
-	return &financev1.DeleteCategoryResponse{
-		Data: &financev1.CategoryDeleteResult{Deleted: proto.Bool(res.Data.Deleted),
-			TransactionsMerged: proto.Int32(int32(res.Data.TransactionsMerged))},
-		RedactedFields: res.RedactedFields, Filtered: res.Filtered,
-	}, nil
+	return asCaller(ctx, func(c finance.Caller) (*financev1.DeleteCategoryResponse, error) {
+		res, err := s.svc.DeleteCategory(ctx, c, req.GetId(), req.MergeIntoCategoryId)
+		if err != nil {
+			return nil, err
+		}
+		return &financev1.DeleteCategoryResponse{
+			Data: &financev1.CategoryDeleteResult{Deleted: proto.Bool(res.Data.Deleted),
+				TransactionsMerged: proto.Int32(int32(res.Data.TransactionsMerged))},
+			RedactedFields: res.RedactedFields, Filtered: res.Filtered,
+		}, nil
+	})
 }
 
 // syncServer is the internal SyncService. It takes no principal: it has no
