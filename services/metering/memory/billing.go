@@ -365,12 +365,22 @@ func (s *Store) GetPaymentMethod(_ context.Context, id string) (billing.PaymentM
 	return m, nil
 }
 
+// liveMethod is the account's method id unless removed; the caller holds
+// the mutex.
+func (s *Store) liveMethod(accountID, methodID string) (billing.PaymentMethod, error) {
+	m, ok := s.pay.methods[methodID]
+	if !ok || m.AccountID != accountID || m.RemovedAt != nil {
+		return billing.PaymentMethod{}, metering.ErrNotFound
+	}
+	return m, nil
+}
+
 func (s *Store) SetDefaultPaymentMethod(_ context.Context, accountID, methodID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.pay.methods[methodID]
-	if !ok || m.AccountID != accountID || m.RemovedAt != nil {
-		return metering.ErrNotFound
+	m, err := s.liveMethod(accountID, methodID)
+	if err != nil {
+		return err
 	}
 	s.clearDefault(accountID)
 	m.IsDefault = true
@@ -381,9 +391,9 @@ func (s *Store) SetDefaultPaymentMethod(_ context.Context, accountID, methodID s
 func (s *Store) RemovePaymentMethod(_ context.Context, accountID, methodID string, at time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.pay.methods[methodID]
-	if !ok || m.AccountID != accountID || m.RemovedAt != nil {
-		return metering.ErrNotFound
+	m, err := s.liveMethod(accountID, methodID)
+	if err != nil {
+		return err
 	}
 	m.IsDefault, m.RemovedAt = false, &at
 	s.pay.methods[methodID] = m

@@ -187,16 +187,8 @@ func (s *Store) PlanChanges(ctx context.Context, id string) ([]billing.PlanChang
 	if !isUUID(id) {
 		return []billing.PlanChange{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+changeColumns+` FROM plan_changes
+	return queryAll(ctx, s.pool, "plan changes", scanChange, `SELECT `+changeColumns+` FROM plan_changes
 		WHERE account_id = $1 AND canceled_at IS NULL ORDER BY effective_at, requested_at, id`, id)
-	if err != nil {
-		return nil, storeErr("plan changes", err)
-	}
-	out, err := pgx.CollectRows(rows, scanChange)
-	if err != nil {
-		return nil, storeErr("plan changes", err)
-	}
-	return out, nil
 }
 
 func (s *Store) LimitChanges(ctx context.Context, id string) ([]billing.LimitChange, error) {
@@ -324,15 +316,7 @@ func (s *Store) Invoices(ctx context.Context, id string) ([]billing.Invoice, err
 	if !isUUID(id) {
 		return []billing.Invoice{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 ORDER BY period_start`, id)
-	if err != nil {
-		return nil, storeErr("invoices", err)
-	}
-	out, err := pgx.CollectRows(rows, scanInvoice)
-	if err != nil {
-		return nil, storeErr("invoices", err)
-	}
-	return out, nil
+	return queryAll(ctx, s.pool, "invoices", scanInvoice, `SELECT `+invoiceColumns+` FROM invoices WHERE account_id = $1 ORDER BY period_start`, id)
 }
 
 // collectionState defaults an invoice made without one to open.
@@ -388,17 +372,9 @@ func (s *Store) RecordCollection(ctx context.Context, invoiceID string, attempt 
 }
 
 func (s *Store) DueCollections(ctx context.Context, now time.Time, limit int) ([]billing.Invoice, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+invoiceColumns+` FROM invoices
+	return queryAll(ctx, s.pool, "due collections", scanInvoice, `SELECT `+invoiceColumns+` FROM invoices
 		WHERE collection_state = 'collecting' AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1
 		ORDER BY next_attempt_at, id LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, storeErr("due collections", err)
-	}
-	out, err := pgx.CollectRows(rows, scanInvoice)
-	if err != nil {
-		return nil, storeErr("due collections", err)
-	}
-	return out, nil
 }
 
 func (s *Store) ReopenCollections(ctx context.Context, accountID string, now time.Time) (int, error) {
@@ -470,31 +446,15 @@ func (s *Store) PaymentMethods(ctx context.Context, accountID string) ([]billing
 	if !isUUID(accountID) {
 		return []billing.PaymentMethod{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+methodColumns+` FROM payment_methods
+	return queryAll(ctx, s.pool, "payment methods", scanMethod, `SELECT `+methodColumns+` FROM payment_methods
 		WHERE account_id = $1 AND removed_at IS NULL ORDER BY created_at, id`, accountID)
-	if err != nil {
-		return nil, storeErr("payment methods", err)
-	}
-	out, err := pgx.CollectRows(rows, scanMethod)
-	if err != nil {
-		return nil, storeErr("payment methods", err)
-	}
-	return out, nil
 }
 
 func (s *Store) GetPaymentMethod(ctx context.Context, id string) (billing.PaymentMethod, error) {
 	if !isUUID(id) {
 		return billing.PaymentMethod{}, metering.ErrNotFound
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+methodColumns+` FROM payment_methods WHERE id = $1`, id)
-	if err != nil {
-		return billing.PaymentMethod{}, storeErr("payment method", err)
-	}
-	m, err := pgx.CollectExactlyOneRow(rows, scanMethod)
-	if err != nil {
-		return billing.PaymentMethod{}, storeErr("payment method", err)
-	}
-	return m, nil
+	return queryOne(ctx, s.pool, "payment method", scanMethod, `SELECT `+methodColumns+` FROM payment_methods WHERE id = $1`, id)
 }
 
 func (s *Store) SetDefaultPaymentMethod(ctx context.Context, accountID, methodID string) error {
@@ -585,43 +545,19 @@ func (s *Store) GetPayment(ctx context.Context, id string) (billing.Payment, err
 	if !isUUID(id) {
 		return billing.Payment{}, metering.ErrNotFound
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+paymentColumns+` FROM payments WHERE id = $1`, id)
-	if err != nil {
-		return billing.Payment{}, storeErr("payment", err)
-	}
-	p, err := pgx.CollectExactlyOneRow(rows, scanPayment)
-	if err != nil {
-		return billing.Payment{}, storeErr("payment", err)
-	}
-	return p, nil
+	return queryOne(ctx, s.pool, "payment", scanPayment, `SELECT `+paymentColumns+` FROM payments WHERE id = $1`, id)
 }
 
 func (s *Store) Payments(ctx context.Context, accountID string) ([]billing.Payment, error) {
 	if !isUUID(accountID) {
 		return []billing.Payment{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+paymentColumns+` FROM payments WHERE account_id = $1 ORDER BY created_at, id`, accountID)
-	if err != nil {
-		return nil, storeErr("payments", err)
-	}
-	out, err := pgx.CollectRows(rows, scanPayment)
-	if err != nil {
-		return nil, storeErr("payments", err)
-	}
-	return out, nil
+	return queryAll(ctx, s.pool, "payments", scanPayment, `SELECT `+paymentColumns+` FROM payments WHERE account_id = $1 ORDER BY created_at, id`, accountID)
 }
 
 func (s *Store) DuePayments(ctx context.Context, now time.Time, limit int) ([]billing.Payment, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+paymentColumns+` FROM payments
+	return queryAll(ctx, s.pool, "due payments", scanPayment, `SELECT `+paymentColumns+` FROM payments
 		WHERE state = 'pending' AND settle_by <= $1 ORDER BY settle_by, id LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, storeErr("due payments", err)
-	}
-	out, err := pgx.CollectRows(rows, scanPayment)
-	if err != nil {
-		return nil, storeErr("due payments", err)
-	}
-	return out, nil
 }
 
 // ResolvePayment's WHERE state = 'pending' makes it idempotent across

@@ -155,13 +155,5 @@ func (s *Store) Outbox(ctx context.Context, id string) ([]notify.OutboxMail, err
 	if !isUUID(id) {
 		return []notify.OutboxMail{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+mailColumns+` FROM mail_outbox WHERE account_id = $1 ORDER BY created_at, id`, id)
-	if err != nil {
-		return nil, storeErr("outbox", err)
-	}
-	out, err := pgx.CollectRows(rows, scanMail)
-	if err != nil {
-		return nil, storeErr("outbox", err)
-	}
-	return out, nil
+	return queryAll(ctx, s.pool, "outbox", scanMail, `SELECT `+mailColumns+` FROM mail_outbox WHERE account_id = $1 ORDER BY created_at, id`, id)
 }

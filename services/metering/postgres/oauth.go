@@ -46,15 +46,7 @@ func (s *Store) CreateOAuthClient(ctx context.Context, c identity.OAuthClient) e
 }
 
 func (s *Store) OAuthClientByClientID(ctx context.Context, clientID string) (identity.OAuthClient, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+oauthClientColumns+` FROM oauth_clients WHERE client_id = $1`, clientID)
-	if err != nil {
-		return identity.OAuthClient{}, storeErr("oauth client", err)
-	}
-	c, err := pgx.CollectExactlyOneRow(rows, scanOAuthClient)
-	if err != nil {
-		return identity.OAuthClient{}, storeErr("oauth client", err)
-	}
-	return c, nil
+	return queryOne(ctx, s.pool, "oauth client", scanOAuthClient, `SELECT `+oauthClientColumns+` FROM oauth_clients WHERE client_id = $1`, clientID)
 }
 
 func (s *Store) ListOAuthClients(ctx context.Context, accountID string) ([]identity.OAuthClient, error) {

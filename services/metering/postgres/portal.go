@@ -26,31 +26,15 @@ func scanPortalUser(row pgx.CollectableRow) (identity.PortalUser, error) {
 }
 
 func (s *Store) PortalLogins(ctx context.Context, email string) ([]identity.PortalUser, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users
+	return queryAll(ctx, s.pool, "portal logins", scanPortalUser, `SELECT `+portalUserColumns+` FROM portal_users
 		WHERE email = $1 AND password_hash <> '' ORDER BY created_at, id`, email)
-	if err != nil {
-		return nil, storeErr("portal logins", err)
-	}
-	out, err := pgx.CollectRows(rows, scanPortalUser)
-	if err != nil {
-		return nil, storeErr("portal logins", err)
-	}
-	return out, nil
 }
 
 func (s *Store) GetPortalUser(ctx context.Context, id string) (identity.PortalUser, error) {
 	if !isUUID(id) {
 		return identity.PortalUser{}, metering.ErrNotFound
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users WHERE id = $1`, id)
-	if err != nil {
-		return identity.PortalUser{}, storeErr("portal user", err)
-	}
-	u, err := pgx.CollectExactlyOneRow(rows, scanPortalUser)
-	if err != nil {
-		return identity.PortalUser{}, storeErr("portal user", err)
-	}
-	return u, nil
+	return queryOne(ctx, s.pool, "portal user", scanPortalUser, `SELECT `+portalUserColumns+` FROM portal_users WHERE id = $1`, id)
 }
 
 func (s *Store) CreateSession(ctx context.Context, ps identity.PortalSession) error {
@@ -122,15 +106,7 @@ func (s *Store) PortalUserByInvite(ctx context.Context, hash string) (identity.P
 	if hash == "" {
 		return identity.PortalUser{}, metering.ErrNotFound
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users WHERE invite_hash = $1`, hash)
-	if err != nil {
-		return identity.PortalUser{}, storeErr("invite", err)
-	}
-	u, err := pgx.CollectExactlyOneRow(rows, scanPortalUser)
-	if err != nil {
-		return identity.PortalUser{}, storeErr("invite", err)
-	}
-	return u, nil
+	return queryOne(ctx, s.pool, "invite", scanPortalUser, `SELECT `+portalUserColumns+` FROM portal_users WHERE invite_hash = $1`, hash)
 }
 
 func (s *Store) AcceptInvite(ctx context.Context, userID, passwordHash, name string) error {
@@ -163,14 +139,6 @@ func (s *Store) PortalUsers(ctx context.Context, id string) ([]identity.PortalUs
 	if !isUUID(id) {
 		return []identity.PortalUser{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+portalUserColumns+` FROM portal_users
+	return queryAll(ctx, s.pool, "portal users", scanPortalUser, `SELECT `+portalUserColumns+` FROM portal_users
 		WHERE account_id = $1 ORDER BY created_at, id`, id)
-	if err != nil {
-		return nil, storeErr("portal users", err)
-	}
-	out, err := pgx.CollectRows(rows, scanPortalUser)
-	if err != nil {
-		return nil, storeErr("portal users", err)
-	}
-	return out, nil
 }
