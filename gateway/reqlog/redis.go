@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,15 +22,20 @@ const streamTTL = 30 * 24 * time.Hour
 
 func streamKey(accountID string) string { return "reqlog:{" + accountID + "}" }
 
-// Append implements Store: one pipeline for the whole batch.
+// Append implements Store: one pipeline for the whole batch, each entry one
+// field (encode), each account's expiry renewed once.
 func (r *Redis) Append(ctx context.Context, es []Entry) error {
 	_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		var buf []byte
+		renewed := map[string]bool{}
 		for _, e := range es {
 			k := streamKey(e.AccountID)
-			p.XAdd(ctx, &redis.XAddArgs{Stream: k, MaxLen: Keep, Approx: true, Values: []any{
-				"t", e.Time.UnixMilli(), "c", e.CredentialID, "m", e.Mode, "x", e.Method, "r", e.Route,
-				"s", e.Status, "d", e.DurationMS, "i", e.RequestID, "p", e.Problem}})
-			p.Expire(ctx, k, streamTTL)
+			buf = encode(buf[:0], e)
+			p.XAdd(ctx, &redis.XAddArgs{Stream: k, MaxLen: Keep, Approx: true, Values: []any{"e", string(buf)}})
+			if !renewed[k] {
+				renewed[k] = true
+				p.Expire(ctx, k, streamTTL)
+			}
 		}
 		return nil
 	})
@@ -37,6 +43,38 @@ func (r *Redis) Append(ctx context.Context, es []Entry) error {
 		return fmt.Errorf("request log: %w", err)
 	}
 	return nil
+}
+
+// sep separates an entry's members in its stream field: no member holds it
+// (ids, modes, methods, route patterns and problem slugs are printable).
+const sep = '\x1f'
+
+// encode appends e's members, without its account (the stream's key).
+func encode(b []byte, e Entry) []byte {
+	b = strconv.AppendInt(b, e.Time.UnixMilli(), 10)
+	for _, s := range []string{e.CredentialID, e.Mode, e.Method, e.Route} {
+		b = append(append(b, sep), s...)
+	}
+	b = strconv.AppendInt(append(b, sep), int64(e.Status), 10)
+	b = strconv.AppendInt(append(b, sep), e.DurationMS, 10)
+	b = append(append(b, sep), e.RequestID...)
+	return append(append(b, sep), e.Problem...)
+}
+
+// decode reads what encode wrote; ok is false for anything else.
+func decode(accountID, s string) (Entry, bool) {
+	f := strings.Split(s, string(sep))
+	if len(f) != 9 {
+		return Entry{}, false
+	}
+	ms, err1 := strconv.ParseInt(f[0], 10, 64)
+	status, err2 := strconv.Atoi(f[5])
+	took, err3 := strconv.ParseInt(f[6], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return Entry{}, false
+	}
+	return Entry{Time: time.UnixMilli(ms).UTC(), AccountID: accountID, CredentialID: f[1], Mode: f[2], Method: f[3], Route: f[4],
+		Status: status, DurationMS: took, RequestID: f[7], Problem: f[8]}, true
 }
 
 // Recent implements Store. A request id or mode filter reads the whole
@@ -52,8 +90,9 @@ func (r *Redis) Recent(ctx context.Context, accountID string, q Query) ([]Entry,
 	}
 	out := []Entry{}
 	for _, m := range msgs {
-		e := entryOf(accountID, m.Values)
-		if q.matches(e) {
+		v, _ := m.Values["e"].(string)
+		e, ok := decode(accountID, v)
+		if ok && q.matches(e) {
 			out = append(out, e)
 			if len(out) == q.Limit {
 				break
@@ -61,11 +100,4 @@ func (r *Redis) Recent(ctx context.Context, accountID string, q Query) ([]Entry,
 		}
 	}
 	return out, nil
-}
-
-func entryOf(accountID string, v map[string]any) Entry {
-	str := func(k string) string { s, _ := v[k].(string); return s }
-	num := func(k string) int64 { n, _ := strconv.ParseInt(str(k), 10, 64); return n }
-	return Entry{Time: time.UnixMilli(num("t")).UTC(), AccountID: accountID, CredentialID: str("c"), Mode: str("m"),
-		Method: str("x"), Route: str("r"), Status: int(num("s")), DurationMS: num("d"), RequestID: str("i"), Problem: str("p")}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,4 +114,22 @@ func TestLog(t *testing.T) {
 	if err := f.Flush(context.Background()); err == nil || f.Dropped() != 1 {
 		t.Fatalf("a failed flush: %v, dropped %d", err, f.Dropped())
 	}
+}
+
+// FuzzDecode: any stream field decodes or is refused, never panics; what
+// encode writes decodes to the same entry.
+func FuzzDecode(f *testing.F) {
+	f.Add("1764324000000\x1fcred\x1flive\x1fGET\x1f/v1/formats\x1f200\x1f3\x1freq-1\x1f", "cred", "/v1/jobs/{id}", "not-found", int64(17), 404)
+	f.Fuzz(func(t *testing.T, raw, cred, route, prob string, took int64, status int) {
+		_, _ = decode("a", raw)
+		if strings.ContainsRune(cred+route+prob, sep) {
+			return
+		}
+		e := Entry{Time: time.UnixMilli(took).UTC(), AccountID: "a", CredentialID: cred, Mode: "test", Method: "POST", Route: route,
+			Status: status, DurationMS: took, RequestID: "r", Problem: prob}
+		got, ok := decode("a", string(encode(nil, e)))
+		if !ok || got != e {
+			t.Fatalf("round trip: %+v, %v; want %+v", got, ok, e)
+		}
+	})
 }
