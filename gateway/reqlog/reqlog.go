@@ -105,11 +105,19 @@ func (l *Log) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	if err := l.store.Append(ctx, batch); err != nil {
+	err := l.store.Append(ctx, batch)
+	if err != nil {
 		l.dropped.Add(int64(len(batch)))
-		return err
 	}
-	return nil
+	// The stores copy what they keep: the batch's array is the next buffer
+	// (unless requests came meanwhile), so a steady flow grows no slices.
+	clear(batch)
+	l.mu.Lock()
+	if len(l.pending) == 0 {
+		l.pending = batch[:0]
+	}
+	l.mu.Unlock()
+	return err
 }
 
 // Recent flushes this replica's buffer, then answers the account's entries

@@ -133,3 +133,19 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRecord is the request path's cost: one entry into the buffer
+// (flushed to the memory store every maxPending/2 entries, off the clock).
+func BenchmarkRecord(b *testing.B) {
+	l := New(NewMemory(), nil)
+	e := entry("a", 1)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		l.Record(e)
+		if i%(maxPending/2) == 0 {
+			b.StopTimer()
+			_ = l.Flush(context.Background())
+			b.StartTimer()
+		}
+	}
+}
