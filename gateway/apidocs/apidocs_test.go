@@ -93,7 +93,7 @@ func TestUnknownPage(t *testing.T) {
 
 func TestHeadings(t *testing.T) {
 	ref := page(t, site(t), "/docs")
-	for _, h := range []string{">OAuth<", ">Accounting connection<", ">Net worth<"} {
+	for _, h := range []string{">OAuth<", ">Accounting connections<", ">Net worth and holdings<", ">Usage and billing<"} {
 		if !strings.Contains(ref, h) {
 			t.Errorf("no heading %s", h)
 		}

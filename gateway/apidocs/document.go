@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // document is the part of the OpenAPI 3 document the pages show.
@@ -312,25 +311,9 @@ func enumText(vs []any) string {
 
 func refName(ref string) string { return ref[strings.LastIndexByte(ref, '/')+1:] }
 
-// tagTitle turns a gRPC service name into a heading: "AccountingConnectionService"
-// is "Accounting connection".
-func tagTitle(tag string) string {
-	tag = strings.TrimSuffix(tag, "Service")
-	var b strings.Builder
-	prev := ' '
-	for _, r := range tag {
-		// A word starts at an upper-case letter after a lower-case one, so
-		// an initialism stays whole ("OAuth").
-		if unicode.IsUpper(r) && unicode.IsLower(prev) {
-			b.WriteByte(' ')
-			b.WriteRune(unicode.ToLower(r))
-		} else {
-			b.WriteRune(r)
-		}
-		prev = r
-	}
-	return b.String()
-}
+// tagTitle is a tag's heading: the generator writes them for readers
+// (gateway/openapi/gen/tags.go).
+func tagTitle(tag string) string { return tag }
 
 func contains(xs []string, x string) bool {
 	for _, v := range xs {

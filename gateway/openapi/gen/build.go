@@ -148,7 +148,13 @@ func (b *builder) run() error {
 		if err := b.route(item.GetOperation(k.method), rts); err != nil {
 			return fmt.Errorf("%s %s: %w", k.method, k.pattern, err)
 		}
+		if err := b.tag(item.GetOperation(k.method), rts); err != nil {
+			return err
+		}
 	}
+	b.tagList()
+	// Relative: the document is served by the gateway it describes.
+	d.Servers = openapi3.Servers{{URL: "/", Description: "this gateway (make run: http://127.0.0.1:8080)"}}
 	b.requiredMembers()
 	b.prune()
 	return nil
