@@ -151,6 +151,9 @@ func (b *builder) run() error {
 		if err := b.tag(item.GetOperation(k.method), rts); err != nil {
 			return err
 		}
+		if err := summarize(item.GetOperation(k.method), k.method, k.pattern); err != nil {
+			return err
+		}
 	}
 	b.tagList()
 	// Relative: the document is served by the gateway it describes.
