@@ -205,7 +205,7 @@ func (g *Gateway) wireRequestLog() {
 		store = reqlog.NewRedis(g.cfg.Redis)
 	}
 	g.reqlog = reqlog.New(store, g.log.With("component", "reqlog"))
-	g.requestLog = &requestLogServer{log: g.reqlog}
+	g.requestLog = &requestLogServer{log: g.reqlog, now: g.now}
 }
 
 // registerServices registers the edge service and every backend service's

@@ -1,8 +1,11 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
+	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,18 +24,14 @@ import (
 type requestLogServer struct {
 	edgev1.UnimplementedRequestLogServiceServer
 	log *reqlog.Log
+	now func() time.Time
 }
 
 // ListRequests answers the caller's account's requests, newest first.
 func (s *requestLogServer) ListRequests(ctx context.Context, req *edgev1.ListRequestsRequest) (*edgev1.ListRequestsResponse, error) {
-	p, ok := principal.From(ctx)
-	if !ok {
-		if p, ok = principal.FromIncoming(ctx); !ok {
-			return nil, problem.New(problem.Unauthorized, "no caller")
-		}
-	}
-	if !p.HasScope("usage:read") {
-		return nil, problem.New(problem.ForbiddenScope, "the request log needs scope usage:read")
+	p, err := logReader(ctx)
+	if err != nil {
+		return nil, err
 	}
 	q := reqlog.Query{RequestID: req.GetRequestId(), Mode: req.GetMode(), Limit: 50}
 	if req.Limit != nil {
@@ -51,13 +50,81 @@ func (s *requestLogServer) ListRequests(ctx context.Context, req *edgev1.ListReq
 	out := &edgev1.ListRequestsResponse{Data: make([]*edgev1.RequestLogEntry, 0, len(es))}
 	for _, e := range es {
 		le := &edgev1.RequestLogEntry{Time: timestamppb.New(e.Time), CredentialId: e.CredentialID, Mode: e.Mode,
-			Method: e.Method, Route: e.Route, Status: int32(e.Status), DurationMs: e.DurationMS, RequestId: e.RequestID}
+			Method: e.Method, Route: e.Route, Status: int32(e.Status), DurationMs: clamp32(e.DurationMS), RequestId: e.RequestID}
 		if e.Problem != "" {
 			le.Problem = &e.Problem
 		}
 		out.Data = append(out.Data, le)
 	}
 	return out, nil
+}
+
+// GetRequestCounts answers the caller's account's requests per UTC day of
+// the window ending today, and its totals by route and credential.
+func (s *requestLogServer) GetRequestCounts(ctx context.Context, req *edgev1.GetRequestCountsRequest) (*edgev1.GetRequestCountsResponse, error) {
+	p, err := logReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n := 30
+	if req.Days != nil {
+		n = int(req.GetDays())
+		if n < 1 || n > reqlog.DailyKeep {
+			return nil, problem.New(problem.InvalidInput, "days must be 1 to 90").WithField("days")
+		}
+	}
+	days, err := s.log.Daily(ctx, p.AccountID, s.now(), n)
+	if err != nil {
+		return nil, problem.New(problem.Unavailable, "the request counts cannot be read right now; retry shortly").WithRetryAfter(1)
+	}
+	out := &edgev1.GetRequestCountsResponse{}
+	routes, creds := map[string]int64{}, map[string]int64{}
+	for _, d := range days {
+		c := d.Counts
+		out.Days = append(out.Days, &edgev1.DayRequestCount{Date: d.Date.Format(time.DateOnly),
+			LiveOk: clamp32(c["live/ok"]), LiveClientError: clamp32(c["live/client_error"]), LiveServerError: clamp32(c["live/server_error"]),
+			TestOk: clamp32(c["test/ok"]), TestClientError: clamp32(c["test/client_error"]), TestServerError: clamp32(c["test/server_error"])})
+		for k, v := range d.Routes {
+			routes[k] += v
+		}
+		for k, v := range d.Credentials {
+			creds[k] += v
+		}
+	}
+	out.Routes, out.Credentials = totals(routes), totals(creds)
+	return out, nil
+}
+
+// clamp32 is n as a JSON number's int32, saturated: protojson writes a
+// 64-bit integer as a string, and no count or duration comes near 2^31.
+func clamp32(n int64) int32 { return int32(min(n, math.MaxInt32)) }
+
+// totals turns "name mode" counts into totals, largest first.
+func totals(m map[string]int64) []*edgev1.RequestTotal {
+	out := make([]*edgev1.RequestTotal, 0, len(m))
+	for k, v := range m {
+		name, mode, _ := strings.Cut(k, " ")
+		out = append(out, &edgev1.RequestTotal{Name: name, Mode: mode, Count: clamp32(v)})
+	}
+	slices.SortFunc(out, func(a, b *edgev1.RequestTotal) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Mode, b.Mode))
+	})
+	return out
+}
+
+// logReader is the caller of the request log's calls: any principal with
+// usage:read (an operator key, or a portal session in process).
+func logReader(ctx context.Context) (principal.Principal, error) {
+	p, ok := principal.From(ctx)
+	if !ok {
+		if p, ok = principal.FromIncoming(ctx); !ok {
+			return p, problem.New(problem.Unauthorized, "no caller")
+		}
+	}
+	if !p.HasScope("usage:read") {
+		return p, problem.New(problem.ForbiddenScope, "the request log needs scope usage:read")
+	}
+	return p, nil
 }
 
 // recordRequest keeps an authenticated /v1 request in its account's request

@@ -2,8 +2,10 @@ package local_test
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRequestLog: an account's requests, live and test, successes and
@@ -24,11 +26,22 @@ func TestRequestLog(t *testing.T) {
 		t.Fatalf("setup: %d %d", ok.status, bad.status)
 	}
 
-	log := c.call("GET", "/v1/requests?limit=10", "conversion-usage", "")
-	if log.status != 200 {
-		t.Fatalf("request log: %d %s", log.status, log.body)
+	// An entry is recorded as its answer ends, which the client may read
+	// first: the log is read until both are in (docs/request-log.md).
+	var log resp
+	var data []any
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		log = c.call("GET", "/v1/requests?limit=10", "conversion-usage", "")
+		if log.status != 200 {
+			t.Fatalf("request log: %d %s", log.status, log.body)
+		}
+		data, _ = log.json["data"].([]any)
+		if hasRequest(data, bad.header.Get("X-Request-Id")) && hasRequest(data, ok.header.Get("X-Request-Id")) || time.Now().After(deadline) {
+			break
+		}
 	}
-	data, _ := log.json["data"].([]any)
+	// The log's own reads are in it too: keep the two requests.
+	data = slices.DeleteFunc(data, func(e any) bool { return e.(map[string]any)["route"] == "/v1/requests" })
 	if len(data) < 2 {
 		t.Fatalf("request log: %s", log.body)
 	}
@@ -52,6 +65,29 @@ func TestRequestLog(t *testing.T) {
 	if tests := c.call("GET", "/v1/requests?mode=test", "conversion-usage", ""); tests.status != 200 || strings.Contains(string(tests.body), `"mode":"live"`) {
 		t.Fatalf("test mode only: %d %s", tests.status, tests.body)
 	}
+	// The same requests counted per day: today's live and test, errors
+	// apart, and the window's totals by route and credential.
+	daily := c.call("GET", "/v1/requests/daily?days=7", "conversion-usage", "")
+	days, _ := daily.json["days"].([]any)
+	if daily.status != 200 || len(days) != 7 {
+		t.Fatalf("daily: %d %s", daily.status, daily.body)
+	}
+	today := days[6].(map[string]any)
+	if today["test_ok"].(float64) < 1 || today["live_client_error"].(float64) < 1 {
+		t.Fatalf("today's counts: %v", today)
+	}
+	routes, _ := daily.json["routes"].([]any)
+	found := false
+	for _, r := range routes {
+		if m := r.(map[string]any); m["name"] == "/v1/jobs/{id}" && m["mode"] == "live" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("route totals: %s", daily.body)
+	}
+	c.call("GET", "/v1/requests/daily?days=91", "conversion-usage", "").wantProblem(t, 400, "invalid-input")
+	c.call("GET", "/v1/requests/daily", "conversion-live", "").wantProblem(t, 403, "forbidden-scope")
 	c.call("GET", "/v1/requests?limit=0", "conversion-usage", "").wantProblem(t, 400, "invalid-input")
 	c.call("GET", "/v1/requests?mode=prod", "conversion-usage", "").wantProblem(t, 400, "invalid-input")
 	c.call("GET", "/v1/requests", "conversion-live", "").wantProblem(t, 403, "forbidden-scope")
@@ -69,18 +105,29 @@ func TestPortalRequests(t *testing.T) {
 		t.Fatalf("formats: %d", got)
 	}
 	p := b.get("/portal/requests")
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(p.body, "GET /v1/formats") && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		p = b.get("/portal/requests")
+	}
 	if p.status != 200 || !strings.Contains(p.body, "ci server (ak_test_") || !strings.Contains(p.body, "GET /v1/formats") {
 		t.Fatalf("requests page: %d\n%s", p.status, p.body)
 	}
+	if !strings.Contains(p.body, `id="daily-chart"`) || !strings.Contains(p.body, "1 test requests") || !strings.Contains(p.body, `<code>/v1/formats</code>`) {
+		t.Fatalf("no chart or totals on the requests page:\n%s", p.body)
+	}
 	other := newBrowser(t, st.URL)
 	other.signUp("other@example.com", pw, "Other Ltd")
-	if o := other.get("/portal/requests"); strings.Contains(o.body, "/v1/formats") {
+	if o := other.get("/portal/requests"); strings.Contains(o.body, "/v1/formats") || !strings.Contains(o.body, `id="daily-chart"`) {
 		t.Fatal("another account's requests are shown")
 	}
-	if q := b.get("/portal/requests?request_id=nope"); q.status != 200 || strings.Contains(q.body, "/v1/formats") || !strings.Contains(q.body, "No request with this id") {
+	if q := b.get("/portal/requests?request_id=nope"); q.status != 200 || strings.Contains(q.body, "GET /v1/formats") || !strings.Contains(q.body, "No request with this id") {
 		t.Fatalf("search: %d\n%s", q.status, q.body)
 	}
 	if q := b.get("/portal/requests?mode=prod"); q.status != 400 {
 		t.Fatalf("a bad mode: %d", q.status)
 	}
+}
+
+func hasRequest(data []any, id string) bool {
+	return slices.ContainsFunc(data, func(e any) bool { return e.(map[string]any)["request_id"] == id })
 }

@@ -9,12 +9,14 @@ import (
 	"github.com/ledgerlane/platform/pkg/rpc"
 	edgev1 "github.com/ledgerlane/platform/proto/edge/v1"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // RequestLog is the call behind GET /v1/requests (the edge's
 // RequestLogService), which the gateway answers in process.
 type RequestLog interface {
 	ListRequests(ctx context.Context, req *edgev1.ListRequestsRequest) (*edgev1.ListRequestsResponse, error)
+	GetRequestCounts(ctx context.Context, req *edgev1.GetRequestCountsRequest) (*edgev1.GetRequestCountsResponse, error)
 }
 
 // The Requests page: the account's recent API requests, as GET
@@ -23,6 +25,14 @@ type requestsView struct {
 	Rows      []requestRow
 	RequestID string // the search
 	Mode      string // "", "live" or "test"
+	// The last chartDays days: the chart and the window's totals.
+	Chart               *requestChart
+	Routes, Credentials []totalRow
+}
+
+type totalRow struct {
+	Name, Mode string
+	Count      int64
 }
 
 type requestRow struct {
@@ -57,9 +67,21 @@ func (p *Portal) requests(w http.ResponseWriter, r *http.Request, s *session) {
 		p.failed(w, r, err)
 		return
 	}
+	counts, err := p.opts.RequestLog.GetRequestCounts(s.ctx, &edgev1.GetRequestCountsRequest{Days: proto.Int32(chartDays)})
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	rv.Chart = newRequestChart(counts.GetDays())
+	for _, t := range counts.GetRoutes() {
+		rv.Routes = append(rv.Routes, totalRow{Name: t.GetName(), Mode: t.GetMode(), Count: int64(t.GetCount())})
+	}
+	for _, t := range counts.GetCredentials() {
+		rv.Credentials = append(rv.Credentials, totalRow{Name: names.name(t.GetName()), Mode: t.GetMode(), Count: int64(t.GetCount())})
+	}
 	for _, e := range res.GetData() {
 		rv.Rows = append(rv.Rows, requestRow{Time: e.GetTime().AsTime(), Credential: names.name(e.GetCredentialId()), Mode: e.GetMode(),
-			Method: e.GetMethod(), Route: e.GetRoute(), Status: e.GetStatus(), DurationMS: e.GetDurationMs(),
+			Method: e.GetMethod(), Route: e.GetRoute(), Status: e.GetStatus(), DurationMS: int64(e.GetDurationMs()),
 			RequestID: e.GetRequestId(), Problem: e.GetProblem()})
 	}
 	p.render(w, r, http.StatusOK, "requests", v)

@@ -22,19 +22,62 @@ const streamTTL = 30 * 24 * time.Hour
 
 func streamKey(accountID string) string { return "reqlog:{" + accountID + "}" }
 
+// dailyKey names an account's counts of t's UTC day; the hash tag keeps an
+// account's keys in one cluster slot.
+func dailyKey(accountID string, t time.Time) string {
+	return "reqdaily:{" + accountID + "}:" + dayKey(t)
+}
+
+// Daily implements Store: one pipeline of HGETALLs.
+func (r *Redis) Daily(ctx context.Context, accountID string, to time.Time, n int) ([]Day, error) {
+	dates := days(to, n)
+	cmds := make([]*redis.MapStringStringCmd, len(dates))
+	_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, d := range dates {
+			cmds[i] = p.HGetAll(ctx, dailyKey(accountID, d))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("request counts: %w", err)
+	}
+	out := make([]Day, len(dates))
+	for i, d := range dates {
+		out[i] = newDay(d)
+		for f, v := range cmds[i].Val() {
+			out[i].addField(f, atoi64(v))
+		}
+	}
+	return out, nil
+}
+
 // Append implements Store: one pipeline for the whole batch, each entry one
 // field (encode), each account's expiry renewed once.
 func (r *Redis) Append(ctx context.Context, es []Entry) error {
 	_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		var buf []byte
 		renewed := map[string]bool{}
+		type counter struct{ key, field string }
+		counts := map[counter]int64{}
 		for _, e := range es {
+			dk := dailyKey(e.AccountID, e.Time)
+			for _, f := range dailyFields(e) {
+				counts[counter{dk, f}]++
+			}
 			k := streamKey(e.AccountID)
 			buf = encode(buf[:0], e)
 			p.XAdd(ctx, &redis.XAddArgs{Stream: k, MaxLen: Keep, Approx: true, Values: []any{"e", string(buf)}})
 			if !renewed[k] {
 				renewed[k] = true
 				p.Expire(ctx, k, streamTTL)
+			}
+		}
+		// A batch's counts are summed first: one HINCRBY per counter.
+		for c, n := range counts {
+			p.HIncrBy(ctx, c.key, c.field, n)
+			if !renewed[c.key] {
+				renewed[c.key] = true
+				p.Expire(ctx, c.key, (DailyKeep+1)*24*time.Hour)
 			}
 		}
 		return nil

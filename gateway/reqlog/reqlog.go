@@ -7,8 +7,9 @@
 // The request path only appends an Entry to a bounded in-process buffer;
 // Flush writes the buffer out in one round trip, every second from Run and
 // before every read on this replica. With Redis each account is one stream
-// capped at about Keep entries (XADD MAXLEN ~), shared by every replica;
-// without, one ring per account in this process.
+// capped at about Keep entries (XADD MAXLEN ~), shared by every replica,
+// beside one hash of counts per day (by mode and status class, route and
+// credential) kept DailyKeep days; without, both in this process.
 package reqlog
 
 import (
@@ -57,6 +58,9 @@ type Store interface {
 	Append(ctx context.Context, es []Entry) error
 	// Recent answers the account's entries newest first.
 	Recent(ctx context.Context, accountID string, q Query) ([]Entry, error)
+	// Daily answers the account's counts of the n UTC days ending with
+	// to's, oldest first, a day without requests included.
+	Daily(ctx context.Context, accountID string, to time.Time, n int) ([]Day, error)
 }
 
 // Log buffers entries on the request path and writes them to its Store.
@@ -131,6 +135,15 @@ func (l *Log) Recent(ctx context.Context, accountID string, q Query) ([]Entry, e
 	}
 	q.Limit = min(q.Limit, Keep)
 	return l.store.Recent(ctx, accountID, q)
+}
+
+// Daily flushes this replica's buffer, then answers the account's counts of
+// the n days (1 to DailyKeep) ending with to's, oldest first.
+func (l *Log) Daily(ctx context.Context, accountID string, to time.Time, n int) ([]Day, error) {
+	if err := l.Flush(ctx); err != nil {
+		l.log.WarnContext(ctx, "request log not written", "err", err)
+	}
+	return l.store.Daily(ctx, accountID, to, min(max(n, 1), DailyKeep))
 }
 
 // Run flushes every second until ctx ends, then once more.

@@ -149,3 +149,40 @@ func BenchmarkRecord(b *testing.B) {
 		}
 	}
 }
+
+// TestDaily: the counts of each UTC day by mode and status class, route and
+// credential, oldest day first, a day without requests included; another
+// account's are apart.
+func TestDaily(t *testing.T) {
+	stores(t, func(t *testing.T, s Store) {
+		ctx := context.Background()
+		acct := fmt.Sprintf("acct-%d", time.Now().UnixNano())
+		d0 := time.Date(2026, 11, 26, 23, 59, 0, 0, time.UTC)
+		es := []Entry{
+			{Time: d0, AccountID: acct, CredentialID: "k1", Mode: "live", Route: "/v1/convert", Status: 200},
+			{Time: d0, AccountID: acct, CredentialID: "k1", Mode: "live", Route: "/v1/convert", Status: 422},
+			{Time: d0.Add(time.Minute), AccountID: acct, CredentialID: "k2", Mode: "test", Route: "/v1/formats", Status: 200},
+			{Time: d0.Add(2 * 24 * time.Hour), AccountID: acct, CredentialID: "k1", Mode: "live", Route: "/v1/convert", Status: 503},
+			{Time: d0, AccountID: acct + "-other", CredentialID: "k9", Mode: "live", Route: "/v1/convert", Status: 200},
+		}
+		if err := s.Append(ctx, es); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Daily(ctx, acct, d0.Add(2*24*time.Hour), 4)
+		if err != nil || len(got) != 4 {
+			t.Fatalf("daily: %v %v", got, err)
+		}
+		want := []map[string]int64{{}, {"live/ok": 1, "live/client_error": 1}, {"test/ok": 1}, {"live/server_error": 1}}
+		for i, w := range want {
+			if !got[i].Date.Equal(d0.Truncate(24*time.Hour).AddDate(0, 0, i-1)) || fmt.Sprint(got[i].Counts) != fmt.Sprint(w) {
+				t.Errorf("day %d: %v %v, want %v", i, got[i].Date, got[i].Counts, w)
+			}
+		}
+		if r := got[1].Routes; r["/v1/convert live"] != 2 || len(r) != 1 {
+			t.Errorf("routes of day 1: %v", r)
+		}
+		if k := got[2].Credentials; k["k2 test"] != 1 || len(k) != 1 {
+			t.Errorf("credentials of day 2: %v", k)
+		}
+	})
+}

@@ -178,6 +178,7 @@ var table = []Route{
 	get("/v1/usage", Conversion, "usage:read", "metering.v1.UsageService.GetUsage"),
 	// The account's request log: the edge's own record, metadata only.
 	get("/v1/requests", Conversion, "usage:read", "edge.v1.RequestLogService.ListRequests"),
+	get("/v1/requests/daily", Conversion, "usage:read", "edge.v1.RequestLogService.GetRequestCounts"),
 	// The spec names no scope for spend caps; changing billing is an account
 	// owner's act, so it needs the reserved operator scope, like usage. The
 	// gateway forgets its cached limits at once so the change applies to the

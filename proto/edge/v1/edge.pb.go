@@ -557,7 +557,7 @@ type RequestLogEntry struct {
 	// The route's pattern, e.g. /v1/jobs/{id}: never the path with its ids.
 	Route      string `protobuf:"bytes,5,opt,name=route,proto3" json:"route,omitempty"`
 	Status     int32  `protobuf:"varint,6,opt,name=status,proto3" json:"status,omitempty"`
-	DurationMs int64  `protobuf:"varint,7,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	DurationMs int32  `protobuf:"varint,7,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
 	RequestId  string `protobuf:"bytes,8,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The problem type of a refusal (see /docs/problems/{type}); absent on
 	// success.
@@ -638,7 +638,7 @@ func (x *RequestLogEntry) GetStatus() int32 {
 	return 0
 }
 
-func (x *RequestLogEntry) GetDurationMs() int64 {
+func (x *RequestLogEntry) GetDurationMs() int32 {
 	if x != nil {
 		return x.DurationMs
 	}
@@ -657,6 +657,273 @@ func (x *RequestLogEntry) GetProblem() string {
 		return *x.Problem
 	}
 	return ""
+}
+
+type GetRequestCountsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Days ending today (UTC): 1 to 90, default 30.
+	Days          *int32 `protobuf:"varint,1,opt,name=days,proto3,oneof" json:"days,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRequestCountsRequest) Reset() {
+	*x = GetRequestCountsRequest{}
+	mi := &file_edge_v1_edge_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRequestCountsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRequestCountsRequest) ProtoMessage() {}
+
+func (x *GetRequestCountsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRequestCountsRequest.ProtoReflect.Descriptor instead.
+func (*GetRequestCountsRequest) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetRequestCountsRequest) GetDays() int32 {
+	if x != nil && x.Days != nil {
+		return *x.Days
+	}
+	return 0
+}
+
+type GetRequestCountsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per day, oldest first, days without requests included.
+	Days []*DayRequestCount `protobuf:"bytes,1,rep,name=days,proto3" json:"days,omitempty"`
+	// The window's totals by route pattern and mode, largest first.
+	Routes []*RequestTotal `protobuf:"bytes,2,rep,name=routes,proto3" json:"routes,omitempty"`
+	// The window's totals by credential and mode, largest first.
+	Credentials   []*RequestTotal `protobuf:"bytes,3,rep,name=credentials,proto3" json:"credentials,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRequestCountsResponse) Reset() {
+	*x = GetRequestCountsResponse{}
+	mi := &file_edge_v1_edge_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRequestCountsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRequestCountsResponse) ProtoMessage() {}
+
+func (x *GetRequestCountsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRequestCountsResponse.ProtoReflect.Descriptor instead.
+func (*GetRequestCountsResponse) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetRequestCountsResponse) GetDays() []*DayRequestCount {
+	if x != nil {
+		return x.Days
+	}
+	return nil
+}
+
+func (x *GetRequestCountsResponse) GetRoutes() []*RequestTotal {
+	if x != nil {
+		return x.Routes
+	}
+	return nil
+}
+
+func (x *GetRequestCountsResponse) GetCredentials() []*RequestTotal {
+	if x != nil {
+		return x.Credentials
+	}
+	return nil
+}
+
+// DayRequestCount is one UTC day's requests by mode and status class
+// (ok: 1xx–3xx; client_error: 4xx; server_error: 5xx).
+type DayRequestCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// YYYY-MM-DD.
+	Date            string `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
+	LiveOk          int32  `protobuf:"varint,2,opt,name=live_ok,json=liveOk,proto3" json:"live_ok,omitempty"`
+	LiveClientError int32  `protobuf:"varint,3,opt,name=live_client_error,json=liveClientError,proto3" json:"live_client_error,omitempty"`
+	LiveServerError int32  `protobuf:"varint,4,opt,name=live_server_error,json=liveServerError,proto3" json:"live_server_error,omitempty"`
+	TestOk          int32  `protobuf:"varint,5,opt,name=test_ok,json=testOk,proto3" json:"test_ok,omitempty"`
+	TestClientError int32  `protobuf:"varint,6,opt,name=test_client_error,json=testClientError,proto3" json:"test_client_error,omitempty"`
+	TestServerError int32  `protobuf:"varint,7,opt,name=test_server_error,json=testServerError,proto3" json:"test_server_error,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *DayRequestCount) Reset() {
+	*x = DayRequestCount{}
+	mi := &file_edge_v1_edge_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DayRequestCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DayRequestCount) ProtoMessage() {}
+
+func (x *DayRequestCount) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DayRequestCount.ProtoReflect.Descriptor instead.
+func (*DayRequestCount) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *DayRequestCount) GetDate() string {
+	if x != nil {
+		return x.Date
+	}
+	return ""
+}
+
+func (x *DayRequestCount) GetLiveOk() int32 {
+	if x != nil {
+		return x.LiveOk
+	}
+	return 0
+}
+
+func (x *DayRequestCount) GetLiveClientError() int32 {
+	if x != nil {
+		return x.LiveClientError
+	}
+	return 0
+}
+
+func (x *DayRequestCount) GetLiveServerError() int32 {
+	if x != nil {
+		return x.LiveServerError
+	}
+	return 0
+}
+
+func (x *DayRequestCount) GetTestOk() int32 {
+	if x != nil {
+		return x.TestOk
+	}
+	return 0
+}
+
+func (x *DayRequestCount) GetTestClientError() int32 {
+	if x != nil {
+		return x.TestClientError
+	}
+	return 0
+}
+
+func (x *DayRequestCount) GetTestServerError() int32 {
+	if x != nil {
+		return x.TestServerError
+	}
+	return 0
+}
+
+// RequestTotal is a window's requests of one route or credential in one
+// mode.
+type RequestTotal struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The route pattern, or the credential id.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// "live" or "test".
+	Mode          string `protobuf:"bytes,2,opt,name=mode,proto3" json:"mode,omitempty"`
+	Count         int32  `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestTotal) Reset() {
+	*x = RequestTotal{}
+	mi := &file_edge_v1_edge_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestTotal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestTotal) ProtoMessage() {}
+
+func (x *RequestTotal) ProtoReflect() protoreflect.Message {
+	mi := &file_edge_v1_edge_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestTotal.ProtoReflect.Descriptor instead.
+func (*RequestTotal) Descriptor() ([]byte, []int) {
+	return file_edge_v1_edge_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *RequestTotal) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RequestTotal) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *RequestTotal) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
 }
 
 var File_edge_v1_edge_proto protoreflect.FileDescriptor
@@ -701,20 +968,40 @@ const file_edge_v1_edge_proto_rawDesc = "" +
 	"\x06method\x18\x04 \x01(\tR\x06method\x12\x14\n" +
 	"\x05route\x18\x05 \x01(\tR\x05route\x12\x16\n" +
 	"\x06status\x18\x06 \x01(\x05R\x06status\x12\x1f\n" +
-	"\vduration_ms\x18\a \x01(\x03R\n" +
+	"\vduration_ms\x18\a \x01(\x05R\n" +
 	"durationMs\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\b \x01(\tR\trequestId\x12\x1d\n" +
 	"\aproblem\x18\t \x01(\tH\x00R\aproblem\x88\x01\x01B\n" +
 	"\n" +
-	"\b_problem2\xfc\x01\n" +
+	"\b_problem\";\n" +
+	"\x17GetRequestCountsRequest\x12\x17\n" +
+	"\x04days\x18\x01 \x01(\x05H\x00R\x04days\x88\x01\x01B\a\n" +
+	"\x05_days\"\xb0\x01\n" +
+	"\x18GetRequestCountsResponse\x12,\n" +
+	"\x04days\x18\x01 \x03(\v2\x18.edge.v1.DayRequestCountR\x04days\x12-\n" +
+	"\x06routes\x18\x02 \x03(\v2\x15.edge.v1.RequestTotalR\x06routes\x127\n" +
+	"\vcredentials\x18\x03 \x03(\v2\x15.edge.v1.RequestTotalR\vcredentials\"\x87\x02\n" +
+	"\x0fDayRequestCount\x12\x12\n" +
+	"\x04date\x18\x01 \x01(\tR\x04date\x12\x17\n" +
+	"\alive_ok\x18\x02 \x01(\x05R\x06liveOk\x12*\n" +
+	"\x11live_client_error\x18\x03 \x01(\x05R\x0fliveClientError\x12*\n" +
+	"\x11live_server_error\x18\x04 \x01(\x05R\x0fliveServerError\x12\x17\n" +
+	"\atest_ok\x18\x05 \x01(\x05R\x06testOk\x12*\n" +
+	"\x11test_client_error\x18\x06 \x01(\x05R\x0ftestClientError\x12*\n" +
+	"\x11test_server_error\x18\a \x01(\x05R\x0ftestServerError\"L\n" +
+	"\fRequestTotal\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04mode\x18\x02 \x01(\tR\x04mode\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\x05R\x05count2\xfc\x01\n" +
 	"\vEdgeService\x129\n" +
 	"\x06Health\x12\x16.edge.v1.HealthRequest\x1a\x17.edge.v1.HealthResponse\x126\n" +
 	"\x05Ready\x12\x15.edge.v1.ReadyRequest\x1a\x16.edge.v1.ReadyResponse\x12<\n" +
 	"\aVersion\x12\x17.edge.v1.VersionRequest\x1a\x18.edge.v1.VersionResponse\x12<\n" +
-	"\aOpenAPI\x12\x17.edge.v1.OpenAPIRequest\x1a\x18.edge.v1.OpenAPIResponse2`\n" +
+	"\aOpenAPI\x12\x17.edge.v1.OpenAPIRequest\x1a\x18.edge.v1.OpenAPIResponse2\xb9\x01\n" +
 	"\x11RequestLogService\x12K\n" +
-	"\fListRequests\x12\x1c.edge.v1.ListRequestsRequest\x1a\x1d.edge.v1.ListRequestsResponseB\x8a\x01\n" +
+	"\fListRequests\x12\x1c.edge.v1.ListRequestsRequest\x1a\x1d.edge.v1.ListRequestsResponse\x12W\n" +
+	"\x10GetRequestCounts\x12 .edge.v1.GetRequestCountsRequest\x1a!.edge.v1.GetRequestCountsResponseB\x8a\x01\n" +
 	"\vcom.edge.v1B\tEdgeProtoP\x01Z3github.com/ledgerlane/platform/proto/edge/v1;edgev1\xa2\x02\x03EXX\xaa\x02\aEdge.V1\xca\x02\aEdge\\V1\xe2\x02\x13Edge\\V1\\GPBMetadata\xea\x02\bEdge::V1b\x06proto3"
 
 var (
@@ -729,42 +1016,51 @@ func file_edge_v1_edge_proto_rawDescGZIP() []byte {
 	return file_edge_v1_edge_proto_rawDescData
 }
 
-var file_edge_v1_edge_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_edge_v1_edge_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_edge_v1_edge_proto_goTypes = []any{
-	(*HealthRequest)(nil),         // 0: edge.v1.HealthRequest
-	(*HealthResponse)(nil),        // 1: edge.v1.HealthResponse
-	(*ReadyRequest)(nil),          // 2: edge.v1.ReadyRequest
-	(*ReadyResponse)(nil),         // 3: edge.v1.ReadyResponse
-	(*Check)(nil),                 // 4: edge.v1.Check
-	(*VersionRequest)(nil),        // 5: edge.v1.VersionRequest
-	(*VersionResponse)(nil),       // 6: edge.v1.VersionResponse
-	(*OpenAPIRequest)(nil),        // 7: edge.v1.OpenAPIRequest
-	(*OpenAPIResponse)(nil),       // 8: edge.v1.OpenAPIResponse
-	(*ListRequestsRequest)(nil),   // 9: edge.v1.ListRequestsRequest
-	(*ListRequestsResponse)(nil),  // 10: edge.v1.ListRequestsResponse
-	(*RequestLogEntry)(nil),       // 11: edge.v1.RequestLogEntry
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*HealthRequest)(nil),            // 0: edge.v1.HealthRequest
+	(*HealthResponse)(nil),           // 1: edge.v1.HealthResponse
+	(*ReadyRequest)(nil),             // 2: edge.v1.ReadyRequest
+	(*ReadyResponse)(nil),            // 3: edge.v1.ReadyResponse
+	(*Check)(nil),                    // 4: edge.v1.Check
+	(*VersionRequest)(nil),           // 5: edge.v1.VersionRequest
+	(*VersionResponse)(nil),          // 6: edge.v1.VersionResponse
+	(*OpenAPIRequest)(nil),           // 7: edge.v1.OpenAPIRequest
+	(*OpenAPIResponse)(nil),          // 8: edge.v1.OpenAPIResponse
+	(*ListRequestsRequest)(nil),      // 9: edge.v1.ListRequestsRequest
+	(*ListRequestsResponse)(nil),     // 10: edge.v1.ListRequestsResponse
+	(*RequestLogEntry)(nil),          // 11: edge.v1.RequestLogEntry
+	(*GetRequestCountsRequest)(nil),  // 12: edge.v1.GetRequestCountsRequest
+	(*GetRequestCountsResponse)(nil), // 13: edge.v1.GetRequestCountsResponse
+	(*DayRequestCount)(nil),          // 14: edge.v1.DayRequestCount
+	(*RequestTotal)(nil),             // 15: edge.v1.RequestTotal
+	(*timestamppb.Timestamp)(nil),    // 16: google.protobuf.Timestamp
 }
 var file_edge_v1_edge_proto_depIdxs = []int32{
 	4,  // 0: edge.v1.ReadyResponse.checks:type_name -> edge.v1.Check
-	12, // 1: edge.v1.VersionResponse.build_time:type_name -> google.protobuf.Timestamp
+	16, // 1: edge.v1.VersionResponse.build_time:type_name -> google.protobuf.Timestamp
 	11, // 2: edge.v1.ListRequestsResponse.data:type_name -> edge.v1.RequestLogEntry
-	12, // 3: edge.v1.RequestLogEntry.time:type_name -> google.protobuf.Timestamp
-	0,  // 4: edge.v1.EdgeService.Health:input_type -> edge.v1.HealthRequest
-	2,  // 5: edge.v1.EdgeService.Ready:input_type -> edge.v1.ReadyRequest
-	5,  // 6: edge.v1.EdgeService.Version:input_type -> edge.v1.VersionRequest
-	7,  // 7: edge.v1.EdgeService.OpenAPI:input_type -> edge.v1.OpenAPIRequest
-	9,  // 8: edge.v1.RequestLogService.ListRequests:input_type -> edge.v1.ListRequestsRequest
-	1,  // 9: edge.v1.EdgeService.Health:output_type -> edge.v1.HealthResponse
-	3,  // 10: edge.v1.EdgeService.Ready:output_type -> edge.v1.ReadyResponse
-	6,  // 11: edge.v1.EdgeService.Version:output_type -> edge.v1.VersionResponse
-	8,  // 12: edge.v1.EdgeService.OpenAPI:output_type -> edge.v1.OpenAPIResponse
-	10, // 13: edge.v1.RequestLogService.ListRequests:output_type -> edge.v1.ListRequestsResponse
-	9,  // [9:14] is the sub-list for method output_type
-	4,  // [4:9] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	16, // 3: edge.v1.RequestLogEntry.time:type_name -> google.protobuf.Timestamp
+	14, // 4: edge.v1.GetRequestCountsResponse.days:type_name -> edge.v1.DayRequestCount
+	15, // 5: edge.v1.GetRequestCountsResponse.routes:type_name -> edge.v1.RequestTotal
+	15, // 6: edge.v1.GetRequestCountsResponse.credentials:type_name -> edge.v1.RequestTotal
+	0,  // 7: edge.v1.EdgeService.Health:input_type -> edge.v1.HealthRequest
+	2,  // 8: edge.v1.EdgeService.Ready:input_type -> edge.v1.ReadyRequest
+	5,  // 9: edge.v1.EdgeService.Version:input_type -> edge.v1.VersionRequest
+	7,  // 10: edge.v1.EdgeService.OpenAPI:input_type -> edge.v1.OpenAPIRequest
+	9,  // 11: edge.v1.RequestLogService.ListRequests:input_type -> edge.v1.ListRequestsRequest
+	12, // 12: edge.v1.RequestLogService.GetRequestCounts:input_type -> edge.v1.GetRequestCountsRequest
+	1,  // 13: edge.v1.EdgeService.Health:output_type -> edge.v1.HealthResponse
+	3,  // 14: edge.v1.EdgeService.Ready:output_type -> edge.v1.ReadyResponse
+	6,  // 15: edge.v1.EdgeService.Version:output_type -> edge.v1.VersionResponse
+	8,  // 16: edge.v1.EdgeService.OpenAPI:output_type -> edge.v1.OpenAPIResponse
+	10, // 17: edge.v1.RequestLogService.ListRequests:output_type -> edge.v1.ListRequestsResponse
+	13, // 18: edge.v1.RequestLogService.GetRequestCounts:output_type -> edge.v1.GetRequestCountsResponse
+	13, // [13:19] is the sub-list for method output_type
+	7,  // [7:13] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_edge_v1_edge_proto_init() }
@@ -775,13 +1071,14 @@ func file_edge_v1_edge_proto_init() {
 	file_edge_v1_edge_proto_msgTypes[4].OneofWrappers = []any{}
 	file_edge_v1_edge_proto_msgTypes[9].OneofWrappers = []any{}
 	file_edge_v1_edge_proto_msgTypes[11].OneofWrappers = []any{}
+	file_edge_v1_edge_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_edge_v1_edge_proto_rawDesc), len(file_edge_v1_edge_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -253,7 +253,8 @@ var EdgeService_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	RequestLogService_ListRequests_FullMethodName = "/edge.v1.RequestLogService/ListRequests"
+	RequestLogService_ListRequests_FullMethodName     = "/edge.v1.RequestLogService/ListRequests"
+	RequestLogService_GetRequestCounts_FullMethodName = "/edge.v1.RequestLogService/GetRequestCounts"
 )
 
 // RequestLogServiceClient is the client API for RequestLogService service.
@@ -267,6 +268,10 @@ type RequestLogServiceClient interface {
 	// ListRequests: GET /v1/requests, scope usage:read; the portal's Requests
 	// page calls it with its session's principal. Newest first.
 	ListRequests(ctx context.Context, in *ListRequestsRequest, opts ...grpc.CallOption) (*ListRequestsResponse, error)
+	// GetRequestCounts: GET /v1/requests/daily, scope usage:read. The
+	// account's requests per UTC day, live and test apart, errors apart, and
+	// the window's totals by route and by credential; the portal's chart.
+	GetRequestCounts(ctx context.Context, in *GetRequestCountsRequest, opts ...grpc.CallOption) (*GetRequestCountsResponse, error)
 }
 
 type requestLogServiceClient struct {
@@ -287,6 +292,16 @@ func (c *requestLogServiceClient) ListRequests(ctx context.Context, in *ListRequ
 	return out, nil
 }
 
+func (c *requestLogServiceClient) GetRequestCounts(ctx context.Context, in *GetRequestCountsRequest, opts ...grpc.CallOption) (*GetRequestCountsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetRequestCountsResponse)
+	err := c.cc.Invoke(ctx, RequestLogService_GetRequestCounts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RequestLogServiceServer is the server API for RequestLogService service.
 // All implementations must embed UnimplementedRequestLogServiceServer
 // for forward compatibility.
@@ -298,6 +313,10 @@ type RequestLogServiceServer interface {
 	// ListRequests: GET /v1/requests, scope usage:read; the portal's Requests
 	// page calls it with its session's principal. Newest first.
 	ListRequests(context.Context, *ListRequestsRequest) (*ListRequestsResponse, error)
+	// GetRequestCounts: GET /v1/requests/daily, scope usage:read. The
+	// account's requests per UTC day, live and test apart, errors apart, and
+	// the window's totals by route and by credential; the portal's chart.
+	GetRequestCounts(context.Context, *GetRequestCountsRequest) (*GetRequestCountsResponse, error)
 	mustEmbedUnimplementedRequestLogServiceServer()
 }
 
@@ -310,6 +329,9 @@ type UnimplementedRequestLogServiceServer struct{}
 
 func (UnimplementedRequestLogServiceServer) ListRequests(context.Context, *ListRequestsRequest) (*ListRequestsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListRequests not implemented")
+}
+func (UnimplementedRequestLogServiceServer) GetRequestCounts(context.Context, *GetRequestCountsRequest) (*GetRequestCountsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetRequestCounts not implemented")
 }
 func (UnimplementedRequestLogServiceServer) mustEmbedUnimplementedRequestLogServiceServer() {}
 func (UnimplementedRequestLogServiceServer) testEmbeddedByValue()                           {}
@@ -350,6 +372,24 @@ func _RequestLogService_ListRequests_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RequestLogService_GetRequestCounts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetRequestCountsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RequestLogServiceServer).GetRequestCounts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RequestLogService_GetRequestCounts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RequestLogServiceServer).GetRequestCounts(ctx, req.(*GetRequestCountsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RequestLogService_ServiceDesc is the grpc.ServiceDesc for RequestLogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -360,6 +400,10 @@ var RequestLogService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListRequests",
 			Handler:    _RequestLogService_ListRequests_Handler,
+		},
+		{
+			MethodName: "GetRequestCounts",
+			Handler:    _RequestLogService_GetRequestCounts_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
