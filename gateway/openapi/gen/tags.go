@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -71,7 +72,7 @@ func (b *builder) tag(op *openapi3.Operation, rts []route.Route) error {
 		if err != nil {
 			return err
 		}
-		if !contains(op.Tags, name) {
+		if !slices.Contains(op.Tags, name) {
 			op.Tags = append(op.Tags, name)
 		}
 	}
@@ -95,13 +96,4 @@ func (b *builder) tagList() {
 			used[t.name] = false
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -302,19 +302,10 @@ func (s *Store) claimJobs(ctx context.Context, op, sql string, args ...any) ([]j
 	return out, nil
 }
 
-// queryAll runs sql and scans each row with scan; op names it in errors.
-// The list is never nil (pgx.CollectRows starts from an empty one), so an
-// empty answer is [] rather than null.
+// queryAll is pkg/pg's All on the store's pool with its error mapping
+// (storeErr).
 func queryAll[T any](ctx context.Context, s *Store, op string, scan pgx.RowToFunc[T], sql string, args ...any) ([]T, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, storeErr(op, err)
-	}
-	out, err := pgx.CollectRows(rows, scan)
-	if err != nil {
-		return nil, storeErr(op, err)
-	}
-	return out, nil
+	return pg.All(ctx, s.pool, storeErr, op, scan, sql, args...)
 }
 
 // prefixed qualifies each column of a comma-separated list with p.

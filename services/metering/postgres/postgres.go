@@ -240,36 +240,12 @@ func (s *Store) ApplyDowngrade(ctx context.Context, id string, now time.Time) er
 	return nil
 }
 
-// querier is a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+// queryAll and queryOne are pkg/pg's All and One with this store's error
+// mapping (storeErr).
+func queryAll[T any](ctx context.Context, q pg.Querier, op string, scan pgx.RowToFunc[T], sql string, args ...any) ([]T, error) {
+	return pg.All(ctx, q, storeErr, op, scan, sql, args...)
 }
 
-// queryAll runs sql and scans every row it answers; errors are storeErr's,
-// named op.
-func queryAll[T any](ctx context.Context, q querier, op string, scan pgx.RowToFunc[T], sql string, args ...any) ([]T, error) {
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, storeErr(op, err)
-	}
-	out, err := pgx.CollectRows(rows, scan)
-	if err != nil {
-		return nil, storeErr(op, err)
-	}
-	return out, nil
-}
-
-// queryOne runs sql and scans the one row it answers: none is
-// metering.ErrNotFound (storeErr).
-func queryOne[T any](ctx context.Context, q querier, op string, scan pgx.RowToFunc[T], sql string, args ...any) (T, error) {
-	var zero T
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return zero, storeErr(op, err)
-	}
-	out, err := pgx.CollectExactlyOneRow(rows, scan)
-	if err != nil {
-		return zero, storeErr(op, err)
-	}
-	return out, nil
+func queryOne[T any](ctx context.Context, q pg.Querier, op string, scan pgx.RowToFunc[T], sql string, args ...any) (T, error) {
+	return pg.One(ctx, q, storeErr, op, scan, sql, args...)
 }
