@@ -17,6 +17,15 @@ import (
 // Clock tells the time; tests pass a fixed one.
 type Clock func() time.Time
 
+// Subdomain is what a subdomain service (debt, insights, net worth,
+// recurring, bank sync) is built from: this kernel, which gives it the
+// caller's scope, the clock, the main currency and store failures, and the
+// subdomain's own Store.
+type Subdomain[S any] struct {
+	Kernel *Service
+	Store  S
+}
+
 // Service answers the finance reads with the caller's grant applied: rows on
 // excluded accounts or in excluded categories are invisible (not-found when
 // asked for by id), and redacted field ids are stripped and listed.

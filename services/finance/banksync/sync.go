@@ -60,12 +60,9 @@ type ProviderTransaction struct {
 // maxProviderID bounds a provider's transaction id.
 const maxProviderID = 256
 
-// Config assembles a Service.
-type Config struct {
-	// Kernel is the finance service: the clock and the logger.
-	Kernel *finance.Service
-	Store  Store
-}
+// Config assembles a Service from the kernel, which gives it the clock and
+// the logger, and the subdomain's Store.
+type Config = finance.Subdomain[Store]
 
 // Service applies provider rows and records failed syncs. No grant
 // applies: it is internal, reached only over the SyncService, which has no

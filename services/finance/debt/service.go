@@ -11,13 +11,9 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Config assembles a Service.
-type Config struct {
-	// Kernel is the finance service: the caller's scope, the clock and
-	// store failures.
-	Kernel *finance.Service
-	Store  Store
-}
+// Config assembles a Service from the kernel, which gives it the caller's
+// scope, the clock and store failures, and the subdomain's Store.
+type Config = finance.Subdomain[Store]
 
 // Service answers the debt routes with the caller's grant applied.
 type Service struct {

@@ -16,13 +16,10 @@ type Store interface {
 	SumFlows(ctx context.Context, userID string, q finance.FlowQuery) ([]finance.FlowTotal, error)
 }
 
-// Config assembles a Service.
-type Config struct {
-	// Kernel is the finance service: the caller's scope, the clock, the
-	// main currency and store failures.
-	Kernel *finance.Service
-	Store  Store
-}
+// Config assembles a Service from the kernel, which gives it the caller's
+// scope, the clock, the main currency and store failures, and the
+// subdomain's Store.
+type Config = finance.Subdomain[Store]
 
 // Service answers the month reports with the caller's grant applied.
 type Service struct {

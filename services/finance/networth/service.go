@@ -13,13 +13,10 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 )
 
-// Config assembles a Service.
-type Config struct {
-	// Kernel is the finance service: the caller's scope, the user's main
-	// currency, the clock and the logger.
-	Kernel *finance.Service
-	Store  Store
-}
+// Config assembles a Service from the kernel, which gives it the caller's
+// scope, the user's main currency, the clock and the logger, and the
+// subdomain's Store.
+type Config = finance.Subdomain[Store]
 
 // Service answers the net-worth and holdings routes with the caller's
 // grant applied, records the aggregator's prices and rates, and takes the
