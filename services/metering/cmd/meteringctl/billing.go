@@ -6,36 +6,13 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering/billing"
 )
 
-// accountCmd parses --account plus extra flags and opens the service.
-func accountCmd(ctx context.Context, name string, args []string, stderr io.Writer, open opener,
-	extra func(fs *flag.FlagSet), required ...string) (svc *services, account string, closeFn func(), err error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	acct := fs.String("account", "", "account ID")
-	if extra != nil {
-		extra(fs)
-	}
-	if err := parse(fs, args, stderr, append([]string{"account"}, required...)...); err != nil {
-		return nil, "", nil, err
-	}
-	svc, closeFn, err = open(ctx, openOptions{})
-	if err != nil {
-		return nil, "", nil, err
-	}
-	if _, err := svc.Account(ctx, *acct); err != nil {
-		closeFn()
-		return nil, "", nil, fmt.Errorf("account %q: %w", *acct, err)
-	}
-	return svc, *acct, closeFn, nil
-}
-
 func printChange(w io.Writer, ch billing.PlanChange) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := table(w)
 	fmt.Fprintf(tw, "change\t%s\n", ch.Kind)
 	fmt.Fprintf(tw, "from\t%s\n", ch.FromPlan)
 	fmt.Fprintf(tw, "to\t%s\n", ch.ToPlan)
@@ -49,45 +26,31 @@ func printChange(w io.Writer, ch billing.PlanChange) error {
 	return tw.Flush()
 }
 
-func planChange(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	var plan string
-	svc, acct, closeFn, err := accountCmd(ctx, "plan change", args, stderr, open,
-		func(fs *flag.FlagSet) { fs.StringVar(&plan, "plan", "", "plan: free, starter, growth or scale") }, "plan")
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	ch, err := svc.ChangePlan(ctx, acct, plan)
-	if err != nil {
-		return err
-	}
-	return printChange(stdout, ch)
+func planChange(fs *flag.FlagSet, _ *openOptions) action {
+	plan := fs.String("plan", "", "plan: free, starter, growth or scale")
+	return action{do: func(ctx context.Context, e env) error {
+		ch, err := e.svc.ChangePlan(ctx, e.account, *plan)
+		if err != nil {
+			return err
+		}
+		return printChange(e.stdout, ch)
+	}}
 }
 
-func planCancel(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	svc, acct, closeFn, err := accountCmd(ctx, "plan cancel", args, stderr, open, nil)
+func planCancel(ctx context.Context, e env) error {
+	ch, err := e.svc.CancelDowngrade(ctx, e.account)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	ch, err := svc.CancelDowngrade(ctx, acct)
-	if err != nil {
-		return err
-	}
-	return printChange(stdout, ch)
+	return printChange(e.stdout, ch)
 }
 
-func planList(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	svc, acct, closeFn, err := accountCmd(ctx, "plan list", args, stderr, open, nil)
+func planList(ctx context.Context, e env) error {
+	changes, err := e.svc.PlanChanges(ctx, e.account)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	changes, err := svc.PlanChanges(ctx, acct)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	tw := table(e.stdout)
 	fmt.Fprintln(tw, "KIND\tFROM\tTO\tREQUESTED\tEFFECTIVE\tCHARGE")
 	for _, c := range changes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", c.Kind, c.FromPlan, c.ToPlan,
@@ -97,7 +60,7 @@ func planList(ctx context.Context, args []string, stdout, stderr io.Writer, open
 }
 
 func printInvoices(w io.Writer, invs []billing.Invoice) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := table(w)
 	for _, inv := range invs {
 		fmt.Fprintf(tw, "invoice %s\t%s to %s\tplan %s\t%s\n", inv.ID, inv.PeriodStart.Format(time.DateOnly),
 			inv.PeriodEnd.Format(time.DateOnly), inv.PlanID, inv.Currency)
@@ -121,86 +84,60 @@ func printInvoices(w io.Writer, invs []billing.Invoice) error {
 	return tw.Flush()
 }
 
-func invoiceClose(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	svc, acct, closeFn, err := accountCmd(ctx, "invoice close", args, stderr, open, nil)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	invs, err := svc.ClosePeriods(ctx, acct)
+func invoiceClose(ctx context.Context, e env) error {
+	invs, err := e.svc.ClosePeriods(ctx, e.account)
 	if err != nil {
 		return err
 	}
 	if len(invs) == 0 {
-		fmt.Fprintln(stdout, "no ended period is waiting for an invoice")
-		return nil
+		_, err := fmt.Fprintln(e.stdout, "no ended period is waiting for an invoice")
+		return err
 	}
-	return printInvoices(stdout, invs)
+	return printInvoices(e.stdout, invs)
 }
 
-func invoiceList(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	svc, acct, closeFn, err := accountCmd(ctx, "invoice list", args, stderr, open, nil)
+func invoiceList(ctx context.Context, e env) error {
+	invs, err := e.svc.Invoices(ctx, e.account)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	invs, err := svc.Invoices(ctx, acct)
-	if err != nil {
-		return err
-	}
-	return printInvoices(stdout, invs)
+	return printInvoices(e.stdout, invs)
 }
 
-func creditGrant(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	var cents string
-	svc, acct, closeFn, err := accountCmd(ctx, "credit grant", args, stderr, open,
-		func(fs *flag.FlagSet) {
-			fs.StringVar(&cents, "cents", "", "credit in minor units of the billing currency")
-		}, "cents")
-	if err != nil {
+func creditGrant(fs *flag.FlagSet, _ *openOptions) action {
+	cents := fs.String("cents", "", "credit in minor units of the billing currency")
+	return action{do: func(ctx context.Context, e env) error {
+		n, err := strconv.ParseInt(*cents, 10, 64)
+		if err != nil {
+			n = -1 // the service names the field
+		}
+		if err := e.svc.GrantCredit(ctx, e.account, n); err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(e.stdout, "granted %d to %s\n", n, e.account)
 		return err
-	}
-	defer closeFn()
-	n, err := strconv.ParseInt(cents, 10, 64)
-	if err != nil {
-		n = -1 // the service names the field
-	}
-	if err := svc.GrantCredit(ctx, acct, n); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "granted %d to %s\n", n, acct)
-	return nil
+	}}
 }
 
-func userAdd(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	var email, name string
-	svc, acct, closeFn, err := accountCmd(ctx, "user add", args, stderr, open, func(fs *flag.FlagSet) {
-		fs.StringVar(&email, "email", "", "e-mail address")
-		fs.StringVar(&name, "name", "", "name")
-	}, "email", "name")
-	if err != nil {
+func userAdd(fs *flag.FlagSet, _ *openOptions) action {
+	email := fs.String("email", "", "e-mail address")
+	name := fs.String("name", "", "name")
+	return action{do: func(ctx context.Context, e env) error {
+		u, err := e.svc.people.AddPortalUser(ctx, e.account, *email, *name)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(e.stdout, "user %s <%s> added to %s\n", u.ID, u.Email, e.account)
 		return err
-	}
-	defer closeFn()
-	u, err := svc.people.AddPortalUser(ctx, acct, email, name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "user %s <%s> added to %s\n", u.ID, u.Email, acct)
-	return nil
+	}}
 }
 
-func userList(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	svc, acct, closeFn, err := accountCmd(ctx, "user list", args, stderr, open, nil)
+func userList(ctx context.Context, e env) error {
+	users, err := e.svc.people.PortalUsers(ctx, e.account)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	users, err := svc.people.PortalUsers(ctx, acct)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	tw := table(e.stdout)
 	fmt.Fprintln(tw, "ID\tEMAIL\tNAME")
 	for _, u := range users {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", u.ID, u.Email, u.Name)

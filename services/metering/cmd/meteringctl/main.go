@@ -224,55 +224,104 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, open open
 		fmt.Fprint(stderr, usage)
 		return errUsage
 	}
-	var cmd func(context.Context, []string, io.Writer, io.Writer, opener) error
-	switch args[0] + " " + args[1] {
-	case "account create":
-		cmd = accountCreate
-	case "key issue":
-		cmd = keyIssue
-	case "key revoke":
-		cmd = keyRevoke
-	case "key list":
-		cmd = keyList
-	case "plan change":
-		cmd = planChange
-	case "plan cancel":
-		cmd = planCancel
-	case "plan list":
-		cmd = planList
-	case "invoice close":
-		cmd = invoiceClose
-	case "invoice list":
-		cmd = invoiceList
-	case "invoice collect-due":
-		cmd = invoiceCollectDue
-	case "credit grant":
-		cmd = creditGrant
-	case "user add":
-		cmd = userAdd
-	case "user list":
-		cmd = userList
-	case "payment-method add":
-		cmd = methodAdd
-	case "payment-method list":
-		cmd = methodList
-	case "payment-method default":
-		cmd = methodDefault
-	case "payment-method remove":
-		cmd = methodRemove
-	case "payment list":
-		cmd = paymentList
-	case "payment retry":
-		cmd = paymentRetry
-	case "payment force":
-		cmd = paymentForce
-	case "payment settle-due":
-		cmd = paymentSettleDue
-	default:
+	name := args[0] + " " + args[1]
+	c, ok := commands[name]
+	if !ok {
 		fmt.Fprint(stderr, usage)
 		return errUsage
 	}
-	return cmd(ctx, args[2:], stdout, stderr, open)
+	return c.exec(ctx, name, args[2:], stdout, stderr, open)
+}
+
+// command is one meteringctl subcommand.
+type command struct {
+	// account: the command takes --account, which must name an account
+	// before the command runs.
+	account bool
+	// required are the flags that must be set, besides --account.
+	required []string
+	// define declares the command's flags on fs (and what open needs in o)
+	// and returns what the command does once they are parsed.
+	define func(fs *flag.FlagSet, o *openOptions) action
+}
+
+// action is what a command does. check, when set, is a last look at the
+// parsed command line before anything is opened: a usage message, or "".
+type action struct {
+	check func() string
+	do    func(ctx context.Context, e env) error
+}
+
+// env is what an action works with: the opened services, the --account it
+// names (checked to exist) and the output.
+type env struct {
+	svc            *services
+	account        string
+	stdout, stderr io.Writer
+}
+
+// just is a command without flags of its own.
+func just(do func(ctx context.Context, e env) error) func(*flag.FlagSet, *openOptions) action {
+	return func(*flag.FlagSet, *openOptions) action { return action{do: do} }
+}
+
+// exec parses args, opens the services only once the command line is
+// valid (so mistakes never need a database), checks --account and runs.
+func (c command) exec(ctx context.Context, name string, args []string, stdout, stderr io.Writer, open opener) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	var acct string
+	required := c.required
+	if c.account {
+		fs.StringVar(&acct, "account", "", "account ID")
+		required = append([]string{"account"}, required...)
+	}
+	var o openOptions
+	a := c.define(fs, &o)
+	if err := parse(fs, args, stderr, required...); err != nil {
+		return err
+	}
+	if a.check != nil {
+		if msg := a.check(); msg != "" {
+			fmt.Fprintln(stderr, msg)
+			return errUsage
+		}
+	}
+	svc, closeFn, err := open(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	if c.account {
+		if _, err := svc.Account(ctx, acct); err != nil {
+			return fmt.Errorf("account %q: %w", acct, err)
+		}
+	}
+	return a.do(ctx, env{svc: svc, account: acct, stdout: stdout, stderr: stderr})
+}
+
+// commands are every subcommand by its two words (usage lists them).
+var commands = map[string]command{
+	"account create":         {required: []string{"name", "plan", "currency"}, define: accountCreate},
+	"key issue":              {required: []string{"account", "name", "surface", "mode"}, define: keyIssue},
+	"key revoke":             {required: []string{"id"}, define: keyRevoke},
+	"key list":               {account: true, define: just(keyList)},
+	"plan change":            {account: true, required: []string{"plan"}, define: planChange},
+	"plan cancel":            {account: true, define: just(planCancel)},
+	"plan list":              {account: true, define: just(planList)},
+	"invoice close":          {account: true, define: just(invoiceClose)},
+	"invoice list":           {account: true, define: just(invoiceList)},
+	"invoice collect-due":    {define: just(invoiceCollectDue)},
+	"credit grant":           {account: true, required: []string{"cents"}, define: creditGrant},
+	"user add":               {account: true, required: []string{"email", "name"}, define: userAdd},
+	"user list":              {account: true, define: just(userList)},
+	"payment-method add":     {account: true, required: []string{"type", "holder"}, define: methodAdd},
+	"payment-method list":    {account: true, define: just(methodList)},
+	"payment-method default": {account: true, required: []string{"id"}, define: methodDefault},
+	"payment-method remove":  {account: true, required: []string{"id"}, define: methodRemove},
+	"payment list":           {account: true, define: just(paymentList)},
+	"payment retry":          {account: true, required: []string{"id"}, define: paymentRetry},
+	"payment force":          {required: []string{"id", "outcome"}, define: paymentForce},
+	"payment settle-due":     {define: just(paymentSettleDue)},
 }
 
 // parse parses args into fs and checks that every flag in required is set.
@@ -295,34 +344,26 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer, required ...string
 	return nil
 }
 
-func accountCreate(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	fs := flag.NewFlagSet("account create", flag.ContinueOnError)
+func accountCreate(fs *flag.FlagSet, _ *openOptions) action {
 	name := fs.String("name", "", "account name")
 	plan := fs.String("plan", "", "plan: free, starter, growth or scale")
 	currency := fs.String("currency", "", "billing currency: usd, eur or gbp")
-	if err := parse(fs, args, stderr, "name", "plan", "currency"); err != nil {
-		return err
-	}
-	svc, closeFn, err := open(ctx, openOptions{})
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	a, err := svc.CreateAccount(ctx, *name, *plan, metering.Currency(*currency))
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "account\t%s\n", a.ID)
-	fmt.Fprintf(tw, "name\t%s\n", a.Name)
-	fmt.Fprintf(tw, "plan\t%s\n", a.PlanID)
-	fmt.Fprintf(tw, "currency\t%s\n", a.BillingCurrency)
-	fmt.Fprintf(tw, "billing anchor\t%s\n", a.BillingAnchor.Format(time.RFC3339))
-	return tw.Flush()
+	return action{do: func(ctx context.Context, e env) error {
+		a, err := e.svc.CreateAccount(ctx, *name, *plan, metering.Currency(*currency))
+		if err != nil {
+			return err
+		}
+		tw := table(e.stdout)
+		fmt.Fprintf(tw, "account\t%s\n", a.ID)
+		fmt.Fprintf(tw, "name\t%s\n", a.Name)
+		fmt.Fprintf(tw, "plan\t%s\n", a.PlanID)
+		fmt.Fprintf(tw, "currency\t%s\n", a.BillingCurrency)
+		fmt.Fprintf(tw, "billing anchor\t%s\n", a.BillingAnchor.Format(time.RFC3339))
+		return tw.Flush()
+	}}
 }
 
-func keyIssue(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	fs := flag.NewFlagSet("key issue", flag.ContinueOnError)
+func keyIssue(fs *flag.FlagSet, o *openOptions) action {
 	var p metering.IssueParams
 	fs.StringVar(&p.AccountID, "account", "", "account ID")
 	fs.StringVar(&p.Name, "name", "", "credential name")
@@ -333,83 +374,58 @@ func keyIssue(ctx context.Context, args []string, stdout, stderr io.Writer, open
 	fs.BoolVar(&p.Operator, "operator", false, "allow the reserved usage:read scope")
 	fs.StringVar(&p.FinanceUserID, "finance-user", "", "finance user ID (finance only)")
 	fs.StringVar(&p.GrantID, "grant", "", "connection grant ID (finance only)")
-	var o openOptions
 	fs.StringVar(&o.FinanceAddr, "finance-addr", config.String("FINANCE_ADDR", ""),
 		"finance service gRPC address, which checks the finance user and grant (finance only)")
-	if err := parse(fs, args, stderr, "account", "name", "surface", "mode"); err != nil {
-		return err
-	}
-	if p.Surface == metering.SurfaceFinance && o.FinanceAddr == "" {
-		fmt.Fprintln(stderr, "a finance credential needs --finance-addr (or FINANCE_ADDR): "+
-			"the finance service must confirm that the finance user belongs to the account and the grant to the user")
-		return errUsage
-	}
-	for s := range strings.SplitSeq(*scopes, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			p.Scopes = append(p.Scopes, s)
+	check := func() string {
+		if p.Surface == metering.SurfaceFinance && o.FinanceAddr == "" {
+			return "a finance credential needs --finance-addr (or FINANCE_ADDR): " +
+				"the finance service must confirm that the finance user belongs to the account and the grant to the user"
 		}
+		return ""
 	}
-	svc, closeFn, err := open(ctx, o)
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	secret, c, err := svc.IssueCredential(ctx, p)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "credential\t%s\n", c.ID)
-	fmt.Fprintf(tw, "account\t%s\n", c.AccountID)
-	fmt.Fprintf(tw, "surface\t%s\n", c.Surface)
-	fmt.Fprintf(tw, "mode\t%s\n", c.Mode)
-	fmt.Fprintf(tw, "scopes\t%s\n", strings.Join(c.Scopes, ","))
-	fmt.Fprintf(tw, "secret\t%s\n", secret)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(stderr, "The secret is shown only this once: store it now.")
-	return nil
+	return action{check: check, do: func(ctx context.Context, e env) error {
+		for s := range strings.SplitSeq(*scopes, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				p.Scopes = append(p.Scopes, s)
+			}
+		}
+		secret, c, err := e.svc.IssueCredential(ctx, p)
+		if err != nil {
+			return err
+		}
+		tw := table(e.stdout)
+		fmt.Fprintf(tw, "credential\t%s\n", c.ID)
+		fmt.Fprintf(tw, "account\t%s\n", c.AccountID)
+		fmt.Fprintf(tw, "surface\t%s\n", c.Surface)
+		fmt.Fprintf(tw, "mode\t%s\n", c.Mode)
+		fmt.Fprintf(tw, "scopes\t%s\n", strings.Join(c.Scopes, ","))
+		fmt.Fprintf(tw, "secret\t%s\n", secret)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stderr, "The secret is shown only this once: store it now.")
+		return nil
+	}}
 }
 
-func keyRevoke(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	fs := flag.NewFlagSet("key revoke", flag.ContinueOnError)
+func keyRevoke(fs *flag.FlagSet, _ *openOptions) action {
 	id := fs.String("id", "", "credential ID")
-	if err := parse(fs, args, stderr, "id"); err != nil {
+	return action{do: func(ctx context.Context, e env) error {
+		if err := e.svc.Revoke(ctx, *id); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(e.stdout, "revoked %s\n", *id)
 		return err
-	}
-	svc, closeFn, err := open(ctx, openOptions{})
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	if err := svc.Revoke(ctx, *id); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "revoked %s\n", *id)
-	return nil
+	}}
 }
 
-func keyList(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	fs := flag.NewFlagSet("key list", flag.ContinueOnError)
-	account := fs.String("account", "", "account ID")
-	if err := parse(fs, args, stderr, "account"); err != nil {
-		return err
-	}
-	svc, closeFn, err := open(ctx, openOptions{})
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	if _, err := svc.Account(ctx, *account); err != nil {
-		return fmt.Errorf("account %q: %w", *account, err)
-	}
-	creds, err := svc.ListCredentials(ctx, *account)
+func keyList(ctx context.Context, e env) error {
+	creds, err := e.svc.ListCredentials(ctx, e.account)
 	if err != nil {
 		return err
 	}
 	// Only the display prefix identifies a key: the secret is not stored.
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	tw := table(e.stdout)
 	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSURFACE\tMODE\tSCOPES\tCREATED\tREVOKED")
 	for _, c := range creds {
 		revoked := "-"
@@ -421,3 +437,6 @@ func keyList(ctx context.Context, args []string, stdout, stderr io.Writer, open 
 	}
 	return tw.Flush()
 }
+
+// table is the aligned output every command prints.
+func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering/billing"
@@ -17,7 +16,7 @@ import (
 // sandbox) an operator chooses outcomes with `payment force`.
 
 func printMethods(w io.Writer, ms []billing.PaymentMethod) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := table(w)
 	fmt.Fprintln(tw, "ID\tTYPE\tSCHEME\tBRAND\tLAST4\tHOLDER\tDEFAULT\tCREATED")
 	for _, m := range ms {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%t\t%s\n", m.ID, m.Type, m.Scheme, m.Brand, m.Last4, m.HolderName, m.IsDefault,
@@ -27,7 +26,7 @@ func printMethods(w io.Writer, ms []billing.PaymentMethod) error {
 }
 
 func printPayments(w io.Writer, ps []billing.Payment) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := table(w)
 	fmt.Fprintln(tw, "ID\tPURPOSE\tAMOUNT\tCURRENCY\tSCHEME\tSTATE\tFIRST_DEBIT\tCREATED\tSETTLE_BY\tREASON")
 	for _, p := range ps {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%t\t%s\t%s\t%s\n", p.ID, p.Purpose, p.AmountCents, p.Currency, p.Scheme, p.State,
@@ -36,165 +35,120 @@ func printPayments(w io.Writer, ps []billing.Payment) error {
 	return tw.Flush()
 }
 
-func methodAdd(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
+func methodAdd(fs *flag.FlagSet, _ *openOptions) action {
 	var d billing.MethodDetails
-	svc, acct, closeFn, err := accountCmd(ctx, "payment-method add", args, stderr, open, func(fs *flag.FlagSet) {
-		fs.StringVar(&d.Type, "type", "", "card or direct_debit")
-		fs.StringVar(&d.Scheme, "scheme", "", "direct debit: ach (USD), sepa (EUR) or bacs (GBP)")
-		fs.StringVar(&d.HolderName, "holder", "", "card holder or account holder name")
-		fs.StringVar(&d.CardNumber, "card-number", "", "card: the number")
-		fs.IntVar(&d.ExpMonth, "exp-month", 0, "card: expiry month 1-12")
-		fs.IntVar(&d.ExpYear, "exp-year", 0, "card: expiry year, four digits")
-		fs.StringVar(&d.IBAN, "iban", "", "sepa: the IBAN")
-		fs.StringVar(&d.RoutingNumber, "routing-number", "", "ach: the ABA routing number")
-		fs.StringVar(&d.SortCode, "sort-code", "", "bacs: the sort code")
-		fs.StringVar(&d.AccountNumber, "account-number", "", "ach and bacs: the account number")
-		fs.BoolVar(&d.MakeDefault, "default", false, "make it the default method")
-	}, "type", "holder")
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	m, err := svc.AddPaymentMethod(ctx, acct, d)
-	if err != nil {
-		return err
-	}
-	return printMethods(stdout, []billing.PaymentMethod{m})
+	fs.StringVar(&d.Type, "type", "", "card or direct_debit")
+	fs.StringVar(&d.Scheme, "scheme", "", "direct debit: ach (USD), sepa (EUR) or bacs (GBP)")
+	fs.StringVar(&d.HolderName, "holder", "", "card holder or account holder name")
+	fs.StringVar(&d.CardNumber, "card-number", "", "card: the number")
+	fs.IntVar(&d.ExpMonth, "exp-month", 0, "card: expiry month 1-12")
+	fs.IntVar(&d.ExpYear, "exp-year", 0, "card: expiry year, four digits")
+	fs.StringVar(&d.IBAN, "iban", "", "sepa: the IBAN")
+	fs.StringVar(&d.RoutingNumber, "routing-number", "", "ach: the ABA routing number")
+	fs.StringVar(&d.SortCode, "sort-code", "", "bacs: the sort code")
+	fs.StringVar(&d.AccountNumber, "account-number", "", "ach and bacs: the account number")
+	fs.BoolVar(&d.MakeDefault, "default", false, "make it the default method")
+	return action{do: func(ctx context.Context, e env) error {
+		return printMethod(e.stdout)(e.svc.AddPaymentMethod(ctx, e.account, d))
+	}}
 }
 
-func methodList(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	svc, acct, closeFn, err := accountCmd(ctx, "payment-method list", args, stderr, open, nil)
+func methodList(ctx context.Context, e env) error {
+	ms, err := e.svc.PaymentMethods(ctx, e.account)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	ms, err := svc.PaymentMethods(ctx, acct)
-	if err != nil {
-		return err
-	}
-	return printMethods(stdout, ms)
+	return printMethods(e.stdout, ms)
 }
 
-func methodDefault(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	var id string
-	svc, acct, closeFn, err := accountCmd(ctx, "payment-method default", args, stderr, open,
-		func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "payment method ID") }, "id")
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	m, err := svc.SetDefaultPaymentMethod(ctx, acct, id)
-	if err != nil {
-		return err
-	}
-	return printMethods(stdout, []billing.PaymentMethod{m})
+func methodDefault(fs *flag.FlagSet, _ *openOptions) action {
+	id := fs.String("id", "", "payment method ID")
+	return action{do: func(ctx context.Context, e env) error {
+		return printMethod(e.stdout)(e.svc.SetDefaultPaymentMethod(ctx, e.account, *id))
+	}}
 }
 
-func methodRemove(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	var id string
-	svc, acct, closeFn, err := accountCmd(ctx, "payment-method remove", args, stderr, open,
-		func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "payment method ID") }, "id")
+// printMethod prints the method a call returned, or returns its error.
+func printMethod(w io.Writer) func(billing.PaymentMethod, error) error {
+	return func(m billing.PaymentMethod, err error) error {
+		if err != nil {
+			return err
+		}
+		return printMethods(w, []billing.PaymentMethod{m})
+	}
+}
+
+func methodRemove(fs *flag.FlagSet, _ *openOptions) action {
+	id := fs.String("id", "", "payment method ID")
+	return action{do: func(ctx context.Context, e env) error {
+		if err := e.svc.RemovePaymentMethod(ctx, e.account, *id); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(e.stdout, "removed %s\n", *id)
+		return err
+	}}
+}
+
+func paymentList(ctx context.Context, e env) error {
+	ps, err := e.svc.Payments(ctx, e.account)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	if err := svc.RemovePaymentMethod(ctx, acct, id); err != nil {
+	state, err := e.svc.PaymentState(ctx, e.account)
+	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "removed %s\n", id)
+	if err := printPayments(e.stdout, ps); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "payment_state: %s\n", state)
 	return err
 }
 
-func paymentList(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	svc, acct, closeFn, err := accountCmd(ctx, "payment list", args, stderr, open, nil)
-	if err != nil {
-		return err
+// printPayment prints the payment a call returned, or returns its error.
+func printPayment(w io.Writer) func(billing.Payment, error) error {
+	return func(p billing.Payment, err error) error {
+		if err != nil {
+			return err
+		}
+		return printPayments(w, []billing.Payment{p})
 	}
-	defer closeFn()
-	ps, err := svc.Payments(ctx, acct)
-	if err != nil {
-		return err
-	}
-	state, err := svc.PaymentState(ctx, acct)
-	if err != nil {
-		return err
-	}
-	if err := printPayments(stdout, ps); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "payment_state: %s\n", state)
-	return err
 }
 
-func paymentRetry(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	var id string
-	svc, acct, closeFn, err := accountCmd(ctx, "payment retry", args, stderr, open,
-		func(fs *flag.FlagSet) { fs.StringVar(&id, "id", "", "the failed payment's ID") }, "id")
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	p, err := svc.RetryPayment(ctx, acct, id)
-	if err != nil {
-		return err
-	}
-	return printPayments(stdout, []billing.Payment{p})
+func paymentRetry(fs *flag.FlagSet, _ *openOptions) action {
+	id := fs.String("id", "", "the failed payment's ID")
+	return action{do: func(ctx context.Context, e env) error {
+		return printPayment(e.stdout)(e.svc.RetryPayment(ctx, e.account, *id))
+	}}
 }
 
-func paymentForce(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	fs := flag.NewFlagSet("payment force", flag.ContinueOnError)
+func paymentForce(fs *flag.FlagSet, _ *openOptions) action {
 	id := fs.String("id", "", "payment ID")
 	outcome := fs.String("outcome", "", "settle, fail or delay")
 	days := fs.Int("days", 1, "delay: business days to add to the settlement date")
-	if err := parse(fs, args, stderr, "id", "outcome"); err != nil {
-		return err
-	}
-	svc, closeFn, err := open(ctx, openOptions{})
-	if err != nil {
-		return err
-	}
-	defer closeFn()
-	p, err := svc.ForcePaymentOutcome(ctx, *id, *outcome, *days)
-	if err != nil {
-		return err
-	}
-	return printPayments(stdout, []billing.Payment{p})
+	return action{do: func(ctx context.Context, e env) error {
+		return printPayment(e.stdout)(e.svc.ForcePaymentOutcome(ctx, *id, *outcome, *days))
+	}}
 }
 
 // invoiceCollectDue makes the due invoice collection attempts now, as the
 // billing tick does (docs/billing.md, "Collecting an invoice").
-func invoiceCollectDue(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	fs := flag.NewFlagSet("invoice collect-due", flag.ContinueOnError)
-	if err := parse(fs, args, stderr); err != nil {
-		return err
-	}
-	svc, closeFn, err := open(ctx, openOptions{})
+func invoiceCollectDue(ctx context.Context, e env) error {
+	n, err := e.svc.CollectDue(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	n, err := svc.CollectDue(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "made %d collection attempts\n", n)
+	_, err = fmt.Fprintf(e.stdout, "made %d collection attempts\n", n)
 	return err
 }
 
-func paymentSettleDue(ctx context.Context, args []string, stdout, stderr io.Writer, open opener) error {
-	fs := flag.NewFlagSet("payment settle-due", flag.ContinueOnError)
-	if err := parse(fs, args, stderr); err != nil {
-		return err
-	}
-	svc, closeFn, err := open(ctx, openOptions{})
+// paymentSettleDue resolves the payments whose settlement date has come,
+// as the billing tick does.
+func paymentSettleDue(ctx context.Context, e env) error {
+	n, err := e.svc.SettleDue(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeFn()
-	n, err := svc.SettleDue(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "resolved %d payments\n", n)
+	_, err = fmt.Fprintf(e.stdout, "resolved %d payments\n", n)
 	return err
 }
