@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/metering/billing"
+	"github.com/ledgerlane/platform/services/metering/identity"
 )
 
 func printChange(w io.Writer, ch billing.PlanChange) error {
@@ -29,28 +30,20 @@ func printChange(w io.Writer, ch billing.PlanChange) error {
 func planChange(fs *flag.FlagSet, _ *openOptions) action {
 	plan := fs.String("plan", "", "plan: free, starter, growth or scale")
 	return action{do: func(ctx context.Context, e env) error {
-		ch, err := e.svc.ChangePlan(ctx, e.account, *plan)
-		if err != nil {
-			return err
-		}
-		return printChange(e.stdout, ch)
+		return show(e.stdout, printChange)(e.svc.ChangePlan(ctx, e.account, *plan))
 	}}
 }
 
 func planCancel(ctx context.Context, e env) error {
-	ch, err := e.svc.CancelDowngrade(ctx, e.account)
-	if err != nil {
-		return err
-	}
-	return printChange(e.stdout, ch)
+	return show(e.stdout, printChange)(e.svc.CancelDowngrade(ctx, e.account))
 }
 
 func planList(ctx context.Context, e env) error {
-	changes, err := e.svc.PlanChanges(ctx, e.account)
-	if err != nil {
-		return err
-	}
-	tw := table(e.stdout)
+	return show(e.stdout, printPlanChanges)(e.svc.PlanChanges(ctx, e.account))
+}
+
+func printPlanChanges(w io.Writer, changes []billing.PlanChange) error {
+	tw := table(w)
 	fmt.Fprintln(tw, "KIND\tFROM\tTO\tREQUESTED\tEFFECTIVE\tCHARGE")
 	for _, c := range changes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", c.Kind, c.FromPlan, c.ToPlan,
@@ -97,11 +90,7 @@ func invoiceClose(ctx context.Context, e env) error {
 }
 
 func invoiceList(ctx context.Context, e env) error {
-	invs, err := e.svc.Invoices(ctx, e.account)
-	if err != nil {
-		return err
-	}
-	return printInvoices(e.stdout, invs)
+	return show(e.stdout, printInvoices)(e.svc.Invoices(ctx, e.account))
 }
 
 func creditGrant(fs *flag.FlagSet, _ *openOptions) action {
@@ -133,11 +122,11 @@ func userAdd(fs *flag.FlagSet, _ *openOptions) action {
 }
 
 func userList(ctx context.Context, e env) error {
-	users, err := e.svc.people.PortalUsers(ctx, e.account)
-	if err != nil {
-		return err
-	}
-	tw := table(e.stdout)
+	return show(e.stdout, printUsers)(e.svc.people.PortalUsers(ctx, e.account))
+}
+
+func printUsers(w io.Writer, users []identity.PortalUser) error {
+	tw := table(w)
 	fmt.Fprintln(tw, "ID\tEMAIL\tNAME")
 	for _, u := range users {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", u.ID, u.Email, u.Name)

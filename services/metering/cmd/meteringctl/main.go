@@ -420,12 +420,13 @@ func keyRevoke(fs *flag.FlagSet, _ *openOptions) action {
 }
 
 func keyList(ctx context.Context, e env) error {
-	creds, err := e.svc.ListCredentials(ctx, e.account)
-	if err != nil {
-		return err
-	}
-	// Only the display prefix identifies a key: the secret is not stored.
-	tw := table(e.stdout)
+	return show(e.stdout, printCredentials)(e.svc.ListCredentials(ctx, e.account))
+}
+
+// printCredentials names each key by its display prefix: the secret is not
+// stored.
+func printCredentials(w io.Writer, creds []metering.Credential) error {
+	tw := table(w)
 	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSURFACE\tMODE\tSCOPES\tCREATED\tREVOKED")
 	for _, c := range creds {
 		revoked := "-"
@@ -440,3 +441,13 @@ func keyList(ctx context.Context, e env) error {
 
 // table is the aligned output every command prints.
 func table(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
+
+// show prints with print what a call returned, or returns the call's error.
+func show[T any](w io.Writer, print func(io.Writer, T) error) func(T, error) error {
+	return func(v T, err error) error {
+		if err != nil {
+			return err
+		}
+		return print(w, v)
+	}
+}

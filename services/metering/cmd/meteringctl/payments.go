@@ -49,33 +49,23 @@ func methodAdd(fs *flag.FlagSet, _ *openOptions) action {
 	fs.StringVar(&d.AccountNumber, "account-number", "", "ach and bacs: the account number")
 	fs.BoolVar(&d.MakeDefault, "default", false, "make it the default method")
 	return action{do: func(ctx context.Context, e env) error {
-		return printMethod(e.stdout)(e.svc.AddPaymentMethod(ctx, e.account, d))
+		return show(e.stdout, printMethod)(e.svc.AddPaymentMethod(ctx, e.account, d))
 	}}
 }
 
 func methodList(ctx context.Context, e env) error {
-	ms, err := e.svc.PaymentMethods(ctx, e.account)
-	if err != nil {
-		return err
-	}
-	return printMethods(e.stdout, ms)
+	return show(e.stdout, printMethods)(e.svc.PaymentMethods(ctx, e.account))
 }
 
 func methodDefault(fs *flag.FlagSet, _ *openOptions) action {
 	id := fs.String("id", "", "payment method ID")
 	return action{do: func(ctx context.Context, e env) error {
-		return printMethod(e.stdout)(e.svc.SetDefaultPaymentMethod(ctx, e.account, *id))
+		return show(e.stdout, printMethod)(e.svc.SetDefaultPaymentMethod(ctx, e.account, *id))
 	}}
 }
 
-// printMethod prints the method a call returned, or returns its error.
-func printMethod(w io.Writer) func(billing.PaymentMethod, error) error {
-	return func(m billing.PaymentMethod, err error) error {
-		if err != nil {
-			return err
-		}
-		return printMethods(w, []billing.PaymentMethod{m})
-	}
+func printMethod(w io.Writer, m billing.PaymentMethod) error {
+	return printMethods(w, []billing.PaymentMethod{m})
 }
 
 func methodRemove(fs *flag.FlagSet, _ *openOptions) action {
@@ -105,20 +95,14 @@ func paymentList(ctx context.Context, e env) error {
 	return err
 }
 
-// printPayment prints the payment a call returned, or returns its error.
-func printPayment(w io.Writer) func(billing.Payment, error) error {
-	return func(p billing.Payment, err error) error {
-		if err != nil {
-			return err
-		}
-		return printPayments(w, []billing.Payment{p})
-	}
+func printPayment(w io.Writer, p billing.Payment) error {
+	return printPayments(w, []billing.Payment{p})
 }
 
 func paymentRetry(fs *flag.FlagSet, _ *openOptions) action {
 	id := fs.String("id", "", "the failed payment's ID")
 	return action{do: func(ctx context.Context, e env) error {
-		return printPayment(e.stdout)(e.svc.RetryPayment(ctx, e.account, *id))
+		return show(e.stdout, printPayment)(e.svc.RetryPayment(ctx, e.account, *id))
 	}}
 }
 
@@ -127,7 +111,7 @@ func paymentForce(fs *flag.FlagSet, _ *openOptions) action {
 	outcome := fs.String("outcome", "", "settle, fail or delay")
 	days := fs.Int("days", 1, "delay: business days to add to the settlement date")
 	return action{do: func(ctx context.Context, e env) error {
-		return printPayment(e.stdout)(e.svc.ForcePaymentOutcome(ctx, *id, *outcome, *days))
+		return show(e.stdout, printPayment)(e.svc.ForcePaymentOutcome(ctx, *id, *outcome, *days))
 	}}
 }
 
