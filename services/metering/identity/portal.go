@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 	"unicode/utf8"
 
@@ -106,6 +107,19 @@ const (
 	argonSaltLen = 16
 )
 
+// argonCost is the memory (KiB) and passes new hashes use. A test binary
+// (testing.Testing) hashes with 64 KiB and 1 pass: the suites sign people
+// up and in hundreds of times under the race detector, where one OWASP
+// hash costs about half a second. A hash names its parameters, so
+// CheckPassword reads either, and no binary built without `go test` can
+// take the cheap path (TestProductionCost pins the OWASP figures).
+var argonCost = func() (memory, time uint32) {
+	if testing.Testing() {
+		return 64, 1
+	}
+	return argonMemory, argonTime
+}
+
 // hashSlots bounds the argon2id computations running at once, so a burst of
 // sign-ins cannot take more than hashSlots × 19 MiB of memory.
 var hashSlots = make(chan struct{}, 4)
@@ -118,11 +132,16 @@ func idKey(password, salt []byte, t, m uint32, p uint8, n uint32) []byte {
 
 // HashPassword returns password's argon2id hash in the PHC string format.
 func HashPassword(password string) string {
+	m, t := argonCost()
+	return hashPassword(password, m, t)
+}
+
+func hashPassword(password string, m, t uint32) string {
 	salt := make([]byte, argonSaltLen)
 	_, _ = rand.Read(salt)
-	key := idKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := idKey([]byte(password), salt, t, m, argonThreads, argonKeyLen)
 	enc := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, m, t, argonThreads,
 		enc.EncodeToString(salt), enc.EncodeToString(key))
 }
 

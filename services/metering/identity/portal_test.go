@@ -49,15 +49,23 @@ func (e *portalEnv) advance(d time.Duration) { e.mu.Lock(); defer e.mu.Unlock();
 const goodPassword = "correct horse battery"
 
 func TestPasswordHashing(t *testing.T) {
-	h := identity.HashPassword(goodPassword)
+	h := identity.HashWithProductionCost(goodPassword)
 	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
-		t.Fatalf("hash %q is not argon2id in PHC form", h)
+		t.Fatalf("hash %q is not argon2id in PHC form at the OWASP minimum", h)
 	}
-	if h == identity.HashPassword(goodPassword) {
+	if h == identity.HashWithProductionCost(goodPassword) {
 		t.Fatal("two hashes of one password are equal: no salt")
 	}
 	if !identity.CheckPassword(h, goodPassword) || identity.CheckPassword(h, goodPassword+"x") {
 		t.Fatal("CheckPassword does not tell the password from another")
+	}
+	// A test binary's cheap hash names its own parameters and checks too.
+	if m, tm := identity.CostInTests(); m >= 19456 || tm != 1 {
+		t.Fatalf("test cost m=%d t=%d: not the cheap one", m, tm)
+	}
+	if cheap := identity.HashPassword(goodPassword); !strings.HasPrefix(cheap, "$argon2id$v=19$m=64,t=1,p=1$") ||
+		!identity.CheckPassword(cheap, goodPassword) || identity.CheckPassword(cheap, "x"+goodPassword) {
+		t.Fatalf("test-cost hash %q does not check", cheap)
 	}
 	for _, bad := range []string{"", "$argon2i$v=19$m=19456,t=2,p=1$AAAA$AAAA", "$argon2id$v=19$m=99999999,t=2,p=1$AAAA$AAAA", "plain"} {
 		if identity.CheckPassword(bad, goodPassword) {
