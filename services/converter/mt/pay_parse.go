@@ -899,23 +899,13 @@ func joinWrapped(lines []string, width int) string {
 
 // senderToReceiver reads :72:: /CODE/text lines with "//" continuations.
 func (p *payParser) senderToReceiver(pay *payment.Payment, f *finField) error {
-	type item struct{ code, text string }
-	var items []item
-	for _, l := range trimLines(f.lines) {
+	items := codedItems(f.lines, strings.TrimSpace)
+	for i, it := range items {
 		switch {
-		case strings.HasPrefix(l, "//") && len(items) > 0:
-			items[len(items)-1].text += l[2:]
-		case strings.HasPrefix(l, "/"):
-			code, text, ok := strings.Cut(l[1:], "/")
-			if !ok {
-				return p.fail(f, "T47: line %q is not /CODE/text", clip(l))
-			}
-			items = append(items, item{code, text})
-		default:
-			if len(items) == 0 {
-				return p.fail(f, "T47: the first line must start with a code /CODE/")
-			}
-			items[len(items)-1].text += " " + l
+		case !it.coded && i == 0:
+			return p.fail(f, "T47: the first line must start with a code /CODE/")
+		case !it.coded:
+			return p.fail(f, "T47: line %q is not /CODE/text", clip(it.line))
 		}
 	}
 	for _, it := range items {
@@ -959,6 +949,52 @@ func (p *payParser) senderToReceiver(pay *payment.Payment, f *finField) error {
 		}
 	}
 	return nil
+}
+
+// codedItem is one item of a coded narrative (:72:, :79:): "/CODE/text"
+// with its continuation lines joined. coded is false for an item whose
+// line is not in that form (line keeps it, for the error).
+type codedItem struct {
+	code, text, line string
+	coded            bool
+}
+
+// codedItems splits a coded narrative into items, each line trimmed with
+// trim and blank ones skipped: "/CODE/text" starts an item, "//more"
+// continues the open one without a space, any other line continues it with
+// a space, or starts an uncoded item when none is open.
+func codedItems(lines []string, trim func(string) string) []codedItem {
+	var items []codedItem
+	for _, l := range lines {
+		l = trim(l)
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "//") && len(items) > 0:
+			items[len(items)-1].text += l[2:]
+		case strings.HasPrefix(l, "/"):
+			code, text, ok := strings.Cut(l[1:], "/")
+			items = append(items, codedItem{code: code, text: text, line: l, coded: ok})
+		case len(items) > 0:
+			items[len(items)-1].text += " " + l
+		default:
+			items = append(items, codedItem{text: l, line: l})
+		}
+	}
+	return items
+}
+
+// reasonItem takes a return's or reject's first item after /RETN/ or
+// /REJT/ as its reason code when it is one (four capitals or digits), with
+// any text after it as information, and reports whether it was.
+func reasonItem(it codedItem, reason *string, info *[]string) bool {
+	if len(it.code) != 4 || !isUpperAlnum(it.code) {
+		return false
+	}
+	*reason = it.code
+	if t := strings.TrimSuffix(it.text, "/"); t != "" {
+		*info = append(*info, t)
+	}
+	return true
 }
 
 func trimLines(ls []string) []string {

@@ -144,19 +144,7 @@ func (p *payParser) parseTransferBack(want, code string) (*payment.Payment, erro
 
 // returnLines reads the :72: of a return.
 func (p *payParser) returnLines(pay *payment.Payment, f *finField) error {
-	type item struct{ code, text string }
-	var items []item
-	for _, l := range trimLines(f.lines) {
-		switch {
-		case strings.HasPrefix(l, "//") && len(items) > 0:
-			items[len(items)-1].text += l[2:]
-		case strings.HasPrefix(l, "/"):
-			code, text, _ := strings.Cut(l[1:], "/")
-			items = append(items, item{code, text})
-		case len(items) > 0:
-			items[len(items)-1].text += " " + l
-		}
-	}
+	items := codedItems(f.lines, strings.TrimSpace)
 	pay.ReturnField = strings.TrimSpace(items[0].text)
 	if t := pay.ReturnField; !(len(t) == 2 && allDigits(t)) {
 		p.warn(payment.CodeNonstandard, f, "/RETN/%s does not name a field (2 digits, or 99)", clip(t))
@@ -169,11 +157,7 @@ func (p *payParser) returnLines(pay *payment.Payment, f *finField) error {
 			pay.EndToEndID = strings.TrimSpace(it.text)
 		case it.code == "TEXT":
 			pay.ReturnInfo = append(pay.ReturnInfo, it.text)
-		case i == 0 && len(it.code) == 4 && isUpperAlnum(it.code):
-			pay.ReturnReason = it.code
-			if t := strings.TrimSuffix(it.text, "/"); t != "" {
-				pay.ReturnInfo = append(pay.ReturnInfo, t)
-			}
+		case i == 0 && reasonItem(it, &pay.ReturnReason, &pay.ReturnInfo):
 		default:
 			p.warn(payment.CodeFieldDropped, f, ":72: line /%s/ is not a return line this converter maps (reason code, /MREF/, /TREF/, /TEXT/)", clip(it.code))
 		}

@@ -47,23 +47,7 @@ func (p *payParser) status(pay *payment.Payment) error {
 	if len(f79.lines) > 0 && gpiTime(strings.TrimSpace(f79.lines[0])) {
 		return p.gpiStatus(pay, f79)
 	}
-	type item struct{ code, text string }
-	var items []item
-	for _, l := range f79.lines {
-		l = strings.TrimRight(l, " ")
-		switch {
-		case l == "":
-		case strings.HasPrefix(l, "//") && len(items) > 0:
-			items[len(items)-1].text += l[2:]
-		case strings.HasPrefix(l, "/"):
-			code, text, _ := strings.Cut(l[1:], "/")
-			items = append(items, item{code, text})
-		case len(items) > 0:
-			items[len(items)-1].text += " " + l
-		default:
-			items = append(items, item{"", l})
-		}
-	}
+	items := codedItems(f79.lines, func(l string) string { return strings.TrimRight(l, " ") })
 	if len(items) == 0 || items[0].code != "REJT" {
 		return p.fail(f79, "MT%s carries no status: the first line of :79: is neither /REJT/ (a reject) nor a gpi status time //YYMMDDHHMM+HHMM (a free-format MT%s has no pacs.002 meaning, and no other MX it converts to: CBPR+ carries free-format correspondence as admi.024, which this converter does not write; send it as it is, or use camt.056 (MT%c92) to request a cancellation and camt.029 (MT%c96) to answer one)", p.typ, p.typ, p.typ[0], p.typ[0])
 	}
@@ -90,11 +74,7 @@ func (p *payParser) status(pay *payment.Payment) error {
 				continue
 			}
 			pay.StatusInfo = append(pay.StatusInfo, it.text)
-		case i == 0 && len(it.code) == 4 && isUpperAlnum(it.code):
-			pay.StatusReason = it.code
-			if t := strings.TrimSuffix(it.text, "/"); t != "" {
-				pay.StatusInfo = append(pay.StatusInfo, t)
-			}
+		case i == 0 && reasonItem(it, &pay.StatusReason, &pay.StatusInfo):
 		default:
 			p.warn(payment.CodeFieldDropped, f79, ":79: line /%s/ is not a reject line this converter maps (reason code, /MREF/, /TREF/, /TEXT/)", clip(it.code))
 		}
