@@ -30,6 +30,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/ledgerlane/platform/gateway/auth"
+	"github.com/ledgerlane/platform/pkg/clock"
+	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
@@ -113,12 +115,7 @@ func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 		return nil, err
 	}
 	opts.PublicURL = root.String()
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Log, opts.Now = logging.OrDiscard(opts.Log), clock.Or(opts.Now)
 	if opts.LimitsChanged == nil {
 		opts.LimitsChanged = func(string) {}
 	}

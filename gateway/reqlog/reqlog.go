@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/periodic"
 )
 
@@ -77,10 +78,7 @@ type Log struct {
 
 // New returns a Log writing to store.
 func New(store Store, log *slog.Logger) *Log {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Log{store: store, log: log}
+	return &Log{store: store, log: logging.OrDiscard(log)}
 }
 
 // Record keeps e for the next flush; it never blocks on the store.

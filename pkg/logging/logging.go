@@ -29,3 +29,12 @@ func NewTo(w io.Writer, service, level string) *slog.Logger {
 	}
 	return slog.New(WithTrace(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))).With("service", service)
 }
+
+// OrDiscard returns log, or a logger that discards everything when log is
+// nil: the default of every Config that takes a logger.
+func OrDiscard(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return log
+}

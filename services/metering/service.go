@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/clock"
+	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
@@ -85,14 +87,7 @@ type Config struct {
 
 // NewService returns a Service from cfg, filling defaults.
 func NewService(cfg Config) *Service {
-	clock, log := cfg.Clock, cfg.Log
-	if clock == nil {
-		clock = time.Now
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Service{store: cfg.Store, now: clock, log: log, counters: cfg.Counters, finance: cfg.FinanceDirectory,
+	return &Service{store: cfg.Store, now: clock.Or(cfg.Clock), log: logging.OrDiscard(cfg.Log), counters: cfg.Counters, finance: cfg.FinanceDirectory,
 		payments: cfg.Payments, watcher: cfg.Watcher}
 }
 

@@ -23,6 +23,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/clock"
+	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/notify"
 )
@@ -107,13 +109,6 @@ type Service struct {
 
 // NewService returns a Service from cfg, filling defaults.
 func NewService(cfg Config) *Service {
-	clock, log := cfg.Clock, cfg.Log
-	if clock == nil {
-		clock = time.Now
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	grace := cfg.CloseGrace
 	switch {
 	case grace == 0:
@@ -122,7 +117,7 @@ func NewService(cfg Config) *Service {
 		grace = 0
 	}
 	return &Service{store: cfg.Store, accounts: cfg.Accounts, counters: cfg.Counters, processor: cfg.PaymentProcessor,
-		calendar: cfg.Calendar, closeGrace: grace, notices: cfg.Notices, now: clock, log: log}
+		calendar: cfg.Calendar, closeGrace: grace, notices: cfg.Notices, now: clock.Or(cfg.Clock), log: logging.OrDiscard(cfg.Log)}
 }
 
 // timestamp is the current time in UTC at PostgreSQL's microsecond precision,

@@ -18,6 +18,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/clock"
+	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/services/metering"
 )
 
@@ -104,12 +106,7 @@ type Service struct {
 
 // NewService returns a Service from cfg, filling defaults.
 func NewService(cfg Config) *Service {
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Clock, cfg.Log = clock.Or(cfg.Clock), logging.OrDiscard(cfg.Log)
 	th := cfg.Throttles
 	if th == nil {
 		th = func(_ string, max int, window time.Duration) Throttle { return NewMemThrottle(max, window) }

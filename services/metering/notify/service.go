@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/clock"
+	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/metering/admission/quota"
 )
@@ -58,12 +60,7 @@ type Service struct {
 
 // NewService returns a Service from cfg, filling defaults.
 func NewService(cfg Config) *Service {
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Clock, cfg.Log = clock.Or(cfg.Clock), logging.OrDiscard(cfg.Log)
 	if cfg.MailBackoff <= 0 {
 		cfg.MailBackoff = DefaultMailBackoff
 	}

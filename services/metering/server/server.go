@@ -19,6 +19,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 
+	"github.com/ledgerlane/platform/pkg/clock"
+	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/redisconn"
@@ -112,12 +114,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.Schema == "" {
 		cfg.Schema = "metering"
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Clock, cfg.Log = clock.Or(cfg.Clock), logging.OrDiscard(cfg.Log)
 	if cfg.BillingInterval == 0 {
 		cfg.BillingInterval = time.Minute
 	}
