@@ -204,6 +204,7 @@ var table = []Route{
 	get("/v1/accounts", Finance, "accounts:read", "finance.v1.AccountService.ListAccounts"),
 	get("/v1/connections", Finance, "accounts:read", "finance.v1.AccountService.ListConnections"),
 	get("/v1/accounts/{id}/balances", Finance, "accounts:read", "finance.v1.AccountService.GetAccountBalances"),
+	get("/v1/accounts/{id}/balance-history", Finance, "accounts:read", "finance.v1.AccountService.GetAccountBalanceHistory"),
 	get("/v1/sync-status", Finance, "accounts:read", "finance.v1.AccountService.GetSyncStatus"),
 	get("/v1/budgets", Finance, "budgets:read", "finance.v1.BudgetService.ListBudgets"),
 	get("/v1/budgets/{id}", Finance, "budgets:read", "finance.v1.BudgetService.GetBudget"),

@@ -82,19 +82,9 @@ type AccountBalance struct {
 // connection.institution the name is a neutral label (redact.go).
 func (s *Service) GetAccountBalances(ctx context.Context, c Caller, accountID string) (Result[AccountBalance], error) {
 	var res Result[AccountBalance]
-	sc, err := s.Scope(ctx, c, false)
+	sc, a, err := s.visibleAccount(ctx, c, accountID)
 	if err != nil {
 		return res, err
-	}
-	if accountID, err = RequiredUUID(accountID, "id"); err != nil {
-		return res, err
-	}
-	a, err := s.store.GetAccount(ctx, c.UserID, accountID)
-	if errors.Is(err, ErrNotFound) || (err == nil && sc.HidesAccount(a.ID)) {
-		return res, problem.New(problem.NotFound, "account not found")
-	}
-	if err != nil {
-		return res, Internal("get account", err)
 	}
 	if sc.grant.Redacts(FieldConnectionInstitution) {
 		redactAccount(&a, sc.institutions)
@@ -103,6 +93,33 @@ func (s *Service) GetAccountBalances(ctx context.Context, c Caller, accountID st
 		AvailableBalance: a.AvailableBalance, AsOf: a.BalanceAsOf}
 	res.RedactedFields = sc.Redacted(FieldConnectionInstitution)
 	return res, nil
+}
+
+// VisibleAccount is the account of a route's path id ({id}) as stored,
+// unredacted: 400 naming id when it is not a UUID, 404 when it is not the
+// user's or the grant excludes it (the same answer, so a credential learns
+// nothing of accounts it cannot see).
+func (s *Service) VisibleAccount(ctx context.Context, c Caller, accountID string) (Account, error) {
+	_, a, err := s.visibleAccount(ctx, c, accountID)
+	return a, err
+}
+
+func (s *Service) visibleAccount(ctx context.Context, c Caller, accountID string) (Scope, Account, error) {
+	sc, err := s.Scope(ctx, c, false)
+	if err != nil {
+		return sc, Account{}, err
+	}
+	if accountID, err = RequiredUUID(accountID, "id"); err != nil {
+		return sc, Account{}, err
+	}
+	a, err := s.store.GetAccount(ctx, c.UserID, accountID)
+	if errors.Is(err, ErrNotFound) || (err == nil && sc.HidesAccount(a.ID)) {
+		return sc, Account{}, problem.New(problem.NotFound, "account not found")
+	}
+	if err != nil {
+		return sc, Account{}, Internal("get account", err)
+	}
+	return sc, a, nil
 }
 
 // MainCurrency is the currency most of the accounts the grant shows are in

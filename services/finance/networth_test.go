@@ -75,7 +75,7 @@ func TestNetWorthLinesAndConversion(t *testing.T) {
 	}
 	hs := []networth.HoldingView{val("brk", networth.AssetETF, "", "300.00"), val("brk", networth.AssetETF, "roth_ira", "100.00"),
 		val("brk", networth.AssetCash, "", "50.00"), {Holding: networth.Holding{AccountID: "brk", AssetType: networth.AssetEquity}}}
-	lines, manual := networth.NetWorthLines(accts, hs)
+	lines, manual := networth.NetWorthLines(accts, hs, nil)
 	if !manual {
 		t.Error("a manual loan counts: is_manual should be true")
 	}
@@ -266,6 +266,13 @@ func TestNetWorthService(t *testing.T) {
 			if !has {
 				nativeA[a.Balance.Currency] = nativeA[a.Balance.Currency].Add(a.Balance.Amount)
 			}
+			// The account's cash (its balance less the holdings at the
+			// balance's day) counts beside the holdings: the account once.
+			for _, c := range hs.Cash {
+				if c.AccountID == a.ID {
+					nativeA[c.Cash.Currency] = nativeA[c.Cash.Currency].Add(c.Cash.Amount)
+				}
+			}
 		}
 	}
 	for c, amt := range nativeA {
@@ -333,15 +340,21 @@ func TestNetWorthService(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(h.Points) != 4 || len(h.MissingRateDates) != 0 || !h.Points[3].Date.Equal(today) ||
-			!h.Points[0].Date.Equal(finance.Day(now)) {
+		// 30 days: the four read days stored, the 26 before them derived.
+		if len(h.Points) != 30 || len(h.MissingRateDates) != 0 || !h.Points[29].Date.Equal(today) ||
+			!h.Points[26].Date.Equal(finance.Day(now)) {
 			t.Fatalf("history: %d points, missing %v", len(h.Points), h.MissingRateDates)
 		}
-		if !h.Points[3].NetWorth.Equal(nw.NetWorth) {
-			t.Errorf("today's point %s, net worth %s", h.Points[3].NetWorth, nw.NetWorth)
+		for i, p := range h.Points {
+			if p.Derived != (i < 26) {
+				t.Fatalf("point %d (%s): derived %v", i, p.Date.Format(finance.DateLayout), p.Derived)
+			}
 		}
-		if !h.Points[0].NetWorth.Equal(v.NetWorth) {
-			t.Errorf("first point %s, want %s", h.Points[0].NetWorth, v.NetWorth)
+		if !h.Points[29].NetWorth.Equal(nw.NetWorth) {
+			t.Errorf("today's point %s, net worth %s", h.Points[29].NetWorth, nw.NetWorth)
+		}
+		if !h.Points[26].NetWorth.Equal(v.NetWorth) {
+			t.Errorf("first stored point %s, want %s", h.Points[26].NetWorth, v.NetWorth)
 		}
 		_, err = e.nw.GetNetWorthHistory(ctx, e.read, "2w", "")
 		wantProblem(t, err, problem.InvalidInput, "period")
@@ -357,18 +370,25 @@ func TestNetWorthService(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(h.Points) != 2 || len(h.MissingRateDates) != 2 || h.MissingRateDates[0] != finance.Day(now).Format(finance.DateLayout) {
+		if len(h.Points) != 2 || len(h.MissingRateDates) != 28 || h.MissingRateDates[26] != finance.Day(now).Format(finance.DateLayout) {
 			t.Fatalf("CHF: %d points, missing %v", len(h.Points), h.MissingRateDates)
 		}
 		// Out of the period.
 		clock = clock.AddDate(0, 0, 40)
 		h, err = e.nw.GetNetWorthHistory(ctx, e.read, "30d", "")
-		if err != nil || len(h.Points) != 1 {
+		if err != nil || len(h.Points) != 30 || !h.Points[28].Derived || h.Points[29].Derived {
 			t.Fatalf("after 40 days: %v, %d points", err, len(h.Points))
 		}
 		h, err = e.nw.GetNetWorthHistory(ctx, e.read, "all", "")
-		if err != nil || len(h.Points) != 5 {
-			t.Fatalf("all: %v, %d points", err, len(h.Points))
+		stored := 0
+		for _, p := range h.Points {
+			if !p.Derived {
+				stored++
+			}
+		}
+		// Every day back to the demo's oldest row (two years), five stored.
+		if err != nil || stored != 5 || len(h.Points) < 700 {
+			t.Fatalf("all: %v, %d points, %d stored", err, len(h.Points), stored)
 		}
 	})
 

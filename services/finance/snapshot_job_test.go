@@ -52,8 +52,14 @@ func TestSnapshotJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Points) != 4 || !h.Points[0].Date.Equal(finance.Day(now)) || !h.Points[3].Date.Equal(finance.Day(now).AddDate(0, 0, 3)) {
+	// 30 days: the four the job took are stored, the 26 before derived.
+	if len(h.Points) != 30 || !h.Points[29].Date.Equal(finance.Day(now).AddDate(0, 0, 3)) {
 		t.Fatalf("history: %+v", h.Points)
+	}
+	for i, p := range h.Points {
+		if stored := !p.Date.Before(finance.Day(now)); p.Derived == stored {
+			t.Fatalf("point %d (%s): derived %v", i, p.Date.Format(finance.DateLayout), p.Derived)
+		}
 	}
 }
 

@@ -50,6 +50,7 @@ var summaries = map[string]string{
 	"DELETE /v1/categories/{id}":            "Delete a category",
 	"GET /v1/accounts":                      "List accounts",
 	"GET /v1/accounts/{id}/balances":        "Get an account's balances",
+	"GET /v1/accounts/{id}/balance-history": "Get an account's daily balances over time",
 	"GET /v1/sync-status":                   "Get how fresh each bank connection is",
 	"GET /v1/budgets":                       "List budgets",
 	"GET /v1/budgets/{id}":                  "Get a budget",

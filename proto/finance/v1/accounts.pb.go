@@ -495,8 +495,14 @@ type SyncStatus struct {
 	// streams, upcoming bills and the forecast reflect every row when it is
 	// absent. Detection runs in the background, seconds after a change.
 	RecurringDetectionDueSince *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=recurring_detection_due_since,json=recurringDetectionDueSince,proto3" json:"recurring_detection_due_since,omitempty"`
-	unknownFields              protoimpl.UnknownFields
-	sizeCache                  protoimpl.SizeCache
+	// Ours: when recurring detection last finished for this user (absent
+	// before the first run).
+	RecurringDetectionLastRunAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=recurring_detection_last_run_at,json=recurringDetectionLastRunAt,proto3" json:"recurring_detection_last_run_at,omitempty"`
+	// Ours: true while rows wait for detection (recurring_detection_due_since
+	// is then set), false when streams, bills and the forecast are current.
+	RecurringDetectionPending *bool `protobuf:"varint,6,opt,name=recurring_detection_pending,json=recurringDetectionPending,proto3,oneof" json:"recurring_detection_pending,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *SyncStatus) Reset() {
@@ -555,6 +561,20 @@ func (x *SyncStatus) GetRecurringDetectionDueSince() *timestamppb.Timestamp {
 		return x.RecurringDetectionDueSince
 	}
 	return nil
+}
+
+func (x *SyncStatus) GetRecurringDetectionLastRunAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RecurringDetectionLastRunAt
+	}
+	return nil
+}
+
+func (x *SyncStatus) GetRecurringDetectionPending() bool {
+	if x != nil && x.RecurringDetectionPending != nil {
+		return *x.RecurringDetectionPending
+	}
+	return false
 }
 
 type ListAccountsRequest struct {
@@ -998,6 +1018,196 @@ func (x *GetSyncStatusResponse) GetFiltered() bool {
 	return false
 }
 
+type GetAccountBalanceHistoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path parameter: the account id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Look-back token as on GET /v1/net-worth/history: 30d (default), 90d,
+	// 6mo, 1y, 5y, all.
+	Period        string `protobuf:"bytes,2,opt,name=period,proto3" json:"period,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAccountBalanceHistoryRequest) Reset() {
+	*x = GetAccountBalanceHistoryRequest{}
+	mi := &file_finance_v1_accounts_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAccountBalanceHistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAccountBalanceHistoryRequest) ProtoMessage() {}
+
+func (x *GetAccountBalanceHistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_accounts_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAccountBalanceHistoryRequest.ProtoReflect.Descriptor instead.
+func (*GetAccountBalanceHistoryRequest) Descriptor() ([]byte, []int) {
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetAccountBalanceHistoryRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *GetAccountBalanceHistoryRequest) GetPeriod() string {
+	if x != nil {
+		return x.Period
+	}
+	return ""
+}
+
+// AccountBalancePoint is an account's balance at the end of one day.
+type AccountBalancePoint struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// YYYY-MM-DD.
+	Date    *string `protobuf:"bytes,1,opt,name=date,proto3,oneof" json:"date,omitempty"`
+	Balance *Money  `protobuf:"bytes,2,opt,name=balance,proto3" json:"balance,omitempty"`
+	// True when rebuilt from the transactions (every day before today):
+	// the stored balance less the rows posted after that day. False for
+	// today's point, the balance as stored.
+	Derived       *bool `protobuf:"varint,3,opt,name=derived,proto3,oneof" json:"derived,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AccountBalancePoint) Reset() {
+	*x = AccountBalancePoint{}
+	mi := &file_finance_v1_accounts_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AccountBalancePoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AccountBalancePoint) ProtoMessage() {}
+
+func (x *AccountBalancePoint) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_accounts_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AccountBalancePoint.ProtoReflect.Descriptor instead.
+func (*AccountBalancePoint) Descriptor() ([]byte, []int) {
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *AccountBalancePoint) GetDate() string {
+	if x != nil && x.Date != nil {
+		return *x.Date
+	}
+	return ""
+}
+
+func (x *AccountBalancePoint) GetBalance() *Money {
+	if x != nil {
+		return x.Balance
+	}
+	return nil
+}
+
+func (x *AccountBalancePoint) GetDerived() bool {
+	if x != nil && x.Derived != nil {
+		return *x.Derived
+	}
+	return false
+}
+
+// An array endpoint without a cursor: every day of the period in one
+// answer, oldest first (pagination has_more false).
+type GetAccountBalanceHistoryResponse struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Data           []*AccountBalancePoint `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	RedactedFields []string               `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
+	Filtered       bool                   `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	Pagination     *Pagination            `protobuf:"bytes,4,opt,name=pagination,proto3" json:"pagination,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *GetAccountBalanceHistoryResponse) Reset() {
+	*x = GetAccountBalanceHistoryResponse{}
+	mi := &file_finance_v1_accounts_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAccountBalanceHistoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAccountBalanceHistoryResponse) ProtoMessage() {}
+
+func (x *GetAccountBalanceHistoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_accounts_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAccountBalanceHistoryResponse.ProtoReflect.Descriptor instead.
+func (*GetAccountBalanceHistoryResponse) Descriptor() ([]byte, []int) {
+	return file_finance_v1_accounts_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *GetAccountBalanceHistoryResponse) GetData() []*AccountBalancePoint {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *GetAccountBalanceHistoryResponse) GetRedactedFields() []string {
+	if x != nil {
+		return x.RedactedFields
+	}
+	return nil
+}
+
+func (x *GetAccountBalanceHistoryResponse) GetFiltered() bool {
+	if x != nil {
+		return x.Filtered
+	}
+	return false
+}
+
+func (x *GetAccountBalanceHistoryResponse) GetPagination() *Pagination {
+	if x != nil {
+		return x.Pagination
+	}
+	return nil
+}
+
 var File_finance_v1_accounts_proto protoreflect.FileDescriptor
 
 const file_finance_v1_accounts_proto_rawDesc = "" +
@@ -1080,15 +1290,18 @@ const file_finance_v1_accounts_proto_rawDesc = "" +
 	"\f_institutionB\t\n" +
 	"\a_statusB\n" +
 	"\n" +
-	"\b_healthy\"\xab\x02\n" +
+	"\b_healthy\"\xf2\x03\n" +
 	"\n" +
 	"SyncStatus\x12B\n" +
 	"\vconnections\x18\x01 \x03(\v2 .finance.v1.ConnectionSyncStatusR\vconnections\x12$\n" +
 	"\vall_healthy\x18\x02 \x01(\bH\x00R\n" +
 	"allHealthy\x88\x01\x01\x12D\n" +
 	"\x10oldest_synced_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0eoldestSyncedAt\x12]\n" +
-	"\x1drecurring_detection_due_since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x1arecurringDetectionDueSinceB\x0e\n" +
-	"\f_all_healthy\"]\n" +
+	"\x1drecurring_detection_due_since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x1arecurringDetectionDueSince\x12`\n" +
+	"\x1frecurring_detection_last_run_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x1brecurringDetectionLastRunAt\x12C\n" +
+	"\x1brecurring_detection_pending\x18\x06 \x01(\bH\x01R\x19recurringDetectionPending\x88\x01\x01B\x0e\n" +
+	"\f_all_healthyB\x1e\n" +
+	"\x1c_recurring_detection_pending\"]\n" +
 	"\x13ListAccountsRequest\x12\x16\n" +
 	"\x06cursor\x18\x01 \x01(\tR\x06cursor\x12 \n" +
 	"\tpage_size\x18\x02 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
@@ -1123,12 +1336,30 @@ const file_finance_v1_accounts_proto_rawDesc = "" +
 	"\x15GetSyncStatusResponse\x12*\n" +
 	"\x04data\x18\x01 \x01(\v2\x16.finance.v1.SyncStatusR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered2\xfa\x02\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"I\n" +
+	"\x1fGetAccountBalanceHistoryRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06period\x18\x02 \x01(\tR\x06period\"\x8f\x01\n" +
+	"\x13AccountBalancePoint\x12\x17\n" +
+	"\x04date\x18\x01 \x01(\tH\x00R\x04date\x88\x01\x01\x12+\n" +
+	"\abalance\x18\x02 \x01(\v2\x11.finance.v1.MoneyR\abalance\x12\x1d\n" +
+	"\aderived\x18\x03 \x01(\bH\x01R\aderived\x88\x01\x01B\a\n" +
+	"\x05_dateB\n" +
+	"\n" +
+	"\b_derived\"\xd4\x01\n" +
+	" GetAccountBalanceHistoryResponse\x123\n" +
+	"\x04data\x18\x01 \x03(\v2\x1f.finance.v1.AccountBalancePointR\x04data\x12'\n" +
+	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\x126\n" +
+	"\n" +
+	"pagination\x18\x04 \x01(\v2\x16.finance.v1.PaginationR\n" +
+	"pagination2\xf1\x03\n" +
 	"\x0eAccountService\x12Q\n" +
 	"\fListAccounts\x12\x1f.finance.v1.ListAccountsRequest\x1a .finance.v1.ListAccountsResponse\x12Z\n" +
 	"\x0fListConnections\x12\".finance.v1.ListConnectionsRequest\x1a#.finance.v1.ListConnectionsResponse\x12c\n" +
 	"\x12GetAccountBalances\x12%.finance.v1.GetAccountBalancesRequest\x1a&.finance.v1.GetAccountBalancesResponse\x12T\n" +
-	"\rGetSyncStatus\x12 .finance.v1.GetSyncStatusRequest\x1a!.finance.v1.GetSyncStatusResponseB\xa3\x01\n" +
+	"\rGetSyncStatus\x12 .finance.v1.GetSyncStatusRequest\x1a!.finance.v1.GetSyncStatusResponse\x12u\n" +
+	"\x18GetAccountBalanceHistory\x12+.finance.v1.GetAccountBalanceHistoryRequest\x1a,.finance.v1.GetAccountBalanceHistoryResponseB\xa3\x01\n" +
 	"\x0ecom.finance.v1B\rAccountsProtoP\x01Z9github.com/ledgerlane/platform/proto/finance/v1;financev1\xa2\x02\x03FXX\xaa\x02\n" +
 	"Finance.V1\xca\x02\n" +
 	"Finance\\V1\xe2\x02\x16Finance\\V1\\GPBMetadata\xea\x02\vFinance::V1b\x06proto3"
@@ -1145,59 +1376,68 @@ func file_finance_v1_accounts_proto_rawDescGZIP() []byte {
 	return file_finance_v1_accounts_proto_rawDescData
 }
 
-var file_finance_v1_accounts_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_finance_v1_accounts_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_finance_v1_accounts_proto_goTypes = []any{
-	(*Account)(nil),                    // 0: finance.v1.Account
-	(*AccountBalance)(nil),             // 1: finance.v1.AccountBalance
-	(*BankConnection)(nil),             // 2: finance.v1.BankConnection
-	(*ConnectionSyncStatus)(nil),       // 3: finance.v1.ConnectionSyncStatus
-	(*SyncStatus)(nil),                 // 4: finance.v1.SyncStatus
-	(*ListAccountsRequest)(nil),        // 5: finance.v1.ListAccountsRequest
-	(*ListAccountsResponse)(nil),       // 6: finance.v1.ListAccountsResponse
-	(*ListConnectionsRequest)(nil),     // 7: finance.v1.ListConnectionsRequest
-	(*ListConnectionsResponse)(nil),    // 8: finance.v1.ListConnectionsResponse
-	(*GetAccountBalancesRequest)(nil),  // 9: finance.v1.GetAccountBalancesRequest
-	(*GetAccountBalancesResponse)(nil), // 10: finance.v1.GetAccountBalancesResponse
-	(*GetSyncStatusRequest)(nil),       // 11: finance.v1.GetSyncStatusRequest
-	(*GetSyncStatusResponse)(nil),      // 12: finance.v1.GetSyncStatusResponse
-	(*Money)(nil),                      // 13: finance.v1.Money
-	(*timestamppb.Timestamp)(nil),      // 14: google.protobuf.Timestamp
-	(*Pagination)(nil),                 // 15: finance.v1.Pagination
+	(*Account)(nil),                          // 0: finance.v1.Account
+	(*AccountBalance)(nil),                   // 1: finance.v1.AccountBalance
+	(*BankConnection)(nil),                   // 2: finance.v1.BankConnection
+	(*ConnectionSyncStatus)(nil),             // 3: finance.v1.ConnectionSyncStatus
+	(*SyncStatus)(nil),                       // 4: finance.v1.SyncStatus
+	(*ListAccountsRequest)(nil),              // 5: finance.v1.ListAccountsRequest
+	(*ListAccountsResponse)(nil),             // 6: finance.v1.ListAccountsResponse
+	(*ListConnectionsRequest)(nil),           // 7: finance.v1.ListConnectionsRequest
+	(*ListConnectionsResponse)(nil),          // 8: finance.v1.ListConnectionsResponse
+	(*GetAccountBalancesRequest)(nil),        // 9: finance.v1.GetAccountBalancesRequest
+	(*GetAccountBalancesResponse)(nil),       // 10: finance.v1.GetAccountBalancesResponse
+	(*GetSyncStatusRequest)(nil),             // 11: finance.v1.GetSyncStatusRequest
+	(*GetSyncStatusResponse)(nil),            // 12: finance.v1.GetSyncStatusResponse
+	(*GetAccountBalanceHistoryRequest)(nil),  // 13: finance.v1.GetAccountBalanceHistoryRequest
+	(*AccountBalancePoint)(nil),              // 14: finance.v1.AccountBalancePoint
+	(*GetAccountBalanceHistoryResponse)(nil), // 15: finance.v1.GetAccountBalanceHistoryResponse
+	(*Money)(nil),                            // 16: finance.v1.Money
+	(*timestamppb.Timestamp)(nil),            // 17: google.protobuf.Timestamp
+	(*Pagination)(nil),                       // 18: finance.v1.Pagination
 }
 var file_finance_v1_accounts_proto_depIdxs = []int32{
-	13, // 0: finance.v1.Account.balance:type_name -> finance.v1.Money
-	13, // 1: finance.v1.Account.available_balance:type_name -> finance.v1.Money
-	14, // 2: finance.v1.Account.created_at:type_name -> google.protobuf.Timestamp
-	14, // 3: finance.v1.Account.updated_at:type_name -> google.protobuf.Timestamp
-	13, // 4: finance.v1.AccountBalance.balance:type_name -> finance.v1.Money
-	13, // 5: finance.v1.AccountBalance.available_balance:type_name -> finance.v1.Money
-	14, // 6: finance.v1.AccountBalance.as_of:type_name -> google.protobuf.Timestamp
-	14, // 7: finance.v1.BankConnection.last_synced_at:type_name -> google.protobuf.Timestamp
-	14, // 8: finance.v1.BankConnection.created_at:type_name -> google.protobuf.Timestamp
-	14, // 9: finance.v1.BankConnection.updated_at:type_name -> google.protobuf.Timestamp
-	14, // 10: finance.v1.ConnectionSyncStatus.last_synced_at:type_name -> google.protobuf.Timestamp
+	16, // 0: finance.v1.Account.balance:type_name -> finance.v1.Money
+	16, // 1: finance.v1.Account.available_balance:type_name -> finance.v1.Money
+	17, // 2: finance.v1.Account.created_at:type_name -> google.protobuf.Timestamp
+	17, // 3: finance.v1.Account.updated_at:type_name -> google.protobuf.Timestamp
+	16, // 4: finance.v1.AccountBalance.balance:type_name -> finance.v1.Money
+	16, // 5: finance.v1.AccountBalance.available_balance:type_name -> finance.v1.Money
+	17, // 6: finance.v1.AccountBalance.as_of:type_name -> google.protobuf.Timestamp
+	17, // 7: finance.v1.BankConnection.last_synced_at:type_name -> google.protobuf.Timestamp
+	17, // 8: finance.v1.BankConnection.created_at:type_name -> google.protobuf.Timestamp
+	17, // 9: finance.v1.BankConnection.updated_at:type_name -> google.protobuf.Timestamp
+	17, // 10: finance.v1.ConnectionSyncStatus.last_synced_at:type_name -> google.protobuf.Timestamp
 	3,  // 11: finance.v1.SyncStatus.connections:type_name -> finance.v1.ConnectionSyncStatus
-	14, // 12: finance.v1.SyncStatus.oldest_synced_at:type_name -> google.protobuf.Timestamp
-	14, // 13: finance.v1.SyncStatus.recurring_detection_due_since:type_name -> google.protobuf.Timestamp
-	0,  // 14: finance.v1.ListAccountsResponse.data:type_name -> finance.v1.Account
-	15, // 15: finance.v1.ListAccountsResponse.pagination:type_name -> finance.v1.Pagination
-	2,  // 16: finance.v1.ListConnectionsResponse.data:type_name -> finance.v1.BankConnection
-	15, // 17: finance.v1.ListConnectionsResponse.pagination:type_name -> finance.v1.Pagination
-	1,  // 18: finance.v1.GetAccountBalancesResponse.data:type_name -> finance.v1.AccountBalance
-	4,  // 19: finance.v1.GetSyncStatusResponse.data:type_name -> finance.v1.SyncStatus
-	5,  // 20: finance.v1.AccountService.ListAccounts:input_type -> finance.v1.ListAccountsRequest
-	7,  // 21: finance.v1.AccountService.ListConnections:input_type -> finance.v1.ListConnectionsRequest
-	9,  // 22: finance.v1.AccountService.GetAccountBalances:input_type -> finance.v1.GetAccountBalancesRequest
-	11, // 23: finance.v1.AccountService.GetSyncStatus:input_type -> finance.v1.GetSyncStatusRequest
-	6,  // 24: finance.v1.AccountService.ListAccounts:output_type -> finance.v1.ListAccountsResponse
-	8,  // 25: finance.v1.AccountService.ListConnections:output_type -> finance.v1.ListConnectionsResponse
-	10, // 26: finance.v1.AccountService.GetAccountBalances:output_type -> finance.v1.GetAccountBalancesResponse
-	12, // 27: finance.v1.AccountService.GetSyncStatus:output_type -> finance.v1.GetSyncStatusResponse
-	24, // [24:28] is the sub-list for method output_type
-	20, // [20:24] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	17, // 12: finance.v1.SyncStatus.oldest_synced_at:type_name -> google.protobuf.Timestamp
+	17, // 13: finance.v1.SyncStatus.recurring_detection_due_since:type_name -> google.protobuf.Timestamp
+	17, // 14: finance.v1.SyncStatus.recurring_detection_last_run_at:type_name -> google.protobuf.Timestamp
+	0,  // 15: finance.v1.ListAccountsResponse.data:type_name -> finance.v1.Account
+	18, // 16: finance.v1.ListAccountsResponse.pagination:type_name -> finance.v1.Pagination
+	2,  // 17: finance.v1.ListConnectionsResponse.data:type_name -> finance.v1.BankConnection
+	18, // 18: finance.v1.ListConnectionsResponse.pagination:type_name -> finance.v1.Pagination
+	1,  // 19: finance.v1.GetAccountBalancesResponse.data:type_name -> finance.v1.AccountBalance
+	4,  // 20: finance.v1.GetSyncStatusResponse.data:type_name -> finance.v1.SyncStatus
+	16, // 21: finance.v1.AccountBalancePoint.balance:type_name -> finance.v1.Money
+	14, // 22: finance.v1.GetAccountBalanceHistoryResponse.data:type_name -> finance.v1.AccountBalancePoint
+	18, // 23: finance.v1.GetAccountBalanceHistoryResponse.pagination:type_name -> finance.v1.Pagination
+	5,  // 24: finance.v1.AccountService.ListAccounts:input_type -> finance.v1.ListAccountsRequest
+	7,  // 25: finance.v1.AccountService.ListConnections:input_type -> finance.v1.ListConnectionsRequest
+	9,  // 26: finance.v1.AccountService.GetAccountBalances:input_type -> finance.v1.GetAccountBalancesRequest
+	11, // 27: finance.v1.AccountService.GetSyncStatus:input_type -> finance.v1.GetSyncStatusRequest
+	13, // 28: finance.v1.AccountService.GetAccountBalanceHistory:input_type -> finance.v1.GetAccountBalanceHistoryRequest
+	6,  // 29: finance.v1.AccountService.ListAccounts:output_type -> finance.v1.ListAccountsResponse
+	8,  // 30: finance.v1.AccountService.ListConnections:output_type -> finance.v1.ListConnectionsResponse
+	10, // 31: finance.v1.AccountService.GetAccountBalances:output_type -> finance.v1.GetAccountBalancesResponse
+	12, // 32: finance.v1.AccountService.GetSyncStatus:output_type -> finance.v1.GetSyncStatusResponse
+	15, // 33: finance.v1.AccountService.GetAccountBalanceHistory:output_type -> finance.v1.GetAccountBalanceHistoryResponse
+	29, // [29:34] is the sub-list for method output_type
+	24, // [24:29] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_accounts_proto_init() }
@@ -1213,13 +1453,14 @@ func file_finance_v1_accounts_proto_init() {
 	file_finance_v1_accounts_proto_msgTypes[4].OneofWrappers = []any{}
 	file_finance_v1_accounts_proto_msgTypes[5].OneofWrappers = []any{}
 	file_finance_v1_accounts_proto_msgTypes[7].OneofWrappers = []any{}
+	file_finance_v1_accounts_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_finance_v1_accounts_proto_rawDesc), len(file_finance_v1_accounts_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

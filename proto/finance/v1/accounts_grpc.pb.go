@@ -19,10 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AccountService_ListAccounts_FullMethodName       = "/finance.v1.AccountService/ListAccounts"
-	AccountService_ListConnections_FullMethodName    = "/finance.v1.AccountService/ListConnections"
-	AccountService_GetAccountBalances_FullMethodName = "/finance.v1.AccountService/GetAccountBalances"
-	AccountService_GetSyncStatus_FullMethodName      = "/finance.v1.AccountService/GetSyncStatus"
+	AccountService_ListAccounts_FullMethodName             = "/finance.v1.AccountService/ListAccounts"
+	AccountService_ListConnections_FullMethodName          = "/finance.v1.AccountService/ListConnections"
+	AccountService_GetAccountBalances_FullMethodName       = "/finance.v1.AccountService/GetAccountBalances"
+	AccountService_GetSyncStatus_FullMethodName            = "/finance.v1.AccountService/GetSyncStatus"
+	AccountService_GetAccountBalanceHistory_FullMethodName = "/finance.v1.AccountService/GetAccountBalanceHistory"
 )
 
 // AccountServiceClient is the client API for AccountService service.
@@ -40,6 +41,11 @@ type AccountServiceClient interface {
 	GetAccountBalances(ctx context.Context, in *GetAccountBalancesRequest, opts ...grpc.CallOption) (*GetAccountBalancesResponse, error)
 	// GET /v1/sync-status — scope accounts:read.
 	GetSyncStatus(ctx context.Context, in *GetSyncStatusRequest, opts ...grpc.CallOption) (*GetSyncStatusResponse, error)
+	// GET /v1/accounts/{id}/balance-history — scope accounts:read. Ours: the
+	// account's balance on every day of the period, today's as stored and
+	// every earlier day derived from the transactions (walked back from the
+	// stored balance by the rows posted since).
+	GetAccountBalanceHistory(ctx context.Context, in *GetAccountBalanceHistoryRequest, opts ...grpc.CallOption) (*GetAccountBalanceHistoryResponse, error)
 }
 
 type accountServiceClient struct {
@@ -90,6 +96,16 @@ func (c *accountServiceClient) GetSyncStatus(ctx context.Context, in *GetSyncSta
 	return out, nil
 }
 
+func (c *accountServiceClient) GetAccountBalanceHistory(ctx context.Context, in *GetAccountBalanceHistoryRequest, opts ...grpc.CallOption) (*GetAccountBalanceHistoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetAccountBalanceHistoryResponse)
+	err := c.cc.Invoke(ctx, AccountService_GetAccountBalanceHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AccountServiceServer is the server API for AccountService service.
 // All implementations must embed UnimplementedAccountServiceServer
 // for forward compatibility.
@@ -105,6 +121,11 @@ type AccountServiceServer interface {
 	GetAccountBalances(context.Context, *GetAccountBalancesRequest) (*GetAccountBalancesResponse, error)
 	// GET /v1/sync-status — scope accounts:read.
 	GetSyncStatus(context.Context, *GetSyncStatusRequest) (*GetSyncStatusResponse, error)
+	// GET /v1/accounts/{id}/balance-history — scope accounts:read. Ours: the
+	// account's balance on every day of the period, today's as stored and
+	// every earlier day derived from the transactions (walked back from the
+	// stored balance by the rows posted since).
+	GetAccountBalanceHistory(context.Context, *GetAccountBalanceHistoryRequest) (*GetAccountBalanceHistoryResponse, error)
 	mustEmbedUnimplementedAccountServiceServer()
 }
 
@@ -126,6 +147,9 @@ func (UnimplementedAccountServiceServer) GetAccountBalances(context.Context, *Ge
 }
 func (UnimplementedAccountServiceServer) GetSyncStatus(context.Context, *GetSyncStatusRequest) (*GetSyncStatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetSyncStatus not implemented")
+}
+func (UnimplementedAccountServiceServer) GetAccountBalanceHistory(context.Context, *GetAccountBalanceHistoryRequest) (*GetAccountBalanceHistoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetAccountBalanceHistory not implemented")
 }
 func (UnimplementedAccountServiceServer) mustEmbedUnimplementedAccountServiceServer() {}
 func (UnimplementedAccountServiceServer) testEmbeddedByValue()                        {}
@@ -220,6 +244,24 @@ func _AccountService_GetSyncStatus_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AccountService_GetAccountBalanceHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAccountBalanceHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AccountServiceServer).GetAccountBalanceHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AccountService_GetAccountBalanceHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AccountServiceServer).GetAccountBalanceHistory(ctx, req.(*GetAccountBalanceHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AccountService_ServiceDesc is the grpc.ServiceDesc for AccountService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -242,6 +284,10 @@ var AccountService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetSyncStatus",
 			Handler:    _AccountService_GetSyncStatus_Handler,
+		},
+		{
+			MethodName: "GetAccountBalanceHistory",
+			Handler:    _AccountService_GetAccountBalanceHistory_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

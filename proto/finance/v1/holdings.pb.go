@@ -282,8 +282,11 @@ type ListHoldingsResponse struct {
 	RedactedFields []string               `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
 	Filtered       bool                   `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
 	Pagination     *Pagination            `protobuf:"bytes,4,opt,name=pagination,proto3" json:"pagination,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Ours: the cash of every investment account with holdings the listing
+	// covers (the grant's accounts, or account_id's), on every page.
+	Cash          []*CashPosition `protobuf:"bytes,5,rep,name=cash,proto3" json:"cash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListHoldingsResponse) Reset() {
@@ -344,6 +347,78 @@ func (x *ListHoldingsResponse) GetPagination() *Pagination {
 	return nil
 }
 
+func (x *ListHoldingsResponse) GetCash() []*CashPosition {
+	if x != nil {
+		return x.Cash
+	}
+	return nil
+}
+
+// CashPosition is the part of an investment account's balance its
+// holdings do not hold (ours): the balance less the holdings valued at the
+// closes of the balance's day. Net worth counts the account as its
+// holdings at today's prices plus this cash, never its balance beside them.
+type CashPosition struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Cash      *Money                 `protobuf:"bytes,2,opt,name=cash,proto3" json:"cash,omitempty"`
+	// YYYY-MM-DD: the balance's day, at whose closes the holdings were valued.
+	AsOf          *string `protobuf:"bytes,3,opt,name=as_of,json=asOf,proto3,oneof" json:"as_of,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CashPosition) Reset() {
+	*x = CashPosition{}
+	mi := &file_finance_v1_holdings_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CashPosition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CashPosition) ProtoMessage() {}
+
+func (x *CashPosition) ProtoReflect() protoreflect.Message {
+	mi := &file_finance_v1_holdings_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CashPosition.ProtoReflect.Descriptor instead.
+func (*CashPosition) Descriptor() ([]byte, []int) {
+	return file_finance_v1_holdings_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CashPosition) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *CashPosition) GetCash() *Money {
+	if x != nil {
+		return x.Cash
+	}
+	return nil
+}
+
+func (x *CashPosition) GetAsOf() string {
+	if x != nil && x.AsOf != nil {
+		return *x.AsOf
+	}
+	return ""
+}
+
 var File_finance_v1_holdings_proto protoreflect.FileDescriptor
 
 const file_finance_v1_holdings_proto_rawDesc = "" +
@@ -399,14 +474,21 @@ const file_finance_v1_holdings_proto_rawDesc = "" +
 	"\n" +
 	"account_id\x18\x03 \x01(\tR\taccountIdB\f\n" +
 	"\n" +
-	"_page_size\"\xbc\x01\n" +
+	"_page_size\"\xea\x01\n" +
 	"\x14ListHoldingsResponse\x12'\n" +
 	"\x04data\x18\x01 \x03(\v2\x13.finance.v1.HoldingR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
 	"\bfiltered\x18\x03 \x01(\bR\bfiltered\x126\n" +
 	"\n" +
 	"pagination\x18\x04 \x01(\v2\x16.finance.v1.PaginationR\n" +
-	"pagination2c\n" +
+	"pagination\x12,\n" +
+	"\x04cash\x18\x05 \x03(\v2\x18.finance.v1.CashPositionR\x04cash\"x\n" +
+	"\fCashPosition\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12%\n" +
+	"\x04cash\x18\x02 \x01(\v2\x11.finance.v1.MoneyR\x04cash\x12\x18\n" +
+	"\x05as_of\x18\x03 \x01(\tH\x00R\x04asOf\x88\x01\x01B\b\n" +
+	"\x06_as_of2c\n" +
 	"\x0eHoldingService\x12Q\n" +
 	"\fListHoldings\x12\x1f.finance.v1.ListHoldingsRequest\x1a .finance.v1.ListHoldingsResponseB\xa3\x01\n" +
 	"\x0ecom.finance.v1B\rHoldingsProtoP\x01Z9github.com/ledgerlane/platform/proto/finance/v1;financev1\xa2\x02\x03FXX\xaa\x02\n" +
@@ -425,29 +507,32 @@ func file_finance_v1_holdings_proto_rawDescGZIP() []byte {
 	return file_finance_v1_holdings_proto_rawDescData
 }
 
-var file_finance_v1_holdings_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_finance_v1_holdings_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_finance_v1_holdings_proto_goTypes = []any{
 	(*Holding)(nil),               // 0: finance.v1.Holding
 	(*ListHoldingsRequest)(nil),   // 1: finance.v1.ListHoldingsRequest
 	(*ListHoldingsResponse)(nil),  // 2: finance.v1.ListHoldingsResponse
-	(*Money)(nil),                 // 3: finance.v1.Money
-	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
-	(*Pagination)(nil),            // 5: finance.v1.Pagination
+	(*CashPosition)(nil),          // 3: finance.v1.CashPosition
+	(*Money)(nil),                 // 4: finance.v1.Money
+	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
+	(*Pagination)(nil),            // 6: finance.v1.Pagination
 }
 var file_finance_v1_holdings_proto_depIdxs = []int32{
-	3, // 0: finance.v1.Holding.current_value:type_name -> finance.v1.Money
-	4, // 1: finance.v1.Holding.acquired_at:type_name -> google.protobuf.Timestamp
-	4, // 2: finance.v1.Holding.created_at:type_name -> google.protobuf.Timestamp
-	4, // 3: finance.v1.Holding.updated_at:type_name -> google.protobuf.Timestamp
+	4, // 0: finance.v1.Holding.current_value:type_name -> finance.v1.Money
+	5, // 1: finance.v1.Holding.acquired_at:type_name -> google.protobuf.Timestamp
+	5, // 2: finance.v1.Holding.created_at:type_name -> google.protobuf.Timestamp
+	5, // 3: finance.v1.Holding.updated_at:type_name -> google.protobuf.Timestamp
 	0, // 4: finance.v1.ListHoldingsResponse.data:type_name -> finance.v1.Holding
-	5, // 5: finance.v1.ListHoldingsResponse.pagination:type_name -> finance.v1.Pagination
-	1, // 6: finance.v1.HoldingService.ListHoldings:input_type -> finance.v1.ListHoldingsRequest
-	2, // 7: finance.v1.HoldingService.ListHoldings:output_type -> finance.v1.ListHoldingsResponse
-	7, // [7:8] is the sub-list for method output_type
-	6, // [6:7] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	6, // 5: finance.v1.ListHoldingsResponse.pagination:type_name -> finance.v1.Pagination
+	3, // 6: finance.v1.ListHoldingsResponse.cash:type_name -> finance.v1.CashPosition
+	4, // 7: finance.v1.CashPosition.cash:type_name -> finance.v1.Money
+	1, // 8: finance.v1.HoldingService.ListHoldings:input_type -> finance.v1.ListHoldingsRequest
+	2, // 9: finance.v1.HoldingService.ListHoldings:output_type -> finance.v1.ListHoldingsResponse
+	9, // [9:10] is the sub-list for method output_type
+	8, // [8:9] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_finance_v1_holdings_proto_init() }
@@ -458,13 +543,14 @@ func file_finance_v1_holdings_proto_init() {
 	file_finance_v1_envelope_proto_init()
 	file_finance_v1_holdings_proto_msgTypes[0].OneofWrappers = []any{}
 	file_finance_v1_holdings_proto_msgTypes[1].OneofWrappers = []any{}
+	file_finance_v1_holdings_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_finance_v1_holdings_proto_rawDesc), len(file_finance_v1_holdings_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -367,8 +367,13 @@ type NetWorthHistoryPoint struct {
 	BaseCurrency       *string `protobuf:"bytes,5,opt,name=base_currency,json=baseCurrency,proto3,oneof" json:"base_currency,omitempty"`
 	LiquidNetWorth     *string `protobuf:"bytes,6,opt,name=liquid_net_worth,json=liquidNetWorth,proto3,oneof" json:"liquid_net_worth,omitempty"`
 	InvestableNetWorth *string `protobuf:"bytes,7,opt,name=investable_net_worth,json=investableNetWorth,proto3,oneof" json:"investable_net_worth,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Ours: true when no snapshot was stored that day and the point was
+	// rebuilt from the transactions (each account walked back from today by
+	// the rows posted since; holdings keep today's value). False for stored
+	// snapshots, which a derived point never replaces.
+	Derived       *bool `protobuf:"varint,8,opt,name=derived,proto3,oneof" json:"derived,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *NetWorthHistoryPoint) Reset() {
@@ -448,6 +453,13 @@ func (x *NetWorthHistoryPoint) GetInvestableNetWorth() string {
 		return *x.InvestableNetWorth
 	}
 	return ""
+}
+
+func (x *NetWorthHistoryPoint) GetDerived() bool {
+	if x != nil && x.Derived != nil {
+		return *x.Derived
+	}
+	return false
 }
 
 type GetNetWorthRequest struct {
@@ -618,7 +630,7 @@ type GetNetWorthHistoryResponse struct {
 	RedactedFields []string                `protobuf:"bytes,2,rep,name=redacted_fields,json=redactedFields,proto3" json:"redacted_fields,omitempty"`
 	Filtered       bool                    `protobuf:"varint,3,opt,name=filtered,proto3" json:"filtered,omitempty"`
 	Pagination     *Pagination             `protobuf:"bytes,4,opt,name=pagination,proto3" json:"pagination,omitempty"`
-	// Ours: snapshot days (YYYY-MM-DD) left out of data because a currency
+	// Ours: days (YYYY-MM-DD, stored or derived) left out of data because a currency
 	// had no exchange rate on or before that day (never converted 1:1).
 	MissingRateDates []string `protobuf:"bytes,5,rep,name=missing_rate_dates,json=missingRateDates,proto3" json:"missing_rate_dates,omitempty"`
 	unknownFields    protoimpl.UnknownFields
@@ -742,7 +754,7 @@ const file_finance_v1_net_worth_proto_rawDesc = "" +
 	"\n" +
 	"_is_manualB\x13\n" +
 	"\x11_liquid_net_worthB\x17\n" +
-	"\x15_investable_net_worth\"\xb9\x03\n" +
+	"\x15_investable_net_worth\"\xe4\x03\n" +
 	"\x14NetWorthHistoryPoint\x12\x17\n" +
 	"\x04date\x18\x01 \x01(\tH\x00R\x04date\x88\x01\x01\x12 \n" +
 	"\tnet_worth\x18\x02 \x01(\tH\x01R\bnetWorth\x88\x01\x01\x12&\n" +
@@ -750,7 +762,8 @@ const file_finance_v1_net_worth_proto_rawDesc = "" +
 	"\x11total_liabilities\x18\x04 \x01(\tH\x03R\x10totalLiabilities\x88\x01\x01\x12(\n" +
 	"\rbase_currency\x18\x05 \x01(\tH\x04R\fbaseCurrency\x88\x01\x01\x12-\n" +
 	"\x10liquid_net_worth\x18\x06 \x01(\tH\x05R\x0eliquidNetWorth\x88\x01\x01\x125\n" +
-	"\x14investable_net_worth\x18\a \x01(\tH\x06R\x12investableNetWorth\x88\x01\x01B\a\n" +
+	"\x14investable_net_worth\x18\a \x01(\tH\x06R\x12investableNetWorth\x88\x01\x01\x12\x1d\n" +
+	"\aderived\x18\b \x01(\bH\aR\aderived\x88\x01\x01B\a\n" +
 	"\x05_dateB\f\n" +
 	"\n" +
 	"_net_worthB\x0f\n" +
@@ -758,7 +771,9 @@ const file_finance_v1_net_worth_proto_rawDesc = "" +
 	"\x12_total_liabilitiesB\x10\n" +
 	"\x0e_base_currencyB\x13\n" +
 	"\x11_liquid_net_worthB\x17\n" +
-	"\x15_investable_net_worth\"9\n" +
+	"\x15_investable_net_worthB\n" +
+	"\n" +
+	"\b_derived\"9\n" +
 	"\x12GetNetWorthRequest\x12#\n" +
 	"\rbase_currency\x18\x01 \x01(\tR\fbaseCurrency\"\x84\x01\n" +
 	"\x13GetNetWorthResponse\x12(\n" +

@@ -47,7 +47,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	svc := svcs.Finance
 	financev1.RegisterTransactionServiceServer(s, &transactionServer{svc: svc})
 	financev1.RegisterCategoryServiceServer(s, &categoryServer{svc: svc})
-	financev1.RegisterAccountServiceServer(s, &accountServer{svc: svc, recurring: svcs.Recurring})
+	financev1.RegisterAccountServiceServer(s, &accountServer{svc: svc, recurring: svcs.Recurring, netWorth: svcs.NetWorth})
 	financev1.RegisterBudgetServiceServer(s, &budgetServer{svc: svcs.Budgets})
 	financev1.RegisterGoalServiceServer(s, &goalServer{svc: svcs.Budgets})
 	financev1.RegisterHoldingServiceServer(s, &holdingServer{svc: svcs.NetWorth})
@@ -159,6 +159,8 @@ type accountServer struct {
 	svc *finance.Service
 	// recurring adds detection's freshness to the sync status.
 	recurring *recurring.Service
+	// netWorth walks balances back (the balance history).
+	netWorth *networth.Service
 }
 
 func (s *accountServer) ListConnections(ctx context.Context, req *financev1.ListConnectionsRequest) (*financev1.ListConnectionsResponse, error) {
@@ -235,11 +237,13 @@ func (s *accountServer) GetSyncStatus(ctx context.Context, _ *financev1.GetSyncS
 			})
 		}
 		if s.recurring != nil {
-			due, err := s.recurring.DueSince(ctx, c.UserID)
+			f, err := s.recurring.Freshness(ctx, c.UserID)
 			if err != nil {
 				return nil, err
 			}
-			st.RecurringDetectionDueSince = timestamp(due)
+			st.RecurringDetectionDueSince = timestamp(f.DueSince)
+			st.RecurringDetectionLastRunAt = timestamp(f.LastRunAt)
+			st.RecurringDetectionPending = proto.Bool(f.Pending)
 		}
 		return &financev1.GetSyncStatusResponse{Data: st, RedactedFields: res.RedactedFields, Filtered: res.Filtered}, nil
 	})

@@ -420,8 +420,11 @@ func TestNetWorth(t *testing.T) {
 		len(d.GetBreakdown().GetByCurrency()) != 2 || nw.GetFiltered() || d.GetComputedAt() == nil {
 		t.Fatalf("net worth: %v", nw)
 	}
+	// 90 days of points: today's the stored snapshot, every earlier one
+	// derived from the demo's transactions.
 	h, err := c.netWorth.GetNetWorthHistory(as(c.read), &financev1.GetNetWorthHistoryRequest{Period: "90d"})
-	if err != nil || len(h.GetData()) != 1 || h.GetData()[0].GetBaseCurrency() != "USD" || h.GetPagination().GetHasMore() {
+	if err != nil || len(h.GetData()) != 90 || h.GetData()[0].GetBaseCurrency() != "USD" || h.GetPagination().GetHasMore() ||
+		!h.GetData()[0].GetDerived() || h.GetData()[89].GetDerived() {
 		t.Fatalf("history: %v %v", err, h)
 	}
 	_, err = c.netWorth.GetNetWorth(as(c.redacted), &financev1.GetNetWorthRequest{})

@@ -27,6 +27,11 @@ func (s *holdingServer) ListHoldings(ctx context.Context, req *financev1.ListHol
 		for _, h := range page.Data {
 			resp.Data = append(resp.Data, holdingProto(h))
 		}
+		resp.Cash = make([]*financev1.CashPosition, 0, len(page.Cash))
+		for _, p := range page.Cash {
+			resp.Cash = append(resp.Cash, &financev1.CashPosition{AccountId: p.AccountID, Cash: money(&p.Cash),
+				AsOf: proto.String(p.AsOf.Format(finance.DateLayout))})
+		}
 		return resp, nil
 	})
 }

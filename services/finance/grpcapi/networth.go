@@ -86,7 +86,23 @@ func (s *netWorthServer) GetNetWorthHistory(ctx context.Context, req *financev1.
 				Date: proto.String(p.Date.Format(finance.DateLayout)), NetWorth: amount(p.NetWorth, h.Currency),
 				TotalAssets: amount(p.TotalAssets, h.Currency), TotalLiabilities: amount(p.TotalLiabilities, h.Currency),
 				BaseCurrency: proto.String(h.Currency), LiquidNetWorth: amount(p.LiquidNetWorth, h.Currency),
-				InvestableNetWorth: amount(p.InvestableNetWorth, h.Currency)})
+				InvestableNetWorth: amount(p.InvestableNetWorth, h.Currency), Derived: proto.Bool(p.Derived)})
+		}
+		return resp, nil
+	})
+}
+
+func (s *accountServer) GetAccountBalanceHistory(ctx context.Context, req *financev1.GetAccountBalanceHistoryRequest) (*financev1.GetAccountBalanceHistoryResponse, error) {
+	return asCaller(ctx, func(c finance.Caller) (*financev1.GetAccountBalanceHistoryResponse, error) {
+		res, err := s.netWorth.BalanceHistory(ctx, c, req.GetId(), req.GetPeriod())
+		if err != nil {
+			return nil, err
+		}
+		resp := &financev1.GetAccountBalanceHistoryResponse{Data: make([]*financev1.AccountBalancePoint, 0, len(res.Data)),
+			RedactedFields: []string{}, Pagination: pagination("", false)}
+		for _, p := range res.Data {
+			resp.Data = append(resp.Data, &financev1.AccountBalancePoint{Date: proto.String(p.Date.Format(finance.DateLayout)),
+				Balance: money(&p.Balance), Derived: proto.Bool(p.Derived)})
 		}
 		return resp, nil
 	})

@@ -274,6 +274,17 @@ var redactionRoutes = map[string]readRoute{
 		}
 		return out, nil
 	},
+	"finance.v1.AccountService/GetAccountBalanceHistory": func(ctx context.Context, conn *grpc.ClientConn, f redactionFixture) ([]proto.Message, error) {
+		var out []proto.Message
+		for _, id := range f.accountIDs {
+			res, err := financev1.NewAccountServiceClient(conn).GetAccountBalanceHistory(ctx, &financev1.GetAccountBalanceHistoryRequest{Id: id, Period: "90d"})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res)
+		}
+		return out, nil
+	},
 	"finance.v1.AccountService/ListAccounts": func(ctx context.Context, conn *grpc.ClientConn, _ redactionFixture) ([]proto.Message, error) {
 		var out []proto.Message
 		req := &financev1.ListAccountsRequest{PageSize: proto.Int32(1)}

@@ -40,6 +40,8 @@ type Store struct {
 	// recurringDue holds the users due for recurring detection
 	// (recurring.go), by user id.
 	recurringDue map[string]recurringDue
+	// recurringRuns: when detection last finished, by user id.
+	recurringRuns map[string]time.Time
 }
 
 var (
@@ -52,14 +54,15 @@ var (
 // New returns an empty store.
 func New() *Store {
 	return &Store{
-		users:        map[string]finance.User{},
-		grants:       map[string]finance.Grant{},
-		connections:  map[string]finance.Connection{},
-		accounts:     map[string]finance.Account{},
-		categories:   map[string]finance.Category{},
-		rules:        map[string]recurring.Rule{},
-		transactions: map[string]finance.Transaction{},
-		recurringDue: map[string]recurringDue{},
+		users:         map[string]finance.User{},
+		grants:        map[string]finance.Grant{},
+		connections:   map[string]finance.Connection{},
+		accounts:      map[string]finance.Account{},
+		categories:    map[string]finance.Category{},
+		rules:         map[string]recurring.Rule{},
+		transactions:  map[string]finance.Transaction{},
+		recurringDue:  map[string]recurringDue{},
+		recurringRuns: map[string]time.Time{},
 		feedState: feedState{feed: map[string]feedRow{}, tombstones: map[string]tombstone{},
 			categoryLog: map[string][]categoryChange{}, horizon: map[string]int64{}},
 	}

@@ -117,3 +117,49 @@ func (s *Store) UsersWithoutSnapshot(_ context.Context, day time.Time, after str
 	}
 	return out, nil
 }
+
+// BalanceFlows implements networth.Store.
+func (s *Store) BalanceFlows(_ context.Context, userID string, after time.Time) ([]networth.BalanceFlow, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	after = finance.Day(after)
+	type key struct {
+		account, currency string
+		date              time.Time
+	}
+	sums := map[key]networth.BalanceFlow{}
+	for _, t := range s.transactions {
+		d := finance.Day(t.Date)
+		if t.UserID != userID || t.IsPending || t.SplitParentID != "" || !d.After(after) {
+			continue
+		}
+		k := key{t.AccountID, t.Amount.Currency, d}
+		f, ok := sums[k]
+		if !ok {
+			f = networth.BalanceFlow{AccountID: t.AccountID, Currency: t.Amount.Currency, Date: d}
+		}
+		f.Net = f.Net.Add(t.Amount.Amount)
+		sums[k] = f
+	}
+	out := make([]networth.BalanceFlow, 0, len(sums))
+	for _, f := range sums {
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// FirstPostedDay implements networth.Store.
+func (s *Store) FirstPostedDay(_ context.Context, userID string) (*time.Time, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var first *time.Time
+	for _, t := range s.transactions {
+		if t.UserID != userID || t.IsPending || t.SplitParentID != "" {
+			continue
+		}
+		if d := finance.Day(t.Date); first == nil || d.Before(*first) {
+			first = &d
+		}
+	}
+	return first, nil
+}

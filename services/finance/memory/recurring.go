@@ -116,6 +116,9 @@ func (s *Store) ClaimRecurringDue(_ context.Context, now, leaseUntil time.Time, 
 func (s *Store) ClearRecurringDue(_ context.Context, m recurring.Mark, now time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if last, ok := s.recurringRuns[m.UserID]; !ok || now.After(last) {
+		s.recurringRuns[m.UserID] = ts(now)
+	}
 	d, ok := s.recurringDue[m.UserID]
 	switch {
 	case !ok:
@@ -127,6 +130,16 @@ func (s *Store) ClearRecurringDue(_ context.Context, m recurring.Mark, now time.
 	d.mark.DueAt, d.claimedUntil = ts(now), time.Time{}
 	s.recurringDue[m.UserID] = d
 	return false, nil
+}
+
+// RecurringLastRun implements recurring.Store.
+func (s *Store) RecurringLastRun(_ context.Context, userID string) (*time.Time, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if at, ok := s.recurringRuns[userID]; ok {
+		return &at, nil
+	}
+	return nil, nil
 }
 
 // ReleaseRecurringDue implements recurring.Store.

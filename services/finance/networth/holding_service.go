@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
 )
@@ -15,14 +16,27 @@ type holdingCursor struct {
 
 func (p holdingCursor) Valid() bool { return finance.IsUUID(p.ID) }
 
+// HoldingsPage is a page of GET /v1/holdings with the cash of the
+// investment accounts it covers.
+type HoldingsPage struct {
+	finance.Page[HoldingView]
+	// Cash is the cash position of every investment account with holdings
+	// the listing covers (all the grant shows, or account_id's), by account
+	// id, on every page: holdings plus cash is what net worth counts for
+	// the account.
+	Cash []CashPosition
+}
+
 // ListHoldings answers GET /v1/holdings: the holdings on accounts the grant
 // shows, by id, in cursor pages, each priced from the price table as of
-// today (service clock). An account_id the grant hides, or that is not the
-// user's, gives an empty page, as on transactions. Under
-// connection.institution a holding's name and notes are dropped when they
-// name one of the user's institutions (a fund named after its broker).
-func (s *Service) ListHoldings(ctx context.Context, c finance.Caller, q finance.PageQuery, accountID string) (finance.Page[HoldingView], error) {
-	var page finance.Page[HoldingView]
+// today (service clock), with the accounts' cash positions. An account_id
+// the grant hides, or that is not the user's, gives an empty page, as on
+// transactions. Under connection.institution a holding's name and notes are
+// dropped when they name one of the user's institutions (a fund named after
+// its broker).
+func (s *Service) ListHoldings(ctx context.Context, c finance.Caller, q finance.PageQuery, accountID string) (HoldingsPage, error) {
+	var res HoldingsPage
+	page := &res.Page
 	var f HoldingFilter
 	l, err := finance.OpenList[holdingCursor](ctx, s.k, c, q, finance.ListRoute{Path: "/v1/holdings",
 		Filters: func(sc finance.Scope) ([]string, error) {
@@ -34,7 +48,7 @@ func (s *Service) ListHoldings(ctx context.Context, c finance.Caller, q finance.
 			return []string{"account_id=" + f.AccountID}, nil
 		}})
 	if err != nil {
-		return page, err
+		return res, err
 	}
 	sc, pager, cur := l.Scope, l.Pager, l.After
 	after := ""
@@ -43,35 +57,23 @@ func (s *Service) ListHoldings(ctx context.Context, c finance.Caller, q finance.
 	}
 	rows, err := s.store.ListHoldings(ctx, c.UserID, f, after, pager.Size+1)
 	if err != nil {
-		return page, finance.Internal("list holdings", err)
+		return res, finance.Internal("list holdings", err)
 	}
 	if rows, page.NextCursor, err = finance.Cut(ctx, pager, rows, func(h Holding) holdingCursor { return holdingCursor{ID: h.ID} }); err != nil {
-		return page, err
+		return res, err
 	}
 	page.HasMore = page.NextCursor != ""
-	var tickers []string
-	for _, h := range rows {
-		if h.Ticker != "" {
-			tickers = append(tickers, h.Ticker)
-		}
+	today := finance.Day(s.k.Now())
+	views, err := s.priceHoldings(ctx, rows, today)
+	if err != nil {
+		return res, err
 	}
-	prices := map[string][]SecurityPrice{}
-	if len(tickers) > 0 {
-		ps, err := s.store.RecentSecurityPrices(ctx, tickers, finance.Day(s.k.Now()))
-		if err != nil {
-			return page, finance.Internal("recent prices", err)
-		}
-		for _, p := range ps {
-			k := p.Ticker + "|" + p.Currency
-			prices[k] = append(prices[k], p)
-		}
+	if res.Cash, err = s.cashOf(ctx, c.UserID, f, today); err != nil {
+		return res, err
 	}
 	redact := sc.Grant().Redacts(finance.FieldConnectionInstitution)
-	page.Data = make([]HoldingView, 0, len(rows))
-	for _, h := range rows {
-		ps := prices[h.Ticker+"|"+h.Currency]
-		sortPricesNewestFirst(ps)
-		v := PriceHolding(h, ps)
+	page.Data = make([]HoldingView, 0, len(views))
+	for _, v := range views {
 		if redact {
 			if sc.NamesInstitution(v.Name) {
 				v.Name = ""
@@ -84,7 +86,35 @@ func (s *Service) ListHoldings(ctx context.Context, c finance.Caller, q finance.
 	}
 	page.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
 	page.Filtered = len(sc.ExcludedAccounts()) > 0
-	return page, nil
+	return res, nil
+}
+
+// cashOf is the cash of the investment accounts f covers (the grant's
+// exclusions and account_id applied), by account id.
+func (s *Service) cashOf(ctx context.Context, userID string, f HoldingFilter, today time.Time) ([]CashPosition, error) {
+	hs, err := s.store.ListHoldings(ctx, userID, f, "", 0)
+	if err != nil {
+		return nil, finance.Internal("list holdings", err)
+	}
+	if len(hs) == 0 {
+		return []CashPosition{}, nil
+	}
+	accts, err := s.store.ListAccounts(ctx, userID)
+	if err != nil {
+		return nil, finance.Internal("list accounts", err)
+	}
+	cash, err := CashPositions(accts, hs, today, func(tickers []string, day time.Time) ([]SecurityPrice, error) {
+		return s.store.RecentSecurityPrices(ctx, tickers, day)
+	})
+	if err != nil {
+		return nil, finance.Internal("recent prices", err)
+	}
+	out := make([]CashPosition, 0, len(cash))
+	for _, c := range cash {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b CashPosition) int { return strings.Compare(a.AccountID, b.AccountID) })
+	return out, nil
 }
 
 func sortPricesNewestFirst(ps []SecurityPrice) {

@@ -146,9 +146,14 @@ func noRate(cur string, day time.Time) error {
 //   - credit: a liability (liquid: due soon); loan: a liability (illiquid);
 //   - any other type: an illiquid asset of that type.
 //
+// An investment account with holdings also counts its cash position
+// (cash, by account id: the part of its balance the holdings do not hold,
+// CashPositions) as a liquid cash asset, so the account counts once: its
+// positions at today's prices plus its cash, never its balance beside them.
+//
 // Hidden accounts (IsHidden) count nothing. Amounts of one (kind, asset
 // type, liquidity, subtype, currency) are summed into one line.
-func NetWorthLines(accounts []finance.Account, holdings []HoldingView) (lines []NetWorthLine, manual bool) {
+func NetWorthLines(accounts []finance.Account, holdings []HoldingView, cash map[string]decimal.Decimal) (lines []NetWorthLine, manual bool) {
 	byAccount := map[string][]HoldingView{}
 	for _, h := range holdings {
 		byAccount[h.AccountID] = append(byAccount[h.AccountID], h)
@@ -184,6 +189,9 @@ func NetWorthLines(accounts []finance.Account, holdings []HoldingView) (lines []
 				}
 				add(NetWorthLine{Kind: NetWorthAsset, AssetType: h.AssetType, Liquidity: liq, RetirementSubtype: h.RetirementSubtype,
 					Currency: h.CurrentValue.Currency}, h.CurrentValue.Amount)
+			}
+			if c := cash[a.ID]; !c.IsZero() {
+				add(NetWorthLine{Kind: NetWorthAsset, AssetType: AssetCash, Liquidity: LiquidityLiquid, Currency: a.Balance.Currency}, c)
 			}
 		case finance.AccountCredit:
 			add(NetWorthLine{Kind: NetWorthLiability, AssetType: finance.AccountCredit, Liquidity: LiquidityLiquid, Currency: a.Balance.Currency}, a.Balance.Amount)
@@ -231,6 +239,9 @@ type NetWorthFigures struct {
 	ByAssetType         map[string]decimal.Decimal
 	ByCurrency          map[string]decimal.Decimal
 	ByRetirementSubtype map[string]decimal.Decimal
+	// Derived (history points only): rebuilt from the transactions, as no
+	// snapshot was stored that day.
+	Derived bool
 }
 
 // ConvertNetWorth converts lines into cur at day's rates. The rounding

@@ -78,47 +78,19 @@ func (s *Service) baseCurrency(ctx context.Context, c finance.Caller, sc finance
 
 // snapshotNow computes the user's lines from the current accounts,
 // holdings and prices (today, service clock) and stores today's snapshot
-// when there is none yet (first writer wins).
-func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnapshot, error) {
+// when there is none yet (first writer wins). It returns the state the
+// lines came from, which the history walks back.
+func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnapshot, current, error) {
 	now := s.k.Now()
-	today := finance.Day(now)
-	accts, err := s.store.ListAccounts(ctx, userID)
+	st, err := s.current(ctx, userID)
 	if err != nil {
-		return NetWorthSnapshot{}, finance.Internal("list accounts", err)
+		return NetWorthSnapshot{}, st, err
 	}
-	hs, err := s.store.ListHoldings(ctx, userID, HoldingFilter{}, "", 0)
-	if err != nil {
-		return NetWorthSnapshot{}, finance.Internal("list holdings", err)
-	}
-	var tickers []string
-	for _, h := range hs {
-		if h.Ticker != "" && !slices.Contains(tickers, h.Ticker) {
-			tickers = append(tickers, h.Ticker)
-		}
-	}
-	prices := map[string][]SecurityPrice{}
-	if len(tickers) > 0 {
-		ps, err := s.store.RecentSecurityPrices(ctx, tickers, today)
-		if err != nil {
-			return NetWorthSnapshot{}, finance.Internal("recent prices", err)
-		}
-		for _, p := range ps {
-			k := p.Ticker + "|" + p.Currency
-			prices[k] = append(prices[k], p)
-		}
-	}
-	views := make([]HoldingView, 0, len(hs))
-	for _, h := range hs {
-		ps := prices[h.Ticker+"|"+h.Currency]
-		sortPricesNewestFirst(ps)
-		views = append(views, PriceHolding(h, ps))
-	}
-	lines, manual := NetWorthLines(accts, views)
-	snap := NetWorthSnapshot{UserID: userID, Date: today, Lines: lines, IsManual: manual, TakenAt: now}
+	snap := NetWorthSnapshot{UserID: userID, Date: finance.Day(now), Lines: st.lines, IsManual: st.manual, TakenAt: now}
 	if _, err := s.store.PutNetWorthSnapshot(ctx, snap); err != nil {
-		return NetWorthSnapshot{}, finance.Internal("put snapshot", err)
+		return NetWorthSnapshot{}, st, finance.Internal("put snapshot", err)
 	}
-	return snap, nil
+	return snap, st, nil
 }
 
 // SnapshotNetWorth is the daily snapshot job for one user (internal: no
@@ -126,7 +98,7 @@ func (s *Service) snapshotNow(ctx context.Context, userID string) (NetWorthSnaps
 // runs it; a read of either route runs it too, so a day someone looked at
 // always has its point.
 func (s *Service) SnapshotNetWorth(ctx context.Context, userID string) error {
-	_, err := s.snapshotNow(ctx, userID)
+	_, _, err := s.snapshotNow(ctx, userID)
 	return err
 }
 
@@ -165,7 +137,7 @@ func (s *Service) GetNetWorth(ctx context.Context, c finance.Caller, baseCurrenc
 	}
 	now := s.k.Now()
 	today := finance.Day(now)
-	live, err := s.snapshotNow(ctx, c.UserID)
+	live, _, err := s.snapshotNow(ctx, c.UserID)
 	if err != nil {
 		return NetWorthView{}, err
 	}
@@ -197,34 +169,66 @@ func (s *Service) GetNetWorth(ctx context.Context, c finance.Caller, baseCurrenc
 }
 
 // GetNetWorthHistory answers GET /v1/net-worth/history?period=&base_currency=:
-// one point per stored snapshot in the period (today's is taken first when
-// missing), each converted at its own day's rate. A day whose snapshot has
-// a currency without a rate on or before that day is left out and listed in
+// one point per day of the period, each converted at its own day's rate. A
+// day with a stored snapshot answers it (today's is taken first when
+// missing); every other day from the user's oldest posted row on is
+// derived: its lines rebuilt from today's by walking each account back by
+// its posted rows (DeriveNetWorthLines) and marked Derived. A day with a
+// currency without a rate on or before it is left out and listed in
 // MissingRateDates; nothing is converted 1:1.
 func (s *Service) GetNetWorthHistory(ctx context.Context, c finance.Caller, period, baseCurrency string) (NetWorthHistory, error) {
 	sc, err := s.netWorthScope(ctx, c)
 	if err != nil {
 		return NetWorthHistory{}, err
 	}
-	if period == "" {
-		period = "30d"
-	}
 	today := finance.Day(s.k.Now())
-	from, ok := NetWorthPeriodStart(period, today)
-	if !ok {
-		return NetWorthHistory{}, finance.Invalid("period", "period must be one of 30d, 90d, 6mo, 1y, 5y, all")
+	from, err := periodStart(period, today)
+	if err != nil {
+		return NetWorthHistory{}, err
 	}
 	cur, err := s.baseCurrency(ctx, c, sc, baseCurrency)
 	if err != nil {
 		return NetWorthHistory{}, err
 	}
-	if _, err := s.snapshotNow(ctx, c.UserID); err != nil {
+	_, st, err := s.snapshotNow(ctx, c.UserID)
+	if err != nil {
 		return NetWorthHistory{}, err
 	}
 	snaps, err := s.store.ListNetWorthSnapshots(ctx, c.UserID, from, today)
 	if err != nil {
 		return NetWorthHistory{}, finance.Internal("list snapshots", err)
 	}
+	stored := map[time.Time]bool{}
+	for _, sn := range snaps {
+		stored[sn.Date] = true
+	}
+	lo := from
+	if lo.IsZero() { // "all": back to the oldest posted row
+		start, ok, err := s.historyStart(ctx, c.UserID, from)
+		if err != nil {
+			return NetWorthHistory{}, err
+		}
+		lo = today
+		if ok {
+			lo = start
+		}
+	}
+	var missing []time.Time
+	for _, d := range daysDown(lo, today) {
+		if !stored[d] {
+			missing = append(missing, d)
+		}
+	}
+	derived, err := s.derive(ctx, c.UserID, st, missing)
+	if err != nil {
+		return NetWorthHistory{}, err
+	}
+	isDerived := map[time.Time]bool{}
+	for _, d := range derived {
+		isDerived[d.Date] = true
+	}
+	snaps = append(snaps, derived...)
+	slices.SortFunc(snaps, func(a, b NetWorthSnapshot) int { return a.Date.Compare(b.Date) })
 	curs := []string{cur}
 	for _, sn := range snaps {
 		for _, x := range currenciesOf(sn.Lines, cur) {
@@ -248,6 +252,7 @@ func (s *Service) GetNetWorthHistory(ctx context.Context, c finance.Caller, peri
 		if err != nil {
 			return NetWorthHistory{}, err
 		}
+		f.Derived = isDerived[sn.Date]
 		h.Points = append(h.Points, f)
 	}
 	return h, nil

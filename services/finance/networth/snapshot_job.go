@@ -34,7 +34,7 @@ func (s *Service) SnapshotDue(ctx context.Context) (int, error) {
 			if err := ctx.Err(); err != nil {
 				return taken, err
 			}
-			if _, err := s.snapshotNow(ctx, id); err != nil {
+			if _, _, err := s.snapshotNow(ctx, id); err != nil {
 				s.k.Log().WarnContext(ctx, "net-worth snapshot", "user_id", id, "err", err)
 				continue
 			}

@@ -44,5 +44,14 @@ type Store interface {
 	// id order, who have no net-worth snapshot dated day.
 	UsersWithoutSnapshot(ctx context.Context, day time.Time, after string, limit int) ([]string, error)
 
+	// The history's walk back (history.go).
+	// BalanceFlows returns the net of the user's posted rows dated after
+	// after, per account, currency and date, split slices left out (their
+	// parent carries the amount), in no particular order.
+	BalanceFlows(ctx context.Context, userID string, after time.Time) ([]BalanceFlow, error)
+	// FirstPostedDay is the date of the user's oldest posted row that is
+	// not a split slice; nil when there is none.
+	FirstPostedDay(ctx context.Context, userID string) (*time.Time, error)
+
 	ListAccounts(ctx context.Context, userID string) ([]finance.Account, error)
 }

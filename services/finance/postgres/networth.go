@@ -160,3 +160,46 @@ func (s *Store) UsersWithoutSnapshot(ctx context.Context, day time.Time, after s
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	return ids, storeErr("users without snapshot", err)
 }
+
+// BalanceFlows implements networth.Store. One pass over the user's rows
+// after the day, read from the covering index of budget rows
+// (transactions_user_date_budget_idx: date, account, amount, currency,
+// is_pending and split_parent_id are in it), summed here.
+func (s *Store) BalanceFlows(ctx context.Context, userID string, after time.Time) ([]networth.BalanceFlow, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	return pg.All(ctx, s.pool, storeErr, "balance flows", func(row pgx.CollectableRow) (networth.BalanceFlow, error) {
+		var (
+			f   networth.BalanceFlow
+			net string
+		)
+		if err := row.Scan(&f.AccountID, &f.Currency, &f.Date, &net); err != nil {
+			return f, err
+		}
+		f.Date = finance.Day(f.Date)
+		var err error
+		f.Net, err = decimal.NewFromString(net)
+		return f, err
+	}, `SELECT account_id::text, currency, date, sum(amount)::text
+		FROM transactions WHERE user_id = $1 AND date > $2 AND NOT is_pending AND split_parent_id IS NULL
+		GROUP BY account_id, currency, date`, userID, finance.Day(after))
+}
+
+// FirstPostedDay implements networth.Store.
+func (s *Store) FirstPostedDay(ctx context.Context, userID string) (*time.Time, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	var first *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT min(date) FROM transactions
+		WHERE user_id = $1 AND NOT is_pending AND split_parent_id IS NULL`, userID).Scan(&first)
+	if err != nil {
+		return nil, storeErr("first posted day", err)
+	}
+	if first != nil {
+		d := finance.Day(*first)
+		first = &d
+	}
+	return first, nil
+}

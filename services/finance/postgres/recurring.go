@@ -154,7 +154,13 @@ func (s *Store) ClearRecurringDue(ctx context.Context, m recurring.Mark, now tim
 	if !isUUID(m.UserID) {
 		return false, nil
 	}
-	tag, err := s.pool.Exec(ctx, `DELETE FROM recurring_due WHERE user_id = $1 AND generation = $2`, m.UserID, m.Generation)
+	// The run is recorded in the same statement: a finished detection and
+	// its time go together (GREATEST: a replica with an older clock does
+	// not move it back).
+	tag, err := s.pool.Exec(ctx, `WITH ran AS (
+			INSERT INTO recurring_runs (user_id, last_run_at) SELECT id, $3 FROM users WHERE id = $1
+			ON CONFLICT (user_id) DO UPDATE SET last_run_at = GREATEST(recurring_runs.last_run_at, EXCLUDED.last_run_at))
+		DELETE FROM recurring_due WHERE user_id = $1 AND generation = $2`, m.UserID, m.Generation, now)
 	if err != nil {
 		return false, storeErr("clear recurring due", err)
 	}
@@ -163,6 +169,22 @@ func (s *Store) ClearRecurringDue(ctx context.Context, m recurring.Mark, now tim
 	}
 	_, err = s.pool.Exec(ctx, `UPDATE recurring_due SET due_at = $2, claimed_until = NULL WHERE user_id = $1`, m.UserID, now)
 	return false, storeErr("free recurring due", err)
+}
+
+// RecurringLastRun implements recurring.Store.
+func (s *Store) RecurringLastRun(ctx context.Context, userID string) (*time.Time, error) {
+	if !isUUID(userID) {
+		return nil, nil
+	}
+	var at time.Time
+	err := s.pool.QueryRow(ctx, `SELECT last_run_at FROM recurring_runs WHERE user_id = $1`, userID).Scan(&at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, storeErr("recurring last run", err)
+	}
+	return &at, nil
 }
 
 // ReleaseRecurringDue implements recurring.Store.

@@ -48,6 +48,29 @@ func (s *Service) DueSince(ctx context.Context, userID string) (*time.Time, erro
 	return &m.DueAt, nil
 }
 
+// Freshness is how current recurring detection is for a user (GET
+// /v1/sync-status): DueSince is the oldest change it has not read yet (nil
+// when none: Pending false), LastRunAt when it last finished (nil before
+// the first run).
+type Freshness struct {
+	DueSince  *time.Time
+	Pending   bool
+	LastRunAt *time.Time
+}
+
+// Freshness reports the user's detection freshness.
+func (s *Service) Freshness(ctx context.Context, userID string) (Freshness, error) {
+	due, err := s.DueSince(ctx, userID)
+	if err != nil {
+		return Freshness{}, err
+	}
+	last, err := s.store.RecurringLastRun(ctx, userID)
+	if err != nil {
+		return Freshness{}, finance.Internal("recurring last run", err)
+	}
+	return Freshness{DueSince: due, Pending: due != nil, LastRunAt: last}, nil
+}
+
 // DetectDue is one run of the recurring detection job: it claims the users
 // marked due (by syncs that changed rows), one at a time so a claim's lease
 // starts when its detection does, runs Detect for each and clears

@@ -44,11 +44,16 @@ type Store interface {
 	// Each claim lasts until leaseUntil. Concurrent callers (replicas) never
 	// get the same user while a claim lasts.
 	ClaimRecurringDue(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Mark, error)
-	// ClearRecurringDue ends a detection of m. When the user was not marked
+	// ClearRecurringDue ends a detection of m, which finished at now: it
+	// records now as the user's last run (RecurringLastRun; never moved
+	// back) in the same atomic step. When the user was not marked
 	// again since m was read (same Generation), the mark is removed and it
 	// reports true. Otherwise the mark stays, due at now and unclaimed, so
 	// the next run detects the rows the newer sync wrote.
 	ClearRecurringDue(ctx context.Context, m Mark, now time.Time) (bool, error)
+	// RecurringLastRun is when the user's last detection finished
+	// (ClearRecurringDue); nil before the first.
+	RecurringLastRun(ctx context.Context, userID string) (*time.Time, error)
 	// ReleaseRecurringDue ends a failed detection of the user: the mark
 	// stays and may be claimed again from retryAt.
 	ReleaseRecurringDue(ctx context.Context, userID string, retryAt time.Time) error
