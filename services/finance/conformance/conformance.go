@@ -62,10 +62,11 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"Holdings", testHoldings},       // holding.go
 		{"FXRates", testFXRates},         // networth.go
 		{"NetWorthSnapshots", testNetWorthSnapshots},
-		{"UsersWithoutSnapshot", testUsersWithoutSnapshot}, // networth.go
-		{"RecurringDue", testRecurringDue},                 // recurring_due.go
-		{"FlowTotals", testFlowTotals},                     // flows.go
-		{"Imports", testImports},                           // imports.go
+		{"DerivedHistoryProperty", testDerivedHistoryProperty}, // history.go
+		{"UsersWithoutSnapshot", testUsersWithoutSnapshot},     // networth.go
+		{"RecurringDue", testRecurringDue},                     // recurring_due.go
+		{"FlowTotals", testFlowTotals},                         // flows.go
+		{"Imports", testImports},                               // imports.go
 		{"ConcurrentImports", testConcurrentImports},
 		{"ConcurrentWrites", testConcurrentWrites}, // concurrent.go
 		{"SyncFeedProperty", testSyncFeedProperty}, // sync.go
