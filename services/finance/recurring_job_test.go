@@ -91,12 +91,32 @@ func TestRecurringJob(t *testing.T) {
 		return n
 	}
 
+	fresh := func() recurring.Freshness {
+		t.Helper()
+		f, err := rec.Freshness(ctx, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if f := fresh(); f.Pending || f.DueSince != nil || f.LastRunAt != nil {
+		t.Fatalf("before any sync: %+v", f)
+	}
 	upsert()
 	if !isDue(t, e.store, user) || detected(t, e.store, user) {
 		t.Fatal("the sync detected inline, or did not mark its user")
 	}
+	if f := fresh(); !f.Pending || f.DueSince == nil || !f.DueSince.Equal(now) || f.LastRunAt != nil {
+		t.Fatalf("after the sync (sync status): %+v", f)
+	}
+	mu.Lock()
+	clock = clock.Add(time.Minute) // the job runs a minute later
+	mu.Unlock()
 	if n := run(); n != 1 || isDue(t, e.store, user) || !detected(t, e.store, user) {
 		t.Fatalf("run detected %d; due after it: %v", n, isDue(t, e.store, user))
+	}
+	if f := fresh(); f.Pending || f.DueSince != nil || f.LastRunAt == nil || !f.LastRunAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("after the run (sync status): %+v", f)
 	}
 	if n := run(); n != 0 {
 		t.Fatalf("a run with nobody due detected %d", n)

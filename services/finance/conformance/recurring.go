@@ -103,6 +103,16 @@ func testRecurringDue(t *testing.T, s Store) {
 	if _, ok := due(f.user); !cleared || ok {
 		t.Fatalf("an unchanged mark was not cleared (%v, due %v)", cleared, ok)
 	}
+	// Each clear ends a detection: the latest is the user's last run, and
+	// an older one (a replica behind) does not move it back.
+	_, err = s.ClearRecurringDue(ctx, mUser, now.Add(90*time.Second))
+	must(t, err)
+	if last, err := s.RecurringLastRun(ctx, f.user); err != nil || last == nil || !last.Equal(now.Add(3*time.Minute)) {
+		t.Fatalf("last run %v (%v), want %v", last, err, now.Add(3*time.Minute))
+	}
+	if last, err := s.RecurringLastRun(ctx, newID()); err != nil || last != nil {
+		t.Fatalf("a user never detected: last run %v (%v)", last, err)
+	}
 
 	// A failed detection is retried: released, the mark stays and is
 	// claimable from the retry time.
