@@ -46,12 +46,7 @@ func CashPositions(accts []finance.Account, hs []Holding, today time.Time, price
 		if a.BalanceAsOf != nil {
 			day = finance.Day(*a.BalanceAsOf)
 		}
-		var tickers []string
-		for _, h := range held {
-			if h.Ticker != "" && !slices.Contains(tickers, h.Ticker) {
-				tickers = append(tickers, h.Ticker)
-			}
-		}
+		tickers := tickersOf(held)
 		byTicker := map[string][]SecurityPrice{}
 		if len(tickers) > 0 {
 			ps, err := prices(tickers, day)
@@ -202,14 +197,20 @@ func cashAmounts(cash map[string]CashPosition) map[string]decimal.Decimal {
 	return out
 }
 
-// priceHoldings prices hs at the latest closes on or before day.
-func (s *Service) priceHoldings(ctx context.Context, hs []Holding, day time.Time) ([]HoldingView, error) {
-	var tickers []string
+// tickersOf is the distinct tickers of hs.
+func tickersOf(hs []Holding) []string {
+	var out []string
 	for _, h := range hs {
-		if h.Ticker != "" && !slices.Contains(tickers, h.Ticker) {
-			tickers = append(tickers, h.Ticker)
+		if h.Ticker != "" && !slices.Contains(out, h.Ticker) {
+			out = append(out, h.Ticker)
 		}
 	}
+	return out
+}
+
+// priceHoldings prices hs at the latest closes on or before day.
+func (s *Service) priceHoldings(ctx context.Context, hs []Holding, day time.Time) ([]HoldingView, error) {
+	tickers := tickersOf(hs)
 	prices := map[string][]SecurityPrice{}
 	if len(tickers) > 0 {
 		ps, err := s.store.RecentSecurityPrices(ctx, tickers, day)
