@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/deploy/local"
+	"github.com/ledgerlane/platform/pkg/pgtest"
 	"github.com/ledgerlane/platform/pkg/redisconn"
 )
 
@@ -42,7 +43,7 @@ func stack(t *testing.T, withDB bool, opts ...func(*local.Config)) *local.Stack 
 		var b [4]byte
 		_, _ = rand.Read(b[:])
 		suffix := hex.EncodeToString(b[:])
-		cfg.DatabaseURL, cfg.FinanceSchema, cfg.MeteringSchema = url, "e2e_finance_"+suffix, "e2e_metering_"+suffix
+		cfg.DatabaseURL, cfg.FinanceSchema, cfg.MeteringSchema = pgtest.NoCommitWait(url), "e2e_finance_"+suffix, "e2e_metering_"+suffix
 		t.Cleanup(func() {
 			conn, err := pgx.Connect(context.Background(), url)
 			if err != nil {

@@ -29,7 +29,7 @@ func Pool(t testing.TB, prefix string, migrations fs.FS) *pgxpool.Pool {
 	_, _ = rand.Read(b[:])
 	schema := prefix + "_t" + hex.EncodeToString(b[:])
 	ctx := context.Background()
-	pool, err := pg.Open(ctx, withoutCommitWait(url), schema, migrations, nil)
+	pool, err := pg.Open(ctx, NoCommitWait(url), schema, migrations, nil)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -45,12 +45,12 @@ func Pool(t testing.TB, prefix string, migrations fs.FS) *pgxpool.Pool {
 	return pool
 }
 
-// withoutCommitWait sets synchronous_commit=off on the test's connections
-// (pgx passes unknown parameters to the server): a commit then returns
+// NoCommitWait returns url with synchronous_commit=off for the test's
+// connections (pgx passes unknown parameters to the server): a commit then returns
 // before its WAL reaches the disk, which a throwaway schema never needs and
 // which makes migrating one about a third quicker. Visibility and
 // isolation are unchanged.
-func withoutCommitWait(url string) string {
+func NoCommitWait(url string) string {
 	sep := "?"
 	switch {
 	case !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://"):
