@@ -16,12 +16,14 @@ run: ## Start the whole system on embedded defaults (gateway on 127.0.0.1:8080).
 	go build -ldflags "$(LDFLAGS)" -o $(BIN)/local ./deploy/local/cmd/local
 	GOGC=$${GOGC:-400} exec $(BIN)/local
 
-test: vet ## go vet and go test -race over every module.
+test: vet ## go vet and go test -race over every module, then the date sweep.
 	@set -e; for m in $(MODULES); do echo "== go test $$m"; (cd $$m && go test -race -count=1 ./...); done
+	@echo "== date sweep (without -race)"; $(MAKE) --no-print-directory test-dates
 
 # The date sweep alone (docs/testing.md): the seeded stack at month ends,
 # 29 February, DST changes, New Year, ... and the date-sensitive end-to-end
-# checks at each. `make test` runs it too.
+# checks at each. `make test` runs it last; it runs without -race, since its
+# checks run under -race in their own end-to-end tests.
 test-dates:
 	cd deploy/local && go test -count=1 -run '^TestDateSweep$$' .
 
