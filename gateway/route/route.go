@@ -165,6 +165,19 @@ var table = []Route{
 	write(http.MethodPost, "/v1/webhooks", Conversion, "webhooks:manage", "jobs.v1.WebhookService.CreateWebhook", optional),
 	get("/v1/webhooks", Conversion, "webhooks:manage", "jobs.v1.WebhookService.ListWebhooks"),
 	write(http.MethodDelete, "/v1/webhooks/{id}", Conversion, "webhooks:manage", "jobs.v1.WebhookService.DeleteWebhook", optional),
+	write(http.MethodPatch, "/v1/webhooks/{id}", Conversion, "webhooks:manage", "jobs.v1.WebhookService.UpdateWebhook", optional),
+	get("/v1/webhooks/event-types", Conversion, "webhooks:manage", "jobs.v1.WebhookService.ListEventTypes"),
+	get("/v1/webhooks/{id}/deliveries", Conversion, "webhooks:manage", "jobs.v1.WebhookService.ListDeliveries"),
+	get("/v1/webhooks/{id}/deliveries/{delivery_id}", Conversion, "webhooks:manage", "jobs.v1.WebhookService.GetDelivery"),
+	// A resend or test event is accepted, not yet sent: 202. Neither is
+	// metered (no quota unit); the jobs service holds each endpoint to
+	// jobs.MaxPendingManual of them pending (docs/webhooks.md, "Limits").
+	write(http.MethodPost, "/v1/webhooks/{id}/deliveries/{delivery_id}/resend", Conversion, "webhooks:manage", "jobs.v1.WebhookService.ResendDelivery", optional).
+		status(http.StatusAccepted),
+	write(http.MethodPost, "/v1/webhooks/{id}/test", Conversion, "webhooks:manage", "jobs.v1.WebhookService.SendTestEvent", optional).
+		status(http.StatusAccepted),
+	write(http.MethodPost, "/v1/webhooks/{id}/rotate-secret", Conversion, "webhooks:manage", "jobs.v1.WebhookService.RotateWebhookSecret", optional),
+	write(http.MethodPost, "/v1/webhooks/{id}/enable", Conversion, "webhooks:manage", "jobs.v1.WebhookService.EnableWebhook", optional),
 	write(http.MethodPost, "/v1/connections", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.CreateConnection", optional),
 	get("/v1/connections", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.ListConnections"),
 	write(http.MethodDelete, "/v1/connections/{id}", Conversion, "connections:manage", "conversion.v1.AccountingConnectionService.DeleteConnection", optional),

@@ -87,11 +87,25 @@ const DeliveryTimeout = 10 * time.Second
 const claimLease = time.Minute
 
 // WebhookSender sends one signed delivery attempt: body POSTed to target,
-// signed with secret at the time at, naming the event and the delivery id.
-// webhook.Client is the HTTP implementation. Any error is a failed attempt;
-// its text says why without content ("timeout", "status 503").
+// signed at the time at with each of secrets (the header carries one
+// signature per secret: two while a rotated secret is in its overlap),
+// naming the event, its id and the delivery id. webhook.Client is the HTTP
+// implementation. status is the receiver's HTTP status, 0 when none came.
+// Any error is a failed attempt; without a status its text is the failure's
+// class, without content: "timeout", "dns error", "connection refused",
+// "tls error", "address not allowed", "transport error" or "bad request".
 type WebhookSender interface {
-	Send(ctx context.Context, target, secret, event, deliveryID string, body []byte, at time.Time) error
+	Send(ctx context.Context, target string, secrets []string, event, eventID, deliveryID string, body []byte, at time.Time) (status int, err error)
+}
+
+// eventNamespace derives the event ids of job events (eventID).
+var eventNamespace = uuid.MustParse("4f0e3b8a-0a51-4c43-9d0e-6a1f2f2c8e51")
+
+// eventID is the id of the event of type event about job jobID: derived,
+// so that a redelivered event (and every endpoint's delivery of it) has
+// the same id.
+func eventID(event, jobID string) string {
+	return uuid.NewSHA1(eventNamespace, []byte(event+"|"+jobID)).String()
 }
 
 // completedBody is the job.completed delivery body. It mirrors
@@ -183,7 +197,8 @@ func (s *Service) RunFanout(ctx context.Context) error {
 }
 
 // Fanout creates the deliveries of one job.completed event, to the active
-// endpoints of the job's mode (test jobs to test endpoints, live to live).
+// endpoints of the job's mode (test jobs to test endpoints, live to live)
+// that subscribe to it.
 // It is idempotent: a repeated event finds its deliveries already there.
 func (s *Service) Fanout(ctx context.Context, accountID, mode, jobID string, body []byte) error {
 	es, err := s.store.ListEndpoints(ctx, accountID)
@@ -196,12 +211,13 @@ func (s *Service) Fanout(ctx context.Context, accountID, mode, jobID string, bod
 	// completing worker's) only through what is stored with them.
 	traceparent, tracestate := s.tracer.Inject(ctx)
 	for _, e := range es {
-		if e.Status != EndpointActive {
+		if e.Status != EndpointActive || !e.Subscribes(EventJobCompleted) {
 			continue
 		}
 		_, err := s.store.CreateDelivery(ctx, Delivery{
 			ID: uuid.NewString(), AccountID: accountID, EndpointID: e.ID, JobID: jobID,
-			Event: EventJobCompleted, Body: body, Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now,
+			Event: EventJobCompleted, EventID: eventID(EventJobCompleted, jobID), Origin: OriginEvent,
+			Body: body, Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now,
 			TraceParent: traceparent, TraceState: tracestate,
 		})
 		if err != nil {
@@ -253,6 +269,7 @@ func (s *Service) DeliverDue(ctx context.Context) int {
 // the job's trace id. A delivery stored without a trace (tracing was off)
 // starts a trace of its own, so the lines still carry one.
 func (s *Service) attempt(ctx context.Context, d Delivery) {
+	d = withEventID(d)
 	if d.TraceParent != "" {
 		ctx = s.tracer.Extract(ctx, d.TraceParent, d.TraceState)
 	}
@@ -267,15 +284,18 @@ func (s *Service) attempt(ctx context.Context, d Delivery) {
 		s.log.ErrorContext(ctx, "jobs: endpoint", "delivery_id", d.ID, "err", err)
 		return // the lease expires and the delivery is claimed again
 	}
-	secret, err := s.keys.Open(e.Secret, secretAAD(e.ID))
+	now := s.now()
+	secrets, err := s.signingSecrets(e, now)
 	if err != nil {
 		s.log.ErrorContext(ctx, "jobs: open webhook secret", "endpoint_id", e.ID, "err", err)
 		return
 	}
-	now := s.now()
-	err = s.send(ctx, e.URL, string(secret), d, now)
-	a := Attempt{At: now, Succeeded: err == nil}
+	status, err := s.send(ctx, e.URL, secrets, d, now)
+	a := Attempt{At: now, Succeeded: err == nil, StatusCode: status, Duration: s.now().Sub(now)}
 	if err != nil {
+		if status == 0 {
+			a.Failure = err.Error()
+		}
 		n := d.Attempts + 1
 		if sched := s.cfg.RetrySchedule; n >= len(sched) {
 			a.Exhausted = true
@@ -286,6 +306,24 @@ func (s *Service) attempt(ctx context.Context, d Delivery) {
 	}
 	s.metrics.DeliveryAttempted(a)
 	s.record(ctx, d, a)
+}
+
+// signingSecrets opens the secrets a delivery to e is signed with at now:
+// its secret, and the one a rotation replaced while its overlap lasts.
+func (s *Service) signingSecrets(e Endpoint, now time.Time) ([]string, error) {
+	cur, err := s.keys.Open(e.Secret, secretAAD(e.ID))
+	if err != nil {
+		return nil, err
+	}
+	out := []string{string(cur)}
+	if e.PrevSecret != nil && now.Before(e.PrevSecretUntil) {
+		prev, err := s.keys.Open(e.PrevSecret, secretAAD(e.ID))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, string(prev))
+	}
+	return out, nil
 }
 
 func (s *Service) record(ctx context.Context, d Delivery, a Attempt) {
@@ -308,10 +346,10 @@ func (s *Service) record(ctx context.Context, d Delivery, a Attempt) {
 }
 
 // send makes one signed attempt, bounded by DeliveryTimeout.
-func (s *Service) send(ctx context.Context, target, secret string, d Delivery, now time.Time) error {
+func (s *Service) send(ctx context.Context, target string, secrets []string, d Delivery, now time.Time) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, DeliveryTimeout)
 	defer cancel()
-	return s.webhooks.Send(ctx, target, secret, d.Event, d.ID, d.Body, now)
+	return s.webhooks.Send(ctx, target, secrets, d.Event, d.EventID, d.ID, d.Body, now)
 }
 
 // checkURL validates a webhook URL: http or https with a host; without

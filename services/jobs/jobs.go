@@ -12,6 +12,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -170,11 +171,34 @@ type Endpoint struct {
 	// credentials of its mode see it.
 	Mode string
 	URL  string
+	// Description is the owner's note, at most MaxDescriptionLen characters.
+	Description string
+	// EventTypes are the event types it receives; empty means every type,
+	// those added later included (shown as "*").
+	EventTypes []string
 	// Secret is the sealed whsec_ signing secret.
-	Secret              []byte
+	Secret []byte
+	// PrevSecret is the sealed secret a rotation replaced; deliveries are
+	// signed with it too until PrevSecretUntil (RotationOverlap after the
+	// rotation). Nil when no rotation is in its overlap.
+	PrevSecret          []byte
+	PrevSecretUntil     time.Time
 	Status              string
 	ConsecutiveFailures int
 	CreatedAt           time.Time
+}
+
+// Subscribes reports whether e receives events of type event.
+func (e Endpoint) Subscribes(event string) bool {
+	return len(e.EventTypes) == 0 || slices.Contains(e.EventTypes, event)
+}
+
+// EndpointUpdate is what UpdateEndpoint changes: the nil members stay.
+type EndpointUpdate struct {
+	URL         *string
+	Description *string
+	// EventTypes, when set, replaces the list; an empty list means all.
+	EventTypes *[]string
 }
 
 // Delivery statuses.
@@ -188,14 +212,35 @@ const (
 	DeliveryAbandoned = "abandoned"
 )
 
+// Delivery origins: how a delivery came to be.
+const (
+	// OriginEvent: the fan-out of an event to the endpoints subscribed to it.
+	OriginEvent = "event"
+	// OriginResend: the owner resent an earlier delivery (same event id and
+	// body, a new delivery id and attempt chain).
+	OriginResend = "resend"
+	// OriginTest: the owner sent a webhook.test event.
+	OriginTest = "test"
+)
+
 // Delivery is one event sent to one endpoint. Its ID is the
 // X-Service-Delivery header and stays the same across retries.
 type Delivery struct {
 	ID         string
 	AccountID  string
 	EndpointID string
-	JobID      string
-	Event      string
+	// JobID is the job of a job.completed event; "" for events of no job
+	// (webhook.test).
+	JobID string
+	Event string
+	// EventID names the event (the X-Service-Event-Id header): the same on
+	// every endpoint's delivery of one event and on its resends, so that
+	// receivers can deduplicate.
+	EventID string
+	// Origin is OriginEvent, OriginResend or OriginTest; "" reads as
+	// OriginEvent. ResendOf is the resent delivery's id (OriginResend).
+	Origin   string
+	ResendOf string
 	// Body is the JSON event body: job metadata only, never message content.
 	Body          []byte
 	Status        string
@@ -220,6 +265,43 @@ type Attempt struct {
 	Abandoned bool
 	// NextAttemptAt is when to retry (only for a failure with attempts left).
 	NextAttemptAt time.Time
+	// StatusCode is the receiver's HTTP status; 0 when none came.
+	StatusCode int
+	// Failure is why a failed attempt failed without a status: a class
+	// ("timeout", "connection refused", …, see WebhookSender), never the
+	// receiver's answer; "" otherwise.
+	Failure string
+	// Duration is how long the attempt took.
+	Duration time.Duration
+}
+
+// AttemptRecord is one attempt as stored and shown (an abandoned delivery
+// has none: nothing was sent). The receiver's response body is never kept.
+type AttemptRecord struct {
+	// N counts from 1 within the delivery.
+	N             int
+	At            time.Time
+	Succeeded     bool
+	StatusCode    int
+	Failure       string
+	Duration      time.Duration
+	NextAttemptAt time.Time // zero when no retry followed
+}
+
+// DeliveryFilter selects an endpoint's deliveries for ListDeliveries.
+type DeliveryFilter struct {
+	AccountID, EndpointID string
+	// Status, when set, keeps deliveries of that status only.
+	Status string
+	// Before, when set, keeps deliveries older than that position (the
+	// previous page's last): pages run newest first.
+	Before *Position
+}
+
+// Position is a delivery's place in the newest-first order.
+type Position struct {
+	CreatedAt time.Time
+	ID        string
 }
 
 // ErrNotFound is returned for a missing row, and for another tenant's row.
@@ -305,8 +387,8 @@ type Store interface {
 	// now, oldest first, and pushes their NextAttemptAt to now+lease so that
 	// another replica does not send them concurrently.
 	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Delivery, error)
-	// RecordAttempt applies an attempt to a delivery and its endpoint: a
-	// success resets the endpoint's ConsecutiveFailures; an exhausted delivery
+	// RecordAttempt applies an attempt to a delivery and its endpoint, and
+	// stores it (AttemptRecord) unless abandoned: a success resets the endpoint's ConsecutiveFailures; an exhausted delivery
 	// increments it and disables the endpoint at DisableAfter. disabled
 	// reports whether this call moved the endpoint from active to disabled,
 	// so the disabling is observed once.
@@ -316,4 +398,29 @@ type Store interface {
 	CountDisabledEndpoints(ctx context.Context) (int, error)
 	// Delivery returns one delivery.
 	Delivery(ctx context.Context, id string) (Delivery, error)
+
+	// UpdateEndpoint applies u to the tenant's endpoint and returns it as
+	// it is after.
+	UpdateEndpoint(ctx context.Context, accountID, id string, u EndpointUpdate) (Endpoint, error)
+	// RotateSecret makes secret (sealed) the tenant's endpoint's signing
+	// secret, and the one it replaces its PrevSecret until prevUntil, in
+	// one step: two rotations at once keep one of the new secrets, with the
+	// other as the previous one.
+	RotateSecret(ctx context.Context, accountID, id string, secret []byte, prevUntil time.Time) (Endpoint, error)
+	// EnableEndpoint makes the tenant's endpoint active with no failures
+	// counted, and returns it.
+	EnableEndpoint(ctx context.Context, accountID, id string) (Endpoint, error)
+	// ListDeliveries returns up to limit of an endpoint's deliveries that
+	// f selects, newest first (created_at, then id, descending).
+	ListDeliveries(ctx context.Context, f DeliveryFilter, limit int) ([]Delivery, error)
+	// DeliveryAttempts returns a delivery's attempts in order.
+	DeliveryAttempts(ctx context.Context, deliveryID string) ([]AttemptRecord, error)
+	// CreateManualDelivery stores d, a resend or test delivery, unless its
+	// endpoint already has maxPending manual deliveries pending
+	// (ErrLimit), checked and written atomically.
+	CreateManualDelivery(ctx context.Context, d Delivery, maxPending int) error
 }
+
+// ErrLimit is returned by CreateManualDelivery when the endpoint has its
+// fill of pending manual deliveries.
+var ErrLimit = errors.New("jobs: limit reached")

@@ -95,7 +95,7 @@ func TestWebhookMetrics(t *testing.T) {
 			svc := e.service(t, &fakeConverter{}, nil)
 			ctx := context.Background()
 			rec := newReceiver(t, tt.status)
-			if _, err := svc.CreateWebhook(ctx, alice, rec.srv.URL); err != nil {
+			if _, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL}); err != nil {
 				t.Fatal(err)
 			}
 			c := metrics.WebhookAttempts.WithLabelValues(tt.outcome)
@@ -192,7 +192,7 @@ func TestEndpointDisabledMetrics(t *testing.T) {
 		ctx := context.Background()
 		svc := e.service(t, &fakeConverter{}, nil)
 		rec := newReceiver(t, http.StatusServiceUnavailable)
-		if _, err := svc.CreateWebhook(ctx, alice, rec.srv.URL); err != nil {
+		if _, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := svc.Sweep(ctx); err != nil {

@@ -78,7 +78,7 @@ func TestConfiguredRetrySchedule(t *testing.T) {
 		rec := newReceiver(t, http.StatusServiceUnavailable)
 		sched := []time.Duration{0, 2 * time.Second, 4 * time.Second, 9 * time.Second}
 		svc := e.service(t, &fakeConverter{}, func(c *jobs.Config) { c.RetrySchedule = sched })
-		if _, err := svc.CreateWebhook(ctx, alice, rec.srv.URL); err != nil {
+		if _, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL}); err != nil {
 			t.Fatal(err)
 		}
 		if err := svc.Fanout(ctx, alice.AccountID, alice.Mode, "0e8a3c6e-2f4b-4f54-9f53-00000000cccc", []byte(`{"event":"job.completed"}`)); err != nil {

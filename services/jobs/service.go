@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,14 +11,12 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"slices"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/periodic"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
@@ -91,6 +88,9 @@ type Config struct {
 	// Refunder gives back the units of items failed by an outage
 	// (meteringclient); nil leaves them counted.
 	Refunder Refunder
+	// Cursors signs the delivery list's cursors; every replica needs the
+	// same key (nil: a random key, for one process).
+	Cursors *cursor.Codec
 	// RetrySchedule is when each webhook delivery attempt is due, as offsets
 	// from the delivery's creation (default RetrySchedule; checked by
 	// ValidateRetrySchedule, which server.New applies). Operators shorten it
@@ -113,6 +113,7 @@ type Service struct {
 	log      *slog.Logger
 	cfg      Config
 	resolver Resolver
+	cursors  *cursor.Codec
 
 	deliverMu sync.Mutex // one DeliverDue pass at a time
 }
@@ -167,9 +168,14 @@ func NewService(cfg Config) *Service {
 	if len(cfg.RetrySchedule) == 0 {
 		cfg.RetrySchedule = RetrySchedule
 	}
+	if cfg.Cursors == nil {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		cfg.Cursors = cursor.New(key)
+	}
 	return &Service{
 		store: cfg.Store, queue: cfg.Queue, conv: cfg.Converter, webhooks: cfg.Webhooks, metrics: cfg.Metrics, tracer: cfg.Tracer,
-		keys: cfg.Keys, now: cfg.Clock, log: cfg.Log, cfg: cfg, resolver: cfg.Resolver,
+		keys: cfg.Keys, now: cfg.Clock, log: cfg.Log, cfg: cfg, resolver: cfg.Resolver, cursors: cfg.Cursors,
 	}
 }
 
@@ -239,21 +245,7 @@ const MaxReferenceLen = 128
 
 // checkReference refuses a reference that is too long, not UTF-8, or holds
 // control characters (it travels in JSON, logs and receivers' databases).
-func checkReference(ref string) error {
-	bad := func(detail string) error { return fieldProblem(problem.InvalidInput, detail, "reference") }
-	if !utf8.ValidString(ref) {
-		return bad("reference must be UTF-8")
-	}
-	if n := utf8.RuneCountInString(ref); n > MaxReferenceLen {
-		return bad(fmt.Sprintf("reference has %d characters; at most %d", n, MaxReferenceLen))
-	}
-	for _, r := range ref {
-		if unicode.IsControl(r) {
-			return bad("reference must not contain control characters")
-		}
-	}
-	return nil
-}
+func checkReference(ref string) error { return checkText(ref, "reference", MaxReferenceLen) }
 
 // CreateBatch validates req and stores the job with its items sealed and
 // the intent to enqueue them, in one transaction (the outbox). It returns the
@@ -451,85 +443,6 @@ func (s *Service) RunSweeper(ctx context.Context, every time.Duration) {
 		}
 		return nil
 	}}.Loop(ctx)
-}
-
-// EndpointCreated is CreateWebhook's answer; Secret is shown only here.
-type EndpointCreated struct {
-	Endpoint Endpoint
-	Secret   string
-}
-
-// CreateWebhook registers url for the caller and returns its new secret.
-func (s *Service) CreateWebhook(ctx context.Context, c Caller, rawURL string) (EndpointCreated, error) {
-	if err := s.check(c); err != nil {
-		return EndpointCreated{}, err
-	}
-	u, err := s.checkURL(ctx, rawURL)
-	if err != nil {
-		return EndpointCreated{}, err
-	}
-	// A soft limit: two concurrent creations may pass it by one, which
-	// costs nothing worse than one more delivery per job.
-	have, err := s.store.ListEndpoints(ctx, c.AccountID)
-	if err != nil {
-		return EndpointCreated{}, s.internal("list endpoints", err)
-	}
-	if len(ofMode(have, c.Mode)) >= MaxEndpoints {
-		return EndpointCreated{}, fieldProblem(problem.Conflict,
-			fmt.Sprintf("an account may have at most %d webhook endpoints in %s mode; delete one first", MaxEndpoints, modeOf(c.Mode)), "url")
-	}
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return EndpointCreated{}, s.internal("secret", err)
-	}
-	secret := "whsec_" + base64.RawURLEncoding.EncodeToString(b[:])
-	e := Endpoint{ID: uuid.NewString(), AccountID: c.AccountID, Mode: modeOf(c.Mode), URL: u, Status: EndpointActive, CreatedAt: s.timestamp()}
-	if e.Secret, err = s.keys.Seal([]byte(secret), secretAAD(e.ID)); err != nil {
-		return EndpointCreated{}, s.internal("seal secret", err)
-	}
-	if err := s.store.CreateEndpoint(ctx, e); err != nil {
-		return EndpointCreated{}, s.internal("create endpoint", err)
-	}
-	return EndpointCreated{Endpoint: e, Secret: secret}, nil
-}
-
-// ListWebhooks returns the caller's endpoints (their Secret fields cleared).
-func (s *Service) ListWebhooks(ctx context.Context, c Caller) ([]Endpoint, error) {
-	if err := s.check(c); err != nil {
-		return nil, err
-	}
-	es, err := s.store.ListEndpoints(ctx, c.AccountID)
-	if err != nil {
-		return nil, s.internal("list endpoints", err)
-	}
-	es = ofMode(es, c.Mode)
-	for i := range es {
-		es[i].Secret = nil
-	}
-	return es, nil
-}
-
-// DeleteWebhook removes one of the caller's endpoints; pending deliveries to
-// it are abandoned when next due.
-func (s *Service) DeleteWebhook(ctx context.Context, c Caller, id string) error {
-	if err := s.check(c); err != nil {
-		return err
-	}
-	have, err := s.store.ListEndpoints(ctx, c.AccountID)
-	if err != nil {
-		return s.internal("list endpoints", err)
-	}
-	if !slices.ContainsFunc(ofMode(have, c.Mode), func(e Endpoint) bool { return e.ID == id }) {
-		return problem.New(problem.NotFound, "no such webhook endpoint") // another mode's is as absent as another tenant's
-	}
-	err = s.store.DeleteEndpoint(ctx, c.AccountID, id)
-	if errors.Is(err, ErrNotFound) {
-		return problem.New(problem.NotFound, "no such webhook endpoint")
-	}
-	if err != nil {
-		return s.internal("delete endpoint", err)
-	}
-	return nil
 }
 
 // internal wraps a failure no rule of the service answers, with op: pkg/rpc

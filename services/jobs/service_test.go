@@ -254,22 +254,22 @@ func TestWebhookEndpointLimit(t *testing.T) {
 	ctx := context.Background()
 	var last jobs.EndpointCreated
 	for i := 0; i < jobs.MaxEndpoints; i++ {
-		c, err := svc.CreateWebhook(ctx, alice, fmt.Sprintf("http://127.0.0.1:9/hook%d", i))
+		c, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: fmt.Sprintf("http://127.0.0.1:9/hook%d", i)})
 		if err != nil {
 			t.Fatalf("endpoint %d: %v", i+1, err)
 		}
 		last = c
 	}
-	_, err := svc.CreateWebhook(ctx, alice, "http://127.0.0.1:9/one-more")
+	_, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: "http://127.0.0.1:9/one-more"})
 	wantProblem(t, err, problem.Conflict, "url")
 	// The limit is per account, and deleting one makes room.
-	if _, err := svc.CreateWebhook(ctx, bob, "http://127.0.0.1:9/bob"); err != nil {
+	if _, err := svc.CreateWebhook(ctx, bob, jobs.WebhookSettings{URL: "http://127.0.0.1:9/bob"}); err != nil {
 		t.Fatalf("another account: %v", err)
 	}
 	if err := svc.DeleteWebhook(ctx, alice, last.Endpoint.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.CreateWebhook(ctx, alice, "http://127.0.0.1:9/again"); err != nil {
+	if _, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: "http://127.0.0.1:9/again"}); err != nil {
 		t.Fatalf("after a delete: %v", err)
 	}
 }
@@ -282,7 +282,7 @@ func TestWithoutKeyEveryRouteIsUnavailable(t *testing.T) {
 	_, checks["CreateBatch"] = svc.CreateBatch(ctx, alice, jobs.BatchRequest{To: "x", Messages: []string{"x"}})
 	_, checks["GetJob"] = svc.GetJob(ctx, alice, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff")
 	checks["DeleteJob"] = svc.DeleteJob(ctx, alice, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff")
-	_, checks["CreateWebhook"] = svc.CreateWebhook(ctx, alice, "https://example.com/")
+	_, checks["CreateWebhook"] = svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: "https://example.com/"})
 	_, checks["ListWebhooks"] = svc.ListWebhooks(ctx, alice)
 	checks["DeleteWebhook"] = svc.DeleteWebhook(ctx, alice, "0e8a3c6e-2f4b-4f54-9f53-0000000000ff")
 	for name, err := range checks {
@@ -337,7 +337,7 @@ func batchThroughQueueWithWebhook(t *testing.T, e *env) {
 	svc := e.service(t, conv, nil)
 	ctx := context.Background()
 	rec := newReceiver(t, http.StatusNoContent)
-	created, err := svc.CreateWebhook(ctx, alice, rec.srv.URL+"/hooks")
+	created, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL+"/hooks"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +508,7 @@ func workerKilledMidJobLosesNothing(t *testing.T, e *env) {
 	killed := &fakeConverter{started: make(chan string, 100), block: func(m string) bool { return m == "msg 5" }}
 	a := e.service(t, killed, func(c *jobs.Config) { c.Workers = 1 })
 	rec := newReceiver(t, http.StatusOK)
-	if _, err := a.CreateWebhook(ctx, alice, rec.srv.URL); err != nil {
+	if _, err := a.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 12
@@ -597,7 +597,7 @@ func TestWebhookURLValidation(t *testing.T) {
 		{"allowed private in local stack", e.service(t, &fakeConverter{}, nil), "http://127.0.0.1:9999/", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.svc.CreateWebhook(ctx, alice, tc.url)
+			_, err := tc.svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: tc.url})
 			if tc.ok && err != nil {
 				t.Fatalf("refused: %v", err)
 			}
@@ -607,7 +607,7 @@ func TestWebhookURLValidation(t *testing.T) {
 		})
 	}
 	t.Run("delete", func(t *testing.T) {
-		c, err := public.CreateWebhook(ctx, alice, "https://hooks.example.com/x")
+		c, err := public.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: "https://hooks.example.com/x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -631,7 +631,7 @@ func deliveryRetryScheduleAndAutoDisable(t *testing.T, e *env) {
 	ctx := context.Background()
 	rec := newReceiver(t, http.StatusInternalServerError)
 	svc := e.service(t, &fakeConverter{}, nil)
-	c, err := svc.CreateWebhook(ctx, alice, rec.srv.URL)
+	c, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -713,7 +713,7 @@ func TestDeliverySuccessAndTimeout(t *testing.T) {
 	svc := e.service(t, &fakeConverter{}, func(c *jobs.Config) {
 		c.Webhooks = &webhook.Client{HTTP: &http.Client{Timeout: 100 * time.Millisecond}}
 	})
-	if _, err := svc.CreateWebhook(ctx, alice, slow.srv.URL); err != nil {
+	if _, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: slow.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	_ = svc.Fanout(ctx, alice.AccountID, alice.Mode, "0e8a3c6e-2f4b-4f54-9f53-00000000cccc", []byte(`{}`))
@@ -801,7 +801,7 @@ func TestDeliveryRefusesPrivateAddressAtDialTime(t *testing.T) {
 	ctx := context.Background()
 	rec := newReceiver(t, http.StatusOK)
 	lenient := e.service(t, &fakeConverter{}, nil)
-	if _, err := lenient.CreateWebhook(ctx, alice, rec.srv.URL); err != nil {
+	if _, err := lenient.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	strict := e.service(t, &fakeConverter{}, func(c *jobs.Config) { c.AllowPrivate = false })

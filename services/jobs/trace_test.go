@@ -152,7 +152,7 @@ func webhookAttemptsContinueTheSubmittersTrace(t *testing.T, e *env) {
 	withTracing := func(c *jobs.Config) { c.Log, c.Tracer = log, tracing.Internal{} }
 	svc := e.service(t, &fakeConverter{}, withTracing)
 	rec := newReceiver(t, http.StatusServiceUnavailable)
-	if _, err := svc.CreateWebhook(context.Background(), alice, rec.srv.URL); err != nil {
+	if _, err := svc.CreateWebhook(context.Background(), alice, jobs.WebhookSettings{URL: rec.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 	stopWorkers := start(t, func(ctx context.Context) { _ = svc.RunWorkers(ctx) })
@@ -220,7 +220,7 @@ func TestBackgroundLogLinesCarryATrace(t *testing.T) {
 	})
 	start(t, func(ctx context.Context) { _ = svc.RunWorkers(ctx) })
 	rec := newReceiver(t, http.StatusInternalServerError)
-	if _, err := svc.CreateWebhook(ctx, alice, rec.srv.URL); err != nil {
+	if _, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -9,6 +9,7 @@ package jobsv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -25,7 +26,12 @@ const (
 type CreateWebhookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The receiving address (https).
-	Url           string `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Url string `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// Event types to receive (GET /v1/webhooks/event-types); absent, empty or
+	// ["*"] means every type, those added later included.
+	EventTypes []string `protobuf:"bytes,2,rep,name=event_types,json=eventTypes,proto3" json:"event_types,omitempty"`
+	// A note of the owner's, at most 200 characters.
+	Description   string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -67,15 +73,34 @@ func (x *CreateWebhookRequest) GetUrl() string {
 	return ""
 }
 
-// The spec shows id and secret; url and created_at are added (decision).
+func (x *CreateWebhookRequest) GetEventTypes() []string {
+	if x != nil {
+		return x.EventTypes
+	}
+	return nil
+}
+
+func (x *CreateWebhookRequest) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+// The spec shows id and secret; the rest are added (decision).
 type CreateWebhookResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// UUID, tenant-scoped.
 	Id  string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// Signing secret, "whsec_…". Returned only here, at creation; never again.
-	Secret        string                 `protobuf:"bytes,3,opt,name=secret,proto3" json:"secret,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	Secret    string                 `protobuf:"bytes,3,opt,name=secret,proto3" json:"secret,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// As WebhookEndpoint.event_types.
+	EventTypes  []string `protobuf:"bytes,5,rep,name=event_types,json=eventTypes,proto3" json:"event_types,omitempty"`
+	Description string   `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
+	// "active".
+	Status        string `protobuf:"bytes,7,opt,name=status,proto3" json:"status,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -136,6 +161,27 @@ func (x *CreateWebhookResponse) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *CreateWebhookResponse) GetEventTypes() []string {
+	if x != nil {
+		return x.EventTypes
+	}
+	return nil
+}
+
+func (x *CreateWebhookResponse) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *CreateWebhookResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
 }
 
 // List and delete shapes are "not shown" in the spec; decisions below.
@@ -227,13 +273,20 @@ type WebhookEndpoint struct {
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Url   string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// "active", or "disabled" after 10 consecutively exhausted deliveries
-	// (re-enable by deleting and re-creating the endpoint).
+	// (POST /v1/webhooks/{id}/enable re-enables it).
 	Status    string                 `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	// Consecutively exhausted deliveries; reset by a successful delivery.
+	// Consecutively exhausted deliveries; reset by a successful delivery and
+	// by enabling.
 	ConsecutiveFailures int32 `protobuf:"varint,5,opt,name=consecutive_failures,json=consecutiveFailures,proto3" json:"consecutive_failures,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The event types it receives; ["*"] for every type.
+	EventTypes  []string `protobuf:"bytes,6,rep,name=event_types,json=eventTypes,proto3" json:"event_types,omitempty"`
+	Description string   `protobuf:"bytes,7,opt,name=description,proto3" json:"description,omitempty"`
+	// Until when the secret a rotation replaced still signs deliveries
+	// beside the current one; absent outside a rotation's overlap.
+	PreviousSecretExpiresAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=previous_secret_expires_at,json=previousSecretExpiresAt,proto3" json:"previous_secret_expires_at,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
 }
 
 func (x *WebhookEndpoint) Reset() {
@@ -301,6 +354,145 @@ func (x *WebhookEndpoint) GetConsecutiveFailures() int32 {
 	return 0
 }
 
+func (x *WebhookEndpoint) GetEventTypes() []string {
+	if x != nil {
+		return x.EventTypes
+	}
+	return nil
+}
+
+func (x *WebhookEndpoint) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *WebhookEndpoint) GetPreviousSecretExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PreviousSecretExpiresAt
+	}
+	return nil
+}
+
+type UpdateWebhookRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path parameter: the endpoint's UUID.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Absent leaves the URL; the same rules as at creation apply.
+	Url         *string `protobuf:"bytes,2,opt,name=url,proto3,oneof" json:"url,omitempty"`
+	Description *string `protobuf:"bytes,3,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	// Absent (or JSON null) leaves the event types; an array of type names
+	// replaces them, ["*"] for every type. The empty array is refused. A
+	// ListValue because a repeated field cannot tell [] from absent.
+	EventTypes    *structpb.ListValue `protobuf:"bytes,4,opt,name=event_types,json=eventTypes,proto3" json:"event_types,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateWebhookRequest) Reset() {
+	*x = UpdateWebhookRequest{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateWebhookRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateWebhookRequest) ProtoMessage() {}
+
+func (x *UpdateWebhookRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateWebhookRequest.ProtoReflect.Descriptor instead.
+func (*UpdateWebhookRequest) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *UpdateWebhookRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UpdateWebhookRequest) GetUrl() string {
+	if x != nil && x.Url != nil {
+		return *x.Url
+	}
+	return ""
+}
+
+func (x *UpdateWebhookRequest) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *UpdateWebhookRequest) GetEventTypes() *structpb.ListValue {
+	if x != nil {
+		return x.EventTypes
+	}
+	return nil
+}
+
+// The HTTP rule sets response_body: "endpoint".
+type UpdateWebhookResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Endpoint      *WebhookEndpoint       `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateWebhookResponse) Reset() {
+	*x = UpdateWebhookResponse{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateWebhookResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateWebhookResponse) ProtoMessage() {}
+
+func (x *UpdateWebhookResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateWebhookResponse.ProtoReflect.Descriptor instead.
+func (*UpdateWebhookResponse) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *UpdateWebhookResponse) GetEndpoint() *WebhookEndpoint {
+	if x != nil {
+		return x.Endpoint
+	}
+	return nil
+}
+
 type DeleteWebhookRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Endpoint UUID; another tenant's id answers not-found.
@@ -311,7 +503,7 @@ type DeleteWebhookRequest struct {
 
 func (x *DeleteWebhookRequest) Reset() {
 	*x = DeleteWebhookRequest{}
-	mi := &file_jobs_v1_webhooks_proto_msgTypes[5]
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -323,7 +515,7 @@ func (x *DeleteWebhookRequest) String() string {
 func (*DeleteWebhookRequest) ProtoMessage() {}
 
 func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_jobs_v1_webhooks_proto_msgTypes[5]
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -336,7 +528,7 @@ func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{5}
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DeleteWebhookRequest) GetId() string {
@@ -354,7 +546,7 @@ type DeleteWebhookResponse struct {
 
 func (x *DeleteWebhookResponse) Reset() {
 	*x = DeleteWebhookResponse{}
-	mi := &file_jobs_v1_webhooks_proto_msgTypes[6]
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -366,7 +558,7 @@ func (x *DeleteWebhookResponse) String() string {
 func (*DeleteWebhookResponse) ProtoMessage() {}
 
 func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_jobs_v1_webhooks_proto_msgTypes[6]
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -379,7 +571,1081 @@ func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{6}
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{8}
+}
+
+type ListEventTypesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEventTypesRequest) Reset() {
+	*x = ListEventTypesRequest{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEventTypesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEventTypesRequest) ProtoMessage() {}
+
+func (x *ListEventTypesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEventTypesRequest.ProtoReflect.Descriptor instead.
+func (*ListEventTypesRequest) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{9}
+}
+
+type ListEventTypesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	EventTypes    []*EventType           `protobuf:"bytes,1,rep,name=event_types,json=eventTypes,proto3" json:"event_types,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListEventTypesResponse) Reset() {
+	*x = ListEventTypesResponse{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListEventTypesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListEventTypesResponse) ProtoMessage() {}
+
+func (x *ListEventTypesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListEventTypesResponse.ProtoReflect.Descriptor instead.
+func (*ListEventTypesResponse) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListEventTypesResponse) GetEventTypes() []*EventType {
+	if x != nil {
+		return x.EventTypes
+	}
+	return nil
+}
+
+// EventType is an event type an endpoint may subscribe to.
+type EventType struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// E.g. "job.completed".
+	Name        string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// True for a type that is known, and may be subscribed to, but is not
+	// sent yet.
+	Announced     bool `protobuf:"varint,3,opt,name=announced,proto3" json:"announced,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventType) Reset() {
+	*x = EventType{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventType) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventType) ProtoMessage() {}
+
+func (x *EventType) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventType.ProtoReflect.Descriptor instead.
+func (*EventType) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *EventType) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *EventType) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *EventType) GetAnnounced() bool {
+	if x != nil {
+		return x.Announced
+	}
+	return false
+}
+
+type ListDeliveriesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path parameter: the endpoint's UUID.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// "pending", "succeeded", "failed" or "abandoned"; empty for all.
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// Opaque cursor from a previous next_cursor; empty for the first page.
+	Cursor string `protobuf:"bytes,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// 1 to 100; absent means 20.
+	PageSize      *int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3,oneof" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeliveriesRequest) Reset() {
+	*x = ListDeliveriesRequest{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeliveriesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeliveriesRequest) ProtoMessage() {}
+
+func (x *ListDeliveriesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeliveriesRequest.ProtoReflect.Descriptor instead.
+func (*ListDeliveriesRequest) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListDeliveriesRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ListDeliveriesRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ListDeliveriesRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *ListDeliveriesRequest) GetPageSize() int32 {
+	if x != nil && x.PageSize != nil {
+		return *x.PageSize
+	}
+	return 0
+}
+
+type ListDeliveriesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Newest first.
+	Deliveries []*WebhookDelivery `protobuf:"bytes,1,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
+	// Empty when there is no further page.
+	NextCursor    string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeliveriesResponse) Reset() {
+	*x = ListDeliveriesResponse{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeliveriesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeliveriesResponse) ProtoMessage() {}
+
+func (x *ListDeliveriesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeliveriesResponse.ProtoReflect.Descriptor instead.
+func (*ListDeliveriesResponse) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListDeliveriesResponse) GetDeliveries() []*WebhookDelivery {
+	if x != nil {
+		return x.Deliveries
+	}
+	return nil
+}
+
+func (x *ListDeliveriesResponse) GetNextCursor() string {
+	if x != nil {
+		return x.NextCursor
+	}
+	return ""
+}
+
+// WebhookDelivery is one event sent to one endpoint, with its attempts. The
+// event's body is not shown (it is the receiver's to keep), nor anything the
+// receiver answered beyond its status code.
+type WebhookDelivery struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The X-Service-Delivery header; the same on every attempt.
+	Id         string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	EndpointId string `protobuf:"bytes,2,opt,name=endpoint_id,json=endpointId,proto3" json:"endpoint_id,omitempty"`
+	// E.g. "job.completed" or "webhook.test".
+	EventType string `protobuf:"bytes,3,opt,name=event_type,json=eventType,proto3" json:"event_type,omitempty"`
+	// The X-Service-Event-Id header: the same on every endpoint's delivery of
+	// the event and on its resends.
+	EventId string `protobuf:"bytes,4,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// "pending", "succeeded", "failed" (every attempt failed) or "abandoned"
+	// (the endpoint was disabled or deleted first).
+	Status string `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	// "event", "resend" or "test".
+	Origin string `protobuf:"bytes,6,opt,name=origin,proto3" json:"origin,omitempty"`
+	// The resent delivery's id, for origin "resend".
+	ResendOf string `protobuf:"bytes,7,opt,name=resend_of,json=resendOf,proto3" json:"resend_of,omitempty"`
+	// The job of a job.completed event.
+	JobId     string                 `protobuf:"bytes,8,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When the next attempt is due; absent unless pending.
+	NextAttemptAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=next_attempt_at,json=nextAttemptAt,proto3" json:"next_attempt_at,omitempty"`
+	Attempts      []*DeliveryAttempt     `protobuf:"bytes,11,rep,name=attempts,proto3" json:"attempts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WebhookDelivery) Reset() {
+	*x = WebhookDelivery{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WebhookDelivery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WebhookDelivery) ProtoMessage() {}
+
+func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
+func (*WebhookDelivery) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *WebhookDelivery) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetEndpointId() string {
+	if x != nil {
+		return x.EndpointId
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetEventType() string {
+	if x != nil {
+		return x.EventType
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetResendOf() string {
+	if x != nil {
+		return x.ResendOf
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *WebhookDelivery) GetNextAttemptAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NextAttemptAt
+	}
+	return nil
+}
+
+func (x *WebhookDelivery) GetAttempts() []*DeliveryAttempt {
+	if x != nil {
+		return x.Attempts
+	}
+	return nil
+}
+
+// DeliveryAttempt is one attempt of a delivery.
+type DeliveryAttempt struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 for the first.
+	Number      int32                  `protobuf:"varint,1,opt,name=number,proto3" json:"number,omitempty"`
+	AttemptedAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=attempted_at,json=attemptedAt,proto3" json:"attempted_at,omitempty"`
+	Succeeded   bool                   `protobuf:"varint,3,opt,name=succeeded,proto3" json:"succeeded,omitempty"`
+	// The receiver's HTTP status; absent when no answer came.
+	ResponseStatus *int32 `protobuf:"varint,4,opt,name=response_status,json=responseStatus,proto3,oneof" json:"response_status,omitempty"`
+	// Why no answer came: "timeout", "dns error", "connection refused", "tls
+	// error", "address not allowed" or "transport error"; empty otherwise.
+	Failure    string `protobuf:"bytes,5,opt,name=failure,proto3" json:"failure,omitempty"`
+	DurationMs int32  `protobuf:"varint,6,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	// When the retry this failure scheduled is due; absent after a success or
+	// the last attempt.
+	NextAttemptAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=next_attempt_at,json=nextAttemptAt,proto3" json:"next_attempt_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeliveryAttempt) Reset() {
+	*x = DeliveryAttempt{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliveryAttempt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliveryAttempt) ProtoMessage() {}
+
+func (x *DeliveryAttempt) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliveryAttempt.ProtoReflect.Descriptor instead.
+func (*DeliveryAttempt) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *DeliveryAttempt) GetNumber() int32 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *DeliveryAttempt) GetAttemptedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AttemptedAt
+	}
+	return nil
+}
+
+func (x *DeliveryAttempt) GetSucceeded() bool {
+	if x != nil {
+		return x.Succeeded
+	}
+	return false
+}
+
+func (x *DeliveryAttempt) GetResponseStatus() int32 {
+	if x != nil && x.ResponseStatus != nil {
+		return *x.ResponseStatus
+	}
+	return 0
+}
+
+func (x *DeliveryAttempt) GetFailure() string {
+	if x != nil {
+		return x.Failure
+	}
+	return ""
+}
+
+func (x *DeliveryAttempt) GetDurationMs() int32 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *DeliveryAttempt) GetNextAttemptAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NextAttemptAt
+	}
+	return nil
+}
+
+type GetDeliveryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path parameters.
+	Id            string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	DeliveryId    string `protobuf:"bytes,2,opt,name=delivery_id,json=deliveryId,proto3" json:"delivery_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDeliveryRequest) Reset() {
+	*x = GetDeliveryRequest{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDeliveryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDeliveryRequest) ProtoMessage() {}
+
+func (x *GetDeliveryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDeliveryRequest.ProtoReflect.Descriptor instead.
+func (*GetDeliveryRequest) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetDeliveryRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *GetDeliveryRequest) GetDeliveryId() string {
+	if x != nil {
+		return x.DeliveryId
+	}
+	return ""
+}
+
+// The HTTP rule sets response_body: "delivery".
+type GetDeliveryResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Delivery      *WebhookDelivery       `protobuf:"bytes,1,opt,name=delivery,proto3" json:"delivery,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDeliveryResponse) Reset() {
+	*x = GetDeliveryResponse{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDeliveryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDeliveryResponse) ProtoMessage() {}
+
+func (x *GetDeliveryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDeliveryResponse.ProtoReflect.Descriptor instead.
+func (*GetDeliveryResponse) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetDeliveryResponse) GetDelivery() *WebhookDelivery {
+	if x != nil {
+		return x.Delivery
+	}
+	return nil
+}
+
+type ResendDeliveryRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	DeliveryId    string                 `protobuf:"bytes,2,opt,name=delivery_id,json=deliveryId,proto3" json:"delivery_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResendDeliveryRequest) Reset() {
+	*x = ResendDeliveryRequest{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResendDeliveryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResendDeliveryRequest) ProtoMessage() {}
+
+func (x *ResendDeliveryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResendDeliveryRequest.ProtoReflect.Descriptor instead.
+func (*ResendDeliveryRequest) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ResendDeliveryRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ResendDeliveryRequest) GetDeliveryId() string {
+	if x != nil {
+		return x.DeliveryId
+	}
+	return ""
+}
+
+// The HTTP rule sets response_body: "delivery": the new, pending delivery.
+type ResendDeliveryResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Delivery      *WebhookDelivery       `protobuf:"bytes,1,opt,name=delivery,proto3" json:"delivery,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResendDeliveryResponse) Reset() {
+	*x = ResendDeliveryResponse{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResendDeliveryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResendDeliveryResponse) ProtoMessage() {}
+
+func (x *ResendDeliveryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResendDeliveryResponse.ProtoReflect.Descriptor instead.
+func (*ResendDeliveryResponse) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ResendDeliveryResponse) GetDelivery() *WebhookDelivery {
+	if x != nil {
+		return x.Delivery
+	}
+	return nil
+}
+
+type SendTestEventRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendTestEventRequest) Reset() {
+	*x = SendTestEventRequest{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendTestEventRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendTestEventRequest) ProtoMessage() {}
+
+func (x *SendTestEventRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendTestEventRequest.ProtoReflect.Descriptor instead.
+func (*SendTestEventRequest) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *SendTestEventRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// The HTTP rule sets response_body: "delivery".
+type SendTestEventResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Delivery      *WebhookDelivery       `protobuf:"bytes,1,opt,name=delivery,proto3" json:"delivery,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendTestEventResponse) Reset() {
+	*x = SendTestEventResponse{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendTestEventResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendTestEventResponse) ProtoMessage() {}
+
+func (x *SendTestEventResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendTestEventResponse.ProtoReflect.Descriptor instead.
+func (*SendTestEventResponse) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *SendTestEventResponse) GetDelivery() *WebhookDelivery {
+	if x != nil {
+		return x.Delivery
+	}
+	return nil
+}
+
+type RotateWebhookSecretRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotateWebhookSecretRequest) Reset() {
+	*x = RotateWebhookSecretRequest{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateWebhookSecretRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateWebhookSecretRequest) ProtoMessage() {}
+
+func (x *RotateWebhookSecretRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateWebhookSecretRequest.ProtoReflect.Descriptor instead.
+func (*RotateWebhookSecretRequest) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *RotateWebhookSecretRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type RotateWebhookSecretResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The new secret, "whsec_…"; shown only here.
+	Secret string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	// Until then deliveries carry a signature with the previous secret too.
+	PreviousSecretExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=previous_secret_expires_at,json=previousSecretExpiresAt,proto3" json:"previous_secret_expires_at,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *RotateWebhookSecretResponse) Reset() {
+	*x = RotateWebhookSecretResponse{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateWebhookSecretResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateWebhookSecretResponse) ProtoMessage() {}
+
+func (x *RotateWebhookSecretResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateWebhookSecretResponse.ProtoReflect.Descriptor instead.
+func (*RotateWebhookSecretResponse) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *RotateWebhookSecretResponse) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *RotateWebhookSecretResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
+func (x *RotateWebhookSecretResponse) GetPreviousSecretExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PreviousSecretExpiresAt
+	}
+	return nil
+}
+
+type EnableWebhookRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableWebhookRequest) Reset() {
+	*x = EnableWebhookRequest{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableWebhookRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableWebhookRequest) ProtoMessage() {}
+
+func (x *EnableWebhookRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableWebhookRequest.ProtoReflect.Descriptor instead.
+func (*EnableWebhookRequest) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *EnableWebhookRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// The HTTP rule sets response_body: "endpoint".
+type EnableWebhookResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Endpoint      *WebhookEndpoint       `protobuf:"bytes,1,opt,name=endpoint,proto3" json:"endpoint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableWebhookResponse) Reset() {
+	*x = EnableWebhookResponse{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableWebhookResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableWebhookResponse) ProtoMessage() {}
+
+func (x *EnableWebhookResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableWebhookResponse.ProtoReflect.Descriptor instead.
+func (*EnableWebhookResponse) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *EnableWebhookResponse) GetEndpoint() *WebhookEndpoint {
+	if x != nil {
+		return x.Endpoint
+	}
+	return nil
+}
+
+// WebhookTestEvent is the JSON body of a webhook.test delivery.
+type WebhookTestEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Always "webhook.test".
+	Event string `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// The event's UUID (also X-Service-Event-Id).
+	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// Always true.
+	Test       bool                   `protobuf:"varint,3,opt,name=test,proto3" json:"test,omitempty"`
+	EndpointId string                 `protobuf:"bytes,4,opt,name=endpoint_id,json=endpointId,proto3" json:"endpoint_id,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Says that it is a test and needs no action.
+	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WebhookTestEvent) Reset() {
+	*x = WebhookTestEvent{}
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WebhookTestEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WebhookTestEvent) ProtoMessage() {}
+
+func (x *WebhookTestEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WebhookTestEvent.ProtoReflect.Descriptor instead.
+func (*WebhookTestEvent) Descriptor() ([]byte, []int) {
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *WebhookTestEvent) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *WebhookTestEvent) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *WebhookTestEvent) GetTest() bool {
+	if x != nil {
+		return x.Test
+	}
+	return false
+}
+
+func (x *WebhookTestEvent) GetEndpointId() string {
+	if x != nil {
+		return x.EndpointId
+	}
+	return ""
+}
+
+func (x *WebhookTestEvent) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *WebhookTestEvent) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
 }
 
 // JobCompletedEvent is the JSON body of a job.completed delivery (headers
@@ -411,7 +1677,7 @@ type JobCompletedEvent struct {
 
 func (x *JobCompletedEvent) Reset() {
 	*x = JobCompletedEvent{}
-	mi := &file_jobs_v1_webhooks_proto_msgTypes[7]
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -423,7 +1689,7 @@ func (x *JobCompletedEvent) String() string {
 func (*JobCompletedEvent) ProtoMessage() {}
 
 func (x *JobCompletedEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_jobs_v1_webhooks_proto_msgTypes[7]
+	mi := &file_jobs_v1_webhooks_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -436,7 +1702,7 @@ func (x *JobCompletedEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobCompletedEvent.ProtoReflect.Descriptor instead.
 func (*JobCompletedEvent) Descriptor() ([]byte, []int) {
-	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{7}
+	return file_jobs_v1_webhooks_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *JobCompletedEvent) GetEvent() string {
@@ -520,28 +1786,131 @@ var File_jobs_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_jobs_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
-	"\x16jobs/v1/webhooks.proto\x12\ajobs.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"(\n" +
+	"\x16jobs/v1/webhooks.proto\x12\ajobs.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"k\n" +
 	"\x14CreateWebhookRequest\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\"\x8c\x01\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x1f\n" +
+	"\vevent_types\x18\x02 \x03(\tR\n" +
+	"eventTypes\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xe7\x01\n" +
 	"\x15CreateWebhookResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
 	"\x06secret\x18\x03 \x01(\tR\x06secret\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x15\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1f\n" +
+	"\vevent_types\x18\x05 \x03(\tR\n" +
+	"eventTypes\x12 \n" +
+	"\vdescription\x18\x06 \x01(\tR\vdescription\x12\x16\n" +
+	"\x06status\x18\a \x01(\tR\x06status\"\x15\n" +
 	"\x13ListWebhooksRequest\"N\n" +
 	"\x14ListWebhooksResponse\x126\n" +
-	"\tendpoints\x18\x01 \x03(\v2\x18.jobs.v1.WebhookEndpointR\tendpoints\"\xb9\x01\n" +
+	"\tendpoints\x18\x01 \x03(\v2\x18.jobs.v1.WebhookEndpointR\tendpoints\"\xd5\x02\n" +
 	"\x0fWebhookEndpoint\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x129\n" +
 	"\n" +
 	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x121\n" +
-	"\x14consecutive_failures\x18\x05 \x01(\x05R\x13consecutiveFailures\"&\n" +
+	"\x14consecutive_failures\x18\x05 \x01(\x05R\x13consecutiveFailures\x12\x1f\n" +
+	"\vevent_types\x18\x06 \x03(\tR\n" +
+	"eventTypes\x12 \n" +
+	"\vdescription\x18\a \x01(\tR\vdescription\x12W\n" +
+	"\x1aprevious_secret_expires_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x17previousSecretExpiresAt\"\xb9\x01\n" +
+	"\x14UpdateWebhookRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x03url\x18\x02 \x01(\tH\x00R\x03url\x88\x01\x01\x12%\n" +
+	"\vdescription\x18\x03 \x01(\tH\x01R\vdescription\x88\x01\x01\x12;\n" +
+	"\vevent_types\x18\x04 \x01(\v2\x1a.google.protobuf.ListValueR\n" +
+	"eventTypesB\x06\n" +
+	"\x04_urlB\x0e\n" +
+	"\f_description\"M\n" +
+	"\x15UpdateWebhookResponse\x124\n" +
+	"\bendpoint\x18\x01 \x01(\v2\x18.jobs.v1.WebhookEndpointR\bendpoint\"&\n" +
 	"\x14DeleteWebhookRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x17\n" +
-	"\x15DeleteWebhookResponse\"\xca\x03\n" +
+	"\x15DeleteWebhookResponse\"\x17\n" +
+	"\x15ListEventTypesRequest\"M\n" +
+	"\x16ListEventTypesResponse\x123\n" +
+	"\vevent_types\x18\x01 \x03(\v2\x12.jobs.v1.EventTypeR\n" +
+	"eventTypes\"_\n" +
+	"\tEventType\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1c\n" +
+	"\tannounced\x18\x03 \x01(\bR\tannounced\"\x87\x01\n" +
+	"\x15ListDeliveriesRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n" +
+	"\x06cursor\x18\x03 \x01(\tR\x06cursor\x12 \n" +
+	"\tpage_size\x18\x04 \x01(\x05H\x00R\bpageSize\x88\x01\x01B\f\n" +
+	"\n" +
+	"_page_size\"s\n" +
+	"\x16ListDeliveriesResponse\x128\n" +
+	"\n" +
+	"deliveries\x18\x01 \x03(\v2\x18.jobs.v1.WebhookDeliveryR\n" +
+	"deliveries\x12\x1f\n" +
+	"\vnext_cursor\x18\x02 \x01(\tR\n" +
+	"nextCursor\"\x95\x03\n" +
+	"\x0fWebhookDelivery\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
+	"\vendpoint_id\x18\x02 \x01(\tR\n" +
+	"endpointId\x12\x1d\n" +
+	"\n" +
+	"event_type\x18\x03 \x01(\tR\teventType\x12\x19\n" +
+	"\bevent_id\x18\x04 \x01(\tR\aeventId\x12\x16\n" +
+	"\x06status\x18\x05 \x01(\tR\x06status\x12\x16\n" +
+	"\x06origin\x18\x06 \x01(\tR\x06origin\x12\x1b\n" +
+	"\tresend_of\x18\a \x01(\tR\bresendOf\x12\x15\n" +
+	"\x06job_id\x18\b \x01(\tR\x05jobId\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12B\n" +
+	"\x0fnext_attempt_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\rnextAttemptAt\x124\n" +
+	"\battempts\x18\v \x03(\v2\x18.jobs.v1.DeliveryAttemptR\battempts\"\xc7\x02\n" +
+	"\x0fDeliveryAttempt\x12\x16\n" +
+	"\x06number\x18\x01 \x01(\x05R\x06number\x12=\n" +
+	"\fattempted_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\vattemptedAt\x12\x1c\n" +
+	"\tsucceeded\x18\x03 \x01(\bR\tsucceeded\x12,\n" +
+	"\x0fresponse_status\x18\x04 \x01(\x05H\x00R\x0eresponseStatus\x88\x01\x01\x12\x18\n" +
+	"\afailure\x18\x05 \x01(\tR\afailure\x12\x1f\n" +
+	"\vduration_ms\x18\x06 \x01(\x05R\n" +
+	"durationMs\x12B\n" +
+	"\x0fnext_attempt_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\rnextAttemptAtB\x12\n" +
+	"\x10_response_status\"E\n" +
+	"\x12GetDeliveryRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
+	"\vdelivery_id\x18\x02 \x01(\tR\n" +
+	"deliveryId\"K\n" +
+	"\x13GetDeliveryResponse\x124\n" +
+	"\bdelivery\x18\x01 \x01(\v2\x18.jobs.v1.WebhookDeliveryR\bdelivery\"H\n" +
+	"\x15ResendDeliveryRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
+	"\vdelivery_id\x18\x02 \x01(\tR\n" +
+	"deliveryId\"N\n" +
+	"\x16ResendDeliveryResponse\x124\n" +
+	"\bdelivery\x18\x01 \x01(\v2\x18.jobs.v1.WebhookDeliveryR\bdelivery\"&\n" +
+	"\x14SendTestEventRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"M\n" +
+	"\x15SendTestEventResponse\x124\n" +
+	"\bdelivery\x18\x01 \x01(\v2\x18.jobs.v1.WebhookDeliveryR\bdelivery\",\n" +
+	"\x1aRotateWebhookSecretRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\x9e\x01\n" +
+	"\x1bRotateWebhookSecretResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret\x12W\n" +
+	"\x1aprevious_secret_expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x17previousSecretExpiresAt\"&\n" +
+	"\x14EnableWebhookRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"M\n" +
+	"\x15EnableWebhookResponse\x124\n" +
+	"\bendpoint\x18\x01 \x01(\v2\x18.jobs.v1.WebhookEndpointR\bendpoint\"\xc2\x01\n" +
+	"\x10WebhookTestEvent\x12\x14\n" +
+	"\x05event\x18\x01 \x01(\tR\x05event\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
+	"\x04test\x18\x03 \x01(\bR\x04test\x12\x1f\n" +
+	"\vendpoint_id\x18\x04 \x01(\tR\n" +
+	"endpointId\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x18\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\"\xca\x03\n" +
 	"\x11JobCompletedEvent\x12\x14\n" +
 	"\x05event\x18\x01 \x01(\tR\x05event\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x16\n" +
@@ -558,11 +1927,19 @@ const file_jobs_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
 	"expires_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x1c\n" +
-	"\treference\x18\v \x01(\tR\treference2\xfd\x01\n" +
+	"\treference\x18\v \x01(\tR\treference2\x92\a\n" +
 	"\x0eWebhookService\x12N\n" +
 	"\rCreateWebhook\x12\x1d.jobs.v1.CreateWebhookRequest\x1a\x1e.jobs.v1.CreateWebhookResponse\x12K\n" +
 	"\fListWebhooks\x12\x1c.jobs.v1.ListWebhooksRequest\x1a\x1d.jobs.v1.ListWebhooksResponse\x12N\n" +
-	"\rDeleteWebhook\x12\x1d.jobs.v1.DeleteWebhookRequest\x1a\x1e.jobs.v1.DeleteWebhookResponseB\x8e\x01\n" +
+	"\rUpdateWebhook\x12\x1d.jobs.v1.UpdateWebhookRequest\x1a\x1e.jobs.v1.UpdateWebhookResponse\x12N\n" +
+	"\rDeleteWebhook\x12\x1d.jobs.v1.DeleteWebhookRequest\x1a\x1e.jobs.v1.DeleteWebhookResponse\x12Q\n" +
+	"\x0eListEventTypes\x12\x1e.jobs.v1.ListEventTypesRequest\x1a\x1f.jobs.v1.ListEventTypesResponse\x12Q\n" +
+	"\x0eListDeliveries\x12\x1e.jobs.v1.ListDeliveriesRequest\x1a\x1f.jobs.v1.ListDeliveriesResponse\x12H\n" +
+	"\vGetDelivery\x12\x1b.jobs.v1.GetDeliveryRequest\x1a\x1c.jobs.v1.GetDeliveryResponse\x12Q\n" +
+	"\x0eResendDelivery\x12\x1e.jobs.v1.ResendDeliveryRequest\x1a\x1f.jobs.v1.ResendDeliveryResponse\x12N\n" +
+	"\rSendTestEvent\x12\x1d.jobs.v1.SendTestEventRequest\x1a\x1e.jobs.v1.SendTestEventResponse\x12`\n" +
+	"\x13RotateWebhookSecret\x12#.jobs.v1.RotateWebhookSecretRequest\x1a$.jobs.v1.RotateWebhookSecretResponse\x12N\n" +
+	"\rEnableWebhook\x12\x1d.jobs.v1.EnableWebhookRequest\x1a\x1e.jobs.v1.EnableWebhookResponseB\x8e\x01\n" +
 	"\vcom.jobs.v1B\rWebhooksProtoP\x01Z3github.com/ledgerlane/platform/proto/jobs/v1;jobsv1\xa2\x02\x03JXX\xaa\x02\aJobs.V1\xca\x02\aJobs\\V1\xe2\x02\x13Jobs\\V1\\GPBMetadata\xea\x02\bJobs::V1b\x06proto3"
 
 var (
@@ -577,37 +1954,90 @@ func file_jobs_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_jobs_v1_webhooks_proto_rawDescData
 }
 
-var file_jobs_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_jobs_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_jobs_v1_webhooks_proto_goTypes = []any{
-	(*CreateWebhookRequest)(nil),  // 0: jobs.v1.CreateWebhookRequest
-	(*CreateWebhookResponse)(nil), // 1: jobs.v1.CreateWebhookResponse
-	(*ListWebhooksRequest)(nil),   // 2: jobs.v1.ListWebhooksRequest
-	(*ListWebhooksResponse)(nil),  // 3: jobs.v1.ListWebhooksResponse
-	(*WebhookEndpoint)(nil),       // 4: jobs.v1.WebhookEndpoint
-	(*DeleteWebhookRequest)(nil),  // 5: jobs.v1.DeleteWebhookRequest
-	(*DeleteWebhookResponse)(nil), // 6: jobs.v1.DeleteWebhookResponse
-	(*JobCompletedEvent)(nil),     // 7: jobs.v1.JobCompletedEvent
-	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*CreateWebhookRequest)(nil),        // 0: jobs.v1.CreateWebhookRequest
+	(*CreateWebhookResponse)(nil),       // 1: jobs.v1.CreateWebhookResponse
+	(*ListWebhooksRequest)(nil),         // 2: jobs.v1.ListWebhooksRequest
+	(*ListWebhooksResponse)(nil),        // 3: jobs.v1.ListWebhooksResponse
+	(*WebhookEndpoint)(nil),             // 4: jobs.v1.WebhookEndpoint
+	(*UpdateWebhookRequest)(nil),        // 5: jobs.v1.UpdateWebhookRequest
+	(*UpdateWebhookResponse)(nil),       // 6: jobs.v1.UpdateWebhookResponse
+	(*DeleteWebhookRequest)(nil),        // 7: jobs.v1.DeleteWebhookRequest
+	(*DeleteWebhookResponse)(nil),       // 8: jobs.v1.DeleteWebhookResponse
+	(*ListEventTypesRequest)(nil),       // 9: jobs.v1.ListEventTypesRequest
+	(*ListEventTypesResponse)(nil),      // 10: jobs.v1.ListEventTypesResponse
+	(*EventType)(nil),                   // 11: jobs.v1.EventType
+	(*ListDeliveriesRequest)(nil),       // 12: jobs.v1.ListDeliveriesRequest
+	(*ListDeliveriesResponse)(nil),      // 13: jobs.v1.ListDeliveriesResponse
+	(*WebhookDelivery)(nil),             // 14: jobs.v1.WebhookDelivery
+	(*DeliveryAttempt)(nil),             // 15: jobs.v1.DeliveryAttempt
+	(*GetDeliveryRequest)(nil),          // 16: jobs.v1.GetDeliveryRequest
+	(*GetDeliveryResponse)(nil),         // 17: jobs.v1.GetDeliveryResponse
+	(*ResendDeliveryRequest)(nil),       // 18: jobs.v1.ResendDeliveryRequest
+	(*ResendDeliveryResponse)(nil),      // 19: jobs.v1.ResendDeliveryResponse
+	(*SendTestEventRequest)(nil),        // 20: jobs.v1.SendTestEventRequest
+	(*SendTestEventResponse)(nil),       // 21: jobs.v1.SendTestEventResponse
+	(*RotateWebhookSecretRequest)(nil),  // 22: jobs.v1.RotateWebhookSecretRequest
+	(*RotateWebhookSecretResponse)(nil), // 23: jobs.v1.RotateWebhookSecretResponse
+	(*EnableWebhookRequest)(nil),        // 24: jobs.v1.EnableWebhookRequest
+	(*EnableWebhookResponse)(nil),       // 25: jobs.v1.EnableWebhookResponse
+	(*WebhookTestEvent)(nil),            // 26: jobs.v1.WebhookTestEvent
+	(*JobCompletedEvent)(nil),           // 27: jobs.v1.JobCompletedEvent
+	(*timestamppb.Timestamp)(nil),       // 28: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),          // 29: google.protobuf.ListValue
 }
 var file_jobs_v1_webhooks_proto_depIdxs = []int32{
-	8,  // 0: jobs.v1.CreateWebhookResponse.created_at:type_name -> google.protobuf.Timestamp
+	28, // 0: jobs.v1.CreateWebhookResponse.created_at:type_name -> google.protobuf.Timestamp
 	4,  // 1: jobs.v1.ListWebhooksResponse.endpoints:type_name -> jobs.v1.WebhookEndpoint
-	8,  // 2: jobs.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	8,  // 3: jobs.v1.JobCompletedEvent.created_at:type_name -> google.protobuf.Timestamp
-	8,  // 4: jobs.v1.JobCompletedEvent.started_at:type_name -> google.protobuf.Timestamp
-	8,  // 5: jobs.v1.JobCompletedEvent.completed_at:type_name -> google.protobuf.Timestamp
-	8,  // 6: jobs.v1.JobCompletedEvent.expires_at:type_name -> google.protobuf.Timestamp
-	0,  // 7: jobs.v1.WebhookService.CreateWebhook:input_type -> jobs.v1.CreateWebhookRequest
-	2,  // 8: jobs.v1.WebhookService.ListWebhooks:input_type -> jobs.v1.ListWebhooksRequest
-	5,  // 9: jobs.v1.WebhookService.DeleteWebhook:input_type -> jobs.v1.DeleteWebhookRequest
-	1,  // 10: jobs.v1.WebhookService.CreateWebhook:output_type -> jobs.v1.CreateWebhookResponse
-	3,  // 11: jobs.v1.WebhookService.ListWebhooks:output_type -> jobs.v1.ListWebhooksResponse
-	6,  // 12: jobs.v1.WebhookService.DeleteWebhook:output_type -> jobs.v1.DeleteWebhookResponse
-	10, // [10:13] is the sub-list for method output_type
-	7,  // [7:10] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	28, // 2: jobs.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	28, // 3: jobs.v1.WebhookEndpoint.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
+	29, // 4: jobs.v1.UpdateWebhookRequest.event_types:type_name -> google.protobuf.ListValue
+	4,  // 5: jobs.v1.UpdateWebhookResponse.endpoint:type_name -> jobs.v1.WebhookEndpoint
+	11, // 6: jobs.v1.ListEventTypesResponse.event_types:type_name -> jobs.v1.EventType
+	14, // 7: jobs.v1.ListDeliveriesResponse.deliveries:type_name -> jobs.v1.WebhookDelivery
+	28, // 8: jobs.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	28, // 9: jobs.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	15, // 10: jobs.v1.WebhookDelivery.attempts:type_name -> jobs.v1.DeliveryAttempt
+	28, // 11: jobs.v1.DeliveryAttempt.attempted_at:type_name -> google.protobuf.Timestamp
+	28, // 12: jobs.v1.DeliveryAttempt.next_attempt_at:type_name -> google.protobuf.Timestamp
+	14, // 13: jobs.v1.GetDeliveryResponse.delivery:type_name -> jobs.v1.WebhookDelivery
+	14, // 14: jobs.v1.ResendDeliveryResponse.delivery:type_name -> jobs.v1.WebhookDelivery
+	14, // 15: jobs.v1.SendTestEventResponse.delivery:type_name -> jobs.v1.WebhookDelivery
+	28, // 16: jobs.v1.RotateWebhookSecretResponse.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
+	4,  // 17: jobs.v1.EnableWebhookResponse.endpoint:type_name -> jobs.v1.WebhookEndpoint
+	28, // 18: jobs.v1.WebhookTestEvent.created_at:type_name -> google.protobuf.Timestamp
+	28, // 19: jobs.v1.JobCompletedEvent.created_at:type_name -> google.protobuf.Timestamp
+	28, // 20: jobs.v1.JobCompletedEvent.started_at:type_name -> google.protobuf.Timestamp
+	28, // 21: jobs.v1.JobCompletedEvent.completed_at:type_name -> google.protobuf.Timestamp
+	28, // 22: jobs.v1.JobCompletedEvent.expires_at:type_name -> google.protobuf.Timestamp
+	0,  // 23: jobs.v1.WebhookService.CreateWebhook:input_type -> jobs.v1.CreateWebhookRequest
+	2,  // 24: jobs.v1.WebhookService.ListWebhooks:input_type -> jobs.v1.ListWebhooksRequest
+	5,  // 25: jobs.v1.WebhookService.UpdateWebhook:input_type -> jobs.v1.UpdateWebhookRequest
+	7,  // 26: jobs.v1.WebhookService.DeleteWebhook:input_type -> jobs.v1.DeleteWebhookRequest
+	9,  // 27: jobs.v1.WebhookService.ListEventTypes:input_type -> jobs.v1.ListEventTypesRequest
+	12, // 28: jobs.v1.WebhookService.ListDeliveries:input_type -> jobs.v1.ListDeliveriesRequest
+	16, // 29: jobs.v1.WebhookService.GetDelivery:input_type -> jobs.v1.GetDeliveryRequest
+	18, // 30: jobs.v1.WebhookService.ResendDelivery:input_type -> jobs.v1.ResendDeliveryRequest
+	20, // 31: jobs.v1.WebhookService.SendTestEvent:input_type -> jobs.v1.SendTestEventRequest
+	22, // 32: jobs.v1.WebhookService.RotateWebhookSecret:input_type -> jobs.v1.RotateWebhookSecretRequest
+	24, // 33: jobs.v1.WebhookService.EnableWebhook:input_type -> jobs.v1.EnableWebhookRequest
+	1,  // 34: jobs.v1.WebhookService.CreateWebhook:output_type -> jobs.v1.CreateWebhookResponse
+	3,  // 35: jobs.v1.WebhookService.ListWebhooks:output_type -> jobs.v1.ListWebhooksResponse
+	6,  // 36: jobs.v1.WebhookService.UpdateWebhook:output_type -> jobs.v1.UpdateWebhookResponse
+	8,  // 37: jobs.v1.WebhookService.DeleteWebhook:output_type -> jobs.v1.DeleteWebhookResponse
+	10, // 38: jobs.v1.WebhookService.ListEventTypes:output_type -> jobs.v1.ListEventTypesResponse
+	13, // 39: jobs.v1.WebhookService.ListDeliveries:output_type -> jobs.v1.ListDeliveriesResponse
+	17, // 40: jobs.v1.WebhookService.GetDelivery:output_type -> jobs.v1.GetDeliveryResponse
+	19, // 41: jobs.v1.WebhookService.ResendDelivery:output_type -> jobs.v1.ResendDeliveryResponse
+	21, // 42: jobs.v1.WebhookService.SendTestEvent:output_type -> jobs.v1.SendTestEventResponse
+	23, // 43: jobs.v1.WebhookService.RotateWebhookSecret:output_type -> jobs.v1.RotateWebhookSecretResponse
+	25, // 44: jobs.v1.WebhookService.EnableWebhook:output_type -> jobs.v1.EnableWebhookResponse
+	34, // [34:45] is the sub-list for method output_type
+	23, // [23:34] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_jobs_v1_webhooks_proto_init() }
@@ -615,13 +2045,16 @@ func file_jobs_v1_webhooks_proto_init() {
 	if File_jobs_v1_webhooks_proto != nil {
 		return
 	}
+	file_jobs_v1_webhooks_proto_msgTypes[5].OneofWrappers = []any{}
+	file_jobs_v1_webhooks_proto_msgTypes[12].OneofWrappers = []any{}
+	file_jobs_v1_webhooks_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_jobs_v1_webhooks_proto_rawDesc), len(file_jobs_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

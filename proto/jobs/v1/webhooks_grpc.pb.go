@@ -19,23 +19,52 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WebhookService_CreateWebhook_FullMethodName = "/jobs.v1.WebhookService/CreateWebhook"
-	WebhookService_ListWebhooks_FullMethodName  = "/jobs.v1.WebhookService/ListWebhooks"
-	WebhookService_DeleteWebhook_FullMethodName = "/jobs.v1.WebhookService/DeleteWebhook"
+	WebhookService_CreateWebhook_FullMethodName       = "/jobs.v1.WebhookService/CreateWebhook"
+	WebhookService_ListWebhooks_FullMethodName        = "/jobs.v1.WebhookService/ListWebhooks"
+	WebhookService_UpdateWebhook_FullMethodName       = "/jobs.v1.WebhookService/UpdateWebhook"
+	WebhookService_DeleteWebhook_FullMethodName       = "/jobs.v1.WebhookService/DeleteWebhook"
+	WebhookService_ListEventTypes_FullMethodName      = "/jobs.v1.WebhookService/ListEventTypes"
+	WebhookService_ListDeliveries_FullMethodName      = "/jobs.v1.WebhookService/ListDeliveries"
+	WebhookService_GetDelivery_FullMethodName         = "/jobs.v1.WebhookService/GetDelivery"
+	WebhookService_ResendDelivery_FullMethodName      = "/jobs.v1.WebhookService/ResendDelivery"
+	WebhookService_SendTestEvent_FullMethodName       = "/jobs.v1.WebhookService/SendTestEvent"
+	WebhookService_RotateWebhookSecret_FullMethodName = "/jobs.v1.WebhookService/RotateWebhookSecret"
+	WebhookService_EnableWebhook_FullMethodName       = "/jobs.v1.WebhookService/EnableWebhook"
 )
 
 // WebhookServiceClient is the client API for WebhookService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// WebhookService manages the endpoints that receive job.completed events.
+// WebhookService manages the endpoints that receive events (docs/webhooks.md).
+// Every call acts on the caller's endpoints of the caller's mode; another
+// mode's or another tenant's endpoint or delivery answers not-found.
 type WebhookServiceClient interface {
 	// CreateWebhook: POST /v1/webhooks, scope webhooks:manage.
 	CreateWebhook(ctx context.Context, in *CreateWebhookRequest, opts ...grpc.CallOption) (*CreateWebhookResponse, error)
 	// ListWebhooks: GET /v1/webhooks, scope webhooks:manage.
 	ListWebhooks(ctx context.Context, in *ListWebhooksRequest, opts ...grpc.CallOption) (*ListWebhooksResponse, error)
+	// UpdateWebhook: PATCH /v1/webhooks/{id}, scope webhooks:manage.
+	UpdateWebhook(ctx context.Context, in *UpdateWebhookRequest, opts ...grpc.CallOption) (*UpdateWebhookResponse, error)
 	// DeleteWebhook: DELETE /v1/webhooks/{id}, scope webhooks:manage.
 	DeleteWebhook(ctx context.Context, in *DeleteWebhookRequest, opts ...grpc.CallOption) (*DeleteWebhookResponse, error)
+	// ListEventTypes: GET /v1/webhooks/event-types, scope webhooks:manage.
+	ListEventTypes(ctx context.Context, in *ListEventTypesRequest, opts ...grpc.CallOption) (*ListEventTypesResponse, error)
+	// ListDeliveries: GET /v1/webhooks/{id}/deliveries, scope webhooks:manage.
+	ListDeliveries(ctx context.Context, in *ListDeliveriesRequest, opts ...grpc.CallOption) (*ListDeliveriesResponse, error)
+	// GetDelivery: GET /v1/webhooks/{id}/deliveries/{delivery_id}, scope
+	// webhooks:manage.
+	GetDelivery(ctx context.Context, in *GetDeliveryRequest, opts ...grpc.CallOption) (*GetDeliveryResponse, error)
+	// ResendDelivery: POST /v1/webhooks/{id}/deliveries/{delivery_id}/resend,
+	// scope webhooks:manage. 202: the new delivery is pending.
+	ResendDelivery(ctx context.Context, in *ResendDeliveryRequest, opts ...grpc.CallOption) (*ResendDeliveryResponse, error)
+	// SendTestEvent: POST /v1/webhooks/{id}/test, scope webhooks:manage. 202.
+	SendTestEvent(ctx context.Context, in *SendTestEventRequest, opts ...grpc.CallOption) (*SendTestEventResponse, error)
+	// RotateWebhookSecret: POST /v1/webhooks/{id}/rotate-secret, scope
+	// webhooks:manage.
+	RotateWebhookSecret(ctx context.Context, in *RotateWebhookSecretRequest, opts ...grpc.CallOption) (*RotateWebhookSecretResponse, error)
+	// EnableWebhook: POST /v1/webhooks/{id}/enable, scope webhooks:manage.
+	EnableWebhook(ctx context.Context, in *EnableWebhookRequest, opts ...grpc.CallOption) (*EnableWebhookResponse, error)
 }
 
 type webhookServiceClient struct {
@@ -66,6 +95,16 @@ func (c *webhookServiceClient) ListWebhooks(ctx context.Context, in *ListWebhook
 	return out, nil
 }
 
+func (c *webhookServiceClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookRequest, opts ...grpc.CallOption) (*UpdateWebhookResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateWebhookResponse)
+	err := c.cc.Invoke(ctx, WebhookService_UpdateWebhook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *webhookServiceClient) DeleteWebhook(ctx context.Context, in *DeleteWebhookRequest, opts ...grpc.CallOption) (*DeleteWebhookResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DeleteWebhookResponse)
@@ -76,18 +115,109 @@ func (c *webhookServiceClient) DeleteWebhook(ctx context.Context, in *DeleteWebh
 	return out, nil
 }
 
+func (c *webhookServiceClient) ListEventTypes(ctx context.Context, in *ListEventTypesRequest, opts ...grpc.CallOption) (*ListEventTypesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListEventTypesResponse)
+	err := c.cc.Invoke(ctx, WebhookService_ListEventTypes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhookServiceClient) ListDeliveries(ctx context.Context, in *ListDeliveriesRequest, opts ...grpc.CallOption) (*ListDeliveriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDeliveriesResponse)
+	err := c.cc.Invoke(ctx, WebhookService_ListDeliveries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhookServiceClient) GetDelivery(ctx context.Context, in *GetDeliveryRequest, opts ...grpc.CallOption) (*GetDeliveryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetDeliveryResponse)
+	err := c.cc.Invoke(ctx, WebhookService_GetDelivery_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhookServiceClient) ResendDelivery(ctx context.Context, in *ResendDeliveryRequest, opts ...grpc.CallOption) (*ResendDeliveryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResendDeliveryResponse)
+	err := c.cc.Invoke(ctx, WebhookService_ResendDelivery_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhookServiceClient) SendTestEvent(ctx context.Context, in *SendTestEventRequest, opts ...grpc.CallOption) (*SendTestEventResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendTestEventResponse)
+	err := c.cc.Invoke(ctx, WebhookService_SendTestEvent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhookServiceClient) RotateWebhookSecret(ctx context.Context, in *RotateWebhookSecretRequest, opts ...grpc.CallOption) (*RotateWebhookSecretResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RotateWebhookSecretResponse)
+	err := c.cc.Invoke(ctx, WebhookService_RotateWebhookSecret_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *webhookServiceClient) EnableWebhook(ctx context.Context, in *EnableWebhookRequest, opts ...grpc.CallOption) (*EnableWebhookResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnableWebhookResponse)
+	err := c.cc.Invoke(ctx, WebhookService_EnableWebhook_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WebhookServiceServer is the server API for WebhookService service.
 // All implementations must embed UnimplementedWebhookServiceServer
 // for forward compatibility.
 //
-// WebhookService manages the endpoints that receive job.completed events.
+// WebhookService manages the endpoints that receive events (docs/webhooks.md).
+// Every call acts on the caller's endpoints of the caller's mode; another
+// mode's or another tenant's endpoint or delivery answers not-found.
 type WebhookServiceServer interface {
 	// CreateWebhook: POST /v1/webhooks, scope webhooks:manage.
 	CreateWebhook(context.Context, *CreateWebhookRequest) (*CreateWebhookResponse, error)
 	// ListWebhooks: GET /v1/webhooks, scope webhooks:manage.
 	ListWebhooks(context.Context, *ListWebhooksRequest) (*ListWebhooksResponse, error)
+	// UpdateWebhook: PATCH /v1/webhooks/{id}, scope webhooks:manage.
+	UpdateWebhook(context.Context, *UpdateWebhookRequest) (*UpdateWebhookResponse, error)
 	// DeleteWebhook: DELETE /v1/webhooks/{id}, scope webhooks:manage.
 	DeleteWebhook(context.Context, *DeleteWebhookRequest) (*DeleteWebhookResponse, error)
+	// ListEventTypes: GET /v1/webhooks/event-types, scope webhooks:manage.
+	ListEventTypes(context.Context, *ListEventTypesRequest) (*ListEventTypesResponse, error)
+	// ListDeliveries: GET /v1/webhooks/{id}/deliveries, scope webhooks:manage.
+	ListDeliveries(context.Context, *ListDeliveriesRequest) (*ListDeliveriesResponse, error)
+	// GetDelivery: GET /v1/webhooks/{id}/deliveries/{delivery_id}, scope
+	// webhooks:manage.
+	GetDelivery(context.Context, *GetDeliveryRequest) (*GetDeliveryResponse, error)
+	// ResendDelivery: POST /v1/webhooks/{id}/deliveries/{delivery_id}/resend,
+	// scope webhooks:manage. 202: the new delivery is pending.
+	ResendDelivery(context.Context, *ResendDeliveryRequest) (*ResendDeliveryResponse, error)
+	// SendTestEvent: POST /v1/webhooks/{id}/test, scope webhooks:manage. 202.
+	SendTestEvent(context.Context, *SendTestEventRequest) (*SendTestEventResponse, error)
+	// RotateWebhookSecret: POST /v1/webhooks/{id}/rotate-secret, scope
+	// webhooks:manage.
+	RotateWebhookSecret(context.Context, *RotateWebhookSecretRequest) (*RotateWebhookSecretResponse, error)
+	// EnableWebhook: POST /v1/webhooks/{id}/enable, scope webhooks:manage.
+	EnableWebhook(context.Context, *EnableWebhookRequest) (*EnableWebhookResponse, error)
 	mustEmbedUnimplementedWebhookServiceServer()
 }
 
@@ -104,8 +234,32 @@ func (UnimplementedWebhookServiceServer) CreateWebhook(context.Context, *CreateW
 func (UnimplementedWebhookServiceServer) ListWebhooks(context.Context, *ListWebhooksRequest) (*ListWebhooksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListWebhooks not implemented")
 }
+func (UnimplementedWebhookServiceServer) UpdateWebhook(context.Context, *UpdateWebhookRequest) (*UpdateWebhookResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateWebhook not implemented")
+}
 func (UnimplementedWebhookServiceServer) DeleteWebhook(context.Context, *DeleteWebhookRequest) (*DeleteWebhookResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteWebhook not implemented")
+}
+func (UnimplementedWebhookServiceServer) ListEventTypes(context.Context, *ListEventTypesRequest) (*ListEventTypesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListEventTypes not implemented")
+}
+func (UnimplementedWebhookServiceServer) ListDeliveries(context.Context, *ListDeliveriesRequest) (*ListDeliveriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDeliveries not implemented")
+}
+func (UnimplementedWebhookServiceServer) GetDelivery(context.Context, *GetDeliveryRequest) (*GetDeliveryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetDelivery not implemented")
+}
+func (UnimplementedWebhookServiceServer) ResendDelivery(context.Context, *ResendDeliveryRequest) (*ResendDeliveryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResendDelivery not implemented")
+}
+func (UnimplementedWebhookServiceServer) SendTestEvent(context.Context, *SendTestEventRequest) (*SendTestEventResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendTestEvent not implemented")
+}
+func (UnimplementedWebhookServiceServer) RotateWebhookSecret(context.Context, *RotateWebhookSecretRequest) (*RotateWebhookSecretResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RotateWebhookSecret not implemented")
+}
+func (UnimplementedWebhookServiceServer) EnableWebhook(context.Context, *EnableWebhookRequest) (*EnableWebhookResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EnableWebhook not implemented")
 }
 func (UnimplementedWebhookServiceServer) mustEmbedUnimplementedWebhookServiceServer() {}
 func (UnimplementedWebhookServiceServer) testEmbeddedByValue()                        {}
@@ -164,6 +318,24 @@ func _WebhookService_ListWebhooks_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WebhookService_UpdateWebhook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateWebhookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).UpdateWebhook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_UpdateWebhook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).UpdateWebhook(ctx, req.(*UpdateWebhookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _WebhookService_DeleteWebhook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DeleteWebhookRequest)
 	if err := dec(in); err != nil {
@@ -178,6 +350,132 @@ func _WebhookService_DeleteWebhook_Handler(srv interface{}, ctx context.Context,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(WebhookServiceServer).DeleteWebhook(ctx, req.(*DeleteWebhookRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhookService_ListEventTypes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListEventTypesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).ListEventTypes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_ListEventTypes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).ListEventTypes(ctx, req.(*ListEventTypesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhookService_ListDeliveries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDeliveriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).ListDeliveries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_ListDeliveries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).ListDeliveries(ctx, req.(*ListDeliveriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhookService_GetDelivery_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetDeliveryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).GetDelivery(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_GetDelivery_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).GetDelivery(ctx, req.(*GetDeliveryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhookService_ResendDelivery_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResendDeliveryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).ResendDelivery(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_ResendDelivery_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).ResendDelivery(ctx, req.(*ResendDeliveryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhookService_SendTestEvent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendTestEventRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).SendTestEvent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_SendTestEvent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).SendTestEvent(ctx, req.(*SendTestEventRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhookService_RotateWebhookSecret_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RotateWebhookSecretRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).RotateWebhookSecret(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_RotateWebhookSecret_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).RotateWebhookSecret(ctx, req.(*RotateWebhookSecretRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WebhookService_EnableWebhook_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnableWebhookRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).EnableWebhook(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_EnableWebhook_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).EnableWebhook(ctx, req.(*EnableWebhookRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -198,8 +496,40 @@ var WebhookService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _WebhookService_ListWebhooks_Handler,
 		},
 		{
+			MethodName: "UpdateWebhook",
+			Handler:    _WebhookService_UpdateWebhook_Handler,
+		},
+		{
 			MethodName: "DeleteWebhook",
 			Handler:    _WebhookService_DeleteWebhook_Handler,
+		},
+		{
+			MethodName: "ListEventTypes",
+			Handler:    _WebhookService_ListEventTypes_Handler,
+		},
+		{
+			MethodName: "ListDeliveries",
+			Handler:    _WebhookService_ListDeliveries_Handler,
+		},
+		{
+			MethodName: "GetDelivery",
+			Handler:    _WebhookService_GetDelivery_Handler,
+		},
+		{
+			MethodName: "ResendDelivery",
+			Handler:    _WebhookService_ResendDelivery_Handler,
+		},
+		{
+			MethodName: "SendTestEvent",
+			Handler:    _WebhookService_SendTestEvent_Handler,
+		},
+		{
+			MethodName: "RotateWebhookSecret",
+			Handler:    _WebhookService_RotateWebhookSecret_Handler,
+		},
+		{
+			MethodName: "EnableWebhook",
+			Handler:    _WebhookService_EnableWebhook_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

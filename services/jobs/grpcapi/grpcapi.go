@@ -6,12 +6,15 @@ package grpcapi
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/ledgerlane/platform/pkg/principal"
+	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
 	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
@@ -110,13 +113,24 @@ func (s *jobServer) DeleteJob(ctx context.Context, req *jobsv1.DeleteJobRequest)
 }
 
 func (s *webhookServer) CreateWebhook(ctx context.Context, req *jobsv1.CreateWebhookRequest) (*jobsv1.CreateWebhookResponse, error) {
-	c, err := s.svc.CreateWebhook(ctx, caller(ctx), req.GetUrl())
+	c, err := s.svc.CreateWebhook(ctx, caller(ctx), jobs.WebhookSettings{URL: req.GetUrl(), Description: req.GetDescription(), EventTypes: req.GetEventTypes()})
 	if err != nil {
 		return nil, err
 	}
+	e := c.Endpoint
 	return &jobsv1.CreateWebhookResponse{
-		Id: c.Endpoint.ID, Url: c.Endpoint.URL, Secret: c.Secret, CreatedAt: timestamppb.New(c.Endpoint.CreatedAt),
+		Id: e.ID, Url: e.URL, Secret: c.Secret, CreatedAt: timestamppb.New(e.CreatedAt),
+		EventTypes: jobs.EventTypesOf(e), Description: e.Description, Status: e.Status,
 	}, nil
+}
+
+func endpointPB(e jobs.Endpoint) *jobsv1.WebhookEndpoint {
+	out := &jobsv1.WebhookEndpoint{
+		Id: e.ID, Url: e.URL, Status: e.Status, CreatedAt: timestamppb.New(e.CreatedAt),
+		ConsecutiveFailures: int32(e.ConsecutiveFailures), EventTypes: jobs.EventTypesOf(e), Description: e.Description,
+	}
+	out.PreviousSecretExpiresAt = tsOrNil(e.PrevSecretUntil) // zero outside a rotation's overlap
+	return out
 }
 
 func (s *webhookServer) ListWebhooks(ctx context.Context, _ *jobsv1.ListWebhooksRequest) (*jobsv1.ListWebhooksResponse, error) {
@@ -126,10 +140,7 @@ func (s *webhookServer) ListWebhooks(ctx context.Context, _ *jobsv1.ListWebhooks
 	}
 	out := &jobsv1.ListWebhooksResponse{Endpoints: make([]*jobsv1.WebhookEndpoint, len(es))}
 	for i, e := range es {
-		out.Endpoints[i] = &jobsv1.WebhookEndpoint{
-			Id: e.ID, Url: e.URL, Status: e.Status, CreatedAt: timestamppb.New(e.CreatedAt),
-			ConsecutiveFailures: int32(e.ConsecutiveFailures),
-		}
+		out.Endpoints[i] = endpointPB(e)
 	}
 	return out, nil
 }
@@ -139,4 +150,106 @@ func (s *webhookServer) DeleteWebhook(ctx context.Context, req *jobsv1.DeleteWeb
 		return nil, err
 	}
 	return &jobsv1.DeleteWebhookResponse{}, nil
+}
+
+func (s *webhookServer) UpdateWebhook(ctx context.Context, req *jobsv1.UpdateWebhookRequest) (*jobsv1.UpdateWebhookResponse, error) {
+	u := jobs.WebhookUpdate{URL: req.Url, Description: req.Description}
+	if l := req.GetEventTypes(); l != nil {
+		u.SetEventTypes = true
+		for i, v := range l.GetValues() {
+			str, ok := v.GetKind().(*structpb.Value_StringValue)
+			if !ok {
+				f := fmt.Sprintf("event_types[%d]", i)
+				return nil, problem.New(problem.InvalidInput, f+" must be a string").WithField(f)
+			}
+			u.EventTypes = append(u.EventTypes, str.StringValue)
+		}
+	}
+	e, err := s.svc.UpdateWebhook(ctx, caller(ctx), req.GetId(), u)
+	if err != nil {
+		return nil, err
+	}
+	return &jobsv1.UpdateWebhookResponse{Endpoint: endpointPB(e)}, nil
+}
+
+func (s *webhookServer) ListEventTypes(ctx context.Context, _ *jobsv1.ListEventTypesRequest) (*jobsv1.ListEventTypesResponse, error) {
+	out := &jobsv1.ListEventTypesResponse{}
+	for _, t := range jobs.EventTypes {
+		out.EventTypes = append(out.EventTypes, &jobsv1.EventType{Name: t.Name, Description: t.Description, Announced: t.Announced})
+	}
+	return out, nil
+}
+
+func deliveryPB(v jobs.DeliveryView) *jobsv1.WebhookDelivery {
+	d := v.Delivery
+	out := &jobsv1.WebhookDelivery{
+		Id: d.ID, EndpointId: d.EndpointID, EventType: d.Event, EventId: d.EventID, Status: d.Status,
+		Origin: d.Origin, ResendOf: d.ResendOf, JobId: d.JobID, CreatedAt: timestamppb.New(d.CreatedAt),
+	}
+	if d.Status == jobs.DeliveryPending {
+		out.NextAttemptAt = tsOrNil(d.NextAttemptAt)
+	}
+	for _, a := range v.Attempts {
+		pa := &jobsv1.DeliveryAttempt{Number: int32(a.N), AttemptedAt: timestamppb.New(a.At), Succeeded: a.Succeeded,
+			Failure: a.Failure, DurationMs: int32(a.Duration.Milliseconds()), NextAttemptAt: tsOrNil(a.NextAttemptAt)}
+		if a.StatusCode != 0 {
+			code := int32(a.StatusCode)
+			pa.ResponseStatus = &code
+		}
+		out.Attempts = append(out.Attempts, pa)
+	}
+	return out
+}
+
+func (s *webhookServer) ListDeliveries(ctx context.Context, req *jobsv1.ListDeliveriesRequest) (*jobsv1.ListDeliveriesResponse, error) {
+	p, err := s.svc.ListDeliveries(ctx, caller(ctx), req.GetId(), req.GetStatus(), req.GetCursor(), req.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	out := &jobsv1.ListDeliveriesResponse{NextCursor: p.NextCursor, Deliveries: []*jobsv1.WebhookDelivery{}}
+	for _, d := range p.Deliveries {
+		out.Deliveries = append(out.Deliveries, deliveryPB(d))
+	}
+	return out, nil
+}
+
+func (s *webhookServer) GetDelivery(ctx context.Context, req *jobsv1.GetDeliveryRequest) (*jobsv1.GetDeliveryResponse, error) {
+	d, err := s.svc.GetDelivery(ctx, caller(ctx), req.GetId(), req.GetDeliveryId())
+	if err != nil {
+		return nil, err
+	}
+	return &jobsv1.GetDeliveryResponse{Delivery: deliveryPB(d)}, nil
+}
+
+func (s *webhookServer) ResendDelivery(ctx context.Context, req *jobsv1.ResendDeliveryRequest) (*jobsv1.ResendDeliveryResponse, error) {
+	d, err := s.svc.ResendDelivery(ctx, caller(ctx), req.GetId(), req.GetDeliveryId())
+	if err != nil {
+		return nil, err
+	}
+	return &jobsv1.ResendDeliveryResponse{Delivery: deliveryPB(d)}, nil
+}
+
+func (s *webhookServer) SendTestEvent(ctx context.Context, req *jobsv1.SendTestEventRequest) (*jobsv1.SendTestEventResponse, error) {
+	d, err := s.svc.SendTestEvent(ctx, caller(ctx), req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &jobsv1.SendTestEventResponse{Delivery: deliveryPB(d)}, nil
+}
+
+func (s *webhookServer) RotateWebhookSecret(ctx context.Context, req *jobsv1.RotateWebhookSecretRequest) (*jobsv1.RotateWebhookSecretResponse, error) {
+	r, err := s.svc.RotateWebhookSecret(ctx, caller(ctx), req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &jobsv1.RotateWebhookSecretResponse{Id: r.Endpoint.ID, Secret: r.Secret,
+		PreviousSecretExpiresAt: timestamppb.New(r.Endpoint.PrevSecretUntil)}, nil
+}
+
+func (s *webhookServer) EnableWebhook(ctx context.Context, req *jobsv1.EnableWebhookRequest) (*jobsv1.EnableWebhookResponse, error) {
+	e, err := s.svc.EnableWebhook(ctx, caller(ctx), req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &jobsv1.EnableWebhookResponse{Endpoint: endpointPB(e)}, nil
 }

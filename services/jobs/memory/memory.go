@@ -21,6 +21,7 @@ type Store struct {
 	items      map[string][]jobs.Item // by job id, in index order
 	endpoints  map[string]*jobs.Endpoint
 	deliveries map[string]*jobs.Delivery
+	attempts   map[string][]jobs.AttemptRecord // by delivery id
 }
 
 var _ jobs.Store = (*Store)(nil)
@@ -33,6 +34,7 @@ func New() *Store {
 		items:      map[string][]jobs.Item{},
 		endpoints:  map[string]*jobs.Endpoint{},
 		deliveries: map[string]*jobs.Delivery{},
+		attempts:   map[string][]jobs.AttemptRecord{},
 	}
 }
 
@@ -55,7 +57,11 @@ func cloneItem(it jobs.Item) jobs.Item {
 }
 
 func cloneEndpoint(e jobs.Endpoint) jobs.Endpoint {
-	e.Secret = bytes.Clone(e.Secret)
+	e.Secret, e.PrevSecret = bytes.Clone(e.Secret), bytes.Clone(e.PrevSecret)
+	e.EventTypes = slices.Clone(e.EventTypes)
+	if e.EventTypes == nil {
+		e.EventTypes = []string{}
+	}
 	return e
 }
 
@@ -316,6 +322,7 @@ func (s *Store) SweepExpired(_ context.Context, now time.Time) (int, error) {
 	for id, d := range s.deliveries {
 		if d.Status != jobs.DeliveryPending && !d.CreatedAt.After(now.Add(-jobs.DeliveryRetention)) {
 			delete(s.deliveries, id)
+			delete(s.attempts, id)
 		}
 	}
 	return n, nil
@@ -372,7 +379,7 @@ func (s *Store) CreateDelivery(_ context.Context, d jobs.Delivery) (bool, error)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, have := range s.deliveries {
-		if have.JobID == d.JobID && have.EndpointID == d.EndpointID && have.Event == d.Event {
+		if isEvent(*have) && have.JobID == d.JobID && have.EndpointID == d.EndpointID && have.Event == d.Event {
 			return false, nil
 		}
 	}
@@ -415,6 +422,10 @@ func (s *Store) RecordAttempt(_ context.Context, deliveryID string, a jobs.Attem
 		return false, nil
 	}
 	e := s.endpoints[d.EndpointID]
+	if !a.Abandoned {
+		s.attempts[d.ID] = append(s.attempts[d.ID], jobs.AttemptRecord{N: d.Attempts + 1, At: a.At, Succeeded: a.Succeeded,
+			StatusCode: a.StatusCode, Failure: a.Failure, Duration: a.Duration, NextAttemptAt: a.NextAttemptAt})
+	}
 	switch {
 	case a.Abandoned:
 		d.Status = jobs.DeliveryAbandoned
@@ -464,6 +475,105 @@ func (s *Store) Delivery(_ context.Context, id string) (jobs.Delivery, error) {
 	return cloneDelivery(*d), nil
 }
 
+// isEvent reports whether d is an event's fan-out delivery (not a resend or
+// test), of which an endpoint has one per job and event.
+func isEvent(d jobs.Delivery) bool { return d.Origin == "" || d.Origin == jobs.OriginEvent }
+
+// owned is the tenant's endpoint id, or nil.
+func (s *Store) owned(accountID, id string) *jobs.Endpoint {
+	if e, ok := s.endpoints[id]; ok && e.AccountID == accountID {
+		return e
+	}
+	return nil
+}
+
+func (s *Store) UpdateEndpoint(_ context.Context, accountID, id string, u jobs.EndpointUpdate) (jobs.Endpoint, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.owned(accountID, id)
+	if e == nil {
+		return jobs.Endpoint{}, jobs.ErrNotFound
+	}
+	if u.URL != nil {
+		e.URL = *u.URL
+	}
+	if u.Description != nil {
+		e.Description = *u.Description
+	}
+	if u.EventTypes != nil {
+		e.EventTypes = slices.Clone(*u.EventTypes)
+	}
+	return cloneEndpoint(*e), nil
+}
+
+func (s *Store) RotateSecret(_ context.Context, accountID, id string, secret []byte, prevUntil time.Time) (jobs.Endpoint, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.owned(accountID, id)
+	if e == nil {
+		return jobs.Endpoint{}, jobs.ErrNotFound
+	}
+	e.PrevSecret, e.PrevSecretUntil, e.Secret = e.Secret, prevUntil, bytes.Clone(secret)
+	return cloneEndpoint(*e), nil
+}
+
+func (s *Store) EnableEndpoint(_ context.Context, accountID, id string) (jobs.Endpoint, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.owned(accountID, id)
+	if e == nil {
+		return jobs.Endpoint{}, jobs.ErrNotFound
+	}
+	e.Status, e.ConsecutiveFailures = jobs.EndpointActive, 0
+	return cloneEndpoint(*e), nil
+}
+
+func (s *Store) ListDeliveries(_ context.Context, f jobs.DeliveryFilter, limit int) ([]jobs.Delivery, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []jobs.Delivery
+	for _, d := range s.deliveries {
+		if d.AccountID != f.AccountID || d.EndpointID != f.EndpointID || (f.Status != "" && d.Status != f.Status) {
+			continue
+		}
+		if f.Before != nil && !before(d.CreatedAt, d.ID, f.Before.CreatedAt, f.Before.ID) {
+			continue
+		}
+		out = append(out, cloneDelivery(*d))
+	}
+	sort.Slice(out, func(a, b int) bool { return before(out[b].CreatedAt, out[b].ID, out[a].CreatedAt, out[a].ID) })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (s *Store) DeliveryAttempts(_ context.Context, deliveryID string) ([]jobs.AttemptRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]jobs.AttemptRecord{}, s.attempts[deliveryID]...), nil
+}
+
+func (s *Store) CreateManualDelivery(_ context.Context, d jobs.Delivery, maxPending int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.deliveries[d.ID]; ok {
+		return jobs.ErrConflict
+	}
+	n := 0
+	for _, have := range s.deliveries {
+		if have.EndpointID == d.EndpointID && !isEvent(*have) && have.Status == jobs.DeliveryPending {
+			n++
+		}
+	}
+	if n >= maxPending {
+		return jobs.ErrLimit
+	}
+	d = cloneDelivery(d)
+	s.deliveries[d.ID] = &d
+	return nil
+}
+
 // Blobs returns every sealed blob the store holds (item inputs and results,
 // endpoint secrets), so tests can prove a purge left nothing behind.
 func (s *Store) Blobs(context.Context) ([][]byte, error) {
@@ -481,6 +591,9 @@ func (s *Store) Blobs(context.Context) ([][]byte, error) {
 	}
 	for _, e := range s.endpoints {
 		out = append(out, bytes.Clone(e.Secret))
+		if e.PrevSecret != nil {
+			out = append(out, bytes.Clone(e.PrevSecret))
+		}
 	}
 	return out, nil
 }

@@ -360,18 +360,36 @@ func (s *Store) SweepExpired(ctx context.Context, now time.Time) (int, error) {
 	return int(tag.RowsAffected()), nil
 }
 
-const endpointCols = `id, account_id, url, secret, status, consecutive_failures, created_at, mode`
+const endpointCols = `id, account_id, url, secret, status, consecutive_failures, created_at, mode,
+	description, event_types, prev_secret, prev_secret_until`
 
 func scanEndpoint(row pgx.Row) (jobs.Endpoint, error) {
 	var e jobs.Endpoint
-	err := row.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &e.Status, &e.ConsecutiveFailures, &e.CreatedAt, &e.Mode)
+	var prevUntil *time.Time
+	err := row.Scan(&e.ID, &e.AccountID, &e.URL, &e.Secret, &e.Status, &e.ConsecutiveFailures, &e.CreatedAt, &e.Mode,
+		&e.Description, &e.EventTypes, &e.PrevSecret, &prevUntil)
 	e.CreatedAt = e.CreatedAt.UTC()
+	if prevUntil != nil {
+		e.PrevSecretUntil = prevUntil.UTC()
+	}
+	if e.EventTypes == nil {
+		e.EventTypes = []string{}
+	}
 	return e, err
 }
 
 func (s *Store) CreateEndpoint(ctx context.Context, e jobs.Endpoint) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO endpoints (`+endpointCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
-		e.ID, e.AccountID, e.URL, e.Secret, e.Status, e.ConsecutiveFailures, e.CreatedAt, cmp.Or(e.Mode, "live"))
+	types := e.EventTypes
+	if types == nil {
+		types = []string{}
+	}
+	var prevUntil *time.Time
+	if !e.PrevSecretUntil.IsZero() {
+		prevUntil = &e.PrevSecretUntil
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO endpoints (`+endpointCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		e.ID, e.AccountID, e.URL, e.Secret, e.Status, e.ConsecutiveFailures, e.CreatedAt, cmp.Or(e.Mode, "live"),
+		e.Description, types, e.PrevSecret, prevUntil)
 	return storeErr0("create endpoint", err)
 }
 
@@ -392,30 +410,40 @@ func (s *Store) DeleteEndpoint(ctx context.Context, accountID, id string) error 
 	return s.deleteOwned(ctx, "delete endpoint", `DELETE FROM endpoints WHERE id = $1 AND account_id = $2`, id, accountID)
 }
 
-const deliveryCols = `id, account_id, endpoint_id, job_id, event, body, status, attempts, next_attempt_at, created_at, traceparent, tracestate`
+const deliveryCols = `id, account_id, endpoint_id, job_id, event, body, status, attempts, next_attempt_at, created_at, traceparent, tracestate,
+	event_id, origin, resend_of`
 
 func scanDelivery(row pgx.Row) (jobs.Delivery, error) {
 	var d jobs.Delivery
-	var traceparent, tracestate *string // NULL without a trace
-	err := row.Scan(&d.ID, &d.AccountID, &d.EndpointID, &d.JobID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.CreatedAt,
-		&traceparent, &tracestate)
+	// NULL without a trace, for a job-less event, on rows from before event
+	// ids, and for what is not a resend.
+	var traceparent, tracestate, jobID, eventID, resendOf *string
+	err := row.Scan(&d.ID, &d.AccountID, &d.EndpointID, &jobID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.CreatedAt,
+		&traceparent, &tracestate, &eventID, &d.Origin, &resendOf)
 	d.NextAttemptAt, d.CreatedAt = d.NextAttemptAt.UTC(), d.CreatedAt.UTC()
-	if traceparent != nil {
-		d.TraceParent = *traceparent
-	}
-	if tracestate != nil {
-		d.TraceState = *tracestate
+	for _, f := range []struct {
+		dst *string
+		src *string
+	}{{&d.TraceParent, traceparent}, {&d.TraceState, tracestate}, {&d.JobID, jobID}, {&d.EventID, eventID}, {&d.ResendOf, resendOf}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
 	}
 	return d, err
 }
 
+// insertDelivery is the INSERT of a delivery, empty strings stored as NULL
+// (as in the rows written before those columns existed).
+const insertDelivery = `INSERT INTO deliveries (` + deliveryCols + `) VALUES ($1,$2,$3,NULLIF($4,'')::uuid,$5,$6,$7,$8,$9,$10,NULLIF($11,''),NULLIF($12,''),
+	NULLIF($13,'')::uuid,$14,NULLIF($15,'')::uuid)`
+
+func deliveryArgs(d jobs.Delivery) []any {
+	return []any{d.ID, d.AccountID, d.EndpointID, d.JobID, d.Event, d.Body, d.Status, d.Attempts, d.NextAttemptAt, d.CreatedAt,
+		d.TraceParent, d.TraceState, d.EventID, cmp.Or(d.Origin, jobs.OriginEvent), d.ResendOf}
+}
+
 func (s *Store) CreateDelivery(ctx context.Context, d jobs.Delivery) (bool, error) {
-	// An empty trace is stored as NULL, as in the rows written before the
-	// columns existed.
-	tag, err := s.pool.Exec(ctx, `INSERT INTO deliveries (`+deliveryCols+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,NULLIF($11,''),NULLIF($12,''))
-		ON CONFLICT (job_id, endpoint_id, event) DO NOTHING`,
-		d.ID, d.AccountID, d.EndpointID, d.JobID, d.Event, d.Body, d.Status, d.Attempts, d.NextAttemptAt, d.CreatedAt,
-		d.TraceParent, d.TraceState)
+	tag, err := s.pool.Exec(ctx, insertDelivery+` ON CONFLICT (job_id, endpoint_id, event) WHERE origin = 'event' DO NOTHING`, deliveryArgs(d)...)
 	if err != nil {
 		return false, storeErr("create delivery", err)
 	}
@@ -430,7 +458,7 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		      ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) c
 		WHERE d.id = c.id
 		RETURNING d.id, d.account_id, d.endpoint_id, d.job_id, d.event, d.body, d.status, d.attempts, c.due, d.created_at,
-		          d.traceparent, d.tracestate`,
+		          d.traceparent, d.tracestate, d.event_id, d.origin, d.resend_of`,
 		now, now.Add(lease), limit)
 }
 
@@ -446,6 +474,17 @@ func (s *Store) RecordAttempt(ctx context.Context, deliveryID string, a jobs.Att
 	}
 	if d.Status != jobs.DeliveryPending {
 		return false, nil
+	}
+	if !a.Abandoned {
+		var nextAt *time.Time
+		if !a.NextAttemptAt.IsZero() {
+			nextAt = &a.NextAttemptAt
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO delivery_attempts (delivery_id, n, at, succeeded, status_code, failure, duration_us, next_attempt_at)
+			VALUES ($1, $2, $3, $4, NULLIF($5, 0), NULLIF($6, ''), $7, $8) ON CONFLICT DO NOTHING`,
+			deliveryID, d.Attempts+1, a.At, a.Succeeded, a.StatusCode, a.Failure, a.Duration.Microseconds(), nextAt); err != nil {
+			return false, storeErr("record attempt", err)
+		}
 	}
 	switch {
 	case a.Abandoned:
@@ -495,10 +534,108 @@ func (s *Store) Delivery(ctx context.Context, id string) (jobs.Delivery, error) 
 	return d, nil
 }
 
+func (s *Store) endpointRow(ctx context.Context, op, sql string, args ...any) (jobs.Endpoint, error) {
+	e, err := scanEndpoint(s.pool.QueryRow(ctx, sql, args...))
+	if err != nil {
+		return jobs.Endpoint{}, storeErr(op, err)
+	}
+	return e, nil
+}
+
+func (s *Store) UpdateEndpoint(ctx context.Context, accountID, id string, u jobs.EndpointUpdate) (jobs.Endpoint, error) {
+	// NULL keeps a column as it is.
+	var types []string
+	if u.EventTypes != nil {
+		types = *u.EventTypes
+		if types == nil {
+			types = []string{}
+		}
+	}
+	return s.endpointRow(ctx, "update endpoint", `UPDATE endpoints SET url = coalesce($3, url), description = coalesce($4, description),
+		event_types = coalesce($5, event_types) WHERE id = $1 AND account_id = $2 RETURNING `+endpointCols,
+		id, accountID, u.URL, u.Description, types)
+}
+
+func (s *Store) RotateSecret(ctx context.Context, accountID, id string, secret []byte, prevUntil time.Time) (jobs.Endpoint, error) {
+	// In one UPDATE the right-hand side reads the row as it was: the old
+	// secret becomes the previous one.
+	return s.endpointRow(ctx, "rotate secret", `UPDATE endpoints SET prev_secret = secret, secret = $3, prev_secret_until = $4
+		WHERE id = $1 AND account_id = $2 RETURNING `+endpointCols, id, accountID, secret, prevUntil)
+}
+
+func (s *Store) EnableEndpoint(ctx context.Context, accountID, id string) (jobs.Endpoint, error) {
+	return s.endpointRow(ctx, "enable endpoint", `UPDATE endpoints SET status = 'active', consecutive_failures = 0
+		WHERE id = $1 AND account_id = $2 RETURNING `+endpointCols, id, accountID)
+}
+
+func (s *Store) ListDeliveries(ctx context.Context, f jobs.DeliveryFilter, limit int) ([]jobs.Delivery, error) {
+	var beforeAt *time.Time
+	var beforeID *string
+	if f.Before != nil {
+		beforeAt, beforeID = &f.Before.CreatedAt, &f.Before.ID
+	}
+	return queryAll(ctx, s, "list deliveries", func(r pgx.CollectableRow) (jobs.Delivery, error) { return scanDelivery(r) },
+		`SELECT `+deliveryCols+` FROM deliveries
+		WHERE endpoint_id = $1 AND account_id = $2 AND ($3 = '' OR status = $3)
+		  AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5::uuid))
+		ORDER BY created_at DESC, id DESC LIMIT $6`,
+		f.EndpointID, f.AccountID, f.Status, beforeAt, beforeID, limit)
+}
+
+func (s *Store) DeliveryAttempts(ctx context.Context, deliveryID string) ([]jobs.AttemptRecord, error) {
+	return queryAll(ctx, s, "delivery attempts", func(r pgx.CollectableRow) (jobs.AttemptRecord, error) {
+		var a jobs.AttemptRecord
+		var code *int
+		var failure *string
+		var nextAt *time.Time
+		var us int64
+		if err := r.Scan(&a.N, &a.At, &a.Succeeded, &code, &failure, &us, &nextAt); err != nil {
+			return a, err
+		}
+		a.At, a.Duration = a.At.UTC(), time.Duration(us)*time.Microsecond
+		if code != nil {
+			a.StatusCode = *code
+		}
+		if failure != nil {
+			a.Failure = *failure
+		}
+		if nextAt != nil {
+			a.NextAttemptAt = nextAt.UTC()
+		}
+		return a, nil
+	}, `SELECT n, at, succeeded, status_code, failure, duration_us, next_attempt_at FROM delivery_attempts
+		WHERE delivery_id = $1 ORDER BY n`, deliveryID)
+}
+
+func (s *Store) CreateManualDelivery(ctx context.Context, d jobs.Delivery, maxPending int) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return storeErr("create manual delivery", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	// The endpoint's row lock makes count-then-insert atomic between
+	// concurrent requests for one endpoint.
+	var n int
+	err = tx.QueryRow(ctx, `WITH e AS (SELECT id FROM endpoints WHERE id = $1 FOR UPDATE)
+		SELECT count(*) FROM deliveries, e WHERE deliveries.endpoint_id = e.id AND origin <> 'event' AND status = 'pending'`,
+		d.EndpointID).Scan(&n)
+	if err != nil {
+		return storeErr("create manual delivery", err)
+	}
+	if n >= maxPending {
+		return jobs.ErrLimit
+	}
+	if _, err := tx.Exec(ctx, insertDelivery, deliveryArgs(d)...); err != nil {
+		return storeErr("create manual delivery", err)
+	}
+	return storeErr0("create manual delivery", tx.Commit(ctx))
+}
+
 // Blobs returns every sealed blob in the schema (item inputs and results,
 // endpoint secrets), so tests can prove a purge left nothing behind.
 func (s *Store) Blobs(ctx context.Context) ([][]byte, error) {
 	return queryAll(ctx, s, "blobs", pgx.RowTo[[]byte], `SELECT input FROM items WHERE input IS NOT NULL
 		UNION ALL SELECT result FROM items WHERE result IS NOT NULL
-		UNION ALL SELECT secret FROM endpoints`)
+		UNION ALL SELECT secret FROM endpoints
+		UNION ALL SELECT prev_secret FROM endpoints WHERE prev_secret IS NOT NULL`)
 }

@@ -91,8 +91,8 @@ type AccountingConfig struct {
 	// RedirectURL is the public OAuth callback, GET /v1/connections/callback
 	// on the edge, as registered with every platform.
 	RedirectURL string
-	// CursorKey signs list cursors; the same on every replica (random per
-	// process when empty).
+	// CursorKey signs list cursors (connections, and webhook deliveries);
+	// the same on every replica (random per process when empty).
 	CursorKey []byte
 	// QuickBooks and Xero are the real platforms' apps; nil: not offered.
 	QuickBooks *quickbooks.Config
@@ -175,6 +175,10 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	} else {
 		cfg.Log.Warn("jobs: no metering address: units of items failed by an outage stay counted")
 	}
+	var cursors *cursor.Codec // the delivery list's and the connection list's
+	if len(cfg.Accounting.CursorKey) > 0 {
+		cursors = cursor.New(cfg.Accounting.CursorKey)
+	}
 	s.svc = jobs.NewService(jobs.Config{
 		Store:     store,
 		Queue:     natsqueue.New(js, natsqueue.DefaultNames()).WithReplicas(cfg.StreamReplicas),
@@ -183,7 +187,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		Metrics:   metrics.Prometheus{},
 		Tracer:    tracing.Internal{},
 		Keys:      cfg.Keys, Clock: cfg.Clock, Log: cfg.Log, Workers: cfg.Workers, AllowPrivate: cfg.AllowPrivate,
-		Refunder: refunder, RetrySchedule: cfg.RetrySchedule,
+		Refunder: refunder, RetrySchedule: cfg.RetrySchedule, Cursors: cursors,
 	})
 	s.acct = newAccounting(cfg, acctStore, converter)
 	s.refreshEvery = cfg.Accounting.RefreshInterval

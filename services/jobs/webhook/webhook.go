@@ -5,7 +5,11 @@
 //
 // The X-Service-Signature header is "t=<unix seconds>,v1=<hex>", where hex is
 // the lowercase hex HMAC-SHA256 of t + "." + the raw body, keyed with the full
-// secret string including its "whsec_" prefix.
+// secret string including its "whsec_" prefix. While a rotated secret is in
+// its overlap, the header carries one v1 per secret, the new one first
+// ("t=…,v1=<new>,v1=<old>", as Stripe does): a receiver accepts the
+// delivery when any v1 matches its secret, so it can switch secrets at any
+// moment of the overlap.
 package webhook
 
 import (
@@ -23,6 +27,9 @@ const (
 	SignatureHeader = "X-Service-Signature"
 	EventHeader     = "X-Service-Event"
 	DeliveryHeader  = "X-Service-Delivery"
+	// EventIDHeader names the event: the same on every endpoint's delivery
+	// of one event, on its retries and on its resends.
+	EventIDHeader = "X-Service-Event-Id"
 )
 
 // Tolerance is how far the signed timestamp may be from the receiver's clock.
@@ -45,6 +52,18 @@ func Sign(secret string, t time.Time, body []byte) string {
 	return "t=" + ts + ",v1=" + mac(secret, ts, body)
 }
 
+// SignAll returns the X-Service-Signature value for body sent at t with one
+// v1 signature per secret, in the order given.
+func SignAll(secrets []string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	var b strings.Builder
+	b.WriteString("t=" + ts)
+	for _, sec := range secrets {
+		b.WriteString(",v1=" + mac(sec, ts, body))
+	}
+	return b.String()
+}
+
 func mac(secret, ts string, body []byte) string {
 	m := hmac.New(sha256.New, []byte(secret))
 	m.Write([]byte(ts))
@@ -58,8 +77,9 @@ func mac(secret, ts string, body []byte) string {
 // never looks at the body beyond hashing it: parse the JSON only after Verify
 // returns nil, from the same raw bytes.
 //
-// The signature covers the timestamp and the body, not the
-// X-Service-Delivery header: deduplicate on what is signed (the body's job
+// A header may carry several v1 signatures (a rotation's overlap): one
+// matching is enough. The signature covers the timestamp and the body, not
+// the X-Service-Delivery or X-Service-Event-Id header: deduplicate on what is signed (the body's job
 // id and event, or the signature itself), since a captured delivery could be
 // resent within Tolerance under another delivery id.
 func Verify(secret, header string, body []byte, now time.Time) error {
