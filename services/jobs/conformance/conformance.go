@@ -44,6 +44,11 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"EnqueueIntent", testEnqueueIntent},
 		{"ClaimStalled", testClaimStalled},
 		{"IdempotencyKey", testIdempotencyKey},
+		{"EndpointSettings", testEndpointSettings},
+		{"RotateAndEnable", testRotateAndEnable},
+		{"DeliveryPages", testDeliveryPages},
+		{"DeliveryAttempts", testAttempts},
+		{"ManualDeliveries", testManualDeliveries},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, newStore(t)) })
 	}

@@ -384,6 +384,9 @@ func (s *Store) CreateDelivery(_ context.Context, d jobs.Delivery) (bool, error)
 		}
 	}
 	d = cloneDelivery(d)
+	if d.Origin == "" {
+		d.Origin = jobs.OriginEvent // as the column's default
+	}
 	s.deliveries[d.ID] = &d
 	return true, nil
 }
