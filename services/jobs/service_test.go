@@ -337,7 +337,7 @@ func batchThroughQueueWithWebhook(t *testing.T, e *env) {
 	svc := e.service(t, conv, nil)
 	ctx := context.Background()
 	rec := newReceiver(t, http.StatusNoContent)
-	created, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL+"/hooks"})
+	created, err := svc.CreateWebhook(ctx, alice, jobs.WebhookSettings{URL: rec.srv.URL + "/hooks"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -261,7 +261,9 @@ func testManualDeliveries(t *testing.T, s Store) {
 		t.Fatalf("test read back: %v %+v", err, got)
 	}
 	claimed, err := s.ClaimDue(ctx, t0.Add(time.Hour), time.Minute, 10)
-	if err != nil || !slices.ContainsFunc(claimed, func(d jobs.Delivery) bool { return d.ID == test.ID && d.Origin == jobs.OriginTest && d.EventID == test.EventID }) {
+	if err != nil || !slices.ContainsFunc(claimed, func(d jobs.Delivery) bool {
+		return d.ID == test.ID && d.Origin == jobs.OriginTest && d.EventID == test.EventID
+	}) {
 		t.Fatalf("claim: %v %+v", err, claimed)
 	}
 	// The event's own delivery is still created once.

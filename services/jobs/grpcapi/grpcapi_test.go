@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/principal"
@@ -144,5 +146,54 @@ func TestGRPC(t *testing.T) {
 	}
 	if _, err := jc.GetJob(context.Background(), &jobsv1.GetJobRequest{Id: j.GetId()}); rpc.Problem(err).Type != problem.Unauthorized {
 		t.Fatalf("no principal: %v", err)
+	}
+}
+
+// TestWebhookSettingsOverGRPC: event types and description travel both
+// ways; PATCH's ListValue tells absent from a list and refuses a
+// non-string element naming it; the event types are listed.
+func TestWebhookSettingsOverGRPC(t *testing.T) {
+	_, wc := serve(t)
+	alice := as("0e8a3c6e-2f4b-4f54-9f53-000000000001")
+	cr, err := wc.CreateWebhook(alice, &jobsv1.CreateWebhookRequest{Url: "https://hooks.example.com/in",
+		EventTypes: []string{"job.completed"}, Description: "ops"})
+	if err != nil || cr.GetDescription() != "ops" || !slices.Equal(cr.GetEventTypes(), []string{"job.completed"}) || cr.GetStatus() != "active" {
+		t.Fatalf("create: %v %v", err, cr)
+	}
+	// Absent event types stay.
+	ur, err := wc.UpdateWebhook(alice, &jobsv1.UpdateWebhookRequest{Id: cr.GetId(), Description: proto.String("")})
+	if err != nil || ur.GetEndpoint().GetDescription() != "" || !slices.Equal(ur.GetEndpoint().GetEventTypes(), []string{"job.completed"}) {
+		t.Fatalf("update description: %v %v", err, ur)
+	}
+	star, _ := structpb.NewList([]any{"*"})
+	if ur, err = wc.UpdateWebhook(alice, &jobsv1.UpdateWebhookRequest{Id: cr.GetId(), EventTypes: star}); err != nil ||
+		!slices.Equal(ur.GetEndpoint().GetEventTypes(), []string{"*"}) {
+		t.Fatalf("update to every type: %v %v", err, ur)
+	}
+	bad, _ := structpb.NewList([]any{"job.completed", 7.0})
+	_, err = wc.UpdateWebhook(alice, &jobsv1.UpdateWebhookRequest{Id: cr.GetId(), EventTypes: bad})
+	if p := rpc.Problem(err); p.Type != problem.InvalidInput || p.Field != "event_types[1]" {
+		t.Fatalf("non-string type: %+v", p)
+	}
+	types, err := wc.ListEventTypes(alice, &jobsv1.ListEventTypesRequest{})
+	if err != nil || len(types.GetEventTypes()) != len(jobs.EventTypes) || types.GetEventTypes()[0].GetName() != "job.completed" ||
+		types.GetEventTypes()[0].GetAnnounced() || !types.GetEventTypes()[1].GetAnnounced() {
+		t.Fatalf("event types: %v %v", err, types)
+	}
+	rr, err := wc.RotateWebhookSecret(alice, &jobsv1.RotateWebhookSecretRequest{Id: cr.GetId()})
+	if err != nil || !strings.HasPrefix(rr.GetSecret(), "whsec_") || rr.GetPreviousSecretExpiresAt() == nil {
+		t.Fatalf("rotate: %v %v", err, rr)
+	}
+	lr, _ := wc.ListWebhooks(alice, &jobsv1.ListWebhooksRequest{})
+	if !lr.GetEndpoints()[0].GetPreviousSecretExpiresAt().AsTime().Equal(rr.GetPreviousSecretExpiresAt().AsTime()) {
+		t.Fatalf("listed: %v", lr)
+	}
+	dr, err := wc.ListDeliveries(alice, &jobsv1.ListDeliveriesRequest{Id: cr.GetId()})
+	if err != nil || dr.GetDeliveries() == nil && len(dr.GetDeliveries()) != 0 {
+		t.Fatalf("deliveries: %v %v", err, dr)
+	}
+	tr, err := wc.SendTestEvent(alice, &jobsv1.SendTestEventRequest{Id: cr.GetId()})
+	if err != nil || tr.GetDelivery().GetEventType() != "webhook.test" || tr.GetDelivery().GetStatus() != "pending" || tr.GetDelivery().GetEventId() == "" {
+		t.Fatalf("test: %v %v", err, tr)
 	}
 }

@@ -56,3 +56,45 @@ func TestSignShape(t *testing.T) {
 		t.Fatalf("header %q", h)
 	}
 }
+
+// TestSignAll: during a rotation's overlap the header carries one v1 per
+// secret, and a receiver holding either secret accepts it; one that holds
+// neither does not.
+func TestSignAll(t *testing.T) {
+	at := time.Unix(1_790_000_000, 0)
+	body := []byte(`{"event":"webhook.test"}`)
+	newer, older := "whsec_new", "whsec_old"
+	h := webhook.SignAll([]string{newer, older}, at, body)
+	if strings.Count(h, ",v1=") != 2 || !strings.HasPrefix(h, webhook.Sign(newer, at, body)+",v1=") {
+		t.Fatalf("header %q", h)
+	}
+	for _, sec := range []string{newer, older} {
+		if err := webhook.Verify(sec, h, body, at); err != nil {
+			t.Fatalf("%s: %v", sec, err)
+		}
+	}
+	if err := webhook.Verify("whsec_other", h, body, at); !errors.Is(err, webhook.ErrSignature) {
+		t.Fatalf("other secret: %v", err)
+	}
+	if one := webhook.SignAll([]string{newer}, at, body); one != webhook.Sign(newer, at, body) {
+		t.Fatalf("one secret: %q", one)
+	}
+}
+
+// FuzzVerify: no header, body or secret makes Verify panic, and only the
+// header Sign made for that body verifies.
+func FuzzVerify(f *testing.F) {
+	at := time.Unix(1_790_000_000, 0)
+	f.Add("whsec_x", "t=1790000000,v1=00,v1=ff", []byte("{}"))
+	f.Add("whsec_x", webhook.SignAll([]string{"whsec_x", "whsec_y"}, at, []byte("{}")), []byte("{}"))
+	f.Add("", ",,,=,t=", []byte{})
+	f.Fuzz(func(t *testing.T, secret, header string, body []byte) {
+		err := webhook.Verify(secret, header, body, at)
+		if err == nil && secret == "" {
+			t.Fatal("verified with an empty secret")
+		}
+		if secret != "" && webhook.Verify(secret, webhook.Sign(secret, at, body), body, at) != nil {
+			t.Fatal("a fresh signature does not verify")
+		}
+	})
+}
