@@ -289,7 +289,8 @@ func (g *Gateway) wirePortal() error {
 	}
 	p, err := portal.New(cfg.Backends.Metering,
 		portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
-			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now, RequestLog: g.requestLog})
+			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now, RequestLog: g.requestLog,
+			Jobs: cfg.Backends.Jobs})
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 )
 
@@ -57,6 +58,8 @@ var assetFS embed.FS
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"has":   func(list []string, s string) bool { return slices.Contains(list, s) },
+	"ts":    timestampText,
+	"list":  func(s ...string) []string { return s },
 	"upper": strings.ToUpper,
 }).ParseFS(templateFS, "templates/*.html"))
 
@@ -83,6 +86,9 @@ type Options struct {
 	// Now is the gateway's clock (default time.Now): a session cookie's
 	// Max-Age is counted from it.
 	Now func() time.Time
+	// Jobs is the jobs service (its WebhookService answers the Webhooks
+	// page); nil: no such page.
+	Jobs grpc.ClientConnInterface
 }
 
 // Portal is the /portal/ handler.
@@ -105,6 +111,9 @@ type clients struct {
 	oauth    meteringv1.OAuthServiceClient
 	billing  meteringv1.BillingServiceClient
 	usage    meteringv1.UsageServiceClient
+	// webhooks is the jobs service's, behind /v1/webhooks; nil without
+	// Options.Jobs.
+	webhooks jobsv1.WebhookServiceClient
 }
 
 // New returns the portal calling metering's services over conn. It refuses
@@ -122,6 +131,9 @@ func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 	api := clients{identity: meteringv1.NewIdentityServiceClient(metering), creds: meteringv1.NewCredentialServiceClient(metering),
 		oauth: meteringv1.NewOAuthServiceClient(metering), billing: meteringv1.NewBillingServiceClient(metering),
 		usage: meteringv1.NewUsageServiceClient(metering)}
+	if opts.Jobs != nil {
+		api.webhooks = jobsv1.NewWebhookServiceClient(opts.Jobs)
+	}
 	p := &Portal{api: api, opts: opts, mux: http.NewServeMux(), host: canonicalHost(root.Scheme, root.Host)}
 	static, _ := fs.Sub(assetFS, "assets")
 	p.mux.Handle("GET /portal/assets/", http.StripPrefix("/portal/assets/", noListing(http.FileServerFS(static))))
@@ -149,6 +161,15 @@ func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 	p.mux.HandleFunc("GET /portal/oauth", p.session(p.oauthClients))
 	p.mux.HandleFunc("POST /portal/oauth", p.session(p.createOAuthClient))
 	p.mux.HandleFunc("POST /portal/oauth/{id}/revoke", p.session(p.revoke(p.revokeOAuthClient, "OAuth client", "/portal/oauth")))
+	p.mux.HandleFunc("GET /portal/webhooks", p.session(p.webhooks))
+	p.mux.HandleFunc("POST /portal/webhooks", p.session(p.createWebhook))
+	p.mux.HandleFunc("GET /portal/webhooks/{id}", p.session(p.webhook))
+	p.mux.HandleFunc("POST /portal/webhooks/{id}", p.session(p.updateWebhook))
+	p.mux.HandleFunc("POST /portal/webhooks/{id}/test", p.session(p.endpointAction("test", p.sendTest)))
+	p.mux.HandleFunc("POST /portal/webhooks/{id}/enable", p.session(p.endpointAction("enabled", p.enableWebhook)))
+	p.mux.HandleFunc("POST /portal/webhooks/{id}/rotate", p.session(p.rotateWebhook))
+	p.mux.HandleFunc("POST /portal/webhooks/{id}/delete", p.session(p.deleteWebhook))
+	p.mux.HandleFunc("POST /portal/webhooks/{id}/deliveries/{delivery}/resend", p.session(p.endpointAction("resent", p.resend)))
 	p.mux.HandleFunc("GET /portal/people", p.session(p.people))
 	p.mux.HandleFunc("POST /portal/people", p.session(p.invite))
 	// The invitation token travels in the query and the form, never in the
@@ -258,6 +279,8 @@ type view struct {
 	OAuth *oauthView
 	// The request log page.
 	Requests *requestsView
+	// The webhooks pages.
+	Webhooks *webhooksView
 	// The password reset form: the token from the mailed link.
 	ResetToken string
 	// APIRoot is the gateway's public root, for the examples a page shows.
@@ -335,6 +358,11 @@ type session struct {
 	ctx context.Context
 	// token is the cookie's value, what signing out ends.
 	token string
+	// principal is the session's, and base the request's context without
+	// it: pages calling another service in another mode start from these
+	// (jobsCtx).
+	principal principal.Principal
+	base      context.Context
 }
 
 // lookup returns the request's session as the edge resolved its cookie, or
@@ -352,7 +380,7 @@ func lookup(r *http.Request) (*session, error) {
 	if p, ok := principal.From(r.Context()); ok {
 		pr = p // the edge's copy carries the request id
 	}
-	return &session{Session: res.Session, ctx: principal.Outgoing(r.Context(), pr), token: c.Value}, nil
+	return &session{Session: res.Session, ctx: principal.Outgoing(r.Context(), pr), token: c.Value, principal: pr, base: r.Context()}, nil
 }
 
 // signedIn is a handler for a signed-in person.

@@ -58,9 +58,10 @@ func (s *credentialServer) ResolveCredential(ctx context.Context, req *meteringv
 }
 
 // sessionScopes are what a signed-in person may do: manage the account's
-// credentials and billing (keys:manage, reserved to sessions) and read its
-// usage.
-var sessionScopes = []string{principal.ScopeKeysManage, "usage:read"}
+// credentials and billing (keys:manage, reserved to sessions), read its
+// usage, and manage its webhook endpoints on the portal's Webhooks page
+// (webhooks:manage, which a key may also carry: docs/scopes.md).
+var sessionScopes = []string{principal.ScopeKeysManage, "usage:read", "webhooks:manage"}
 
 // resolveSession answers a portal session as a principal of the portal
 // surface, with the person as the portal shows them. It carries no limits:
