@@ -168,6 +168,41 @@ func TestPortalInBrowser(t *testing.T) {
 	); err != nil {
 		t.Fatalf("browser (requests): %v", err)
 	}
+	// Webhooks (docs/webhooks.md), still phone-sized: add a test endpoint
+	// (its secret shown once), open it, send a test event and see the
+	// attempt.
+	recv := newHookReceiver(t)
+	var hookSecret string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(st.URL+"/portal/webhooks?mode=test"),
+		chromedp.WaitVisible(`#webhook-url`, chromedp.ByID),
+		fitsWidth("webhooks"),
+		chromedp.SendKeys(`#webhook-url`, recv.srv.URL+"/browser", chromedp.ByID),
+		chromedp.SendKeys(`#webhook-description`, "browser test", chromedp.ByID),
+		chromedp.Click(`#create-webhook`, chromedp.ByID),
+		chromedp.WaitVisible(`#new-secret`, chromedp.ByID),
+		chromedp.Value(`#new-secret`, &hookSecret, chromedp.ByID),
+		shot("08c-webhook-created-phone"),
+		fitsWidth("webhooks with a new secret"),
+		chromedp.Click(`#endpoints a`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#send-test`, chromedp.ByID),
+		chromedp.Click(`#send-test`, chromedp.ByID),
+		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatalf("browser (webhooks): %v", err)
+	}
+	if !strings.HasPrefix(hookSecret, "whsec_") {
+		t.Fatalf("webhook secret %q", hookSecret)
+	}
+	recv.wait(t, "/browser", 1)
+	if err := chromedp.Run(ctx,
+		chromedp.Reload(),
+		chromedp.WaitVisible(`#deliveries .attempts`, chromedp.ByQuery),
+		shot("08d-webhook-deliveries-phone"),
+		fitsWidth("webhook endpoint"),
+	); err != nil {
+		t.Fatalf("browser (webhook deliveries): %v", err)
+	}
 
 	// Payment methods (docs/billing.md): an ACH mandate and a card, an
 	// upgrade to Scale that runs on introductory limits while the first
