@@ -73,6 +73,14 @@ func (s *requestLogServer) GetRequestCounts(ctx context.Context, req *edgev1.Get
 			return nil, problem.New(problem.InvalidInput, "days must be 1 to 90").WithField("days")
 		}
 	}
+	switch {
+	case req.GetCredentialId() != "" && req.GetRoute() != "":
+		return nil, problem.New(problem.InvalidInput, "credential_id and route cannot be combined: counts are kept by credential and by route, not by both").WithField("route")
+	case len(req.GetCredentialId()) > 128:
+		return nil, problem.New(problem.InvalidInput, "credential_id is at most 128 characters").WithField("credential_id")
+	case len(req.GetRoute()) > 256:
+		return nil, problem.New(problem.InvalidInput, "route is at most 256 characters").WithField("route")
+	}
 	days, err := s.log.Daily(ctx, p.AccountID, s.now(), n)
 	if err != nil {
 		return nil, problem.New(problem.Unavailable, "the request counts cannot be read right now; retry shortly").WithRetryAfter(1)
@@ -81,6 +89,12 @@ func (s *requestLogServer) GetRequestCounts(ctx context.Context, req *edgev1.Get
 	routes, creds := map[string]int64{}, map[string]int64{}
 	for _, d := range days {
 		c := d.Counts
+		switch {
+		case req.GetCredentialId() != "":
+			c = d.ByCredential[req.GetCredentialId()]
+		case req.GetRoute() != "":
+			c = d.ByRoute[req.GetRoute()]
+		}
 		out.Days = append(out.Days, &edgev1.DayRequestCount{Date: d.Date.Format(time.DateOnly),
 			LiveOk: clamp32(c["live/ok"]), LiveClientError: clamp32(c["live/client_error"]), LiveServerError: clamp32(c["live/server_error"]),
 			TestOk: clamp32(c["test/ok"]), TestClientError: clamp32(c["test/client_error"]), TestServerError: clamp32(c["test/server_error"])})

@@ -180,6 +180,12 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#requests`, chromedp.ByID),
 		shot("08b-requests-phone"),
 		fitsWidth("requests"),
+		// One route's series, chosen with the form above the chart.
+		chromedp.SetValue(`#series`, "r:/v1/formats", chromedp.ByID),
+		chromedp.Click(`#series-form button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#daily-chart`, chromedp.ByID),
+		shot("08b2-requests-series-phone"),
+		fitsWidth("requests of one route"),
 	); err != nil {
 		t.Fatalf("browser (requests): %v", err)
 	}

@@ -86,6 +86,30 @@ func TestRequestLog(t *testing.T) {
 	if !found {
 		t.Fatalf("route totals: %s", daily.body)
 	}
+	// One key's series and one route's: the live refusal was the live key's
+	// only request, on /v1/jobs/{id}; the test key made no live one.
+	liveKey := newest["credential_id"].(string)
+	for q, want := range map[string][2]float64{
+		"credential_id=" + url.QueryEscape(liveKey):        {0, 1}, // its test_ok, its live_client_error
+		"credential_id=" + older["credential_id"].(string): {1, 0},
+		"route=" + url.QueryEscape("/v1/jobs/{id}"):        {0, 1},
+		"route=/v1/formats":                                {1, 0},
+		"route=/v1/nowhere":                                {0, 0},
+	} {
+		series := c.call("GET", "/v1/requests/daily?days=7&"+q, "conversion-usage", "")
+		sd, _ := series.json["days"].([]any)
+		if series.status != 200 || len(sd) != 7 {
+			t.Fatalf("daily ?%s: %d %s", q, series.status, series.body)
+		}
+		last := sd[6].(map[string]any)
+		if last["test_ok"] != want[0] || last["live_client_error"] != want[1] || last["live_ok"] != 0.0 {
+			t.Errorf("daily ?%s today: %v, want test_ok %v and live_client_error %v", q, last, want[0], want[1])
+		}
+	}
+	both := c.call("GET", "/v1/requests/daily?route=/v1/formats&credential_id="+url.QueryEscape(liveKey), "conversion-usage", "")
+	if both.wantProblem(t, 400, "invalid-input"); both.json["field"] != "route" {
+		t.Errorf("both filters: %s", both.body)
+	}
 	c.call("GET", "/v1/requests/daily?days=91", "conversion-usage", "").wantProblem(t, 400, "invalid-input")
 	c.call("GET", "/v1/requests/daily", "conversion-live", "").wantProblem(t, 403, "forbidden-scope")
 	c.call("GET", "/v1/requests?limit=0", "conversion-usage", "").wantProblem(t, 400, "invalid-input")
@@ -114,6 +138,17 @@ func TestPortalRequests(t *testing.T) {
 	}
 	if !strings.Contains(p.body, `id="daily-chart"`) || !strings.Contains(p.body, "1 test requests") || !strings.Contains(p.body, `<code>/v1/formats</code>`) {
 		t.Fatalf("no chart or totals on the requests page:\n%s", p.body)
+	}
+	// The chart of one route, and of one key, chosen from the totals.
+	if !strings.Contains(p.body, `<option value="r:/v1/formats">Route /v1/formats</option>`) || !strings.Contains(p.body, `>Key ci server (ak_test_`) {
+		t.Fatalf("no series choice on the requests page:\n%s", p.body)
+	}
+	if q := b.get("/portal/requests?series=" + url.QueryEscape("r:/v1/formats")); q.status != 200 ||
+		!strings.Contains(q.body, "Requests per day of /v1/formats") || !strings.Contains(q.body, "1 test requests") {
+		t.Fatalf("the /v1/formats series: %d\n%s", q.status, q.body)
+	}
+	if q := b.get("/portal/requests?series=" + url.QueryEscape("r:/v1/nowhere")); q.status != 200 || !strings.Contains(q.body, "0 test requests") {
+		t.Fatalf("a route without requests: %d\n%s", q.status, q.body)
 	}
 	other := newBrowser(t, st.URL)
 	other.signUp("other@example.com", pw, "Other Ltd")

@@ -3,6 +3,7 @@ package portal
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ledgerlane/platform/pkg/problem"
@@ -28,7 +29,14 @@ type requestsView struct {
 	// The last chartDays days: the chart and the window's totals.
 	Chart               *requestChart
 	Routes, Credentials []totalRow
+	// Series is the chart's choice: "" (every request), "k:<credential
+	// id>" or "r:<route>"; SeriesName says it in words, Options lists the
+	// choices (the keys and routes of the totals).
+	Series, SeriesName string
+	Options            []seriesOption
 }
+
+type seriesOption struct{ Value, Label string }
 
 type totalRow struct {
 	Name, Mode string
@@ -67,17 +75,35 @@ func (p *Portal) requests(w http.ResponseWriter, r *http.Request, s *session) {
 		p.failed(w, r, err)
 		return
 	}
-	counts, err := p.opts.RequestLog.GetRequestCounts(s.ctx, &edgev1.GetRequestCountsRequest{Days: proto.Int32(chartDays)})
+	cq := &edgev1.GetRequestCountsRequest{Days: proto.Int32(chartDays)}
+	rv.Series = q.Get("series")
+	if id, ok := strings.CutPrefix(rv.Series, "k:"); ok {
+		cq.CredentialId, rv.SeriesName = id, names.name(id)
+	} else if route, ok := strings.CutPrefix(rv.Series, "r:"); ok {
+		cq.Route, rv.SeriesName = route, route
+	} else {
+		rv.Series = ""
+	}
+	counts, err := p.opts.RequestLog.GetRequestCounts(s.ctx, cq)
 	if err != nil {
 		p.failed(w, r, err)
 		return
 	}
 	rv.Chart = newRequestChart(counts.GetDays())
-	for _, t := range counts.GetRoutes() {
-		rv.Routes = append(rv.Routes, totalRow{Name: t.GetName(), Mode: t.GetMode(), Count: int64(t.GetCount())})
+	seen := map[string]bool{}
+	option := func(value, label string) {
+		if !seen[value] {
+			seen[value] = true
+			rv.Options = append(rv.Options, seriesOption{Value: value, Label: label})
+		}
 	}
 	for _, t := range counts.GetCredentials() {
 		rv.Credentials = append(rv.Credentials, totalRow{Name: names.name(t.GetName()), Mode: t.GetMode(), Count: int64(t.GetCount())})
+		option("k:"+t.GetName(), "Key "+names.name(t.GetName()))
+	}
+	for _, t := range counts.GetRoutes() {
+		rv.Routes = append(rv.Routes, totalRow{Name: t.GetName(), Mode: t.GetMode(), Count: int64(t.GetCount())})
+		option("r:"+t.GetName(), "Route "+t.GetName())
 	}
 	for _, e := range res.GetData() {
 		rv.Rows = append(rv.Rows, requestRow{Time: e.GetTime().AsTime(), Credential: names.name(e.GetCredentialId()), Mode: e.GetMode(),

@@ -28,35 +28,63 @@ type Day struct {
 	Counts map[string]int64
 	// Routes and Credentials are keyed "route mode" and "credential mode".
 	Routes, Credentials map[string]int64
+	// ByRoute and ByCredential are each route's and credential's own
+	// Counts ("mode/class"): the series of one route or key.
+	ByRoute, ByCredential map[string]map[string]int64
 }
 
-// counter names one daily count of an entry: its hash field.
+// dailyFields are the hash fields an entry counts in: its mode and class,
+// and the same under its route and under its credential.
 func dailyFields(e Entry) [3]string {
+	mc := e.Mode + "/" + Class(e.Status)
 	return [3]string{
-		"m " + e.Mode + "/" + Class(e.Status),
-		"r " + e.Route + " " + e.Mode,
-		"k " + e.CredentialID + " " + e.Mode,
+		"m " + mc,
+		"r " + e.Route + " " + mc,
+		"k " + e.CredentialID + " " + mc,
 	}
 }
 
 // dayKey is the UTC date of t, as the daily counters name it.
 func dayKey(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-// addField adds n to the counter a field names.
+// addField adds n to the counters a field names. Route and credential
+// fields written before they carried the class ("r route mode") count as
+// that mode's ok.
 func (d *Day) addField(field string, n int64) {
 	kind, rest, _ := strings.Cut(field, " ")
-	switch kind {
-	case "m":
+	if kind == "m" {
 		d.Counts[rest] += n
+		return
+	}
+	i := strings.LastIndexByte(rest, ' ')
+	if i < 0 {
+		return
+	}
+	name, mc := rest[:i], rest[i+1:]
+	mode, _, classed := strings.Cut(mc, "/")
+	if !classed {
+		mc = mode + "/ok"
+	}
+	switch kind {
 	case "r":
-		d.Routes[rest] += n
+		d.Routes[name+" "+mode] += n
+		addTo(d.ByRoute, name, mc, n)
 	case "k":
-		d.Credentials[rest] += n
+		d.Credentials[name+" "+mode] += n
+		addTo(d.ByCredential, name, mc, n)
 	}
 }
 
+func addTo(m map[string]map[string]int64, name, mc string, n int64) {
+	if m[name] == nil {
+		m[name] = map[string]int64{}
+	}
+	m[name][mc] += n
+}
+
 func newDay(date time.Time) Day {
-	return Day{Date: date, Counts: map[string]int64{}, Routes: map[string]int64{}, Credentials: map[string]int64{}}
+	return Day{Date: date, Counts: map[string]int64{}, Routes: map[string]int64{}, Credentials: map[string]int64{},
+		ByRoute: map[string]map[string]int64{}, ByCredential: map[string]map[string]int64{}}
 }
 
 // days are the dates of the n days ending with to's, oldest first.

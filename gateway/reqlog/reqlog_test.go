@@ -184,5 +184,25 @@ func TestDaily(t *testing.T) {
 		if k := got[2].Credentials; k["k2 test"] != 1 || len(k) != 1 {
 			t.Errorf("credentials of day 2: %v", k)
 		}
+		// One key's and one route's own series, errors apart.
+		if k := fmt.Sprint(got[1].ByCredential["k1"]); k != "map[live/client_error:1 live/ok:1]" {
+			t.Errorf("k1's day 1: %v", k)
+		}
+		if r := fmt.Sprint(got[3].ByRoute["/v1/convert"]); r != "map[live/server_error:1]" || len(got[3].ByCredential["k2"]) != 0 {
+			t.Errorf("/v1/convert's day 3: %v; k2's: %v", r, got[3].ByCredential["k2"])
+		}
 	})
+}
+
+// TestDailyFieldsBeforeClasses: route and credential fields written
+// before they carried the status class count as their mode's ok.
+func TestDailyFieldsBeforeClasses(t *testing.T) {
+	d := newDay(time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC))
+	for f, n := range map[string]int64{"r /v1/jobs/{id} live": 2, "r /v1/jobs/{id} live/client_error": 1, "k k1 test": 3, "m live/ok": 2, "x junk": 9, "r nospace": 1} {
+		d.addField(f, n)
+	}
+	if got := fmt.Sprint(d.Routes, d.ByRoute, d.Credentials, d.ByCredential, d.Counts); got !=
+		"map[/v1/jobs/{id} live:3] map[/v1/jobs/{id}:map[live/client_error:1 live/ok:2]] map[k1 test:3] map[k1:map[test/ok:3]] map[live/ok:2]" {
+		t.Errorf("got %s", got)
+	}
 }

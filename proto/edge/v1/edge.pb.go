@@ -662,7 +662,14 @@ func (x *RequestLogEntry) GetProblem() string {
 type GetRequestCountsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Days ending today (UTC): 1 to 90, default 30.
-	Days          *int32 `protobuf:"varint,1,opt,name=days,proto3,oneof" json:"days,omitempty"`
+	Days *int32 `protobuf:"varint,1,opt,name=days,proto3,oneof" json:"days,omitempty"`
+	// Counts in days only this credential's requests (its id, as the log
+	// lists it): one key's series. The totals stay the account's. Not with
+	// route (the counts are kept by each apart, not by both).
+	CredentialId string `protobuf:"bytes,2,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
+	// Counts in days only this route pattern's requests (e.g. /v1/convert):
+	// one route's series. Not with credential_id.
+	Route         string `protobuf:"bytes,3,opt,name=route,proto3" json:"route,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -702,6 +709,20 @@ func (x *GetRequestCountsRequest) GetDays() int32 {
 		return *x.Days
 	}
 	return 0
+}
+
+func (x *GetRequestCountsRequest) GetCredentialId() string {
+	if x != nil {
+		return x.CredentialId
+	}
+	return ""
+}
+
+func (x *GetRequestCountsRequest) GetRoute() string {
+	if x != nil {
+		return x.Route
+	}
+	return ""
 }
 
 type GetRequestCountsResponse struct {
@@ -974,9 +995,11 @@ const file_edge_v1_edge_proto_rawDesc = "" +
 	"request_id\x18\b \x01(\tR\trequestId\x12\x1d\n" +
 	"\aproblem\x18\t \x01(\tH\x00R\aproblem\x88\x01\x01B\n" +
 	"\n" +
-	"\b_problem\";\n" +
+	"\b_problem\"v\n" +
 	"\x17GetRequestCountsRequest\x12\x17\n" +
-	"\x04days\x18\x01 \x01(\x05H\x00R\x04days\x88\x01\x01B\a\n" +
+	"\x04days\x18\x01 \x01(\x05H\x00R\x04days\x88\x01\x01\x12#\n" +
+	"\rcredential_id\x18\x02 \x01(\tR\fcredentialId\x12\x14\n" +
+	"\x05route\x18\x03 \x01(\tR\x05routeB\a\n" +
 	"\x05_days\"\xb0\x01\n" +
 	"\x18GetRequestCountsResponse\x12,\n" +
 	"\x04days\x18\x01 \x03(\v2\x18.edge.v1.DayRequestCountR\x04days\x12-\n" +
