@@ -6,7 +6,7 @@ export PATH := $(BIN):$(PATH)
 # Every module of the workspace, in dependency order.
 MODULES := proto pkg services/metering/admission services/metering services/finance services/converter services/jobs gateway deploy/local deploy/k8s
 
-.PHONY: run test test-dates vet lint gen gen-check tools tidy build fmt fuzz-edge faults load rules-check bench bench-compare bench-peer
+.PHONY: run test test-dates examples vet lint gen gen-check tools tidy build fmt fuzz-edge faults load rules-check bench bench-compare bench-peer
 
 # Build identity for /v1/version; empty outside a git checkout.
 COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -26,6 +26,15 @@ test: vet ## go vet and go test -race over every module, then the date sweep.
 # checks run under -race in their own end-to-end tests.
 test-dates:
 	cd deploy/local && go test -count=1 -run '^TestDateSweep$$' .
+
+# The OpenAPI document's request and response examples: the end-to-end
+# suite's first successful exchange of each operation, scrubbed of secrets
+# (deploy/local/examples_test.go), into docs/openapi/examples.json; then
+# `make gen` puts them in the document (which validates each against its
+# schema). Run it after changing what an operation takes or answers.
+examples:
+	cd deploy/local && OPENAPI_EXAMPLES=$(CURDIR)/docs/openapi/examples.json go test -count=1 -skip '^(TestDateSweep|TestPortalInBrowser)$$' .
+	$(MAKE) --no-print-directory gen
 
 # Arbitrary requests against the whole in-process stack; fails on any 5xx.
 FUZZTIME ?= 60s

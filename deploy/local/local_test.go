@@ -126,6 +126,7 @@ func (c client) call(method, path, key string, body string, hdr ...string) resp 
 	// Every exchange is checked against the OpenAPI document the gateway
 	// serves (openapi_e2e_test.go).
 	c.conform(req, body, out)
+	recordExample(req, body, out)
 	return out
 }
 

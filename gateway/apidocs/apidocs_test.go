@@ -55,6 +55,10 @@ func TestReferenceRendersEveryRoute(t *testing.T) {
 	if page(t, s, "/docs/") != ref {
 		t.Error("/docs/ is not /docs")
 	}
+	// The recorded exchanges (docs/openapi/examples.json) are shown.
+	if n := strings.Count(ref, "<summary>Example"); n < 40 {
+		t.Errorf("/docs shows %d examples", n)
+	}
 }
 
 // Every problem type has its page, listed on /docs/problems, and the page

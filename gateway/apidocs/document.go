@@ -1,6 +1,7 @@
 package apidocs
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -31,7 +32,7 @@ type operation struct {
 	Parameters  []parameter
 	RequestBody *struct {
 		Description string
-		Content     map[string]struct{ Schema schema }
+		Content     map[string]media
 	} `json:"requestBody"`
 	Responses map[string]response
 	Routes    []struct {
@@ -52,7 +53,14 @@ type parameter struct {
 type response struct {
 	Ref         string `json:"$ref"`
 	Description string
-	Content     map[string]struct{ Schema schema }
+	Content     map[string]media
+}
+
+// media is one content type of a body: its schema and the example the
+// end-to-end suite recorded (docs/api.md, Examples).
+type media struct {
+	Schema  schema
+	Example json.RawMessage
 }
 
 type schema struct {
@@ -97,7 +105,9 @@ type opView struct {
 	Params                                 []paramView
 	Body                                   *typed
 	Responses                              []respView
-	statuses                               map[int]bool
+	// BodyExample and AnswerExample are recorded exchanges, indented.
+	BodyExample, AnswerExample, AnswerStatus string
+	statuses                                 map[int]bool
 }
 
 type typed struct {
@@ -222,6 +232,7 @@ func (d *document) opView(method, path string, op operation) opView {
 			t := typeOf(c.Schema)
 			t.Description = rb.Description
 			v.Body = &t
+			v.BodyExample = indented(c.Example)
 			break
 		}
 	}
@@ -240,6 +251,9 @@ func (d *document) opView(method, path string, op operation) opView {
 		for _, c := range r.Content {
 			if c.Schema.Ref != "" {
 				rv.Type, rv.Ref = refName(c.Schema.Ref), refName(c.Schema.Ref)
+			}
+			if ex := indented(c.Example); ex != "" && v.AnswerExample == "" {
+				v.AnswerExample, v.AnswerStatus = ex, code
 			}
 			break
 		}
@@ -322,4 +336,13 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// indented is a JSON example laid out for reading; "" for none.
+func indented(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if len(raw) == 0 || json.Indent(&b, raw, "", "  ") != nil {
+		return ""
+	}
+	return b.String()
 }

@@ -43,6 +43,10 @@ const (
 // read from (docs/errors.md, docs/conversion-warnings.md).
 type Catalogs struct {
 	ErrorsMD, WarningsMD string
+	// Examples is docs/openapi/examples.json: each operation's request and
+	// answer as the end-to-end suite recorded them (`make examples`); empty
+	// for none.
+	Examples []byte
 }
 
 func Build(swagger []byte, cat Catalogs) ([]byte, error) {
@@ -56,6 +60,9 @@ func Build(swagger []byte, cat Catalogs) ([]byte, error) {
 	}
 	b := &builder{doc: doc, msgOf: map[string]protoreflect.MessageDescriptor{}}
 	if err := b.run(); err != nil {
+		return nil, err
+	}
+	if err := addExamples(doc, cat.Examples); err != nil {
 		return nil, err
 	}
 	problems, err := problemCatalog(cat.ErrorsMD)

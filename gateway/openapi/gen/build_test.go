@@ -41,5 +41,39 @@ func readCatalogs(t *testing.T) Catalogs {
 		}
 		*f.dst = string(b)
 	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "openapi", "examples.json"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	cat.Examples = b
 	return cat
+}
+
+// TestExamples: a recorded exchange becomes its operation's request and
+// answer examples; one naming an operation or a status the document lacks
+// fails the build (the file is stale).
+func TestExamples(t *testing.T) {
+	swagger, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "openapi", "api.swagger.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := readCatalogs(t)
+	cat.Examples = []byte(`{"POST /v1/validate": {"request": {"message": "MT-EXAMPLE"}, "status": 200, "response": {"valid": true, "detected_type": "MT940", "detected_version": "", "errors": [], "warnings": []}}}`)
+	doc, err := Build(swagger, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(doc, []byte(`"MT-EXAMPLE"`)) {
+		t.Fatal("the request example is not in the document")
+	}
+	for _, stale := range []string{
+		`{"POST /v1/nowhere": {"status": 200, "response": {}}}`,
+		`{"POST /v1/validate": {"status": 299, "response": {}}}`,
+		`{"POST /v1/validate": `,
+	} {
+		cat.Examples = []byte(stale)
+		if _, err := Build(swagger, cat); err == nil {
+			t.Errorf("%s: built", stale)
+		}
+	}
 }

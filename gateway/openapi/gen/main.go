@@ -12,7 +12,9 @@
 // hand-written routes' bodies and both GET /v1/connections variants; and the
 // catalogues of problem types (docs/errors.md) and conversion warning codes
 // (docs/conversion-warnings.md) as x-ledgerlane-problems and
-// x-ledgerlane-warnings, which the /docs pages render.
+// x-ledgerlane-warnings, which the /docs pages render; and the request and
+// response examples the end-to-end suite recorded (docs/openapi/examples.json,
+// `make examples`).
 package main
 
 import (
@@ -26,6 +28,7 @@ func main() {
 	out := flag.String("out", "gateway/openapi/openapi.json", "where to write the OpenAPI 3 document")
 	errorsMD := flag.String("errors", "docs/errors.md", "the problem types' meanings")
 	warningsMD := flag.String("warnings", "docs/conversion-warnings.md", "the conversion warning codes")
+	examples := flag.String("examples", "docs/openapi/examples.json", "the end-to-end suite's recorded exchanges (make examples)")
 	flag.Parse()
 	raw, err := os.ReadFile(*in)
 	if err != nil {
@@ -41,6 +44,9 @@ func main() {
 			fail(err)
 		}
 		*f.dst = string(b)
+	}
+	if cat.Examples, err = os.ReadFile(*examples); err != nil && !os.IsNotExist(err) {
+		fail(err)
 	}
 	doc, err := Build(raw, cat)
 	if err != nil {
