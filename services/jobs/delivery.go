@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,7 +19,7 @@ import (
 	"github.com/ledgerlane/platform/services/jobs/internal/ipaddr"
 )
 
-// EventJobCompleted is the one event kind.
+// EventJobCompleted is the event of a completed job.
 const EventJobCompleted = "job.completed"
 
 // RetrySchedule holds when each delivery attempt is due, measured from the
@@ -156,73 +157,155 @@ func (s *Service) RunFanout(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("jobs: event consumer: %w", err)
 	}
+	consume(ctx, s, cons, "events", func(msg Msg[CompletedEvent]) {
+		mctx := msgContext(ctx, msg) // the completing worker's trace
+		ev, err := msg.Value()
+		if err != nil {
+			_ = msg.Term()
+			return
+		}
+		if err := s.Fanout(mctx, ev.AccountID, ev.Mode, ev.JobID, ev.Body); err != nil {
+			s.log.WarnContext(mctx, "jobs: fanout will be retried", "job_id", ev.JobID, "err", err)
+			_ = msg.Nak(time.Second)
+			return
+		}
+		// After the fan-out, so a metering outage delays no webhook; the
+		// event is redelivered until the refund is answered (the
+		// fan-out finds its deliveries there, the refund its reference).
+		if err := s.refundFailed(mctx, ev.AccountID, ev.JobID); err != nil {
+			s.log.WarnContext(mctx, "jobs: refund will be retried", "job_id", ev.JobID, "err", err)
+			_ = msg.Nak(5 * time.Second)
+			return
+		}
+		_ = msg.Ack()
+	})
+	return nil
+}
+
+// consume hands every message of cons to handle until ctx ends; after each
+// batch it sends the deliveries now due without waiting for the tick.
+func consume[T any](ctx context.Context, s *Service, cons Consumer[T], what string, handle func(Msg[T])) {
 	for ctx.Err() == nil {
 		fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		batch, err := cons.Fetch(fctx, 10)
 		if err != nil {
 			cancel()
 			if ctx.Err() == nil {
-				s.log.Warn("jobs: fetch events", "err", err)
+				s.log.Warn("jobs: fetch "+what, "err", err)
 				time.Sleep(200 * time.Millisecond)
 			}
 			continue
 		}
 		for msg := range batch {
-			mctx := msgContext(ctx, msg) // the completing worker's trace
-			ev, err := msg.Value()
-			if err != nil {
-				_ = msg.Term()
-				continue
-			}
-			if err := s.Fanout(mctx, ev.AccountID, ev.Mode, ev.JobID, ev.Body); err != nil {
-				s.log.WarnContext(mctx, "jobs: fanout will be retried", "job_id", ev.JobID, "err", err)
-				_ = msg.Nak(time.Second)
-				continue
-			}
-			// After the fan-out, so a metering outage delays no webhook; the
-			// event is redelivered until the refund is answered (the
-			// fan-out finds its deliveries there, the refund its reference).
-			if err := s.refundFailed(mctx, ev.AccountID, ev.JobID); err != nil {
-				s.log.WarnContext(mctx, "jobs: refund will be retried", "job_id", ev.JobID, "err", err)
-				_ = msg.Nak(5 * time.Second)
-				continue
-			}
-			_ = msg.Ack()
+			handle(msg)
 		}
 		cancel()
-		// New deliveries are due now: send them without waiting for the tick.
 		s.DeliverDue(ctx)
 	}
-	return nil
 }
 
-// Fanout creates the deliveries of one job.completed event, to the active
-// endpoints of the job's mode (test jobs to test endpoints, live to live)
-// that subscribe to it.
-// It is idempotent: a repeated event finds its deliveries already there.
+// Event is one event on its way to the endpoints subscribed to its type:
+// a job.completed from a worker, or an event another service published
+// (the finance events, docs/webhooks.md).
+type Event struct {
+	AccountID string
+	// Mode is the mode of the endpoints that receive it ("" reads as live).
+	Mode string
+	// Type is the event type (EventTypes).
+	Type string
+	// ID is the event id, the same on every endpoint's delivery.
+	ID string
+	// JobID is the job of a job.completed event; "" otherwise.
+	JobID string
+	// CoalesceKey, when set, lets a waiting delivery with the same key to
+	// the same endpoint absorb the event (Delivery.CoalesceKey).
+	CoalesceKey string
+	Body        []byte
+}
+
+// Fanout creates the deliveries of one job.completed event (FanoutEvent).
 func (s *Service) Fanout(ctx context.Context, accountID, mode, jobID string, body []byte) error {
-	es, err := s.store.ListEndpoints(ctx, accountID)
+	return s.FanoutEvent(ctx, Event{AccountID: accountID, Mode: mode, Type: EventJobCompleted,
+		ID: eventID(EventJobCompleted, jobID), JobID: jobID, Body: body})
+}
+
+// FanoutEvent creates the deliveries of one event, to the active endpoints
+// of its mode (test events to test endpoints, live to live) that subscribe
+// to its type.
+// It is idempotent: a repeated event finds its deliveries already there.
+// An event with a CoalesceKey adds nothing for an endpoint that already has
+// a delivery with that key waiting to be sent.
+func (s *Service) FanoutEvent(ctx context.Context, ev Event) error {
+	es, err := s.store.ListEndpoints(ctx, ev.AccountID)
 	if err != nil {
 		return err
 	}
-	es = ofMode(es, mode)
+	es = ofMode(es, ev.Mode)
 	now := s.timestamp()
 	// The attempts run later, from the store: they continue this trace (the
-	// completing worker's) only through what is stored with them.
+	// publisher's) only through what is stored with them.
 	traceparent, tracestate := s.tracer.Inject(ctx)
 	for _, e := range es {
-		if e.Status != EndpointActive || !e.Subscribes(EventJobCompleted) {
+		if e.Status != EndpointActive || !e.Subscribes(ev.Type) {
 			continue
 		}
 		_, err := s.store.CreateDelivery(ctx, Delivery{
-			ID: uuid.NewString(), AccountID: accountID, EndpointID: e.ID, JobID: jobID,
-			Event: EventJobCompleted, EventID: eventID(EventJobCompleted, jobID), Origin: OriginEvent,
-			Body: body, Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now,
+			ID: uuid.NewString(), AccountID: ev.AccountID, EndpointID: e.ID, JobID: ev.JobID,
+			Event: ev.Type, EventID: ev.ID, Origin: OriginEvent, CoalesceKey: ev.CoalesceKey,
+			Body: ev.Body, Status: DeliveryPending, NextAttemptAt: now, CreatedAt: now,
 			TraceParent: traceparent, TraceState: tracestate,
 		})
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// RunDomainFanout consumes the events other services publish (the finance
+// events) until ctx ends and fans each out (FanoutEvent). A malformed
+// event, or one of a type not in EventTypes, is dropped with a warning.
+func (s *Service) RunDomainFanout(ctx context.Context) error {
+	cons, err := s.queue.DomainEventConsumer(ctx)
+	if err != nil {
+		return fmt.Errorf("jobs: domain event consumer: %w", err)
+	}
+	consume(ctx, s, cons, "domain events", func(msg Msg[Event]) {
+		mctx := msgContext(ctx, msg)
+		ev, err := msg.Value()
+		if err == nil {
+			err = checkDomainEvent(ev)
+		}
+		if err != nil {
+			s.log.WarnContext(mctx, "jobs: domain event dropped", "event", ev.Type, "event_id", ev.ID, "err", err)
+			_ = msg.Term()
+			return
+		}
+		if err := s.FanoutEvent(mctx, ev); err != nil {
+			s.log.WarnContext(mctx, "jobs: fanout will be retried", "event", ev.Type, "event_id", ev.ID, "err", err)
+			_ = msg.Nak(time.Second)
+			return
+		}
+		_ = msg.Ack()
+	})
+	return nil
+}
+
+// checkDomainEvent refuses an event the fan-out cannot deliver: an unknown
+// type (or job.completed, which only workers send), ids that are not UUIDs,
+// a mode other than live or test, a body that is not a JSON object.
+func checkDomainEvent(ev Event) error {
+	switch {
+	case ev.Type == EventJobCompleted || !slices.ContainsFunc(EventTypes, func(t EventType) bool { return t.Name == ev.Type }):
+		return fmt.Errorf("unknown event type %q", clip(ev.Type, 64))
+	case uuid.Validate(ev.ID) != nil || uuid.Validate(ev.AccountID) != nil:
+		return errors.New("event and account ids must be UUIDs")
+	case ev.Mode != "live" && ev.Mode != "test":
+		return fmt.Errorf("mode %q is neither live nor test", clip(ev.Mode, 16))
+	case len(ev.CoalesceKey) > 200:
+		return errors.New("coalesce key too long")
+	case !json.Valid(ev.Body) || len(ev.Body) == 0 || ev.Body[0] != '{':
+		return errors.New("body is not a JSON object")
 	}
 	return nil
 }

@@ -24,10 +24,12 @@ type EventType struct {
 // subscribed to every type ("*") receives it from then on.
 var EventTypes = []EventType{
 	{Name: EventJobCompleted, Description: "A batch conversion job completed (every item succeeded or failed)."},
-	{Name: "transactions.sync_updates_available", Description: "New or changed transactions are ready for /v1/transactions/sync.", Announced: true},
-	{Name: "connection.status_changed", Description: "A bank connection's status changed (e.g. it needs the user to sign in again).", Announced: true},
-	{Name: "budget.threshold_reached", Description: "Spending in a budget reached one of its thresholds.", Announced: true},
-	{Name: "recurring.detected", Description: "A new recurring series (subscription, bill, income) was detected.", Announced: true},
+	// The finance events: the finance service publishes them (pkg/eventbus)
+	// and RunDomainFanout fans them out.
+	{Name: "transactions.sync_updates_available", Description: "New or changed transactions are ready for /v1/transactions/sync (one pending per user and grant)."},
+	{Name: "connection.status_changed", Description: "A bank connection's status changed (e.g. it needs the user to sign in again)."},
+	{Name: "budget.threshold_reached", Description: "Spending in a budget group reached one of its thresholds (80 % or 100 %) in the current period."},
+	{Name: "recurring.detected", Description: "New recurring series (subscriptions, bills, income) were detected."},
 }
 
 // EventWebhookTest is the type of the event POST /v1/webhooks/{id}/test

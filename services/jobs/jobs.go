@@ -253,6 +253,16 @@ type Delivery struct {
 	// Empty when tracing is off or the event carried no trace.
 	TraceParent string
 	TraceState  string
+	// CoalesceKey, when set, makes the delivery absorb later events with
+	// the same key to the same endpoint while it waits to be sent (a
+	// finance transactions.sync_updates_available for one user and grant:
+	// docs/webhooks.md, "Coalescing"). Absorbing tells whether it does now:
+	// from creation until an attempt claims it, and again after a failed
+	// attempt when no newer delivery took over the key. A delivery being
+	// sent absorbs nothing, so a change made while the receiver may
+	// already be reading the feed yields the next event.
+	CoalesceKey string
+	Absorbing   bool
 }
 
 // Attempt is the result of one delivery attempt, applied by RecordAttempt.
@@ -380,15 +390,22 @@ type Store interface {
 	DeleteEndpoint(ctx context.Context, accountID, id string) error
 
 	// CreateDelivery stores d unless a delivery of the same event for the same
-	// job and endpoint exists; created reports which. This keeps the delivery
-	// id stable when the event itself is redelivered.
+	// job and endpoint exists (for an event of no job: a fan-out delivery of
+	// the same event id to the same endpoint), or d has a CoalesceKey and a
+	// pending delivery to the same endpoint with that key is Absorbing;
+	// created reports which. This keeps the delivery id stable when the
+	// event itself is redelivered, and a burst of changes one event. A
+	// delivery stored with a CoalesceKey is Absorbing.
 	CreateDelivery(ctx context.Context, d Delivery) (created bool, err error)
 	// ClaimDue returns up to limit pending deliveries with NextAttemptAt <=
 	// now, oldest first, and pushes their NextAttemptAt to now+lease so that
-	// another replica does not send them concurrently.
+	// another replica does not send them concurrently. A claimed delivery
+	// stops absorbing (Delivery.CoalesceKey).
 	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Delivery, error)
 	// RecordAttempt applies an attempt to a delivery and its endpoint, and
-	// stores it (AttemptRecord) unless abandoned: a success resets the endpoint's ConsecutiveFailures; an exhausted delivery
+	// stores it (AttemptRecord) unless abandoned; a failure with a retry
+	// left makes a coalescing delivery absorb again unless another pending
+	// one with its key and endpoint absorbs: a success resets the endpoint's ConsecutiveFailures; an exhausted delivery
 	// increments it and disables the endpoint at DisableAfter. disabled
 	// reports whether this call moved the endpoint from active to disabled,
 	// so the disabling is observed once.

@@ -99,6 +99,10 @@ type Queue interface {
 	WorkConsumer(ctx context.Context, c WorkConsumerConfig) (Consumer[WorkItem], error)
 	// EventConsumer returns the consumer the webhook fan-outs share.
 	EventConsumer(ctx context.Context) (Consumer[CompletedEvent], error)
+	// DomainEventConsumer returns the consumer of the events other services
+	// publish for webhooks (the finance events: pkg/eventbus), which the
+	// domain fan-outs share.
+	DomainEventConsumer(ctx context.Context) (Consumer[Event], error)
 }
 
 // WorkConsumerConfig is the redelivery policy of work items.

@@ -24,9 +24,10 @@ func (s *Service) Run(ctx context.Context) error {
 		return err
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
+	errs := make(chan error, 3)
 	wg.Go(func() { errs <- s.RunWorkers(ctx) })
 	wg.Go(func() { errs <- s.RunFanout(ctx) })
+	wg.Go(func() { errs <- s.RunDomainFanout(ctx) })
 	wg.Go(func() { s.RunDeliveries(ctx, time.Second) })
 	wg.Go(func() { s.RunSweeper(ctx, time.Minute) })
 	wg.Go(func() { s.RunPublisher(ctx, 5*time.Second) })

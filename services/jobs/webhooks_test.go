@@ -464,3 +464,60 @@ func enableWebhook(t *testing.T, e *env) {
 		t.Fatalf("%d deliveries after enabling", len(rec.deliveries()))
 	}
 }
+
+func TestFinanceEventCoalescing(t *testing.T) { eachStore(t, financeEventCoalescing) }
+
+// financeEventCoalescing: a burst of 50 sync_updates_available events for
+// one user and grant yields one delivery per subscribed endpoint; once it
+// is delivered the next event yields the next; an endpoint subscribed only
+// to job.completed and one of the other mode get none.
+func financeEventCoalescing(t *testing.T, e *env) {
+	ctx := context.Background()
+	svc := e.service(t, &fakeConverter{}, nil)
+	fin, jobsOnly, testMode := newReceiver(t, 200), newReceiver(t, 200), newReceiver(t, 200)
+	mustCreate(t, svc, alice, jobs.WebhookSettings{URL: fin.srv.URL, EventTypes: []string{"transactions.sync_updates_available"}})
+	mustCreate(t, svc, alice, jobs.WebhookSettings{URL: jobsOnly.srv.URL, EventTypes: []string{jobs.EventJobCompleted}})
+	mustCreate(t, svc, aliceTest, jobs.WebhookSettings{URL: testMode.srv.URL})
+	event := func() jobs.Event {
+		id := uuid.NewString()
+		return jobs.Event{AccountID: alice.AccountID, Mode: "live", Type: "transactions.sync_updates_available", ID: id,
+			CoalesceKey: "user-1|grant-1", Body: []byte(`{"id":"` + id + `"}`)}
+	}
+	burst := func() string {
+		first := event()
+		for i := range 50 {
+			ev := event()
+			if i == 0 {
+				ev = first
+			}
+			if err := svc.FanoutEvent(ctx, ev); err != nil {
+				t.Fatal(err)
+			}
+			e.clock.Add(time.Millisecond)
+		}
+		return first.ID
+	}
+	id1 := burst()
+	if n := svc.DeliverDue(ctx); n != 1 {
+		t.Fatalf("%d attempts for a burst, want 1", n)
+	}
+	id2 := burst()
+	if n := svc.DeliverDue(ctx); n != 1 {
+		t.Fatalf("%d attempts for the second burst, want 1", n)
+	}
+	got := fin.deliveries()
+	if len(got) != 2 || got[0].header.Get(webhook.EventIDHeader) != id1 || got[1].header.Get(webhook.EventIDHeader) != id2 {
+		t.Fatalf("deliveries: %d", len(got))
+	}
+	if len(jobsOnly.deliveries()) != 0 || len(testMode.deliveries()) != 0 {
+		t.Fatalf("job-only endpoint got %d, test endpoint %d", len(jobsOnly.deliveries()), len(testMode.deliveries()))
+	}
+	// A redelivered event (the same id) adds nothing either.
+	if err := svc.FanoutEvent(ctx, jobs.Event{AccountID: alice.AccountID, Mode: "live", Type: "transactions.sync_updates_available",
+		ID: id2, Body: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := svc.DeliverDue(ctx); n != 0 {
+		t.Fatalf("redelivered event: %d attempts", n)
+	}
+}

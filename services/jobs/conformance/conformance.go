@@ -49,6 +49,8 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"DeliveryPages", testDeliveryPages},
 		{"DeliveryAttempts", testAttempts},
 		{"ManualDeliveries", testManualDeliveries},
+		{"DomainEventDeliveries", testDomainEventDeliveries},
+		{"Coalescing", testCoalescing},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, newStore(t)) })
 	}
@@ -705,5 +707,127 @@ func testIdempotencyKey(t *testing.T, s Store) {
 	}
 	if err := s.CreateJob(ctx, dup, dupItems); err != nil {
 		t.Fatalf("the key after its job was deleted: %v", err)
+	}
+}
+
+func domainDelivery(e jobs.Endpoint, eventID, key string, at time.Time) jobs.Delivery {
+	return jobs.Delivery{ID: uuid.NewString(), AccountID: e.AccountID, EndpointID: e.ID, Event: "transactions.sync_updates_available",
+		EventID: eventID, Origin: jobs.OriginEvent, CoalesceKey: key, Body: []byte(`{"type":"transactions.sync_updates_available"}`),
+		Status: jobs.DeliveryPending, NextAttemptAt: at, CreatedAt: at}
+}
+
+// testDomainEventDeliveries: an event of no job is stored once per
+// endpoint and event id (a redelivered event finds its delivery), and
+// another event id makes another delivery.
+func testDomainEventDeliveries(t *testing.T, s Store) {
+	e1, e2 := newEndpoint(uuid.NewString(), t0), newEndpoint(uuid.NewString(), t0)
+	for _, e := range []jobs.Endpoint{e1, e2} {
+		if err := s.CreateEndpoint(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := uuid.NewString()
+	for i, c := range []struct {
+		d    jobs.Delivery
+		want bool
+	}{
+		{domainDelivery(e1, ev, "", t0), true},
+		{domainDelivery(e1, ev, "", t0), false},
+		{domainDelivery(e2, ev, "", t0), true},
+		{domainDelivery(e1, uuid.NewString(), "", t0), true},
+	} {
+		if created, err := s.CreateDelivery(ctx, c.d); err != nil || created != c.want {
+			t.Fatalf("%d: created=%v err=%v, want %v", i, created, err, c.want)
+		}
+	}
+	d := domainDelivery(e1, uuid.NewString(), "", t0)
+	d.TraceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	_, _ = s.CreateDelivery(ctx, d)
+	if got, err := s.Delivery(ctx, d.ID); err != nil || got.JobID != "" || got.EventID != d.EventID || got.Event != d.Event || got.CoalesceKey != "" {
+		t.Fatalf("delivery: %v %+v", err, got)
+	}
+}
+
+// testCoalescing: while a delivery with a coalesce key waits, another with
+// the same key to the same endpoint is not stored (another key or endpoint
+// is); once claimed it absorbs nothing, so the next one is stored; a failed
+// attempt makes it absorb again only when no newer one took over; once
+// finished the next one is stored.
+func testCoalescing(t *testing.T, s Store) {
+	e, other := newEndpoint(uuid.NewString(), t0), newEndpoint(uuid.NewString(), t0)
+	for _, x := range []jobs.Endpoint{e, other} {
+		if err := s.CreateEndpoint(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create := func(ep jobs.Endpoint, key string) (jobs.Delivery, bool) {
+		t.Helper()
+		d := domainDelivery(ep, uuid.NewString(), key, t0)
+		created, err := s.CreateDelivery(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, created
+	}
+	first, ok := create(e, "u1|g1")
+	if !ok {
+		t.Fatal("first not created")
+	}
+	if got, _ := s.Delivery(ctx, first.ID); !got.Absorbing || got.CoalesceKey != "u1|g1" {
+		t.Fatalf("stored: %+v", got)
+	}
+	for range 5 {
+		if _, created := create(e, "u1|g1"); created {
+			t.Fatal("absorbed event created a delivery")
+		}
+	}
+	if _, created := create(e, "u1|g2"); !created {
+		t.Fatal("another key absorbed")
+	}
+	if _, created := create(other, "u1|g1"); !created {
+		t.Fatal("another endpoint absorbed")
+	}
+	claimed, err := s.ClaimDue(ctx, t0, time.Minute, 10)
+	if err != nil || len(claimed) != 3 {
+		t.Fatalf("claim: %v %d", err, len(claimed))
+	}
+	// Being sent: the next change makes the next delivery, which absorbs.
+	second, ok := create(e, "u1|g1")
+	if !ok {
+		t.Fatal("in-flight delivery absorbed")
+	}
+	if _, created := create(e, "u1|g1"); created {
+		t.Fatal("second did not absorb")
+	}
+	// The first fails with a retry left: the second holds the key, so the
+	// first does not absorb again.
+	if _, err := s.RecordAttempt(ctx, first.ID, jobs.Attempt{At: t0, NextAttemptAt: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Delivery(ctx, first.ID); got.Absorbing || got.Status != jobs.DeliveryPending {
+		t.Fatalf("first after failure: %+v", got)
+	}
+	// The second is claimed and fails: with no other absorbing, it absorbs again.
+	if _, err := s.ClaimDue(ctx, t0, time.Minute, 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordAttempt(ctx, second.ID, jobs.Attempt{At: t0, NextAttemptAt: t0.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Delivery(ctx, second.ID); !got.Absorbing {
+		t.Fatalf("second after failure: %+v", got)
+	}
+	if _, created := create(e, "u1|g1"); created {
+		t.Fatal("retrying delivery did not absorb")
+	}
+	// Delivered: the next change makes the next one.
+	if _, err := s.RecordAttempt(ctx, second.ID, jobs.Attempt{At: t0.Add(time.Minute), Succeeded: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordAttempt(ctx, first.ID, jobs.Attempt{At: t0.Add(time.Minute), Exhausted: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, created := create(e, "u1|g1"); !created {
+		t.Fatal("after delivery: no new delivery")
 	}
 }

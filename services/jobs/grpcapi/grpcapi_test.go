@@ -177,7 +177,7 @@ func TestWebhookSettingsOverGRPC(t *testing.T) {
 	}
 	types, err := wc.ListEventTypes(alice, &jobsv1.ListEventTypesRequest{})
 	if err != nil || len(types.GetEventTypes()) != len(jobs.EventTypes) || types.GetEventTypes()[0].GetName() != "job.completed" ||
-		types.GetEventTypes()[0].GetAnnounced() || !types.GetEventTypes()[1].GetAnnounced() {
+		types.GetEventTypes()[0].GetAnnounced() || types.GetEventTypes()[1].GetAnnounced() {
 		t.Fatalf("event types: %v %v", err, types)
 	}
 	rr, err := wc.RotateWebhookSecret(alice, &jobsv1.RotateWebhookSecretRequest{Id: cr.GetId()})

@@ -4,6 +4,7 @@ package memory
 import (
 	"bytes"
 	"context"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -379,7 +380,14 @@ func (s *Store) CreateDelivery(_ context.Context, d jobs.Delivery) (bool, error)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, have := range s.deliveries {
-		if isEvent(*have) && have.JobID == d.JobID && have.EndpointID == d.EndpointID && have.Event == d.Event {
+		if have.EndpointID != d.EndpointID {
+			continue
+		}
+		if isEvent(*have) && isEvent(d) && (d.JobID != "" && have.JobID == d.JobID && have.Event == d.Event ||
+			d.JobID == "" && have.JobID == "" && have.EventID == d.EventID) {
+			return false, nil
+		}
+		if d.CoalesceKey != "" && s.absorbs(have, d.EndpointID, d.CoalesceKey) {
 			return false, nil
 		}
 	}
@@ -387,8 +395,15 @@ func (s *Store) CreateDelivery(_ context.Context, d jobs.Delivery) (bool, error)
 	if d.Origin == "" {
 		d.Origin = jobs.OriginEvent // as the column's default
 	}
+	d.Absorbing = d.CoalesceKey != ""
 	s.deliveries[d.ID] = &d
 	return true, nil
+}
+
+// absorbs reports whether d is a pending delivery to endpointID absorbing
+// events with key.
+func (s *Store) absorbs(d *jobs.Delivery, endpointID, key string) bool {
+	return d.EndpointID == endpointID && d.CoalesceKey == key && d.Absorbing && d.Status == jobs.DeliveryPending
 }
 
 func (s *Store) ClaimDue(_ context.Context, now time.Time, lease time.Duration, limit int) ([]jobs.Delivery, error) {
@@ -410,6 +425,7 @@ func (s *Store) ClaimDue(_ context.Context, now time.Time, lease time.Duration, 
 	for i, d := range due {
 		out[i] = cloneDelivery(*d)
 		d.NextAttemptAt = now.Add(lease)
+		d.Absorbing = false
 	}
 	return out, nil
 }
@@ -452,6 +468,11 @@ func (s *Store) RecordAttempt(_ context.Context, deliveryID string, a jobs.Attem
 	default:
 		d.Attempts++
 		d.NextAttemptAt = a.NextAttemptAt
+		if d.CoalesceKey != "" {
+			d.Absorbing = !slices.ContainsFunc(slices.Collect(maps.Values(s.deliveries)), func(o *jobs.Delivery) bool {
+				return o != d && s.absorbs(o, d.EndpointID, d.CoalesceKey)
+			})
+		}
 	}
 	return disabled, nil
 }

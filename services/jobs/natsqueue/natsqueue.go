@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/ledgerlane/platform/pkg/eventbus"
 	"github.com/ledgerlane/platform/pkg/tracing"
 	"github.com/ledgerlane/platform/services/jobs"
 )
@@ -31,6 +32,10 @@ type Names struct {
 	WorkStream, WorkSubject, WorkConsumer string
 	// EventStream holds job.completed events on EventSubject.
 	EventStream, EventSubject, EventConsumer string
+	// Domain is the stream of the other services' events (pkg/eventbus),
+	// which DomainConsumer reads.
+	Domain         eventbus.Names
+	DomainConsumer string
 }
 
 // DefaultNames are the production names.
@@ -46,6 +51,7 @@ func NamesWithPrefix(p string) Names {
 	return Names{
 		WorkStream: sp + "JOBS_WORK", WorkSubject: subj + "jobs.work", WorkConsumer: "workers",
 		EventStream: sp + "JOBS_EVENTS", EventSubject: subj + "jobs.events.completed", EventConsumer: "webhook-fanout",
+		Domain: eventbus.NamesWithPrefix(p), DomainConsumer: "webhook-domain-fanout",
 	}
 }
 
@@ -97,6 +103,7 @@ func (q *Queue) Setup(ctx context.Context) error {
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 			MaxAge: jobs.MaxTTL, Duplicates: 2 * time.Minute,
 		},
+		eventbus.StreamConfig(q.names.Domain, q.replicas),
 	} {
 		cfg.Replicas = max(1, q.replicas)
 		if _, err := q.js.CreateOrUpdateStream(ctx, cfg); err != nil {
@@ -361,6 +368,27 @@ func (q *Queue) EventConsumer(ctx context.Context) (jobs.Consumer[jobs.Completed
 		return nil, err
 	}
 	return consumer[jobs.CompletedEvent]{cons: cons, decode: decodeEvent, destination: q.names.EventSubject}, nil
+}
+
+// DomainEventConsumer creates or updates the durable consumer of the
+// domain events: explicit acks, redelivery after 30 s.
+func (q *Queue) DomainEventConsumer(ctx context.Context) (jobs.Consumer[jobs.Event], error) {
+	cons, err := q.js.CreateOrUpdateConsumer(ctx, q.names.Domain.Stream, jetstream.ConsumerConfig{
+		Durable: q.names.DomainConsumer, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: 30 * time.Second, FilterSubject: q.names.Domain.Subject + ".>",
+	})
+	if err != nil {
+		return nil, err
+	}
+	return consumer[jobs.Event]{cons: cons, decode: decodeDomainEvent, destination: q.names.Domain.Subject}, nil
+}
+
+func decodeDomainEvent(m jetstream.Msg) (jobs.Event, error) {
+	ev, err := eventbus.Decode(m.Data())
+	if err != nil {
+		return jobs.Event{}, fmt.Errorf("subject %s: %w", m.Subject(), err)
+	}
+	return jobs.Event{AccountID: ev.AccountID, Mode: ev.Mode, Type: ev.Type, ID: ev.ID, CoalesceKey: ev.CoalesceKey, Body: ev.Body}, nil
 }
 
 func decodeWork(m jetstream.Msg) (jobs.WorkItem, error) {

@@ -411,20 +411,20 @@ func (s *Store) DeleteEndpoint(ctx context.Context, accountID, id string) error 
 }
 
 const deliveryCols = `id, account_id, endpoint_id, job_id, event, body, status, attempts, next_attempt_at, created_at, traceparent, tracestate,
-	event_id, origin, resend_of`
+	event_id, origin, resend_of, coalesce_key, absorbing`
 
 func scanDelivery(row pgx.Row) (jobs.Delivery, error) {
 	var d jobs.Delivery
 	// NULL without a trace, for a job-less event, on rows from before event
 	// ids, and for what is not a resend.
-	var traceparent, tracestate, jobID, eventID, resendOf *string
+	var traceparent, tracestate, jobID, eventID, resendOf, coalesceKey *string
 	err := row.Scan(&d.ID, &d.AccountID, &d.EndpointID, &jobID, &d.Event, &d.Body, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.CreatedAt,
-		&traceparent, &tracestate, &eventID, &d.Origin, &resendOf)
+		&traceparent, &tracestate, &eventID, &d.Origin, &resendOf, &coalesceKey, &d.Absorbing)
 	d.NextAttemptAt, d.CreatedAt = d.NextAttemptAt.UTC(), d.CreatedAt.UTC()
 	for _, f := range []struct {
 		dst *string
 		src *string
-	}{{&d.TraceParent, traceparent}, {&d.TraceState, tracestate}, {&d.JobID, jobID}, {&d.EventID, eventID}, {&d.ResendOf, resendOf}} {
+	}{{&d.TraceParent, traceparent}, {&d.TraceState, tracestate}, {&d.JobID, jobID}, {&d.EventID, eventID}, {&d.ResendOf, resendOf}, {&d.CoalesceKey, coalesceKey}} {
 		if f.src != nil {
 			*f.dst = *f.src
 		}
@@ -435,15 +435,17 @@ func scanDelivery(row pgx.Row) (jobs.Delivery, error) {
 // insertDelivery is the INSERT of a delivery, empty strings stored as NULL
 // (as in the rows written before those columns existed).
 const insertDelivery = `INSERT INTO deliveries (` + deliveryCols + `) VALUES ($1,$2,$3,NULLIF($4,'')::uuid,$5,$6,$7,$8,$9,$10,NULLIF($11,''),NULLIF($12,''),
-	NULLIF($13,'')::uuid,$14,NULLIF($15,'')::uuid)`
+	NULLIF($13,'')::uuid,$14,NULLIF($15,'')::uuid,NULLIF($16,''),$17)`
 
 func deliveryArgs(d jobs.Delivery) []any {
 	return []any{d.ID, d.AccountID, d.EndpointID, d.JobID, d.Event, d.Body, d.Status, d.Attempts, d.NextAttemptAt, d.CreatedAt,
-		d.TraceParent, d.TraceState, d.EventID, cmp.Or(d.Origin, jobs.OriginEvent), d.ResendOf}
+		d.TraceParent, d.TraceState, d.EventID, cmp.Or(d.Origin, jobs.OriginEvent), d.ResendOf, d.CoalesceKey, d.CoalesceKey != ""}
 }
 
 func (s *Store) CreateDelivery(ctx context.Context, d jobs.Delivery) (bool, error) {
-	tag, err := s.pool.Exec(ctx, insertDelivery+` ON CONFLICT (job_id, endpoint_id, event) WHERE origin = 'event' DO NOTHING`, deliveryArgs(d)...)
+	// Any of the unique indexes: the job's event, the event id of an event
+	// of no job, or an absorbing delivery with the same coalesce key.
+	tag, err := s.pool.Exec(ctx, insertDelivery+` ON CONFLICT DO NOTHING`, deliveryArgs(d)...)
 	if err != nil {
 		return false, storeErr("create delivery", err)
 	}
@@ -452,13 +454,13 @@ func (s *Store) CreateDelivery(ctx context.Context, d jobs.Delivery) (bool, erro
 
 func (s *Store) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]jobs.Delivery, error) {
 	// SKIP LOCKED lets replicas claim disjoint sets.
-	return queryAll(ctx, s, "claim due", func(r pgx.CollectableRow) (jobs.Delivery, error) { return scanDelivery(r) }, `UPDATE deliveries d SET next_attempt_at = $2
+	return queryAll(ctx, s, "claim due", func(r pgx.CollectableRow) (jobs.Delivery, error) { return scanDelivery(r) }, `UPDATE deliveries d SET next_attempt_at = $2, absorbing = false
 		FROM (SELECT id, next_attempt_at AS due FROM deliveries
 		      WHERE status = 'pending' AND next_attempt_at <= $1
 		      ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED) c
 		WHERE d.id = c.id
 		RETURNING d.id, d.account_id, d.endpoint_id, d.job_id, d.event, d.body, d.status, d.attempts, c.due, d.created_at,
-		          d.traceparent, d.tracestate, d.event_id, d.origin, d.resend_of`,
+		          d.traceparent, d.tracestate, d.event_id, d.origin, d.resend_of, d.coalesce_key, d.absorbing`,
 		now, now.Add(lease), limit)
 }
 
@@ -514,6 +516,17 @@ func (s *Store) RecordAttempt(ctx context.Context, deliveryID string, a jobs.Att
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return false, storeErr("record attempt", err)
+	}
+	if d.CoalesceKey != "" && !a.Abandoned && !a.Succeeded && !a.Exhausted {
+		// Absorb again, unless a newer delivery took over the key. Best
+		// effort, after the commit: a concurrent fan-out winning the
+		// unique index only costs one more event.
+		_, err := s.pool.Exec(ctx, `UPDATE deliveries SET absorbing = true WHERE id = $1 AND status = 'pending'
+			AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.endpoint_id = $2 AND o.coalesce_key = $3 AND o.status = 'pending' AND o.absorbing)`,
+			deliveryID, d.EndpointID, d.CoalesceKey)
+		if err := storeErr("record attempt", err); err != nil && !errors.Is(err, jobs.ErrConflict) {
+			return disabled, err
+		}
 	}
 	return disabled, nil
 }
