@@ -186,6 +186,9 @@ func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, merge
 	case err != nil:
 		return res, Internal("delete category", err)
 	}
+	if len(moved) > 0 {
+		s.Notify().TransactionsChanged(ctx, c.UserID, moved)
+	}
 	n := 0
 	for _, acct := range moved {
 		if !sc.HidesAccount(acct) {

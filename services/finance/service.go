@@ -39,6 +39,8 @@ type Service struct {
 	cursors *cursor.Codec
 	now     Clock
 	log     *slog.Logger
+	// notifier hears of committed changes (events.go).
+	notifier Notifier
 }
 
 // NewService returns a Service. cursors signs pagination cursors; every

@@ -287,6 +287,7 @@ func (s *Service) storeUpdate(ctx context.Context, c Caller, sc Scope, id string
 	case err != nil:
 		return res, Internal("update transaction", err)
 	}
+	s.Notify().TransactionsChanged(ctx, c.UserID, []string{t.AccountID})
 	got, err := s.store.GetTransaction(ctx, c.UserID, id)
 	if err != nil {
 		return res, Internal("reread transaction", err)
@@ -539,13 +540,23 @@ func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem
 		usable[cat.ID] = !sc.HidesCategory(cat.ID)
 	}
 	out := BulkResult{Results: make([]BulkRow, 0, len(items))}
+	var touched []string // the accounts of applied rows, for one event
+	// Rows applied before a failure are committed: announce them anyway.
+	defer func() {
+		if len(touched) > 0 {
+			s.Notify().TransactionsChanged(ctx, c.UserID, touched)
+		}
+	}()
 	for _, it := range items {
-		status, err := s.categorizeOne(ctx, c, sc, usable, it)
+		status, account, err := s.categorizeOne(ctx, c, sc, usable, it)
 		if err != nil {
 			return res, err
 		}
 		if status == BulkApplied {
 			out.AppliedCount++
+			if account != "" && !slices.Contains(touched, account) {
+				touched = append(touched, account)
+			}
 		}
 		out.Results = append(out.Results, BulkRow{TransactionID: it.TransactionID, Status: status})
 	}
@@ -554,44 +565,44 @@ func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem
 	return res, nil
 }
 
-func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable map[string]bool, it BulkItem) (string, error) {
+func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable map[string]bool, it BulkItem) (status, accountID string, err error) {
 	if !IsUUID(it.TransactionID) {
-		return BulkNotFound, nil
+		return BulkNotFound, "", nil
 	}
 	t, err := s.store.GetTransaction(ctx, c.UserID, strings.ToLower(it.TransactionID))
 	if errors.Is(err, ErrNotFound) || (err == nil && (sc.HidesAccount(t.AccountID) || sc.HidesCategory(t.CategoryID))) {
-		return BulkNotFound, nil
+		return BulkNotFound, "", nil
 	}
 	if err != nil {
-		return "", Internal("get transaction", err)
+		return "", "", Internal("get transaction", err)
 	}
 	category := strings.ToLower(it.CategoryID)
 	if !IsUUID(category) || !usable[category] {
-		return BulkInvalidCategory, nil
+		return BulkInvalidCategory, "", nil
 	}
 	if t.Version != it.ExpectedVersion {
-		return BulkVersionConflict, nil
+		return BulkVersionConflict, "", nil
 	}
 	if t.CategoryID == category {
-		return BulkApplied, nil
+		return BulkApplied, "", nil
 	}
 	split, err := s.store.IsSplitParent(ctx, c.UserID, t.ID)
 	if err != nil {
-		return "", Internal("is split parent", err)
+		return "", "", Internal("is split parent", err)
 	}
 	if split {
-		return BulkSplit, nil
+		return BulkSplit, "", nil
 	}
 	t.CategoryID = category
 	t.Version++
 	t.UpdatedAt = s.now()
 	switch err := s.store.UpdateTransaction(ctx, t, it.ExpectedVersion); {
 	case errors.Is(err, ErrVersionConflict):
-		return BulkVersionConflict, nil
+		return BulkVersionConflict, "", nil
 	case errors.Is(err, ErrNotFound):
-		return BulkNotFound, nil
+		return BulkNotFound, "", nil
 	case err != nil:
-		return "", Internal("update transaction", err)
+		return "", "", Internal("update transaction", err)
 	}
-	return BulkApplied, nil
+	return BulkApplied, t.AccountID, nil
 }

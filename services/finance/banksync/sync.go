@@ -139,6 +139,12 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 		w, res := s.mergeSync(conn, rows, existing)
 		err = s.store.ApplySync(ctx, w)
 		if err == nil {
+			if res != (SyncResult{}) {
+				s.k.Notify().TransactionsChanged(ctx, conn.UserID, accountIDs)
+			}
+			if conn.Status != finance.ConnectionActive {
+				s.k.Notify().ConnectionStatusChanged(ctx, conn.UserID, conn.ID, conn.Status, finance.ConnectionActive, "")
+			}
 			return res, nil
 		}
 		if !errors.Is(err, finance.ErrVersionConflict) && !errors.Is(err, finance.ErrAlreadyExists) || attempt == syncAttempts {
@@ -156,13 +162,22 @@ func (s *Service) RecordSyncError(ctx context.Context, connectionID, code, messa
 	if code == finance.ConnectionLoginRequired {
 		status = finance.ConnectionLoginRequired
 	}
-	err := s.store.RecordConnectionSync(ctx, ConnectionState{ID: connectionID, Status: status,
-		ErrorCode: code, ErrorMessage: message, UpdatedAt: s.k.Now()})
+	// The status before, for connection.status_changed. Two replicas
+	// recording the same failure at once may both announce it; the
+	// receiver sees the same old and new status twice.
+	conn, err := s.store.GetConnection(ctx, connectionID)
+	if err == nil {
+		err = s.store.RecordConnectionSync(ctx, ConnectionState{ID: connectionID, Status: status,
+			ErrorCode: code, ErrorMessage: message, UpdatedAt: s.k.Now()})
+	}
 	if errors.Is(err, finance.ErrNotFound) {
 		return problem.New(problem.NotFound, "connection not found")
 	}
 	if err != nil {
 		return finance.Internal("record sync error", err)
+	}
+	if conn.Status != status {
+		s.k.Notify().ConnectionStatusChanged(ctx, conn.UserID, conn.ID, conn.Status, status, code)
 	}
 	return nil
 }

@@ -203,7 +203,30 @@ func testGrants(t *testing.T, s Store) {
 			}
 			diff(t, "grant", tc.want, got)
 		})
-	}
+	}	// ListGrants (the finance events): the user's grants, oldest first,
+	// as GetGrant reads them; none for a user without any.
+	t.Run("list", func(t *testing.T) {
+		gs, err := s.ListGrants(ctx, f.user)
+		must(t, err)
+		found := 0
+		for i, g := range gs {
+			if g.UserID != f.user || i > 0 && g.CreatedAt.Before(gs[i-1].CreatedAt) {
+				t.Fatalf("grant %d: %+v", i, g)
+			}
+			for _, w := range []finance.Grant{full, bare} {
+				if g.ID == w.ID {
+					diff(t, "listed grant", w, g)
+					found++
+				}
+			}
+		}
+		if found != 2 {
+			t.Fatalf("listed %d of the 2 grants: %+v", found, gs)
+		}
+		if none, err := s.ListGrants(ctx, newID()); err != nil || len(none) != 0 {
+			t.Fatalf("unknown user: %v %+v", err, none)
+		}
+	})
 }
 
 func testConnections(t *testing.T, s Store) {

@@ -173,6 +173,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account financ
 	if err != nil {
 		return err // the caller retries finance.ErrNotFound and maps the rest
 	}
+	s.k.Notify().TransactionsChanged(ctx, userID, []string{account.ID})
 	for i, r := range w.Rows {
 		// A row another import claimed in the meantime is present all the
 		// same: matched.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,6 +106,22 @@ func (s *Store) GetGrant(_ context.Context, id string) (finance.Grant, error) {
 		return finance.Grant{}, fmt.Errorf("grant %s: %w", id, finance.ErrNotFound)
 	}
 	return cloneGrant(g), nil
+}
+
+// ListGrants implements events.Store.
+func (s *Store) ListGrants(_ context.Context, userID string) ([]finance.Grant, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []finance.Grant
+	for _, g := range s.grants {
+		if g.UserID == userID {
+			out = append(out, cloneGrant(g))
+		}
+	}
+	slices.SortFunc(out, func(a, b finance.Grant) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
 }
 
 // CreateConnection implements finance.Store.

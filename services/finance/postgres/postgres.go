@@ -82,13 +82,32 @@ func (s *Store) GetGrant(ctx context.Context, id string) (finance.Grant, error) 
 	if !isUUID(id) {
 		return finance.Grant{}, fmt.Errorf("grant %q: %w", id, finance.ErrNotFound)
 	}
-	var g finance.Grant
-	err := s.pool.QueryRow(ctx, `
-		SELECT id::text, user_id::text, redacted_fields, excluded_account_ids::text[], excluded_category_ids::text[], writes_enabled, created_at
-		FROM grants WHERE id = $1`, id).
-		Scan(&g.ID, &g.UserID, &g.RedactedFields, &g.ExcludedAccountIDs, &g.ExcludedCategoryIDs, &g.WritesEnabled, &g.CreatedAt)
+	g, err := scanGrant(s.pool.QueryRow(ctx, `SELECT `+grantCols+` FROM grants WHERE id = $1`, id))
 	if err != nil {
 		return finance.Grant{}, storeErr("get grant", err)
+	}
+	return g, nil
+}
+
+// ListGrants implements events.Store: the user's grants, oldest first.
+func (s *Store) ListGrants(ctx context.Context, userID string) ([]finance.Grant, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+grantCols+` FROM grants WHERE user_id = $1 ORDER BY created_at, id`, userID)
+	if err != nil {
+		return nil, storeErr("list grants", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (finance.Grant, error) { return scanGrant(r) })
+	if err != nil {
+		return nil, storeErr("list grants", err)
+	}
+	return out, nil
+}
+
+const grantCols = `id::text, user_id::text, redacted_fields, excluded_account_ids::text[], excluded_category_ids::text[], writes_enabled, created_at`
+
+func scanGrant(row pgx.Row) (finance.Grant, error) {
+	var g finance.Grant
+	if err := row.Scan(&g.ID, &g.UserID, &g.RedactedFields, &g.ExcludedAccountIDs, &g.ExcludedCategoryIDs, &g.WritesEnabled, &g.CreatedAt); err != nil {
+		return finance.Grant{}, err
 	}
 	g.RedactedFields = nilIfEmpty(g.RedactedFields)
 	g.ExcludedAccountIDs = nilIfEmpty(g.ExcludedAccountIDs)

@@ -86,11 +86,13 @@ func (s *Service) Detect(ctx context.Context, userID string) ([]Rule, error) {
 	members := map[string][]string{}
 	matched := map[string]bool{}
 	var out []Rule
+	fresh := map[string]string{} // new streams: id → account
 	for _, st := range streams {
 		r, ok := byKey[st.Key]
 		if !ok {
 			r = Rule{ID: uuid.NewSHA1(ns, []byte("recurring/"+st.Key)).String(), UserID: userID,
 				DisplayName: st.Merchant, CreatedAt: now}
+			fresh[r.ID] = st.AccountID
 		}
 		matched[r.ID] = true
 		last := st.LastDate
@@ -111,6 +113,9 @@ func (s *Service) Detect(ctx context.Context, userID string) ([]Rule, error) {
 	}
 	if err := s.store.SaveRecurringStreams(ctx, userID, out, members); err != nil {
 		return nil, finance.Internal("save recurring streams", err)
+	}
+	if len(fresh) > 0 {
+		s.k.Notify().RecurringDetected(ctx, userID, fresh)
 	}
 	return s.store.ListRecurringRules(ctx, userID)
 }

@@ -13,9 +13,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 
 	"github.com/ledgerlane/platform/pkg/cursor"
+	"github.com/ledgerlane/platform/pkg/eventbus"
+	"github.com/ledgerlane/platform/pkg/natsconn"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/pkg/rpc"
 	conversionv1 "github.com/ledgerlane/platform/proto/conversion/v1"
@@ -23,6 +26,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/events"
 	"github.com/ledgerlane/platform/services/finance/grpcapi"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/insights"
@@ -64,6 +68,15 @@ type Config struct {
 	// recurring.DefaultInterval, negative turns the job off (tests
 	// then call Recurring().DetectDue).
 	RecurringInterval time.Duration
+	// NATSURL is NATS with JetStream, on which the finance events for
+	// webhooks travel to jobs (pkg/eventbus, docs/webhooks.md). Empty:
+	// Events is used, else no events are published.
+	NATSURL string
+	// StreamReplicas is how many JetStream nodes keep the events stream.
+	StreamReplicas int
+	// Events publishes the events when there is no NATSURL: the in-process
+	// path (tests, tools); nil publishes none.
+	Events events.Publisher
 }
 
 // Server is the finance service, wired.
@@ -73,6 +86,7 @@ type Server struct {
 	store  stores.Store
 	pool   *pgxpool.Pool    // nil on the in-memory store
 	conv   *grpc.ClientConn // the converter, for statement imports; nil without one
+	nc     *nats.Conn       // the finance events' NATS; nil without one
 	checks []rpc.Check
 	clock  finance.Clock
 	log    *slog.Logger
@@ -116,6 +130,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		s.store = memory.New()
 	}
 	s.svc = finance.NewService(s.store, cursor.New(cfg.CursorSecret), cfg.Clock, cfg.Log)
+	if err := s.useEvents(ctx, cfg); err != nil {
+		s.Close()
+		return nil, err
+	}
 	var parser imports.StatementParser // nil: imports answer not-implemented
 	if cfg.ConverterAddr != "" {
 		conv, err := rpc.Dial(cfg.ConverterAddr)
@@ -139,6 +157,44 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.svcs.Recurring = recurring.NewService(recurring.Config{Kernel: s.svc, Store: s.store})
 	s.svcs.Budgets = budgets.NewService(budgets.Config{Kernel: s.svc, Recurring: s.svcs.Recurring, Store: s.store})
 	return s, nil
+}
+
+// useEvents wires the finance events: on NATS JetStream when cfg names a
+// server, else through cfg.Events, else not at all.
+func (s *Server) useEvents(ctx context.Context, cfg Config) error {
+	pub := cfg.Events
+	if cfg.NATSURL != "" {
+		nc, js, err := natsconn.Connect(cfg.NATSURL, "finance")
+		if err != nil {
+			return err
+		}
+		s.nc = nc
+		bus := eventbus.NewPublisher(js, eventbus.DefaultNames(), cfg.StreamReplicas)
+		if err := bus.Setup(ctx); err != nil {
+			return err
+		}
+		pub = busPublisher{bus}
+		s.checks = append(s.checks, rpc.Check{Name: "nats", Probe: func(context.Context) error {
+			if !nc.IsConnected() {
+				return errors.New("nats: not connected")
+			}
+			return nil
+		}})
+	}
+	if pub == nil {
+		return nil
+	}
+	s.svc.SetNotifier(events.NewService(events.Config{Store: s.store, Publisher: pub, Clock: cfg.Clock,
+		Log: cfg.Log.With("component", "finance-events")}))
+	return nil
+}
+
+// busPublisher publishes finance events on the bus.
+type busPublisher struct{ bus *eventbus.Publisher }
+
+func (p busPublisher) Publish(ctx context.Context, ev events.Event) error {
+	return p.bus.Publish(ctx, eventbus.Envelope{ID: ev.ID, Type: ev.Type, AccountID: ev.AccountID, Mode: ev.Mode,
+		CoalesceKey: ev.CoalesceKey, Body: ev.Body})
 }
 
 // Recurring is the recurring service, whose detection job (DetectDue)
@@ -208,11 +264,14 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the converter connection and the database pool.
+// Close closes the converter and NATS connections and the database pool.
 func (s *Server) Close() error {
 	var err error
 	if s.conv != nil {
 		err = s.conv.Close()
+	}
+	if s.nc != nil {
+		s.nc.Close()
 	}
 	if s.pool != nil {
 		s.pool.Close()

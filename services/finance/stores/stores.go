@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
+	"github.com/ledgerlane/platform/services/finance/events"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/recurring"
@@ -20,6 +21,7 @@ type Store interface {
 	banksync.Store
 	budgets.Store
 	debt.Store
+	events.Store
 	imports.Store
 	networth.Store
 	recurring.Store
