@@ -178,7 +178,7 @@ func Start(ctx context.Context, cfg Config) (_ *Stack, err error) {
 
 	fin, err := financeserver.New(ctx, financeserver.Config{DatabaseURL: cfg.DatabaseURL, Schema: cfg.FinanceSchema,
 		CursorSecret: cfg.CursorSecret, Clock: cfg.Now, Log: cfg.Log.With("component", "finance"),
-		ConverterAddr: s.Addrs["converter"], RecurringInterval: cfg.RecurringInterval})
+		ConverterAddr: s.Addrs["converter"], RecurringInterval: cfg.RecurringInterval, NATSURL: natsURL})
 	if err = s.serve(runCtx, cfg.Log, "finance", fin, err); err != nil {
 		return nil, err
 	}

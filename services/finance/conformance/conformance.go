@@ -203,7 +203,7 @@ func testGrants(t *testing.T, s Store) {
 			}
 			diff(t, "grant", tc.want, got)
 		})
-	}	// ListGrants (the finance events): the user's grants, oldest first,
+	} // ListGrants (the finance events): the user's grants, oldest first,
 	// as GetGrant reads them; none for a user without any.
 	t.Run("list", func(t *testing.T) {
 		gs, err := s.ListGrants(ctx, f.user)

@@ -8,6 +8,7 @@
 //	DATABASE_URL   PostgreSQL URL (required); tables live in schema "finance"
 //	CURSOR_SECRET  key that signs pagination cursors (required; shared by replicas)
 //	CONVERTER_ADDR converter gRPC address, which reads imported statements (default converter:9002)
+//	NATS_URL       NATS with JetStream, on which the webhook events travel to jobs (empty: none are published)
 //	LOG_LEVEL      debug, info, warn or error (default info)
 package main
 
@@ -31,7 +32,9 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 		CursorSecret: []byte(config.String("CURSOR_SECRET", "")),
 		// Statement imports (POST /v1/imports) have the converter read files.
 		ConverterAddr: config.String("CONVERTER_ADDR", "converter:9002"),
-		Log:           log,
+		// The webhook events (docs/webhooks.md) go to jobs over JetStream.
+		NATSURL: config.String("NATS_URL", ""),
+		Log:     log,
 	}
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is required")
