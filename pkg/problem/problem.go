@@ -51,6 +51,12 @@ const (
 	ConnectionInactive  Type = "connection-not-active"
 	PlatformRejected    Type = "platform-rejected"
 	PlatformUnavailable Type = "platform-unavailable"
+	// The finance sandbox (docs/finance-sandbox.md).
+	TestModeOnly        Type = "test-mode-only"
+	InvalidCredentials  Type = "invalid-credentials"
+	InvalidMFACode      Type = "invalid-mfa-code"
+	InstitutionDown     Type = "institution-down"
+	SandboxLimitReached Type = "sandbox-limit-reached"
 )
 
 // ContentType is the media type of problem documents (RFC 9457).
@@ -97,6 +103,14 @@ var registry = map[Type]meta{
 	ConnectionInactive:  {409, "Connection not active"},
 	PlatformRejected:    {502, "Accounting platform refused the request"},
 	PlatformUnavailable: {503, "Accounting platform unavailable"},
+	TestModeOnly:        {403, "Test mode only"},
+	InvalidCredentials:  {422, "Institution refused the credentials"},
+	InvalidMFACode:      {422, "Wrong MFA code"},
+	// A pretend institution's outage is the answer the sandbox was asked
+	// for, not ours: 422, so it is neither retried as a 503 nor counted as
+	// a backend failure.
+	InstitutionDown:     {422, "Institution unavailable"},
+	SandboxLimitReached: {409, "Sandbox limit reached"},
 }
 
 // Types lists every slug, for documentation tests.

@@ -86,11 +86,14 @@ func (g Grant) Filtered() bool {
 //     SourceAggregator is empty;
 //   - "quiltt": a third-party rail that fronts other aggregators, so
 //     SourceAggregator names the one behind it (e.g. "mx", "finicity");
-//   - "manual": accounts the user keeps by hand; nothing syncs.
+//   - "manual": accounts the user keeps by hand; nothing syncs;
+//   - "sandbox": a pretend institution linked through the finance sandbox
+//     (finance/sandboxlink), synced by the sandbox aggregator.
 const (
-	ProviderPlaid  = "plaid"
-	ProviderQuiltt = "quiltt"
-	ProviderManual = "manual"
+	ProviderPlaid   = "plaid"
+	ProviderQuiltt  = "quiltt"
+	ProviderManual  = "manual"
+	ProviderSandbox = "sandbox"
 )
 
 // Connection statuses. Only active connections count as healthy.

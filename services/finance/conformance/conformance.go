@@ -73,6 +73,8 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SyncFeedRacingWrites", testSyncFeedRacingWrites},
 		{"SyncFeedCursors", testSyncFeedCursors},
 		{"SyncFeedHeldVersions", testSyncFeedHeldVersions},
+		{"SandboxUsers", testSandboxUsers}, // sandboxlink.go
+		{"SandboxLinks", testSandboxLinks},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

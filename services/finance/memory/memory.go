@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/recurring"
+	"github.com/ledgerlane/platform/services/finance/sandboxlink"
 )
 
 // Store is a finance.Store held in maps behind one lock.
@@ -37,6 +38,7 @@ type Store struct {
 	netWorthState // networth.go
 	importState   // imports.go
 	feedState     // sync.go
+	linkState     // sandboxlink.go
 	liabilities   map[string]debt.Liability
 	// recurringDue holds the users due for recurring detection
 	// (recurring.go), by user id.
@@ -64,6 +66,7 @@ func New() *Store {
 		transactions:  map[string]finance.Transaction{},
 		recurringDue:  map[string]recurringDue{},
 		recurringRuns: map[string]time.Time{},
+		linkState:     linkState{links: map[string]sandboxlink.Link{}},
 		feedState: feedState{feed: map[string]feedRow{}, tombstones: map[string]tombstone{},
 			categoryLog: map[string][]categoryChange{}, horizon: map[string]int64{}},
 	}

@@ -70,11 +70,16 @@ func (s *Store) GetUser(ctx context.Context, id string) (finance.User, error) {
 
 // CreateGrant implements finance.Store.
 func (s *Store) CreateGrant(ctx context.Context, g finance.Grant) error {
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO grants (id, user_id, redacted_fields, excluded_account_ids, excluded_category_ids, writes_enabled, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		g.ID, g.UserID, list(g.RedactedFields), list(g.ExcludedAccountIDs), list(g.ExcludedCategoryIDs), g.WritesEnabled, g.CreatedAt)
+	_, err := s.pool.Exec(ctx, insertGrant, grantArgs(g)...)
 	return storeErr("create grant", err)
+}
+
+const insertGrant = `
+	INSERT INTO grants (id, user_id, redacted_fields, excluded_account_ids, excluded_category_ids, writes_enabled, created_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7)`
+
+func grantArgs(g finance.Grant) []any {
+	return []any{g.ID, g.UserID, list(g.RedactedFields), list(g.ExcludedAccountIDs), list(g.ExcludedCategoryIDs), g.WritesEnabled, g.CreatedAt}
 }
 
 // GetGrant implements finance.Store.
@@ -117,13 +122,18 @@ func scanGrant(row pgx.Row) (finance.Grant, error) {
 
 // CreateConnection implements finance.Store.
 func (s *Store) CreateConnection(ctx context.Context, c finance.Connection) error {
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO connections (id, user_id, provider, source_aggregator, institution, institution_logo_url,
-			status, last_synced_at, error_code, error_message, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		c.ID, c.UserID, c.Provider, nullStr(c.SourceAggregator), nullStr(c.Institution), nullStr(c.InstitutionLogoURL),
-		c.Status, c.LastSyncedAt, nullStr(c.ErrorCode), nullStr(c.ErrorMessage), c.CreatedAt, c.UpdatedAt)
+	_, err := s.pool.Exec(ctx, insertConnection, connectionArgs(c)...)
 	return storeErr("create connection", err)
+}
+
+const insertConnection = `
+	INSERT INTO connections (id, user_id, provider, source_aggregator, institution, institution_logo_url,
+		status, last_synced_at, error_code, error_message, created_at, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+
+func connectionArgs(c finance.Connection) []any {
+	return []any{c.ID, c.UserID, c.Provider, nullStr(c.SourceAggregator), nullStr(c.Institution), nullStr(c.InstitutionLogoURL),
+		c.Status, c.LastSyncedAt, nullStr(c.ErrorCode), nullStr(c.ErrorMessage), c.CreatedAt, c.UpdatedAt}
 }
 
 // ListConnections implements finance.Store.
@@ -157,17 +167,22 @@ func (s *Store) ListConnections(ctx context.Context, userID string, after *finan
 
 // CreateAccount implements finance.Store.
 func (s *Store) CreateAccount(ctx context.Context, a finance.Account) error {
+	_, err := s.pool.Exec(ctx, insertAccount, accountArgs(a)...)
+	return storeErr("create account", err)
+}
+
+const insertAccount = `
+	INSERT INTO accounts (id, user_id, connection_id, name, nickname, type, subtype, mask, currency,
+		balance, balance_currency, available_balance, available_balance_currency, balance_as_of,
+		is_hidden, provider, institution_name, institution_logo_url, created_at, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`
+
+func accountArgs(a finance.Account) []any {
 	availAmount, availCurrency := moneyArgs(a.AvailableBalance)
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO accounts (id, user_id, connection_id, name, nickname, type, subtype, mask, currency,
-			balance, balance_currency, available_balance, available_balance_currency, balance_as_of,
-			is_hidden, provider, institution_name, institution_logo_url, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
-		a.ID, a.UserID, a.ConnectionID, nullStr(a.Name), nullStr(a.Nickname), nullStr(a.Type), nullStr(a.Subtype),
+	return []any{a.ID, a.UserID, a.ConnectionID, nullStr(a.Name), nullStr(a.Nickname), nullStr(a.Type), nullStr(a.Subtype),
 		nullStr(a.Mask), a.Currency, numeric(a.Balance.Amount), a.Balance.Currency, availAmount, availCurrency,
 		a.BalanceAsOf, a.IsHidden, nullStr(a.Provider), nullStr(a.InstitutionName), nullStr(a.InstitutionLogoURL),
-		a.CreatedAt, a.UpdatedAt)
-	return storeErr("create account", err)
+		a.CreatedAt, a.UpdatedAt}
 }
 
 const accountColumns = `id::text, user_id::text, connection_id::text, COALESCE(name, ''), COALESCE(nickname, ''),
@@ -220,12 +235,17 @@ func (s *Store) ListAccounts(ctx context.Context, userID string) ([]finance.Acco
 
 // CreateCategory implements finance.Store.
 func (s *Store) CreateCategory(ctx context.Context, c finance.Category) error {
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO categories (id, user_id, parent_id, name, icon, color, type_tag, sort_order, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		c.ID, nullStr(c.UserID), nullStr(c.ParentID), c.Name, nullStr(c.Icon), nullStr(c.Color), nullStr(c.TypeTag),
-		c.SortOrder, c.CreatedAt, c.UpdatedAt)
+	_, err := s.pool.Exec(ctx, insertCategory, categoryArgs(c)...)
 	return storeErr("create category", err)
+}
+
+const insertCategory = `
+	INSERT INTO categories (id, user_id, parent_id, name, icon, color, type_tag, sort_order, created_at, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+
+func categoryArgs(c finance.Category) []any {
+	return []any{c.ID, nullStr(c.UserID), nullStr(c.ParentID), c.Name, nullStr(c.Icon), nullStr(c.Color), nullStr(c.TypeTag),
+		c.SortOrder, c.CreatedAt, c.UpdatedAt}
 }
 
 // ListCategories implements finance.Store.

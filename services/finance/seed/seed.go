@@ -200,6 +200,22 @@ var systemCategories = []categorySpec{
 	{"Transfers", "swap_horiz", "#546E7A", finance.CategoryTransfer, []string{"Credit Card Payment", "Savings & Investments"}},
 }
 
+// systemCategoryRows are the shared system categories, parents before their
+// subcategories, created at at.
+func systemCategoryRows(at time.Time) []finance.Category {
+	var out []finance.Category
+	for i, p := range systemCategories {
+		parent := finance.Category{ID: id("category/" + p.name), Name: p.name, Icon: p.icon, Color: p.color,
+			TypeTag: p.tag, SortOrder: int32(10 * (i + 1)), CreatedAt: at, UpdatedAt: at}
+		out = append(out, parent)
+		for j, child := range p.children {
+			out = append(out, finance.Category{ID: id("category/" + child), ParentID: parent.ID, Name: child, Icon: p.icon,
+				Color: p.color, TypeTag: p.tag, SortOrder: parent.SortOrder + int32(j+1), CreatedAt: at, UpdatedAt: at})
+		}
+	}
+	return out
+}
+
 func (b *builder) categoryTree() {
 	at := b.start.AddDate(0, 0, -60)
 	b.demo.CategoryIDs = map[string]string{}
@@ -208,14 +224,8 @@ func (b *builder) categoryTree() {
 		b.categories = append(b.categories, c)
 		b.demo.CategoryIDs[c.Name] = c.ID
 	}
-	for i, p := range systemCategories {
-		parent := finance.Category{ID: id("category/" + p.name), Name: p.name, Icon: p.icon, Color: p.color,
-			TypeTag: p.tag, SortOrder: int32(10 * (i + 1))}
-		add(parent)
-		for j, child := range p.children {
-			add(finance.Category{ID: id("category/" + child), ParentID: parent.ID, Name: child, Icon: p.icon,
-				Color: p.color, TypeTag: p.tag, SortOrder: parent.SortOrder + int32(j+1)})
-		}
+	for _, c := range systemCategoryRows(at) {
+		add(c)
 	}
 	at = b.user.CreatedAt.AddDate(0, 0, 3)
 	add(finance.Category{ID: b.id("category/custom/kids"), UserID: b.user.ID, Name: "Kids' Activities",

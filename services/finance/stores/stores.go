@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/recurring"
+	"github.com/ledgerlane/platform/services/finance/sandboxlink"
 )
 
 // Store is every part of the finance store.
@@ -25,4 +26,5 @@ type Store interface {
 	imports.Store
 	networth.Store
 	recurring.Store
+	sandboxlink.Store
 }
