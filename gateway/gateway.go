@@ -235,6 +235,10 @@ func (g *Gateway) registerServices() error {
 		{conv, b.Jobs, wrap(jobsv1.RegisterWebhookServiceHandlerClient, jobsv1.NewWebhookServiceClient)},
 		{conv, b.Metering, wrap(meteringv1.RegisterUsageServiceHandlerClient, meteringv1.NewUsageServiceClient)},
 		{conv, b.Metering, wrap(meteringv1.RegisterBillingServiceHandlerClient, meteringv1.NewBillingServiceClient)},
+		// The finance sandbox is served to conversion test keys: its users,
+		// institutions and links by finance, its credentials by metering.
+		{conv, b.Finance, wrap(financev1.RegisterSandboxServiceHandlerClient, financev1.NewSandboxServiceClient)},
+		{conv, b.Metering, wrap(meteringv1.RegisterSandboxServiceHandlerClient, meteringv1.NewSandboxServiceClient)},
 		{fin, b.Finance, wrap(financev1.RegisterTransactionServiceHandlerClient, financev1.NewTransactionServiceClient)},
 		{fin, b.Finance, wrap(financev1.RegisterCategoryServiceHandlerClient, financev1.NewCategoryServiceClient)},
 		{fin, b.Finance, wrap(financev1.RegisterAccountServiceHandlerClient, financev1.NewAccountServiceClient)},

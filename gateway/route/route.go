@@ -198,6 +198,18 @@ var table = []Route{
 	// very next request.
 	write(http.MethodPost, "/v1/portal/billing/limits", Conversion, "usage:read", "metering.v1.BillingService.SetBillingLimits", optional).
 		after(AfterForgetLimits),
+	// The finance sandbox (docs/finance-sandbox.md): a conversion test key
+	// with the opt-in finance_sandbox:manage makes its account's test-mode
+	// finance users, links them to pretend institutions and gets finance
+	// credentials on their grants. The services refuse live keys.
+	write(http.MethodPost, "/v1/sandbox/users", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.CreateSandboxUser", optional),
+	get("/v1/sandbox/users", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.ListSandboxUsers"),
+	get("/v1/sandbox/institutions", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.ListSandboxInstitutions"),
+	write(http.MethodPost, "/v1/sandbox/links", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.CreateSandboxLink", optional),
+	get("/v1/sandbox/links", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.ListSandboxLinks"),
+	get("/v1/sandbox/links/{id}", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.GetSandboxLink"),
+	write(http.MethodPost, "/v1/sandbox/links/{id}/mfa", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.AnswerSandboxLinkMfa", optional),
+	write(http.MethodPost, "/v1/sandbox/credentials", Conversion, "finance_sandbox:manage", "metering.v1.SandboxService.CreateSandboxCredential", optional),
 
 	// Finance surface.
 	get("/v1/transactions", Finance, "transactions:read", "finance.v1.TransactionService.ListTransactions"),

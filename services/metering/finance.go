@@ -53,6 +53,12 @@ func (s *Service) checkFinance(ctx context.Context, p IssueParams) error {
 	switch {
 	case err == nil:
 		return nil
+	case p.Sandbox && errors.Is(err, ErrGrantNotOfUser):
+		return problem.New(problem.NotFound, "sandbox grant not found").WithField("grant_id")
+	case p.Sandbox && (errors.Is(err, ErrFinanceUserNotInAccount) || errors.Is(err, ErrFinanceUserOtherMode)):
+		// Another account's user, or a live one of this account: the
+		// sandbox knows neither.
+		return problem.New(problem.NotFound, "sandbox user not found").WithField("user_id")
 	case errors.Is(err, ErrFinanceUserNotInAccount):
 		return problem.New(problem.InvalidInput,
 			fmt.Sprintf("finance user %q is not a user of account %q", p.FinanceUserID, p.AccountID)).WithField("finance_user_id")
@@ -66,4 +72,42 @@ func (s *Service) checkFinance(ctx context.Context, p IssueParams) error {
 	default:
 		return fmt.Errorf("check finance user and grant: %w", err)
 	}
+}
+
+// SandboxCredentialParams is a finance credential asked for through the
+// finance sandbox (POST /v1/sandbox/credentials).
+type SandboxCredentialParams struct {
+	// Mode is the calling credential's: the sandbox serves test mode only.
+	Mode          string
+	Name          string // default "sandbox"
+	Kind          string // KindAccessToken (default) or KindAPIKey
+	Scopes        []string
+	FinanceUserID string
+	GrantID       string
+}
+
+// IssueSandboxCredential issues a test-mode finance credential for one of
+// the account's sandbox users under one of its grants, by IssueCredential's
+// rules (never as an operator). A live caller gets test-mode-only; a user
+// or grant the FinanceDirectory does not find as the account's test user
+// and its grant is 404 (docs/finance-sandbox.md).
+func (s *Service) IssueSandboxCredential(ctx context.Context, accountID string, p SandboxCredentialParams) (string, Credential, error) {
+	if p.Mode != ModeTest {
+		return "", Credential{}, problem.New(problem.TestModeOnly,
+			"the finance sandbox is test mode only: call it with a test credential (ak_test_… or at_test_…) carrying "+ScopeFinanceSandboxManage)
+	}
+	if p.FinanceUserID == "" {
+		return "", Credential{}, problem.New(problem.InvalidInput, "user_id is required").WithField("user_id")
+	}
+	if p.GrantID == "" {
+		return "", Credential{}, problem.New(problem.InvalidInput, "grant_id is required").WithField("grant_id")
+	}
+	if p.Name == "" {
+		p.Name = "sandbox"
+	}
+	if p.Kind == "" {
+		p.Kind = KindAccessToken
+	}
+	return s.IssueCredential(ctx, IssueParams{AccountID: accountID, Name: p.Name, Kind: p.Kind, Surface: SurfaceFinance,
+		Mode: ModeTest, Scopes: p.Scopes, FinanceUserID: p.FinanceUserID, GrantID: p.GrantID, Sandbox: true})
 }

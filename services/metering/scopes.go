@@ -19,6 +19,10 @@ const (
 
 	ScopeWebhooksManage    = "webhooks:manage"
 	ScopeConnectionsManage = "connections:manage"
+	// ScopeFinanceSandboxManage is ours: the finance sandbox's routes
+	// (/v1/sandbox/…, docs/finance-sandbox.md), which answer test
+	// credentials only.
+	ScopeFinanceSandboxManage = "finance_sandbox:manage"
 
 	// ScopeKeysManage is reserved: no credential can ever carry it, because
 	// key lifecycle is portal-only.
@@ -70,6 +74,7 @@ var conversionScopes = []scopeDef{
 	{ScopeEnrich, grantDefault},
 	{ScopeWebhooksManage, grantOptIn},
 	{ScopeConnectionsManage, grantOptIn},
+	{ScopeFinanceSandboxManage, grantOptIn},
 	{ScopeKeysManage, grantNever},
 	{ScopeUsageRead, grantOperator},
 }

@@ -149,6 +149,10 @@ type IssueParams struct {
 	// Finance credentials only, and required there.
 	FinanceUserID string
 	GrantID       string
+	// Sandbox marks a finance sandbox issue (IssueSandboxCredential): a
+	// user or grant that is not the account's is 404 not-found, as every
+	// sandbox route answers another tenant's ids, not 400.
+	Sandbox bool
 }
 
 // IssueCredential creates a credential and returns its secret. The secret is

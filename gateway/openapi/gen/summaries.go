@@ -79,6 +79,14 @@ var summaries = map[string]string{
 	"GET /v1/bills/upcoming":                                 "List upcoming bills",
 	"GET /v1/net-worth":                                      "Get net worth",
 	"GET /v1/net-worth/history":                              "Get net worth over time",
+	"POST /v1/sandbox/users":                                 "Create a sandbox finance user",
+	"GET /v1/sandbox/users":                                  "List the sandbox finance users",
+	"GET /v1/sandbox/institutions":                           "List the sandbox institutions and their test credentials",
+	"POST /v1/sandbox/links":                                 "Link a sandbox user to an institution",
+	"GET /v1/sandbox/links":                                  "List the sandbox links",
+	"GET /v1/sandbox/links/{id}":                             "Read a sandbox link",
+	"POST /v1/sandbox/links/{id}/mfa":                        "Answer a sandbox link's MFA step",
+	"POST /v1/sandbox/credentials":                           "Issue a finance credential on a sandbox grant",
 }
 
 // summarize gives op its written summary; what protoc-gen-openapiv2 put in

@@ -31,6 +31,8 @@ var resourceTags = []struct {
 	{"Usage and billing", "Usage against the quota, the request log and spend caps (reserved scope usage:read).", route.Conversion,
 		[]string{"/v1/usage", "/v1/requests", "/v1/portal/"}},
 	{"OAuth", "Access tokens for test OAuth clients, by the client-credentials grant.", route.Public, []string{"/v1/oauth/"}},
+	{"Finance sandbox", "Test-mode finance users linked to pretend institutions, and finance credentials on their grants (docs/finance-sandbox.md; test keys with finance_sandbox:manage).",
+		route.Conversion, []string{"/v1/sandbox/"}},
 	{"Transactions", "A finance user's transactions as the grant sees them: list, search, the change feed, edits, imports.", route.Finance,
 		[]string{"/v1/transactions", "/v1/imports"}},
 	{"Categories", "The user's category tree.", route.Finance, []string{"/v1/categories"}},

@@ -289,27 +289,31 @@ func (s *accountServer) ListAccounts(ctx context.Context, req *financev1.ListAcc
 		resp := &financev1.ListAccountsResponse{Data: make([]*financev1.Account, 0, len(page.Data)),
 			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
 		for _, a := range page.Data {
-			resp.Data = append(resp.Data, &financev1.Account{
-				Id:                 a.ID,
-				ConnectionId:       optional(a.ConnectionID),
-				Name:               optional(a.Name),
-				Nickname:           optional(a.Nickname),
-				Type:               optional(a.Type),
-				Subtype:            optional(a.Subtype),
-				Mask:               optional(a.Mask),
-				Currency:           optional(a.Currency),
-				Balance:            money(&a.Balance),
-				AvailableBalance:   money(a.AvailableBalance),
-				IsHidden:           proto.Bool(a.IsHidden),
-				Provider:           optional(a.Provider),
-				InstitutionName:    optional(a.InstitutionName),
-				InstitutionLogoUrl: optional(a.InstitutionLogoURL),
-				CreatedAt:          timestamp(&a.CreatedAt),
-				UpdatedAt:          timestamp(&a.UpdatedAt),
-			})
+			resp.Data = append(resp.Data, accountProto(a))
 		}
 		return resp, nil
 	})
+}
+
+func accountProto(a finance.Account) *financev1.Account {
+	return &financev1.Account{
+		Id:                 a.ID,
+		ConnectionId:       optional(a.ConnectionID),
+		Name:               optional(a.Name),
+		Nickname:           optional(a.Nickname),
+		Type:               optional(a.Type),
+		Subtype:            optional(a.Subtype),
+		Mask:               optional(a.Mask),
+		Currency:           optional(a.Currency),
+		Balance:            money(&a.Balance),
+		AvailableBalance:   money(a.AvailableBalance),
+		IsHidden:           proto.Bool(a.IsHidden),
+		Provider:           optional(a.Provider),
+		InstitutionName:    optional(a.InstitutionName),
+		InstitutionLogoUrl: optional(a.InstitutionLogoURL),
+		CreatedAt:          timestamp(&a.CreatedAt),
+		UpdatedAt:          timestamp(&a.UpdatedAt),
+	}
 }
 
 func (s *budgetServer) UpdateBudgetAllocations(ctx context.Context, req *financev1.UpdateBudgetAllocationsRequest) (*financev1.UpdateBudgetAllocationsResponse, error) {

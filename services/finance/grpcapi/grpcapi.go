@@ -27,6 +27,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/insights"
 	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/recurring"
+	"github.com/ledgerlane/platform/services/finance/sandboxlink"
 )
 
 // Services are what the finance.v1 services serve: the kernel (finance)
@@ -40,6 +41,7 @@ type Services struct {
 	Imports   *imports.Service
 	NetWorth  *networth.Service
 	Recurring *recurring.Service
+	Sandbox   *sandboxlink.Service
 }
 
 // Register registers every finance.v1 service on s.
@@ -57,6 +59,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	financev1.RegisterSyncServiceServer(s, &syncServer{svc: svcs.BankSync})
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})
 	financev1.RegisterImportServiceServer(s, &importServer{svc: svcs.Imports})
+	financev1.RegisterSandboxServiceServer(s, &sandboxServer{svc: svcs.Sandbox})
 }
 
 type transactionServer struct {

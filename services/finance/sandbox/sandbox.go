@@ -1,5 +1,7 @@
 // Package sandbox is a pretend bank aggregator for the local stack. On each
-// tick it makes new transactions on the demo user's bank-synced accounts,
+// tick it makes new transactions on the demo user's bank-synced accounts and
+// on every connection linked through the finance sandbox (finance/sandboxlink,
+// read from its LinkedSource each tick),
 // moves earlier ones along (pending to posted, merchant names cleaned up
 // and enriched, card holds withdrawn) and pushes every change through the
 // finance service's bank sync, as a real aggregator's webhook would.
@@ -130,12 +132,18 @@ type Created struct {
 	Hold                                                     bool
 }
 
+// LinkedSource lists the connections linked through the finance sandbox,
+// read again on every tick (finance/sandboxlink's LinkedConnections, which
+// the wiring adapts).
+type LinkedSource func(ctx context.Context) ([]Connection, error)
+
 // Aggregator is the sandbox aggregator. It is safe for concurrent use; syncs
 // run one at a time.
 type Aggregator struct {
 	sink    Syncer
 	markets Markets // nil: no prices or rates
 	conns   []Connection
+	linked  LinkedSource // nil: none
 	now     func() time.Time
 	log     *slog.Logger
 
@@ -149,17 +157,18 @@ type Aggregator struct {
 	priced time.Time
 }
 
-// New returns an aggregator pushing transactions to sink and, when markets
-// is not nil, the demo's daily prices and rates to markets. A nil clock is
-// time.Now.
-func New(sink Syncer, markets Markets, conns []Connection, clock func() time.Time, log *slog.Logger) *Aggregator {
+// New returns an aggregator pushing transactions to sink for conns and,
+// when linked is not nil, the sandbox's linked connections, and, when
+// markets is not nil, the demo's daily prices and rates to markets. A nil
+// clock is time.Now.
+func New(sink Syncer, markets Markets, conns []Connection, linked LinkedSource, clock func() time.Time, log *slog.Logger) *Aggregator {
 	if clock == nil {
 		clock = time.Now
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Aggregator{sink: sink, markets: markets, conns: conns, now: clock, log: log, run: clock().Unix()}
+	return &Aggregator{sink: sink, markets: markets, conns: conns, linked: linked, now: clock, log: log, run: clock().Unix()}
 }
 
 // Run syncs every interval, the first after one interval, until ctx ends.
@@ -191,7 +200,15 @@ func (a *Aggregator) SyncNow(ctx context.Context) (Report, error) {
 			a.priced = finance.Day(now)
 		}
 	}
-	for _, conn := range a.conns {
+	conns := a.conns
+	if a.linked != nil {
+		linked, err := a.linked(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list linked connections: %w", err))
+		}
+		conns = append(slices.Clone(conns), linked...)
+	}
+	for _, conn := range conns {
 		if conn.FailWith != "" {
 			rep.Failed = append(rep.Failed, conn.ID)
 			if err := a.sink.RecordSyncError(ctx, conn.ID, conn.FailWith, conn.FailMessage); err != nil {

@@ -44,7 +44,7 @@ func newEnv(t *testing.T) env {
 	}
 	svc := finance.NewService(store, cursor.New([]byte("k")), clk.now, nil)
 	nw := networth.NewService(networth.Config{Kernel: svc, Store: store})
-	return env{svc: svc, nw: nw, store: store, demo: d, clk: clk, agg: sandbox.New(banksync.NewService(banksync.Config{Kernel: svc, Store: store}), nw, sandbox.ForDemo(d), clk.now, nil),
+	return env{svc: svc, nw: nw, store: store, demo: d, clk: clk, agg: sandbox.New(banksync.NewService(banksync.Config{Kernel: svc, Store: store}), nw, sandbox.ForDemo(d), nil, clk.now, nil),
 		write: finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: d.OwnerAccountID}}
 }
 

@@ -87,6 +87,14 @@ func (s *Service) check(o Owner) error {
 // reads back equal.
 func (s *Service) now() time.Time { return s.kernel.Now().UTC().Truncate(time.Microsecond) }
 
+// Institutions is the catalogue, for an owner in test mode.
+func (s *Service) Institutions(o Owner) ([]Institution, error) {
+	if err := s.check(o); err != nil {
+		return nil, err
+	}
+	return Institutions(), nil
+}
+
 // MaxNameLength bounds a sandbox user's name.
 const MaxNameLength = 200
 

@@ -35,6 +35,8 @@ import (
 	"github.com/ledgerlane/platform/services/finance/postgres"
 	"github.com/ledgerlane/platform/services/finance/recurring"
 	"github.com/ledgerlane/platform/services/finance/sandbox"
+	"github.com/ledgerlane/platform/services/finance/sandboxlink"
+	"github.com/ledgerlane/platform/services/finance/seed"
 	"github.com/ledgerlane/platform/services/finance/statementclient"
 	"github.com/ledgerlane/platform/services/finance/stores"
 )
@@ -156,6 +158,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s.svcs.BankSync = banksync.NewService(banksync.Config{Kernel: s.svc, Store: s.store})
 	s.svcs.Recurring = recurring.NewService(recurring.Config{Kernel: s.svc, Store: s.store})
 	s.svcs.Budgets = budgets.NewService(budgets.Config{Kernel: s.svc, Recurring: s.svcs.Recurring, Store: s.store})
+	s.svcs.Sandbox = sandboxlink.NewService(sandboxlink.Config{Kernel: s.svc, Store: s.store, History: seed.SandboxHistory})
 	return s, nil
 }
 
@@ -211,12 +214,13 @@ func (s *Server) Register(g grpc.ServiceRegistrar) { grpcapi.Register(g, s.svcs)
 func (s *Server) Checks() []rpc.Check { return s.checks }
 
 // UseSandbox makes Run drive the sandbox aggregator (the local stack's
-// pretend bank) over conns every interval, from now on; a zero or negative
+// pretend bank) over conns and every connection linked through the finance
+// sandbox every interval, from now on; a zero or negative
 // interval starts no ticker, leaving syncs to the returned aggregator's
 // SyncNow. It may be called once, before or after Run starts (the local
 // stack knows the demo connections only once the services serve).
 func (s *Server) UseSandbox(conns []sandbox.Connection, every time.Duration) *sandbox.Aggregator {
-	a := sandbox.New(s.svcs.BankSync, s.svcs.NetWorth, conns, s.clock, s.log.With("component", "sandbox"))
+	a := sandbox.New(s.svcs.BankSync, s.svcs.NetWorth, conns, s.linkedConnections, s.clock, s.log.With("component", "sandbox"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sandbox != nil {
@@ -225,6 +229,24 @@ func (s *Server) UseSandbox(conns []sandbox.Connection, every time.Duration) *sa
 	s.sandbox, s.sandboxEvery = a, every
 	close(s.sandboxSet)
 	return a
+}
+
+// linkedConnections adapts the finance sandbox's linked connections to the
+// aggregator's work list.
+func (s *Server) linkedConnections(ctx context.Context) ([]sandbox.Connection, error) {
+	lcs, err := s.svcs.Sandbox.LinkedConnections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sandbox.Connection, 0, len(lcs))
+	for _, lc := range lcs {
+		c := sandbox.Connection{ID: lc.ConnectionID}
+		for _, a := range lc.Accounts {
+			c.Accounts = append(c.Accounts, sandbox.Account{ID: a.ID, Currency: a.Currency})
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // Run runs the daily net-worth snapshot job and the recurring detection

@@ -42,6 +42,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	meteringv1.RegisterIdentityServiceServer(s, &identityServer{identity: svcs.Identity})
 	meteringv1.RegisterOAuthServiceServer(s, &oauthServer{identity: svcs.Identity})
 	meteringv1.RegisterUsageRefundServiceServer(s, &refundServer{svc: svc})
+	meteringv1.RegisterSandboxServiceServer(s, &sandboxServer{svc: svc})
 }
 
 type usageServer struct {
