@@ -38,13 +38,13 @@ func TestServiceRootsArePlainGo(t *testing.T) {
 	}
 	// Every subdomain package joins this list when it is made.
 	for _, root := range []string{"jobs", "jobs/accounting", "converter", "finance", "finance/debt", "finance/insights",
-		"finance/imports", "finance/networth", "finance/recurring", "finance/budgets", "finance/banksync"} {
+		"finance/imports", "finance/networth", "finance/recurring", "finance/budgets", "finance/banksync", "finance/sandboxlink"} {
 		forbid(root, banned, drivers)
 	}
 	// Finance's subdomains import the kernel, and between themselves only
 	// budgets → recurring (docs/architecture.md, services/finance/README.md).
 	subdomains := []string{"finance/debt", "finance/insights", "finance/imports", "finance/networth", "finance/recurring",
-		"finance/budgets", "finance/banksync"}
+		"finance/budgets", "finance/banksync", "finance/sandboxlink"}
 	for _, root := range append([]string{"finance"}, subdomains...) {
 		var others []string
 		for _, sub := range subdomains {

@@ -269,7 +269,7 @@ type SandboxTestCredentials struct {
 	Username string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
 	Password string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
 	// The code its MFA step takes; absent when it asks for none.
-	MfaCode       string `protobuf:"bytes,3,opt,name=mfa_code,json=mfaCode,proto3" json:"mfa_code,omitempty"`
+	MfaCode       *string `protobuf:"bytes,3,opt,name=mfa_code,json=mfaCode,proto3,oneof" json:"mfa_code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -319,8 +319,8 @@ func (x *SandboxTestCredentials) GetPassword() string {
 }
 
 func (x *SandboxTestCredentials) GetMfaCode() string {
-	if x != nil {
-		return x.MfaCode
+	if x != nil && x.MfaCode != nil {
+		return *x.MfaCode
 	}
 	return ""
 }
@@ -976,10 +976,10 @@ type SandboxLink struct {
 	// answered within 10 minutes).
 	Status string `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
 	// Why it failed: "too_many_mfa_attempts".
-	ErrorCode string `protobuf:"bytes,6,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	ErrorCode *string `protobuf:"bytes,6,opt,name=error_code,json=errorCode,proto3,oneof" json:"error_code,omitempty"`
 	// While mfa_required: what to send to POST /v1/sandbox/links/{id}/mfa,
 	// and until when.
-	MfaPrompt    string                 `protobuf:"bytes,7,opt,name=mfa_prompt,json=mfaPrompt,proto3" json:"mfa_prompt,omitempty"`
+	MfaPrompt    *string                `protobuf:"bytes,7,opt,name=mfa_prompt,json=mfaPrompt,proto3,oneof" json:"mfa_prompt,omitempty"`
 	MfaExpiresAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=mfa_expires_at,json=mfaExpiresAt,proto3" json:"mfa_expires_at,omitempty"`
 	// Wrong MFA codes so far (3 fail the link).
 	MfaAttempts   int32 `protobuf:"varint,9,opt,name=mfa_attempts,json=mfaAttempts,proto3" json:"mfa_attempts,omitempty"`
@@ -987,8 +987,8 @@ type SandboxLink struct {
 	// Once linked: the bank connection (GET /v1/connections with a finance
 	// credential lists it), the grant to issue a finance credential on
 	// (POST /v1/sandbox/credentials), and the connection's accounts.
-	ConnectionId  string                 `protobuf:"bytes,11,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
-	GrantId       string                 `protobuf:"bytes,12,opt,name=grant_id,json=grantId,proto3" json:"grant_id,omitempty"`
+	ConnectionId  *string                `protobuf:"bytes,11,opt,name=connection_id,json=connectionId,proto3,oneof" json:"connection_id,omitempty"`
+	GrantId       *string                `protobuf:"bytes,12,opt,name=grant_id,json=grantId,proto3,oneof" json:"grant_id,omitempty"`
 	Accounts      []*Account             `protobuf:"bytes,13,rep,name=accounts,proto3" json:"accounts,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
@@ -1062,15 +1062,15 @@ func (x *SandboxLink) GetStatus() string {
 }
 
 func (x *SandboxLink) GetErrorCode() string {
-	if x != nil {
-		return x.ErrorCode
+	if x != nil && x.ErrorCode != nil {
+		return *x.ErrorCode
 	}
 	return ""
 }
 
 func (x *SandboxLink) GetMfaPrompt() string {
-	if x != nil {
-		return x.MfaPrompt
+	if x != nil && x.MfaPrompt != nil {
+		return *x.MfaPrompt
 	}
 	return ""
 }
@@ -1097,15 +1097,15 @@ func (x *SandboxLink) GetWritesEnabled() bool {
 }
 
 func (x *SandboxLink) GetConnectionId() string {
-	if x != nil {
-		return x.ConnectionId
+	if x != nil && x.ConnectionId != nil {
+		return *x.ConnectionId
 	}
 	return ""
 }
 
 func (x *SandboxLink) GetGrantId() string {
-	if x != nil {
-		return x.GrantId
+	if x != nil && x.GrantId != nil {
+		return *x.GrantId
 	}
 	return ""
 }
@@ -1149,11 +1149,12 @@ const file_finance_v1_sandbox_proto_rawDesc = "" +
 	"\x04user\x18\x01 \x01(\v2\x17.finance.v1.SandboxUserR\x04user\"\x19\n" +
 	"\x17ListSandboxUsersRequest\"G\n" +
 	"\x18ListSandboxUsersResponse\x12+\n" +
-	"\x04data\x18\x01 \x03(\v2\x17.finance.v1.SandboxUserR\x04data\"k\n" +
+	"\x04data\x18\x01 \x03(\v2\x17.finance.v1.SandboxUserR\x04data\"}\n" +
 	"\x16SandboxTestCredentials\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
-	"\bpassword\x18\x02 \x01(\tR\bpassword\x12\x19\n" +
-	"\bmfa_code\x18\x03 \x01(\tR\amfaCode\"\xe4\x01\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\x12\x1e\n" +
+	"\bmfa_code\x18\x03 \x01(\tH\x00R\amfaCode\x88\x01\x01B\v\n" +
+	"\t_mfa_code\"\xe4\x01\n" +
 	"\x12SandboxInstitution\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
@@ -1189,28 +1190,32 @@ const file_finance_v1_sandbox_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"A\n" +
 	"\x1bAnswerSandboxLinkMfaRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
-	"\x04code\x18\x02 \x01(\tR\x04code\"\xd1\x04\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\"\xa2\x05\n" +
 	"\vSandboxLink\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\auser_id\x18\x02 \x01(\tR\x06userId\x12%\n" +
 	"\x0einstitution_id\x18\x03 \x01(\tR\rinstitutionId\x12)\n" +
 	"\x10institution_name\x18\x04 \x01(\tR\x0finstitutionName\x12\x16\n" +
-	"\x06status\x18\x05 \x01(\tR\x06status\x12\x1d\n" +
+	"\x06status\x18\x05 \x01(\tR\x06status\x12\"\n" +
 	"\n" +
-	"error_code\x18\x06 \x01(\tR\terrorCode\x12\x1d\n" +
+	"error_code\x18\x06 \x01(\tH\x00R\terrorCode\x88\x01\x01\x12\"\n" +
 	"\n" +
-	"mfa_prompt\x18\a \x01(\tR\tmfaPrompt\x12@\n" +
+	"mfa_prompt\x18\a \x01(\tH\x01R\tmfaPrompt\x88\x01\x01\x12@\n" +
 	"\x0emfa_expires_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fmfaExpiresAt\x12!\n" +
 	"\fmfa_attempts\x18\t \x01(\x05R\vmfaAttempts\x12%\n" +
 	"\x0ewrites_enabled\x18\n" +
-	" \x01(\bR\rwritesEnabled\x12#\n" +
-	"\rconnection_id\x18\v \x01(\tR\fconnectionId\x12\x19\n" +
-	"\bgrant_id\x18\f \x01(\tR\agrantId\x12/\n" +
+	" \x01(\bR\rwritesEnabled\x12(\n" +
+	"\rconnection_id\x18\v \x01(\tH\x02R\fconnectionId\x88\x01\x01\x12\x1e\n" +
+	"\bgrant_id\x18\f \x01(\tH\x03R\agrantId\x88\x01\x01\x12/\n" +
 	"\baccounts\x18\r \x03(\v2\x13.finance.v1.AccountR\baccounts\x129\n" +
 	"\n" +
 	"created_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt2\xca\x05\n" +
+	"updated_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\r\n" +
+	"\v_error_codeB\r\n" +
+	"\v_mfa_promptB\x10\n" +
+	"\x0e_connection_idB\v\n" +
+	"\t_grant_id2\xca\x05\n" +
 	"\x0eSandboxService\x12`\n" +
 	"\x11CreateSandboxUser\x12$.finance.v1.CreateSandboxUserRequest\x1a%.finance.v1.CreateSandboxUserResponse\x12]\n" +
 	"\x10ListSandboxUsers\x12#.finance.v1.ListSandboxUsersRequest\x1a$.finance.v1.ListSandboxUsersResponse\x12r\n" +
@@ -1301,6 +1306,8 @@ func file_finance_v1_sandbox_proto_init() {
 		return
 	}
 	file_finance_v1_accounts_proto_init()
+	file_finance_v1_sandbox_proto_msgTypes[5].OneofWrappers = []any{}
+	file_finance_v1_sandbox_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -54,8 +54,8 @@ func sandboxUserProto(u finance.User) *financev1.SandboxUser {
 
 func sandboxLinkProto(v sandboxlink.View) *financev1.SandboxLink {
 	out := &financev1.SandboxLink{Id: v.ID, UserId: v.UserID, InstitutionId: v.InstitutionID, InstitutionName: v.Institution.Name,
-		Status: v.Status, ErrorCode: v.ErrorCode, MfaPrompt: v.MFAPrompt, MfaAttempts: int32(v.MFAAttempts),
-		WritesEnabled: v.WritesEnabled, ConnectionId: v.ConnectionID, GrantId: v.GrantID,
+		Status: v.Status, ErrorCode: optional(v.ErrorCode), MfaPrompt: optional(v.MFAPrompt), MfaAttempts: int32(v.MFAAttempts),
+		WritesEnabled: v.WritesEnabled, ConnectionId: optional(v.ConnectionID), GrantId: optional(v.GrantID),
 		CreatedAt: timestamppb.New(v.CreatedAt), UpdatedAt: timestamppb.New(v.UpdatedAt)}
 	if v.Status == sandboxlink.StatusMFARequired {
 		out.MfaExpiresAt = timestamppb.New(v.ExpiresAt)
@@ -100,7 +100,7 @@ func (s *sandboxServer) ListSandboxInstitutions(ctx context.Context, _ *financev
 		for _, in := range ins {
 			creds := &financev1.SandboxTestCredentials{Username: sandboxlink.TestUsername, Password: sandboxlink.TestPassword}
 			if in.Outcome == sandboxlink.OutcomeMFA {
-				creds.MfaCode = sandboxlink.TestMFACode
+				creds.MfaCode = optional(sandboxlink.TestMFACode)
 			}
 			pi := &financev1.SandboxInstitution{Id: in.ID, Name: in.Name, Outcome: in.Outcome, TestCredentials: creds}
 			for _, a := range in.Accounts {
