@@ -294,7 +294,7 @@ func (g *Gateway) wirePortal() error {
 	p, err := portal.New(cfg.Backends.Metering,
 		portal.Options{SecureCookies: cfg.PortalSecureCookies, Log: cfg.Log.With("component", "portal"),
 			LimitsChanged: g.resolver.ForgetAccount, PublicURL: cfg.PortalPublicURL, Now: cfg.Now, RequestLog: g.requestLog,
-			Jobs: cfg.Backends.Jobs})
+			Jobs: cfg.Backends.Jobs, Finance: cfg.Backends.Finance})
 	if err != nil {
 		return err
 	}

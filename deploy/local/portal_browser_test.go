@@ -29,7 +29,8 @@ func findBrowser() string {
 
 // TestPortalInBrowser drives the portal in headless Chromium: sign up, create
 // a key and read its secret (shown once), use it against /v1/formats, revoke
-// it and see it refused, open the usage page, and look at it phone-sized. Screenshots of each page go to PORTAL_ARTIFACTS
+// it and see it refused, open the usage page, link a finance sandbox user and
+// read its transactions with a credential issued on the link, and look at it phone-sized. Screenshots of each page go to PORTAL_ARTIFACTS
 // (default: the test's temporary directory).
 func TestPortalInBrowser(t *testing.T) {
 	bin := findBrowser()
@@ -298,6 +299,52 @@ func TestPortalInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(state, "settling") || !strings.Contains(refusal, "Direct debit required") {
 		t.Fatalf("payment state %q, refusal %q", state, refusal)
+	}
+
+	// The finance sandbox (docs/finance-sandbox.md): a test user linked
+	// through the MFA institution with its shown test credentials, a test
+	// finance credential on the link's grant with its ready command, and a
+	// first finance read with it; the page fits a phone.
+	var sbxSecret, sbxCurl string
+	err = chromedp.Run(ctx,
+		chromedp.EmulateViewport(1200, 900),
+		chromedp.Click(`a[href="/portal/sandbox"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#sbx-name`, chromedp.ByID),
+		shot("14d-sandbox-empty"),
+		chromedp.SendKeys(`#sbx-name`, "Robin Sandbox", chromedp.ByID),
+		chromedp.Click(`#create-sandbox-user`, chromedp.ByID),
+		chromedp.WaitVisible(`#sbx-username`, chromedp.ByID),
+		chromedp.SetValue(`#sbx-institution`, "ins_quokka", chromedp.ByID),
+		chromedp.SendKeys(`#sbx-username`, "user_good", chromedp.ByID),
+		chromedp.SendKeys(`#sbx-password`, "pass_good", chromedp.ByID),
+		chromedp.Click(`#link-institution`, chromedp.ByID),
+		chromedp.WaitVisible(`#mfa-code`, chromedp.ByID),
+		shot("14e-sandbox-mfa"),
+		chromedp.SendKeys(`#mfa-code`, "1234", chromedp.ByID),
+		chromedp.Click(`#send-mfa`, chromedp.ByID),
+		chromedp.WaitVisible(`button.issue-sandbox-credential`, chromedp.ByQuery),
+		shot("14f-sandbox-linked"),
+		chromedp.Click(`button.issue-sandbox-credential`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#try-curl`, chromedp.ByID),
+		// copy.js ran (CSP script-src 'self'): the copy button shows.
+		chromedp.WaitVisible(`button[data-copy="try-curl"]`, chromedp.ByQuery),
+		chromedp.Value(`#new-secret`, &sbxSecret, chromedp.ByID),
+		chromedp.Text(`#try-curl`, &sbxCurl, chromedp.ByID),
+		shot("14g-sandbox-credential"),
+		chromedp.EmulateViewport(390, 844),
+		shot("14h-sandbox-phone"),
+		fitsWidth("sandbox"),
+		chromedp.EmulateViewport(1200, 900),
+	)
+	if err != nil {
+		t.Fatalf("browser (sandbox): %v", err)
+	}
+	if !strings.HasPrefix(sbxSecret, "at_test_") || !strings.Contains(sbxCurl, sbxSecret) || !strings.Contains(sbxCurl, "/v1/transactions") {
+		t.Fatalf("sandbox credential %q, command %q", sbxSecret[:min(12, len(sbxSecret))], sbxCurl)
+	}
+	sc := client{t: t, base: st.URL, keys: map[string]string{"sbx": sbxSecret}}
+	if r := sc.call("GET", "/v1/transactions?page_size=3", "sbx", ""); r.status != 200 || len(r.json["data"].([]any)) != 3 {
+		t.Fatalf("a first finance read with the sandbox credential: %d %s", r.status, r.body)
 	}
 
 	// Finance credentials: a person joins the demo account (invited), and

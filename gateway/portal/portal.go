@@ -35,6 +35,7 @@ import (
 	"github.com/ledgerlane/platform/pkg/principal"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/pkg/rpc"
+	financev1 "github.com/ledgerlane/platform/proto/finance/v1"
 	jobsv1 "github.com/ledgerlane/platform/proto/jobs/v1"
 	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 )
@@ -89,6 +90,9 @@ type Options struct {
 	// Jobs is the jobs service (its WebhookService answers the Webhooks
 	// page); nil: no such page.
 	Jobs grpc.ClientConnInterface
+	// Finance is the finance service, whose SandboxService the Finance
+	// sandbox page calls (sandbox.go); nil: no such page.
+	Finance grpc.ClientConnInterface
 }
 
 // Portal is the /portal/ handler.
@@ -114,6 +118,7 @@ type clients struct {
 	// webhooks is the jobs service's, behind /v1/webhooks; nil without
 	// Options.Jobs.
 	webhooks jobsv1.WebhookServiceClient
+	sandbox  financev1.SandboxServiceClient // nil without Options.Finance
 }
 
 // New returns the portal calling metering's services over conn. It refuses
@@ -133,6 +138,9 @@ func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 		usage: meteringv1.NewUsageServiceClient(metering)}
 	if opts.Jobs != nil {
 		api.webhooks = jobsv1.NewWebhookServiceClient(opts.Jobs)
+	}
+	if opts.Finance != nil {
+		api.sandbox = financev1.NewSandboxServiceClient(opts.Finance)
 	}
 	p := &Portal{api: api, opts: opts, mux: http.NewServeMux(), host: canonicalHost(root.Scheme, root.Host)}
 	static, _ := fs.Sub(assetFS, "assets")
@@ -158,6 +166,9 @@ func New(metering grpc.ClientConnInterface, opts Options) (*Portal, error) {
 	p.mux.HandleFunc("GET /portal/finance", p.session(p.finance))
 	p.mux.HandleFunc("POST /portal/finance", p.session(p.createFinanceCredential))
 	p.mux.HandleFunc("POST /portal/finance/{id}/revoke", p.session(p.revoke(p.revokeCredential, "credential", "/portal/finance")))
+	if api.sandbox != nil {
+		p.sandboxRoutes()
+	}
 	p.mux.HandleFunc("GET /portal/oauth", p.session(p.oauthClients))
 	p.mux.HandleFunc("POST /portal/oauth", p.session(p.createOAuthClient))
 	p.mux.HandleFunc("POST /portal/oauth/{id}/revoke", p.session(p.revoke(p.revokeOAuthClient, "OAuth client", "/portal/oauth")))
@@ -275,6 +286,8 @@ type view struct {
 	Payments *paymentsView
 	// The finance credentials page.
 	Finance *financeView
+	// The Finance sandbox page.
+	Sandbox *sandboxView
 	// The test OAuth clients page.
 	OAuth *oauthView
 	// The request log page.
