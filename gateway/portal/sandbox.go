@@ -114,7 +114,9 @@ func (p *Portal) createSandboxUser(w http.ResponseWriter, r *http.Request, s *se
 func (p *Portal) createSandboxLink(w http.ResponseWriter, r *http.Request, s *session) {
 	in := &financev1.CreateSandboxLinkRequest{UserId: r.PostFormValue("user_id"), InstitutionId: r.PostFormValue("institution_id"),
 		Username: r.PostFormValue("username"), Password: r.PostFormValue("password"), WritesEnabled: r.PostFormValue("writes_enabled") == "1"}
-	keep := func(sv *sandboxView) { sv.UserID, sv.InstitutionID, sv.Username = in.GetUserId(), in.GetInstitutionId(), in.GetUsername() }
+	keep := func(sv *sandboxView) {
+		sv.UserID, sv.InstitutionID, sv.Username = in.GetUserId(), in.GetInstitutionId(), in.GetUsername()
+	}
 	res, err := p.api.sandbox.CreateSandboxLink(s.ctx, in)
 	if err != nil {
 		p.sandboxRefused(w, r, s, err, keep)
