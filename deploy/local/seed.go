@@ -76,8 +76,6 @@ func seed(ctx context.Context, fs financeseed.Store, ms *metering.Service, peopl
 		{"conversion-test", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeTest, conv, false, ""},
 		{"conversion-all", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, append(append([]string{}, conv...), "webhooks:manage", "connections:manage"), false, ""},
 		{"conversion-usage", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, append(append([]string{}, conv...), "usage:read"), true, ""},
-		// The finance sandbox's API (docs/finance-sandbox.md): test mode only.
-		{"conversion-sandbox", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeTest, append(append([]string{}, conv...), metering.ScopeFinanceSandboxManage), false, ""},
 		{"finance-read", metering.KindAccessToken, metering.SurfaceFinance, metering.ModeLive, financeRead, false, demo.GrantReadID},
 		{"finance-write", metering.KindAccessToken, metering.SurfaceFinance, metering.ModeLive, financeWrite, false, demo.GrantWriteID},
 		{"finance-redacted", metering.KindAccessToken, metering.SurfaceFinance, metering.ModeLive, financeWrite, false, demo.GrantRedactedID},
