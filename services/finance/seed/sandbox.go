@@ -182,26 +182,10 @@ func (g *sandboxGen) transfer(from, to *account, d time.Time, amount decimal.Dec
 	g.addRow(to, d, amount, m, category, outID)
 }
 
-// finish sets balances from the rows, as the demo's finishAccounts does:
-// the current balance counts posted rows, the available one pending ones
-// too; a card's balance is what is owed.
+// finish sets balances from the rows, as the demo's accounts get theirs.
 func (g *sandboxGen) finish() {
 	for _, a := range g.accts {
-		var pending decimal.Decimal
-		for _, t := range g.txs {
-			if t.AccountID == a.ID && t.IsPending {
-				pending = pending.Add(t.Amount.Amount)
-			}
-		}
-		posted := a.balance.Sub(pending)
-		switch a.Type {
-		case finance.AccountCredit:
-			a.Balance = finance.Money{Amount: posted.Neg(), Currency: a.Currency}
-			a.AvailableBalance = &finance.Money{Amount: decimal.RequireFromString("5000.00").Add(a.balance), Currency: a.Currency}
-		default:
-			a.Balance = finance.Money{Amount: posted, Currency: a.Currency}
-			a.AvailableBalance = &finance.Money{Amount: a.balance, Currency: a.Currency}
-		}
+		a.settle(g.txs, decimal.RequireFromString("5000.00"))
 		asOf := g.now
 		a.BalanceAsOf, a.UpdatedAt = &asOf, g.now
 	}

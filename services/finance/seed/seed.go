@@ -796,6 +796,32 @@ func (b *builder) userEdits() {
 
 func ptr[T any](v T) *T { return &v }
 
+// settle sets a's balances from its running balance and rows: the current
+// balance counts posted rows, pending ones only reduce what is available;
+// a card's and a loan's balance is what is owed, and a card's available
+// balance is what its limit leaves.
+func (a *account) settle(txs []finance.Transaction, creditLimit decimal.Decimal) {
+	var pending decimal.Decimal
+	for _, t := range txs {
+		if t.AccountID == a.ID && t.IsPending {
+			pending = pending.Add(t.Amount.Amount)
+		}
+	}
+	posted := a.balance.Sub(pending)
+	switch a.Type {
+	case finance.AccountDepository:
+		a.Balance = finance.Money{Amount: posted, Currency: a.Currency}
+		a.AvailableBalance = &finance.Money{Amount: a.balance, Currency: a.Currency}
+	case finance.AccountCredit:
+		a.Balance = finance.Money{Amount: posted.Neg(), Currency: a.Currency} // owed
+		a.AvailableBalance = &finance.Money{Amount: creditLimit.Add(a.balance), Currency: a.Currency}
+	case finance.AccountLoan:
+		a.Balance = finance.Money{Amount: posted.Neg(), Currency: a.Currency} // owed
+	default:
+		a.Balance = finance.Money{Amount: posted, Currency: a.Currency}
+	}
+}
+
 func (b *builder) finishAccounts() {
 	asOf := func(a *account) *time.Time {
 		conn := b.connections[slices.IndexFunc(b.connections, func(c finance.Connection) bool { return c.ID == a.ConnectionID })]
@@ -805,31 +831,11 @@ func (b *builder) finishAccounts() {
 		return &b.now
 	}
 	for _, a := range append([]*account{b.checking, b.savings, b.card, b.rewards, b.brokerage, b.mortgage, b.euro}, b.debt.loans...) {
-		// The current balance counts posted rows; pending ones only reduce
-		// what is available.
-		var pending decimal.Decimal
-		for _, t := range b.txs {
-			if t.AccountID == a.ID && t.IsPending {
-				pending = pending.Add(t.Amount.Amount)
-			}
+		limit := decimal.RequireFromString("15000.00")
+		if a == b.rewards {
+			limit = decimal.RequireFromString("8000.00")
 		}
-		posted := a.balance.Sub(pending)
-		switch a.Type {
-		case finance.AccountDepository:
-			a.Balance = finance.Money{Amount: posted, Currency: a.Currency}
-			a.AvailableBalance = &finance.Money{Amount: a.balance, Currency: a.Currency}
-		case finance.AccountCredit:
-			limit := decimal.RequireFromString("15000.00")
-			if a == b.rewards {
-				limit = decimal.RequireFromString("8000.00")
-			}
-			a.Balance = finance.Money{Amount: posted.Neg(), Currency: a.Currency} // owed
-			a.AvailableBalance = &finance.Money{Amount: limit.Add(a.balance), Currency: a.Currency}
-		case finance.AccountLoan:
-			a.Balance = finance.Money{Amount: posted.Neg(), Currency: a.Currency} // owed
-		default:
-			a.Balance = finance.Money{Amount: posted, Currency: a.Currency}
-		}
+		a.settle(b.txs, limit)
 		a.BalanceAsOf = asOf(a)
 		a.UpdatedAt = *a.BalanceAsOf
 	}
