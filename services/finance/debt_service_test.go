@@ -236,7 +236,7 @@ func TestPayoffPlanService(t *testing.T) {
 	})
 
 	t.Run("the clock sets the first month", func(t *testing.T) {
-		kernel := finance.NewService(e.store, nil, func() time.Time { return time.Date(2027, 12, 31, 23, 0, 0, 0, time.UTC) }, nil)
+		kernel := finance.NewService(finance.Config{Store: e.store, Clock: func() time.Time { return time.Date(2027, 12, 31, 23, 0, 0, 0, time.UTC) }})
 		later := debt.NewService(debt.Config{Kernel: kernel, Store: e.store})
 		res, err := later.CreatePayoffPlan(ctx, e.read, debt.PayoffRequest{Strategy: "snowball", ExtraMonthlyPay: "100",
 			LiabilityIDs: []string{loans.CarLoan}})

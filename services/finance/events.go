@@ -27,15 +27,5 @@ func (nopNotifier) TransactionsChanged(context.Context, string, []string)       
 func (nopNotifier) ConnectionStatusChanged(context.Context, string, string, string, string, string) {}
 func (nopNotifier) RecurringDetected(context.Context, string, map[string]string)                    {}
 
-// SetNotifier makes the service announce changes to n; call it before
-// serving.
-func (s *Service) SetNotifier(n Notifier) { s.notifier = n }
-
-// Notify is the notifier changes are announced to (one that announces
-// nothing until SetNotifier).
-func (s *Service) Notify() Notifier {
-	if s.notifier == nil {
-		return nopNotifier{}
-	}
-	return s.notifier
-}
+// Notify is the notifier changes are announced to.
+func (s *Service) Notify() Notifier { return s.notifier }

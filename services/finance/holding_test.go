@@ -163,7 +163,7 @@ func TestListHoldings(t *testing.T) {
 
 	t.Run("prices as of the clock", func(t *testing.T) {
 		past := today.AddDate(0, 0, -10)
-		kernel := finance.NewService(e.store, nil, func() time.Time { return past.Add(9 * time.Hour) }, nil)
+		kernel := finance.NewService(finance.Config{Store: e.store, Clock: func() time.Time { return past.Add(9 * time.Hour) }})
 		svc := networth.NewService(networth.Config{Kernel: kernel, Store: e.store})
 		p, err := svc.ListHoldings(ctx, e.read, finance.PageQuery{}, "")
 		if err != nil {

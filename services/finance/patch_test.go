@@ -76,7 +76,7 @@ func TestUpdateTransactionDateBounds(t *testing.T) {
 	id := pick(t, e, unedited(e)).ID
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := finance.NewService(e.store, cursor.New([]byte("test-key")), func() time.Time { return tc.clock }, nil)
+			svc := finance.NewService(finance.Config{Store: e.store, Cursors: cursor.New([]byte("test-key")), Clock: func() time.Time { return tc.clock }})
 			tx, err := e.store.GetTransaction(ctx, e.demo.UserID, id)
 			if err != nil {
 				t.Fatal(err)

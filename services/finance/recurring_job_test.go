@@ -69,7 +69,7 @@ func TestRecurringJob(t *testing.T) {
 	clock := now
 	e := newEnv(t, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
 	hook := &detectHook{Store: e.store}
-	svc := finance.NewService(hook, cursor.New([]byte("test-key")), func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }, nil)
+	svc := finance.NewService(finance.Config{Store: hook, Cursors: cursor.New([]byte("test-key")), Clock: func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }})
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: hook})
 	bank := banksync.NewService(banksync.Config{Kernel: svc, Store: hook})
 	ctx := context.Background()

@@ -10,7 +10,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/clock"
 	"github.com/ledgerlane/platform/pkg/cursor"
+	"github.com/ledgerlane/platform/pkg/logging"
 	"github.com/ledgerlane/platform/pkg/problem"
 )
 
@@ -43,16 +45,25 @@ type Service struct {
 	notifier Notifier
 }
 
-// NewService returns a Service. cursors signs pagination cursors; every
-// replica must share its key.
-func NewService(store Store, cursors *cursor.Codec, clock Clock, log *slog.Logger) *Service {
-	if clock == nil {
-		clock = time.Now
+// Config assembles the kernel Service.
+type Config struct {
+	Store Store
+	// Cursors signs and checks the list and sync cursors.
+	Cursors *cursor.Codec
+	// Notifier hears of committed changes (Notifier); nil: nobody does.
+	Notifier Notifier
+	// Clock defaults to time.Now; Log to discarding.
+	Clock Clock
+	Log   *slog.Logger
+}
+
+// NewService returns the kernel Service from cfg, filling defaults.
+func NewService(cfg Config) *Service {
+	n := cfg.Notifier
+	if n == nil {
+		n = nopNotifier{}
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Service{store: store, cursors: cursors, now: clock, log: log}
+	return &Service{store: cfg.Store, cursors: cfg.Cursors, notifier: n, now: clock.Or(cfg.Clock), log: logging.OrDiscard(cfg.Log)}
 }
 
 // Now is the service clock's time.

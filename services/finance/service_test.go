@@ -53,7 +53,7 @@ func newEnv(t *testing.T, clock finance.Clock) env {
 	if clock == nil {
 		clock = func() time.Time { return now }
 	}
-	svc := finance.NewService(store, cursor.New([]byte("test-key")), clock, nil)
+	svc := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("test-key")), Clock: clock})
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	return env{
 		banksync:  banksync.NewService(banksync.Config{Kernel: svc, Store: store}),

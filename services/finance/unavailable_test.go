@@ -49,7 +49,7 @@ func TestStoreOutageAnswersUnavailable(t *testing.T) {
 		{"a bug", errors.New("column does not exist"), problem.Internal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := finance.NewService(failingWrites{Store: e.store, err: tc.err}, cursor.New([]byte("test-key")), nil, nil)
+			svc := finance.NewService(finance.Config{Store: failingWrites{Store: e.store, err: tc.err}, Cursors: cursor.New([]byte("test-key"))})
 			_, err := svc.UpdateTransaction(ctx, e.write, finance.TransactionUpdate{ID: tx.ID, ExpectedVersion: tx.Version, Memo: sp("lunch")})
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("error %v does not keep its cause %v for the log", err, tc.err)

@@ -23,7 +23,7 @@ func fuzzEnv(f *testing.F) (*budgets.Service, seed.DemoData, finance.Caller) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	svc := finance.NewService(store, cursor.New([]byte("fuzz")), func() time.Time { return now }, nil)
+	svc := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("fuzz")), Clock: func() time.Time { return now }})
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	return budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store}), d, finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: tenant}
 }

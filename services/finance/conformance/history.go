@@ -156,7 +156,7 @@ func derivedHistoryRun(t *testing.T, s Store, seed uint64) {
 		}
 	}
 
-	k := finance.NewService(s, cursor.New([]byte("history-key")), func() time.Time { return today.Add(9 * time.Hour) }, nil)
+	k := finance.NewService(finance.Config{Store: s, Cursors: cursor.New([]byte("history-key")), Clock: func() time.Time { return today.Add(9 * time.Hour) }})
 	svc := networth.NewService(networth.Config{Kernel: k, Store: s})
 	derived, err := svc.DeriveNetWorth(ctx, user, on(-10), today)
 	must(t, err)

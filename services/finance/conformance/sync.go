@@ -72,7 +72,7 @@ func newFeedWorld(t *testing.T, s Store) *feedWorld {
 	w.grant = finance.Grant{ID: newID(), UserID: user, WritesEnabled: true, CreatedAt: base}
 	must(t, s.CreateGrant(ctx, w.grant))
 	w.caller = finance.Caller{UserID: user, GrantID: w.grant.ID, OwnerAccountID: tenant}
-	w.svc = finance.NewService(s, cursor.New([]byte("feed-key")), func() time.Time { return *w.clock }, nil)
+	w.svc = finance.NewService(finance.Config{Store: s, Cursors: cursor.New([]byte("feed-key")), Clock: func() time.Time { return *w.clock }})
 	return w
 }
 

@@ -89,7 +89,7 @@ func start(t *testing.T) clients {
 func serve(t *testing.T, store stores.Store) *grpc.ClientConn {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	svc := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, log)
+	svc := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("k")), Clock: func() time.Time { return now }, Log: log})
 	srv := rpc.NewServer(log, nil)
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	grpcapi.Register(srv, grpcapi.Services{Finance: svc,

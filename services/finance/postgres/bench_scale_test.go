@@ -99,7 +99,7 @@ func loadScale(b *testing.B, url, nStr string) error {
 	} else if err != nil {
 		return err
 	}
-	svc := finance.NewService(store, cursor.New([]byte("scale")), func() time.Time { return now }, nil)
+	svc := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("scale")), Clock: func() time.Time { return now }})
 	c := finance.Caller{UserID: d.UserID, GrantID: d.GrantID, OwnerAccountID: d.OwnerAccountID}
 	rec := recurring.NewService(recurring.Config{Kernel: svc, Store: store})
 	bs := budgets.NewService(budgets.Config{Kernel: svc, Recurring: rec, Store: store})

@@ -49,7 +49,7 @@ func BenchmarkImportStatement(b *testing.B) {
 			must(store.CreateGrant(ctx, finance.Grant{ID: grant, UserID: user, WritesEnabled: true, CreatedAt: now}))
 			must(store.CreateConnection(ctx, finance.Connection{ID: conn, UserID: user, Provider: finance.ProviderPlaid,
 				Status: finance.ConnectionActive, CreatedAt: now, UpdatedAt: now}))
-			kernel := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return now }, nil)
+			kernel := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("k")), Clock: func() time.Time { return now }})
 			caller := finance.Caller{UserID: user, GrantID: grant, OwnerAccountID: owner}
 			n := imports.MaxImportEntries
 			for i := 0; i < b.N; i++ {

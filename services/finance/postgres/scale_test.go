@@ -66,7 +66,7 @@ func TestScale(t *testing.T) {
 	}
 	t.Logf("user %s has %d transactions", d.UserID, count)
 
-	svc := finance.NewService(store, cursor.New([]byte("scale")), func() time.Time { return now }, nil)
+	svc := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("scale")), Clock: func() time.Time { return now }})
 	c := finance.Caller{UserID: d.UserID, GrantID: d.GrantID, OwnerAccountID: d.OwnerAccountID}
 	tr, fa := true, false
 	page := int32(50)

@@ -38,7 +38,7 @@ func TestFeedWaitsForWritersInFlight(t *testing.T) {
 	must(store.CreateAccount(ctx, finance.Account{ID: account, UserID: user, ConnectionID: conn, Name: "Checking",
 		Currency: "USD", Balance: finance.Money{Amount: decimal.Zero, Currency: "USD"}, CreatedAt: at, UpdatedAt: at}))
 	must(store.CreateGrant(ctx, finance.Grant{ID: grant, UserID: user, CreatedAt: at}))
-	svc := finance.NewService(store, cursor.New([]byte("k")), func() time.Time { return at }, nil)
+	svc := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("k")), Clock: func() time.Time { return at }})
 	c := finance.Caller{UserID: user, GrantID: grant, OwnerAccountID: tenant}
 	first, err := svc.SyncTransactions(ctx, c, finance.SyncQuery{})
 	must(err)

@@ -42,7 +42,7 @@ func newEnv(t *testing.T) env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := finance.NewService(store, cursor.New([]byte("k")), clk.now, nil)
+	svc := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("k")), Clock: clk.now})
 	nw := networth.NewService(networth.Config{Kernel: svc, Store: store})
 	return env{svc: svc, nw: nw, store: store, demo: d, clk: clk, agg: sandbox.New(banksync.NewService(banksync.Config{Kernel: svc, Store: store}), nw, sandbox.ForDemo(d), nil, clk.now, nil),
 		write: finance.Caller{UserID: d.UserID, GrantID: d.GrantWriteID, OwnerAccountID: d.OwnerAccountID}}

@@ -46,7 +46,7 @@ func newEnv(t *testing.T, limits sandboxlink.Limits) env {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)}
 	store := memory.New()
-	kernel := finance.NewService(store, cursor.New([]byte("k")), clk.now, nil)
+	kernel := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("k")), Clock: clk.now})
 	return env{svc: sandboxlink.NewService(sandboxlink.Config{Kernel: kernel, Store: store, History: seed.SandboxHistory, Limits: limits}),
 		kernel: kernel, store: store, clk: clk}
 }

@@ -131,11 +131,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	} else {
 		s.store = memory.New()
 	}
-	s.svc = finance.NewService(s.store, cursor.New(cfg.CursorSecret), cfg.Clock, cfg.Log)
-	if err := s.useEvents(ctx, cfg); err != nil {
+	notifier, err := s.useEvents(ctx, cfg)
+	if err != nil {
 		s.Close()
 		return nil, err
 	}
+	s.svc = finance.NewService(finance.Config{Store: s.store, Cursors: cursor.New(cfg.CursorSecret), Notifier: notifier,
+		Clock: cfg.Clock, Log: cfg.Log})
 	var parser imports.StatementParser // nil: imports answer not-implemented
 	if cfg.ConverterAddr != "" {
 		conv, err := rpc.Dial(cfg.ConverterAddr)
@@ -162,19 +164,19 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// useEvents wires the finance events: on NATS JetStream when cfg names a
-// server, else through cfg.Events, else not at all.
-func (s *Server) useEvents(ctx context.Context, cfg Config) error {
+// useEvents returns the notifier of the finance events: on NATS JetStream
+// when cfg names a server, else through cfg.Events, else none (nil).
+func (s *Server) useEvents(ctx context.Context, cfg Config) (finance.Notifier, error) {
 	pub := cfg.Events
 	if cfg.NATSURL != "" {
 		nc, js, err := natsconn.Connect(cfg.NATSURL, "finance")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		s.nc = nc
 		bus := eventbus.NewPublisher(js, eventbus.DefaultNames(), cfg.StreamReplicas)
 		if err := bus.Setup(ctx); err != nil {
-			return err
+			return nil, err
 		}
 		pub = busPublisher{bus}
 		s.checks = append(s.checks, rpc.Check{Name: "nats", Probe: func(context.Context) error {
@@ -185,11 +187,10 @@ func (s *Server) useEvents(ctx context.Context, cfg Config) error {
 		}})
 	}
 	if pub == nil {
-		return nil
+		return nil, nil
 	}
-	s.svc.SetNotifier(events.NewService(events.Config{Store: s.store, Publisher: pub, Clock: cfg.Clock,
-		Log: cfg.Log.With("component", "finance-events")}))
-	return nil
+	return events.NewService(events.Config{Store: s.store, Publisher: pub, Clock: cfg.Clock,
+		Log: cfg.Log.With("component", "finance-events")}), nil
 }
 
 // busPublisher publishes finance events on the bus.
