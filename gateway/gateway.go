@@ -238,6 +238,7 @@ func (g *Gateway) registerServices() error {
 		// The finance sandbox is served to conversion test keys: its users,
 		// institutions and links by finance, its credentials by metering.
 		{conv, b.Finance, wrap(financev1.RegisterSandboxServiceHandlerClient, financev1.NewSandboxServiceClient)},
+		{conv, b.Finance, wrap(financev1.RegisterGrantServiceHandlerClient, financev1.NewGrantServiceClient)},
 		{conv, b.Metering, wrap(meteringv1.RegisterSandboxServiceHandlerClient, meteringv1.NewSandboxServiceClient)},
 		{fin, b.Finance, wrap(financev1.RegisterTransactionServiceHandlerClient, financev1.NewTransactionServiceClient)},
 		{fin, b.Finance, wrap(financev1.RegisterCategoryServiceHandlerClient, financev1.NewCategoryServiceClient)},

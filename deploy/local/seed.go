@@ -74,7 +74,7 @@ func seed(ctx context.Context, fs financeseed.Store, ms *metering.Service, peopl
 	}{
 		{"conversion-live", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, conv, false, ""},
 		{"conversion-test", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeTest, conv, false, ""},
-		{"conversion-all", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, append(append([]string{}, conv...), "webhooks:manage", "connections:manage"), false, ""},
+		{"conversion-all", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, append(append([]string{}, conv...), "webhooks:manage", "connections:manage", "finance_grants:manage"), false, ""},
 		{"conversion-usage", metering.KindAPIKey, metering.SurfaceConversion, metering.ModeLive, append(append([]string{}, conv...), "usage:read"), true, ""},
 		{"finance-read", metering.KindAccessToken, metering.SurfaceFinance, metering.ModeLive, financeRead, false, demo.GrantReadID},
 		{"finance-write", metering.KindAccessToken, metering.SurfaceFinance, metering.ModeLive, financeWrite, false, demo.GrantWriteID},

@@ -2,12 +2,18 @@ package local_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
 	"github.com/ledgerlane/platform/deploy/local"
+	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/metering"
 )
 
 // TestTransactionsSyncEndToEnd drives the change feed, GET
@@ -15,8 +21,11 @@ import (
 // empty equals the listing; a PATCH and a bulk recategorize arrive in the
 // next sync exactly as GET /v1/transactions/{id} shows them to the grant
 // (which redacts transaction.location); an import's rows arrive as added;
-// a grant that starts excluding an account removes its rows, and including
-// it again adds them back; a tampered or foreign cursor is refused.
+// a split's slices arrive as added; a grant that starts excluding an
+// account (PATCH /v1/finance-grants/{id}) removes its rows, an import
+// meanwhile arrives, and including it again adds them back; after each the
+// replayed copy equals a fresh listing. The grant route's refusals
+// (grantRefusals) and the feed's (a tampered or foreign cursor) follow.
 func TestTransactionsSyncEndToEnd(t *testing.T) {
 	for _, withDB := range []bool{false, true} {
 		name := "memory"
@@ -203,28 +212,76 @@ func transactionsSyncEndToEnd(t *testing.T, st *local.Stack) {
 	}
 	c.matchesListing()
 
-	// The grant starts excluding the checking account: its rows are
-	// removed; included again, they come back.
+	// A split: two slices of a checking row, written by the store as a
+	// bank sync would (no public route splits a row), arrive as added.
 	store := st.Finance.Store()
-	g, err := store.GetGrant(context.Background(), st.Demo.GrantRedactedID)
+	parent, err := store.GetTransaction(context.Background(), st.Demo.UserID, ids[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := g
-	g.ExcludedAccountIDs = append(slices.Clone(g.ExcludedAccountIDs), st.Demo.AccountIDs.Checking)
-	if err := store.UpdateGrant(context.Background(), g); err != nil {
+	half := parent.Amount
+	half.Amount = parent.Amount.Amount.Div(decimal.NewFromInt(2)).Round(2)
+	rest := parent.Amount
+	rest.Amount = parent.Amount.Amount.Sub(half.Amount)
+	var slices2 []finance.Transaction
+	for i, amt := range []finance.Money{half, rest} {
+		x := parent
+		x.ID, x.SplitParentID, x.Amount, x.Version = uuid.NewString(), parent.ID, amt, 1
+		x.ExternalRef, x.LastWrite, x.Memo = "", nil, fmt.Sprintf("slice %d", i+1)
+		slices2 = append(slices2, x)
+	}
+	if err := store.InsertTransactions(context.Background(), slices2); err != nil {
 		t.Fatal(err)
 	}
+	added, modified, removed = c.sync()
+	slices.Sort(added)
+	wantSlices := []string{slices2[0].ID, slices2[1].ID}
+	slices.Sort(wantSlices)
+	if !slices.Equal(added, wantSlices) || len(modified)+len(removed) != 0 {
+		t.Fatalf("after a split: added %v, modified %v, removed %v", added, modified, removed)
+	}
+	for _, id := range wantSlices {
+		c.sameAsGet(id)
+	}
+	c.matchesListing()
+
+	// The grant starts excluding the checking account, through PATCH
+	// /v1/finance-grants/{id} with the tenant's key: its rows are removed;
+	// included again, they come back.
+	grantPath := "/v1/finance-grants/" + st.Demo.GrantRedactedID
+	g := f.call("GET", grantPath, "conversion-all", "")
+	if g.status != 200 || g.json["id"] != st.Demo.GrantRedactedID || g.json["user_id"] != st.Demo.UserID {
+		t.Fatalf("get grant: %d %s", g.status, g.body)
+	}
+	before := g.json["excluded_account_ids"].([]any)
+	excluded := append(slices.Clone(before), st.Demo.AccountIDs.Checking)
+	g = f.write("PATCH", grantPath, "conversion-all", jsonBody(map[string]any{
+		"expected_version": g.json["version"], "excluded_account_ids": excluded}))
+	if g.status != 200 || len(g.json["excluded_account_ids"].([]any)) != len(excluded) {
+		t.Fatalf("exclude: %d %s", g.status, g.body)
+	}
 	_, _, removed = c.sync()
-	if !slices.Contains(removed, ids[0]) {
-		t.Fatalf("excluding the account removed %d rows, not %s", len(removed), ids[0])
+	if !slices.Contains(removed, ids[0]) || !slices.Contains(removed, slices2[0].ID) {
+		t.Fatalf("excluding the account removed %d rows, not %s and its slices", len(removed), ids[0])
 	}
 	if _, ok := c.rows[ids[0]]; ok {
 		t.Fatalf("row %s of the excluded account is still in the copy", ids[0])
 	}
 	c.matchesListing()
-	if err := store.UpdateGrant(context.Background(), before); err != nil {
-		t.Fatal(err)
+
+	// An import while the account is excluded: the euro rows arrive.
+	imp = f.ok(f.write("POST", "/v1/imports", "finance-write", jsonBody(map[string]any{
+		"account_id": st.Demo.AccountIDs.EuroChecking, "message": sharedSample(t, "mx/genkgo/camt053.v2.minimal.xml")})))
+	added, modified, removed = c.sync()
+	if len(added) != int(imp["added"].(float64)) || len(modified)+len(removed) != 0 {
+		t.Fatalf("after the second import (%v): added %d, modified %v, removed %v", imp, len(added), modified, removed)
+	}
+	c.matchesListing()
+
+	g = f.write("PATCH", grantPath, "conversion-all", jsonBody(map[string]any{
+		"expected_version": g.json["version"], "excluded_account_ids": before}))
+	if g.status != 200 {
+		t.Fatalf("include again: %d %s", g.status, g.body)
 	}
 	added, _, _ = c.sync()
 	if !slices.Contains(added, ids[0]) {
@@ -232,6 +289,7 @@ func transactionsSyncEndToEnd(t *testing.T, st *local.Stack) {
 	}
 	c.sameAsGet(ids[0])
 	c.matchesListing()
+	grantRefusals(t, st, f, grantPath, g)
 
 	// Refusals: count out of bounds, a tampered cursor, a cursor of another
 	// grant.
@@ -241,5 +299,64 @@ func transactionsSyncEndToEnd(t *testing.T, st *local.Stack) {
 	r.wantProblem(t, 400, "invalid-input")
 	if r.json["field"] != "cursor" {
 		t.Fatalf("foreign cursor: %s", r.body)
+	}
+}
+
+// grantRefusals: the grant route refuses other tenants, other modes,
+// finance credentials and keys without the scope, unknown ids in the
+// exclusion lists (naming the field), a stale version and a missing
+// Idempotency-Key; none of them changes the grant (last is its latest
+// answer).
+func grantRefusals(t *testing.T, st *local.Stack, f *fin, path string, last resp) {
+	t.Helper()
+	ctx := context.Background()
+	svc := st.Metering.Service()
+	scopes := append(metering.DefaultConversionScopes(), metering.ScopeFinanceGrantsManage)
+	issue := func(name, account, mode string) {
+		secret, _, err := svc.IssueCredential(ctx, metering.IssueParams{AccountID: account, Name: name,
+			Kind: metering.KindAPIKey, Surface: metering.SurfaceConversion, Mode: mode, Scopes: scopes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.keys[name] = secret
+	}
+	other, err := svc.CreateAccount(ctx, "Other tenant", metering.PlanGrowth, metering.USD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issue("grants-other-tenant", other.ID, metering.ModeLive)
+	issue("grants-test-mode", st.Demo.OwnerAccountID, metering.ModeTest)
+
+	v := last.json["version"]
+	patch := func(key string, body map[string]any) resp {
+		return f.write("PATCH", path, key, jsonBody(body))
+	}
+	exclude := map[string]any{"expected_version": v, "excluded_account_ids": []string{st.Demo.AccountIDs.Savings}}
+	f.call("GET", path, "grants-other-tenant", "").wantProblem(t, 404, "not-found")
+	patch("grants-other-tenant", exclude).wantProblem(t, 404, "not-found")
+	f.call("GET", path, "grants-test-mode", "").wantProblem(t, 404, "not-found")
+	patch("grants-test-mode", exclude).wantProblem(t, 404, "not-found")
+	f.call("GET", "/v1/finance-grants/"+uuid.NewString(), "conversion-all", "").wantProblem(t, 404, "not-found")
+	f.call("GET", path, "conversion-live", "").wantProblem(t, 403, "forbidden-scope")
+	f.call("GET", path, "finance-redacted", "").wantProblem(t, 403, "forbidden-scope")
+	patch("finance-redacted", exclude).wantProblem(t, 403, "forbidden-scope")
+	for field, body := range map[string]map[string]any{
+		"excluded_account_ids":  {"expected_version": v, "excluded_account_ids": []string{uuid.NewString()}},
+		"excluded_category_ids": {"expected_version": v, "excluded_category_ids": []string{uuid.NewString()}},
+		"redacted_fields":       {"expected_version": v, "redacted_fields": []string{"transaction.memo"}},
+		"expected_version":      {"excluded_account_ids": []string{}},
+	} {
+		r := patch("conversion-all", body)
+		r.wantProblem(t, 400, "invalid-input")
+		if r.json["field"] != field {
+			t.Fatalf("refusal names %v, want %s: %s", r.json["field"], field, r.body)
+		}
+	}
+	r := patch("conversion-all", map[string]any{"expected_version": v.(float64) - 1, "writes_enabled": false})
+	r.wantProblem(t, 409, "version-conflict")
+	f.call("PATCH", path, "conversion-all", jsonBody(exclude), "Content-Type", "application/json").
+		wantProblem(t, 400, "invalid-input")
+	if now := f.call("GET", path, "conversion-all", ""); now.status != 200 || !reflect.DeepEqual(now.json, last.json) {
+		t.Fatalf("a refusal changed the grant: %s, was %s", now.body, last.body)
 	}
 }

@@ -210,6 +210,13 @@ var table = []Route{
 	get("/v1/sandbox/links/{id}", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.GetSandboxLink"),
 	write(http.MethodPost, "/v1/sandbox/links/{id}/mfa", Conversion, "finance_sandbox:manage", "finance.v1.SandboxService.AnswerSandboxLinkMfa", optional),
 	write(http.MethodPost, "/v1/sandbox/credentials", Conversion, "finance_sandbox:manage", "metering.v1.SandboxService.CreateSandboxCredential", optional),
+	// A finance grant's privacy settings (docs/privacy.md, "Changing a
+	// grant"): the tenant that owns the finance user changes them with a
+	// conversion credential carrying the opt-in finance_grants:manage, never
+	// the finance credential they constrain. Versioned like the finance
+	// writes, so the key is required as theirs is.
+	get("/v1/finance-grants/{id}", Conversion, "finance_grants:manage", "finance.v1.GrantService.GetFinanceGrant"),
+	write(http.MethodPatch, "/v1/finance-grants/{id}", Conversion, "finance_grants:manage", "finance.v1.GrantService.UpdateFinanceGrant", required),
 
 	// Finance surface.
 	get("/v1/transactions", Finance, "transactions:read", "finance.v1.TransactionService.ListTransactions"),

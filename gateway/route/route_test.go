@@ -118,7 +118,12 @@ func TestPolicyColumns(t *testing.T) {
 			t.Errorf("%s: a read takes no Idempotency-Key", name)
 		case rt.Method != http.MethodGet && rt.Surface == Finance && rt.Selector != "finance.v1.DebtService.CreatePayoffPlan" && rt.Idempotency != IdempotencyRequired:
 			t.Errorf("%s: finance writes require an Idempotency-Key", name)
-		case rt.Method != http.MethodGet && rt.Surface == Conversion && rt.Idempotency != IdempotencyOptional:
+		// A grant's settings are finance data changed on the conversion
+		// surface (the tenant's credential): required, as finance writes.
+		case rt.Method != http.MethodGet && strings.HasPrefix(rt.Selector, "finance.v1.GrantService.") && rt.Idempotency != IdempotencyRequired:
+			t.Errorf("%s: finance grant writes require an Idempotency-Key", name)
+		case rt.Method != http.MethodGet && rt.Surface == Conversion && !strings.HasPrefix(rt.Selector, "finance.v1.GrantService.") &&
+			rt.Idempotency != IdempotencyOptional:
 			t.Errorf("%s: conversion writes honour an Idempotency-Key", name)
 		}
 		if rt.Units == UnitsPerItem && !rt.Metered {

@@ -18,6 +18,10 @@ type Notifier interface {
 	// RecurringDetected: detection found streams new to userID (id →
 	// the account it runs on).
 	RecurringDetected(ctx context.Context, userID string, streams map[string]string)
+	// GrantChanged: the exclusions or redactions of grantID, one of
+	// userID's grants, changed, which moves that grant's change feed (and
+	// no other grant's).
+	GrantChanged(ctx context.Context, userID, grantID string)
 }
 
 // nopNotifier announces nothing (no events wired: tests, tools).
@@ -26,6 +30,7 @@ type nopNotifier struct{}
 func (nopNotifier) TransactionsChanged(context.Context, string, []string)                           {}
 func (nopNotifier) ConnectionStatusChanged(context.Context, string, string, string, string, string) {}
 func (nopNotifier) RecurringDetected(context.Context, string, map[string]string)                    {}
+func (nopNotifier) GrantChanged(context.Context, string, string)                                    {}
 
 // Notify is the notifier changes are announced to.
 func (s *Service) Notify() Notifier { return s.notifier }

@@ -67,7 +67,16 @@ type Grant struct {
 	ExcludedAccountIDs  []string
 	ExcludedCategoryIDs []string
 	WritesEnabled       bool
-	CreatedAt           time.Time
+	// Version counts the settings' changes (PATCH /v1/finance-grants/{id},
+	// compare-and-swap on expected_version): a grant starts at 1, and a
+	// zero Version is stored as 1.
+	Version   int64
+	CreatedAt time.Time
+	// UpdatedAt is when the settings last changed; zero until then.
+	UpdatedAt time.Time
+	// LastWrite fingerprints the last PATCH under an Idempotency-Key
+	// (write_mark.go); nil when it had none. Not on the wire.
+	LastWrite *WriteMark
 }
 
 // Redacts reports whether the grant strips field id f.

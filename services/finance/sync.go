@@ -120,9 +120,12 @@ type ChangeStore interface {
 	// categoryIDs (all rows when all), and every row or tombstone changed
 	// since at. The int64 is the horizon, as for TransactionChanges.
 	TransactionsAt(ctx context.Context, userID string, at int64, accountIDs, categoryIDs []string, all bool, afterID string, limit int) ([]TxChange, int64, error)
-	// UpdateGrant replaces the settings of grant g (redacted fields,
-	// exclusions, writes_enabled). ErrNotFound when there is no such grant.
-	UpdateGrant(ctx context.Context, g Grant) error
+	// UpdateGrant is a compare-and-swap: it replaces the settings of grant
+	// g (redacted fields, exclusions, writes_enabled, version, updated_at,
+	// LastWrite) only if the stored grant's version is expectedVersion.
+	// ErrNotFound when the user has no such grant, ErrVersionConflict when
+	// the version differs.
+	UpdateGrant(ctx context.Context, g Grant, expectedVersion int64) error
 }
 
 // SyncQuery is GET /v1/transactions/sync.

@@ -76,7 +76,7 @@ func TestScopeLists(t *testing.T) {
 		{"DefaultConversionScopes", metering.DefaultConversionScopes(),
 			[]string{"convert", "normalize", "validate", "formats:read", "jobs:read", "enrich"}},
 		{"OptInConversionScopes", metering.OptInConversionScopes(),
-			[]string{"webhooks:manage", "connections:manage", "finance_sandbox:manage"}},
+			[]string{"webhooks:manage", "connections:manage", "finance_sandbox:manage", "finance_grants:manage"}},
 		{"FinanceReadScopes", metering.FinanceReadScopes(),
 			[]string{"transactions:read", "categories:read", "accounts:read", "budgets:read", "goals:read",
 				"holdings:read", "debt:read", "insights:read", "net_worth:read"}},

@@ -23,6 +23,10 @@ const (
 	// (/v1/sandbox/…, docs/finance-sandbox.md), which answer test
 	// credentials only.
 	ScopeFinanceSandboxManage = "finance_sandbox:manage"
+	// ScopeFinanceGrantsManage is ours: reading and changing the privacy
+	// settings of the account's finance grants (/v1/finance-grants/{id},
+	// docs/privacy.md), in the credential's mode.
+	ScopeFinanceGrantsManage = "finance_grants:manage"
 
 	// ScopeKeysManage is reserved: no credential can ever carry it, because
 	// key lifecycle is portal-only.
@@ -75,6 +79,7 @@ var conversionScopes = []scopeDef{
 	{ScopeWebhooksManage, grantOptIn},
 	{ScopeConnectionsManage, grantOptIn},
 	{ScopeFinanceSandboxManage, grantOptIn},
+	{ScopeFinanceGrantsManage, grantOptIn},
 	{ScopeKeysManage, grantNever},
 	{ScopeUsageRead, grantOperator},
 }

@@ -86,6 +86,8 @@ var summaries = map[string]string{
 	"GET /v1/sandbox/links":                                  "List the sandbox links",
 	"GET /v1/sandbox/links/{id}":                             "Read a sandbox link",
 	"POST /v1/sandbox/links/{id}/mfa":                        "Answer a sandbox link's MFA step",
+	"GET /v1/finance-grants/{id}":                            "Get a finance grant's privacy settings",
+	"PATCH /v1/finance-grants/{id}":                          "Change a finance grant's privacy settings",
 	"POST /v1/sandbox/credentials":                           "Issue a finance credential on a sandbox grant",
 }
 

@@ -33,6 +33,8 @@ var resourceTags = []struct {
 	{"OAuth", "Access tokens for test OAuth clients, by the client-credentials grant.", route.Public, []string{"/v1/oauth/"}},
 	{"Finance sandbox", "Test-mode finance users linked to pretend institutions, and finance credentials on their grants (docs/finance-sandbox.md; test keys with finance_sandbox:manage).",
 		route.Conversion, []string{"/v1/sandbox/"}},
+	{"Finance grants", "A finance grant's privacy settings, read and changed by the account that owns the user (docs/privacy.md; keys with finance_grants:manage).",
+		route.Conversion, []string{"/v1/finance-grants/"}},
 	{"Transactions", "A finance user's transactions as the grant sees them: list, search, the change feed, edits, imports.", route.Finance,
 		[]string{"/v1/transactions", "/v1/imports"}},
 	{"Categories", "The user's category tree.", route.Finance, []string{"/v1/categories"}},

@@ -178,11 +178,13 @@ func testGrants(t *testing.T, s Store) {
 		RedactedFields:      []string{finance.FieldTransactionLocation, finance.FieldConnectionInstitution},
 		ExcludedAccountIDs:  []string{f.account2},
 		ExcludedCategoryIDs: []string{newID(), newID()},
-		WritesEnabled:       true, CreatedAt: base}
+		WritesEnabled:       true, Version: 3, CreatedAt: base, UpdatedAt: base.Add(time.Hour),
+		LastWrite: &finance.WriteMark{Key: "k", Content: "c", Version: 3}}
 	bare := finance.Grant{ID: newID(), UserID: f.user, CreatedAt: base}
 	for _, g := range []finance.Grant{full, bare} {
 		must(t, s.CreateGrant(ctx, g))
 	}
+	bare.Version = 1 // a zero version is stored as 1
 	if err := s.CreateGrant(ctx, bare); !errors.Is(err, finance.ErrAlreadyExists) {
 		t.Fatalf("duplicate grant: want ErrAlreadyExists, got %v", err)
 	}
@@ -228,6 +230,51 @@ func testGrants(t *testing.T, s Store) {
 		if none, err := s.ListGrants(ctx, newID()); err != nil || len(none) != 0 {
 			t.Fatalf("unknown user: %v %+v", err, none)
 		}
+	})
+	// UpdateGrant is a compare-and-swap on the version: the whole
+	// settings, version, updated_at and mark replaced, created_at kept; a
+	// stale version is ErrVersionConflict, another user's or an unknown
+	// grant ErrNotFound, and neither writes anything.
+	t.Run("update", func(t *testing.T) {
+		g := bare
+		g.RedactedFields = []string{finance.FieldTransactionLocation}
+		g.ExcludedAccountIDs = []string{f.account2}
+		g.ExcludedCategoryIDs = []string{newID()}
+		g.WritesEnabled = true
+		g.Version = 2
+		g.UpdatedAt = base.Add(2 * time.Hour)
+		g.LastWrite = &finance.WriteMark{Key: "k2", Content: "c2", Version: 2}
+		tests := []struct {
+			name     string
+			g        finance.Grant
+			expected int64
+			wantErr  error
+		}{
+			{"stale version", g, 2, finance.ErrVersionConflict},
+			{"another user", func() finance.Grant { x := g; x.UserID = newID(); return x }(), 1, finance.ErrNotFound},
+			{"unknown grant", func() finance.Grant { x := g; x.ID = newID(); return x }(), 1, finance.ErrNotFound},
+			{"not a uuid", func() finance.Grant { x := g; x.ID = "grant-1"; return x }(), 1, finance.ErrNotFound},
+		}
+		for _, tc := range tests {
+			if err := s.UpdateGrant(ctx, tc.g, tc.expected); !errors.Is(err, tc.wantErr) {
+				t.Fatalf("%s: err = %v, want %v", tc.name, err, tc.wantErr)
+			}
+			got, err := s.GetGrant(ctx, bare.ID)
+			must(t, err)
+			diff(t, tc.name+": grant after a refused update", bare, got)
+		}
+		must(t, s.UpdateGrant(ctx, g, 1))
+		got, err := s.GetGrant(ctx, bare.ID)
+		must(t, err)
+		diff(t, "updated grant", g, got)
+		g.CreatedAt = base.Add(time.Hour) // not written
+		g.RedactedFields, g.ExcludedAccountIDs, g.ExcludedCategoryIDs, g.LastWrite = nil, nil, nil, nil
+		g.Version = 3
+		must(t, s.UpdateGrant(ctx, g, 2))
+		got, err = s.GetGrant(ctx, bare.ID)
+		must(t, err)
+		g.CreatedAt = base
+		diff(t, "cleared grant", g, got)
 	})
 }
 

@@ -73,7 +73,7 @@ func sandboxLinked(user string) *sandboxlink.Linked {
 	cat := finance.Category{ID: newID(), Name: "Sandbox system " + newID()[:8], TypeTag: finance.CategoryExpense, CreatedAt: base, UpdatedAt: base}
 	tx := finance.Transaction{ID: newID(), UserID: user, AccountID: checking.ID, CategoryID: cat.ID, Amount: money("-4.50", "USD"),
 		Merchant: "Blue Bottle", Date: day(-1), Source: finance.SourceBankSync, ExternalRef: "sbxh_1", Version: 1, CreatedAt: base, UpdatedAt: base}
-	return &sandboxlink.Linked{Connection: conn, Grant: finance.Grant{ID: newID(), UserID: user, WritesEnabled: true, CreatedAt: base},
+	return &sandboxlink.Linked{Connection: conn, Grant: finance.Grant{ID: newID(), UserID: user, WritesEnabled: true, Version: 1, CreatedAt: base},
 		History:        sandboxlink.History{Accounts: []finance.Account{checking, savings}, Categories: []finance.Category{cat}, Transactions: []finance.Transaction{tx}},
 		RecurringDueAt: base}
 }

@@ -69,7 +69,7 @@ func newFeedWorld(t *testing.T, s Store) *feedWorld {
 		must(t, s.CreateCategory(ctx, c))
 		w.cats = append(w.cats, c.ID)
 	}
-	w.grant = finance.Grant{ID: newID(), UserID: user, WritesEnabled: true, CreatedAt: base}
+	w.grant = finance.Grant{ID: newID(), UserID: user, WritesEnabled: true, Version: 1, CreatedAt: base}
 	must(t, s.CreateGrant(ctx, w.grant))
 	w.caller = finance.Caller{UserID: user, GrantID: w.grant.ID, OwnerAccountID: tenant}
 	w.svc = finance.NewService(finance.Config{Store: s, Cursors: cursor.New([]byte("feed-key")), Clock: func() time.Time { return *w.clock }})
@@ -186,7 +186,8 @@ func (w *feedWorld) write(t *testing.T, r *rand.Rand) {
 		if r.IntN(3) == 0 {
 			g.RedactedFields = []string{finance.FieldTransactionLocation}
 		}
-		must(t, w.s.UpdateGrant(ctx, g))
+		g.Version++
+		must(t, w.s.UpdateGrant(ctx, g, g.Version-1))
 		w.trace = append(w.trace, fmt.Sprintf("grant %v %v %v", g.ExcludedAccountIDs, g.ExcludedCategoryIDs, g.RedactedFields))
 		w.grant = g
 	default: // the category tree changes: cats[3] moves under cats[0] or back
@@ -429,7 +430,8 @@ func testSyncFeedHeldVersions(t *testing.T, s Store) {
 	r := rand.New(rand.NewPCG(3, 3))
 	g := w.grant
 	g.ExcludedCategoryIDs = []string{w.cats[2]}
-	must(t, s.UpdateGrant(ctx, g))
+	g.Version++
+	must(t, s.UpdateGrant(ctx, g, g.Version-1))
 	w.grant = g
 	var rows []finance.Transaction
 	for range 2 {

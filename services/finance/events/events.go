@@ -188,6 +188,18 @@ func (s *Service) TransactionsChanged(ctx context.Context, userID string, accoun
 	}
 }
 
+// GrantChanged publishes transactions.sync_updates_available for the one
+// grant whose exclusions or redactions changed: its feed now carries the
+// rows it stopped or started seeing (docs/transactions-sync.md). No other
+// grant's feed moved. It coalesces with the grant's other sync events.
+func (s *Service) GrantChanged(ctx context.Context, userID, grantID string) {
+	u, gs, ok := s.owner(ctx, userID)
+	if !ok || !slices.ContainsFunc(gs, func(g finance.Grant) bool { return g.ID == grantID }) {
+		return
+	}
+	s.publish(ctx, u, TypeSyncUpdates, u.ID+"|"+grantID, func(h envelope) any { return SyncBody{h} })
+}
+
 // ConnectionStatusChanged publishes connection.status_changed once for the
 // user: a connection's status is shown to every grant (GET
 // /v1/connections), whatever accounts it excludes.

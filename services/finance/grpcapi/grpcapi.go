@@ -60,6 +60,7 @@ func Register(s grpc.ServiceRegistrar, svcs Services) {
 	financev1.RegisterDirectoryServiceServer(s, &directoryServer{svc: svc})
 	financev1.RegisterImportServiceServer(s, &importServer{svc: svcs.Imports})
 	financev1.RegisterSandboxServiceServer(s, &sandboxServer{svc: svcs.Sandbox})
+	financev1.RegisterGrantServiceServer(s, &grantServer{svc: svc})
 }
 
 type transactionServer struct {

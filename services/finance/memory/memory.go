@@ -97,6 +97,7 @@ func (s *Store) GetUser(_ context.Context, id string) (finance.User, error) {
 // CreateGrant implements finance.Store.
 func (s *Store) CreateGrant(_ context.Context, g finance.Grant) error {
 	g.CreatedAt = ts(g.CreatedAt)
+	g.Version = max(g.Version, 1)
 	return put(s, s.grants, g.ID, cloneGrant(g))
 }
 
@@ -380,6 +381,7 @@ func cloneGrant(g finance.Grant) finance.Grant {
 	g.RedactedFields = cloneStrings(g.RedactedFields)
 	g.ExcludedAccountIDs = cloneStrings(g.ExcludedAccountIDs)
 	g.ExcludedCategoryIDs = cloneStrings(g.ExcludedCategoryIDs)
+	g.LastWrite = copyPtr(g.LastWrite)
 	return g
 }
 

@@ -143,6 +143,7 @@ func (s *Store) writeLinked(w *sandboxlink.Linked) {
 	s.connections[c.ID] = c
 	g := w.Grant
 	g.CreatedAt = ts(g.CreatedAt)
+	g.Version = max(g.Version, 1) // as CreateGrant
 	s.grants[g.ID] = cloneGrant(g)
 	for _, a := range w.History.Accounts {
 		a.BalanceAsOf = tsPtr(a.BalanceAsOf)

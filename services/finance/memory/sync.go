@@ -157,12 +157,15 @@ func (s *Store) TransactionsAt(_ context.Context, userID string, at int64, accou
 }
 
 // UpdateGrant implements finance.ChangeStore.
-func (s *Store) UpdateGrant(_ context.Context, g finance.Grant) error {
+func (s *Store) UpdateGrant(_ context.Context, g finance.Grant, expectedVersion int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.grants[g.ID]
-	if !ok || old.UserID != g.UserID {
+	switch {
+	case !ok || old.UserID != g.UserID:
 		return fmt.Errorf("grant %s: %w", g.ID, finance.ErrNotFound)
+	case old.Version != expectedVersion:
+		return fmt.Errorf("grant %s: %w", g.ID, finance.ErrVersionConflict)
 	}
 	g.CreatedAt = old.CreatedAt
 	s.grants[g.ID] = cloneGrant(g)

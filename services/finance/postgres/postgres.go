@@ -75,11 +75,21 @@ func (s *Store) CreateGrant(ctx context.Context, g finance.Grant) error {
 }
 
 const insertGrant = `
-	INSERT INTO grants (id, user_id, redacted_fields, excluded_account_ids, excluded_category_ids, writes_enabled, created_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	INSERT INTO grants (id, user_id, redacted_fields, excluded_account_ids, excluded_category_ids, writes_enabled, created_at,
+		version, updated_at, last_write)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, GREATEST($8::bigint, 1), $9, $10)`
 
 func grantArgs(g finance.Grant) []any {
-	return []any{g.ID, g.UserID, list(g.RedactedFields), list(g.ExcludedAccountIDs), list(g.ExcludedCategoryIDs), g.WritesEnabled, g.CreatedAt}
+	return []any{g.ID, g.UserID, list(g.RedactedFields), list(g.ExcludedAccountIDs), list(g.ExcludedCategoryIDs), g.WritesEnabled, g.CreatedAt,
+		g.Version, nullTime(g.UpdatedAt), markArg(g.LastWrite)}
+}
+
+// nullTime is a zero time as NULL.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
 }
 
 // GetGrant implements finance.Store.
@@ -107,11 +117,22 @@ func (s *Store) ListGrants(ctx context.Context, userID string) ([]finance.Grant,
 	return out, nil
 }
 
-const grantCols = `id::text, user_id::text, redacted_fields, excluded_account_ids::text[], excluded_category_ids::text[], writes_enabled, created_at`
+const grantCols = `id::text, user_id::text, redacted_fields, excluded_account_ids::text[], excluded_category_ids::text[], writes_enabled, created_at,
+	version, updated_at, last_write`
 
 func scanGrant(row pgx.Row) (finance.Grant, error) {
 	var g finance.Grant
-	if err := row.Scan(&g.ID, &g.UserID, &g.RedactedFields, &g.ExcludedAccountIDs, &g.ExcludedCategoryIDs, &g.WritesEnabled, &g.CreatedAt); err != nil {
+	var updated *time.Time
+	var mark []byte
+	if err := row.Scan(&g.ID, &g.UserID, &g.RedactedFields, &g.ExcludedAccountIDs, &g.ExcludedCategoryIDs, &g.WritesEnabled, &g.CreatedAt,
+		&g.Version, &updated, &mark); err != nil {
+		return finance.Grant{}, err
+	}
+	if updated != nil {
+		g.UpdatedAt = *updated
+	}
+	var err error
+	if g.LastWrite, err = scanMark(mark); err != nil {
 		return finance.Grant{}, err
 	}
 	g.RedactedFields = nilIfEmpty(g.RedactedFields)

@@ -269,7 +269,7 @@ func accountsOf(w *Linked) []finance.Account {
 func (s *Service) linked(l *Link, inst Institution, now time.Time) *Linked {
 	conn := finance.Connection{ID: uuid.NewString(), UserID: l.UserID, Provider: finance.ProviderSandbox, Institution: inst.Name,
 		Status: finance.ConnectionActive, LastSyncedAt: &now, CreatedAt: now, UpdatedAt: now}
-	grant := finance.Grant{ID: uuid.NewString(), UserID: l.UserID, WritesEnabled: l.WritesEnabled, CreatedAt: now}
+	grant := finance.Grant{ID: uuid.NewString(), UserID: l.UserID, WritesEnabled: l.WritesEnabled, Version: 1, CreatedAt: now}
 	l.Status, l.ErrorCode, l.ExpiresAt = StatusLinked, "", time.Time{}
 	l.ConnectionID, l.GrantID = conn.ID, grant.ID
 	return &Linked{Connection: conn, Grant: grant, History: s.history(inst, conn, now), RecurringDueAt: now}
