@@ -51,7 +51,8 @@ func (r *flakyReceiver) all() []recorded {
 // carried by NATS to jobs' fan-out: a PATCH, a bulk recategorise and an
 // import while the first event waits to be delivered make ONE event (its
 // body without amounts or names); once it is delivered, the next PATCH
-// makes the next; an endpoint subscribed only to job.completed gets none.
+// makes the next; a grant change makes one event, for that grant only; an
+// endpoint subscribed only to job.completed gets none.
 func TestFinanceEventsEndToEnd(t *testing.T) {
 	clock := newStepClock()
 	st := stack(t, false, func(c *local.Config) {
@@ -234,6 +235,39 @@ func TestFinanceEventsEndToEnd(t *testing.T) {
 	}
 	if next != perPatch {
 		t.Fatalf("%d grants got the next event, want %d", next, perPatch)
+	}
+
+	// A grant that starts excluding an account (PATCH
+	// /v1/finance-grants/{id}) moves that grant's feed and no other's: one
+	// event, for it.
+	gp := "/v1/finance-grants/" + st.Demo.GrantRedactedID
+	had := byGrant()
+	g := call("GET", gp, "conversion-all", "")
+	excluded := append(g.json["excluded_account_ids"].([]any), st.Demo.AccountIDs.Savings)
+	clock.Add(100 * time.Millisecond)
+	if r := f.write("PATCH", gp, "conversion-all", jsonBody(map[string]any{"expected_version": g.json["version"],
+		"excluded_account_ids": excluded})); r.status != 200 {
+		t.Fatalf("grant change: %d %s", r.status, r.body)
+	}
+	total := perBurst + perPatch + 1
+	waitFor("the grant change's event", func() bool {
+		n := 0
+		for _, ids := range byGrant() {
+			n += len(ids)
+		}
+		return n == total
+	})
+	for g, ids := range byGrant() {
+		want := len(had[g])
+		if g == st.Demo.GrantRedactedID {
+			want++
+		}
+		if len(ids) != want {
+			t.Fatalf("grant %s: %d events after the grant change, had %d", g, len(ids), len(had[g]))
+		}
+	}
+	if ds := deliveries(finID); len(ds) != total {
+		t.Fatalf("%d deliveries after the grant change, want %d", len(ds), total)
 	}
 	if ds := deliveries(jobsID); len(ds) != 0 || len(jobsOnly.at("/jobs")) != 0 {
 		t.Fatalf("job.completed-only endpoint got %d deliveries", len(ds))
