@@ -75,6 +75,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SyncFeedHeldVersions", testSyncFeedHeldVersions},
 		{"SandboxUsers", testSandboxUsers}, // sandboxlink.go
 		{"SandboxLinks", testSandboxLinks},
+		{"Outbox", testOutbox}, // outbox.go
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -39,6 +39,7 @@ type Store struct {
 	importState   // imports.go
 	feedState     // sync.go
 	linkState     // sandboxlink.go
+	outboxState   // outbox.go
 	liabilities   map[string]debt.Liability
 	// recurringDue holds the users due for recurring detection
 	// (recurring.go), by user id.

@@ -96,6 +96,9 @@ type Server struct {
 	snapshotEvery time.Duration
 	// recurringEvery is the recurring detection job's interval; negative: off.
 	recurringEvery time.Duration
+	// relay publishes the finance events' outbox; nil when no events are
+	// published.
+	relay *events.Relay
 
 	mu           sync.Mutex
 	sandbox      *sandbox.Aggregator
@@ -189,8 +192,12 @@ func (s *Server) useEvents(ctx context.Context, cfg Config) (finance.Notifier, e
 	if pub == nil {
 		return nil, nil
 	}
-	return events.NewService(events.Config{Store: s.store, Publisher: pub, Clock: cfg.Clock,
-		Log: cfg.Log.With("component", "finance-events")}), nil
+	// Events go through the outbox in the store; the relay (Run) publishes
+	// them and retries a failed publish (docs/webhooks.md, "Transport").
+	log := cfg.Log.With("component", "finance-events")
+	outbox := events.NewOutbox(s.store, cfg.Clock)
+	s.relay = events.NewRelay(outbox, pub, log)
+	return events.NewService(events.Config{Store: s.store, Publisher: outbox, Clock: cfg.Clock, Log: log}), nil
 }
 
 // busPublisher publishes finance events on the bus.
@@ -250,11 +257,20 @@ func (s *Server) linkedConnections(ctx context.Context) ([]sandbox.Connection, e
 	return out, nil
 }
 
-// Run runs the daily net-worth snapshot job and the recurring detection
+// Run runs the finance events' relay (when events are published), the
+// daily net-worth snapshot job and the recurring detection
 // job (each unless its interval is negative) and the sandbox aggregator,
 // once UseSandbox has set one with an interval, until ctx ends; it returns
 // when all have stopped.
 func (s *Server) Run(ctx context.Context) error {
+	if s.relay != nil {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.relay.Run(ctx, events.RelayInterval)
+		}()
+		defer func() { <-done }()
+	}
 	if s.snapshotEvery >= 0 {
 		done := make(chan struct{})
 		go func() {

@@ -23,6 +23,7 @@ type Store interface {
 	budgets.Store
 	debt.Store
 	events.Store
+	events.OutboxStore
 	imports.Store
 	networth.Store
 	recurring.Store
