@@ -50,6 +50,7 @@ type clients struct {
 	holding  financev1.HoldingServiceClient
 	netWorth financev1.NetWorthServiceClient
 	sync     financev1.SyncServiceClient
+	conn     *grpc.ClientConn
 	demo     seed.DemoData
 	read     principal.Principal
 	redacted principal.Principal
@@ -78,6 +79,7 @@ func start(t *testing.T) clients {
 		holding:  financev1.NewHoldingServiceClient(conn),
 		netWorth: financev1.NewNetWorthServiceClient(conn),
 		sync:     financev1.NewSyncServiceClient(conn),
+		conn:     conn,
 		demo:     d,
 		read:     p(d.GrantReadID),
 		redacted: p(d.GrantRedactedID),
