@@ -4,10 +4,11 @@ import "context"
 
 // Notifier is the port through which the finance service announces what
 // changed, for the webhook events of docs/webhooks.md (the events package
-// implements it; it decides which grants may learn of a change and
-// publishes). Every method is called after the change committed, and never
-// fails the write: an event that cannot be published is logged, and the
-// next change makes the next one.
+// implements it: it keeps each announcement as a Note in the outbox, and its
+// relay decides which grants may learn of it and publishes). Every method
+// is called after the change committed, and never fails the write: a note
+// that cannot be stored is logged, and the next change makes the next one.
+// Writes that store their Note in their own transaction call only Written.
 type Notifier interface {
 	// TransactionsChanged: rows of userID on accountIDs changed (nil: on
 	// accounts not known to the caller, which every grant may see).
@@ -22,6 +23,8 @@ type Notifier interface {
 	// userID's grants, changed, which moves that grant's change feed (and
 	// no other grant's).
 	GrantChanged(ctx context.Context, userID, grantID string)
+	// Written: a write stored its Note with the change; publish soon.
+	Written(ctx context.Context)
 }
 
 // nopNotifier announces nothing (no events wired: tests, tools).
@@ -31,6 +34,7 @@ func (nopNotifier) TransactionsChanged(context.Context, string, []string)       
 func (nopNotifier) ConnectionStatusChanged(context.Context, string, string, string, string, string) {}
 func (nopNotifier) RecurringDetected(context.Context, string, map[string]string)                    {}
 func (nopNotifier) GrantChanged(context.Context, string, string)                                    {}
+func (nopNotifier) Written(context.Context)                                                         {}
 
 // Notify is the notifier changes are announced to.
 func (s *Service) Notify() Notifier { return s.notifier }

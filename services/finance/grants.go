@@ -151,7 +151,14 @@ func (s *Service) UpdateGrantSettings(ctx context.Context, t Tenant, u GrantUpda
 	g.Version = old.Version + 1
 	g.UpdatedAt = s.now().UTC().Truncate(time.Microsecond) // what the stores keep
 	g.LastWrite = pw.Mark(g.Version)
-	switch err := s.store.UpdateGrant(ctx, g, old.Version); {
+	// A feed change's announcement commits with the settings (the outbox).
+	var notes []Note
+	if scopeChanged {
+		n := NewNote(NoteGrant, g.UserID, s.now())
+		n.GrantID = g.ID
+		notes = append(notes, n)
+	}
+	switch err := s.store.UpdateGrant(ctx, g, old.Version, notes...); {
 	case errors.Is(err, ErrVersionConflict):
 		return res, grantVersionConflict(0)
 	case errors.Is(err, ErrNotFound):
@@ -161,7 +168,7 @@ func (s *Service) UpdateGrantSettings(ctx context.Context, t Tenant, u GrantUpda
 	}
 	s.log.InfoContext(ctx, "finance grant updated", "grant_id", g.ID, "user_id", g.UserID, "version", g.Version)
 	if scopeChanged {
-		s.notifier.GrantChanged(ctx, g.UserID, g.ID)
+		s.notifier.Written(ctx)
 	}
 	return Result[Grant]{Data: g}, nil
 }

@@ -13,28 +13,45 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/problem"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/events"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
-// grantNotes records the GrantChanged announcements.
+// grantNotes counts the Written nudges and reads the notes the writes
+// stored in the outbox (in their own transaction).
 type grantNotes struct {
 	finance.Notifier
-	mu  sync.Mutex
-	got []string // user|grant
+	store   *memory.Store
+	mu      sync.Mutex
+	written int
 }
 
-func (n *grantNotes) GrantChanged(_ context.Context, userID, grantID string) {
+func (n *grantNotes) Written(context.Context) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.got = append(n.got, userID+"|"+grantID)
+	n.written++
 }
 
-func (n *grantNotes) take() []string {
+// take returns the notes stored since the last take ("kind user|grant")
+// and checks one nudge came with each.
+func (n *grantNotes) take(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	_, err := n.store.RelayNotes(context.Background(), now.Add(time.Hour), 100, time.Hour,
+		func(_ context.Context, o events.OutboxNote) error {
+			out = append(out, o.Kind+" "+o.UserID+"|"+o.GrantID)
+			return nil
+		}, func(int) time.Duration { return time.Second })
+	if err != nil {
+		t.Fatal(err)
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	out := n.got
-	n.got = nil
+	if n.written != len(out) {
+		t.Fatalf("%d notes stored, %d nudges", len(out), n.written)
+	}
+	n.written = 0
 	return out
 }
 
@@ -57,7 +74,7 @@ func newGrantEnv(t *testing.T) grantEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := grantEnv{store: store, demo: d, notes: &grantNotes{},
+	e := grantEnv{store: store, demo: d, notes: &grantNotes{store: store},
 		owner:           finance.Tenant{AccountID: tenant, Mode: "live", CredentialID: "cred-1", IdempotencyKey: "k-1"},
 		strangerAccount: uuid.NewString(), strangerCategory: uuid.NewString()}
 	// nopNotifier's methods for everything else: a Notifier built from
@@ -137,7 +154,7 @@ func TestUpdateGrantRefusals(t *testing.T) {
 			if after.Version != before.Version || after.WritesEnabled != before.WritesEnabled || len(after.ExcludedAccountIDs) != 0 {
 				t.Fatalf("a refused update changed the grant: %+v", after)
 			}
-			if n := e.notes.take(); len(n) != 0 {
+			if n := e.notes.take(t); len(n) != 0 {
 				t.Fatalf("a refused update announced %v", n)
 			}
 		})
@@ -205,7 +222,7 @@ func TestUpdateGrantChangesTheFeed(t *testing.T) {
 		!res.Data.UpdatedAt.Equal(now) || res.Replayed {
 		t.Fatalf("updated: %+v", res)
 	}
-	if n := e.notes.take(); !slices.Equal(n, []string{e.demo.UserID + "|" + e.demo.GrantWriteID}) {
+	if n := e.notes.take(t); !slices.Equal(n, []string{finance.NoteGrant + " " + e.demo.UserID + "|" + e.demo.GrantWriteID}) {
 		t.Fatalf("announced %v", n)
 	}
 	if got := checking(); len(got) != 0 {
@@ -243,7 +260,7 @@ func TestUpdateGrantChangesTheFeed(t *testing.T) {
 	if err != nil || w.Data.Version != 3 || w.Data.WritesEnabled {
 		t.Fatalf("writes off: %+v %v", w, err)
 	}
-	if n := e.notes.take(); len(n) != 0 {
+	if n := e.notes.take(t); len(n) != 0 {
 		t.Fatalf("announced %v for no feed change", n)
 	}
 	if a, r, _ := drain(cur); len(a)+len(r) != 0 {
@@ -260,7 +277,7 @@ func TestUpdateGrantChangesTheFeed(t *testing.T) {
 	if len(removed) != 0 || !isSubset(rows, added) {
 		t.Fatalf("after including: %d added, %d removed", len(added), len(removed))
 	}
-	if n := e.notes.take(); len(n) != 1 {
+	if n := e.notes.take(t); len(n) != 1 {
 		t.Fatalf("announced %v", n)
 	}
 	got, err := e.svc.TenantGrant(ctx, e.owner, e.demo.GrantWriteID)

@@ -55,8 +55,9 @@ type Store interface {
 	// created_at; LastWrite included) only if the stored row's version is
 	// expectedVersion.
 	// ErrNotFound if the user has no such row, ErrVersionConflict if the
-	// version differs.
-	UpdateTransaction(ctx context.Context, t Transaction, expectedVersion int64) error
+	// version differs. The notes are stored in the outbox in the same
+	// transaction (none when the write is refused).
+	UpdateTransaction(ctx context.Context, t Transaction, expectedVersion int64, notes ...Note) error
 	// IsSplitParent reports whether any row names id as its split parent.
 	IsSplitParent(ctx context.Context, userID, id string) (bool, error)
 	// ListTransactions returns up to limit of the user's transactions matching

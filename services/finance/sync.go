@@ -124,8 +124,9 @@ type ChangeStore interface {
 	// g (redacted fields, exclusions, writes_enabled, version, updated_at,
 	// LastWrite) only if the stored grant's version is expectedVersion.
 	// ErrNotFound when the user has no such grant, ErrVersionConflict when
-	// the version differs.
-	UpdateGrant(ctx context.Context, g Grant, expectedVersion int64) error
+	// the version differs. The notes are stored in the outbox in the same
+	// transaction (none when the write is refused).
+	UpdateGrant(ctx context.Context, g Grant, expectedVersion int64, notes ...Note) error
 }
 
 // SyncQuery is GET /v1/transactions/sync.

@@ -279,7 +279,10 @@ func (s *Service) storeUpdate(ctx context.Context, c Caller, sc Scope, id string
 	t.Version = old.Version + 1
 	t.UpdatedAt = s.now()
 	t.LastWrite = pw.Mark(t.Version)
-	switch err := s.store.UpdateTransaction(ctx, t, old.Version); {
+	// The announcement commits with the row (the outbox).
+	note := NewNote(NoteTransactions, c.UserID, s.now())
+	note.AccountIDs = []string{old.AccountID}
+	switch err := s.store.UpdateTransaction(ctx, t, old.Version, note); {
 	case errors.Is(err, ErrVersionConflict):
 		return res, versionConflict(0)
 	case errors.Is(err, ErrNotFound):
@@ -287,7 +290,7 @@ func (s *Service) storeUpdate(ctx context.Context, c Caller, sc Scope, id string
 	case err != nil:
 		return res, Internal("update transaction", err)
 	}
-	s.Notify().TransactionsChanged(ctx, c.UserID, []string{t.AccountID})
+	s.notifier.Written(ctx)
 	got, err := s.store.GetTransaction(ctx, c.UserID, id)
 	if err != nil {
 		return res, Internal("reread transaction", err)

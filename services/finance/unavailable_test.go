@@ -26,7 +26,7 @@ type failingWrites struct {
 	err error
 }
 
-func (s failingWrites) UpdateTransaction(context.Context, finance.Transaction, int64) error {
+func (s failingWrites) UpdateTransaction(context.Context, finance.Transaction, int64, ...finance.Note) error {
 	return pg.Error("finance postgres: update transaction", s.err, finance.ErrNotFound, finance.ErrAlreadyExists)
 }
 

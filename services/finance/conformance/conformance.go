@@ -76,6 +76,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"SandboxUsers", testSandboxUsers}, // sandboxlink.go
 		{"SandboxLinks", testSandboxLinks},
 		{"Outbox", testOutbox}, // outbox.go
+		{"OutboxWithWrites", testOutboxWithWrites},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })

@@ -3,37 +3,39 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/events"
 )
 
 // testOutbox: the finance events' outbox (events.OutboxStore). A relay
-// pass publishes the due events oldest first and marks them sent, so a
-// later pass never publishes them again; a failed publish ends the pass
-// and makes that event due again after its retry delay, with its attempts
-// counted; an id appended twice is one event; two passes running at once
-// never publish the same event (SKIP LOCKED), and between them publish
-// every event once.
+// pass publishes the due notes oldest first and marks them sent, so a later
+// pass never publishes them again; a failed publish ends the pass and makes
+// that note due again after its retry delay, with its attempts counted; an
+// id appended twice is one note; a note reads back as stored; two passes
+// running at once never publish the same note (SKIP LOCKED), and between
+// them publish every note once.
 func testOutbox(t *testing.T, s Store) {
 	ctx := context.Background()
-	ev := func(n int) events.Event {
-		return events.Event{ID: newID(), Type: events.TypeSyncUpdates, AccountID: newID(), Mode: "live",
-			CoalesceKey: "k", Body: []byte(`{"n":` + string(rune('0'+n)) + `}`)}
+	user := newID()
+	note := func(at time.Time) finance.Note {
+		return finance.NewNote(finance.NoteTransactions, user, at)
 	}
-	e1, e2, e3 := ev(1), ev(2), ev(3)
-	must(t, s.AppendOutbox(ctx, []events.Event{e1, e2}, base))
-	must(t, s.AppendOutbox(ctx, []events.Event{e3, e1}, base.Add(time.Millisecond))) // e1 again: ignored
+	n1, n2, n3 := note(base), note(base), note(base.Add(time.Millisecond))
+	must(t, s.AppendNotes(ctx, []finance.Note{n1, n2}))
+	must(t, s.AppendNotes(ctx, []finance.Note{n3, n1})) // n1 again: ignored
 	retry := func(n int) time.Duration { return time.Duration(n) * time.Second }
 
 	var log []string // "id attempts ok|fail"
-	failing := map[string]bool{e2.ID: true}
-	publish := func(_ context.Context, o events.OutboxEvent) error {
+	failing := map[string]bool{n2.ID: true}
+	publish := func(_ context.Context, o events.OutboxNote) error {
 		ok := !failing[o.ID]
-		log = append(log, o.ID+" "+string(rune('0'+o.Attempts))+" "+map[bool]string{true: "ok", false: "fail"}[ok])
+		log = append(log, fmt.Sprintf("%s %d %v", o.ID, o.Attempts, ok))
 		if !ok {
 			return errors.New("nats down")
 		}
@@ -41,55 +43,56 @@ func testOutbox(t *testing.T, s Store) {
 	}
 	pass := func(at time.Time) int {
 		t.Helper()
-		n, err := s.RelayOutbox(ctx, at, 10, time.Hour, publish, retry)
+		n, err := s.RelayNotes(ctx, at, 10, time.Hour, publish, retry)
 		must(t, err)
 		return n
 	}
-	// e1 goes, e2 fails and ends the pass.
+	// n1 goes, n2 fails and ends the pass.
 	if n := pass(base.Add(time.Second)); n != 1 {
 		t.Fatalf("first pass published %d, want 1", n)
 	}
-	// e2 waits for its retry (1 s after the failure); e3 goes.
+	// n2 waits for its retry (1 s after the failure); n3 goes.
 	if n := pass(base.Add(1500 * time.Millisecond)); n != 1 {
 		t.Fatalf("second pass published %d, want 1", n)
 	}
-	delete(failing, e2.ID)
+	delete(failing, n2.ID)
 	if n := pass(base.Add(2 * time.Second)); n != 1 {
 		t.Fatalf("the retry published %d, want 1", n)
 	}
 	if n := pass(base.Add(time.Hour)); n != 0 {
 		t.Fatalf("a pass with nothing due published %d", n)
 	}
-	want := []string{e1.ID + " 0 ok", e2.ID + " 0 fail", e3.ID + " 0 ok", e2.ID + " 1 ok"}
+	want := []string{n1.ID + " 0 true", n2.ID + " 0 false", n3.ID + " 0 true", n2.ID + " 1 true"}
 	if !slices.Equal(log, want) {
 		t.Fatalf("publishes:\n got %v\nwant %v", log, want)
 	}
-	// What a pass hands over is the event as appended.
-	got := map[string]events.OutboxEvent{}
-	must(t, s.AppendOutbox(ctx, []events.Event{ev(4)}, base.Add(2*time.Hour)))
-	_, err := s.RelayOutbox(ctx, base.Add(2*time.Hour), 10, time.Hour, func(_ context.Context, o events.OutboxEvent) error {
-		got[o.ID] = o
+
+	// A note reads back as stored; one not yet due waits.
+	at := base.Add(2 * time.Hour)
+	full := finance.NewNote(finance.NoteRecurring, user, at)
+	full.AccountIDs, full.GrantID, full.Streams = []string{newID()}, newID(), map[string]string{newID(): newID()}
+	full.ConnectionID, full.OldStatus, full.NewStatus, full.ErrorCode = newID(), "active", "error", "login_required"
+	later := finance.NewNote(finance.NoteGrant, user, at.Add(time.Minute))
+	must(t, s.AppendNotes(ctx, []finance.Note{full, later}))
+	var got []events.OutboxNote
+	_, err := s.RelayNotes(ctx, at, 10, time.Hour, func(_ context.Context, o events.OutboxNote) error {
+		got = append(got, o)
 		return nil
 	}, retry)
 	must(t, err)
 	if len(got) != 1 {
-		t.Fatalf("round trip: %d events", len(got))
+		t.Fatalf("round trip: %d notes", len(got))
 	}
-	for _, o := range got {
-		if o.Type != events.TypeSyncUpdates || o.Mode != "live" || o.CoalesceKey != "k" || string(o.Body) != `{"n":4}` ||
-			!o.CreatedAt.Equal(base.Add(2*time.Hour)) || o.Attempts != 0 {
-			t.Fatalf("round trip: %+v", o)
-		}
-	}
+	diff(t, "note", events.OutboxNote{Note: full}, got[0])
 
 	// Two passes at once: B runs while A holds its claim (inside A's first
-	// publish), so B must skip A's events.
-	at := base.Add(3 * time.Hour)
-	var batch []events.Event
-	for i := range 20 {
-		batch = append(batch, ev(i%10))
+	// publish), so B must skip A's notes.
+	at = base.Add(3 * time.Hour)
+	var batch []finance.Note
+	for range 20 {
+		batch = append(batch, note(at))
 	}
-	must(t, s.AppendOutbox(ctx, batch, at))
+	must(t, s.AppendNotes(ctx, batch))
 	var mu sync.Mutex
 	count := map[string]int{}
 	record := func(id string) {
@@ -99,11 +102,11 @@ func testOutbox(t *testing.T, s Store) {
 	}
 	ranB := false
 	var nB int
-	nA, err := s.RelayOutbox(ctx, at, 5, time.Hour, func(ctx context.Context, o events.OutboxEvent) error {
+	nA, err := s.RelayNotes(ctx, at, 5, time.Hour, func(ctx context.Context, o events.OutboxNote) error {
 		if !ranB {
 			ranB = true
 			var err error
-			nB, err = s.RelayOutbox(ctx, at, 100, time.Hour, func(_ context.Context, o events.OutboxEvent) error {
+			nB, err = s.RelayNotes(ctx, at, 100, time.Hour, func(_ context.Context, o events.OutboxNote) error {
 				record(o.ID)
 				return nil
 			}, retry)
@@ -113,12 +116,53 @@ func testOutbox(t *testing.T, s Store) {
 		return nil
 	}, retry)
 	must(t, err)
-	if nA != 5 || nB != 15 {
-		t.Fatalf("A published %d, B %d: want 5 and 15", nA, nB)
+	if nA != 5 || nB != 16 { // B also takes the later note, due by now
+		t.Fatalf("A published %d, B %d: want 5 and 16", nA, nB)
 	}
-	for _, e := range batch {
-		if count[e.ID] != 1 {
-			t.Fatalf("event %s published %d times", e.ID, count[e.ID])
+	for _, n := range batch {
+		if count[n.ID] != 1 {
+			t.Fatalf("note %s published %d times", n.ID, count[n.ID])
 		}
+	}
+}
+
+// testOutboxWithWrites: a transaction update and a grant update store
+// their notes in their own transaction: a committed write's notes are in
+// the outbox, a refused one's are not.
+func testOutboxWithWrites(t *testing.T, s Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	at := base.Add(time.Hour)
+	tx := finance.Transaction{ID: newID(), UserID: f.user, AccountID: f.account, Amount: money("-1.00", "USD"),
+		Date: day(0), Source: finance.SourceManual, Version: 1, CreatedAt: base, UpdatedAt: base}
+	must(t, s.InsertTransactions(ctx, []finance.Transaction{tx}))
+	g := finance.Grant{ID: newID(), UserID: f.user, Version: 1, CreatedAt: base}
+	must(t, s.CreateGrant(ctx, g))
+
+	note := func(kind string) finance.Note { return finance.NewNote(kind, f.user, at) }
+	refusedTx, refusedGrant := note(finance.NoteTransactions), note(finance.NoteGrant)
+	okTx, okGrant := note(finance.NoteTransactions), note(finance.NoteGrant)
+	stale := tx
+	stale.Version = 3
+	if err := s.UpdateTransaction(ctx, stale, 2, refusedTx); !errors.Is(err, finance.ErrVersionConflict) {
+		t.Fatalf("stale update: %v", err)
+	}
+	g2 := g
+	g2.Version, g2.WritesEnabled = 3, true
+	if err := s.UpdateGrant(ctx, g2, 2, refusedGrant); !errors.Is(err, finance.ErrVersionConflict) {
+		t.Fatalf("stale grant update: %v", err)
+	}
+	tx.Version, tx.Memo = 2, "edited"
+	must(t, s.UpdateTransaction(ctx, tx, 1, okTx))
+	g2.Version = 2
+	must(t, s.UpdateGrant(ctx, g2, 1, okGrant))
+	var got []string
+	_, err := s.RelayNotes(ctx, at, 10, time.Hour, func(_ context.Context, o events.OutboxNote) error {
+		got = append(got, o.ID)
+		return nil
+	}, func(int) time.Duration { return time.Second })
+	must(t, err)
+	if want := []string{okTx.ID, okGrant.ID}; !slices.Equal(got, want) {
+		t.Fatalf("outbox after the writes: %v, want %v (refused: %s, %s)", got, want, refusedTx.ID, refusedGrant.ID)
 	}
 }

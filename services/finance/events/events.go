@@ -2,7 +2,9 @@
 // webhook events of docs/webhooks.md (transactions.sync_updates_available,
 // connection.status_changed, recurring.detected) and publishes them
 // through a Publisher port (NATS JetStream in production: pkg/eventbus).
-// It implements finance.Notifier. Plain Go, like the root.
+// Its Outbox implements finance.Notifier and keeps each change as a
+// finance.Note until its Relay has published the note's events (outbox.go).
+// Plain Go, like the root.
 //
 // Privacy (docs/privacy.md): an event goes to the tenant that owns the
 // finance user, in the user's mode, once per grant that can see the change:
@@ -13,6 +15,8 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -59,29 +63,23 @@ type Store interface {
 type Config struct {
 	Store     Store
 	Publisher Publisher
-	Clock     finance.Clock
 	Log       *slog.Logger
 }
 
-// Service implements finance.Notifier.
+// Service turns the outbox's notes into the events of docs/webhooks.md:
+// which grants may learn of a change, and the bodies. The relay calls it.
 type Service struct {
 	store Store
 	pub   Publisher
-	now   finance.Clock
 	log   *slog.Logger
 }
 
-var _ finance.Notifier = (*Service)(nil)
-
 // NewService returns a Service from cfg.
 func NewService(cfg Config) *Service {
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: cfg.Store, pub: cfg.Publisher, now: cfg.Clock, log: cfg.Log}
+	return &Service{store: cfg.Store, pub: cfg.Publisher, log: cfg.Log}
 }
 
 // envelope is the common head of every body.
@@ -120,22 +118,24 @@ type RecurringBody struct {
 }
 
 // owner loads the user and its grants; ok is false for a user no tenant
-// owns (from before owners), which has no endpoints.
-func (s *Service) owner(ctx context.Context, userID string) (finance.User, []finance.Grant, bool) {
+// owns (from before owners, or deleted), which has no endpoints. A store
+// failure is returned: the relay tries the note again.
+func (s *Service) owner(ctx context.Context, userID string) (finance.User, []finance.Grant, bool, error) {
 	u, err := s.store.GetUser(ctx, userID)
+	if errors.Is(err, finance.ErrNotFound) {
+		return u, nil, false, nil
+	}
 	if err != nil {
-		s.log.WarnContext(ctx, "finance events: user", "user_id", userID, "err", err)
-		return u, nil, false
+		return u, nil, false, fmt.Errorf("finance events: user %s: %w", userID, err)
 	}
 	if u.OwnerAccountID == "" {
-		return u, nil, false
+		return u, nil, false, nil
 	}
 	gs, err := s.store.ListGrants(ctx, userID)
 	if err != nil {
-		s.log.WarnContext(ctx, "finance events: grants", "user_id", userID, "err", err)
-		return u, nil, false
+		return u, nil, false, fmt.Errorf("finance events: grants of %s: %w", userID, err)
 	}
-	return u, gs, true
+	return u, gs, true, nil
 }
 
 // sees reports whether a grant sees a change on accountIDs (nil: on
@@ -147,22 +147,24 @@ func sees(g finance.Grant, accountIDs []string) bool {
 	return slices.ContainsFunc(accountIDs, func(a string) bool { return !slices.Contains(g.ExcludedAccountIDs, a) })
 }
 
-// publish sends one event; a failure is logged (the next change makes the
-// next event).
-func (s *Service) publish(ctx context.Context, u finance.User, typ, key string, body func(envelope) any) {
-	now := s.now().UTC()
-	head := envelope{Type: typ, ID: uuid.NewString(), CreatedAt: now.Format(time.RFC3339Nano), UserID: u.ID}
+// eventNamespace is the UUID namespace of event ids derived from notes.
+var eventNamespace = uuid.MustParse("0c5b6f0e-3f7a-4b9e-a1d2-6e8f4c2b7a90")
+
+// event builds one event of note n for key (the user, or user|grant): its
+// id and created_at derive from the note, so the note's events are the same
+// however often the relay builds them.
+func (s *Service) event(n finance.Note, u finance.User, typ, key string, body func(envelope) any) (Event, error) {
+	head := envelope{Type: typ, ID: uuid.NewSHA1(eventNamespace, []byte(n.ID+"|"+typ+"|"+key)).String(),
+		CreatedAt: n.At.UTC().Format(time.RFC3339Nano), UserID: u.ID}
 	if g, ok := strings.CutPrefix(key, u.ID+"|"); ok {
 		head.GrantID = g
 	}
 	b, err := json.Marshal(body(head))
-	if err == nil {
-		err = s.pub.Publish(ctx, Event{ID: head.ID, Type: typ, AccountID: u.OwnerAccountID, Mode: finance.ModeOf(u.Mode),
-			CoalesceKey: coalesceKey(typ, key), Body: b})
-	}
 	if err != nil {
-		s.log.WarnContext(ctx, "finance events: publish", "event", typ, "user_id", u.ID, "err", err)
+		return Event{}, err
 	}
+	return Event{ID: head.ID, Type: typ, AccountID: u.OwnerAccountID, Mode: finance.ModeOf(u.Mode),
+		CoalesceKey: coalesceKey(typ, key), Body: b}, nil
 }
 
 // coalesceKey: only sync events coalesce, per user and grant.
@@ -173,66 +175,89 @@ func coalesceKey(typ, key string) string {
 	return typ + "|" + key
 }
 
-// TransactionsChanged publishes transactions.sync_updates_available for
-// each grant that sees a change on accountIDs.
-func (s *Service) TransactionsChanged(ctx context.Context, userID string, accountIDs []string) {
-	u, gs, ok := s.owner(ctx, userID)
-	if !ok {
-		return
+// EventsOf is the events of note n, each for a grant that may learn of it
+// (or the user as a whole): none for a user no tenant owns.
+//
+//   - transactions changed: transactions.sync_updates_available for each
+//     grant that sees a change on the note's accounts;
+//   - a grant's settings changed: transactions.sync_updates_available for
+//     that grant only (its feed moved, no other's);
+//   - a connection's status: connection.status_changed once for the user,
+//     since every grant sees its connections (GET /v1/connections);
+//   - recurring streams: recurring.detected for each grant that sees at
+//     least one of them, naming only those.
+func (s *Service) EventsOf(ctx context.Context, n finance.Note) ([]Event, error) {
+	u, gs, ok, err := s.owner(ctx, n.UserID)
+	if err != nil || !ok {
+		return nil, err
 	}
-	for _, g := range gs {
-		if !sees(g, accountIDs) {
-			continue
+	var out []Event
+	add := func(typ, key string, body func(envelope) any) error {
+		ev, err := s.event(n, u, typ, key, body)
+		if err == nil {
+			out = append(out, ev)
 		}
-		s.publish(ctx, u, TypeSyncUpdates, u.ID+"|"+g.ID, func(h envelope) any { return SyncBody{h} })
+		return err
 	}
-}
-
-// GrantChanged publishes transactions.sync_updates_available for the one
-// grant whose exclusions or redactions changed: its feed now carries the
-// rows it stopped or started seeing (docs/transactions-sync.md). No other
-// grant's feed moved. It coalesces with the grant's other sync events.
-func (s *Service) GrantChanged(ctx context.Context, userID, grantID string) {
-	u, gs, ok := s.owner(ctx, userID)
-	if !ok || !slices.ContainsFunc(gs, func(g finance.Grant) bool { return g.ID == grantID }) {
-		return
-	}
-	s.publish(ctx, u, TypeSyncUpdates, u.ID+"|"+grantID, func(h envelope) any { return SyncBody{h} })
-}
-
-// ConnectionStatusChanged publishes connection.status_changed once for the
-// user: a connection's status is shown to every grant (GET
-// /v1/connections), whatever accounts it excludes.
-func (s *Service) ConnectionStatusChanged(ctx context.Context, userID, connectionID, old, new, code string) {
-	u, _, ok := s.owner(ctx, userID)
-	if !ok {
-		return
-	}
-	s.publish(ctx, u, TypeConnectionStatus, u.ID, func(h envelope) any {
-		return ConnectionBody{envelope: h, ConnectionID: connectionID, OldStatus: old, NewStatus: new, ErrorCode: code}
-	})
-}
-
-// RecurringDetected publishes recurring.detected for each grant that sees
-// at least one of the new streams, naming only those.
-func (s *Service) RecurringDetected(ctx context.Context, userID string, streams map[string]string) {
-	u, gs, ok := s.owner(ctx, userID)
-	if !ok {
-		return
-	}
-	for _, g := range gs {
-		var ids []string
-		for id, acct := range streams {
-			if !slices.Contains(g.ExcludedAccountIDs, acct) {
-				ids = append(ids, id)
+	syncBody := func(h envelope) any { return SyncBody{h} }
+	switch n.Kind {
+	case finance.NoteTransactions:
+		for _, g := range gs {
+			if sees(g, n.AccountIDs) {
+				if err := add(TypeSyncUpdates, u.ID+"|"+g.ID, syncBody); err != nil {
+					return nil, err
+				}
 			}
 		}
-		if len(ids) == 0 {
-			continue
+	case finance.NoteGrant:
+		if slices.ContainsFunc(gs, func(g finance.Grant) bool { return g.ID == n.GrantID }) {
+			if err := add(TypeSyncUpdates, u.ID+"|"+n.GrantID, syncBody); err != nil {
+				return nil, err
+			}
 		}
-		slices.Sort(ids)
-		s.publish(ctx, u, TypeRecurring, u.ID+"|"+g.ID, func(h envelope) any {
-			return RecurringBody{envelope: h, StreamIDs: ids, Count: len(ids)}
-		})
+	case finance.NoteConnection:
+		if err := add(TypeConnectionStatus, u.ID, func(h envelope) any {
+			return ConnectionBody{envelope: h, ConnectionID: n.ConnectionID, OldStatus: n.OldStatus, NewStatus: n.NewStatus,
+				ErrorCode: n.ErrorCode}
+		}); err != nil {
+			return nil, err
+		}
+	case finance.NoteRecurring:
+		for _, g := range gs {
+			var ids []string
+			for id, acct := range n.Streams {
+				if !slices.Contains(g.ExcludedAccountIDs, acct) {
+					ids = append(ids, id)
+				}
+			}
+			if len(ids) == 0 {
+				continue
+			}
+			slices.Sort(ids)
+			if err := add(TypeRecurring, u.ID+"|"+g.ID, func(h envelope) any {
+				return RecurringBody{envelope: h, StreamIDs: ids, Count: len(ids)}
+			}); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		s.log.WarnContext(ctx, "finance events: unknown note kind, dropped", "kind", n.Kind, "note_id", n.ID)
 	}
+	return out, nil
+}
+
+// Publish publishes every event of note n; the first failure is returned
+// (the relay tries the note again; the events already published are sent
+// again with the same ids, which the bus and the fan-out drop).
+func (s *Service) Publish(ctx context.Context, n finance.Note) error {
+	evs, err := s.EventsOf(ctx, n)
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		if err := s.pub.Publish(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -9,50 +9,52 @@ import (
 	"github.com/ledgerlane/platform/services/finance"
 )
 
-// The outbox (docs/webhooks.md, "Transport"): an event is first stored in
-// the finance store, and a relay publishes it on the bus and marks it sent.
-// A publish that fails (NATS down, a timeout) is retried with backoff
-// instead of being lost; a publish whose acknowledgement was lost is made
-// again with the same event id, which JetStream drops as a duplicate
-// (message id = event id) and jobs' fan-out takes once (one delivery per
-// event id and endpoint). So events are at least once, delivered once.
+// The outbox (docs/webhooks.md, "Transport"). Every change to announce is a
+// finance.Note stored in the finance store: by the write itself, in its own
+// transaction, where its store method takes notes (a transaction PATCH, a
+// grant change), else by the Outbox right after the write committed. The
+// Relay publishes each note's events and marks it sent. A publish that
+// fails (NATS down, a timeout) is retried with backoff instead of being
+// lost; a note published again makes the same events (their ids derive
+// from the note's), which JetStream drops as duplicates (message id = event
+// id) and jobs' fan-out takes once (one delivery per event id and
+// endpoint). So events are at least once, delivered once.
 
-// OutboxEvent is an event waiting in the outbox.
-type OutboxEvent struct {
-	Event
-	CreatedAt time.Time
+// OutboxNote is a note waiting in the outbox.
+type OutboxNote struct {
+	finance.Note
 	// Attempts counts the failed publishes so far.
 	Attempts int
 }
 
-// OutboxStore keeps the events until the relay has published them. Both
+// OutboxStore keeps the notes until the relay has published them. Both
 // finance stores implement it (conformance: Outbox).
 type OutboxStore interface {
-	// AppendOutbox stores events to publish, due at once. An id already
-	// in the outbox is left as it is.
-	AppendOutbox(ctx context.Context, evs []Event, at time.Time) error
-	// RelayOutbox is one relay pass: it claims up to limit unsent events
-	// due at now, oldest first, skipping those another pass holds (in
+	// AppendNotes stores notes, each due at its At. An id already in the
+	// outbox is left as it is.
+	AppendNotes(ctx context.Context, notes []finance.Note) error
+	// RelayNotes is one relay pass: it claims up to limit unsent notes due
+	// at now, oldest first, skipping those another pass holds (in
 	// PostgreSQL FOR UPDATE SKIP LOCKED, so replicas' relays never publish
-	// the same event at once), and hands them to publish in order. Each
-	// one published is marked sent at now; at the first failure that
-	// event's attempts grow by one, it is due again at now+retry(attempts),
-	// and the pass ends. Sent events older than keep are deleted. It
-	// returns how many it published.
-	RelayOutbox(ctx context.Context, now time.Time, limit int, keep time.Duration,
-		publish func(context.Context, OutboxEvent) error, retry func(attempts int) time.Duration) (int, error)
+	// the same note at once), and hands them to publish in order. Each one
+	// published is marked sent at now; at the first failure that note's
+	// attempts grow by one, it is due again at now+retry(attempts), and
+	// the pass ends. Sent notes older than keep are deleted. It returns
+	// how many it published.
+	RelayNotes(ctx context.Context, now time.Time, limit int, keep time.Duration,
+		publish func(context.Context, OutboxNote) error, retry func(attempts int) time.Duration) (int, error)
 }
 
 // Relay bounds and timing.
 const (
-	// RelayBatch is how many events one pass claims at most.
+	// RelayBatch is how many notes one pass claims at most.
 	RelayBatch = 100
-	// RelayInterval is how often the relay looks when nothing nudged it.
+	// RelayInterval is how often the relay looks when nothing nudged it
+	// (another replica's writes, a retry coming due).
 	RelayInterval = time.Second
-	// KeepSent is how long a sent event stays in the outbox (to look at
-	// when a receiver asks where an event went).
+	// KeepSent is how long a sent note stays in the outbox.
 	KeepSent = 24 * time.Hour
-	// PublishTimeout bounds one publish.
+	// PublishTimeout bounds the publishing of one note's events.
 	PublishTimeout = 5 * time.Second
 	// MaxRetryDelay bounds the backoff between attempts.
 	MaxRetryDelay = time.Minute
@@ -67,68 +69,106 @@ func RetryDelay(n int) time.Duration {
 	return min(time.Second<<min(n-1, 10), MaxRetryDelay)
 }
 
-// Outbox is the Publisher the events Service writes through: it stores the
-// event and nudges the relay.
+// Outbox is the finance.Notifier of a service with events: it stores each
+// announcement as a note and nudges the relay.
 type Outbox struct {
 	store OutboxStore
 	now   finance.Clock
+	log   *slog.Logger
 	kick  chan struct{}
 }
 
+var _ finance.Notifier = (*Outbox)(nil)
+
 // NewOutbox returns an Outbox over store on the clock now (nil: time.Now).
-func NewOutbox(store OutboxStore, now finance.Clock) *Outbox {
+func NewOutbox(store OutboxStore, now finance.Clock, log *slog.Logger) *Outbox {
 	if now == nil {
 		now = time.Now
 	}
-	return &Outbox{store: store, now: now, kick: make(chan struct{}, 1)}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Outbox{store: store, now: now, log: log, kick: make(chan struct{}, 1)}
 }
 
-// Publish stores ev for the relay.
-func (o *Outbox) Publish(ctx context.Context, ev Event) error {
-	if err := o.store.AppendOutbox(ctx, []Event{ev}, o.now().UTC()); err != nil {
-		return err
+// append stores n after its write committed; a failure is logged (the
+// next change makes the next note).
+func (o *Outbox) append(ctx context.Context, n finance.Note) {
+	if err := o.store.AppendNotes(ctx, []finance.Note{n}); err != nil {
+		o.log.WarnContext(ctx, "finance events: outbox", "kind", n.Kind, "user_id", n.UserID, "err", err)
+		return
 	}
+	o.Written(ctx)
+}
+
+// Written implements finance.Notifier: nudge the relay.
+func (o *Outbox) Written(context.Context) {
 	select {
 	case o.kick <- struct{}{}:
 	default: // a nudge is pending already
 	}
-	return nil
 }
 
-// Relay publishes the outbox's events.
+// TransactionsChanged implements finance.Notifier.
+func (o *Outbox) TransactionsChanged(ctx context.Context, userID string, accountIDs []string) {
+	n := finance.NewNote(finance.NoteTransactions, userID, o.now())
+	n.AccountIDs = accountIDs
+	o.append(ctx, n)
+}
+
+// GrantChanged implements finance.Notifier.
+func (o *Outbox) GrantChanged(ctx context.Context, userID, grantID string) {
+	n := finance.NewNote(finance.NoteGrant, userID, o.now())
+	n.GrantID = grantID
+	o.append(ctx, n)
+}
+
+// ConnectionStatusChanged implements finance.Notifier.
+func (o *Outbox) ConnectionStatusChanged(ctx context.Context, userID, connectionID, old, new, code string) {
+	n := finance.NewNote(finance.NoteConnection, userID, o.now())
+	n.ConnectionID, n.OldStatus, n.NewStatus, n.ErrorCode = connectionID, old, new, code
+	o.append(ctx, n)
+}
+
+// RecurringDetected implements finance.Notifier.
+func (o *Outbox) RecurringDetected(ctx context.Context, userID string, streams map[string]string) {
+	n := finance.NewNote(finance.NoteRecurring, userID, o.now())
+	n.Streams = streams
+	o.append(ctx, n)
+}
+
+// Relay publishes the outbox's notes as events.
 type Relay struct {
 	store OutboxStore
-	pub   Publisher
+	svc   *Service
 	now   finance.Clock
 	log   *slog.Logger
 	kick  <-chan struct{}
 }
 
-// NewRelay returns the relay of o's events onto pub.
-func NewRelay(o *Outbox, pub Publisher, log *slog.Logger) *Relay {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Relay{store: o.store, pub: pub, now: o.now, log: log, kick: o.kick}
+// NewRelay returns the relay of o's notes through svc (which builds and
+// publishes their events).
+func NewRelay(o *Outbox, svc *Service) *Relay {
+	return &Relay{store: o.store, svc: svc, now: o.now, log: o.log, kick: o.kick}
 }
 
 // Pass publishes what is due now, batch after batch until a batch comes
-// back short or a publish fails; it returns how many it published.
+// back short or a publish fails; it returns how many notes it published.
 func (r *Relay) Pass(ctx context.Context) (int, error) {
 	total := 0
 	for {
 		failed := false
-		n, err := r.store.RelayOutbox(ctx, r.now().UTC(), RelayBatch, KeepSent,
-			func(ctx context.Context, ev OutboxEvent) error {
+		n, err := r.store.RelayNotes(ctx, r.now().UTC(), RelayBatch, KeepSent,
+			func(ctx context.Context, n OutboxNote) error {
 				// Bounded: the pass holds its claim (row locks) while
 				// it publishes.
 				ctx, cancel := context.WithTimeout(ctx, PublishTimeout)
 				defer cancel()
-				err := r.pub.Publish(ctx, ev.Event)
+				err := r.svc.Publish(ctx, n.Note)
 				if err != nil {
 					failed = true
-					r.log.WarnContext(ctx, "finance events: publish failed, will retry", "event", ev.Type, "event_id", ev.ID,
-						"attempts", ev.Attempts+1, "err", err)
+					r.log.WarnContext(ctx, "finance events: publish failed, will retry", "kind", n.Kind, "note_id", n.ID,
+						"attempts", n.Attempts+1, "err", err)
 				}
 				return err
 			}, RetryDelay)
@@ -139,8 +179,8 @@ func (r *Relay) Pass(ctx context.Context) (int, error) {
 	}
 }
 
-// Run runs passes every interval (zero: RelayInterval) and whenever an
-// event is appended, until ctx ends.
+// Run runs passes every interval (zero: RelayInterval) and whenever a note
+// is written in this process, until ctx ends.
 func (r *Relay) Run(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = RelayInterval

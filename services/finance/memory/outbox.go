@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/events"
 )
 
@@ -16,7 +17,7 @@ type outboxState struct {
 }
 
 type outboxEntry struct {
-	ev      events.OutboxEvent
+	n       events.OutboxNote
 	due     time.Time
 	sent    time.Time // zero: not sent
 	claimed bool
@@ -24,24 +25,37 @@ type outboxEntry struct {
 
 var _ events.OutboxStore = (*Store)(nil)
 
-// AppendOutbox implements events.OutboxStore.
-func (s *Store) AppendOutbox(_ context.Context, evs []events.Event, at time.Time) error {
+// AppendNotes implements events.OutboxStore.
+func (s *Store) AppendNotes(_ context.Context, notes []finance.Note) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, ev := range evs {
-		if slices.ContainsFunc(s.outbox, func(e *outboxEntry) bool { return e.ev.ID == ev.ID }) {
-			continue
-		}
-		ev.Body = slices.Clone(ev.Body)
-		s.outbox = append(s.outbox, &outboxEntry{ev: events.OutboxEvent{Event: ev, CreatedAt: at}, due: at})
-	}
+	s.appendNotes(notes)
 	return nil
 }
 
-// RelayOutbox implements events.OutboxStore. The store's lock is not held
+// appendNotes stores notes; the caller holds s.mu (a write stores its
+// notes under the lock of the change, the memory store's transaction).
+func (s *Store) appendNotes(notes []finance.Note) {
+	for _, n := range notes {
+		if slices.ContainsFunc(s.outbox, func(e *outboxEntry) bool { return e.n.ID == n.ID }) {
+			continue
+		}
+		n.AccountIDs = slices.Clone(n.AccountIDs)
+		if n.Streams != nil {
+			m := make(map[string]string, len(n.Streams))
+			for k, v := range n.Streams {
+				m[k] = v
+			}
+			n.Streams = m
+		}
+		s.outbox = append(s.outbox, &outboxEntry{n: events.OutboxNote{Note: n}, due: n.At})
+	}
+}
+
+// RelayNotes implements events.OutboxStore. The store's lock is not held
 // while publish runs: the claim is what keeps other passes off.
-func (s *Store) RelayOutbox(ctx context.Context, now time.Time, limit int, keep time.Duration,
-	publish func(context.Context, events.OutboxEvent) error, retry func(int) time.Duration) (int, error) {
+func (s *Store) RelayNotes(ctx context.Context, now time.Time, limit int, keep time.Duration,
+	publish func(context.Context, events.OutboxNote) error, retry func(int) time.Duration) (int, error) {
 	s.mu.Lock()
 	var claimed []*outboxEntry
 	for _, e := range s.outbox {
@@ -61,12 +75,12 @@ func (s *Store) RelayOutbox(ctx context.Context, now time.Time, limit int, keep 
 	var err error
 	for _, e := range claimed {
 		s.mu.Lock()
-		ev := e.ev
+		note := e.n
 		s.mu.Unlock()
 		if err = ctx.Err(); err != nil {
 			break
 		}
-		if publish(ctx, ev) != nil {
+		if publish(ctx, note) != nil {
 			failed = e
 			break
 		}
@@ -78,8 +92,8 @@ func (s *Store) RelayOutbox(ctx context.Context, now time.Time, limit int, keep 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if failed != nil {
-		failed.ev.Attempts++
-		failed.due = now.Add(retry(failed.ev.Attempts))
+		failed.n.Attempts++
+		failed.due = now.Add(retry(failed.n.Attempts))
 	}
 	for _, e := range claimed {
 		e.claimed = false

@@ -157,7 +157,7 @@ func (s *Store) TransactionsAt(_ context.Context, userID string, at int64, accou
 }
 
 // UpdateGrant implements finance.ChangeStore.
-func (s *Store) UpdateGrant(_ context.Context, g finance.Grant, expectedVersion int64) error {
+func (s *Store) UpdateGrant(_ context.Context, g finance.Grant, expectedVersion int64, notes ...finance.Note) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.grants[g.ID]
@@ -169,5 +169,6 @@ func (s *Store) UpdateGrant(_ context.Context, g finance.Grant, expectedVersion 
 	}
 	g.CreatedAt = old.CreatedAt
 	s.grants[g.ID] = cloneGrant(g)
+	s.appendNotes(notes)
 	return nil
 }

@@ -111,10 +111,14 @@ func (s *Store) DeleteCategory(_ context.Context, userID, id, mergeInto string, 
 }
 
 // UpdateTransaction implements finance.Store.
-func (s *Store) UpdateTransaction(_ context.Context, t finance.Transaction, expectedVersion int64) error {
+func (s *Store) UpdateTransaction(_ context.Context, t finance.Transaction, expectedVersion int64, notes ...finance.Note) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.update(t, expectedVersion)
+	if err := s.update(t, expectedVersion); err != nil {
+		return err
+	}
+	s.appendNotes(notes)
+	return nil
 }
 
 func (s *Store) update(t finance.Transaction, expectedVersion int64) error {

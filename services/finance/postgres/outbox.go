@@ -2,52 +2,66 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ledgerlane/platform/pkg/pg"
+	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/events"
 )
 
 var _ events.OutboxStore = (*Store)(nil)
 
-// AppendOutbox implements events.OutboxStore.
-func (s *Store) AppendOutbox(ctx context.Context, evs []events.Event, at time.Time) error {
-	b := &pgx.Batch{}
-	for _, ev := range evs {
-		b.Queue(`
-			INSERT INTO finance_outbox (id, type, account_id, mode, coalesce_key, body, created_at, next_attempt_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
-			ev.ID, ev.Type, ev.AccountID, ev.Mode, ev.CoalesceKey, ev.Body, at)
-	}
-	return storeErr("append outbox", s.pool.SendBatch(ctx, b).Close())
+// AppendNotes implements events.OutboxStore.
+func (s *Store) AppendNotes(ctx context.Context, notes []finance.Note) error {
+	return storeErr("append outbox", insertNotes(ctx, s.pool, notes))
 }
 
-// RelayOutbox implements events.OutboxStore: the claim, the publishes and
+// insertNotes queues notes on db: the pool, or the transaction of the write
+// they announce.
+func insertNotes(ctx context.Context, db querier, notes []finance.Note) error {
+	for _, n := range notes {
+		b, err := json.Marshal(n)
+		if err != nil {
+			return err
+		}
+		if _, err := db.Exec(ctx, `
+			INSERT INTO finance_outbox (id, note, created_at, next_attempt_at) VALUES ($1, $2, $3, $3)
+			ON CONFLICT (id) DO NOTHING`, n.ID, b, n.At); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RelayNotes implements events.OutboxStore: the claim, the publishes and
 // the marks are one transaction, whose row locks keep every other pass
 // (SKIP LOCKED) off the claimed rows until it commits.
-func (s *Store) RelayOutbox(ctx context.Context, now time.Time, limit int, keep time.Duration,
-	publish func(context.Context, events.OutboxEvent) error, retry func(int) time.Duration) (int, error) {
+func (s *Store) RelayNotes(ctx context.Context, now time.Time, limit int, keep time.Duration,
+	publish func(context.Context, events.OutboxNote) error, retry func(int) time.Duration) (int, error) {
 	n := 0
 	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		n = 0
 		rows, err := tx.Query(ctx, `
-			SELECT seq, id::text, type, account_id, mode, coalesce_key, body, created_at, attempts FROM finance_outbox
+			SELECT seq, note, attempts FROM finance_outbox
 			WHERE sent_at IS NULL AND next_attempt_at <= $1
 			ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
 		if err != nil {
 			return err
 		}
 		type claimed struct {
-			seq int64
-			ev  events.OutboxEvent
+			seq  int64
+			note events.OutboxNote
 		}
 		list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (claimed, error) {
 			var c claimed
-			err := r.Scan(&c.seq, &c.ev.ID, &c.ev.Type, &c.ev.AccountID, &c.ev.Mode, &c.ev.CoalesceKey, &c.ev.Body,
-				&c.ev.CreatedAt, &c.ev.Attempts)
-			return c, err
+			var raw []byte
+			if err := r.Scan(&c.seq, &raw, &c.note.Attempts); err != nil {
+				return c, err
+			}
+			return c, json.Unmarshal(raw, &c.note.Note)
 		})
 		if err != nil {
 			return err
@@ -57,9 +71,9 @@ func (s *Store) RelayOutbox(ctx context.Context, now time.Time, limit int, keep 
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if publish(ctx, c.ev) != nil {
+			if publish(ctx, c.note) != nil {
 				if _, err := tx.Exec(ctx, `UPDATE finance_outbox SET attempts = attempts + 1, next_attempt_at = $2 WHERE seq = $1`,
-					c.seq, now.Add(retry(c.ev.Attempts+1))); err != nil {
+					c.seq, now.Add(retry(c.note.Attempts+1))); err != nil {
 					return err
 				}
 				break

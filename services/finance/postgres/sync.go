@@ -219,20 +219,25 @@ func (s *Store) TransactionsAt(ctx context.Context, userID string, at int64, acc
 
 // UpdateGrant implements finance.ChangeStore: a compare-and-swap on the
 // version, telling a missing grant from another version in the same
-// statement.
-func (s *Store) UpdateGrant(ctx context.Context, g finance.Grant, expectedVersion int64) error {
+// statement, with the notes in the same transaction.
+func (s *Store) UpdateGrant(ctx context.Context, g finance.Grant, expectedVersion int64, notes ...finance.Note) error {
 	if !isUUID(g.ID) || !isUUID(g.UserID) {
 		return fmt.Errorf("grant %q: %w", g.ID, finance.ErrNotFound)
 	}
 	var updated, exists bool
-	err := s.pool.QueryRow(ctx, `
-		WITH u AS (
-			UPDATE grants SET redacted_fields = $3, excluded_account_ids = $4, excluded_category_ids = $5, writes_enabled = $6,
-				version = $7, updated_at = $8, last_write = $9
-			WHERE id = $1 AND user_id = $2 AND version = $10 RETURNING 1)
-		SELECT EXISTS (SELECT 1 FROM u), EXISTS (SELECT 1 FROM grants WHERE id = $1 AND user_id = $2)`,
-		g.ID, g.UserID, list(g.RedactedFields), list(g.ExcludedAccountIDs), list(g.ExcludedCategoryIDs), g.WritesEnabled,
-		g.Version, nullTime(g.UpdatedAt), markArg(g.LastWrite), expectedVersion).Scan(&updated, &exists)
+	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `
+			WITH u AS (
+				UPDATE grants SET redacted_fields = $3, excluded_account_ids = $4, excluded_category_ids = $5, writes_enabled = $6,
+					version = $7, updated_at = $8, last_write = $9
+				WHERE id = $1 AND user_id = $2 AND version = $10 RETURNING 1)
+			SELECT EXISTS (SELECT 1 FROM u), EXISTS (SELECT 1 FROM grants WHERE id = $1 AND user_id = $2)`,
+			g.ID, g.UserID, list(g.RedactedFields), list(g.ExcludedAccountIDs), list(g.ExcludedCategoryIDs), g.WritesEnabled,
+			g.Version, nullTime(g.UpdatedAt), markArg(g.LastWrite), expectedVersion).Scan(&updated, &exists); err != nil || !updated {
+			return err
+		}
+		return insertNotes(ctx, tx, notes)
+	})
 	switch {
 	case err != nil:
 		return storeErr("update grant", err)

@@ -197,8 +197,18 @@ func casUpdate(ctx context.Context, db querier, t finance.Transaction, expected 
 // UpdateTransaction implements finance.Store.
 // A deadlock of the flow-total triggers with a concurrent multi-row write
 // (a sync, a category delete) is run again, as InTx does for those.
-func (s *Store) UpdateTransaction(ctx context.Context, t finance.Transaction, expectedVersion int64) error {
-	err := pg.RetryConflicts(ctx, func() error { return casUpdate(ctx, s.pool, t, expectedVersion) })
+// With notes, the update and the notes are one transaction.
+func (s *Store) UpdateTransaction(ctx context.Context, t finance.Transaction, expectedVersion int64, notes ...finance.Note) error {
+	if len(notes) == 0 {
+		err := pg.RetryConflicts(ctx, func() error { return casUpdate(ctx, s.pool, t, expectedVersion) })
+		return storeErr("update transaction", err)
+	}
+	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := casUpdate(ctx, tx, t, expectedVersion); err != nil {
+			return err
+		}
+		return insertNotes(ctx, tx, notes)
+	})
 	return storeErr("update transaction", err)
 }
 

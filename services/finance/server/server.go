@@ -192,12 +192,13 @@ func (s *Server) useEvents(ctx context.Context, cfg Config) (finance.Notifier, e
 	if pub == nil {
 		return nil, nil
 	}
-	// Events go through the outbox in the store; the relay (Run) publishes
-	// them and retries a failed publish (docs/webhooks.md, "Transport").
+	// Changes are announced through the outbox in the store; the relay
+	// (Run) publishes their events and retries a failed publish
+	// (docs/webhooks.md, "Transport").
 	log := cfg.Log.With("component", "finance-events")
-	outbox := events.NewOutbox(s.store, cfg.Clock)
-	s.relay = events.NewRelay(outbox, pub, log)
-	return events.NewService(events.Config{Store: s.store, Publisher: outbox, Clock: cfg.Clock, Log: log}), nil
+	outbox := events.NewOutbox(s.store, cfg.Clock, log)
+	s.relay = events.NewRelay(outbox, events.NewService(events.Config{Store: s.store, Publisher: pub, Log: log}))
+	return outbox, nil
 }
 
 // busPublisher publishes finance events on the bus.

@@ -1,18 +1,16 @@
 -- +goose Up
 
 -- The finance events' outbox (services/finance/events/outbox.go,
--- docs/webhooks.md "Transport"): an event waits here until the relay has
--- published it on NATS JetStream, so a failed publish is retried instead of
--- lost. The relay claims due rows FOR UPDATE SKIP LOCKED (one pass per row
--- across replicas), marks them sent, and deletes sent rows after a day.
+-- docs/webhooks.md "Transport"): one row per committed change to announce
+-- (a finance.Note, as JSON), stored by the write itself where it can (in its
+-- own transaction) or right after it commits. The relay claims due rows
+-- FOR UPDATE SKIP LOCKED (one pass per row across replicas), publishes the
+-- note's events, marks the row sent, and deletes sent rows after a day; a
+-- failed publish makes the row due again later.
 CREATE TABLE finance_outbox (
     seq             bigserial PRIMARY KEY,
     id              uuid NOT NULL UNIQUE,
-    type            text NOT NULL,
-    account_id      text NOT NULL,
-    mode            text NOT NULL,
-    coalesce_key    text NOT NULL DEFAULT '',
-    body            bytea NOT NULL,
+    note            jsonb NOT NULL,
     created_at      timestamptz NOT NULL,
     attempts        integer NOT NULL DEFAULT 0,
     next_attempt_at timestamptz NOT NULL,
