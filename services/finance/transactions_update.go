@@ -543,15 +543,17 @@ func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem
 		usable[cat.ID] = !sc.HidesCategory(cat.ID)
 	}
 	out := BulkResult{Results: make([]BulkRow, 0, len(items))}
-	var touched []string // the accounts of applied rows, for one event
-	// Rows applied before a failure are committed: announce them anyway.
+	// touched is the accounts of applied rows: the first row applied on
+	// each stores the note announcing the account with it (the outbox), so
+	// rows applied before a failure are announced too.
+	var touched []string
 	defer func() {
 		if len(touched) > 0 {
-			s.Notify().TransactionsChanged(ctx, c.UserID, touched)
+			s.notifier.Written(ctx)
 		}
 	}()
 	for _, it := range items {
-		status, account, err := s.categorizeOne(ctx, c, sc, usable, it)
+		status, account, err := s.categorizeOne(ctx, c, sc, usable, it, touched)
 		if err != nil {
 			return res, err
 		}
@@ -568,7 +570,8 @@ func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem
 	return res, nil
 }
 
-func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable map[string]bool, it BulkItem) (status, accountID string, err error) {
+func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable map[string]bool, it BulkItem,
+	touched []string) (status, accountID string, err error) {
 	if !IsUUID(it.TransactionID) {
 		return BulkNotFound, "", nil
 	}
@@ -599,7 +602,13 @@ func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable 
 	t.CategoryID = category
 	t.Version++
 	t.UpdatedAt = s.now()
-	switch err := s.store.UpdateTransaction(ctx, t, it.ExpectedVersion); {
+	var notes []Note
+	if !slices.Contains(touched, t.AccountID) {
+		n := NewNote(NoteTransactions, c.UserID, s.now())
+		n.AccountIDs = []string{t.AccountID}
+		notes = append(notes, n)
+	}
+	switch err := s.store.UpdateTransaction(ctx, t, it.ExpectedVersion, notes...); {
 	case errors.Is(err, ErrVersionConflict):
 		return BulkVersionConflict, "", nil
 	case errors.Is(err, ErrNotFound):

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/events"
+	"github.com/ledgerlane/platform/services/finance/imports"
 )
 
 // testOutbox: the finance events' outbox (events.OutboxStore). A relay
@@ -126,9 +127,9 @@ func testOutbox(t *testing.T, s Store) {
 	}
 }
 
-// testOutboxWithWrites: a transaction update and a grant update store
-// their notes in their own transaction: a committed write's notes are in
-// the outbox, a refused one's are not.
+// testOutboxWithWrites: a transaction update, a grant update and an import
+// store their notes in their own transaction: a committed write's notes are
+// in the outbox, a refused one's are not.
 func testOutboxWithWrites(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
@@ -152,17 +153,29 @@ func testOutboxWithWrites(t *testing.T, s Store) {
 	if err := s.UpdateGrant(ctx, g2, 2, refusedGrant); !errors.Is(err, finance.ErrVersionConflict) {
 		t.Fatalf("stale grant update: %v", err)
 	}
+	// An import matching a row that is gone is refused whole.
+	refusedImport := note(finance.NoteTransactions)
+	if _, err := s.ApplyImport(ctx, imports.ImportWrite{UserID: f.user, AccountID: f.account,
+		Rows: []imports.ImportRow{{Key: "k0", MatchID: newID()}}, Notes: []finance.Note{refusedImport}}); !errors.Is(err, finance.ErrNotFound) {
+		t.Fatalf("an import matching no row: %v", err)
+	}
 	tx.Version, tx.Memo = 2, "edited"
 	must(t, s.UpdateTransaction(ctx, tx, 1, okTx))
 	g2.Version = 2
 	must(t, s.UpdateGrant(ctx, g2, 1, okGrant))
+	imported := tx
+	imported.ID, imported.Source, imported.Version = newID(), finance.SourceImport, 1
+	okImport := note(finance.NoteTransactions)
+	_, err := s.ApplyImport(ctx, imports.ImportWrite{UserID: f.user, AccountID: f.account,
+		Rows: []imports.ImportRow{{Key: "k1", Insert: &imported}}, Notes: []finance.Note{okImport}})
+	must(t, err)
 	var got []string
-	_, err := s.RelayNotes(ctx, at, 10, time.Hour, func(_ context.Context, o events.OutboxNote) error {
+	_, err = s.RelayNotes(ctx, at, 10, time.Hour, func(_ context.Context, o events.OutboxNote) error {
 		got = append(got, o.ID)
 		return nil
 	}, func(int) time.Duration { return time.Second })
 	must(t, err)
-	if want := []string{okTx.ID, okGrant.ID}; !slices.Equal(got, want) {
-		t.Fatalf("outbox after the writes: %v, want %v (refused: %s, %s)", got, want, refusedTx.ID, refusedGrant.ID)
+	if want := []string{okTx.ID, okGrant.ID, okImport.ID}; !slices.Equal(got, want) {
+		t.Fatalf("outbox after the writes: %v, want %v (refused: %s, %s, %s)", got, want, refusedTx.ID, refusedGrant.ID, refusedImport.ID)
 	}
 }

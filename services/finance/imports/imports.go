@@ -133,6 +133,8 @@ type ImportWrite struct {
 	UserID    string
 	AccountID string
 	Rows      []ImportRow
+	// Notes are stored in the outbox with the rows (the finance events).
+	Notes []finance.Note
 }
 
 // importEntry is an accepted entry, ready to be keyed and matched.

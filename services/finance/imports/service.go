@@ -169,11 +169,14 @@ func (s *Service) applyImport(ctx context.Context, userID string, account financ
 	if len(w.Rows) == 0 {
 		return nil
 	}
+	note := finance.NewNote(finance.NoteTransactions, userID, s.k.Now())
+	note.AccountIDs = []string{account.ID}
+	w.Notes = []finance.Note{note} // announced with the rows (the outbox)
 	claimed, err := s.store.ApplyImport(ctx, w)
 	if err != nil {
 		return err // the caller retries finance.ErrNotFound and maps the rest
 	}
-	s.k.Notify().TransactionsChanged(ctx, userID, []string{account.ID})
+	s.k.Notify().Written(ctx)
 	for i, r := range w.Rows {
 		// A row another import claimed in the meantime is present all the
 		// same: matched.

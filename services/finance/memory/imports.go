@@ -104,5 +104,6 @@ func (s *Store) ApplyImport(_ context.Context, w imports.ImportWrite) ([]bool, e
 		}
 		s.importClaims[w.AccountID+"|"+r.Key] = imports.ImportClaim{AccountID: w.AccountID, Key: r.Key, TransactionID: id}
 	}
+	s.appendNotes(w.Notes)
 	return claimed, nil
 }

@@ -51,6 +51,9 @@ func (s *Store) ApplyImport(ctx context.Context, w imports.ImportWrite) ([]bool,
 	claimed := make([]bool, len(w.Rows))
 	err := pg.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		clear(claimed) // InTx may run this again
+		if err := insertNotes(ctx, tx, w.Notes); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, `
 			INSERT INTO import_claims (account_id, import_key, transaction_id)
 			SELECT $1, k, t FROM unnest($2::text[], $3::uuid[]) AS u (k, t) ORDER BY k
