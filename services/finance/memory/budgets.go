@@ -97,27 +97,17 @@ func (s *Store) createBudget(b budgets.Budget) error {
 
 // GetBudget implements budgets.Store.
 func (s *Store) GetBudget(_ context.Context, userID, id string) (budgets.Budget, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	b, ok := s.budgets[id]
-	if !ok || b.UserID != userID {
-		return budgets.Budget{}, fmt.Errorf("budget %s: %w", id, finance.ErrNotFound)
+	b, ok := find(s, s.budgets, id, func(b budgets.Budget) bool { return b.UserID == userID })
+	if !ok {
+		return budgets.Budget{}, notFound("budget", id)
 	}
 	return cloneBudget(b), nil
 }
 
 // ListBudgets implements budgets.Store.
 func (s *Store) ListBudgets(_ context.Context, userID string) ([]budgets.Budget, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []budgets.Budget
-	for _, b := range s.budgets {
-		if b.UserID == userID {
-			out = append(out, cloneBudget(b))
-		}
-	}
-	slices.SortFunc(out, budgets.CompareBudgets)
-	return out, nil
+	return collect(s, s.budgets, func(b budgets.Budget) bool { return b.UserID == userID }, cloneBudget,
+		budgets.CompareBudgets), nil
 }
 
 // SwitchBudget implements budgets.Store.
@@ -195,33 +185,22 @@ func (s *Store) CreateGoal(_ context.Context, g budgets.Goal) error {
 
 // GetGoal implements budgets.Store.
 func (s *Store) GetGoal(_ context.Context, userID, id string) (budgets.Goal, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g, ok := s.goals[id]
-	if !ok || g.UserID != userID {
-		return budgets.Goal{}, fmt.Errorf("goal %s: %w", id, finance.ErrNotFound)
+	g, ok := find(s, s.goals, id, func(g budgets.Goal) bool { return g.UserID == userID })
+	if !ok {
+		return budgets.Goal{}, notFound("goal", id)
 	}
 	return cloneGoal(g), nil
 }
 
 // ListGoals implements budgets.Store.
 func (s *Store) ListGoals(_ context.Context, userID string, after *budgets.GoalPosition, limit int) ([]budgets.Goal, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []budgets.Goal
-	for _, g := range s.goals {
-		if g.UserID != userID {
-			continue
-		}
-		if after != nil && cmp.Or(cmp.Compare(g.SortOrder, after.SortOrder), cmp.Compare(g.ID, after.ID)) <= 0 {
-			continue
-		}
-		out = append(out, cloneGoal(g))
+	keep := func(g budgets.Goal) bool {
+		return g.UserID == userID &&
+			(after == nil || cmp.Or(cmp.Compare(g.SortOrder, after.SortOrder), cmp.Compare(g.ID, after.ID)) > 0)
 	}
-	slices.SortFunc(out, func(a, b budgets.Goal) int {
+	return truncate(collect(s, s.goals, keep, cloneGoal, func(a, b budgets.Goal) int {
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
-	})
-	return truncate(out, limit), nil
+	}), limit), nil
 }
 
 // MarkGoalCompleted implements budgets.Store.
