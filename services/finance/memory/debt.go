@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 )
@@ -29,7 +30,7 @@ func (s *Store) PutLiability(_ context.Context, l debt.Liability) error {
 
 // ListLiabilities implements finance.Store.
 func (s *Store) ListLiabilities(_ context.Context, userID string) ([]debt.Liability, error) {
-	return collect(s, s.liabilities, func(l debt.Liability) bool { return l.UserID == userID }, cloneLiability,
+	return memtable.Collect(&s.mu, s.liabilities, func(l debt.Liability) bool { return l.UserID == userID }, cloneLiability,
 		func(a, b debt.Liability) int { return strings.Compare(a.AccountID, b.AccountID) }), nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
@@ -84,7 +85,7 @@ func (s *Store) CreateUser(_ context.Context, u finance.User) error {
 
 // GetUser implements finance.Store.
 func (s *Store) GetUser(_ context.Context, id string) (finance.User, error) {
-	u, ok := find(s, s.users, id, anyOwner[finance.User])
+	u, ok := memtable.Find(&s.mu, s.users, id, memtable.AnyOwner[finance.User])
 	if !ok {
 		return finance.User{}, notFound("user", id)
 	}
@@ -99,7 +100,7 @@ func (s *Store) CreateGrant(_ context.Context, g finance.Grant) error {
 
 // GetGrant implements finance.Store.
 func (s *Store) GetGrant(_ context.Context, id string) (finance.Grant, error) {
-	g, ok := find(s, s.grants, id, anyOwner[finance.Grant])
+	g, ok := memtable.Find(&s.mu, s.grants, id, memtable.AnyOwner[finance.Grant])
 	if !ok {
 		return finance.Grant{}, notFound("grant", id)
 	}
@@ -108,7 +109,7 @@ func (s *Store) GetGrant(_ context.Context, id string) (finance.Grant, error) {
 
 // ListGrants implements events.Store.
 func (s *Store) ListGrants(_ context.Context, userID string) ([]finance.Grant, error) {
-	return collect(s, s.grants, func(g finance.Grant) bool { return g.UserID == userID }, cloneGrant,
+	return memtable.Collect(&s.mu, s.grants, func(g finance.Grant) bool { return g.UserID == userID }, cloneGrant,
 		func(a, b finance.Grant) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
@@ -149,7 +150,7 @@ func (s *Store) CreateAccount(_ context.Context, a finance.Account) error {
 
 // GetAccount implements finance.Store.
 func (s *Store) GetAccount(_ context.Context, userID, id string) (finance.Account, error) {
-	a, ok := find(s, s.accounts, id, func(a finance.Account) bool { return a.UserID == userID })
+	a, ok := memtable.Find(&s.mu, s.accounts, id, func(a finance.Account) bool { return a.UserID == userID })
 	if !ok {
 		return finance.Account{}, notFound("account", id)
 	}
@@ -158,7 +159,7 @@ func (s *Store) GetAccount(_ context.Context, userID, id string) (finance.Accoun
 
 // ListAccounts implements finance.Store.
 func (s *Store) ListAccounts(_ context.Context, userID string) ([]finance.Account, error) {
-	return collect(s, s.accounts, func(a finance.Account) bool { return a.UserID == userID }, cloneAccount,
+	return memtable.Collect(&s.mu, s.accounts, func(a finance.Account) bool { return a.UserID == userID }, cloneAccount,
 		func(a, b finance.Account) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
@@ -170,7 +171,7 @@ func (s *Store) CreateCategory(_ context.Context, c finance.Category) error {
 
 // ListCategories implements finance.Store.
 func (s *Store) ListCategories(_ context.Context, userID string) ([]finance.Category, error) {
-	return collect(s, s.categories, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID }, same,
+	return memtable.Collect(&s.mu, s.categories, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID }, memtable.Same,
 		func(a, b finance.Category) int {
 			return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 		}), nil
@@ -220,7 +221,7 @@ func (s *Store) checkInserts(txs []finance.Transaction) error {
 
 // GetTransaction implements finance.Store.
 func (s *Store) GetTransaction(_ context.Context, userID, id string) (finance.Transaction, error) {
-	t, ok := find(s, s.transactions, id, func(t finance.Transaction) bool { return t.UserID == userID })
+	t, ok := memtable.Find(&s.mu, s.transactions, id, func(t finance.Transaction) bool { return t.UserID == userID })
 	if !ok {
 		return finance.Transaction{}, notFound("transaction", id)
 	}
@@ -306,40 +307,7 @@ func put[T any](s *Store, m map[string]T, id string, v T) error {
 	return nil
 }
 
-// find returns row id of m, under the read lock, when mine says it is the
-// caller's; another user's row is as absent as a missing one.
-func find[T any](s *Store, m map[string]T, id string, mine func(T) bool) (T, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	v, ok := m[id]
-	if !ok || !mine(v) {
-		var zero T
-		return zero, false
-	}
-	return v, true
-}
-
-// collect returns copies (by clone) of the rows of m that keep accepts, in
-// order, under the read lock.
-func collect[T any](s *Store, m map[string]T, keep func(T) bool, clone func(T) T, order func(a, b T) int) []T {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []T
-	for _, v := range m {
-		if keep(v) {
-			out = append(out, clone(v))
-		}
-	}
-	slices.SortFunc(out, order)
-	return out
-}
-
 func notFound(kind, id string) error { return fmt.Errorf("%s %s: %w", kind, id, finance.ErrNotFound) }
-
-func same[T any](v T) T { return v }
-
-// anyOwner is find's test for rows read by id alone.
-func anyOwner[T any](T) bool { return true }
 
 func truncate[T any](s []T, limit int) []T {
 	if limit > 0 && len(s) > limit {

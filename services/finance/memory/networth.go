@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/networth"
 )
@@ -43,8 +44,8 @@ func (s *Store) PutFXRates(_ context.Context, rs []networth.FXRate) error {
 // FXRatesUpTo implements networth.Store.
 func (s *Store) FXRatesUpTo(_ context.Context, currencies []string, day time.Time) ([]networth.FXRate, error) {
 	day = finance.Day(day)
-	return collect(s, s.fxRates, func(r networth.FXRate) bool { return slices.Contains(currencies, r.Currency) && !r.Date.After(day) },
-		same, func(a, b networth.FXRate) int {
+	return memtable.Collect(&s.mu, s.fxRates, func(r networth.FXRate) bool { return slices.Contains(currencies, r.Currency) && !r.Date.After(day) },
+		memtable.Same, func(a, b networth.FXRate) int {
 			return cmp.Or(strings.Compare(a.Currency, b.Currency), a.Date.Compare(b.Date))
 		}), nil
 }
@@ -70,7 +71,7 @@ func (s *Store) ListNetWorthSnapshots(_ context.Context, userID string, from, to
 	keep := func(sn networth.NetWorthSnapshot) bool {
 		return sn.UserID == userID && !sn.Date.Before(from) && !sn.Date.After(to)
 	}
-	return collect(s, s.nwSnapshots, keep, cloneSnapshot,
+	return memtable.Collect(&s.mu, s.nwSnapshots, keep, cloneSnapshot,
 		func(a, b networth.NetWorthSnapshot) int { return a.Date.Compare(b.Date) }), nil
 }
 
@@ -188,7 +189,7 @@ func (s *Store) ListHoldings(_ context.Context, userID string, f networth.Holdin
 		return h.UserID == userID && !slices.Contains(f.ExcludeAccountIDs, h.AccountID) &&
 			(f.AccountID == "" || h.AccountID == f.AccountID) && (afterID == "" || h.ID > afterID)
 	}
-	return truncate(collect(s, s.holdings, keep, cloneHolding,
+	return truncate(memtable.Collect(&s.mu, s.holdings, keep, cloneHolding,
 		func(a, b networth.Holding) int { return strings.Compare(a.ID, b.ID) }), limit), nil
 }
 
