@@ -72,3 +72,31 @@ type Store interface {
 	FlowStore   // flows.go
 	ChangeStore // sync.go
 }
+
+// Notifier is the port through which the finance service announces what
+// changed, for the webhook events of docs/webhooks.md (the events package
+// implements it; it decides which grants may learn of a change and
+// publishes). Every method is called after the change committed, and never
+// fails the write: an event that cannot be published is logged, and the
+// next change makes the next one.
+type Notifier interface {
+	// TransactionsChanged: rows of userID on accountIDs changed (nil: on
+	// accounts not known to the caller, which every grant may see).
+	TransactionsChanged(ctx context.Context, userID string, accountIDs []string)
+	// ConnectionStatusChanged: a connection's status moved from old to
+	// new; code is the error code of new (empty when active).
+	ConnectionStatusChanged(ctx context.Context, userID, connectionID, old, new, code string)
+	// RecurringDetected: detection found streams new to userID (id →
+	// the account it runs on).
+	RecurringDetected(ctx context.Context, userID string, streams map[string]string)
+}
+
+// nopNotifier announces nothing (no events wired: tests, tools).
+type nopNotifier struct{}
+
+func (nopNotifier) TransactionsChanged(context.Context, string, []string)                           {}
+func (nopNotifier) ConnectionStatusChanged(context.Context, string, string, string, string, string) {}
+func (nopNotifier) RecurringDetected(context.Context, string, map[string]string)                    {}
+
+// Notify is the notifier changes are announced to.
+func (s *Service) Notify() Notifier { return s.notifier }
