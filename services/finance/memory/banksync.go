@@ -13,7 +13,7 @@ import (
 
 // GetConnection implements banksync.Store.
 func (s *Store) GetConnection(_ context.Context, id string) (finance.Connection, error) {
-	c, ok := memtable.Find(&s.mu, s.connections, id, memtable.AnyOwner[finance.Connection])
+	c, ok := memtable.Find(&s.mu, &s.connections, id, memtable.AnyOwner[finance.Connection])
 	if !ok {
 		return finance.Connection{}, notFound("connection", id)
 	}
@@ -34,7 +34,7 @@ func (s *Store) TransactionsByExternalRef(_ context.Context, userID string, acco
 		return t.UserID == userID && t.ExternalRef != "" && slices.Contains(accountIDs, t.AccountID) &&
 			slices.Contains(refs, t.ExternalRef)
 	}
-	return memtable.Collect(&s.mu, s.transactions, keep, cloneTx,
+	return memtable.Collect(&s.mu, &s.transactions, keep, cloneTx,
 		func(a, b finance.Transaction) int { return strings.Compare(a.ID, b.ID) }), nil
 }
 

@@ -98,7 +98,7 @@ func (s *Store) createBudget(b budgets.Budget) error {
 
 // GetBudget implements budgets.Store.
 func (s *Store) GetBudget(_ context.Context, userID, id string) (budgets.Budget, error) {
-	b, ok := memtable.Find(&s.mu, s.budgets, id, func(b budgets.Budget) bool { return b.UserID == userID })
+	b, ok := memtable.Find(&s.mu, &s.budgets, id, func(b budgets.Budget) bool { return b.UserID == userID })
 	if !ok {
 		return budgets.Budget{}, notFound("budget", id)
 	}
@@ -107,7 +107,7 @@ func (s *Store) GetBudget(_ context.Context, userID, id string) (budgets.Budget,
 
 // ListBudgets implements budgets.Store.
 func (s *Store) ListBudgets(_ context.Context, userID string) ([]budgets.Budget, error) {
-	return memtable.Collect(&s.mu, s.budgets, func(b budgets.Budget) bool { return b.UserID == userID }, cloneBudget,
+	return memtable.Collect(&s.mu, &s.budgets, func(b budgets.Budget) bool { return b.UserID == userID }, cloneBudget,
 		budgets.CompareBudgets), nil
 }
 
@@ -186,7 +186,7 @@ func (s *Store) CreateGoal(_ context.Context, g budgets.Goal) error {
 
 // GetGoal implements budgets.Store.
 func (s *Store) GetGoal(_ context.Context, userID, id string) (budgets.Goal, error) {
-	g, ok := memtable.Find(&s.mu, s.goals, id, func(g budgets.Goal) bool { return g.UserID == userID })
+	g, ok := memtable.Find(&s.mu, &s.goals, id, func(g budgets.Goal) bool { return g.UserID == userID })
 	if !ok {
 		return budgets.Goal{}, notFound("goal", id)
 	}
@@ -199,7 +199,7 @@ func (s *Store) ListGoals(_ context.Context, userID string, after *budgets.GoalP
 		return g.UserID == userID &&
 			(after == nil || cmp.Or(cmp.Compare(g.SortOrder, after.SortOrder), cmp.Compare(g.ID, after.ID)) > 0)
 	}
-	return truncate(memtable.Collect(&s.mu, s.goals, keep, cloneGoal, func(a, b budgets.Goal) int {
+	return truncate(memtable.Collect(&s.mu, &s.goals, keep, cloneGoal, func(a, b budgets.Goal) int {
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
 	}), limit), nil
 }

@@ -30,7 +30,7 @@ func (s *Store) PutLiability(_ context.Context, l debt.Liability) error {
 
 // ListLiabilities implements finance.Store.
 func (s *Store) ListLiabilities(_ context.Context, userID string) ([]debt.Liability, error) {
-	return memtable.Collect(&s.mu, s.liabilities, func(l debt.Liability) bool { return l.UserID == userID }, cloneLiability,
+	return memtable.Collect(&s.mu, &s.liabilities, func(l debt.Liability) bool { return l.UserID == userID }, cloneLiability,
 		func(a, b debt.Liability) int { return strings.Compare(a.AccountID, b.AccountID) }), nil
 }
 

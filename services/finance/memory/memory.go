@@ -85,7 +85,7 @@ func (s *Store) CreateUser(_ context.Context, u finance.User) error {
 
 // GetUser implements finance.Store.
 func (s *Store) GetUser(_ context.Context, id string) (finance.User, error) {
-	u, ok := memtable.Find(&s.mu, s.users, id, memtable.AnyOwner[finance.User])
+	u, ok := memtable.Find(&s.mu, &s.users, id, memtable.AnyOwner[finance.User])
 	if !ok {
 		return finance.User{}, notFound("user", id)
 	}
@@ -100,7 +100,7 @@ func (s *Store) CreateGrant(_ context.Context, g finance.Grant) error {
 
 // GetGrant implements finance.Store.
 func (s *Store) GetGrant(_ context.Context, id string) (finance.Grant, error) {
-	g, ok := memtable.Find(&s.mu, s.grants, id, memtable.AnyOwner[finance.Grant])
+	g, ok := memtable.Find(&s.mu, &s.grants, id, memtable.AnyOwner[finance.Grant])
 	if !ok {
 		return finance.Grant{}, notFound("grant", id)
 	}
@@ -109,7 +109,7 @@ func (s *Store) GetGrant(_ context.Context, id string) (finance.Grant, error) {
 
 // ListGrants implements events.Store.
 func (s *Store) ListGrants(_ context.Context, userID string) ([]finance.Grant, error) {
-	return memtable.Collect(&s.mu, s.grants, func(g finance.Grant) bool { return g.UserID == userID }, cloneGrant,
+	return memtable.Collect(&s.mu, &s.grants, func(g finance.Grant) bool { return g.UserID == userID }, cloneGrant,
 		func(a, b finance.Grant) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
@@ -150,7 +150,7 @@ func (s *Store) CreateAccount(_ context.Context, a finance.Account) error {
 
 // GetAccount implements finance.Store.
 func (s *Store) GetAccount(_ context.Context, userID, id string) (finance.Account, error) {
-	a, ok := memtable.Find(&s.mu, s.accounts, id, func(a finance.Account) bool { return a.UserID == userID })
+	a, ok := memtable.Find(&s.mu, &s.accounts, id, func(a finance.Account) bool { return a.UserID == userID })
 	if !ok {
 		return finance.Account{}, notFound("account", id)
 	}
@@ -159,7 +159,7 @@ func (s *Store) GetAccount(_ context.Context, userID, id string) (finance.Accoun
 
 // ListAccounts implements finance.Store.
 func (s *Store) ListAccounts(_ context.Context, userID string) ([]finance.Account, error) {
-	return memtable.Collect(&s.mu, s.accounts, func(a finance.Account) bool { return a.UserID == userID }, cloneAccount,
+	return memtable.Collect(&s.mu, &s.accounts, func(a finance.Account) bool { return a.UserID == userID }, cloneAccount,
 		func(a, b finance.Account) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
@@ -171,7 +171,7 @@ func (s *Store) CreateCategory(_ context.Context, c finance.Category) error {
 
 // ListCategories implements finance.Store.
 func (s *Store) ListCategories(_ context.Context, userID string) ([]finance.Category, error) {
-	return memtable.Collect(&s.mu, s.categories, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID }, memtable.Same,
+	return memtable.Collect(&s.mu, &s.categories, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID }, memtable.Same,
 		func(a, b finance.Category) int {
 			return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
 		}), nil
@@ -221,7 +221,7 @@ func (s *Store) checkInserts(txs []finance.Transaction) error {
 
 // GetTransaction implements finance.Store.
 func (s *Store) GetTransaction(_ context.Context, userID, id string) (finance.Transaction, error) {
-	t, ok := memtable.Find(&s.mu, s.transactions, id, func(t finance.Transaction) bool { return t.UserID == userID })
+	t, ok := memtable.Find(&s.mu, &s.transactions, id, func(t finance.Transaction) bool { return t.UserID == userID })
 	if !ok {
 		return finance.Transaction{}, notFound("transaction", id)
 	}

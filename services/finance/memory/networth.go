@@ -44,7 +44,7 @@ func (s *Store) PutFXRates(_ context.Context, rs []networth.FXRate) error {
 // FXRatesUpTo implements networth.Store.
 func (s *Store) FXRatesUpTo(_ context.Context, currencies []string, day time.Time) ([]networth.FXRate, error) {
 	day = finance.Day(day)
-	return memtable.Collect(&s.mu, s.fxRates, func(r networth.FXRate) bool { return slices.Contains(currencies, r.Currency) && !r.Date.After(day) },
+	return memtable.Collect(&s.mu, &s.fxRates, func(r networth.FXRate) bool { return slices.Contains(currencies, r.Currency) && !r.Date.After(day) },
 		memtable.Same, func(a, b networth.FXRate) int {
 			return cmp.Or(strings.Compare(a.Currency, b.Currency), a.Date.Compare(b.Date))
 		}), nil
@@ -71,7 +71,7 @@ func (s *Store) ListNetWorthSnapshots(_ context.Context, userID string, from, to
 	keep := func(sn networth.NetWorthSnapshot) bool {
 		return sn.UserID == userID && !sn.Date.Before(from) && !sn.Date.After(to)
 	}
-	return memtable.Collect(&s.mu, s.nwSnapshots, keep, cloneSnapshot,
+	return memtable.Collect(&s.mu, &s.nwSnapshots, keep, cloneSnapshot,
 		func(a, b networth.NetWorthSnapshot) int { return a.Date.Compare(b.Date) }), nil
 }
 
@@ -189,7 +189,7 @@ func (s *Store) ListHoldings(_ context.Context, userID string, f networth.Holdin
 		return h.UserID == userID && !slices.Contains(f.ExcludeAccountIDs, h.AccountID) &&
 			(f.AccountID == "" || h.AccountID == f.AccountID) && (afterID == "" || h.ID > afterID)
 	}
-	return truncate(memtable.Collect(&s.mu, s.holdings, keep, cloneHolding,
+	return truncate(memtable.Collect(&s.mu, &s.holdings, keep, cloneHolding,
 		func(a, b networth.Holding) int { return strings.Compare(a.ID, b.ID) }), limit), nil
 }
 

@@ -168,7 +168,7 @@ func (s *Store) CreateRecurringRule(_ context.Context, r recurring.Rule) error {
 // ListRecurringRules implements recurring.Store.
 func (s *Store) ListRecurringRules(_ context.Context, userID string) ([]recurring.Rule, error) {
 	clone := func(r recurring.Rule) recurring.Rule { r.LastSeenDate = copyPtr(r.LastSeenDate); return r }
-	return memtable.Collect(&s.mu, s.rules, func(r recurring.Rule) bool { return r.UserID == userID }, clone,
+	return memtable.Collect(&s.mu, &s.rules, func(r recurring.Rule) bool { return r.UserID == userID }, clone,
 		func(a, b recurring.Rule) int {
 			return cmp.Or(a.NextExpectedDate.Compare(b.NextExpectedDate), cmp.Compare(a.ID, b.ID))
 		}), nil

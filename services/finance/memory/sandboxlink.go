@@ -46,7 +46,7 @@ func (s *Store) CreateSandboxUser(_ context.Context, u finance.User, limit int) 
 
 // ListSandboxUsers implements sandboxlink.Store.
 func (s *Store) ListSandboxUsers(_ context.Context, ownerAccountID string) ([]finance.User, error) {
-	return memtable.Collect(&s.mu, s.users, func(u finance.User) bool { return u.OwnerAccountID == ownerAccountID && u.Mode == "test" },
+	return memtable.Collect(&s.mu, &s.users, func(u finance.User) bool { return u.OwnerAccountID == ownerAccountID && u.Mode == "test" },
 		memtable.Same, func(a, b finance.User) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
@@ -158,7 +158,7 @@ func (s *Store) writeLinked(w *sandboxlink.Linked) {
 
 // GetLink implements sandboxlink.Store.
 func (s *Store) GetLink(_ context.Context, id string) (sandboxlink.Link, error) {
-	l, ok := memtable.Find(&s.mu, s.links, id, memtable.AnyOwner[sandboxlink.Link])
+	l, ok := memtable.Find(&s.mu, &s.links, id, memtable.AnyOwner[sandboxlink.Link])
 	if !ok {
 		return sandboxlink.Link{}, notFound("link", id)
 	}
@@ -170,7 +170,7 @@ func (s *Store) ListLinks(_ context.Context, ownerAccountID, userID string) ([]s
 	keep := func(l sandboxlink.Link) bool {
 		return l.OwnerAccountID == ownerAccountID && (userID == "" || l.UserID == userID)
 	}
-	return memtable.Collect(&s.mu, s.links, keep, memtable.Same,
+	return memtable.Collect(&s.mu, &s.links, keep, memtable.Same,
 		func(a, b sandboxlink.Link) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 

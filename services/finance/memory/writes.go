@@ -49,7 +49,7 @@ func (s *Store) CreateCustomCategory(_ context.Context, c finance.Category, limi
 
 // GetCategory implements finance.Store.
 func (s *Store) GetCategory(_ context.Context, userID, id string) (finance.Category, error) {
-	c, ok := memtable.Find(&s.mu, s.categories, id, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID })
+	c, ok := memtable.Find(&s.mu, &s.categories, id, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID })
 	if !ok {
 		return finance.Category{}, notFound("category", id)
 	}

@@ -341,13 +341,13 @@ func (s *Store) clearDefault(accountID string) {
 }
 
 func (s *Store) PaymentMethods(_ context.Context, accountID string) ([]billing.PaymentMethod, error) {
-	return memtable.Collect(&s.mu, s.pay.methods, func(m billing.PaymentMethod) bool {
+	return memtable.Collect(&s.mu, &s.pay.methods, func(m billing.PaymentMethod) bool {
 		return m.AccountID == accountID && m.RemovedAt == nil
 	}, memtable.Same, func(a, b billing.PaymentMethod) int { return createdOrder(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 func (s *Store) GetPaymentMethod(_ context.Context, id string) (billing.PaymentMethod, error) {
-	m, ok := memtable.Find(&s.mu, s.pay.methods, id, memtable.AnyOwner[billing.PaymentMethod])
+	m, ok := memtable.Find(&s.mu, &s.pay.methods, id, memtable.AnyOwner[billing.PaymentMethod])
 	if !ok {
 		return billing.PaymentMethod{}, metering.ErrNotFound
 	}
@@ -410,7 +410,7 @@ func (s *Store) CreatePayment(_ context.Context, p billing.Payment) error {
 }
 
 func (s *Store) GetPayment(_ context.Context, id string) (billing.Payment, error) {
-	p, ok := memtable.Find(&s.mu, s.pay.payments, id, memtable.AnyOwner[billing.Payment])
+	p, ok := memtable.Find(&s.mu, &s.pay.payments, id, memtable.AnyOwner[billing.Payment])
 	if !ok {
 		return billing.Payment{}, metering.ErrNotFound
 	}
@@ -418,7 +418,7 @@ func (s *Store) GetPayment(_ context.Context, id string) (billing.Payment, error
 }
 
 func (s *Store) Payments(_ context.Context, accountID string) ([]billing.Payment, error) {
-	return memtable.Collect(&s.mu, s.pay.payments, func(p billing.Payment) bool { return p.AccountID == accountID },
+	return memtable.Collect(&s.mu, &s.pay.payments, func(p billing.Payment) bool { return p.AccountID == accountID },
 		clonePayment, func(a, b billing.Payment) int { return createdOrder(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 

@@ -57,7 +57,7 @@ func (s *Store) CreateAccount(_ context.Context, a metering.Account) error {
 }
 
 func (s *Store) GetAccount(_ context.Context, id string) (metering.Account, error) {
-	a, ok := memtable.Find(&s.mu, s.accounts, id, memtable.AnyOwner[metering.Account])
+	a, ok := memtable.Find(&s.mu, &s.accounts, id, memtable.AnyOwner[metering.Account])
 	if !ok {
 		return metering.Account{}, metering.ErrNotFound
 	}
@@ -106,7 +106,7 @@ func (s *Store) CredentialByHash(_ context.Context, hash string) (metering.Crede
 }
 
 func (s *Store) ListCredentials(_ context.Context, accountID string) ([]metering.Credential, error) {
-	return memtable.Collect(&s.mu, s.credentials, func(c metering.Credential) bool { return c.AccountID == accountID },
+	return memtable.Collect(&s.mu, &s.credentials, func(c metering.Credential) bool { return c.AccountID == accountID },
 		clone, func(a, b metering.Credential) int { return createdOrder(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 

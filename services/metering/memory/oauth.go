@@ -48,7 +48,7 @@ func (s *Store) OAuthClientByClientID(_ context.Context, clientID string) (ident
 }
 
 func (s *Store) ListOAuthClients(_ context.Context, accountID string) ([]identity.OAuthClient, error) {
-	return memtable.Collect(&s.mu, s.oauth, func(o identity.OAuthClient) bool { return o.AccountID == accountID },
+	return memtable.Collect(&s.mu, &s.oauth, func(o identity.OAuthClient) bool { return o.AccountID == accountID },
 		cloneClient, func(a, b identity.OAuthClient) int { return createdOrder(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
