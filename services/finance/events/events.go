@@ -1,8 +1,11 @@
 // Package events turns the finance service's committed changes into the
 // webhook events of docs/webhooks.md (transactions.sync_updates_available,
-// connection.status_changed, recurring.detected) and publishes them
+// connection.status_changed, recurring.detected, and
+// budget.threshold_reached for the budgets package) and publishes them
 // through a Publisher port (NATS JetStream in production: pkg/eventbus).
-// It implements finance.Notifier. Plain Go, like the root.
+// It implements finance.Notifier, and budgets.AlertPublisher (so it may
+// import budgets, for the alert's type; budgets never imports it). Plain
+// Go, like the root.
 //
 // Privacy (docs/privacy.md): an event goes to the tenant that owns the
 // finance user, in the user's mode, once per grant that can see the change:
@@ -15,12 +18,14 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 // The event types, as jobs' registry names them.
@@ -71,7 +76,10 @@ type Service struct {
 	log   *slog.Logger
 }
 
-var _ finance.Notifier = (*Service)(nil)
+var (
+	_ finance.Notifier       = (*Service)(nil)
+	_ budgets.AlertPublisher = (*Service)(nil)
+)
 
 // NewService returns a Service from cfg.
 func NewService(cfg Config) *Service {
@@ -112,6 +120,19 @@ type ConnectionBody struct {
 	ErrorCode string `json:"error_code,omitempty"`
 }
 
+// BudgetThresholdBody is budget.threshold_reached: ids, the threshold and
+// the period; never an amount, a name or a category.
+type BudgetThresholdBody struct {
+	envelope
+	BudgetID  string `json:"budget_id"`
+	GroupID   string `json:"group_id"`
+	Threshold int32  `json:"threshold"`
+	// PeriodStart is the period's first day, PeriodEnd the first day after
+	// it (YYYY-MM-DD), as on GET /v1/budgets/{id}/progress.
+	PeriodStart string `json:"period_start"`
+	PeriodEnd   string `json:"period_end"`
+}
+
 // RecurringBody is recurring.detected: the new streams the grant sees.
 type RecurringBody struct {
 	envelope
@@ -150,19 +171,52 @@ func sees(g finance.Grant, accountIDs []string) bool {
 // publish sends one event; a failure is logged (the next change makes the
 // next event).
 func (s *Service) publish(ctx context.Context, u finance.User, typ, key string, body func(envelope) any) {
+	if err := s.send(ctx, u, uuid.NewString(), typ, key, body); err != nil {
+		s.log.WarnContext(ctx, "finance events: publish", "event", typ, "user_id", u.ID, "err", err)
+	}
+}
+
+// send publishes one event with id.
+func (s *Service) send(ctx context.Context, u finance.User, id, typ, key string, body func(envelope) any) error {
 	now := s.now().UTC()
-	head := envelope{Type: typ, ID: uuid.NewString(), CreatedAt: now.Format(time.RFC3339Nano), UserID: u.ID}
+	head := envelope{Type: typ, ID: id, CreatedAt: now.Format(time.RFC3339Nano), UserID: u.ID}
 	if g, ok := strings.CutPrefix(key, u.ID+"|"); ok {
 		head.GrantID = g
 	}
 	b, err := json.Marshal(body(head))
-	if err == nil {
-		err = s.pub.Publish(ctx, Event{ID: head.ID, Type: typ, AccountID: u.OwnerAccountID, Mode: finance.ModeOf(u.Mode),
-			CoalesceKey: coalesceKey(typ, key), Body: b})
-	}
 	if err != nil {
-		s.log.WarnContext(ctx, "finance events: publish", "event", typ, "user_id", u.ID, "err", err)
+		return err
 	}
+	return s.pub.Publish(ctx, Event{ID: head.ID, Type: typ, AccountID: u.OwnerAccountID, Mode: finance.ModeOf(u.Mode),
+		CoalesceKey: coalesceKey(typ, key), Body: b})
+}
+
+// alertNamespace is the UUID namespace of budget.threshold_reached ids.
+var alertNamespace = uuid.MustParse("9a3f6c2e-0b1d-4e57-8c44-71d2e5a0b6f3")
+
+// BudgetThresholdReached publishes budget.threshold_reached for one
+// alert of the budgets package, to the grant that reached it (the budgets
+// package checked the threshold in that grant's view). The event id is
+// derived from the alert's key, so an alert published again after a
+// failure that was not one (a timeout after the bus took it) is dropped as
+// a duplicate by the bus and by the fan-out (one delivery per event id and
+// endpoint). Unlike the other events, a failure is returned: the caller
+// releases its claim so the next check sends the alert.
+func (s *Service) BudgetThresholdReached(ctx context.Context, a budgets.ThresholdAlert) error {
+	u, err := s.store.GetUser(ctx, a.UserID)
+	if err != nil {
+		return err
+	}
+	if u.OwnerAccountID == "" {
+		return nil
+	}
+	start, end := a.PeriodStart.Format(finance.DateLayout), a.PeriodEnd.Format(finance.DateLayout)
+	id := uuid.NewSHA1(alertNamespace, []byte(strings.Join([]string{a.GrantID, a.BudgetID, a.GroupID, start,
+		strconv.Itoa(int(a.Threshold))}, "|"))).String()
+	return s.send(ctx, u, id, TypeBudgetThreshold, u.ID+"|"+a.GrantID, func(h envelope) any {
+		return BudgetThresholdBody{envelope: h, BudgetID: a.BudgetID, GroupID: a.GroupID, Threshold: a.Threshold,
+			PeriodStart: start, PeriodEnd: end}
+	})
 }
 
 // coalesceKey: only sync events coalesce, per user and grant.

@@ -19,6 +19,13 @@ type budgetState struct {
 	budgets   map[string]budgets.Budget
 	snapshots map[string]budgets.ProgressSnapshot
 	goals     map[string]budgets.Goal
+	// alerts are the sent budget.threshold_reached, by alertKey.
+	alerts map[string]budgets.ThresholdAlert
+}
+
+// alertKey is the sent-table's unique key.
+func alertKey(a budgets.ThresholdAlert) string {
+	return fmt.Sprintf("%s|%s|%s|%s|%d", a.GrantID, a.BudgetID, a.GroupID, finance.Day(a.PeriodStart).Format(finance.DateLayout), a.Threshold)
 }
 
 func snapKey(budgetID, grantID string, start time.Time) string {
@@ -32,6 +39,10 @@ func cloneBudget(b budgets.Budget) budgets.Budget {
 	b.Groups = nil
 	_ = json.Unmarshal(groups, &b.Groups)
 	b.EnabledFeatures = cloneStrings(b.EnabledFeatures)
+	b.AlertThresholds = slices.Clone(b.AlertThresholds)
+	if len(b.AlertThresholds) == 0 {
+		b.AlertThresholds = nil
+	}
 	b.ExpectedMonthlyIncome = copyPtr(b.ExpectedMonthlyIncome)
 	b.ArchivedAt = tsPtr(b.ArchivedAt)
 	b.LastWrite = copyPtr(b.LastWrite)
@@ -233,7 +244,7 @@ func (s *Store) UpdateBudgetGroups(_ context.Context, b budgets.Budget, expected
 	if old.Version != expectedVersion {
 		return fmt.Errorf("budget %s: %w", b.ID, finance.ErrVersionConflict)
 	}
-	old.Groups, old.Version, old.UpdatedAt, old.LastWrite = b.Groups, b.Version, b.UpdatedAt, b.LastWrite
+	old.Groups, old.AlertThresholds, old.Version, old.UpdatedAt, old.LastWrite = b.Groups, b.AlertThresholds, b.Version, b.UpdatedAt, b.LastWrite
 	s.budgets[b.ID] = cloneBudget(old)
 	return nil
 }
@@ -278,4 +289,32 @@ func budgetRow(t finance.Transaction) finance.BudgetRow {
 		row.BankMerchant = *t.ProviderMerchantName
 	}
 	return row
+}
+
+// ClaimThresholdAlert implements budgets.Store.
+func (s *Store) ClaimThresholdAlert(_ context.Context, a budgets.ThresholdAlert) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.budgets[a.BudgetID]
+	if !ok || b.UserID != a.UserID {
+		return false, fmt.Errorf("budget %s: %w", a.BudgetID, finance.ErrNotFound)
+	}
+	if s.alerts == nil {
+		s.alerts = map[string]budgets.ThresholdAlert{}
+	}
+	k := alertKey(a)
+	if _, ok := s.alerts[k]; ok {
+		return false, nil
+	}
+	a.PeriodStart, a.PeriodEnd, a.CreatedAt = finance.Day(a.PeriodStart), finance.Day(a.PeriodEnd), ts(a.CreatedAt)
+	s.alerts[k] = a
+	return true, nil
+}
+
+// ReleaseThresholdAlert implements budgets.Store.
+func (s *Store) ReleaseThresholdAlert(_ context.Context, a budgets.ThresholdAlert) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.alerts, alertKey(a))
+	return nil
 }

@@ -131,10 +131,19 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	} else {
 		s.store = memory.New()
 	}
-	notifier, err := s.useEvents(ctx, cfg)
+	evs, err := s.useEvents(ctx, cfg)
 	if err != nil {
 		s.Close()
 		return nil, err
+	}
+	var notifier finance.Notifier
+	var alerts budgets.AlertPublisher
+	hook := &thresholdHook{}
+	if evs != nil {
+		// The budget thresholds are checked after every change the
+		// events hear of (thresholdHook), and their alerts published by
+		// the same events service.
+		hook.Notifier, notifier, alerts = evs, hook, evs
 	}
 	s.svc = finance.NewService(finance.Config{Store: s.store, Cursors: cursor.New(cfg.CursorSecret), Notifier: notifier,
 		Clock: cfg.Clock, Log: cfg.Log})
@@ -159,14 +168,35 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.svcs.BankSync = banksync.NewService(banksync.Config{Kernel: s.svc, Store: s.store})
 	s.svcs.Recurring = recurring.NewService(recurring.Config{Kernel: s.svc, Store: s.store})
-	s.svcs.Budgets = budgets.NewService(budgets.Config{Kernel: s.svc, Recurring: s.svcs.Recurring, Store: s.store})
+	s.svcs.Budgets = budgets.NewService(budgets.Config{Kernel: s.svc, Recurring: s.svcs.Recurring, Store: s.store,
+		Alerts: alerts})
+	hook.budgets = s.svcs.Budgets // before anything is served, so no write sees it unset
 	s.svcs.Sandbox = sandboxlink.NewService(sandboxlink.Config{Kernel: s.svc, Store: s.store, History: seed.SandboxHistory})
 	return s, nil
 }
 
-// useEvents returns the notifier of the finance events: on NATS JetStream
-// when cfg names a server, else through cfg.Events, else none (nil).
-func (s *Server) useEvents(ctx context.Context, cfg Config) (finance.Notifier, error) {
+// thresholdHook is the finance notifier when events are wired: it tells the
+// events, then checks the budget thresholds of the user whose transactions
+// changed. Every write that moves spending (a PATCH, a bulk recategorise, a
+// category merge, an import, a bank sync with its split slices) already
+// tells the notifier after it commits, so hooking here covers each of them, and any
+// write added later that announces itself (docs: services/finance/README.md,
+// "Alert thresholds").
+type thresholdHook struct {
+	finance.Notifier
+	budgets *budgets.Service
+}
+
+func (h *thresholdHook) TransactionsChanged(ctx context.Context, userID string, accountIDs []string) {
+	// The alerts first: a receiver that sees the write's sync event has
+	// then also been sent its alerts (one stream, fanned out in order).
+	h.budgets.AfterWrite(ctx, userID)
+	h.Notifier.TransactionsChanged(ctx, userID, accountIDs)
+}
+
+// useEvents returns the finance events service: on NATS JetStream when cfg
+// names a server, else through cfg.Events, else none (nil).
+func (s *Server) useEvents(ctx context.Context, cfg Config) (*events.Service, error) {
 	pub := cfg.Events
 	if cfg.NATSURL != "" {
 		nc, js, err := natsconn.Connect(cfg.NATSURL, "finance")
