@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/events"
 	"github.com/ledgerlane/platform/services/finance/memory"
 	"github.com/ledgerlane/platform/services/finance/recurring"
+	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
 // alertKey is what a budget.threshold_reached is sent once for.
@@ -448,4 +449,25 @@ type capture struct{ got []events.Event }
 func (c *capture) Publish(_ context.Context, ev events.Event) error {
 	c.got = append(c.got, ev)
 	return nil
+}
+
+// BenchmarkCheckThresholds: what a write pays for the check on the demo
+// user (three grants, the envelope budget; every reached threshold claimed
+// already after the first run), in memory.
+func BenchmarkCheckThresholds(b *testing.B) {
+	store := memory.New()
+	ctx := context.Background()
+	now := time.Date(2026, 5, 20, 14, 30, 0, 0, time.UTC)
+	d, err := seed.Demo(ctx, store, tenant, now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := finance.NewService(finance.Config{Store: store, Cursors: cursor.New([]byte("k")), Clock: func() time.Time { return now }})
+	svc := budgets.NewService(budgets.Config{Kernel: k, Recurring: recurring.NewService(recurring.Config{Kernel: k, Store: store}),
+		Store: store, Alerts: &recordingAlerts{}})
+	for b.Loop() {
+		if err := svc.CheckThresholds(ctx, d.UserID); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -81,6 +81,12 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c finance.Caller,
 	case len(u.Groups) > MaxAllocationGroups:
 		return res, finance.Invalid("groups", fmt.Sprintf("at most %d groups", MaxAllocationGroups))
 	}
+	var thresholds []int32 // checked before the budget is read: a refusal costs no read
+	if len(u.AlertThresholds) > 0 {
+		if thresholds, err = ParseAlertThresholds(u.AlertThresholds, "alert_thresholds"); err != nil {
+			return res, err
+		}
+	}
 	fp := u
 	fp.ExpectedVersion = 0
 	pw, err := finance.NewPendingWrite(c, "budget-allocations", fp)
@@ -98,10 +104,8 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c finance.Caller,
 	switch {
 	case u.ClearAlertThresholds:
 		b.AlertThresholds = nil
-	case len(u.AlertThresholds) > 0:
-		if b.AlertThresholds, err = ParseAlertThresholds(u.AlertThresholds, "alert_thresholds"); err != nil {
-			return res, err
-		}
+	case thresholds != nil:
+		b.AlertThresholds = thresholds
 	}
 	if !old.IsActive {
 		return res, problem.New(problem.Conflict, "an archived budget cannot change; switch the method to start a new one")
