@@ -64,19 +64,19 @@ func (r *recordingAlerts) keys() []alertKey {
 // and a savings group, on two accounts, with three grants: all of it, one
 // hiding the second account, one hiding fun's category.
 type alertFixture struct {
-	store                    *memory.Store
-	user, budget             string
-	shown, hidden            string // accounts
-	food, fun, save          string // categories
-	gFood, gFun, gSave       string // groups
-	full, noAccount, noFun   string // grants
-	clock                    *time.Time
-	pub                      *recordingAlerts
-	replicas                 []*budgets.Service
-	kernel                   *finance.Service
-	thresholds               []int32
-	alloc                    map[string]decimal.Decimal
-	categoryOf, groupOfCateg map[string]string
+	store                  *memory.Store
+	user, budget           string
+	shown, hidden          string // accounts
+	food, fun, save        string // categories
+	gFood, gFun, gSave     string // groups
+	full, noAccount, noFun string // grants
+	clock                  *time.Time
+	pub                    *recordingAlerts
+	replicas               []*budgets.Service
+	kernel                 *finance.Service
+	thresholds             []int32
+	alloc                  map[string]decimal.Decimal
+	groupOfCateg           map[string]string
 }
 
 func newAlertFixture(t *testing.T, start time.Time, thresholds []int32) *alertFixture {
