@@ -73,16 +73,32 @@ func TestBudgetAlertsEndToEnd(t *testing.T) {
 	settled := func(id string) bool {
 		return !slices.ContainsFunc(deliveries(id), func(d map[string]any) bool { return d["status"] != "succeeded" })
 	}
-	// barrier waits until a write's events have been fanned out: finance
-	// publishes a write's alerts before its sync events, on one stream that
-	// jobs fans out in order, so once a sync delivery made after the write
-	// exists, every alert of the write has its delivery too.
-	barrier := func(write func()) {
+	// syncEvent makes a write and waits for its sync event's delivery to
+	// settle (the receiver answers at once, so nothing is left to absorb
+	// the next write's event).
+	syncEvent := func(write func()) {
 		t.Helper()
 		waitFor("sync deliveries settled", func() bool { return settled(syncsID) })
 		before := len(deliveries(syncsID))
 		write()
 		waitFor("the write's sync event", func() bool { return len(deliveries(syncsID)) > before })
+		waitFor("sync deliveries settled", func() bool { return settled(syncsID) })
+	}
+	// barrier waits until a write's alerts have been fanned out. The
+	// thresholds are checked behind the write; once the checks are done
+	// their alerts are in the stream, ahead of any later write's sync
+	// event, and jobs fans the stream out in order: so once a marker
+	// write's sync delivery exists, every alert of the write has its
+	// delivery too. (A memo edit moves no spending, so it alerts nothing.)
+	var marker string
+	barrier := func(write func()) {
+		t.Helper()
+		syncEvent(write)
+		st.Finance.WaitBudgetChecks()
+		syncEvent(func() {
+			f.ok(f.write("PATCH", "/v1/transactions/"+marker, w, fmt.Sprintf(`{"expected_version": %d, "memo": "marker %d"}`,
+				version(f.tx(w, marker)), f.n)))
+		})
 		waitFor("alert deliveries settled", func() bool { return settled(alertsID) })
 	}
 
@@ -155,6 +171,7 @@ func TestBudgetAlertsEndToEnd(t *testing.T) {
 		t.Fatal("no counted outflow in the period")
 	}
 	from := row["category_id"].(string)
+	marker = row["id"].(string)
 	// The target: the single-item spending group, other than the row's,
 	// with the least spent.
 	var target group

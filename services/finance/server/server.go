@@ -101,6 +101,8 @@ type Server struct {
 	sandbox      *sandbox.Aggregator
 	sandboxEvery time.Duration
 	sandboxSet   chan struct{} // closed by UseSandbox
+	// hook checks the budget thresholds after writes (hook.go).
+	hook *thresholdHook
 }
 
 var _ rpc.Service = (*Server)(nil)
@@ -139,6 +141,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	var notifier finance.Notifier
 	var alerts budgets.AlertPublisher
 	hook := &thresholdHook{}
+	s.hook = hook
 	if evs != nil {
 		// The budget thresholds are checked after every change the
 		// events hear of (thresholdHook), and their alerts published by
@@ -173,25 +176,6 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	hook.budgets = s.svcs.Budgets // before anything is served, so no write sees it unset
 	s.svcs.Sandbox = sandboxlink.NewService(sandboxlink.Config{Kernel: s.svc, Store: s.store, History: seed.SandboxHistory})
 	return s, nil
-}
-
-// thresholdHook is the finance notifier when events are wired: it tells the
-// events, then checks the budget thresholds of the user whose transactions
-// changed. Every write that moves spending (a PATCH, a bulk recategorise, a
-// category merge, an import, a bank sync with its split slices) already
-// tells the notifier after it commits, so hooking here covers each of them, and any
-// write added later that announces itself (docs: services/finance/README.md,
-// "Alert thresholds").
-type thresholdHook struct {
-	finance.Notifier
-	budgets *budgets.Service
-}
-
-func (h *thresholdHook) TransactionsChanged(ctx context.Context, userID string, accountIDs []string) {
-	// The alerts first: a receiver that sees the write's sync event has
-	// then also been sent its alerts (one stream, fanned out in order).
-	h.budgets.AfterWrite(ctx, userID)
-	h.Notifier.TransactionsChanged(ctx, userID, accountIDs)
 }
 
 // useEvents returns the finance events service: on NATS JetStream when cfg
@@ -317,8 +301,14 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
+// WaitBudgetChecks returns when the budget threshold checks of every write
+// announced before it have finished, so their alerts are published (tests;
+// Close waits too).
+func (s *Server) WaitBudgetChecks() { s.hook.wait() }
+
 // Close closes the converter and NATS connections and the database pool.
 func (s *Server) Close() error {
+	s.hook.wait() // the checks of committed writes finish first (each is bounded)
 	var err error
 	if s.conv != nil {
 		err = s.conv.Close()
