@@ -74,7 +74,7 @@ func TestFinanceEventsEndToEnd(t *testing.T) {
 	}
 	recv := newFlakyReceiver(t, 503)
 	jobsOnly := newHookReceiver(t)
-	r := call("POST", "/v1/webhooks", "conversion-all", `{"url":"`+recv.srv.URL+`/fin","event_types":["transactions.sync_updates_available","connection.status_changed","budget.threshold_reached","recurring.detected"]}`)
+	r := call("POST", "/v1/webhooks", "conversion-all", `{"url":"`+recv.srv.URL+`/fin","event_types":["transactions.sync_updates_available","connection.status_changed","recurring.detected"]}`)
 	if r.status != 200 {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}

@@ -48,17 +48,11 @@ func run(log *slog.Logger, name, defaultAddr string, setup Setup) error {
 	defer stop()
 	// Traces only when OTEL_* asks for them (pkg/tracing); before setup, so
 	// the clients setup dials carry them too.
-	stopTracing, err := tracing.Setup(ctx, name)
+	stopTracing, err := tracing.Start(ctx, name, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := stopTracing(sctx); err != nil {
-			log.Warn("flush traces", "err", err)
-		}
-	}()
+	defer stopTracing()
 	svc, err := setup(ctx, log)
 	if err != nil {
 		return err

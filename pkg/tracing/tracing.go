@@ -14,10 +14,12 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc/filters"
@@ -216,3 +218,23 @@ func (Internal) Start(ctx context.Context, name string) (context.Context, func()
 }
 
 func noEnd() {}
+
+// flushTimeout bounds how long a stopping process waits for its last spans.
+const flushTimeout = 5 * time.Second
+
+// Start is Setup for a process's main: the returned stop flushes and stops
+// the provider within flushTimeout (a collector that does not answer must
+// not hold up a shutdown), logging a failure to log.
+func Start(ctx context.Context, service string, log *slog.Logger) (stop func(), err error) {
+	shutdown, err := Setup(ctx, service)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+		defer cancel()
+		if err := shutdown(sctx); err != nil {
+			log.Warn("flush traces", "err", err)
+		}
+	}, nil
+}

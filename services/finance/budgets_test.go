@@ -132,7 +132,7 @@ func TestProgressOfEachMethodReconciles(t *testing.T) {
 	ctx := context.Background()
 	confirm := true
 	for _, m := range budgets.Methods {
-		sw, err := e.budgets.SwitchBudgetMethod(ctx, e.write, m, &confirm)
+		sw, err := e.budgets.SwitchBudgetMethod(ctx, e.write, m, &confirm, nil)
 		if err != nil {
 			t.Fatal(m, err)
 		}
@@ -260,18 +260,18 @@ func TestBudgetInputErrors(t *testing.T) {
 			_, err := e.budgets.GetBudgetProgress(ctx, e.read, e.demo.Budgets.Active, "2027-06")
 			return err
 		}, problem.InvalidInput, "month"},
-		{"switch without method", func() error { _, err := e.budgets.SwitchBudgetMethod(ctx, e.write, "", &yes); return err }, problem.InvalidInput, "method"},
-		{"switch unknown method", func() error { _, err := e.budgets.SwitchBudgetMethod(ctx, e.write, "yolo", &yes); return err }, problem.InvalidInput, "method"},
+		{"switch without method", func() error { _, err := e.budgets.SwitchBudgetMethod(ctx, e.write, "", &yes, nil); return err }, problem.InvalidInput, "method"},
+		{"switch unknown method", func() error { _, err := e.budgets.SwitchBudgetMethod(ctx, e.write, "yolo", &yes, nil); return err }, problem.InvalidInput, "method"},
 		{"switch confirm false", func() error {
-			_, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodKakeibo, &no)
+			_, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodKakeibo, &no, nil)
 			return err
 		}, problem.InvalidInput, "confirm"},
 		{"switch confirm absent", func() error {
-			_, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodKakeibo, nil)
+			_, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodKakeibo, nil, nil)
 			return err
 		}, problem.InvalidInput, "confirm"},
 		{"switch read-only grant", func() error {
-			_, err := e.budgets.SwitchBudgetMethod(ctx, e.read, budgets.MethodKakeibo, &yes)
+			_, err := e.budgets.SwitchBudgetMethod(ctx, e.read, budgets.MethodKakeibo, &yes, nil)
 			return err
 		}, problem.WritesDisabled, ""},
 		{"goal bad id", func() error { _, err := e.budgets.GetGoal(ctx, e.read, "x"); return err }, problem.InvalidInput, "id"},
@@ -295,7 +295,7 @@ func TestSwitchBudgetMethod(t *testing.T) {
 	e := newEnv(t, nil)
 	ctx := context.Background()
 	yes := true
-	first, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodZeroBased, &yes)
+	first, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodZeroBased, &yes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestSwitchBudgetMethod(t *testing.T) {
 	if err != nil || old.Data.IsActive || old.Data.ArchivedAt == nil {
 		t.Fatalf("previous budget: %+v %v", old.Data.Budget, err)
 	}
-	second, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodFiftyThirtyTwenty, &yes)
+	second, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodFiftyThirtyTwenty, &yes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -354,7 +354,7 @@ func TestUpdateBudgetAllocations(t *testing.T) {
 
 	// Percent groups: switch to pay-yourself-first and move its savings
 	// share; the archived budget is read-only.
-	sw, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodPayYourselfFirst, bp(true))
+	sw, err := e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodPayYourselfFirst, bp(true), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestUpdateBudgetAllocations(t *testing.T) {
 	wantProblem(t, err, problem.Conflict, "")
 
 	// 50/30/20 keeps its percentages.
-	sw, err = e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodFiftyThirtyTwenty, bp(true))
+	sw, err = e.budgets.SwitchBudgetMethod(ctx, e.write, budgets.MethodFiftyThirtyTwenty, bp(true), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,11 +517,11 @@ func TestCreatesAfterALostAnswer(t *testing.T) {
 	}
 
 	yes := true
-	sw, err := e.budgets.SwitchBudgetMethod(ctx, keyed("s-1"), budgets.MethodZeroBased, &yes)
+	sw, err := e.budgets.SwitchBudgetMethod(ctx, keyed("s-1"), budgets.MethodZeroBased, &yes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	re, err := e.budgets.SwitchBudgetMethod(ctx, keyed("s-1"), budgets.MethodZeroBased, &yes)
+	re, err := e.budgets.SwitchBudgetMethod(ctx, keyed("s-1"), budgets.MethodZeroBased, &yes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +532,7 @@ func TestCreatesAfterALostAnswer(t *testing.T) {
 	if err != nil || !cur.Data.IsActive {
 		t.Fatalf("the first switch's budget is no longer active after the retry: %v", err)
 	}
-	next, err := e.budgets.SwitchBudgetMethod(ctx, keyed("s-2"), budgets.MethodEnvelope, &yes)
+	next, err := e.budgets.SwitchBudgetMethod(ctx, keyed("s-2"), budgets.MethodEnvelope, &yes, nil)
 	if err != nil || next.Data.NewBudgetID == sw.Data.NewBudgetID || !next.Data.PreviousBudgetArchived {
 		t.Fatalf("a second switch: %+v %v", next.Data, err)
 	}

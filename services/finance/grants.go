@@ -168,7 +168,7 @@ func (s *Service) UpdateGrantSettings(ctx context.Context, t Tenant, u GrantUpda
 	}
 	s.log.InfoContext(ctx, "finance grant updated", "grant_id", g.ID, "user_id", g.UserID, "version", g.Version)
 	if scopeChanged {
-		s.notifier.Written(ctx)
+		s.notifier.Written(ctx, g.UserID)
 	}
 	return Result[Grant]{Data: g}, nil
 }

@@ -27,7 +27,7 @@ type grantNotes struct {
 	written int
 }
 
-func (n *grantNotes) Written(context.Context) {
+func (n *grantNotes) Written(context.Context, string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.written++

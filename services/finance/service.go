@@ -41,7 +41,7 @@ type Service struct {
 	cursors *cursor.Codec
 	now     Clock
 	log     *slog.Logger
-	// notifier hears of committed changes (events.go).
+	// notifier hears of committed changes (the Notifier port, store.go).
 	notifier Notifier
 }
 

@@ -290,7 +290,7 @@ func (s *Service) storeUpdate(ctx context.Context, c Caller, sc Scope, id string
 	case err != nil:
 		return res, Internal("update transaction", err)
 	}
-	s.notifier.Written(ctx)
+	s.notifier.Written(ctx, c.UserID)
 	got, err := s.store.GetTransaction(ctx, c.UserID, id)
 	if err != nil {
 		return res, Internal("reread transaction", err)
@@ -549,7 +549,7 @@ func (s *Service) BulkCategorize(ctx context.Context, c Caller, items []BulkItem
 	var touched []string
 	defer func() {
 		if len(touched) > 0 {
-			s.notifier.Written(ctx)
+			s.notifier.Written(ctx, c.UserID)
 		}
 	}()
 	for _, it := range items {

@@ -28,7 +28,7 @@ var EventTypes = []EventType{
 	// and RunDomainFanout fans them out.
 	{Name: "transactions.sync_updates_available", Description: "New or changed transactions are ready for /v1/transactions/sync (one pending per user and grant)."},
 	{Name: "connection.status_changed", Description: "A bank connection's status changed (e.g. it needs the user to sign in again)."},
-	{Name: "budget.threshold_reached", Description: "Spending in a budget reached one of its thresholds.", Announced: true},
+	{Name: "budget.threshold_reached", Description: "Spending in a budget group reached one of the budget's alert thresholds (once per grant, group, period and threshold)."},
 	{Name: "recurring.detected", Description: "New recurring series (subscriptions, bills, income) were detected."},
 }
 

@@ -108,7 +108,7 @@ func TestWebhookSettingsValidation(t *testing.T) {
 			wantProblem(t, err, problem.InvalidInput, tc.field)
 		})
 	}
-	// Announced types can be chosen ahead of time; duplicates collapse.
+	// Any registered types can be chosen; duplicates collapse.
 	got, err := svc.UpdateWebhook(ctx, alice, id, jobs.WebhookUpdate{Description: str("ok"),
 		SetEventTypes: true, EventTypes: []string{"budget.threshold_reached", "connection.status_changed", "budget.threshold_reached"}})
 	if err != nil || got.Description != "ok" || got.URL != "http://127.0.0.1:9/x" ||

@@ -42,15 +42,11 @@ func run(log *slog.Logger) error {
 	defer stop()
 	// Traces only when OTEL_* asks for them (pkg/tracing); before the
 	// backends are dialled, so their clients carry the trace.
-	stopTracing, err := tracing.Setup(ctx, "gateway")
+	stopTracing, err := tracing.Start(ctx, "gateway", log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = stopTracing(sctx)
-	}()
+	defer stopTracing()
 	cfg, err := configFromEnv(log)
 	if err != nil {
 		return err

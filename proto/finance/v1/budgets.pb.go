@@ -267,9 +267,13 @@ type Budget struct {
 	// Ours: when the budget was archived (absent while it is active).
 	ArchivedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=archived_at,json=archivedAt,proto3" json:"archived_at,omitempty"`
 	// Ours: optimistic-concurrency counter; send it back as expected_version.
-	Version       *int32 `protobuf:"varint,16,opt,name=version,proto3,oneof" json:"version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Version *int32 `protobuf:"varint,16,opt,name=version,proto3,oneof" json:"version,omitempty"`
+	// Ours: whole percentages of a group's allocation (1-1000, ascending) at
+	// which a budget.threshold_reached webhook event is sent, once per grant,
+	// group, period and threshold; empty: no alerts. Default [80, 100].
+	AlertThresholds []int32 `protobuf:"varint,17,rep,packed,name=alert_thresholds,json=alertThresholds,proto3" json:"alert_thresholds,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Budget) Reset() {
@@ -412,6 +416,13 @@ func (x *Budget) GetVersion() int32 {
 		return *x.Version
 	}
 	return 0
+}
+
+func (x *Budget) GetAlertThresholds() []int32 {
+	if x != nil {
+		return x.AlertThresholds
+	}
+	return nil
 }
 
 // GroupProgress is one target group's figures for the period.
@@ -1197,9 +1208,12 @@ type SwitchBudgetMethodRequest struct {
 	Method string `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
 	// Required and must be true: the switch archives the current budget and
 	// creates a new one.
-	Confirm       bool `protobuf:"varint,2,opt,name=confirm,proto3" json:"confirm,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Confirm bool `protobuf:"varint,2,opt,name=confirm,proto3" json:"confirm,omitempty"`
+	// Ours: the new budget's alert thresholds (whole percentages 1-1000, at
+	// most 5, each once); empty: the default [80, 100].
+	AlertThresholds []int32 `protobuf:"varint,3,rep,packed,name=alert_thresholds,json=alertThresholds,proto3" json:"alert_thresholds,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *SwitchBudgetMethodRequest) Reset() {
@@ -1244,6 +1258,13 @@ func (x *SwitchBudgetMethodRequest) GetConfirm() bool {
 		return x.Confirm
 	}
 	return false
+}
+
+func (x *SwitchBudgetMethodRequest) GetAlertThresholds() []int32 {
+	if x != nil {
+		return x.AlertThresholds
+	}
+	return nil
 }
 
 type SwitchBudgetMethodResponse struct {
@@ -1427,8 +1448,14 @@ type UpdateBudgetAllocationsRequest struct {
 	ExpectedVersion int32              `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
 	Items           []*ItemAllocation  `protobuf:"bytes,3,rep,name=items,proto3" json:"items,omitempty"`
 	Groups          []*GroupAllocation `protobuf:"bytes,4,rep,name=groups,proto3" json:"groups,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Ours: replaces the budget's alert thresholds (whole percentages 1-1000,
+	// at most 5, each once); empty: unchanged.
+	AlertThresholds []int32 `protobuf:"varint,5,rep,packed,name=alert_thresholds,json=alertThresholds,proto3" json:"alert_thresholds,omitempty"`
+	// Ours: true removes every alert threshold (no budget.threshold_reached);
+	// not with alert_thresholds.
+	ClearAlertThresholds bool `protobuf:"varint,6,opt,name=clear_alert_thresholds,json=clearAlertThresholds,proto3" json:"clear_alert_thresholds,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *UpdateBudgetAllocationsRequest) Reset() {
@@ -1487,6 +1514,20 @@ func (x *UpdateBudgetAllocationsRequest) GetGroups() []*GroupAllocation {
 		return x.Groups
 	}
 	return nil
+}
+
+func (x *UpdateBudgetAllocationsRequest) GetAlertThresholds() []int32 {
+	if x != nil {
+		return x.AlertThresholds
+	}
+	return nil
+}
+
+func (x *UpdateBudgetAllocationsRequest) GetClearAlertThresholds() bool {
+	if x != nil {
+		return x.ClearAlertThresholds
+	}
+	return false
 }
 
 type UpdateBudgetAllocationsResponse struct {
@@ -1583,7 +1624,7 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x05_nameB\r\n" +
 	"\v_sort_orderB\x12\n" +
 	"\x10_allocation_typeB\x13\n" +
-	"\x11_allocation_value\"\xef\x06\n" +
+	"\x11_allocation_value\"\x9a\a\n" +
 	"\x06Budget\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12$\n" +
@@ -1607,7 +1648,8 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x12period_anchor_date\x18\x0e \x01(\tH\bR\x10periodAnchorDate\x88\x01\x01\x12;\n" +
 	"\varchived_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"archivedAt\x12\x1d\n" +
-	"\aversion\x18\x10 \x01(\x05H\tR\aversion\x88\x01\x01B\a\n" +
+	"\aversion\x18\x10 \x01(\x05H\tR\aversion\x88\x01\x01\x12)\n" +
+	"\x10alert_thresholds\x18\x11 \x03(\x05R\x0falertThresholdsB\a\n" +
 	"\x05_nameB\x0e\n" +
 	"\f_method_typeB\x0e\n" +
 	"\f_period_typeB\f\n" +
@@ -1718,10 +1760,11 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x19GetBudgetProgressResponse\x12.\n" +
 	"\x04data\x18\x01 \x01(\v2\x1a.finance.v1.BudgetProgressR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
-	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"M\n" +
+	"\bfiltered\x18\x03 \x01(\bR\bfiltered\"x\n" +
 	"\x19SwitchBudgetMethodRequest\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x18\n" +
-	"\aconfirm\x18\x02 \x01(\bR\aconfirm\"\x9b\x01\n" +
+	"\aconfirm\x18\x02 \x01(\bR\aconfirm\x12)\n" +
+	"\x10alert_thresholds\x18\x03 \x03(\x05R\x0falertThresholds\"\x9b\x01\n" +
 	"\x1aSwitchBudgetMethodResponse\x128\n" +
 	"\x04data\x18\x01 \x01(\v2$.finance.v1.BudgetMethodSwitchResultR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +
@@ -1731,12 +1774,14 @@ const file_finance_v1_budgets_proto_rawDesc = "" +
 	"\x10allocated_amount\x18\x02 \x01(\tR\x0fallocatedAmount\"L\n" +
 	"\x0fGroupAllocation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
-	"\x10allocation_value\x18\x02 \x01(\tR\x0fallocationValue\"\xc2\x01\n" +
+	"\x10allocation_value\x18\x02 \x01(\tR\x0fallocationValue\"\xa3\x02\n" +
 	"\x1eUpdateBudgetAllocationsRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12)\n" +
 	"\x10expected_version\x18\x02 \x01(\x05R\x0fexpectedVersion\x120\n" +
 	"\x05items\x18\x03 \x03(\v2\x1a.finance.v1.ItemAllocationR\x05items\x123\n" +
-	"\x06groups\x18\x04 \x03(\v2\x1b.finance.v1.GroupAllocationR\x06groups\"\x8e\x01\n" +
+	"\x06groups\x18\x04 \x03(\v2\x1b.finance.v1.GroupAllocationR\x06groups\x12)\n" +
+	"\x10alert_thresholds\x18\x05 \x03(\x05R\x0falertThresholds\x124\n" +
+	"\x16clear_alert_thresholds\x18\x06 \x01(\bR\x14clearAlertThresholds\"\x8e\x01\n" +
 	"\x1fUpdateBudgetAllocationsResponse\x12&\n" +
 	"\x04data\x18\x01 \x01(\v2\x12.finance.v1.BudgetR\x04data\x12'\n" +
 	"\x0fredacted_fields\x18\x02 \x03(\tR\x0eredactedFields\x12\x1a\n" +

@@ -193,14 +193,17 @@ func Detect(input []byte) (typ, version string, ok bool) {
 		!hasLinePrefix(head, ":20:") && !hasLinePrefix(head, ":25:") && !hasLinePrefix(head, ":60F:") && !hasLinePrefix(head, ":61:") {
 		return "", "", false
 	}
-	if hasLinePrefix(input, ":34F:") {
+	// One pass over the whole input for the fields that decide the type,
+	// rather than one search per field: this runs on every MT conversion.
+	tags := statementTags(input)
+	if tags&tag34F != 0 {
 		return "MT942", "", true
 	}
-	if hasLinePrefix(input, ":90D:") || hasLinePrefix(input, ":90C:") || hasLinePrefix(input, ":13D:") {
-		if !hasLinePrefix(input, ":61:") {
+	if tags&(tag90D|tag90C|tag13D) != 0 {
+		if tags&tag61 == 0 {
 			return "MT941", "", true
 		}
-		if hasLinePrefix(input, ":13D:") {
+		if tags&tag13D != 0 {
 			return "MT942", "", true
 		}
 	}
@@ -242,6 +245,46 @@ func headerTypeBytes(t []byte) string {
 		}
 	}
 	return ""
+}
+
+// The fields statementTags looks for, as bits.
+const (
+	tag34F = 1 << iota
+	tag90D
+	tag90C
+	tag13D
+	tag61
+)
+
+// statementTags reports which of :34F:, :90D:, :90C:, :13D: and :61: start
+// a line of b (at its start or after a line feed), as hasLinePrefix would
+// for each, in one pass.
+func statementTags(b []byte) int {
+	tags := 0
+	for {
+		if len(b) >= 4 && b[0] == ':' {
+			switch {
+			case b[1] == '6' && b[2] == '1' && b[3] == ':':
+				tags |= tag61
+			case len(b) >= 5 && b[4] == ':':
+				switch string(b[1:4]) {
+				case "34F":
+					tags |= tag34F
+				case "90D":
+					tags |= tag90D
+				case "90C":
+					tags |= tag90C
+				case "13D":
+					tags |= tag13D
+				}
+			}
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return tags
+		}
+		b = b[i+1:]
+	}
 }
 
 // hasLinePrefix reports whether some line of b starts with p.

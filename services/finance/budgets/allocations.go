@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/shopspring/decimal"
 
@@ -28,6 +29,10 @@ type AllocationUpdate struct {
 	ExpectedVersion int64
 	Items           []ItemAllocation
 	Groups          []GroupAllocation
+	// AlertThresholds replace the budget's when not empty;
+	// ClearAlertThresholds removes them all (no alerts).
+	AlertThresholds      []int32
+	ClearAlertThresholds bool
 }
 
 // ItemAllocation sets one item's allocated amount (a decimal string).
@@ -67,12 +72,20 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c finance.Caller,
 		return res, finance.Invalid("expected_version", "expected_version is required: send the version you read")
 	}
 	switch {
-	case len(u.Items) == 0 && len(u.Groups) == 0:
-		return res, finance.Invalid("items", "send at least one of items or groups")
+	case len(u.Items) == 0 && len(u.Groups) == 0 && len(u.AlertThresholds) == 0 && !u.ClearAlertThresholds:
+		return res, finance.Invalid("items", "send at least one of items, groups, alert_thresholds or clear_alert_thresholds")
+	case len(u.AlertThresholds) > 0 && u.ClearAlertThresholds:
+		return res, finance.Invalid("alert_thresholds", "send alert_thresholds or clear_alert_thresholds, not both")
 	case len(u.Items) > MaxAllocationItems:
 		return res, finance.Invalid("items", fmt.Sprintf("at most %d items", MaxAllocationItems))
 	case len(u.Groups) > MaxAllocationGroups:
 		return res, finance.Invalid("groups", fmt.Sprintf("at most %d groups", MaxAllocationGroups))
+	}
+	var thresholds []int32 // checked before the budget is read: a refusal costs no read
+	if len(u.AlertThresholds) > 0 {
+		if thresholds, err = ParseAlertThresholds(u.AlertThresholds, "alert_thresholds"); err != nil {
+			return res, err
+		}
 	}
 	fp := u
 	fp.ExpectedVersion = 0
@@ -88,6 +101,12 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c finance.Caller,
 	if err != nil {
 		return res, err
 	}
+	switch {
+	case u.ClearAlertThresholds:
+		b.AlertThresholds = nil
+	case thresholds != nil:
+		b.AlertThresholds = thresholds
+	}
 	if !old.IsActive {
 		return res, problem.New(problem.Conflict, "an archived budget cannot change; switch the method to start a new one")
 	}
@@ -101,7 +120,7 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c finance.Caller,
 		}
 		return res, budgetVersionConflict(old.Version)
 	}
-	if sameGroups(old.Groups, b.Groups) {
+	if sameGroups(old.Groups, b.Groups) && slices.Equal(old.AlertThresholds, b.AlertThresholds) {
 		return s.GetBudget(ctx, c, id)
 	}
 	b.Version, b.UpdatedAt = old.Version+1, s.k.Now()
@@ -114,6 +133,7 @@ func (s *Service) UpdateBudgetAllocations(ctx context.Context, c finance.Caller,
 	case err != nil:
 		return res, finance.Internal("update budget", err)
 	}
+	s.AfterWrite(ctx, c.UserID) // an allocation or a threshold moved
 	return s.GetBudget(ctx, c, id)
 }
 

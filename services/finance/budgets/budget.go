@@ -78,10 +78,14 @@ type Budget struct {
 	Currency              string
 	EnabledFeatures       []string
 	Groups                []TargetGroup
-	Version               int64
-	CreatedAt             time.Time
-	UpdatedAt             time.Time
-	ArchivedAt            *time.Time
+	// AlertThresholds are the percentages of a group's allocation at which
+	// budget.threshold_reached is sent (thresholds.go), ascending; none:
+	// no alerts.
+	AlertThresholds []int32
+	Version         int64
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	ArchivedAt      *time.Time
 	// LastWrite fingerprints the last allocations PATCH under an
 	// Idempotency-Key (write_mark.go); nil when the last one had none. Not
 	// on the wire.

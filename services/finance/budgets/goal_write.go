@@ -474,39 +474,53 @@ func settleGoalFunding(g *Goal) error {
 // found, exactly like an unknown one (404 naming the link), so a
 // credential learns nothing about excluded accounts.
 func accountLinks(sc finance.Scope, gc goalContext, in []GoalAccountLinkInput, currency string) ([]GoalAccountLink, error) {
-	if len(in) > MaxGoalLinks {
-		return nil, finance.Invalid("account_links", fmt.Sprintf("at most %d account links", MaxGoalLinks))
-	}
-	out := make([]GoalAccountLink, 0, len(in))
-	for i, l := range in {
+	return eachLine(in, "account_links", "account links", func(i int, l GoalAccountLinkInput, out []GoalAccountLink) (GoalAccountLink, error) {
 		field := fmt.Sprintf("account_links[%d].account_id", i)
 		id, err := finance.RequiredUUID(l.AccountID, field)
 		if err != nil {
-			return nil, err
+			return GoalAccountLink{}, err
 		}
 		a, ok := gc.accounts[id]
 		if !ok || sc.HidesAccount(id) {
-			return nil, problem.New(problem.NotFound, "account not found").WithField(field)
+			return GoalAccountLink{}, problem.New(problem.NotFound, "account not found").WithField(field)
 		}
 		if slices.ContainsFunc(out, func(o GoalAccountLink) bool { return o.AccountID == id }) {
-			return nil, finance.Invalid(field, "an account is linked once")
+			return GoalAccountLink{}, finance.Invalid(field, "an account is linked once")
 		}
 		role := l.LinkRole
 		if role == "" {
 			role = LinkRoleFunding
 		}
 		debt := a.Type == finance.AccountCredit || a.Type == finance.AccountLoan
+		roleField := fmt.Sprintf("account_links[%d].link_role", i)
 		switch {
 		case role != LinkRoleFunding && role != LinkRolePayoff:
-			return nil, finance.Invalid(fmt.Sprintf("account_links[%d].link_role", i), "link_role must be funding or payoff")
+			return GoalAccountLink{}, finance.Invalid(roleField, "link_role must be funding or payoff")
 		case role == LinkRolePayoff && !debt:
-			return nil, finance.Invalid(fmt.Sprintf("account_links[%d].link_role", i), "a payoff link names a credit or loan account")
+			return GoalAccountLink{}, finance.Invalid(roleField, "a payoff link names a credit or loan account")
 		case role == LinkRoleFunding && debt:
-			return nil, finance.Invalid(fmt.Sprintf("account_links[%d].link_role", i), "a credit or loan account can only be a payoff link")
+			return GoalAccountLink{}, finance.Invalid(roleField, "a credit or loan account can only be a payoff link")
 		case a.Currency != currency:
-			return nil, finance.Invalid(field, fmt.Sprintf("the account is in %s, the goal in %s", a.Currency, currency))
+			return GoalAccountLink{}, finance.Invalid(field, fmt.Sprintf("the account is in %s, the goal in %s", a.Currency, currency))
 		}
-		out = append(out, GoalAccountLink{AccountID: id, LinkRole: role})
+		return GoalAccountLink{AccountID: id, LinkRole: role}, nil
+	})
+}
+
+// eachLine checks the lines of a list field (at most MaxGoalLinks, named
+// what in the refusal) one by one; check sees the lines accepted so far,
+// to refuse repeats. The first refusal wins.
+func eachLine[I, O any](in []I, field, what string, check func(i int, line I, out []O) (O, error)) ([]O, error) {
+	if len(in) > MaxGoalLinks {
+		return nil, finance.Invalid(field, fmt.Sprintf("at most %d %s", MaxGoalLinks, what))
+	}
+	out := make([]O, 0, len(in))
+	for i, l := range in {
+		o, err := check(i, l, out)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
 	}
 	return out, nil
 }
@@ -524,60 +538,41 @@ func positiveAmount(s, field, currency string) (decimal.Decimal, error) {
 // user's budgets in a category the grant shows (400 otherwise, as a
 // transaction's category_id).
 func budgetLinks(sc finance.Scope, gc goalContext, in []GoalBudgetLinkInput, currency string) ([]GoalBudgetLink, error) {
-	if len(in) > MaxGoalLinks {
-		return nil, finance.Invalid("budget_links", fmt.Sprintf("at most %d budget links", MaxGoalLinks))
-	}
-	out := make([]GoalBudgetLink, 0, len(in))
-	for i, l := range in {
+	return eachLine(in, "budget_links", "budget links", func(i int, l GoalBudgetLinkInput, out []GoalBudgetLink) (GoalBudgetLink, error) {
 		field := fmt.Sprintf("budget_links[%d].budget_item_id", i)
 		id, err := finance.RequiredUUID(l.BudgetItemID, field)
 		if err != nil {
-			return nil, err
+			return GoalBudgetLink{}, err
 		}
 		if it, ok := gc.items[id]; !ok || sc.HidesCategory(it.CategoryID) {
-			return nil, finance.Invalid(field, field+" names no budget item")
+			return GoalBudgetLink{}, finance.Invalid(field, field+" names no budget item")
 		}
 		if slices.ContainsFunc(out, func(o GoalBudgetLink) bool { return o.BudgetItemID == id }) {
-			return nil, finance.Invalid(field, "a budget item is linked once")
+			return GoalBudgetLink{}, finance.Invalid(field, "a budget item is linked once")
 		}
 		amount, err := positiveAmount(l.ContributionAmount, fmt.Sprintf("budget_links[%d].contribution_amount", i), currency)
-		if err != nil {
-			return nil, err
-		}
-		active := true
-		if l.IsActive != nil {
-			active = *l.IsActive
-		}
-		out = append(out, GoalBudgetLink{BudgetItemID: id, ContributionAmount: amount, IsActive: active})
-	}
-	return out, nil
+		active := l.IsActive == nil || *l.IsActive
+		return GoalBudgetLink{BudgetItemID: id, ContributionAmount: amount, IsActive: active}, err
+	})
 }
 
 // planLines checks spending-plan lines: a name, a category the grant
 // shows, an amount above zero.
 func planLines(sc finance.Scope, gc goalContext, in []GoalPlanLineInput, currency string) ([]GoalPlanLine, error) {
-	if len(in) > MaxGoalLinks {
-		return nil, finance.Invalid("spending_plan", fmt.Sprintf("at most %d spending-plan lines", MaxGoalLinks))
-	}
-	out := make([]GoalPlanLine, 0, len(in))
-	for i, l := range in {
+	return eachLine(in, "spending_plan", "spending-plan lines", func(i int, l GoalPlanLineInput, _ []GoalPlanLine) (GoalPlanLine, error) {
 		name, err := text(l.Name, fmt.Sprintf("spending_plan[%d].name", i), MaxPlanLineNameLength, true)
 		if err != nil {
-			return nil, err
+			return GoalPlanLine{}, err
 		}
 		field := fmt.Sprintf("spending_plan[%d].category_id", i)
 		id, err := finance.RequiredUUID(l.CategoryID, field)
 		if err != nil {
-			return nil, err
+			return GoalPlanLine{}, err
 		}
 		if !slices.ContainsFunc(gc.cats, func(c finance.Category) bool { return c.ID == id }) || sc.HidesCategory(id) {
-			return nil, finance.Invalid(field, field+" names no category")
+			return GoalPlanLine{}, finance.Invalid(field, field+" names no category")
 		}
 		amount, err := positiveAmount(l.PlannedAmount, fmt.Sprintf("spending_plan[%d].planned_amount", i), currency)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, GoalPlanLine{Name: name, CategoryID: id, PlannedAmount: amount})
-	}
-	return out, nil
+		return GoalPlanLine{Name: name, CategoryID: id, PlannedAmount: amount}, err
+	})
 }

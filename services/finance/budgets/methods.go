@@ -220,7 +220,8 @@ func NewBudget(t BudgetTemplate) Budget {
 	}
 	b := Budget{ID: t.NewID(), UserID: t.UserID, Name: r.meta.DisplayName + " budget", MethodType: t.Method,
 		PeriodType: PeriodMonthly, IsActive: true, IncomeType: IncomeSalary, ExpectedMonthlyIncome: t.MonthlyIncome,
-		Currency: t.Currency, EnabledFeatures: slices.Clone(r.features), Version: 1, CreatedAt: t.Now, UpdatedAt: t.Now}
+		Currency: t.Currency, EnabledFeatures: slices.Clone(r.features), AlertThresholds: slices.Clone(DefaultAlertThresholds),
+		Version: 1, CreatedAt: t.Now, UpdatedAt: t.Now}
 	for i, s := range specs {
 		g := TargetGroup{ID: t.NewID(), Name: s.name, SortOrder: int32(i + 1), AllocationType: s.alloc,
 			AllocationValue: decimal.NewFromInt(s.value), Role: s.role}

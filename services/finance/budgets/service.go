@@ -36,6 +36,9 @@ type Config struct {
 	// Recurring gives the recurring rules progress expects in a period.
 	Recurring *recurring.Service
 	Store     Store
+	// Alerts publishes budget.threshold_reached; nil: thresholds are not
+	// checked (no events wired).
+	Alerts AlertPublisher
 }
 
 // Service answers the budget and goal routes with the caller's grant
@@ -46,11 +49,13 @@ type Service struct {
 	store     Store
 	// baselines caches budget anomaly baselines (baseline.go).
 	baselines *baselineCache
+	alerts    AlertPublisher
 }
 
 // NewService returns a Service from cfg.
 func NewService(cfg Config) *Service {
-	return &Service{k: cfg.Kernel, recurring: cfg.Recurring, store: cfg.Store, baselines: &baselineCache{}}
+	return &Service{k: cfg.Kernel, recurring: cfg.Recurring, store: cfg.Store, baselines: &baselineCache{},
+		alerts: cfg.Alerts}
 }
 
 // BudgetView is a budget as answered: the grant's hidden categories' items
@@ -259,7 +264,6 @@ func (s *Service) progress(ctx context.Context, c finance.Caller, sc finance.Sco
 		}
 	}
 	in := ProgressInput{Budget: b, Period: p, Today: today}
-	var err error
 	if b.HasFeature(FeatureRollover) {
 		first := b.PeriodContaining(b.CreatedAt)
 		if p.Start.After(first.Start) {
@@ -273,31 +277,7 @@ func (s *Service) progress(ctx context.Context, c finance.Caller, sc finance.Sco
 			}
 		}
 	}
-	last := p.End.AddDate(0, 0, -1)
-	in.Totals, err = s.store.SumFlows(ctx, c.UserID, finance.FlowQuery{From: p.Start, To: last, Currency: b.Currency,
-		CountedOnly: true, ExcludeAccountIDs: sc.ExcludedAccounts(), ExcludeCategoryIDs: sc.ExcludedCategories()})
-	if err != nil {
-		return BudgetProgress{}, finance.Internal("sum flows", err)
-	}
-	if in.Totals == nil {
-		in.Totals = []finance.FlowTotal{} // read from the store: ComputeProgress must not sum Rows
-	}
-	if b.HasFeature(FeatureAnomalies) {
-		if in.Baseline, err = s.anomalyBaseline(ctx, c, sc, b.Currency, p); err != nil {
-			return BudgetProgress{}, err
-		}
-		if floors := in.Baseline.Floors(); len(floors) > 0 {
-			f := finance.TransactionFilter{ExcludeAccountIDs: sc.ExcludedAccounts(), ExcludeCategoryIDs: sc.ExcludedCategories(),
-				StartDate: p.Start, EndDate: last}
-			if in.Candidates, err = s.store.ListAnomalyCandidates(ctx, c.UserID, f, floors); err != nil {
-				return BudgetProgress{}, finance.Internal("list anomaly candidates", err)
-			}
-		}
-		if in.Goals, err = s.visibleGoals(ctx, c, sc); err != nil {
-			return BudgetProgress{}, err
-		}
-	}
-	if in.Categories, err = s.k.VisibleCategories(ctx, c, sc); err != nil {
+	if err := s.flows(ctx, c, sc, &in); err != nil {
 		return BudgetProgress{}, err
 	}
 	if p.End.After(today) {
@@ -331,12 +311,65 @@ func (s *Service) progress(ctx context.Context, c finance.Caller, sc finance.Sco
 	return stored, nil
 }
 
+// flows reads what the period's spend and income are counted from into in
+// (its Budget and Period set): the counted flow totals, and with anomalies
+// their candidates, baseline and the goals that may cover them; and the
+// categories the grant shows.
+func (s *Service) flows(ctx context.Context, c finance.Caller, sc finance.Scope, in *ProgressInput) error {
+	b, p := in.Budget, in.Period
+	last := p.End.AddDate(0, 0, -1)
+	var err error
+	in.Totals, err = s.store.SumFlows(ctx, c.UserID, finance.FlowQuery{From: p.Start, To: last, Currency: b.Currency,
+		CountedOnly: true, ExcludeAccountIDs: sc.ExcludedAccounts(), ExcludeCategoryIDs: sc.ExcludedCategories()})
+	if err != nil {
+		return finance.Internal("sum flows", err)
+	}
+	if in.Totals == nil {
+		in.Totals = []finance.FlowTotal{} // read from the store: ComputeProgress must not sum Rows
+	}
+	if b.HasFeature(FeatureAnomalies) {
+		if in.Baseline, err = s.anomalyBaseline(ctx, c, sc, b.Currency, p); err != nil {
+			return err
+		}
+		if floors := in.Baseline.Floors(); len(floors) > 0 {
+			f := finance.TransactionFilter{ExcludeAccountIDs: sc.ExcludedAccounts(), ExcludeCategoryIDs: sc.ExcludedCategories(),
+				StartDate: p.Start, EndDate: last}
+			if in.Candidates, err = s.store.ListAnomalyCandidates(ctx, c.UserID, f, floors); err != nil {
+				return finance.Internal("list anomaly candidates", err)
+			}
+		}
+		if in.Goals, err = s.visibleGoals(ctx, c, sc); err != nil {
+			return err
+		}
+	}
+	if in.Categories, err = s.k.VisibleCategories(ctx, c, sc); err != nil {
+		return err
+	}
+	return nil
+}
+
+// figures is the period's progress for the alert thresholds: spent and
+// allocated exactly as progress computes them, without what they do not
+// depend on (rollover, which moves only remaining, and the upcoming
+// recurring outflows) and never frozen, so a check never snapshots a
+// closed period before a client reads it.
+func (s *Service) figures(ctx context.Context, c finance.Caller, sc finance.Scope, b Budget, p Period) (BudgetProgress, error) {
+	in := ProgressInput{Budget: b, Period: p, Today: finance.Day(s.k.Now())}
+	if err := s.flows(ctx, c, sc, &in); err != nil {
+		return BudgetProgress{}, err
+	}
+	return ComputeProgress(in), nil
+}
+
 // SwitchBudgetMethod answers POST /v1/budgets/switch-method: it builds a new
 // active budget of the method from the user's categories (allocations from
 // the last three full months' spend, expected income from the previous
 // budget or else the last three months' income) and archives the active
 // one, in one atomic store step.
-func (s *Service) SwitchBudgetMethod(ctx context.Context, c finance.Caller, method string, confirm *bool) (finance.Result[SwitchResult], error) {
+//
+// thresholds are the new budget's alert_thresholds (ParseAlertThresholds);
+// none gives DefaultAlertThresholds.
+func (s *Service) SwitchBudgetMethod(ctx context.Context, c finance.Caller, method string, confirm *bool, thresholds []int32) (finance.Result[SwitchResult], error) {
 	var res finance.Result[SwitchResult]
 	sc, err := s.k.WriteScope(ctx, c)
 	if err != nil {
@@ -350,6 +383,10 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c finance.Caller, meth
 	}
 	if confirm == nil || !*confirm {
 		return res, finance.Invalid("confirm", "confirm must be true: the switch archives the current budget and creates a new one")
+	}
+	thresholds, err = ParseAlertThresholds(thresholds, "alert_thresholds")
+	if err != nil {
+		return res, err
 	}
 	now := s.k.Now()
 	cats, err := s.store.ListCategories(ctx, c.UserID)
@@ -375,6 +412,9 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c finance.Caller, meth
 	b := NewBudget(BudgetTemplate{Method: method, UserID: c.UserID, Currency: currency, Categories: cats,
 		MonthlySpend: spend, MonthlyIncome: income, NewID: uuid.NewString, Now: now})
 	b.ID = c.DerivedID("budget")
+	if len(thresholds) > 0 {
+		b.AlertThresholds = thresholds
+	}
 	archived, err := s.store.SwitchBudget(ctx, b)
 	if errors.Is(err, finance.ErrAlreadyExists) && c.IdempotencyKey != "" {
 		// The same key switched already and its answer was lost after the
@@ -391,6 +431,7 @@ func (s *Service) SwitchBudgetMethod(ctx context.Context, c finance.Caller, meth
 	}
 	res.Data = SwitchResult{NewBudgetID: b.ID, PreviousBudgetArchived: archived != ""}
 	res.Filtered = sc.Grant().Filtered()
+	s.AfterWrite(ctx, c.UserID) // new allocations: a group may start above a threshold
 	return res, nil
 }
 

@@ -28,7 +28,8 @@ type Store interface {
 	SwitchBudget(ctx context.Context, next Budget) (archivedID string, err error)
 
 	// UpdateBudgetGroups is a compare-and-swap: it writes b's groups (with
-	// their items), version, updated_at and LastWrite only if the stored
+	// their items), alert thresholds, version, updated_at and LastWrite
+	// only if the stored
 	// budget's version is expectedVersion. ErrNotFound if the user has no
 	// such budget, ErrVersionConflict if the version differs.
 	UpdateBudgetGroups(ctx context.Context, b Budget, expectedVersion int64) error
@@ -39,6 +40,15 @@ type Store interface {
 	SaveProgressSnapshot(ctx context.Context, s ProgressSnapshot) (ProgressSnapshot, error)
 	// GetProgressSnapshot reads a stored snapshot (ErrNotFound if none).
 	GetProgressSnapshot(ctx context.Context, budgetID, grantID string, periodStart time.Time) (ProgressSnapshot, error)
+
+	// ClaimThresholdAlert records that a's alert is sent, unless one with
+	// its key (grant, budget, group, period start, threshold) is recorded
+	// already; claimed reports whether this call recorded it. Racing
+	// claims of one key: exactly one is claimed.
+	ClaimThresholdAlert(ctx context.Context, a ThresholdAlert) (claimed bool, err error)
+	// ReleaseThresholdAlert deletes a's record (its publish failed), so a
+	// later claim of the key succeeds; a missing record is no error.
+	ReleaseThresholdAlert(ctx context.Context, a ThresholdAlert) error
 
 	CreateGoal(ctx context.Context, g Goal) error
 	GetGoal(ctx context.Context, userID, id string) (Goal, error)
@@ -63,4 +73,8 @@ type Store interface {
 	finance.FlowStore
 	ListAccounts(ctx context.Context, userID string) ([]finance.Account, error)
 	ListCategories(ctx context.Context, userID string) ([]finance.Category, error)
+	// GetUser and ListGrants: whom an alert goes to, and the grants
+	// whose views the thresholds are checked in.
+	GetUser(ctx context.Context, id string) (finance.User, error)
+	ListGrants(ctx context.Context, userID string) ([]finance.Grant, error)
 }

@@ -22,7 +22,7 @@ func budget(userID string, active bool, created time.Time) budgets.Budget {
 		Groups: []budgets.TargetGroup{{ID: newID(), Name: "Food", SortOrder: 1, AllocationType: budgets.AllocAmount,
 			AllocationValue: decimal.RequireFromString("400.10"), Role: budgets.RoleSpending,
 			Items: []budgets.BudgetItem{{ID: newID(), CategoryID: newID(), AllocatedAmount: decimal.RequireFromString("400.10")}}}},
-		Version: 1, CreatedAt: created, UpdatedAt: created}
+		AlertThresholds: []int32{50, 80, 100}, Version: 1, CreatedAt: created, UpdatedAt: created}
 }
 
 // sameBudget compares budgets, decimals by value.
@@ -32,6 +32,7 @@ func sameBudget(t *testing.T, want, got budgets.Budget) {
 		want.PeriodType != got.PeriodType || want.PeriodAnchorDay != got.PeriodAnchorDay ||
 		!want.PeriodAnchorDate.Equal(got.PeriodAnchorDate) || !want.CreatedAt.Equal(got.CreatedAt) ||
 		!slices.Equal(want.EnabledFeatures, got.EnabledFeatures) || len(want.Groups) != len(got.Groups) ||
+		!slices.Equal(want.AlertThresholds, got.AlertThresholds) ||
 		(want.ExpectedMonthlyIncome == nil) != (got.ExpectedMonthlyIncome == nil) ||
 		(want.ExpectedMonthlyIncome != nil && want.ExpectedMonthlyIncome.String() != got.ExpectedMonthlyIncome.String()) {
 		t.Fatalf("budget mismatch:\nwant %+v\n got %+v", want, got)
@@ -61,6 +62,7 @@ func testBudgets(t *testing.T, s Store) {
 	active := budget(f.user, true, base)
 	active.PeriodType, active.PeriodAnchorDate = budgets.PeriodBiweekly, day(-3)
 	active.ExpectedMonthlyIncome = nil
+	old.AlertThresholds = nil // no alerts: stored and read back as none
 	must(t, s.CreateBudget(ctx, old))
 	must(t, s.CreateBudget(ctx, active))
 	must(t, s.CreateBudget(ctx, budget(f.other, true, base)))
@@ -387,8 +389,8 @@ func testGoalWrites(t *testing.T, s Store) {
 	}
 }
 
-// testBudgetGroupsCAS: UpdateBudgetGroups writes groups, version and
-// updated_at and nothing else, only at the expected version.
+// testBudgetGroupsCAS: UpdateBudgetGroups writes groups, alert thresholds,
+// version and updated_at and nothing else, only at the expected version.
 func testBudgetGroupsCAS(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
@@ -400,6 +402,7 @@ func testBudgetGroupsCAS(t *testing.T, s Store) {
 	next.Groups[0].Items[0].AllocatedAmount = decimal.RequireFromString("512.25")
 	next.Groups[0].AllocationValue = decimal.RequireFromString("512.25")
 	next.Name = "ignored"
+	next.AlertThresholds = []int32{75, 1000}
 	next.Version, next.UpdatedAt = 2, base.Add(time.Hour)
 	must(t, s.UpdateBudgetGroups(ctx, next, 1))
 	got, err := s.GetBudget(ctx, f.user, b.ID)
@@ -422,5 +425,89 @@ func testBudgetGroupsCAS(t *testing.T, s Store) {
 	other.ID = newID()
 	if err := s.UpdateBudgetGroups(ctx, other, 2); !errors.Is(err, finance.ErrNotFound) {
 		t.Errorf("missing budget: %v", err)
+	}
+}
+
+// testThresholdAlerts: the sent-table of budget.threshold_reached. A key
+// (grant, budget, group, period start, threshold) is claimed once, also by
+// racing claimers; every other part of the key makes another alert; a
+// released claim can be claimed again; another user's budget is not found.
+func testThresholdAlerts(t *testing.T, s Store) {
+	ctx := context.Background()
+	f := setup(t, s)
+	b := budget(f.user, true, base)
+	must(t, s.CreateBudget(ctx, b))
+	a := budgets.ThresholdAlert{UserID: f.user, GrantID: newID(), BudgetID: b.ID, GroupID: b.Groups[0].ID,
+		PeriodStart: day(0), PeriodEnd: day(0).AddDate(0, 1, 0), Threshold: 80, CreatedAt: base}
+	claim := func(a budgets.ThresholdAlert) bool {
+		t.Helper()
+		ok, err := s.ClaimThresholdAlert(ctx, a)
+		must(t, err)
+		return ok
+	}
+	if !claim(a) {
+		t.Fatal("first claim refused")
+	}
+	if claim(a) {
+		t.Fatal("second claim of the same key accepted")
+	}
+	later := a
+	later.CreatedAt, later.PeriodEnd = base.Add(time.Hour), day(0).AddDate(0, 2, 0)
+	if claim(later) {
+		t.Fatal("the same key at another time accepted: created_at and period_end are not in the key")
+	}
+	for name, change := range map[string]func(*budgets.ThresholdAlert){
+		"grant":     func(x *budgets.ThresholdAlert) { x.GrantID = newID() },
+		"group":     func(x *budgets.ThresholdAlert) { x.GroupID = newID() },
+		"period":    func(x *budgets.ThresholdAlert) { x.PeriodStart = day(31) },
+		"threshold": func(x *budgets.ThresholdAlert) { x.Threshold = 100 },
+	} {
+		x := a
+		change(&x)
+		if !claim(x) {
+			t.Errorf("another %s: refused", name)
+		}
+	}
+	must(t, s.ReleaseThresholdAlert(ctx, a))
+	if !claim(a) {
+		t.Fatal("a released key is refused")
+	}
+	must(t, s.ReleaseThresholdAlert(ctx, budgets.ThresholdAlert{UserID: f.user, GrantID: newID(), BudgetID: b.ID,
+		GroupID: "g", PeriodStart: day(0), Threshold: 1})) // nothing to release: no error
+
+	foreign := a
+	foreign.UserID, foreign.Threshold = f.other, 90
+	if _, err := s.ClaimThresholdAlert(ctx, foreign); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("another user's budget: %v", err)
+	}
+	missing := a
+	missing.BudgetID = newID()
+	if _, err := s.ClaimThresholdAlert(ctx, missing); !errors.Is(err, finance.ErrNotFound) {
+		t.Errorf("missing budget: %v", err)
+	}
+
+	// Racing claimers (replicas checking after the same write): one wins.
+	race := a
+	race.Threshold = 300
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for range 8 {
+		wg.Go(func() {
+			ok, err := s.ClaimThresholdAlert(ctx, race)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if ok {
+				mu.Lock()
+				won++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if won != 1 {
+		t.Fatalf("%d racing claims won, want 1", won)
 	}
 }

@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"ConnectionSync", testConnectionSync},
 		// budgets.go
 		{"Budgets", testBudgets},
+		{"ThresholdAlerts", testThresholdAlerts},
 		{"ProgressSnapshots", testProgressSnapshots},
 		{"BudgetRows", testBudgetRows},
 		{"Goals", testGoals},

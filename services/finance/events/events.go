@@ -1,10 +1,13 @@
 // Package events turns the finance service's committed changes into the
 // webhook events of docs/webhooks.md (transactions.sync_updates_available,
-// connection.status_changed, recurring.detected) and publishes them
+// connection.status_changed, recurring.detected, and
+// budget.threshold_reached for the budgets package) and publishes them
 // through a Publisher port (NATS JetStream in production: pkg/eventbus).
 // Its Outbox implements finance.Notifier and keeps each change as a
 // finance.Note until its Relay has published the note's events (outbox.go).
-// Plain Go, like the root.
+// The Service also implements budgets.AlertPublisher, which publishes at
+// once (the budgets package keeps its own claim), so it may import budgets
+// for the alert's type; budgets never imports it. Plain Go, like the root.
 //
 // Privacy (docs/privacy.md): an event goes to the tenant that owns the
 // finance user, in the user's mode, once per grant that can see the change:
@@ -19,12 +22,14 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 )
 
 // The event types, as jobs' registry names them.
@@ -63,7 +68,9 @@ type Store interface {
 type Config struct {
 	Store     Store
 	Publisher Publisher
-	Log       *slog.Logger
+	// Clock stamps budget alerts (a note's events carry the note's time).
+	Clock finance.Clock
+	Log   *slog.Logger
 }
 
 // Service turns the outbox's notes into the events of docs/webhooks.md:
@@ -71,15 +78,21 @@ type Config struct {
 type Service struct {
 	store Store
 	pub   Publisher
+	now   finance.Clock
 	log   *slog.Logger
 }
 
+var _ budgets.AlertPublisher = (*Service)(nil)
+
 // NewService returns a Service from cfg.
 func NewService(cfg Config) *Service {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: cfg.Store, pub: cfg.Publisher, log: cfg.Log}
+	return &Service{store: cfg.Store, pub: cfg.Publisher, now: cfg.Clock, log: cfg.Log}
 }
 
 // envelope is the common head of every body.
@@ -108,6 +121,19 @@ type ConnectionBody struct {
 	// ErrorCode is the new status's code (e.g. login_required), never the
 	// provider's message.
 	ErrorCode string `json:"error_code,omitempty"`
+}
+
+// BudgetThresholdBody is budget.threshold_reached: ids, the threshold and
+// the period; never an amount, a name or a category.
+type BudgetThresholdBody struct {
+	envelope
+	BudgetID  string `json:"budget_id"`
+	GroupID   string `json:"group_id"`
+	Threshold int32  `json:"threshold"`
+	// PeriodStart is the period's first day, PeriodEnd the first day after
+	// it (YYYY-MM-DD), as on GET /v1/budgets/{id}/progress.
+	PeriodStart string `json:"period_start"`
+	PeriodEnd   string `json:"period_end"`
 }
 
 // RecurringBody is recurring.detected: the new streams the grant sees.
@@ -154,8 +180,13 @@ var eventNamespace = uuid.MustParse("0c5b6f0e-3f7a-4b9e-a1d2-6e8f4c2b7a90")
 // id and created_at derive from the note, so the note's events are the same
 // however often the relay builds them.
 func (s *Service) event(n finance.Note, u finance.User, typ, key string, body func(envelope) any) (Event, error) {
-	head := envelope{Type: typ, ID: uuid.NewSHA1(eventNamespace, []byte(n.ID+"|"+typ+"|"+key)).String(),
-		CreatedAt: n.At.UTC().Format(time.RFC3339Nano), UserID: u.ID}
+	return s.eventWith(u, uuid.NewSHA1(eventNamespace, []byte(n.ID+"|"+typ+"|"+key)).String(), n.At, typ, key, body)
+}
+
+// eventWith builds the event id of type typ for key (the user, or
+// user|grant), made at at.
+func (s *Service) eventWith(u finance.User, id string, at time.Time, typ, key string, body func(envelope) any) (Event, error) {
+	head := envelope{Type: typ, ID: id, CreatedAt: at.UTC().Format(time.RFC3339Nano), UserID: u.ID}
 	if g, ok := strings.CutPrefix(key, u.ID+"|"); ok {
 		head.GrantID = g
 	}
@@ -165,6 +196,38 @@ func (s *Service) event(n finance.Note, u finance.User, typ, key string, body fu
 	}
 	return Event{ID: head.ID, Type: typ, AccountID: u.OwnerAccountID, Mode: finance.ModeOf(u.Mode),
 		CoalesceKey: coalesceKey(typ, key), Body: b}, nil
+}
+
+// alertNamespace is the UUID namespace of budget.threshold_reached ids.
+var alertNamespace = uuid.MustParse("9a3f6c2e-0b1d-4e57-8c44-71d2e5a0b6f3")
+
+// BudgetThresholdReached publishes budget.threshold_reached for one
+// alert of the budgets package, to the grant that reached it (the budgets
+// package checked the threshold in that grant's view). The event id is
+// derived from the alert's key, so an alert published again after a
+// failure that was not one (a timeout after the bus took it) is dropped as
+// a duplicate by the bus and by the fan-out (one delivery per event id and
+// endpoint). Unlike the other events, a failure is returned: the caller
+// releases its claim so the next check sends the alert.
+func (s *Service) BudgetThresholdReached(ctx context.Context, a budgets.ThresholdAlert) error {
+	u, err := s.store.GetUser(ctx, a.UserID)
+	if err != nil {
+		return err
+	}
+	if u.OwnerAccountID == "" {
+		return nil
+	}
+	start, end := a.PeriodStart.Format(finance.DateLayout), a.PeriodEnd.Format(finance.DateLayout)
+	id := uuid.NewSHA1(alertNamespace, []byte(strings.Join([]string{a.GrantID, a.BudgetID, a.GroupID, start,
+		strconv.Itoa(int(a.Threshold))}, "|"))).String()
+	ev, err := s.eventWith(u, id, s.now(), TypeBudgetThreshold, u.ID+"|"+a.GrantID, func(h envelope) any {
+		return BudgetThresholdBody{envelope: h, BudgetID: a.BudgetID, GroupID: a.GroupID, Threshold: a.Threshold,
+			PeriodStart: start, PeriodEnd: end}
+	})
+	if err != nil {
+		return err
+	}
+	return s.pub.Publish(ctx, ev)
 }
 
 // coalesceKey: only sync events coalesce, per user and grant.

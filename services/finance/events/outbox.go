@@ -98,11 +98,11 @@ func (o *Outbox) append(ctx context.Context, n finance.Note) {
 		o.log.WarnContext(ctx, "finance events: outbox", "kind", n.Kind, "user_id", n.UserID, "err", err)
 		return
 	}
-	o.Written(ctx)
+	o.Written(ctx, n.UserID)
 }
 
 // Written implements finance.Notifier: nudge the relay.
-func (o *Outbox) Written(context.Context) {
+func (o *Outbox) Written(context.Context, string) {
 	select {
 	case o.kick <- struct{}{}:
 	default: // a nudge is pending already

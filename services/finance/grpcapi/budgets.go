@@ -68,7 +68,7 @@ func (s *budgetServer) SwitchBudgetMethod(ctx context.Context, req *financev1.Sw
 	return asCaller(ctx, func(c finance.Caller) (*financev1.SwitchBudgetMethodResponse, error) {
 		// proto3 cannot tell an absent confirm from false; both are refused.
 		confirm := req.GetConfirm()
-		res, err := s.svc.SwitchBudgetMethod(ctx, c, req.GetMethod(), &confirm)
+		res, err := s.svc.SwitchBudgetMethod(ctx, c, req.GetMethod(), &confirm, req.GetAlertThresholds())
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +105,7 @@ func budgetProto(v budgets.BudgetView) *financev1.Budget {
 		Currency:        optional(b.Currency),
 		ArchivedAt:      timestamp(b.ArchivedAt),
 		Version:         proto.Int32(int32(b.Version)),
+		AlertThresholds: b.AlertThresholds,
 	}
 	if b.ExpectedMonthlyIncome != nil {
 		out.ExpectedMonthlyIncome = amount(*b.ExpectedMonthlyIncome, b.Currency)
@@ -318,7 +319,8 @@ func accountProto(a finance.Account) *financev1.Account {
 
 func (s *budgetServer) UpdateBudgetAllocations(ctx context.Context, req *financev1.UpdateBudgetAllocationsRequest) (*financev1.UpdateBudgetAllocationsResponse, error) {
 	return asCaller(ctx, func(c finance.Caller) (*financev1.UpdateBudgetAllocationsResponse, error) {
-		u := budgets.AllocationUpdate{BudgetID: req.GetId(), ExpectedVersion: int64(req.GetExpectedVersion())}
+		u := budgets.AllocationUpdate{BudgetID: req.GetId(), ExpectedVersion: int64(req.GetExpectedVersion()),
+			AlertThresholds: req.GetAlertThresholds(), ClearAlertThresholds: req.GetClearAlertThresholds()}
 		for _, it := range req.GetItems() {
 			u.Items = append(u.Items, budgets.ItemAllocation{ID: it.GetId(), AllocatedAmount: it.GetAllocatedAmount()})
 		}

@@ -176,7 +176,7 @@ func (s *Service) applyImport(ctx context.Context, userID string, account financ
 	if err != nil {
 		return err // the caller retries finance.ErrNotFound and maps the rest
 	}
-	s.k.Notify().Written(ctx)
+	s.k.Notify().Written(ctx, userID)
 	for i, r := range w.Rows {
 		// A row another import claimed in the meantime is present all the
 		// same: matched.

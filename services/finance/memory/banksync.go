@@ -6,17 +6,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/banksync"
 )
 
 // GetConnection implements banksync.Store.
 func (s *Store) GetConnection(_ context.Context, id string) (finance.Connection, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	c, ok := s.connections[id]
+	c, ok := memtable.Find(&s.mu, &s.connections, id, memtable.AnyOwner[finance.Connection])
 	if !ok {
-		return finance.Connection{}, fmt.Errorf("connection %s: %w", id, finance.ErrNotFound)
+		return finance.Connection{}, notFound("connection", id)
 	}
 	c.LastSyncedAt = copyPtr(c.LastSyncedAt)
 	return c, nil
@@ -31,16 +30,12 @@ func (s *Store) RecordConnectionSync(_ context.Context, st banksync.ConnectionSt
 
 // TransactionsByExternalRef implements banksync.Store.
 func (s *Store) TransactionsByExternalRef(_ context.Context, userID string, accountIDs, refs []string) ([]finance.Transaction, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []finance.Transaction
-	for _, t := range s.transactions {
-		if t.UserID == userID && t.ExternalRef != "" && slices.Contains(accountIDs, t.AccountID) && slices.Contains(refs, t.ExternalRef) {
-			out = append(out, cloneTx(t))
-		}
+	keep := func(t finance.Transaction) bool {
+		return t.UserID == userID && t.ExternalRef != "" && slices.Contains(accountIDs, t.AccountID) &&
+			slices.Contains(refs, t.ExternalRef)
 	}
-	slices.SortFunc(out, func(a, b finance.Transaction) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
+	return memtable.Collect(&s.mu, &s.transactions, keep, cloneTx,
+		func(a, b finance.Transaction) int { return strings.Compare(a.ID, b.ID) }), nil
 }
 
 // ApplySync implements banksync.Store. Everything is checked before anything

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/budgets"
 )
@@ -18,6 +19,13 @@ type budgetState struct {
 	budgets   map[string]budgets.Budget
 	snapshots map[string]budgets.ProgressSnapshot
 	goals     map[string]budgets.Goal
+	// alerts are the sent budget.threshold_reached, by alertKey.
+	alerts map[string]budgets.ThresholdAlert
+}
+
+// alertKey is the sent-table's unique key.
+func alertKey(a budgets.ThresholdAlert) string {
+	return fmt.Sprintf("%s|%s|%s|%s|%d", a.GrantID, a.BudgetID, a.GroupID, finance.Day(a.PeriodStart).Format(finance.DateLayout), a.Threshold)
 }
 
 func snapKey(budgetID, grantID string, start time.Time) string {
@@ -31,6 +39,10 @@ func cloneBudget(b budgets.Budget) budgets.Budget {
 	b.Groups = nil
 	_ = json.Unmarshal(groups, &b.Groups)
 	b.EnabledFeatures = cloneStrings(b.EnabledFeatures)
+	b.AlertThresholds = slices.Clone(b.AlertThresholds)
+	if len(b.AlertThresholds) == 0 {
+		b.AlertThresholds = nil
+	}
 	b.ExpectedMonthlyIncome = copyPtr(b.ExpectedMonthlyIncome)
 	b.ArchivedAt = tsPtr(b.ArchivedAt)
 	b.LastWrite = copyPtr(b.LastWrite)
@@ -97,27 +109,17 @@ func (s *Store) createBudget(b budgets.Budget) error {
 
 // GetBudget implements budgets.Store.
 func (s *Store) GetBudget(_ context.Context, userID, id string) (budgets.Budget, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	b, ok := s.budgets[id]
-	if !ok || b.UserID != userID {
-		return budgets.Budget{}, fmt.Errorf("budget %s: %w", id, finance.ErrNotFound)
+	b, ok := memtable.Find(&s.mu, &s.budgets, id, func(b budgets.Budget) bool { return b.UserID == userID })
+	if !ok {
+		return budgets.Budget{}, notFound("budget", id)
 	}
 	return cloneBudget(b), nil
 }
 
 // ListBudgets implements budgets.Store.
 func (s *Store) ListBudgets(_ context.Context, userID string) ([]budgets.Budget, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []budgets.Budget
-	for _, b := range s.budgets {
-		if b.UserID == userID {
-			out = append(out, cloneBudget(b))
-		}
-	}
-	slices.SortFunc(out, budgets.CompareBudgets)
-	return out, nil
+	return memtable.Collect(&s.mu, &s.budgets, func(b budgets.Budget) bool { return b.UserID == userID }, cloneBudget,
+		budgets.CompareBudgets), nil
 }
 
 // SwitchBudget implements budgets.Store.
@@ -195,33 +197,22 @@ func (s *Store) CreateGoal(_ context.Context, g budgets.Goal) error {
 
 // GetGoal implements budgets.Store.
 func (s *Store) GetGoal(_ context.Context, userID, id string) (budgets.Goal, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g, ok := s.goals[id]
-	if !ok || g.UserID != userID {
-		return budgets.Goal{}, fmt.Errorf("goal %s: %w", id, finance.ErrNotFound)
+	g, ok := memtable.Find(&s.mu, &s.goals, id, func(g budgets.Goal) bool { return g.UserID == userID })
+	if !ok {
+		return budgets.Goal{}, notFound("goal", id)
 	}
 	return cloneGoal(g), nil
 }
 
 // ListGoals implements budgets.Store.
 func (s *Store) ListGoals(_ context.Context, userID string, after *budgets.GoalPosition, limit int) ([]budgets.Goal, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []budgets.Goal
-	for _, g := range s.goals {
-		if g.UserID != userID {
-			continue
-		}
-		if after != nil && cmp.Or(cmp.Compare(g.SortOrder, after.SortOrder), cmp.Compare(g.ID, after.ID)) <= 0 {
-			continue
-		}
-		out = append(out, cloneGoal(g))
+	keep := func(g budgets.Goal) bool {
+		return g.UserID == userID &&
+			(after == nil || cmp.Or(cmp.Compare(g.SortOrder, after.SortOrder), cmp.Compare(g.ID, after.ID)) > 0)
 	}
-	slices.SortFunc(out, func(a, b budgets.Goal) int {
+	return truncate(memtable.Collect(&s.mu, &s.goals, keep, cloneGoal, func(a, b budgets.Goal) int {
 		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.ID, b.ID))
-	})
-	return truncate(out, limit), nil
+	}), limit), nil
 }
 
 // MarkGoalCompleted implements budgets.Store.
@@ -253,7 +244,7 @@ func (s *Store) UpdateBudgetGroups(_ context.Context, b budgets.Budget, expected
 	if old.Version != expectedVersion {
 		return fmt.Errorf("budget %s: %w", b.ID, finance.ErrVersionConflict)
 	}
-	old.Groups, old.Version, old.UpdatedAt, old.LastWrite = b.Groups, b.Version, b.UpdatedAt, b.LastWrite
+	old.Groups, old.AlertThresholds, old.Version, old.UpdatedAt, old.LastWrite = b.Groups, b.AlertThresholds, b.Version, b.UpdatedAt, b.LastWrite
 	s.budgets[b.ID] = cloneBudget(old)
 	return nil
 }
@@ -298,4 +289,32 @@ func budgetRow(t finance.Transaction) finance.BudgetRow {
 		row.BankMerchant = *t.ProviderMerchantName
 	}
 	return row
+}
+
+// ClaimThresholdAlert implements budgets.Store.
+func (s *Store) ClaimThresholdAlert(_ context.Context, a budgets.ThresholdAlert) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.budgets[a.BudgetID]
+	if !ok || b.UserID != a.UserID {
+		return false, fmt.Errorf("budget %s: %w", a.BudgetID, finance.ErrNotFound)
+	}
+	if s.alerts == nil {
+		s.alerts = map[string]budgets.ThresholdAlert{}
+	}
+	k := alertKey(a)
+	if _, ok := s.alerts[k]; ok {
+		return false, nil
+	}
+	a.PeriodStart, a.PeriodEnd, a.CreatedAt = finance.Day(a.PeriodStart), finance.Day(a.PeriodEnd), ts(a.CreatedAt)
+	s.alerts[k] = a
+	return true, nil
+}
+
+// ReleaseThresholdAlert implements budgets.Store.
+func (s *Store) ReleaseThresholdAlert(_ context.Context, a budgets.ThresholdAlert) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.alerts, alertKey(a))
+	return nil
 }

@@ -3,9 +3,9 @@ package memory
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 )
@@ -30,16 +30,8 @@ func (s *Store) PutLiability(_ context.Context, l debt.Liability) error {
 
 // ListLiabilities implements finance.Store.
 func (s *Store) ListLiabilities(_ context.Context, userID string) ([]debt.Liability, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []debt.Liability
-	for _, l := range s.liabilities {
-		if l.UserID == userID {
-			out = append(out, cloneLiability(l))
-		}
-	}
-	slices.SortFunc(out, func(a, b debt.Liability) int { return strings.Compare(a.AccountID, b.AccountID) })
-	return out, nil
+	return memtable.Collect(&s.mu, &s.liabilities, func(l debt.Liability) bool { return l.UserID == userID }, cloneLiability,
+		func(a, b debt.Liability) int { return strings.Compare(a.AccountID, b.AccountID) }), nil
 }
 
 func cloneLiability(l debt.Liability) debt.Liability {

@@ -9,12 +9,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
@@ -34,7 +34,7 @@ type Store struct {
 	rules         map[string]recurring.Rule
 	transactions  map[string]finance.Transaction
 	budgetState   // budgets.go; liabilities: debt.go
-	holdingState  // holding.go
+	holdingState  // networth.go
 	netWorthState // networth.go
 	importState   // imports.go
 	feedState     // sync.go
@@ -86,11 +86,9 @@ func (s *Store) CreateUser(_ context.Context, u finance.User) error {
 
 // GetUser implements finance.Store.
 func (s *Store) GetUser(_ context.Context, id string) (finance.User, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	u, ok := s.users[id]
+	u, ok := memtable.Find(&s.mu, &s.users, id, memtable.AnyOwner[finance.User])
 	if !ok {
-		return finance.User{}, fmt.Errorf("user %s: %w", id, finance.ErrNotFound)
+		return finance.User{}, notFound("user", id)
 	}
 	return u, nil
 }
@@ -104,29 +102,17 @@ func (s *Store) CreateGrant(_ context.Context, g finance.Grant) error {
 
 // GetGrant implements finance.Store.
 func (s *Store) GetGrant(_ context.Context, id string) (finance.Grant, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	g, ok := s.grants[id]
+	g, ok := memtable.Find(&s.mu, &s.grants, id, memtable.AnyOwner[finance.Grant])
 	if !ok {
-		return finance.Grant{}, fmt.Errorf("grant %s: %w", id, finance.ErrNotFound)
+		return finance.Grant{}, notFound("grant", id)
 	}
 	return cloneGrant(g), nil
 }
 
 // ListGrants implements events.Store.
 func (s *Store) ListGrants(_ context.Context, userID string) ([]finance.Grant, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []finance.Grant
-	for _, g := range s.grants {
-		if g.UserID == userID {
-			out = append(out, cloneGrant(g))
-		}
-	}
-	slices.SortFunc(out, func(a, b finance.Grant) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return memtable.Collect(&s.mu, &s.grants, func(g finance.Grant) bool { return g.UserID == userID }, cloneGrant,
+		func(a, b finance.Grant) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 // CreateConnection implements finance.Store.
@@ -166,29 +152,17 @@ func (s *Store) CreateAccount(_ context.Context, a finance.Account) error {
 
 // GetAccount implements finance.Store.
 func (s *Store) GetAccount(_ context.Context, userID, id string) (finance.Account, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	a, ok := s.accounts[id]
-	if !ok || a.UserID != userID {
-		return finance.Account{}, fmt.Errorf("account %s: %w", id, finance.ErrNotFound)
+	a, ok := memtable.Find(&s.mu, &s.accounts, id, func(a finance.Account) bool { return a.UserID == userID })
+	if !ok {
+		return finance.Account{}, notFound("account", id)
 	}
 	return cloneAccount(a), nil
 }
 
 // ListAccounts implements finance.Store.
 func (s *Store) ListAccounts(_ context.Context, userID string) ([]finance.Account, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []finance.Account
-	for _, a := range s.accounts {
-		if a.UserID == userID {
-			out = append(out, cloneAccount(a))
-		}
-	}
-	slices.SortFunc(out, func(a, b finance.Account) int {
-		return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID)
-	})
-	return out, nil
+	return memtable.Collect(&s.mu, &s.accounts, func(a finance.Account) bool { return a.UserID == userID }, cloneAccount,
+		func(a, b finance.Account) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 // CreateCategory implements finance.Store.
@@ -199,18 +173,10 @@ func (s *Store) CreateCategory(_ context.Context, c finance.Category) error {
 
 // ListCategories implements finance.Store.
 func (s *Store) ListCategories(_ context.Context, userID string) ([]finance.Category, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []finance.Category
-	for _, c := range s.categories {
-		if c.UserID == "" || c.UserID == userID {
-			out = append(out, c)
-		}
-	}
-	slices.SortFunc(out, func(a, b finance.Category) int {
-		return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return memtable.Collect(&s.mu, &s.categories, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID }, memtable.Same,
+		func(a, b finance.Category) int {
+			return cmp.Or(cmp.Compare(a.SortOrder, b.SortOrder), cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID))
+		}), nil
 }
 
 // InsertTransactions implements finance.Store.
@@ -257,11 +223,9 @@ func (s *Store) checkInserts(txs []finance.Transaction) error {
 
 // GetTransaction implements finance.Store.
 func (s *Store) GetTransaction(_ context.Context, userID, id string) (finance.Transaction, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	t, ok := s.transactions[id]
-	if !ok || t.UserID != userID {
-		return finance.Transaction{}, fmt.Errorf("transaction %s: %w", id, finance.ErrNotFound)
+	t, ok := memtable.Find(&s.mu, &s.transactions, id, func(t finance.Transaction) bool { return t.UserID == userID })
+	if !ok {
+		return finance.Transaction{}, notFound("transaction", id)
 	}
 	return cloneTx(t), nil
 }
@@ -344,6 +308,8 @@ func put[T any](s *Store, m map[string]T, id string, v T) error {
 	m[id] = v
 	return nil
 }
+
+func notFound(kind, id string) error { return fmt.Errorf("%s %s: %w", kind, id, finance.ErrNotFound) }
 
 func truncate[T any](s []T, limit int) []T {
 	if limit > 0 && len(s) > limit {

@@ -1,10 +1,14 @@
 package memory
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/networth"
 )
@@ -39,25 +43,11 @@ func (s *Store) PutFXRates(_ context.Context, rs []networth.FXRate) error {
 
 // FXRatesUpTo implements networth.Store.
 func (s *Store) FXRatesUpTo(_ context.Context, currencies []string, day time.Time) ([]networth.FXRate, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	day = finance.Day(day)
-	var out []networth.FXRate
-	for _, r := range s.fxRates {
-		if slices.Contains(currencies, r.Currency) && !r.Date.After(day) {
-			out = append(out, r)
-		}
-	}
-	slices.SortFunc(out, func(a, b networth.FXRate) int {
-		if a.Currency != b.Currency {
-			if a.Currency < b.Currency {
-				return -1
-			}
-			return 1
-		}
-		return a.Date.Compare(b.Date)
-	})
-	return out, nil
+	return memtable.Collect(&s.mu, &s.fxRates, func(r networth.FXRate) bool { return slices.Contains(currencies, r.Currency) && !r.Date.After(day) },
+		memtable.Same, func(a, b networth.FXRate) int {
+			return cmp.Or(strings.Compare(a.Currency, b.Currency), a.Date.Compare(b.Date))
+		}), nil
 }
 
 // PutNetWorthSnapshot implements networth.Store.
@@ -77,18 +67,12 @@ func (s *Store) PutNetWorthSnapshot(_ context.Context, sn networth.NetWorthSnaps
 
 // ListNetWorthSnapshots implements networth.Store.
 func (s *Store) ListNetWorthSnapshots(_ context.Context, userID string, from, to time.Time) ([]networth.NetWorthSnapshot, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
 	from, to = finance.Day(from), finance.Day(to)
-	var out []networth.NetWorthSnapshot
-	for _, sn := range s.nwSnapshots {
-		if sn.UserID != userID || sn.Date.Before(from) || sn.Date.After(to) {
-			continue
-		}
-		out = append(out, cloneSnapshot(sn))
+	keep := func(sn networth.NetWorthSnapshot) bool {
+		return sn.UserID == userID && !sn.Date.Before(from) && !sn.Date.After(to)
 	}
-	slices.SortFunc(out, func(a, b networth.NetWorthSnapshot) int { return a.Date.Compare(b.Date) })
-	return out, nil
+	return memtable.Collect(&s.mu, &s.nwSnapshots, keep, cloneSnapshot,
+		func(a, b networth.NetWorthSnapshot) int { return a.Date.Compare(b.Date) }), nil
 }
 
 // UsersWithoutSnapshot implements networth.Store.
@@ -162,4 +146,83 @@ func (s *Store) FirstPostedDay(_ context.Context, userID string) (*time.Time, er
 		}
 	}
 	return first, nil
+}
+
+// holdingState holds holdings and the price table; its maps are made on
+// first write, under the store's lock.
+type holdingState struct {
+	holdings map[string]networth.Holding
+	prices   map[string]networth.SecurityPrice // by ticker|currency|date
+}
+
+func priceKey(p networth.SecurityPrice) string {
+	return p.Ticker + "|" + p.Currency + "|" + finance.Day(p.Date).Format(finance.DateLayout)
+}
+
+func cloneHolding(h networth.Holding) networth.Holding {
+	h.CostBasis = copyPtr(h.CostBasis)
+	h.AcquiredAt = tsPtr(h.AcquiredAt)
+	h.CreatedAt, h.UpdatedAt = ts(h.CreatedAt), ts(h.UpdatedAt)
+	return h
+}
+
+// CreateHolding implements networth.Store.
+func (s *Store) CreateHolding(_ context.Context, h networth.Holding) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a, ok := s.accounts[h.AccountID]; !ok || a.UserID != h.UserID {
+		return fmt.Errorf("holding account %q: %w", h.AccountID, finance.ErrNotFound)
+	}
+	if s.holdings == nil {
+		s.holdings = map[string]networth.Holding{}
+	}
+	if _, ok := s.holdings[h.ID]; ok {
+		return fmt.Errorf("holding %q: %w", h.ID, finance.ErrAlreadyExists)
+	}
+	s.holdings[h.ID] = cloneHolding(h)
+	return nil
+}
+
+// ListHoldings implements networth.Store.
+func (s *Store) ListHoldings(_ context.Context, userID string, f networth.HoldingFilter, afterID string, limit int) ([]networth.Holding, error) {
+	keep := func(h networth.Holding) bool {
+		return h.UserID == userID && !slices.Contains(f.ExcludeAccountIDs, h.AccountID) &&
+			(f.AccountID == "" || h.AccountID == f.AccountID) && (afterID == "" || h.ID > afterID)
+	}
+	return truncate(memtable.Collect(&s.mu, &s.holdings, keep, cloneHolding,
+		func(a, b networth.Holding) int { return strings.Compare(a.ID, b.ID) }), limit), nil
+}
+
+// PutSecurityPrices implements networth.Store.
+func (s *Store) PutSecurityPrices(_ context.Context, ps []networth.SecurityPrice) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.prices == nil {
+		s.prices = map[string]networth.SecurityPrice{}
+	}
+	for _, p := range ps {
+		p.Date = finance.Day(p.Date)
+		s.prices[priceKey(p)] = p
+	}
+	return nil
+}
+
+// RecentSecurityPrices implements networth.Store.
+func (s *Store) RecentSecurityPrices(_ context.Context, tickers []string, day time.Time) ([]networth.SecurityPrice, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	day = finance.Day(day)
+	by := map[string][]networth.SecurityPrice{}
+	for _, p := range s.prices {
+		if slices.Contains(tickers, p.Ticker) && !p.Date.After(day) {
+			k := p.Ticker + "|" + p.Currency
+			by[k] = append(by[k], p)
+		}
+	}
+	var out []networth.SecurityPrice
+	for _, ps := range by {
+		slices.SortFunc(ps, func(a, b networth.SecurityPrice) int { return b.Date.Compare(a.Date) })
+		out = append(out, ps[:min(2, len(ps))]...)
+	}
+	return out, nil
 }

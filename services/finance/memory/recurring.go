@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/recurring"
 )
@@ -166,17 +167,9 @@ func (s *Store) CreateRecurringRule(_ context.Context, r recurring.Rule) error {
 
 // ListRecurringRules implements recurring.Store.
 func (s *Store) ListRecurringRules(_ context.Context, userID string) ([]recurring.Rule, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []recurring.Rule
-	for _, r := range s.rules {
-		if r.UserID == userID {
-			r.LastSeenDate = copyPtr(r.LastSeenDate)
-			out = append(out, r)
-		}
-	}
-	slices.SortFunc(out, func(a, b recurring.Rule) int {
-		return cmp.Or(a.NextExpectedDate.Compare(b.NextExpectedDate), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	clone := func(r recurring.Rule) recurring.Rule { r.LastSeenDate = copyPtr(r.LastSeenDate); return r }
+	return memtable.Collect(&s.mu, &s.rules, func(r recurring.Rule) bool { return r.UserID == userID }, clone,
+		func(a, b recurring.Rule) int {
+			return cmp.Or(a.NextExpectedDate.Compare(b.NextExpectedDate), cmp.Compare(a.ID, b.ID))
+		}), nil
 }

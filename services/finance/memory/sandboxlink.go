@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/sandboxlink"
 )
@@ -45,16 +46,8 @@ func (s *Store) CreateSandboxUser(_ context.Context, u finance.User, limit int) 
 
 // ListSandboxUsers implements sandboxlink.Store.
 func (s *Store) ListSandboxUsers(_ context.Context, ownerAccountID string) ([]finance.User, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []finance.User
-	for _, u := range s.users {
-		if u.OwnerAccountID == ownerAccountID && u.Mode == "test" {
-			out = append(out, u)
-		}
-	}
-	slices.SortFunc(out, func(a, b finance.User) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
-	return out, nil
+	return memtable.Collect(&s.mu, &s.users, func(u finance.User) bool { return u.OwnerAccountID == ownerAccountID && u.Mode == "test" },
+		memtable.Same, func(a, b finance.User) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 func normalizeLink(l sandboxlink.Link) sandboxlink.Link {
@@ -166,27 +159,20 @@ func (s *Store) writeLinked(w *sandboxlink.Linked) {
 
 // GetLink implements sandboxlink.Store.
 func (s *Store) GetLink(_ context.Context, id string) (sandboxlink.Link, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	l, ok := s.links[id]
+	l, ok := memtable.Find(&s.mu, &s.links, id, memtable.AnyOwner[sandboxlink.Link])
 	if !ok {
-		return sandboxlink.Link{}, fmt.Errorf("link %s: %w", id, finance.ErrNotFound)
+		return sandboxlink.Link{}, notFound("link", id)
 	}
 	return l, nil
 }
 
 // ListLinks implements sandboxlink.Store.
 func (s *Store) ListLinks(_ context.Context, ownerAccountID, userID string) ([]sandboxlink.Link, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	var out []sandboxlink.Link
-	for _, l := range s.links {
-		if l.OwnerAccountID == ownerAccountID && (userID == "" || l.UserID == userID) {
-			out = append(out, l)
-		}
+	keep := func(l sandboxlink.Link) bool {
+		return l.OwnerAccountID == ownerAccountID && (userID == "" || l.UserID == userID)
 	}
-	slices.SortFunc(out, func(a, b sandboxlink.Link) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
-	return out, nil
+	return memtable.Collect(&s.mu, &s.links, keep, memtable.Same,
+		func(a, b sandboxlink.Link) int { return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 // LinkedConnections implements sandboxlink.Store.

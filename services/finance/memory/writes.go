@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
 	"github.com/ledgerlane/platform/services/finance/banksync"
 )
@@ -48,11 +49,9 @@ func (s *Store) CreateCustomCategory(_ context.Context, c finance.Category, limi
 
 // GetCategory implements finance.Store.
 func (s *Store) GetCategory(_ context.Context, userID, id string) (finance.Category, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	c, ok := s.categories[id]
-	if !ok || (c.UserID != "" && c.UserID != userID) {
-		return finance.Category{}, fmt.Errorf("category %s: %w", id, finance.ErrNotFound)
+	c, ok := memtable.Find(&s.mu, &s.categories, id, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID })
+	if !ok {
+		return finance.Category{}, notFound("category", id)
 	}
 	return c, nil
 }

@@ -111,7 +111,7 @@ func loadScale(b *testing.B, url, nStr string) error {
 		return err
 	}
 	if len(stored) == 0 {
-		if _, err := bs.SwitchBudgetMethod(ctx, c, budgets.MethodEnvelope, ptr(true)); err != nil {
+		if _, err := bs.SwitchBudgetMethod(ctx, c, budgets.MethodEnvelope, ptr(true), nil); err != nil {
 			return err
 		}
 	}

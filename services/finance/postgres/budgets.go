@@ -17,7 +17,7 @@ import (
 
 const budgetColumns = `id::text, user_id::text, name, method_type, period_type, COALESCE(period_anchor_day, 0),
 	period_anchor_date, is_active, COALESCE(income_type, ''), expected_monthly_income::text, currency,
-	enabled_features, groups, version, created_at, updated_at, archived_at, last_write`
+	enabled_features, groups, alert_thresholds, version, created_at, updated_at, archived_at, last_write`
 
 func scanBudget(r pgx.Row) (budgets.Budget, error) {
 	var (
@@ -28,7 +28,7 @@ func scanBudget(r pgx.Row) (budgets.Budget, error) {
 		mark   []byte
 	)
 	err := r.Scan(&b.ID, &b.UserID, &b.Name, &b.MethodType, &b.PeriodType, &b.PeriodAnchorDay, &anchor,
-		&b.IsActive, &b.IncomeType, &income, &b.Currency, &b.EnabledFeatures, &groups, &b.Version,
+		&b.IsActive, &b.IncomeType, &income, &b.Currency, &b.EnabledFeatures, &groups, &b.AlertThresholds, &b.Version,
 		&b.CreatedAt, &b.UpdatedAt, &b.ArchivedAt, &mark)
 	if err != nil {
 		return b, err
@@ -47,6 +47,9 @@ func scanBudget(r pgx.Row) (budgets.Budget, error) {
 		b.ExpectedMonthlyIncome = &d
 	}
 	b.EnabledFeatures = nilIfEmpty(b.EnabledFeatures)
+	if len(b.AlertThresholds) == 0 {
+		b.AlertThresholds = nil
+	}
 	if err := json.Unmarshal(groups, &b.Groups); err != nil {
 		return b, err
 	}
@@ -74,11 +77,11 @@ func insertBudget(ctx context.Context, db execer, b budgets.Budget) error {
 	_, err = db.Exec(ctx, `
 		INSERT INTO budgets (id, user_id, name, method_type, period_type, period_anchor_day, period_anchor_date,
 			is_active, income_type, expected_monthly_income, currency, enabled_features, groups, version,
-			created_at, updated_at, archived_at, last_write)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+			created_at, updated_at, archived_at, last_write, alert_thresholds)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
 		b.ID, b.UserID, b.Name, b.MethodType, b.PeriodType, anchorDay, anchorDate, b.IsActive, nullStr(b.IncomeType),
 		income, b.Currency, list(b.EnabledFeatures), groups, b.Version, b.CreatedAt, b.UpdatedAt, b.ArchivedAt,
-		markArg(b.LastWrite))
+		markArg(b.LastWrite), thresholdList(b.AlertThresholds))
 	return err
 }
 
@@ -295,9 +298,10 @@ func (s *Store) UpdateBudgetGroups(ctx context.Context, b budgets.Budget, expect
 	if err != nil {
 		return storeErr("update budget groups", err)
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE budgets SET groups = $4, version = $5, updated_at = $6, last_write = $7
+	tag, err := s.pool.Exec(ctx, `UPDATE budgets SET groups = $4, version = $5, updated_at = $6, last_write = $7,
+		alert_thresholds = $8
 		WHERE id = $1 AND user_id = $2 AND version = $3`,
-		b.ID, b.UserID, expectedVersion, groups, b.Version, b.UpdatedAt, markArg(b.LastWrite))
+		b.ID, b.UserID, expectedVersion, groups, b.Version, b.UpdatedAt, markArg(b.LastWrite), thresholdList(b.AlertThresholds))
 	if err != nil {
 		return storeErr("update budget groups", err)
 	}
@@ -370,4 +374,50 @@ func (s *Store) DeleteGoal(ctx context.Context, userID, id string, expectedVersi
 		return s.casMiss(ctx, "goals", userID, id)
 	}
 	return nil
+}
+
+// thresholdList is a budget's thresholds as the column keeps them (never
+// NULL: '{}' is no alerts).
+func thresholdList(t []int32) []int32 {
+	if t == nil {
+		return []int32{}
+	}
+	return t
+}
+
+// ClaimThresholdAlert implements budgets.Store: the primary key decides
+// between racing claims.
+func (s *Store) ClaimThresholdAlert(ctx context.Context, a budgets.ThresholdAlert) (bool, error) {
+	if !isUUID(a.BudgetID) || !isUUID(a.UserID) || !isUUID(a.GrantID) {
+		return false, fmt.Errorf("budget %q: %w", a.BudgetID, finance.ErrNotFound)
+	}
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO budget_threshold_alerts (grant_id, budget_id, group_id, period_start, threshold, user_id,
+			period_end, created_at)
+		SELECT $1, id, $3, $4, $5, user_id, $6, $7 FROM budgets WHERE id = $2 AND user_id = $8
+		ON CONFLICT DO NOTHING`,
+		a.GrantID, a.BudgetID, a.GroupID, finance.Day(a.PeriodStart), a.Threshold, finance.Day(a.PeriodEnd), a.CreatedAt, a.UserID)
+	if err != nil {
+		return false, storeErr("claim threshold alert", err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	var found bool
+	err = s.pool.QueryRow(ctx, `SELECT true FROM budgets WHERE id = $1 AND user_id = $2`, a.BudgetID, a.UserID).Scan(&found)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, fmt.Errorf("budget %s: %w", a.BudgetID, finance.ErrNotFound)
+	}
+	return false, storeErr("claim threshold alert", err)
+}
+
+// ReleaseThresholdAlert implements budgets.Store.
+func (s *Store) ReleaseThresholdAlert(ctx context.Context, a budgets.ThresholdAlert) error {
+	if !isUUID(a.BudgetID) || !isUUID(a.GrantID) {
+		return nil
+	}
+	_, err := s.pool.Exec(ctx, `DELETE FROM budget_threshold_alerts
+		WHERE grant_id = $1 AND budget_id = $2 AND group_id = $3 AND period_start = $4 AND threshold = $5`,
+		a.GrantID, a.BudgetID, a.GroupID, finance.Day(a.PeriodStart), a.Threshold)
+	return storeErr("release threshold alert", err)
 }

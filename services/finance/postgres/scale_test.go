@@ -13,14 +13,15 @@ import (
 	"github.com/ledgerlane/platform/pkg/cursor"
 	"github.com/ledgerlane/platform/pkg/pg"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/networth"
 	"github.com/ledgerlane/platform/services/finance/postgres"
 	"github.com/ledgerlane/platform/services/finance/seed"
 )
 
 // TestScale measures pages at the service on PostgreSQL with one user
 // holding FINANCE_SCALE_N transactions (1000000 for the figures):
-// p50 and p99 of a page of 50 under each single filter, and of searches,
-// plus the EXPLAIN of each query shape. Rows live in schema finance_scale
+// p50 and p99 of a page of 50 under each single filter, of searches and of
+// the derived histories, plus the EXPLAIN of each query shape. Rows live in schema finance_scale
 // and are kept, so a rerun with the same N skips the load; drop the schema
 // to start over (and once after migration 00004: users loaded before it have
 // no owner account, so the service refuses them). Skipped unless TEST_DATABASE_URL and FINANCE_SCALE_N are set.
@@ -83,6 +84,19 @@ func TestScale(t *testing.T) {
 			return len(p.Data), p.NextCursor, err
 		}
 	}
+	nw := networth.NewService(networth.Config{Kernel: svc, Store: store})
+	history := func(period string) func() (int, string, error) {
+		return func() (int, string, error) {
+			h, err := nw.GetNetWorthHistory(ctx, c, period, "")
+			return len(h.Points), "", err
+		}
+	}
+	balances := func(accountID, period string) func() (int, string, error) {
+		return func() (int, string, error) {
+			r, err := nw.BalanceHistory(ctx, c, accountID, period)
+			return len(r.Data), "", err
+		}
+	}
 	cases := []struct {
 		name  string
 		run   func() (int, string, error)
@@ -105,6 +119,11 @@ func TestScale(t *testing.T) {
 		{"search memo word (reimbursable)", search("reimbursable"), 50 * time.Millisecond},
 		{"search rare word (ampm)", search("ampm"), 50 * time.Millisecond},
 		{"search no match (zebra)", search("zebra"), 50 * time.Millisecond},
+		// History that reaches back (docs/finance-history.md): every day of
+		// the period, derived from the rows where no snapshot was taken.
+		{"net-worth history 1y", history("1y"), 100 * time.Millisecond},
+		{"net-worth history 30d", history("30d"), 50 * time.Millisecond},
+		{"balance history 1y (one account)", balances(d.AccountIDs[1], "1y"), 100 * time.Millisecond},
 	}
 	const runs = 200
 	for _, tc := range cases {
@@ -129,7 +148,7 @@ func TestScale(t *testing.T) {
 		if p99 > tc.limit {
 			verdict = "OVER " + tc.limit.String()
 		}
-		t.Logf("%-34s rows %2d  p50 %7s  p99 %7s  %s", tc.name, rows, p50.Round(10*time.Microsecond),
+		t.Logf("%-34s rows %3d  p50 %7s  p99 %7s  %s", tc.name, rows, p50.Round(10*time.Microsecond),
 			p99.Round(10*time.Microsecond), verdict)
 	}
 

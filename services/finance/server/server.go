@@ -104,6 +104,8 @@ type Server struct {
 	sandbox      *sandbox.Aggregator
 	sandboxEvery time.Duration
 	sandboxSet   chan struct{} // closed by UseSandbox
+	// hook checks the budget thresholds after writes (hook.go).
+	hook *thresholdHook
 }
 
 var _ rpc.Service = (*Server)(nil)
@@ -134,10 +136,20 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	} else {
 		s.store = memory.New()
 	}
-	notifier, err := s.useEvents(ctx, cfg)
+	outbox, evs, err := s.useEvents(ctx, cfg)
 	if err != nil {
 		s.Close()
 		return nil, err
+	}
+	var notifier finance.Notifier
+	var alerts budgets.AlertPublisher
+	hook := &thresholdHook{}
+	s.hook = hook
+	if evs != nil {
+		// The budget thresholds are checked after every change the
+		// events hear of (thresholdHook), and their alerts published by
+		// the same events service.
+		hook.Notifier, notifier, alerts = outbox, hook, evs
 	}
 	s.svc = finance.NewService(finance.Config{Store: s.store, Cursors: cursor.New(cfg.CursorSecret), Notifier: notifier,
 		Clock: cfg.Clock, Log: cfg.Log})
@@ -162,24 +174,27 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.svcs.BankSync = banksync.NewService(banksync.Config{Kernel: s.svc, Store: s.store})
 	s.svcs.Recurring = recurring.NewService(recurring.Config{Kernel: s.svc, Store: s.store})
-	s.svcs.Budgets = budgets.NewService(budgets.Config{Kernel: s.svc, Recurring: s.svcs.Recurring, Store: s.store})
+	s.svcs.Budgets = budgets.NewService(budgets.Config{Kernel: s.svc, Recurring: s.svcs.Recurring, Store: s.store,
+		Alerts: alerts})
+	hook.budgets = s.svcs.Budgets // before anything is served, so no write sees it unset
 	s.svcs.Sandbox = sandboxlink.NewService(sandboxlink.Config{Kernel: s.svc, Store: s.store, History: seed.SandboxHistory})
 	return s, nil
 }
 
-// useEvents returns the notifier of the finance events: on NATS JetStream
-// when cfg names a server, else through cfg.Events, else none (nil).
-func (s *Server) useEvents(ctx context.Context, cfg Config) (finance.Notifier, error) {
+// useEvents returns the finance events' outbox (the notifier) and service
+// (the budget alerts' publisher): on NATS JetStream when cfg names a
+// server, else through cfg.Events, else none (nil).
+func (s *Server) useEvents(ctx context.Context, cfg Config) (*events.Outbox, *events.Service, error) {
 	pub := cfg.Events
 	if cfg.NATSURL != "" {
 		nc, js, err := natsconn.Connect(cfg.NATSURL, "finance")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		s.nc = nc
 		bus := eventbus.NewPublisher(js, eventbus.DefaultNames(), cfg.StreamReplicas)
 		if err := bus.Setup(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pub = busPublisher{bus}
 		s.checks = append(s.checks, rpc.Check{Name: "nats", Probe: func(context.Context) error {
@@ -190,15 +205,16 @@ func (s *Server) useEvents(ctx context.Context, cfg Config) (finance.Notifier, e
 		}})
 	}
 	if pub == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	// Changes are announced through the outbox in the store; the relay
 	// (Run) publishes their events and retries a failed publish
 	// (docs/webhooks.md, "Transport").
 	log := cfg.Log.With("component", "finance-events")
 	outbox := events.NewOutbox(s.store, cfg.Clock, log)
-	s.relay = events.NewRelay(outbox, events.NewService(events.Config{Store: s.store, Publisher: pub, Log: log}))
-	return outbox, nil
+	svc := events.NewService(events.Config{Store: s.store, Publisher: pub, Clock: cfg.Clock, Log: log})
+	s.relay = events.NewRelay(outbox, svc)
+	return outbox, svc, nil
 }
 
 // busPublisher publishes finance events on the bus.
@@ -304,8 +320,14 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
+// WaitBudgetChecks returns when the budget threshold checks of every write
+// announced before it have finished, so their alerts are published (tests;
+// Close waits too).
+func (s *Server) WaitBudgetChecks() { s.hook.wait() }
+
 // Close closes the converter and NATS connections and the database pool.
 func (s *Server) Close() error {
+	s.hook.wait() // the checks of committed writes finish first (each is bounded)
 	var err error
 	if s.conv != nil {
 		err = s.conv.Close()

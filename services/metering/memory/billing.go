@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/billing"
 )
@@ -340,24 +341,13 @@ func (s *Store) clearDefault(accountID string) {
 }
 
 func (s *Store) PaymentMethods(_ context.Context, accountID string) ([]billing.PaymentMethod, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []billing.PaymentMethod{}
-	for _, m := range s.pay.methods {
-		if m.AccountID == accountID && m.RemovedAt == nil {
-			out = append(out, m)
-		}
-	}
-	slices.SortFunc(out, func(a, b billing.PaymentMethod) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return memtable.Collect(&s.mu, &s.pay.methods, func(m billing.PaymentMethod) bool {
+		return m.AccountID == accountID && m.RemovedAt == nil
+	}, memtable.Same, func(a, b billing.PaymentMethod) int { return createdOrder(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 func (s *Store) GetPaymentMethod(_ context.Context, id string) (billing.PaymentMethod, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	m, ok := s.pay.methods[id]
+	m, ok := memtable.Find(&s.mu, &s.pay.methods, id, memtable.AnyOwner[billing.PaymentMethod])
 	if !ok {
 		return billing.PaymentMethod{}, metering.ErrNotFound
 	}
@@ -415,36 +405,21 @@ func (s *Store) CreatePayment(_ context.Context, p billing.Payment) error {
 	if _, ok := s.pay.payments[p.ID]; ok {
 		return metering.ErrConflict
 	}
-	p.ResolvedAt = copyPtr(p.ResolvedAt)
-	s.pay.payments[p.ID] = p
+	s.pay.payments[p.ID] = clonePayment(p)
 	return nil
 }
 
 func (s *Store) GetPayment(_ context.Context, id string) (billing.Payment, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	p, ok := s.pay.payments[id]
+	p, ok := memtable.Find(&s.mu, &s.pay.payments, id, memtable.AnyOwner[billing.Payment])
 	if !ok {
 		return billing.Payment{}, metering.ErrNotFound
 	}
-	p.ResolvedAt = copyPtr(p.ResolvedAt)
-	return p, nil
+	return clonePayment(p), nil
 }
 
 func (s *Store) Payments(_ context.Context, accountID string) ([]billing.Payment, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []billing.Payment{}
-	for _, p := range s.pay.payments {
-		if p.AccountID == accountID {
-			p.ResolvedAt = copyPtr(p.ResolvedAt)
-			out = append(out, p)
-		}
-	}
-	slices.SortFunc(out, func(a, b billing.Payment) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return memtable.Collect(&s.mu, &s.pay.payments, func(p billing.Payment) bool { return p.AccountID == accountID },
+		clonePayment, func(a, b billing.Payment) int { return createdOrder(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 func (s *Store) DuePayments(_ context.Context, now time.Time, limit int) ([]billing.Payment, error) {

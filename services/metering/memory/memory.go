@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/billing"
 	"github.com/ledgerlane/platform/services/metering/identity"
@@ -51,20 +52,16 @@ func (s *Store) CreateAccount(_ context.Context, a metering.Account) error {
 	if _, ok := s.accounts[a.ID]; ok {
 		return metering.ErrConflict
 	}
-	a.OverageCapCents, a.ScheduledAt, a.NextCloseAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt), copyPtr(a.NextCloseAt)
-	s.accounts[a.ID] = a
+	s.accounts[a.ID] = cloneAccount(a)
 	return nil
 }
 
 func (s *Store) GetAccount(_ context.Context, id string) (metering.Account, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	a, ok := s.accounts[id]
+	a, ok := memtable.Find(&s.mu, &s.accounts, id, memtable.AnyOwner[metering.Account])
 	if !ok {
 		return metering.Account{}, metering.ErrNotFound
 	}
-	a.OverageCapCents, a.ScheduledAt, a.NextCloseAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt), copyPtr(a.NextCloseAt)
-	return a, nil
+	return cloneAccount(a), nil
 }
 
 func (s *Store) SetBillingLimits(_ context.Context, id string, hardStop bool, capCents *int64, at time.Time) error {
@@ -109,18 +106,8 @@ func (s *Store) CredentialByHash(_ context.Context, hash string) (metering.Crede
 }
 
 func (s *Store) ListCredentials(_ context.Context, accountID string) ([]metering.Credential, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []metering.Credential{}
-	for _, c := range s.credentials {
-		if c.AccountID == accountID {
-			out = append(out, clone(c))
-		}
-	}
-	slices.SortFunc(out, func(a, b metering.Credential) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return memtable.Collect(&s.mu, &s.credentials, func(c metering.Credential) bool { return c.AccountID == accountID },
+		clone, func(a, b metering.Credential) int { return createdOrder(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 func (s *Store) TouchCredential(_ context.Context, id string, at time.Time) error {
@@ -176,4 +163,20 @@ func (s *Store) ApplyDowngrade(_ context.Context, id string, now time.Time) erro
 		s.accounts[id] = a
 	}
 	return nil
+}
+
+func cloneAccount(a metering.Account) metering.Account {
+	a.OverageCapCents, a.ScheduledAt, a.NextCloseAt = copyPtr(a.OverageCapCents), copyPtr(a.ScheduledAt), copyPtr(a.NextCloseAt)
+	return a
+}
+
+func clonePayment(p billing.Payment) billing.Payment {
+	p.ResolvedAt = copyPtr(p.ResolvedAt)
+	return p
+}
+
+// createdOrder is the order of every account-scoped list: oldest first, ids
+// breaking ties, as the PostgreSQL adapter sorts.
+func createdOrder(aAt time.Time, aID string, bAt time.Time, bID string) int {
+	return cmp.Or(aAt.Compare(bAt), cmp.Compare(aID, bID))
 }

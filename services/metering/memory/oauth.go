@@ -1,11 +1,11 @@
 package memory
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"time"
 
+	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/metering"
 	"github.com/ledgerlane/platform/services/metering/identity"
 )
@@ -48,18 +48,8 @@ func (s *Store) OAuthClientByClientID(_ context.Context, clientID string) (ident
 }
 
 func (s *Store) ListOAuthClients(_ context.Context, accountID string) ([]identity.OAuthClient, error) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := []identity.OAuthClient{}
-	for _, o := range s.oauth {
-		if o.AccountID == accountID {
-			out = append(out, cloneClient(o))
-		}
-	}
-	slices.SortFunc(out, func(a, b identity.OAuthClient) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
-	return out, nil
+	return memtable.Collect(&s.mu, &s.oauth, func(o identity.OAuthClient) bool { return o.AccountID == accountID },
+		cloneClient, func(a, b identity.OAuthClient) int { return createdOrder(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }), nil
 }
 
 func (s *Store) RevokeOAuthClient(_ context.Context, accountID, id string, at time.Time) error {

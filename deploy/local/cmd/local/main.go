@@ -45,15 +45,11 @@ func run() error {
 	log := logging.New("local", config.String("LOG_LEVEL", "info"))
 	// Traces only when OTEL_* asks for them (pkg/tracing), before the
 	// stack dials anything.
-	stopTracing, err := tracing.Setup(ctx, "ledgerlane-local")
+	stopTracing, err := tracing.Start(ctx, "ledgerlane-local", log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = stopTracing(sctx)
-	}()
+	defer stopTracing()
 	demoUsage, err := config.Int("LOCAL_DEMO_USAGE", 0)
 	if err != nil {
 		return err
