@@ -176,7 +176,9 @@ func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, merge
 			return res, Invalid("merge_into_category_id", "merge_into_category_id names no category")
 		}
 	}
-	moved, err := s.store.DeleteCategory(ctx, c.UserID, cat.ID, target, s.now())
+	// The announcement commits with the moved rows (the outbox); the store
+	// fills in their accounts.
+	moved, err := s.store.DeleteCategory(ctx, c.UserID, cat.ID, target, s.now(), NewNote(NoteTransactions, c.UserID, s.now()))
 	switch {
 	case errors.Is(err, ErrHasChildren):
 		return res, hasChildren()
@@ -187,7 +189,7 @@ func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, merge
 		return res, Internal("delete category", err)
 	}
 	if len(moved) > 0 {
-		s.Notify().TransactionsChanged(ctx, c.UserID, moved)
+		s.notifier.Written(ctx, c.UserID)
 	}
 	n := 0
 	for _, acct := range moved {

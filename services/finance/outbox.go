@@ -1,6 +1,7 @@
 package finance
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -41,6 +42,21 @@ const (
 	NoteRecurring    = "recurring_detected"
 	NoteGrant        = "grant_changed"
 )
+
+// WithAccounts returns notes, each with AccountIDs set to the distinct
+// accounts of accountIDs, sorted: what a store learns inside a write
+// (DeleteCategory) fills the notes it stores with the write.
+func WithAccounts(notes []Note, accountIDs []string) []Note {
+	ids := slices.Clone(accountIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := make([]Note, len(notes))
+	for i, n := range notes {
+		n.AccountIDs = ids
+		out[i] = n
+	}
+	return out
+}
 
 // NewNote is a note of kind about userID at at, with a fresh id.
 func NewNote(kind, userID string, at time.Time) Note {

@@ -41,8 +41,10 @@ type Store interface {
 	// step: ErrHasChildren if it has subcategories; its transactions move to
 	// mergeInto (empty: uncategorized), each getting a new version and
 	// updated_at = at; recurring rules follow. It returns the account ids of
-	// the moved rows, one per row.
-	DeleteCategory(ctx context.Context, userID, id, mergeInto string, at time.Time) ([]string, error)
+	// the moved rows, one per row. When rows moved, the notes are stored in
+	// the outbox in the same step, each with AccountIDs set to the moved
+	// rows' accounts (once each, sorted); when none moved, none are.
+	DeleteCategory(ctx context.Context, userID, id, mergeInto string, at time.Time, notes ...Note) ([]string, error)
 	// ListCategories returns the system categories and the user's own, by
 	// sort order, then name, then id.
 	ListCategories(ctx context.Context, userID string) ([]Category, error)

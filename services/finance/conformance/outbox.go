@@ -127,9 +127,9 @@ func testOutbox(t *testing.T, s Store) {
 	}
 }
 
-// testOutboxWithWrites: a transaction update, a grant update and an import
-// store their notes in their own transaction: a committed write's notes are
-// in the outbox, a refused one's are not.
+// testOutboxWithWrites: a transaction update, a grant update, an import and
+// a category merge store their notes in their own transaction: a committed
+// write's notes are in the outbox, a refused one's are not.
 func testOutboxWithWrites(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
@@ -169,13 +169,37 @@ func testOutboxWithWrites(t *testing.T, s Store) {
 	_, err := s.ApplyImport(ctx, imports.ImportWrite{UserID: f.user, AccountID: f.account,
 		Rows: []imports.ImportRow{{Key: "k1", Insert: &imported}}, Notes: []finance.Note{okImport}})
 	must(t, err)
+	// A category merge: its note gets the moved rows' accounts; deleting
+	// a category no row is in stores none.
+	mk := func() string {
+		c := finance.Category{ID: newID(), UserID: f.user, Name: "Temp " + newID()[:6], TypeTag: finance.CategoryExpense,
+			CreatedAt: base, UpdatedAt: base}
+		must(t, s.CreateCategory(ctx, c))
+		return c.ID
+	}
+	full, empty := mk(), mk()
+	tx.CategoryID, tx.Version = full, 3
+	must(t, s.UpdateTransaction(ctx, tx, 2))
+	emptyNote, mergeNote := note(finance.NoteTransactions), note(finance.NoteTransactions)
+	_, err = s.DeleteCategory(ctx, f.user, empty, "", at, emptyNote)
+	must(t, err)
+	_, err = s.DeleteCategory(ctx, f.user, full, "", at, mergeNote)
+	must(t, err)
 	var got []string
+	var merged events.OutboxNote
 	_, err = s.RelayNotes(ctx, at, 10, time.Hour, func(_ context.Context, o events.OutboxNote) error {
 		got = append(got, o.ID)
+		if o.ID == mergeNote.ID {
+			merged = o
+		}
 		return nil
 	}, func(int) time.Duration { return time.Second })
 	must(t, err)
-	if want := []string{okTx.ID, okGrant.ID, okImport.ID}; !slices.Equal(got, want) {
-		t.Fatalf("outbox after the writes: %v, want %v (refused: %s, %s, %s)", got, want, refusedTx.ID, refusedGrant.ID, refusedImport.ID)
+	if want := []string{okTx.ID, okGrant.ID, okImport.ID, mergeNote.ID}; !slices.Equal(got, want) {
+		t.Fatalf("outbox after the writes: %v, want %v (refused: %s, %s, %s, %s)", got, want, refusedTx.ID, refusedGrant.ID,
+			refusedImport.ID, emptyNote.ID)
+	}
+	if !slices.Equal(merged.AccountIDs, []string{f.account}) {
+		t.Fatalf("the merge's note names %v, want the moved row's account", merged.AccountIDs)
 	}
 }

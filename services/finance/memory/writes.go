@@ -71,7 +71,7 @@ func (s *Store) UpdateCategory(_ context.Context, c finance.Category) error {
 }
 
 // DeleteCategory implements finance.Store.
-func (s *Store) DeleteCategory(_ context.Context, userID, id, mergeInto string, at time.Time) ([]string, error) {
+func (s *Store) DeleteCategory(_ context.Context, userID, id, mergeInto string, at time.Time, notes ...finance.Note) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.categories[id]
@@ -106,6 +106,9 @@ func (s *Store) DeleteCategory(_ context.Context, userID, id, mergeInto string, 
 		}
 	}
 	delete(s.categories, id)
+	if len(moved) > 0 {
+		s.appendNotes(finance.WithAccounts(notes, moved))
+	}
 	return moved, nil
 }
 

@@ -92,7 +92,7 @@ func (s *Store) UpdateCategory(ctx context.Context, c finance.Category) error {
 // category row is locked first; a subcategory inserted concurrently holds a
 // key-share lock on it, so the delete either sees the child or fails on the
 // foreign key, which is reported the same way.
-func (s *Store) DeleteCategory(ctx context.Context, userID, id, mergeInto string, at time.Time) ([]string, error) {
+func (s *Store) DeleteCategory(ctx context.Context, userID, id, mergeInto string, at time.Time, notes ...finance.Note) ([]string, error) {
 	if !isUUID(id) || !isUUID(userID) || (mergeInto != "" && !isUUID(mergeInto)) {
 		return nil, fmt.Errorf("category %q: %w", id, finance.ErrNotFound)
 	}
@@ -130,6 +130,11 @@ func (s *Store) DeleteCategory(ctx context.Context, userID, id, mergeInto string
 		}
 		if moved, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 			return err
+		}
+		if len(moved) > 0 {
+			if err := insertNotes(ctx, tx, finance.WithAccounts(notes, moved)); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE recurring_rules SET category_id = $3 WHERE user_id = $1 AND category_id = $2`,
 			userID, id, nullStr(mergeInto)); err != nil {
