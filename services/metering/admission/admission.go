@@ -220,6 +220,10 @@ func New(rdb redis.UniversalClient, now func() time.Time) *Controller {
 	return &Controller{rdb: rdb, now: now, VoidAfter: voidAfter(rdb), ChangedKey: DefaultChangedKey}
 }
 
+// Now is the controller's clock: the time Admit counts a request at when
+// its At is zero.
+func (m *Controller) Now() time.Time { return m.now() }
+
 // voidAfter is the script deadline for rdb: one second, or four fifths of
 // the client's read timeout when that is shorter. The deadline must come
 // before the client gives up: then a script still queued when the client
