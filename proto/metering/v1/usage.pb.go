@@ -96,13 +96,13 @@ type GetDailyUsageResponse struct {
 	Credentials []*CredentialUsage `protobuf:"bytes,6,rep,name=credentials,proto3" json:"credentials,omitempty"`
 	// The current period's live units: exactly GET /v1/usage's used (with
 	// credential_id, that credential's share).
-	PeriodLive int64 `protobuf:"varint,7,opt,name=period_live,json=periodLive,proto3" json:"period_live,omitempty"`
+	PeriodLive int32 `protobuf:"varint,7,opt,name=period_live,json=periodLive,proto3" json:"period_live,omitempty"`
 	// The part of period_live counted before units were kept by day (an
 	// earlier version of the gateway), which no day shows; 0 otherwise.
-	PeriodUndated int64 `protobuf:"varint,8,opt,name=period_undated,json=periodUndated,proto3" json:"period_undated,omitempty"`
+	PeriodUndated int32 `protobuf:"varint,8,opt,name=period_undated,json=periodUndated,proto3" json:"period_undated,omitempty"`
 	// The test pool's lifetime units: exactly GET /v1/usage's test_used (or
 	// the credential's share). The test pool has no period.
-	TestUsed int64 `protobuf:"varint,9,opt,name=test_used,json=testUsed,proto3" json:"test_used,omitempty"`
+	TestUsed int32 `protobuf:"varint,9,opt,name=test_used,json=testUsed,proto3" json:"test_used,omitempty"`
 	// The credential asked for; empty for the whole account.
 	CredentialId  string `protobuf:"bytes,10,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -181,21 +181,21 @@ func (x *GetDailyUsageResponse) GetCredentials() []*CredentialUsage {
 	return nil
 }
 
-func (x *GetDailyUsageResponse) GetPeriodLive() int64 {
+func (x *GetDailyUsageResponse) GetPeriodLive() int32 {
 	if x != nil {
 		return x.PeriodLive
 	}
 	return 0
 }
 
-func (x *GetDailyUsageResponse) GetPeriodUndated() int64 {
+func (x *GetDailyUsageResponse) GetPeriodUndated() int32 {
 	if x != nil {
 		return x.PeriodUndated
 	}
 	return 0
 }
 
-func (x *GetDailyUsageResponse) GetTestUsed() int64 {
+func (x *GetDailyUsageResponse) GetTestUsed() int32 {
 	if x != nil {
 		return x.TestUsed
 	}
@@ -210,12 +210,13 @@ func (x *GetDailyUsageResponse) GetCredentialId() string {
 }
 
 // DayUsage is one UTC day's metered units.
+// Counts are int32, as GET /v1/usage's are (JSON numbers, not strings).
 type DayUsage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// YYYY-MM-DD.
 	Date          string `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
-	Live          int64  `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
-	Test          int64  `protobuf:"varint,3,opt,name=test,proto3" json:"test,omitempty"`
+	Live          int32  `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
+	Test          int32  `protobuf:"varint,3,opt,name=test,proto3" json:"test,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -257,14 +258,14 @@ func (x *DayUsage) GetDate() string {
 	return ""
 }
 
-func (x *DayUsage) GetLive() int64 {
+func (x *DayUsage) GetLive() int32 {
 	if x != nil {
 		return x.Live
 	}
 	return 0
 }
 
-func (x *DayUsage) GetTest() int64 {
+func (x *DayUsage) GetTest() int32 {
 	if x != nil {
 		return x.Test
 	}
@@ -277,7 +278,7 @@ type CredentialUsage struct {
 	CredentialId string                 `protobuf:"bytes,1,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
 	// "live" or "test".
 	Mode          string `protobuf:"bytes,2,opt,name=mode,proto3" json:"mode,omitempty"`
-	Units         int64  `protobuf:"varint,3,opt,name=units,proto3" json:"units,omitempty"`
+	Units         int32  `protobuf:"varint,3,opt,name=units,proto3" json:"units,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -326,7 +327,7 @@ func (x *CredentialUsage) GetMode() string {
 	return ""
 }
 
-func (x *CredentialUsage) GetUnits() int64 {
+func (x *CredentialUsage) GetUnits() int32 {
 	if x != nil {
 		return x.Units
 	}
@@ -745,20 +746,20 @@ const file_metering_v1_usage_proto_rawDesc = "" +
 	"period_end\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tperiodEnd\x12)\n" +
 	"\x04days\x18\x05 \x03(\v2\x15.metering.v1.DayUsageR\x04days\x12>\n" +
 	"\vcredentials\x18\x06 \x03(\v2\x1c.metering.v1.CredentialUsageR\vcredentials\x12\x1f\n" +
-	"\vperiod_live\x18\a \x01(\x03R\n" +
+	"\vperiod_live\x18\a \x01(\x05R\n" +
 	"periodLive\x12%\n" +
-	"\x0eperiod_undated\x18\b \x01(\x03R\rperiodUndated\x12\x1b\n" +
-	"\ttest_used\x18\t \x01(\x03R\btestUsed\x12#\n" +
+	"\x0eperiod_undated\x18\b \x01(\x05R\rperiodUndated\x12\x1b\n" +
+	"\ttest_used\x18\t \x01(\x05R\btestUsed\x12#\n" +
 	"\rcredential_id\x18\n" +
 	" \x01(\tR\fcredentialId\"F\n" +
 	"\bDayUsage\x12\x12\n" +
 	"\x04date\x18\x01 \x01(\tR\x04date\x12\x12\n" +
-	"\x04live\x18\x02 \x01(\x03R\x04live\x12\x12\n" +
-	"\x04test\x18\x03 \x01(\x03R\x04test\"`\n" +
+	"\x04live\x18\x02 \x01(\x05R\x04live\x12\x12\n" +
+	"\x04test\x18\x03 \x01(\x05R\x04test\"`\n" +
 	"\x0fCredentialUsage\x12#\n" +
 	"\rcredential_id\x18\x01 \x01(\tR\fcredentialId\x12\x12\n" +
 	"\x04mode\x18\x02 \x01(\tR\x04mode\x12\x14\n" +
-	"\x05units\x18\x03 \x01(\x03R\x05units\"\x11\n" +
+	"\x05units\x18\x03 \x01(\x05R\x05units\"\x11\n" +
 	"\x0fGetUsageRequest\"\xed\x05\n" +
 	"\x10GetUsageResponse\x12\x12\n" +
 	"\x04plan\x18\x01 \x01(\tR\x04plan\x12#\n" +

@@ -82,12 +82,12 @@ func (s *usageServer) GetDailyUsage(ctx context.Context, req *meteringv1.GetDail
 	}
 	out := &meteringv1.GetDailyUsageResponse{StartDate: u.From.Format(time.DateOnly), EndDate: u.To.Format(time.DateOnly),
 		PeriodStart: timestamppb.New(u.PeriodStart), PeriodEnd: timestamppb.New(u.PeriodEnd),
-		PeriodLive: u.PeriodLive, PeriodUndated: u.PeriodUndated, TestUsed: u.TestUsed, CredentialId: u.CredentialID}
+		PeriodLive: int32(u.PeriodLive), PeriodUndated: int32(u.PeriodUndated), TestUsed: int32(u.TestUsed), CredentialId: u.CredentialID}
 	for _, d := range u.Days {
-		out.Days = append(out.Days, &meteringv1.DayUsage{Date: d.Date.Format(time.DateOnly), Live: d.Live, Test: d.Test})
+		out.Days = append(out.Days, &meteringv1.DayUsage{Date: d.Date.Format(time.DateOnly), Live: int32(d.Live), Test: int32(d.Test)})
 	}
 	for _, c := range u.Credentials {
-		out.Credentials = append(out.Credentials, &meteringv1.CredentialUsage{CredentialId: c.CredentialID, Mode: c.Mode, Units: c.Units})
+		out.Credentials = append(out.Credentials, &meteringv1.CredentialUsage{CredentialId: c.CredentialID, Mode: c.Mode, Units: int32(c.Units)})
 	}
 	return out, nil
 }
