@@ -3,6 +3,7 @@ package local_test
 import (
 	"encoding/json"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -132,4 +133,39 @@ func num(v any) float64 {
 		return f
 	}
 	return 0
+}
+
+// TestPortalUsageDaily: the usage page charts the account's metered
+// conversions per day (this period by default, or 90 days), for every key
+// or one, and another account's key id shows the account's own chart.
+func TestPortalUsageDaily(t *testing.T) {
+	st := stack(t, false)
+	b := newBrowser(t, st.URL)
+	b.signUp("chart@example.com", pw, "Chart Ltd")
+	secret, id := b.createKey("ci server", "test")
+	mt := sharedSample(t, "mt/php-mt940/Ing_sample")
+	c := client{t: t, base: st.URL, keys: map[string]string{"k": secret}}
+	for range 2 {
+		if r := c.call("POST", "/v1/convert?to=camt.053", "k", mt, "Content-Type", "text/plain"); r.status != 200 {
+			t.Fatalf("convert: %d %s", r.status, r.body)
+		}
+	}
+	p := b.get("/portal/usage")
+	for _, want := range []string{`id="usage-daily-chart"`, "this period", `<span id="daily-test">2</span> test conversions`,
+		`<span id="daily-period">0</span> live conversions`, `<option value="` + id + `">ci server (ak_test_`, `<td data-label="Conversions">2</td>`} {
+		if !strings.Contains(p.body, want) {
+			t.Fatalf("usage page: no %q\n%s", want, p.body)
+		}
+	}
+	one := b.get("/portal/usage?range=90&key=" + id)
+	if one.status != 200 || !strings.Contains(one.body, "Conversions per day of ci server (ak_test_") || !strings.Contains(one.body, "the last 90 days") ||
+		strings.Count(one.body, "<title>") < 90 {
+		t.Fatalf("one key, 90 days: %d\n%s", one.status, one.body)
+	}
+	other := newBrowser(t, st.URL)
+	other.signUp("other-chart@example.com", pw, "Other Chart Ltd")
+	o := other.get("/portal/usage?key=" + id)
+	if o.status != 200 || strings.Contains(o.body, "ci server") || !strings.Contains(o.body, `<span id="daily-test">0</span>`) {
+		t.Fatalf("another account's key: %d\n%s", o.status, o.body)
+	}
 }
