@@ -99,7 +99,7 @@ func (pp *pacsParser) each(parent int, name, mt string, read func(int) (*payment
 	t := pp.t
 	var out []*payment.Payment
 	for id := t.nodes[parent].first; id >= 0; id = t.nodes[id].next {
-		if t.nodes[id].name != name {
+		if t.name(id) != name {
 			continue
 		}
 		p, err := read(id)
@@ -209,7 +209,7 @@ func (pp *pacsParser) pain001(doc int, hdr payment.Header) ([]*payment.Payment, 
 func (pp *pacsParser) each1(parent int, name string, read func(int) error) error {
 	n := 0
 	for id := pp.t.nodes[parent].first; id >= 0; id = pp.t.nodes[id].next {
-		if pp.t.nodes[id].name == name {
+		if pp.t.name(id) == name {
 			n++
 			if err := read(id); err != nil {
 				return err
@@ -217,7 +217,7 @@ func (pp *pacsParser) each1(parent int, name string, read func(int) error) error
 		}
 	}
 	if n == 0 {
-		return pp.fail(parent, "%s has no %s", pp.t.nodes[parent].name, name)
+		return pp.fail(parent, "%s has no %s", pp.t.name(parent), name)
 	}
 	return nil
 }

@@ -158,12 +158,12 @@ func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ
 func (pp *pacsParser) cashDocument(want string) (int, error) {
 	t := pp.t
 	for i := range t.nodes {
-		if t.nodes[i].name != "Document" {
+		if t.name(i) != "Document" {
 			continue
 		}
 		typ, v, ok := cashVersionOf(t.namespace(i))
 		if !ok {
-			for rest := t.nodes[i].attrs; ; {
+			for rest := t.attrs(i); ; {
 				an, av, r, more := nextAttr(rest)
 				if !more {
 					break
@@ -314,7 +314,7 @@ func (pp *pacsParser) camt057(root int, p *payment.Payment) error {
 	pp.noticeParties(n, &base)
 	sum := total.Value.Sub(total.Value)
 	for id := t.nodes[n].first; id >= 0; id = t.nodes[id].next {
-		if t.nodes[id].name != "Itm" {
+		if t.name(id) != "Itm" {
 			continue
 		}
 		it := base
@@ -359,7 +359,7 @@ func (pp *pacsParser) camt057(root int, p *payment.Payment) error {
 func (pp *pacsParser) camt060(root int, p *payment.Payment) error {
 	t := pp.t
 	for rq := t.nodes[root].first; rq >= 0; rq = t.nodes[rq].next {
-		if t.nodes[rq].name != "RptgReq" {
+		if t.name(rq) != "RptgReq" {
 			continue
 		}
 		it := payment.CashItem{Reference: t.get(rq, "Id"), RequestedMessage: t.get(rq, "ReqdMsgNmId"), Account: pp.account(rq, "Acct")}
@@ -378,7 +378,7 @@ func (pp *pacsParser) camt060(root int, p *payment.Payment) error {
 			t.get(tt, "Sts/Cd")
 			t.get(tt, "CdtDbtInd")
 			for fl := t.nodes[tt].first; fl >= 0; fl = t.nodes[fl].next {
-				if t.nodes[fl].name != "FlrLmt" {
+				if t.name(fl) != "FlrLmt" {
 					continue
 				}
 				a, err := pp.amount(t.child(fl, "Amt"), true)
@@ -410,7 +410,7 @@ func (pp *pacsParser) camt060(root int, p *payment.Payment) error {
 func (pp *pacsParser) chequeMessage(root int, p *payment.Payment) error {
 	t := pp.t
 	for c := t.nodes[root].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name != "Chq" {
+		if t.name(c) != "Chq" {
 			continue
 		}
 		it := payment.CashItem{Reference: t.get(c, "InstrId"), OriginalInstructionID: t.get(c, "OrgnlInstrId"), ChequeNumber: t.get(c, "ChqNb")}
@@ -444,7 +444,7 @@ func (pp *pacsParser) chequeMessage(root int, p *payment.Payment) error {
 		it.DebtorFI = pp.agentAcct(c, "DrwrAgt")
 		it.Creditor = pp.party(c, "Pyee")
 		for in := t.nodes[c].first; in >= 0; in = t.nodes[in].next {
-			if t.nodes[in].name == "InstrForChqAgt" {
+			if t.name(in) == "InstrForChqAgt" {
 				it.Instructions = append(it.Instructions, payment.Instruction{Code: t.get(in, "Cd"), Text: t.get(in, "InstrInf")})
 			}
 		}

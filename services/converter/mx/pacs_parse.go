@@ -93,7 +93,7 @@ func parseDocument(input []byte, want string, versionOf func(ns string) (typ, ve
 	return readDocument(input, tested, func(pp *pacsParser) (int, error) {
 		t := pp.t
 		for i := range t.nodes {
-			if t.nodes[i].name == "Document" {
+			if t.name(i) == "Document" {
 				if typ, v, ok := versionOf(t.namespace(i)); ok {
 					if want != "" && !strings.EqualFold(want, typ) {
 						return -1, pp.fail(i, "document is %s, not %s", v, want)
@@ -254,7 +254,7 @@ func (pp *pacsParser) oneMTPerTx(root int, name string, base *payment.Payment, r
 	t := pp.t
 	var out []*payment.Payment
 	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
-		if t.nodes[tx].name != name {
+		if t.name(tx) != name {
 			continue
 		}
 		p := new(payment.Payment)
@@ -264,7 +264,7 @@ func (pp *pacsParser) oneMTPerTx(root int, name string, base *payment.Payment, r
 		}
 		out = append(out, p)
 	}
-	return pp.oneMTEach(out, root, none, t.nodes[root].name, noun)
+	return pp.oneMTEach(out, root, none, t.name(root), noun)
 }
 
 // oneMTEach returns the payments read from root, failing with none when
@@ -366,7 +366,7 @@ func (pp *pacsParser) overrideAgents(tx int, p *payment.Payment) {
 func (pp *pacsParser) reasons(tx int, name string) (reason string, info []string) {
 	t := pp.t
 	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name != name {
+		if t.name(c) != name {
 			continue
 		}
 		if r := firstOf(t.get(c, "Rsn/Cd"), t.get(c, "Rsn/Prtry")); r != "" {
@@ -377,9 +377,9 @@ func (pp *pacsParser) reasons(tx int, name string) (reason string, info []string
 			}
 		}
 		for a := t.nodes[c].first; a >= 0; a = t.nodes[a].next {
-			if t.nodes[a].name == "AddtlInf" && t.nodes[a].text != "" {
+			if t.name(a) == "AddtlInf" && t.text(a) != "" {
 				t.nodes[a].used = true
-				info = append(info, t.nodes[a].text)
+				info = append(info, t.text(a))
 			}
 		}
 	}
@@ -423,7 +423,7 @@ func (pp *pacsParser) charges(tx int, p *payment.Payment) error {
 	p.ChargeBearer = t.get(tx, "ChrgBr")
 	instd := t.get(tx, "InstdAgt/FinInstnId/BICFI")
 	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name != "ChrgsInf" {
+		if t.name(c) != "ChrgsInf" {
 			continue
 		}
 		a, err := pp.amount(t.child(c, "Amt"), false)
@@ -462,9 +462,9 @@ func (pp *pacsParser) amount(id int, required bool) (statement.Amount, error) {
 	if !payment.IsCurrency(ccy) {
 		return statement.Amount{}, pp.fail(id, "currency %q is not an ISO 4217 code", clip(ccy))
 	}
-	v, err := parseDecimal(t.nodes[id].text)
+	v, err := parseDecimal(t.text(id))
 	if err != nil || v.IsNegative() {
-		return statement.Amount{}, pp.fail(id, "amount %q is not a non-negative decimal", clip(t.nodes[id].text))
+		return statement.Amount{}, pp.fail(id, "amount %q is not a non-negative decimal", clip(t.text(id)))
 	}
 	if -v.Exponent() > int32(payment.MinorUnits(ccy)) && !v.Equal(v.Truncate(int32(payment.MinorUnits(ccy)))) {
 		return statement.Amount{}, pp.fail(id, "amount %s has more decimals than %s allows (%d)", v.String(), ccy, payment.MinorUnits(ccy))
@@ -521,9 +521,9 @@ func (pp *pacsParser) address(id int) payment.Address {
 	a.District = t.get(id, "CtrySubDvsn")
 	a.Country = t.get(id, "Ctry")
 	for c := t.nodes[id].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name == "AdrLine" && t.nodes[c].text != "" {
+		if t.name(c) == "AdrLine" && t.text(c) != "" {
 			t.nodes[c].used = true
-			a.Lines = append(a.Lines, t.nodes[c].text)
+			a.Lines = append(a.Lines, t.text(c))
 		}
 	}
 	return a
@@ -541,7 +541,7 @@ func (pp *pacsParser) party(parent int, name string) *payment.Party {
 	if org := t.at(id, "Id/OrgId"); org >= 0 {
 		p.BIC = t.get(org, "AnyBIC")
 		for o := t.nodes[org].first; o >= 0; o = t.nodes[o].next {
-			if t.nodes[o].name == "Othr" {
+			if t.name(o) == "Othr" {
 				p.IDs = append(p.IDs, payment.PartyID{OrgForm: true, Value: t.get(o, "Id"),
 					Scheme: firstOf(t.get(o, "SchmeNm/Cd"), t.get(o, "SchmeNm/Prtry")), Issuer: t.get(o, "Issr")})
 			}
@@ -555,7 +555,7 @@ func (pp *pacsParser) party(parent int, name string) *payment.Party {
 			p.BirthCity, p.BirthCountry = t.get(b, "CityOfBirth"), t.get(b, "CtryOfBirth")
 		}
 		for o := t.nodes[prv].first; o >= 0; o = t.nodes[o].next {
-			if t.nodes[o].name == "Othr" {
+			if t.name(o) == "Othr" {
 				p.IDs = append(p.IDs, payment.PartyID{Value: t.get(o, "Id"),
 					Scheme: firstOf(t.get(o, "SchmeNm/Cd"), t.get(o, "SchmeNm/Prtry")), Issuer: t.get(o, "Issr")})
 			}
@@ -572,7 +572,7 @@ func (pp *pacsParser) paymentType(tx int, p *payment.Payment) {
 	t := pp.t
 	if pti := t.child(tx, "PmtTpInf"); pti >= 0 {
 		for c := t.nodes[pti].first; c >= 0; c = t.nodes[c].next {
-			if t.nodes[c].name != "SvcLvl" {
+			if t.name(c) != "SvcLvl" {
 				continue
 			}
 			if v := t.get(c, "Cd"); v != "" {
@@ -591,28 +591,28 @@ func (pp *pacsParser) paymentType(tx int, p *payment.Payment) {
 func (pp *pacsParser) texts(tx int, p *payment.Payment) {
 	t := pp.t
 	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-		switch t.nodes[c].name {
+		switch t.name(c) {
 		case "InstrForCdtrAgt":
 			p.InstructionsForCreditorAgent = append(p.InstructionsForCreditorAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
 		case "InstrForNxtAgt":
 			p.InstructionsForNextAgent = append(p.InstructionsForNextAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
 		case "RgltryRptg":
 			for d := t.nodes[c].first; d >= 0; d = t.nodes[d].next {
-				if t.nodes[d].name != "Dtls" {
+				if t.name(d) != "Dtls" {
 					continue
 				}
 				for inf := t.nodes[d].first; inf >= 0; inf = t.nodes[inf].next {
-					if t.nodes[inf].name == "Inf" && t.nodes[inf].text != "" {
+					if t.name(inf) == "Inf" && t.text(inf) != "" {
 						t.nodes[inf].used = true
-						p.Regulatory = append(p.Regulatory, t.nodes[inf].text)
+						p.Regulatory = append(p.Regulatory, t.text(inf))
 					}
 				}
 			}
 		case "RmtInf":
 			for u := t.nodes[c].first; u >= 0; u = t.nodes[u].next {
-				if t.nodes[u].name == "Ustrd" && t.nodes[u].text != "" {
+				if t.name(u) == "Ustrd" && t.text(u) != "" {
 					t.nodes[u].used = true
-					p.Remittance = append(p.Remittance, t.nodes[u].text)
+					p.Remittance = append(p.Remittance, t.text(u))
 				}
 			}
 		}

@@ -31,6 +31,9 @@ type scanner struct {
 	attrs string // raw attribute text of a start tag, between name and '>'
 	text  string // character data or CDATA content, undecoded
 	cdata bool   // text is a CDATA section: no references to decode
+	// tagPos is the offset of a start tag's '<', textPos that of text's
+	// first byte: the tree keeps offsets into src, not strings.
+	tagPos, textPos int
 	// selfClose: the start tag was <x/>; the next token is its end.
 	selfClose, pendingEnd bool
 }
@@ -83,7 +86,7 @@ func (s *scanner) next() error {
 			} else {
 				end += s.pos
 			}
-			s.kind, s.text, s.cdata = tokText, s.src[s.pos:end], false
+			s.kind, s.text, s.cdata, s.textPos = tokText, s.src[s.pos:end], false, s.pos
 			s.pos = end
 			return nil
 		}
@@ -107,7 +110,7 @@ func (s *scanner) next() error {
 			if end < 0 {
 				return s.fail(start, "unexpected EOF in CDATA section")
 			}
-			s.kind, s.text, s.cdata = tokText, s.src[start+9:start+9+end], true
+			s.kind, s.text, s.cdata, s.textPos = tokText, s.src[start+9:start+9+end], true, start+9
 			s.pos = start + 9 + end + 3
 			return nil
 		case strings.HasPrefix(rest, "!DOCTYPE"):
@@ -141,6 +144,7 @@ func (s *scanner) endTag(start int) error {
 }
 
 func (s *scanner) startTag(start int) error {
+	s.tagPos = start
 	i := start + 1
 	name, err := s.elementName(i, "<")
 	if err != nil {
