@@ -36,8 +36,11 @@ var (
 
 func isBatchType(typ string) bool { _, ok := batchKinds[typ]; return ok }
 
+// batchTypes are the types ParseBatch reads (pacs.003 to refuse it).
+var batchTypes = []string{typePain1, typePacs10, typePacs3}
+
 func batchVersionOf(ns string) (typ, version string, ok bool) {
-	return versionIn(ns, []string{typePain1, typePacs10, typePacs3})
+	return versionIn(ns, batchTypes)
 }
 
 // BatchFormats is what this package adds to a conversion engine for
@@ -74,7 +77,7 @@ func BatchFormats() engine.FormatSet {
 // DetectBatch recognises pain.001 and pacs.010 (and pacs.003, to be
 // refused) from the Document namespace, else from the AppHdr's MsgDefIdr.
 func DetectBatch(input []byte) (string, string, bool) {
-	return detectDocument(input, batchVersionOf)
+	return detectDocument(input, batchTypes)
 }
 
 // ParseBatch reads a pain.001 (one payment per PmtInf, which becomes one

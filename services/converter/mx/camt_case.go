@@ -66,7 +66,7 @@ func caseVersionOf(ns string) (typ, version string, ok bool) {
 // DetectInvestigation recognises camt.056, camt.029, camt.105, camt.106 and
 // camt.026 from the Document namespace, else from the AppHdr's MsgDefIdr.
 func DetectInvestigation(input []byte) (string, string, bool) {
-	return detectDocument(input, caseVersionOf)
+	return detectDocument(input, caseTypes)
 }
 
 // ParseInvestigations reads a camt.056 (every TxInf is one request), a

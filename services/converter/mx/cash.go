@@ -3,6 +3,7 @@ package mx
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ledgerlane/platform/services/converter/engine"
@@ -54,17 +55,11 @@ func isCashType(typ string) bool { _, ok := cashVersions[typ]; return ok }
 // cashVersionOf returns the type and version of a cash management
 // namespace (camt.058 included, to be refused by name).
 func cashVersionOf(ns string) (typ, version string, ok bool) {
-	v, found := strings.CutPrefix(ns, nsPrefix)
-	if !found {
-		return "", "", false
-	}
-	for _, t := range append(cashTypes, typeCamt58) {
-		if strings.HasPrefix(v, t+".001.") && len(v) == len(t)+7 && isDigits(v[len(t)+5:]) {
-			return t, v, true
-		}
-	}
-	return "", "", false
+	return versionIn(ns, cashReadTypes)
 }
+
+// cashReadTypes are cashTypes and camt.058, read to be refused by name.
+var cashReadTypes = append(slices.Clip(cashTypes), typeCamt58)
 
 // CashFormats is what this package adds to a conversion engine for the
 // cash management messages: the camt.057, camt.060, camt.107, camt.108 and
@@ -106,16 +101,17 @@ func CashFormats() engine.FormatSet {
 // camt.109 from a namespace declared in the document, else from the
 // AppHdr's MsgDefIdr.
 func DetectCash(input []byte) (string, string, bool) {
-	return detectNamespace(input, nsPrefix+"camt.", cashVersionOf)
+	return detectNamespace(input, nsPrefix+"camt.", cashReadTypes)
 }
 
 // detectNamespace recognises an MX message from the first namespace in
-// input that starts with prefix and that versionOf knows (type, version),
+// input that starts with prefix and is of one of types (type, version),
 // else from the AppHdr's MsgDefIdr. The namespace is near the start, so the
-// first 64 KiB are searched, in place: only a candidate namespace becomes a
-// string. Every MX conversion runs several detectors, and a string of the
-// head was a copy of the whole message each time (issue 30).
-func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ, version string, ok bool)) (string, string, bool) {
+// first 64 KiB are searched, in place: only the namespace recognised
+// becomes a string. Every MX conversion runs several detectors, and a
+// string of the head, then of each candidate namespace, was most of what
+// detection cost (issue 30).
+func detectNamespace(input []byte, prefix string, types []string) (string, string, bool) {
 	input, _ = fromUTF16(input)
 	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
 	if len(input) == 0 || input[0] != '<' {
@@ -135,8 +131,8 @@ func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ
 		// The AppHdr's namespace (head.001) comes first in most messages
 		// and is no document type: skipped without making it a string.
 		if !bytes.HasPrefix(rest[len(nsPrefix):end], []byte("head.")) {
-			if typ, v, ok := versionOf(string(rest[:end])); ok {
-				return typ, v, true
+			if typ, ok := typeIn(rest[:end], types); ok {
+				return typ, string(rest[len(nsPrefix):end]), true
 			}
 		}
 		rest = rest[len(prefix):]
@@ -144,8 +140,11 @@ func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ
 	if i := bytes.Index(in, []byte("MsgDefIdr>")); i >= 0 {
 		v := in[i+len("MsgDefIdr>"):]
 		if j := bytes.IndexByte(v, '<'); j >= 0 {
-			if typ, ver, ok := versionOf(nsPrefix + string(bytes.TrimSpace(v[:j]))); ok {
-				return typ, ver, true
+			if id := bytes.TrimSpace(v[:j]); len(id) < 32 {
+				var ns [len(nsPrefix) + 32]byte
+				if typ, ok := typeIn(append(append(ns[:0], nsPrefix...), id...), types); ok {
+					return typ, string(id), true
+				}
 			}
 		}
 	}

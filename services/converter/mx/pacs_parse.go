@@ -24,9 +24,12 @@ var pacsReadVersions = map[string][]string{
 	typePacs2:  {"pacs.002.001.10"},
 }
 
+// pacsTypes are the types ParsePayments reads.
+var pacsTypes = []string{typePacs8, typePacs9, typeCamt54, typePacs2}
+
 // pacsVersionOf returns the type and version of a pacs namespace.
 func pacsVersionOf(ns string) (typ, version string, ok bool) {
-	return versionIn(ns, []string{typePacs8, typePacs9, typeCamt54, typePacs2})
+	return versionIn(ns, pacsTypes)
 }
 
 // versionIn returns the type of types whose .001.NN namespace ns is, and
@@ -44,6 +47,25 @@ func versionIn(ns string, types []string) (typ, version string, ok bool) {
 	return "", "", false
 }
 
+// typeIn is versionIn over the bytes of a namespace: the type of types
+// whose .001.NN namespace ns is. It makes no string of ns, so that a
+// detector that does not recognise a message allocates nothing.
+func typeIn(ns []byte, types []string) (string, bool) {
+	if len(ns) < len(nsPrefix) || string(ns[:len(nsPrefix)]) != nsPrefix {
+		return "", false
+	}
+	v := ns[len(nsPrefix):]
+	for _, t := range types {
+		if len(v) == len(t)+7 && string(v[:len(t)]) == t && string(v[len(t):len(t)+5]) == ".001." &&
+			isDigit(v[len(t)+5]) && isDigit(v[len(t)+6]) {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -56,13 +78,13 @@ func isDigits(s string) bool {
 // DetectPayment recognises pacs.008, pacs.009 and camt.054 from the
 // Document namespace, else from the AppHdr's MsgDefIdr.
 func DetectPayment(input []byte) (string, string, bool) {
-	return detectDocument(input, pacsVersionOf)
+	return detectDocument(input, pacsTypes)
 }
 
-// detectDocument finds the first namespace of input that versionOf
-// recognises, else the AppHdr's MsgDefIdr it recognises.
-func detectDocument(input []byte, versionOf func(ns string) (typ, version string, ok bool)) (string, string, bool) {
-	return detectNamespace(input, nsPrefix, versionOf)
+// detectDocument finds the first namespace of input of one of types, else
+// the AppHdr's MsgDefIdr of one of them.
+func detectDocument(input []byte, types []string) (string, string, bool) {
+	return detectNamespace(input, nsPrefix, types)
 }
 
 // ParsePayments reads a pacs.008 or pacs.009 document (every CdtTrfTxInf

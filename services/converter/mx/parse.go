@@ -26,6 +26,9 @@ const (
 	typeCamt2 = "camt.052"
 )
 
+// statementTypes are the types versionOf knows.
+var statementTypes = []string{typeCamt3, typeCamt2}
+
 // versionOf returns "camt.053.001.08" for a camt.053/camt.052 namespace URI.
 func versionOf(ns string) (typ, version string, ok bool) {
 	v, found := strings.CutPrefix(ns, nsPrefix)
@@ -67,8 +70,8 @@ func Detect(input []byte) (string, string, bool) {
 		if end < 0 {
 			end = len(rest)
 		}
-		if typ, v, ok := versionOf(string(rest[:end])); ok {
-			return typ, v, true
+		if typ, ok := typeIn(rest[:end], statementTypes); ok {
+			return typ, string(rest[len(nsPrefix):end]), true
 		}
 		rest = rest[len(nsPrefix):]
 	}
