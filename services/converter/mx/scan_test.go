@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // events is a document as event lines: start tags with their attributes,
@@ -152,4 +153,47 @@ func FuzzScanner(f *testing.F) {
 			checkScanner(t, string(data))
 		}
 	})
+}
+
+// checkCharsByteByByte is checkChars without the eight-byte step: the
+// reference the fast path must agree with.
+func checkCharsByteByByte(src string) error {
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c >= 0x20 && c < 0x80 || c == '\t' || c == '\n' || c == '\r' {
+			i++
+			continue
+		}
+		if c < 0x80 {
+			return &syntaxError{pos: i, msg: fmt.Sprintf("illegal character code %U", rune(c))}
+		}
+		r, n := utf8.DecodeRuneInString(src[i:])
+		if r == utf8.RuneError && n == 1 {
+			return &syntaxError{pos: i, msg: "invalid UTF-8"}
+		}
+		if !xmlChar(r) {
+			return &syntaxError{pos: i, msg: fmt.Sprintf("illegal character code %U", r)}
+		}
+		i += n
+	}
+	return nil
+}
+
+// TestCheckCharsWordAtATime: the eight-byte step finds the same first bad
+// character as a byte-by-byte read, for every byte value at every offset of
+// a word and beside the bytes that borrow (0x1F, 0x20) or carry the top bit.
+func TestCheckCharsWordAtATime(t *testing.T) {
+	base := "<Document>abcdefghijklmnopqrstuvwxyz</Document>"
+	near := []string{"", " ", "\x1f", "\x20", "\x7f", "\xc3\xa9", "\t", "\n", "\r"}
+	for c := 0; c < 256; c++ {
+		for off := 0; off < 17; off++ {
+			for _, n := range near {
+				src := base[:off] + n + string([]byte{byte(c)}) + base[off:]
+				got, want := checkChars(src), checkCharsByteByByte(src)
+				if fmt.Sprint(got) != fmt.Sprint(want) || got != nil && got.(*syntaxError).pos != want.(*syntaxError).pos {
+					t.Fatalf("checkChars(%q) = %v, byte by byte %v", src, got, want)
+				}
+			}
+		}
+	}
 }
