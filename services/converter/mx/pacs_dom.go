@@ -205,8 +205,8 @@ func parseTree(input []byte) (*tree, error) {
 			// at the tag: their offsets follow from the tag's.
 			nameOff := sc.tagPos + 1
 			local := nameOff
-			if k := strings.IndexByte(sc.name, ':'); k >= 0 {
-				local += k + 1
+			if sc.colon >= 0 {
+				local += sc.colon + 1
 			}
 			attrOff := nameOff + len(sc.name)
 			t.nodes = append(t.nodes, node{qname: span{nameOff, attrOff}, local: local, attrs: span{attrOff, attrOff + len(sc.attrs)},

@@ -32,8 +32,9 @@ type scanner struct {
 	text  string // character data or CDATA content, undecoded
 	cdata bool   // text is a CDATA section: no references to decode
 	// tagPos is the offset of a start tag's '<', textPos that of text's
-	// first byte: the tree keeps offsets into src, not strings.
-	tagPos, textPos int
+	// first byte: the tree keeps offsets into src, not strings. colon is
+	// the offset of the colon in name, -1 when it has none.
+	tagPos, textPos, colon int
 	// selfClose: the start tag was <x/>; the next token is its end.
 	selfClose, pendingEnd bool
 }
@@ -189,7 +190,8 @@ func (s *scanner) elementName(i int, after string) (string, error) {
 		return "", s.fail(i, "unexpected EOF")
 	case !ok:
 		return "", s.fail(i, "expected element name after %s", after)
-	case !qualified(name):
+	}
+	if s.colon = colon(name); s.colon < -1 {
 		return "", s.fail(i, "invalid qualified name %s", clip(name))
 	}
 	return name, nil
@@ -344,8 +346,26 @@ var nameByte = func() (t [256]bool) {
 // qualified reports whether name is prefix:local or local: at most one
 // colon, and not at either end.
 func qualified(name string) bool {
-	k := strings.IndexByte(name, ':')
-	return k < 0 || k > 0 && k < len(name)-1 && strings.IndexByte(name[k+1:], ':') < 0
+	return colon(name) >= -1
+}
+
+// colon is the offset of the colon of a qualified name, -1 when it has
+// none, -2 when it is not qualified (two colons, or one at either end).
+// Names are short: a loop beats two calls of strings.IndexByte.
+func colon(name string) int {
+	k := -1
+	for i := 0; i < len(name); i++ {
+		if name[i] == ':' {
+			if k >= 0 {
+				return -2
+			}
+			k = i
+		}
+	}
+	if k == 0 || k == len(name)-1 {
+		return -2
+	}
+	return k
 }
 
 // splitName splits a qualified name (checked by readName) at its colon.

@@ -91,11 +91,15 @@ var Codes = map[string]CodeInfo{
 
 // Warner collects warnings with paths. Repeats of one code and path fold
 // into one warning with a count; PAY_TRUNCATED never folds (one per cut).
+// It is used through a pointer and not copied once used.
 type Warner struct {
 	list []statement.Warning
-	// keys[i] and count[i] belong to list[i].
-	keys  []warnKey
-	count []int
+	// keys[i] and count[i] belong to list[i]. They start in the arrays
+	// beside them, so the first few warnings allocate only the list.
+	keys     []warnKey
+	count    []int
+	keysBuf  [4]warnKey
+	countBuf [4]int
 	// seen indexes keys once the list is longer than a scan is cheap; a
 	// conversion has a handful of warnings, and a map per conversion was
 	// a tenth of its allocations (issue 30).
@@ -135,7 +139,7 @@ func (w *Warner) Add(code, path string, line int, format string, args ...any) {
 		panic("payment: unknown warning code " + code)
 	}
 	if w.list == nil {
-		w.list, w.keys, w.count = make([]statement.Warning, 0, 4), make([]warnKey, 0, 4), make([]int, 0, 4)
+		w.list, w.keys, w.count = make([]statement.Warning, 0, 4), w.keysBuf[:0], w.countBuf[:0]
 	}
 	if w.seen != nil {
 		w.seen[key] = len(w.list)
