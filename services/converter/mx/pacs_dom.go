@@ -201,15 +201,11 @@ func parseTree(input []byte) (*tree, error) {
 			if depth >= maxDepth {
 				return nil, fail(start, "elements nested deeper than %d", maxDepth)
 			}
-			// The scanner's name and attributes are substrings of src
-			// at the tag: their offsets follow from the tag's.
-			nameOff := sc.tagPos + 1
-			local := nameOff
+			local := sc.nameOff
 			if sc.colon >= 0 {
 				local += sc.colon + 1
 			}
-			attrOff := nameOff + len(sc.name)
-			t.nodes = append(t.nodes, node{qname: span{nameOff, attrOff}, local: local, attrs: span{attrOff, attrOff + len(sc.attrs)},
+			t.nodes = append(t.nodes, node{qname: span{sc.nameOff, sc.nameEnd}, local: local, attrs: span{sc.attrOff, sc.attrEnd},
 				pos: start, parent: cur, first: -1, last: -1, next: -1})
 			id := len(t.nodes) - 1
 			if cur < 0 {
@@ -228,34 +224,34 @@ func parseTree(input []byte) (*tree, error) {
 			cur = id
 			depth++
 		case tokEnd:
-			if cur < 0 || t.qname(cur) != sc.name {
-				return nil, fail(start, "malformed XML: unexpected end tag </%s>", clip(sc.name))
+			if cur < 0 || t.qname(cur) != sc.name() {
+				return nil, fail(start, "malformed XML: unexpected end tag </%s>", clip(sc.name()))
 			}
 			t.trimText(cur)
 			cur = t.nodes[cur].parent
 			depth--
 		case tokText:
 			if cur < 0 {
-				if strings.TrimSpace(sc.text) != "" {
+				if strings.TrimSpace(sc.text()) != "" {
 					return nil, fail(start, "malformed XML: text outside the root element")
 				}
 				continue
 			}
 			if t.nodes[cur].hasElement {
 				// Space between child elements; references are still checked.
-				if needsDecoding(sc.text, sc.cdata) {
-					if _, err := decodeText(text[:0], sc.text, start, !sc.cdata); err != nil {
+				if needsDecoding(sc.text(), sc.cdata) {
+					if _, err := decodeText(text[:0], sc.text(), start, !sc.cdata); err != nil {
 						se := err.(*syntaxError)
 						return nil, fail(se.pos, "malformed XML: %s", se.msg)
 					}
 				}
 				continue
 			}
-			if !needsDecoding(sc.text, sc.cdata) {
-				t.appendText(cur, sc.text, sc.textPos, false)
+			if !needsDecoding(sc.text(), sc.cdata) {
+				t.appendText(cur, sc.text(), sc.textOff, false)
 				continue
 			}
-			text, err = decodeText(text[:0], sc.text, start, !sc.cdata)
+			text, err = decodeText(text[:0], sc.text(), start, !sc.cdata)
 			if err != nil {
 				se := err.(*syntaxError)
 				return nil, fail(se.pos, "malformed XML: %s", se.msg)

@@ -255,8 +255,8 @@ func (p *parser) run() error {
 				return err
 			}
 		case tokEnd:
-			if n := len(p.stack); n == 0 || p.qnames[n-1] != p.sc.name {
-				return p.fail(p.pathString(), "malformed XML: unexpected end tag </%s>", clip(p.sc.name))
+			if n := len(p.stack); n == 0 || p.qnames[n-1] != p.sc.name() {
+				return p.fail(p.pathString(), "malformed XML: unexpected end tag </%s>", clip(p.sc.name()))
 			}
 			if err := p.end(); err != nil {
 				return err
@@ -272,7 +272,7 @@ func (p *parser) run() error {
 // charData collects the current element's text where the parser reads it
 // (in the Document and the AppHdr); elsewhere references are only checked.
 func (p *parser) charData() error {
-	t, cdata := p.sc.text, p.sc.cdata
+	t, cdata := p.sc.text(), p.sc.cdata
 	keep := p.docDepth >= 0 || p.inAppHdr()
 	pos := p.sc.pos - len(t)
 	if !needsDecoding(t, cdata) {
@@ -407,7 +407,7 @@ func (p *parser) start() error {
 	if len(p.stack) >= maxDepth {
 		return p.fail(p.pathString(), "elements nested deeper than %d", maxDepth)
 	}
-	qname := p.sc.name
+	qname := p.sc.name()
 	prefix, name := splitName(qname)
 	p.stack = append(p.stack, name)
 	p.qnames = append(p.qnames, qname)
@@ -416,7 +416,7 @@ func (p *parser) start() error {
 	p.path = append(p.path, '/')
 	p.resetText()
 	if p.docDepth < 0 {
-		for rest := p.sc.attrs; ; {
+		for rest := p.sc.attrs(); ; {
 			an, av, r, ok := nextAttr(rest)
 			if !ok {
 				break
@@ -476,7 +476,7 @@ func (p *parser) start() error {
 	}
 	if name == "Amt" {
 		p.ccy = ""
-		for rest := p.sc.attrs; ; {
+		for rest := p.sc.attrs(); ; {
 			an, av, r, ok := nextAttr(rest)
 			if !ok {
 				break

@@ -25,19 +25,29 @@ type scanner struct {
 	src string
 	pos int
 
-	// The current token.
-	kind  tokKind
-	name  string // qualified name of a start or end tag
-	attrs string // raw attribute text of a start tag, between name and '>'
-	text  string // character data or CDATA content, undecoded
-	cdata bool   // text is a CDATA section: no references to decode
-	// tagPos is the offset of a start tag's '<', textPos that of text's
-	// first byte: the tree keeps offsets into src, not strings. colon is
-	// the offset of the colon in name, -1 when it has none.
-	tagPos, textPos, colon int
+	// The current token, as offsets into src (name, attrs and text give the
+	// strings). Offsets are not pointers: the parsers' loop rewrites them for
+	// every token, and string fields cost a write barrier each time while
+	// the collector marks, a tenth of reading a payment (issue 30).
+	kind             tokKind
+	nameOff, nameEnd int  // qualified name of a start or end tag
+	attrOff, attrEnd int  // raw attribute text of a start tag, between name and '>'
+	textOff, textEnd int  // character data or CDATA content, undecoded
+	cdata            bool // text is a CDATA section: no references to decode
+	// colon is the offset of the colon in name, -1 when it has none.
+	colon int
 	// selfClose: the start tag was <x/>; the next token is its end.
 	selfClose, pendingEnd bool
 }
+
+// name is the qualified name of the current start or end tag.
+func (s *scanner) name() string { return s.src[s.nameOff:s.nameEnd] }
+
+// attrs is the raw attribute text of the current start tag.
+func (s *scanner) attrs() string { return s.src[s.attrOff:s.attrEnd] }
+
+// text is the current character data or CDATA content, undecoded.
+func (s *scanner) text() string { return s.src[s.textOff:s.textEnd] }
 
 type tokKind uint8
 
@@ -72,7 +82,7 @@ func (s *scanner) line(pos int) int {
 func (s *scanner) next() error {
 	if s.pendingEnd {
 		s.pendingEnd = false
-		s.kind = tokEnd // s.name is still the start tag's
+		s.kind = tokEnd // s.name() is still the start tag's
 		return nil
 	}
 	for {
@@ -87,7 +97,7 @@ func (s *scanner) next() error {
 			} else {
 				end += s.pos
 			}
-			s.kind, s.text, s.cdata, s.textPos = tokText, s.src[s.pos:end], false, s.pos
+			s.kind, s.textOff, s.textEnd, s.cdata = tokText, s.pos, end, false
 			s.pos = end
 			return nil
 		}
@@ -111,7 +121,7 @@ func (s *scanner) next() error {
 			if end < 0 {
 				return s.fail(start, "unexpected EOF in CDATA section")
 			}
-			s.kind, s.text, s.cdata, s.textPos = tokText, s.src[start+9:start+9+end], true, start+9
+			s.kind, s.textOff, s.textEnd, s.cdata = tokText, start+9, start+9+end, true
 			s.pos = start + 9 + end + 3
 			return nil
 		case strings.HasPrefix(rest, "!DOCTYPE"):
@@ -140,12 +150,11 @@ func (s *scanner) endTag(start int) error {
 	if s.src[i] != '>' {
 		return s.fail(i, "invalid characters between </%s and >", clip(name))
 	}
-	s.kind, s.name, s.pos = tokEnd, name, i+1
+	s.kind, s.nameOff, s.nameEnd, s.pos = tokEnd, start+2, start+2+len(name), i+1
 	return nil
 }
 
 func (s *scanner) startTag(start int) error {
-	s.tagPos = start
 	i := start + 1
 	name, err := s.elementName(i, "<")
 	if err != nil {
@@ -160,14 +169,14 @@ func (s *scanner) startTag(start int) error {
 		}
 		switch s.src[j] {
 		case '>':
-			s.kind, s.name, s.attrs, s.pos = tokStart, name, s.src[attrStart:j], j+1
+			s.kind, s.nameOff, s.nameEnd, s.attrOff, s.attrEnd, s.pos = tokStart, start+1, attrStart, attrStart, j, j+1
 			s.selfClose = false
 			return nil
 		case '/':
 			if j+1 >= len(s.src) || s.src[j+1] != '>' {
 				return s.fail(j, "expected /> in element")
 			}
-			s.kind, s.name, s.attrs, s.pos = tokStart, name, s.src[attrStart:j], j+2
+			s.kind, s.nameOff, s.nameEnd, s.attrOff, s.attrEnd, s.pos = tokStart, start+1, attrStart, attrStart, j, j+2
 			s.selfClose, s.pendingEnd = true, true
 			return nil
 		}

@@ -51,8 +51,8 @@ func scanEvents(doc string) ([]string, error) {
 			ev.flush()
 			return ev.out, nil
 		case tokStart:
-			start := "S" + s.name
-			for rest := s.attrs; ; {
+			start := "S" + s.name()
+			for rest := s.attrs(); ; {
 				n, v, r, ok := nextAttr(rest)
 				if !ok {
 					break
@@ -62,9 +62,9 @@ func scanEvents(doc string) ([]string, error) {
 			}
 			ev.add(start)
 		case tokEnd:
-			ev.add("E" + s.name)
+			ev.add("E" + s.name())
 		case tokText:
-			if ev.text, err = decodeText(ev.text, s.text, 0, !s.cdata); err != nil {
+			if ev.text, err = decodeText(ev.text, s.text(), 0, !s.cdata); err != nil {
 				return ev.out, err
 			}
 		}
