@@ -34,8 +34,15 @@ type scanner struct {
 	attrOff, attrEnd int  // raw attribute text of a start tag, between name and '>'
 	textOff, textEnd int  // character data or CDATA content, undecoded
 	cdata            bool // text is a CDATA section: no references to decode
-	// colon is the offset of the colon in name, -1 when it has none.
-	colon int
+	// colon is the offset of the colon in name, -1 when it has none;
+	// sawColon is set by readName for the name it read.
+	colon    int
+	sawColon bool
+	// expectOff and expectEnd, when set by the reader, are the qualified
+	// name of the element open (a span of src, valid since its start tag
+	// was read): an end tag with that name is taken without reading it
+	// again.
+	expectOff, expectEnd int
 	// selfClose: the start tag was <x/>; the next token is its end.
 	selfClose, pendingEnd bool
 }
@@ -138,9 +145,16 @@ func (s *scanner) next() error {
 
 func (s *scanner) endTag(start int) error {
 	i := start + 2
-	name, err := s.elementName(i, "</")
-	if err != nil {
-		return err
+	var name string
+	if n := s.expectEnd - s.expectOff; n > 0 && i+n < len(s.src) && s.src[i:i+n] == s.src[s.expectOff:s.expectEnd] && !nameByte[s.src[i+n]] {
+		// The open element's name, which readName would read (the next
+		// byte ends it) and which its start tag showed is qualified.
+		name = s.src[i : i+n]
+	} else {
+		var err error
+		if name, err = s.elementName(i, "</"); err != nil {
+			return err
+		}
 	}
 	i += len(name)
 	i = s.skipSpace(i)
@@ -200,8 +214,11 @@ func (s *scanner) elementName(i int, after string) (string, error) {
 	case !ok:
 		return "", s.fail(i, "expected element name after %s", after)
 	}
-	if s.colon = colon(name); s.colon < -1 {
-		return "", s.fail(i, "invalid qualified name %s", clip(name))
+	s.colon = -1
+	if s.sawColon {
+		if s.colon = colon(name); s.colon < -1 {
+			return "", s.fail(i, "invalid qualified name %s", clip(name))
+		}
 	}
 	return name, nil
 }
@@ -328,13 +345,21 @@ func (s *scanner) skipSpace(i int) int {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// readName returns the XML name at i. Non-ASCII bytes are accepted as name
-// characters; the input's UTF-8 was checked before scanning.
+// readName returns the XML name at i, and sets sawColon when it has a
+// colon. Non-ASCII bytes are accepted as name characters; the input's UTF-8
+// was checked before scanning.
 func (s *scanner) readName(i int) (string, bool) {
 	j := i
-	for j < len(s.src) && nameByte[s.src[j]] {
+	var class byte
+	for j < len(s.src) {
+		c := nameClass[s.src[j]]
+		if c == 0 {
+			break
+		}
+		class |= c
 		j++
 	}
+	s.sawColon = class&colonClass != 0
 	if j == i {
 		return "", false
 	}
@@ -343,6 +368,21 @@ func (s *scanner) readName(i int) (string, bool) {
 	}
 	return s.src[i:j], true
 }
+
+// nameClass is nameByte's bytes, with the colon told apart (colonClass):
+// readName notes a colon in the loop that reads the name, so that only a
+// prefixed name is looked at again.
+var nameClass = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		if nameByte[c] {
+			t[c] = 1
+		}
+	}
+	t[':'] |= colonClass
+	return t
+}()
+
+const colonClass = 2
 
 var nameByte = func() (t [256]bool) {
 	for c := 0; c < 256; c++ {

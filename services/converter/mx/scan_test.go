@@ -32,7 +32,11 @@ func (e *events) flush() {
 }
 
 // scanEvents is the scanner's view of a document.
-func scanEvents(doc string) ([]string, error) {
+func scanEvents(doc string) ([]string, error) { return scanEventsExpecting(doc, false) }
+
+// scanEventsExpecting is scanEvents, telling the scanner the open element's
+// name (expectOff, expectEnd) as the tree reader does when expect is set.
+func scanEventsExpecting(doc string, expect bool) ([]string, error) {
 	src, err := prepare([]byte(doc))
 	if err != nil {
 		return nil, err
@@ -42,7 +46,13 @@ func scanEvents(doc string) ([]string, error) {
 	}
 	s := scanner{src: src}
 	var ev events
+	var open [][2]int
 	for {
+		if expect && len(open) > 0 {
+			s.expectOff, s.expectEnd = open[len(open)-1][0], open[len(open)-1][1]
+		} else {
+			s.expectOff, s.expectEnd = 0, 0
+		}
 		if err := s.next(); err != nil {
 			return ev.out, err
 		}
@@ -51,6 +61,7 @@ func scanEvents(doc string) ([]string, error) {
 			ev.flush()
 			return ev.out, nil
 		case tokStart:
+			open = append(open, [2]int{s.nameOff, s.nameEnd})
 			start := "S" + s.name()
 			for rest := s.attrs(); ; {
 				n, v, r, ok := nextAttr(rest)
@@ -62,6 +73,9 @@ func scanEvents(doc string) ([]string, error) {
 			}
 			ev.add(start)
 		case tokEnd:
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
 			ev.add("E" + s.name())
 		case tokText:
 			if ev.text, err = decodeText(ev.text, s.text(), 0, !s.cdata); err != nil {
@@ -125,6 +139,11 @@ var scannerStricter = []string{
 func checkScanner(t *testing.T, doc string) {
 	t.Helper()
 	got, gerr := scanEvents(doc)
+	// Told the open element's name, the scanner reads the same events and
+	// fails the same way.
+	if egot, eerr := scanEventsExpecting(doc, true); fmt.Sprint(egot, eerr) != fmt.Sprint(got, gerr) {
+		t.Fatalf("with the open element's name expected, %q reads %q, %v; without, %q, %v", doc, egot, eerr, got, gerr)
+	}
 	want, werr := xmlEvents(strings.TrimPrefix(doc, "\ufeff")) // prepare drops the BOM
 	if werr != nil {
 		return // refused by the reference: nothing to compare
@@ -194,6 +213,23 @@ func TestCheckCharsWordAtATime(t *testing.T) {
 					t.Fatalf("checkChars(%q) = %v, byte by byte %v", src, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestScannerExpectedEndTag: told the open element's name, the scanner
+// still reads end tags that only start with it, or end at EOF, as it does
+// without (the name it takes is the whole one, or the same error).
+func TestScannerExpectedEndTag(t *testing.T) {
+	for _, doc := range []string{
+		"<ab></ab>", "<ab></abc>", "<ab></ab >", "<ab></a>", "<ab></ab", "<ab></ab.x>", "<ab></ab:c>",
+		"<p:ab></p:ab>", "<p:ab></p:abc>", "<p:ab></p:a>", "<p:ab></q:ab>", "<a><b></b></a>", "<a><b/></a>",
+		"<a><b></a></b>", "<ab></ab\t>", "<ab></ab-1>", "<ab></ab\u00e9>",
+	} {
+		got, gerr := scanEvents(doc)
+		egot, eerr := scanEventsExpecting(doc, true)
+		if fmt.Sprint(egot, eerr) != fmt.Sprint(got, gerr) {
+			t.Errorf("%q: expecting reads %q, %v; without, %q, %v", doc, egot, eerr, got, gerr)
 		}
 	}
 }
