@@ -134,6 +134,14 @@ type parser struct {
 	stmtEntries int
 	// lnPos and lnNo: the line breaks before lnPos, for lineAt.
 	lnPos, lnNo int
+
+	// The stacks start in these arrays (a camt element is rarely deeper
+	// than 12): growing them from nil was a third of a statement's
+	// allocations (issue 30).
+	stackBuf   [16]string
+	qnamesBuf  [16]string
+	pathOffBuf [16]int
+	pathBuf    [256]byte
 }
 
 // nsDecl is an xmlns or xmlns:prefix attribute of the element at depth.
@@ -173,7 +181,8 @@ func Parse(input []byte, want string, opts statement.Options) ([]*statement.Stat
 	if err != nil {
 		return nil, nil, &statement.ParseError{Line: 1, Reason: "malformed XML: " + err.Error()}
 	}
-	p := &parser{wantType: want, docDepth: -1, seen: map[string]bool{}}
+	p := &parser{wantType: want, docDepth: -1}
+	p.stack, p.qnames, p.pathOff, p.path = p.stackBuf[:0], p.qnamesBuf[:0], p.pathOffBuf[:0], p.pathBuf[:0]
 	p.sc.src = src
 	// Ntry start and end tags, prefixed or not, all end in "Ntry>".
 	p.entries = make([]statement.Entry, 0, strings.Count(src, "Ntry>")/2)
@@ -216,6 +225,9 @@ func (p *parser) warn(code string, lossy bool, path, format string, args ...any)
 func (p *parser) warnOnce(code string, lossy bool, path, format string, args ...any) {
 	if p.seen[code] {
 		return
+	}
+	if p.seen == nil {
+		p.seen = map[string]bool{} // made on the first finding: most documents have none
 	}
 	p.seen[code] = true
 	p.warn(code, lossy, path, format, args...)
@@ -457,7 +469,8 @@ func (p *parser) start() error {
 	if len(rel) == 2 && name == p.stmtName() {
 		p.curIdx++
 		p.entIdx = 0
-		p.cur = &statement.Statement{Kind: statement.KindStatement}
+		// Opening, closing and the two available balances: one array.
+		p.cur = &statement.Statement{Kind: statement.KindStatement, Balances: make([]statement.Balance, 0, 4)}
 		if p.typ == typeCamt2 {
 			p.cur.Kind = statement.KindReport
 		}
