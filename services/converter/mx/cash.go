@@ -237,7 +237,8 @@ func ParseCash(input []byte, want, _ string) ([]*payment.Payment, []statement.Wa
 		return nil, nil, err
 	}
 	for _, id := range t.unused(doc) {
-		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s has no place in the payment model and was not carried", t.pathOf(id))
+		path := t.pathOf(id)
+		pp.w.Add(payment.CodeFieldDropped, path, t.line(id), "%s has no place in the payment model and was not carried", path)
 	}
 	return []*payment.Payment{p}, pp.w.Result(), nil
 }
@@ -263,7 +264,8 @@ func (pp *pacsParser) headerAgent(parent int, path string, bic *string) {
 	case *bic == "":
 		*bic = v
 	case strings.TrimSuffix(*bic, "XXX") != strings.TrimSuffix(v, "XXX"):
-		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s %s differs from the AppHdr's %s and has no MT field", t.pathOf(id), clip(v), clip(*bic))
+		path := t.pathOf(id)
+		pp.w.Add(payment.CodeFieldDropped, path, t.line(id), "%s %s differs from the AppHdr's %s and has no MT field", path, clip(v), clip(*bic))
 	}
 }
 

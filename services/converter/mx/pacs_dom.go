@@ -375,21 +375,37 @@ func (t *tree) pathOf(id int) string {
 	if id < 0 || id >= len(t.nodes) {
 		return ""
 	}
-	var parts []string
+	// The ids from id up (on the stack for any real depth), then the names
+	// from the top down into one string: every dropped element is named
+	// by its path, and a slice of parts and a join per path were a tenth
+	// of a payment's allocations (issue 30).
+	var buf [maxDepth]int
+	ids := buf[:0]
+	size := -1
 	for i := id; i >= 0; i = t.nodes[i].parent {
 		n := t.name(i)
 		if n == "Document" || n == "AppHdr" {
 			if n == "AppHdr" {
-				parts = append(parts, n)
+				ids = append(ids, i)
+				size += len(n) + 1
 			}
 			break
 		}
-		parts = append(parts, n)
+		ids = append(ids, i)
+		size += len(n) + 1
 	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
+	if len(ids) == 0 {
+		return ""
 	}
-	return strings.Join(parts, "/")
+	var b strings.Builder
+	b.Grow(size)
+	for k := len(ids) - 1; k >= 0; k-- {
+		b.WriteString(t.name(ids[k]))
+		if k > 0 {
+			b.WriteByte('/')
+		}
+	}
+	return b.String()
 }
 
 // unused lists the leaf elements with text below id that the mapping did

@@ -157,7 +157,8 @@ func readDocument(input []byte, tested map[string][]string, find func(pp *pacsPa
 		return nil, nil, err
 	}
 	for _, id := range t.unused(doc) {
-		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s has no place in the payment model and was not carried", t.pathOf(id))
+		path := t.pathOf(id)
+		pp.w.Add(payment.CodeFieldDropped, path, t.line(id), "%s has no place in the payment model and was not carried", path)
 	}
 	return pays, pp.w.Result(), nil
 }

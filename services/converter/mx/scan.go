@@ -1,6 +1,7 @@
 package mx
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -554,7 +555,7 @@ func prepare(input []byte) (string, error) {
 	}
 	input = trimBOM(input)
 	label := declaredEncoding(input)
-	switch strings.ToLower(label) {
+	switch lowerLabel(label) {
 	case "", "utf-8", "utf8", "us-ascii", "ascii":
 		return string(input), nil
 	case "iso-8859-1", "latin1", "latin-1", "iso-8859-15", "windows-1252", "cp1252":
@@ -568,7 +569,34 @@ func prepare(input []byte) (string, error) {
 		}
 		return string(out), nil
 	}
-	return "", &syntaxError{pos: 0, msg: fmt.Sprintf("unsupported encoding %q", clip(label))}
+	return "", &syntaxError{pos: 0, msg: fmt.Sprintf("unsupported encoding %q", clip(string(label)))}
+}
+
+// knownLabels are the encoding labels prepare reads, lower case.
+var knownLabels = []string{"", "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "latin1", "latin-1", "iso-8859-15", "windows-1252", "cp1252"}
+
+// lowerLabel is strings.ToLower(label) when that is one of knownLabels (the
+// constant, so nothing is copied), else a string that is none of them.
+// Labels are lowered in a stack buffer, ASCII letters only: every known
+// label is ASCII without a 'k', so no other letter lowers into one (as the
+// Kelvin sign does to 'k' through strings.ToLower).
+func lowerLabel(label []byte) string {
+	var buf [16]byte
+	if len(label) > len(buf) {
+		return "\x00unknown"
+	}
+	for i, c := range label {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	for _, k := range knownLabels {
+		if string(buf[:len(label)]) == k {
+			return k
+		}
+	}
+	return "\x00unknown"
 }
 
 func trimBOM(b []byte) []byte {
@@ -578,11 +606,12 @@ func trimBOM(b []byte) []byte {
 	return b
 }
 
-// declaredEncoding reads encoding="…" from an XML declaration at the start.
-func declaredEncoding(input []byte) string {
+// declaredEncoding reads encoding="…" from an XML declaration at the start,
+// in place.
+func declaredEncoding(input []byte) []byte {
 	const decl = "<?xml"
 	if len(input) < len(decl)+1 || string(input[:len(decl)]) != decl || !isSpace(input[len(decl)]) {
-		return ""
+		return nil
 	}
 	end := len(input)
 	for i := len(decl); i+1 < len(input); i++ {
@@ -591,18 +620,37 @@ func declaredEncoding(input []byte) string {
 			break
 		}
 	}
-	rest := string(input[len(decl):end])
-	for rest != "" {
-		name, value, r, ok := nextAttr(rest)
+	rest := input[len(decl):end]
+	for len(rest) > 0 {
+		name, value, r, ok := nextAttrBytes(rest)
 		if !ok {
-			return ""
+			return nil
 		}
-		if name == "encoding" {
+		if string(name) == "encoding" {
 			return value
 		}
 		rest = r
 	}
-	return ""
+	return nil
+}
+
+// nextAttrBytes is nextAttr over bytes.
+func nextAttrBytes(attrs []byte) (name, value, rest []byte, ok bool) {
+	attrs = bytes.TrimLeft(attrs, " \t\r\n")
+	eq := bytes.IndexByte(attrs, '=')
+	if eq < 0 {
+		return nil, nil, nil, false
+	}
+	name = bytes.TrimRight(attrs[:eq], " \t\r\n")
+	v := bytes.TrimLeft(attrs[eq+1:], " \t\r\n")
+	if len(v) == 0 {
+		return nil, nil, nil, false
+	}
+	end := bytes.IndexByte(v[1:], v[0])
+	if end < 0 {
+		return nil, nil, nil, false
+	}
+	return name, v[1 : 1+end], v[end+2:], true
 }
 
 // fromUTF16 transcodes input that starts with a UTF-16 byte-order mark, as

@@ -233,3 +233,26 @@ func TestScannerExpectedEndTag(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareLabels: a declared encoding is read case-insensitively, as
+// strings.ToLower would, and anything else is refused with its label.
+func TestPrepareLabels(t *testing.T) {
+	reads := func(label string) bool { // the rule, spelled the plain way
+		switch strings.ToLower(label) {
+		case "", "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "latin1", "latin-1", "iso-8859-15", "windows-1252", "cp1252":
+			return true
+		}
+		return false
+	}
+	for _, label := range []string{"UTF-8", "utf-8", "Utf8", "US-ASCII", "ISO-8859-1", "Latin-1", "ISO-8859-15", "Windows-1252", "CP1252",
+		"", "UTF-16", "EBCDIC", "utf-8 ", "utf\u212A", "\u212Aoi8-r", "windows-1252-and-a-long-tail", "UTF-8\x00"} {
+		doc := `<?xml version="1.0" encoding="` + label + `"?><a>x</a>`
+		_, err := prepare([]byte(doc))
+		if (err == nil) != reads(label) {
+			t.Errorf("label %q: prepare error %v, want read %v", label, err, reads(label))
+		}
+		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", clip(label))) {
+			t.Errorf("label %q: error %v does not name it", label, err)
+		}
+	}
+}
