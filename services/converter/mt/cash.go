@@ -519,6 +519,7 @@ func cashWord(code string, words map[string]string) string {
 // so a camt.108 or camt.109 becomes one message per cheque (PAY_SPLIT).
 func RenderCash(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
 	r := newPayRenderer(typ, opts)
+	defer r.release()
 	want := cashKinds[typ]
 	var pages []string
 	for i, p := range ps {

@@ -18,6 +18,7 @@ import (
 // PAY_TRUNCATED naming the source path, the field and both lengths.
 func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
 	r := newPayRenderer(typ, opts)
+	defer r.release()
 	pages := make([]string, 0, len(ps))
 	for i, p := range ps {
 		r.no = i + 1
@@ -30,11 +31,18 @@ func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) (
 	return r.result(pages)
 }
 
-// newPayRenderer starts a render of MT typ with its own warner.
+// newPayRenderer starts a render of MT typ with its own warner. Its buffer
+// comes from bufPool; the caller gives it back with release.
 func newPayRenderer(typ string, opts statement.Options) *payRenderer {
-	// A FIN payment is well under 2 KB: one buffer for every message of the
-	// render instead of regrowing it field by field.
-	return &payRenderer{w: &payment.Warner{}, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ, b: make([]byte, 0, 2048)}
+	pb := getBuf()
+	return &payRenderer{w: &payment.Warner{}, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ, b: (*pb)[:0], pooled: pb}
+}
+
+// release gives the buffer back to bufPool: the pages are copies of it.
+func (r *payRenderer) release() {
+	*r.pooled = r.b
+	putBuf(r.pooled)
+	r.b, r.pooled = nil, nil
 }
 
 // result is what a render returns: its pages, and its warnings with the
@@ -52,6 +60,8 @@ type payRenderer struct {
 	typ string
 	no  int
 	b   []byte
+	// pooled is where b came from in bufPool.
+	pooled *[]byte
 	// ret are the :72: items of a return (/RETN/…), written first.
 	ret []string
 	// reject makes ret72 write /REJT/ (a reject in an MT103/202/205).
