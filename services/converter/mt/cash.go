@@ -106,7 +106,7 @@ func ParseCash(input []byte, want string) ([]*payment.Payment, []statement.Warni
 // with one warner. parse takes its parser by value, so that a parser that
 // does not outlive its message stays off the heap.
 func parseEach(input []byte, parse func(payParser) (*payment.Payment, error)) ([]*payment.Payment, []statement.Warning, error) {
-	msgs, err := splitFIN(string(input))
+	msgs, err := splitFIN(input)
 	if err != nil {
 		return nil, nil, err
 	}
