@@ -211,7 +211,7 @@ func (p *payParser) cashNotice(pay *payment.Payment) error {
 		var it *payment.CashItem
 		switch f.tag {
 		case "20", "25", "30":
-			p.once(seen, f)
+			p.once(&seen, f)
 		case "21":
 			pay.Cash.Items = append(pay.Cash.Items, payment.CashItem{})
 		case "32B", "50", "50C", "50F", "52A", "52D", "56A", "56D":
@@ -288,7 +288,7 @@ func (p *payParser) cashRequest(pay *payment.Payment) error {
 		var it *payment.CashItem
 		switch f.tag {
 		case "20":
-			p.once(seen, f)
+			p.once(&seen, f)
 			pay.MessageID, err = p.reference(f)
 		case "12":
 			v := strings.TrimSpace(f.lines[0])
@@ -367,7 +367,7 @@ func (p *payParser) cashCheques(pay *payment.Payment) error {
 		var it *payment.CashItem
 		switch f.tag {
 		case "20", "53A", "53B", "53D", "54A", "54B", "54D", "72":
-			p.once(seen, f)
+			p.once(&seen, f)
 		case "21":
 			if p.typ != "110" && len(pay.Cash.Items) > 0 {
 				p.warn(payment.CodeDuplicateField, f, "field :21: occurs again; MT%s advises one cheque, the last is used", p.typ)
