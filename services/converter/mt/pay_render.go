@@ -175,13 +175,16 @@ func (r *payRenderer) field(tag string, lines []string) {
 
 // sameBIC compares BICs with and without the XXX branch.
 func sameBIC(a, b string) bool {
-	if len(a) == 8 {
-		a += "XXX"
+	// Compared in place: a BIC8 equals its BIC11 with branch XXX.
+	switch {
+	case a == "":
+		return false
+	case len(a) == 8 && len(b) == 11:
+		return b[:8] == a && b[8:] == "XXX"
+	case len(b) == 8 && len(a) == 11:
+		return a[:8] == b && a[8:] == "XXX"
 	}
-	if len(b) == 8 {
-		b += "XXX"
-	}
-	return a != "" && a == b
+	return a == b
 }
 
 func (r *payRenderer) headerBIC(h string, agent *payment.Agent, src string) string {

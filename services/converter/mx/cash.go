@@ -238,7 +238,7 @@ func ParseCash(input []byte, want, _ string) ([]*payment.Payment, []statement.Wa
 	}
 	for _, id := range t.unused(doc) {
 		path := t.pathOf(id)
-		pp.w.Add(payment.CodeFieldDropped, path, t.line(id), "%s has no place in the payment model and was not carried", path)
+		pp.w.AddText(payment.CodeFieldDropped, path, t.line(id), path+" has no place in the payment model and was not carried")
 	}
 	return []*payment.Payment{p}, pp.w.Result(), nil
 }

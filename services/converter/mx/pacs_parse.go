@@ -158,7 +158,7 @@ func readDocument(input []byte, tested map[string][]string, find func(pp *pacsPa
 	}
 	for _, id := range t.unused(doc) {
 		path := t.pathOf(id)
-		pp.w.Add(payment.CodeFieldDropped, path, t.line(id), "%s has no place in the payment model and was not carried", path)
+		pp.w.AddText(payment.CodeFieldDropped, path, t.line(id), path+" has no place in the payment model and was not carried")
 	}
 	return pays, pp.w.Result(), nil
 }

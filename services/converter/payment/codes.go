@@ -121,8 +121,19 @@ const maxWarnings = 200
 // by scanning it rather than through seen.
 const scanWarnings = 16
 
+// AddText is Add with the message written out: a finding made for many
+// elements of one message (each dropped element) skips the formatting.
+func (w *Warner) AddText(code, path string, line int, msg string) {
+	w.add(code, path, line, msg, nil, true)
+}
+
 // Add records a warning of code at path (and line when known).
 func (w *Warner) Add(code, path string, line int, format string, args ...any) {
+	w.add(code, path, line, format, args, false)
+}
+
+// add is Add; with raw, format is the message itself.
+func (w *Warner) add(code, path string, line int, format string, args []any, raw bool) {
 	key := warnKey{code: code, path: path}
 	if code == CodeTruncated {
 		key.n = len(w.list) + 1
@@ -145,7 +156,7 @@ func (w *Warner) Add(code, path string, line int, format string, args ...any) {
 		w.seen[key] = len(w.list)
 	}
 	w.list = append(w.list, statement.Warning{Code: code, Severity: ci.Severity, Lossy: ci.Lossy, Invalid: ci.Invalid,
-		Path: path, Line: line, Message: fmt.Sprintf(format, args...)})
+		Path: path, Line: line, Message: message(format, args, raw)})
 	w.keys = append(w.keys, key)
 	w.count = append(w.count, 1)
 	if w.seen == nil && len(w.list) > scanWarnings {
@@ -154,6 +165,14 @@ func (w *Warner) Add(code, path string, line int, format string, args ...any) {
 			w.seen[k] = i
 		}
 	}
+}
+
+// message is format with args, or format itself when raw.
+func message(format string, args []any, raw bool) string {
+	if raw {
+		return format
+	}
+	return fmt.Sprintf(format, args...)
 }
 
 // find is the index of the warning with key k.

@@ -48,3 +48,16 @@ func TestWarnerFolds(t *testing.T) {
 		}
 	})
 }
+
+// TestWarnerAddText: a written-out message is kept as it is (a '%' too),
+// and folds with Add's of the same code and path.
+func TestWarnerAddText(t *testing.T) {
+	var w Warner
+	w.AddText(CodeFieldDropped, "A", 3, "100% of A dropped")
+	w.Add(CodeFieldDropped, "A", 3, "%s", "again")
+	w.Add(CodeFieldDropped, "B", 0, "100%")
+	got := w.Result()
+	if len(got) != 2 || got[0].Message != "100% of A dropped (2 times)" || got[0].Line != 3 || got[1].Message != "100%!(NOVERB)" {
+		t.Fatalf("got %+v", got)
+	}
+}
