@@ -508,7 +508,9 @@ func checkChars(src string) error {
 	// nearly all of an MX document, is passed eight bytes at a time: a word
 	// has a byte outside 0x20–0x7F exactly when a byte's top bit is set, or
 	// becomes set when 0x20 is taken from every byte (a byte below 0x20
-	// borrows). Such a word is then read byte by byte.
+	// borrows). A word that fails is tried once more with its tabs, LFs and
+	// CRs (indentation: most words of an indented document) made printable
+	// by setting their 0x20 bit; one that fails again is read byte by byte.
 	const low, top = 0x2020202020202020, 0x8080808080808080
 	for i := 0; i < len(src); {
 		if i+8 <= len(src) {
@@ -518,6 +520,13 @@ func checkChars(src string) error {
 			if (w|(w-low))&top == 0 {
 				i += 8
 				continue
+			}
+			if w&top == 0 {
+				sp := zeroBytes(w^0x0909090909090909) | zeroBytes(w^0x0a0a0a0a0a0a0a0a) | zeroBytes(w^0x0d0d0d0d0d0d0d0d)
+				if w |= sp >> 2; (w|(w-low))&top == 0 {
+					i += 8
+					continue
+				}
 			}
 		}
 		c := src[i]
@@ -542,6 +551,13 @@ func checkChars(src string) error {
 		i += n
 	}
 	return nil
+}
+
+// zeroBytes has the top bit set in exactly the bytes of w that are zero
+// (no borrow crosses a byte: the low seven bits are added apart).
+func zeroBytes(w uint64) uint64 {
+	const seven = 0x7f7f7f7f7f7f7f7f
+	return ^(((w & seven) + seven) | w | seven)
 }
 
 // prepare turns input into the UTF-8 text the scanner reads: the byte-order
