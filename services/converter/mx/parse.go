@@ -88,7 +88,9 @@ type parser struct {
 
 	typ, version string
 	stack        []string // local names from the document root
-	qnames       []string // qualified names beside stack, to match end tags
+	// qnames are the qualified names beside stack, to match end tags: spans
+	// of the input, so that pushing one is no pointer write.
+	qnames []span
 	// path is stack joined with '/', and pathOff[i] where stack[i] starts in
 	// it, so that the path below any element is a slice to switch on.
 	path     []byte
@@ -140,7 +142,7 @@ type parser struct {
 	// than 12): growing them from nil was a third of a statement's
 	// allocations (issue 30).
 	stackBuf   [16]string
-	qnamesBuf  [16]string
+	qnamesBuf  [16]span
 	pathOffBuf [16]int
 	pathBuf    [256]byte
 }
@@ -198,6 +200,9 @@ func Parse(input []byte, want string, opts statement.Options) ([]*statement.Stat
 	}
 	return p.stmts, p.warns, nil
 }
+
+// src is the text of s in the input.
+func (p *parser) src(s span) string { return p.sc.src[s.off:s.end] }
 
 // lineAt is the 1-based line of byte offset pos, counted on from the last
 // offset asked for, so that naming every statement's line costs one pass
@@ -271,7 +276,7 @@ func (p *parser) run() error {
 				return err
 			}
 		case tokEnd:
-			if n := len(p.stack); n == 0 || p.qnames[n-1] != p.sc.name() {
+			if n := len(p.stack); n == 0 || p.src(p.qnames[n-1]) != p.sc.name() {
 				return p.fail(p.pathString(), "malformed XML: unexpected end tag </%s>", clip(p.sc.name()))
 			}
 			if err := p.end(); err != nil {
@@ -429,7 +434,7 @@ func (p *parser) start() error {
 		prefix, name = qname[:c], qname[c+1:]
 	}
 	p.stack = append(p.stack, name)
-	p.qnames = append(p.qnames, qname)
+	p.qnames = append(p.qnames, span{p.sc.nameOff, p.sc.nameEnd})
 	p.pathOff = append(p.pathOff, len(p.path))
 	p.path = append(p.path, name...)
 	p.path = append(p.path, '/')
