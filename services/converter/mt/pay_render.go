@@ -920,7 +920,7 @@ func (r *payRenderer) numberedF(tag string, p *payment.Party, ids []payment.Part
 	addr := addrBuf[:0]
 	if flat := flatStreet(p.Address); flat != "" {
 		addr = append(addr, flat)
-		r.w.Add(payment.CodeAddressFlattened, r.path(src+"/PstlAdr"), 0, "StrtNm, BldgNb, PstCd and CtrySubDvsn written as line 2/ of %s", field)
+		r.w.AddText(payment.CodeAddressFlattened, r.path(src+"/PstlAdr"), 0, "StrtNm, BldgNb, PstCd and CtrySubDvsn written as line 2/ of "+field)
 	}
 	addr = append(addr, p.Address.Lines...)
 	var extra []string

@@ -207,7 +207,7 @@ func ParseCash(input []byte, want, _ string) ([]*payment.Payment, []statement.Wa
 		return nil, nil, &statement.ParseError{Line: t.line(doc), Field: "Document", Reason: payment.RefusedCamt058}
 	}
 	if pp.version != cashVersions[pp.typ] {
-		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, cashVersions[pp.typ])
+		pp.w.AddText(payment.CodeVersionUntested, "Document", 0, pp.version+" read with the element paths of "+cashVersions[pp.typ])
 	}
 	var hdr payment.Header
 	if ah := t.find(-1, "AppHdr"); ah >= 0 {

@@ -146,7 +146,7 @@ func readDocument(input []byte, tested map[string][]string, find func(pp *pacsPa
 		return nil, nil, err
 	}
 	if !contains(tested[pp.typ], pp.version) {
-		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, tested[pp.typ][0])
+		pp.w.AddText(payment.CodeVersionUntested, "Document", 0, pp.version+" read with the element paths of "+tested[pp.typ][0])
 	}
 	var hdr payment.Header
 	if ah := t.find(-1, "AppHdr"); ah >= 0 {

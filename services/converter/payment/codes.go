@@ -98,8 +98,8 @@ type Warner struct {
 	// beside them, so the first few warnings allocate only the list.
 	keys     []warnKey
 	count    []int
-	keysBuf  [4]warnKey
-	countBuf [4]int
+	keysBuf  [8]warnKey
+	countBuf [8]int
 	// seen indexes keys once the list is longer than a scan is cheap; a
 	// conversion has a handful of warnings, and a map per conversion was
 	// a tenth of its allocations (issue 30).
@@ -150,7 +150,8 @@ func (w *Warner) add(code, path string, line int, format string, args []any, raw
 		panic("payment: unknown warning code " + code)
 	}
 	if w.list == nil {
-		w.list, w.keys, w.count = make([]statement.Warning, 0, 4), w.keysBuf[:0], w.countBuf[:0]
+		// Room for the handful of findings a typical message has.
+		w.list, w.keys, w.count = make([]statement.Warning, 0, 8), w.keysBuf[:0], w.countBuf[:0]
 	}
 	if w.seen != nil {
 		w.seen[key] = len(w.list)
