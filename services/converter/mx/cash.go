@@ -58,6 +58,14 @@ func cashVersionOf(ns string) (typ, version string, ok bool) {
 	return versionIn(ns, cashReadTypes)
 }
 
+// The namespace prefixes detectors look for, as bytes once: a conversion
+// of a prefix longer than 32 bytes at each search was an allocation.
+var (
+	nsPrefixBytes = []byte(nsPrefix)
+	cashPrefix    = []byte(nsPrefix + "camt.")
+	returnPrefix  = []byte(nsPrefix + typePacs4 + ".")
+)
+
 // cashReadTypes are cashTypes and camt.058, read to be refused by name.
 var cashReadTypes = append(slices.Clip(cashTypes), typeCamt58)
 
@@ -101,7 +109,7 @@ func CashFormats() engine.FormatSet {
 // camt.109 from a namespace declared in the document, else from the
 // AppHdr's MsgDefIdr.
 func DetectCash(input []byte) (string, string, bool) {
-	return detectNamespace(input, nsPrefix+"camt.", cashReadTypes)
+	return detectNamespace(input, cashPrefix, cashReadTypes)
 }
 
 // detectNamespace recognises an MX message from the first namespace in
@@ -111,7 +119,7 @@ func DetectCash(input []byte) (string, string, bool) {
 // becomes a string. Every MX conversion runs several detectors, and a
 // string of the head, then of each candidate namespace, was most of what
 // detection cost (issue 30).
-func detectNamespace(input []byte, prefix string, types []string) (string, string, bool) {
+func detectNamespace(input []byte, prefix []byte, types []string) (string, string, bool) {
 	input, _ = fromUTF16(input)
 	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
 	if len(input) == 0 || input[0] != '<' {
@@ -119,7 +127,7 @@ func detectNamespace(input []byte, prefix string, types []string) (string, strin
 	}
 	in := input[:min(len(input), 1<<16)]
 	for rest := in; ; {
-		i := bytes.Index(rest, []byte(prefix))
+		i := bytes.Index(rest, prefix)
 		if i < 0 {
 			break
 		}

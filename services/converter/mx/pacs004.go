@@ -323,7 +323,7 @@ func ReturnFormats() engine.FormatSet {
 // DetectReturn recognises pacs.004 from the Document namespace, else from
 // the AppHdr's MsgDefIdr.
 func DetectReturn(input []byte) (string, string, bool) {
-	return detectNamespace(input, nsPrefix+typePacs4+".", returnTypes)
+	return detectNamespace(input, returnPrefix, returnTypes)
 }
 
 // returnVersionOf returns the type and version of a pacs.004 namespace.

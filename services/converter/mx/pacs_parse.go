@@ -84,7 +84,7 @@ func DetectPayment(input []byte) (string, string, bool) {
 // detectDocument finds the first namespace of input of one of types, else
 // the AppHdr's MsgDefIdr of one of them.
 func detectDocument(input []byte, types []string) (string, string, bool) {
-	return detectNamespace(input, nsPrefix, types)
+	return detectNamespace(input, nsPrefixBytes, types)
 }
 
 // ParsePayments reads a pacs.008 or pacs.009 document (every CdtTrfTxInf
