@@ -132,10 +132,7 @@ func detectNamespace(input []byte, prefix []byte, types []string) (string, strin
 			break
 		}
 		rest = rest[i:]
-		end := bytes.IndexAny(rest, "\"' \t\r\n>")
-		if end < 0 {
-			end = len(rest)
-		}
+		end := namespaceEnd(rest)
 		// The AppHdr's namespace (head.001) comes first in most messages
 		// and is no document type: skipped without making it a string.
 		if !bytes.HasPrefix(rest[len(nsPrefix):end], []byte("head.")) {
@@ -157,6 +154,18 @@ func detectNamespace(input []byte, prefix []byte, types []string) (string, strin
 		}
 	}
 	return "", "", false
+}
+
+// namespaceEnd is the length of the namespace that starts rest: up to a
+// quote, white space or '>' (bytes.IndexAny built a set of them per call).
+func namespaceEnd(rest []byte) int {
+	for i, c := range rest {
+		switch c {
+		case '"', '\'', ' ', '\t', '\r', '\n', '>':
+			return i
+		}
+	}
+	return len(rest)
 }
 
 // cashDocument finds the Document of a cash management message: the one in

@@ -66,10 +66,7 @@ func Detect(input []byte) (string, string, bool) {
 			return "", "", false
 		}
 		rest = rest[i:]
-		end := bytes.IndexAny(rest, "\"' \t\r\n>")
-		if end < 0 {
-			end = len(rest)
-		}
+		end := namespaceEnd(rest)
 		if typ, ok := typeIn(rest[:end], statementTypes); ok {
 			return typ, string(rest[len(nsPrefix):end]), true
 		}
