@@ -266,7 +266,7 @@ func checkAdmissible(r *http.Request, rt route.Route, key string, body []byte, r
 // fingerprint and scope where the route honours one.
 func newTicket(r *http.Request, p principal.Principal, limits *meteringv1.AccountLimits, rt route.Route, body []byte, key string, units int64, reject *problem.Problem) *ticket {
 	t := &ticket{req: admission.Request{AccountID: p.AccountID, Test: p.Mode == "test", Metered: rt.Metered && reject == nil,
-		Limits: limitswire.FromProto(limits)}}
+		Limits: limitswire.FromProto(limits), CredentialID: p.CredentialID}}
 	if rt.Units == route.UnitsPerItem && reject == nil {
 		t.req.Units, t.batch = units, true
 	}
@@ -280,6 +280,9 @@ func newTicket(r *http.Request, p principal.Principal, limits *meteringv1.Accoun
 // tryAdmit runs t's admission in Redis, one round trip, keeping the
 // decision in t. It returns errRedisSkipped while the breaker is open.
 func (a *gate) tryAdmit(ctx context.Context, t *ticket) error {
+	// The day its units are counted in, fixed now: a give-back after
+	// midnight, or the journal's count after an outage, moves the same day.
+	t.req.At = a.ctl.Now()
 	if !a.available() {
 		return errRedisSkipped
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	edgev1 "github.com/ledgerlane/platform/proto/edge/v1"
+	meteringv1 "github.com/ledgerlane/platform/proto/metering/v1"
 )
 
 // chartDays is how many days the Requests page charts.
@@ -59,4 +60,50 @@ func liveErrors(d *edgev1.DayRequestCount) int64 {
 
 func testTotal(d *edgev1.DayRequestCount) int64 {
 	return int64(d.GetTestOk()) + int64(d.GetTestClientError()) + int64(d.GetTestServerError())
+}
+
+// usageChart is the usage page's chart of metered conversions per day (the
+// quota's units, GET /v1/usage/daily), drawn like requestChart: live and
+// test stacked, on a 0–100 scale of the busiest day, with the totals in
+// words. Period says whether it shows the current period (whose live days
+// add up to PeriodLive, the usage above) or the last 90 days.
+type usageChart struct {
+	Bars                []usageBar
+	Live, Test, Busiest int64
+	From, To            string
+	Period              bool
+	PeriodLive, Undated int64
+	TestUsed            int64
+	Key, KeyName        string // the key shown ("" every key) and its name
+	Keys                []seriesOption
+	Credentials         []totalRow
+	HasDays, Width      int
+}
+
+type usageBar struct {
+	X            int
+	Title        string
+	Live, Test   float64 // heights
+	LiveY, TestY float64 // tops
+}
+
+func newUsageChart(u *meteringv1.GetDailyUsageResponse) *usageChart {
+	c := &usageChart{From: u.GetStartDate(), To: u.GetEndDate(), PeriodLive: int64(u.GetPeriodLive()),
+		Undated: int64(u.GetPeriodUndated()), TestUsed: int64(u.GetTestUsed())}
+	for _, d := range u.GetDays() {
+		c.Busiest = max(c.Busiest, int64(d.GetLive())+int64(d.GetTest()))
+	}
+	scale := 100 / float64(max(c.Busiest, 1))
+	for i, d := range u.GetDays() {
+		live, test := int64(d.GetLive()), int64(d.GetTest())
+		c.Live += live
+		c.Test += test
+		b := usageBar{X: i * 10, Live: float64(live) * scale, Test: float64(test) * scale,
+			Title: fmt.Sprintf("%s: %d live, %d test conversions", d.GetDate(), live, test)}
+		b.LiveY = 100 - b.Live
+		b.TestY = b.LiveY - b.Test
+		c.Bars = append(c.Bars, b)
+	}
+	c.Width = len(c.Bars) * 10
+	return c
 }

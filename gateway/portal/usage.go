@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/ledgerlane/platform/pkg/problem"
@@ -38,6 +39,8 @@ type usageView struct {
 	Plans                      []planView
 	AlertMails                 []alertView
 	Invoices                   []invoiceView
+	// Daily is the chart of metered conversions per day.
+	Daily *usageChart
 }
 
 type alertView struct {
@@ -206,6 +209,10 @@ func (p *Portal) renderUsage(w http.ResponseWriter, r *http.Request, s *session,
 		p.failed(w, r, err)
 		return
 	}
+	if v.Daily, err = p.usageChart(s, r.URL.Query().Get("range"), r.URL.Query().Get("key")); err != nil {
+		p.failed(w, r, err)
+		return
+	}
 	pv := view{Title: "Usage and billing", Session: s, CSRF: s.GetCsrfToken(), Usage: v, Error: errText, Notice: notice}
 	if len(next) > 0 {
 		pv.ErrorLink = next[0]
@@ -342,4 +349,44 @@ func collectionText(inv *meteringv1.Invoice) string {
 		return ""
 	}
 	return inv.GetCollectionState() // paid, failed
+}
+
+// usageChart draws the metered conversions per day (GET /v1/usage/daily):
+// the current period, or the last 90 days with rng "90"; every key, or the
+// account's key id key. A key id that is not the account's shows every key,
+// as an unknown one would.
+func (p *Portal) usageChart(s *session, rng, key string) (*usageChart, error) {
+	q := &meteringv1.GetDailyUsageRequest{CredentialId: key}
+	if rng == "90" {
+		q.Days = proto.Int32(90)
+	}
+	res, err := p.api.usage.GetDailyUsage(s.ctx, q)
+	if err != nil && key != "" && rpc.Problem(err).Type == problem.NotFound {
+		q.CredentialId, key = "", ""
+		res, err = p.api.usage.GetDailyUsage(s.ctx, q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := newUsageChart(res)
+	c.Period, c.Key = q.Days == nil, key
+	keys, err := p.api.creds.ListKeys(s.ctx, &meteringv1.ListKeysRequest{})
+	if err != nil {
+		return nil, err
+	}
+	names := credNames{}
+	for _, k := range keys.GetKeys() {
+		name := k.GetName() + " (" + k.GetPrefix() + "…)"
+		names[k.GetId()] = name
+		c.Keys = append(c.Keys, seriesOption{Value: k.GetId(), Label: name + ", " + k.GetMode()})
+	}
+	c.KeyName = names.name(key)
+	for _, t := range res.GetCredentials() {
+		name := names.name(t.GetCredentialId())
+		if t.GetCredentialId() == "" {
+			name = "a batch's refund, key unknown"
+		}
+		c.Credentials = append(c.Credentials, totalRow{Name: name, Mode: t.GetMode(), Count: int64(t.GetUnits())})
+	}
+	return c, nil
 }

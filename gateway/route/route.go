@@ -189,6 +189,7 @@ var table = []Route{
 	// without a key; the single-use state names the account and connection.
 	get("/v1/connections/callback", Public, "", "conversion.v1.AccountingCallbackService.CompleteConnection"),
 	get("/v1/usage", Conversion, "usage:read", "metering.v1.UsageService.GetUsage"),
+	get("/v1/usage/daily", Conversion, "usage:read", "metering.v1.UsageService.GetDailyUsage"),
 	// The account's request log: the edge's own record, metadata only.
 	get("/v1/requests", Conversion, "usage:read", "edge.v1.RequestLogService.ListRequests"),
 	get("/v1/requests/daily", Conversion, "usage:read", "edge.v1.RequestLogService.GetRequestCounts"),

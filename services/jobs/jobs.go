@@ -83,6 +83,9 @@ type Job struct {
 	// Reference is the client's own name for the batch, as submitted
 	// (BatchRequest.Reference); "" when none.
 	Reference string
+	// CredentialID is the credential that submitted it, so a refund of its
+	// units goes back to the key they were counted for; "" for older jobs.
+	CredentialID string
 	// Replayed is never stored: CreateBatch sets it on a job it answers
 	// because the request's Idempotency-Key had already committed it, so
 	// that the edge does not bill that job again (docs/jobs.md "Billing").

@@ -26,6 +26,9 @@ type Refund struct {
 	CountedAt time.Time // the job's creation: picks the quota window
 	Units     int64
 	Reference string // "job:<id>": one refund per job, however often asked
+	// CredentialID is the credential the units were counted for ("" when
+	// the job predates it).
+	CredentialID string
 }
 
 // refundFailed gives back the units of the items of a completed job that
@@ -75,7 +78,7 @@ func (s *Service) refundFailed(ctx context.Context, accountID, jobID string) err
 		return nil
 	}
 	if err := s.cfg.Refunder.Refund(ctx, Refund{AccountID: j.AccountID, Mode: j.Mode, CountedAt: j.CreatedAt,
-		Units: n, Reference: "job:" + j.ID}); err != nil {
+		Units: n, Reference: "job:" + j.ID, CredentialID: j.CredentialID}); err != nil {
 		return fmt.Errorf("refund: %w", err)
 	}
 	s.log.InfoContext(ctx, "jobs: units of items failed by an outage refunded", "job_id", j.ID, "units", n)

@@ -307,7 +307,7 @@ func (s *Service) CreateBatch(ctx context.Context, c Caller, req BatchRequest) (
 		ID: uuid.NewString(), AccountID: c.AccountID, Mode: c.Mode, Status: JobQueued,
 		From: req.From, To: req.To, Options: req.Options,
 		ItemCount: n, Pending: n, TTL: ttl, CreatedAt: now, ExpiresAt: now.Add(ttl),
-		IdempotencyKey: key, RequestHash: hash, Reference: req.Reference,
+		IdempotencyKey: key, RequestHash: hash, Reference: req.Reference, CredentialID: c.CredentialID,
 	}
 	items := make([]Item, n)
 	for i, m := range req.Messages {

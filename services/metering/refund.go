@@ -23,6 +23,9 @@ type Refund struct {
 	// Reference makes the refund idempotent: applied once, however often
 	// it is asked for (the caller retries until it is answered).
 	Reference string
+	// CredentialID is the credential the units were counted for: with
+	// CountedAt it names the day field they leave (GET /v1/usage/daily).
+	CredentialID string
 }
 
 // maxRefundReference bounds a reference, which becomes part of a Redis key.
@@ -55,7 +58,8 @@ func (s *Service) RefundUnits(ctx context.Context, r Refund) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.counters.Refund(ctx, quota.Request{AccountID: a.ID, Test: r.Mode == ModeTest, Metered: true, Limits: l}, r.Reference, r.Units)
+	n, err := s.counters.Refund(ctx, quota.Request{AccountID: a.ID, Test: r.Mode == ModeTest, Metered: true, Limits: l,
+		CredentialID: r.CredentialID, At: r.CountedAt}, r.Reference, r.Units)
 	if err != nil {
 		s.countersUnreachable(ctx, err)
 		return 0, problem.New(problem.Unavailable, "usage counters are unreachable; retry shortly").WithRetryAfter(1)

@@ -46,6 +46,9 @@ type Counters interface {
 	Usage(ctx context.Context, accountID string, l quota.Limits) (quota.Usage, error)
 	// Refund gives back n units r's account was counted for, once per ref.
 	Refund(ctx context.Context, r quota.Request, ref string, n int64) (int64, error)
+	// Daily reads the usage by day and credential of the live windows
+	// ending after since (l's current one always) and of the test pool.
+	Daily(ctx context.Context, accountID string, l quota.Limits, since time.Time) (quota.DailyCounts, error)
 }
 
 // PaymentStanding is an account's payment standing, which narrows its

@@ -42,6 +42,7 @@ var summaries = map[string]string{
 	"POST /v1/connections/{id}/statements":                   "Book a bank statement in a connected accounting platform",
 	"GET /v1/connections/callback":                           "Complete an accounting platform's authorization (browser redirect)",
 	"GET /v1/usage":                                          "Get the account's usage against its quota",
+	"GET /v1/usage/daily":                                    "Count the account's metered units per day",
 	"GET /v1/requests":                                       "List the account's recent requests",
 	"GET /v1/requests/daily":                                 "Count the account's requests per day",
 	"POST /v1/portal/billing/limits":                         "Set the hard stop and the overage spend cap",

@@ -34,7 +34,10 @@ type RefundUnitsRequest struct {
 	// How many units to give back (at least 1).
 	Units int64 `protobuf:"varint,4,opt,name=units,proto3" json:"units,omitempty"`
 	// Names the refund (e.g. "job:<id>"): the same reference is applied once.
-	Reference     string `protobuf:"bytes,5,opt,name=reference,proto3" json:"reference,omitempty"`
+	Reference string `protobuf:"bytes,5,opt,name=reference,proto3" json:"reference,omitempty"`
+	// The credential the units were counted for (the batch's submitter), so
+	// they leave the day and key they were counted under; empty when unknown.
+	CredentialId  string `protobuf:"bytes,6,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -104,6 +107,13 @@ func (x *RefundUnitsRequest) GetReference() string {
 	return ""
 }
 
+func (x *RefundUnitsRequest) GetCredentialId() string {
+	if x != nil {
+		return x.CredentialId
+	}
+	return ""
+}
+
 type RefundUnitsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Units given back now; 0 when the reference was applied before.
@@ -153,7 +163,7 @@ var File_metering_v1_refunds_proto protoreflect.FileDescriptor
 
 const file_metering_v1_refunds_proto_rawDesc = "" +
 	"\n" +
-	"\x19metering/v1/refunds.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x01\n" +
+	"\x19metering/v1/refunds.proto\x12\vmetering.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdb\x01\n" +
 	"\x12RefundUnitsRequest\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x12\n" +
@@ -161,7 +171,8 @@ const file_metering_v1_refunds_proto_rawDesc = "" +
 	"\n" +
 	"counted_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tcountedAt\x12\x14\n" +
 	"\x05units\x18\x04 \x01(\x03R\x05units\x12\x1c\n" +
-	"\treference\x18\x05 \x01(\tR\treference\"1\n" +
+	"\treference\x18\x05 \x01(\tR\treference\x12#\n" +
+	"\rcredential_id\x18\x06 \x01(\tR\fcredentialId\"1\n" +
 	"\x13RefundUnitsResponse\x12\x1a\n" +
 	"\brefunded\x18\x01 \x01(\x03R\brefunded2f\n" +
 	"\x12UsageRefundService\x12P\n" +

@@ -23,6 +23,317 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type GetDailyUsageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Days ending today (UTC), 1 to 90; absent: the current period's days,
+	// from period_start to today.
+	Days *int32 `protobuf:"varint,1,opt,name=days,proto3,oneof" json:"days,omitempty"`
+	// Counts only this credential's units (a key's or token's id, as the
+	// keys and the request log list it): one key's series and totals. An id
+	// that is not the account's is 404 not-found.
+	CredentialId  string `protobuf:"bytes,2,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDailyUsageRequest) Reset() {
+	*x = GetDailyUsageRequest{}
+	mi := &file_metering_v1_usage_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDailyUsageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDailyUsageRequest) ProtoMessage() {}
+
+func (x *GetDailyUsageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_usage_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDailyUsageRequest.ProtoReflect.Descriptor instead.
+func (*GetDailyUsageRequest) Descriptor() ([]byte, []int) {
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetDailyUsageRequest) GetDays() int32 {
+	if x != nil && x.Days != nil {
+		return *x.Days
+	}
+	return 0
+}
+
+func (x *GetDailyUsageRequest) GetCredentialId() string {
+	if x != nil {
+		return x.CredentialId
+	}
+	return ""
+}
+
+type GetDailyUsageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first and last day answered, YYYY-MM-DD (UTC).
+	StartDate string `protobuf:"bytes,1,opt,name=start_date,json=startDate,proto3" json:"start_date,omitempty"`
+	EndDate   string `protobuf:"bytes,2,opt,name=end_date,json=endDate,proto3" json:"end_date,omitempty"`
+	// The current quota period, as GET /v1/usage answers it.
+	PeriodStart *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=period_start,json=periodStart,proto3" json:"period_start,omitempty"`
+	PeriodEnd   *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=period_end,json=periodEnd,proto3" json:"period_end,omitempty"`
+	// One per day, oldest first, days without usage included.
+	Days []*DayUsage `protobuf:"bytes,5,rep,name=days,proto3" json:"days,omitempty"`
+	// The days' units by credential and mode, largest first. credential_id
+	// is empty for units whose credential is not known (a refund of batch
+	// items of a job submitted before jobs kept their credential).
+	Credentials []*CredentialUsage `protobuf:"bytes,6,rep,name=credentials,proto3" json:"credentials,omitempty"`
+	// The current period's live units: exactly GET /v1/usage's used (with
+	// credential_id, that credential's share).
+	PeriodLive int32 `protobuf:"varint,7,opt,name=period_live,json=periodLive,proto3" json:"period_live,omitempty"`
+	// The part of period_live counted before units were kept by day (an
+	// earlier version of the gateway), which no day shows; 0 otherwise.
+	PeriodUndated int32 `protobuf:"varint,8,opt,name=period_undated,json=periodUndated,proto3" json:"period_undated,omitempty"`
+	// The test pool's lifetime units: exactly GET /v1/usage's test_used (or
+	// the credential's share). The test pool has no period.
+	TestUsed int32 `protobuf:"varint,9,opt,name=test_used,json=testUsed,proto3" json:"test_used,omitempty"`
+	// The credential asked for; empty for the whole account.
+	CredentialId  string `protobuf:"bytes,10,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetDailyUsageResponse) Reset() {
+	*x = GetDailyUsageResponse{}
+	mi := &file_metering_v1_usage_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetDailyUsageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetDailyUsageResponse) ProtoMessage() {}
+
+func (x *GetDailyUsageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_usage_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetDailyUsageResponse.ProtoReflect.Descriptor instead.
+func (*GetDailyUsageResponse) Descriptor() ([]byte, []int) {
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetDailyUsageResponse) GetStartDate() string {
+	if x != nil {
+		return x.StartDate
+	}
+	return ""
+}
+
+func (x *GetDailyUsageResponse) GetEndDate() string {
+	if x != nil {
+		return x.EndDate
+	}
+	return ""
+}
+
+func (x *GetDailyUsageResponse) GetPeriodStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PeriodStart
+	}
+	return nil
+}
+
+func (x *GetDailyUsageResponse) GetPeriodEnd() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PeriodEnd
+	}
+	return nil
+}
+
+func (x *GetDailyUsageResponse) GetDays() []*DayUsage {
+	if x != nil {
+		return x.Days
+	}
+	return nil
+}
+
+func (x *GetDailyUsageResponse) GetCredentials() []*CredentialUsage {
+	if x != nil {
+		return x.Credentials
+	}
+	return nil
+}
+
+func (x *GetDailyUsageResponse) GetPeriodLive() int32 {
+	if x != nil {
+		return x.PeriodLive
+	}
+	return 0
+}
+
+func (x *GetDailyUsageResponse) GetPeriodUndated() int32 {
+	if x != nil {
+		return x.PeriodUndated
+	}
+	return 0
+}
+
+func (x *GetDailyUsageResponse) GetTestUsed() int32 {
+	if x != nil {
+		return x.TestUsed
+	}
+	return 0
+}
+
+func (x *GetDailyUsageResponse) GetCredentialId() string {
+	if x != nil {
+		return x.CredentialId
+	}
+	return ""
+}
+
+// DayUsage is one UTC day's metered units.
+// Counts are int32, as GET /v1/usage's are (JSON numbers, not strings).
+type DayUsage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// YYYY-MM-DD.
+	Date          string `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
+	Live          int32  `protobuf:"varint,2,opt,name=live,proto3" json:"live,omitempty"`
+	Test          int32  `protobuf:"varint,3,opt,name=test,proto3" json:"test,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DayUsage) Reset() {
+	*x = DayUsage{}
+	mi := &file_metering_v1_usage_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DayUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DayUsage) ProtoMessage() {}
+
+func (x *DayUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_usage_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DayUsage.ProtoReflect.Descriptor instead.
+func (*DayUsage) Descriptor() ([]byte, []int) {
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *DayUsage) GetDate() string {
+	if x != nil {
+		return x.Date
+	}
+	return ""
+}
+
+func (x *DayUsage) GetLive() int32 {
+	if x != nil {
+		return x.Live
+	}
+	return 0
+}
+
+func (x *DayUsage) GetTest() int32 {
+	if x != nil {
+		return x.Test
+	}
+	return 0
+}
+
+// CredentialUsage is one credential's metered units over the days asked.
+type CredentialUsage struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	CredentialId string                 `protobuf:"bytes,1,opt,name=credential_id,json=credentialId,proto3" json:"credential_id,omitempty"`
+	// "live" or "test".
+	Mode          string `protobuf:"bytes,2,opt,name=mode,proto3" json:"mode,omitempty"`
+	Units         int32  `protobuf:"varint,3,opt,name=units,proto3" json:"units,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CredentialUsage) Reset() {
+	*x = CredentialUsage{}
+	mi := &file_metering_v1_usage_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CredentialUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CredentialUsage) ProtoMessage() {}
+
+func (x *CredentialUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_metering_v1_usage_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CredentialUsage.ProtoReflect.Descriptor instead.
+func (*CredentialUsage) Descriptor() ([]byte, []int) {
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CredentialUsage) GetCredentialId() string {
+	if x != nil {
+		return x.CredentialId
+	}
+	return ""
+}
+
+func (x *CredentialUsage) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *CredentialUsage) GetUnits() int32 {
+	if x != nil {
+		return x.Units
+	}
+	return 0
+}
+
 type GetUsageRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -31,7 +342,7 @@ type GetUsageRequest struct {
 
 func (x *GetUsageRequest) Reset() {
 	*x = GetUsageRequest{}
-	mi := &file_metering_v1_usage_proto_msgTypes[0]
+	mi := &file_metering_v1_usage_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -43,7 +354,7 @@ func (x *GetUsageRequest) String() string {
 func (*GetUsageRequest) ProtoMessage() {}
 
 func (x *GetUsageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_metering_v1_usage_proto_msgTypes[0]
+	mi := &file_metering_v1_usage_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -56,7 +367,7 @@ func (x *GetUsageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUsageRequest.ProtoReflect.Descriptor instead.
 func (*GetUsageRequest) Descriptor() ([]byte, []int) {
-	return file_metering_v1_usage_proto_rawDescGZIP(), []int{0}
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{4}
 }
 
 // GetUsageResponse is the usage summary itself, with its fields at top level
@@ -101,7 +412,7 @@ type GetUsageResponse struct {
 
 func (x *GetUsageResponse) Reset() {
 	*x = GetUsageResponse{}
-	mi := &file_metering_v1_usage_proto_msgTypes[1]
+	mi := &file_metering_v1_usage_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -113,7 +424,7 @@ func (x *GetUsageResponse) String() string {
 func (*GetUsageResponse) ProtoMessage() {}
 
 func (x *GetUsageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_metering_v1_usage_proto_msgTypes[1]
+	mi := &file_metering_v1_usage_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -126,7 +437,7 @@ func (x *GetUsageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetUsageResponse.ProtoReflect.Descriptor instead.
 func (*GetUsageResponse) Descriptor() ([]byte, []int) {
-	return file_metering_v1_usage_proto_rawDescGZIP(), []int{1}
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetUsageResponse) GetPlan() string {
@@ -267,7 +578,7 @@ type AlertMail struct {
 
 func (x *AlertMail) Reset() {
 	*x = AlertMail{}
-	mi := &file_metering_v1_usage_proto_msgTypes[2]
+	mi := &file_metering_v1_usage_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -279,7 +590,7 @@ func (x *AlertMail) String() string {
 func (*AlertMail) ProtoMessage() {}
 
 func (x *AlertMail) ProtoReflect() protoreflect.Message {
-	mi := &file_metering_v1_usage_proto_msgTypes[2]
+	mi := &file_metering_v1_usage_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -292,7 +603,7 @@ func (x *AlertMail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlertMail.ProtoReflect.Descriptor instead.
 func (*AlertMail) Descriptor() ([]byte, []int) {
-	return file_metering_v1_usage_proto_rawDescGZIP(), []int{2}
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AlertMail) GetTo() string {
@@ -345,7 +656,7 @@ type ListAlertMailsRequest struct {
 
 func (x *ListAlertMailsRequest) Reset() {
 	*x = ListAlertMailsRequest{}
-	mi := &file_metering_v1_usage_proto_msgTypes[3]
+	mi := &file_metering_v1_usage_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -357,7 +668,7 @@ func (x *ListAlertMailsRequest) String() string {
 func (*ListAlertMailsRequest) ProtoMessage() {}
 
 func (x *ListAlertMailsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_metering_v1_usage_proto_msgTypes[3]
+	mi := &file_metering_v1_usage_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -370,7 +681,7 @@ func (x *ListAlertMailsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAlertMailsRequest.ProtoReflect.Descriptor instead.
 func (*ListAlertMailsRequest) Descriptor() ([]byte, []int) {
-	return file_metering_v1_usage_proto_rawDescGZIP(), []int{3}
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{7}
 }
 
 type ListAlertMailsResponse struct {
@@ -382,7 +693,7 @@ type ListAlertMailsResponse struct {
 
 func (x *ListAlertMailsResponse) Reset() {
 	*x = ListAlertMailsResponse{}
-	mi := &file_metering_v1_usage_proto_msgTypes[4]
+	mi := &file_metering_v1_usage_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -394,7 +705,7 @@ func (x *ListAlertMailsResponse) String() string {
 func (*ListAlertMailsResponse) ProtoMessage() {}
 
 func (x *ListAlertMailsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_metering_v1_usage_proto_msgTypes[4]
+	mi := &file_metering_v1_usage_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -407,7 +718,7 @@ func (x *ListAlertMailsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAlertMailsResponse.ProtoReflect.Descriptor instead.
 func (*ListAlertMailsResponse) Descriptor() ([]byte, []int) {
-	return file_metering_v1_usage_proto_rawDescGZIP(), []int{4}
+	return file_metering_v1_usage_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListAlertMailsResponse) GetAlertMails() []*AlertMail {
@@ -421,7 +732,34 @@ var File_metering_v1_usage_proto protoreflect.FileDescriptor
 
 const file_metering_v1_usage_proto_rawDesc = "" +
 	"\n" +
-	"\x17metering/v1/usage.proto\x12\vmetering.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x11\n" +
+	"\x17metering/v1/usage.proto\x12\vmetering.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"]\n" +
+	"\x14GetDailyUsageRequest\x12\x17\n" +
+	"\x04days\x18\x01 \x01(\x05H\x00R\x04days\x88\x01\x01\x12#\n" +
+	"\rcredential_id\x18\x02 \x01(\tR\fcredentialIdB\a\n" +
+	"\x05_days\"\xc0\x03\n" +
+	"\x15GetDailyUsageResponse\x12\x1d\n" +
+	"\n" +
+	"start_date\x18\x01 \x01(\tR\tstartDate\x12\x19\n" +
+	"\bend_date\x18\x02 \x01(\tR\aendDate\x12=\n" +
+	"\fperiod_start\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\vperiodStart\x129\n" +
+	"\n" +
+	"period_end\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tperiodEnd\x12)\n" +
+	"\x04days\x18\x05 \x03(\v2\x15.metering.v1.DayUsageR\x04days\x12>\n" +
+	"\vcredentials\x18\x06 \x03(\v2\x1c.metering.v1.CredentialUsageR\vcredentials\x12\x1f\n" +
+	"\vperiod_live\x18\a \x01(\x05R\n" +
+	"periodLive\x12%\n" +
+	"\x0eperiod_undated\x18\b \x01(\x05R\rperiodUndated\x12\x1b\n" +
+	"\ttest_used\x18\t \x01(\x05R\btestUsed\x12#\n" +
+	"\rcredential_id\x18\n" +
+	" \x01(\tR\fcredentialId\"F\n" +
+	"\bDayUsage\x12\x12\n" +
+	"\x04date\x18\x01 \x01(\tR\x04date\x12\x12\n" +
+	"\x04live\x18\x02 \x01(\x05R\x04live\x12\x12\n" +
+	"\x04test\x18\x03 \x01(\x05R\x04test\"`\n" +
+	"\x0fCredentialUsage\x12#\n" +
+	"\rcredential_id\x18\x01 \x01(\tR\fcredentialId\x12\x12\n" +
+	"\x04mode\x18\x02 \x01(\tR\x04mode\x12\x14\n" +
+	"\x05units\x18\x03 \x01(\x05R\x05units\"\x11\n" +
 	"\x0fGetUsageRequest\"\xed\x05\n" +
 	"\x10GetUsageResponse\x12\x12\n" +
 	"\x04plan\x18\x01 \x01(\tR\x04plan\x12#\n" +
@@ -456,10 +794,11 @@ const file_metering_v1_usage_proto_rawDesc = "" +
 	"\x15ListAlertMailsRequest\"Q\n" +
 	"\x16ListAlertMailsResponse\x127\n" +
 	"\valert_mails\x18\x01 \x03(\v2\x16.metering.v1.AlertMailR\n" +
-	"alertMails2\xb2\x01\n" +
+	"alertMails2\x8a\x02\n" +
 	"\fUsageService\x12G\n" +
 	"\bGetUsage\x12\x1c.metering.v1.GetUsageRequest\x1a\x1d.metering.v1.GetUsageResponse\x12Y\n" +
-	"\x0eListAlertMails\x12\".metering.v1.ListAlertMailsRequest\x1a#.metering.v1.ListAlertMailsResponseB\xa7\x01\n" +
+	"\x0eListAlertMails\x12\".metering.v1.ListAlertMailsRequest\x1a#.metering.v1.ListAlertMailsResponse\x12V\n" +
+	"\rGetDailyUsage\x12!.metering.v1.GetDailyUsageRequest\x1a\".metering.v1.GetDailyUsageResponseB\xa7\x01\n" +
 	"\x0fcom.metering.v1B\n" +
 	"UsageProtoP\x01Z;github.com/ledgerlane/platform/proto/metering/v1;meteringv1\xa2\x02\x03MXX\xaa\x02\vMetering.V1\xca\x02\vMetering\\V1\xe2\x02\x17Metering\\V1\\GPBMetadata\xea\x02\fMetering::V1b\x06proto3"
 
@@ -475,35 +814,45 @@ func file_metering_v1_usage_proto_rawDescGZIP() []byte {
 	return file_metering_v1_usage_proto_rawDescData
 }
 
-var file_metering_v1_usage_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_metering_v1_usage_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_metering_v1_usage_proto_goTypes = []any{
-	(*GetUsageRequest)(nil),        // 0: metering.v1.GetUsageRequest
-	(*GetUsageResponse)(nil),       // 1: metering.v1.GetUsageResponse
-	(*AlertMail)(nil),              // 2: metering.v1.AlertMail
-	(*ListAlertMailsRequest)(nil),  // 3: metering.v1.ListAlertMailsRequest
-	(*ListAlertMailsResponse)(nil), // 4: metering.v1.ListAlertMailsResponse
-	(*structpb.Value)(nil),         // 5: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil),  // 6: google.protobuf.Timestamp
+	(*GetDailyUsageRequest)(nil),   // 0: metering.v1.GetDailyUsageRequest
+	(*GetDailyUsageResponse)(nil),  // 1: metering.v1.GetDailyUsageResponse
+	(*DayUsage)(nil),               // 2: metering.v1.DayUsage
+	(*CredentialUsage)(nil),        // 3: metering.v1.CredentialUsage
+	(*GetUsageRequest)(nil),        // 4: metering.v1.GetUsageRequest
+	(*GetUsageResponse)(nil),       // 5: metering.v1.GetUsageResponse
+	(*AlertMail)(nil),              // 6: metering.v1.AlertMail
+	(*ListAlertMailsRequest)(nil),  // 7: metering.v1.ListAlertMailsRequest
+	(*ListAlertMailsResponse)(nil), // 8: metering.v1.ListAlertMailsResponse
+	(*timestamppb.Timestamp)(nil),  // 9: google.protobuf.Timestamp
+	(*structpb.Value)(nil),         // 10: google.protobuf.Value
 }
 var file_metering_v1_usage_proto_depIdxs = []int32{
-	5,  // 0: metering.v1.GetUsageResponse.overage_cap_cents:type_name -> google.protobuf.Value
-	6,  // 1: metering.v1.GetUsageResponse.period_start:type_name -> google.protobuf.Timestamp
-	6,  // 2: metering.v1.GetUsageResponse.period_end:type_name -> google.protobuf.Timestamp
-	6,  // 3: metering.v1.GetUsageResponse.resets_at:type_name -> google.protobuf.Timestamp
-	5,  // 4: metering.v1.GetUsageResponse.scheduled_plan:type_name -> google.protobuf.Value
-	5,  // 5: metering.v1.GetUsageResponse.scheduled_plan_at:type_name -> google.protobuf.Value
-	6,  // 6: metering.v1.AlertMail.created_at:type_name -> google.protobuf.Timestamp
-	6,  // 7: metering.v1.AlertMail.sent_at:type_name -> google.protobuf.Timestamp
-	2,  // 8: metering.v1.ListAlertMailsResponse.alert_mails:type_name -> metering.v1.AlertMail
-	0,  // 9: metering.v1.UsageService.GetUsage:input_type -> metering.v1.GetUsageRequest
-	3,  // 10: metering.v1.UsageService.ListAlertMails:input_type -> metering.v1.ListAlertMailsRequest
-	1,  // 11: metering.v1.UsageService.GetUsage:output_type -> metering.v1.GetUsageResponse
-	4,  // 12: metering.v1.UsageService.ListAlertMails:output_type -> metering.v1.ListAlertMailsResponse
-	11, // [11:13] is the sub-list for method output_type
-	9,  // [9:11] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	9,  // 0: metering.v1.GetDailyUsageResponse.period_start:type_name -> google.protobuf.Timestamp
+	9,  // 1: metering.v1.GetDailyUsageResponse.period_end:type_name -> google.protobuf.Timestamp
+	2,  // 2: metering.v1.GetDailyUsageResponse.days:type_name -> metering.v1.DayUsage
+	3,  // 3: metering.v1.GetDailyUsageResponse.credentials:type_name -> metering.v1.CredentialUsage
+	10, // 4: metering.v1.GetUsageResponse.overage_cap_cents:type_name -> google.protobuf.Value
+	9,  // 5: metering.v1.GetUsageResponse.period_start:type_name -> google.protobuf.Timestamp
+	9,  // 6: metering.v1.GetUsageResponse.period_end:type_name -> google.protobuf.Timestamp
+	9,  // 7: metering.v1.GetUsageResponse.resets_at:type_name -> google.protobuf.Timestamp
+	10, // 8: metering.v1.GetUsageResponse.scheduled_plan:type_name -> google.protobuf.Value
+	10, // 9: metering.v1.GetUsageResponse.scheduled_plan_at:type_name -> google.protobuf.Value
+	9,  // 10: metering.v1.AlertMail.created_at:type_name -> google.protobuf.Timestamp
+	9,  // 11: metering.v1.AlertMail.sent_at:type_name -> google.protobuf.Timestamp
+	6,  // 12: metering.v1.ListAlertMailsResponse.alert_mails:type_name -> metering.v1.AlertMail
+	4,  // 13: metering.v1.UsageService.GetUsage:input_type -> metering.v1.GetUsageRequest
+	7,  // 14: metering.v1.UsageService.ListAlertMails:input_type -> metering.v1.ListAlertMailsRequest
+	0,  // 15: metering.v1.UsageService.GetDailyUsage:input_type -> metering.v1.GetDailyUsageRequest
+	5,  // 16: metering.v1.UsageService.GetUsage:output_type -> metering.v1.GetUsageResponse
+	8,  // 17: metering.v1.UsageService.ListAlertMails:output_type -> metering.v1.ListAlertMailsResponse
+	1,  // 18: metering.v1.UsageService.GetDailyUsage:output_type -> metering.v1.GetDailyUsageResponse
+	16, // [16:19] is the sub-list for method output_type
+	13, // [13:16] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_metering_v1_usage_proto_init() }
@@ -511,13 +860,14 @@ func file_metering_v1_usage_proto_init() {
 	if File_metering_v1_usage_proto != nil {
 		return
 	}
+	file_metering_v1_usage_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_metering_v1_usage_proto_rawDesc), len(file_metering_v1_usage_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	UsageService_GetUsage_FullMethodName       = "/metering.v1.UsageService/GetUsage"
 	UsageService_ListAlertMails_FullMethodName = "/metering.v1.UsageService/ListAlertMails"
+	UsageService_GetDailyUsage_FullMethodName  = "/metering.v1.UsageService/GetDailyUsage"
 )
 
 // UsageServiceClient is the client API for UsageService service.
@@ -35,6 +36,10 @@ type UsageServiceClient interface {
 	// oldest first. No HTTP binding: the portal's usage page calls it with its
 	// session's principal (reserved scope keys:manage).
 	ListAlertMails(ctx context.Context, in *ListAlertMailsRequest, opts ...grpc.CallOption) (*ListAlertMailsResponse, error)
+	// GetDailyUsage: GET /v1/usage/daily, scope usage:read (reserved). The
+	// account's metered units (the quota's unit: a batch item is one) per UTC
+	// day, live and test apart, and by credential; the portal's usage chart.
+	GetDailyUsage(ctx context.Context, in *GetDailyUsageRequest, opts ...grpc.CallOption) (*GetDailyUsageResponse, error)
 }
 
 type usageServiceClient struct {
@@ -65,6 +70,16 @@ func (c *usageServiceClient) ListAlertMails(ctx context.Context, in *ListAlertMa
 	return out, nil
 }
 
+func (c *usageServiceClient) GetDailyUsage(ctx context.Context, in *GetDailyUsageRequest, opts ...grpc.CallOption) (*GetDailyUsageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetDailyUsageResponse)
+	err := c.cc.Invoke(ctx, UsageService_GetDailyUsage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // UsageServiceServer is the server API for UsageService service.
 // All implementations must embed UnimplementedUsageServiceServer
 // for forward compatibility.
@@ -77,6 +92,10 @@ type UsageServiceServer interface {
 	// oldest first. No HTTP binding: the portal's usage page calls it with its
 	// session's principal (reserved scope keys:manage).
 	ListAlertMails(context.Context, *ListAlertMailsRequest) (*ListAlertMailsResponse, error)
+	// GetDailyUsage: GET /v1/usage/daily, scope usage:read (reserved). The
+	// account's metered units (the quota's unit: a batch item is one) per UTC
+	// day, live and test apart, and by credential; the portal's usage chart.
+	GetDailyUsage(context.Context, *GetDailyUsageRequest) (*GetDailyUsageResponse, error)
 	mustEmbedUnimplementedUsageServiceServer()
 }
 
@@ -92,6 +111,9 @@ func (UnimplementedUsageServiceServer) GetUsage(context.Context, *GetUsageReques
 }
 func (UnimplementedUsageServiceServer) ListAlertMails(context.Context, *ListAlertMailsRequest) (*ListAlertMailsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAlertMails not implemented")
+}
+func (UnimplementedUsageServiceServer) GetDailyUsage(context.Context, *GetDailyUsageRequest) (*GetDailyUsageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetDailyUsage not implemented")
 }
 func (UnimplementedUsageServiceServer) mustEmbedUnimplementedUsageServiceServer() {}
 func (UnimplementedUsageServiceServer) testEmbeddedByValue()                      {}
@@ -150,6 +172,24 @@ func _UsageService_ListAlertMails_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _UsageService_GetDailyUsage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetDailyUsageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UsageServiceServer).GetDailyUsage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UsageService_GetDailyUsage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UsageServiceServer).GetDailyUsage(ctx, req.(*GetDailyUsageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // UsageService_ServiceDesc is the grpc.ServiceDesc for UsageService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -164,6 +204,10 @@ var UsageService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAlertMails",
 			Handler:    _UsageService_ListAlertMails_Handler,
+		},
+		{
+			MethodName: "GetDailyUsage",
+			Handler:    _UsageService_GetDailyUsage_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

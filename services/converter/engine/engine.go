@@ -243,7 +243,11 @@ func (e *Engine) Convert(req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	warns = append(warns, rw...)
+	if len(warns) == 0 && len(rw) > 0 {
+		warns = rw // the renderer's own list: no copy
+	} else {
+		warns = append(warns, rw...)
+	}
 	if req.Options.Strict {
 		var lossy []statement.Warning
 		for _, w := range warns {

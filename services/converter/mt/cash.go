@@ -106,7 +106,7 @@ func ParseCash(input []byte, want string) ([]*payment.Payment, []statement.Warni
 // with one warner. parse takes its parser by value, so that a parser that
 // does not outlive its message stays off the heap.
 func parseEach(input []byte, parse func(payParser) (*payment.Payment, error)) ([]*payment.Payment, []statement.Warning, error) {
-	msgs, err := splitFIN(string(input))
+	msgs, err := splitFIN(input)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,7 +211,7 @@ func (p *payParser) cashNotice(pay *payment.Payment) error {
 		var it *payment.CashItem
 		switch f.tag {
 		case "20", "25", "30":
-			p.once(seen, f)
+			p.once(&seen, f)
 		case "21":
 			pay.Cash.Items = append(pay.Cash.Items, payment.CashItem{})
 		case "32B", "50", "50C", "50F", "52A", "52D", "56A", "56D":
@@ -288,7 +288,7 @@ func (p *payParser) cashRequest(pay *payment.Payment) error {
 		var it *payment.CashItem
 		switch f.tag {
 		case "20":
-			p.once(seen, f)
+			p.once(&seen, f)
 			pay.MessageID, err = p.reference(f)
 		case "12":
 			v := strings.TrimSpace(f.lines[0])
@@ -367,7 +367,7 @@ func (p *payParser) cashCheques(pay *payment.Payment) error {
 		var it *payment.CashItem
 		switch f.tag {
 		case "20", "53A", "53B", "53D", "54A", "54B", "54D", "72":
-			p.once(seen, f)
+			p.once(&seen, f)
 		case "21":
 			if p.typ != "110" && len(pay.Cash.Items) > 0 {
 				p.warn(payment.CodeDuplicateField, f, "field :21: occurs again; MT%s advises one cheque, the last is used", p.typ)
@@ -519,6 +519,7 @@ func cashWord(code string, words map[string]string) string {
 // so a camt.108 or camt.109 becomes one message per cheque (PAY_SPLIT).
 func RenderCash(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
 	r := newPayRenderer(typ, opts)
+	defer r.release()
 	want := cashKinds[typ]
 	var pages []string
 	for i, p := range ps {

@@ -457,6 +457,7 @@ func (p *payParser) mt204(pay *payment.Payment) error {
 // from November 2026 FIN takes one transaction per MT101.
 func RenderBatch(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
 	r := newPayRenderer(typ, opts)
+	defer r.release()
 	want := batchKinds[typ]
 	var pages []string
 	for i, p := range ps {

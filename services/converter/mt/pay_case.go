@@ -162,7 +162,7 @@ func (p *payParser) parseCase(typ, want string) (*payment.Payment, error) {
 	var copied []string
 	for i := range p.m.fields {
 		f := &p.m.fields[i]
-		p.once(seen, f)
+		p.once(&seen, f)
 		cp, err := p.caseField(pay, f, &got)
 		if err != nil {
 			return nil, err

@@ -13,7 +13,7 @@ func (p *payParser) confirmation(pay *payment.Payment) error {
 	seen := single{}
 	for i := range p.m.fields {
 		f := &p.m.fields[i]
-		p.once(seen, f)
+		p.once(&seen, f)
 		var err error
 		switch f.tag {
 		case "20":
@@ -68,8 +68,8 @@ func (p *payParser) confirmation(pay *payment.Payment) error {
 			return err
 		}
 	}
-	if err := p.mandatory(present{"20", seen["20"] && pay.MessageID != ""}, present{"21", seen["21"] && pay.InstructionID != ""},
-		present{"25a", seen["25"] && pay.Account != ""}, present{"32A", seen["32"] && pay.Amount.Currency != ""}); err != nil {
+	if err := p.mandatory(present{"20", seen.has("20") && pay.MessageID != ""}, present{"21", seen.has("21") && pay.InstructionID != ""},
+		present{"25a", seen.has("25") && pay.Account != ""}, present{"32A", seen.has("32") && pay.Amount.Currency != ""}); err != nil {
 		return err
 	}
 	if p.typ == "910" && pay.Debtor == nil && pay.DebtorFI == nil {

@@ -1,6 +1,7 @@
 package mt
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/ledgerlane/platform/services/converter/statement"
@@ -31,15 +32,40 @@ const maxPayMessages = 1 << 14
 
 // splitFIN splits input into messages. Bare block-4 text (fields without a
 // {4: block) is one message per run of fields ended by a "-" line.
+func splitFIN(input []byte) ([]*finMessage, error) {
+	return splitFINText(finText(input))
+}
+
+// finText is input as a string without a byte-order mark, with CR LF and
+// lone CR read as LF, in one copy: FIN text ends every line with CR LF, and
+// replacing them after a conversion cost two more copies of every message.
+func finText(input []byte) string {
+	input = bytes.TrimPrefix(input, []byte("\ufeff"))
+	cr := bytes.IndexByte(input, '\r')
+	if cr < 0 {
+		return string(input)
+	}
+	var b strings.Builder
+	b.Grow(len(input))
+	for cr >= 0 {
+		b.Write(input[:cr])
+		b.WriteByte('\n')
+		input = input[cr+1:]
+		if len(input) > 0 && input[0] == '\n' {
+			input = input[1:]
+		}
+		cr = bytes.IndexByte(input, '\r')
+	}
+	b.Write(input)
+	return b.String()
+}
+
+// splitFINText is splitFIN over text already read by finText.
 //
 // It stays one function over 100 lines (issue 31 allows five): a single-pass
 // scanner whose state (line, current message, block) lives in its locals;
 // split, every step would take and return that state on the hot path.
-func splitFIN(input string) ([]*finMessage, error) {
-	input = strings.TrimPrefix(input, "\ufeff")
-	if strings.IndexByte(input, '\r') >= 0 {
-		input = strings.ReplaceAll(strings.ReplaceAll(input, "\r\n", "\n"), "\r", "\n")
-	}
+func splitFINText(input string) ([]*finMessage, error) {
 	var msgs []*finMessage
 	var cur *finMessage
 	line := 1

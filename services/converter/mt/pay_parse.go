@@ -267,15 +267,24 @@ func ltBIC(lt string) string {
 	return lt[:8] + lt[9:]
 }
 
-// single keeps track of non-repeatable fields.
-type single map[string]bool
+// single keeps track of non-repeatable fields by the number of their tag
+// (two digits: :50F: and :50K: are one field). An array on the stack: a map
+// per message grew past its first buckets with every MT103.
+type single [100]bool
 
-func (p *payParser) once(seen single, f *finField) {
-	key := f.tag[:2]
-	if seen[key] {
+// has reports whether field number key ("20") was seen.
+func (s *single) has(key string) bool { return s[tagNumber(key)] }
+
+// tagNumber is the number of a tag's two leading digits (fieldTag checked
+// them).
+func tagNumber(tag string) int { return int(tag[0]-'0')*10 + int(tag[1]-'0') }
+
+func (p *payParser) once(seen *single, f *finField) {
+	n := tagNumber(f.tag)
+	if seen[n] {
 		p.warn(payment.CodeDuplicateField, f, "field :%s: occurs again; the last occurrence is used", f.tag)
 	}
-	seen[key] = true
+	seen[n] = true
 }
 
 // customer reads the fields of an MT103 (or sequence B of a COV, where
@@ -286,7 +295,7 @@ func (p *payParser) customer(pay *payment.Payment, fields []finField) error {
 	for i := range fields {
 		f := &fields[i]
 		if f.tag != "23E" && f.tag != "71F" {
-			p.once(seen, f)
+			p.once(&seen, f)
 		}
 		if err := p.customerField(pay, f, &got); err != nil {
 			return err
@@ -294,8 +303,8 @@ func (p *payParser) customer(pay *payment.Payment, fields []finField) error {
 	}
 	// Sequence B of a COV (the underlying transfer) has no :20:, :23B:,
 	// :32A: or :71A:.
-	if err := p.mandatory(present{"20", p.seqB || seen["20"]}, present{"23B", p.seqB || seen["23"]}, present{"32A", p.seqB || seen["32"]},
-		present{"50a", seen["50"]}, present{"59a", seen["59"]}, present{"71A", p.seqB || seen["71"]}); err != nil {
+	if err := p.mandatory(present{"20", p.seqB || seen.has("20")}, present{"23B", p.seqB || seen.has("23")}, present{"32A", p.seqB || seen.has("32")},
+		present{"50a", seen.has("50")}, present{"59a", seen.has("59")}, present{"71A", p.seqB || seen.has("71")}); err != nil {
 		return err
 	}
 	if p.seqB {
@@ -997,7 +1006,20 @@ func reasonItem(it codedItem, reason *string, info *[]string) bool {
 	return true
 }
 
+// trimLines is ls with each line trimmed and empty lines dropped.
 func trimLines(ls []string) []string {
+	// Nearly always every line is already trimmed and not empty: then the
+	// field's own lines are the answer (callers only read and reslice them).
+	clean := true
+	for _, l := range ls {
+		if l == "" || strings.TrimSpace(l) != l {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return ls
+	}
 	out := make([]string, 0, len(ls))
 	for _, l := range ls {
 		if l = strings.TrimSpace(l); l != "" {
@@ -1050,7 +1072,7 @@ func (p *payParser) institution(pay *payment.Payment) error {
 	for i := range fields {
 		f := &fields[i]
 		if f.tag != "13C" {
-			p.once(seen, f)
+			p.once(&seen, f)
 		}
 		var err error
 		switch f.tag {
@@ -1095,8 +1117,8 @@ func (p *payParser) institution(pay *payment.Payment) error {
 		}
 	}
 	own := p.typ == "200" // MT200 has no :21: or :58a:: it moves the sender's own funds
-	if err := p.mandatory(present{"20", seen["20"] && pay.InstructionID != ""}, present{"21", own || seen["21"] && pay.EndToEndID != ""},
-		present{"32A", seen["32"] && pay.Amount.Currency != ""}, present{"58a", own || seen["58"] && pay.CreditorFI != nil}); err != nil {
+	if err := p.mandatory(present{"20", seen.has("20") && pay.InstructionID != ""}, present{"21", own || seen.has("21") && pay.EndToEndID != ""},
+		present{"32A", seen.has("32") && pay.Amount.Currency != ""}, present{"58a", own || seen.has("58") && pay.CreditorFI != nil}); err != nil {
 		return err
 	}
 	if p.typ == "200" {

@@ -18,6 +18,7 @@ import (
 // PAY_TRUNCATED naming the source path, the field and both lengths.
 func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) ([]string, []statement.Warning, error) {
 	r := newPayRenderer(typ, opts)
+	defer r.release()
 	pages := make([]string, 0, len(ps))
 	for i, p := range ps {
 		r.no = i + 1
@@ -30,9 +31,18 @@ func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) (
 	return r.result(pages)
 }
 
-// newPayRenderer starts a render of MT typ with its own warner.
+// newPayRenderer starts a render of MT typ with its own warner. Its buffer
+// comes from bufPool; the caller gives it back with release.
 func newPayRenderer(typ string, opts statement.Options) *payRenderer {
-	return &payRenderer{w: &payment.Warner{}, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ}
+	pb := getBuf()
+	return &payRenderer{w: &payment.Warner{}, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ, b: (*pb)[:0], pooled: pb}
+}
+
+// release gives the buffer back to bufPool: the pages are copies of it.
+func (r *payRenderer) release() {
+	*r.pooled = r.b
+	putBuf(r.pooled)
+	r.b, r.pooled = nil, nil
 }
 
 // result is what a render returns: its pages, and its warnings with the
@@ -50,6 +60,8 @@ type payRenderer struct {
 	typ string
 	no  int
 	b   []byte
+	// pooled is where b came from in bufPool.
+	pooled *[]byte
 	// ret are the :72: items of a return (/RETN/…), written first.
 	ret []string
 	// reject makes ret72 write /REJT/ (a reject in an MT103/202/205).
@@ -80,31 +92,56 @@ func (r *payRenderer) fit(s string, n int, src, field string) string {
 	if len(s) <= n {
 		return s
 	}
-	r.w.Add(payment.CodeTruncated, r.path(src), 0, "%s (%d characters) cut to %d in %s", src, len(s), n, field)
+	// Written out rather than formatted: a cut is the commonest finding
+	// (a 35-character reference in a 16-character field).
+	r.w.AddText(payment.CodeTruncated, r.path(src), 0, src+" ("+strconv.Itoa(len(s))+" characters) cut to "+strconv.Itoa(n)+" in "+field)
 	return s[:n-1] + "+"
+}
+
+// where names the source element and the MT field of a finding. The hot
+// paths pass it rather than the names themselves, which are joined only
+// when a finding is reported: most texts fit, and joining every path up
+// front was most of what writing a party allocated (issue 30).
+type where func() (src, field string)
+
+// fitAt is fit with the names given by at.
+func (r *payRenderer) fitAt(s string, n int, at where) string {
+	if len(s) <= n {
+		return s
+	}
+	src, field := at()
+	return r.fit(s, n, src, field)
 }
 
 // wrap breaks s (in X) into lines of width, at most max of them, cutting and
 // reporting what does not fit. Lines are cut at full width, which the reader
 // joins back without a separator (joinWrapped).
 func (r *payRenderer) wrap(s string, width, max int, src, field string) []string {
+	return r.wrapAt(nil, s, width, max, func() (string, string) { return src, field })
+}
+
+// wrapAt is wrap appending the lines to dst, with the names given by at.
+func (r *payRenderer) wrapAt(dst []string, s string, width, max int, at where) []string {
 	if max <= 0 {
 		if s != "" {
+			src, field := at()
 			r.w.Add(payment.CodeTruncated, r.path(src), 0, "%s (%d characters) cut to 0 in %s: no line left", src, len(s), field)
 		}
-		return nil
+		return dst
 	}
-	var out []string
-	for len(s) > 0 && len(out) < max {
+	base := len(dst)
+	for len(s) > 0 && len(dst)-base < max {
 		n := min(width, len(s))
-		out = append(out, s[:n])
+		dst = append(dst, s[:n])
 		s = s[n:]
 	}
+	out := dst[base:]
 	if len(s) > 0 {
 		kept := 0
 		for _, l := range out {
 			kept += len(l)
 		}
+		src, field := at()
 		r.w.Add(payment.CodeTruncated, r.path(src), 0, "%s (%d characters) cut to %d in %s", src, kept+len(s), kept, field)
 		last := out[len(out)-1]
 		out[len(out)-1] = last[:len(last)-1] + "+"
@@ -116,7 +153,7 @@ func (r *payRenderer) wrap(s string, width, max int, src, field string) []string
 			out[i] = "." + out[i][1:]
 		}
 	}
-	return out
+	return dst
 }
 
 func (r *payRenderer) line(tag, v string) {
@@ -140,13 +177,16 @@ func (r *payRenderer) field(tag string, lines []string) {
 
 // sameBIC compares BICs with and without the XXX branch.
 func sameBIC(a, b string) bool {
-	if len(a) == 8 {
-		a += "XXX"
+	// Compared in place: a BIC8 equals its BIC11 with branch XXX.
+	switch {
+	case a == "":
+		return false
+	case len(a) == 8 && len(b) == 11:
+		return b[:8] == a && b[8:] == "XXX"
+	case len(b) == 8 && len(a) == 11:
+		return a[:8] == b && a[8:] == "XXX"
 	}
-	if len(b) == 8 {
-		b += "XXX"
-	}
-	return a != "" && a == b
+	return a == b
 }
 
 func (r *payRenderer) headerBIC(h string, agent *payment.Agent, src string) string {
@@ -243,10 +283,10 @@ func (r *payRenderer) blocks(p *payment.Payment, mtType string) (from, to string
 		if cov {
 			r.b = append(r.b, "{119:COV}"...)
 		} else if f := p.ValidationFlag; mtType == "103" && (f == "STP" || f == "REMIT") {
-			r.b = append(r.b, "{119:"+f+"}"...)
+			r.b = append(append(append(r.b, "{119:"...), f...), '}')
 		}
 		if p.UETR != "" {
-			r.b = append(r.b, "{121:"+p.UETR+"}"...)
+			r.b = append(append(append(r.b, "{121:"...), p.UETR...), '}')
 		}
 		r.b = append(r.b, '}')
 	}
@@ -773,36 +813,40 @@ func (r *payRenderer) party(tag string, p *payment.Party, src string, debtor boo
 	if p == nil {
 		return &statement.ParseError{Message: r.no, Field: src, Reason: "the payment has no " + map[bool]string{true: "debtor", false: "creditor"}[debtor]}
 	}
-	var lines []string
 	acct := ""
 	if p.Account != "" && p.Account != "NOTPROVIDED" {
-		acct = "/" + r.fit(r.x(p.Account), 34, src+"Acct/Id", ":"+tag+"a: account")
+		acct = r.fitAt(r.x(p.Account), 34, func() (string, string) { return src + "Acct/Id", ":" + tag + "a: account" })
 	}
 	switch {
 	case p.Name == "" && p.BIC != "":
+		r.open(tag, "A")
 		if acct != "" {
-			lines = append(lines, acct)
+			r.b = append(r.b, '/')
+			r.text(acct)
 		}
-		r.field(tag+"A", append(lines, p.BIC))
+		r.text(p.BIC)
 		return nil
 	case p.Address.Structured():
 		if p.BIC != "" {
 			r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id/OrgId/AnyBIC"), 0, "the BIC beside a name has no place in :%sF:", tag)
 		}
+		// The lines are written as they are made: the party identifier,
+		// then numberedF's.
+		r.open(tag, "F")
 		ids := p.IDs
 		switch {
 		case acct != "":
-			lines = append(lines, acct)
+			r.b = append(r.b, '/')
+			r.text(acct)
 		case debtor && len(ids) > 0:
 			id := ids[0]
 			ids = ids[1:]
-			lines = append(lines, r.fit(r.x(id.Scheme+"/"+id.Issuer+"/"+id.Value), 35, src+"/Id/PrvtId/Othr", ":50F: party identifier"))
+			r.text(r.fit(r.x(id.Scheme+"/"+id.Issuer+"/"+id.Value), 35, src+"/Id/PrvtId/Othr", ":50F: party identifier"))
 		case debtor:
 			r.w.Add(payment.CodeFieldDefaulted, r.path(src+"Acct"), 0, ":50F: needs a party identifier: /NOTPROVIDED is written")
-			lines = append(lines, "/NOTPROVIDED")
+			r.text("/NOTPROVIDED")
 		}
-		lines = append(lines, r.numberedF(tag, p, ids, src, debtor)...)
-		r.field(tag+"F", lines)
+		r.numberedF(tag, p, ids, src, debtor)
 		return nil
 	}
 	if p.BIC != "" {
@@ -811,8 +855,9 @@ func (r *payRenderer) party(tag string, p *payment.Party, src string, debtor boo
 	if len(p.IDs) > 0 || !p.BirthDate.IsZero() {
 		r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id"), 0, "identifications of a party without a structured address have no place in :%s:", tag)
 	}
+	var lines []string
 	if acct != "" {
-		lines = append(lines, acct)
+		lines = append(lines, "/"+acct)
 	}
 	name := p.Name
 	if name == "" {
@@ -827,21 +872,57 @@ func (r *payRenderer) party(tag string, p *payment.Party, src string, debtor boo
 	return nil
 }
 
+// open starts field :tag+option: in r.b; its lines follow, each written
+// with text.
+func (r *payRenderer) open(tag, option string) {
+	r.b = append(r.b, ':')
+	r.b = append(r.b, tag...)
+	r.b = append(r.b, option...)
+	r.b = append(r.b, ':')
+}
+
+// text ends a line of the field being written with v.
+func (r *payRenderer) text(v string) {
+	r.b = append(r.b, v...)
+	r.b = append(r.b, "\r\n"...)
+}
+
+// numbered writes one numbered line of option F (n is "1/" to "7/").
+func (r *payRenderer) numbered(n, v string) {
+	r.b = append(r.b, n...)
+	r.text(v)
+}
+
+// fieldF is ":50F:" or ":59F:" (tag "50" or "59") without joining them.
+func fieldF(tag string) string {
+	switch tag {
+	case "50":
+		return ":50F:"
+	case "59":
+		return ":59F:"
+	}
+	return ":" + tag + "F:"
+}
+
 // numberedF writes option F's lines: 1/ name, 2/ address, 3/ country and
 // town, and for the debtor 4/ to 7/ (birth, identifiers); 4 lines at most.
-func (r *payRenderer) numberedF(tag string, p *payment.Party, ids []payment.PartyID, src string, debtor bool) []string {
-	field := ":" + tag + "F:"
+// The names and address lines are kept in arrays on the stack and written
+// with their numbers, not joined to them.
+func (r *payRenderer) numberedF(tag string, p *payment.Party, ids []payment.PartyID, src string, debtor bool) {
+	field := fieldF(tag)
 	nm := p.Name
 	if strings.TrimSpace(nm) == "" {
 		r.w.Add(payment.CodeFieldDefaulted, r.path(src+"/Nm"), 0, "%s needs a name (1/): NOTPROVIDED is written", field)
 		nm = "NOTPROVIDED"
 	}
-	name := r.wrap(r.x(nm), 33, 2, src+"/Nm", field)
-	line3 := r.fit(r.x(p.Address.Country+"/"+p.Address.Town), 33, src+"/PstlAdr/TwnNm", field+" 3/")
-	var addr []string
+	var nameBuf [2]string
+	name := r.wrapAt(nameBuf[:0], r.x(nm), 33, 2, func() (string, string) { return src + "/Nm", field })
+	line3 := r.fitAt(r.x(p.Address.Country+"/"+p.Address.Town), 33, func() (string, string) { return src + "/PstlAdr/TwnNm", field + " 3/" })
+	var addrBuf [4]string
+	addr := addrBuf[:0]
 	if flat := flatStreet(p.Address); flat != "" {
 		addr = append(addr, flat)
-		r.w.Add(payment.CodeAddressFlattened, r.path(src+"/PstlAdr"), 0, "StrtNm, BldgNb, PstCd and CtrySubDvsn written as line 2/ of %s", field)
+		r.w.AddText(payment.CodeAddressFlattened, r.path(src+"/PstlAdr"), 0, "StrtNm, BldgNb, PstCd and CtrySubDvsn written as line 2/ of "+field)
 	}
 	addr = append(addr, p.Address.Lines...)
 	var extra []string
@@ -868,25 +949,29 @@ func (r *payRenderer) numberedF(tag string, p *payment.Party, ids []payment.Part
 		r.w.Add(payment.CodeFieldDropped, r.path(src+"/Id"), 0, "birth and identification lines do not fit in %s beside the name and town", field)
 		extra, room = nil, 4-len(name)-1
 	}
-	var a2 []string
+	var a2Buf [4]string
+	a2 := a2Buf[:0]
 	for i, l := range addr {
-		w := r.wrap(r.x(l), 33, room-len(a2), src+"/PstlAdr/AdrLine["+strconv.Itoa(i+1)+"]", field+" 2/")
-		if len(w) > 1 {
-			r.w.Add(payment.CodeAddressFlattened, r.path(src+"/PstlAdr/AdrLine["+strconv.Itoa(i+1)+"]"), 0, "an address line longer than 33 characters was split over %d lines 2/ of %s", len(w), field)
+		at := func() (string, string) { return src + "/PstlAdr/AdrLine[" + strconv.Itoa(i+1) + "]", field + " 2/" }
+		n := len(a2)
+		a2 = r.wrapAt(a2, r.x(l), 33, room-n, at)
+		if len(a2)-n > 1 {
+			src, _ := at()
+			r.w.Add(payment.CodeAddressFlattened, r.path(src), 0, "an address line longer than 33 characters was split over %d lines 2/ of %s", len(a2)-n, field)
 		}
-		a2 = append(a2, w...)
 		if len(a2) >= room && i < len(addr)-1 {
 			r.w.Add(payment.CodeTruncated, r.path(src+"/PstlAdr"), 0, "PstlAdr (%d lines) cut to %d lines 2/ in %s", len(addr), len(a2), field)
 			break
 		}
 	}
-	var out []string
 	for _, n := range name {
-		out = append(out, "1/"+n)
+		r.numbered("1/", n)
 	}
 	for _, a := range a2 {
-		out = append(out, "2/"+a)
+		r.numbered("2/", a)
 	}
-	out = append(out, "3/"+line3)
-	return append(out, extra...)
+	r.numbered("3/", line3)
+	for _, e := range extra {
+		r.text(e)
+	}
 }

@@ -25,7 +25,7 @@ func (p *payParser) status(pay *payment.Payment) error {
 	var f79 *finField
 	for i := range p.m.fields {
 		f := &p.m.fields[i]
-		p.once(seen, f)
+		p.once(&seen, f)
 		var err error
 		switch f.tag {
 		case "20":
@@ -41,7 +41,7 @@ func (p *payParser) status(pay *payment.Payment) error {
 			return err
 		}
 	}
-	if err := p.mandatory(present{"20", seen["20"] && pay.MessageID != ""}, present{"21", seen["21"] && pay.InstructionID != ""}, present{"79", seen["79"] && f79 != nil}); err != nil {
+	if err := p.mandatory(present{"20", seen.has("20") && pay.MessageID != ""}, present{"21", seen.has("21") && pay.InstructionID != ""}, present{"79", seen.has("79") && f79 != nil}); err != nil {
 		return err
 	}
 	if len(f79.lines) > 0 && gpiTime(strings.TrimSpace(f79.lines[0])) {

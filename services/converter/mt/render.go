@@ -30,6 +30,15 @@ const MaxPage = 2000
 func Render(typ string, stmts []*statement.Statement, opts statement.Options) ([]string, []statement.Warning, error) {
 	w := &warner{}
 	r := &renderer{typ: typ, w: w, german: opts.Field86Profile == "german", tl: translit{german: opts.TranslitProfile == "german"}}
+	// The page, header, trailer and entry buffers start in one array from
+	// bufPool, each capped at its share so that a longer one moves out
+	// rather than over its neighbour: a page is at most 2,000 characters of
+	// text, and growing four buffers from nothing was a fifth of rendering
+	// a statement. The pages are copies: the array goes back at the end.
+	pb := getBuf()
+	defer putBuf(pb)
+	mem := (*pb)[:4096]
+	r.buf, r.hbuf, r.tbuf, r.ebuf = mem[0:0:2304], mem[2304:2304:2688], mem[2688:2688:3072], mem[3072:3072:4096]
 	var pages []string
 	for i, st := range stmts {
 		if st == nil {

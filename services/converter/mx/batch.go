@@ -36,8 +36,11 @@ var (
 
 func isBatchType(typ string) bool { _, ok := batchKinds[typ]; return ok }
 
+// batchTypes are the types ParseBatch reads (pacs.003 to refuse it).
+var batchTypes = []string{typePain1, typePacs10, typePacs3}
+
 func batchVersionOf(ns string) (typ, version string, ok bool) {
-	return versionIn(ns, []string{typePain1, typePacs10, typePacs3})
+	return versionIn(ns, batchTypes)
 }
 
 // BatchFormats is what this package adds to a conversion engine for
@@ -74,7 +77,7 @@ func BatchFormats() engine.FormatSet {
 // DetectBatch recognises pain.001 and pacs.010 (and pacs.003, to be
 // refused) from the Document namespace, else from the AppHdr's MsgDefIdr.
 func DetectBatch(input []byte) (string, string, bool) {
-	return detectDocument(input, batchVersionOf)
+	return detectDocument(input, batchTypes)
 }
 
 // ParseBatch reads a pain.001 (one payment per PmtInf, which becomes one
@@ -99,7 +102,7 @@ func (pp *pacsParser) each(parent int, name, mt string, read func(int) (*payment
 	t := pp.t
 	var out []*payment.Payment
 	for id := t.nodes[parent].first; id >= 0; id = t.nodes[id].next {
-		if t.nodes[id].name != name {
+		if t.name(id) != name {
 			continue
 		}
 		p, err := read(id)
@@ -209,7 +212,7 @@ func (pp *pacsParser) pain001(doc int, hdr payment.Header) ([]*payment.Payment, 
 func (pp *pacsParser) each1(parent int, name string, read func(int) error) error {
 	n := 0
 	for id := pp.t.nodes[parent].first; id >= 0; id = pp.t.nodes[id].next {
-		if pp.t.nodes[id].name == name {
+		if pp.t.name(id) == name {
 			n++
 			if err := read(id); err != nil {
 				return err
@@ -217,7 +220,7 @@ func (pp *pacsParser) each1(parent int, name string, read func(int) error) error
 		}
 	}
 	if n == 0 {
-		return pp.fail(parent, "%s has no %s", pp.t.nodes[parent].name, name)
+		return pp.fail(parent, "%s has no %s", pp.t.name(parent), name)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func (pp *pacsParser) camt054(doc int, hdr payment.Header) ([]*payment.Payment, 
 	createdAt, _ := parseDateTime(t.get(gh, "CreDtTm"))
 	var out []*payment.Payment
 	for n := t.nodes[root].first; n >= 0; n = t.nodes[n].next {
-		if t.nodes[n].name != "Ntfctn" {
+		if t.name(n) != "Ntfctn" {
 			continue
 		}
 		if id := t.get(n, "Id"); id != "" && id != msgID {
@@ -36,7 +36,7 @@ func (pp *pacsParser) camt054(doc int, hdr payment.Header) ([]*payment.Payment, 
 		acctCcy := t.get(n, "Acct/Ccy")
 		t.get(n, "Acct/Id/Othr/SchmeNm/Cd")
 		for e := t.nodes[n].first; e >= 0; e = t.nodes[e].next {
-			if t.nodes[e].name != "Ntry" {
+			if t.name(e) != "Ntry" {
 				continue
 			}
 			p := &payment.Payment{Header: hdr, MessageID: msgID, CreatedAt: createdAt, Account: acct}
@@ -80,7 +80,7 @@ func (pp *pacsParser) entry(e int, p *payment.Payment) error {
 			d = v[:10]
 		}
 	}
-	if n := t.at(e, "BkTxCd/Prtry/Cd"); n >= 0 && t.nodes[n].text == "NOTPROVIDED" {
+	if n := t.at(e, "BkTxCd/Prtry/Cd"); n >= 0 && t.text(n) == "NOTPROVIDED" {
 		t.nodes[n].used = true // the writers' placeholder: no information
 	}
 	ibsd, err := pp.entryDetails(e, p)
@@ -108,11 +108,11 @@ func (pp *pacsParser) entryDetails(e int, p *payment.Payment) (ibsd string, err 
 	t := pp.t
 	txs := 0
 	for nd := t.nodes[e].first; nd >= 0; nd = t.nodes[nd].next {
-		if t.nodes[nd].name != "NtryDtls" {
+		if t.name(nd) != "NtryDtls" {
 			continue
 		}
 		for tx := t.nodes[nd].first; tx >= 0; tx = t.nodes[tx].next {
-			if t.nodes[tx].name != "TxDtls" {
+			if t.name(tx) != "TxDtls" {
 				continue
 			}
 			txs++

@@ -66,7 +66,7 @@ func caseVersionOf(ns string) (typ, version string, ok bool) {
 // DetectInvestigation recognises camt.056, camt.029, camt.105, camt.106 and
 // camt.026 from the Document namespace, else from the AppHdr's MsgDefIdr.
 func DetectInvestigation(input []byte) (string, string, bool) {
-	return detectDocument(input, caseVersionOf)
+	return detectDocument(input, caseTypes)
 }
 
 // ParseInvestigations reads a camt.056 (every TxInf is one request), a
@@ -191,10 +191,10 @@ func (pp *pacsParser) reason(tx int, name string, c *payment.Case) {
 	c.Originator = pp.party(r, "Orgtr")
 	c.Reason = firstOf(t.get(r, "Rsn/Cd"), t.get(r, "Rsn/Prtry"))
 	for a := t.nodes[r].first; a >= 0; a = t.nodes[a].next {
-		if t.nodes[a].name == "AddtlInf" && t.nodes[a].text != "" && t.nodes[a].text != "NOTPROVIDED" {
-			c.ReasonInfo = append(c.ReasonInfo, t.nodes[a].text)
+		if t.name(a) == "AddtlInf" && t.text(a) != "" && t.text(a) != "NOTPROVIDED" {
+			c.ReasonInfo = append(c.ReasonInfo, t.text(a))
 		}
-		t.nodes[a].used = t.nodes[a].used || t.nodes[a].name == "AddtlInf"
+		t.nodes[a].used = t.nodes[a].used || t.name(a) == "AddtlInf"
 	}
 }
 
@@ -207,11 +207,11 @@ func (pp *pacsParser) camt056(doc int, hdr payment.Header) ([]*payment.Payment, 
 	top := t.child(root, "Case")
 	var out []*payment.Payment
 	for u := t.nodes[root].first; u >= 0; u = t.nodes[u].next {
-		if t.nodes[u].name != "Undrlyg" {
+		if t.name(u) != "Undrlyg" {
 			continue
 		}
 		for tx := t.nodes[u].first; tx >= 0; tx = t.nodes[tx].next {
-			if t.nodes[tx].name != "TxInf" {
+			if t.name(tx) != "TxInf" {
 				continue
 			}
 			p := base
@@ -278,11 +278,11 @@ func (pp *pacsParser) camt029(doc int, hdr payment.Header) ([]*payment.Payment, 
 		return nil
 	}
 	for d := t.nodes[root].first; d >= 0; d = t.nodes[d].next {
-		if t.nodes[d].name != "CxlDtls" {
+		if t.name(d) != "CxlDtls" {
 			continue
 		}
 		for tx := t.nodes[d].first; tx >= 0; tx = t.nodes[tx].next {
-			if t.nodes[tx].name == "TxInfAndSts" {
+			if t.name(tx) == "TxInfAndSts" {
 				if err := add(tx); err != nil {
 					return nil, err
 				}
@@ -369,7 +369,7 @@ func (pp *pacsParser) chargesPerTx(per int, base *payment.Payment, dflt *payment
 	info := t.get(per, "AddtlInf")
 	var out []*payment.Payment
 	for rc := t.nodes[per].first; rc >= 0; rc = t.nodes[rc].next {
-		if t.nodes[rc].name != "Rcrd" {
+		if t.name(rc) != "Rcrd" {
 			continue
 		}
 		p, err := pp.chargesRecord(rc, base, dflt, id, false)
@@ -475,7 +475,7 @@ func (pp *pacsParser) chargesBreakdown(rc int, p *payment.Payment) error {
 	t := pp.t
 	c := p.Case
 	for b := t.nodes[rc].first; b >= 0; b = t.nodes[b].next {
-		if t.nodes[b].name != "ChrgsBrkdwn" {
+		if t.name(b) != "ChrgsBrkdwn" {
 			continue
 		}
 		amt, err := pp.amount(t.child(b, "Amt"), true)

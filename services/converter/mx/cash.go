@@ -3,6 +3,7 @@ package mx
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ledgerlane/platform/services/converter/engine"
@@ -54,17 +55,19 @@ func isCashType(typ string) bool { _, ok := cashVersions[typ]; return ok }
 // cashVersionOf returns the type and version of a cash management
 // namespace (camt.058 included, to be refused by name).
 func cashVersionOf(ns string) (typ, version string, ok bool) {
-	v, found := strings.CutPrefix(ns, nsPrefix)
-	if !found {
-		return "", "", false
-	}
-	for _, t := range append(cashTypes, typeCamt58) {
-		if strings.HasPrefix(v, t+".001.") && len(v) == len(t)+7 && isDigits(v[len(t)+5:]) {
-			return t, v, true
-		}
-	}
-	return "", "", false
+	return versionIn(ns, cashReadTypes)
 }
+
+// The namespace prefixes detectors look for, as bytes once: a conversion
+// of a prefix longer than 32 bytes at each search was an allocation.
+var (
+	nsPrefixBytes = []byte(nsPrefix)
+	cashPrefix    = []byte(nsPrefix + "camt.")
+	returnPrefix  = []byte(nsPrefix + typePacs4 + ".")
+)
+
+// cashReadTypes are cashTypes and camt.058, read to be refused by name.
+var cashReadTypes = append(slices.Clip(cashTypes), typeCamt58)
 
 // CashFormats is what this package adds to a conversion engine for the
 // cash management messages: the camt.057, camt.060, camt.107, camt.108 and
@@ -106,16 +109,17 @@ func CashFormats() engine.FormatSet {
 // camt.109 from a namespace declared in the document, else from the
 // AppHdr's MsgDefIdr.
 func DetectCash(input []byte) (string, string, bool) {
-	return detectNamespace(input, nsPrefix+"camt.", cashVersionOf)
+	return detectNamespace(input, cashPrefix, cashReadTypes)
 }
 
 // detectNamespace recognises an MX message from the first namespace in
-// input that starts with prefix and that versionOf knows (type, version),
+// input that starts with prefix and is of one of types (type, version),
 // else from the AppHdr's MsgDefIdr. The namespace is near the start, so the
-// first 64 KiB are searched, in place: only a candidate namespace becomes a
-// string. Every MX conversion runs several detectors, and a string of the
-// head was a copy of the whole message each time (issue 30).
-func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ, version string, ok bool)) (string, string, bool) {
+// first 64 KiB are searched, in place: only the namespace recognised
+// becomes a string. Every MX conversion runs several detectors, and a
+// string of the head, then of each candidate namespace, was most of what
+// detection cost (issue 30).
+func detectNamespace(input []byte, prefix []byte, types []string) (string, string, bool) {
 	input, _ = fromUTF16(input)
 	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
 	if len(input) == 0 || input[0] != '<' {
@@ -123,20 +127,17 @@ func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ
 	}
 	in := input[:min(len(input), 1<<16)]
 	for rest := in; ; {
-		i := bytes.Index(rest, []byte(prefix))
+		i := bytes.Index(rest, prefix)
 		if i < 0 {
 			break
 		}
 		rest = rest[i:]
-		end := bytes.IndexAny(rest, "\"' \t\r\n>")
-		if end < 0 {
-			end = len(rest)
-		}
+		end := namespaceEnd(rest)
 		// The AppHdr's namespace (head.001) comes first in most messages
 		// and is no document type: skipped without making it a string.
 		if !bytes.HasPrefix(rest[len(nsPrefix):end], []byte("head.")) {
-			if typ, v, ok := versionOf(string(rest[:end])); ok {
-				return typ, v, true
+			if typ, ok := typeIn(rest[:end], types); ok {
+				return typ, string(rest[len(nsPrefix):end]), true
 			}
 		}
 		rest = rest[len(prefix):]
@@ -144,12 +145,27 @@ func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ
 	if i := bytes.Index(in, []byte("MsgDefIdr>")); i >= 0 {
 		v := in[i+len("MsgDefIdr>"):]
 		if j := bytes.IndexByte(v, '<'); j >= 0 {
-			if typ, ver, ok := versionOf(nsPrefix + string(bytes.TrimSpace(v[:j]))); ok {
-				return typ, ver, true
+			if id := bytes.TrimSpace(v[:j]); len(id) < 32 {
+				var ns [len(nsPrefix) + 32]byte
+				if typ, ok := typeIn(append(append(ns[:0], nsPrefix...), id...), types); ok {
+					return typ, string(id), true
+				}
 			}
 		}
 	}
 	return "", "", false
+}
+
+// namespaceEnd is the length of the namespace that starts rest: up to a
+// quote, white space or '>' (bytes.IndexAny built a set of them per call).
+func namespaceEnd(rest []byte) int {
+	for i, c := range rest {
+		switch c {
+		case '"', '\'', ' ', '\t', '\r', '\n', '>':
+			return i
+		}
+	}
+	return len(rest)
 }
 
 // cashDocument finds the Document of a cash management message: the one in
@@ -158,12 +174,12 @@ func detectNamespace(input []byte, prefix string, versionOf func(ns string) (typ
 func (pp *pacsParser) cashDocument(want string) (int, error) {
 	t := pp.t
 	for i := range t.nodes {
-		if t.nodes[i].name != "Document" {
+		if t.name(i) != "Document" {
 			continue
 		}
 		typ, v, ok := cashVersionOf(t.namespace(i))
 		if !ok {
-			for rest := t.nodes[i].attrs; ; {
+			for rest := t.attrs(i); ; {
 				an, av, r, more := nextAttr(rest)
 				if !more {
 					break
@@ -208,7 +224,7 @@ func ParseCash(input []byte, want, _ string) ([]*payment.Payment, []statement.Wa
 		return nil, nil, &statement.ParseError{Line: t.line(doc), Field: "Document", Reason: payment.RefusedCamt058}
 	}
 	if pp.version != cashVersions[pp.typ] {
-		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, cashVersions[pp.typ])
+		pp.w.AddText(payment.CodeVersionUntested, "Document", 0, pp.version+" read with the element paths of "+cashVersions[pp.typ])
 	}
 	var hdr payment.Header
 	if ah := t.find(-1, "AppHdr"); ah >= 0 {
@@ -238,7 +254,8 @@ func ParseCash(input []byte, want, _ string) ([]*payment.Payment, []statement.Wa
 		return nil, nil, err
 	}
 	for _, id := range t.unused(doc) {
-		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s has no place in the payment model and was not carried", t.pathOf(id))
+		path := t.pathOf(id)
+		pp.w.AddText(payment.CodeFieldDropped, path, t.line(id), path+" has no place in the payment model and was not carried")
 	}
 	return []*payment.Payment{p}, pp.w.Result(), nil
 }
@@ -264,7 +281,8 @@ func (pp *pacsParser) headerAgent(parent int, path string, bic *string) {
 	case *bic == "":
 		*bic = v
 	case strings.TrimSuffix(*bic, "XXX") != strings.TrimSuffix(v, "XXX"):
-		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s %s differs from the AppHdr's %s and has no MT field", t.pathOf(id), clip(v), clip(*bic))
+		path := t.pathOf(id)
+		pp.w.Add(payment.CodeFieldDropped, path, t.line(id), "%s %s differs from the AppHdr's %s and has no MT field", path, clip(v), clip(*bic))
 	}
 }
 
@@ -314,7 +332,7 @@ func (pp *pacsParser) camt057(root int, p *payment.Payment) error {
 	pp.noticeParties(n, &base)
 	sum := total.Value.Sub(total.Value)
 	for id := t.nodes[n].first; id >= 0; id = t.nodes[id].next {
-		if t.nodes[id].name != "Itm" {
+		if t.name(id) != "Itm" {
 			continue
 		}
 		it := base
@@ -359,7 +377,7 @@ func (pp *pacsParser) camt057(root int, p *payment.Payment) error {
 func (pp *pacsParser) camt060(root int, p *payment.Payment) error {
 	t := pp.t
 	for rq := t.nodes[root].first; rq >= 0; rq = t.nodes[rq].next {
-		if t.nodes[rq].name != "RptgReq" {
+		if t.name(rq) != "RptgReq" {
 			continue
 		}
 		it := payment.CashItem{Reference: t.get(rq, "Id"), RequestedMessage: t.get(rq, "ReqdMsgNmId"), Account: pp.account(rq, "Acct")}
@@ -378,7 +396,7 @@ func (pp *pacsParser) camt060(root int, p *payment.Payment) error {
 			t.get(tt, "Sts/Cd")
 			t.get(tt, "CdtDbtInd")
 			for fl := t.nodes[tt].first; fl >= 0; fl = t.nodes[fl].next {
-				if t.nodes[fl].name != "FlrLmt" {
+				if t.name(fl) != "FlrLmt" {
 					continue
 				}
 				a, err := pp.amount(t.child(fl, "Amt"), true)
@@ -410,7 +428,7 @@ func (pp *pacsParser) camt060(root int, p *payment.Payment) error {
 func (pp *pacsParser) chequeMessage(root int, p *payment.Payment) error {
 	t := pp.t
 	for c := t.nodes[root].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name != "Chq" {
+		if t.name(c) != "Chq" {
 			continue
 		}
 		it := payment.CashItem{Reference: t.get(c, "InstrId"), OriginalInstructionID: t.get(c, "OrgnlInstrId"), ChequeNumber: t.get(c, "ChqNb")}
@@ -444,7 +462,7 @@ func (pp *pacsParser) chequeMessage(root int, p *payment.Payment) error {
 		it.DebtorFI = pp.agentAcct(c, "DrwrAgt")
 		it.Creditor = pp.party(c, "Pyee")
 		for in := t.nodes[c].first; in >= 0; in = t.nodes[in].next {
-			if t.nodes[in].name == "InstrForChqAgt" {
+			if t.name(in) == "InstrForChqAgt" {
 				it.Instructions = append(it.Instructions, payment.Instruction{Code: t.get(in, "Cd"), Text: t.get(in, "InstrInf")})
 			}
 		}

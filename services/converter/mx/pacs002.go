@@ -178,7 +178,7 @@ func (r *pacsRenderer) party40Acct(name string, pt *payment.Party, ag *payment.A
 		return
 	}
 	if acct != "" && acct != "NOTPROVIDED" {
-		r.account(name+"Acct", acct, rel+"Acct")
+		r.ownerAccount(name, acct, rel)
 	}
 }
 

@@ -28,7 +28,7 @@ func ParseReturns(input []byte) ([]*payment.Payment, []statement.Warning, error)
 	return readDocument(input, returnTested, func(pp *pacsParser) (int, error) {
 		t := pp.t
 		for i := range t.nodes {
-			if t.nodes[i].name == "Document" {
+			if t.name(i) == "Document" {
 				_, v, ok := returnVersionOf(t.namespace(i))
 				if !ok {
 					return -1, pp.fail(i, "document is %s, not pacs.004", clip(t.namespace(i)))
@@ -84,7 +84,7 @@ func (pp *pacsParser) returnTx(tx int, p *payment.Payment) error {
 	if d := t.child(tx, "IntrBkSttlmDt"); d >= 0 {
 		dt, ok := parseISODate(t.get(tx, "IntrBkSttlmDt"))
 		if !ok {
-			return pp.fail(d, "IntrBkSttlmDt %q is not a date", clip(t.nodes[d].text))
+			return pp.fail(d, "IntrBkSttlmDt %q is not a date", clip(t.text(d)))
 		}
 		p.SettlementDate = dt
 	} else {
@@ -323,7 +323,7 @@ func ReturnFormats() engine.FormatSet {
 // DetectReturn recognises pacs.004 from the Document namespace, else from
 // the AppHdr's MsgDefIdr.
 func DetectReturn(input []byte) (string, string, bool) {
-	return detectNamespace(input, nsPrefix+typePacs4+".", returnVersionOf)
+	return detectNamespace(input, returnPrefix, returnTypes)
 }
 
 // returnVersionOf returns the type and version of a pacs.004 namespace.

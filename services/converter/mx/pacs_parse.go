@@ -24,9 +24,12 @@ var pacsReadVersions = map[string][]string{
 	typePacs2:  {"pacs.002.001.10"},
 }
 
+// pacsTypes are the types ParsePayments reads.
+var pacsTypes = []string{typePacs8, typePacs9, typeCamt54, typePacs2}
+
 // pacsVersionOf returns the type and version of a pacs namespace.
 func pacsVersionOf(ns string) (typ, version string, ok bool) {
-	return versionIn(ns, []string{typePacs8, typePacs9, typeCamt54, typePacs2})
+	return versionIn(ns, pacsTypes)
 }
 
 // versionIn returns the type of types whose .001.NN namespace ns is, and
@@ -44,6 +47,25 @@ func versionIn(ns string, types []string) (typ, version string, ok bool) {
 	return "", "", false
 }
 
+// typeIn is versionIn over the bytes of a namespace: the type of types
+// whose .001.NN namespace ns is. It makes no string of ns, so that a
+// detector that does not recognise a message allocates nothing.
+func typeIn(ns []byte, types []string) (string, bool) {
+	if len(ns) < len(nsPrefix) || string(ns[:len(nsPrefix)]) != nsPrefix {
+		return "", false
+	}
+	v := ns[len(nsPrefix):]
+	for _, t := range types {
+		if len(v) == len(t)+7 && string(v[:len(t)]) == t && string(v[len(t):len(t)+5]) == ".001." &&
+			isDigit(v[len(t)+5]) && isDigit(v[len(t)+6]) {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
@@ -56,13 +78,13 @@ func isDigits(s string) bool {
 // DetectPayment recognises pacs.008, pacs.009 and camt.054 from the
 // Document namespace, else from the AppHdr's MsgDefIdr.
 func DetectPayment(input []byte) (string, string, bool) {
-	return detectDocument(input, pacsVersionOf)
+	return detectDocument(input, pacsTypes)
 }
 
-// detectDocument finds the first namespace of input that versionOf
-// recognises, else the AppHdr's MsgDefIdr it recognises.
-func detectDocument(input []byte, versionOf func(ns string) (typ, version string, ok bool)) (string, string, bool) {
-	return detectNamespace(input, nsPrefix, versionOf)
+// detectDocument finds the first namespace of input of one of types, else
+// the AppHdr's MsgDefIdr of one of them.
+func detectDocument(input []byte, types []string) (string, string, bool) {
+	return detectNamespace(input, nsPrefixBytes, types)
 }
 
 // ParsePayments reads a pacs.008 or pacs.009 document (every CdtTrfTxInf
@@ -93,7 +115,7 @@ func parseDocument(input []byte, want string, versionOf func(ns string) (typ, ve
 	return readDocument(input, tested, func(pp *pacsParser) (int, error) {
 		t := pp.t
 		for i := range t.nodes {
-			if t.nodes[i].name == "Document" {
+			if t.name(i) == "Document" {
 				if typ, v, ok := versionOf(t.namespace(i)); ok {
 					if want != "" && !strings.EqualFold(want, typ) {
 						return -1, pp.fail(i, "document is %s, not %s", v, want)
@@ -124,7 +146,7 @@ func readDocument(input []byte, tested map[string][]string, find func(pp *pacsPa
 		return nil, nil, err
 	}
 	if !contains(tested[pp.typ], pp.version) {
-		pp.w.Add(payment.CodeVersionUntested, "Document", 0, "%s read with the element paths of %s", pp.version, tested[pp.typ][0])
+		pp.w.AddText(payment.CodeVersionUntested, "Document", 0, pp.version+" read with the element paths of "+tested[pp.typ][0])
 	}
 	var hdr payment.Header
 	if ah := t.find(-1, "AppHdr"); ah >= 0 {
@@ -135,7 +157,8 @@ func readDocument(input []byte, tested map[string][]string, find func(pp *pacsPa
 		return nil, nil, err
 	}
 	for _, id := range t.unused(doc) {
-		pp.w.Add(payment.CodeFieldDropped, t.pathOf(id), t.line(id), "%s has no place in the payment model and was not carried", t.pathOf(id))
+		path := t.pathOf(id)
+		pp.w.AddText(payment.CodeFieldDropped, path, t.line(id), path+" has no place in the payment model and was not carried")
 	}
 	return pays, pp.w.Result(), nil
 }
@@ -254,7 +277,7 @@ func (pp *pacsParser) oneMTPerTx(root int, name string, base *payment.Payment, r
 	t := pp.t
 	var out []*payment.Payment
 	for tx := t.nodes[root].first; tx >= 0; tx = t.nodes[tx].next {
-		if t.nodes[tx].name != name {
+		if t.name(tx) != name {
 			continue
 		}
 		p := new(payment.Payment)
@@ -264,7 +287,7 @@ func (pp *pacsParser) oneMTPerTx(root int, name string, base *payment.Payment, r
 		}
 		out = append(out, p)
 	}
-	return pp.oneMTEach(out, root, none, t.nodes[root].name, noun)
+	return pp.oneMTEach(out, root, none, t.name(root), noun)
 }
 
 // oneMTEach returns the payments read from root, failing with none when
@@ -366,7 +389,7 @@ func (pp *pacsParser) overrideAgents(tx int, p *payment.Payment) {
 func (pp *pacsParser) reasons(tx int, name string) (reason string, info []string) {
 	t := pp.t
 	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name != name {
+		if t.name(c) != name {
 			continue
 		}
 		if r := firstOf(t.get(c, "Rsn/Cd"), t.get(c, "Rsn/Prtry")); r != "" {
@@ -377,9 +400,9 @@ func (pp *pacsParser) reasons(tx int, name string) (reason string, info []string
 			}
 		}
 		for a := t.nodes[c].first; a >= 0; a = t.nodes[a].next {
-			if t.nodes[a].name == "AddtlInf" && t.nodes[a].text != "" {
+			if t.name(a) == "AddtlInf" && t.text(a) != "" {
 				t.nodes[a].used = true
-				info = append(info, t.nodes[a].text)
+				info = append(info, t.text(a))
 			}
 		}
 	}
@@ -423,7 +446,7 @@ func (pp *pacsParser) charges(tx int, p *payment.Payment) error {
 	p.ChargeBearer = t.get(tx, "ChrgBr")
 	instd := t.get(tx, "InstdAgt/FinInstnId/BICFI")
 	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name != "ChrgsInf" {
+		if t.name(c) != "ChrgsInf" {
 			continue
 		}
 		a, err := pp.amount(t.child(c, "Amt"), false)
@@ -462,9 +485,9 @@ func (pp *pacsParser) amount(id int, required bool) (statement.Amount, error) {
 	if !payment.IsCurrency(ccy) {
 		return statement.Amount{}, pp.fail(id, "currency %q is not an ISO 4217 code", clip(ccy))
 	}
-	v, err := parseDecimal(t.nodes[id].text)
+	v, err := parseDecimal(t.text(id))
 	if err != nil || v.IsNegative() {
-		return statement.Amount{}, pp.fail(id, "amount %q is not a non-negative decimal", clip(t.nodes[id].text))
+		return statement.Amount{}, pp.fail(id, "amount %q is not a non-negative decimal", clip(t.text(id)))
 	}
 	if -v.Exponent() > int32(payment.MinorUnits(ccy)) && !v.Equal(v.Truncate(int32(payment.MinorUnits(ccy)))) {
 		return statement.Amount{}, pp.fail(id, "amount %s has more decimals than %s allows (%d)", v.String(), ccy, payment.MinorUnits(ccy))
@@ -521,9 +544,9 @@ func (pp *pacsParser) address(id int) payment.Address {
 	a.District = t.get(id, "CtrySubDvsn")
 	a.Country = t.get(id, "Ctry")
 	for c := t.nodes[id].first; c >= 0; c = t.nodes[c].next {
-		if t.nodes[c].name == "AdrLine" && t.nodes[c].text != "" {
+		if t.name(c) == "AdrLine" && t.text(c) != "" {
 			t.nodes[c].used = true
-			a.Lines = append(a.Lines, t.nodes[c].text)
+			a.Lines = append(a.Lines, t.text(c))
 		}
 	}
 	return a
@@ -541,7 +564,7 @@ func (pp *pacsParser) party(parent int, name string) *payment.Party {
 	if org := t.at(id, "Id/OrgId"); org >= 0 {
 		p.BIC = t.get(org, "AnyBIC")
 		for o := t.nodes[org].first; o >= 0; o = t.nodes[o].next {
-			if t.nodes[o].name == "Othr" {
+			if t.name(o) == "Othr" {
 				p.IDs = append(p.IDs, payment.PartyID{OrgForm: true, Value: t.get(o, "Id"),
 					Scheme: firstOf(t.get(o, "SchmeNm/Cd"), t.get(o, "SchmeNm/Prtry")), Issuer: t.get(o, "Issr")})
 			}
@@ -555,7 +578,7 @@ func (pp *pacsParser) party(parent int, name string) *payment.Party {
 			p.BirthCity, p.BirthCountry = t.get(b, "CityOfBirth"), t.get(b, "CtryOfBirth")
 		}
 		for o := t.nodes[prv].first; o >= 0; o = t.nodes[o].next {
-			if t.nodes[o].name == "Othr" {
+			if t.name(o) == "Othr" {
 				p.IDs = append(p.IDs, payment.PartyID{Value: t.get(o, "Id"),
 					Scheme: firstOf(t.get(o, "SchmeNm/Cd"), t.get(o, "SchmeNm/Prtry")), Issuer: t.get(o, "Issr")})
 			}
@@ -572,7 +595,7 @@ func (pp *pacsParser) paymentType(tx int, p *payment.Payment) {
 	t := pp.t
 	if pti := t.child(tx, "PmtTpInf"); pti >= 0 {
 		for c := t.nodes[pti].first; c >= 0; c = t.nodes[c].next {
-			if t.nodes[c].name != "SvcLvl" {
+			if t.name(c) != "SvcLvl" {
 				continue
 			}
 			if v := t.get(c, "Cd"); v != "" {
@@ -591,28 +614,28 @@ func (pp *pacsParser) paymentType(tx int, p *payment.Payment) {
 func (pp *pacsParser) texts(tx int, p *payment.Payment) {
 	t := pp.t
 	for c := t.nodes[tx].first; c >= 0; c = t.nodes[c].next {
-		switch t.nodes[c].name {
+		switch t.name(c) {
 		case "InstrForCdtrAgt":
 			p.InstructionsForCreditorAgent = append(p.InstructionsForCreditorAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
 		case "InstrForNxtAgt":
 			p.InstructionsForNextAgent = append(p.InstructionsForNextAgent, payment.Instruction{Code: t.get(c, "Cd"), Text: t.get(c, "InstrInf")})
 		case "RgltryRptg":
 			for d := t.nodes[c].first; d >= 0; d = t.nodes[d].next {
-				if t.nodes[d].name != "Dtls" {
+				if t.name(d) != "Dtls" {
 					continue
 				}
 				for inf := t.nodes[d].first; inf >= 0; inf = t.nodes[inf].next {
-					if t.nodes[inf].name == "Inf" && t.nodes[inf].text != "" {
+					if t.name(inf) == "Inf" && t.text(inf) != "" {
 						t.nodes[inf].used = true
-						p.Regulatory = append(p.Regulatory, t.nodes[inf].text)
+						p.Regulatory = append(p.Regulatory, t.text(inf))
 					}
 				}
 			}
 		case "RmtInf":
 			for u := t.nodes[c].first; u >= 0; u = t.nodes[u].next {
-				if t.nodes[u].name == "Ustrd" && t.nodes[u].text != "" {
+				if t.name(u) == "Ustrd" && t.text(u) != "" {
 					t.nodes[u].used = true
-					p.Remittance = append(p.Remittance, t.nodes[u].text)
+					p.Remittance = append(p.Remittance, t.text(u))
 				}
 			}
 		}

@@ -181,7 +181,8 @@ func (r *pacsRenderer) document(p *payment.Payment) (string, error) {
 	}
 	w.rawLeaf("CreDt", appendOffsetTime(r.num[:0], created))
 	w.close("AppHdr")
-	w.set(append(appendIndent(w.b, 1), "<Document xmlns=\""+nsPrefix+r.version+"\">"...))
+	b := append(appendIndent(w.b, 1), "<Document xmlns=\""+nsPrefix...)
+	w.set(append(append(b, r.version...), "\">"...))
 	w.depth = 2
 	if r.typ == typeCamt54 || r.typ == typePacs2 || r.typ == typePacs4 || isCashType(r.typ) || isCaseType(r.typ) || isBatchType(r.typ) {
 		var err error
@@ -585,7 +586,9 @@ func (r *pacsRenderer) agent(name string, a *payment.Agent, rel string) {
 		r.leaf("Nm", a.Name, 140, rel+"/FinInstnId/Nm")
 		wrote = true
 	}
-	r.address(a.Address, rel+"/FinInstnId/PstlAdr")
+	if !a.Address.IsZero() {
+		r.address(a.Address, rel+"/FinInstnId/PstlAdr")
+	}
 	if !wrote && a.Address.IsZero() {
 		r.warn.Add(payment.CodeAgentDefaulted, r.path(rel), 0, "%s has no BIC, clearing code or name: FinInstnId/Nm NOTPROVIDED", rel)
 		w.leaf("Nm", "NOTPROVIDED")
@@ -607,12 +610,35 @@ func (r *pacsRenderer) agentWithAccount(name string, a *payment.Agent, rel strin
 	}
 	r.agent(name, a, rel)
 	if a.Account != "" {
-		r.account(name+"Acct", a.Account, rel+"Acct")
+		r.ownerAccount(name, a.Account, rel)
 	}
 }
 
 // account writes a CashAccount38: IBAN when it is a valid one, else Othr/Id.
 func (r *pacsRenderer) account(name, acct, rel string) {
+	r.accountAt(name, acct, rel, "")
+}
+
+// ownerAccount writes owner's account element (owner+"Acct", at rel+"Acct").
+// The names of the parties and agents payments have are constants; the
+// path is joined only when a cut is reported.
+func (r *pacsRenderer) ownerAccount(owner, acct, rel string) {
+	name, ok := accountNames[owner]
+	if !ok {
+		name = owner + "Acct"
+	}
+	r.accountAt(name, acct, rel, "Acct")
+}
+
+var accountNames = map[string]string{
+	"Dbtr": "DbtrAcct", "Cdtr": "CdtrAcct", "DbtrAgt": "DbtrAgtAcct", "CdtrAgt": "CdtrAgtAcct",
+	"IntrmyAgt1": "IntrmyAgt1Acct", "IntrmyAgt2": "IntrmyAgt2Acct", "IntrmyAgt3": "IntrmyAgt3Acct",
+	"PrvsInstgAgt1": "PrvsInstgAgt1Acct", "PrvsInstgAgt2": "PrvsInstgAgt2Acct", "PrvsInstgAgt3": "PrvsInstgAgt3Acct",
+	"UltmtDbtr": "UltmtDbtrAcct", "UltmtCdtr": "UltmtCdtrAcct", "InitgPty": "InitgPtyAcct",
+}
+
+// accountAt is account with the element's path rel+relTail.
+func (r *pacsRenderer) accountAt(name, acct, rel, relTail string) {
 	w := &r.w
 	w.open(name)
 	w.open("Id")
@@ -620,7 +646,11 @@ func (r *pacsRenderer) account(name, acct, rel string) {
 		w.leaf("IBAN", acct)
 	} else {
 		w.open("Othr")
-		r.leaf("Id", acct, 34, rel+"/Id/Othr/Id")
+		if s := strings.TrimSpace(acct); len(s) > 34 && utf8.RuneCountInString(s) > 34 {
+			r.leaf("Id", acct, 34, rel+relTail+"/Id/Othr/Id")
+		} else if s != "" {
+			w.leaf("Id", s)
+		}
 		w.close("Othr")
 	}
 	w.close("Id")
@@ -661,7 +691,9 @@ func (r *pacsRenderer) party(name string, p *payment.Party, rel string) {
 	w := &r.w
 	w.open(name)
 	r.leafAt("Nm", p.Name, 140, rel, 0)
-	r.address(p.Address, rel+"/PstlAdr")
+	if !p.Address.IsZero() {
+		r.address(p.Address, rel+"/PstlAdr")
+	}
 	var org, prv []payment.PartyID
 	for _, id := range p.IDs {
 		if id.OrgForm {
@@ -707,7 +739,7 @@ func (r *pacsRenderer) party(name string, p *payment.Party, rel string) {
 	}
 	w.close(name)
 	if p.Account != "" && p.Account != "NOTPROVIDED" {
-		r.account(name+"Acct", p.Account, rel+"Acct")
+		r.ownerAccount(name, p.Account, rel)
 	}
 }
 

@@ -26,6 +26,9 @@ const (
 	typeCamt2 = "camt.052"
 )
 
+// statementTypes are the types versionOf knows.
+var statementTypes = []string{typeCamt3, typeCamt2}
+
 // versionOf returns "camt.053.001.08" for a camt.053/camt.052 namespace URI.
 func versionOf(ns string) (typ, version string, ok bool) {
 	v, found := strings.CutPrefix(ns, nsPrefix)
@@ -63,12 +66,9 @@ func Detect(input []byte) (string, string, bool) {
 			return "", "", false
 		}
 		rest = rest[i:]
-		end := bytes.IndexAny(rest, "\"' \t\r\n>")
-		if end < 0 {
-			end = len(rest)
-		}
-		if typ, v, ok := versionOf(string(rest[:end])); ok {
-			return typ, v, true
+		end := namespaceEnd(rest)
+		if typ, ok := typeIn(rest[:end], statementTypes); ok {
+			return typ, string(rest[len(nsPrefix):end]), true
 		}
 		rest = rest[len(nsPrefix):]
 	}
@@ -85,7 +85,9 @@ type parser struct {
 
 	typ, version string
 	stack        []string // local names from the document root
-	qnames       []string // qualified names beside stack, to match end tags
+	// qnames are the qualified names beside stack, to match end tags: spans
+	// of the input, so that pushing one is no pointer write.
+	qnames []span
 	// path is stack joined with '/', and pathOff[i] where stack[i] starts in
 	// it, so that the path below any element is a slice to switch on.
 	path     []byte
@@ -98,6 +100,7 @@ type parser struct {
 	text    []byte
 	ccy     string       // Ccy attribute of the last Amt start tag
 	badChar *syntaxError // the input's first illegal character, if any
+	plain   bool         // the input has no '&' and no CR: no text needs decoding
 
 	hdr struct {
 		msgID   string
@@ -131,6 +134,14 @@ type parser struct {
 	stmtEntries int
 	// lnPos and lnNo: the line breaks before lnPos, for lineAt.
 	lnPos, lnNo int
+
+	// The stacks start in these arrays (a camt element is rarely deeper
+	// than 12): growing them from nil was a third of a statement's
+	// allocations (issue 30).
+	stackBuf   [16]string
+	qnamesBuf  [16]span
+	pathOffBuf [16]int
+	pathBuf    [256]byte
 }
 
 // nsDecl is an xmlns or xmlns:prefix attribute of the element at depth.
@@ -170,18 +181,25 @@ func Parse(input []byte, want string, opts statement.Options) ([]*statement.Stat
 	if err != nil {
 		return nil, nil, &statement.ParseError{Line: 1, Reason: "malformed XML: " + err.Error()}
 	}
-	p := &parser{wantType: want, docDepth: -1, seen: map[string]bool{}}
+	p := &parser{wantType: want, docDepth: -1}
+	p.stack, p.qnames, p.pathOff, p.path = p.stackBuf[:0], p.qnamesBuf[:0], p.pathOffBuf[:0], p.pathBuf[:0]
 	p.sc.src = src
 	// Ntry start and end tags, prefixed or not, all end in "Ntry>".
 	p.entries = make([]statement.Entry, 0, strings.Count(src, "Ntry>")/2)
 	// One pass checks the characters of the whole input; an illegal one is
 	// reported when the scanner reaches it, so the error can name the element.
 	p.badChar, _ = checkChars(src).(*syntaxError)
+	// Without any '&' or CR in the input no text needs decoding: two fast
+	// scans of the whole instead of two per text.
+	p.plain = strings.IndexByte(src, '&') < 0 && strings.IndexByte(src, '\r') < 0
 	if err := p.run(); err != nil {
 		return nil, nil, err
 	}
 	return p.stmts, p.warns, nil
 }
+
+// src is the text of s in the input.
+func (p *parser) src(s span) string { return p.sc.src[s.off:s.end] }
 
 // lineAt is the 1-based line of byte offset pos, counted on from the last
 // offset asked for, so that naming every statement's line costs one pass
@@ -213,6 +231,9 @@ func (p *parser) warn(code string, lossy bool, path, format string, args ...any)
 func (p *parser) warnOnce(code string, lossy bool, path, format string, args ...any) {
 	if p.seen[code] {
 		return
+	}
+	if p.seen == nil {
+		p.seen = map[string]bool{} // made on the first finding: most documents have none
 	}
 	p.seen[code] = true
 	p.warn(code, lossy, path, format, args...)
@@ -252,8 +273,8 @@ func (p *parser) run() error {
 				return err
 			}
 		case tokEnd:
-			if n := len(p.stack); n == 0 || p.qnames[n-1] != p.sc.name {
-				return p.fail(p.pathString(), "malformed XML: unexpected end tag </%s>", clip(p.sc.name))
+			if n := len(p.stack); n == 0 || p.src(p.qnames[n-1]) != p.sc.name() {
+				return p.fail(p.pathString(), "malformed XML: unexpected end tag </%s>", clip(p.sc.name()))
 			}
 			if err := p.end(); err != nil {
 				return err
@@ -269,10 +290,10 @@ func (p *parser) run() error {
 // charData collects the current element's text where the parser reads it
 // (in the Document and the AppHdr); elsewhere references are only checked.
 func (p *parser) charData() error {
-	t, cdata := p.sc.text, p.sc.cdata
+	t, cdata := p.sc.text(), p.sc.cdata
 	keep := p.docDepth >= 0 || p.inAppHdr()
 	pos := p.sc.pos - len(t)
-	if !needsDecoding(t, cdata) {
+	if p.plain || !needsDecoding(t, cdata) {
 		switch {
 		case !keep:
 			return nil
@@ -404,16 +425,19 @@ func (p *parser) start() error {
 	if len(p.stack) >= maxDepth {
 		return p.fail(p.pathString(), "elements nested deeper than %d", maxDepth)
 	}
-	qname := p.sc.name
-	prefix, name := splitName(qname)
+	qname := p.sc.name()
+	prefix, name := "", qname
+	if c := p.sc.colon; c >= 0 { // the scanner found it reading the name
+		prefix, name = qname[:c], qname[c+1:]
+	}
 	p.stack = append(p.stack, name)
-	p.qnames = append(p.qnames, qname)
+	p.qnames = append(p.qnames, span{p.sc.nameOff, p.sc.nameEnd})
 	p.pathOff = append(p.pathOff, len(p.path))
 	p.path = append(p.path, name...)
 	p.path = append(p.path, '/')
 	p.resetText()
 	if p.docDepth < 0 {
-		for rest := p.sc.attrs; ; {
+		for rest := p.sc.attrs(); ; {
 			an, av, r, ok := nextAttr(rest)
 			if !ok {
 				break
@@ -454,7 +478,8 @@ func (p *parser) start() error {
 	if len(rel) == 2 && name == p.stmtName() {
 		p.curIdx++
 		p.entIdx = 0
-		p.cur = &statement.Statement{Kind: statement.KindStatement}
+		// Opening, closing and the two available balances: one array.
+		p.cur = &statement.Statement{Kind: statement.KindStatement, Balances: make([]statement.Balance, 0, 4)}
 		if p.typ == typeCamt2 {
 			p.cur.Kind = statement.KindReport
 		}
@@ -473,7 +498,7 @@ func (p *parser) start() error {
 	}
 	if name == "Amt" {
 		p.ccy = ""
-		for rest := p.sc.attrs; ; {
+		for rest := p.sc.attrs(); ; {
 			an, av, r, ok := nextAttr(rest)
 			if !ok {
 				break

@@ -1,6 +1,7 @@
 package mx
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -25,15 +26,36 @@ type scanner struct {
 	src string
 	pos int
 
-	// The current token.
-	kind  tokKind
-	name  string // qualified name of a start or end tag
-	attrs string // raw attribute text of a start tag, between name and '>'
-	text  string // character data or CDATA content, undecoded
-	cdata bool   // text is a CDATA section: no references to decode
+	// The current token, as offsets into src (name, attrs and text give the
+	// strings). Offsets are not pointers: the parsers' loop rewrites them for
+	// every token, and string fields cost a write barrier each time while
+	// the collector marks, a tenth of reading a payment (issue 30).
+	kind             tokKind
+	nameOff, nameEnd int  // qualified name of a start or end tag
+	attrOff, attrEnd int  // raw attribute text of a start tag, between name and '>'
+	textOff, textEnd int  // character data or CDATA content, undecoded
+	cdata            bool // text is a CDATA section: no references to decode
+	// colon is the offset of the colon in name, -1 when it has none;
+	// sawColon is set by readName for the name it read.
+	colon    int
+	sawColon bool
+	// expectOff and expectEnd, when set by the reader, are the qualified
+	// name of the element open (a span of src, valid since its start tag
+	// was read): an end tag with that name is taken without reading it
+	// again.
+	expectOff, expectEnd int
 	// selfClose: the start tag was <x/>; the next token is its end.
 	selfClose, pendingEnd bool
 }
+
+// name is the qualified name of the current start or end tag.
+func (s *scanner) name() string { return s.src[s.nameOff:s.nameEnd] }
+
+// attrs is the raw attribute text of the current start tag.
+func (s *scanner) attrs() string { return s.src[s.attrOff:s.attrEnd] }
+
+// text is the current character data or CDATA content, undecoded.
+func (s *scanner) text() string { return s.src[s.textOff:s.textEnd] }
 
 type tokKind uint8
 
@@ -68,7 +90,7 @@ func (s *scanner) line(pos int) int {
 func (s *scanner) next() error {
 	if s.pendingEnd {
 		s.pendingEnd = false
-		s.kind = tokEnd // s.name is still the start tag's
+		s.kind = tokEnd // s.name() is still the start tag's
 		return nil
 	}
 	for {
@@ -83,7 +105,7 @@ func (s *scanner) next() error {
 			} else {
 				end += s.pos
 			}
-			s.kind, s.text, s.cdata = tokText, s.src[s.pos:end], false
+			s.kind, s.textOff, s.textEnd, s.cdata = tokText, s.pos, end, false
 			s.pos = end
 			return nil
 		}
@@ -107,7 +129,7 @@ func (s *scanner) next() error {
 			if end < 0 {
 				return s.fail(start, "unexpected EOF in CDATA section")
 			}
-			s.kind, s.text, s.cdata = tokText, s.src[start+9:start+9+end], true
+			s.kind, s.textOff, s.textEnd, s.cdata = tokText, start+9, start+9+end, true
 			s.pos = start + 9 + end + 3
 			return nil
 		case strings.HasPrefix(rest, "!DOCTYPE"):
@@ -124,9 +146,16 @@ func (s *scanner) next() error {
 
 func (s *scanner) endTag(start int) error {
 	i := start + 2
-	name, err := s.elementName(i, "</")
-	if err != nil {
-		return err
+	var name string
+	if n := s.expectEnd - s.expectOff; n > 0 && i+n < len(s.src) && s.src[i:i+n] == s.src[s.expectOff:s.expectEnd] && !nameByte[s.src[i+n]] {
+		// The open element's name, which readName would read (the next
+		// byte ends it) and which its start tag showed is qualified.
+		name = s.src[i : i+n]
+	} else {
+		var err error
+		if name, err = s.elementName(i, "</"); err != nil {
+			return err
+		}
 	}
 	i += len(name)
 	i = s.skipSpace(i)
@@ -136,7 +165,7 @@ func (s *scanner) endTag(start int) error {
 	if s.src[i] != '>' {
 		return s.fail(i, "invalid characters between </%s and >", clip(name))
 	}
-	s.kind, s.name, s.pos = tokEnd, name, i+1
+	s.kind, s.nameOff, s.nameEnd, s.pos = tokEnd, start+2, start+2+len(name), i+1
 	return nil
 }
 
@@ -155,14 +184,14 @@ func (s *scanner) startTag(start int) error {
 		}
 		switch s.src[j] {
 		case '>':
-			s.kind, s.name, s.attrs, s.pos = tokStart, name, s.src[attrStart:j], j+1
+			s.kind, s.nameOff, s.nameEnd, s.attrOff, s.attrEnd, s.pos = tokStart, start+1, attrStart, attrStart, j, j+1
 			s.selfClose = false
 			return nil
 		case '/':
 			if j+1 >= len(s.src) || s.src[j+1] != '>' {
 				return s.fail(j, "expected /> in element")
 			}
-			s.kind, s.name, s.attrs, s.pos = tokStart, name, s.src[attrStart:j], j+2
+			s.kind, s.nameOff, s.nameEnd, s.attrOff, s.attrEnd, s.pos = tokStart, start+1, attrStart, attrStart, j, j+2
 			s.selfClose, s.pendingEnd = true, true
 			return nil
 		}
@@ -185,8 +214,12 @@ func (s *scanner) elementName(i int, after string) (string, error) {
 		return "", s.fail(i, "unexpected EOF")
 	case !ok:
 		return "", s.fail(i, "expected element name after %s", after)
-	case !qualified(name):
-		return "", s.fail(i, "invalid qualified name %s", clip(name))
+	}
+	s.colon = -1
+	if s.sawColon {
+		if s.colon = colon(name); s.colon < -1 {
+			return "", s.fail(i, "invalid qualified name %s", clip(name))
+		}
 	}
 	return name, nil
 }
@@ -313,13 +346,21 @@ func (s *scanner) skipSpace(i int) int {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// readName returns the XML name at i. Non-ASCII bytes are accepted as name
-// characters; the input's UTF-8 was checked before scanning.
+// readName returns the XML name at i, and sets sawColon when it has a
+// colon. Non-ASCII bytes are accepted as name characters; the input's UTF-8
+// was checked before scanning.
 func (s *scanner) readName(i int) (string, bool) {
 	j := i
-	for j < len(s.src) && nameByte[s.src[j]] {
+	var class byte
+	for j < len(s.src) {
+		c := nameClass[s.src[j]]
+		if c == 0 {
+			break
+		}
+		class |= c
 		j++
 	}
+	s.sawColon = class&colonClass != 0
 	if j == i {
 		return "", false
 	}
@@ -328,6 +369,21 @@ func (s *scanner) readName(i int) (string, bool) {
 	}
 	return s.src[i:j], true
 }
+
+// nameClass is nameByte's bytes, with the colon told apart (colonClass):
+// readName notes a colon in the loop that reads the name, so that only a
+// prefixed name is looked at again.
+var nameClass = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		if nameByte[c] {
+			t[c] = 1
+		}
+	}
+	t[':'] |= colonClass
+	return t
+}()
+
+const colonClass = 2
 
 var nameByte = func() (t [256]bool) {
 	for c := 0; c < 256; c++ {
@@ -340,8 +396,26 @@ var nameByte = func() (t [256]bool) {
 // qualified reports whether name is prefix:local or local: at most one
 // colon, and not at either end.
 func qualified(name string) bool {
-	k := strings.IndexByte(name, ':')
-	return k < 0 || k > 0 && k < len(name)-1 && strings.IndexByte(name[k+1:], ':') < 0
+	return colon(name) >= -1
+}
+
+// colon is the offset of the colon of a qualified name, -1 when it has
+// none, -2 when it is not qualified (two colons, or one at either end).
+// Names are short: a loop beats two calls of strings.IndexByte.
+func colon(name string) int {
+	k := -1
+	for i := 0; i < len(name); i++ {
+		if name[i] == ':' {
+			if k >= 0 {
+				return -2
+			}
+			k = i
+		}
+	}
+	if k == 0 || k == len(name)-1 {
+		return -2
+	}
+	return k
 }
 
 // splitName splits a qualified name (checked by readName) at its colon.
@@ -430,9 +504,31 @@ func entity(ref string) (rune, bool) {
 // character: a C0 control other than tab, LF and CR, invalid UTF-8, a
 // surrogate or U+FFFE/U+FFFF.
 func checkChars(src string) error {
-	// The loop below is the cost of one read of the input; ASCII text,
-	// nearly all of a camt document, takes the first branch.
+	// The loop below is the cost of one read of the input. Printable ASCII,
+	// nearly all of an MX document, is passed eight bytes at a time: a word
+	// has a byte outside 0x20–0x7F exactly when a byte's top bit is set, or
+	// becomes set when 0x20 is taken from every byte (a byte below 0x20
+	// borrows). A word that fails is tried once more with its tabs, LFs and
+	// CRs (indentation: most words of an indented document) made printable
+	// by setting their 0x20 bit; one that fails again is read byte by byte.
+	const low, top = 0x2020202020202020, 0x8080808080808080
 	for i := 0; i < len(src); {
+		if i+8 <= len(src) {
+			b := src[i : i+8]
+			w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			if (w|(w-low))&top == 0 {
+				i += 8
+				continue
+			}
+			if w&top == 0 {
+				sp := zeroBytes(w^0x0909090909090909) | zeroBytes(w^0x0a0a0a0a0a0a0a0a) | zeroBytes(w^0x0d0d0d0d0d0d0d0d)
+				if w |= sp >> 2; (w|(w-low))&top == 0 {
+					i += 8
+					continue
+				}
+			}
+		}
 		c := src[i]
 		if c >= 0x20 && c < 0x80 {
 			i++
@@ -457,6 +553,13 @@ func checkChars(src string) error {
 	return nil
 }
 
+// zeroBytes has the top bit set in exactly the bytes of w that are zero
+// (no borrow crosses a byte: the low seven bits are added apart).
+func zeroBytes(w uint64) uint64 {
+	const seven = 0x7f7f7f7f7f7f7f7f
+	return ^(((w & seven) + seven) | w | seven)
+}
+
 // prepare turns input into the UTF-8 text the scanner reads: the byte-order
 // mark dropped, UTF-16 (recognised by its byte-order mark) and a declared
 // single-byte encoding transcoded. Windows-1252 differs from Latin-1 only in
@@ -468,7 +571,7 @@ func prepare(input []byte) (string, error) {
 	}
 	input = trimBOM(input)
 	label := declaredEncoding(input)
-	switch strings.ToLower(label) {
+	switch lowerLabel(label) {
 	case "", "utf-8", "utf8", "us-ascii", "ascii":
 		return string(input), nil
 	case "iso-8859-1", "latin1", "latin-1", "iso-8859-15", "windows-1252", "cp1252":
@@ -482,7 +585,34 @@ func prepare(input []byte) (string, error) {
 		}
 		return string(out), nil
 	}
-	return "", &syntaxError{pos: 0, msg: fmt.Sprintf("unsupported encoding %q", clip(label))}
+	return "", &syntaxError{pos: 0, msg: fmt.Sprintf("unsupported encoding %q", clip(string(label)))}
+}
+
+// knownLabels are the encoding labels prepare reads, lower case.
+var knownLabels = []string{"", "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "latin1", "latin-1", "iso-8859-15", "windows-1252", "cp1252"}
+
+// lowerLabel is strings.ToLower(label) when that is one of knownLabels (the
+// constant, so nothing is copied), else a string that is none of them.
+// Labels are lowered in a stack buffer, ASCII letters only: every known
+// label is ASCII without a 'k', so no other letter lowers into one (as the
+// Kelvin sign does to 'k' through strings.ToLower).
+func lowerLabel(label []byte) string {
+	var buf [16]byte
+	if len(label) > len(buf) {
+		return "\x00unknown"
+	}
+	for i, c := range label {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	for _, k := range knownLabels {
+		if string(buf[:len(label)]) == k {
+			return k
+		}
+	}
+	return "\x00unknown"
 }
 
 func trimBOM(b []byte) []byte {
@@ -492,11 +622,12 @@ func trimBOM(b []byte) []byte {
 	return b
 }
 
-// declaredEncoding reads encoding="…" from an XML declaration at the start.
-func declaredEncoding(input []byte) string {
+// declaredEncoding reads encoding="…" from an XML declaration at the start,
+// in place.
+func declaredEncoding(input []byte) []byte {
 	const decl = "<?xml"
 	if len(input) < len(decl)+1 || string(input[:len(decl)]) != decl || !isSpace(input[len(decl)]) {
-		return ""
+		return nil
 	}
 	end := len(input)
 	for i := len(decl); i+1 < len(input); i++ {
@@ -505,18 +636,37 @@ func declaredEncoding(input []byte) string {
 			break
 		}
 	}
-	rest := string(input[len(decl):end])
-	for rest != "" {
-		name, value, r, ok := nextAttr(rest)
+	rest := input[len(decl):end]
+	for len(rest) > 0 {
+		name, value, r, ok := nextAttrBytes(rest)
 		if !ok {
-			return ""
+			return nil
 		}
-		if name == "encoding" {
+		if string(name) == "encoding" {
 			return value
 		}
 		rest = r
 	}
-	return ""
+	return nil
+}
+
+// nextAttrBytes is nextAttr over bytes.
+func nextAttrBytes(attrs []byte) (name, value, rest []byte, ok bool) {
+	attrs = bytes.TrimLeft(attrs, " \t\r\n")
+	eq := bytes.IndexByte(attrs, '=')
+	if eq < 0 {
+		return nil, nil, nil, false
+	}
+	name = bytes.TrimRight(attrs[:eq], " \t\r\n")
+	v := bytes.TrimLeft(attrs[eq+1:], " \t\r\n")
+	if len(v) == 0 {
+		return nil, nil, nil, false
+	}
+	end := bytes.IndexByte(v[1:], v[0])
+	if end < 0 {
+		return nil, nil, nil, false
+	}
+	return name, v[1 : 1+end], v[end+2:], true
 }
 
 // fromUTF16 transcodes input that starts with a UTF-16 byte-order mark, as

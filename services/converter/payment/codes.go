@@ -91,39 +91,103 @@ var Codes = map[string]CodeInfo{
 
 // Warner collects warnings with paths. Repeats of one code and path fold
 // into one warning with a count; PAY_TRUNCATED never folds (one per cut).
+// It is used through a pointer and not copied once used.
 type Warner struct {
-	list  []statement.Warning
-	count []int
-	seen  map[string]int
+	list []statement.Warning
+	// keys[i] and count[i] belong to list[i]. They start in the arrays
+	// beside them, so the first few warnings allocate only the list.
+	keys     []warnKey
+	count    []int
+	keysBuf  [8]warnKey
+	countBuf [8]int
+	// seen indexes keys once the list is longer than a scan is cheap; a
+	// conversion has a handful of warnings, and a map per conversion was
+	// a tenth of its allocations (issue 30).
+	seen map[warnKey]int
+}
+
+// warnKey is what folds: code and path; a cut (PAY_TRUNCATED) is told apart
+// by its place in the list, so it never folds; past maxWarnings the code
+// alone (path "", n -1).
+type warnKey struct {
+	code, path string
+	n          int
 }
 
 // maxWarnings bounds the list so that hostile input cannot grow it without end.
 const maxWarnings = 200
 
+// scanWarnings is the length of the list up to which Add looks for a repeat
+// by scanning it rather than through seen.
+const scanWarnings = 16
+
+// AddText is Add with the message written out: a finding made for many
+// elements of one message (each dropped element) skips the formatting.
+func (w *Warner) AddText(code, path string, line int, msg string) {
+	w.add(code, path, line, msg, nil, true)
+}
+
 // Add records a warning of code at path (and line when known).
 func (w *Warner) Add(code, path string, line int, format string, args ...any) {
-	key := code + "\x00" + path
+	w.add(code, path, line, format, args, false)
+}
+
+// add is Add; with raw, format is the message itself.
+func (w *Warner) add(code, path string, line int, format string, args []any, raw bool) {
+	key := warnKey{code: code, path: path}
 	if code == CodeTruncated {
-		key += "\x00" + strconv.Itoa(len(w.list))
+		key.n = len(w.list) + 1
 	}
 	if len(w.list) >= maxWarnings {
-		key = code
+		key = warnKey{code: code, n: -1}
 	}
-	if i, ok := w.seen[key]; ok {
+	if i, ok := w.find(key); ok {
 		w.count[i]++
 		return
-	}
-	if w.seen == nil {
-		w.seen = map[string]int{}
 	}
 	ci, ok := Codes[code]
 	if !ok {
 		panic("payment: unknown warning code " + code)
 	}
-	w.seen[key] = len(w.list)
+	if w.list == nil {
+		// Room for the handful of findings a typical message has.
+		w.list, w.keys, w.count = make([]statement.Warning, 0, 8), w.keysBuf[:0], w.countBuf[:0]
+	}
+	if w.seen != nil {
+		w.seen[key] = len(w.list)
+	}
 	w.list = append(w.list, statement.Warning{Code: code, Severity: ci.Severity, Lossy: ci.Lossy, Invalid: ci.Invalid,
-		Path: path, Line: line, Message: fmt.Sprintf(format, args...)})
+		Path: path, Line: line, Message: message(format, args, raw)})
+	w.keys = append(w.keys, key)
 	w.count = append(w.count, 1)
+	if w.seen == nil && len(w.list) > scanWarnings {
+		w.seen = make(map[warnKey]int, 2*len(w.keys))
+		for i, k := range w.keys {
+			w.seen[k] = i
+		}
+	}
+}
+
+// message is format with args, or format itself when raw.
+func message(format string, args []any, raw bool) string {
+	if raw {
+		return format
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// find is the index of the warning with key k.
+func (w *Warner) find(k warnKey) (int, bool) {
+	if w.seen != nil {
+		i, ok := w.seen[k]
+		return i, ok
+	}
+	for i := range w.keys {
+		if w.keys[i] == k {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // Result returns the warnings, folded repeats ending in "(N times)".

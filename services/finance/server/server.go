@@ -79,6 +79,15 @@ type Config struct {
 	// Events publishes the events when there is no NATSURL: the in-process
 	// path (tests, tools); nil publishes none.
 	Events events.Publisher
+	// SandboxSyncInterval, when positive, has New start the sandbox
+	// aggregator over the connections linked through the finance sandbox
+	// (docs/finance-sandbox.md), ticking at this interval on Clock, so
+	// linked connections get new rows outside the local stack (cmd/finance:
+	// SANDBOX_SYNC_INTERVAL). It has no demo connections and records no
+	// prices or rates: a deployment's markets are not the demo's. Zero: no
+	// aggregator unless UseSandbox is called (the local stack's, with the
+	// demo's connections).
+	SandboxSyncInterval time.Duration
 }
 
 // Server is the finance service, wired.
@@ -178,6 +187,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		Alerts: alerts})
 	hook.budgets = s.svcs.Budgets // before anything is served, so no write sees it unset
 	s.svcs.Sandbox = sandboxlink.NewService(sandboxlink.Config{Kernel: s.svc, Store: s.store, History: seed.SandboxHistory})
+	if cfg.SandboxSyncInterval > 0 {
+		s.useSandbox(nil, nil, cfg.SandboxSyncInterval)
+	}
 	return s, nil
 }
 
@@ -245,7 +257,19 @@ func (s *Server) Checks() []rpc.Check { return s.checks }
 // SyncNow. It may be called once, before or after Run starts (the local
 // stack knows the demo connections only once the services serve).
 func (s *Server) UseSandbox(conns []sandbox.Connection, every time.Duration) *sandbox.Aggregator {
-	a := sandbox.New(s.svcs.BankSync, s.svcs.NetWorth, conns, s.linkedConnections, s.clock, s.log.With("component", "sandbox"))
+	return s.useSandbox(conns, s.svcs.NetWorth, every)
+}
+
+// Sandbox is the sandbox aggregator UseSandbox or Config.SandboxSyncInterval
+// set, or nil.
+func (s *Server) Sandbox() *sandbox.Aggregator {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sandbox
+}
+
+func (s *Server) useSandbox(conns []sandbox.Connection, markets sandbox.Markets, every time.Duration) *sandbox.Aggregator {
+	a := sandbox.New(s.svcs.BankSync, markets, conns, s.linkedConnections, s.clock, s.log.With("component", "sandbox"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sandbox != nil {

@@ -34,6 +34,7 @@ func New(c Client) *Refunder { return &Refunder{c: c} }
 func (r *Refunder) Refund(ctx context.Context, f jobs.Refund) error {
 	_, err := r.c.RefundUnits(ctx, &meteringv1.RefundUnitsRequest{
 		AccountId: f.AccountID, Mode: f.Mode, CountedAt: timestamppb.New(f.CountedAt), Units: f.Units, Reference: f.Reference,
+		CredentialId: f.CredentialID,
 	})
 	if err != nil {
 		return rpc.Problem(err)

@@ -43,7 +43,7 @@ func storeErr(op string, err error) error {
 }
 
 const jobCols = `id, account_id, mode, status, from_format, to_format, options, item_count,
-	succeeded_count, failed_count, pending_count, ttl_seconds, created_at, started_at, completed_at, expires_at, reference`
+	succeeded_count, failed_count, pending_count, ttl_seconds, created_at, started_at, completed_at, expires_at, reference, credential_id`
 
 // The options column holds jobs.Options as JSON (its tags are the protojson
 // names of conversion.v1.Options, which earlier versions stored), or NULL for
@@ -62,7 +62,7 @@ func scanJob(row pgx.Row) (jobs.Job, error) {
 	var opts []byte
 	var started, completed *time.Time
 	err := row.Scan(&j.ID, &j.AccountID, &j.Mode, &j.Status, &j.From, &j.To, &opts, &j.ItemCount,
-		&j.Succeeded, &j.Failed, &j.Pending, &ttl, &j.CreatedAt, &started, &completed, &j.ExpiresAt, &j.Reference)
+		&j.Succeeded, &j.Failed, &j.Pending, &ttl, &j.CreatedAt, &started, &completed, &j.ExpiresAt, &j.Reference, &j.CredentialID)
 	if err != nil {
 		return jobs.Job{}, err
 	}
@@ -102,10 +102,10 @@ func (s *Store) CreateJob(ctx context.Context, j jobs.Job, items []jobs.Item) er
 	// The job, its items and its enqueue intent (enqueued = false) commit
 	// together: the outbox of submission.
 	_, err = tx.Exec(ctx, `INSERT INTO jobs (`+jobCols+`, enqueued, enqueue_after, progress_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17, false, $18, $13)`,
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18, false, $19, $13)`,
 		j.ID, j.AccountID, j.Mode, j.Status, j.From, j.To, opts, j.ItemCount,
 		j.Succeeded, j.Failed, j.Pending, int(j.TTL/time.Second), j.CreatedAt, nullTime(j.StartedAt), nullTime(j.CompletedAt), j.ExpiresAt,
-		j.Reference, j.CreatedAt.Add(jobs.EnqueueLease))
+		j.Reference, j.CredentialID, j.CreatedAt.Add(jobs.EnqueueLease))
 	if err != nil {
 		return storeErr("create job", err)
 	}

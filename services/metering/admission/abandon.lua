@@ -3,7 +3,8 @@
 -- did if it ran, and make sure it never runs later.
 -- KEYS[1] attempt record (admit.lua KEYS[4]), KEYS[2] quota hash,
 -- KEYS[3] idempotency hash
--- ARGV: 1 units, 2 price per overage unit (milli-minor), 3 attempt ttl ms
+-- ARGV: 1 units, 2 price per overage unit (milli-minor), 3 attempt ttl ms,
+--       4 the day field the units were counted in (admit.lua ARGV[17])
 -- Returns 1 when the admission had run and was undone, else 0.
 local a = redis.call('GET', KEYS[1])
 if a == 'void' then
@@ -15,6 +16,9 @@ if a then
   local _, ov = string.match(a, '^(%d+):(%d+):')
   if redis.call('EXISTS', KEYS[2]) == 1 and tonumber(ARGV[1]) > 0 then
     redis.call('HINCRBY', KEYS[2], 'used', -tonumber(ARGV[1]))
+    if redis.call('HINCRBY', KEYS[2], ARGV[4], -tonumber(ARGV[1])) == 0 then
+      redis.call('HDEL', KEYS[2], ARGV[4])
+    end
     ov = tonumber(ov) or 0
     if ov > 0 then
       redis.call('HINCRBY', KEYS[2], 'over', -ov * tonumber(ARGV[2]))

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -28,11 +29,15 @@ var refundLua string
 //go:embed abandon.lua
 var abandonLua string
 
+//go:embed giveback.lua
+var givebackLua string
+
 var (
 	admitScript     = redis.NewScript(admitLua)
 	reconcileScript = redis.NewScript(reconcileLua)
 	refundScript    = redis.NewScript(refundLua)
 	abandonScript   = redis.NewScript(abandonLua)
+	givebackScript  = redis.NewScript(givebackLua)
 )
 
 // Retention of idempotency records: 24 hours after the first request, as the
@@ -215,6 +220,10 @@ func New(rdb redis.UniversalClient, now func() time.Time) *Controller {
 	return &Controller{rdb: rdb, now: now, VoidAfter: voidAfter(rdb), ChangedKey: DefaultChangedKey}
 }
 
+// Now is the controller's clock: the time Admit counts a request at when
+// its At is zero.
+func (m *Controller) Now() time.Time { return m.now() }
+
 // voidAfter is the script deadline for rdb: one second, or four fifths of
 // the client's read timeout when that is shorter. The deadline must come
 // before the client gives up: then a script still queued when the client
@@ -248,18 +257,55 @@ func LiveKey(acct string, start time.Time) string {
 // TestKey is the lifetime test-pool counter.
 func TestKey(acct string) string { return "ll:{" + acct + "}:test" }
 
+// windowsKey is the account's index of live windows: each window's key,
+// scored by the window's end (unix ms), added when the window counts its
+// first units, so the daily usage finds the windows of the last 90 days
+// without scanning the keyspace.
+func windowsKey(acct string) string { return "ll:{" + acct + "}:windows" }
+
+// WindowKept is how long a live window's counter is kept past its end: for
+// the usage reports and invoice reconciliation, and for the daily usage's
+// 90 days (GET /v1/usage/daily), whose oldest day may lie in a window that
+// ended 90 days ago.
+const WindowKept = 92 * 24 * time.Hour
+
+// dayField is the field of a counter that holds the units r's credential
+// was counted for on r's day (r.At, or now when r.At is zero): every change
+// of the counter's used changes it by the same amount, so a counter's day
+// fields always add up to its used (docs/limits.md, "Usage by day").
+func dayField(r Request, now time.Time) string {
+	at := r.At
+	if at.IsZero() {
+		at = now
+	}
+	return dayPrefix + at.UTC().Format(dayLayout) + ":" + r.CredentialID
+}
+
+const (
+	dayPrefix = "d:"
+	dayLayout = "20060102"
+)
+
+// windowIndexArgs are the index arguments of the scripts that count units:
+// the window's end and the oldest end kept, or empty for the test pool.
+func windowIndexArgs(r Request, now time.Time) (end string, trim int64) {
+	if r.Test {
+		return "", 0
+	}
+	return strconv.FormatInt(r.Limits.PeriodEnd.UnixMilli(), 10), now.Add(-WindowKept).UnixMilli()
+}
+
 func idemKey(acct, scope, key string) string {
 	return "ll:{" + acct + "}:idem:" + scope + ":" + key
 }
 
 // quotaKey picks the counter a request draws on and its expiry: a live window
-// is kept 35 days past its end for usage reports and reconciliation; the
-// test pool never expires.
+// is kept WindowKept past its end; the test pool never expires.
 func (m *Controller) quotaKey(r Request, now time.Time) (key string, limit int64, ttl time.Duration) {
 	if r.Test {
 		return TestKey(r.AccountID), r.Limits.TestQuota, 0
 	}
-	return LiveKey(r.AccountID, r.Limits.PeriodStart), r.Limits.MonthlyQuota, r.Limits.PeriodEnd.Sub(now) + 35*24*time.Hour
+	return LiveKey(r.AccountID, r.Limits.PeriodStart), r.Limits.MonthlyQuota, r.Limits.PeriodEnd.Sub(now) + WindowKept
 }
 
 // Admit decides r in one Redis round trip. A Redis error is returned as is:
@@ -294,11 +340,12 @@ func (m *Controller) run(ctx context.Context, r Request, peek bool) (Decision, e
 	if attempt == "" {
 		attempt = NewAttempt()
 	}
+	end, trim := windowIndexArgs(r, now)
 	res, err := m.runMarked(ctx, admitScript, mark,
-		[]string{bucketKey(r.AccountID), qkey, ikey, attemptKey(r.AccountID, attempt)},
+		[]string{bucketKey(r.AccountID), qkey, ikey, attemptKey(r.AccountID, attempt), windowsKey(r.AccountID)},
 		now.UnixMilli(), l.RatePerSecond, l.Burst, b2i(r.Metered), limit, b2i(allowOverage),
 		l.OveragePer1000, capMilli, ttl.Milliseconds(), b2i(r.IdempotencyKey != ""), r.Fingerprint, InFlightTTL.Milliseconds(),
-		unitsOf(r), b2i(peek), m.voidAt(), attemptTTL,
+		unitsOf(r), b2i(peek), m.voidAt(), attemptTTL, dayField(r, now), end, trim,
 	).Slice()
 	if err != nil {
 		return Decision{}, fmt.Errorf("admission: admit: %w", err)
@@ -365,11 +412,11 @@ func (m *Controller) Settle(ctx context.Context, r Request, d Decision, resp Res
 	}
 	_, err := m.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if refund {
-			qkey, _, _ := m.quotaKey(r, m.now())
-			p.HIncrBy(ctx, qkey, "used", -unitsOf(r))
-			if d.OverageUnits > 0 {
-				p.HIncrBy(ctx, qkey, "over", -d.OverageUnits*r.Limits.OveragePer1000)
-			}
+			now := m.now()
+			qkey, _, _ := m.quotaKey(r, now)
+			// Eval, not EvalSha: inside MULTI a missing script could not
+			// be retried; the script is a few hundred bytes.
+			givebackScript.Eval(ctx, p, []string{qkey}, unitsOf(r), d.OverageUnits*r.Limits.OveragePer1000, dayField(r, now))
 		}
 		if r.IdempotencyKey != "" {
 			k := idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
@@ -470,10 +517,12 @@ func anyInt(v any) int64 {
 // unreachable, to the counter they would have drawn on, accruing overage for those past the
 // included volume (spend caps could not be applied during the outage).
 func (m *Controller) Reconcile(ctx context.Context, r Request, n int64) error {
-	qkey, limit, ttl := m.quotaKey(r, m.now())
+	now := m.now()
+	qkey, limit, ttl := m.quotaKey(r, now)
 	allowOverage := !r.Test && !r.Limits.HardStop && r.Limits.OveragePer1000 > 0
-	err := m.runMarked(ctx, reconcileScript, changedMember(r), []string{qkey}, n, limit, b2i(allowOverage),
-		r.Limits.OveragePer1000, ttl.Milliseconds()).Err()
+	end, trim := windowIndexArgs(r, now)
+	err := m.runMarked(ctx, reconcileScript, changedMember(r), []string{qkey, windowsKey(r.AccountID)}, n, limit, b2i(allowOverage),
+		r.Limits.OveragePer1000, ttl.Milliseconds(), dayField(r, now), end, trim).Err()
 	if err != nil {
 		return fmt.Errorf("admission: reconcile: %w", err)
 	}
@@ -495,14 +544,14 @@ func (m *Controller) Counter(ctx context.Context, acct string, periodStart time.
 // periodStart back to zero, so a spend cap it reached stops refusing (an
 // upgrade forgives overage at the old rate), and returns the window's usage
 // at that moment, in one transaction. The window is kept as long as
-// admission keeps it: 35 days past periodEnd.
+// admission keeps it: WindowKept past periodEnd.
 func (m *Controller) ForgiveOverage(ctx context.Context, acct string, periodStart, periodEnd time.Time) (used int64, err error) {
 	key := LiveKey(acct, periodStart)
 	var get *redis.StringCmd
 	_, err = m.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		get = p.HGet(ctx, key, "used")
 		p.HSet(ctx, key, "over", 0)
-		p.PExpire(ctx, key, periodEnd.Sub(m.now())+35*24*time.Hour)
+		p.PExpire(ctx, key, periodEnd.Sub(m.now())+WindowKept)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -516,9 +565,9 @@ func (m *Controller) ForgiveOverage(ctx context.Context, acct string, periodStar
 }
 
 // RefundTTL is how long a refund's reference is remembered: longer than a
-// live window is kept (its end plus 35 days), so a repeated refund of one
-// reference can never apply twice.
-const RefundTTL = 70 * 24 * time.Hour
+// live window is kept (a month and WindowKept past its end), so a repeated
+// refund of one reference can never apply twice.
+const RefundTTL = 130 * 24 * time.Hour
 
 // Refund gives back n units that r's account was counted for work the
 // platform then failed on its own account (a batch item that failed because
@@ -531,7 +580,8 @@ func (m *Controller) Refund(ctx context.Context, r Request, ref string, n int64)
 	if n <= 0 || ref == "" {
 		return 0, errors.New("admission: refund: no units or no reference")
 	}
-	qkey, limit, _ := m.quotaKey(r, m.now())
+	now := m.now()
+	qkey, limit, _ := m.quotaKey(r, now)
 	// Overage accrued before a hard stop was switched on is given back too:
 	// the script never gives back more than the counter holds.
 	price := int64(0)
@@ -539,7 +589,7 @@ func (m *Controller) Refund(ctx context.Context, r Request, ref string, n int64)
 		price = r.Limits.OveragePer1000
 	}
 	got, err := refundScript.Run(ctx, m.rdb, []string{qkey, "ll:{" + r.AccountID + "}:refund:" + ref},
-		n, limit, price, RefundTTL.Milliseconds()).Int64()
+		n, limit, price, RefundTTL.Milliseconds(), dayField(r, now)).Int64()
 	if err != nil {
 		return 0, fmt.Errorf("admission: refund: %w", err)
 	}
@@ -571,7 +621,8 @@ func (m *Controller) Abandon(ctx context.Context, r Request) (bool, error) {
 	if r.Attempt == "" {
 		return false, errors.New("admission: abandon: the request has no attempt")
 	}
-	qkey, _, _ := m.quotaKey(r, m.now())
+	now := m.now()
+	qkey, _, _ := m.quotaKey(r, now)
 	ikey := idemKey(r.AccountID, "-", "-")
 	if r.IdempotencyKey != "" {
 		ikey = idemKey(r.AccountID, r.IdempotencyScope, r.IdempotencyKey)
@@ -581,7 +632,7 @@ func (m *Controller) Abandon(ctx context.Context, r Request) (bool, error) {
 		units = unitsOf(r)
 	}
 	n, err := abandonScript.Run(ctx, m.rdb, []string{attemptKey(r.AccountID, r.Attempt), qkey, ikey},
-		units, r.Limits.OveragePer1000, AttemptTTL.Milliseconds()).Int()
+		units, r.Limits.OveragePer1000, AttemptTTL.Milliseconds(), dayField(r, now)).Int()
 	if err != nil {
 		return false, fmt.Errorf("admission: abandon: %w", err)
 	}

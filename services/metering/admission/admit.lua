@@ -6,6 +6,8 @@
 -- KEYS[4] attempt record of this admission (Request.Attempt): the string
 --         "<used_before>:<overage_units>:<prior_refunded>", or "void" once its
 --         caller abandoned it (abandon.lua)
+-- KEYS[5] the account's index of live windows (sorted set: window key by
+--         its end), written only when a window counts its first units
 -- ARGV: 1 now_ms, 2 rate/s, 3 burst, 4 metered, 5 limit, 6 allow_overage,
 --       7 price (milli-minor units per request), 8 cap (milli-minor, -1 none),
 --       9 quota ttl ms (0 = keep), 10 idem (0/1), 11 fingerprint, 12 in-flight ttl ms,
@@ -14,7 +16,10 @@
 --          meet, changing nothing: no token, no reservation, no count),
 --       15 void_at (Redis TIME in ms after which the script changes nothing
 --          and answers 7: its caller has given up waiting; 0: no deadline),
---       16 attempt ttl ms (how long KEYS[4] is kept; 0: no attempt record)
+--       16 attempt ttl ms (how long KEYS[4] is kept; 0: no attempt record),
+--       17 day field of KEYS[2] ("d:<yyyymmdd>:<credential>"), counted with used,
+--       18 the window's end in ms for KEYS[5] ('' for the test pool),
+--       19 index members ending before this (ms) are dropped
 -- Returns {outcome, tokens, full_ms, retry_ms, used_before, overage_units, code, hdr, body}
 --   (admitted: {0, tokens, full_ms, 0, used_before, overage_units, prior_refunded}, where
 --   prior_refunded is 1 when the key's last attempt was answered without being kept and
@@ -124,10 +129,17 @@ if ARGV[4] == '1' then
   if peek then
     return {0, 0, 0, 0, used, 0}
   end
-  redis.call('HINCRBY', KEYS[2], 'used', units)
+  local n = redis.call('HINCRBY', KEYS[2], 'used', units)
+  -- The day and key it was counted for: the fields add up to used.
+  redis.call('HINCRBY', KEYS[2], ARGV[17], units)
   local ttl = tonumber(ARGV[9])
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+  if ARGV[18] ~= '' and n == units then
+    redis.call('ZADD', KEYS[5], ARGV[18], KEYS[2])
+    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[19])
+    redis.call('PEXPIRE', KEYS[5], ttl)
   end
 end
 

@@ -56,7 +56,12 @@ func NewJournal() *Journal { return &Journal{pending: map[string]*journalEntry{}
 // Add records the usage request r stood for: its units (a batch's items),
 // one for a plain request.
 func (j *Journal) Add(r Request) {
-	k := fmt.Sprintf("%s|%v|%d", r.AccountID, r.Test, r.Limits.PeriodStart.Unix())
+	// Apart per credential and day too: Reconcile counts them in the day
+	// field they would have been counted in.
+	if r.At.IsZero() {
+		r.At = time.Now()
+	}
+	k := fmt.Sprintf("%s|%v|%d|%s|%s", r.AccountID, r.Test, r.Limits.PeriodStart.Unix(), r.CredentialID, r.At.UTC().Format(dayLayout))
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	e, ok := j.pending[k]

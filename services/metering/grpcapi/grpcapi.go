@@ -63,6 +63,35 @@ func (s *usageServer) GetUsage(ctx context.Context, _ *meteringv1.GetUsageReques
 	return usageProto(u), nil
 }
 
+// GetDailyUsage answers the account's metered units per day (GET
+// /v1/usage/daily).
+func (s *usageServer) GetDailyUsage(ctx context.Context, req *meteringv1.GetDailyUsageRequest) (*meteringv1.GetDailyUsageResponse, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := metering.DailyQuery{CredentialID: req.GetCredentialId()}
+	if req.Days != nil {
+		if q.Days = int(req.GetDays()); q.Days < 1 {
+			q.Days = -1 // "days=0" is out of range, not the period
+		}
+	}
+	u, err := s.svc.DailyUsage(ctx, p.AccountID, q)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	out := &meteringv1.GetDailyUsageResponse{StartDate: u.From.Format(time.DateOnly), EndDate: u.To.Format(time.DateOnly),
+		PeriodStart: timestamppb.New(u.PeriodStart), PeriodEnd: timestamppb.New(u.PeriodEnd),
+		PeriodLive: int32(u.PeriodLive), PeriodUndated: int32(u.PeriodUndated), TestUsed: int32(u.TestUsed), CredentialId: u.CredentialID}
+	for _, d := range u.Days {
+		out.Days = append(out.Days, &meteringv1.DayUsage{Date: d.Date.Format(time.DateOnly), Live: int32(d.Live), Test: int32(d.Test)})
+	}
+	for _, c := range u.Credentials {
+		out.Credentials = append(out.Credentials, &meteringv1.CredentialUsage{CredentialId: c.CredentialID, Mode: c.Mode, Units: int32(c.Units)})
+	}
+	return out, nil
+}
+
 // ListAlertMails answers the alert mails of the current usage window, not
 // the personal mails (resets, invitations) that share the outbox.
 func (s *usageServer) ListAlertMails(ctx context.Context, _ *meteringv1.ListAlertMailsRequest) (*meteringv1.ListAlertMailsResponse, error) {

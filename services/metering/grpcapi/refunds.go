@@ -17,7 +17,8 @@ type refundServer struct {
 }
 
 func (s *refundServer) RefundUnits(ctx context.Context, req *meteringv1.RefundUnitsRequest) (*meteringv1.RefundUnitsResponse, error) {
-	r := metering.Refund{AccountID: req.GetAccountId(), Mode: req.GetMode(), Units: req.GetUnits(), Reference: req.GetReference()}
+	r := metering.Refund{AccountID: req.GetAccountId(), Mode: req.GetMode(), Units: req.GetUnits(), Reference: req.GetReference(),
+		CredentialID: req.GetCredentialId()}
 	if req.GetCountedAt() != nil {
 		if err := req.GetCountedAt().CheckValid(); err != nil {
 			return nil, problem.New(problem.InvalidInput, "counted_at is not a valid timestamp").WithField("counted_at")

@@ -9,6 +9,9 @@
 //	CURSOR_SECRET  key that signs pagination cursors (required; shared by replicas)
 //	CONVERTER_ADDR converter gRPC address, which reads imported statements (default converter:9002)
 //	NATS_URL       NATS with JetStream, on which the webhook events travel to jobs (empty: none are published)
+//	SANDBOX_SYNC_INTERVAL  how often the finance sandbox aggregator syncs the connections linked through
+//	               the sandbox (e.g. 30s; default 0: off). Set it on one replica only: each replica running it
+//	               adds its own rows (docs/finance-sandbox.md)
 //	LOG_LEVEL      debug, info, warn or error (default info)
 package main
 
@@ -36,6 +39,12 @@ func setup(ctx context.Context, log *slog.Logger) (rpc.Service, error) {
 		NATSURL: config.String("NATS_URL", ""),
 		Log:     log,
 	}
+	// Linked sandbox connections get new rows, as under make run.
+	every, err := config.Duration("SANDBOX_SYNC_INTERVAL", 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg.SandboxSyncInterval = every
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is required")
 	}

@@ -88,6 +88,38 @@ type Request struct {
 	// library's retry of the script recognises its own earlier run and a
 	// caller that gave up can Abandon it. Empty: Admit makes one.
 	Attempt string
+	// CredentialID is the credential the units are counted for, and At the
+	// moment they were counted (zero: the counters' clock at admission).
+	// They name the day-and-key field every change of the counter also
+	// changes (UsageDay), so that whatever later gives units back (settle,
+	// refund, abandon, reconcile) moves the same field it was counted in.
+	CredentialID string
+	At           time.Time
+}
+
+// UsageDay is the units one credential was counted for on one UTC day in
+// one counter (a live window or the test pool). The counter's day fields
+// always add up to its used count: every script that changes one changes
+// the other by the same amount, atomically.
+type UsageDay struct {
+	Day          time.Time // 00:00 UTC
+	CredentialID string    // "" when unknown (units counted before days were kept)
+	Units        int64
+}
+
+// WindowDays is one counter's used count and its day fields.
+type WindowDays struct {
+	Start time.Time // the window's start; zero for the test pool
+	Used  int64
+	Days  []UsageDay
+}
+
+// DailyCounts is what the counters hold of an account's usage by day: the
+// live windows still kept that end after the time asked for (oldest
+// first, the current one last, present even when empty) and the test pool.
+type DailyCounts struct {
+	Live []WindowDays
+	Test WindowDays
 }
 
 // Usage is what the counters say for one account.
