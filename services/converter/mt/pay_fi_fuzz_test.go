@@ -26,6 +26,9 @@ func FuzzParseInstitution(f *testing.F) {
 	}
 	// MT200 (own account transfer), read as an institution transfer.
 	f.Add([]byte("{1:F01RBOSGB2LXXXX0000000000}{2:O2000815221020NDEAFIHHXXXX00000000002210200815N}{4:\n:20:39857579\n:32A:090525USD1000000,\n:53B:/34554-3049\n:56A:CITIUS33\n:57A:CITIUS33MIA\n:72:/ACC/X\n-}"))
+	// An MT200 whose narrative starts /RETN/: written as an MT202 it must
+	// not read back as a return.
+	f.Add([]byte("{1:000000000000000}{2:O2000}:20:0\n:32A:001010AAA0,\n:72:/RETN/"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		want := "MT202"
 		if typ, _, ok := DetectPayment(in); ok && typ == "MT200" {

@@ -668,6 +668,14 @@ func continuedLine(s string, width int, first bool) (line, rest string) {
 // lines72 writes items as /CODE/text lines with //continuations, at most 6
 // lines of 35.
 func (r *payRenderer) lines72(items []string) []string {
+	// A :72: that starts /RETN/ or /REJT/ makes an MT103, MT202 or MT205 a
+	// return or a reject. A transfer's own narrative may start so (an MT200
+	// carries any codes in :72:): it is dropped rather than written as the
+	// return it would read back as.
+	for r.ret == nil && len(items) > 0 && (strings.HasPrefix(items[0], "/RETN/") || strings.HasPrefix(items[0], "/REJT/")) {
+		r.w.Add(payment.CodeFieldDropped, r.path("InstrForNxtAgt"), 0, ":72: item %s of a transfer would read as a return or a reject and was dropped", clip(items[0]))
+		items = items[1:]
+	}
 	var out []string
 	for i, it := range items {
 		it = r.x(it)

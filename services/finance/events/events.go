@@ -4,7 +4,8 @@
 // budget.threshold_reached for the budgets package) and publishes them
 // through a Publisher port (NATS JetStream in production: pkg/eventbus).
 // Its Outbox implements finance.Notifier and keeps each change as a
-// finance.Note until its Relay has published the note's events (outbox.go).
+// finance.Note (the kernel's store.go) until its Relay has published the
+// note's events (outbox.go).
 // The Service also implements budgets.AlertPublisher, which publishes at
 // once (the budgets package keeps its own claim), so it may import budgets
 // for the alert's type; budgets never imports it. Plain Go, like the root.
