@@ -178,7 +178,11 @@ func (s *Service) DeleteCategory(ctx context.Context, c Caller, id string, merge
 	}
 	// The announcement commits with the moved rows (the outbox); the store
 	// fills in their accounts.
-	moved, err := s.store.DeleteCategory(ctx, c.UserID, cat.ID, target, s.now(), NewNote(NoteTransactions, c.UserID, s.now()))
+	var notes []Note
+	if n, ok := s.Note(NoteTransactions, c.UserID); ok {
+		notes = append(notes, n)
+	}
+	moved, err := s.store.DeleteCategory(ctx, c.UserID, cat.ID, target, s.now(), notes...)
 	switch {
 	case errors.Is(err, ErrHasChildren):
 		return res, hasChildren()

@@ -153,8 +153,7 @@ func (s *Service) UpdateGrantSettings(ctx context.Context, t Tenant, u GrantUpda
 	g.LastWrite = pw.Mark(g.Version)
 	// A feed change's announcement commits with the settings (the outbox).
 	var notes []Note
-	if scopeChanged {
-		n := NewNote(NoteGrant, g.UserID, s.now())
+	if n, ok := s.Note(NoteGrant, g.UserID); ok && scopeChanged {
 		n.GrantID = g.ID
 		notes = append(notes, n)
 	}

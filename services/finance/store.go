@@ -83,23 +83,18 @@ type Store interface {
 // changed, for the webhook events of docs/webhooks.md (the events package
 // implements it: it keeps each announcement as a Note in the outbox, and its
 // relay decides which grants may learn of it and publishes). Every method
-// is called after the change committed, and never fails the write: a note
-// that cannot be stored is logged, and the next change makes the next one.
-// Writes that store their Note in their own transaction call only Written.
+// is called after the change committed, and never fails the write.
+//
+// Writes store their Note in their own transaction (Service.Note) and then
+// call Written: transaction edits, bulk recategorises, category deletes,
+// imports, grant changes, bank syncs and connection statuses.
+// RecurringDetected is the one announcement still made after the commit
+// (a note that cannot be stored then is logged, and the next detection
+// makes the next one).
 type Notifier interface {
-	// TransactionsChanged: rows of userID on accountIDs changed (nil: on
-	// accounts not known to the caller, which every grant may see).
-	TransactionsChanged(ctx context.Context, userID string, accountIDs []string)
-	// ConnectionStatusChanged: a connection's status moved from old to
-	// new; code is the error code of new (empty when active).
-	ConnectionStatusChanged(ctx context.Context, userID, connectionID, old, new, code string)
 	// RecurringDetected: detection found streams new to userID (id →
 	// the account it runs on).
 	RecurringDetected(ctx context.Context, userID string, streams map[string]string)
-	// GrantChanged: the exclusions or redactions of grantID, one of
-	// userID's grants, changed, which moves that grant's change feed (and
-	// no other grant's).
-	GrantChanged(ctx context.Context, userID, grantID string)
 	// Written: a write of userID's data stored its Note with the change
 	// (in its own transaction); publish soon.
 	Written(ctx context.Context, userID string)
@@ -108,11 +103,8 @@ type Notifier interface {
 // nopNotifier announces nothing (no events wired: tests, tools).
 type nopNotifier struct{}
 
-func (nopNotifier) TransactionsChanged(context.Context, string, []string)                           {}
-func (nopNotifier) ConnectionStatusChanged(context.Context, string, string, string, string, string) {}
-func (nopNotifier) RecurringDetected(context.Context, string, map[string]string)                    {}
-func (nopNotifier) GrantChanged(context.Context, string, string)                                    {}
-func (nopNotifier) Written(context.Context, string)                                                 {}
+func (nopNotifier) RecurringDetected(context.Context, string, map[string]string) {}
+func (nopNotifier) Written(context.Context, string)                              {}
 
 // Notify is the notifier changes are announced to.
 func (s *Service) Notify() Notifier { return s.notifier }
@@ -166,6 +158,17 @@ func WithAccounts(notes []Note, accountIDs []string) []Note {
 		out[i] = n
 	}
 	return out
+}
+
+// Note is a note of kind about userID, now, for a write to store in its
+// own transaction. ok is false when no events are wired: no relay would
+// ever publish the note, so the write stores none (the outbox would only
+// grow).
+func (s *Service) Note(kind, userID string) (n Note, ok bool) {
+	if _, off := s.notifier.(nopNotifier); off {
+		return Note{}, false
+	}
+	return NewNote(kind, userID, s.now()), true
 }
 
 // NewNote is a note of kind about userID at at, with a fresh id.

@@ -280,9 +280,12 @@ func (s *Service) storeUpdate(ctx context.Context, c Caller, sc Scope, id string
 	t.UpdatedAt = s.now()
 	t.LastWrite = pw.Mark(t.Version)
 	// The announcement commits with the row (the outbox).
-	note := NewNote(NoteTransactions, c.UserID, s.now())
-	note.AccountIDs = []string{old.AccountID}
-	switch err := s.store.UpdateTransaction(ctx, t, old.Version, note); {
+	var notes []Note
+	if n, ok := s.Note(NoteTransactions, c.UserID); ok {
+		n.AccountIDs = []string{old.AccountID}
+		notes = append(notes, n)
+	}
+	switch err := s.store.UpdateTransaction(ctx, t, old.Version, notes...); {
 	case errors.Is(err, ErrVersionConflict):
 		return res, versionConflict(0)
 	case errors.Is(err, ErrNotFound):
@@ -603,8 +606,7 @@ func (s *Service) categorizeOne(ctx context.Context, c Caller, sc Scope, usable 
 	t.Version++
 	t.UpdatedAt = s.now()
 	var notes []Note
-	if !slices.Contains(touched, t.AccountID) {
-		n := NewNote(NoteTransactions, c.UserID, s.now())
+	if n, ok := s.Note(NoteTransactions, c.UserID); ok && !slices.Contains(touched, t.AccountID) {
 		n.AccountIDs = []string{t.AccountID}
 		notes = append(notes, n)
 	}

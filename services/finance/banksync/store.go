@@ -52,4 +52,8 @@ type ConnectionState struct {
 	ErrorCode    string
 	ErrorMessage string
 	UpdatedAt    time.Time
+	// Notes announce the outcome (and, in a Write, the rows' change) to
+	// the finance events; they are stored in the same transaction (the
+	// outbox), so a committed sync is never left unannounced.
+	Notes []finance.Note
 }

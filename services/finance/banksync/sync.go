@@ -137,13 +137,19 @@ func (s *Service) UpsertProviderTransactions(ctx context.Context, connectionID s
 			return res, finance.Internal("transactions by external ref", err)
 		}
 		w, res := s.mergeSync(conn, rows, existing)
+		// The announcements commit with the sync (the outbox).
+		if n, ok := s.k.Note(finance.NoteTransactions, conn.UserID); ok && res != (SyncResult{}) {
+			n.AccountIDs = accountIDs
+			w.Connection.Notes = append(w.Connection.Notes, n)
+		}
+		if n, ok := s.k.Note(finance.NoteConnection, conn.UserID); ok && conn.Status != finance.ConnectionActive {
+			n.ConnectionID, n.OldStatus, n.NewStatus = conn.ID, conn.Status, finance.ConnectionActive
+			w.Connection.Notes = append(w.Connection.Notes, n)
+		}
 		err = s.store.ApplySync(ctx, w)
 		if err == nil {
-			if res != (SyncResult{}) {
-				s.k.Notify().TransactionsChanged(ctx, conn.UserID, accountIDs)
-			}
-			if conn.Status != finance.ConnectionActive {
-				s.k.Notify().ConnectionStatusChanged(ctx, conn.UserID, conn.ID, conn.Status, finance.ConnectionActive, "")
+			if len(w.Connection.Notes) > 0 {
+				s.k.Notify().Written(ctx, conn.UserID)
 			}
 			return res, nil
 		}
@@ -166,9 +172,14 @@ func (s *Service) RecordSyncError(ctx context.Context, connectionID, code, messa
 	// recording the same failure at once may both announce it; the
 	// receiver sees the same old and new status twice.
 	conn, err := s.store.GetConnection(ctx, connectionID)
+	var notes []finance.Note
+	if n, ok := s.k.Note(finance.NoteConnection, conn.UserID); ok && err == nil && conn.Status != status {
+		n.ConnectionID, n.OldStatus, n.NewStatus, n.ErrorCode = conn.ID, conn.Status, status, code
+		notes = append(notes, n) // committed with the status (the outbox)
+	}
 	if err == nil {
 		err = s.store.RecordConnectionSync(ctx, ConnectionState{ID: connectionID, Status: status,
-			ErrorCode: code, ErrorMessage: message, UpdatedAt: s.k.Now()})
+			ErrorCode: code, ErrorMessage: message, UpdatedAt: s.k.Now(), Notes: notes})
 	}
 	if errors.Is(err, finance.ErrNotFound) {
 		return problem.New(problem.NotFound, "connection not found")
@@ -176,8 +187,8 @@ func (s *Service) RecordSyncError(ctx context.Context, connectionID, code, messa
 	if err != nil {
 		return finance.Internal("record sync error", err)
 	}
-	if conn.Status != status {
-		s.k.Notify().ConnectionStatusChanged(ctx, conn.UserID, conn.ID, conn.Status, status, code)
+	if len(notes) > 0 {
+		s.k.Notify().Written(ctx, conn.UserID)
 	}
 	return nil
 }

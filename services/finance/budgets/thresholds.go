@@ -102,7 +102,7 @@ type AlertPublisher interface {
 // fails is released, and the next check tries again.
 //
 // It is called after every committed write that can move spending or an
-// allocation (the finance Notifier's TransactionsChanged, the allocations
+// allocation (the finance Notifier's Written, the allocations
 // PATCH, the method switch); without a publisher it does nothing.
 func (s *Service) CheckThresholds(ctx context.Context, userID string) error {
 	if s.alerts == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/events"
 	"github.com/ledgerlane/platform/services/finance/imports"
 )
@@ -127,9 +128,10 @@ func testOutbox(t *testing.T, s Store) {
 	}
 }
 
-// testOutboxWithWrites: a transaction update, a grant update, an import and
-// a category merge store their notes in their own transaction: a committed
-// write's notes are in the outbox, a refused one's are not.
+// testOutboxWithWrites: a transaction update, a grant update, an import, a
+// category merge, a bank sync and a connection status store their notes in
+// their own transaction: a committed write's notes are in the outbox, a
+// refused one's are not.
 func testOutboxWithWrites(t *testing.T, s Store) {
 	ctx := context.Background()
 	f := setup(t, s)
@@ -185,6 +187,31 @@ func testOutboxWithWrites(t *testing.T, s Store) {
 	must(t, err)
 	_, err = s.DeleteCategory(ctx, f.user, full, "", at, mergeNote)
 	must(t, err)
+	// A bank sync refused whole (a stale update) stores none; one that
+	// commits stores its notes with the rows; so does a connection status.
+	synced := tx
+	synced.ID, synced.ExternalRef, synced.Source, synced.Version = newID(), "ext-"+newID()[:8], finance.SourceBankSync, 1
+	synced.CategoryID = "" // its category was deleted above
+	refusedSync := note(finance.NoteTransactions)
+	staleRow := tx
+	staleRow.Version, staleRow.CategoryID = 9, ""
+	if err := s.ApplySync(ctx, banksync.Write{UserID: f.user, Inserts: []finance.Transaction{synced},
+		Updates: []finance.Transaction{staleRow}, Connection: banksync.ConnectionState{ID: f.conn,
+			Status: finance.ConnectionActive, UpdatedAt: at, Notes: []finance.Note{refusedSync}}}); !errors.Is(err, finance.ErrVersionConflict) {
+		t.Fatalf("a sync with a stale update: %v", err)
+	}
+	okSync, okStatus := note(finance.NoteTransactions), note(finance.NoteConnection)
+	okSync.AccountIDs = []string{f.account}
+	must(t, s.ApplySync(ctx, banksync.Write{UserID: f.user, Inserts: []finance.Transaction{synced},
+		Connection: banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionActive, UpdatedAt: at,
+			Notes: []finance.Note{okSync}}}))
+	refusedStatus := note(finance.NoteConnection)
+	if err := s.RecordConnectionSync(ctx, banksync.ConnectionState{ID: newID(), Status: finance.ConnectionError,
+		UpdatedAt: at, Notes: []finance.Note{refusedStatus}}); !errors.Is(err, finance.ErrNotFound) {
+		t.Fatalf("the status of no connection: %v", err)
+	}
+	must(t, s.RecordConnectionSync(ctx, banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionError,
+		ErrorCode: "ITEM_ERROR", UpdatedAt: at, Notes: []finance.Note{okStatus}}))
 	var got []string
 	var merged events.OutboxNote
 	_, err = s.RelayNotes(ctx, at, 10, time.Hour, func(_ context.Context, o events.OutboxNote) error {
@@ -195,9 +222,9 @@ func testOutboxWithWrites(t *testing.T, s Store) {
 		return nil
 	}, func(int) time.Duration { return time.Second })
 	must(t, err)
-	if want := []string{okTx.ID, okGrant.ID, okImport.ID, mergeNote.ID}; !slices.Equal(got, want) {
-		t.Fatalf("outbox after the writes: %v, want %v (refused: %s, %s, %s, %s)", got, want, refusedTx.ID, refusedGrant.ID,
-			refusedImport.ID, emptyNote.ID)
+	if want := []string{okTx.ID, okGrant.ID, okImport.ID, mergeNote.ID, okSync.ID, okStatus.ID}; !slices.Equal(got, want) {
+		t.Fatalf("outbox after the writes: %v, want %v (refused: %s, %s, %s, %s, %s, %s)", got, want, refusedTx.ID,
+			refusedGrant.ID, refusedImport.ID, emptyNote.ID, refusedSync.ID, refusedStatus.ID)
 	}
 	if !slices.Equal(merged.AccountIDs, []string{f.account}) {
 		t.Fatalf("the merge's note names %v, want the moved row's account", merged.AccountIDs)

@@ -109,27 +109,6 @@ func (o *Outbox) Written(context.Context, string) {
 	}
 }
 
-// TransactionsChanged implements finance.Notifier.
-func (o *Outbox) TransactionsChanged(ctx context.Context, userID string, accountIDs []string) {
-	n := finance.NewNote(finance.NoteTransactions, userID, o.now())
-	n.AccountIDs = accountIDs
-	o.append(ctx, n)
-}
-
-// GrantChanged implements finance.Notifier.
-func (o *Outbox) GrantChanged(ctx context.Context, userID, grantID string) {
-	n := finance.NewNote(finance.NoteGrant, userID, o.now())
-	n.GrantID = grantID
-	o.append(ctx, n)
-}
-
-// ConnectionStatusChanged implements finance.Notifier.
-func (o *Outbox) ConnectionStatusChanged(ctx context.Context, userID, connectionID, old, new, code string) {
-	n := finance.NewNote(finance.NoteConnection, userID, o.now())
-	n.ConnectionID, n.OldStatus, n.NewStatus, n.ErrorCode = connectionID, old, new, code
-	o.append(ctx, n)
-}
-
 // RecurringDetected implements finance.Notifier.
 func (o *Outbox) RecurringDetected(ctx context.Context, userID string, streams map[string]string) {
 	n := finance.NewNote(finance.NoteRecurring, userID, o.now())

@@ -70,7 +70,11 @@ func TestRelayRetriesAndTheEventArrivesOnce(t *testing.T) {
 	outbox := events.NewOutbox(store, clock, nil)
 	relay := events.NewRelay(outbox, events.NewService(events.Config{Store: store, Publisher: pub}))
 
-	outbox.TransactionsChanged(ctx, user, nil)
+	// A write's note, stored with its change.
+	if err := store.AppendNotes(ctx, []finance.Note{finance.NewNote(finance.NoteTransactions, user, clock())}); err != nil {
+		t.Fatal(err)
+	}
+	outbox.Written(ctx, user)
 	steps := []struct {
 		advance time.Duration
 		want    int

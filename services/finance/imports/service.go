@@ -169,9 +169,10 @@ func (s *Service) applyImport(ctx context.Context, userID string, account financ
 	if len(w.Rows) == 0 {
 		return nil
 	}
-	note := finance.NewNote(finance.NoteTransactions, userID, s.k.Now())
-	note.AccountIDs = []string{account.ID}
-	w.Notes = []finance.Note{note} // announced with the rows (the outbox)
+	if n, ok := s.k.Note(finance.NoteTransactions, userID); ok {
+		n.AccountIDs = []string{account.ID}
+		w.Notes = []finance.Note{n} // announced with the rows (the outbox)
+	}
 	claimed, err := s.store.ApplyImport(ctx, w)
 	if err != nil {
 		return err // the caller retries finance.ErrNotFound and maps the rest

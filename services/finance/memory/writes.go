@@ -22,6 +22,7 @@ func (s *Store) recordSync(st banksync.ConnectionState) error {
 		c.LastSyncedAt = tsPtr(st.LastSyncedAt)
 	}
 	s.connections[st.ID] = c
+	s.appendNotes(st.Notes)
 	return nil
 }
 

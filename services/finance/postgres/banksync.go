@@ -29,7 +29,10 @@ func (s *Store) GetConnection(ctx context.Context, id string) (finance.Connectio
 
 // RecordConnectionSync implements banksync.Store.
 func (s *Store) RecordConnectionSync(ctx context.Context, st banksync.ConnectionState) error {
-	return storeErr("record connection sync", recordSync(ctx, s.pool, st))
+	if len(st.Notes) == 0 {
+		return storeErr("record connection sync", recordSync(ctx, s.pool, st))
+	}
+	return storeErr("record connection sync", pg.InTx(ctx, s.pool, func(tx pgx.Tx) error { return recordSync(ctx, tx, st) }))
 }
 
 // TransactionsByExternalRef implements banksync.Store.

@@ -21,7 +21,7 @@ func (s *Store) AppendNotes(ctx context.Context, notes []finance.Note) error {
 
 // insertNotes queues notes on db: the pool, or the transaction of the write
 // they announce.
-func insertNotes(ctx context.Context, db querier, notes []finance.Note) error {
+func insertNotes(ctx context.Context, db execer, notes []finance.Note) error {
 	for _, n := range notes {
 		b, err := json.Marshal(n)
 		if err != nil {

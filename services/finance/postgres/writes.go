@@ -21,6 +21,8 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
+// recordSync writes st, with its notes, on db: a transaction whenever st
+// carries notes.
 func recordSync(ctx context.Context, db execer, st banksync.ConnectionState) error {
 	if !isUUID(st.ID) {
 		return fmt.Errorf("connection %q: %w", st.ID, finance.ErrNotFound)
@@ -32,7 +34,10 @@ func recordSync(ctx context.Context, db execer, st banksync.ConnectionState) err
 	if err == nil && tag.RowsAffected() == 0 {
 		return fmt.Errorf("connection %s: %w", st.ID, finance.ErrNotFound)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return insertNotes(ctx, db, st.Notes)
 }
 
 // CreateCustomCategory implements finance.Store. Locking the user's row

@@ -39,11 +39,6 @@ type thresholdChecker interface {
 
 var _ thresholdChecker = (*budgets.Service)(nil)
 
-func (h *thresholdHook) TransactionsChanged(ctx context.Context, userID string, accountIDs []string) {
-	h.Notifier.TransactionsChanged(ctx, userID, accountIDs)
-	h.schedule(ctx, userID)
-}
-
 // Written: a write that stored its note with the change (a PATCH, a bulk
 // recategorise, an import, a grant change, which moves what a grant's
 // budgets count) is checked as one that announced itself after.

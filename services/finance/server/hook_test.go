@@ -29,14 +29,14 @@ func (r *recorder) AfterWrite(context.Context, string) {
 	r.checks.Add(1)
 }
 
-func (r *recorder) TransactionsChanged(context.Context, string, []string) { r.announced.Add(1) }
+func (r *recorder) Written(context.Context, string) { r.announced.Add(1) }
 
 func TestThresholdHook(t *testing.T) {
 	t.Run("announced at once, a burst makes at most two checks", func(t *testing.T) {
 		r := &recorder{held: make(chan struct{})}
 		h := &thresholdHook{Notifier: r, budgets: r}
 		for i := range 10 {
-			h.TransactionsChanged(context.Background(), "u1", []string{fmt.Sprint(i)})
+			h.Written(context.Background(), "u1")
 			if got := r.announced.Load(); got != int64(i+1) {
 				t.Fatalf("after write %d: %d announced; the announcement must not wait for the check", i+1, got)
 			}
@@ -61,7 +61,7 @@ func TestThresholdHook(t *testing.T) {
 		var wg sync.WaitGroup
 		for u := range 4 {
 			for range 25 {
-				wg.Go(func() { h.TransactionsChanged(context.Background(), fmt.Sprint("u", u), nil) })
+				wg.Go(func() { h.Written(context.Background(), fmt.Sprint("u", u)) })
 			}
 		}
 		wg.Wait()
