@@ -61,8 +61,20 @@ func TestPortalInBrowser(t *testing.T) {
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 4*time.Minute) // a loaded 2-core machine, every page scanned
-	defer cancel()
+	// The first Run starts the browser and ties it to ctx; each step then
+	// runs under its own deadline, so a step that waits for what never
+	// comes fails on its own, saying where the page was.
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start the browser: %v", err)
+	}
+	step := func(name string, actions ...chromedp.Action) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 90*time.Second) // a loaded 2-core machine, every page scanned
+		defer cancel()
+		if err := chromedp.Run(sctx, actions...); err != nil {
+			t.Fatalf("browser (%s): %v; %s", name, err, whereIsThePage(ctx, filepath.Join(shots, "failed-"+strings.ReplaceAll(name, " ", "-")+".png")))
+		}
+	}
 
 	axeJS := loadAxe(t)
 	var a11y []string // serious and critical findings, by page
@@ -88,7 +100,7 @@ func TestPortalInBrowser(t *testing.T) {
 		}
 	}()
 	var secret, listing, title string
-	err := chromedp.Run(ctx,
+	step("sign up",
 		chromedp.Navigate(st.URL+"/portal/"),
 		chromedp.WaitVisible(`#email`, chromedp.ByID),
 		chromedp.Title(&title),
@@ -104,12 +116,9 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
 		shot("03-keys-empty"),
 	)
-	if err != nil {
-		t.Fatalf("browser (title %q): %v", title, err)
-	}
 	// Live keys need a verified address: follow the link that arrived by mail.
 	verify := mailToken(t, st.Mail, "bea@example.com", verifyLink)
-	err = chromedp.Run(ctx,
+	step("verify and create a key",
 		chromedp.Navigate(st.URL+"/portal/verify?t="+verify),
 		chromedp.WaitVisible(`#confirm-email`, chromedp.ByID),
 		shot("03b-verify"),
@@ -123,16 +132,13 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.Value(`#new-secret`, &secret, chromedp.ByID),
 		shot("04-key-created"),
 	)
-	if err != nil {
-		t.Fatalf("browser (title %q): %v", title, err)
-	}
 	if !strings.HasPrefix(secret, "ak_live_") {
 		t.Fatalf("secret %q", secret)
 	}
 	if got := formats(t, st.URL, secret); got != 200 {
 		t.Fatalf("/v1/formats with the key made in the browser: %d", got)
 	}
-	err = chromedp.Run(ctx,
+	step("keys, usage, people",
 		// Reloading shows the prefix only: the secret was shown once.
 		chromedp.Navigate(st.URL+"/portal/keys"),
 		chromedp.WaitVisible(`#key-name`, chromedp.ByID),
@@ -163,9 +169,6 @@ func TestPortalInBrowser(t *testing.T) {
 		shot("08-keys-phone"),
 		fitsWidth("keys"),
 	)
-	if err != nil {
-		t.Fatalf("browser: %v", err)
-	}
 	if !strings.Contains(listing, secret[:12]) || strings.Contains(listing, secret) {
 		t.Fatalf("listing after reload: %q", listing)
 	}
@@ -176,7 +179,7 @@ func TestPortalInBrowser(t *testing.T) {
 	}
 	// The key was used before it was revoked: the request log shows it,
 	// on a phone too.
-	if err := chromedp.Run(ctx,
+	step("requests",
 		chromedp.Navigate(st.URL+"/portal/requests"),
 		chromedp.WaitVisible(`#requests`, chromedp.ByID),
 		shot("08b-requests-phone"),
@@ -184,18 +187,20 @@ func TestPortalInBrowser(t *testing.T) {
 		// One route's series, chosen with the form above the chart.
 		chromedp.SetValue(`#series`, "r:/v1/formats", chromedp.ByID),
 		chromedp.Click(`#series-form button`, chromedp.ByQuery),
+		// Not #daily-chart alone: the page before the submit has one too,
+		// and a screenshot taken while it navigates never ends. The option
+		// is marked selected only by the page that answers the form.
+		chromedp.WaitReady(`#series option[selected][value="r:/v1/formats"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#daily-chart`, chromedp.ByID),
 		shot("08b2-requests-series-phone"),
 		fitsWidth("requests of one route"),
-	); err != nil {
-		t.Fatalf("browser (requests): %v", err)
-	}
+	)
 	// Webhooks (docs/webhooks.md), still phone-sized: add a test endpoint
 	// (its secret shown once), open it, send a test event and see the
 	// attempt.
 	recv := newHookReceiver(t)
 	var hookSecret string
-	if err := chromedp.Run(ctx,
+	step("webhooks",
 		chromedp.Navigate(st.URL+"/portal/webhooks?mode=test"),
 		chromedp.WaitVisible(`#webhook-url`, chromedp.ByID),
 		fitsWidth("webhooks"),
@@ -210,27 +215,23 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#send-test`, chromedp.ByID),
 		chromedp.Click(`#send-test`, chromedp.ByID),
 		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
-	); err != nil {
-		t.Fatalf("browser (webhooks): %v", err)
-	}
+	)
 	if !strings.HasPrefix(hookSecret, "whsec_") {
 		t.Fatalf("webhook secret %q", hookSecret)
 	}
 	recv.wait(t, "/browser", 1)
-	if err := chromedp.Run(ctx,
+	step("webhook deliveries",
 		chromedp.Reload(),
 		chromedp.WaitVisible(`#deliveries .attempts`, chromedp.ByQuery),
 		shot("08d-webhook-deliveries-phone"),
 		fitsWidth("webhook endpoint"),
-	); err != nil {
-		t.Fatalf("browser (webhook deliveries): %v", err)
-	}
+	)
 
 	// Payment methods (docs/billing.md): an ACH mandate and a card, an
 	// upgrade to Scale that runs on introductory limits while the first
 	// debit settles, and the card refused as Scale's default (409).
 	var state, refusal string
-	err = chromedp.Run(ctx,
+	step("payments",
 		chromedp.EmulateViewport(1200, 900),
 		chromedp.Navigate(st.URL+"/portal/payments"),
 		chromedp.WaitVisible(`#routing`, chromedp.ByID),
@@ -270,14 +271,11 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#fin-name`, chromedp.ByID),
 		shot("14-finance-empty"),
 	)
-	if err != nil {
-		t.Fatalf("browser (payments): %v", err)
-	}
 
 	// A test OAuth client: its id and secret shown once, a token by the
 	// client-credentials grant, used like a key.
 	var clientID, clientSecret string
-	err = chromedp.Run(ctx,
+	step("oauth",
 		chromedp.Navigate(st.URL+"/portal/oauth"),
 		chromedp.WaitVisible(`#client-name`, chromedp.ByID),
 		shot("14b-oauth-empty"),
@@ -288,9 +286,6 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.Value(`#new-secret`, &clientSecret, chromedp.ByID),
 		shot("14c-oauth-created"),
 	)
-	if err != nil {
-		t.Fatalf("browser (oauth): %v", err)
-	}
 	tr := client{t: t, base: st.URL}.call("POST", "/v1/oauth/token", "", "grant_type=client_credentials",
 		"Content-Type", "application/x-www-form-urlencoded", "Authorization", basic(clientID, clientSecret))
 	tok, _ := tr.json["access_token"].(string)
@@ -306,7 +301,7 @@ func TestPortalInBrowser(t *testing.T) {
 	// finance credential on the link's grant with its ready command, and a
 	// first finance read with it; the page fits a phone.
 	var sbxSecret, sbxCurl string
-	err = chromedp.Run(ctx,
+	step("sandbox",
 		chromedp.EmulateViewport(1200, 900),
 		chromedp.Click(`a[href="/portal/sandbox"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#sbx-name`, chromedp.ByID),
@@ -336,9 +331,6 @@ func TestPortalInBrowser(t *testing.T) {
 		fitsWidth("sandbox"),
 		chromedp.EmulateViewport(1200, 900),
 	)
-	if err != nil {
-		t.Fatalf("browser (sandbox): %v", err)
-	}
 	if !strings.HasPrefix(sbxSecret, "at_test_") || !strings.Contains(sbxCurl, sbxSecret) || !strings.Contains(sbxCurl, "/v1/transactions") {
 		t.Fatalf("sandbox credential %q, command %q", sbxSecret[:min(12, len(sbxSecret))], sbxCurl)
 	}
@@ -351,7 +343,7 @@ func TestPortalInBrowser(t *testing.T) {
 	// issues a credential for its finance user under the redacted grant.
 	token := demoInvitation(t, st, "browser@demo.example")
 	var finSecret string
-	err = chromedp.Run(ctx,
+	step("finance",
 		chromedp.Click(`form[action="/portal/signout"] button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#email`, chromedp.ByID),
 		chromedp.Navigate(st.URL+"/portal/invite?t="+token),
@@ -369,9 +361,6 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.Value(`#new-secret`, &finSecret, chromedp.ByID),
 		shot("15-finance-issued"),
 	)
-	if err != nil {
-		t.Fatalf("browser (finance): %v", err)
-	}
 	c := client{t: t, base: st.URL, keys: map[string]string{"fin": finSecret}}
 	if r := c.call("GET", "/v1/transactions?page_size=3", "fin", ""); !strings.HasPrefix(finSecret, "at_live_") || r.status != 200 {
 		t.Fatalf("the finance credential made in the browser: %q %d %s", finSecret[:min(12, len(finSecret))], r.status, r.body)
@@ -379,7 +368,7 @@ func TestPortalInBrowser(t *testing.T) {
 
 	// Password reset, signed out: the request form, then the form of the
 	// link that arrived by mail.
-	err = chromedp.Run(ctx,
+	step("forgot",
 		chromedp.Click(`form[action="/portal/signout"] button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`a[href="/portal/forgot"]`, chromedp.ByQuery),
 		chromedp.Click(`a[href="/portal/forgot"]`, chromedp.ByQuery),
@@ -389,11 +378,8 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
 		shot("16-forgot-sent"),
 	)
-	if err != nil {
-		t.Fatalf("browser (forgot): %v", err)
-	}
 	reset := mailToken(t, st.Mail, "bea@example.com", resetLink)
-	err = chromedp.Run(ctx,
+	step("reset",
 		chromedp.Navigate(st.URL+"/portal/reset?t="+reset),
 		chromedp.WaitVisible(`#password`, chromedp.ByID),
 		chromedp.SendKeys(`#password`, "a brand new passphrase", chromedp.ByID),
@@ -402,10 +388,27 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
 		shot("18-reset-done"),
 	)
-	if err != nil {
-		t.Fatalf("browser (reset): %v", err)
-	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// whereIsThePage says what the browser shows after a failed step, its
+// address and the start of its text, and saves a screenshot to shot; it
+// gives up after a few seconds (a page stuck navigating answers nothing).
+func whereIsThePage(ctx context.Context, shot string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var url, text string
+	if err := chromedp.Run(ctx, chromedp.Location(&url), chromedp.Evaluate(`document.body ? document.body.innerText : ""`, &text)); err != nil {
+		return "the page does not answer: " + err.Error()
+	}
+	var buf []byte
+	if err := chromedp.Run(ctx, chromedp.CaptureScreenshot(&buf)); err == nil {
+		_ = os.WriteFile(shot, buf, 0o644)
+	}
+	if len(text) > 1500 {
+		text = text[:1500] + "…"
+	}
+	return fmt.Sprintf("the page is %s, showing:\n%s", url, text)
 }
 
 // fitsWidth fails when the page is wider than the viewport (a phone would
