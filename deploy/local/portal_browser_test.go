@@ -1,7 +1,9 @@
 package local_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -99,7 +101,7 @@ func TestPortalInBrowser(t *testing.T) {
 			t.Errorf("accessibility scan (axe-core, WCAG 2 A/AA; serious and critical):\n%s", strings.Join(a11y, "\n"))
 		}
 	}()
-	var secret, listing, title string
+	var secret, listing, title, tryCurl string
 	step("sign up",
 		chromedp.Navigate(st.URL+"/portal/"),
 		chromedp.WaitVisible(`#email`, chromedp.ByID),
@@ -130,11 +132,15 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.Submit(`#key-name`, chromedp.ByID),
 		chromedp.WaitVisible(`#new-secret`, chromedp.ByID),
 		chromedp.Value(`#new-secret`, &secret, chromedp.ByID),
+		chromedp.Text(`#try-curl`, &tryCurl, chromedp.ByID),
 		shot("04-key-created"),
 	)
 	if !strings.HasPrefix(secret, "ak_live_") {
 		t.Fatalf("secret %q", secret)
 	}
+	// A first converted message with nothing but what the page says: its
+	// command, pasted into a shell.
+	runQuickstart(t, tryCurl, `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053`)
 	if got := formats(t, st.URL, secret); got != 200 {
 		t.Fatalf("/v1/formats with the key made in the browser: %d", got)
 	}
@@ -366,6 +372,30 @@ func TestPortalInBrowser(t *testing.T) {
 		t.Fatalf("the finance credential made in the browser: %q %d %s", finSecret[:min(12, len(finSecret))], r.status, r.body)
 	}
 
+	// Every page at desktop and phone width, signed in (to the demo
+	// account, which has data on most pages) and then signed out: each is
+	// scanned for accessibility and must not scroll sideways.
+	tour := func(paths ...string) {
+		t.Helper()
+		for _, path := range paths {
+			name := strings.Trim(strings.NewReplacer("/portal", "", "/", "-", "?", "-", "=", "-").Replace(path), "-")
+			for _, w := range []struct {
+				name          string
+				width, height int64
+			}{{"desktop", 1200, 900}, {"phone", 390, 844}} {
+				step("tour "+path+" "+w.name,
+					chromedp.EmulateViewport(w.width, w.height),
+					chromedp.Navigate(st.URL+path),
+					chromedp.WaitVisible(`h1`, chromedp.ByQuery),
+					shot("tour-"+cmp.Or(name, "home")+"-"+w.name),
+					fitsWidth(path+" at "+w.name+" width"),
+				)
+			}
+		}
+	}
+	tour("/portal/keys", "/portal/oauth", "/portal/usage", "/portal/requests", "/portal/webhooks", "/portal/webhooks?mode=test",
+		"/portal/payments", "/portal/finance", "/portal/sandbox", "/portal/people")
+
 	// Password reset, signed out: the request form, then the form of the
 	// link that arrived by mail.
 	step("forgot",
@@ -388,7 +418,29 @@ func TestPortalInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`p.notice`, chromedp.ByQuery),
 		shot("18-reset-done"),
 	)
+	tour("/portal/signin", "/portal/signup", "/portal/forgot")
 	t.Logf("screenshots in %s", shots)
+}
+
+// runQuickstart runs a page's ready command in a shell, as a developer
+// pasting it would, and checks the converted document it answers holds want; it skips the check,
+// saying why, where the shell or curl is missing.
+func runQuickstart(t *testing.T, command, want string) {
+	t.Helper()
+	for _, tool := range []string{"sh", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Logf("the page's command is not run: no %s on this machine", tool)
+			return
+		}
+	}
+	out, err := exec.CommandContext(t.Context(), "sh", "-c", command).Output()
+	var answer struct{ Result string }
+	if err == nil {
+		err = json.Unmarshal(out, &answer)
+	}
+	if err != nil || !strings.Contains(answer.Result, want) {
+		t.Fatalf("the page's command: %v; it printed %.600s", err, out)
+	}
 }
 
 // whereIsThePage says what the browser shows after a failed step, its
