@@ -140,7 +140,12 @@ func TestPortalInBrowser(t *testing.T) {
 	}
 	// A first converted message with nothing but what the page says: its
 	// command, pasted into a shell.
-	runQuickstart(t, tryCurl, `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053`)
+	if out := runQuickstart(t, tryCurl); out != nil {
+		var answer struct{ Result string }
+		if err := json.Unmarshal(out, &answer); err != nil || !strings.Contains(answer.Result, `<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053`) {
+			t.Fatalf("the key page's command printed %.600s", out)
+		}
+	}
 	if got := formats(t, st.URL, secret); got != 200 {
 		t.Fatalf("/v1/formats with the key made in the browser: %d", got)
 	}
@@ -344,6 +349,13 @@ func TestPortalInBrowser(t *testing.T) {
 	if r := sc.call("GET", "/v1/transactions?page_size=3", "sbx", ""); r.status != 200 || len(r.json["data"].([]any)) != 3 {
 		t.Fatalf("a first finance read with the sandbox credential: %d %s", r.status, r.body)
 	}
+	// The same read as the page's command.
+	if out := runQuickstart(t, sbxCurl); out != nil {
+		var page struct{ Data []struct{ ID string } }
+		if err := json.Unmarshal(out, &page); err != nil || len(page.Data) == 0 || page.Data[0].ID == "" {
+			t.Fatalf("the sandbox page's command printed %.600s", out)
+		}
+	}
 
 	// Finance credentials: a person joins the demo account (invited), and
 	// issues a credential for its finance user under the redacted grant.
@@ -423,24 +435,21 @@ func TestPortalInBrowser(t *testing.T) {
 }
 
 // runQuickstart runs a page's ready command in a shell, as a developer
-// pasting it would, and checks the converted document it answers holds want; it skips the check,
+// pasting it would, and answers what it printed (which must be JSON); nil,
 // saying why, where the shell or curl is missing.
-func runQuickstart(t *testing.T, command, want string) {
+func runQuickstart(t *testing.T, command string) []byte {
 	t.Helper()
 	for _, tool := range []string{"sh", "curl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Logf("the page's command is not run: no %s on this machine", tool)
-			return
+			return nil
 		}
 	}
 	out, err := exec.CommandContext(t.Context(), "sh", "-c", command).Output()
-	var answer struct{ Result string }
-	if err == nil {
-		err = json.Unmarshal(out, &answer)
-	}
-	if err != nil || !strings.Contains(answer.Result, want) {
+	if err != nil || !json.Valid(out) {
 		t.Fatalf("the page's command: %v; it printed %.600s", err, out)
 	}
+	return out
 }
 
 // whereIsThePage says what the browser shows after a failed step, its
