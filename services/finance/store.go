@@ -85,16 +85,11 @@ type Store interface {
 // relay decides which grants may learn of it and publishes). Every method
 // is called after the change committed, and never fails the write.
 //
-// Writes store their Note in their own transaction (Service.Note) and then
-// call Written: transaction edits, bulk recategorises, category deletes,
-// imports, grant changes, bank syncs and connection statuses.
-// RecurringDetected is the one announcement still made after the commit
-// (a note that cannot be stored then is logged, and the next detection
-// makes the next one).
+// Every write stores its Note in its own transaction (Service.Note) and
+// then calls Written: transaction edits, bulk recategorises, category
+// deletes, imports, grant changes, bank syncs, connection statuses and
+// recurring detections that find new streams.
 type Notifier interface {
-	// RecurringDetected: detection found streams new to userID (id →
-	// the account it runs on).
-	RecurringDetected(ctx context.Context, userID string, streams map[string]string)
 	// Written: a write of userID's data stored its Note with the change
 	// (in its own transaction); publish soon.
 	Written(ctx context.Context, userID string)
@@ -103,18 +98,16 @@ type Notifier interface {
 // nopNotifier announces nothing (no events wired: tests, tools).
 type nopNotifier struct{}
 
-func (nopNotifier) RecurringDetected(context.Context, string, map[string]string) {}
-func (nopNotifier) Written(context.Context, string)                              {}
+func (nopNotifier) Written(context.Context, string) {}
 
 // Notify is the notifier changes are announced to.
 func (s *Service) Notify() Notifier { return s.notifier }
 
 // Note is one committed change the finance events announce (docs/webhooks.md,
-// "Transport"): what a Notifier call says, as a value the outbox keeps until
-// the relay has published its events. A write that can store its note in
-// its own transaction (Store.UpdateTransaction, ChangeStore.UpdateGrant)
-// does, so the change and its announcement commit together; the others
-// hand it to the Notifier once they have committed.
+// "Transport"), as a value the outbox keeps until the relay has published
+// its events. Every write stores its notes in its own
+// transaction (Store.UpdateTransaction, ChangeStore.UpdateGrant, …), so the
+// change and its announcement commit together.
 type Note struct {
 	// ID names the note; the ids of its events derive from it, so a
 	// relay that publishes it again publishes the same events.
@@ -137,7 +130,7 @@ type Note struct {
 	Streams map[string]string `json:",omitempty"`
 }
 
-// Note kinds, one per Notifier method.
+// Note kinds.
 const (
 	NoteTransactions = "transactions_changed"
 	NoteConnection   = "connection_status_changed"

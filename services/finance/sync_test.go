@@ -78,8 +78,7 @@ func TestSyncRefusesBadProviderData(t *testing.T) {
 // writtenCounter is a wired notifier: it counts Written calls.
 type writtenCounter struct{ n int }
 
-func (*writtenCounter) RecurringDetected(context.Context, string, map[string]string) {}
-func (w *writtenCounter) Written(context.Context, string)                            { w.n++ }
+func (w *writtenCounter) Written(context.Context, string) { w.n++ }
 
 // TestSyncStoresItsNotes: with events wired, a bank sync stores its notes
 // with the rows and a recorded sync error stores the status change with the

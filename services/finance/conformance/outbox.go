@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerlane/platform/services/finance/banksync"
 	"github.com/ledgerlane/platform/services/finance/events"
 	"github.com/ledgerlane/platform/services/finance/imports"
+	"github.com/ledgerlane/platform/services/finance/recurring"
 )
 
 // testOutbox: the finance events' outbox (events.OutboxStore). A relay
@@ -129,7 +130,8 @@ func testOutbox(t *testing.T, s Store) {
 }
 
 // testOutboxWithWrites: a transaction update, a grant update, an import, a
-// category merge, a bank sync and a connection status store their notes in
+// category merge, a bank sync, a connection status and a recurring
+// detection store their notes in
 // their own transaction: a committed write's notes are in the outbox, a
 // refused one's are not.
 func testOutboxWithWrites(t *testing.T, s Store) {
@@ -212,21 +214,34 @@ func testOutboxWithWrites(t *testing.T, s Store) {
 	}
 	must(t, s.RecordConnectionSync(ctx, banksync.ConnectionState{ID: f.conn, Status: finance.ConnectionError,
 		ErrorCode: "ITEM_ERROR", UpdatedAt: at, Notes: []finance.Note{okStatus}}))
+	// A detection that finds a new stream stores its note with the streams.
+	stream := recurring.Rule{ID: newID(), UserID: f.user, AccountID: f.account, Merchant: "Netflix",
+		ExpectedAmount: money("-15.49", "USD"), Frequency: finance.FrequencyMonthly, StreamType: recurring.StreamOutflow,
+		NextExpectedDate: day(5), IsActive: true, CreatedAt: base, UpdatedAt: base}
+	okStreams := note(finance.NoteRecurring)
+	okStreams.Streams = map[string]string{stream.ID: f.account}
+	must(t, s.SaveRecurringStreams(ctx, f.user, []recurring.Rule{stream}, map[string][]string{stream.ID: {tx.ID}}, okStreams))
 	var got []string
-	var merged events.OutboxNote
+	var merged, detected events.OutboxNote
 	_, err = s.RelayNotes(ctx, at, 10, time.Hour, func(_ context.Context, o events.OutboxNote) error {
 		got = append(got, o.ID)
-		if o.ID == mergeNote.ID {
+		switch o.ID {
+		case mergeNote.ID:
 			merged = o
+		case okStreams.ID:
+			detected = o
 		}
 		return nil
 	}, func(int) time.Duration { return time.Second })
 	must(t, err)
-	if want := []string{okTx.ID, okGrant.ID, okImport.ID, mergeNote.ID, okSync.ID, okStatus.ID}; !slices.Equal(got, want) {
+	if want := []string{okTx.ID, okGrant.ID, okImport.ID, mergeNote.ID, okSync.ID, okStatus.ID, okStreams.ID}; !slices.Equal(got, want) {
 		t.Fatalf("outbox after the writes: %v, want %v (refused: %s, %s, %s, %s, %s, %s)", got, want, refusedTx.ID,
 			refusedGrant.ID, refusedImport.ID, emptyNote.ID, refusedSync.ID, refusedStatus.ID)
 	}
 	if !slices.Equal(merged.AccountIDs, []string{f.account}) {
 		t.Fatalf("the merge's note names %v, want the moved row's account", merged.AccountIDs)
+	}
+	if len(detected.Streams) != 1 || detected.Streams[stream.ID] != f.account {
+		t.Fatalf("the detection's note names streams %v, want %s on %s", detected.Streams, stream.ID, f.account)
 	}
 }

@@ -69,8 +69,8 @@ func RetryDelay(n int) time.Duration {
 	return min(time.Second<<min(n-1, 10), MaxRetryDelay)
 }
 
-// Outbox is the finance.Notifier of a service with events: it stores each
-// announcement as a note and nudges the relay.
+// Outbox is the finance.Notifier of a service with events: every write
+// stores its notes in its own transaction, and Written nudges the relay.
 type Outbox struct {
 	store OutboxStore
 	now   finance.Clock
@@ -91,29 +91,12 @@ func NewOutbox(store OutboxStore, now finance.Clock, log *slog.Logger) *Outbox {
 	return &Outbox{store: store, now: now, log: log, kick: make(chan struct{}, 1)}
 }
 
-// append stores n after its write committed; a failure is logged (the
-// next change makes the next note).
-func (o *Outbox) append(ctx context.Context, n finance.Note) {
-	if err := o.store.AppendNotes(ctx, []finance.Note{n}); err != nil {
-		o.log.WarnContext(ctx, "finance events: outbox", "kind", n.Kind, "user_id", n.UserID, "err", err)
-		return
-	}
-	o.Written(ctx, n.UserID)
-}
-
 // Written implements finance.Notifier: nudge the relay.
 func (o *Outbox) Written(context.Context, string) {
 	select {
 	case o.kick <- struct{}{}:
 	default: // a nudge is pending already
 	}
-}
-
-// RecurringDetected implements finance.Notifier.
-func (o *Outbox) RecurringDetected(ctx context.Context, userID string, streams map[string]string) {
-	n := finance.NewNote(finance.NoteRecurring, userID, o.now())
-	n.Streams = streams
-	o.append(ctx, n)
 }
 
 // Relay publishes the outbox's notes as events.

@@ -13,7 +13,7 @@ import (
 )
 
 // SaveRecurringStreams implements recurring.Store.
-func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []recurring.Rule, members map[string][]string) error {
+func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []recurring.Rule, members map[string][]string, notes ...finance.Note) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range rules {
@@ -45,6 +45,7 @@ func (s *Store) SaveRecurringStreams(_ context.Context, userID string, rules []r
 			s.putTx(t)
 		}
 	}
+	s.appendNotes(notes)
 	return nil
 }
 

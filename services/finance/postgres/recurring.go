@@ -31,8 +31,9 @@ func ruleArgs(r recurring.Rule) []any {
 // SaveRecurringStreams implements recurring.Store: one database transaction
 // holding the user's row lock, so detections of one user (a sync on each
 // replica) apply one after the other. Only rows whose link changes are
-// written.
-func (s *Store) SaveRecurringStreams(ctx context.Context, userID string, rules []recurring.Rule, members map[string][]string) error {
+// written; the notes (new streams) are stored in the outbox in the same
+// transaction.
+func (s *Store) SaveRecurringStreams(ctx context.Context, userID string, rules []recurring.Rule, members map[string][]string, notes ...finance.Note) error {
 	var ids, links []string
 	for rule, txs := range members {
 		for _, id := range txs {
@@ -68,7 +69,10 @@ func (s *Store) SaveRecurringStreams(ctx context.Context, userID string, rules [
 			UPDATE transactions t SET recurring_rule_id = v.rule
 			FROM unnest($2::uuid[], $3::uuid[]) AS v(id, rule)
 			WHERE t.id = v.id AND t.user_id = $1 AND t.recurring_rule_id IS DISTINCT FROM v.rule`, userID, ids, links)
-		return err
+		if err != nil {
+			return err
+		}
+		return insertNotes(ctx, tx, notes)
 	})
 	return storeErr("save recurring streams", err)
 }

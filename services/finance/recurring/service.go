@@ -111,11 +111,16 @@ func (s *Service) Detect(ctx context.Context, userID string) ([]Rule, error) {
 		r.IsActive, r.Status, r.UpdatedAt = false, StreamStale, now
 		out = append(out, r)
 	}
-	if err := s.store.SaveRecurringStreams(ctx, userID, out, members); err != nil {
+	var notes []finance.Note
+	if n, ok := s.k.Note(finance.NoteRecurring, userID); ok && len(fresh) > 0 {
+		n.Streams = fresh
+		notes = append(notes, n)
+	}
+	if err := s.store.SaveRecurringStreams(ctx, userID, out, members, notes...); err != nil {
 		return nil, finance.Internal("save recurring streams", err)
 	}
-	if len(fresh) > 0 {
-		s.k.Notify().RecurringDetected(ctx, userID, fresh)
+	if len(notes) > 0 {
+		s.k.Notify().Written(ctx, userID)
 	}
 	return s.store.ListRecurringRules(ctx, userID)
 }

@@ -26,8 +26,10 @@ type Store interface {
 	// user's rule with its id); the rows listed in members (rule id →
 	// transaction ids) point at their rule, and every other row of the
 	// user that points at a rule no longer does. Row versions do not
-	// change: recurring_rule_id is derived, never edited.
-	SaveRecurringStreams(ctx context.Context, userID string, rules []Rule, members map[string][]string) error
+	// change: recurring_rule_id is derived, never edited. The notes (the
+	// announcement of new streams) are stored in the outbox in the same
+	// step, so streams and their event commit together.
+	SaveRecurringStreams(ctx context.Context, userID string, rules []Rule, members map[string][]string, notes ...finance.Note) error
 
 	// The detection job's marks.
 	// MarkRecurringDue marks the user as due for detection at at. Marks
