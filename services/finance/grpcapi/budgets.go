@@ -33,12 +33,8 @@ func (s *budgetServer) ListBudgets(ctx context.Context, req *financev1.ListBudge
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListBudgetsResponse{Data: make([]*financev1.Budget, 0, len(page.Data)),
-			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
-		for _, b := range page.Data {
-			resp.Data = append(resp.Data, budgetProto(b))
-		}
-		return resp, nil
+		return &financev1.ListBudgetsResponse{Data: protos(page.Data, budgetProto), RedactedFields: page.RedactedFields,
+			Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}, nil
 	})
 }
 
@@ -198,12 +194,8 @@ func (s *goalServer) ListGoals(ctx context.Context, req *financev1.ListGoalsRequ
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListGoalsResponse{Data: make([]*financev1.Goal, 0, len(page.Data)),
-			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
-		for _, g := range page.Data {
-			resp.Data = append(resp.Data, goalProto(g))
-		}
-		return resp, nil
+		return &financev1.ListGoalsResponse{Data: protos(page.Data, goalProto), RedactedFields: page.RedactedFields,
+			Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}, nil
 	})
 }
 
@@ -287,12 +279,8 @@ func (s *accountServer) ListAccounts(ctx context.Context, req *financev1.ListAcc
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListAccountsResponse{Data: make([]*financev1.Account, 0, len(page.Data)),
-			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
-		for _, a := range page.Data {
-			resp.Data = append(resp.Data, accountProto(a))
-		}
-		return resp, nil
+		return &financev1.ListAccountsResponse{Data: protos(page.Data, accountProto), RedactedFields: page.RedactedFields,
+			Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}, nil
 	})
 }
 

@@ -84,7 +84,7 @@ func (s *transactionServer) ListTransactions(ctx context.Context, req *financev1
 			return nil, err
 		}
 		return &financev1.ListTransactionsResponse{
-			Data:           transactionsProto(page.Data),
+			Data:           protos(page.Data, transactionProto),
 			RedactedFields: page.RedactedFields,
 			Filtered:       page.Filtered,
 			Pagination:     pagination(page.NextCursor, page.HasMore),
@@ -99,8 +99,8 @@ func (s *transactionServer) SyncTransactions(ctx context.Context, req *financev1
 			return nil, err
 		}
 		return &financev1.SyncTransactionsResponse{
-			Added:          transactionsProto(page.Added),
-			Modified:       transactionsProto(page.Modified),
+			Added:          protos(page.Added, transactionProto),
+			Modified:       protos(page.Modified, transactionProto),
 			Removed:        page.Removed,
 			NextCursor:     page.NextCursor,
 			HasMore:        page.HasMore,
@@ -132,16 +132,12 @@ func (s *categoryServer) ListCategories(ctx context.Context, _ *financev1.ListCa
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListCategoriesResponse{
-			Data:           make([]*financev1.Category, 0, len(page.Data)),
+		return &financev1.ListCategoriesResponse{
+			Data:           protos(page.Data, categoryProto),
 			RedactedFields: page.RedactedFields,
 			Filtered:       page.Filtered,
 			Pagination:     pagination(page.NextCursor, page.HasMore),
-		}
-		for _, cat := range page.Data {
-			resp.Data = append(resp.Data, categoryProto(cat))
-		}
-		return resp, nil
+		}, nil
 	})
 }
 
@@ -173,30 +169,30 @@ func (s *accountServer) ListConnections(ctx context.Context, req *financev1.List
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListConnectionsResponse{
-			Data:           make([]*financev1.BankConnection, 0, len(page.Data)),
+		return &financev1.ListConnectionsResponse{
+			Data:           protos(page.Data, connectionProto),
 			RedactedFields: page.RedactedFields,
 			Filtered:       page.Filtered,
 			Pagination:     pagination(page.NextCursor, page.HasMore),
-		}
-		for _, conn := range page.Data {
-			resp.Data = append(resp.Data, &financev1.BankConnection{
-				Id:                 conn.ID,
-				Provider:           optional(conn.Provider),
-				SourceAggregator:   optional(conn.SourceAggregator),
-				Institution:        optional(conn.Institution),
-				InstitutionLogoUrl: optional(conn.InstitutionLogoURL),
-				Status:             optional(conn.Status),
-				LastSyncedAt:       timestamp(conn.LastSyncedAt),
-				ErrorCode:          optional(conn.ErrorCode),
-				ErrorMessage:       optional(conn.ErrorMessage),
-				AccountCount:       proto.Int32(int32(conn.AccountCount)),
-				CreatedAt:          timestamp(&conn.CreatedAt),
-				UpdatedAt:          timestamp(&conn.UpdatedAt),
-			})
-		}
-		return resp, nil
+		}, nil
 	})
+}
+
+func connectionProto(conn finance.ConnectionSummary) *financev1.BankConnection {
+	return &financev1.BankConnection{
+		Id:                 conn.ID,
+		Provider:           optional(conn.Provider),
+		SourceAggregator:   optional(conn.SourceAggregator),
+		Institution:        optional(conn.Institution),
+		InstitutionLogoUrl: optional(conn.InstitutionLogoURL),
+		Status:             optional(conn.Status),
+		LastSyncedAt:       timestamp(conn.LastSyncedAt),
+		ErrorCode:          optional(conn.ErrorCode),
+		ErrorMessage:       optional(conn.ErrorMessage),
+		AccountCount:       proto.Int32(int32(conn.AccountCount)),
+		CreatedAt:          timestamp(&conn.CreatedAt),
+		UpdatedAt:          timestamp(&conn.UpdatedAt),
+	}
 }
 
 func (s *accountServer) GetAccountBalances(ctx context.Context, req *financev1.GetAccountBalancesRequest) (*financev1.GetAccountBalancesResponse, error) {
@@ -348,10 +344,12 @@ func timestamp(t *time.Time) *timestamppb.Timestamp {
 	return timestamppb.New(*t)
 }
 
-func transactionsProto(ts []finance.Transaction) []*financev1.Transaction {
-	out := make([]*financev1.Transaction, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, transactionProto(t))
+// protos converts each of in with conv. An empty list stays an empty list,
+// not nil.
+func protos[T, P any](in []T, conv func(T) P) []P {
+	out := make([]P, 0, len(in))
+	for _, v := range in {
+		out = append(out, conv(v))
 	}
 	return out
 }

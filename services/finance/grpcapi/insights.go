@@ -45,15 +45,15 @@ func (s *insightServer) GetSpendingByCategory(ctx context.Context, req *financev
 		if err != nil {
 			return nil, err
 		}
-		out := &financev1.GetSpendingByCategoryResponse{Data: make([]*financev1.CategorySpending, 0, len(res.Data)),
-			RedactedFields: res.RedactedFields, Filtered: res.Filtered, Pagination: pagination("", false)}
-		for _, l := range res.Data {
-			out.Data = append(out.Data, &financev1.CategorySpending{CategoryId: proto.String(l.CategoryID),
-				CategoryName: optional(l.CategoryName), Amount: amount(l.Amount, l.Currency),
-				Percentage: proto.Float64(l.Percentage.InexactFloat64()), Currency: proto.String(l.Currency)})
-		}
-		return out, nil
+		return &financev1.GetSpendingByCategoryResponse{Data: protos(res.Data, categorySpendProto),
+			RedactedFields: res.RedactedFields, Filtered: res.Filtered, Pagination: pagination("", false)}, nil
 	})
+}
+
+func categorySpendProto(l insights.CategorySpend) *financev1.CategorySpending {
+	return &financev1.CategorySpending{CategoryId: proto.String(l.CategoryID),
+		CategoryName: optional(l.CategoryName), Amount: amount(l.Amount, l.Currency),
+		Percentage: proto.Float64(l.Percentage.InexactFloat64()), Currency: proto.String(l.Currency)}
 }
 
 func (s *insightServer) ListUpcomingBills(ctx context.Context, req *financev1.ListUpcomingBillsRequest) (*financev1.ListUpcomingBillsResponse, error) {
@@ -62,16 +62,16 @@ func (s *insightServer) ListUpcomingBills(ctx context.Context, req *financev1.Li
 		if err != nil {
 			return nil, err
 		}
-		out := &financev1.ListUpcomingBillsResponse{Data: make([]*financev1.UpcomingBill, 0, len(res.Data)),
-			RedactedFields: res.RedactedFields, Filtered: res.Filtered, Pagination: pagination("", false)}
-		for _, b := range res.Data {
-			out.Data = append(out.Data, &financev1.UpcomingBill{RuleId: proto.String(b.RuleID), Merchant: optional(b.Merchant),
-				DisplayName: optional(b.DisplayName), ExpectedAmount: amount(b.ExpectedAmount.Amount, b.ExpectedAmount.Currency),
-				ExpectedDate: proto.String(b.ExpectedDate.Format(finance.DateLayout)), Frequency: optional(b.Frequency),
-				StreamType: optional(b.StreamType), LogoUrl: optional(b.LogoURL), Currency: proto.String(b.ExpectedAmount.Currency)})
-		}
-		return out, nil
+		return &financev1.ListUpcomingBillsResponse{Data: protos(res.Data, upcomingBillProto),
+			RedactedFields: res.RedactedFields, Filtered: res.Filtered, Pagination: pagination("", false)}, nil
 	})
+}
+
+func upcomingBillProto(b recurring.UpcomingBill) *financev1.UpcomingBill {
+	return &financev1.UpcomingBill{RuleId: proto.String(b.RuleID), Merchant: optional(b.Merchant),
+		DisplayName: optional(b.DisplayName), ExpectedAmount: amount(b.ExpectedAmount.Amount, b.ExpectedAmount.Currency),
+		ExpectedDate: proto.String(b.ExpectedDate.Format(finance.DateLayout)), Frequency: optional(b.Frequency),
+		StreamType: optional(b.StreamType), LogoUrl: optional(b.LogoURL), Currency: proto.String(b.ExpectedAmount.Currency)}
 }
 
 func (s *insightServer) GetCashFlowForecast(ctx context.Context, req *financev1.GetCashFlowForecastRequest) (*financev1.GetCashFlowForecastResponse, error) {

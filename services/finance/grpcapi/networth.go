@@ -30,11 +30,7 @@ func (s *netWorthServer) GetNetWorth(ctx context.Context, req *financev1.GetNetW
 			prev = *v.Previous
 		}
 		entries := func(es []networth.AllocationEntry) []*financev1.AllocationEntry {
-			out := make([]*financev1.AllocationEntry, 0, len(es))
-			for _, e := range es {
-				out = append(out, allocationProto(e, cur))
-			}
-			return out
+			return protos(es, func(e networth.AllocationEntry) *financev1.AllocationEntry { return allocationProto(e, cur) })
 		}
 		liq := func(label string) *financev1.AllocationEntry {
 			return allocationProto(networth.Allocation(label, f.Liquidity[label], f.TotalAssets, prev.Liquidity, hasPrev), cur)
@@ -77,19 +73,15 @@ func (s *netWorthServer) GetNetWorthHistory(ctx context.Context, req *financev1.
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.GetNetWorthHistoryResponse{Data: make([]*financev1.NetWorthHistoryPoint, 0, len(h.Points)),
-			RedactedFields: []string{}, Pagination: pagination("", false), MissingRateDates: h.MissingRateDates}
-		if resp.MissingRateDates == nil {
-			resp.MissingRateDates = []string{}
-		}
-		for _, p := range h.Points {
-			resp.Data = append(resp.Data, &financev1.NetWorthHistoryPoint{
+		point := func(p networth.NetWorthFigures) *financev1.NetWorthHistoryPoint {
+			return &financev1.NetWorthHistoryPoint{
 				Date: proto.String(p.Date.Format(finance.DateLayout)), NetWorth: amount(p.NetWorth, h.Currency),
 				TotalAssets: amount(p.TotalAssets, h.Currency), TotalLiabilities: amount(p.TotalLiabilities, h.Currency),
 				BaseCurrency: proto.String(h.Currency), LiquidNetWorth: amount(p.LiquidNetWorth, h.Currency),
-				InvestableNetWorth: amount(p.InvestableNetWorth, h.Currency), Derived: proto.Bool(p.Derived)})
+				InvestableNetWorth: amount(p.InvestableNetWorth, h.Currency), Derived: proto.Bool(p.Derived)}
 		}
-		return resp, nil
+		return &financev1.GetNetWorthHistoryResponse{Data: protos(h.Points, point), RedactedFields: []string{},
+			Pagination: pagination("", false), MissingRateDates: nonNil(h.MissingRateDates)}, nil
 	})
 }
 
@@ -99,14 +91,14 @@ func (s *accountServer) GetAccountBalanceHistory(ctx context.Context, req *finan
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.GetAccountBalanceHistoryResponse{Data: make([]*financev1.AccountBalancePoint, 0, len(res.Data)),
-			RedactedFields: []string{}, Pagination: pagination("", false)}
-		for _, p := range res.Data {
-			resp.Data = append(resp.Data, &financev1.AccountBalancePoint{Date: proto.String(p.Date.Format(finance.DateLayout)),
-				Balance: money(&p.Balance), Derived: proto.Bool(p.Derived)})
-		}
-		return resp, nil
+		return &financev1.GetAccountBalanceHistoryResponse{Data: protos(res.Data, balancePointProto),
+			RedactedFields: []string{}, Pagination: pagination("", false)}, nil
 	})
+}
+
+func balancePointProto(p networth.BalancePoint) *financev1.AccountBalancePoint {
+	return &financev1.AccountBalancePoint{Date: proto.String(p.Date.Format(finance.DateLayout)),
+		Balance: money(&p.Balance), Derived: proto.Bool(p.Derived)}
 }
 
 type holdingServer struct {
@@ -120,18 +112,14 @@ func (s *holdingServer) ListHoldings(ctx context.Context, req *financev1.ListHol
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListHoldingsResponse{Data: make([]*financev1.Holding, 0, len(page.Data)),
-			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}
-		for _, h := range page.Data {
-			resp.Data = append(resp.Data, holdingProto(h))
-		}
-		resp.Cash = make([]*financev1.CashPosition, 0, len(page.Cash))
-		for _, p := range page.Cash {
-			resp.Cash = append(resp.Cash, &financev1.CashPosition{AccountId: p.AccountID, Cash: money(&p.Cash),
-				AsOf: proto.String(p.AsOf.Format(finance.DateLayout))})
-		}
-		return resp, nil
+		return &financev1.ListHoldingsResponse{Data: protos(page.Data, holdingProto), Cash: protos(page.Cash, cashProto),
+			RedactedFields: page.RedactedFields, Filtered: page.Filtered, Pagination: pagination(page.NextCursor, page.HasMore)}, nil
 	})
+}
+
+func cashProto(p networth.CashPosition) *financev1.CashPosition {
+	return &financev1.CashPosition{AccountId: p.AccountID, Cash: money(&p.Cash),
+		AsOf: proto.String(p.AsOf.Format(finance.DateLayout))}
 }
 
 func decString(d *decimal.Decimal) *string {

@@ -82,11 +82,7 @@ func (s *sandboxServer) ListSandboxUsers(ctx context.Context, _ *financev1.ListS
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListSandboxUsersResponse{Data: []*financev1.SandboxUser{}}
-		for _, u := range us {
-			resp.Data = append(resp.Data, sandboxUserProto(u))
-		}
-		return resp, nil
+		return &financev1.ListSandboxUsersResponse{Data: protos(us, sandboxUserProto)}, nil
 	})
 }
 
@@ -96,21 +92,21 @@ func (s *sandboxServer) ListSandboxInstitutions(ctx context.Context, _ *financev
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListSandboxInstitutionsResponse{}
-		for _, in := range ins {
-			creds := &financev1.SandboxTestCredentials{Username: sandboxlink.TestUsername, Password: sandboxlink.TestPassword}
-			if in.Outcome == sandboxlink.OutcomeMFA {
-				creds.MfaCode = optional(sandboxlink.TestMFACode)
-			}
-			pi := &financev1.SandboxInstitution{Id: in.ID, Name: in.Name, Outcome: in.Outcome, TestCredentials: creds}
-			for _, a := range in.Accounts {
-				pi.Accounts = append(pi.Accounts, &financev1.SandboxInstitutionAccount{Name: a.Name, Type: a.Type, Subtype: a.Subtype,
-					Mask: a.Mask, Currency: a.Currency})
-			}
-			resp.Data = append(resp.Data, pi)
-		}
-		return resp, nil
+		return &financev1.ListSandboxInstitutionsResponse{Data: protos(ins, sandboxInstitutionProto)}, nil
 	})
+}
+
+func sandboxInstitutionProto(in sandboxlink.Institution) *financev1.SandboxInstitution {
+	creds := &financev1.SandboxTestCredentials{Username: sandboxlink.TestUsername, Password: sandboxlink.TestPassword}
+	if in.Outcome == sandboxlink.OutcomeMFA {
+		creds.MfaCode = optional(sandboxlink.TestMFACode)
+	}
+	pi := &financev1.SandboxInstitution{Id: in.ID, Name: in.Name, Outcome: in.Outcome, TestCredentials: creds}
+	for _, a := range in.Accounts {
+		pi.Accounts = append(pi.Accounts, &financev1.SandboxInstitutionAccount{Name: a.Name, Type: a.Type, Subtype: a.Subtype,
+			Mask: a.Mask, Currency: a.Currency})
+	}
+	return pi
 }
 
 func (s *sandboxServer) CreateSandboxLink(ctx context.Context, req *financev1.CreateSandboxLinkRequest) (*financev1.CreateSandboxLinkResponse, error) {
@@ -130,11 +126,7 @@ func (s *sandboxServer) ListSandboxLinks(ctx context.Context, req *financev1.Lis
 		if err != nil {
 			return nil, err
 		}
-		resp := &financev1.ListSandboxLinksResponse{Data: []*financev1.SandboxLink{}}
-		for _, v := range vs {
-			resp.Data = append(resp.Data, sandboxLinkProto(v))
-		}
-		return resp, nil
+		return &financev1.ListSandboxLinksResponse{Data: protos(vs, sandboxLinkProto)}, nil
 	})
 }
 

@@ -23,7 +23,7 @@ func (s *transactionServer) SearchTransactions(ctx context.Context, req *finance
 			return nil, err
 		}
 		return &financev1.SearchTransactionsResponse{
-			Data:           transactionsProto(page.Data),
+			Data:           protos(page.Data, transactionProto),
 			RedactedFields: page.RedactedFields,
 			Filtered:       page.Filtered,
 			Pagination:     pagination(page.NextCursor, page.HasMore),
@@ -37,7 +37,9 @@ func (s *transactionServer) UpdateTransaction(ctx context.Context, req *financev
 		if err != nil {
 			return nil, err
 		}
-		tags, err := tagsFrom(req.GetTags())
+		// Absent (or JSON null) tags stay unchanged, an array replaces them,
+		// [] clears them.
+		tags, err := stringsFrom(req.GetTags(), "tags")
 		if err != nil {
 			return nil, err
 		}
@@ -89,23 +91,6 @@ func amountFrom(v *structpb.Value) (amount, currency *string, err error) {
 	return nil, nil, problem.New(problem.InvalidInput,
 		`amount must be a decimal string such as "-12.50", or an object {"amount": "-12.50", "currency": "USD"} of two strings`).
 		WithField("amount")
-}
-
-// tagsFrom reads the PATCH tags: absent (or JSON null) leaves them
-// unchanged, an array of strings replaces them, [] clears them.
-func tagsFrom(l *structpb.ListValue) (*[]string, error) {
-	if l == nil {
-		return nil, nil
-	}
-	tags := make([]string, 0, len(l.GetValues()))
-	for _, v := range l.GetValues() {
-		s, ok := v.GetKind().(*structpb.Value_StringValue)
-		if !ok {
-			return nil, problem.New(problem.InvalidInput, "tags must be an array of strings").WithField("tags")
-		}
-		tags = append(tags, s.StringValue)
-	}
-	return &tags, nil
 }
 
 func (s *transactionServer) BulkCategorizeTransactions(ctx context.Context, req *financev1.BulkCategorizeTransactionsRequest) (*financev1.BulkCategorizeTransactionsResponse, error) {
