@@ -68,6 +68,20 @@ type Goal struct {
 	LastWrite *finance.WriteMark
 }
 
+// NilEmptyLinks makes each empty link list nil: a goal without links is
+// stored, read and compared the same whichever store it went through.
+func (g *Goal) NilEmptyLinks() {
+	if len(g.AccountLinks) == 0 {
+		g.AccountLinks = nil
+	}
+	if len(g.BudgetLinks) == 0 {
+		g.BudgetLinks = nil
+	}
+	if len(g.SpendingPlan) == 0 {
+		g.SpendingPlan = nil
+	}
+}
+
 // GoalAccountLink ties a goal to an account. AccountType is filled in from
 // the account when read.
 type GoalAccountLink struct {

@@ -458,15 +458,7 @@ func settleGoalFunding(g *Goal) error {
 	default:
 		g.FundingSourceType = FundingManual
 	}
-	if len(g.AccountLinks) == 0 {
-		g.AccountLinks = nil
-	}
-	if len(g.BudgetLinks) == 0 {
-		g.BudgetLinks = nil
-	}
-	if len(g.SpendingPlan) == 0 {
-		g.SpendingPlan = nil
-	}
+	g.NilEmptyLinks()
 	return nil
 }
 

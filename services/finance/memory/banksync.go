@@ -13,12 +13,7 @@ import (
 
 // GetConnection implements banksync.Store.
 func (s *Store) GetConnection(_ context.Context, id string) (finance.Connection, error) {
-	c, ok := memtable.Find(&s.mu, &s.connections, id, memtable.AnyOwner[finance.Connection])
-	if !ok {
-		return finance.Connection{}, notFound("connection", id)
-	}
-	c.LastSyncedAt = copyPtr(c.LastSyncedAt)
-	return c, nil
+	return find(s, &s.connections, "connection", id, memtable.AnyOwner[finance.Connection], cloneConnection)
 }
 
 // RecordConnectionSync implements banksync.Store.

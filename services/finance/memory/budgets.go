@@ -60,15 +60,7 @@ func cloneGoal(g budgets.Goal) budgets.Goal {
 	c.AccountLinks = slices.Clone(g.AccountLinks)
 	c.BudgetLinks = slices.Clone(g.BudgetLinks)
 	c.SpendingPlan = slices.Clone(g.SpendingPlan)
-	if len(c.AccountLinks) == 0 {
-		c.AccountLinks = nil
-	}
-	if len(c.BudgetLinks) == 0 {
-		c.BudgetLinks = nil
-	}
-	if len(c.SpendingPlan) == 0 {
-		c.SpendingPlan = nil
-	}
+	c.NilEmptyLinks()
 	if g.TargetDate != nil {
 		d := finance.Day(*g.TargetDate)
 		c.TargetDate = &d
@@ -87,9 +79,6 @@ func (s *Store) CreateBudget(_ context.Context, b budgets.Budget) error {
 }
 
 func (s *Store) createBudget(b budgets.Budget) error {
-	if s.budgets == nil {
-		s.budgets = map[string]budgets.Budget{}
-	}
 	if _, ok := s.budgets[b.ID]; ok {
 		return fmt.Errorf("budget %s: %w", b.ID, finance.ErrAlreadyExists)
 	}
@@ -109,11 +98,7 @@ func (s *Store) createBudget(b budgets.Budget) error {
 
 // GetBudget implements budgets.Store.
 func (s *Store) GetBudget(_ context.Context, userID, id string) (budgets.Budget, error) {
-	b, ok := memtable.Find(&s.mu, &s.budgets, id, func(b budgets.Budget) bool { return b.UserID == userID })
-	if !ok {
-		return budgets.Budget{}, notFound("budget", id)
-	}
-	return cloneBudget(b), nil
+	return find(s, &s.budgets, "budget", id, func(b budgets.Budget) bool { return b.UserID == userID }, cloneBudget)
 }
 
 // ListBudgets implements budgets.Store.
@@ -153,9 +138,6 @@ func (s *Store) SwitchBudget(_ context.Context, next budgets.Budget) (string, er
 func (s *Store) SaveProgressSnapshot(_ context.Context, snap budgets.ProgressSnapshot) (budgets.ProgressSnapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.snapshots == nil {
-		s.snapshots = map[string]budgets.ProgressSnapshot{}
-	}
 	k := snapKey(snap.BudgetID, snap.GrantID, snap.PeriodStart)
 	if old, ok := s.snapshots[k]; ok {
 		return old, nil
@@ -182,9 +164,6 @@ func (s *Store) GetProgressSnapshot(_ context.Context, budgetID, grantID string,
 func (s *Store) CreateGoal(_ context.Context, g budgets.Goal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.goals == nil {
-		s.goals = map[string]budgets.Goal{}
-	}
 	if _, ok := s.goals[g.ID]; ok {
 		return fmt.Errorf("goal %s: %w", g.ID, finance.ErrAlreadyExists)
 	}
@@ -197,11 +176,7 @@ func (s *Store) CreateGoal(_ context.Context, g budgets.Goal) error {
 
 // GetGoal implements budgets.Store.
 func (s *Store) GetGoal(_ context.Context, userID, id string) (budgets.Goal, error) {
-	g, ok := memtable.Find(&s.mu, &s.goals, id, func(g budgets.Goal) bool { return g.UserID == userID })
-	if !ok {
-		return budgets.Goal{}, notFound("goal", id)
-	}
-	return cloneGoal(g), nil
+	return find(s, &s.goals, "goal", id, func(g budgets.Goal) bool { return g.UserID == userID }, cloneGoal)
 }
 
 // ListGoals implements budgets.Store.
@@ -298,9 +273,6 @@ func (s *Store) ClaimThresholdAlert(_ context.Context, a budgets.ThresholdAlert)
 	b, ok := s.budgets[a.BudgetID]
 	if !ok || b.UserID != a.UserID {
 		return false, fmt.Errorf("budget %s: %w", a.BudgetID, finance.ErrNotFound)
-	}
-	if s.alerts == nil {
-		s.alerts = map[string]budgets.ThresholdAlert{}
 	}
 	k := alertKey(a)
 	if _, ok := s.alerts[k]; ok {

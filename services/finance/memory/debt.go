@@ -18,9 +18,6 @@ func (s *Store) PutLiability(_ context.Context, l debt.Liability) error {
 	if !ok || a.UserID != l.UserID {
 		return fmt.Errorf("liability %q: %w", l.AccountID, finance.ErrNotFound)
 	}
-	if s.liabilities == nil {
-		s.liabilities = map[string]debt.Liability{}
-	}
 	if old, ok := s.liabilities[l.AccountID]; ok {
 		l.CreatedAt = old.CreatedAt
 	}

@@ -90,9 +90,6 @@ func (s *Store) ApplyImport(_ context.Context, w imports.ImportWrite) ([]bool, e
 	if err := s.checkInserts(inserts); err != nil {
 		return nil, err
 	}
-	if s.importClaims == nil {
-		s.importClaims = map[string]imports.ImportClaim{}
-	}
 	for i, r := range w.Rows {
 		if !claimed[i] {
 			continue

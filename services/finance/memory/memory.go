@@ -16,6 +16,7 @@ import (
 
 	"github.com/ledgerlane/platform/pkg/memtable"
 	"github.com/ledgerlane/platform/services/finance"
+	"github.com/ledgerlane/platform/services/finance/budgets"
 	"github.com/ledgerlane/platform/services/finance/debt"
 	"github.com/ledgerlane/platform/services/finance/imports"
 	"github.com/ledgerlane/platform/services/finance/networth"
@@ -67,7 +68,13 @@ func New() *Store {
 		transactions:  map[string]finance.Transaction{},
 		recurringDue:  map[string]recurringDue{},
 		recurringRuns: map[string]time.Time{},
+		liabilities:   map[string]debt.Liability{},
 		linkState:     linkState{links: map[string]sandboxlink.Link{}},
+		budgetState: budgetState{budgets: map[string]budgets.Budget{}, snapshots: map[string]budgets.ProgressSnapshot{},
+			goals: map[string]budgets.Goal{}, alerts: map[string]budgets.ThresholdAlert{}},
+		holdingState:  holdingState{holdings: map[string]networth.Holding{}, prices: map[string]networth.SecurityPrice{}},
+		netWorthState: netWorthState{fxRates: map[string]networth.FXRate{}, nwSnapshots: map[string]networth.NetWorthSnapshot{}},
+		importState:   importState{importClaims: map[string]imports.ImportClaim{}},
 		feedState: feedState{feed: map[string]feedRow{}, tombstones: map[string]tombstone{},
 			categoryLog: map[string][]categoryChange{}, horizon: map[string]int64{}},
 	}
@@ -86,11 +93,7 @@ func (s *Store) CreateUser(_ context.Context, u finance.User) error {
 
 // GetUser implements finance.Store.
 func (s *Store) GetUser(_ context.Context, id string) (finance.User, error) {
-	u, ok := memtable.Find(&s.mu, &s.users, id, memtable.AnyOwner[finance.User])
-	if !ok {
-		return finance.User{}, notFound("user", id)
-	}
-	return u, nil
+	return find(s, &s.users, "user", id, memtable.AnyOwner[finance.User], memtable.Same)
 }
 
 // CreateGrant implements finance.Store.
@@ -102,11 +105,7 @@ func (s *Store) CreateGrant(_ context.Context, g finance.Grant) error {
 
 // GetGrant implements finance.Store.
 func (s *Store) GetGrant(_ context.Context, id string) (finance.Grant, error) {
-	g, ok := memtable.Find(&s.mu, &s.grants, id, memtable.AnyOwner[finance.Grant])
-	if !ok {
-		return finance.Grant{}, notFound("grant", id)
-	}
-	return cloneGrant(g), nil
+	return find(s, &s.grants, "grant", id, memtable.AnyOwner[finance.Grant], cloneGrant)
 }
 
 // ListGrants implements events.Store.
@@ -134,13 +133,17 @@ func (s *Store) ListConnections(_ context.Context, userID string, after *finance
 		if after != nil && compareCreated(c.CreatedAt, c.ID, after.CreatedAt, after.ID) <= 0 {
 			continue
 		}
-		c.LastSyncedAt = copyPtr(c.LastSyncedAt)
-		out = append(out, c)
+		out = append(out, cloneConnection(c))
 	}
 	slices.SortFunc(out, func(a, b finance.Connection) int {
 		return compareCreated(a.CreatedAt, a.ID, b.CreatedAt, b.ID)
 	})
 	return truncate(out, limit), nil
+}
+
+func cloneConnection(c finance.Connection) finance.Connection {
+	c.LastSyncedAt = copyPtr(c.LastSyncedAt)
+	return c
 }
 
 // CreateAccount implements finance.Store.
@@ -152,11 +155,7 @@ func (s *Store) CreateAccount(_ context.Context, a finance.Account) error {
 
 // GetAccount implements finance.Store.
 func (s *Store) GetAccount(_ context.Context, userID, id string) (finance.Account, error) {
-	a, ok := memtable.Find(&s.mu, &s.accounts, id, func(a finance.Account) bool { return a.UserID == userID })
-	if !ok {
-		return finance.Account{}, notFound("account", id)
-	}
-	return cloneAccount(a), nil
+	return find(s, &s.accounts, "account", id, func(a finance.Account) bool { return a.UserID == userID }, cloneAccount)
 }
 
 // ListAccounts implements finance.Store.
@@ -223,11 +222,7 @@ func (s *Store) checkInserts(txs []finance.Transaction) error {
 
 // GetTransaction implements finance.Store.
 func (s *Store) GetTransaction(_ context.Context, userID, id string) (finance.Transaction, error) {
-	t, ok := memtable.Find(&s.mu, &s.transactions, id, func(t finance.Transaction) bool { return t.UserID == userID })
-	if !ok {
-		return finance.Transaction{}, notFound("transaction", id)
-	}
-	return cloneTx(t), nil
+	return find(s, &s.transactions, "transaction", id, func(t finance.Transaction) bool { return t.UserID == userID }, cloneTx)
 }
 
 // ListTransactions implements finance.Store.
@@ -309,7 +304,34 @@ func put[T any](s *Store, m map[string]T, id string, v T) error {
 	return nil
 }
 
+// belowLimit refuses one more row when m already holds limit rows that
+// counted accepts (finance.ErrLimitReached, naming what); the caller holds
+// s.mu.
+func belowLimit[T any](m map[string]T, limit int, what string, counted func(T) bool) error {
+	n := 0
+	for _, v := range m {
+		if counted(v) {
+			n++
+		}
+	}
+	if n >= limit {
+		return fmt.Errorf("%s: %w", what, finance.ErrLimitReached)
+	}
+	return nil
+}
+
 func notFound(kind, id string) error { return fmt.Errorf("%s %s: %w", kind, id, finance.ErrNotFound) }
+
+// find reads row id of m, copied by clone, when mine says it is the
+// caller's (memtable.Find); else it is the not-found error naming kind.
+func find[T any](s *Store, m *map[string]T, kind, id string, mine func(T) bool, clone func(T) T) (T, error) {
+	v, ok := memtable.Find(&s.mu, m, id, mine)
+	if !ok {
+		var zero T
+		return zero, notFound(kind, id)
+	}
+	return clone(v), nil
+}
 
 func truncate[T any](s []T, limit int) []T {
 	if limit > 0 && len(s) > limit {

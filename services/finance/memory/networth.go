@@ -31,9 +31,6 @@ func cloneSnapshot(s networth.NetWorthSnapshot) networth.NetWorthSnapshot {
 func (s *Store) PutFXRates(_ context.Context, rs []networth.FXRate) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.fxRates == nil {
-		s.fxRates = map[string]networth.FXRate{}
-	}
 	for _, r := range rs {
 		r.Date = finance.Day(r.Date)
 		s.fxRates[r.Currency+"|"+r.Date.Format(finance.DateLayout)] = r
@@ -54,9 +51,6 @@ func (s *Store) FXRatesUpTo(_ context.Context, currencies []string, day time.Tim
 func (s *Store) PutNetWorthSnapshot(_ context.Context, sn networth.NetWorthSnapshot) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.nwSnapshots == nil {
-		s.nwSnapshots = map[string]networth.NetWorthSnapshot{}
-	}
 	k := sn.UserID + "|" + finance.Day(sn.Date).Format(finance.DateLayout)
 	if _, ok := s.nwSnapshots[k]; ok {
 		return false, nil
@@ -173,9 +167,6 @@ func (s *Store) CreateHolding(_ context.Context, h networth.Holding) error {
 	if a, ok := s.accounts[h.AccountID]; !ok || a.UserID != h.UserID {
 		return fmt.Errorf("holding account %q: %w", h.AccountID, finance.ErrNotFound)
 	}
-	if s.holdings == nil {
-		s.holdings = map[string]networth.Holding{}
-	}
 	if _, ok := s.holdings[h.ID]; ok {
 		return fmt.Errorf("holding %q: %w", h.ID, finance.ErrAlreadyExists)
 	}
@@ -197,9 +188,6 @@ func (s *Store) ListHoldings(_ context.Context, userID string, f networth.Holdin
 func (s *Store) PutSecurityPrices(_ context.Context, ps []networth.SecurityPrice) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.prices == nil {
-		s.prices = map[string]networth.SecurityPrice{}
-	}
 	for _, p := range ps {
 		p.Date = finance.Day(p.Date)
 		s.prices[priceKey(p)] = p

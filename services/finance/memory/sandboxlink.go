@@ -27,14 +27,10 @@ func (s *Store) CreateSandboxUser(_ context.Context, u finance.User, limit int) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, have := range s.users {
-		if have.OwnerAccountID == u.OwnerAccountID && have.Mode == "test" {
-			n++
-		}
-	}
-	if n >= limit {
-		return fmt.Errorf("sandbox users of %s: %w", u.OwnerAccountID, finance.ErrLimitReached)
+	if err := belowLimit(s.users, limit, "sandbox users of "+u.OwnerAccountID, func(have finance.User) bool {
+		return have.OwnerAccountID == u.OwnerAccountID && have.Mode == "test"
+	}); err != nil {
+		return err
 	}
 	if _, ok := s.users[u.ID]; ok {
 		return fmt.Errorf("user %s: %w", u.ID, finance.ErrAlreadyExists)
@@ -69,14 +65,10 @@ func (s *Store) CreateLink(_ context.Context, l sandboxlink.Link, limit int, w *
 	if _, ok := s.links[l.ID]; ok {
 		return fmt.Errorf("link %s: %w", l.ID, finance.ErrAlreadyExists)
 	}
-	n := 0
-	for _, have := range s.links {
-		if have.UserID == l.UserID {
-			n++
-		}
-	}
-	if n >= limit {
-		return fmt.Errorf("links of %s: %w", l.UserID, finance.ErrLimitReached)
+	if err := belowLimit(s.links, limit, "links of "+l.UserID, func(have sandboxlink.Link) bool {
+		return have.UserID == l.UserID
+	}); err != nil {
+		return err
 	}
 	if err := s.checkLinked(w); err != nil {
 		return err
@@ -159,11 +151,7 @@ func (s *Store) writeLinked(w *sandboxlink.Linked) {
 
 // GetLink implements sandboxlink.Store.
 func (s *Store) GetLink(_ context.Context, id string) (sandboxlink.Link, error) {
-	l, ok := memtable.Find(&s.mu, &s.links, id, memtable.AnyOwner[sandboxlink.Link])
-	if !ok {
-		return sandboxlink.Link{}, notFound("link", id)
-	}
-	return l, nil
+	return find(s, &s.links, "link", id, memtable.AnyOwner[sandboxlink.Link], memtable.Same)
 }
 
 // ListLinks implements sandboxlink.Store.

@@ -32,14 +32,10 @@ func (s *Store) CreateCustomCategory(_ context.Context, c finance.Category, limi
 	// One lock over count and insert: concurrent creates cannot overshoot.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for _, other := range s.categories {
-		if other.UserID == c.UserID {
-			n++
-		}
-	}
-	if n >= limit {
-		return fmt.Errorf("categories of %s: %w", c.UserID, finance.ErrLimitReached)
+	if err := belowLimit(s.categories, limit, "categories of "+c.UserID, func(other finance.Category) bool {
+		return other.UserID == c.UserID
+	}); err != nil {
+		return err
 	}
 	if _, ok := s.categories[c.ID]; ok {
 		return fmt.Errorf("%s: %w", c.ID, finance.ErrAlreadyExists)
@@ -50,11 +46,7 @@ func (s *Store) CreateCustomCategory(_ context.Context, c finance.Category, limi
 
 // GetCategory implements finance.Store.
 func (s *Store) GetCategory(_ context.Context, userID, id string) (finance.Category, error) {
-	c, ok := memtable.Find(&s.mu, &s.categories, id, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID })
-	if !ok {
-		return finance.Category{}, notFound("category", id)
-	}
-	return c, nil
+	return find(s, &s.categories, "category", id, func(c finance.Category) bool { return c.UserID == "" || c.UserID == userID }, memtable.Same)
 }
 
 // UpdateCategory implements finance.Store.

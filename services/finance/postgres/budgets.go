@@ -199,15 +199,7 @@ func scanGoal(r pgx.Row) (budgets.Goal, error) {
 			return g, err
 		}
 	}
-	if len(g.AccountLinks) == 0 {
-		g.AccountLinks = nil
-	}
-	if len(g.BudgetLinks) == 0 {
-		g.BudgetLinks = nil
-	}
-	if len(g.SpendingPlan) == 0 {
-		g.SpendingPlan = nil
-	}
+	g.NilEmptyLinks()
 	return g, nil
 }
 
