@@ -198,20 +198,9 @@ func (s *Service) GetGoal(ctx context.Context, c finance.Caller, id string) (fin
 	if id, err = finance.RequiredUUID(id, "id"); err != nil {
 		return res, err
 	}
-	g, err := s.store.GetGoal(ctx, c.UserID, id)
-	if errors.Is(err, finance.ErrNotFound) {
-		return res, problem.New(problem.NotFound, "goal not found")
-	}
-	if err != nil {
-		return res, finance.Internal("get goal", err)
-	}
-	gc, err := s.goalContext(ctx, c, sc)
+	_, v, gc, err := s.readGoal(ctx, c, sc, id)
 	if err != nil {
 		return res, err
-	}
-	v, ok := visibleGoal(sc, g, gc.items)
-	if !ok {
-		return res, problem.New(problem.NotFound, "goal not found")
 	}
 	if res.Data, err = s.goalView(ctx, c, sc, gc, v); err != nil {
 		return res, err
@@ -219,6 +208,26 @@ func (s *Service) GetGoal(ctx context.Context, c finance.Caller, id string) (fin
 	res.RedactedFields = sc.Redacted(finance.FieldConnectionInstitution)
 	res.Filtered = sc.Grant().Filtered()
 	return res, nil
+}
+
+// readGoal reads goal id as stored (g) and as the grant shows it (v), with
+// the goal context both are read in. A goal the grant hides is not found.
+func (s *Service) readGoal(ctx context.Context, c finance.Caller, sc finance.Scope, id string) (g, v Goal, gc goalContext, err error) {
+	g, err = s.store.GetGoal(ctx, c.UserID, id)
+	if errors.Is(err, finance.ErrNotFound) {
+		return g, v, gc, problem.New(problem.NotFound, "goal not found")
+	}
+	if err != nil {
+		return g, v, gc, finance.Internal("get goal", err)
+	}
+	if gc, err = s.goalContext(ctx, c, sc); err != nil {
+		return g, v, gc, err
+	}
+	v, ok := visibleGoal(sc, g, gc.items)
+	if !ok {
+		return g, v, gc, problem.New(problem.NotFound, "goal not found")
+	}
+	return g, v, gc, nil
 }
 
 // goalView measures a visible goal and computes its progress. A goal found

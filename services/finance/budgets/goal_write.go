@@ -147,11 +147,7 @@ func (s *Service) UpdateGoal(ctx context.Context, c finance.Caller, id string, e
 	if err != nil {
 		return res, finance.Internal("fingerprint goal update", err)
 	}
-	gc, err := s.goalContext(ctx, c, sc)
-	if err != nil {
-		return res, err
-	}
-	old, err := s.writableGoal(ctx, c, sc, gc, id)
+	old, gc, err := s.writableGoal(ctx, c, sc, id)
 	if err != nil {
 		return res, err
 	}
@@ -176,13 +172,8 @@ func (s *Service) UpdateGoal(ctx context.Context, c finance.Caller, id string, e
 	}
 	g.Version, g.UpdatedAt = old.Version+1, now
 	g.LastWrite = pw.Mark(g.Version)
-	switch err := s.store.UpdateGoal(ctx, g, old.Version); {
-	case errors.Is(err, finance.ErrVersionConflict):
-		return res, goalVersionConflict(0)
-	case errors.Is(err, finance.ErrNotFound):
-		return res, problem.New(problem.NotFound, "goal not found")
-	case err != nil:
-		return res, finance.Internal("update goal", err)
+	if err := goalWriteError("update goal", s.store.UpdateGoal(ctx, g, old.Version)); err != nil {
+		return res, err
 	}
 	return s.GetGoal(ctx, c, id)
 }
@@ -201,11 +192,7 @@ func (s *Service) DeleteGoal(ctx context.Context, c finance.Caller, id string, e
 	if expectedVersion != nil && *expectedVersion <= 0 {
 		return res, finance.Invalid("expected_version", "expected_version must be a version you read (1 or more)")
 	}
-	gc, err := s.goalContext(ctx, c, sc)
-	if err != nil {
-		return res, err
-	}
-	old, err := s.writableGoal(ctx, c, sc, gc, id)
+	old, _, err := s.writableGoal(ctx, c, sc, id)
 	if err != nil {
 		return res, err
 	}
@@ -216,41 +203,45 @@ func (s *Service) DeleteGoal(ctx context.Context, c finance.Caller, id string, e
 		}
 		want = *expectedVersion
 	}
-	switch err := s.store.DeleteGoal(ctx, c.UserID, id, want); {
-	case errors.Is(err, finance.ErrVersionConflict):
-		return res, goalVersionConflict(0)
-	case errors.Is(err, finance.ErrNotFound):
-		return res, problem.New(problem.NotFound, "goal not found")
-	case err != nil:
-		return res, finance.Internal("delete goal", err)
+	if err := goalWriteError("delete goal", s.store.DeleteGoal(ctx, c.UserID, id, want)); err != nil {
+		return res, err
 	}
 	res.Data = GoalDeleteResult{Deleted: true}
 	res.Filtered = sc.Grant().Filtered()
 	return res, nil
 }
 
-// writableGoal reads a goal for a write. A write needs the goal's accounts
-// in view: a goal the grant hides, or one linked to any account the grant
+// writableGoal reads a goal for a write, as stored, with the goal context
+// the write checks its input against. A write needs the goal's accounts in
+// view: a goal the grant hides, or one linked to any account the grant
 // excludes, is not found (the credential cannot tell it from an unknown
-// one). Budget links and plan lines in excluded categories are kept as
-// they are by a write (applyGoalInput).
-func (s *Service) writableGoal(ctx context.Context, c finance.Caller, sc finance.Scope, gc goalContext, id string) (Goal, error) {
-	g, err := s.store.GetGoal(ctx, c.UserID, id)
-	if errors.Is(err, finance.ErrNotFound) {
-		return g, problem.New(problem.NotFound, "goal not found")
-	}
+// one). Budget links and plan lines in excluded categories are kept as they
+// are by a write (applyGoalInput).
+func (s *Service) writableGoal(ctx context.Context, c finance.Caller, sc finance.Scope, id string) (Goal, goalContext, error) {
+	g, _, gc, err := s.readGoal(ctx, c, sc, id)
 	if err != nil {
-		return g, finance.Internal("get goal", err)
-	}
-	if _, ok := visibleGoal(sc, g, gc.items); !ok {
-		return g, problem.New(problem.NotFound, "goal not found")
+		return g, gc, err
 	}
 	for _, l := range g.AccountLinks {
 		if sc.HidesAccount(l.AccountID) {
-			return g, problem.New(problem.NotFound, "goal not found")
+			return g, gc, problem.New(problem.NotFound, "goal not found")
 		}
 	}
-	return g, nil
+	return g, gc, nil
+}
+
+// goalWriteError answers a store's refusal of a goal write (op names it):
+// a version conflict, a goal gone meanwhile, or an internal error.
+func goalWriteError(op string, err error) error {
+	switch {
+	case errors.Is(err, finance.ErrVersionConflict):
+		return goalVersionConflict(0)
+	case errors.Is(err, finance.ErrNotFound):
+		return problem.New(problem.NotFound, "goal not found")
+	case err != nil:
+		return finance.Internal(op, err)
+	}
+	return nil
 }
 
 // sameGoal compares goals as stored: decimals by value (5000 and 5000.00
