@@ -52,15 +52,10 @@ func (s *Store) AccountsDueForClose(_ context.Context, due time.Time, afterID st
 }
 
 func (s *Store) SetNextClose(_ context.Context, id string, at time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.accounts[id]
-	if !ok {
-		return metering.ErrNotFound
-	}
-	a.NextCloseAt = &at
-	s.accounts[id] = a
-	return nil
+	return s.updateAccount(id, func(a *metering.Account) error {
+		a.NextCloseAt = &at
+		return nil
+	})
 }
 
 // cancelScheduled cancels the account's pending downgrade rows at at.
@@ -73,38 +68,31 @@ func (s *Store) cancelScheduled(id string, at time.Time) {
 }
 
 func (s *Store) Upgrade(_ context.Context, ch billing.PlanChange, anchor time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.accounts[ch.AccountID]
-	switch {
-	case !ok:
-		return metering.ErrNotFound
-	case a.PlanID != ch.FromPlan:
-		return metering.ErrConflict
-	}
-	a.PlanID, a.BillingAnchor, a.ScheduledPlanID, a.ScheduledAt = ch.ToPlan, anchor, "", nil
-	s.accounts[a.ID] = a
-	s.cancelScheduled(a.ID, ch.RequestedAt)
-	s.planChanges[a.ID] = append(s.planChanges[a.ID], ch)
-	return nil
+	return s.changePlan(ch, func(a *metering.Account) {
+		a.PlanID, a.BillingAnchor, a.ScheduledPlanID, a.ScheduledAt = ch.ToPlan, anchor, "", nil
+	})
 }
 
 func (s *Store) ScheduleDowngrade(_ context.Context, ch billing.PlanChange) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.accounts[ch.AccountID]
-	switch {
-	case !ok:
-		return metering.ErrNotFound
-	case a.PlanID != ch.FromPlan:
-		return metering.ErrConflict
-	}
-	at := ch.EffectiveAt
-	a.ScheduledPlanID, a.ScheduledAt = ch.ToPlan, &at
-	s.accounts[a.ID] = a
-	s.cancelScheduled(a.ID, ch.RequestedAt)
-	s.planChanges[a.ID] = append(s.planChanges[a.ID], ch)
-	return nil
+	return s.changePlan(ch, func(a *metering.Account) {
+		at := ch.EffectiveAt
+		a.ScheduledPlanID, a.ScheduledAt = ch.ToPlan, &at
+	})
+}
+
+// changePlan records plan change ch, applying apply to its account, if the
+// account is still on ch.FromPlan (else metering.ErrConflict); the change
+// cancels any pending downgrade.
+func (s *Store) changePlan(ch billing.PlanChange, apply func(*metering.Account)) error {
+	return s.updateAccount(ch.AccountID, func(a *metering.Account) error {
+		if a.PlanID != ch.FromPlan {
+			return metering.ErrConflict
+		}
+		apply(a)
+		s.cancelScheduled(a.ID, ch.RequestedAt)
+		s.planChanges[a.ID] = append(s.planChanges[a.ID], ch)
+		return nil
+	})
 }
 
 func (s *Store) CancelDowngrade(_ context.Context, id string, at time.Time) (billing.PlanChange, error) {
@@ -154,15 +142,10 @@ func (s *Store) LimitChanges(_ context.Context, id string) ([]billing.LimitChang
 }
 
 func (s *Store) GrantCredit(_ context.Context, id string, cents int64) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.accounts[id]
-	if !ok {
-		return metering.ErrNotFound
-	}
-	a.CreditCents += cents
-	s.accounts[id] = a
-	return nil
+	return s.updateAccount(id, func(a *metering.Account) error {
+		a.CreditCents += cents
+		return nil
+	})
 }
 
 func cloneInvoice(inv billing.Invoice) billing.Invoice {

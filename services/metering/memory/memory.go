@@ -65,17 +65,34 @@ func (s *Store) GetAccount(_ context.Context, id string) (metering.Account, erro
 }
 
 func (s *Store) SetBillingLimits(_ context.Context, id string, hardStop bool, capCents *int64, at time.Time) error {
+	return s.updateAccount(id, func(a *metering.Account) error {
+		a.HardStop = hardStop
+		a.OverageCapCents = copyPtr(capCents)
+		s.limitChanges[id] = append(s.limitChanges[id], billing.LimitChange{AccountID: id, At: at, HardStop: hardStop, OverageCapCents: copyPtr(capCents)})
+		return nil
+	})
+}
+
+// update applies change to row id of m under the write lock and stores
+// the result; a missing row is metering.ErrNotFound, and an error from
+// change stores nothing. The map is passed by its address, as to memtable.
+func update[T any](s *Store, m *map[string]T, id string, change func(*T) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a, ok := s.accounts[id]
+	v, ok := (*m)[id]
 	if !ok {
 		return metering.ErrNotFound
 	}
-	a.HardStop = hardStop
-	a.OverageCapCents = copyPtr(capCents)
-	s.accounts[id] = a
-	s.limitChanges[id] = append(s.limitChanges[id], billing.LimitChange{AccountID: id, At: at, HardStop: hardStop, OverageCapCents: copyPtr(capCents)})
+	if err := change(&v); err != nil {
+		return err
+	}
+	(*m)[id] = v
 	return nil
+}
+
+// updateAccount is update of an account.
+func (s *Store) updateAccount(id string, change func(*metering.Account) error) error {
+	return update(s, &s.accounts, id, change)
 }
 
 func (s *Store) CreateCredential(_ context.Context, c metering.Credential) error {
@@ -111,31 +128,21 @@ func (s *Store) ListCredentials(_ context.Context, accountID string) ([]metering
 }
 
 func (s *Store) TouchCredential(_ context.Context, id string, at time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.credentials[id]
-	if !ok {
-		return metering.ErrNotFound
-	}
-	if c.LastUsedAt == nil || c.LastUsedAt.Before(at) {
-		c.LastUsedAt = copyPtr(&at)
-		s.credentials[id] = c
-	}
-	return nil
+	return update(s, &s.credentials, id, func(c *metering.Credential) error {
+		if c.LastUsedAt == nil || c.LastUsedAt.Before(at) {
+			c.LastUsedAt = copyPtr(&at)
+		}
+		return nil
+	})
 }
 
 func (s *Store) RevokeCredential(_ context.Context, id string, at time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.credentials[id]
-	if !ok {
-		return metering.ErrNotFound
-	}
-	if c.RevokedAt == nil {
-		c.RevokedAt = &at
-		s.credentials[id] = c
-	}
-	return nil
+	return update(s, &s.credentials, id, func(c *metering.Credential) error {
+		if c.RevokedAt == nil {
+			c.RevokedAt = &at
+		}
+		return nil
+	})
 }
 
 // clone copies the parts of c that share memory, so callers can never change
@@ -152,17 +159,12 @@ func clone(c metering.Credential) metering.Credential {
 }
 
 func (s *Store) ApplyDowngrade(_ context.Context, id string, now time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.accounts[id]
-	if !ok {
-		return metering.ErrNotFound
-	}
-	if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
-		a.PlanID, a.ScheduledPlanID, a.ScheduledAt = a.ScheduledPlanID, "", nil
-		s.accounts[id] = a
-	}
-	return nil
+	return s.updateAccount(id, func(a *metering.Account) error {
+		if a.ScheduledAt != nil && !now.Before(*a.ScheduledAt) {
+			a.PlanID, a.ScheduledPlanID, a.ScheduledAt = a.ScheduledPlanID, "", nil
+		}
+		return nil
+	})
 }
 
 func cloneAccount(a metering.Account) metering.Account {
