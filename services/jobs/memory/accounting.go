@@ -68,11 +68,7 @@ func (s *Accounting) ListConnections(_ context.Context, accountID, mode string, 
 		}
 		out = append(out, cloneConn(*c))
 	}
-	sort.Slice(out, func(i, j int) bool { return before(out[j].CreatedAt, out[j].ID, out[i].CreatedAt, out[i].ID) })
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return newestFirst(out, func(c accounting.Connection) (time.Time, string) { return c.CreatedAt, c.ID }, limit), nil
 }
 
 // before reports whether (t, id) sorts before (t2, id2) ascending; the list

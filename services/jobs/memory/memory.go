@@ -111,23 +111,11 @@ func (s *Store) byKey(accountID, key string) (jobs.Job, error) {
 }
 
 func (s *Store) GetJob(_ context.Context, accountID, id string) (jobs.Job, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	j, ok := s.jobs[id]
-	if !ok || j.AccountID != accountID {
-		return jobs.Job{}, jobs.ErrNotFound
-	}
-	return cloneJob(*j), nil
+	return get(s, s.jobs, id, func(j *jobs.Job) bool { return j.AccountID == accountID }, cloneJob)
 }
 
 func (s *Store) JobByID(_ context.Context, id string) (jobs.Job, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	j, ok := s.jobs[id]
-	if !ok {
-		return jobs.Job{}, jobs.ErrNotFound
-	}
-	return cloneJob(*j), nil
+	return get(s, s.jobs, id, anyOwner, cloneJob)
 }
 
 func (s *Store) Items(_ context.Context, jobID string) ([]jobs.Item, error) {
@@ -356,13 +344,7 @@ func (s *Store) ListEndpoints(_ context.Context, accountID string) ([]jobs.Endpo
 }
 
 func (s *Store) EndpointByID(_ context.Context, id string) (jobs.Endpoint, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.endpoints[id]
-	if !ok {
-		return jobs.Endpoint{}, jobs.ErrNotFound
-	}
-	return cloneEndpoint(*e), nil
+	return get(s, s.endpoints, id, anyOwner, cloneEndpoint)
 }
 
 func (s *Store) DeleteEndpoint(_ context.Context, accountID, id string) error {
@@ -490,13 +472,7 @@ func (s *Store) CountDisabledEndpoints(context.Context) (int, error) {
 }
 
 func (s *Store) Delivery(_ context.Context, id string) (jobs.Delivery, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d, ok := s.deliveries[id]
-	if !ok {
-		return jobs.Delivery{}, jobs.ErrNotFound
-	}
-	return cloneDelivery(*d), nil
+	return get(s, s.deliveries, id, anyOwner, cloneDelivery)
 }
 
 // isEvent reports whether d is an event's fan-out delivery (not a resend or
@@ -565,11 +541,7 @@ func (s *Store) ListDeliveries(_ context.Context, f jobs.DeliveryFilter, limit i
 		}
 		out = append(out, cloneDelivery(*d))
 	}
-	sort.Slice(out, func(a, b int) bool { return before(out[b].CreatedAt, out[b].ID, out[a].CreatedAt, out[a].ID) })
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return newestFirst(out, func(d jobs.Delivery) (time.Time, string) { return d.CreatedAt, d.ID }, limit), nil
 }
 
 func (s *Store) DeliveryAttempts(_ context.Context, deliveryID string) ([]jobs.AttemptRecord, error) {
@@ -620,4 +592,35 @@ func (s *Store) Blobs(context.Context) ([][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// get returns a copy (made by clone) of row id of m when mine says it is
+// the caller's; another owner's row is as absent as a missing one
+// (jobs.ErrNotFound).
+func get[T any](s *Store, m map[string]*T, id string, mine func(*T) bool, clone func(T) T) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := m[id]
+	if !ok || !mine(v) {
+		var zero T
+		return zero, jobs.ErrNotFound
+	}
+	return clone(*v), nil
+}
+
+// anyOwner is get's test for rows read by id alone.
+func anyOwner[T any](*T) bool { return true }
+
+// newestFirst sorts rows newest first by key (creation time, then id) and
+// keeps the first limit: the order of the keyset-paged lists.
+func newestFirst[T any](rows []T, key func(T) (time.Time, string), limit int) []T {
+	sort.Slice(rows, func(i, j int) bool {
+		ti, idi := key(rows[i])
+		tj, idj := key(rows[j])
+		return before(tj, idj, ti, idi)
+	})
+	if len(rows) > limit {
+		rows = rows[:limit]
+	}
+	return rows
 }
