@@ -88,12 +88,64 @@ func (r Renderer) render(p Parser, d parsed, version string, opts statement.Opti
 // It returns the type and version, or ok=false.
 type Detector func(input []byte) (typ, version string, ok bool)
 
+// HeadDetector is a Detector that reads the input through a Head, sharing
+// what it scans with the detectors after it.
+type HeadDetector func(h *Head) (typ, version string, ok bool)
+
+// Head is one input as the detectors see it. The detectors of one format
+// package look for the same things in the same bytes (the first MT fields,
+// the ISO 20022 namespaces), and every detector before the one that
+// matches runs: a scan made through Scan is kept for the next detector
+// that asks, so that the input is scanned once per detection rather than
+// once per detector.
+type Head struct {
+	Input []byte
+	scans [2]headScan // one per format package that asks, in practice
+	more  []headScan
+}
+
+type headScan struct {
+	key *ScanKey
+	v   any
+}
+
+// ScanKey names one kind of scan: a package-level variable of the format
+// package that makes it.
+type ScanKey struct{ Name string }
+
+// Scan returns what scan found in h.Input, running it only the first time
+// key is asked for.
+func (h *Head) Scan(key *ScanKey, scan func(input []byte) any) any {
+	for i := range h.scans {
+		switch h.scans[i].key {
+		case key:
+			return h.scans[i].v
+		case nil:
+			h.scans[i] = headScan{key, scan(h.Input)}
+			return h.scans[i].v
+		}
+	}
+	for _, s := range h.more {
+		if s.key == key {
+			return s.v
+		}
+	}
+	v := scan(h.Input)
+	h.more = append(h.more, headScan{key, v})
+	return v
+}
+
 // FormatSet is what one format package adds to an engine: its parsers,
 // renderers and detectors (mt.Formats, mx.Formats, filefmt.Formats).
 type FormatSet struct {
 	Parsers   []Parser
 	Renderers []Renderer
 	Detectors []Detector
+	// HeadDetectors, when a set has them, are its Detectors reading a
+	// Head, in the same order: the engine runs these instead, so that
+	// detectors of several sets share their scans. Detectors stays the
+	// set's detectors for whoever runs them on bare input.
+	HeadDetectors []HeadDetector
 }
 
 // Engine converts between the formats it was built from. It does not change
@@ -101,7 +153,7 @@ type FormatSet struct {
 type Engine struct {
 	parsers   map[string]Parser
 	renderers map[string]Renderer
-	detectors []Detector
+	detectors []HeadDetector
 }
 
 // New returns an engine over the formats of sets. Detectors are tried in the
@@ -133,7 +185,16 @@ func New(sets ...FormatSet) *Engine {
 			}
 			e.renderers[key] = r
 		}
-		e.detectors = append(e.detectors, set.Detectors...)
+		if len(set.HeadDetectors) > 0 {
+			if len(set.HeadDetectors) != len(set.Detectors) {
+				panic("engine: a set's HeadDetectors are not its Detectors")
+			}
+			e.detectors = append(e.detectors, set.HeadDetectors...)
+			continue
+		}
+		for _, d := range set.Detectors {
+			e.detectors = append(e.detectors, func(h *Head) (string, string, bool) { return d(h.Input) })
+		}
 	}
 	return e
 }
@@ -293,8 +354,9 @@ func (e *Engine) resolveTarget(to, targetVersion string) (Renderer, string, erro
 // detector recognises. A named source still gets its version from the input.
 func (e *Engine) source(input []byte, from string) (Parser, string, error) {
 	version := ""
+	h := &Head{Input: input}
 	for _, d := range e.detectors {
-		if t, v, ok := d(input); ok {
+		if t, v, ok := d(h); ok {
 			if from == "" || strings.EqualFold(from, t) {
 				from, version = t, v
 			}

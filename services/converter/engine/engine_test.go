@@ -149,3 +149,24 @@ func TestValidateOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadScan: a scan runs once per input whatever number of detectors ask
+// for it, also past the scans Head keeps inline.
+func TestHeadScan(t *testing.T) {
+	h := &engine.Head{Input: []byte("abc")}
+	keys := []*engine.ScanKey{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}}
+	runs := map[*engine.ScanKey]int{}
+	for range 3 {
+		for i, k := range keys {
+			got := h.Scan(k, func(input []byte) any { runs[k]++; return string(input) + string(rune('0'+i)) })
+			if want := "abc" + string(rune('0'+i)); got != want {
+				t.Fatalf("scan %s = %v, want %s", k.Name, got, want)
+			}
+		}
+	}
+	for _, k := range keys {
+		if runs[k] != 1 {
+			t.Errorf("scan %s ran %d times, want once", k.Name, runs[k])
+		}
+	}
+}

@@ -74,22 +74,23 @@ func DetectCash(input []byte) (typ, version string, ok bool) {
 	if !bytes.HasPrefix(s, []byte("{1:")) && !bytes.HasPrefix(s, []byte("{4:")) && !bytes.HasPrefix(s, []byte(":")) {
 		return "", "", false
 	}
-	if hasLinePrefix(s, ":12:") && hasLinePrefix(s, ":25:") {
+	f := lineFields(s)
+	if f&f12 != 0 && f&f25 != 0 {
 		return "MT920", "", true
 	}
-	i30 := bytes.Index(s, []byte("\n:30:"))
-	if i30 < 0 {
+	// A :30: on a line of its own (not the first), before or after the
+	// first :21: so placed.
+	if f&f30NL == 0 {
 		return "", "", false
 	}
-	i21 := bytes.Index(s, []byte("\n:21:"))
 	switch {
-	case i21 < 0 || i30 < i21:
+	case f&f21Before30 == 0:
 		return "MT210", "", true
-	case hasLinePrefix(s, ":76:"):
+	case f&f76 != 0:
 		return "MT112", "", true
-	case hasLinePrefix(s, ":75:"):
+	case f&f75 != 0:
 		return "MT111", "", true
-	case hasLinePrefix(s, ":50A:") || hasLinePrefix(s, ":50F:") || hasLinePrefix(s, ":50K:") || hasLinePrefix(s, ":59F:"):
+	case f&(f50A|f50F|f50K|f59F) != 0:
 		return "MT110", "", true
 	}
 	return "MT111", "", true

@@ -76,10 +76,10 @@ func DetectBatch(input []byte) (typ, version string, ok bool) {
 	if !bytes.HasPrefix(s, []byte("{1:")) && !bytes.HasPrefix(s, []byte("{4:")) && !bytes.HasPrefix(s, []byte(":")) {
 		return "", "", false
 	}
-	switch {
-	case hasLinePrefix(s, ":28D:") && hasLinePrefix(s, ":30:"):
+	switch f := lineFields(s); {
+	case f&f28D != 0 && f&f30 != 0:
 		return "MT101", "", true
-	case hasLinePrefix(s, ":19:") && hasLinePrefix(s, ":30:") && hasLinePrefix(s, ":32B:"):
+	case f&f19 != 0 && f&f30 != 0 && f&f32B != 0:
 		return "MT204", "", true
 	}
 	return "", "", false

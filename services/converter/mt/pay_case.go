@@ -83,7 +83,7 @@ func DetectInvestigation(input []byte) (typ, version string, ok bool) {
 	}
 	// Bare text of a statement or payment has none of these fields: look
 	// for them in place before making a string of the head.
-	if !hasLinePrefix(s, ":11S:") && !hasLinePrefix(s, ":11R:") && !hasLinePrefix(s, ":76:") && !hasLinePrefix(s, ":75:") && !hasLinePrefix(s, ":71B:") {
+	if lineFields(s)&(f11S|f11R|f76|f75|f71B) == 0 {
 		return "", "", false
 	}
 	if t := bareCaseType(string(s)); t != "" {

@@ -54,18 +54,20 @@ func DetectPayment(input []byte) (typ, version string, ok bool) {
 		return "", "", false
 	}
 	if bytes.HasPrefix(s, []byte("{1:")) || bytes.HasPrefix(s, []byte("{4:")) || bytes.HasPrefix(s, []byte(":")) {
-		all := string(input)
-		if !hasField(all, "32A") {
+		// The whole input, in place and in one pass: a statement file
+		// (its detector comes after this one) can be long.
+		f := lineFields(input)
+		if f&f32A == 0 {
 			return "", "", false
 		}
-		has50 := hasField(all, "50A") || hasField(all, "50F") || hasField(all, "50K")
-		if hasField(all, "58A") || hasField(all, "58D") {
+		has50 := f&(f50A|f50F|f50K) != 0
+		if f&(f58A|f58D) != 0 {
 			if has50 {
 				return "MT202COV", "", true
 			}
 			return "MT202", "", true
 		}
-		if has50 && (hasField(all, "59") || hasField(all, "59A") || hasField(all, "59F")) {
+		if has50 && f&(f59|f59A|f59F) != 0 {
 			return "MT103", "", true
 		}
 	}

@@ -71,6 +71,7 @@ func BatchFormats() engine.FormatSet {
 		set.Renderers[i].Refuses = payment.RefusedDirectDebits()
 	}
 	set.Detectors = []engine.Detector{DetectBatch}
+	set.HeadDetectors = []engine.HeadDetector{detectBatchHead}
 	return set
 }
 

@@ -848,5 +848,6 @@ func InvestigationFormats() engine.FormatSet {
 		set.Renderers = append(set.Renderers, r)
 	}
 	set.Detectors = []engine.Detector{DetectInvestigation}
+	set.HeadDetectors = []engine.HeadDetector{detectInvestigationHead}
 	return set
 }

@@ -1,7 +1,6 @@
 package mx
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,6 +101,7 @@ func CashFormats() engine.FormatSet {
 		})
 	}
 	set.Detectors = []engine.Detector{DetectCash}
+	set.HeadDetectors = []engine.HeadDetector{detectCashHead}
 	return set
 }
 
@@ -110,50 +110,6 @@ func CashFormats() engine.FormatSet {
 // AppHdr's MsgDefIdr.
 func DetectCash(input []byte) (string, string, bool) {
 	return detectNamespace(input, cashPrefix, cashReadTypes)
-}
-
-// detectNamespace recognises an MX message from the first namespace in
-// input that starts with prefix and is of one of types (type, version),
-// else from the AppHdr's MsgDefIdr. The namespace is near the start, so the
-// first 64 KiB are searched, in place: only the namespace recognised
-// becomes a string. Every MX conversion runs several detectors, and a
-// string of the head, then of each candidate namespace, was most of what
-// detection cost (issue 30).
-func detectNamespace(input []byte, prefix []byte, types []string) (string, string, bool) {
-	input, _ = fromUTF16(input)
-	input = bytes.TrimLeft(trimBOM(input), " \t\r\n")
-	if len(input) == 0 || input[0] != '<' {
-		return "", "", false
-	}
-	in := input[:min(len(input), 1<<16)]
-	for rest := in; ; {
-		i := bytes.Index(rest, prefix)
-		if i < 0 {
-			break
-		}
-		rest = rest[i:]
-		end := namespaceEnd(rest)
-		// The AppHdr's namespace (head.001) comes first in most messages
-		// and is no document type: skipped without making it a string.
-		if !bytes.HasPrefix(rest[len(nsPrefix):end], []byte("head.")) {
-			if typ, ok := typeIn(rest[:end], types); ok {
-				return typ, string(rest[len(nsPrefix):end]), true
-			}
-		}
-		rest = rest[len(prefix):]
-	}
-	if i := bytes.Index(in, []byte("MsgDefIdr>")); i >= 0 {
-		v := in[i+len("MsgDefIdr>"):]
-		if j := bytes.IndexByte(v, '<'); j >= 0 {
-			if id := bytes.TrimSpace(v[:j]); len(id) < 32 {
-				var ns [len(nsPrefix) + 32]byte
-				if typ, ok := typeIn(append(append(ns[:0], nsPrefix...), id...), types); ok {
-					return typ, string(id), true
-				}
-			}
-		}
-	}
-	return "", "", false
 }
 
 // namespaceEnd is the length of the namespace that starts rest: up to a

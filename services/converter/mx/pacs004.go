@@ -316,7 +316,8 @@ func ReturnFormats() engine.FormatSet {
 			func(ps []*payment.Payment, _, version string) ([]string, []statement.Warning, error) {
 				return RenderReturns(ps, version)
 			})},
-		Detectors: []engine.Detector{DetectReturn},
+		Detectors:     []engine.Detector{DetectReturn},
+		HeadDetectors: []engine.HeadDetector{detectReturnHead},
 	}
 }
 

@@ -54,11 +54,12 @@ func versionOf(ns string) (typ, version string, ok bool) {
 // only looks at XML input, so MT text that happens to quote a namespace is
 // not mistaken for MX.
 func Detect(input []byte) (string, string, bool) {
-	input, _ = fromUTF16(input)
-	in := bytes.TrimLeft(bytes.TrimPrefix(input, bom), " \t\r\n")
-	if len(in) == 0 || in[0] != '<' {
-		return "", "", false
-	}
+	return scanHead(input).statement()
+}
+
+// detectStatement is Detect on in, the XML input without BOM and leading
+// space.
+func detectStatement(in []byte) (string, string, bool) {
 	rest := in
 	for {
 		i := bytes.Index(rest, []byte(nsPrefix))
@@ -73,8 +74,6 @@ func Detect(input []byte) (string, string, bool) {
 		rest = rest[len(nsPrefix):]
 	}
 }
-
-var bom = []byte("\xef\xbb\xbf")
 
 // parser reads one camt document from the scanner's tokens. It keeps a
 // stack of element names and acts when an element ends, so memory grows with

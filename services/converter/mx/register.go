@@ -98,6 +98,7 @@ func Formats() engine.FormatSet {
 		})
 	}
 	set.Detectors = []engine.Detector{Detect}
+	set.HeadDetectors = []engine.HeadDetector{detectHead}
 	return set
 }
 
@@ -123,6 +124,7 @@ func PaymentFormats() engine.FormatSet {
 		paymentRenderer(typePacs2, []string{typePacs2 + ".001.10"}, []string{"MT199", "MT299", "MT103", "MT202", "MT205", typePacs2}, RenderPayments),
 	}
 	set.Detectors = []engine.Detector{DetectPayment}
+	set.HeadDetectors = []engine.HeadDetector{detectPaymentHead}
 	return set
 }
 
