@@ -89,7 +89,7 @@ func (e *Engine) Normalize(input []byte, from string, opts statement.Options) (*
 	if err != nil {
 		return nil, err
 	}
-	r, ok := e.renderers[strings.ToLower(p.Type)]
+	r, ok := e.renderers[e.key(p.Type)]
 	if !ok || !accepts(r, p.Type) {
 		return nil, fmt.Errorf("%w: %s cannot be written back", ErrUnsupported, p.Type)
 	}

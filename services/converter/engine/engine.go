@@ -154,13 +154,25 @@ type Engine struct {
 	parsers   map[string]Parser
 	renderers map[string]Renderer
 	detectors []HeadDetector
+	// keys maps each type's own spelling ("MT940") to its key in parsers
+	// and renderers (lower case), so that looking it up allocates no
+	// lowered copy (key).
+	keys map[string]string
+}
+
+// key is name as parsers and renderers are keyed: in lower case.
+func (e *Engine) key(name string) string {
+	if k, ok := e.keys[name]; ok {
+		return k
+	}
+	return strings.ToLower(name)
 }
 
 // New returns an engine over the formats of sets. Detectors are tried in the
 // order given. A type that two parsers (or two renderers) name, or a
 // renderer without a media type, is a wiring mistake and panics.
 func New(sets ...FormatSet) *Engine {
-	e := &Engine{parsers: map[string]Parser{}, renderers: map[string]Renderer{}}
+	e := &Engine{parsers: map[string]Parser{}, renderers: map[string]Renderer{}, keys: map[string]string{}}
 	for _, set := range sets {
 		for _, p := range set.Parsers {
 			key := strings.ToLower(p.Type)
@@ -171,6 +183,7 @@ func New(sets ...FormatSet) *Engine {
 				panic("engine: parser " + p.Type + " needs exactly one of Parse and ParsePayments")
 			}
 			e.parsers[key] = p
+			e.keys[p.Type] = key
 		}
 		for _, r := range set.Renderers {
 			key := strings.ToLower(r.Type)
@@ -184,6 +197,7 @@ func New(sets ...FormatSet) *Engine {
 				panic("engine: renderer " + r.Type + " needs exactly one of Render and RenderPayments")
 			}
 			e.renderers[key] = r
+			e.keys[r.Type] = key
 		}
 		if len(set.HeadDetectors) > 0 {
 			if len(set.HeadDetectors) != len(set.Detectors) {
@@ -333,7 +347,7 @@ func (e *Engine) Convert(req Request) (*Result, error) {
 // means the type camt.053 with that version, and an explicit targetVersion
 // that says otherwise is refused rather than silently preferred.
 func (e *Engine) resolveTarget(to, targetVersion string) (Renderer, string, error) {
-	key := strings.ToLower(to)
+	key := e.key(to)
 	if r, ok := e.renderers[key]; ok {
 		return r, targetVersion, nil
 	}
@@ -366,7 +380,7 @@ func (e *Engine) source(input []byte, from string) (Parser, string, error) {
 	if from == "" {
 		return Parser{}, "", ErrUndetectable
 	}
-	p, ok := e.parsers[strings.ToLower(from)]
+	p, ok := e.parsers[e.key(from)]
 	if !ok {
 		return Parser{}, "", fmt.Errorf("%w: unknown source %q", ErrUnsupported, from)
 	}

@@ -27,7 +27,9 @@ type renderer struct {
 	version string
 	v8      bool
 	warns   []statement.Warning
-	seen    map[string]bool
+	// seen holds the code and path of every warning once there are more
+	// than a few; until then warns is searched (see repeated).
+	seen map[warnKey]bool
 	// stmt, bal and ntry are the 1-based positions being written (0: none).
 	// Warning paths are built from them only when a warning is raised, which
 	// is rare, rather than for every element.
@@ -84,41 +86,88 @@ func Render(stmts []*statement.Statement, typ, version string) (string, []statem
 
 // path is the warning path of rel's parts below the element being written:
 // GrpHdr, a statement, or one of its balances or entries.
+// It is built in one buffer: an entry's warning (a dropped funds code is
+// common) paid one string per part otherwise.
 func (r *renderer) path(rel ...string) string {
-	var p string
+	var buf [64]byte
+	p := buf[:0]
 	if r.stmt > 0 {
-		p = r.stmtName() + "[" + strconv.Itoa(r.stmt) + "]"
+		p = append(p, r.stmtName()...)
+		p = append(p, '[')
+		p = strconv.AppendInt(p, int64(r.stmt), 10)
+		p = append(p, ']')
 		switch {
 		case r.ntry > 0:
-			p += "/Ntry[" + strconv.Itoa(r.ntry) + "]"
+			p = append(p, "/Ntry["...)
+			p = strconv.AppendInt(p, int64(r.ntry), 10)
+			p = append(p, ']')
 		case r.bal > 0:
-			p += "/Bal[" + strconv.Itoa(r.bal) + "]"
+			p = append(p, "/Bal["...)
+			p = strconv.AppendInt(p, int64(r.bal), 10)
+			p = append(p, ']')
 		}
 	}
 	for _, s := range rel {
-		if p != "" {
-			p += "/"
+		if len(p) > 0 {
+			p = append(p, '/')
 		}
-		p += s
+		p = append(p, s...)
 	}
-	return p
+	return string(p)
 }
 
 func (r *renderer) warn(code string, lossy bool, path, format string, args ...any) {
-	key := code + "\x00" + path
-	if r.seen[key] {
+	if r.repeated(code, path) {
 		return
 	}
-	if r.seen == nil {
-		r.seen = map[string]bool{}
+	r.addWarning(code, lossy, path, fmt.Sprintf(format, args...))
+}
+
+// warnText is warn with the message written out.
+func (r *renderer) warnText(code string, lossy bool, path, msg string) {
+	if r.repeated(code, path) {
+		return
 	}
-	r.seen[key] = true
+	r.addWarning(code, lossy, path, msg)
+}
+
+func (r *renderer) addWarning(code string, lossy bool, path, msg string) {
 	sev := statement.SeverityInfo
 	if lossy {
 		sev = statement.SeverityWarning
 	}
-	r.warns = append(r.warns, statement.Warning{Code: code, Severity: sev, Lossy: lossy, Path: path, Message: fmt.Sprintf(format, args...)})
+	r.warns = append(r.warns, statement.Warning{Code: code, Severity: sev, Lossy: lossy, Path: path, Message: msg})
 }
+
+type warnKey struct{ code, path string }
+
+// repeated reports whether a warning of code at path was given already.
+// A document has few warnings, and searching them costs less than keying
+// a map by each; past manyWarnings they are kept in the map.
+func (r *renderer) repeated(code, path string) bool {
+	if r.seen != nil {
+		if r.seen[warnKey{code, path}] {
+			return true
+		}
+		r.seen[warnKey{code, path}] = true
+		return false
+	}
+	for i := range r.warns {
+		if r.warns[i].Path == path && r.warns[i].Code == code {
+			return true
+		}
+	}
+	if len(r.warns) >= manyWarnings {
+		r.seen = make(map[warnKey]bool, 2*len(r.warns))
+		for _, w := range r.warns {
+			r.seen[warnKey{w.Code, w.Path}] = true
+		}
+		r.seen[warnKey{code, path}] = true
+	}
+	return false
+}
+
+const manyWarnings = 16
 
 // text fits s into a MaxNText element, warning when it had to be cut; rel is
 // the element's path (see path).
@@ -744,7 +793,7 @@ func (r *renderer) entry(e *statement.Entry, ccy string) error {
 	r.leaf("AcctSvcrRef", e.BankReference, 35, "AcctSvcrRef")
 	r.bankTxCode(e)
 	if e.FundsCode != "" {
-		r.warn(CodeFundsCodeDropped, true, r.path(), "funds code of :61: has no place in %s", r.typ)
+		r.warnText(CodeFundsCodeDropped, true, r.path(), "funds code of :61: has no place in "+r.typ)
 	}
 	r.details(e)
 	info := e.Info
