@@ -83,7 +83,10 @@ type parser struct {
 	wantType string // "camt.053", "camt.052" or "" for either
 
 	typ, version string
-	stack        []string // local names from the document root
+	// stack is the local names from the document root, as spans of the
+	// input (p.src): pushing a string was a pointer write, which costs a
+	// GC write barrier while the collector runs.
+	stack []span
 	// qnames are the qualified names beside stack, to match end tags: spans
 	// of the input, so that pushing one is no pointer write.
 	qnames []span
@@ -93,13 +96,15 @@ type parser struct {
 	pathOff  []int
 	nsDecls  []nsDecl // namespace declarations in scope outside the Document
 	docDepth int      // stack index of Document, -1 before it
-	// The current element's text: one substring of the input when it came
-	// in one plain piece (nearly always), else decoded into text.
-	textStr string
-	text    []byte
-	ccy     string       // Ccy attribute of the last Amt start tag
-	badChar *syntaxError // the input's first illegal character, if any
-	plain   bool         // the input has no '&' and no CR: no text needs decoding
+	// The current element's text: one piece of the input when it came in
+	// one plain piece (nearly always), else decoded into text. The piece is
+	// kept as offsets: storing a string (a pointer) for every element cost
+	// a GC write barrier each while the collector runs.
+	textSpan span
+	text     []byte
+	ccy      string       // Ccy attribute of the last Amt start tag
+	badChar  *syntaxError // the input's first illegal character, if any
+	plain    bool         // the input has no '&' and no CR: no text needs decoding
 
 	hdr struct {
 		msgID   string
@@ -137,7 +142,7 @@ type parser struct {
 	// The stacks start in these arrays (a camt element is rarely deeper
 	// than 12): growing them from nil was a third of a statement's
 	// allocations (issue 30).
-	stackBuf   [16]string
+	stackBuf   [16]span
 	qnamesBuf  [16]span
 	pathOffBuf [16]int
 	pathBuf    [256]byte
@@ -258,7 +263,7 @@ func (p *parser) run() error {
 		switch p.sc.kind {
 		case tokEOF:
 			if len(p.stack) > 0 {
-				return p.fail(p.pathString(), "malformed XML: unexpected EOF inside <%s>", clip(p.stack[len(p.stack)-1]))
+				return p.fail(p.pathString(), "malformed XML: unexpected EOF inside <%s>", clip(p.src(p.stack[len(p.stack)-1])))
 			}
 			if p.docDepth < 0 && p.typ == "" {
 				return &statement.ParseError{Field: "Document", Reason: "no camt.053 or camt.052 Document element found"}
@@ -296,11 +301,11 @@ func (p *parser) charData() error {
 		switch {
 		case !keep:
 			return nil
-		case p.textStr == "" && len(p.text) == 0:
-			p.textStr = t
+		case p.textSpan.off == p.textSpan.end && len(p.text) == 0:
+			p.textSpan = span{p.sc.textOff, p.sc.textEnd}
 		default:
-			p.text = append(append(p.text, p.textStr...), t...)
-			p.textStr = ""
+			p.text = append(append(p.text, p.src(p.textSpan)...), t...)
+			p.textSpan = span{}
 		}
 	} else {
 		var err error
@@ -310,13 +315,13 @@ func (p *parser) charData() error {
 			}
 			return nil
 		}
-		p.text = append(p.text, p.textStr...)
-		p.textStr = ""
+		p.text = append(p.text, p.src(p.textSpan)...)
+		p.textSpan = span{}
 		if p.text, err = decodeText(p.text, t, pos, !cdata); err != nil {
 			return p.syntax(err)
 		}
 	}
-	if len(p.textStr)+len(p.text) > maxText {
+	if p.textSpan.end-p.textSpan.off+len(p.text) > maxText {
 		return p.fail(p.pathString(), "element text longer than %d bytes", maxText)
 	}
 	return nil
@@ -327,11 +332,11 @@ func (p *parser) elementText() string {
 	if len(p.text) > 0 {
 		return string(bytes.TrimSpace(p.text))
 	}
-	return strings.TrimSpace(p.textStr)
+	return strings.TrimSpace(p.src(p.textSpan))
 }
 
 func (p *parser) resetText() {
-	p.textStr, p.text = "", p.text[:0]
+	p.textSpan, p.text = span{}, p.text[:0]
 }
 
 // below is the path of the elements from stack index i down, "" when the
@@ -354,14 +359,7 @@ func (p *parser) namespace(prefix string) string {
 	return ""
 }
 
-func (p *parser) inAppHdr() bool {
-	for _, n := range p.stack {
-		if n == "AppHdr" {
-			return true
-		}
-	}
-	return false
-}
+func (p *parser) inAppHdr() bool { return p.containsName("AppHdr") }
 
 func (p *parser) rootName() string {
 	if p.typ == typeCamt2 {
@@ -388,11 +386,18 @@ func (p *parser) stmtName() string {
 // pathString names the current element for error messages, with the
 // statement and entry ordinals so that a user can find it in a large file.
 func (p *parser) pathString() string {
-	if p.docDepth < 0 {
-		return strings.Join(p.stack, "/")
-	}
 	var b strings.Builder
-	for i, n := range p.stack[p.docDepth+1:] {
+	if p.docDepth < 0 {
+		for i, n := range p.stack {
+			if i > 0 {
+				b.WriteByte('/')
+			}
+			b.WriteString(p.src(n))
+		}
+		return b.String()
+	}
+	for i, sp := range p.stack[p.docDepth+1:] {
+		n := p.src(sp)
 		if i > 0 {
 			b.WriteByte('/')
 		}
@@ -426,10 +431,12 @@ func (p *parser) start() error {
 	}
 	qname := p.sc.name()
 	prefix, name := "", qname
+	local := span{p.sc.nameOff, p.sc.nameEnd}
 	if c := p.sc.colon; c >= 0 { // the scanner found it reading the name
 		prefix, name = qname[:c], qname[c+1:]
+		local.off += c + 1
 	}
-	p.stack = append(p.stack, name)
+	p.stack = append(p.stack, local)
 	p.qnames = append(p.qnames, span{p.sc.nameOff, p.sc.nameEnd})
 	p.pathOff = append(p.pathOff, len(p.path))
 	p.path = append(p.path, name...)
@@ -540,17 +547,17 @@ func (p *parser) end() error {
 		return nil
 	}
 	rel := p.stack[p.docDepth+1:]
-	if len(rel) >= 2 && rel[1] == "GrpHdr" {
+	if len(rel) >= 2 && p.src(rel[1]) == "GrpHdr" {
 		p.grpHdr(p.below(p.docDepth+3), txt)
 		return nil
 	}
-	if p.cur == nil || len(rel) < 2 || rel[1] != p.stmtName() {
+	if p.cur == nil || len(rel) < 2 || p.src(rel[1]) != p.stmtName() {
 		return nil
 	}
 	if len(rel) == 2 {
 		return p.finishStatement()
 	}
-	switch rel[2] {
+	switch p.src(rel[2]) {
 	case "Bal":
 		return p.balance(p.below(p.docDepth+4), txt)
 	case "Ntry":
@@ -567,7 +574,7 @@ func (p *parser) appHdr(txt string) {
 		return
 	}
 	p.hdr.seen = true
-	switch p.stack[len(p.stack)-1] {
+	switch p.src(p.stack[len(p.stack)-1]) {
 	case "BizMsgIdr":
 		p.hdr.bizID = txt
 	case "CreDt":
@@ -576,17 +583,17 @@ func (p *parser) appHdr(txt string) {
 		}
 	case "BICFI", "BIC":
 		// Fr/FIId/FinInstnId/BICFI is the sender, the account servicer.
-		if containsName(p.stack, "Fr") {
+		if p.containsName("Fr") {
 			p.hdr.from = txt
-		} else if containsName(p.stack, "To") {
+		} else if p.containsName("To") {
 			p.hdr.to = txt
 		}
 	}
 }
 
-func containsName(stack []string, n string) bool {
-	for _, s := range stack {
-		if s == n {
+func (p *parser) containsName(n string) bool {
+	for _, s := range p.stack {
+		if p.src(s) == n {
 			return true
 		}
 	}
@@ -740,10 +747,10 @@ func (p *parser) finishBalance() error {
 	return nil
 }
 
-func (p *parser) entry(sub []string, txt string) error {
+func (p *parser) entry(sub []span, txt string) error {
 	en := p.ent
 	e := &en.e
-	if len(sub) >= 4 && sub[1] == "NtryDtls" && sub[2] == "TxDtls" {
+	if len(sub) >= 4 && p.src(sub[1]) == "NtryDtls" && p.src(sub[2]) == "TxDtls" {
 		// Only the first transaction's details describe the entry; later
 		// ones of a batch contribute remittance text only.
 		path := p.below(p.docDepth + 6)
