@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ledgerlane/platform/services/converter/payment"
@@ -89,7 +90,8 @@ func (r Renderer) render(p Parser, d parsed, version string, opts statement.Opti
 type Detector func(input []byte) (typ, version string, ok bool)
 
 // HeadDetector is a Detector that reads the input through a Head, sharing
-// what it scans with the detectors after it.
+// what it scans with the detectors after it. h is the detector's only
+// during the call: the engine reuses it.
 type HeadDetector func(h *Head) (typ, version string, ok bool)
 
 // Head is one input as the detectors see it. The detectors of one format
@@ -108,6 +110,10 @@ type headScan struct {
 	key *ScanKey
 	v   any
 }
+
+// heads are the Heads of detections done: every conversion needs one for
+// the length of its detection only.
+var heads = sync.Pool{New: func() any { return new(Head) }}
 
 // ScanKey names one kind of scan: a package-level variable of the format
 // package that makes it.
@@ -368,7 +374,8 @@ func (e *Engine) resolveTarget(to, targetVersion string) (Renderer, string, erro
 // detector recognises. A named source still gets its version from the input.
 func (e *Engine) source(input []byte, from string) (Parser, string, error) {
 	version := ""
-	h := &Head{Input: input}
+	h := heads.Get().(*Head)
+	h.Input = input
 	for _, d := range e.detectors {
 		if t, v, ok := d(h); ok {
 			if from == "" || strings.EqualFold(from, t) {
@@ -377,6 +384,8 @@ func (e *Engine) source(input []byte, from string) (Parser, string, error) {
 			break
 		}
 	}
+	*h = Head{} // no input or scan kept alive in the pool
+	heads.Put(h)
 	if from == "" {
 		return Parser{}, "", ErrUndetectable
 	}
