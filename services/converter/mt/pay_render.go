@@ -62,8 +62,12 @@ type payRenderer struct {
 	b   []byte
 	// pooled is where b came from in bufPool.
 	pooled *[]byte
-	// ret are the :72: items of a return (/RETN/…), written first.
-	ret []string
+	// ret are the :72: items of a return (/RETN/…), written first; they
+	// and the lines of :72: are kept in retBuf and lines72Buf, which a
+	// return's render filled with two or three slices of its own (issue 29).
+	ret        []string
+	retBuf     [6]string
+	lines72Buf [6]string
 	// reject makes ret72 write /REJT/ (a reject in an MT103/202/205).
 	reject bool
 }
@@ -676,7 +680,8 @@ func (r *payRenderer) lines72(items []string) []string {
 		r.w.Add(payment.CodeFieldDropped, r.path("InstrForNxtAgt"), 0, ":72: item %s of a transfer would read as a return or a reject and was dropped", clip(items[0]))
 		items = items[1:]
 	}
-	var out []string
+	// out is written out by the caller before lines72 is called again.
+	out := r.lines72Buf[:0]
 	for i, it := range items {
 		it = r.x(it)
 		first := true
@@ -750,7 +755,14 @@ func (r *payRenderer) agent(tag string, a *payment.Agent, src, opts string) {
 		if a.Name != "" || !a.Address.IsZero() {
 			r.w.Add(payment.CodeFieldDropped, r.path(src+"/FinInstnId/Nm"), 0, "name and address beside the BIC have no place in :%sA:", tag)
 		}
-		r.field(tag+"A", append(lines, a.BIC))
+		// Written as field would write append(lines, a.BIC), without that slice.
+		if id != "" {
+			r.line(tag+"A", id)
+			r.b = append(r.b, a.BIC...)
+			r.b = append(r.b, "\r\n"...)
+		} else {
+			r.line(tag+"A", a.BIC)
+		}
 	case a.Name == "" && a.Address.IsZero() && id != "" && strings.ContainsRune(opts, 'C'):
 		r.field(tag+"C", lines)
 	case a.Name == "" && a.Address.IsZero() && id != "" && strings.ContainsRune(opts, 'B'):

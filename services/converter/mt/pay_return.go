@@ -178,7 +178,7 @@ func (r *payRenderer) ret72(p *payment.Payment) []string {
 	if r.reject {
 		code = "REJT"
 	}
-	items := []string{"/" + code + "/" + field}
+	items := append(r.retBuf[:0], "/"+code+"/"+field)
 	reason := p.ReturnReason
 	if reason == "" {
 		r.w.Add(payment.CodeFieldDefaulted, r.path("RtrRsnInf/Rsn/Cd"), 0, "no return reason code: /NARR/ is written")
@@ -202,7 +202,7 @@ func (r *payRenderer) ret72(p *payment.Payment) []string {
 		}
 	}
 	if p.OriginalMessageType != "" {
-		r.w.Add(payment.CodeFieldDropped, r.path("OrgnlGrpInf/OrgnlMsgNmId"), 0, "original message name %s has no MT field", clip(p.OriginalMessageType))
+		r.w.AddText(payment.CodeFieldDropped, r.path("OrgnlGrpInf/OrgnlMsgNmId"), 0, "original message name "+clip(p.OriginalMessageType)+" has no MT field")
 	}
 	if p.EndToEndID != "" {
 		items = append(items, "/TREF/"+r.fit(r.x(p.EndToEndID), 16, "OrgnlEndToEndId", ":72: /TREF/"))

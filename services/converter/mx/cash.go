@@ -171,7 +171,7 @@ func ParseCash(input []byte, want, _ string) ([]*payment.Payment, []statement.Wa
 		return nil, nil, err
 	}
 	defer t.release() // the payments keep strings of the input, never nodes
-	pp := &pacsParser{t: t, w: &payment.Warner{}}
+	pp := newPacsParser(t)
 	doc, err := pp.cashDocument(want)
 	if err != nil {
 		return nil, nil, err

@@ -140,7 +140,7 @@ func readDocument(input []byte, tested map[string][]string, find func(pp *pacsPa
 		return nil, nil, err
 	}
 	defer t.release() // the payments keep strings of the input, never nodes
-	pp := &pacsParser{t: t, w: &payment.Warner{}}
+	pp := newPacsParser(t)
 	doc, err := find(pp)
 	if err != nil {
 		return nil, nil, err
@@ -171,7 +171,22 @@ type pacsParser struct {
 	t            *tree
 	w            *payment.Warner
 	typ, version string
+	// warner is w's storage: parser and warner are one allocation.
+	warner payment.Warner
+	// agents is where agent takes its Agents from, a few at a time: a
+	// pacs.004 names six or more agents, each an allocation of its own
+	// before (issue 29).
+	agents []payment.Agent
 }
+
+func newPacsParser(t *tree) *pacsParser {
+	pp := &pacsParser{t: t}
+	pp.w = &pp.warner
+	return pp
+}
+
+// agentSlab is how many Agents agent allocates at once.
+const agentSlab = 4
 
 func (pp *pacsParser) fail(id int, format string, args ...any) error {
 	return &statement.ParseError{Line: pp.t.line(id), Field: pp.t.pathOf(id), Reason: fmt.Sprintf(format, args...)}
@@ -512,14 +527,17 @@ func (pp *pacsParser) agent(parent int, name string) *payment.Agent {
 		return nil
 	}
 	fi := t.child(id, "FinInstnId")
-	a := &payment.Agent{
+	if len(pp.agents) == cap(pp.agents) {
+		pp.agents = make([]payment.Agent, 0, agentSlab)
+	}
+	pp.agents = append(pp.agents, payment.Agent{
 		BIC:            t.get(fi, "BICFI"),
 		ClearingSystem: firstOf(t.get(fi, "ClrSysMmbId/ClrSysId/Cd"), t.get(fi, "ClrSysMmbId/ClrSysId/Prtry")),
 		ClearingMember: t.get(fi, "ClrSysMmbId/MmbId"),
 		Name:           t.get(fi, "Nm"),
 		Address:        pp.address(t.child(fi, "PstlAdr")),
-	}
-	return a
+	})
+	return &pp.agents[len(pp.agents)-1]
 }
 
 // agentAcct reads an agent and its account (name + "Acct").
