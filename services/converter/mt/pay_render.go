@@ -35,7 +35,9 @@ func RenderPayments(typ string, ps []*payment.Payment, opts statement.Options) (
 // comes from bufPool; the caller gives it back with release.
 func newPayRenderer(typ string, opts statement.Options) *payRenderer {
 	pb := getBuf()
-	return &payRenderer{w: &payment.Warner{}, tl: translit{german: opts.TranslitProfile == "german"}, typ: typ, b: (*pb)[:0], pooled: pb}
+	r := &payRenderer{tl: translit{german: opts.TranslitProfile == "german"}, typ: typ, b: (*pb)[:0], pooled: pb}
+	r.w = &r.warner
+	return r
 }
 
 // release gives the buffer back to bufPool: the pages are copies of it.
@@ -55,11 +57,13 @@ func (r *payRenderer) result(pages []string) ([]string, []statement.Warning, err
 }
 
 type payRenderer struct {
-	w   *payment.Warner
-	tl  translit
-	typ string
-	no  int
-	b   []byte
+	w *payment.Warner
+	// warner is w's storage: renderer and warner are one allocation.
+	warner payment.Warner
+	tl     translit
+	typ    string
+	no     int
+	b      []byte
 	// pooled is where b came from in bufPool.
 	pooled *[]byte
 	// ret are the :72: items of a return (/RETN/…), written first; they
