@@ -784,10 +784,11 @@ func (r *payRenderer) agent(tag string, a *payment.Agent, src, opts string) {
 // nameAddress is the 4 x 35 name and address of options D and K.
 func (r *payRenderer) nameAddress(name string, a payment.Address, src, field string) []string {
 	name = r.x(name)
-	if strings.HasPrefix(name, "/") {
-		// A first line starting with '/' is read as an account.
+	if t := strings.TrimSpace(name); strings.HasPrefix(t, "/") {
+		// A first line starting with '/' is read as an account, also
+		// after spaces (a reader trims them).
 		r.tl.n++
-		name = "." + name[1:]
+		name = "." + t[1:]
 	}
 	out := r.wrap(name, 35, 1, src+"/Nm", field)
 	var lines []string
