@@ -101,11 +101,10 @@ func TestPortalInBrowser(t *testing.T) {
 			t.Errorf("accessibility scan (axe-core, WCAG 2 A/AA; serious and critical):\n%s", strings.Join(a11y, "\n"))
 		}
 	}()
-	var secret, listing, title, tryCurl string
+	var secret, listing, tryCurl string
 	step("sign up",
 		chromedp.Navigate(st.URL+"/portal/"),
 		chromedp.WaitVisible(`#email`, chromedp.ByID),
-		chromedp.Title(&title),
 		shot("01-signin"),
 		chromedp.Click(`a[href="/portal/signup"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#account_name`, chromedp.ByID),

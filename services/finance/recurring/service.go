@@ -112,9 +112,11 @@ func (s *Service) Detect(ctx context.Context, userID string) ([]Rule, error) {
 		out = append(out, r)
 	}
 	var notes []finance.Note
-	if n, ok := s.k.Note(finance.NoteRecurring, userID); ok && len(fresh) > 0 {
-		n.Streams = fresh
-		notes = append(notes, n)
+	if len(fresh) > 0 {
+		if n, ok := s.k.Note(finance.NoteRecurring, userID); ok {
+			n.Streams = fresh
+			notes = append(notes, n)
+		}
 	}
 	if err := s.store.SaveRecurringStreams(ctx, userID, out, members, notes...); err != nil {
 		return nil, finance.Internal("save recurring streams", err)
